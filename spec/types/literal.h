@@ -1,0 +1,211 @@
+// Literal: an HLO value (array, tuple or token) held in host memory, with
+// typed access, bit-exact equality and HLO literal text printing.
+// Parsing literal text lives in spec/ir/hlo_parser.h (ParseLiteral), since
+// it shares the HLO lexer; .npy I/O lives in spec/types/npy.h.
+//
+// Storage: array elements in row-major (descending) logical order whatever
+// the shape's layout, one element in StorageBytes(type) bytes as the table
+// in primitive_type.h states. The layout is metadata; only bitcast and
+// backends look at physical order.
+#ifndef HLOREF_SPEC_TYPES_LITERAL_H_
+#define HLOREF_SPEC_TYPES_LITERAL_H_
+
+#include <complex>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "spec/types/primitive_type.h"
+#include "spec/types/shape.h"
+#include "spec/util/status_macros.h"
+
+namespace hloref {
+
+// C++ storage type of one element of each array type.
+template <PrimitiveType T>
+struct StorageTypeOf;
+#define HLOREF_STORAGE(e, cpp)      \
+  template <>                       \
+  struct StorageTypeOf<PrimitiveType::e> { using type = cpp; };
+HLOREF_STORAGE(kPred, bool)
+HLOREF_STORAGE(kS1, int8_t)
+HLOREF_STORAGE(kS2, int8_t)
+HLOREF_STORAGE(kS4, int8_t)
+HLOREF_STORAGE(kS8, int8_t)
+HLOREF_STORAGE(kS16, int16_t)
+HLOREF_STORAGE(kS32, int32_t)
+HLOREF_STORAGE(kS64, int64_t)
+HLOREF_STORAGE(kU1, uint8_t)
+HLOREF_STORAGE(kU2, uint8_t)
+HLOREF_STORAGE(kU4, uint8_t)
+HLOREF_STORAGE(kU8, uint8_t)
+HLOREF_STORAGE(kU16, uint16_t)
+HLOREF_STORAGE(kU32, uint32_t)
+HLOREF_STORAGE(kU64, uint64_t)
+HLOREF_STORAGE(kF16, uint16_t)
+HLOREF_STORAGE(kBF16, uint16_t)
+HLOREF_STORAGE(kF32, float)
+HLOREF_STORAGE(kF64, double)
+HLOREF_STORAGE(kF8E5M2, uint8_t)
+HLOREF_STORAGE(kF8E4M3FN, uint8_t)
+HLOREF_STORAGE(kF8E4M3B11FNUZ, uint8_t)
+HLOREF_STORAGE(kF8E5M2FNUZ, uint8_t)
+HLOREF_STORAGE(kF8E4M3FNUZ, uint8_t)
+HLOREF_STORAGE(kF8E4M3, uint8_t)
+HLOREF_STORAGE(kF8E3M4, uint8_t)
+HLOREF_STORAGE(kF4E2M1FN, uint8_t)
+HLOREF_STORAGE(kF8E8M0FNU, uint8_t)
+HLOREF_STORAGE(kF6E3M2FN, uint8_t)
+HLOREF_STORAGE(kF6E2M3FN, uint8_t)
+HLOREF_STORAGE(kC64, std::complex<float>)
+HLOREF_STORAGE(kC128, std::complex<double>)
+#undef HLOREF_STORAGE
+template <PrimitiveType T>
+using StorageType = typename StorageTypeOf<T>::type;
+
+class Literal {
+ public:
+  Literal() = default;  // invalid (no shape)
+  // All elements zero (all-zero bits); tuples get zero elements; tokens are
+  // valid with no data. Dimensions must be static (or bounded: the bound is
+  // allocated). Callers check CheckShapeSize first for untrusted shapes.
+  explicit Literal(const Shape& shape);
+
+  static Literal MakeTuple(std::vector<Literal> elements);
+  static Literal Token() { return Literal(Shape::Token()); }
+
+  // Typed constructors for tests and the builder (T is the storage type).
+  template <typename T>
+  static Literal CreateR0(PrimitiveType type, T value);
+  template <typename T>
+  static Literal CreateR1(PrimitiveType type, absl::Span<const T> values);
+  // Any rank: `values` in row-major order, size == product(dims).
+  template <typename T>
+  static Literal CreateFromValues(PrimitiveType type,
+                                  absl::Span<const int64_t> dims,
+                                  absl::Span<const T> values);
+
+  const Shape& shape() const { return shape_; }
+  // Replaces the layout (never the dimensions or type).
+  void set_layout(Layout layout) { shape_.set_layout(std::move(layout)); }
+  PrimitiveType element_type() const { return shape_.element_type(); }
+  int64_t element_count() const {
+    return shape_.IsArray() ? shape_.num_elements() : 0;
+  }
+
+  // Raw bytes of an array literal.
+  absl::Span<const uint8_t> raw() const { return data_; }
+  absl::Span<uint8_t> mutable_raw() { return absl::MakeSpan(data_); }
+
+  // Typed views; T must be the storage type of element_type() (checked).
+  template <typename T>
+  absl::Span<const T> data() const;
+  template <typename T>
+  absl::Span<T> mutable_data();
+  template <typename T>
+  T Get(absl::Span<const int64_t> index) const {
+    return data<T>()[RowMajorIndex(shape_.dimensions(), index)];
+  }
+  template <typename T>
+  void Set(absl::Span<const int64_t> index, T value) {
+    mutable_data<T>()[RowMajorIndex(shape_.dimensions(), index)] = value;
+  }
+
+  // Type-generic element access by row-major linear index, for tests,
+  // printing and generators (not for evaluator inner loops):
+  //  - AsDouble: exact value for pred, integers (may round above 2^53) and
+  //    floats; for complex the real part.
+  //  - AsInt64 / AsUint64: integer and pred values.
+  //  - RawBits: the element's bit pattern (floats included), zero-extended.
+  //  - SetFromDouble rounds to the element type (round-to-nearest-even,
+  //    OverflowMode::kXla for narrow floats; integers: must be integral).
+  double GetAsDouble(int64_t linear) const;
+  std::complex<double> GetAsComplex(int64_t linear) const;
+  int64_t GetAsInt64(int64_t linear) const;
+  uint64_t GetRawBits(int64_t linear) const;
+  void SetFromDouble(int64_t linear, double value);
+  void SetFromComplex(int64_t linear, std::complex<double> value);
+  void SetFromInt64(int64_t linear, int64_t value);  // wraps to the width
+  void SetRawBits(int64_t linear, uint64_t bits);
+
+  // Tuples.
+  int64_t tuple_size() const { return static_cast<int64_t>(elements_.size()); }
+  const Literal& tuple_element(int64_t i) const { return elements_[i]; }
+  Literal& mutable_tuple_element(int64_t i) { return elements_[i]; }
+  const std::vector<Literal>& tuple_elements() const { return elements_; }
+  // Moves the elements out, leaving an empty tuple.
+  std::vector<Literal> DecomposeTuple();
+
+  // An elided constant (`{...}` in a dump): shape known, values unknown.
+  bool is_elided() const { return elided_; }
+  void set_elided(bool elided) { elided_ = elided; }
+
+  // Bit-exact equality: same element type and dimensions (layouts and
+  // dynamic bounds ignored), same bits (so NaN == NaN with equal payloads,
+  // -0 != +0); tuples elementwise.
+  bool BitwiseEquals(const Literal& other) const;
+  bool operator==(const Literal& other) const { return BitwiseEquals(other); }
+
+  // HLO literal text. ToString: `f32[2,2]{1,0} { { 1, 2 }, { 3, 4 } }`
+  // (shape then value; tuples `(f32[], s32[]) ( 1, 2 )`). ToStringWithoutShape:
+  // what `constant(...)` holds. Floats use XLA's formatting (shortest of
+  // %.{digits10}g that round-trips, else max_digits10), NaN payloads as
+  // `nan(0x..)`, complex `(re, im)`, pred `true`/`false` (scalar) and
+  // `1`/`0` inside arrays as XLA prints them, /*iK=v*/ markers at rank >= 4.
+  std::string ToString() const;
+  std::string ToStringWithoutShape() const;
+  // The text of one element (used by error messages and reports).
+  std::string ElementToString(int64_t linear) const;
+
+ private:
+  void CheckType(int storage_bytes) const;
+  Shape shape_;
+  std::vector<uint8_t> data_;
+  std::vector<Literal> elements_;
+  bool elided_ = false;
+};
+
+// Formats one float value as XLA's literal printer does for `type`.
+std::string FormatFloatForType(PrimitiveType type, double value,
+                               uint64_t bits);
+
+template <typename T>
+absl::Span<const T> Literal::data() const {
+  CheckType(sizeof(T));
+  return absl::Span<const T>(reinterpret_cast<const T*>(data_.data()),
+                             data_.size() / sizeof(T));
+}
+template <typename T>
+absl::Span<T> Literal::mutable_data() {
+  CheckType(sizeof(T));
+  return absl::Span<T>(reinterpret_cast<T*>(data_.data()),
+                       data_.size() / sizeof(T));
+}
+template <typename T>
+Literal Literal::CreateR0(PrimitiveType type, T value) {
+  Literal lit(Shape::Scalar(type));
+  lit.mutable_data<T>()[0] = value;
+  return lit;
+}
+template <typename T>
+Literal Literal::CreateR1(PrimitiveType type, absl::Span<const T> values) {
+  const int64_t n = static_cast<int64_t>(values.size());
+  return CreateFromValues<T>(type, absl::MakeConstSpan(&n, 1), values);
+}
+template <typename T>
+Literal Literal::CreateFromValues(PrimitiveType type,
+                                  absl::Span<const int64_t> dims,
+                                  absl::Span<const T> values) {
+  Literal lit(Shape::Array(type, dims));
+  absl::Span<T> out = lit.mutable_data<T>();
+  HLOREF_CHECK(out.size() == values.size());
+  std::copy(values.begin(), values.end(), out.begin());
+  return lit;
+}
+
+}  // namespace hloref
+
+#endif  // HLOREF_SPEC_TYPES_LITERAL_H_

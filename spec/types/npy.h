@@ -1,0 +1,33 @@
+// .npy (NumPy format 1.0/2.0) reading and writing of array literals.
+//
+// Types NumPy names natively map to their dtype: pred '|b1', s8..s64
+// '<i1'..'<i8', u8..u64 '<u1'..'<u8', f16 '<f2', f32 '<f4', f64 '<f8',
+// c64 '<c8', c128 '<c16'. Every other type is written as a structured dtype
+// with one field named after the hloref type holding the storage bits
+// (e.g. bf16 -> descr [('bf16', '<u2')], f8e4m3fn -> [('f8e4m3fn', '|u1')],
+// s4 -> [('s4', '|i1')] holding the value, token -> [('token', '|u1')] with
+// shape ()). np.load reads these directly: a['bf16'] gives the raw bits;
+// `a['bf16'].view(ml_dtypes.bfloat16)` gives the values.
+#ifndef HLOREF_SPEC_TYPES_NPY_H_
+#define HLOREF_SPEC_TYPES_NPY_H_
+
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "spec/types/literal.h"
+
+namespace hloref {
+
+// Serialises an array or token literal (tuples are an error).
+absl::StatusOr<std::string> NpyBytesFromLiteral(const Literal& literal);
+// Parses .npy bytes; errors say what is wrong with the header or size.
+// Fortran-order arrays are transposed into row-major storage.
+absl::StatusOr<Literal> LiteralFromNpyBytes(absl::string_view bytes);
+
+absl::Status WriteNpyFile(const Literal& literal, const std::string& path);
+absl::StatusOr<Literal> ReadNpyFile(const std::string& path);
+
+}  // namespace hloref
+
+#endif  // HLOREF_SPEC_TYPES_NPY_H_
