@@ -1,0 +1,87 @@
+// The reference evaluator (the oracle): runs a verified HloModule on
+// argument literals, instruction by instruction in post order, following
+// seed 001 and, where it is silent, docs/numerics.md (XLA profile by
+// default).
+#ifndef HLOREF_INTERPRETER_EVALUATOR_H_
+#define HLOREF_INTERPRETER_EVALUATOR_H_
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "absl/types/span.h"
+#include "spec/ir/hlo_module.h"
+#include "spec/types/literal.h"
+
+namespace hloref {
+
+// numerics.md decision 1.
+enum class Profile : uint8_t {
+  kXla,       // implementation-defined points take XLA's concrete choice
+  kPortable,  // the same points are reported as don't-care elements
+};
+
+struct EvaluatorOptions {
+  Profile profile = Profile::kXla;
+  // Limits; exceeding one is a ResourceExhausted error naming the limit,
+  // the instruction and the option to raise it.
+  int64_t max_elements_per_value = int64_t{1} << 28;
+  int64_t max_while_iterations = 10'000'000;
+  absl::Duration max_wall_time = absl::Minutes(10);
+  int max_call_depth = 200;
+  // Compute the per-element error data (S and m) of accumulating ops
+  // (numerics.md 7.3, 7.6); see EvalResult.
+  bool compute_error_data = false;
+};
+
+// One output value with what a fair comparison needs.
+struct EvaluatedOutput {
+  Literal value;
+  // pred array of value's shape: true where the element is implementation-
+  // defined under the portable profile (or data-dependent undefined). Only
+  // filled when some element is masked; flattened tuples have one output
+  // each, see EvalResult.
+  std::optional<Literal> dont_care;
+  // The impl.<op>.<n> IDs that caused masked elements (deduplicated).
+  std::vector<std::string> impl_ids;
+  // With compute_error_data, for accumulating roots: f64 arrays of value's
+  // shape with the absolute sum S and the term count m.
+  std::optional<Literal> abs_sum;
+  std::optional<Literal> term_count;
+};
+
+struct EvalResult {
+  // The root value as a literal (a tuple for tuple-shaped roots).
+  Literal value;
+  // The root flattened: one entry per array leaf of the result in order
+  // (a non-tuple result has exactly one).
+  std::vector<EvaluatedOutput> outputs;
+};
+
+class Evaluator {
+ public:
+  explicit Evaluator(EvaluatorOptions options = {});
+  ~Evaluator();
+
+  // Runs the entry computation. The module must have passed VerifyModule.
+  // Argument count, shapes (dimensions and element type) are checked
+  // against the entry parameters; errors name the parameter.
+  absl::StatusOr<EvalResult> Run(const HloModule& module,
+                                 absl::Span<const Literal> args);
+  // Convenience: just the root value.
+  absl::StatusOr<Literal> Evaluate(const HloModule& module,
+                                   absl::Span<const Literal> args);
+
+  const EvaluatorOptions& options() const { return options_; }
+
+ private:
+  EvaluatorOptions options_;
+};
+
+}  // namespace hloref
+
+#endif  // HLOREF_INTERPRETER_EVALUATOR_H_

@@ -1,0 +1,51 @@
+// What every op-family evaluator receives besides its instruction and
+// operand values: options, nested-computation calls and the sink for
+// implementation-defined elements.
+#ifndef HLOREF_INTERPRETER_OPS_EVAL_CONTEXT_H_
+#define HLOREF_INTERPRETER_OPS_EVAL_CONTEXT_H_
+
+#include <cstdint>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "absl/types/span.h"
+#include "interpreter/evaluator.h"
+#include "spec/ir/hlo_module.h"
+#include "spec/types/literal.h"
+
+namespace hloref {
+
+class EvalContext {
+ public:
+  virtual ~EvalContext() = default;
+  virtual const EvaluatorOptions& options() const = 0;
+
+  // Evaluates a called computation (to_apply, body, branch, ...) on
+  // argument values, with the same evaluator, limits and depth tracking.
+  virtual absl::StatusOr<Literal> Call(const HloComputation& computation,
+                                       absl::Span<const Literal* const> args) = 0;
+
+  // Records that element `linear` (row-major) of the current instruction's
+  // result is implementation-defined (impl.<op>.<n>). `leaf` is the index
+  // of the array leaf in a tuple-shaped result (0 for an array result).
+  // Cheap to call in XLA-profile runs (the evaluator keeps the marks for
+  // the portable profile and for propagation).
+  virtual void MarkImplDefined(int64_t leaf, int64_t linear,
+                               absl::string_view impl_id) = 0;
+  // Marks every element of leaf `leaf`.
+  virtual void MarkAllImplDefined(int64_t leaf, absl::string_view impl_id) = 0;
+
+  // Per-element error data for accumulating ops (numerics.md 7.3/7.6),
+  // only consulted when options().compute_error_data is set: S and m for
+  // element `linear` of leaf `leaf`.
+  virtual void SetErrorData(int64_t leaf, int64_t linear, double abs_sum,
+                            int64_t term_count) = 0;
+
+  // Returns ResourceExhausted when the wall-time limit has passed; loops
+  // that can run long call it now and then.
+  virtual absl::Status CheckDeadline(const HloInstruction& inst) = 0;
+};
+
+}  // namespace hloref
+
+#endif  // HLOREF_INTERPRETER_OPS_EVAL_CONTEXT_H_
