@@ -1,0 +1,37 @@
+# End-to-end tests of the hloref command (label `cli`). Expected values are
+# hand-derived; see examples/README.md.
+set(EX ${PROJECT_SOURCE_DIR}/examples)
+function(hloref_cli_test name rc match)
+  add_test(NAME cli.${name}
+    COMMAND ${CMAKE_COMMAND} "-DCMD=$<TARGET_FILE:hloref>;${ARGN}"
+            -DRC=${rc} "-DMATCH=${match}" -P ${CMAKE_CURRENT_SOURCE_DIR}/hloref/expect.cmake)
+  set_tests_properties(cli.${name} PROPERTIES LABELS cli)
+endfunction()
+
+hloref_cli_test(help 0 "Commands:" --help)
+hloref_cli_test(unknown_command 2 "unknown command" frobnicate)
+hloref_cli_test(check_help 0 "Usage: hloref check" check --help)
+hloref_cli_test(run_help 0 "Usage: hloref run" run --help)
+hloref_cli_test(check_missing_file 1 "cannot open|No such file|not found" check ${EX}/no_such_file.hlo)
+foreach(ex while_loop sort_pairs elementwise mlp_forward)
+  hloref_cli_test(check_${ex} 0 "ENTRY" check ${EX}/${ex}.hlo)
+endforeach()
+hloref_cli_test(check_bad_dot 1 "dot_contracting_mismatch.hlo:7:[0-9]+: .*%d.*\\[dot\\.C[0-9]+\\]"
+  check ${EX}/bad/dot_contracting_mismatch.hlo)
+hloref_cli_test(check_truncated 1 "truncated.hlo:[56]:[0-9]+: " check ${EX}/bad/truncated.hlo)
+# while: x * 0.5^10 after 10 iterations.
+hloref_cli_test(run_while 0 "\\( *10, *\\{ *1, 0\\.001953125, -0\\.00390625, 0 *\\} *\\)"
+  run ${EX}/while_loop.hlo "f32[4] {1024, 2, -4, 0}")
+# shape-less literal argument takes the parameter's shape
+hloref_cli_test(run_while_bare_literal 0 "\\( *10, *\\{ *1, 0\\.001953125, -0\\.00390625, 0 *\\} *\\)"
+  run ${EX}/while_loop.hlo "{1024, 2, -4, 0}")
+# descending TOTALORDER sort: +NaN first, +0 before -0.
+hloref_cli_test(run_sort 0 "\\{ *nan, 7, 3, 0, -0, -1 *\\}, *\\{ *2, 3, 0, 5, 4, 1 *\\}"
+  run ${EX}/sort_pairs.hlo "f32[6] {3, -1, nan, 7, -0, 0}" "s32[6] {0, 1, 2, 3, 4, 5}")
+# XLA integer division/remainder corners and saturating conversions.
+hloref_cli_test(run_elementwise 0 "\\{ *3, -3, -2147483648, -1 *\\}, *\\{ *1, -1, 0, 5 *\\}, *\\{ *127, -128, 0, 127 *\\}, *\\{ *inf, -200\\.5, nan, inf *\\}"
+  run ${EX}/elementwise.hlo "s32[4] {7, -7, -2147483648, 5}" "s32[4] {2, 2, -1, 0}" "f32[4] {1e10, -200.5, nan, 65520}")
+hloref_cli_test(run_wrong_arg_count 1 "parameter" run ${EX}/while_loop.hlo)
+hloref_cli_test(run_wrong_arg_shape 1 "parameter 0" run ${EX}/while_loop.hlo "f32[3] {1, 2, 3}")
+hloref_cli_test(run_bad_literal 1 "argument 1" run ${EX}/while_loop.hlo "f32[4] {1, 2,")
+hloref_cli_test(run_bad_profile 2 "--profile" run --profile=fast ${EX}/while_loop.hlo)

@@ -1,0 +1,36 @@
+// hloref: the one command of the project (check, run, ...).
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+#include "tools/hloref/subcommands.h"
+
+namespace {
+
+constexpr char kUsage[] =
+    R"(hloref: reference interpreter and conformance suite for XLA HLO.
+
+Usage: hloref <command> [options] [arguments]
+
+Commands:
+  check FILE.hlo       parse and verify a module, print its canonical text
+  run MODULE.hlo ARG*  evaluate a module on the reference interpreter
+
+Run `hloref <command> --help` for a command's options.
+)";
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2 || std::strcmp(argv[1], "--help") == 0 ||
+      std::strcmp(argv[1], "-h") == 0 || std::strcmp(argv[1], "help") == 0) {
+    std::fputs(kUsage, argc < 2 ? stderr : stdout);
+    return argc < 2 ? 2 : 0;
+  }
+  std::string command = argv[1];
+  if (command == "check") return hloref::tools::RunCheck(argc, argv);
+  if (command == "run") return hloref::tools::RunRun(argc, argv);
+  std::fprintf(stderr, "hloref: unknown command '%s'\n\n%s", command.c_str(),
+               kUsage);
+  return 2;
+}

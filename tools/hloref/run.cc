@@ -1,0 +1,238 @@
+// `hloref run MODULE.hlo [ARG ...]`: evaluate a module on the oracle.
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/time/time.h"
+#include "interpreter/evaluator.h"
+#include "spec/ir/hlo_parser.h"
+#include "spec/types/npy.h"
+#include "spec/verifier/verifier.h"
+#include "tools/hloref/command_line.h"
+#include "tools/hloref/subcommands.h"
+
+namespace hloref::tools {
+namespace {
+
+constexpr char kRunHelp[] =
+    R"(Usage: hloref run [options] MODULE.hlo [ARG ...]
+
+Parses and verifies MODULE.hlo, evaluates its entry computation on the
+reference interpreter and prints every result as an HLO literal.
+
+Each ARG gives one entry parameter, in parameter order:
+  path/to/x.npy           a NumPy file (see README: types NumPy cannot name
+                          are stored as a one-field structured dtype)
+  'f32[2] {1, 2}'         an HLO literal with its shape
+  '{1, 2}'                an HLO literal without shape: the parameter's
+                          shape is used
+  path/to/x.txt           a file holding an HLO literal (either form)
+
+Options:
+  --out=DIR               also write DIR/result_<i>.npy, one per array in
+                          the result (a tuple result flattened in order)
+  --profile=xla|portable  xla (default): implementation-defined elements
+                          take XLA's value; portable: they are reported as
+                          don't-care on stderr
+  --replicas=N            run N replicas (needs the collectives support of
+                          the interpreter; N=1 today)
+  --max-elements=N        refuse values with more than N elements
+  --max-while-iterations=N  stop a while loop after N iterations
+  --timeout=SECONDS       wall-time limit of the evaluation
+  --help                  show this text
+
+Exit status: 0 success, 1 bad input or evaluation error, 2 usage error.
+)";
+
+absl::StatusOr<std::string> ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    return absl::NotFoundError(absl::StrCat("cannot open '", path, "'"));
+  }
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// Reads one ARG for parameter `param` (which may be null when there are
+// more ARGs than parameters; the evaluator reports the count mismatch).
+absl::StatusOr<Literal> ReadArgument(const std::string& arg,
+                                     const HloInstruction* param) {
+  std::error_code ec;
+  bool is_file = std::filesystem::is_regular_file(arg, ec);
+  if (absl::EndsWith(arg, ".npy")) {
+    if (!is_file) {
+      return absl::NotFoundError(absl::StrCat("no such .npy file '", arg, "'"));
+    }
+    return ReadNpyFile(arg);
+  }
+  std::string text = arg;
+  if (is_file) {
+    HLOREF_ASSIGN_OR_RETURN(text, ReadFile(arg));
+  }
+  auto with_shape = ParseLiteral(text);
+  if (with_shape.ok() || param == nullptr) return with_shape;
+  // Without a shape prefix, read the value with the parameter's shape.
+  auto without_shape = ParseLiteralWithShape(param->shape(), text);
+  if (without_shape.ok()) return without_shape;
+  return absl::InvalidArgumentError(absl::StrCat(
+      "cannot read '", text, "' as a literal: ", with_shape.status().message(),
+      "; as a value of the parameter's shape ", param->shape().ToString(),
+      ": ", without_shape.status().message()));
+}
+
+void Flatten(const Literal& lit, std::vector<const Literal*>* out) {
+  if (lit.shape().IsTuple()) {
+    for (const Literal& e : lit.tuple_elements()) Flatten(e, out);
+  } else {
+    out->push_back(&lit);
+  }
+}
+
+int Fail(const absl::Status& status) {
+  std::fprintf(stderr, "hloref run: %s\n",
+               std::string(status.message()).c_str());
+  return 1;
+}
+
+}  // namespace
+
+int RunRun(int argc, char** argv) {
+  auto cl = CommandLine::Parse(argc, argv, 2,
+                               {{"out", true},
+                                {"profile", true},
+                                {"replicas", true},
+                                {"max-elements", true},
+                                {"max-while-iterations", true},
+                                {"timeout", true},
+                                {"help", false}});
+  if (!cl.ok()) {
+    std::fprintf(stderr, "hloref run: %s\n",
+                 std::string(cl.status().message()).c_str());
+    return 2;
+  }
+  if (cl->Has("help")) {
+    std::fputs(kRunHelp, stdout);
+    return 0;
+  }
+  if (cl->positional().empty()) {
+    std::fprintf(stderr, "hloref run: no module given\n\n%s", kRunHelp);
+    return 2;
+  }
+  EvaluatorOptions options;
+  std::string profile = cl->Get("profile").value_or("xla");
+  if (profile == "xla") {
+    options.profile = Profile::kXla;
+  } else if (profile == "portable") {
+    options.profile = Profile::kPortable;
+  } else {
+    std::fprintf(stderr,
+                 "hloref run: --profile must be 'xla' or 'portable', got "
+                 "'%s'\n",
+                 profile.c_str());
+    return 2;
+  }
+  auto replicas = cl->GetInt("replicas", 1);
+  auto max_elements = cl->GetInt("max-elements", options.max_elements_per_value);
+  auto max_iters =
+      cl->GetInt("max-while-iterations", options.max_while_iterations);
+  auto timeout = cl->GetInt("timeout", absl::ToInt64Seconds(options.max_wall_time));
+  for (const auto* s : {&replicas, &max_elements, &max_iters, &timeout}) {
+    if (!s->ok()) {
+      std::fprintf(stderr, "hloref run: %s\n",
+                   std::string(s->status().message()).c_str());
+      return 2;
+    }
+  }
+  if (*replicas != 1) {
+    return Fail(absl::UnimplementedError(absl::StrCat(
+        "--replicas=", *replicas,
+        ": the interpreter does not simulate replicas yet (only 1)")));
+  }
+  if (*max_elements <= 0 || *max_iters <= 0 || *timeout <= 0) {
+    std::fprintf(stderr, "hloref run: limits must be positive\n");
+    return 2;
+  }
+  options.max_elements_per_value = *max_elements;
+  options.max_while_iterations = *max_iters;
+  options.max_wall_time = absl::Seconds(*timeout);
+
+  const std::string& module_path = cl->positional()[0];
+  std::vector<std::string> warnings;
+  ParseOptions parse_options;
+  parse_options.warnings = &warnings;
+  parse_options.max_elements = options.max_elements_per_value;
+  auto module = ParseHloModuleFile(module_path, parse_options);
+  for (const std::string& w : warnings) std::fprintf(stderr, "%s\n", w.c_str());
+  if (!module.ok()) return Fail(module.status());
+  VerifyOptions verify_options;
+  verify_options.max_elements = options.max_elements_per_value;
+  absl::Status verified = VerifyModule(**module, verify_options);
+  if (!verified.ok()) return Fail(verified);
+
+  const HloComputation& entry = *(*module)->entry();
+  std::vector<Literal> args;
+  for (size_t i = 1; i < cl->positional().size(); ++i) {
+    int64_t p = static_cast<int64_t>(i) - 1;
+    const HloInstruction* param =
+        p < entry.num_parameters() ? entry.parameter(p) : nullptr;
+    auto lit = ReadArgument(cl->positional()[i], param);
+    if (!lit.ok()) {
+      return Fail(absl::InvalidArgumentError(absl::StrCat(
+          "argument ", i, " (parameter ", p,
+          param ? absl::StrCat(" '", param->name(), "'") : std::string(),
+          "): ", lit.status().message())));
+    }
+    args.push_back(*std::move(lit));
+  }
+
+  Evaluator evaluator(options);
+  auto result = evaluator.Run(**module, args);
+  if (!result.ok()) return Fail(result.status());
+
+  std::fputs(result->value.ToString().c_str(), stdout);
+  std::fputs("\n", stdout);
+  for (size_t i = 0; i < result->outputs.size(); ++i) {
+    const EvaluatedOutput& out = result->outputs[i];
+    if (!out.dont_care.has_value()) continue;
+    int64_t masked = 0;
+    for (int64_t j = 0; j < out.dont_care->element_count(); ++j) {
+      masked += out.dont_care->GetAsInt64(j) != 0;
+    }
+    if (masked > 0) {
+      std::fprintf(stderr,
+                   "note: result %zu has %lld implementation-defined "
+                   "element(s) (%s)%s\n",
+                   i, static_cast<long long>(masked),
+                   absl::StrJoin(out.impl_ids, ", ").c_str(),
+                   options.profile == Profile::kPortable
+                       ? ": don't-care under the portable profile"
+                       : ": XLA's values printed");
+    }
+  }
+
+  if (std::optional<std::string> dir = cl->Get("out")) {
+    std::error_code ec;
+    std::filesystem::create_directories(*dir, ec);
+    if (ec) {
+      return Fail(absl::InternalError(
+          absl::StrCat("cannot create directory '", *dir, "': ", ec.message())));
+    }
+    std::vector<const Literal*> leaves;
+    Flatten(result->value, &leaves);
+    for (size_t i = 0; i < leaves.size(); ++i) {
+      std::string path = absl::StrCat(*dir, "/result_", i, ".npy");
+      absl::Status s = WriteNpyFile(*leaves[i], path);
+      if (!s.ok()) return Fail(s);
+    }
+  }
+  return 0;
+}
+
+}  // namespace hloref::tools
