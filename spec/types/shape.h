@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "spec/types/primitive_type.h"
@@ -127,7 +128,8 @@ class Shape {
  private:
   PrimitiveType element_type_ = PrimitiveType::kInvalid;
   std::vector<int64_t> dimensions_;
-  std::vector<bool> dynamic_;
+  // Not std::vector<bool>: dynamic_dimensions() needs contiguous bools.
+  absl::InlinedVector<bool, 8> dynamic_;
   std::optional<Layout> layout_;
   std::vector<Shape> tuple_shapes_;
 };
