@@ -1,1 +1,547 @@
-// (being written)
+// The evaluator core: argument checks, post-order evaluation of
+// computations, the opcode dispatch generated from spec/ops.def, limits and
+// the propagation of don't-care (implementation-defined) marks.
+#include "interpreter/evaluator.h"
+
+#include <algorithm>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "interpreter/ops/eval_context.h"
+#include "interpreter/ops/families.h"
+#include "spec/util/status_macros.h"
+
+namespace hloref {
+namespace {
+
+// ---- Opcode dispatch, generated from ops.def: one case per opcode, no
+// default, so a new opcode without a family entry fails to compile
+// (-Werror=switch).
+#define HLOREF_FAMILY_FN_kElementwiseUnary EvalElementwiseUnary
+#define HLOREF_FAMILY_FN_kElementwiseBinary EvalElementwiseBinary
+#define HLOREF_FAMILY_FN_kCompareSelect EvalCompareSelect
+#define HLOREF_FAMILY_FN_kConvert EvalConvert
+#define HLOREF_FAMILY_FN_kShape EvalShape
+#define HLOREF_FAMILY_FN_kSlicing EvalSlicing
+#define HLOREF_FAMILY_FN_kConcatPad EvalConcatPad
+#define HLOREF_FAMILY_FN_kDot EvalDot
+#define HLOREF_FAMILY_FN_kConvolution EvalConvolution
+#define HLOREF_FAMILY_FN_kReduce EvalReduce
+#define HLOREF_FAMILY_FN_kGatherScatter EvalGatherScatter
+#define HLOREF_FAMILY_FN_kSort EvalSort
+#define HLOREF_FAMILY_FN_kControlFlow EvalControlFlow
+#define HLOREF_FAMILY_FN_kTupleToken EvalTupleToken
+#define HLOREF_FAMILY_FN_kCollectives EvalCollectives
+#define HLOREF_FAMILY_FN_kRng EvalRng
+#define HLOREF_FAMILY_FN_kFft EvalFft
+#define HLOREF_FAMILY_FN_kLinalg EvalLinalg
+#define HLOREF_FAMILY_FN_kBatchNorm EvalBatchNorm
+#define HLOREF_FAMILY_FN_kHostIo EvalHostIo
+#define HLOREF_FAMILY_FN_kCustomCall EvalCustomCall
+#define HLOREF_FAMILY_FN_kAsync EvalAsync
+#define HLOREF_FAMILY_FN(family) HLOREF_FAMILY_FN_##family
+
+absl::StatusOr<Literal> DispatchOp(const HloInstruction& inst,
+                                   absl::Span<const Literal* const> operands,
+                                   EvalContext& ctx) {
+  switch (inst.opcode()) {
+#define HLOREF_OP(e, text, min_ops, max_ops, family, section, attrs) \
+  case HloOpcode::e:                                                 \
+    return HLOREF_FAMILY_FN(family)(inst, operands, ctx);
+#include "spec/ops.def"
+#undef HLOREF_OP
+  }
+  return absl::InternalError("opcode outside ops.def");
+}
+
+// The family of each opcode, from the same table.
+constexpr OpFamily kFamilyOf[] = {
+#define HLOREF_OP(e, text, min_ops, max_ops, family, section, attrs) \
+  OpFamily::family,
+#include "spec/ops.def"
+#undef HLOREF_OP
+};
+
+OpFamily FamilyOf(HloOpcode op) { return kFamilyOf[static_cast<int>(op)]; }
+
+bool IsElementwiseFamily(HloOpcode op) {
+  switch (FamilyOf(op)) {
+    case OpFamily::kElementwiseUnary:
+    case OpFamily::kElementwiseBinary:
+    case OpFamily::kCompareSelect:
+      return true;
+    case OpFamily::kConvert:
+      // A width-changing bitcast-convert moves elements; the caller checks
+      // that operand and result dimensions agree before going per element.
+      return true;
+    default:
+      return false;
+  }
+}
+
+// ---- Leaves of (possibly nested) tuple shapes.
+
+void CollectLeafShapes(const Shape& shape, std::vector<const Shape*>* out) {
+  if (shape.IsTuple()) {
+    for (const Shape& s : shape.tuple_shapes()) CollectLeafShapes(s, out);
+  } else {
+    out->push_back(&shape);
+  }
+}
+int64_t LeafCount(const Shape& shape) {
+  if (!shape.IsTuple()) return 1;
+  int64_t n = 0;
+  for (const Shape& s : shape.tuple_shapes()) n += LeafCount(s);
+  return n;
+}
+void CollectLeafLiterals(const Literal& lit, std::vector<const Literal*>* out) {
+  if (lit.shape().IsTuple()) {
+    for (const Literal& e : lit.tuple_elements()) CollectLeafLiterals(e, out);
+  } else {
+    out->push_back(&lit);
+  }
+}
+
+// Don't-care marks of one value: per leaf either empty (nothing marked) or
+// one flag per element (row-major).
+struct Marks {
+  std::vector<std::vector<bool>> leaves;
+  std::set<std::string> ids;
+  bool any() const {
+    for (const auto& l : leaves) {
+      if (std::find(l.begin(), l.end(), true) != l.end()) return true;
+    }
+    return false;
+  }
+};
+
+int64_t ElementsOf(const Shape& s) {
+  return s.IsArray() ? s.num_elements() : 0;
+}
+
+// Element types and dimensions agree, recursively (layouts and dynamic
+// markers ignored).
+bool SameValueShape(const Shape& a, const Shape& b) {
+  if (a.IsTuple() || b.IsTuple()) {
+    if (!a.IsTuple() || !b.IsTuple() || a.tuple_size() != b.tuple_size()) {
+      return false;
+    }
+    for (int64_t i = 0; i < a.tuple_size(); ++i) {
+      if (!SameValueShape(a.tuple_shapes(i), b.tuple_shapes(i))) return false;
+    }
+    return true;
+  }
+  if (a.element_type() != b.element_type()) return false;
+  if (!a.IsArray()) return true;
+  return std::equal(a.dimensions().begin(), a.dimensions().end(),
+                    b.dimensions().begin(), b.dimensions().end());
+}
+
+std::string DimsString(const Shape& s) { return s.ToString(false); }
+
+// Sink for the marks of the instruction being evaluated.
+struct MarkSink {
+  const HloInstruction* inst = nullptr;
+  std::vector<int64_t> leaf_sizes;
+  std::vector<std::vector<bool>> leaves;
+  std::set<std::string> ids;
+  bool callee_marked = false;
+  std::set<std::string> callee_ids;
+  std::string internal_error;  // a family marked outside the result
+};
+
+class EvaluatorImpl final : public EvalContext {
+ public:
+  explicit EvaluatorImpl(const EvaluatorOptions& options)
+      : options_(options), deadline_(absl::Now() + options.max_wall_time) {}
+
+  const EvaluatorOptions& options() const override { return options_; }
+
+  absl::StatusOr<std::pair<Literal, Marks>> EvalComputation(
+      const HloComputation& comp, absl::Span<const Literal* const> args,
+      const HloInstruction* caller);
+
+  absl::StatusOr<Literal> Call(const HloComputation& computation,
+                               absl::Span<const Literal* const> args) override {
+    const HloInstruction* caller =
+        sinks_.empty() ? nullptr : sinks_.back()->inst;
+    HLOREF_ASSIGN_OR_RETURN(auto result,
+                            EvalComputation(computation, args, caller));
+    if (!sinks_.empty() && result.second.any()) {
+      sinks_.back()->callee_marked = true;
+      sinks_.back()->callee_ids.insert(result.second.ids.begin(),
+                                       result.second.ids.end());
+    }
+    return std::move(result.first);
+  }
+
+  void MarkImplDefined(int64_t leaf, int64_t linear,
+                       absl::string_view impl_id) override {
+    if (sinks_.empty()) return;
+    MarkSink& sink = *sinks_.back();
+    if (leaf < 0 || leaf >= static_cast<int64_t>(sink.leaves.size()) ||
+        linear < 0 || linear >= sink.leaf_sizes[leaf]) {
+      sink.internal_error =
+          absl::StrCat("element ", linear, " of leaf ", leaf, " marked as ",
+                       impl_id, " lies outside the result");
+      return;
+    }
+    std::vector<bool>& l = sink.leaves[leaf];
+    if (l.empty()) l.assign(static_cast<size_t>(sink.leaf_sizes[leaf]), false);
+    l[static_cast<size_t>(linear)] = true;
+    if (sink.ids.empty() || *sink.ids.rbegin() != impl_id) {
+      sink.ids.insert(std::string(impl_id));
+    }
+  }
+
+  void MarkAllImplDefined(int64_t leaf, absl::string_view impl_id) override {
+    if (sinks_.empty()) return;
+    MarkSink& sink = *sinks_.back();
+    if (leaf < 0 || leaf >= static_cast<int64_t>(sink.leaves.size())) {
+      sink.internal_error = absl::StrCat("leaf ", leaf, " marked as ", impl_id,
+                                         " lies outside the result");
+      return;
+    }
+    sink.leaves[leaf].assign(static_cast<size_t>(sink.leaf_sizes[leaf]), true);
+    sink.ids.insert(std::string(impl_id));
+  }
+
+  void SetErrorData(int64_t leaf, int64_t linear, double abs_sum,
+                    int64_t term_count) override {
+    // Error data is produced by the accumulating families, none of which
+    // exists yet; nothing to keep until then.
+  }
+
+  absl::Status CheckDeadline(const HloInstruction& inst) override {
+    if (absl::Now() > deadline_) {
+      return absl::ResourceExhaustedError(absl::StrCat(
+          "%", inst.name(), ": evaluation exceeded the wall-time limit of ",
+          absl::FormatDuration(options_.max_wall_time),
+          " (limit EvaluatorOptions::max_wall_time)"));
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status CountWhileIteration(const HloInstruction& inst,
+                                   int64_t iterations) override {
+    if (iterations > options_.max_while_iterations) {
+      return absl::ResourceExhaustedError(absl::StrCat(
+          "%", inst.name(), ": while loop ran more than ",
+          options_.max_while_iterations,
+          " iterations (limit EvaluatorOptions::max_while_iterations)"));
+    }
+    return CheckDeadline(inst);
+  }
+
+ private:
+  absl::Status CheckElementLimit(const HloInstruction& inst) const;
+  static void PropagateMarks(const HloInstruction& inst,
+                             const std::vector<const Marks*>& operand_marks,
+                             MarkSink& sink, Marks* out);
+
+  EvaluatorOptions options_;
+  absl::Time deadline_;
+  int depth_ = 0;
+  std::vector<MarkSink*> sinks_;
+};
+
+absl::Status EvaluatorImpl::CheckElementLimit(
+    const HloInstruction& inst) const {
+  std::vector<const Shape*> leaves;
+  CollectLeafShapes(inst.shape(), &leaves);
+  for (const Shape* s : leaves) {
+    if (!s->IsArray()) continue;
+    int64_t n = 1;
+    for (int64_t i = 0; i < s->rank(); ++i) {
+      const int64_t d = s->dimensions(i);
+      if (d == Shape::kUnboundedSize) {
+        return absl::UnimplementedError(
+            absl::StrCat("%", inst.name(),
+                         ": the interpreter does not evaluate unbounded "
+                         "dynamic shapes (",
+                         DimsString(inst.shape()), ")"));
+      }
+      if (d < 0) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("%", inst.name(), ": negative dimension in ",
+                         DimsString(inst.shape())));
+      }
+      if (d != 0 && n > options_.max_elements_per_value / d) {
+        n = options_.max_elements_per_value + 1;
+        break;
+      }
+      n *= d;
+    }
+    if (n > options_.max_elements_per_value) {
+      return absl::ResourceExhaustedError(absl::StrCat(
+          "%", inst.name(), ": value of shape ", DimsString(inst.shape()),
+          " has more than ", options_.max_elements_per_value,
+          " elements (limit EvaluatorOptions::max_elements_per_value)"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+void EvaluatorImpl::PropagateMarks(
+    const HloInstruction& inst, const std::vector<const Marks*>& operand_marks,
+    MarkSink& sink, Marks* out) {
+  out->leaves = std::move(sink.leaves);
+  out->ids = std::move(sink.ids);
+  auto mark_all = [&](const std::set<std::string>& ids) {
+    for (size_t i = 0; i < out->leaves.size(); ++i) {
+      out->leaves[i].assign(static_cast<size_t>(sink.leaf_sizes[i]), true);
+    }
+    out->ids.insert(ids.begin(), ids.end());
+  };
+  if (sink.callee_marked) mark_all(sink.callee_ids);
+
+  const HloOpcode op = inst.opcode();
+  for (size_t k = 0; k < operand_marks.size(); ++k) {
+    const Marks* m = operand_marks[k];
+    if (m == nullptr || !m->any()) continue;
+    const Shape& operand_shape = inst.operand(static_cast<int64_t>(k))->shape();
+    if (op == HloOpcode::kTuple) {
+      // Operand k's leaves land at the leaf offset of tuple element k.
+      int64_t offset = 0;
+      for (size_t j = 0; j < k; ++j) {
+        offset += LeafCount(inst.operand(static_cast<int64_t>(j))->shape());
+      }
+      for (size_t j = 0; j < m->leaves.size(); ++j) {
+        if (!m->leaves[j].empty()) out->leaves[offset + j] = m->leaves[j];
+      }
+      out->ids.insert(m->ids.begin(), m->ids.end());
+      continue;
+    }
+    if (op == HloOpcode::kGetTupleElement && operand_shape.IsTuple()) {
+      int64_t offset = 0;
+      for (int64_t j = 0; j < inst.attrs().index; ++j) {
+        offset += LeafCount(operand_shape.tuple_shapes(j));
+      }
+      bool any = false;
+      for (size_t j = 0; j < out->leaves.size(); ++j) {
+        const auto& src = m->leaves[offset + j];
+        if (!src.empty()) {
+          out->leaves[j] = src;
+          any = true;
+        }
+      }
+      if (any) out->ids.insert(m->ids.begin(), m->ids.end());
+      continue;
+    }
+    if (IsElementwiseFamily(op) && !inst.shape().IsTuple() &&
+        !operand_shape.IsTuple() && operand_shape.IsArray() &&
+        out->leaves.size() == 1 &&
+        std::equal(operand_shape.dimensions().begin(),
+                   operand_shape.dimensions().end(),
+                   inst.shape().dimensions().begin(),
+                   inst.shape().dimensions().end()) &&
+        !m->leaves[0].empty()) {
+      std::vector<bool>& dst = out->leaves[0];
+      if (dst.empty())
+        dst.assign(static_cast<size_t>(sink.leaf_sizes[0]), false);
+      for (size_t i = 0; i < dst.size() && i < m->leaves[0].size(); ++i) {
+        if (m->leaves[0][i]) dst[i] = true;
+      }
+      out->ids.insert(m->ids.begin(), m->ids.end());
+      continue;
+    }
+    // Anything else (and scalar operands broadcast by clamp/select):
+    // conservatively the whole output.
+    mark_all(m->ids);
+  }
+}
+
+absl::StatusOr<std::pair<Literal, Marks>> EvaluatorImpl::EvalComputation(
+    const HloComputation& comp, absl::Span<const Literal* const> args,
+    const HloInstruction* caller) {
+  if (depth_ >= options_.max_call_depth) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        caller ? absl::StrCat("%", caller->name(), ": ") : "",
+        "calling computation ", comp.name(),
+        " exceeds the call depth limit of ", options_.max_call_depth,
+        " (limit EvaluatorOptions::max_call_depth)"));
+  }
+  if (static_cast<int64_t>(args.size()) != comp.num_parameters()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "computation ", comp.name(), " takes ", comp.num_parameters(),
+        " parameters, called with ", args.size()));
+  }
+  if (comp.root() == nullptr) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("computation ", comp.name(), " has no root"));
+  }
+  ++depth_;
+  struct DepthGuard {
+    int* d;
+    ~DepthGuard() { --*d; }
+  } guard{&depth_};
+
+  std::unordered_map<const HloInstruction*, Literal> values;
+  std::unordered_map<const HloInstruction*, Marks> marks;
+  values.reserve(comp.instructions().size());
+
+  for (const auto& owned : comp.instructions()) {
+    const HloInstruction& inst = *owned;
+    HLOREF_RETURN_IF_ERROR(CheckDeadline(inst));
+    HLOREF_RETURN_IF_ERROR(CheckElementLimit(inst));
+
+    if (inst.opcode() == HloOpcode::kParameter) {
+      const int64_t n = inst.parameter_number();
+      if (n < 0 || n >= static_cast<int64_t>(args.size()) ||
+          args[n] == nullptr) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "%", inst.name(), ": parameter number ", n, " has no argument"));
+      }
+      values.emplace(&inst, *args[n]);
+      continue;
+    }
+    if (inst.opcode() == HloOpcode::kConstant) {
+      if (inst.literal().is_elided()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("constant %", inst.name(),
+                         " was elided in the dump; re-dump with "
+                         "--xla_dump_large_constants"));
+      }
+      values.emplace(&inst, inst.literal());
+      continue;
+    }
+
+    std::vector<const Literal*> operands;
+    std::vector<const Marks*> operand_marks;
+    operands.reserve(inst.operands().size());
+    for (const HloInstruction* o : inst.operands()) {
+      auto it = values.find(o);
+      if (it == values.end()) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "%", inst.name(), ": operand %", o->name(),
+            " is not evaluated before its use (not in this computation or "
+            "out of order)"));
+      }
+      operands.push_back(&it->second);
+      auto mit = marks.find(o);
+      operand_marks.push_back(mit == marks.end() ? nullptr : &mit->second);
+    }
+
+    MarkSink sink;
+    sink.inst = &inst;
+    {
+      std::vector<const Shape*> leaf_shapes;
+      CollectLeafShapes(inst.shape(), &leaf_shapes);
+      for (const Shape* s : leaf_shapes) {
+        sink.leaf_sizes.push_back(ElementsOf(*s));
+      }
+      sink.leaves.resize(leaf_shapes.size());
+    }
+    sinks_.push_back(&sink);
+    absl::StatusOr<Literal> result = DispatchOp(inst, operands, *this);
+    sinks_.pop_back();
+    if (!result.ok()) return result.status();
+    if (!sink.internal_error.empty()) {
+      return absl::InternalError(
+          absl::StrCat("%", inst.name(), ": ", sink.internal_error));
+    }
+    if (!SameValueShape(result->shape(), inst.shape())) {
+      return absl::InternalError(absl::StrCat(
+          "%", inst.name(), ": the ", HloOpcodeString(inst.opcode()),
+          " evaluator produced ", result->shape().ToString(false),
+          ", the instruction's shape is ", inst.shape().ToString(false)));
+    }
+    Marks out;
+    PropagateMarks(inst, operand_marks, sink, &out);
+    if (out.any()) marks.emplace(&inst, std::move(out));
+    values.emplace(&inst, *std::move(result));
+  }
+
+  const HloInstruction* root = comp.root();
+  auto it = values.find(root);
+  if (it == values.end()) {
+    return absl::InternalError(
+        absl::StrCat("root of ", comp.name(), " was not evaluated"));
+  }
+  Marks root_marks;
+  auto mit = marks.find(root);
+  if (mit != marks.end()) root_marks = std::move(mit->second);
+  return std::make_pair(std::move(it->second), std::move(root_marks));
+}
+
+absl::Status CheckArgument(const HloInstruction& param, const Literal& arg) {
+  if (!SameValueShape(param.shape(), arg.shape())) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("argument for parameter ", param.parameter_number(), " (%",
+                     param.name(), ") has shape ", arg.shape().ToString(false),
+                     ", the parameter is ", param.shape().ToString(false)));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+Evaluator::Evaluator(EvaluatorOptions options) : options_(options) {}
+Evaluator::~Evaluator() = default;
+
+absl::StatusOr<EvalResult> Evaluator::Run(const HloModule& module,
+                                          absl::Span<const Literal> args) {
+  const HloComputation* entry = module.entry();
+  if (entry == nullptr) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("module ", module.name(), " has no entry computation"));
+  }
+  if (static_cast<int64_t>(args.size()) != entry->num_parameters()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("entry computation ", entry->name(), " takes ",
+                     entry->num_parameters(), " arguments, got ", args.size()));
+  }
+  std::vector<const Literal*> arg_ptrs;
+  for (int64_t i = 0; i < entry->num_parameters(); ++i) {
+    const HloInstruction* param = entry->parameter(i);
+    if (param == nullptr) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "entry computation ", entry->name(), " has no parameter ", i));
+    }
+    HLOREF_RETURN_IF_ERROR(CheckArgument(*param, args[i]));
+    arg_ptrs.push_back(&args[i]);
+  }
+
+  EvaluatorImpl impl(options_);
+  HLOREF_ASSIGN_OR_RETURN(auto root,
+                          impl.EvalComputation(*entry, arg_ptrs, nullptr));
+  EvalResult result;
+  result.value = std::move(root.first);
+  const Marks& marks = root.second;
+
+  std::vector<const Literal*> leaves;
+  CollectLeafLiterals(result.value, &leaves);
+  for (size_t i = 0; i < leaves.size(); ++i) {
+    EvaluatedOutput out;
+    out.value = *leaves[i];
+    if (i < marks.leaves.size() && !marks.leaves[i].empty() &&
+        leaves[i]->shape().IsArray()) {
+      const std::vector<bool>& m = marks.leaves[i];
+      if (std::find(m.begin(), m.end(), true) != m.end()) {
+        Shape mask_shape = leaves[i]->shape();
+        mask_shape.set_element_type(PrimitiveType::kPred);
+        Literal mask(mask_shape);
+        auto data = mask.mutable_data<bool>();
+        for (size_t j = 0; j < data.size() && j < m.size(); ++j) data[j] = m[j];
+        out.dont_care = std::move(mask);
+        out.impl_ids.assign(marks.ids.begin(), marks.ids.end());
+      }
+    }
+    result.outputs.push_back(std::move(out));
+  }
+  return result;
+}
+
+absl::StatusOr<Literal> Evaluator::Evaluate(const HloModule& module,
+                                            absl::Span<const Literal> args) {
+  HLOREF_ASSIGN_OR_RETURN(EvalResult r, Run(module, args));
+  return std::move(r.value);
+}
+
+}  // namespace hloref

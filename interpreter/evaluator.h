@@ -39,6 +39,20 @@ struct EvaluatorOptions {
 };
 
 // One output value with what a fair comparison needs.
+//
+// Don't-care marks (numerics.md decision 1): every family reports the
+// elements whose value is an implementation-defined choice through
+// EvalContext::MarkImplDefined. The evaluator propagates them: element-wise
+// ops (the element-wise unary and binary, compare/select/clamp and convert
+// families) mark an output element when the operand element it reads is
+// marked; tuple and get-tuple-element move marks leaf by leaf; every other
+// op marks its whole output when any element of any operand is marked, and
+// an instruction whose called computation returns marked elements is marked
+// as a whole. The marks are returned under BOTH profiles: under kXla the
+// values are XLA's concrete choices and the mask is still filled, so that a
+// comparator can apply the portable profile to an XLA-profile run without
+// evaluating again; under kPortable the masked values are the same (the
+// oracle has to put something there) and are meant to be ignored.
 struct EvaluatedOutput {
   Literal value;
   // pred array of value's shape: true where the element is implementation-
@@ -72,7 +86,10 @@ class Evaluator {
   // against the entry parameters; errors name the parameter.
   absl::StatusOr<EvalResult> Run(const HloModule& module,
                                  absl::Span<const Literal> args);
-  // Convenience: just the root value.
+  // Convenience: just the root value. Errors: InvalidArgument for bad
+  // arguments (naming the parameter number and name), ResourceExhausted for
+  // an exceeded limit (naming the limit, the instruction and the
+  // EvaluatorOptions field), Unimplemented for ops not implemented yet.
   absl::StatusOr<Literal> Evaluate(const HloModule& module,
                                    absl::Span<const Literal> args);
 

@@ -6,7 +6,9 @@
 
 #include <cstdint>
 
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
 #include "interpreter/evaluator.h"
@@ -22,12 +24,15 @@ class EvalContext {
 
   // Evaluates a called computation (to_apply, body, branch, ...) on
   // argument values, with the same evaluator, limits and depth tracking.
-  virtual absl::StatusOr<Literal> Call(const HloComputation& computation,
-                                       absl::Span<const Literal* const> args) = 0;
+  virtual absl::StatusOr<Literal> Call(
+      const HloComputation& computation,
+      absl::Span<const Literal* const> args) = 0;
 
   // Records that element `linear` (row-major) of the current instruction's
   // result is implementation-defined (impl.<op>.<n>). `leaf` is the index
-  // of the array leaf in a tuple-shaped result (0 for an array result).
+  // of the array leaf in a tuple-shaped result (0 for an array result):
+  // the non-tuple leaves of the result shape numbered depth-first in
+  // order (a token leaf counts, it has no elements).
   // Cheap to call in XLA-profile runs (the evaluator keeps the marks for
   // the portable profile and for propagation).
   virtual void MarkImplDefined(int64_t leaf, int64_t linear,
@@ -44,6 +49,21 @@ class EvalContext {
   // Returns ResourceExhausted when the wall-time limit has passed; loops
   // that can run long call it now and then.
   virtual absl::Status CheckDeadline(const HloInstruction& inst) = 0;
+
+  // Called by while (and any other looping op) once per completed
+  // iteration with the running count; returns ResourceExhausted naming the
+  // instruction and EvaluatorOptions::max_while_iterations once the count
+  // exceeds it. Also checks the wall-time deadline.
+  virtual absl::Status CountWhileIteration(const HloInstruction& inst,
+                                           int64_t iterations) {
+    if (iterations > options().max_while_iterations) {
+      return absl::ResourceExhaustedError(absl::StrCat(
+          "%", inst.name(), ": while loop ran more than ",
+          options().max_while_iterations,
+          " iterations (limit EvaluatorOptions::max_while_iterations)"));
+    }
+    return CheckDeadline(inst);
+  }
 };
 
 }  // namespace hloref
