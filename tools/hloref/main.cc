@@ -15,6 +15,7 @@ Usage: hloref <command> [options] [arguments]
 Commands:
   check FILE.hlo       parse and verify a module, print its canonical text
   run MODULE.hlo ARG*  evaluate a module on the reference interpreter
+  conformance          run the golden suite on a backend, print a summary
 
 Run `hloref <command> --help` for a command's options.
 )";
@@ -30,6 +31,9 @@ int main(int argc, char** argv) {
   std::string command = argv[1];
   if (command == "check") return hloref::tools::RunCheck(argc, argv);
   if (command == "run") return hloref::tools::RunRun(argc, argv);
+  if (command == "conformance") {
+    return hloref::tools::RunConformance(argc, argv);
+  }
   std::fprintf(stderr, "hloref: unknown command '%s'\n\n%s", command.c_str(),
                kUsage);
   return 2;

@@ -8,6 +8,7 @@ namespace hloref::tools {
 // argv[0] is the program, argv[1] the subcommand name.
 int RunCheck(int argc, char** argv);
 int RunRun(int argc, char** argv);
+int RunConformance(int argc, char** argv);
 
 }  // namespace hloref::tools
 

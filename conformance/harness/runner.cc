@@ -1,0 +1,275 @@
+// Runs one golden case on the interpreter (see runner.h).
+#include "conformance/harness/runner.h"
+
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "conformance/compare/compare.h"
+#include "spec/ir/hlo_parser.h"
+#include "spec/ir/opcode.h"
+#include "spec/types/primitive_type.h"
+#include "spec/verifier/verifier.h"
+
+namespace hloref::conformance {
+namespace {
+
+void Flatten(const Literal& lit, std::vector<const Literal*>* out) {
+  if (lit.shape().IsTuple()) {
+    for (const Literal& e : lit.tuple_elements()) Flatten(e, out);
+  } else {
+    out->push_back(&lit);
+  }
+}
+
+std::string Where(const GoldenCase& c) {
+  return absl::StrCat("golden/", c.file, ":", c.line, " case '", c.name, "'");
+}
+
+CaseResult Result(Outcome o, std::string message) {
+  CaseResult r;
+  r.outcome = o;
+  r.message = std::move(message);
+  return r;
+}
+
+// A failure of the case itself (bad literal, wrong count), never of the
+// interpreter; still a failure so it gets fixed.
+CaseResult CaseBug(const GoldenCase& c, absl::string_view what) {
+  return Result(Outcome::kFail, absl::StrCat(Where(c), ": bad case: ", what));
+}
+
+// Runs the case ignoring known_failure.
+CaseResult RunRaw(const GoldenCase& c, const RunOptions& options) {
+  ParseOptions parse_options;
+  parse_options.file_name = absl::StrCat("golden/", c.file);
+  auto module = ParseHloModule(c.module_text, parse_options);
+  if (c.kind == CaseKind::kError) {
+    if (!module.ok()) {
+      if (module.status().code() == absl::StatusCode::kUnimplemented) {
+        return Result(
+            Outcome::kUnsupported,
+            absl::StrCat(Where(c), ": parser: ", module.status().message()));
+      }
+      if (c.expect_error == "parse") return Result(Outcome::kPass, "");
+      return Result(
+          Outcome::kFail,
+          absl::StrCat(
+              Where(c), ": expected verifier rule [", c.expect_error,
+              "] but the module does not parse: ", module.status().message()));
+    }
+    if (c.expect_error == "parse") {
+      return Result(Outcome::kFail,
+                    absl::StrCat(Where(c),
+                                 ": expected a parse error, but the module "
+                                 "parsed"));
+    }
+    absl::Status verified = VerifyModule(**module);
+    if (verified.ok()) {
+      return Result(Outcome::kFail,
+                    absl::StrCat(Where(c), ": expected rule [", c.expect_error,
+                                 "], but the verifier accepted the module"));
+    }
+    std::string rule = RuleOf(verified);
+    if (rule == c.expect_error) return Result(Outcome::kPass, "");
+    if (verified.code() == absl::StatusCode::kUnimplemented) {
+      return Result(Outcome::kUnsupported,
+                    absl::StrCat(Where(c), ": verifier: ", verified.message()));
+    }
+    return Result(Outcome::kFail,
+                  absl::StrCat(Where(c), ": expected rule [", c.expect_error,
+                               "], got [", rule.empty() ? "no rule" : rule,
+                               "]: ", verified.message()));
+  }
+
+  // Profile: a case pinned to one profile is skipped under the other.
+  const CaseProfile run_profile = options.profile == Profile::kXla
+                                      ? CaseProfile::kXla
+                                      : CaseProfile::kPortable;
+  if (c.profile != CaseProfile::kAny && c.profile != run_profile) {
+    return Result(
+        Outcome::kSkipped,
+        absl::StrCat(Where(c), ": needs profile ", CaseProfileName(c.profile),
+                     ", run uses ", CaseProfileName(run_profile)));
+  }
+  if (!module.ok()) {
+    Outcome o = module.status().code() == absl::StatusCode::kUnimplemented
+                    ? Outcome::kUnsupported
+                    : Outcome::kFail;
+    return Result(
+        o, absl::StrCat(Where(c), ": parse: ", module.status().message()));
+  }
+  absl::Status verified = VerifyModule(**module);
+  if (!verified.ok()) {
+    Outcome o = verified.code() == absl::StatusCode::kUnimplemented
+                    ? Outcome::kUnsupported
+                    : Outcome::kFail;
+    return Result(o, absl::StrCat(Where(c), ": verify: ", verified.message()));
+  }
+  std::vector<Literal> args;
+  for (size_t i = 0; i < c.args.size(); ++i) {
+    auto lit = ParseLiteral(c.args[i]);
+    if (!lit.ok()) {
+      return CaseBug(c, absl::StrCat("arg ", i, " '", c.args[i],
+                                     "': ", lit.status().message()));
+    }
+    args.push_back(*std::move(lit));
+  }
+  std::vector<Literal> expects;
+  for (size_t i = 0; i < c.expects.size(); ++i) {
+    auto lit = ParseLiteral(c.expects[i]);
+    if (!lit.ok()) {
+      return CaseBug(c, absl::StrCat("expect ", i, " '", c.expects[i],
+                                     "': ", lit.status().message()));
+    }
+    expects.push_back(*std::move(lit));
+  }
+
+  EvaluatorOptions eval_options;
+  eval_options.profile = options.profile;
+  Evaluator evaluator(eval_options);
+  auto result = evaluator.Run(**module, args);
+  if (!result.ok()) {
+    Outcome o = result.status().code() == absl::StatusCode::kUnimplemented
+                    ? Outcome::kUnsupported
+                    : Outcome::kFail;
+    return Result(
+        o, absl::StrCat(Where(c), ": evaluate: ", result.status().message()));
+  }
+
+  std::vector<const Literal*> want;
+  for (const Literal& e : expects) Flatten(e, &want);
+  std::vector<const Literal*> got;
+  Flatten(result->value, &got);
+  if (want.size() != got.size()) {
+    return Result(
+        Outcome::kFail,
+        absl::StrCat(Where(c), ": expected ", want.size(),
+                     " output(s), the module produced ", got.size(), " (",
+                     result->value.shape().ToString(false), ")"));
+  }
+  if (c.compare.size() != 1 && c.compare.size() != want.size()) {
+    return CaseBug(
+        c, absl::StrCat(c.compare.size(), " comparisons for ", want.size(),
+                        " outputs (give one, or one per output)"));
+  }
+  CaseResult r = Result(Outcome::kPass, "");
+  for (size_t i = 0; i < want.size(); ++i) {
+    const CompareSpec& spec =
+        c.compare.size() == 1 ? c.compare[0] : c.compare[i];
+    const Literal* dont_care = nullptr;
+    if (options.profile == Profile::kPortable && i < result->outputs.size() &&
+        result->outputs[i].dont_care.has_value()) {
+      dont_care = &*result->outputs[i].dont_care;
+    }
+    CompareOutcome co = CompareArrays(*want[i], *got[i], spec, dont_care);
+    r.masked += co.masked;
+    if (co.ok) continue;
+    if (co.index < 0) {
+      return Result(
+          Outcome::kFail,
+          absl::StrCat(Where(c), ": output ", i, ": expected shape ",
+                       co.expected, ", got ", co.got, " [", co.rule, "]"));
+    }
+    return Result(
+        Outcome::kFail,
+        absl::StrCat(Where(c), ": output ", i, ", element ", co.index, " ",
+                     co.multi_index, ": expected ", co.expected, ", got ",
+                     co.got, " [", co.rule, "]",
+                     co.mismatches > 1 ? absl::StrCat(" (", co.mismatches,
+                                                      " mismatching elements)")
+                                       : std::string()));
+  }
+  return r;
+}
+
+}  // namespace
+
+absl::string_view OutcomeName(Outcome outcome) {
+  switch (outcome) {
+    case Outcome::kPass:
+      return "pass";
+    case Outcome::kFail:
+      return "fail";
+    case Outcome::kUnsupported:
+      return "unsupported";
+    case Outcome::kSkipped:
+      return "skipped";
+    case Outcome::kKnownFailure:
+      return "known failure";
+  }
+  return "?";
+}
+
+CaseResult RunGoldenCase(const GoldenCase& c, const RunOptions& options) {
+  CaseResult r = RunRaw(c, options);
+  if (c.known_failure.empty()) return r;
+  switch (r.outcome) {
+    case Outcome::kFail:
+      r.outcome = Outcome::kKnownFailure;
+      r.message =
+          absl::StrCat(r.message, " (known failure: ", c.known_failure, ")");
+      return r;
+    case Outcome::kPass:
+      return Result(Outcome::kFail,
+                    absl::StrCat(Where(c),
+                                 ": marked known_failure but now passes; "
+                                 "remove the mark (reason was: ",
+                                 c.known_failure, ")"));
+    default:
+      return r;
+  }
+}
+
+std::string ModuleTypeClass(const HloModule& module, absl::string_view op) {
+  auto opcode = ParseHloOpcode(op);
+  if (!opcode.ok()) return "";
+  auto class_of = [](const Shape& s) -> std::string {
+    if (!s.IsArray()) return "";
+    return std::string(TypeClassName(s.element_type()));
+  };
+  std::vector<const HloComputation*> order;
+  if (module.entry() != nullptr) order.push_back(module.entry());
+  for (const auto& comp : module.computations()) {
+    if (comp.get() != module.entry()) order.push_back(comp.get());
+  }
+  for (const HloComputation* comp : order) {
+    for (const auto& inst : comp->instructions()) {
+      if (inst->opcode() != *opcode) continue;
+      for (const HloInstruction* operand : inst->operands()) {
+        std::string k = class_of(operand->shape());
+        if (!k.empty()) return k;
+      }
+      const Shape& s = inst->shape();
+      if (s.IsTuple() && s.tuple_size() > 0) return class_of(s.tuple_shapes(0));
+      return class_of(s);
+    }
+  }
+  return "";
+}
+
+std::string CaseTypeClass(const GoldenCase& c) {
+  if (!c.type_class.empty()) return c.type_class;
+  auto module = ParseHloModule(c.module_text);
+  if (!module.ok()) return "";
+  return ModuleTypeClass(**module, c.op());
+}
+
+int64_t Summary::total() const {
+  int64_t t = 0;
+  for (int64_t n : counts) t += n;
+  return t;
+}
+
+std::string Summary::ToString() const {
+  return absl::StrCat(
+      "pass ", counts[static_cast<int>(Outcome::kPass)], ", fail ",
+      counts[static_cast<int>(Outcome::kFail)], ", unsupported ",
+      counts[static_cast<int>(Outcome::kUnsupported)], ", skipped ",
+      counts[static_cast<int>(Outcome::kSkipped)], ", known failure ",
+      counts[static_cast<int>(Outcome::kKnownFailure)], " (", total(),
+      " cases)");
+}
+
+}  // namespace hloref::conformance
