@@ -27,9 +27,11 @@ namespace hloref {
 // C++ storage type of one element of each array type.
 template <PrimitiveType T>
 struct StorageTypeOf;
-#define HLOREF_STORAGE(e, cpp)      \
-  template <>                       \
-  struct StorageTypeOf<PrimitiveType::e> { using type = cpp; };
+#define HLOREF_STORAGE(e, cpp)             \
+  template <>                              \
+  struct StorageTypeOf<PrimitiveType::e> { \
+    using type = cpp;                      \
+  };
 HLOREF_STORAGE(kPred, bool)
 HLOREF_STORAGE(kS1, int8_t)
 HLOREF_STORAGE(kS2, int8_t)
@@ -76,6 +78,11 @@ class Literal {
 
   static Literal MakeTuple(std::vector<Literal> elements);
   static Literal Token() { return Literal(Shape::Token()); }
+  // Scalars holding 0 and 1 of an array type (false/true for pred, (0, 0)
+  // and (1, 0) for complex). Zero of f8e8m0fnu, which has no zero, is what
+  // SetFromDouble(0) gives. Literal is a value type: copies are deep.
+  static Literal Zero(PrimitiveType type);
+  static Literal One(PrimitiveType type);
 
   // Typed constructors for tests and the builder (T is the storage type).
   template <typename T>
@@ -157,6 +164,9 @@ class Literal {
   // `1`/`0` inside arrays as XLA prints them, /*iK=v*/ markers at rank >= 4.
   std::string ToString() const;
   std::string ToStringWithoutShape() const;
+  // The shape as ToString prints it: arrays always with a layout (the
+  // descending default when the shape has none), tuples recursively.
+  std::string ShapeString() const;
   // The text of one element (used by error messages and reports).
   std::string ElementToString(int64_t linear) const;
 
@@ -169,8 +179,7 @@ class Literal {
 };
 
 // Formats one float value as XLA's literal printer does for `type`.
-std::string FormatFloatForType(PrimitiveType type, double value,
-                               uint64_t bits);
+std::string FormatFloatForType(PrimitiveType type, double value, uint64_t bits);
 
 template <typename T>
 absl::Span<const T> Literal::data() const {
