@@ -1,7 +1,7 @@
 // Name and property tables of the element types, from primitive_types.def.
 #include "spec/types/primitive_type.h"
 
-#include <array>
+#include <string>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -25,8 +25,55 @@ constexpr TypeInfo kTypeInfos[] = {
 #undef HLOREF_PRIMITIVE_TYPE
 };
 
+constexpr int kNumTypeInfos = sizeof(kTypeInfos) / sizeof(kTypeInfos[0]);
+
+// The .def order must match the enum (kInvalid first, then .def order).
+constexpr bool InfosMatchEnum() {
+  for (int i = 0; i < kNumTypeInfos; ++i) {
+    if (static_cast<int>(kTypeInfos[i].type) != i) return false;
+  }
+  return true;
+}
+static_assert(InfosMatchEnum(), "kTypeInfos out of enum order");
+
+// Out-of-range values (a corrupted enum) read as kInvalid, never past the
+// table.
 const TypeInfo& Info(PrimitiveType t) {
-  return kTypeInfos[static_cast<int>(t)];
+  int i = static_cast<int>(t);
+  return kTypeInfos[i < kNumTypeInfos ? i : 0];
+}
+
+// Name -> type for every type that HLO text spells as a word.
+const absl::flat_hash_map<std::string, PrimitiveType>& TypesByName() {
+  static const auto* by_name = [] {
+    auto* m = new absl::flat_hash_map<std::string, PrimitiveType>;
+    for (const TypeInfo& info : kTypeInfos) {
+      if (info.type == PrimitiveType::kInvalid ||
+          info.type == PrimitiveType::kTuple) {
+        continue;  // "tuple" is not written as a word in HLO text.
+      }
+      (*m)[std::string(info.name)] = info.type;
+    }
+    return m;
+  }();
+  return *by_name;
+}
+
+// "pred, s1, ..." for error messages.
+const std::string& KnownNames() {
+  static const auto* names = [] {
+    auto* s = new std::string;
+    for (const TypeInfo& info : kTypeInfos) {
+      if (info.type == PrimitiveType::kInvalid ||
+          info.type == PrimitiveType::kTuple) {
+        continue;
+      }
+      if (!s->empty()) s->append(", ");
+      s->append(info.name.data(), info.name.size());
+    }
+    return s;
+  }();
+  return *names;
 }
 
 }  // namespace
@@ -47,25 +94,16 @@ absl::string_view PrimitiveTypeName(PrimitiveType type) {
 }
 
 bool IsPrimitiveTypeName(absl::string_view name) {
-  return ParsePrimitiveType(name).ok();
+  return TypesByName().contains(std::string(name));
 }
 
 absl::StatusOr<PrimitiveType> ParsePrimitiveType(absl::string_view name) {
-  static const auto* by_name = [] {
-    auto* m = new absl::flat_hash_map<std::string, PrimitiveType>;
-    for (const TypeInfo& info : kTypeInfos) {
-      if (info.type == PrimitiveType::kInvalid ||
-          info.type == PrimitiveType::kTuple) {
-        continue;  // "tuple" is not written as a word in HLO text.
-      }
-      (*m)[std::string(info.name)] = info.type;
-    }
-    return m;
-  }();
-  auto it = by_name->find(std::string(name));
-  if (it == by_name->end()) {
+  const auto& by_name = TypesByName();
+  auto it = by_name.find(std::string(name));
+  if (it == by_name.end()) {
     return absl::InvalidArgumentError(
-        absl::StrCat("unknown element type '", name, "'"));
+        absl::StrCat("unknown element type '", name,
+                     "' (element types are lower case: ", KnownNames(), ")"));
   }
   return it->second;
 }
