@@ -47,10 +47,6 @@ double Deliver(mpfr_ptr y, ResultPrecision precision) {
     bits |= 1;  // sticky: the exact value lies strictly beyond d
     std::memcpy(&d, &bits, 8);
   }
-  if (std::isinf(d)) {
-    // Beyond the double range: any narrower type overflows too.
-    return d;
-  }
   return d;
 }
 
@@ -145,6 +141,9 @@ double EvalMath2(MathFn2 fn, double x, double y, ResultPrecision precision) {
     case MathFn2::kAtan2:
       // atan2(y=x, x=y): HLO atan2(lhs, rhs) = atan(lhs / rhs).
       mpfr_atan2(r.get(), a.get(), b.get(), MPFR_RNDN);
+      break;
+    case MathFn2::kHypot:
+      mpfr_hypot(r.get(), a.get(), b.get(), MPFR_RNDN);
       break;
     case MathFn2::kPow:
       mpfr_pow(r.get(), a.get(), b.get(), MPFR_RNDN);

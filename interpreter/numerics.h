@@ -39,15 +39,17 @@ using TypeConstant = std::integral_constant<PrimitiveType, T>;
 // Calls f(TypeConstant<T>{}) for the float type `type`: the one switch per
 // instruction that selects the template instance for the storage type.
 // Returns InvalidArgument for a non-float type.
-#define HLOREF_FLOAT_TYPES(V)                                          \
-  V(kF16)                                                              \
-  V(kBF16) V(kF32) V(kF64) V(kF8E5M2) V(kF8E4M3FN) V(kF8E4M3B11FNUZ)   \
-      V(kF8E5M2FNUZ) V(kF8E4M3FNUZ) V(kF8E4M3) V(kF8E3M4) V(kF4E2M1FN) \
-          V(kF8E8M0FNU) V(kF6E3M2FN) V(kF6E2M3FN)
+#define HLOREF_FLOAT_TYPES(V)                                              \
+  V(kF16)                                                                  \
+  V(kBF16)                                                                 \
+  V(kF32) V(kF64) V(kF8E5M2) V(kF8E4M3FN) V(kF8E4M3B11FNUZ) V(kF8E5M2FNUZ) \
+      V(kF8E4M3FNUZ) V(kF8E4M3) V(kF8E3M4) V(kF4E2M1FN) V(kF8E8M0FNU)      \
+          V(kF6E3M2FN) V(kF6E2M3FN)
 #define HLOREF_INT_TYPES(V)                                                \
   V(kPred)                                                                 \
-  V(kS1) V(kS2) V(kS4) V(kS8) V(kS16) V(kS32) V(kS64) V(kU1) V(kU2) V(kU4) \
-      V(kU8) V(kU16) V(kU32) V(kU64)
+  V(kS1)                                                                   \
+  V(kS2) V(kS4) V(kS8) V(kS16) V(kS32) V(kS64) V(kU1) V(kU2) V(kU4) V(kU8) \
+      V(kU16) V(kU32) V(kU64)
 
 // Width and signedness of an integer-like type (pred is unsigned, width 1
 // for arithmetic).
@@ -153,7 +155,7 @@ enum class MathFn : uint8_t {
   kTan,
   kTanh,
 };
-enum class MathFn2 : uint8_t { kAtan2, kPow };
+enum class MathFn2 : uint8_t { kAtan2, kHypot, kPow };
 
 // What the caller will do with the double: kF64 wants the correctly
 // rounded double; kNarrower wants a round-to-odd double to be rounded

@@ -1,17 +1,316 @@
-// (being written by h6) Temporary: returns Unimplemented until the family
-// lands, so that the interpreter library links.
+// The compare/select family. Implements seed 001 "Element-wise comparison
+// operations" (compare with direction EQ/NE/LT/LE/GT/GE and comparison type
+// FLOAT/TOTALORDER/SIGNED/UNSIGNED), "Select" and "Clamp".
+#include "interpreter/ops/compare_select.h"
+
+#include <cmath>
+#include <complex>
+#include <cstring>
+
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "interpreter/numerics.h"
 #include "interpreter/ops/families.h"
+#include "spec/util/status_macros.h"
 
 namespace hloref {
+namespace {
+
+absl::Status TypeError(const HloInstruction& inst, PrimitiveType t,
+                       absl::string_view what = "") {
+  return absl::InvalidArgumentError(
+      absl::StrCat("%", inst.name(), ": ", HloOpcodeString(inst.opcode()), what,
+                   " does not accept element type ", PrimitiveTypeName(t)));
+}
+
+bool SameDims(const Shape& a, const Shape& b) {
+  return std::equal(a.dimensions().begin(), a.dimensions().end(),
+                    b.dimensions().begin(), b.dimensions().end());
+}
+
+template <typename T>
+bool Apply(ComparisonDirection d, const T& a, const T& b) {
+  switch (d) {
+    case ComparisonDirection::kEq:
+      return a == b;
+    case ComparisonDirection::kNe:
+      return a != b;
+    case ComparisonDirection::kLt:
+      return a < b;
+    case ComparisonDirection::kLe:
+      return a <= b;
+    case ComparisonDirection::kGt:
+      return a > b;
+    case ComparisonDirection::kGe:
+      return a >= b;
+  }
+  return false;
+}
+
+// The TOTALORDER key of an encoding (numerics.md 3.6): the sign-magnitude
+// bits mapped to a signed integer whose order is -NaN < -inf < ... < -0 <
+// +0 < ... < +inf < +NaN; types without -0 (fnuz) map their single NaN
+// (the -0 encoding) below everything; types without a sign order by bits.
+int64_t TotalOrderKey(const FloatFormat& f, uint64_t bits) {
+  if (!f.has_sign) return static_cast<int64_t>(bits);
+  const uint64_t sign = uint64_t{1} << (f.total_bits - 1);
+  const int64_t magnitude = static_cast<int64_t>(bits & (sign - 1));
+  if ((bits & sign) == 0) return magnitude;
+  if (f.nan == NanEncoding::kNegativeZero) {
+    if (magnitude == 0) return std::numeric_limits<int64_t>::min();
+    return -magnitude;
+  }
+  return -1 - magnitude;
+}
+
+template <PrimitiveType T>
+void TotalOrderKeys(const Literal& lit, std::vector<int64_t>* keys) {
+  const FloatFormat& f = FormatOf(T);
+  auto data = lit.data<StorageType<T>>();
+  keys->resize(data.size());
+  for (size_t i = 0; i < data.size(); ++i) {
+    (*keys)[i] = TotalOrderKey(f, FloatBits<T>(data[i]));
+  }
+}
+
+absl::StatusOr<std::vector<int64_t>> LoadTotalOrderKeys(const Literal& lit) {
+  std::vector<int64_t> keys;
+  switch (lit.element_type()) {
+#define HLOREF_CASE(e)                            \
+  case PrimitiveType::e:                          \
+    TotalOrderKeys<PrimitiveType::e>(lit, &keys); \
+    return keys;
+    HLOREF_FLOAT_TYPES(HLOREF_CASE)
+#undef HLOREF_CASE
+    default:
+      return absl::InvalidArgumentError("TOTALORDER needs a float type");
+  }
+}
+
+absl::StatusOr<Literal> EvalCompare(const HloInstruction& inst,
+                                    const Literal& lhs, const Literal& rhs,
+                                    EvalContext& ctx) {
+  const PrimitiveType t = lhs.element_type();
+  const ComparisonDirection dir = inst.attrs().direction;
+  ComparisonType type = inst.attrs().comparison_type;
+  const size_t n = static_cast<size_t>(lhs.element_count());
+  std::vector<int64_t> r(n);
+
+  switch (KindOf(t)) {
+    case TypeKind::kFloat: {
+      if (type == ComparisonType::kSigned ||
+          type == ComparisonType::kUnsigned) {
+        return TypeError(inst, t, " with an integer comparison type");
+      }
+      if (type == ComparisonType::kTotalOrder) {
+        // impl.compare.1: EQ/NE under TOTALORDER are bit equality after
+        // the key transform (-0 != +0, NaN == the same NaN bits), XLA's
+        // ComparisonExpander; the seed's wording leaves zeros and NaNs
+        // open.
+        HLOREF_ASSIGN_OR_RETURN(std::vector<int64_t> a,
+                                LoadTotalOrderKeys(lhs));
+        HLOREF_ASSIGN_OR_RETURN(std::vector<int64_t> b,
+                                LoadTotalOrderKeys(rhs));
+        HLOREF_ASSIGN_OR_RETURN(std::vector<double> av, LoadDoubles(lhs));
+        HLOREF_ASSIGN_OR_RETURN(std::vector<double> bv, LoadDoubles(rhs));
+        for (size_t i = 0; i < n; ++i) {
+          r[i] = Apply(dir, a[i], b[i]);
+          if ((dir == ComparisonDirection::kEq ||
+               dir == ComparisonDirection::kNe) &&
+              ((av[i] == 0 && bv[i] == 0) ||
+               (std::isnan(av[i]) && std::isnan(bv[i])))) {
+            ctx.MarkImplDefined(0, static_cast<int64_t>(i), "impl.compare.1");
+          }
+        }
+        break;
+      }
+      // IEEE 754 comparisons on the exact values (NaN unordered, -0 == +0).
+      HLOREF_ASSIGN_OR_RETURN(std::vector<double> a, LoadDoubles(lhs));
+      HLOREF_ASSIGN_OR_RETURN(std::vector<double> b, LoadDoubles(rhs));
+      for (size_t i = 0; i < n; ++i) r[i] = Apply(dir, a[i], b[i]);
+      break;
+    }
+    case TypeKind::kComplex: {
+      if (dir != ComparisonDirection::kEq && dir != ComparisonDirection::kNe) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "%", inst.name(), ": complex compare supports only EQ and NE"));
+      }
+      HLOREF_ASSIGN_OR_RETURN(auto a, LoadComplex(lhs));
+      HLOREF_ASSIGN_OR_RETURN(auto b, LoadComplex(rhs));
+      for (size_t i = 0; i < n; ++i) {
+        const bool eq =
+            a[i].real() == b[i].real() && a[i].imag() == b[i].imag();
+        r[i] = dir == ComparisonDirection::kEq ? eq : !eq;
+      }
+      break;
+    }
+    case TypeKind::kPred:
+    case TypeKind::kSigned:
+    case TypeKind::kUnsigned: {
+      if (type == ComparisonType::kDefault || type == ComparisonType::kFloat ||
+          type == ComparisonType::kTotalOrder) {
+        type = IsSignedInt(t) ? ComparisonType::kSigned
+                              : ComparisonType::kUnsigned;
+      }
+      const int width = IntWidth(t);
+      HLOREF_ASSIGN_OR_RETURN(std::vector<int64_t> a, LoadInts(lhs));
+      HLOREF_ASSIGN_OR_RETURN(std::vector<int64_t> b, LoadInts(rhs));
+      for (size_t i = 0; i < n; ++i) {
+        // Re-read the bits in the requested signedness.
+        const int64_t as = WrapToWidth(static_cast<uint64_t>(a[i]), width,
+                                       type == ComparisonType::kSigned);
+        const int64_t bs = WrapToWidth(static_cast<uint64_t>(b[i]), width,
+                                       type == ComparisonType::kSigned);
+        r[i] = type == ComparisonType::kSigned
+                   ? Apply(dir, as, bs)
+                   : Apply(dir, static_cast<uint64_t>(as),
+                           static_cast<uint64_t>(bs));
+      }
+      break;
+    }
+    default:
+      return TypeError(inst, t);
+  }
+  return StoreInts(inst.shape(), r);
+}
+
+// Select: element bytes are copied, so no type dispatch is needed.
+absl::StatusOr<Literal> EvalSelect(const HloInstruction& inst,
+                                   const Literal& pred, const Literal& on_true,
+                                   const Literal& on_false) {
+  if (pred.element_type() != PrimitiveType::kPred) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("%", inst.name(), ": select predicate must be pred, got ",
+                     PrimitiveTypeName(pred.element_type())));
+  }
+  const bool scalar_pred = pred.shape().rank() == 0;
+  auto p = pred.data<bool>();
+  if (on_true.shape().IsTuple() || !on_true.shape().IsArray()) {
+    // Tuple select: a scalar predicate picks a whole value.
+    if (!scalar_pred) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "%", inst.name(), ": selecting tuples needs a scalar predicate"));
+    }
+    return p[0] ? on_true : on_false;
+  }
+  if (!scalar_pred && !SameDims(pred.shape(), on_true.shape())) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "%", inst.name(), ": predicate shape ", pred.shape().ToString(false),
+        " does not match ", on_true.shape().ToString(false)));
+  }
+  Literal out(inst.shape());
+  const size_t bytes =
+      static_cast<size_t>(StorageBytes(on_true.element_type()));
+  const size_t n = static_cast<size_t>(on_true.element_count());
+  auto t = on_true.raw();
+  auto f = on_false.raw();
+  auto o = out.mutable_raw();
+  for (size_t i = 0; i < n; ++i) {
+    const bool take_true = scalar_pred ? p[0] : p[i];
+    std::memcpy(o.data() + i * bytes,
+                (take_true ? t.data() : f.data()) + i * bytes, bytes);
+  }
+  return out;
+}
+
+// Clamp: min(max(min_value, operand), max_value) with XLA's min/max.
+absl::StatusOr<Literal> EvalClamp(const HloInstruction& inst,
+                                  const Literal& min_lit,
+                                  const Literal& operand,
+                                  const Literal& max_lit, EvalContext& ctx) {
+  for (const Literal* l : {&min_lit, &max_lit}) {
+    if (l->shape().rank() != 0 && !SameDims(l->shape(), operand.shape())) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("%", inst.name(), ": clamp bound of shape ",
+                       l->shape().ToString(false), " is neither scalar nor ",
+                       operand.shape().ToString(false)));
+    }
+  }
+  const size_t n = static_cast<size_t>(operand.element_count());
+  auto at = [](size_t count, size_t i) { return count == 1 ? 0 : i; };
+  const PrimitiveType t = operand.element_type();
+  switch (KindOf(t)) {
+    case TypeKind::kFloat: {
+      HLOREF_ASSIGN_OR_RETURN(std::vector<double> lo, LoadDoubles(min_lit));
+      HLOREF_ASSIGN_OR_RETURN(std::vector<double> x, LoadDoubles(operand));
+      HLOREF_ASSIGN_OR_RETURN(std::vector<double> hi, LoadDoubles(max_lit));
+      std::vector<double> r(n);
+      for (size_t i = 0; i < n; ++i) {
+        const double a = lo[at(lo.size(), i)];
+        const double b = hi[at(hi.size(), i)];
+        r[i] = XlaMin(XlaMax(a, x[i]), b);
+        // impl.clamp.1: NaN anywhere (or zeros of both signs) follows
+        // XLA's min/max choices, which fast min/max changes.
+        auto zero_tie = [](double u, double v) {
+          return u == 0 && v == 0 && std::signbit(u) != std::signbit(v);
+        };
+        if (std::isnan(a) || std::isnan(b) || std::isnan(x[i]) ||
+            zero_tie(a, x[i]) || zero_tie(b, x[i]) || zero_tie(a, b)) {
+          ctx.MarkImplDefined(0, static_cast<int64_t>(i), "impl.clamp.1");
+        }
+      }
+      return StoreDoubles(inst.shape(), r);
+    }
+    case TypeKind::kPred:
+    case TypeKind::kSigned:
+    case TypeKind::kUnsigned: {
+      const bool is_signed = IsSignedInt(t);
+      HLOREF_ASSIGN_OR_RETURN(std::vector<int64_t> lo, LoadInts(min_lit));
+      HLOREF_ASSIGN_OR_RETURN(std::vector<int64_t> x, LoadInts(operand));
+      HLOREF_ASSIGN_OR_RETURN(std::vector<int64_t> hi, LoadInts(max_lit));
+      std::vector<int64_t> r(n);
+      for (size_t i = 0; i < n; ++i) {
+        const int64_t a = lo[at(lo.size(), i)];
+        const int64_t b = hi[at(hi.size(), i)];
+        if (is_signed) {
+          r[i] = std::min(std::max(a, x[i]), b);
+        } else {
+          r[i] = static_cast<int64_t>(std::min(
+              std::max(static_cast<uint64_t>(a), static_cast<uint64_t>(x[i])),
+              static_cast<uint64_t>(b)));
+        }
+      }
+      return StoreInts(inst.shape(), r);
+    }
+    default:
+      return TypeError(inst, t);
+  }
+}
+
+}  // namespace
 
 absl::StatusOr<Literal> EvalCompareSelect(
     const HloInstruction& inst, absl::Span<const Literal* const> operands,
     EvalContext& ctx) {
-  return absl::UnimplementedError(
-      absl::StrCat("%", inst.name(), ": the interpreter does not implement ",
-                   HloOpcodeString(inst.opcode()), " yet"));
+  switch (inst.opcode()) {
+    case HloOpcode::kCompare: {
+      if (operands.size() != 2 || !operands[0]->shape().IsArray() ||
+          operands[0]->element_type() != operands[1]->element_type() ||
+          !SameDims(operands[0]->shape(), operands[1]->shape())) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "%", inst.name(),
+            ": compare needs two arrays of the same shape and element type"));
+      }
+      return EvalCompare(inst, *operands[0], *operands[1], ctx);
+    }
+    case HloOpcode::kSelect:
+      if (operands.size() != 3) break;
+      return EvalSelect(inst, *operands[0], *operands[1], *operands[2]);
+    case HloOpcode::kClamp:
+      if (operands.size() != 3 || !operands[1]->shape().IsArray() ||
+          operands[0]->element_type() != operands[1]->element_type() ||
+          operands[2]->element_type() != operands[1]->element_type()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("%", inst.name(),
+                         ": clamp needs three arrays of one element type"));
+      }
+      return EvalClamp(inst, *operands[0], *operands[1], *operands[2], ctx);
+    default:
+      break;
+  }
+  return absl::InvalidArgumentError(
+      absl::StrCat("%", inst.name(), ": ", HloOpcodeString(inst.opcode()),
+                   " is not a compare/select op or has the wrong operands"));
 }
 
 }  // namespace hloref

@@ -1,17 +1,406 @@
-// (being written by h6) Temporary: returns Unimplemented until the family
-// lands, so that the interpreter library links.
+// The element-wise binary family. Implements seed 001 "Element-wise binary
+// arithmetic operations" (add, subtract, multiply, divide, power,
+// remainder, maximum, minimum, and, or, xor, shift-left,
+// shift-right-arithmetic, shift-right-logical, atan2, complex) and mulhi
+// (docs/hlo-text-format.md 6.2).
+//
+// HLO has no implicit broadcasting: both operands have the result's
+// dimensions (the verifier checks it; a mismatch here is InvalidArgument).
+#include "interpreter/ops/elementwise_binary.h"
+
+#include <cmath>
+#include <complex>
+#include <limits>
+
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "interpreter/numerics.h"
 #include "interpreter/ops/families.h"
+#include "spec/util/status_macros.h"
 
 namespace hloref {
+namespace {
+
+absl::Status TypeError(const HloInstruction& inst, PrimitiveType t) {
+  return absl::InvalidArgumentError(
+      absl::StrCat("%", inst.name(), ": ", HloOpcodeString(inst.opcode()),
+                   " does not accept element type ", PrimitiveTypeName(t)));
+}
+
+// ---- Real floats: exact load, one operation in double, one rounding.
+absl::StatusOr<Literal> BinaryFloat(const HloInstruction& inst,
+                                    const Literal& lhs_lit,
+                                    const Literal& rhs_lit, EvalContext& ctx) {
+  const HloOpcode op = inst.opcode();
+  HLOREF_ASSIGN_OR_RETURN(std::vector<double> lhs, LoadDoubles(lhs_lit));
+  HLOREF_ASSIGN_OR_RETURN(std::vector<double> rhs, LoadDoubles(rhs_lit));
+  const size_t n = lhs.size();
+  const ResultPrecision prec = PrecisionFor(inst.shape().element_type());
+
+  if (op == HloOpcode::kComplex) {
+    std::vector<std::complex<double>> r(n);
+    for (size_t i = 0; i < n; ++i) r[i] = {lhs[i], rhs[i]};
+    return StoreComplex(inst.shape(), r);
+  }
+
+  std::vector<double> r(n);
+  switch (op) {
+    case HloOpcode::kAdd:
+      for (size_t i = 0; i < n; ++i) r[i] = lhs[i] + rhs[i];
+      break;
+    case HloOpcode::kSubtract:
+      for (size_t i = 0; i < n; ++i) r[i] = lhs[i] - rhs[i];
+      break;
+    case HloOpcode::kMultiply:
+      for (size_t i = 0; i < n; ++i) r[i] = lhs[i] * rhs[i];
+      break;
+    case HloOpcode::kDivide:
+      for (size_t i = 0; i < n; ++i) r[i] = lhs[i] / rhs[i];
+      break;
+    case HloOpcode::kRemainder:
+      // fmod is exact: the sign follows the dividend and |r| < |rhs|.
+      for (size_t i = 0; i < n; ++i) r[i] = std::fmod(lhs[i], rhs[i]);
+      break;
+    case HloOpcode::kMaximum:
+    case HloOpcode::kMinimum: {
+      // impl.maximum.1 / impl.minimum.1: NaN-propagating, -0 < +0 (XLA's
+      // non-fast min/max). Fast min/max and older XLA differ when an
+      // operand is NaN or the operands are zeros of different signs.
+      const bool is_max = op == HloOpcode::kMaximum;
+      const char* id = is_max ? "impl.maximum.1" : "impl.minimum.1";
+      for (size_t i = 0; i < n; ++i) {
+        r[i] = is_max ? XlaMax(lhs[i], rhs[i]) : XlaMin(lhs[i], rhs[i]);
+        if (std::isnan(lhs[i]) || std::isnan(rhs[i]) ||
+            (lhs[i] == 0 && rhs[i] == 0 &&
+             std::signbit(lhs[i]) != std::signbit(rhs[i]))) {
+          ctx.MarkImplDefined(0, static_cast<int64_t>(i), id);
+        }
+      }
+      break;
+    }
+    case HloOpcode::kPower:
+      // Correctly rounded pow with C Annex F special cases
+      // (numerics.md 3.4): pow(x, +-0) = 1 even for NaN x, pow(1, y) = 1.
+      for (size_t i = 0; i < n; ++i) {
+        r[i] = EvalMath2(MathFn2::kPow, lhs[i], rhs[i], prec);
+      }
+      break;
+    case HloOpcode::kAtan2:
+      for (size_t i = 0; i < n; ++i) {
+        r[i] = EvalMath2(MathFn2::kAtan2, lhs[i], rhs[i], prec);
+      }
+      break;
+    default:
+      return TypeError(inst, lhs_lit.element_type());
+  }
+  return StoreDoubles(inst.shape(), r);
+}
+
+// ---- Integers and pred (pred is arithmetic on one unsigned bit).
+absl::StatusOr<Literal> BinaryInt(const HloInstruction& inst,
+                                  const Literal& lhs_lit,
+                                  const Literal& rhs_lit, EvalContext& ctx) {
+  const HloOpcode op = inst.opcode();
+  const PrimitiveType t = lhs_lit.element_type();
+  const int width = IntWidth(t);
+  const bool is_signed = IsSignedInt(t);
+  const uint64_t mask = width >= 64 ? ~uint64_t{0} : (uint64_t{1} << width) - 1;
+  // The most negative value of the type (signed types only).
+  const int64_t int_min = WrapToWidth(uint64_t{1} << (width - 1), width, true);
+  HLOREF_ASSIGN_OR_RETURN(std::vector<int64_t> lhs, LoadInts(lhs_lit));
+  HLOREF_ASSIGN_OR_RETURN(std::vector<int64_t> rhs, LoadInts(rhs_lit));
+  const size_t n = lhs.size();
+  std::vector<int64_t> r(n);
+  auto u = [](int64_t v) { return static_cast<uint64_t>(v); };
+  auto s = [](uint64_t v) { return static_cast<int64_t>(v); };
+
+  switch (op) {
+    case HloOpcode::kAdd:
+      // Two's-complement wrap (the store wraps to the width).
+      for (size_t i = 0; i < n; ++i) r[i] = s(u(lhs[i]) + u(rhs[i]));
+      break;
+    case HloOpcode::kSubtract:
+      for (size_t i = 0; i < n; ++i) r[i] = s(u(lhs[i]) - u(rhs[i]));
+      break;
+    case HloOpcode::kMultiply:
+      for (size_t i = 0; i < n; ++i) r[i] = s(u(lhs[i]) * u(rhs[i]));
+      break;
+    case HloOpcode::kDivide:
+      // Seed: division by zero and INT_MIN / -1 are implementation-defined.
+      // impl.divide.1: x / 0 = -1 (all ones). impl.divide.2: INT_MIN / -1 =
+      // INT_MIN. Otherwise truncating division.
+      for (size_t i = 0; i < n; ++i) {
+        if (rhs[i] == 0) {
+          r[i] = -1;
+          ctx.MarkImplDefined(0, static_cast<int64_t>(i), "impl.divide.1");
+        } else if (is_signed && lhs[i] == int_min && rhs[i] == -1) {
+          r[i] = int_min;
+          ctx.MarkImplDefined(0, static_cast<int64_t>(i), "impl.divide.2");
+        } else if (is_signed) {
+          r[i] = lhs[i] / rhs[i];
+        } else {
+          r[i] = s(u(lhs[i]) / u(rhs[i]));
+        }
+      }
+      break;
+    case HloOpcode::kRemainder:
+      // impl.remainder.1: x % 0 = x. impl.remainder.2: INT_MIN % -1 = 0.
+      // Otherwise the sign follows the dividend (C %).
+      for (size_t i = 0; i < n; ++i) {
+        if (rhs[i] == 0) {
+          r[i] = lhs[i];
+          ctx.MarkImplDefined(0, static_cast<int64_t>(i), "impl.remainder.1");
+        } else if (is_signed && lhs[i] == int_min && rhs[i] == -1) {
+          r[i] = 0;
+          ctx.MarkImplDefined(0, static_cast<int64_t>(i), "impl.remainder.2");
+        } else if (is_signed) {
+          r[i] = lhs[i] % rhs[i];
+        } else {
+          r[i] = s(u(lhs[i]) % u(rhs[i]));
+        }
+      }
+      break;
+    case HloOpcode::kMaximum:
+      for (size_t i = 0; i < n; ++i) {
+        r[i] = is_signed ? std::max(lhs[i], rhs[i])
+                         : s(std::max(u(lhs[i]), u(rhs[i])));
+      }
+      break;
+    case HloOpcode::kMinimum:
+      for (size_t i = 0; i < n; ++i) {
+        r[i] = is_signed ? std::min(lhs[i], rhs[i])
+                         : s(std::min(u(lhs[i]), u(rhs[i])));
+      }
+      break;
+    case HloOpcode::kAnd:
+      for (size_t i = 0; i < n; ++i) r[i] = lhs[i] & rhs[i];
+      break;
+    case HloOpcode::kOr:
+      for (size_t i = 0; i < n; ++i) r[i] = lhs[i] | rhs[i];
+      break;
+    case HloOpcode::kXor:
+      for (size_t i = 0; i < n; ++i) r[i] = lhs[i] ^ rhs[i];
+      break;
+    case HloOpcode::kShiftLeft:
+    case HloOpcode::kShiftRightLogical:
+    case HloOpcode::kShiftRightArithmetic: {
+      // The amount is read as unsigned (a negative amount is huge); an
+      // amount >= the width gives 0, or the sign fill for arithmetic shifts
+      // (impl.shift-left.1, impl.shift-right-logical.1,
+      // impl.shift-right-arithmetic.1).
+      const char* id = op == HloOpcode::kShiftLeft
+                           ? "impl.shift-left.1"
+                           : (op == HloOpcode::kShiftRightLogical
+                                  ? "impl.shift-right-logical.1"
+                                  : "impl.shift-right-arithmetic.1");
+      for (size_t i = 0; i < n; ++i) {
+        const uint64_t amount = u(rhs[i]) & mask;
+        const int64_t as_signed = WrapToWidth(u(lhs[i]), width, true);
+        if (amount >= static_cast<uint64_t>(width)) {
+          ctx.MarkImplDefined(0, static_cast<int64_t>(i), id);
+          r[i] = (op == HloOpcode::kShiftRightArithmetic && as_signed < 0) ? -1
+                                                                           : 0;
+          continue;
+        }
+        switch (op) {
+          case HloOpcode::kShiftLeft:
+            r[i] = s(u(lhs[i]) << amount);
+            break;
+          case HloOpcode::kShiftRightLogical:
+            r[i] = s((u(lhs[i]) & mask) >> amount);
+            break;
+          default:
+            // Arithmetic shift of the width's two's-complement value,
+            // also for unsigned types (their bits are shifted with sign
+            // fill).
+            r[i] = as_signed >> amount;
+            break;
+        }
+      }
+      break;
+    }
+    case HloOpcode::kPower:
+      // impl.power.1: a negative exponent gives 1 for base 1, else 0 (so
+      // (-1)^-1 = 0). impl.power.2: square-and-multiply over the low 6 bits
+      // of the exponent only (b^e computed as b^(e mod 64), wrapping).
+      for (size_t i = 0; i < n; ++i) {
+        const int64_t b = lhs[i];
+        const int64_t e = rhs[i];
+        if (is_signed && e < 0) {
+          r[i] = b == 1 ? 1 : 0;
+          ctx.MarkImplDefined(0, static_cast<int64_t>(i), "impl.power.1");
+          continue;
+        }
+        if (u(e) >= 64) {
+          ctx.MarkImplDefined(0, static_cast<int64_t>(i), "impl.power.2");
+        }
+        uint64_t result = 1;
+        uint64_t base = u(b);
+        for (int bit = 0; bit < 6; ++bit) {
+          if ((u(e) >> bit) & 1) result *= base;
+          base *= base;
+        }
+        r[i] = s(result);
+      }
+      break;
+    case HloOpcode::kMulhi:
+      // The high `width` bits of the full 2*width-bit product.
+      for (size_t i = 0; i < n; ++i) {
+        if (is_signed) {
+          const __int128 p =
+              static_cast<__int128>(lhs[i]) * static_cast<__int128>(rhs[i]);
+          r[i] = static_cast<int64_t>(p >> width);
+        } else {
+          const unsigned __int128 p =
+              static_cast<unsigned __int128>(u(lhs[i])) * u(rhs[i]);
+          r[i] = s(static_cast<uint64_t>(p >> width));
+        }
+      }
+      break;
+    default:
+      return TypeError(inst, t);
+  }
+  return StoreInts(inst.shape(), r);
+}
+
+// ---- Complex.
+using CD = std::complex<double>;
+using CLD = std::complex<long double>;
+
+// XLA's complex division: Smith's algorithm, then C99-style recovery when
+// both parts came out NaN (numerics.md 3.4).
+CD ComplexDivide(CD a, CD b) {
+  const double ar = a.real(), ai = a.imag(), br = b.real(), bi = b.imag();
+  double re, im;
+  if (std::fabs(br) < std::fabs(bi)) {
+    const double ratio = br / bi;
+    const double denom = br * ratio + bi;
+    re = (ar * ratio + ai) / denom;
+    im = (ai * ratio - ar) / denom;
+  } else {
+    const double ratio = bi / br;
+    const double denom = bi * ratio + br;
+    re = (ai * ratio + ar) / denom;
+    im = (ai - ar * ratio) / denom;
+  }
+  if (std::isnan(re) && std::isnan(im)) {
+    const double inf = std::numeric_limits<double>::infinity();
+    if (br == 0 && bi == 0 && (!std::isnan(ar) || !std::isnan(ai))) {
+      re = std::copysign(inf, br) * ar;
+      im = std::copysign(inf, br) * ai;
+    } else if ((std::isinf(ar) || std::isinf(ai)) && std::isfinite(br) &&
+               std::isfinite(bi)) {
+      const double a2 = std::copysign(std::isinf(ar) ? 1.0 : 0.0, ar);
+      const double b2 = std::copysign(std::isinf(ai) ? 1.0 : 0.0, ai);
+      re = inf * (a2 * br + b2 * bi);
+      im = inf * (b2 * br - a2 * bi);
+    } else if ((std::isinf(br) || std::isinf(bi)) && std::isfinite(ar) &&
+               std::isfinite(ai)) {
+      const double c2 = std::copysign(std::isinf(br) ? 1.0 : 0.0, br);
+      const double d2 = std::copysign(std::isinf(bi) ? 1.0 : 0.0, bi);
+      re = 0.0 * (ar * c2 + ai * d2);
+      im = 0.0 * (ai * c2 - ar * d2);
+    }
+  }
+  return {re, im};
+}
+
+// XLA's complex pow (numerics.md 3.4): |z|^c exp(-d arg z) (cos q + i sin q)
+// with q = c arg z + d log|z|, plus x^0 = 1, 1^w = 1, 0^(c+0i) = 0 for
+// c > 0 (impl.power.3 for the zero-base conventions).
+CD ComplexPow(CD z, CD w) {
+  const long double a = z.real(), b = z.imag(), c = w.real(), d = w.imag();
+  if (c == 0 && d == 0) return {1.0, 0.0};
+  if (a == 1 && b == 0) return {1.0, 0.0};
+  if (a == 0 && b == 0) {
+    if (d == 0 && c > 0) return {0.0, 0.0};
+  }
+  const long double abs = std::hypot(a, b);
+  const long double arg = std::atan2(b, a);
+  const long double mag = std::pow(abs, c) * std::exp(-d * arg);
+  const long double q = c * arg + d * std::log(abs);
+  return {static_cast<double>(mag * std::cos(q)),
+          static_cast<double>(mag * std::sin(q))};
+}
+
+absl::StatusOr<Literal> BinaryComplex(const HloInstruction& inst,
+                                      const Literal& lhs_lit,
+                                      const Literal& rhs_lit) {
+  HLOREF_ASSIGN_OR_RETURN(std::vector<CD> lhs, LoadComplex(lhs_lit));
+  HLOREF_ASSIGN_OR_RETURN(std::vector<CD> rhs, LoadComplex(rhs_lit));
+  const size_t n = lhs.size();
+  std::vector<CD> r(n);
+  switch (inst.opcode()) {
+    case HloOpcode::kAdd:
+      for (size_t i = 0; i < n; ++i) {
+        r[i] = {lhs[i].real() + rhs[i].real(), lhs[i].imag() + rhs[i].imag()};
+      }
+      break;
+    case HloOpcode::kSubtract:
+      for (size_t i = 0; i < n; ++i) {
+        r[i] = {lhs[i].real() - rhs[i].real(), lhs[i].imag() - rhs[i].imag()};
+      }
+      break;
+    case HloOpcode::kMultiply:
+      // Textbook (ac - bd) + i(ad + bc), no Annex G infinity recovery (as
+      // XLA). For c64 the products are exact in double, so each part is
+      // rounded once.
+      for (size_t i = 0; i < n; ++i) {
+        const double a = lhs[i].real(), b = lhs[i].imag();
+        const double c = rhs[i].real(), d = rhs[i].imag();
+        r[i] = {a * c - b * d, a * d + b * c};
+      }
+      break;
+    case HloOpcode::kDivide:
+      for (size_t i = 0; i < n; ++i) r[i] = ComplexDivide(lhs[i], rhs[i]);
+      break;
+    case HloOpcode::kPower:
+      for (size_t i = 0; i < n; ++i) r[i] = ComplexPow(lhs[i], rhs[i]);
+      break;
+    default:
+      return TypeError(inst, lhs_lit.element_type());
+  }
+  return StoreComplex(inst.shape(), r);
+}
+
+}  // namespace
 
 absl::StatusOr<Literal> EvalElementwiseBinary(
     const HloInstruction& inst, absl::Span<const Literal* const> operands,
     EvalContext& ctx) {
-  return absl::UnimplementedError(
-      absl::StrCat("%", inst.name(), ": the interpreter does not implement ",
-                   HloOpcodeString(inst.opcode()), " yet"));
+  if (operands.size() != 2 || !operands[0]->shape().IsArray() ||
+      !operands[1]->shape().IsArray()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("%", inst.name(), ": ", HloOpcodeString(inst.opcode()),
+                     " takes two array operands"));
+  }
+  const Literal& lhs = *operands[0];
+  const Literal& rhs = *operands[1];
+  if (lhs.element_type() != rhs.element_type() ||
+      !std::equal(
+          lhs.shape().dimensions().begin(), lhs.shape().dimensions().end(),
+          rhs.shape().dimensions().begin(), rhs.shape().dimensions().end())) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "%", inst.name(), ": operands have shapes ",
+        lhs.shape().ToString(false), " and ", rhs.shape().ToString(false),
+        "; HLO element-wise ops need equal shapes"));
+  }
+  switch (KindOf(lhs.element_type())) {
+    case TypeKind::kFloat:
+      return BinaryFloat(inst, lhs, rhs, ctx);
+    case TypeKind::kComplex:
+      return BinaryComplex(inst, lhs, rhs);
+    case TypeKind::kPred:
+    case TypeKind::kSigned:
+    case TypeKind::kUnsigned:
+      if (inst.opcode() == HloOpcode::kAtan2 ||
+          inst.opcode() == HloOpcode::kComplex) {
+        return TypeError(inst, lhs.element_type());
+      }
+      return BinaryInt(inst, lhs, rhs, ctx);
+    default:
+      return TypeError(inst, lhs.element_type());
+  }
 }
 
 }  // namespace hloref

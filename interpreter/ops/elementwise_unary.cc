@@ -1,17 +1,372 @@
-// (being written by h6) Temporary: returns Unimplemented until the family
-// lands, so that the interpreter library links.
+// The element-wise unary family. Implements seed 001 "Element-wise unary
+// functions" (abs, cbrt, ceil, clz, cos, erf, exp, expm1, floor, imag,
+// is-finite, log, log1p, logistic, negate, not, popcnt, real,
+// round-nearest-afz, round-nearest-even, rsqrt, sign, sin, sqrt, tan,
+// tanh) and the unary functions of docs/hlo-text-format.md 6.1 (acos,
+// acosh, asin, asinh, atanh, cosh, sinh).
+//
+// Numerics (docs/numerics.md decision 3): every element is loaded exactly
+// into double (or int64 / complex<double>), computed once and rounded once
+// to the output type. Real transcendentals are correctly rounded (MPFR);
+// complex transcendentals use long double formulas (impl.complex.1).
+#include "interpreter/ops/elementwise_unary.h"
+
+#include <bit>
+#include <cmath>
+#include <complex>
+#include <optional>
+
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "interpreter/numerics.h"
 #include "interpreter/ops/families.h"
+#include "spec/util/status_macros.h"
 
 namespace hloref {
+namespace {
+
+absl::Status TypeError(const HloInstruction& inst, PrimitiveType t) {
+  return absl::InvalidArgumentError(
+      absl::StrCat("%", inst.name(), ": ", HloOpcodeString(inst.opcode()),
+                   " does not accept element type ", PrimitiveTypeName(t)));
+}
+
+std::optional<MathFn> MathFnOf(HloOpcode op) {
+  switch (op) {
+    case HloOpcode::kAcos:
+      return MathFn::kAcos;
+    case HloOpcode::kAcosh:
+      return MathFn::kAcosh;
+    case HloOpcode::kAsin:
+      return MathFn::kAsin;
+    case HloOpcode::kAsinh:
+      return MathFn::kAsinh;
+    case HloOpcode::kAtanh:
+      return MathFn::kAtanh;
+    case HloOpcode::kCbrt:
+      return MathFn::kCbrt;
+    case HloOpcode::kCos:
+      return MathFn::kCos;
+    case HloOpcode::kCosh:
+      return MathFn::kCosh;
+    case HloOpcode::kErf:
+      return MathFn::kErf;
+    case HloOpcode::kExp:
+      return MathFn::kExp;
+    case HloOpcode::kExpm1:
+      return MathFn::kExpm1;
+    case HloOpcode::kLog:
+      return MathFn::kLog;
+    case HloOpcode::kLog1p:
+      return MathFn::kLog1p;
+    case HloOpcode::kLogistic:
+      return MathFn::kLogistic;
+    case HloOpcode::kRsqrt:
+      return MathFn::kRsqrt;
+    case HloOpcode::kSin:
+      return MathFn::kSin;
+    case HloOpcode::kSinh:
+      return MathFn::kSinh;
+    case HloOpcode::kTan:
+      return MathFn::kTan;
+    case HloOpcode::kTanh:
+      return MathFn::kTanh;
+    default:
+      return std::nullopt;
+  }
+}
+
+// ---- Real floating-point operands.
+absl::StatusOr<Literal> UnaryFloat(const HloInstruction& inst,
+                                   const Literal& operand) {
+  const HloOpcode op = inst.opcode();
+  const Shape& out_shape = inst.shape();
+  HLOREF_ASSIGN_OR_RETURN(std::vector<double> x, LoadDoubles(operand));
+  const size_t n = x.size();
+
+  if (op == HloOpcode::kIsFinite) {
+    // NaN and +-inf are not finite.
+    std::vector<int64_t> r(n);
+    for (size_t i = 0; i < n; ++i) r[i] = std::isfinite(x[i]) ? 1 : 0;
+    return StoreInts(out_shape, r);
+  }
+
+  std::vector<double> r(n);
+  if (std::optional<MathFn> fn = MathFnOf(op)) {
+    const ResultPrecision prec = PrecisionFor(out_shape.element_type());
+    for (size_t i = 0; i < n; ++i) r[i] = EvalMath(*fn, x[i], prec);
+    return StoreDoubles(out_shape, r);
+  }
+  switch (op) {
+    case HloOpcode::kAbs:
+      for (size_t i = 0; i < n; ++i) r[i] = std::fabs(x[i]);
+      break;
+    case HloOpcode::kNegate:
+      for (size_t i = 0; i < n; ++i) r[i] = -x[i];
+      break;
+    case HloOpcode::kCeil:
+      for (size_t i = 0; i < n; ++i) r[i] = std::ceil(x[i]);
+      break;
+    case HloOpcode::kFloor:
+      for (size_t i = 0; i < n; ++i) r[i] = std::floor(x[i]);
+      break;
+    case HloOpcode::kRoundNearestAfz:
+      // Halfway cases away from zero (C round).
+      for (size_t i = 0; i < n; ++i) r[i] = std::round(x[i]);
+      break;
+    case HloOpcode::kRoundNearestEven:
+      // The process runs in the default round-to-nearest-even mode
+      // (decision 3 forbids changing it), so nearbyint ties to even.
+      for (size_t i = 0; i < n; ++i) r[i] = std::nearbyint(x[i]);
+      break;
+    case HloOpcode::kSign:
+      // The seed's sgn: -1, -0, NaN, +0, 1 (NaN keeps the input NaN).
+      for (size_t i = 0; i < n; ++i) {
+        const double v = x[i];
+        r[i] = (std::isnan(v) || v == 0) ? v : std::copysign(1.0, v);
+      }
+      break;
+    case HloOpcode::kSqrt:
+      // IEEE sqrt in double; one rounding to narrower types (decision 3).
+      for (size_t i = 0; i < n; ++i) r[i] = std::sqrt(x[i]);
+      break;
+    case HloOpcode::kReal:
+      r = x;
+      break;
+    case HloOpcode::kImag:
+      // The seed: 0 for a floating-point operand.
+      for (size_t i = 0; i < n; ++i) r[i] = 0.0;
+      break;
+    default:
+      return TypeError(inst, operand.element_type());
+  }
+  return StoreDoubles(out_shape, r);
+}
+
+// ---- Integer and pred operands.
+absl::StatusOr<Literal> UnaryInt(const HloInstruction& inst,
+                                 const Literal& operand) {
+  const HloOpcode op = inst.opcode();
+  const PrimitiveType t = operand.element_type();
+  const int width = IntWidth(t);
+  const bool is_signed = IsSignedInt(t);
+  const uint64_t mask = width >= 64 ? ~uint64_t{0} : (uint64_t{1} << width) - 1;
+  HLOREF_ASSIGN_OR_RETURN(std::vector<int64_t> x, LoadInts(operand));
+  const size_t n = x.size();
+  std::vector<int64_t> r(n);
+  switch (op) {
+    case HloOpcode::kAbs:
+      if (t == PrimitiveType::kPred) return TypeError(inst, t);
+      // abs(INT_MIN) wraps to INT_MIN (XLA: select(x >= 0, x, -x)).
+      for (size_t i = 0; i < n; ++i) {
+        r[i] = (is_signed && x[i] < 0)
+                   ? static_cast<int64_t>(0 - static_cast<uint64_t>(x[i]))
+                   : x[i];
+      }
+      break;
+    case HloOpcode::kNegate:
+      if (t == PrimitiveType::kPred) return TypeError(inst, t);
+      for (size_t i = 0; i < n; ++i) {
+        r[i] = static_cast<int64_t>(0 - static_cast<uint64_t>(x[i]));
+      }
+      break;
+    case HloOpcode::kSign:
+      if (t == PrimitiveType::kPred) return TypeError(inst, t);
+      for (size_t i = 0; i < n; ++i) {
+        r[i] = is_signed ? (x[i] > 0) - (x[i] < 0) : (x[i] != 0);
+      }
+      break;
+    case HloOpcode::kNot:
+      // Logical for pred, bitwise for integers.
+      for (size_t i = 0; i < n; ++i) {
+        r[i] = t == PrimitiveType::kPred ? (x[i] == 0) : ~x[i];
+      }
+      break;
+    case HloOpcode::kClz:
+      if (t == PrimitiveType::kPred) return TypeError(inst, t);
+      for (size_t i = 0; i < n; ++i) {
+        const uint64_t bits = static_cast<uint64_t>(x[i]) & mask;
+        r[i] = bits == 0 ? width : std::countl_zero(bits) - (64 - width);
+      }
+      break;
+    case HloOpcode::kPopulationCount:
+      if (t == PrimitiveType::kPred) return TypeError(inst, t);
+      for (size_t i = 0; i < n; ++i) {
+        r[i] = std::popcount(static_cast<uint64_t>(x[i]) & mask);
+      }
+      break;
+    default:
+      return TypeError(inst, t);
+  }
+  return StoreInts(inst.shape(), r);
+}
+
+// ---- Complex operands. impl.complex.1: complex transcendentals are
+// computed in long double (64-bit significand) with the C library's complex
+// functions and XLA's special cases, then rounded once per component; they
+// are not guaranteed correctly rounded (about 1 ulp for c128, correctly
+// rounded in nearly all c64 cases).
+using CLD = std::complex<long double>;
+
+CLD ComplexSqrt(CLD z) {
+  // XLA: sqrt(0 +- 0i) = (+0, +0) (impl.sqrt.1); otherwise C's csqrt.
+  if (z.real() == 0 && z.imag() == 0) return CLD(0.0L, 0.0L);
+  return std::sqrt(z);
+}
+
+CLD ComplexExpm1(CLD z) {
+  // expm1(a + ib) = expm1(a) cos b - 2 sin^2(b/2) + i exp(a) sin b, which
+  // keeps the accuracy of expm1 near zero.
+  const long double a = z.real(), b = z.imag();
+  if (!std::isfinite(a) || !std::isfinite(b)) return std::exp(z) - 1.0L;
+  const long double s = std::sin(b / 2);
+  return CLD(std::expm1(a) * std::cos(b) - 2 * s * s,
+             std::exp(a) * std::sin(b));
+}
+
+CLD ComplexLog1p(CLD z) {
+  // log1p(a + ib) = 0.5 log1p(2a + a^2 + b^2) + i atan2(b, 1 + a).
+  const long double a = z.real(), b = z.imag();
+  if (!std::isfinite(a) || !std::isfinite(b) || std::fabs(a) > 0.5L ||
+      std::fabs(b) > 0.5L) {
+    return std::log(1.0L + z);
+  }
+  return CLD(0.5L * std::log1p(2 * a + a * a + b * b), std::atan2(b, 1.0L + a));
+}
+
+absl::StatusOr<Literal> UnaryComplex(const HloInstruction& inst,
+                                     const Literal& operand) {
+  const HloOpcode op = inst.opcode();
+  const Shape& out_shape = inst.shape();
+  HLOREF_ASSIGN_OR_RETURN(std::vector<std::complex<double>> z,
+                          LoadComplex(operand));
+  const size_t n = z.size();
+  const PrimitiveType component = ComplexComponentType(operand.element_type());
+
+  // Ops with a real result.
+  if (op == HloOpcode::kAbs || op == HloOpcode::kReal ||
+      op == HloOpcode::kImag) {
+    std::vector<double> r(n);
+    const ResultPrecision prec = PrecisionFor(component);
+    for (size_t i = 0; i < n; ++i) {
+      if (op == HloOpcode::kReal) {
+        r[i] = z[i].real();
+      } else if (op == HloOpcode::kImag) {
+        r[i] = z[i].imag();
+      } else {
+        // |z| correctly rounded (MPFR hypot): inf if either part is inf,
+        // else NaN if either is NaN.
+        r[i] = EvalMath2(MathFn2::kHypot, z[i].real(), z[i].imag(), prec);
+      }
+    }
+    return StoreDoubles(out_shape, r);
+  }
+  if (op == HloOpcode::kIsFinite)
+    return TypeError(inst, operand.element_type());
+
+  std::vector<std::complex<double>> r(n);
+  for (size_t i = 0; i < n; ++i) {
+    const CLD w(z[i].real(), z[i].imag());
+    CLD v;
+    switch (op) {
+      case HloOpcode::kNegate:
+        v = -w;
+        break;
+      case HloOpcode::kSign: {
+        // z / |z|, and 0 for z == 0 (XLA).
+        const long double m = std::hypot(w.real(), w.imag());
+        v = (w.real() == 0 && w.imag() == 0) ? w : w / m;
+        break;
+      }
+      case HloOpcode::kSqrt:
+        v = ComplexSqrt(w);
+        break;
+      case HloOpcode::kRsqrt:
+        v = 1.0L / ComplexSqrt(w);
+        break;
+      case HloOpcode::kCbrt:
+        return TypeError(inst, operand.element_type());
+      case HloOpcode::kExp:
+        v = std::exp(w);
+        break;
+      case HloOpcode::kExpm1:
+        v = ComplexExpm1(w);
+        break;
+      case HloOpcode::kLog:
+        // Branch cut on the negative real axis; the sign of a zero
+        // imaginary part picks the side (log(-1 - 0i) = -i pi).
+        v = std::log(w);
+        break;
+      case HloOpcode::kLog1p:
+        v = ComplexLog1p(w);
+        break;
+      case HloOpcode::kLogistic:
+        v = 1.0L / (1.0L + std::exp(-w));
+        break;
+      case HloOpcode::kSin:
+        v = std::sin(w);
+        break;
+      case HloOpcode::kCos:
+        v = std::cos(w);
+        break;
+      case HloOpcode::kTan:
+        v = std::tan(w);
+        break;
+      case HloOpcode::kTanh:
+        v = std::tanh(w);
+        break;
+      case HloOpcode::kSinh:
+        v = std::sinh(w);
+        break;
+      case HloOpcode::kCosh:
+        v = std::cosh(w);
+        break;
+      case HloOpcode::kAsin:
+        v = std::asin(w);
+        break;
+      case HloOpcode::kAcos:
+        v = std::acos(w);
+        break;
+      case HloOpcode::kAsinh:
+        v = std::asinh(w);
+        break;
+      case HloOpcode::kAcosh:
+        v = std::acosh(w);
+        break;
+      case HloOpcode::kAtanh:
+        v = std::atanh(w);
+        break;
+      default:
+        return TypeError(inst, operand.element_type());
+    }
+    r[i] = {static_cast<double>(v.real()), static_cast<double>(v.imag())};
+  }
+  return StoreComplex(out_shape, r);
+}
+
+}  // namespace
 
 absl::StatusOr<Literal> EvalElementwiseUnary(
     const HloInstruction& inst, absl::Span<const Literal* const> operands,
     EvalContext& ctx) {
-  return absl::UnimplementedError(
-      absl::StrCat("%", inst.name(), ": the interpreter does not implement ",
-                   HloOpcodeString(inst.opcode()), " yet"));
+  if (operands.size() != 1 || !operands[0]->shape().IsArray()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("%", inst.name(), ": ", HloOpcodeString(inst.opcode()),
+                     " takes one array operand"));
+  }
+  const Literal& operand = *operands[0];
+  switch (KindOf(operand.element_type())) {
+    case TypeKind::kFloat:
+      return UnaryFloat(inst, operand);
+    case TypeKind::kComplex:
+      return UnaryComplex(inst, operand);
+    case TypeKind::kPred:
+    case TypeKind::kSigned:
+    case TypeKind::kUnsigned:
+      return UnaryInt(inst, operand);
+    default:
+      return TypeError(inst, operand.element_type());
+  }
 }
 
 }  // namespace hloref

@@ -12,10 +12,10 @@
 
 namespace hloref {
 
-#define HLOREF_DECLARE_FAMILY(Name)                            \
-  absl::StatusOr<Literal> Eval##Name(                          \
-      const HloInstruction& inst,                              \
-      absl::Span<const Literal* const> operands, EvalContext& ctx);
+#define HLOREF_DECLARE_FAMILY(Name)                                          \
+  absl::StatusOr<Literal> Eval##Name(                                        \
+      const HloInstruction& inst, absl::Span<const Literal* const> operands, \
+      EvalContext& ctx);
 HLOREF_DECLARE_FAMILY(ElementwiseUnary)
 HLOREF_DECLARE_FAMILY(ElementwiseBinary)
 HLOREF_DECLARE_FAMILY(CompareSelect)

@@ -1,0 +1,18 @@
+// The compare/select family (seed 001 "Element-wise comparison
+// operations", "Select", "Clamp"). The entry point is EvalCompareSelect in
+// families.h; this header records the contract.
+//
+// - compare FLOAT (the default for floats): IEEE 754 on the exact values.
+//   TOTALORDER: XLA's key transform, -NaN < -inf < ... < -0 < +0 < ... <
+//   +inf < +NaN, EQ/NE are bit equality (impl.compare.1). SIGNED/UNSIGNED
+//   read integer bits with that signedness; complex supports EQ/NE.
+// - select copies element bytes (scalar predicate allowed, tuples with a
+//   scalar predicate).
+// - clamp = min(max(min, x), max) with XLA's NaN-propagating min/max;
+//   min and max may be scalars (impl.clamp.1 for NaN and signed zeros).
+#ifndef HLOREF_INTERPRETER_OPS_COMPARE_SELECT_H_
+#define HLOREF_INTERPRETER_OPS_COMPARE_SELECT_H_
+
+#include "interpreter/ops/families.h"
+
+#endif  // HLOREF_INTERPRETER_OPS_COMPARE_SELECT_H_
