@@ -1,1 +1,606 @@
-// (being written)
+// NumPy .npy reading and writing (format versions 1.0 to 3.0, see
+// numpy/lib/format.py's specification): a 6-byte magic "\x93NUMPY", a
+// 2-byte version, a little-endian header length (2 bytes in 1.0, 4 bytes
+// in 2.0/3.0), a Python dict literal header padded with spaces and ended by
+// '\n' so the data starts at a multiple of 64 bytes, then the raw data.
+#include "spec/types/npy.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <limits>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/escaping.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "spec/types/shape.h"
+#include "spec/util/status_macros.h"
+
+static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
+              "npy.cc assumes a little-endian host (Literal storage is host "
+              "order and .npy files are written little-endian)");
+
+namespace hloref {
+namespace {
+
+constexpr char kMagic[] = "\x93NUMPY";
+constexpr size_t kMagicLen = 6;
+constexpr size_t kAlign = 64;
+
+absl::Status NpyError(absl::string_view what) {
+  return absl::InvalidArgumentError(absl::StrCat(".npy: ", what));
+}
+
+// ---------------------------------------------------------------------------
+// dtype mapping (npy.h).
+
+// The NumPy dtype string of a type NumPy has natively; empty otherwise.
+std::string NativeDescr(PrimitiveType type) {
+  switch (type) {
+    case PrimitiveType::kPred:
+      return "|b1";
+    case PrimitiveType::kS8:
+      return "|i1";
+    case PrimitiveType::kS16:
+      return "<i2";
+    case PrimitiveType::kS32:
+      return "<i4";
+    case PrimitiveType::kS64:
+      return "<i8";
+    case PrimitiveType::kU8:
+      return "|u1";
+    case PrimitiveType::kU16:
+      return "<u2";
+    case PrimitiveType::kU32:
+      return "<u4";
+    case PrimitiveType::kU64:
+      return "<u8";
+    case PrimitiveType::kF16:
+      return "<f2";
+    case PrimitiveType::kF32:
+      return "<f4";
+    case PrimitiveType::kF64:
+      return "<f8";
+    case PrimitiveType::kC64:
+      return "<c8";
+    case PrimitiveType::kC128:
+      return "<c16";
+    default:
+      return "";
+  }
+}
+
+// The field dtype of the one-field structured dtype used for the types
+// NumPy lacks: the storage bits as an integer.
+std::string StructuredFieldDescr(PrimitiveType type) {
+  if (type == PrimitiveType::kToken) return "|u1";
+  if (type == PrimitiveType::kBF16) return "<u2";
+  if (IsSignedInt(type)) return "|i1";  // s1, s2, s4: the value
+  return "|u1";  // u1, u2, u4, every f8/f6/f4: the value or encoding
+}
+
+std::string ShapeRepr(absl::Span<const int64_t> dims) {
+  if (dims.empty()) return "()";
+  if (dims.size() == 1) return absl::StrCat("(", dims[0], ",)");
+  return absl::StrCat("(", absl::StrJoin(dims, ", "), ")");
+}
+
+// ---------------------------------------------------------------------------
+// A parser for the Python literal subset .npy headers use: dicts, lists,
+// tuples, strings, non-negative integers, True/False.
+
+struct PyValue {
+  enum class Kind { kString, kInt, kBool, kTuple, kList, kDict };
+  Kind kind = Kind::kInt;
+  std::string str;
+  int64_t integer = 0;
+  bool boolean = false;
+  std::vector<PyValue> items;                            // tuple, list
+  std::vector<std::pair<std::string, PyValue>> entries;  // dict
+};
+
+class HeaderParser {
+ public:
+  explicit HeaderParser(absl::string_view text) : text_(text) {}
+
+  absl::StatusOr<PyValue> ParseAll() {
+    HLOREF_ASSIGN_OR_RETURN(PyValue v, ParseValue(0));
+    SkipSpace();
+    if (pos_ != text_.size()) return Error("unexpected text after the dict");
+    return v;
+  }
+
+ private:
+  absl::Status Error(absl::string_view what) const {
+    return NpyError(absl::StrCat("bad header: ", what, " at offset ", pos_,
+                                 " of header \"", absl::CEscape(text_), "\""));
+  }
+  void SkipSpace() {
+    while (pos_ < text_.size() && absl::ascii_isspace(text_[pos_])) ++pos_;
+  }
+  bool Consume(char c) {
+    SkipSpace();
+    if (pos_ < text_.size() && text_[pos_] == c) {
+      ++pos_;
+      return true;
+    }
+    return false;
+  }
+
+  absl::StatusOr<PyValue> ParseValue(int depth) {
+    if (depth > 16) return Error("nesting too deep");
+    SkipSpace();
+    if (pos_ >= text_.size()) return Error("unexpected end");
+    const char c = text_[pos_];
+    if (c == '\'' || c == '"') return ParseString();
+    if (c == '{') return ParseDict(depth);
+    if (c == '(') return ParseSequence(depth, ')', PyValue::Kind::kTuple);
+    if (c == '[') return ParseSequence(depth, ']', PyValue::Kind::kList);
+    if (absl::ascii_isdigit(c)) return ParseInt();
+    for (absl::string_view word : {"True", "False"}) {
+      if (text_.substr(pos_, word.size()) == word) {
+        pos_ += word.size();
+        PyValue v;
+        v.kind = PyValue::Kind::kBool;
+        v.boolean = word == "True";
+        return v;
+      }
+    }
+    return Error(absl::StrCat("unexpected character '",
+                              absl::CEscape(text_.substr(pos_, 1)), "'"));
+  }
+
+  absl::StatusOr<PyValue> ParseString() {
+    const char quote = text_[pos_++];
+    PyValue v;
+    v.kind = PyValue::Kind::kString;
+    while (pos_ < text_.size() && text_[pos_] != quote) {
+      if (text_[pos_] == '\\') return Error("escapes in strings");
+      v.str.push_back(text_[pos_++]);
+    }
+    if (pos_ >= text_.size()) return Error("unterminated string");
+    ++pos_;
+    return v;
+  }
+
+  absl::StatusOr<PyValue> ParseInt() {
+    PyValue v;
+    v.kind = PyValue::Kind::kInt;
+    while (pos_ < text_.size() && absl::ascii_isdigit(text_[pos_])) {
+      const int digit = text_[pos_] - '0';
+      if (v.integer > (std::numeric_limits<int64_t>::max() - digit) / 10) {
+        return Error("integer does not fit in 64 bits");
+      }
+      v.integer = v.integer * 10 + digit;
+      ++pos_;
+    }
+    // Python 2 era files write longs as `3L`.
+    if (pos_ < text_.size() && text_[pos_] == 'L') ++pos_;
+    return v;
+  }
+
+  absl::StatusOr<PyValue> ParseSequence(int depth, char close,
+                                        PyValue::Kind kind) {
+    ++pos_;  // opening bracket
+    PyValue v;
+    v.kind = kind;
+    while (!Consume(close)) {
+      HLOREF_ASSIGN_OR_RETURN(PyValue item, ParseValue(depth + 1));
+      v.items.push_back(std::move(item));
+      if (Consume(close)) break;
+      if (!Consume(',')) return Error("expected ',' in a tuple or list");
+    }
+    return v;
+  }
+
+  absl::StatusOr<PyValue> ParseDict(int depth) {
+    ++pos_;  // '{'
+    PyValue v;
+    v.kind = PyValue::Kind::kDict;
+    while (!Consume('}')) {
+      HLOREF_ASSIGN_OR_RETURN(PyValue key, ParseValue(depth + 1));
+      if (key.kind != PyValue::Kind::kString) {
+        return Error("dict keys must be strings");
+      }
+      if (!Consume(':')) return Error("expected ':' after a dict key");
+      HLOREF_ASSIGN_OR_RETURN(PyValue value, ParseValue(depth + 1));
+      v.entries.emplace_back(key.str, std::move(value));
+      if (Consume('}')) break;
+      if (!Consume(',')) return Error("expected ',' in the dict");
+    }
+    return v;
+  }
+
+  absl::string_view text_;
+  size_t pos_ = 0;
+};
+
+// ---------------------------------------------------------------------------
+// Interpreting the header.
+
+struct Dtype {
+  PrimitiveType type = PrimitiveType::kInvalid;
+  int item_size = 0;        // bytes per element in the file
+  bool big_endian = false;  // bytes need swapping
+  int swap_unit = 0;        // bytes swapped as one unit (half for complex)
+};
+
+struct TypeStr {
+  char byte_order = '|';
+  char kind = 0;
+  int size = 0;
+};
+
+absl::StatusOr<TypeStr> ParseTypeStr(const std::string& s) {
+  TypeStr t;
+  size_t i = 0;
+  if (!s.empty() &&
+      (s[0] == '<' || s[0] == '>' || s[0] == '|' || s[0] == '=')) {
+    t.byte_order = s[0];
+    i = 1;
+  }
+  if (i >= s.size()) {
+    return NpyError(absl::StrCat("unsupported dtype descr '", s, "'"));
+  }
+  t.kind = s[i++];
+  if (i >= s.size() || i + 3 < s.size()) {
+    return NpyError(absl::StrCat("unsupported dtype descr '", s, "'"));
+  }
+  for (; i < s.size(); ++i) {
+    if (!absl::ascii_isdigit(s[i])) {
+      return NpyError(absl::StrCat("unsupported dtype descr '", s, "'"));
+    }
+    t.size = t.size * 10 + (s[i] - '0');
+  }
+  return t;
+}
+
+absl::StatusOr<Dtype> NativeDtype(const std::string& descr) {
+  HLOREF_ASSIGN_OR_RETURN(TypeStr t, ParseTypeStr(descr));
+  Dtype d;
+  d.item_size = t.size;
+  d.big_endian = t.byte_order == '>';
+  d.swap_unit = t.size;
+  const std::pair<std::string, PrimitiveType> table[] = {
+      {"b1", PrimitiveType::kPred}, {"i1", PrimitiveType::kS8},
+      {"i2", PrimitiveType::kS16},  {"i4", PrimitiveType::kS32},
+      {"i8", PrimitiveType::kS64},  {"u1", PrimitiveType::kU8},
+      {"u2", PrimitiveType::kU16},  {"u4", PrimitiveType::kU32},
+      {"u8", PrimitiveType::kU64},  {"f2", PrimitiveType::kF16},
+      {"f4", PrimitiveType::kF32},  {"f8", PrimitiveType::kF64},
+      {"c8", PrimitiveType::kC64},  {"c16", PrimitiveType::kC128},
+  };
+  const std::string key = absl::StrCat(std::string(1, t.kind), t.size);
+  for (const auto& [name, type] : table) {
+    if (name == key) d.type = type;
+  }
+  if (d.type == PrimitiveType::kInvalid) {
+    return NpyError(absl::StrCat(
+        "unsupported dtype descr '", descr,
+        "' (hloref reads bool, int8..int64, uint8..uint64, float16/32/64, "
+        "complex64/128 and its own one-field structured dtypes)"));
+  }
+  if (IsComplex(d.type)) d.swap_unit = t.size / 2;
+  return d;
+}
+
+absl::StatusOr<Dtype> StructuredDtype(const PyValue& list) {
+  auto bad = [&](absl::string_view why) {
+    return NpyError(absl::StrCat("unsupported structured dtype: ", why,
+                                 " (hloref expects [('<type>', '<int>')])"));
+  };
+  if (list.items.size() != 1) {
+    return bad(absl::StrCat(list.items.size(), " fields"));
+  }
+  const PyValue& field = list.items[0];
+  if (field.kind != PyValue::Kind::kTuple || field.items.size() != 2 ||
+      field.items[0].kind != PyValue::Kind::kString ||
+      field.items[1].kind != PyValue::Kind::kString) {
+    return bad("the field is not a (name, dtype) pair");
+  }
+  const std::string& name = field.items[0].str;
+  absl::StatusOr<PrimitiveType> type = ParsePrimitiveType(name);
+  if (!type.ok() || (!NativeDescr(*type).empty()) ||
+      (!IsArrayType(*type) && *type != PrimitiveType::kToken)) {
+    return bad(absl::StrCat("field name '", name,
+                            "' is not an hloref type stored this way"));
+  }
+  HLOREF_ASSIGN_OR_RETURN(TypeStr t, ParseTypeStr(field.items[1].str));
+  const int expected_size =
+      *type == PrimitiveType::kToken ? 1 : StorageBytes(*type);
+  if ((t.kind != 'u' && t.kind != 'i') || t.size != expected_size) {
+    return bad(absl::StrCat("field '", name, "' has dtype '",
+                            field.items[1].str, "', expected an integer of ",
+                            expected_size, " byte(s)"));
+  }
+  Dtype d;
+  d.type = *type;
+  d.item_size = t.size;
+  d.big_endian = t.byte_order == '>';
+  d.swap_unit = t.size;
+  return d;
+}
+
+struct Header {
+  Dtype dtype;
+  bool fortran_order = false;
+  std::vector<int64_t> dims;
+};
+
+absl::StatusOr<Header> InterpretHeader(const PyValue& dict) {
+  if (dict.kind != PyValue::Kind::kDict) {
+    return NpyError("bad header: not a dict");
+  }
+  const PyValue* descr = nullptr;
+  const PyValue* fortran = nullptr;
+  const PyValue* shape = nullptr;
+  for (const auto& [key, value] : dict.entries) {
+    if (key == "descr") {
+      descr = &value;
+    } else if (key == "fortran_order") {
+      fortran = &value;
+    } else if (key == "shape") {
+      shape = &value;
+    } else {
+      return NpyError(absl::StrCat("bad header: unexpected key '", key, "'"));
+    }
+  }
+  if (descr == nullptr || fortran == nullptr || shape == nullptr) {
+    return NpyError(
+        "bad header: it needs the keys 'descr', 'fortran_order' and 'shape'");
+  }
+  Header h;
+  if (descr->kind == PyValue::Kind::kString) {
+    HLOREF_ASSIGN_OR_RETURN(h.dtype, NativeDtype(descr->str));
+  } else if (descr->kind == PyValue::Kind::kList) {
+    HLOREF_ASSIGN_OR_RETURN(h.dtype, StructuredDtype(*descr));
+  } else {
+    return NpyError("bad header: 'descr' is neither a string nor a list");
+  }
+  if (fortran->kind != PyValue::Kind::kBool) {
+    return NpyError("bad header: 'fortran_order' is not True or False");
+  }
+  h.fortran_order = fortran->boolean;
+  if (shape->kind != PyValue::Kind::kTuple) {
+    return NpyError("bad header: 'shape' is not a tuple");
+  }
+  for (const PyValue& d : shape->items) {
+    if (d.kind != PyValue::Kind::kInt) {
+      return NpyError(
+          "bad header: 'shape' holds something other than "
+          "non-negative integers");
+    }
+    h.dims.push_back(d.integer);
+  }
+  return h;
+}
+
+// Checks one stored element (already in host order) and normalises it.
+absl::Status CheckElement(PrimitiveType type, int64_t linear, uint8_t* p) {
+  if (type == PrimitiveType::kPred) {
+    *p = *p != 0 ? 1 : 0;  // NumPy reads any non-zero byte as True
+    return absl::OkStatus();
+  }
+  const int width = BitWidth(type);
+  if (width >= 8) return absl::OkStatus();
+  bool ok;
+  int64_t value;
+  if (IsSignedInt(type)) {
+    value = static_cast<int8_t>(*p);
+    ok = value >= -(int64_t{1} << (width - 1)) &&
+         value < (int64_t{1} << (width - 1));
+  } else {
+    value = *p;
+    ok = value < (int64_t{1} << width);
+  }
+  if (!ok) {
+    return NpyError(absl::StrCat(
+        "element ", linear, " holds ", value, ", which is not a valid ",
+        PrimitiveTypeName(type), IsFloat(type) ? " encoding" : " value"));
+  }
+  return absl::OkStatus();
+}
+
+uint32_t ReadLe32(const uint8_t* p) {
+  return uint32_t{p[0]} | uint32_t{p[1]} << 8 | uint32_t{p[2]} << 16 |
+         uint32_t{p[3]} << 24;
+}
+
+}  // namespace
+
+absl::StatusOr<std::string> NpyBytesFromLiteral(const Literal& literal) {
+  const Shape& shape = literal.shape();
+  std::string descr;
+  std::vector<int64_t> dims;
+  std::string data;
+  if (shape.IsToken()) {
+    descr = "[('token', '|u1')]";
+    data.assign(1, '\0');
+  } else if (shape.IsArray()) {
+    if (literal.is_elided()) {
+      return NpyError(absl::StrCat("cannot write the elided literal of shape ",
+                                   shape.ToString(),
+                                   ": its values are unknown"));
+    }
+    const PrimitiveType type = shape.element_type();
+    descr = NativeDescr(type);
+    if (descr.empty()) {
+      descr = absl::StrCat("[('", PrimitiveTypeName(type), "', '",
+                           StructuredFieldDescr(type), "')]");
+    } else {
+      descr = absl::StrCat("'", descr, "'");
+    }
+    dims.assign(shape.dimensions().begin(), shape.dimensions().end());
+    absl::Span<const uint8_t> raw = literal.raw();
+    data.assign(reinterpret_cast<const char*>(raw.data()), raw.size());
+  } else {
+    return NpyError(absl::StrCat("cannot write a literal of shape ",
+                                 shape.ToString(),
+                                 " (only arrays and tokens have a .npy form)"));
+  }
+  std::string header = absl::StrCat(
+      "{'descr': ", descr,
+      ", 'fortran_order': False, 'shape': ", ShapeRepr(dims), ", }");
+  // Version 1.0 has a 2-byte header length; 2.0 a 4-byte one.
+  size_t preamble = kMagicLen + 2 + 2;
+  int major = 1;
+  auto padded_length = [&] {
+    const size_t unpadded = preamble + header.size() + 1;  // + '\n'
+    return header.size() + 1 + (kAlign - unpadded % kAlign) % kAlign;
+  };
+  if (padded_length() > 0xFFFF) {
+    major = 2;
+    preamble = kMagicLen + 2 + 4;
+  }
+  const size_t header_len = padded_length();
+  header.append(header_len - header.size() - 1, ' ');
+  header.push_back('\n');
+
+  std::string out(kMagic, kMagicLen);
+  out.push_back(static_cast<char>(major));
+  out.push_back('\0');
+  for (int i = 0; i < (major == 1 ? 2 : 4); ++i) {
+    out.push_back(static_cast<char>((header_len >> (8 * i)) & 0xFF));
+  }
+  out += header;
+  out += data;
+  return out;
+}
+
+absl::StatusOr<Literal> LiteralFromNpyBytes(absl::string_view bytes) {
+  const auto* u = reinterpret_cast<const uint8_t*>(bytes.data());
+  if (bytes.size() < kMagicLen + 2 ||
+      bytes.substr(0, kMagicLen) != absl::string_view(kMagic, kMagicLen)) {
+    return NpyError("bad magic: the data does not start with \"\\x93NUMPY\"");
+  }
+  const int major = u[kMagicLen];
+  const int minor = u[kMagicLen + 1];
+  if (major < 1 || major > 3 || minor != 0) {
+    return NpyError(absl::StrCat("unsupported format version ", major, ".",
+                                 minor, " (hloref reads 1.0, 2.0 and 3.0)"));
+  }
+  const size_t len_bytes = major == 1 ? 2 : 4;
+  const size_t preamble = kMagicLen + 2 + len_bytes;
+  if (bytes.size() < preamble) {
+    return NpyError("truncated: the header length is missing");
+  }
+  const size_t header_len =
+      major == 1 ? (size_t{u[8]} | size_t{u[9]} << 8) : ReadLe32(u + 8);
+  if (bytes.size() - preamble < header_len) {
+    return NpyError(absl::StrCat("truncated: the header is ", header_len,
+                                 " bytes long but only ",
+                                 bytes.size() - preamble, " follow"));
+  }
+  const absl::string_view header_text = bytes.substr(preamble, header_len);
+  HLOREF_ASSIGN_OR_RETURN(PyValue dict, HeaderParser(header_text).ParseAll());
+  HLOREF_ASSIGN_OR_RETURN(Header h, InterpretHeader(dict));
+
+  const absl::string_view data = bytes.substr(preamble + header_len);
+  const Shape shape = Shape::Array(h.dtype.type, h.dims);
+  int64_t n = 1;
+  bool overflow = false;
+  for (int64_t d : h.dims) overflow |= __builtin_mul_overflow(n, d, &n);
+  if (std::find(h.dims.begin(), h.dims.end(), 0) != h.dims.end()) {
+    n = 0;
+    overflow = false;
+  }
+  int64_t expected = 0;
+  if (overflow ||
+      __builtin_mul_overflow(n, int64_t{h.dtype.item_size}, &expected)) {
+    return NpyError(
+        absl::StrCat("shape ", ShapeRepr(h.dims), " is too large to address"));
+  }
+  if (static_cast<int64_t>(data.size()) != expected) {
+    return NpyError(absl::StrCat(
+        static_cast<int64_t>(data.size()) < expected ? "truncated data: "
+                                                     : "size mismatch: ",
+        "shape ", ShapeRepr(h.dims), " of ", h.dtype.item_size,
+        "-byte elements needs ", expected, " bytes of data, the file has ",
+        data.size()));
+  }
+
+  if (h.dtype.type == PrimitiveType::kToken) {
+    if (!h.dims.empty()) {
+      return NpyError(
+          absl::StrCat("a token has shape (), not ", ShapeRepr(h.dims)));
+    }
+    return Literal::Token();
+  }
+
+  Literal lit(shape);
+  absl::Span<uint8_t> out = lit.mutable_raw();
+  HLOREF_CHECK(static_cast<int64_t>(out.size()) == expected);
+  const int item = h.dtype.item_size;
+  // The file's k-th element sits at row-major position `dest` of the
+  // literal: k itself, or for Fortran order the position of the k-th
+  // column-major index.
+  Layout column_major;
+  for (int64_t i = 0; i < shape.rank(); ++i) {
+    column_major.minor_to_major.push_back(i);
+  }
+  for (int64_t k = 0; k < n; ++k) {
+    int64_t dest = k;
+    if (h.fortran_order) {
+      dest = RowMajorIndex(h.dims, MultiIndex(h.dims, column_major, k));
+    }
+    uint8_t* p = out.data() + dest * item;
+    std::memcpy(p, data.data() + k * item, item);
+    if (h.dtype.big_endian) {
+      for (int off = 0; off < item; off += h.dtype.swap_unit) {
+        std::reverse(p + off, p + off + h.dtype.swap_unit);
+      }
+    }
+    HLOREF_RETURN_IF_ERROR(CheckElement(h.dtype.type, dest, p));
+  }
+  return lit;
+}
+
+absl::Status WriteNpyFile(const Literal& literal, const std::string& path) {
+  absl::StatusOr<std::string> bytes = NpyBytesFromLiteral(literal);
+  if (!bytes.ok()) {
+    return absl::Status(bytes.status().code(),
+                        absl::StrCat(path, ": ", bytes.status().message()));
+  }
+  std::ofstream f(path, std::ios::binary | std::ios::trunc);
+  if (!f) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        path, ": cannot open for writing: ", std::strerror(errno)));
+  }
+  f.write(bytes->data(), static_cast<std::streamsize>(bytes->size()));
+  f.close();
+  if (!f) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(path, ": write failed: ", std::strerror(errno)));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Literal> ReadNpyFile(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) {
+    return absl::NotFoundError(
+        absl::StrCat(path, ": cannot open: ", std::strerror(errno)));
+  }
+  std::string bytes((std::istreambuf_iterator<char>(f)),
+                    std::istreambuf_iterator<char>());
+  if (f.bad()) {
+    return absl::InvalidArgumentError(absl::StrCat(path, ": read failed"));
+  }
+  absl::StatusOr<Literal> lit = LiteralFromNpyBytes(bytes);
+  if (!lit.ok()) {
+    return absl::Status(lit.status().code(),
+                        absl::StrCat(path, ": ", lit.status().message()));
+  }
+  return lit;
+}
+
+}  // namespace hloref
