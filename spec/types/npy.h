@@ -1,13 +1,22 @@
-// .npy (NumPy format 1.0/2.0) reading and writing of array literals.
+// .npy (NumPy format 1.0/2.0/3.0) reading and writing of array literals.
 //
-// Types NumPy names natively map to their dtype: pred '|b1', s8..s64
-// '<i1'..'<i8', u8..u64 '<u1'..'<u8', f16 '<f2', f32 '<f4', f64 '<f8',
-// c64 '<c8', c128 '<c16'. Every other type is written as a structured dtype
+// Types NumPy names natively map to their dtype, written as NumPy writes
+// them: pred '|b1', s8 '|i1', s16..s64 '<i2'..'<i8', u8 '|u1', u16..u64
+// '<u2'..'<u8', f16 '<f2', f32 '<f4', f64 '<f8', c64 '<c8', c128 '<c16'.
+// Every other type is written as a structured dtype
 // with one field named after the hloref type holding the storage bits
 // (e.g. bf16 -> descr [('bf16', '<u2')], f8e4m3fn -> [('f8e4m3fn', '|u1')],
 // s4 -> [('s4', '|i1')] holding the value, token -> [('token', '|u1')] with
 // shape ()). np.load reads these directly: a['bf16'] gives the raw bits;
 // `a['bf16'].view(ml_dtypes.bfloat16)` gives the values.
+//
+// Writing uses format 1.0 (2.0 only for a header over 64 KiB), C order,
+// and pads the header so the data starts at a multiple of 64 bytes.
+// Reading accepts versions 1.0-3.0, any byte-order mark ('<', '>', '|',
+// '='; '>' is byte-swapped), either integer kind for the structured field,
+// and fortran_order True (transposed into row-major storage). Sub-byte
+// values outside their type's range are errors; pred bytes other than 0
+// are read as true, as NumPy does.
 #ifndef HLOREF_SPEC_TYPES_NPY_H_
 #define HLOREF_SPEC_TYPES_NPY_H_
 
