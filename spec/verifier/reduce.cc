@@ -1,0 +1,218 @@
+// Verifier: reduce, reduce-window, select-and-scatter, map, scan (seed 001
+// "Reduce", "ReduceWindow", "SelectAndScatter", "Map"; scan from
+// docs/hlo-text-format.md 6.6).
+#include "spec/verifier/verifier_internal.h"
+
+namespace hloref::verifier_internal {
+namespace {
+
+// Variadic reduce/reduce-window operands: N inputs then N scalar inits.
+// <op>.C1 even operand count; <op>.C2 inputs arrays of equal dimensions;
+// <op>.C3 inits scalars of the input's type. Returns the element types.
+absl::StatusOr<std::vector<PrimitiveType>> CheckInputsAndInits(
+    const HloInstruction& inst) {
+  const std::string op(HloOpcodeString(inst.opcode()));
+  const int64_t count = inst.operand_count();
+  if (count % 2 != 0) {
+    return Fail(inst, op + ".C1", "has ", count,
+                " operands, expected N inputs followed by N init values");
+  }
+  const int64_t n = count / 2;
+  std::vector<PrimitiveType> types;
+  for (int64_t i = 0; i < n; ++i) {
+    HLOREF_RETURN_IF_ERROR(ExpectArrayOperand(inst, i, op + ".C2"));
+    const Shape& s = inst.operand(i)->shape();
+    if (!SameDims(s, inst.operand(0)->shape())) {
+      return Fail(inst, op + ".C2", OperandName(inst, i), " has dimensions ",
+                  DimsStr(s.dimensions()), ", input 0 has ",
+                  DimsStr(inst.operand(0)->shape().dimensions()),
+                  "; all inputs must have the same dimensions");
+    }
+    const Shape& init = inst.operand(n + i)->shape();
+    if (!IsScalarArray(init) || init.element_type() != s.element_type()) {
+      return Fail(inst, op + ".C3", "init value ", OperandName(inst, n + i),
+                  " is ", ShapeStr(init), ", expected ",
+                  PrimitiveTypeName(s.element_type()), "[]");
+    }
+    types.push_back(s.element_type());
+  }
+  return types;
+}
+
+Shape Collate(std::vector<Shape> shapes) {
+  if (shapes.size() == 1) return shapes[0];
+  return Shape::Tuple(std::move(shapes));
+}
+
+absl::StatusOr<Shape> InferReduceOp(const HloInstruction& inst) {
+  HLOREF_ASSIGN_OR_RETURN(std::vector<PrimitiveType> types,
+                          CheckInputsAndInits(inst));
+  const Shape& input = inst.operand(0)->shape();
+  // reduce.C4: dimensions distinct and in range ("unordered array of
+  // dimensions to reduce").
+  const auto& dims = inst.attrs().dimensions;
+  HLOREF_RETURN_IF_ERROR(
+      CheckDimList(inst, "reduce.C4", "dimensions", dims, input.rank()));
+  // reduce.C5: computation of type T_0..T_{N-1}, T_0..T_{N-1} ->
+  // Collate(T_0..T_{N-1}).
+  HLOREF_RETURN_IF_ERROR(
+      CheckReducer(inst, "reduce.C5", "to_apply", inst.to_apply(), types));
+  std::vector<Shape> results;
+  for (PrimitiveType t : types) {
+    Shape r = Shape::Scalar(t);
+    for (int64_t d = 0; d < input.rank(); ++d) {
+      if (!Contains(dims, d)) {
+        r.add_dimension(input.dimensions(d), input.is_dynamic_dimension(d));
+      }
+    }
+    results.push_back(r);
+  }
+  return Collate(std::move(results));
+}
+
+absl::StatusOr<Shape> InferReduceWindow(const HloInstruction& inst) {
+  HLOREF_ASSIGN_OR_RETURN(std::vector<PrimitiveType> types,
+                          CheckInputsAndInits(inst));
+  const Shape& input = inst.operand(0)->shape();
+  // reduce-window.C4: one window entry per input dimension, positive sizes,
+  // strides and dilations.
+  HLOREF_ASSIGN_OR_RETURN(
+      std::vector<int64_t> dims,
+      WindowOutputDims(inst, "reduce-window.C4", input.dimensions(),
+                       inst.attrs().window));
+  // reduce-window.C5: the reducer's type, as for reduce.
+  HLOREF_RETURN_IF_ERROR(CheckReducer(inst, "reduce-window.C5", "to_apply",
+                                      inst.to_apply(), types));
+  std::vector<Shape> results;
+  for (PrimitiveType t : types) results.push_back(MakeShape(t, dims));
+  return Collate(std::move(results));
+}
+
+absl::StatusOr<Shape> InferSelectAndScatter(const HloInstruction& inst) {
+  // select-and-scatter.C1: operand and source arrays, init a scalar of T.
+  HLOREF_RETURN_IF_ERROR(ExpectArrayOperand(inst, 0, "select-and-scatter.C1"));
+  HLOREF_RETURN_IF_ERROR(ExpectArrayOperand(inst, 1, "select-and-scatter.C1"));
+  const Shape& operand = inst.operand(0)->shape();
+  const Shape& source = inst.operand(1)->shape();
+  const Shape& init = inst.operand(2)->shape();
+  const PrimitiveType t = operand.element_type();
+  if (source.element_type() != t || !IsScalarArray(init) ||
+      init.element_type() != t) {
+    return Fail(inst, "select-and-scatter.C1", "source ", ShapeStr(source),
+                " and init value ", ShapeStr(init), " must have operand type ",
+                PrimitiveTypeName(t), " (init a scalar)");
+  }
+  // select-and-scatter.C2: the window fits the operand's rank.
+  HLOREF_ASSIGN_OR_RETURN(
+      std::vector<int64_t> windows,
+      WindowOutputDims(inst, "select-and-scatter.C2", operand.dimensions(),
+                       inst.attrs().window));
+  // select-and-scatter.C3: "the source array must have the same shape as
+  // the result of applying a ReduceWindow operation on the operand".
+  if (!SameDims(source, MakeShape(t, windows))) {
+    return Fail(inst, "select-and-scatter.C3", "source has dimensions ",
+                DimsStr(source.dimensions()),
+                ", the windows over the operand give ", DimsStr(windows));
+  }
+  // select-and-scatter.C4: select is T, T -> PRED.
+  const Shape scalar = Shape::Scalar(t);
+  HLOREF_RETURN_IF_ERROR(CheckSignature(inst, "select-and-scatter.C4", "select",
+                                        inst.select(), {scalar, scalar},
+                                        Shape::Scalar(PrimitiveType::kPred)));
+  // select-and-scatter.C5: scatter is T, T -> T.
+  HLOREF_RETURN_IF_ERROR(CheckSignature(inst, "select-and-scatter.C5",
+                                        "scatter", inst.scatter(),
+                                        {scalar, scalar}, scalar));
+  return WithElementType(operand, t);
+}
+
+absl::StatusOr<Shape> InferMap(const HloInstruction& inst) {
+  const Shape& first = inst.operand(0)->shape();
+  std::vector<Shape> params;
+  for (int64_t i = 0; i < inst.operand_count(); ++i) {
+    // map.C1: arrays with the same dimensions.
+    HLOREF_RETURN_IF_ERROR(ExpectArrayOperand(inst, i, "map.C1"));
+    const Shape& s = inst.operand(i)->shape();
+    if (!SameDims(s, first)) {
+      return Fail(inst, "map.C1", OperandName(inst, i), " has dimensions ",
+                  DimsStr(s.dimensions()), ", operand 0 has ",
+                  DimsStr(first.dimensions()));
+    }
+    params.push_back(Shape::Scalar(s.element_type()));
+  }
+  // map.C2: dimensions, when given, are 0..rank-1 in order (XLA maps over
+  // all dimensions only).
+  if (inst.attrs().has(AttrId::kDimensions)) {
+    const auto& dims = inst.attrs().dimensions;
+    bool ok = static_cast<int64_t>(dims.size()) == first.rank();
+    for (size_t i = 0; ok && i < dims.size(); ++i) {
+      ok = dims[i] == static_cast<int64_t>(i);
+    }
+    if (!ok) {
+      return Fail(inst, "map.C2", "dimensions ", DimsStr(dims),
+                  " must list every operand dimension in order");
+    }
+  }
+  // map.C3: "N inputs of scalar type T and a single output with type S".
+  const HloComputation* f = inst.to_apply();
+  if (f == nullptr) return Fail(inst, "map.C3", "to_apply is missing");
+  const Shape& out = ResultShape(*f);
+  if (!IsScalarArray(out)) {
+    return Fail(inst, "map.C3", "to_apply %", f->name(), " returns ",
+                ShapeStr(out), ", expected a scalar");
+  }
+  HLOREF_RETURN_IF_ERROR(
+      CheckSignature(inst, "map.C3", "to_apply", f, params, out));
+  return WithElementType(first, out.element_type());
+}
+
+// scan (text format 6.6, since 2026): operands are the scanned inputs
+// followed by num_carries initial carries; scanning runs along
+// `dimensions`. The result shape is taken as written once the operands are
+// checked: the text format does not define its layout of outputs.
+absl::StatusOr<Shape> InferScan(const HloInstruction& inst) {
+  const auto& dims = inst.attrs().dimensions;
+  const int64_t carries = inst.attrs().num_carries;
+  // scan.C1: 0 <= num_carries < operand count.
+  if (carries < 0 || carries >= inst.operand_count()) {
+    return Fail(inst, "scan.C1", "num_carries is ", carries, " with ",
+                inst.operand_count(), " operands");
+  }
+  // scan.C2: one scan dimension valid for every scanned input.
+  for (int64_t i = 0; i < inst.operand_count() - carries; ++i) {
+    HLOREF_RETURN_IF_ERROR(ExpectArrayOperand(inst, i, "scan.C2"));
+    const Shape& s = inst.operand(i)->shape();
+    if (dims.size() != 1 || dims[0] < 0 || dims[0] >= s.rank()) {
+      return Fail(inst, "scan.C2", "dimensions ", DimsStr(dims),
+                  " must name one dimension of ", OperandName(inst, i), " ",
+                  ShapeStr(s));
+    }
+  }
+  if (inst.to_apply() == nullptr) {
+    return Fail(inst, "scan.C3", "to_apply is missing");
+  }
+  Shape s = inst.shape();
+  s.ClearLayoutsRecursive();
+  return s;
+}
+
+}  // namespace
+
+absl::StatusOr<Shape> InferReduce(const HloInstruction& inst) {
+  switch (inst.opcode()) {
+    case HloOpcode::kReduce:
+      return InferReduceOp(inst);
+    case HloOpcode::kReduceWindow:
+      return InferReduceWindow(inst);
+    case HloOpcode::kSelectAndScatter:
+      return InferSelectAndScatter(inst);
+    case HloOpcode::kMap:
+      return InferMap(inst);
+    case HloOpcode::kScan:
+      return InferScan(inst);
+    default:
+      return WrongFamily(inst, "reduce");
+  }
+}
+
+}  // namespace hloref::verifier_internal
