@@ -1,18 +1,727 @@
-// Placeholder for the reduce family: no op of this family is evaluated yet.
-// Each returns Unimplemented naming the opcode, so the interpreter links
-// and callers get a clear "unsupported" rather than a crash.
+// The reduce family: map, reduce, reduce-window, select-and-scatter (and
+// scan, not evaluated yet: its semantics are only sketched in
+// text-format 6.6).
+// Semantics: seed 001 "Map", "Reduce" (incl. "Variadic Reduce"),
+// "ReduceWindow", "SelectAndScatter".
+//
+// Reducers. The computation is arbitrary; the common single-operand ones
+// (a root add/multiply/maximum/minimum/and/or of the two parameters) are
+// recognised and evaluated directly, everything else is called through
+// EvalContext::Call in the sequential order the seed uses to define
+// variadic reduce (f(...f(f(init, x0), x1)...), elements in row-major order
+// over the reduced dimensions or the window).
+//  - float add: the exact sum of init and the elements rounded once
+//    (numerics.md decision 4); complex add: the same per component.
+//  - float multiply: the sequential product, each step rounded to the
+//    element type (IEEE multiplication; the oracle's own error is at most
+//    gamma_m(u_T)|y|, see the error data below).
+//  - maximum / minimum: XLA's non-fast semantics (XlaMax/XlaMin: NaN
+//    propagates, -0 < +0), exact and order-independent.
+//  - integers: two's-complement wrap for add/multiply, exact.
+// Error data (with compute_error_data, float and complex results):
+//   add:      S = |init| + sum |x_i| (rounded up), m = number of elements
+//             (addends including init, minus one)
+//   multiply: S = |oracle value|, m = number of elements (factors
+//             including init, minus one); the comparator's relative bound
+//             ((1+u)^m - 1) S must be doubled for the oracle's own
+//             sequential rounding
+//   max/min:  S = |value|, m = 0 (exact)
+//   other reducers: S = NaN, m = -1 (no bound derivable: ANY unless the
+//             test data is exact)
+// reduce-window visits only window positions that fall on the operand
+// (padding and base-dilation holes are skipped, i.e. they act as init).
+#include <algorithm>
+#include <cmath>
+#include <complex>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <vector>
+
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "interpreter/index_util.h"
+#include "interpreter/numerics.h"
+#include "interpreter/ops/dot.h"
+#include "interpreter/ops/exact_sum.h"
 #include "interpreter/ops/families.h"
+#include "spec/types/minifloat.h"
 
 namespace hloref {
+namespace {
+
+enum class ReducerKind { kGeneric, kAdd, kMultiply, kMax, kMin, kAnd, kOr };
+
+// Recognises `f(p0, p1) = op(p0, p1)` (either operand order) on scalars of
+// `type`.
+ReducerKind DetectReducer(const HloComputation& comp, PrimitiveType type) {
+  if (comp.num_parameters() != 2 || comp.root() == nullptr) {
+    return ReducerKind::kGeneric;
+  }
+  const HloInstruction* root = comp.root();
+  const HloInstruction* p0 = comp.parameter(0);
+  const HloInstruction* p1 = comp.parameter(1);
+  if (p0 == nullptr || p1 == nullptr || root->operand_count() != 2) {
+    return ReducerKind::kGeneric;
+  }
+  for (const HloInstruction* i : {root, p0, p1}) {
+    if (!i->shape().IsArray() || i->shape().rank() != 0 ||
+        i->shape().element_type() != type) {
+      return ReducerKind::kGeneric;
+    }
+  }
+  const bool operands_ok = (root->operand(0) == p0 && root->operand(1) == p1) ||
+                           (root->operand(0) == p1 && root->operand(1) == p0);
+  if (!operands_ok) return ReducerKind::kGeneric;
+  switch (root->opcode()) {
+    case HloOpcode::kAdd:
+      return ReducerKind::kAdd;
+    case HloOpcode::kMultiply:
+      return ReducerKind::kMultiply;
+    case HloOpcode::kMaximum:
+      return ReducerKind::kMax;
+    case HloOpcode::kMinimum:
+      return ReducerKind::kMin;
+    case HloOpcode::kAnd:
+      return ReducerKind::kAnd;
+    case HloOpcode::kOr:
+      return ReducerKind::kOr;
+    default:
+      return ReducerKind::kGeneric;
+  }
+}
+
+double RoundToType(double v, PrimitiveType t) {
+  if (t == PrimitiveType::kF64) return v;
+  if (t == PrimitiveType::kF32)
+    return static_cast<double>(static_cast<float>(v));
+  return MinifloatToDouble(t, MinifloatFromDouble(t, v));
+}
+
+// Element `i` of an array literal as a scalar literal.
+Literal ScalarAt(const Literal& lit, int64_t i) {
+  Literal s(Shape::Scalar(lit.element_type()));
+  const int bytes = StorageBytes(lit.element_type());
+  std::memcpy(s.mutable_raw().data(), lit.raw().data() + i * bytes, bytes);
+  return s;
+}
+void CopyScalarInto(Literal& dst, int64_t i, const Literal& scalar) {
+  const int bytes = StorageBytes(dst.element_type());
+  std::memcpy(dst.mutable_raw().data() + i * bytes, scalar.raw().data(), bytes);
+}
+
+// Folds lists of operand elements into output elements, one output
+// element at a time: Fold(out, offsets) computes
+// f(...f(f(init, x[offsets[0]]), x[offsets[1]])...) for all N operands.
+class Folder {
+ public:
+  static absl::StatusOr<Folder> Create(const HloInstruction& inst,
+                                       EvalContext& ctx,
+                                       const HloComputation& comp,
+                                       absl::Span<const Literal* const> inputs,
+                                       absl::Span<const Literal* const> inits,
+                                       absl::Span<const int64_t> out_dims) {
+    Folder f(inst, ctx, comp);
+    f.n_ = static_cast<int64_t>(inputs.size());
+    f.inputs_ = inputs;
+    f.inits_ = inits;
+    for (int64_t j = 0; j < f.n_; ++j) {
+      if (!inputs[j]->shape().IsArray() || !inits[j]->shape().IsArray() ||
+          inits[j]->element_count() != 1 ||
+          inits[j]->element_type() != inputs[j]->element_type()) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            InstructionPrefix(inst), "operand ", j,
+            " and its init value do not match (is the module verified?)"));
+      }
+      f.outputs_.emplace_back(
+          Shape::Array(inputs[j]->element_type(), out_dims));
+    }
+    const PrimitiveType t = inputs[0]->element_type();
+    f.type_ = t;
+    f.kind_ = f.n_ == 1 ? DetectReducer(comp, t) : ReducerKind::kGeneric;
+    f.error_data_ =
+        ctx.options().compute_error_data && (IsFloat(t) || IsComplex(t));
+    const int64_t count = Product(out_dims);
+    if (f.kind_ != ReducerKind::kGeneric) {
+      if (IsFloat(t)) {
+        if (f.kind_ == ReducerKind::kAnd || f.kind_ == ReducerKind::kOr) {
+          f.kind_ = ReducerKind::kGeneric;
+        } else {
+          f.mode_ = Mode::kFloat;
+          HLOREF_ASSIGN_OR_RETURN(f.fx_, LoadDoubles(*inputs[0]));
+          HLOREF_ASSIGN_OR_RETURN(std::vector<double> i0,
+                                  LoadDoubles(*inits[0]));
+          f.finit_ = i0[0];
+          f.fout_.resize(static_cast<size_t>(count));
+        }
+      } else if (IsComplex(t)) {
+        if (f.kind_ == ReducerKind::kAdd) {
+          f.mode_ = Mode::kComplex;
+          HLOREF_ASSIGN_OR_RETURN(f.cx_, LoadComplex(*inputs[0]));
+          HLOREF_ASSIGN_OR_RETURN(auto i0, LoadComplex(*inits[0]));
+          f.cinit_ = i0[0];
+          f.cout_.resize(static_cast<size_t>(count));
+        } else {
+          f.kind_ = ReducerKind::kGeneric;
+        }
+      } else if (IsInteger(t) || (IsPred(t) && f.kind_ != ReducerKind::kAdd &&
+                                  f.kind_ != ReducerKind::kMultiply)) {
+        f.mode_ = Mode::kInt;
+        HLOREF_ASSIGN_OR_RETURN(f.ix_, LoadInts(*inputs[0]));
+        HLOREF_ASSIGN_OR_RETURN(std::vector<int64_t> i0, LoadInts(*inits[0]));
+        f.iinit_ = i0[0];
+        f.iout_.resize(static_cast<size_t>(count));
+        f.unsigned_ = IsUnsignedInt(t) || IsPred(t);
+      } else {
+        f.kind_ = ReducerKind::kGeneric;
+      }
+    }
+    return f;
+  }
+
+  absl::Status Fold(int64_t out, absl::Span<const int64_t> offsets) {
+    switch (mode_) {
+      case Mode::kFloat:
+        FoldFloat(out, offsets);
+        return absl::OkStatus();
+      case Mode::kComplex:
+        FoldComplex(out, offsets);
+        return absl::OkStatus();
+      case Mode::kInt:
+        FoldInt(out, offsets);
+        return absl::OkStatus();
+      case Mode::kGeneric:
+        break;
+    }
+    return FoldGeneric(out, offsets);
+  }
+
+  // The result: an array, or a tuple of N arrays.
+  absl::StatusOr<Literal> Finish() {
+    switch (mode_) {
+      case Mode::kFloat:
+        return StoreDoubles(outputs_[0].shape(), fout_);
+      case Mode::kComplex:
+        return StoreComplex(outputs_[0].shape(), cout_);
+      case Mode::kInt:
+        return StoreInts(outputs_[0].shape(), iout_);
+      case Mode::kGeneric:
+        break;
+    }
+    if (n_ == 1) return std::move(outputs_[0]);
+    return Literal::MakeTuple(std::move(outputs_));
+  }
+
+ private:
+  enum class Mode { kGeneric, kFloat, kComplex, kInt };
+  Folder(const HloInstruction& inst, EvalContext& ctx,
+         const HloComputation& comp)
+      : inst_(&inst), ctx_(&ctx), comp_(&comp) {}
+
+  void FoldFloat(int64_t out, absl::Span<const int64_t> offsets) {
+    double v = finit_;
+    double s = 0;
+    int64_t m = 0;
+    switch (kind_) {
+      case ReducerKind::kAdd:
+        sum_.Clear();
+        sum_.Add(v);
+        for (int64_t o : offsets) sum_.Add(fx_[o]);
+        v = sum_.RoundTo(type_);
+        if (error_data_) {
+          abs_.Clear();
+          abs_.Add(std::fabs(finit_));
+          for (int64_t o : offsets) abs_.Add(std::fabs(fx_[o]));
+          s = abs_.RoundUpToDouble();
+          m = AccumulationSteps(static_cast<int64_t>(offsets.size()) + 1,
+                                /*products_rounded=*/false);
+        }
+        break;
+      case ReducerKind::kMultiply:
+        for (int64_t o : offsets) v = RoundToType(v * fx_[o], type_);
+        s = std::fabs(v);
+        m = static_cast<int64_t>(offsets.size());
+        break;
+      case ReducerKind::kMax:
+        for (int64_t o : offsets) v = XlaMax(v, fx_[o]);
+        s = std::fabs(v);
+        break;
+      case ReducerKind::kMin:
+        for (int64_t o : offsets) v = XlaMin(v, fx_[o]);
+        s = std::fabs(v);
+        break;
+      default:
+        break;
+    }
+    fout_[out] = v;
+    if (error_data_) ctx_->SetErrorData(0, out, s, m);
+  }
+
+  void FoldComplex(int64_t out, absl::Span<const int64_t> offsets) {
+    sum_.Clear();
+    sum2_.Clear();
+    sum_.Add(cinit_.real());
+    sum2_.Add(cinit_.imag());
+    for (int64_t o : offsets) {
+      sum_.Add(cx_[o].real());
+      sum2_.Add(cx_[o].imag());
+    }
+    const PrimitiveType ct = ComplexComponentType(type_);
+    cout_[out] = {sum_.RoundTo(ct), sum2_.RoundTo(ct)};
+    if (error_data_) {
+      abs_.Clear();
+      abs_.Add(std::fabs(cinit_.real()));
+      abs_.Add(std::fabs(cinit_.imag()));
+      for (int64_t o : offsets) {
+        abs_.Add(std::fabs(cx_[o].real()));
+        abs_.Add(std::fabs(cx_[o].imag()));
+      }
+      ctx_->SetErrorData(
+          0, out, abs_.RoundUpToDouble(),
+          AccumulationSteps(static_cast<int64_t>(offsets.size()) + 1, false));
+    }
+  }
+
+  void FoldInt(int64_t out, absl::Span<const int64_t> offsets) {
+    uint64_t v = static_cast<uint64_t>(iinit_);
+    for (int64_t o : offsets) {
+      const uint64_t x = static_cast<uint64_t>(ix_[o]);
+      switch (kind_) {
+        case ReducerKind::kAdd:
+          v += x;
+          break;
+        case ReducerKind::kMultiply:
+          v *= x;
+          break;
+        case ReducerKind::kMax:
+          v = unsigned_
+                  ? std::max(v, x)
+                  : static_cast<uint64_t>(std::max(static_cast<int64_t>(v),
+                                                   static_cast<int64_t>(x)));
+          break;
+        case ReducerKind::kMin:
+          v = unsigned_
+                  ? std::min(v, x)
+                  : static_cast<uint64_t>(std::min(static_cast<int64_t>(v),
+                                                   static_cast<int64_t>(x)));
+          break;
+        case ReducerKind::kAnd:
+          v &= x;
+          break;
+        case ReducerKind::kOr:
+          v |= x;
+          break;
+        case ReducerKind::kGeneric:
+          break;
+      }
+    }
+    iout_[out] = static_cast<int64_t>(v);
+  }
+
+  absl::Status FoldGeneric(int64_t out, absl::Span<const int64_t> offsets) {
+    std::vector<Literal> acc;
+    acc.reserve(static_cast<size_t>(n_));
+    for (int64_t j = 0; j < n_; ++j) acc.push_back(ScalarAt(*inits_[j], 0));
+    std::vector<Literal> xs(static_cast<size_t>(n_));
+    std::vector<const Literal*> args(static_cast<size_t>(2 * n_));
+    for (int64_t o : offsets) {
+      for (int64_t j = 0; j < n_; ++j) {
+        xs[j] = ScalarAt(*inputs_[j], o);
+        args[j] = &acc[j];
+        args[n_ + j] = &xs[j];
+      }
+      HLOREF_ASSIGN_OR_RETURN(Literal r, ctx_->Call(*comp_, args));
+      if (n_ == 1) {
+        if (r.shape().IsTuple()) {
+          if (r.tuple_size() != 1) return BadResult(r);
+          acc[0] = std::move(r.mutable_tuple_element(0));
+        } else {
+          acc[0] = std::move(r);
+        }
+      } else {
+        if (!r.shape().IsTuple() || r.tuple_size() != n_) return BadResult(r);
+        std::vector<Literal> parts = r.DecomposeTuple();
+        for (int64_t j = 0; j < n_; ++j) acc[j] = std::move(parts[j]);
+      }
+      for (int64_t j = 0; j < n_; ++j) {
+        if (acc[j].element_type() != inputs_[j]->element_type() ||
+            acc[j].element_count() != 1) {
+          return BadResult(acc[j]);
+        }
+      }
+    }
+    for (int64_t j = 0; j < n_; ++j) CopyScalarInto(outputs_[j], out, acc[j]);
+    if (ctx_->options().compute_error_data &&
+        (IsFloat(type_) || IsComplex(type_))) {
+      for (int64_t j = 0; j < n_; ++j) {
+        ctx_->SetErrorData(j, out, std::numeric_limits<double>::quiet_NaN(),
+                           -1);
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status BadResult(const Literal& r) const {
+    return absl::InvalidArgumentError(absl::StrCat(
+        InstructionPrefix(*inst_), "computation ", comp_->name(), " returned ",
+        r.shape().ToString(), ", expected ", n_,
+        " scalar(s) of the operand types (is the module verified?)"));
+  }
+
+  const HloInstruction* inst_;
+  EvalContext* ctx_;
+  const HloComputation* comp_;
+  int64_t n_ = 0;
+  absl::Span<const Literal* const> inputs_;
+  absl::Span<const Literal* const> inits_;
+  std::vector<Literal> outputs_;
+  PrimitiveType type_ = PrimitiveType::kInvalid;
+  ReducerKind kind_ = ReducerKind::kGeneric;
+  Mode mode_ = Mode::kGeneric;
+  bool error_data_ = false;
+  bool unsigned_ = false;
+  std::vector<double> fx_, fout_;
+  double finit_ = 0;
+  std::vector<std::complex<double>> cx_, cout_;
+  std::complex<double> cinit_;
+  std::vector<int64_t> ix_, iout_;
+  int64_t iinit_ = 0;
+  ExactSum sum_, sum2_, abs_;
+};
+
+absl::Status CheckSameDims(const HloInstruction& inst,
+                           absl::Span<const Literal* const> inputs) {
+  for (size_t j = 0; j < inputs.size(); ++j) {
+    HLOREF_RETURN_IF_ERROR(ExpectArray(inst, *inputs[j], j));
+    if (!(inputs[j]->shape().dimensions() == inputs[0]->shape().dimensions())) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          InstructionPrefix(inst), "operand ", j,
+          " has dimensions different from operand 0 (is the module "
+          "verified?)"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+const HloComputation* ToApply(const HloInstruction& inst) {
+  return inst.to_apply();
+}
+
+absl::Status MissingComputation(const HloInstruction& inst,
+                                absl::string_view what) {
+  return absl::InvalidArgumentError(
+      absl::StrCat(InstructionPrefix(inst), "has no ", what,
+                   " computation (is the module verified?)"));
+}
+
+// Semantics: seed 001 "Reduce". Output element order: row-major over the
+// kept dimensions; reduced elements visited row-major over the reduced
+// dimensions in increasing dimension order.
+absl::StatusOr<Literal> EvalReduceOp(const HloInstruction& inst,
+                                     absl::Span<const Literal* const> operands,
+                                     EvalContext& ctx) {
+  if (operands.size() < 2 || operands.size() % 2 != 0) {
+    return ExpectOperandCount(inst, operands, 2, -1).ok()
+               ? absl::InvalidArgumentError(absl::StrCat(
+                     InstructionPrefix(inst),
+                     "needs N operands and N init values (is the module "
+                     "verified?)"))
+               : ExpectOperandCount(inst, operands, 2, -1);
+  }
+  const HloComputation* comp = ToApply(inst);
+  if (comp == nullptr) return MissingComputation(inst, "to_apply");
+  const size_t n = operands.size() / 2;
+  auto inputs = operands.subspan(0, n);
+  auto inits = operands.subspan(n, n);
+  HLOREF_RETURN_IF_ERROR(CheckSameDims(inst, inputs));
+  const Shape& shape = inputs[0]->shape();
+  std::vector<int64_t> reduced = inst.attrs().dimensions;
+  std::sort(reduced.begin(), reduced.end());
+  std::vector<bool> is_reduced(static_cast<size_t>(shape.rank()), false);
+  for (int64_t d : reduced) {
+    if (d < 0 || d >= shape.rank()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(InstructionPrefix(inst), "dimension ", d,
+                       " is out of range (is the module verified?)"));
+    }
+    is_reduced[d] = true;
+  }
+  std::vector<int64_t> kept, out_dims;
+  for (int64_t d = 0; d < shape.rank(); ++d) {
+    if (!is_reduced[d]) {
+      kept.push_back(d);
+      out_dims.push_back(shape.dimensions(d));
+    }
+  }
+  const std::vector<int64_t> strides = RowMajorStrides(shape.dimensions());
+  const std::vector<int64_t> kept_off =
+      DimOffsets(shape.dimensions(), strides, kept);
+  const std::vector<int64_t> red_off =
+      DimOffsets(shape.dimensions(), strides, reduced);
+  HLOREF_ASSIGN_OR_RETURN(
+      Folder folder, Folder::Create(inst, ctx, *comp, inputs, inits, out_dims));
+  std::vector<int64_t> offsets(red_off.size());
+  for (size_t i = 0; i < kept_off.size(); ++i) {
+    if ((i & 1023) == 0) HLOREF_RETURN_IF_ERROR(ctx.CheckDeadline(inst));
+    for (size_t r = 0; r < red_off.size(); ++r) {
+      offsets[r] = kept_off[i] + red_off[r];
+    }
+    HLOREF_RETURN_IF_ERROR(folder.Fold(static_cast<int64_t>(i), offsets));
+  }
+  return folder.Finish();
+}
+
+// The in-bounds operand positions of each window, for reduce-window and
+// select-and-scatter: windows are indexed row-major over `out_dims`, and
+// each window's positions are listed row-major over the window.
+struct WindowPlan {
+  std::vector<int64_t> start;    // per window, into `offsets`
+  std::vector<int64_t> offsets;  // row-major operand offsets
+};
+
+absl::StatusOr<WindowPlan> MakeWindowPlan(const HloInstruction& inst,
+                                          absl::Span<const int64_t> dims,
+                                          absl::Span<const int64_t> out_dims) {
+  const Window& window = inst.attrs().window;
+  const size_t rank = dims.size();
+  if (window.dimensions.size() != rank || out_dims.size() != rank) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        InstructionPrefix(inst), "window has ", window.dimensions.size(),
+        " dimensions, operand rank is ", rank, " (is the module verified?)"));
+  }
+  std::vector<int64_t> wsize(rank);
+  std::vector<std::vector<int64_t>> in_index(rank);
+  for (size_t d = 0; d < rank; ++d) {
+    const WindowDimension& wd = window.dimensions[d];
+    if (wd.stride < 1 || wd.base_dilation < 1 || wd.window_dilation < 1 ||
+        wd.size < 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(InstructionPrefix(inst), "window dimension ", d,
+                       " has a non-positive stride or dilation (is the module "
+                       "verified?)"));
+    }
+    wsize[d] = wd.size;
+    const int64_t dilated =
+        dims[d] == 0 ? 0 : (dims[d] - 1) * wd.base_dilation + 1;
+    in_index[d].assign(static_cast<size_t>(out_dims[d] * wd.size), -1);
+    for (int64_t o = 0; o < out_dims[d]; ++o) {
+      for (int64_t w = 0; w < wd.size; ++w) {
+        const int64_t pos =
+            o * wd.stride + w * wd.window_dilation - wd.padding_low;
+        if (pos < 0 || pos >= dilated || pos % wd.base_dilation != 0) continue;
+        in_index[d][o * wd.size + w] = pos / wd.base_dilation;
+      }
+    }
+  }
+  const std::vector<int64_t> strides = RowMajorStrides(dims);
+  WindowPlan plan;
+  plan.start.push_back(0);
+  if (Product(out_dims) == 0) return plan;
+  std::vector<int64_t> o(rank, 0), w(rank, 0);
+  do {
+    if (Product(wsize) > 0) {
+      std::fill(w.begin(), w.end(), 0);
+      do {
+        int64_t off = 0;
+        bool valid = true;
+        for (size_t d = 0; d < rank; ++d) {
+          const int64_t idx = in_index[d][o[d] * wsize[d] + w[d]];
+          if (idx < 0) {
+            valid = false;
+            break;
+          }
+          off += idx * strides[d];
+        }
+        if (valid) plan.offsets.push_back(off);
+      } while (NextIndex(wsize, absl::MakeSpan(w)));
+    }
+    plan.start.push_back(static_cast<int64_t>(plan.offsets.size()));
+  } while (NextIndex(out_dims, absl::MakeSpan(o)));
+  return plan;
+}
+
+// Semantics: seed 001 "ReduceWindow".
+absl::StatusOr<Literal> EvalReduceWindow(
+    const HloInstruction& inst, absl::Span<const Literal* const> operands,
+    EvalContext& ctx) {
+  if (operands.size() < 2 || operands.size() % 2 != 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(InstructionPrefix(inst),
+                     "needs N operands and N init values (is the module "
+                     "verified?)"));
+  }
+  const HloComputation* comp = ToApply(inst);
+  if (comp == nullptr) return MissingComputation(inst, "to_apply");
+  const size_t n = operands.size() / 2;
+  auto inputs = operands.subspan(0, n);
+  auto inits = operands.subspan(n, n);
+  HLOREF_RETURN_IF_ERROR(CheckSameDims(inst, inputs));
+  const Shape& out_shape =
+      inst.shape().IsTuple() ? inst.shape().tuple_shapes(0) : inst.shape();
+  HLOREF_ASSIGN_OR_RETURN(WindowPlan plan,
+                          MakeWindowPlan(inst, inputs[0]->shape().dimensions(),
+                                         out_shape.dimensions()));
+  HLOREF_ASSIGN_OR_RETURN(
+      Folder folder,
+      Folder::Create(inst, ctx, *comp, inputs, inits, out_shape.dimensions()));
+  const int64_t count = static_cast<int64_t>(plan.start.size()) - 1;
+  for (int64_t i = 0; i < count; ++i) {
+    if ((i & 1023) == 0) HLOREF_RETURN_IF_ERROR(ctx.CheckDeadline(inst));
+    HLOREF_RETURN_IF_ERROR(folder.Fold(
+        i, absl::MakeConstSpan(plan.offsets.data() + plan.start[i],
+                               plan.offsets.data() + plan.start[i + 1])));
+  }
+  return folder.Finish();
+}
+
+absl::StatusOr<bool> CallPredicate(EvalContext& ctx, const HloInstruction& inst,
+                                   const HloComputation& comp, const Literal& a,
+                                   const Literal& b) {
+  const Literal* args[] = {&a, &b};
+  HLOREF_ASSIGN_OR_RETURN(Literal r, ctx.Call(comp, args));
+  if (r.shape().IsTuple() && r.tuple_size() == 1) {
+    Literal inner = std::move(r.mutable_tuple_element(0));
+    r = std::move(inner);
+  }
+  if (r.element_type() != PrimitiveType::kPred || r.element_count() != 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(InstructionPrefix(inst), "select computation ",
+                     comp.name(), " returned ", r.shape().ToString(),
+                     ", expected pred[] (is the module "
+                     "verified?)"));
+  }
+  return r.data<bool>()[0];
+}
+
+// Semantics: seed 001 "SelectAndScatter". Each window's positions are
+// visited in row-major order; select(current, candidate) == false moves the
+// selection to the candidate. Source elements are scattered in row-major
+// order, each with scatter(output[selected], source) (impl.select-and-
+// scatter.1: the seed leaves the scatter order open; this is XLA's
+// evaluator order). Positions on padding are never selected.
+absl::StatusOr<Literal> EvalSelectAndScatter(
+    const HloInstruction& inst, absl::Span<const Literal* const> operands,
+    EvalContext& ctx) {
+  HLOREF_RETURN_IF_ERROR(ExpectOperandCount(inst, operands, 3, 3));
+  for (int64_t i = 0; i < 3; ++i) {
+    HLOREF_RETURN_IF_ERROR(ExpectArray(inst, *operands[i], i));
+  }
+  const Literal& operand = *operands[0];
+  const Literal& source = *operands[1];
+  const Literal& init = *operands[2];
+  const HloComputation* select = inst.select();
+  const HloComputation* scatter = inst.scatter();
+  if (select == nullptr) return MissingComputation(inst, "select");
+  if (scatter == nullptr) return MissingComputation(inst, "scatter");
+  if (init.element_count() != 1 ||
+      source.element_type() != operand.element_type()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        InstructionPrefix(inst),
+        "source/init_value do not match the operand (is the module "
+        "verified?)"));
+  }
+  HLOREF_ASSIGN_OR_RETURN(WindowPlan plan,
+                          MakeWindowPlan(inst, operand.shape().dimensions(),
+                                         source.shape().dimensions()));
+  Literal out(
+      Shape::Array(operand.element_type(), operand.shape().dimensions()));
+  const Literal init_scalar = ScalarAt(init, 0);
+  for (int64_t i = 0; i < out.element_count(); ++i) {
+    CopyScalarInto(out, i, init_scalar);
+  }
+  const int64_t count = static_cast<int64_t>(plan.start.size()) - 1;
+  for (int64_t i = 0; i < count; ++i) {
+    if ((i & 255) == 0) HLOREF_RETURN_IF_ERROR(ctx.CheckDeadline(inst));
+    const int64_t b = plan.start[i], e = plan.start[i + 1];
+    if (b == e) continue;  // the window lies entirely on padding
+    int64_t selected = plan.offsets[b];
+    Literal selected_value = ScalarAt(operand, selected);
+    for (int64_t k = b + 1; k < e; ++k) {
+      Literal candidate = ScalarAt(operand, plan.offsets[k]);
+      HLOREF_ASSIGN_OR_RETURN(
+          bool keep,
+          CallPredicate(ctx, inst, *select, selected_value, candidate));
+      if (!keep) {
+        selected = plan.offsets[k];
+        selected_value = std::move(candidate);
+      }
+    }
+    const Literal current = ScalarAt(out, selected);
+    const Literal src = ScalarAt(source, i);
+    const Literal* args[] = {&current, &src};
+    HLOREF_ASSIGN_OR_RETURN(Literal r, ctx.Call(*scatter, args));
+    if (r.element_type() != out.element_type() || r.element_count() != 1 ||
+        !r.shape().IsArray()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          InstructionPrefix(inst), "scatter computation ", scatter->name(),
+          " returned ", r.shape().ToString(),
+          ", expected a scalar of the operand type (is the module verified?)"));
+    }
+    CopyScalarInto(out, selected, r);
+  }
+  return out;
+}
+
+// Semantics: seed 001 "Map": the computation applied to the operands'
+// elements at each index (the operands have equal dimensions).
+absl::StatusOr<Literal> EvalMap(const HloInstruction& inst,
+                                absl::Span<const Literal* const> operands,
+                                EvalContext& ctx) {
+  HLOREF_RETURN_IF_ERROR(ExpectOperandCount(inst, operands, 1, -1));
+  HLOREF_RETURN_IF_ERROR(CheckSameDims(inst, operands));
+  const HloComputation* comp = ToApply(inst);
+  if (comp == nullptr) return MissingComputation(inst, "to_apply");
+  const Shape& shape = inst.shape();
+  if (!shape.IsArray() ||
+      shape.num_elements() != operands[0]->element_count()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(InstructionPrefix(inst),
+                     "result shape does not match the operands (is the module "
+                     "verified?)"));
+  }
+  Literal out(Shape::Array(shape.element_type(), shape.dimensions()));
+  std::vector<Literal> xs(operands.size());
+  std::vector<const Literal*> args(operands.size());
+  for (int64_t i = 0; i < out.element_count(); ++i) {
+    if ((i & 1023) == 0) HLOREF_RETURN_IF_ERROR(ctx.CheckDeadline(inst));
+    for (size_t j = 0; j < operands.size(); ++j) {
+      xs[j] = ScalarAt(*operands[j], i);
+      args[j] = &xs[j];
+    }
+    HLOREF_ASSIGN_OR_RETURN(Literal r, ctx.Call(*comp, args));
+    if (!r.shape().IsArray() || r.element_count() != 1 ||
+        r.element_type() != out.element_type()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(InstructionPrefix(inst), "computation ", comp->name(),
+                       " returned ", r.shape().ToString(), ", expected ",
+                       PrimitiveTypeName(out.element_type()),
+                       "[] (is the module verified?)"));
+    }
+    CopyScalarInto(out, i, r);
+  }
+  return out;
+}
+
+}  // namespace
 
 absl::StatusOr<Literal> EvalReduce(const HloInstruction& inst,
                                    absl::Span<const Literal* const> operands,
                                    EvalContext& ctx) {
-  return absl::UnimplementedError(
-      absl::StrCat("%", inst.name(), ": the interpreter does not implement ",
-                   HloOpcodeString(inst.opcode()), " yet"));
+  switch (inst.opcode()) {
+    case HloOpcode::kReduce:
+      return EvalReduceOp(inst, operands, ctx);
+    case HloOpcode::kReduceWindow:
+      return EvalReduceWindow(inst, operands, ctx);
+    case HloOpcode::kSelectAndScatter:
+      return EvalSelectAndScatter(inst, operands, ctx);
+    case HloOpcode::kMap:
+      return EvalMap(inst, operands, ctx);
+    default:
+      return InstructionUnimplemented(
+          inst, absl::StrCat("the interpreter does not implement ",
+                             HloOpcodeString(inst.opcode()),
+                             " yet (its semantics are not in the seeds)"));
+  }
 }
 
 }  // namespace hloref

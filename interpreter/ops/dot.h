@@ -1,0 +1,67 @@
+// The dot family (seed 001 "Dot", "DotGeneral"): EvalDot in families.h is
+// the entry point. This header holds what the other accumulating families
+// (convolution, reduce) share with it: how the oracle accumulates and what
+// error data it reports.
+//
+// Accumulation (docs/numerics.md decision 4): float and complex results
+// are the exact sum of the exact products, rounded once (nearest-even) to
+// the result type by ExactSum (exact_sum.h), so the oracle's own error is
+// zero (E_orc = 0). Integer results wrap in the result width (XLA profile:
+// two's-complement arithmetic, order-independent). pred results are the OR
+// of the ANDs (XLA's dot emitter for PRED).
+//
+// Error data (EvaluatorOptions::compute_error_data, numerics.md 7.3/7.6),
+// per output element of a float or complex result:
+//   S (abs_sum)    = |c| + sum_i |t_i| over the exact terms t_i (products
+//                    or addends) and the init/bias c, rounded toward +inf
+//                    to double. For complex results each product
+//                    (ar + i ai)(br + i bi) contributes the four real
+//                    products: S = sum (|ar|+|ai|)(|br|+|bi|), an upper
+//                    bound of sum |a||b| that bounds each component.
+//   m (term_count) = the number of rounding steps on the worst path of the
+//                    default algorithm derived from the HLO (inputs as
+//                    typed, accumulation in the result type):
+//                    (number of addends including c) - 1, plus 1 when
+//                    products are rounded (result precision < the sum of
+//                    the operands' precisions). Never negative. For
+//                    complex results the addends per component are 2n.
+// Integer and pred results are exact and get no error data.
+#ifndef HLOREF_INTERPRETER_OPS_DOT_H_
+#define HLOREF_INTERPRETER_OPS_DOT_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "absl/types/span.h"
+#include "spec/types/primitive_type.h"
+
+namespace hloref {
+
+// Significand bits of a type as a multiplication operand: p for floats
+// (the component type's for complex), the bit width for integers, 1 for
+// pred.
+int OperandPrecision(PrimitiveType type);
+
+// m as defined above for `addends` addends (including any init/bias).
+inline int64_t AccumulationSteps(int64_t addends, bool products_rounded) {
+  int64_t m = addends > 0 ? addends - 1 : 0;
+  if (products_rounded && addends > 0) ++m;
+  return m;
+}
+
+// True when a product of an `a` and a `b` value is not exact in the
+// accumulation type `acc` (the result type by default).
+bool ProductsRounded(PrimitiveType a, PrimitiveType b, PrimitiveType acc);
+
+// The offsets (in row-major elements of an array with `dims` and row-major
+// `strides`) of every multi-index over the dimensions `which`, enumerated
+// row-major in the order `which` lists them; empty when one of them has
+// size 0, {0} when `which` is empty. Used to repack operands so that the
+// accumulation loops read contiguous memory.
+std::vector<int64_t> DimOffsets(absl::Span<const int64_t> dims,
+                                absl::Span<const int64_t> strides,
+                                absl::Span<const int64_t> which);
+
+}  // namespace hloref
+
+#endif  // HLOREF_INTERPRETER_OPS_DOT_H_

@@ -1,0 +1,259 @@
+// ExactSum: long-accumulator summation with one final rounding.
+#include "interpreter/ops/exact_sum.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "spec/types/minifloat.h"
+
+namespace hloref {
+namespace {
+
+constexpr uint64_t kDigitMask = 0xffffffffu;
+constexpr int64_t kNormalizeEvery = int64_t{1} << 30;
+
+struct Decoded {
+  bool negative;
+  uint64_t mantissa;  // integer significand
+  int exponent;       // value = mantissa * 2^exponent
+};
+
+// A finite double as an integer times a power of two.
+Decoded Decode(double x) {
+  uint64_t bits;
+  std::memcpy(&bits, &x, sizeof bits);
+  Decoded d;
+  d.negative = (bits >> 63) != 0;
+  const int e = static_cast<int>((bits >> 52) & 0x7ff);
+  const uint64_t frac = bits & ((uint64_t{1} << 52) - 1);
+  if (e == 0) {
+    d.mantissa = frac;
+    d.exponent = -1074;
+  } else {
+    d.mantissa = frac | (uint64_t{1} << 52);
+    d.exponent = e - 1075;
+  }
+  return d;
+}
+
+}  // namespace
+
+void ExactSum::ClearAll() {
+  std::memset(chunk_, 0, sizeof chunk_);
+  lo_ = kChunks;
+  hi_ = -1;
+  pending_ = 0;
+  nan_ = pos_inf_ = neg_inf_ = false;
+  all_negative_zero_ = true;
+  any_term_ = false;
+}
+
+void ExactSum::Clear() {
+  if (lo_ <= hi_) {
+    std::memset(&chunk_[lo_], 0, sizeof(int64_t) * (hi_ - lo_ + 1));
+  }
+  lo_ = kChunks;
+  hi_ = -1;
+  pending_ = 0;
+  nan_ = pos_inf_ = neg_inf_ = false;
+  all_negative_zero_ = true;
+  any_term_ = false;
+}
+
+// Adds (negative ? -v : v) * 2^(pos + kMinExp) as three 32-bit digits.
+#define HLOREF_EXACT_SUM_ADD_U64(negative, v, pos)                             \
+  do {                                                                         \
+    const int k_ = (pos) >> 5;                                                 \
+    const unsigned __int128 w_ = static_cast<unsigned __int128>(v)             \
+                                 << ((pos)&31);                                \
+    const int64_t d0_ =                                                        \
+        static_cast<int64_t>(static_cast<uint64_t>(w_) & kDigitMask);          \
+    const int64_t d1_ =                                                        \
+        static_cast<int64_t>(static_cast<uint64_t>(w_ >> 32) & kDigitMask);    \
+    const int64_t d2_ = static_cast<int64_t>(static_cast<uint64_t>(w_ >> 64)); \
+    if (negative) {                                                            \
+      chunk_[k_] -= d0_;                                                       \
+      chunk_[k_ + 1] -= d1_;                                                   \
+      chunk_[k_ + 2] -= d2_;                                                   \
+    } else {                                                                   \
+      chunk_[k_] += d0_;                                                       \
+      chunk_[k_ + 1] += d1_;                                                   \
+      chunk_[k_ + 2] += d2_;                                                   \
+    }                                                                          \
+    lo_ = std::min(lo_, k_);                                                   \
+    hi_ = std::max(hi_, k_ + 2);                                               \
+    if (++pending_ >= kNormalizeEvery) Normalize();                            \
+  } while (0)
+
+void ExactSum::Add(double x) {
+  uint64_t bits;
+  std::memcpy(&bits, &x, sizeof bits);
+  const int e = static_cast<int>((bits >> 52) & 0x7ff);
+  const bool negative = (bits >> 63) != 0;
+  any_term_ = true;
+  if (e == 0x7ff) {
+    all_negative_zero_ = false;
+    if ((bits & ((uint64_t{1} << 52) - 1)) != 0) {
+      nan_ = true;
+    } else if (negative) {
+      neg_inf_ = true;
+    } else {
+      pos_inf_ = true;
+    }
+    return;
+  }
+  uint64_t mantissa = bits & ((uint64_t{1} << 52) - 1);
+  int exponent;
+  if (e == 0) {
+    if (mantissa == 0) {
+      if (!negative) all_negative_zero_ = false;
+      return;
+    }
+    exponent = -1074;
+  } else {
+    mantissa |= uint64_t{1} << 52;
+    exponent = e - 1075;
+  }
+  all_negative_zero_ = false;
+  const int pos = exponent - kMinExp;
+  HLOREF_EXACT_SUM_ADD_U64(negative, mantissa, pos);
+}
+
+void ExactSum::AddScaled(bool negative, unsigned __int128 mag, int exp) {
+  any_term_ = true;
+  if (mag == 0) {
+    if (!negative) all_negative_zero_ = false;
+    return;
+  }
+  all_negative_zero_ = false;
+  const uint64_t low = static_cast<uint64_t>(mag);
+  const uint64_t high = static_cast<uint64_t>(mag >> 64);
+  const int pos = exp - kMinExp;
+  if (low != 0) HLOREF_EXACT_SUM_ADD_U64(negative, low, pos);
+  if (high != 0) HLOREF_EXACT_SUM_ADD_U64(negative, high, pos + 64);
+}
+
+#undef HLOREF_EXACT_SUM_ADD_U64
+
+void ExactSum::AddProduct(double a, double b) {
+  if (!std::isfinite(a) || !std::isfinite(b) || a == 0 || b == 0) {
+    Add(a * b);  // inf, NaN (inf * 0) or a signed zero: exact as is
+    return;
+  }
+  const double p = a * b;
+  if (std::isfinite(p) && std::fabs(p) >= 0x1p-900) {
+    // TwoProduct: without underflow or overflow a*b == p + e exactly.
+    const double e = std::fma(a, b, -p);
+    Add(p);
+    if (e != 0) Add(e);
+    return;
+  }
+  const Decoded da = Decode(a);
+  const Decoded db = Decode(b);
+  AddScaled(da.negative != db.negative,
+            static_cast<unsigned __int128>(da.mantissa) * db.mantissa,
+            da.exponent + db.exponent);
+}
+
+void ExactSum::Normalize() {
+  for (int k = lo_; k < hi_; ++k) {
+    const int64_t carry = chunk_[k] >> 32;  // arithmetic shift (C++20)
+    chunk_[k] -= carry * (int64_t{1} << 32);
+    chunk_[k + 1] += carry;
+  }
+  pending_ = 0;
+}
+
+bool ExactSum::Canonicalize() {
+  Normalize();
+  bool negative = false;
+  if (chunk_[hi_] < 0) {
+    negative = true;
+    for (int k = lo_; k <= hi_; ++k) chunk_[k] = -chunk_[k];
+    Normalize();
+  }
+  while ((chunk_[hi_] >> 32) != 0 && hi_ + 1 < kChunks) {
+    const int64_t carry = chunk_[hi_] >> 32;
+    chunk_[hi_] &= static_cast<int64_t>(kDigitMask);
+    chunk_[++hi_] += carry;
+  }
+  return negative;
+}
+
+uint64_t ExactSum::Bits(int pos, int count) const {
+  const int idx = pos - kMinExp;
+  const int word = idx >> 5;
+  const int off = idx & 31;
+  unsigned __int128 w = 0;
+  for (int i = 2; i >= 0; --i) {
+    const int k = word + i;
+    w <<= 32;
+    if (k >= lo_ && k <= hi_) w |= static_cast<uint64_t>(chunk_[k]);
+  }
+  w >>= off;
+  return static_cast<uint64_t>(w) & ((uint64_t{1} << count) - 1);
+}
+
+bool ExactSum::AnyBitBelow(int pos) const {
+  const int idx = pos - kMinExp;
+  const int word = idx >> 5;
+  const int off = idx & 31;
+  if (word >= lo_ && word <= hi_ &&
+      (static_cast<uint64_t>(chunk_[word]) & ((uint64_t{1} << off) - 1)) != 0) {
+    return true;
+  }
+  for (int k = lo_; k < word && k <= hi_; ++k) {
+    if (chunk_[k] != 0) return true;
+  }
+  return false;
+}
+
+double ExactSum::RoundImpl(int precision, int emin, bool up) {
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  if (has_nan()) return std::numeric_limits<double>::quiet_NaN();
+  if (pos_inf_) return kInf;
+  if (neg_inf_) return -kInf;
+  const double zero = (any_term_ && all_negative_zero_) ? -0.0 : 0.0;
+  if (lo_ > hi_) return zero;
+  const bool negative = Canonicalize();
+  int top = hi_;
+  while (top >= lo_ && chunk_[top] == 0) --top;
+  double result;
+  if (top < lo_) {
+    result = zero;
+  } else {
+    const int msb = 32 * top + kMinExp +
+                    (31 - __builtin_clz(static_cast<uint32_t>(chunk_[top])));
+    const int q = std::max(msb - precision + 1, emin - precision + 1);
+    uint64_t m = msb >= q ? Bits(q, msb - q + 1) : 0;
+    const bool round_bit = msb >= q - 1 && Bits(q - 1, 1) != 0;
+    const bool sticky = AnyBitBelow(q - 1);
+    if (up) {
+      if (!negative && (round_bit || sticky)) ++m;
+    } else if (round_bit && (sticky || (m & 1) != 0)) {
+      ++m;
+    }
+    result = m == 0 ? 0.0 : std::ldexp(static_cast<double>(m), q);
+    if (negative) result = -result;
+  }
+  if (negative) {
+    // Restore the (negated) value so the sum stays usable.
+    for (int k = lo_; k <= hi_; ++k) chunk_[k] = -chunk_[k];
+  }
+  return result;
+}
+
+double ExactSum::Round(int precision, int emin) {
+  return RoundImpl(precision, emin, /*up=*/false);
+}
+
+double ExactSum::RoundUpToDouble() { return RoundImpl(53, -1022, /*up=*/true); }
+
+double ExactSum::RoundTo(PrimitiveType type) {
+  const FloatFormat& format = FormatOf(type);
+  return Round(Precision(format), std::ilogb(MinNormal(format)));
+}
+
+}  // namespace hloref
