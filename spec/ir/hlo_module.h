@@ -127,9 +127,7 @@ class HloComputation {
   void set_root(HloInstruction* root) { root_ = root; }
   // Parameter instructions indexed by parameter number (after
   // FinalizeParameters; nullptr where a number is missing).
-  const std::vector<HloInstruction*>& parameters() const {
-    return parameters_;
-  }
+  const std::vector<HloInstruction*>& parameters() const { return parameters_; }
   HloInstruction* parameter(int64_t i) const { return parameters_[i]; }
   int64_t num_parameters() const {
     return static_cast<int64_t>(parameters_.size());
@@ -154,9 +152,7 @@ class HloComputation {
   void set_signature_result(Shape s) { signature_result_ = std::move(s); }
 
   const std::string& execution_thread() const { return execution_thread_; }
-  void set_execution_thread(std::string t) {
-    execution_thread_ = std::move(t);
-  }
+  void set_execution_thread(std::string t) { execution_thread_ = std::move(t); }
   bool is_entry() const { return is_entry_; }
   void set_is_entry(bool e) { is_entry_ = e; }
   const SourceLocation& location() const { return location_; }
@@ -164,7 +160,15 @@ class HloComputation {
   HloModule* parent() const { return parent_; }
   void set_parent(HloModule* m) { parent_ = m; }
 
+  // True for the one-instruction computation the parser synthesizes for the
+  // async sugar (`custom-call-start(...)` = async-start calling a wrapped
+  // custom-call). The printer does not print such a computation; it prints
+  // the async-start/update/done that call it in sugared form again.
+  bool is_async_sugar_wrapped() const { return is_async_sugar_wrapped_; }
+  void set_is_async_sugar_wrapped(bool v) { is_async_sugar_wrapped_ = v; }
+
  private:
+  bool is_async_sugar_wrapped_ = false;
   std::string name_;
   std::vector<std::unique_ptr<HloInstruction>> instructions_;
   HloInstruction* root_ = nullptr;

@@ -10,13 +10,14 @@
 namespace hloref {
 
 struct PrintOptions {
-  bool print_percent = true;          // `%name`
-  bool print_signatures = true;       // `%comp (p: f32[]) -> f32[] {`
+  bool print_percent = true;     // `%name`
+  bool print_signatures = true;  // `%comp (p: f32[]) -> f32[] {`
   bool print_metadata = true;
   bool print_backend_config = true;
   bool print_large_constants = true;  // false: `{...}` above 10 elements
   bool print_operand_shapes = false;  // pre-2025 `f32[2]{0} %x` operands
   bool print_index_comments = true;   // `/*index=5*/`
+  bool print_control_predecessors = true;
   // XLA's short parsable form (no %, no signatures, no metadata).
   static PrintOptions Short();
 };
