@@ -372,7 +372,7 @@ Token HloLexer::Lex(size_t offset) const {
       break;
     case '%': {
       size_t p = pos + 1;
-      if (p >= n || !(IsIdentStart(text_[p]) || IsDigit(text_[p]))) break;
+      if (p >= n || !IsIdentStart(text_[p])) break;
       while (p < n && IsIdentChar(text_[p])) ++p;
       tok.text = std::string(text_.substr(pos + 1, p - pos - 1));
       tok.percent = true;
