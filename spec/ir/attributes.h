@@ -28,8 +28,8 @@ struct WindowDimension {
   int64_t stride = 1;
   int64_t padding_low = 0;
   int64_t padding_high = 0;
-  int64_t base_dilation = 1;    // lhs_dilate
-  int64_t window_dilation = 1;  // rhs_dilate
+  int64_t base_dilation = 1;     // lhs_dilate
+  int64_t window_dilation = 1;   // rhs_dilate
   bool window_reversal = false;  // rhs_reversal
   bool operator==(const WindowDimension&) const = default;
 };
@@ -158,7 +158,7 @@ struct HloAttributes {
   // map, collectives, get/set-dimension-size).
   std::vector<int64_t> dimensions;
   std::vector<int64_t> dynamic_slice_sizes;
-  int64_t index = 0;               // get-tuple-element
+  int64_t index = 0;  // get-tuple-element
   int64_t inferred_dimension = -1;
   int64_t iota_dimension = 0;
   PaddingConfig padding;
@@ -235,8 +235,11 @@ struct HloAttributes {
 
   // Common trailing attributes.
   OpMetadata metadata;
-  std::map<std::string, std::string> frontend_attributes;  // value verbatim
-  std::string backend_config;  // verbatim: quoted string or raw {...}
+  // Values are the string values: quotes removed and C escapes decoded for
+  // quoted values, raw `{...}` dictionaries as written. The printer writes
+  // a value raw when it is a balanced `{...}`, quoted otherwise (as XLA).
+  std::map<std::string, std::string> frontend_attributes;
+  std::string backend_config;  // same convention; empty = absent
   std::vector<HloInstruction*> control_predecessors;
   // kRaw attributes, verbatim value text keyed by attribute (sharding,
   // domain, statistics, origin, result_accuracy, output_to_operand_aliasing,
