@@ -427,6 +427,15 @@ absl::Status CheckAttributes(const HloInstruction& inst) {
   const OpInfo& info = GetOpInfo(inst.opcode());
   const HloAttributes& attrs = inst.attrs();
   for (const OpAttrSpec& spec : info.attributes) {
+    // A called computation may come without its attribute bit (the parser
+    // synthesizes the wrapped computation of async sugar): the call itself
+    // is what the attribute would give.
+    const AttrKind kind = AttrKindOf(spec.id);
+    if ((kind == AttrKind::kComputation ||
+         kind == AttrKind::kComputationList) &&
+        !inst.called_computations().empty()) {
+      continue;
+    }
     if (spec.required && !attrs.has(spec.id)) {
       return Fail(inst, "module.C8", info.name, " requires attribute ",
                   AttrName(spec.id));
