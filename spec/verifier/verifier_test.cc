@@ -266,6 +266,8 @@ const Case kCases[] = {
   {"dot.C7", "r", "p = f32[2,3] parameter(0)\nq = f32[3,4] parameter(1)\nROOT r = c64[2,4] dot(p, q), lhs_contracting_dims={1}, rhs_contracting_dims={0}"},
   {"dot.C8", "r", "p = f32[2,3] parameter(0)\nq = f32[3,4] parameter(1)\nROOT r = f32[2,4] dot(p, q), lhs_contracting_dims={1}, rhs_contracting_dims={0}, operand_precision={high}"},
   {"module.C10", "r", "p = f32[2,3] parameter(0)\nq = f32[3,4] parameter(1)\nROOT r = f32[4,2] dot(p, q), lhs_contracting_dims={1}, rhs_contracting_dims={0}"},
+  {"ragged-dot.C1", "r", "p = f32[8,3] parameter(0)\nq = f32[3,4] parameter(1)\ng = (s32[2]) parameter(2)\nROOT r = f32[8,4] ragged-dot(p, q, g), lhs_contracting_dims={1}, rhs_contracting_dims={0}, lhs_ragged_dims={1}, rhs_group_dims={}"},
+  {"scaled-dot.C1", "r", "p = f32[2,32] parameter(0)\nps = (f32[2,1]) parameter(1)\nq = f32[32,4] parameter(2)\nqs = f32[1,4] parameter(3)\nROOT r = f32[2,4] scaled-dot(p, ps, q, qs), lhs_contracting_dims={1}, rhs_contracting_dims={0}"},
   {"ragged-dot.C9", "r", "p = f32[8,3] parameter(0)\nq = f32[2,3,4] parameter(1)\ng = s32[2] parameter(2)\nROOT r = f32[8,4] ragged-dot(p, q, g), lhs_contracting_dims={1}, rhs_contracting_dims={1}, lhs_ragged_dims={}, rhs_group_dims={0}"},
   {"ragged-dot.C10", "r", "p = f32[8,3] parameter(0)\nq = f32[3,4] parameter(1)\ng = s32[2] parameter(2)\nROOT r = f32[8,4] ragged-dot(p, q, g), lhs_contracting_dims={1}, rhs_contracting_dims={0}, lhs_ragged_dims={0}, rhs_group_dims={}"},
   {"scaled-dot.C9", "r", "p = f32[2,32] parameter(0)\nps = f32[2,3] parameter(1)\nq = f32[32,4] parameter(2)\nqs = f32[1,4] parameter(3)\nROOT r = f32[2,4] scaled-dot(p, ps, q, qs), lhs_contracting_dims={1}, rhs_contracting_dims={0}"},
@@ -769,6 +771,15 @@ TEST(VerifierApiTest, NegativeInteriorPadding) {
   absl::Status st = VerifyModule(*m);
   ExpectRule(st, "pad.C4");
   EXPECT_THAT(std::string(st.message()), HasSubstr("%r"));
+}
+
+TEST(VerifierApiTest, CustomCallToApplyAndCalledComputations) {
+  auto m = MustParse(
+      "p = f32[2] parameter(0)\nROOT r = f32[2] custom-call(p), "
+      "custom_call_target=\"foo\", to_apply=id_f32_2");
+  m->entry()->FindInstruction("r")->mutable_attrs()->set(
+      AttrId::kCalledComputations);
+  ExpectRule(VerifyModule(*m), "custom-call.C3");
 }
 
 TEST(VerifierApiTest, MaxElements) {
