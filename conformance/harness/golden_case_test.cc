@@ -49,7 +49,7 @@ TEST(ParseGoldenFile, ReadsFieldsAndContinuations) {
   ASSERT_EQ(a.args.size(), 1u);
   EXPECT_EQ(a.args[0], "f32[2] {1, 2}");
   // The module starts on file line 6: five newlines come first.
-  EXPECT_EQ(a.module_text.substr(0, 7), "\n\n\n\n\n  H");
+  EXPECT_EQ(a.module_text.substr(0, 8), "\n\n\n\n\n  H");
   const GoldenCase& b = (*cases)[1];
   EXPECT_EQ(b.profile, CaseProfile::kXla);
   ASSERT_EQ(b.impl_ids.size(), 2u);
