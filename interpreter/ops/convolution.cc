@@ -282,8 +282,11 @@ absl::Status RealConv(const HloInstruction& inst, EvalContext& ctx,
         for (auto* q = begin; q != end; ++q) {
           const double* xs = xb + q->first * p.in_features;
           const double* ws = wo + q->second * cg;
-          for (int64_t c = 0; c < cg; ++c)
-            AddProductTo<kExact>(acc, xs[c], ws[c]);
+          if constexpr (kExact) {
+            acc.AddExactProducts(xs, ws, cg);
+          } else {
+            for (int64_t c = 0; c < cg; ++c) acc.AddProduct(xs[c], ws[c]);
+          }
         }
         (*values)[out] = acc.Round(precision, emin);
         if (error_data) {

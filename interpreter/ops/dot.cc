@@ -145,12 +145,10 @@ absl::Status RealKernel(const HloInstruction& inst, EvalContext& ctx,
       for (int64_t j = 0; j < s.n; ++j, ++out) {
         const double* rrow = r.data() + (b * s.n + j) * s.k;
         acc.Clear();
-        for (int64_t k = 0; k < s.k; ++k) {
-          if constexpr (kExactInDouble) {
-            acc.Add(lrow[k] * rrow[k]);
-          } else {
-            acc.AddProduct(lrow[k], rrow[k]);
-          }
+        if constexpr (kExactInDouble) {
+          acc.AddExactProducts(lrow, rrow, s.k);
+        } else {
+          for (int64_t k = 0; k < s.k; ++k) acc.AddProduct(lrow[k], rrow[k]);
         }
         (*values)[out] = acc.Round(precision, emin);
         if (error_data) {

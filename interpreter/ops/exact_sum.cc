@@ -137,6 +137,72 @@ void ExactSum::AddScaled(bool negative, unsigned __int128 mag, int exp) {
 
 #undef HLOREF_EXACT_SUM_ADD_U64
 
+void ExactSum::AddExactProducts(const double* a, const double* b, int64_t n) {
+  if (n <= 0) return;
+  any_term_ = true;
+  // Local copies of the bookkeeping so the loop keeps them in registers
+  // (the chunk stores could otherwise alias them).
+  int lo = lo_, hi = hi_;
+  int64_t pending = pending_;
+  bool all_negative_zero = all_negative_zero_;
+  bool special = false;
+  int64_t* const chunk = chunk_;
+  for (int64_t i = 0; i < n; ++i) {
+    const double x = a[i] * b[i];
+    uint64_t bits;
+    std::memcpy(&bits, &x, sizeof bits);
+    const int e = static_cast<int>((bits >> 52) & 0x7ff);
+    uint64_t mantissa = bits & ((uint64_t{1} << 52) - 1);
+    if (e == 0 || e == 0x7ff) {
+      if (e == 0x7ff || mantissa != 0) {
+        special = true;  // handled by the general path below
+        continue;
+      }
+      if ((bits >> 63) == 0) all_negative_zero = false;
+      continue;
+    }
+    all_negative_zero = false;
+    mantissa |= uint64_t{1} << 52;
+    const int pos = e - 1075 - kMinExp;
+    const int k = pos >> 5;
+    const unsigned __int128 w = static_cast<unsigned __int128>(mantissa)
+                                << (pos & 31);
+    const int64_t d0 =
+        static_cast<int64_t>(static_cast<uint64_t>(w) & kDigitMask);
+    const int64_t d1 =
+        static_cast<int64_t>(static_cast<uint64_t>(w >> 32) & kDigitMask);
+    const int64_t d2 = static_cast<int64_t>(static_cast<uint64_t>(w >> 64));
+    if ((bits >> 63) != 0) {
+      chunk[k] -= d0;
+      chunk[k + 1] -= d1;
+      chunk[k + 2] -= d2;
+    } else {
+      chunk[k] += d0;
+      chunk[k + 1] += d1;
+      chunk[k + 2] += d2;
+    }
+    lo = k < lo ? k : lo;
+    hi = k + 2 > hi ? k + 2 : hi;
+    if (++pending >= kNormalizeEvery) {
+      lo_ = lo;
+      hi_ = hi;
+      Normalize();
+      pending = 0;
+    }
+  }
+  lo_ = lo;
+  hi_ = hi;
+  pending_ = pending;
+  all_negative_zero_ = all_negative_zero;
+  if (special) {
+    // Subnormal products and non-finite values: the general path.
+    for (int64_t i = 0; i < n; ++i) {
+      const double x = a[i] * b[i];
+      if (!std::isnormal(x) && x != 0) Add(x);
+    }
+  }
+}
+
 void ExactSum::AddProduct(double a, double b) {
   if (!std::isfinite(a) || !std::isfinite(b) || a == 0 || b == 0) {
     Add(a * b);  // inf, NaN (inf * 0) or a signed zero: exact as is

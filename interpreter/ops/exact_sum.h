@@ -32,6 +32,10 @@ class ExactSum {
   // Adds a*b exactly for any doubles (TwoProduct with FMA when no
   // underflow or overflow can occur, else a 106-bit integer product).
   void AddProduct(double a, double b);
+  // Adds sum_k a[k] * b[k] for n pairs whose double products are exact
+  // (each operand has at most 26 significant bits, e.g. f32 and narrower).
+  // The hot loop of dot and convolution: one call per output element.
+  void AddExactProducts(const double* a, const double* b, int64_t n);
   // Adds (negative ? -1 : 1) * mag * 2^exp exactly; mag < 2^107, exp in
   // [-2148, 1942].
   void AddScaled(bool negative, unsigned __int128 mag, int exp);

@@ -1,0 +1,525 @@
+// Tests of the dot family (interpreter/ops/dot.cc) and of ExactSum: seed
+// examples, general dimension numbers against a naive loop written here in
+// long double / wrapping integer arithmetic on data whose sums are exact,
+// exactness and correct rounding, mixed types, complex, pred, zero-size
+// dimensions, and the error data S and m.
+#include "interpreter/ops/dot.h"
+
+#include <cmath>
+#include <complex>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "gtest/gtest.h"
+#include "interpreter/ops/accumulate_test_util.h"
+#include "interpreter/ops/exact_sum.h"
+
+namespace hloref {
+namespace {
+
+using testing_acc::EvalRootDirect;
+using testing_acc::Lcg;
+using testing_acc::Make;
+using testing_acc::RecordingContext;
+using testing_acc::RunHlo;
+
+std::string DimsText(const std::vector<int64_t>& d) {
+  return absl::StrCat("{", absl::StrJoin(d, ","), "}");
+}
+std::string ShapeText(const std::string& t, const std::vector<int64_t>& d) {
+  return absl::StrCat(t, "[", absl::StrJoin(d, ","), "]");
+}
+
+// ---- ExactSum on its own.
+
+TEST(ExactSum, CancellationAndCorrectRounding) {
+  ExactSum s;
+  s.Add(0x1p60);
+  s.Add(1.0);
+  s.Add(-0x1p60);
+  EXPECT_EQ(s.Round(24, -126), 1.0);
+  // 1 + 2^-24 + 2^-60 lies just above the f32 midpoint between 1 and
+  // 1 + 2^-23: correct rounding goes up (a float loop would give 1).
+  s.Clear();
+  s.Add(1.0);
+  s.Add(0x1p-24);
+  s.Add(0x1p-60);
+  EXPECT_EQ(s.RoundTo(PrimitiveType::kF32), 1.0 + 0x1p-23);
+  // Exactly the midpoint: ties to even (1).
+  s.Clear();
+  s.Add(1.0);
+  s.Add(0x1p-24);
+  EXPECT_EQ(s.RoundTo(PrimitiveType::kF32), 1.0);
+  // Subnormal f32 result: 2^-149 * 3 / 2 rounds to even (2^-148).
+  s.Clear();
+  s.Add(0x1p-149);
+  s.Add(0x1p-150);
+  EXPECT_EQ(s.RoundTo(PrimitiveType::kF32), 0x1p-148);
+  // Overflow of f32 is left to the store (the double is exact).
+  s.Clear();
+  s.Add(0x1p127);
+  s.Add(0x1p127);
+  EXPECT_EQ(s.RoundTo(PrimitiveType::kF32), 0x1p128);
+  // Negative sums, and -0 only when every term is -0.
+  s.Clear();
+  s.Add(-3.0);
+  s.Add(0.5);
+  EXPECT_EQ(s.RoundTo(PrimitiveType::kF64), -2.5);
+  s.Clear();
+  s.Add(-0.0);
+  s.Add(-0.0);
+  EXPECT_TRUE(std::signbit(s.RoundTo(PrimitiveType::kF64)));
+  s.Clear();
+  s.Add(-0.0);
+  s.Add(0.0);
+  EXPECT_FALSE(std::signbit(s.RoundTo(PrimitiveType::kF64)));
+  s.Clear();
+  s.Add(1.0);
+  s.Add(-1.0);
+  EXPECT_EQ(s.RoundTo(PrimitiveType::kF64), 0.0);
+  EXPECT_FALSE(std::signbit(s.RoundTo(PrimitiveType::kF64)));
+}
+
+TEST(ExactSum, SpecialValues) {
+  ExactSum s;
+  s.Add(1.0);
+  s.Add(std::numeric_limits<double>::infinity());
+  EXPECT_EQ(s.RoundTo(PrimitiveType::kF32),
+            std::numeric_limits<double>::infinity());
+  s.Add(-std::numeric_limits<double>::infinity());
+  EXPECT_TRUE(std::isnan(s.RoundTo(PrimitiveType::kF32)));
+  s.Clear();
+  s.AddProduct(std::numeric_limits<double>::infinity(), 0.0);
+  EXPECT_TRUE(std::isnan(s.RoundTo(PrimitiveType::kF64)));
+}
+
+TEST(ExactSum, ExactF64Products) {
+  // (1 + 2^-30)^2 - (1 + 2^-29) = 2^-60 exactly; a double product loses it.
+  ExactSum s;
+  const double a = 1.0 + 0x1p-30;
+  s.AddProduct(a, a);
+  s.Add(-(1.0 + 0x1p-29));
+  EXPECT_EQ(s.RoundTo(PrimitiveType::kF64), 0x1p-60);
+  // Products far outside the double range cancel exactly.
+  s.Clear();
+  s.AddProduct(0x1p1000, 0x1p1000);
+  s.AddProduct(-0x1p1000, 0x1p1000);
+  s.Add(2.0);
+  EXPECT_EQ(s.RoundTo(PrimitiveType::kF64), 2.0);
+  // Tiny products below the subnormal range are kept exactly.
+  s.Clear();
+  s.AddProduct(0x1p-1074, 0x1p-1074);
+  s.AddProduct(0x1p-1074, 0x1p-1074);
+  s.Add(0x1p-1074);
+  EXPECT_EQ(s.RoundUpToDouble(), 0x1p-1073);  // 2^-1074 + 2^-2147: up
+  EXPECT_EQ(s.RoundTo(PrimitiveType::kF64), 0x1p-1074);
+}
+
+TEST(ExactSum, ManyTermsCarryPropagation) {
+  ExactSum s;
+  for (int i = 0; i < 100000; ++i) s.Add(0.1);
+  // Exact: 100000 * fl(0.1), fl(0.1) = 0x1.999999999999ap-4.
+  const long double exact = 100000.0L * static_cast<long double>(0.1);
+  EXPECT_EQ(s.RoundTo(PrimitiveType::kF64), static_cast<double>(exact));
+}
+
+// ---- The seed's examples.
+
+TEST(Dot, SeedDotGeneralContracting) {
+  const Literal r = RunHlo(R"(HloModule m
+ENTRY e {
+  a = f32[2,3] constant({{1, 2, 3}, {4, 5, 6}})
+  b = f32[2,3] constant({{1, 1, 1}, {2, 2, 2}})
+  ROOT d = f32[2,2] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={1}
+})");
+  EXPECT_EQ(r, Make<float>(PrimitiveType::kF32, {2, 2}, {6, 12, 15, 30}));
+}
+
+TEST(Dot, SeedDotGeneralBatch) {
+  const Literal r = RunHlo(R"(HloModule m
+ENTRY e {
+  a = f32[2,2,2] constant({{{1, 2}, {3, 4}}, {{5, 6}, {7, 8}}})
+  b = f32[2,2,2] constant({{{1, 0}, {0, 1}}, {{1, 0}, {0, 1}}})
+  ROOT d = f32[2,2,2] dot(a, b), lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={0}, rhs_contracting_dims={1}
+})");
+  EXPECT_EQ(
+      r, Make<float>(PrimitiveType::kF32, {2, 2, 2}, {1, 2, 3, 4, 5, 6, 7, 8}));
+}
+
+TEST(Dot, SeedDotRanks) {
+  // vector . vector, matrix . vector, matrix . matrix.
+  EXPECT_EQ(RunHlo(R"(HloModule m
+ENTRY e {
+  a = f32[3] constant({1, 2, 3})
+  b = f32[3] constant({4, 5, 6})
+  ROOT d = f32[] dot(a, b), lhs_contracting_dims={0}, rhs_contracting_dims={0}
+})"),
+            Literal::CreateR0<float>(PrimitiveType::kF32, 32));
+  EXPECT_EQ(RunHlo(R"(HloModule m
+ENTRY e {
+  a = f32[2,3] constant({{1, 2, 3}, {4, 5, 6}})
+  b = f32[3] constant({1, 0, -1})
+  ROOT d = f32[2] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+})"),
+            Make<float>(PrimitiveType::kF32, {2}, {-2, -2}));
+  EXPECT_EQ(RunHlo(R"(HloModule m
+ENTRY e {
+  a = f32[2,3] constant({{1, 2, 3}, {4, 5, 6}})
+  b = f32[3,2] constant({{1, 2}, {3, 4}, {5, 6}})
+  ROOT d = f32[2,2] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+})"),
+            Make<float>(PrimitiveType::kF32, {2, 2}, {22, 28, 49, 64}));
+}
+
+// ---- General dimension numbers against a naive loop.
+
+struct DotCase {
+  std::vector<int64_t> lhs_dims, rhs_dims;
+  std::vector<int64_t> lb, lc, rb, rc;
+};
+
+// Naive DotGeneral written from the seed: result index = (batch..., lhs
+// free..., rhs free...); sum over contracting indices in long double (the
+// test data keeps every partial sum exact in 64 bits).
+std::vector<long double> NaiveDot(const DotCase& c,
+                                  const std::vector<long double>& lhs,
+                                  const std::vector<long double>& rhs,
+                                  std::vector<int64_t>* out_dims) {
+  auto free_dims = [](int64_t rank, const std::vector<int64_t>& b,
+                      const std::vector<int64_t>& k) {
+    std::vector<int64_t> f;
+    for (int64_t d = 0; d < rank; ++d) {
+      bool used = false;
+      for (int64_t x : b) used |= x == d;
+      for (int64_t x : k) used |= x == d;
+      if (!used) f.push_back(d);
+    }
+    return f;
+  };
+  const auto lf = free_dims(c.lhs_dims.size(), c.lb, c.lc);
+  const auto rf = free_dims(c.rhs_dims.size(), c.rb, c.rc);
+  out_dims->clear();
+  for (int64_t d : c.lb) out_dims->push_back(c.lhs_dims[d]);
+  for (int64_t d : lf) out_dims->push_back(c.lhs_dims[d]);
+  for (int64_t d : rf) out_dims->push_back(c.rhs_dims[d]);
+  std::vector<int64_t> kdims;
+  for (int64_t d : c.lc) kdims.push_back(c.lhs_dims[d]);
+  int64_t out_count = 1, kcount = 1;
+  for (int64_t d : *out_dims) out_count *= d;
+  for (int64_t d : kdims) kcount *= d;
+  std::vector<long double> out(out_count, 0.0L);
+  std::vector<int64_t> oi(out_dims->size()), li(c.lhs_dims.size()),
+      ri(c.rhs_dims.size());
+  for (int64_t o = 0; o < out_count; ++o) {
+    int64_t rem = o;
+    for (int64_t d = out_dims->size() - 1; d >= 0; --d) {
+      oi[d] = rem % (*out_dims)[d];
+      rem /= (*out_dims)[d];
+    }
+    size_t p = 0;
+    for (size_t j = 0; j < c.lb.size(); ++j, ++p) {
+      li[c.lb[j]] = oi[p];
+      ri[c.rb[j]] = oi[p];
+    }
+    for (int64_t d : lf) li[d] = oi[p++];
+    for (int64_t d : rf) ri[d] = oi[p++];
+    for (int64_t k = 0; k < kcount; ++k) {
+      int64_t krem = k;
+      for (int64_t j = kdims.size() - 1; j >= 0; --j) {
+        li[c.lc[j]] = krem % kdims[j];
+        ri[c.rc[j]] = krem % kdims[j];
+        krem /= kdims[j];
+      }
+      int64_t la = 0, ra = 0;
+      for (size_t d = 0; d < c.lhs_dims.size(); ++d)
+        la = la * c.lhs_dims[d] + li[d];
+      for (size_t d = 0; d < c.rhs_dims.size(); ++d)
+        ra = ra * c.rhs_dims[d] + ri[d];
+      out[o] += lhs[la] * rhs[ra];
+    }
+  }
+  return out;
+}
+
+std::string DotModule(const DotCase& c, const std::string& lt,
+                      const std::string& rt, const std::string& ot,
+                      const std::vector<int64_t>& out_dims,
+                      const std::string& extra = "") {
+  std::string attrs;
+  if (!c.lb.empty())
+    absl::StrAppend(&attrs, ", lhs_batch_dims=", DimsText(c.lb));
+  absl::StrAppend(&attrs, ", lhs_contracting_dims=", DimsText(c.lc));
+  if (!c.rb.empty())
+    absl::StrAppend(&attrs, ", rhs_batch_dims=", DimsText(c.rb));
+  absl::StrAppend(&attrs, ", rhs_contracting_dims=", DimsText(c.rc), extra);
+  return absl::StrCat(
+      "HloModule m\nENTRY e {\n  a = ", ShapeText(lt, c.lhs_dims),
+      " parameter(0)\n  b = ", ShapeText(rt, c.rhs_dims),
+      " parameter(1)\n  ROOT d = ", ShapeText(ot, out_dims), " dot(a, b)",
+      attrs, "\n}\n");
+}
+
+const std::vector<DotCase>& Cases() {
+  static const std::vector<DotCase> cases = {
+      {{3, 4}, {4, 5}, {}, {1}, {}, {0}},
+      {{4, 3}, {5, 4}, {}, {0}, {}, {1}},          // transposed
+      {{2, 3, 4}, {2, 4, 5}, {0}, {2}, {0}, {1}},  // batch matmul
+      {{3, 2, 4}, {4, 5, 2}, {1}, {2}, {2}, {0}},  // batch not leading
+      {{2, 3, 4, 5}, {5, 2, 3, 4}, {0}, {3, 1}, {1}, {0, 2}},  // 2 contracting
+      {{2, 2, 3, 3}, {2, 3, 2, 3}, {0, 2}, {3}, {2, 1}, {3}},  // 2 batch dims
+      {{6}, {6}, {}, {0}, {}, {0}},
+      {{3, 0}, {0, 4}, {}, {1}, {}, {0}},  // k = 0
+      {{0, 3}, {3, 4}, {}, {1}, {}, {0}},  // empty result
+      {{2, 3}, {4}, {}, {}, {}, {}},       // outer product
+  };
+  return cases;
+}
+
+TEST(Dot, GeneralDimensionNumbersF32) {
+  Lcg rng(42);
+  for (const DotCase& c : Cases()) {
+    int64_t nl = 1, nr = 1;
+    for (int64_t d : c.lhs_dims) nl *= d;
+    for (int64_t d : c.rhs_dims) nr *= d;
+    // Dyadic values k/64 with |k| < 2^10: products and their sums are exact
+    // in long double, so rounding the long double sum once is the
+    // correctly rounded result.
+    std::vector<float> lv(nl), rv(nr);
+    std::vector<long double> ll(nl), rl(nr);
+    for (int64_t i = 0; i < nl; ++i)
+      ll[i] = lv[i] = rng.Int(-1000, 1000) / 64.0f;
+    for (int64_t i = 0; i < nr; ++i)
+      rl[i] = rv[i] = rng.Int(-1000, 1000) / 64.0f;
+    std::vector<int64_t> out_dims;
+    const std::vector<long double> want = NaiveDot(c, ll, rl, &out_dims);
+    std::vector<float> wantf(want.begin(), want.end());
+    const Literal got =
+        RunHlo(DotModule(c, "f32", "f32", "f32", out_dims),
+               {Make<float>(PrimitiveType::kF32, c.lhs_dims, lv),
+                Make<float>(PrimitiveType::kF32, c.rhs_dims, rv)});
+    EXPECT_EQ(got, Make<float>(PrimitiveType::kF32, out_dims, wantf))
+        << DotModule(c, "f32", "f32", "f32", out_dims);
+  }
+}
+
+TEST(Dot, GeneralDimensionNumbersIntegersWrap) {
+  Lcg rng(7);
+  for (const DotCase& c : Cases()) {
+    int64_t nl = 1, nr = 1;
+    for (int64_t d : c.lhs_dims) nl *= d;
+    for (int64_t d : c.rhs_dims) nr *= d;
+    // s32 with values near 2^20: products overflow s32; the expected value
+    // wraps modulo 2^32 (XLA profile), computed here in uint32 arithmetic.
+    std::vector<int32_t> lv(nl), rv(nr);
+    std::vector<long double> ll(nl), rl(nr);
+    for (int64_t i = 0; i < nl; ++i) lv[i] = rng.Int(-(1 << 20), 1 << 20);
+    for (int64_t i = 0; i < nr; ++i) rv[i] = rng.Int(-(1 << 20), 1 << 20);
+    // The exact integer sums (|sum| < 2^46, exact in long double) wrapped
+    // to 32 bits.
+    for (int64_t i = 0; i < nl; ++i) ll[i] = lv[i];
+    for (int64_t i = 0; i < nr; ++i) rl[i] = rv[i];
+    std::vector<int64_t> out_dims;
+    const std::vector<long double> exact = NaiveDot(c, ll, rl, &out_dims);
+    std::vector<int32_t> want;
+    for (long double v : exact) {
+      const int64_t e = static_cast<int64_t>(v);
+      want.push_back(static_cast<int32_t>(static_cast<uint32_t>(e)));
+    }
+    const Literal got =
+        RunHlo(DotModule(c, "s32", "s32", "s32", out_dims),
+               {Make<int32_t>(PrimitiveType::kS32, c.lhs_dims, lv),
+                Make<int32_t>(PrimitiveType::kS32, c.rhs_dims, rv)});
+    EXPECT_EQ(got, Make<int32_t>(PrimitiveType::kS32, out_dims, want))
+        << DotModule(c, "s32", "s32", "s32", out_dims);
+  }
+}
+
+TEST(Dot, ExactAccumulationBeatsFloatLoop) {
+  // [2^60, 1, -2^60] . [1, 1, 1] = 1 exactly; a float loop gives 0.
+  const Literal r = RunHlo(R"(HloModule m
+ENTRY e {
+  a = f32[3] constant({1.15292150e+18, 1, -1.15292150e+18})
+  b = f32[3] constant({1, 1, 1})
+  ROOT d = f32[] dot(a, b), lhs_contracting_dims={0}, rhs_contracting_dims={0}
+})");
+  EXPECT_EQ(r, Literal::CreateR0<float>(PrimitiveType::kF32, 1.0f));
+  // 1 + 2^-24 + 2^-60 rounds up to 1 + 2^-23 (correct rounding).
+  EXPECT_EQ(
+      RunHlo(R"(HloModule m
+ENTRY e {
+  a = f32[3] parameter(0)
+  b = f32[3] parameter(1)
+  ROOT d = f32[] dot(a, b), lhs_contracting_dims={0}, rhs_contracting_dims={0}
+})",
+             {Make<float>(PrimitiveType::kF32, {3}, {1.0f, 0x1p-24f, 0x1p-60f}),
+              Make<float>(PrimitiveType::kF32, {3}, {1, 1, 1})}),
+      Literal::CreateR0<float>(PrimitiveType::kF32, 1.0f + 0x1p-23f));
+}
+
+TEST(Dot, F64ExactProducts) {
+  const double a = 1.0 + 0x1p-30;
+  const Literal r =
+      RunHlo(R"(HloModule m
+ENTRY e {
+  a = f64[2] parameter(0)
+  b = f64[2] parameter(1)
+  ROOT d = f64[] dot(a, b), lhs_contracting_dims={0}, rhs_contracting_dims={0}
+})",
+             {Make<double>(PrimitiveType::kF64, {2}, {a, -(1.0 + 0x1p-29)}),
+              Make<double>(PrimitiveType::kF64, {2}, {a, 1.0})});
+  EXPECT_EQ(r, Literal::CreateR0<double>(PrimitiveType::kF64, 0x1p-60));
+}
+
+TEST(Dot, MixedTypesAndPreferredResult) {
+  // s8 x s8 -> s32 does not wrap at 8 bits: 100*100 + 100*100 = 20000.
+  EXPECT_EQ(RunHlo(R"(HloModule m
+ENTRY e {
+  a = s8[2] constant({100, 100})
+  b = s8[2] constant({100, 100})
+  ROOT d = s32[] dot(a, b), lhs_contracting_dims={0}, rhs_contracting_dims={0}
+})"),
+            Literal::CreateR0<int32_t>(PrimitiveType::kS32, 20000));
+  // u8 x s8 -> s16: 200 * -1 = -200 (u8 zero-extended).
+  EXPECT_EQ(RunHlo(R"(HloModule m
+ENTRY e {
+  a = u8[1] constant({200})
+  b = s8[1] constant({-1})
+  ROOT d = s16[] dot(a, b), lhs_contracting_dims={0}, rhs_contracting_dims={0}
+})"),
+            Literal::CreateR0<int16_t>(PrimitiveType::kS16, -200));
+  // bf16 x bf16 -> f32 keeps the f32 precision: 258 (= 1.0000001b * 2^8,
+  // a bf16 value) + 2^-8 needs 17 bits, exact in f32, not in bf16.
+  EXPECT_EQ(RunHlo(R"(HloModule m
+ENTRY e {
+  a = bf16[2] constant({258, 0.00390625})
+  b = bf16[2] constant({1, 1})
+  ROOT d = f32[] dot(a, b), lhs_contracting_dims={0}, rhs_contracting_dims={0}
+})"),
+            Literal::CreateR0<float>(PrimitiveType::kF32, 258.00390625f));
+  // f32 x f32 -> bf16: one rounding of the exact sum 1 + 2^-8 + 2^-30 to
+  // bf16 (p = 8, ulp 2^-7 at 1): just above the midpoint, so 1 + 2^-7.
+  EXPECT_EQ(RunHlo(R"(HloModule m
+ENTRY e {
+  a = f32[3] constant({1, 0.00390625, 9.31322575e-10})
+  b = f32[3] constant({1, 1, 1})
+  ROOT d = bf16[] dot(a, b), lhs_contracting_dims={0}, rhs_contracting_dims={0}
+})"),
+            RunHlo(R"(HloModule m
+ENTRY e {
+  ROOT c = bf16[] constant(1.0078125)
+})"));
+}
+
+TEST(Dot, OperandPrecisionDoesNotChangeTheValue) {
+  const std::string base = R"(HloModule m
+ENTRY e {
+  a = f32[2,3] constant({{1.5, -2, 3}, {4, 5.25, 6}})
+  b = f32[3,2] constant({{1, 2}, {3, 4}, {5, 6}})
+  ROOT d = f32[2,2] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0})";
+  const Literal plain = RunHlo(base + "\n}\n");
+  EXPECT_EQ(plain, Make<float>(PrimitiveType::kF32, {2, 2},
+                               {1.5f - 6 + 15, 3 - 8 + 18.0f, 4 + 15.75f + 30,
+                                8 + 21 + 36.0f}));
+  EXPECT_EQ(RunHlo(base + ", operand_precision={highest,highest}\n}\n"), plain);
+  EXPECT_EQ(RunHlo(base + ", operand_precision={default,high}\n}\n"), plain);
+}
+
+TEST(Dot, Complex) {
+  // (1+2i)(3-i) + (-1+i)(2+2i) = (5+5i) + (-4+0i) = 1+5i.
+  const Literal r = RunHlo(R"(HloModule m
+ENTRY e {
+  a = c64[2] constant({(1, 2), (-1, 1)})
+  b = c64[2] constant({(3, -1), (2, 2)})
+  ROOT d = c64[] dot(a, b), lhs_contracting_dims={0}, rhs_contracting_dims={0}
+})");
+  EXPECT_EQ(r, Literal::CreateR0<std::complex<float>>(PrimitiveType::kC64,
+                                                      {1.0f, 5.0f}));
+  // c128 matrix-vector with an independent std::complex loop (exact data).
+  std::vector<std::complex<double>> a = {{1, 2}, {3, 4}, {5, -6}, {-7, 8}};
+  std::vector<std::complex<double>> b = {{0.5, -1}, {2, 0.25}};
+  std::vector<std::complex<double>> want = {a[0] * b[0] + a[1] * b[1],
+                                            a[2] * b[0] + a[3] * b[1]};
+  EXPECT_EQ(RunHlo(R"(HloModule m
+ENTRY e {
+  a = c128[2,2] parameter(0)
+  b = c128[2] parameter(1)
+  ROOT d = c128[2] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+})",
+                   {Make<std::complex<double>>(PrimitiveType::kC128, {2, 2}, a),
+                    Make<std::complex<double>>(PrimitiveType::kC128, {2}, b)}),
+            Make<std::complex<double>>(PrimitiveType::kC128, {2}, want));
+}
+
+TEST(Dot, PredIsOrOfAnds) {
+  EXPECT_EQ(RunHlo(R"(HloModule m
+ENTRY e {
+  a = pred[2,2] constant({{1, 0}, {0, 0}})
+  b = pred[2,2] constant({{1, 0}, {1, 1}})
+  ROOT d = pred[2,2] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+})"),
+            RunHlo("HloModule m\nENTRY e {\n ROOT c = pred[2,2] constant({{1, "
+                   "0}, {0, 0}})\n}\n"));
+}
+
+TEST(Dot, ZeroSizeContractingGivesZeros) {
+  EXPECT_EQ(RunHlo(R"(HloModule m
+ENTRY e {
+  a = f32[2,0] constant({{}, {}})
+  b = f32[0,3] constant({})
+  ROOT d = f32[2,3] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+})"),
+            Make<float>(PrimitiveType::kF32, {2, 3}, {0, 0, 0, 0, 0, 0}));
+}
+
+TEST(Dot, ErrorDataSandM) {
+  const std::string text = R"(HloModule m
+ENTRY e {
+  a = f32[2,3] parameter(0)
+  b = f32[3,2] parameter(1)
+  ROOT d = f32[2,2] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+})";
+  const std::vector<float> av = {1.5f, -2, 3, 4, 5.25f, -6};
+  const std::vector<float> bv = {1, -2, 3, 4, -5, 6};
+  RecordingContext ctx;
+  auto r = EvalRootDirect(text, &EvalDot,
+                          {Make<float>(PrimitiveType::kF32, {2, 3}, av),
+                           Make<float>(PrimitiveType::kF32, {3, 2}, bv)},
+                          ctx);
+  ASSERT_TRUE(r.ok()) << r.status();
+  for (int i = 0; i < 2; ++i) {
+    for (int j = 0; j < 2; ++j) {
+      double s = 0;
+      for (int k = 0; k < 3; ++k) s += std::fabs(av[i * 3 + k] * bv[k * 2 + j]);
+      const auto it = ctx.data.find({0, i * 2 + j});
+      ASSERT_NE(it, ctx.data.end());
+      EXPECT_EQ(it->second.first, s);
+      // f32 x f32 -> f32: products rounded, m = n = 3 (numerics.md 7.3).
+      EXPECT_EQ(it->second.second, 3);
+    }
+  }
+  // bf16 x bf16 -> f32: products exact in f32, m = n - 1.
+  RecordingContext ctx2;
+  auto r2 = EvalRootDirect(R"(HloModule m
+ENTRY e {
+  a = bf16[4] parameter(0)
+  b = bf16[4] parameter(1)
+  ROOT d = f32[] dot(a, b), lhs_contracting_dims={0}, rhs_contracting_dims={0}
+})",
+                           &EvalDot,
+                           {RunHlo("HloModule m\nENTRY e {\n ROOT c = bf16[4] "
+                                   "constant({1, -2, 3, -4})\n}\n"),
+                            RunHlo("HloModule m\nENTRY e {\n ROOT c = bf16[4] "
+                                   "constant({0.5, 0.5, -1, 2})\n}\n")},
+                           ctx2);
+  ASSERT_TRUE(r2.ok()) << r2.status();
+  EXPECT_EQ(r2->GetAsDouble(0), 0.5 - 1 - 3 - 8);
+  EXPECT_EQ((ctx2.data[{0, 0}].first), 0.5 + 1 + 3 + 8);
+  EXPECT_EQ((ctx2.data[{0, 0}].second), 3);
+}
+
+}  // namespace
+}  // namespace hloref
