@@ -57,9 +57,9 @@ TEST(Compare, FloatIeee) {
 TEST(Compare, TotalOrder) {
   // -NaN < -inf < -1 < -0 < +0 < 1 < +inf < +NaN.
   const uint32_t neg_nan = 0xFFC00000u, pos_nan = 0x7FC00000u;
-  std::vector<uint64_t> order = {neg_nan,       BitsOf(-kInfF), BitsOf(-1.0f),
-                                 0x80000000u,   0u,             BitsOf(1.0f),
-                                 BitsOf(kInfF), pos_nan};
+  std::vector<uint64_t> order = {
+      neg_nan, BitsOf(-kInfF), BitsOf(-1.0f), 0x80000000u,
+      0u,      BitsOf(1.0f),   BitsOf(kInfF), pos_nan};
   for (size_t i = 0; i + 1 < order.size(); ++i) {
     EXPECT_EQ(CmpV(Bits(PT::kF32, {order[i]}), Bits(PT::kF32, {order[i + 1]}),
                    CD::kLt, CT::kTotalOrder),
@@ -90,12 +90,12 @@ TEST(Compare, TotalOrder) {
 }
 
 TEST(Compare, IntegersAndComplex) {
-  EXPECT_EQ(CmpV(FromInts(PT::kS8, {-1, 5}), FromInts(PT::kS8, {1, 5}),
-                 CD::kLt),
-            P({1, 0}));
-  EXPECT_EQ(CmpV(FromInts(PT::kU8, {255, 0}), FromInts(PT::kU8, {1, 0}),
-                 CD::kGt),
-            P({1, 0}));
+  EXPECT_EQ(
+      CmpV(FromInts(PT::kS8, {-1, 5}), FromInts(PT::kS8, {1, 5}), CD::kLt),
+      P({1, 0}));
+  EXPECT_EQ(
+      CmpV(FromInts(PT::kU8, {255, 0}), FromInts(PT::kU8, {1, 0}), CD::kGt),
+      P({1, 0}));
   // s4 -1 read as UNSIGNED is 15.
   EXPECT_EQ(CmpV(FromInts(PT::kS4, {-1}), FromInts(PT::kS4, {1}), CD::kGt,
                  CT::kUnsigned),
@@ -137,10 +137,10 @@ TEST(Select, ArrayScalarAndZeroSize) {
 
 TEST(Clamp, ScalarBoundsAndNan) {
   // The seed's example: clamp(0, {-1, 5, 9}, 6) = {0, 5, 6}.
-  auto r = EvalOp(HO::kClamp, Shape::Array(PT::kS32, {3}),
-                  {Literal::CreateR0<int32_t>(PT::kS32, 0),
-                   FromInts(PT::kS32, {-1, 5, 9}),
-                   Literal::CreateR0<int32_t>(PT::kS32, 6)});
+  auto r = EvalOp(
+      HO::kClamp, Shape::Array(PT::kS32, {3}),
+      {Literal::CreateR0<int32_t>(PT::kS32, 0), FromInts(PT::kS32, {-1, 5, 9}),
+       Literal::CreateR0<int32_t>(PT::kS32, 6)});
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(*r, FromInts(PT::kS32, {0, 5, 6}));
   auto u = EvalOp(HO::kClamp, Shape::Array(PT::kU8, {2}),
@@ -148,10 +148,10 @@ TEST(Clamp, ScalarBoundsAndNan) {
                    FromInts(PT::kU8, {200, 200})});
   ASSERT_TRUE(u.ok());
   EXPECT_EQ(*u, FromInts(PT::kU8, {200, 10}));
-  auto f = RunOp(HO::kClamp, Shape::Array(PT::kF32, {3}),
-                 {Literal::CreateR0<float>(PT::kF32, -1.0f),
-                  F32s({kNanF, -5.0f, 0.5f}),
-                  Literal::CreateR0<float>(PT::kF32, 1.0f)});
+  auto f = RunOp(
+      HO::kClamp, Shape::Array(PT::kF32, {3}),
+      {Literal::CreateR0<float>(PT::kF32, -1.0f), F32s({kNanF, -5.0f, 0.5f}),
+       Literal::CreateR0<float>(PT::kF32, 1.0f)});
   ASSERT_TRUE(f.ok()) << f.status();
   EXPECT_TRUE(std::isnan(f->value.data<float>()[0]));
   EXPECT_EQ(f->value.data<float>()[1], -1.0f);

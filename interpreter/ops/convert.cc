@@ -109,17 +109,16 @@ absl::StatusOr<Literal> FloatToFloat(const Literal& operand,
   const PrimitiveType from = operand.element_type();
   const PrimitiveType to = out_shape.element_type();
   HLOREF_ASSIGN_OR_RETURN(std::vector<double> x, LoadDoubles(operand));
+  HLOREF_ASSIGN_OR_RETURN(Literal out, StoreDoubles(out_shape, x));
   if (XlaConvertsViaF16(to) && from != PrimitiveType::kF16) {
     // impl.convert.4: XLA produces f8e5m2, f8e4m3fn, f8e4m3b11fnuz and
     // f4e2m1fn from f16 only, so a wider source is rounded twice; the
     // portable profile allows the direct rounding too.
     HLOREF_ASSIGN_OR_RETURN(Literal via,
                             StoreDoubles(out_shape, x, NarrowPath::kViaF16));
-    HLOREF_ASSIGN_OR_RETURN(Literal direct, StoreDoubles(out_shape, x));
-    MarkDifferences(via, direct, "impl.convert.4", ctx);
-    return via;
+    MarkDifferences(via, out, "impl.convert.4", ctx);
+    out = std::move(via);
   }
-  HLOREF_ASSIGN_OR_RETURN(Literal out, StoreDoubles(out_shape, x));
   if (ctx != nullptr) {
     const FloatFormat& f = FormatOf(to);
     for (size_t i = 0; i < x.size(); ++i) {
@@ -127,13 +126,13 @@ absl::StatusOr<Literal> FloatToFloat(const Literal& operand,
       // finite-only types. impl.convert.7: overflow into a type with NaN
       // but no infinity gives NaN (non-saturating, XLA and ml_dtypes; OCP
       // "satfinite" converters saturate).
-      const bool overflow =
-          !std::isnan(x[i]) && std::fabs(x[i]) > MaxFinite(f) &&
+      const bool became_nan =
+          !std::isnan(x[i]) &&
           std::isnan(out.GetAsDouble(static_cast<int64_t>(i)));
       if (IsFiniteOnly(to) &&
           (std::isnan(x[i]) || std::fabs(x[i]) > MaxFinite(f))) {
         Mark(ctx, i, "impl.convert.3");
-      } else if (!f.has_infinity && overflow) {
+      } else if (!f.has_infinity && became_nan && f.has_sign) {
         Mark(ctx, i, "impl.convert.7");
       }
     }

@@ -52,17 +52,17 @@ TEST(BinaryInt, DivideRemainderXlaRules) {
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(r->value, FromInts(PT::kS32, {1, -1, 5, 0, 0, 1}));
   // Unsigned: x / 0 = all ones, x % 0 = x.
-  EXPECT_EQ(BinV(HO::kDivide, FromInts(PT::kU8, {200, 9}),
-                 FromInts(PT::kU8, {0, 2})),
-            FromInts(PT::kU8, {255, 4}));
+  EXPECT_EQ(
+      BinV(HO::kDivide, FromInts(PT::kU8, {200, 9}), FromInts(PT::kU8, {0, 2})),
+      FromInts(PT::kU8, {255, 4}));
   EXPECT_EQ(BinV(HO::kRemainder, FromInts(PT::kU8, {200, 9}),
                  FromInts(PT::kU8, {0, 2})),
             FromInts(PT::kU8, {200, 1}));
   // s64 INT_MIN / -1 does not trap.
   const int64_t kMin64 = std::numeric_limits<int64_t>::min();
-  EXPECT_EQ(BinV(HO::kDivide, FromInts(PT::kS64, {kMin64}),
-                 FromInts(PT::kS64, {-1})),
-            FromInts(PT::kS64, {kMin64}));
+  EXPECT_EQ(
+      BinV(HO::kDivide, FromInts(PT::kS64, {kMin64}), FromInts(PT::kS64, {-1})),
+      FromInts(PT::kS64, {kMin64}));
   // s4: -8 / -1 = -8.
   EXPECT_EQ(BinV(HO::kDivide, FromInts(PT::kS4, {-8, 7}),
                  FromInts(PT::kS4, {-1, -2})),
@@ -76,9 +76,9 @@ TEST(BinaryInt, WrapMinMaxLogic) {
   EXPECT_EQ(BinV(HO::kMultiply, FromInts(PT::kU4, {15, 3}),
                  FromInts(PT::kU4, {15, 5})),
             FromInts(PT::kU4, {1, 15}));
-  EXPECT_EQ(BinV(HO::kSubtract, FromInts(PT::kU32, {0}),
-                 FromInts(PT::kU32, {1})),
-            FromInts(PT::kU32, {0xFFFFFFFFll}));
+  EXPECT_EQ(
+      BinV(HO::kSubtract, FromInts(PT::kU32, {0}), FromInts(PT::kU32, {1})),
+      FromInts(PT::kU32, {0xFFFFFFFFll}));
   EXPECT_EQ(BinV(HO::kMaximum, FromInts(PT::kU64, {-1, 3}),
                  FromInts(PT::kU64, {1, 4})),
             FromInts(PT::kU64, {-1, 4}));
@@ -88,8 +88,9 @@ TEST(BinaryInt, WrapMinMaxLogic) {
   EXPECT_EQ(BinV(HO::kAnd, FromInts(PT::kPred, {0, 1, 1}),
                  FromInts(PT::kPred, {1, 1, 0})),
             FromInts(PT::kPred, {0, 1, 0}));
-  EXPECT_EQ(BinV(HO::kXor, FromInts(PT::kU8, {0xF0}), FromInts(PT::kU8, {0xFF})),
-            FromInts(PT::kU8, {0x0F}));
+  EXPECT_EQ(
+      BinV(HO::kXor, FromInts(PT::kU8, {0xF0}), FromInts(PT::kU8, {0xFF})),
+      FromInts(PT::kU8, {0x0F}));
   EXPECT_EQ(BinV(HO::kOr, FromInts(PT::kS4, {1}), FromInts(PT::kS4, {-8})),
             FromInts(PT::kS4, {-7}));
 }
@@ -99,9 +100,8 @@ TEST(BinaryInt, Shifts) {
   Literal b = FromInts(PT::kS32, {31, 1, 32, -1, 3});
   auto l = Bin(HO::kShiftLeft, a, b, PT::kS32);
   ASSERT_TRUE(l.ok());
-  EXPECT_EQ(l->value,
-            FromInts(PT::kS32, {std::numeric_limits<int32_t>::min(), -16, 0,
-                                0, 8}));
+  EXPECT_EQ(l->value, FromInts(PT::kS32, {std::numeric_limits<int32_t>::min(),
+                                          -16, 0, 0, 8}));
   EXPECT_EQ(Mask(*l), (std::vector<bool>{false, false, true, true, false}));
   EXPECT_EQ(BinV(HO::kShiftRightArithmetic, a, b),
             FromInts(PT::kS32, {0, -4, -1, 0, 0}));
@@ -130,10 +130,12 @@ TEST(BinaryInt, PowerAndMulhi) {
   EXPECT_EQ(BinV(HO::kMulhi, FromInts(PT::kS32, {-1, 0x40000000}),
                  FromInts(PT::kS32, {1, 8})),
             FromInts(PT::kS32, {-1, 2}));
-  EXPECT_EQ(BinV(HO::kMulhi, FromInts(PT::kU64, {-1}), FromInts(PT::kU64, {-1})),
-            FromInts(PT::kU64, {-2}));
-  EXPECT_EQ(BinV(HO::kMulhi, FromInts(PT::kU8, {200}), FromInts(PT::kU8, {200})),
-            FromInts(PT::kU8, {40000 >> 8}));
+  EXPECT_EQ(
+      BinV(HO::kMulhi, FromInts(PT::kU64, {-1}), FromInts(PT::kU64, {-1})),
+      FromInts(PT::kU64, {-2}));
+  EXPECT_EQ(
+      BinV(HO::kMulhi, FromInts(PT::kU8, {200}), FromInts(PT::kU8, {200})),
+      FromInts(PT::kU8, {40000 >> 8}));
 }
 
 TEST(BinaryFloat, ArithmeticRoundsOnce) {
@@ -159,27 +161,27 @@ TEST(BinaryFloat, ArithmeticRoundsOnce) {
                  Bits(PT::kF16, {0x1000, 0x4A00, 0x4C00})),
             Bits(PT::kF16, {0x3C00, 0x7BFF, 0x7C00}));
   // bf16: 1/3 = 0x3EAB (0.333984375).
-  EXPECT_EQ(BinV(HO::kDivide, Bits(PT::kBF16, {0x3F80}),
-                 Bits(PT::kBF16, {0x4040})),
-            Bits(PT::kBF16, {0x3EAB}));
+  EXPECT_EQ(
+      BinV(HO::kDivide, Bits(PT::kBF16, {0x3F80}), Bits(PT::kBF16, {0x4040})),
+      Bits(PT::kBF16, {0x3EAB}));
   // f8e4m3fn: 448 + 64 overflows to NaN (no inf); 1 * 1.125 exact.
-  Literal o = BinV(HO::kAdd, Bits(PT::kF8E4M3FN, {0x7E}),
-                   Bits(PT::kF8E4M3FN, {0x60}));
+  Literal o =
+      BinV(HO::kAdd, Bits(PT::kF8E4M3FN, {0x7E}), Bits(PT::kF8E4M3FN, {0x60}));
   EXPECT_TRUE(std::isnan(o.GetAsDouble(0)));
   EXPECT_EQ(BinV(HO::kMultiply, Bits(PT::kF8E4M3FN, {0x38}),
                  Bits(PT::kF8E4M3FN, {0x39})),
             Bits(PT::kF8E4M3FN, {0x39}));
   // f8e5m2: 57344 * 2 = inf.
-  EXPECT_EQ(BinV(HO::kMultiply, Bits(PT::kF8E5M2, {0x7B}),
-                 Bits(PT::kF8E5M2, {0x40})),
-            Bits(PT::kF8E5M2, {0x7C}));
+  EXPECT_EQ(
+      BinV(HO::kMultiply, Bits(PT::kF8E5M2, {0x7B}), Bits(PT::kF8E5M2, {0x40})),
+      Bits(PT::kF8E5M2, {0x7C}));
   // Every narrow type: 1.5 + 0.5 = 2 exactly, 3 - 1 = 2.
-  for (PT t : {PT::kF16, PT::kBF16, PT::kF8E5M2, PT::kF8E4M3FN,
-               PT::kF8E4M3B11FNUZ, PT::kF8E5M2FNUZ, PT::kF8E4M3FNUZ,
-               PT::kF8E4M3, PT::kF8E3M4, PT::kF4E2M1FN, PT::kF6E3M2FN,
-               PT::kF6E2M3FN}) {
-    Literal s = BinV(HO::kAdd, FromDoubles(t, {1.5, 3.0}),
-                     FromDoubles(t, {0.5, -1.0}));
+  for (PT t :
+       {PT::kF16, PT::kBF16, PT::kF8E5M2, PT::kF8E4M3FN, PT::kF8E4M3B11FNUZ,
+        PT::kF8E5M2FNUZ, PT::kF8E4M3FNUZ, PT::kF8E4M3, PT::kF8E3M4,
+        PT::kF4E2M1FN, PT::kF6E3M2FN, PT::kF6E2M3FN}) {
+    Literal s =
+        BinV(HO::kAdd, FromDoubles(t, {1.5, 3.0}), FromDoubles(t, {0.5, -1.0}));
     EXPECT_EQ(s.GetAsDouble(0), 2.0) << PrimitiveTypeName(t);
     EXPECT_EQ(s.GetAsDouble(1), 2.0) << PrimitiveTypeName(t);
   }
@@ -212,9 +214,9 @@ TEST(BinaryFloat, RemainderPowAtan2) {
   EXPECT_TRUE(std::isnan(r.data<float>()[3]));
   EXPECT_EQ(r.data<float>()[4], 3.0f);
   // C Annex F pow special cases.
-  Literal p = BinV(HO::kPower,
-                   F32s({kNanF, 1.0f, -1.0f, -8.0f, -0.0f, -0.0f, 2.0f, -kInfF}),
-                   F32s({0.0f, kNanF, kInfF, 1.0f / 3, -1.0f, 0.5f, 0.5f, 0.5f}));
+  Literal p = BinV(
+      HO::kPower, F32s({kNanF, 1.0f, -1.0f, -8.0f, -0.0f, -0.0f, 2.0f, -kInfF}),
+      F32s({0.0f, kNanF, kInfF, 1.0f / 3, -1.0f, 0.5f, 0.5f, 0.5f}));
   EXPECT_EQ(p.data<float>()[0], 1.0f);
   EXPECT_EQ(p.data<float>()[1], 1.0f);
   EXPECT_EQ(p.data<float>()[2], 1.0f);
@@ -247,14 +249,16 @@ TEST(BinaryComplex, ArithmeticAndComplexOp) {
   // (1 + i) / 0: C99 recovery gives infinities.
   EXPECT_TRUE(std::isinf(q.data<C>()[1].real()));
   EXPECT_TRUE(std::isinf(q.data<C>()[1].imag()));
-  Literal p = BinV(HO::kPower, Literal::CreateR1<C>(PT::kC128, {C(0, 0), C(2, 0)}),
-                   Literal::CreateR1<C>(PT::kC128, {C(2, 0), C(0, 0)}));
+  Literal p =
+      BinV(HO::kPower, Literal::CreateR1<C>(PT::kC128, {C(0, 0), C(2, 0)}),
+           Literal::CreateR1<C>(PT::kC128, {C(2, 0), C(0, 0)}));
   EXPECT_EQ(p.data<C>()[0], C(0, 0));
   EXPECT_EQ(p.data<C>()[1], C(1, 0));
   auto z = EvalOp(HO::kComplex, Shape::Array(PT::kC64, {1}),
                   {F32s({1.5f}), F32s({-2.0f})});
   ASSERT_TRUE(z.ok()) << z.status();
-  EXPECT_EQ(z->data<std::complex<float>>()[0], std::complex<float>(1.5f, -2.0f));
+  EXPECT_EQ(z->data<std::complex<float>>()[0],
+            std::complex<float>(1.5f, -2.0f));
 }
 
 TEST(BinaryShapes, RankZeroZeroSizeAndMismatch) {

@@ -27,7 +27,8 @@ Literal Unary(HO op, const Literal& x) {
 }
 std::vector<uint64_t> AllBits(const Literal& l) {
   std::vector<uint64_t> out;
-  for (int64_t i = 0; i < l.element_count(); ++i) out.push_back(l.GetRawBits(i));
+  for (int64_t i = 0; i < l.element_count(); ++i)
+    out.push_back(l.GetRawBits(i));
   return out;
 }
 
@@ -40,8 +41,8 @@ TEST(UnaryFloat, AbsNegateSignedZeroInfNan) {
             (std::vector<uint64_t>{0, 0, BitsOf(kInfF), BitsOf(1.5f),
                                    BitsOf(1e-45f)}));
   EXPECT_EQ(AllBits(Unary(HO::kNegate, x)),
-            (std::vector<uint64_t>{0, 0x80000000u, BitsOf(kInfF),
-                                   BitsOf(-1.5f), BitsOf(1e-45f)}));
+            (std::vector<uint64_t>{0, 0x80000000u, BitsOf(kInfF), BitsOf(-1.5f),
+                                   BitsOf(1e-45f)}));
   Literal n = Unary(HO::kNegate, F32s({kNanF}));
   EXPECT_TRUE(std::isnan(n.data<float>()[0]));
   EXPECT_TRUE(std::signbit(n.data<float>()[0]));
@@ -66,8 +67,8 @@ TEST(UnaryFloat, SignAndIsFinite) {
   EXPECT_EQ(s.GetRawBits(2), 0u);
   EXPECT_EQ(s.GetRawBits(3), BitsOf(1.0f));
   EXPECT_TRUE(std::isnan(s.data<float>()[4]));
-  Literal f = Unary(HO::kIsFinite, F32s({1.0f, kInfF, -kInfF, kNanF, 0.0f}),
-                    PT::kPred);
+  Literal f =
+      Unary(HO::kIsFinite, F32s({1.0f, kInfF, -kInfF, kNanF, 0.0f}), PT::kPred);
   EXPECT_EQ(f, FromInts(PT::kPred, {1, 0, 0, 0, 1}));
 }
 
@@ -143,8 +144,8 @@ TEST(UnaryFloat, F64Transcendentals) {
 
 TEST(UnaryFloat, HalfBfloatAndF8Bits) {
   // f16: sqrt(4) = 2, sqrt(-0) = -0, sqrt(inf) = inf, sqrt(2^-24) = 2^-12.
-  EXPECT_EQ(AllBits(Unary(HO::kSqrt, Bits(PT::kF16, {0x4400, 0x8000, 0x7C00,
-                                                      0x0001}))),
+  EXPECT_EQ(AllBits(Unary(HO::kSqrt,
+                          Bits(PT::kF16, {0x4400, 0x8000, 0x7C00, 0x0001}))),
             (std::vector<uint64_t>{0x4000, 0x8000, 0x7C00, 0x0C00}));
   // bf16: exp(0) = 1, exp(-inf) = 0, exp(inf) = inf.
   EXPECT_EQ(AllBits(Unary(HO::kExp, Bits(PT::kBF16, {0x0000, 0xFF80, 0x7F80}))),
@@ -167,10 +168,10 @@ TEST(UnaryFloat, HalfBfloatAndF8Bits) {
   EXPECT_EQ(AllBits(Unary(HO::kNegate, Bits(PT::kF4E2M1FN, {0x7}))),
             (std::vector<uint64_t>{0xF}));
   // Every float type: negate(1) = -1 and sqrt(1) = 1 by value.
-  for (PT t : {PT::kF16, PT::kBF16, PT::kF8E5M2, PT::kF8E4M3FN,
-               PT::kF8E4M3B11FNUZ, PT::kF8E5M2FNUZ, PT::kF8E4M3FNUZ,
-               PT::kF8E4M3, PT::kF8E3M4, PT::kF4E2M1FN, PT::kF6E3M2FN,
-               PT::kF6E2M3FN}) {
+  for (PT t :
+       {PT::kF16, PT::kBF16, PT::kF8E5M2, PT::kF8E4M3FN, PT::kF8E4M3B11FNUZ,
+        PT::kF8E5M2FNUZ, PT::kF8E4M3FNUZ, PT::kF8E4M3, PT::kF8E3M4,
+        PT::kF4E2M1FN, PT::kF6E3M2FN, PT::kF6E2M3FN}) {
     Literal one = FromDoubles(t, {1.0, 4.0});
     EXPECT_EQ(Unary(HO::kNegate, one).GetAsDouble(0), -1.0)
         << PrimitiveTypeName(t);
@@ -229,8 +230,8 @@ TEST(UnaryComplex, PartsAbsAndSpecialCases) {
             Literal::CreateR1<C>(PT::kC64, {C(-3, -4), C(1, -2)}));
   EXPECT_EQ(Unary(HO::kSign, z).data<C>()[0], C(0.6f, 0.8f));
   // sqrt(-4 + 0i) = 2i; XLA's sqrt(0 - 0i) = (+0, +0) (impl.sqrt.1).
-  Literal s = Unary(HO::kSqrt, Literal::CreateR1<C>(
-                                   PT::kC64, {C(-4, 0), C(0.0f, -0.0f)}));
+  Literal s = Unary(HO::kSqrt,
+                    Literal::CreateR1<C>(PT::kC64, {C(-4, 0), C(0.0f, -0.0f)}));
   EXPECT_EQ(s.data<C>()[0], C(0, 2));
   EXPECT_FALSE(std::signbit(s.data<C>()[1].imag()));
   // log(-1 - 0i) = -i pi (branch cut side chosen by the zero's sign).
@@ -238,8 +239,8 @@ TEST(UnaryComplex, PartsAbsAndSpecialCases) {
   Literal l = Unary(HO::kLog, Literal::CreateR1<Z>(PT::kC128, {Z(-1, -0.0)}));
   EXPECT_EQ(l.data<Z>()[0], Z(0, -std::numbers::pi));
   // exp(i pi) = cos(pi_64) + i sin(pi_64) = -1 + 1.2246467991473532e-16 i.
-  Literal e = Unary(HO::kExp, Literal::CreateR1<Z>(PT::kC128,
-                                                   {Z(0, std::numbers::pi)}));
+  Literal e = Unary(HO::kExp,
+                    Literal::CreateR1<Z>(PT::kC128, {Z(0, std::numbers::pi)}));
   EXPECT_EQ(e.data<Z>()[0].real(), -1.0);
   EXPECT_EQ(e.data<Z>()[0].imag(), 1.2246467991473532e-16);
   // Real operands: real is the value, imag is 0.
@@ -263,8 +264,8 @@ TEST(UnaryErrors, WrongElementType) {
   EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(std::string(r.status().message()),
               ::testing::HasSubstr("count-leading-zeros"));
-  auto s = EvalOp(HO::kSin, Shape::Array(PT::kS32, {1}),
-                  {FromInts(PT::kS32, {1})});
+  auto s =
+      EvalOp(HO::kSin, Shape::Array(PT::kS32, {1}), {FromInts(PT::kS32, {1})});
   EXPECT_EQ(s.status().code(), absl::StatusCode::kInvalidArgument);
 }
 
