@@ -101,9 +101,10 @@ absl::StatusOr<Literal> EvalConditional(
 }
 
 // state = init; while condition(state): state = body(state). The number of
-// body executions is limited by EvaluatorOptions::max_while_iterations (a
-// ResourceExhausted error naming the loop and the option), and the wall-
-// time deadline is checked every iteration. Semantics: While.
+// body executions is limited by EvaluatorOptions::max_while_iterations
+// (EvalContext::CountWhileIteration: a ResourceExhausted error naming the
+// loop and the option), which also checks the wall-time deadline.
+// Semantics: While.
 absl::StatusOr<Literal> EvalWhile(const HloInstruction& inst,
                                   absl::Span<const Literal* const> operands,
                                   EvalContext& ctx) {
@@ -113,25 +114,18 @@ absl::StatusOr<Literal> EvalWhile(const HloInstruction& inst,
       CalledComputation(inst, inst.while_condition(), "condition"));
   HLOREF_ASSIGN_OR_RETURN(const HloComputation* body,
                           CalledComputation(inst, inst.while_body(), "body"));
-  const int64_t limit = ctx.options().max_while_iterations;
   Literal state = *operands[0];
-  for (int64_t iteration = 0;; ++iteration) {
+  for (int64_t iterations = 0;;) {
     const Literal* arg = &state;
     HLOREF_ASSIGN_OR_RETURN(Literal keep_going,
                             ctx.Call(*condition, absl::MakeConstSpan(&arg, 1)));
     HLOREF_ASSIGN_OR_RETURN(
         bool pred, ReadPred(inst, keep_going, "the condition's result"));
     if (!pred) return state;
-    if (iteration >= limit) {
-      return absl::ResourceExhaustedError(absl::StrCat(
-          InstructionPrefix(inst), "the loop's condition still holds after ",
-          limit,
-          " iterations (EvaluatorOptions::max_while_iterations; raise it "
-          "if the loop is meant to run longer)"));
-    }
-    HLOREF_RETURN_IF_ERROR(ctx.CheckDeadline(inst));
     HLOREF_ASSIGN_OR_RETURN(state,
                             ctx.Call(*body, absl::MakeConstSpan(&arg, 1)));
+    // ResourceExhausted past max_while_iterations; checks the deadline.
+    HLOREF_RETURN_IF_ERROR(ctx.CountWhileIteration(inst, ++iterations));
   }
 }
 

@@ -203,9 +203,9 @@ absl::StatusOr<Literal> EvalRev(const HloInstruction& inst,
 // nearest even, pred is value != 0). Only dims[iota_dimension] distinct
 // values exist, so they are converted once and then copied with stride 0
 // along every other dimension.
-// impl.iota.1: a value beyond the largest finite value of a float type
-// without infinity (f8e4m3fn, the fnuz types, f4/f6, f8e8m0fnu), or 0 for
-// f8e8m0fnu (no zero), takes convert's overflow rule; those elements are
+// impl.iota.1: a value that rounds beyond the largest finite value of a
+// float type without infinity (f8e4m3fn, the fnuz types, f4/f6, f8e8m0fnu), or
+// 0 for f8e8m0fnu (no zero), takes convert's overflow rule; those elements are
 // marked.
 // Semantics: Iota.
 absl::StatusOr<Literal> EvalIota(const HloInstruction& inst,
@@ -244,10 +244,21 @@ absl::StatusOr<Literal> EvalIota(const HloInstruction& inst,
         break;
       case TypeKind::kFloat: {
         values.SetFromDouble(j, static_cast<double>(j));
+        // Overflow: j rounds (to nearest even, as if the exponent range
+        // went on) past the largest finite value: beyond max + half the top
+        // ulp, or exactly there when max's last mantissa bit is 1 (the tie
+        // goes up); or the type cannot hold the value at all (NaN, or 0 for
+        // f8e8m0fnu).
         const FloatFormat& format = FormatOf(type);
+        const double max_finite = MaxFinite(format);
+        const double half_ulp =
+            std::ldexp(1.0, std::ilogb(max_finite) - format.mantissa_bits - 1);
+        const bool max_odd = (EncodeFloat(format, max_finite) & 1) != 0;
+        const double x = static_cast<double>(j);
         const double got = values.GetAsDouble(j);
         if ((!format.has_infinity &&
-             static_cast<double>(j) > MaxFinite(format)) ||
+             (x > max_finite + half_ulp ||
+              (x == max_finite + half_ulp && max_odd))) ||
             std::isnan(got) || (j == 0 && got != 0.0)) {
           overflowed[j] = true;
           any_overflow = true;

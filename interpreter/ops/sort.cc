@@ -107,7 +107,7 @@ absl::Status MergeSort(std::vector<int64_t>& perm, Comparator& less) {
 }
 
 // Slices up to this length get the full pairwise consistency check
-// (n(n+1)/2 extra comparator calls); longer ones only the adjacent check.
+// (about n^2 extra comparator calls); longer ones only the neighbour check.
 constexpr int64_t kFullCheckLimit = 32;
 
 }  // namespace
@@ -122,9 +122,11 @@ constexpr int64_t kFullCheckLimit = 32;
 // LT comparator meeting NaN, numerics.md 3.5) has no defined result. We
 // return the merge sort's permutation and mark the slice when the
 // inconsistency is seen cheaply: a sorted neighbour pair that the
-// comparator orders the other way, or, for slices of at most 32 elements,
-// any such pair or an element less than itself. Longer slices with a
-// non-transitive comparator that passes the neighbour check are not
+// comparator orders the other way; and, for slices of at most 32 elements,
+// a full check that the sorted slice is runs of mutually equal elements,
+// each run less than every later one, with no element less than itself
+// (exactly the strict-weak-order condition on the slice's elements).
+// Longer slices whose inconsistency passes the neighbour check are not
 // detected (documented in spec/impl_defined.md).
 // EvalSort is also the family entry point (families.h); it hands topk to
 // EvalTopK.
@@ -191,27 +193,27 @@ absl::StatusOr<Literal> EvalSort(const HloInstruction& inst,
     HLOREF_RETURN_IF_ERROR(MergeSort(perm, less));
 
     // Consistency (impl.sort.1) and ties (impl.sort.2). equal_next[i]:
-    // positions i and i+1 of the sorted slice compare equal.
+    // positions i and i+1 of the sorted slice compare equal (neither is
+    // less). A strict weak order makes the sorted slice a sequence of runs
+    // of mutually equal elements, each run less than every later one.
     bool inconsistent = false;
     std::vector<bool> equal_next(sort_size > 0 ? sort_size - 1 : 0, false);
-    for (int64_t i = 0; i + 1 < sort_size; ++i) {
+    std::vector<int64_t> run(sort_size, 0);
+    for (int64_t i = 0; i + 1 < sort_size && !inconsistent; ++i) {
       HLOREF_ASSIGN_OR_RETURN(bool backwards, less.Less(perm[i + 1], perm[i]));
-      if (backwards) {
-        inconsistent = true;
-        break;
-      }
-      if (!is_stable) {
-        HLOREF_ASSIGN_OR_RETURN(bool forwards, less.Less(perm[i], perm[i + 1]));
-        equal_next[i] = !forwards;
-      }
+      HLOREF_ASSIGN_OR_RETURN(bool forwards, less.Less(perm[i], perm[i + 1]));
+      inconsistent = backwards;
+      equal_next[i] = !forwards;
+      run[i + 1] = run[i] + (equal_next[i] ? 0 : 1);
     }
     if (!inconsistent && sort_size <= kFullCheckLimit) {
       for (int64_t i = 0; i < sort_size && !inconsistent; ++i) {
         HLOREF_ASSIGN_OR_RETURN(bool self_less, less.Less(perm[i], perm[i]));
         inconsistent = self_less;
         for (int64_t j = i + 2; j < sort_size && !inconsistent; ++j) {
+          HLOREF_ASSIGN_OR_RETURN(bool forwards, less.Less(perm[i], perm[j]));
           HLOREF_ASSIGN_OR_RETURN(bool backwards, less.Less(perm[j], perm[i]));
-          inconsistent = backwards;
+          inconsistent = backwards || forwards != (run[i] != run[j]);
         }
       }
     }
