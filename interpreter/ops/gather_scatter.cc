@@ -394,9 +394,9 @@ int LowestBitExponent(double v) {
 
 // Per operand element bookkeeping for the collision rules.
 struct ElementLog {
-  uint32_t count = 0;       // updates applied
-  bool differ = false;      // replace: the applied updates were not all equal
-  uint64_t first_bits = 0;  // replace: bits of the first applied update
+  uint32_t count = 0;        // updates applied
+  bool differ = false;       // replace: the applied updates were not all equal
+  int64_t first_update = 0;  // replace: the first applied update element
   // float add: sum of |terms| (initial value included) and the lowest set
   // bit exponent among them; all orders give the same exact result when
   // every partial sum stays a multiple of 2^min_exp below 2^p * 2^min_exp.
@@ -672,10 +672,12 @@ absl::StatusOr<Literal> EvalScatter(const HloInstruction& inst,
     }
     if (combiner == Combiner::kKeep) return absl::OkStatus();
     if (combiner == Combiner::kReplace) {
-      uint64_t bits = operands[n + 1]->GetRawBits(u);
+      const uint8_t* raw = operands[n + 1]->raw().data();
       if (e.count == 1) {
-        e.first_bits = bits;
-      } else if (bits != e.first_bits) {
+        e.first_update = u;
+      } else if (std::memcmp(raw + u * elem_bytes,
+                             raw + e.first_update * elem_bytes,
+                             elem_bytes) != 0) {
         e.differ = true;
       }
       std::memcpy(outputs[0].mutable_raw().data() + o * elem_bytes,
