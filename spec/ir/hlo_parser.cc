@@ -606,9 +606,28 @@ absl::Status Parser::ParseFloatToken(PrimitiveType type, double* value,
     return ErrorHere(
         absl::StrCat("value is out of range for ", PrimitiveTypeName(type)));
   }
+  // XLA rejects values outside the finite range, but a value that rounds to
+  // the largest finite one is in range: XLA itself prints f32's max as
+  // 3.40282347e+38, which is above FLT_MAX as a decimal.
   if (std::isfinite(v) && std::fabs(v) > MaxFinite(format)) {
-    return ErrorHere(absl::StrCat("value ", tok_.text, " is out of range for ",
-                                  PrimitiveTypeName(type)));
+    bool overflows;
+    if (format.nan == NanEncoding::kNone) {
+      // Finite-only types saturate, so find the rounding boundary: the
+      // largest value's mantissa is odd for all of them, so the tie at
+      // max + ulp/2 rounds up (out of range).
+      const double max = MaxFinite(format);
+      const double half_ulp =
+          std::ldexp(1.0, std::ilogb(max) - format.mantissa_bits - 1);
+      overflows = std::fabs(v) >= max + half_ulp;
+    } else {
+      const uint64_t enc = EncodeFloat(format, v);
+      overflows = IsInfEncoding(format, enc) || IsNanEncoding(format, enc);
+    }
+    if (overflows) {
+      return ErrorHere(absl::StrCat("value ", tok_.text,
+                                    " is out of range for ",
+                                    PrimitiveTypeName(type)));
+    }
   }
   if (tok_.has_nan_payload) {
     if (format.nan == NanEncoding::kIeee) {

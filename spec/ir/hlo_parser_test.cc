@@ -693,7 +693,8 @@ TEST(HloParserTestdataTest, AsyncCollectivesAndCopies) {
   std::string printed = PrintModule(*m);
   EXPECT_THAT(printed, HasSubstr("reduce-scatter-start(%all-gather-done), "
                                  "channel_id=4, replica_groups={{0,1,2,3}}, "
-                                 "dimensions={0}, to_apply=%add.clone"));
+                                 "dimensions={0}, use_global_device_ids=true, "
+                                 "to_apply=%add.clone"));
   EXPECT_THAT(printed, HasSubstr("input_output_alias={ {0}: (0, {}, "
                                  "may-alias) }"));
   EXPECT_THAT(printed, Not(HasSubstr("wrapped")));

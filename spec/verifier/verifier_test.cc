@@ -612,13 +612,6 @@ TEST(RealisticDumpsTest, ParserTestdataVerifies) {
     auto m = ParseHloModuleFile(entry.path().string());
     ASSERT_TRUE(m.ok()) << entry.path() << ": " << m.status();
     absl::Status st = VerifyModule(**m);
-    if (entry.path().filename() == "gpu_async_collectives.hlo") {
-      // Its reduce-scatter has channel_id without use_global_device_ids
-      // (cross-replica-and-partition mode: ids are replica ids) and names
-      // ids 0..3 with replica_count=1: rejected on purpose.
-      EXPECT_EQ(RuleOf(st), "reduce-scatter.C2") << st;
-      continue;
-    }
     EXPECT_TRUE(st.ok()) << entry.path() << ": " << st;
   }
   EXPECT_GE(count, 6) << "expected the section 11 examples in " << dir;
