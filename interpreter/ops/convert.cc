@@ -123,7 +123,7 @@ absl::StatusOr<Literal> FloatToFloat(const Literal& operand,
     const FloatFormat& f = FormatOf(to);
     for (size_t i = 0; i < x.size(); ++i) {
       // impl.convert.3: NaN (-> +0) and overflow (-> saturation) into the
-      // finite-only types. impl.convert.7: overflow into a type with NaN
+      // finite-only types. impl.convert.5: overflow into a type with NaN
       // but no infinity gives NaN (non-saturating, XLA and ml_dtypes; OCP
       // "satfinite" converters saturate).
       const bool became_nan =
@@ -133,7 +133,7 @@ absl::StatusOr<Literal> FloatToFloat(const Literal& operand,
           (std::isnan(x[i]) || std::fabs(x[i]) > MaxFinite(f))) {
         Mark(ctx, i, "impl.convert.3");
       } else if (!f.has_infinity && became_nan && f.has_sign) {
-        Mark(ctx, i, "impl.convert.7");
+        Mark(ctx, i, "impl.convert.5");
       }
     }
   }
