@@ -1,0 +1,459 @@
+// Tests of the reduce family (interpreter/ops/reduce.cc): the seed's
+// Reduce examples (2-D, 3-D: [20, 28, 36] and 84), variadic argmax,
+// ReduceWindow ([10000, 1000, 100, 10, 1] VALID/SAME, 2x3 max pooling,
+// dilations against an explicit dense reference), SelectAndScatter
+// (overlapping windows, padding, against a naive loop), map, exact add
+// reductions, reducer detection vs generic reducers, zero-size inputs and
+// the error data.
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "gtest/gtest.h"
+#include "interpreter/ops/accumulate_test_util.h"
+
+namespace hloref {
+namespace {
+
+using testing_acc::EvalRootDirect;
+using testing_acc::Lcg;
+using testing_acc::Make;
+using testing_acc::RecordingContext;
+using testing_acc::RunHlo;
+
+std::string Binary(const std::string& name, const std::string& type,
+                   const std::string& op) {
+  return absl::StrCat(name, " {\n  x = ", type, "[] parameter(0)\n  y = ", type,
+                      "[] parameter(1)\n  ROOT r = ", type, "[] ", op,
+                      "(x, y)\n}\n");
+}
+
+Literal F32(std::vector<int64_t> dims, std::vector<float> v) {
+  return Make<float>(PrimitiveType::kF32, dims, v);
+}
+
+// ---- Reduce: the seed's examples.
+
+TEST(Reduce, Seed2D) {
+  const std::string head = "HloModule m\n" + Binary("add", "f32", "add") +
+                           "ENTRY e {\n  a = f32[2,3] constant({{1, 2, 3}, "
+                           "{4, 5, 6}})\n  z = f32[] constant(0)\n";
+  EXPECT_EQ(RunHlo(head + "  ROOT r = f32[3] reduce(a, z), dimensions={0}, "
+                          "to_apply=add\n}\n"),
+            F32({3}, {5, 7, 9}));
+  EXPECT_EQ(RunHlo(head + "  ROOT r = f32[2] reduce(a, z), dimensions={1}, "
+                          "to_apply=add\n}\n"),
+            F32({2}, {6, 15}));
+}
+
+TEST(Reduce, Seed3D) {
+  // 4x2x3, the values 1..6 replicated across dimension 0.
+  const std::string head =
+      "HloModule m\n" + Binary("add", "f32", "add") +
+      "ENTRY e {\n  a = f32[4,2,3] constant({{{1,2,3},{4,5,6}}, "
+      "{{1,2,3},{4,5,6}}, {{1,2,3},{4,5,6}}, {{1,2,3},{4,5,6}}})\n"
+      "  z = f32[] constant(0)\n";
+  EXPECT_EQ(RunHlo(head + "  ROOT r = f32[2,3] reduce(a, z), dimensions={0}, "
+                          "to_apply=add\n}\n"),
+            F32({2, 3}, {4, 8, 12, 16, 20, 24}));
+  EXPECT_EQ(RunHlo(head + "  ROOT r = f32[4,2] reduce(a, z), dimensions={2}, "
+                          "to_apply=add\n}\n"),
+            F32({4, 2}, {6, 15, 6, 15, 6, 15, 6, 15}));
+  EXPECT_EQ(RunHlo(head + "  ROOT r = f32[3] reduce(a, z), dimensions={0,1}, "
+                          "to_apply=add\n}\n"),
+            F32({3}, {20, 28, 36}));
+  EXPECT_EQ(RunHlo(head + "  ROOT r = f32[] reduce(a, z), dimensions={0,1,2}, "
+                          "to_apply=add\n}\n"),
+            Literal::CreateR0<float>(PrimitiveType::kF32, 84));
+  // Unordered dimension list, same result.
+  EXPECT_EQ(RunHlo(head + "  ROOT r = f32[] reduce(a, z), dimensions={2,0,1}, "
+                          "to_apply=add\n}\n"),
+            Literal::CreateR0<float>(PrimitiveType::kF32, 84));
+}
+
+TEST(Reduce, SeedVariadicArgmax) {
+  // f(max, argmax, value, index) = value >= max ? (value, index)
+  //                                             : (max, argmax)
+  const std::string text = R"(HloModule m
+argmax {
+  m = f32[] parameter(0)
+  am = s32[] parameter(1)
+  v = f32[] parameter(2)
+  i = s32[] parameter(3)
+  ge = pred[] compare(v, m), direction=GE
+  nv = f32[] select(ge, v, m)
+  ni = s32[] select(ge, i, am)
+  ROOT t = (f32[], s32[]) tuple(nv, ni)
+}
+ENTRY e {
+  v = f32[2,5] constant({{3, 9, 1, 9, 2}, {-1, -5, -0.5, -7, -2}})
+  k = s32[2,5] iota(), iota_dimension=1
+  iv = f32[] constant(-inf)
+  ik = s32[] constant(-1)
+  ROOT r = (f32[2], s32[2]) reduce(v, k, iv, ik), dimensions={1}, to_apply=argmax
+})";
+  // Row 0: max 9, first at 1, the later equal 9 (>=) moves it to 3.
+  // Row 1: max -0.5 at 2.
+  const Literal r = RunHlo(text);
+  ASSERT_TRUE(r.shape().IsTuple());
+  EXPECT_EQ(r.tuple_element(0), F32({2}, {9, -0.5f}));
+  EXPECT_EQ(r.tuple_element(1),
+            Make<int32_t>(PrimitiveType::kS32, {2}, {3, 2}));
+}
+
+TEST(Reduce, AddIsExactlyAccumulatedAndRoundedOnce) {
+  // 2^30 + 1 - 2^30: a float loop gives 0, the exact sum is 1.
+  EXPECT_EQ(RunHlo("HloModule m\n" + Binary("add", "f32", "add") + R"(ENTRY e {
+  a = f32[3] constant({1073741824, 1, -1073741824})
+  z = f32[] constant(0)
+  ROOT r = f32[] reduce(a, z), dimensions={0}, to_apply=add
+})"),
+            Literal::CreateR0<float>(PrimitiveType::kF32, 1));
+  // Reducer written as add(y, x) is recognised too; init participates.
+  EXPECT_EQ(RunHlo(R"(HloModule m
+add2 {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT r = f32[] add(y, x)
+}
+ENTRY e {
+  a = f32[2] constant({0.25, 0.5})
+  z = f32[] constant(10)
+  ROOT r = f32[] reduce(a, z), dimensions={0}, to_apply=add2
+})"),
+            Literal::CreateR0<float>(PrimitiveType::kF32, 10.75f));
+}
+
+TEST(Reduce, OtherDetectedReducersAndTypes) {
+  // Integers wrap (s8: 100 + 100 = -56).
+  EXPECT_EQ(RunHlo("HloModule m\n" + Binary("add", "s8", "add") + R"(ENTRY e {
+  a = s8[2] constant({100, 100})
+  z = s8[] constant(0)
+  ROOT r = s8[] reduce(a, z), dimensions={0}, to_apply=add
+})"),
+            Literal::CreateR0<int8_t>(PrimitiveType::kS8, -56));
+  EXPECT_EQ(
+      RunHlo("HloModule m\n" + Binary("mx", "u32", "maximum") + R"(ENTRY e {
+  a = u32[3] constant({4000000000, 1, 7})
+  z = u32[] constant(0)
+  ROOT r = u32[] reduce(a, z), dimensions={0}, to_apply=mx
+})"),
+      Literal::CreateR0<uint32_t>(PrimitiveType::kU32, 4000000000u));
+  EXPECT_EQ(
+      RunHlo("HloModule m\n" + Binary("mn", "s32", "minimum") + R"(ENTRY e {
+  a = s32[3] constant({4, -9, 7})
+  z = s32[] constant(2147483647)
+  ROOT r = s32[] reduce(a, z), dimensions={0}, to_apply=mn
+})"),
+      Literal::CreateR0<int32_t>(PrimitiveType::kS32, -9));
+  EXPECT_EQ(RunHlo("HloModule m\n" + Binary("mul", "f32", "multiply") +
+                   R"(ENTRY e {
+  a = f32[3] constant({1.5, -2, 4})
+  z = f32[] constant(1)
+  ROOT r = f32[] reduce(a, z), dimensions={0}, to_apply=mul
+})"),
+            Literal::CreateR0<float>(PrimitiveType::kF32, -12));
+  // max propagates NaN (XLA non-fast semantics).
+  const Literal mx = RunHlo("HloModule m\n" + Binary("mx", "f32", "maximum") +
+                            R"(ENTRY e {
+  a = f32[3] constant({1, nan, 3})
+  z = f32[] constant(-inf)
+  ROOT r = f32[] reduce(a, z), dimensions={0}, to_apply=mx
+})");
+  EXPECT_TRUE(std::isnan(mx.GetAsDouble(0)));
+  const std::string preds =
+      "ENTRY e {\n  a = pred[2,2] constant({{1, 0}, {1, 1}})\n";
+  EXPECT_EQ(RunHlo("HloModule m\n" + Binary("and", "pred", "and") + preds +
+                   "  t = pred[] constant(true)\n  ROOT r = pred[2] reduce(a, "
+                   "t), dimensions={1}, to_apply=and\n}\n"),
+            RunHlo("HloModule m\nENTRY e {\n  ROOT c = pred[2] constant({0, "
+                   "1})\n}\n"));
+  EXPECT_EQ(RunHlo("HloModule m\n" + Binary("or", "pred", "or") + preds +
+                   "  f = pred[] constant(false)\n  ROOT r = pred[2] reduce(a, "
+                   "f), dimensions={0}, to_apply=or\n}\n"),
+            RunHlo("HloModule m\nENTRY e {\n  ROOT c = pred[2] constant({1, "
+                   "1})\n}\n"));
+  // Complex add: exact per component.
+  EXPECT_EQ(RunHlo("HloModule m\n" + Binary("add", "c64", "add") + R"(ENTRY e {
+  a = c64[3] constant({(1, 2), (3, -4), (0.5, 0.25)})
+  z = c64[] constant((0, 0))
+  ROOT r = c64[] reduce(a, z), dimensions={0}, to_apply=add
+})"),
+            Literal::CreateR0<std::complex<float>>(PrimitiveType::kC64,
+                                                   {4.5f, -1.75f}));
+}
+
+TEST(Reduce, GenericReducerFollowsTheSequentialOrder) {
+  // subtract is not recognised: f(f(f(init, x0), x1), x2) = 10-1-2-3 = 4
+  // per row (a reassociating evaluation would differ).
+  EXPECT_EQ(RunHlo("HloModule m\n" + Binary("sub", "f32", "subtract") +
+                   R"(ENTRY e {
+  a = f32[2,3] constant({{1, 2, 3}, {4, 5, 6}})
+  z = f32[] constant(10)
+  ROOT r = f32[2] reduce(a, z), dimensions={1}, to_apply=sub
+})"),
+            F32({2}, {4, -5}));
+}
+
+TEST(Reduce, ZeroSizeGivesInit) {
+  EXPECT_EQ(RunHlo("HloModule m\n" + Binary("add", "f32", "add") + R"(ENTRY e {
+  a = f32[3,0] constant({{}, {}, {}})
+  z = f32[] constant(7)
+  ROOT r = f32[3] reduce(a, z), dimensions={1}, to_apply=add
+})"),
+            F32({3}, {7, 7, 7}));
+  EXPECT_EQ(RunHlo("HloModule m\n" + Binary("add", "f32", "add") + R"(ENTRY e {
+  a = f32[0,3] constant({})
+  z = f32[] constant(7)
+  ROOT r = f32[0] reduce(a, z), dimensions={1}, to_apply=add
+})"),
+            F32({0}, {}));
+}
+
+TEST(Reduce, ErrorData) {
+  const std::string text =
+      "HloModule m\n" + Binary("add", "f32", "add") + R"(ENTRY e {
+  a = f32[2,3] parameter(0)
+  z = f32[] parameter(1)
+  ROOT r = f32[2] reduce(a, z), dimensions={1}, to_apply=add
+})";
+  RecordingContext ctx;
+  auto r =
+      EvalRootDirect(text, &EvalReduce,
+                     {F32({2, 3}, {1, -2, 3, -4, 5.5f, -6}),
+                      Literal::CreateR0<float>(PrimitiveType::kF32, -0.5f)},
+                     ctx);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(*r, F32({2}, {1.5f, -5}));
+  EXPECT_EQ((ctx.data[{0, 0}].first), 0.5 + 1 + 2 + 3);
+  EXPECT_EQ((ctx.data[{0, 1}].first), 0.5 + 4 + 5.5 + 6);
+  EXPECT_EQ((ctx.data[{0, 0}].second), 3);  // 4 addends with init -> m = 3
+  // max: exact, m = 0.
+  RecordingContext ctx2;
+  auto r2 = EvalRootDirect(
+      "HloModule m\n" + Binary("mx", "f32", "maximum") + R"(ENTRY e {
+  a = f32[3] parameter(0)
+  z = f32[] parameter(1)
+  ROOT r = f32[] reduce(a, z), dimensions={0}, to_apply=mx
+})",
+      &EvalReduce,
+      {F32({3}, {1, -7, 3}), Literal::CreateR0<float>(PrimitiveType::kF32, -9)},
+      ctx2);
+  ASSERT_TRUE(r2.ok()) << r2.status();
+  EXPECT_EQ((ctx2.data[{0, 0}].second), 0);
+  EXPECT_EQ((ctx2.data[{0, 0}].first), 3);
+}
+
+// ---- ReduceWindow.
+
+TEST(ReduceWindow, SeedValidAndSame) {
+  const std::string head = "HloModule m\n" + Binary("mn", "f32", "minimum") +
+                           "ENTRY e {\n  a = f32[5] constant({10000, 1000, "
+                           "100, 10, 1})\n  z = f32[] constant(inf)\n";
+  EXPECT_EQ(RunHlo(head + "  ROOT r = f32[2] reduce-window(a, z), "
+                          "window={size=3 stride=2}, to_apply=mn\n}\n"),
+            F32({2}, {100, 1}));
+  EXPECT_EQ(RunHlo(head + "  ROOT r = f32[3] reduce-window(a, z), "
+                          "window={size=3 stride=2 pad=1_1}, to_apply=mn\n}\n"),
+            F32({3}, {1000, 10, 1}));
+}
+
+TEST(ReduceWindow, SeedMaxPool2x3) {
+  // 4x6 input, window and stride 2x3: the max of each 2x3 block.
+  std::vector<float> in(24);
+  for (int i = 0; i < 24; ++i) in[i] = static_cast<float>((i * 7) % 11);
+  std::vector<float> want;
+  for (int bi = 0; bi < 2; ++bi)
+    for (int bj = 0; bj < 2; ++bj) {
+      float m = -1e30f;
+      for (int i = 0; i < 2; ++i)
+        for (int j = 0; j < 3; ++j)
+          m = std::max(m, in[(bi * 2 + i) * 6 + bj * 3 + j]);
+      want.push_back(m);
+    }
+  EXPECT_EQ(
+      RunHlo("HloModule m\n" + Binary("mx", "f32", "maximum") + R"(ENTRY e {
+  a = f32[4,6] parameter(0)
+  z = f32[] constant(-inf)
+  ROOT r = f32[2,2] reduce-window(a, z), window={size=2x3 stride=2x3}, to_apply=mx
+})",
+             {F32({4, 6}, in)}),
+      F32({2, 2}, want));
+}
+
+// Dense reference: build the base-dilated, padded array with init in the
+// holes and padding, then reduce every (window-dilated) window.
+TEST(ReduceWindow, DilationsAndPaddingAgainstDenseReference) {
+  struct D {
+    int64_t size, window, stride, lo, hi, base_dil, win_dil;
+  };
+  const std::vector<D> dims = {{5, 3, 2, 2, 1, 2, 1}, {4, 2, 1, 1, 2, 1, 2}};
+  Lcg rng(3);
+  std::vector<float> in(20);
+  for (float& x : in) x = static_cast<float>(rng.Int(-20, 20));
+  // init 0.5 is not an identity: it enters once per window and never for
+  // a hole or padding position, which the oracle skips
+  // (impl.reduce-window.1, XLA's evaluator).
+  const float init = 0.5f;
+  std::vector<int64_t> pd(2);
+  for (int d = 0; d < 2; ++d)
+    pd[d] = (dims[d].size - 1) * dims[d].base_dil + 1 + dims[d].lo + dims[d].hi;
+  std::vector<int64_t> od(2);
+  for (int d = 0; d < 2; ++d) {
+    const int64_t span = (dims[d].window - 1) * dims[d].win_dil + 1;
+    od[d] = (pd[d] - span) / dims[d].stride + 1;
+  }
+  std::vector<float> want;
+  for (int64_t o0 = 0; o0 < od[0]; ++o0)
+    for (int64_t o1 = 0; o1 < od[1]; ++o1) {
+      double s = init;
+      for (int64_t w0 = 0; w0 < dims[0].window; ++w0)
+        for (int64_t w1 = 0; w1 < dims[1].window; ++w1) {
+          const int64_t p[2] = {o0 * dims[0].stride + w0 * dims[0].win_dil,
+                                o1 * dims[1].stride + w1 * dims[1].win_dil};
+          int64_t idx[2];
+          bool real = true;
+          for (int d = 0; d < 2; ++d) {
+            const int64_t q = p[d] - dims[d].lo;
+            if (q < 0 || q % dims[d].base_dil != 0 ||
+                q / dims[d].base_dil >= dims[d].size) {
+              real = false;
+            } else {
+              idx[d] = q / dims[d].base_dil;
+            }
+          }
+          if (real) s += in[idx[0] * 4 + idx[1]];
+        }
+      want.push_back(static_cast<float>(s));
+    }
+  const std::string text = absl::StrCat(
+      "HloModule m\n", Binary("add", "f32", "add"),
+      "ENTRY e {\n  a = f32[5,4] parameter(0)\n  z = f32[] constant(0.5)\n"
+      "  ROOT r = f32[",
+      od[0], ",", od[1],
+      "] reduce-window(a, z), window={size=3x2 stride=2x1 pad=2_1x1_2 "
+      "lhs_dilate=2x1 rhs_dilate=1x2}, to_apply=add\n}\n");
+  EXPECT_EQ(RunHlo(text, {F32({5, 4}, in)}), F32(od, want)) << text;
+}
+
+TEST(ReduceWindow, VariadicGenericReducer) {
+  // Max and argmax over windows of 2 with stride 1.
+  const std::string text = R"(HloModule m
+argmax {
+  m = f32[] parameter(0)
+  am = s32[] parameter(1)
+  v = f32[] parameter(2)
+  i = s32[] parameter(3)
+  gt = pred[] compare(v, m), direction=GT
+  nv = f32[] select(gt, v, m)
+  ni = s32[] select(gt, i, am)
+  ROOT t = (f32[], s32[]) tuple(nv, ni)
+}
+ENTRY e {
+  v = f32[5] constant({1, 5, 2, 2, 8})
+  k = s32[5] iota(), iota_dimension=0
+  iv = f32[] constant(-inf)
+  ik = s32[] constant(-1)
+  ROOT r = (f32[4], s32[4]) reduce-window(v, k, iv, ik), window={size=2}, to_apply=argmax
+})";
+  const Literal r = RunHlo(text);
+  ASSERT_TRUE(r.shape().IsTuple());
+  EXPECT_EQ(r.tuple_element(0), F32({4}, {5, 5, 2, 8}));
+  EXPECT_EQ(r.tuple_element(1),
+            Make<int32_t>(PrimitiveType::kS32, {4}, {1, 1, 2, 4}));
+}
+
+TEST(ReduceWindow, ZeroSize) {
+  EXPECT_EQ(RunHlo("HloModule m\n" + Binary("add", "f32", "add") + R"(ENTRY e {
+  a = f32[0,4] constant({})
+  z = f32[] constant(0)
+  ROOT r = f32[0,3] reduce-window(a, z), window={size=1x2}, to_apply=add
+})"),
+            F32({0, 3}, {}));
+}
+
+// ---- SelectAndScatter.
+
+const std::string kGeAdd =
+    "HloModule m\n" +
+    std::string(
+        "ge {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n"
+        "  ROOT r = pred[] compare(a, b), direction=GE\n}\n") +
+    Binary("add", "f32", "add");
+
+TEST(SelectAndScatter, SeedOverlappingWindows) {
+  // Two overlapping 2x3 windows (stride 1x2) both select the 9; the add
+  // scatter gives 2 + 6 = 8 there (the seed's description).
+  EXPECT_EQ(RunHlo(kGeAdd + R"(ENTRY e {
+  o = f32[2,5] constant({{7, 2, 5, 3, 8}, {3, 8, 9, 3, 4}})
+  s = f32[1,2] constant({{2, 6}})
+  z = f32[] constant(0)
+  ROOT r = f32[2,5] select-and-scatter(o, s, z), window={size=2x3 stride=1x2}, select=ge, scatter=add
+})"),
+            F32({2, 5}, {0, 0, 0, 0, 0, 0, 0, 8, 0, 0}));
+}
+
+TEST(SelectAndScatter, PaddingAndTiesAgainstNaiveLoop) {
+  // 1-D, window 3 stride 2 pad 1_1 over [1, 4, 4, 2, 7, 7]: ties keep the
+  // first (GE selects the current one); padding is never selected.
+  const std::vector<float> op = {1, 4, 4, 2, 7, 7};
+  const std::vector<float> src = {10, 20, 30};
+  std::vector<float> want(6, 1.0f);  // init 1
+  for (int w = 0; w < 3; ++w) {
+    int sel = -1;
+    for (int k = 0; k < 3; ++k) {
+      const int i = w * 2 + k - 1;
+      if (i < 0 || i >= 6) continue;
+      if (sel < 0 || !(op[sel] >= op[i])) sel = i;
+    }
+    want[sel] += src[w];
+  }
+  EXPECT_EQ(RunHlo(kGeAdd + R"(ENTRY e {
+  o = f32[6] parameter(0)
+  s = f32[3] parameter(1)
+  z = f32[] constant(1)
+  ROOT r = f32[6] select-and-scatter(o, s, z), window={size=3 stride=2 pad=1_1}, select=ge, scatter=add
+})",
+                   {F32({6}, op), F32({3}, src)}),
+            F32({6}, want));
+}
+
+// ---- Map.
+
+TEST(Map, TwoOperands) {
+  EXPECT_EQ(RunHlo(R"(HloModule m
+f {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  xy = f32[] multiply(x, y)
+  ROOT r = f32[] add(xy, x)
+}
+ENTRY e {
+  a = f32[2,2] constant({{1, 2}, {3, 4}})
+  b = f32[2,2] constant({{5, 6}, {7, 8}})
+  ROOT m = f32[2,2] map(a, b), dimensions={0,1}, to_apply=f
+})"),
+            F32({2, 2}, {1 * 5 + 1, 2 * 6 + 2, 3 * 7 + 3, 4 * 8 + 4}));
+}
+
+TEST(Map, ChangesElementType) {
+  EXPECT_EQ(RunHlo(R"(HloModule m
+f {
+  x = s32[] parameter(0)
+  z = s32[] constant(2)
+  ROOT r = pred[] compare(x, z), direction=GT
+}
+ENTRY e {
+  a = s32[3] constant({1, 2, 3})
+  ROOT m = pred[3] map(a), dimensions={0}, to_apply=f
+})"),
+            RunHlo("HloModule m\nENTRY e {\n  ROOT c = pred[3] constant({0, 0, "
+                   "1})\n}\n"));
+}
+
+}  // namespace
+}  // namespace hloref
