@@ -29,7 +29,9 @@
 //   other reducers: S = NaN, m = -1 (no bound derivable: ANY unless the
 //             test data is exact)
 // reduce-window visits only window positions that fall on the operand
-// (padding and base-dilation holes are skipped, i.e. they act as init).
+// (padding and base-dilation holes are skipped, i.e. they act as init;
+// impl.reduce-window.1: with a non-identity init the result differs from
+// padding with init values, as XLA's evaluator does).
 #include <algorithm>
 #include <cmath>
 #include <complex>
