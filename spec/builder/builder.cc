@@ -49,8 +49,7 @@ std::string Sanitize(absl::string_view base) {
                     (c >= '0' && c <= '9') || c == '_' || c == '.' || c == '-';
     s.push_back(ok ? c : '_');
   }
-  if (s.empty() || (s[0] >= '0' && s[0] <= '9') || s[0] == '.' ||
-      s[0] == '-') {
+  if (s.empty() || (s[0] >= '0' && s[0] <= '9') || s[0] == '.' || s[0] == '-') {
     s = absl::StrCat("v", s);
   }
   return s;
@@ -87,8 +86,8 @@ std::string Builder::UniqueComputationName(absl::string_view base) {
 XlaOp Builder::ReportError(absl::string_view call, const absl::Status& status) {
   if (first_error_.ok() && !status.ok()) {
     first_error_ = WithMessage(
-        status, absl::StrCat("builder '", name_, "': ", call, ": ",
-                             status.message()));
+        status,
+        absl::StrCat("builder '", name_, "': ", call, ": ", status.message()));
   }
   return XlaOp(this, nullptr);
 }
@@ -137,7 +136,8 @@ absl::StatusOr<HloComputation*> Builder::Import(const HloModule& sub) {
   absl::flat_hash_map<const HloInstruction*, HloInstruction*> inst_map;
   std::vector<HloComputation*> added;
   for (const auto& c : sub.computations()) {
-    auto nc = std::make_unique<HloComputation>(UniqueComputationName(c->name()));
+    auto nc =
+        std::make_unique<HloComputation>(UniqueComputationName(c->name()));
     nc->set_execution_thread(c->execution_thread());
     for (const auto& inst : c->instructions()) {
       auto ni = std::make_unique<HloInstruction>(*inst);
@@ -183,8 +183,7 @@ XlaOp Builder::AddInstruction(absl::string_view call, InstructionSpec spec) {
 
   if (spec.opcode == HloOpcode::kParameter &&
       parameter_numbers_.count(spec.parameter_number) > 0) {
-    return ReportError(call, Invalid("parameter number ",
-                                     spec.parameter_number,
+    return ReportError(call, Invalid("parameter number ", spec.parameter_number,
                                      " is already used in this computation"));
   }
   const std::string name = UniqueInstructionName(
@@ -233,9 +232,8 @@ absl::StatusOr<std::unique_ptr<HloModule>> Builder::Build(XlaOp root) {
     XlaOp ops[] = {root};
     absl::Status st = CheckOperands(ops);
     if (!st.ok()) {
-      return WithMessage(st, absl::StrCat("builder '", name_,
-                                          "': Build(root=", Desc(root),
-                                          "): ", st.message()));
+      return WithMessage(st, absl::StrCat("builder '", name_, "': Build(root=",
+                                          Desc(root), "): ", st.message()));
     }
     entry_->set_root(root.instruction_);
   } else {
@@ -262,8 +260,9 @@ namespace builder_internal {
 
 std::string Desc(const XlaOp& op) {
   if (!op.valid()) return "<invalid op>";
-  return absl::StrCat(op.instruction()->shape().ToString(/*print_layout=*/false),
-                      " %", op.instruction()->name());
+  return absl::StrCat(
+      op.instruction()->shape().ToString(/*print_layout=*/false), " %",
+      op.instruction()->name());
 }
 
 std::string Desc(absl::Span<const XlaOp> ops) {
@@ -283,7 +282,8 @@ std::string Dims(absl::Span<const int64_t> dims) {
 
 std::string Pairs(absl::Span<const std::pair<int64_t, int64_t>> pairs) {
   std::vector<std::string> parts;
-  for (const auto& [a, b] : pairs) parts.push_back(absl::StrCat("(", a, ",", b, ")"));
+  for (const auto& [a, b] : pairs)
+    parts.push_back(absl::StrCat("(", a, ",", b, ")"));
   return absl::StrCat("{", absl::StrJoin(parts, ","), "}");
 }
 
@@ -348,13 +348,13 @@ XlaOp AddBroadcastSequence(const CallContext& ctx, XlaOp operand,
   if (!operand.valid()) return operand;
   const Shape& s = operand.instruction()->shape();
   if (s.IsArray() && s.dimensions() == dims) return operand;
-  if (!s.IsArray() || (s.rank() != 0 &&
-                       s.rank() != static_cast<int64_t>(dims.size()))) {
-    return ctx.Fail(Invalid("cannot broadcast ", Desc(operand), " to ",
-                            Dims(dims)));
+  if (!s.IsArray() ||
+      (s.rank() != 0 && s.rank() != static_cast<int64_t>(dims.size()))) {
+    return ctx.Fail(
+        Invalid("cannot broadcast ", Desc(operand), " to ", Dims(dims)));
   }
-  std::vector<int64_t> kept_dims;     // output dimension of each kept one
-  std::vector<int64_t> reshaped;      // sizes after dropping degenerate dims
+  std::vector<int64_t> kept_dims;  // output dimension of each kept one
+  std::vector<int64_t> reshaped;   // sizes after dropping degenerate dims
   for (int64_t i = 0; i < s.rank(); ++i) {
     if (s.dimensions(i) == dims[i]) {
       kept_dims.push_back(i);
@@ -408,8 +408,8 @@ absl::StatusOr<std::unique_ptr<HloModule>> ScalarBinaryComputation(
 
 }  // namespace builder_internal
 
-using builder_internal::CallContext;
 using builder_internal::Begin;
+using builder_internal::CallContext;
 using builder_internal::Spec;
 
 // ----------------------------------------------------------------------------
@@ -456,9 +456,8 @@ Literal Extreme(PrimitiveType type, bool max) {
       }
       break;
     case TypeKind::kUnsigned:
-      lit.SetRawBits(0, max ? (bits >= 64 ? ~uint64_t{0}
-                                          : (uint64_t{1} << bits) - 1)
-                            : 0);
+      lit.SetRawBits(
+          0, max ? (bits >= 64 ? ~uint64_t{0} : (uint64_t{1} << bits) - 1) : 0);
       break;
     case TypeKind::kFloat: {
       const double inf = std::numeric_limits<double>::infinity();
@@ -515,10 +514,10 @@ XlaOp Parameter(Builder* builder, int64_t parameter_number, const Shape& shape,
                 const std::string& name) {
   CallContext ctx;
   if (!Begin(&ctx, builder, {},
-             Call("Parameter", {{"parameter_number",
-                                 absl::StrCat(parameter_number)},
-                                {"shape", Desc(shape)},
-                                {"name", name}}))) {
+             Call("Parameter",
+                  {{"parameter_number", absl::StrCat(parameter_number)},
+                   {"shape", Desc(shape)},
+                   {"name", name}}))) {
     return XlaOp();
   }
   if (parameter_number < 0) {

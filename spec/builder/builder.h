@@ -129,8 +129,8 @@ struct InstructionSpec {
   // select, scatter, true, false, branches), each with its attribute.
   std::vector<std::pair<AttrId, const HloModule*>> callees;
   int64_t parameter_number = -1;
-  Literal literal;    // constant
-  std::string name;   // instruction name; "" = opcode name + counter
+  Literal literal;   // constant
+  std::string name;  // instruction name; "" = opcode name + counter
 };
 
 class Builder {
@@ -144,7 +144,8 @@ class Builder {
 
   // A builder for a sub-computation (reducer, comparator, body, branch)
   // named `computation_name`; build it and pass the module to the op.
-  std::unique_ptr<Builder> CreateSubBuilder(const std::string& computation_name);
+  std::unique_ptr<Builder> CreateSubBuilder(
+      const std::string& computation_name);
 
   // The first error, or the verified module whose entry computation holds
   // every instruction added, rooted at `root` (default: the last added).
@@ -206,9 +207,9 @@ XlaOp ConstantLiteral(Builder* builder, const Literal& literal);
 // C++ element type -> PrimitiveType for the typed constant helpers.
 template <typename T>
 struct NativeToPrimitiveType;
-#define HLOREF_NATIVE_TYPE(T, P)                         \
-  template <>                                            \
-  struct NativeToPrimitiveType<T> {                      \
+#define HLOREF_NATIVE_TYPE(T, P)                             \
+  template <>                                                \
+  struct NativeToPrimitiveType<T> {                          \
     static constexpr PrimitiveType value = PrimitiveType::P; \
   };
 HLOREF_NATIVE_TYPE(bool, kPred)
@@ -237,13 +238,13 @@ XlaOp ConstantR0(Builder* builder, T value) {
 }
 template <typename T>
 XlaOp ConstantR1(Builder* builder, absl::Span<const T> values) {
-  return ConstantFromValues<T>(
-      builder, {static_cast<int64_t>(values.size())}, values);
+  return ConstantFromValues<T>(builder, {static_cast<int64_t>(values.size())},
+                               values);
 }
 template <typename T>
 XlaOp ConstantR1(Builder* builder, std::initializer_list<T> values) {
-  return ConstantR1<T>(builder, absl::Span<const T>(values.begin(),
-                                                    values.size()));
+  return ConstantR1<T>(builder,
+                       absl::Span<const T>(values.begin(), values.size()));
 }
 // `length` copies of `value`.
 template <typename T>
@@ -263,38 +264,67 @@ XlaOp ConstantR2(Builder* builder,
 // broadcasting: equal shapes, a scalar operand, degenerate dimensions, or
 // `broadcast_dimensions` mapping the lower-rank operand's dimensions to the
 // higher-rank operand's (strictly increasing).
-XlaOp Add(XlaOp lhs, XlaOp rhs, absl::Span<const int64_t> broadcast_dimensions = {});
-XlaOp Sub(XlaOp lhs, XlaOp rhs, absl::Span<const int64_t> broadcast_dimensions = {});
-XlaOp Mul(XlaOp lhs, XlaOp rhs, absl::Span<const int64_t> broadcast_dimensions = {});
-XlaOp Div(XlaOp lhs, XlaOp rhs, absl::Span<const int64_t> broadcast_dimensions = {});
-XlaOp Rem(XlaOp lhs, XlaOp rhs, absl::Span<const int64_t> broadcast_dimensions = {});
-XlaOp Max(XlaOp lhs, XlaOp rhs, absl::Span<const int64_t> broadcast_dimensions = {});
-XlaOp Min(XlaOp lhs, XlaOp rhs, absl::Span<const int64_t> broadcast_dimensions = {});
-XlaOp Pow(XlaOp lhs, XlaOp rhs, absl::Span<const int64_t> broadcast_dimensions = {});
-XlaOp And(XlaOp lhs, XlaOp rhs, absl::Span<const int64_t> broadcast_dimensions = {});
-XlaOp Or(XlaOp lhs, XlaOp rhs, absl::Span<const int64_t> broadcast_dimensions = {});
-XlaOp Xor(XlaOp lhs, XlaOp rhs, absl::Span<const int64_t> broadcast_dimensions = {});
-XlaOp ShiftLeft(XlaOp lhs, XlaOp rhs, absl::Span<const int64_t> broadcast_dimensions = {});
-XlaOp ShiftRightArithmetic(XlaOp lhs, XlaOp rhs, absl::Span<const int64_t> broadcast_dimensions = {});
-XlaOp ShiftRightLogical(XlaOp lhs, XlaOp rhs, absl::Span<const int64_t> broadcast_dimensions = {});
-XlaOp Atan2(XlaOp lhs, XlaOp rhs, absl::Span<const int64_t> broadcast_dimensions = {});
-XlaOp Complex(XlaOp lhs, XlaOp rhs, absl::Span<const int64_t> broadcast_dimensions = {});
+XlaOp Add(XlaOp lhs, XlaOp rhs,
+          absl::Span<const int64_t> broadcast_dimensions = {});
+XlaOp Sub(XlaOp lhs, XlaOp rhs,
+          absl::Span<const int64_t> broadcast_dimensions = {});
+XlaOp Mul(XlaOp lhs, XlaOp rhs,
+          absl::Span<const int64_t> broadcast_dimensions = {});
+XlaOp Div(XlaOp lhs, XlaOp rhs,
+          absl::Span<const int64_t> broadcast_dimensions = {});
+XlaOp Rem(XlaOp lhs, XlaOp rhs,
+          absl::Span<const int64_t> broadcast_dimensions = {});
+XlaOp Max(XlaOp lhs, XlaOp rhs,
+          absl::Span<const int64_t> broadcast_dimensions = {});
+XlaOp Min(XlaOp lhs, XlaOp rhs,
+          absl::Span<const int64_t> broadcast_dimensions = {});
+XlaOp Pow(XlaOp lhs, XlaOp rhs,
+          absl::Span<const int64_t> broadcast_dimensions = {});
+XlaOp And(XlaOp lhs, XlaOp rhs,
+          absl::Span<const int64_t> broadcast_dimensions = {});
+XlaOp Or(XlaOp lhs, XlaOp rhs,
+         absl::Span<const int64_t> broadcast_dimensions = {});
+XlaOp Xor(XlaOp lhs, XlaOp rhs,
+          absl::Span<const int64_t> broadcast_dimensions = {});
+XlaOp ShiftLeft(XlaOp lhs, XlaOp rhs,
+                absl::Span<const int64_t> broadcast_dimensions = {});
+XlaOp ShiftRightArithmetic(XlaOp lhs, XlaOp rhs,
+                           absl::Span<const int64_t> broadcast_dimensions = {});
+XlaOp ShiftRightLogical(XlaOp lhs, XlaOp rhs,
+                        absl::Span<const int64_t> broadcast_dimensions = {});
+XlaOp Atan2(XlaOp lhs, XlaOp rhs,
+            absl::Span<const int64_t> broadcast_dimensions = {});
+XlaOp Complex(XlaOp lhs, XlaOp rhs,
+              absl::Span<const int64_t> broadcast_dimensions = {});
 
 // Element-wise comparison operations; the TotalOrder forms compare floats
 // with comparison type TOTALORDER.
-XlaOp Eq(XlaOp lhs, XlaOp rhs, absl::Span<const int64_t> broadcast_dimensions = {});
-XlaOp Ne(XlaOp lhs, XlaOp rhs, absl::Span<const int64_t> broadcast_dimensions = {});
-XlaOp Ge(XlaOp lhs, XlaOp rhs, absl::Span<const int64_t> broadcast_dimensions = {});
-XlaOp Gt(XlaOp lhs, XlaOp rhs, absl::Span<const int64_t> broadcast_dimensions = {});
-XlaOp Le(XlaOp lhs, XlaOp rhs, absl::Span<const int64_t> broadcast_dimensions = {});
-XlaOp Lt(XlaOp lhs, XlaOp rhs, absl::Span<const int64_t> broadcast_dimensions = {});
-XlaOp EqTotalOrder(XlaOp lhs, XlaOp rhs, absl::Span<const int64_t> broadcast_dimensions = {});
-XlaOp NeTotalOrder(XlaOp lhs, XlaOp rhs, absl::Span<const int64_t> broadcast_dimensions = {});
-XlaOp GeTotalOrder(XlaOp lhs, XlaOp rhs, absl::Span<const int64_t> broadcast_dimensions = {});
-XlaOp GtTotalOrder(XlaOp lhs, XlaOp rhs, absl::Span<const int64_t> broadcast_dimensions = {});
-XlaOp LeTotalOrder(XlaOp lhs, XlaOp rhs, absl::Span<const int64_t> broadcast_dimensions = {});
-XlaOp LtTotalOrder(XlaOp lhs, XlaOp rhs, absl::Span<const int64_t> broadcast_dimensions = {});
-XlaOp Compare(XlaOp lhs, XlaOp rhs, absl::Span<const int64_t> broadcast_dimensions,
+XlaOp Eq(XlaOp lhs, XlaOp rhs,
+         absl::Span<const int64_t> broadcast_dimensions = {});
+XlaOp Ne(XlaOp lhs, XlaOp rhs,
+         absl::Span<const int64_t> broadcast_dimensions = {});
+XlaOp Ge(XlaOp lhs, XlaOp rhs,
+         absl::Span<const int64_t> broadcast_dimensions = {});
+XlaOp Gt(XlaOp lhs, XlaOp rhs,
+         absl::Span<const int64_t> broadcast_dimensions = {});
+XlaOp Le(XlaOp lhs, XlaOp rhs,
+         absl::Span<const int64_t> broadcast_dimensions = {});
+XlaOp Lt(XlaOp lhs, XlaOp rhs,
+         absl::Span<const int64_t> broadcast_dimensions = {});
+XlaOp EqTotalOrder(XlaOp lhs, XlaOp rhs,
+                   absl::Span<const int64_t> broadcast_dimensions = {});
+XlaOp NeTotalOrder(XlaOp lhs, XlaOp rhs,
+                   absl::Span<const int64_t> broadcast_dimensions = {});
+XlaOp GeTotalOrder(XlaOp lhs, XlaOp rhs,
+                   absl::Span<const int64_t> broadcast_dimensions = {});
+XlaOp GtTotalOrder(XlaOp lhs, XlaOp rhs,
+                   absl::Span<const int64_t> broadcast_dimensions = {});
+XlaOp LeTotalOrder(XlaOp lhs, XlaOp rhs,
+                   absl::Span<const int64_t> broadcast_dimensions = {});
+XlaOp LtTotalOrder(XlaOp lhs, XlaOp rhs,
+                   absl::Span<const int64_t> broadcast_dimensions = {});
+XlaOp Compare(XlaOp lhs, XlaOp rhs,
+              absl::Span<const int64_t> broadcast_dimensions,
               ComparisonDirection direction,
               ComparisonType compare_type = ComparisonType::kDefault);
 XlaOp Compare(XlaOp lhs, XlaOp rhs, ComparisonDirection direction);
@@ -379,11 +409,10 @@ XlaOp Pad(XlaOp operand, XlaOp padding_value,
 XlaOp Dot(XlaOp lhs, XlaOp rhs,
           absl::Span<const PrecisionConfig> precision_config = {},
           std::optional<PrimitiveType> preferred_element_type = std::nullopt);
-XlaOp DotGeneral(XlaOp lhs, XlaOp rhs,
-                 const DotDimensionNumbers& dimension_numbers,
-                 absl::Span<const PrecisionConfig> precision_config = {},
-                 std::optional<PrimitiveType> preferred_element_type =
-                     std::nullopt);
+XlaOp DotGeneral(
+    XlaOp lhs, XlaOp rhs, const DotDimensionNumbers& dimension_numbers,
+    absl::Span<const PrecisionConfig> precision_config = {},
+    std::optional<PrimitiveType> preferred_element_type = std::nullopt);
 
 XlaOp Conv(XlaOp lhs, XlaOp rhs, absl::Span<const int64_t> window_strides,
            Padding padding, int64_t feature_group_count = 1,
@@ -514,20 +543,22 @@ XlaOp AllReduce(XlaOp operand, const HloModule& computation,
                 const std::vector<std::vector<int64_t>>& replica_groups = {},
                 std::optional<int64_t> channel_id = std::nullopt,
                 bool use_global_device_ids = false);
-XlaOp AllToAll(XlaOp operand, int64_t split_dimension,
-               int64_t concat_dimension, int64_t split_count,
+XlaOp AllToAll(XlaOp operand, int64_t split_dimension, int64_t concat_dimension,
+               int64_t split_count,
                const std::vector<std::vector<int64_t>>& replica_groups = {});
 XlaOp CollectivePermute(
     XlaOp operand,
     const std::vector<std::pair<int64_t, int64_t>>& source_target_pairs,
     std::optional<int64_t> channel_id = std::nullopt);
-XlaOp ReduceScatter(XlaOp operand, const HloModule& computation,
-                    int64_t scatter_dimension, int64_t shard_count,
-                    const std::vector<std::vector<int64_t>>& replica_groups = {},
-                    std::optional<int64_t> channel_id = std::nullopt,
-                    bool use_global_device_ids = false);
+XlaOp ReduceScatter(
+    XlaOp operand, const HloModule& computation, int64_t scatter_dimension,
+    int64_t shard_count,
+    const std::vector<std::vector<int64_t>>& replica_groups = {},
+    std::optional<int64_t> channel_id = std::nullopt,
+    bool use_global_device_ids = false);
 XlaOp CrossReplicaSum(
-    XlaOp operand, const std::vector<std::vector<int64_t>>& replica_groups = {});
+    XlaOp operand,
+    const std::vector<std::vector<int64_t>>& replica_groups = {});
 XlaOp ReplicaId(Builder* builder);
 
 // ============================================================ random
@@ -543,8 +574,8 @@ XlaOp Fft(XlaOp operand, FftType fft_type,
 XlaOp TriangularSolve(XlaOp a, XlaOp b, bool left_side, bool lower,
                       bool unit_diagonal, TransposeA transpose_a);
 XlaOp Cholesky(XlaOp a, bool lower);
-XlaOp BatchNormTraining(XlaOp operand, XlaOp scale, XlaOp offset,
-                        float epsilon, int64_t feature_index);
+XlaOp BatchNormTraining(XlaOp operand, XlaOp scale, XlaOp offset, float epsilon,
+                        int64_t feature_index);
 XlaOp BatchNormInference(XlaOp operand, XlaOp scale, XlaOp offset, XlaOp mean,
                          XlaOp variance, float epsilon, int64_t feature_index);
 XlaOp BatchNormGrad(XlaOp operand, XlaOp scale, XlaOp batch_mean,
@@ -596,9 +627,9 @@ XlaOp ConstantFromValues(Builder* builder, absl::Span<const int64_t> dimensions,
             "the number of values does not match the dimensions (or a "
             "dimension is negative)"));
   }
-  return ConstantLiteral(builder, Literal::CreateFromValues<T>(
-                                      NativeToPrimitiveType<T>::value,
-                                      dimensions, values));
+  return ConstantLiteral(
+      builder, Literal::CreateFromValues<T>(NativeToPrimitiveType<T>::value,
+                                            dimensions, values));
 }
 
 template <typename T>

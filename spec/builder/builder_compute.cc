@@ -34,13 +34,11 @@ std::string Precisions(absl::Span<const PrecisionConfig> p) {
 }
 
 std::string DotDims(const DotDimensionNumbers& dn) {
-  return absl::StrCat("{lhs_contracting_dimensions=",
-                      Dims(dn.lhs_contracting_dimensions),
-                      " rhs_contracting_dimensions=",
-                      Dims(dn.rhs_contracting_dimensions),
-                      " lhs_batch_dimensions=", Dims(dn.lhs_batch_dimensions),
-                      " rhs_batch_dimensions=", Dims(dn.rhs_batch_dimensions),
-                      "}");
+  return absl::StrCat(
+      "{lhs_contracting_dimensions=", Dims(dn.lhs_contracting_dimensions),
+      " rhs_contracting_dimensions=", Dims(dn.rhs_contracting_dimensions),
+      " lhs_batch_dimensions=", Dims(dn.lhs_batch_dimensions),
+      " rhs_batch_dimensions=", Dims(dn.rhs_batch_dimensions), "}");
 }
 
 std::string ConvDims(const ConvolutionDimensionNumbers& dn) {
@@ -69,10 +67,9 @@ XlaOp DotGeneralImpl(const CallContext& ctx, XlaOp lhs, XlaOp rhs,
                      absl::Span<const PrecisionConfig> precision_config,
                      std::optional<PrimitiveType> preferred_element_type) {
   // The result element type: the preferred one, else the operands'.
-  InstructionSpec spec = Spec(
-      HloOpcode::kDot, {lhs, rhs},
-      Shape::Scalar(preferred_element_type.value_or(
-          lhs.instruction()->shape().element_type())));
+  InstructionSpec spec = Spec(HloOpcode::kDot, {lhs, rhs},
+                              Shape::Scalar(preferred_element_type.value_or(
+                                  lhs.instruction()->shape().element_type())));
   spec.attrs.dot_dimension_numbers = dimension_numbers;
   spec.attrs.set(AttrId::kLhsContractingDims);
   spec.attrs.set(AttrId::kRhsContractingDims);
@@ -104,8 +101,8 @@ XlaOp ConvImpl(const CallContext& ctx, XlaOp lhs, XlaOp rhs,
       ls.rank() != static_cast<int64_t>(n) + 2 ||
       rs.rank() != static_cast<int64_t>(n) + 2) {
     return ctx.Fail(Invalid("lhs and rhs must be arrays of rank n+2 = ", n + 2,
-                            " (n = ", n, " spatial dimensions), got ",
-                            Desc(ls), " and ", Desc(rs)));
+                            " (n = ", n, " spatial dimensions), got ", Desc(ls),
+                            " and ", Desc(rs)));
   }
   if (dn.kernel_spatial_dimensions.size() != n ||
       dn.output_spatial_dimensions.size() != n) {
@@ -132,8 +129,8 @@ XlaOp ConvImpl(const CallContext& ctx, XlaOp lhs, XlaOp rhs,
     const int64_t in = dn.input_spatial_dimensions[i];
     const int64_t k = dn.kernel_spatial_dimensions[i];
     if (in < 0 || in >= ls.rank() || k < 0 || k >= rs.rank()) {
-      return ctx.Fail(Invalid("spatial dimension numbers out of range: ",
-                              ConvDims(dn)));
+      return ctx.Fail(
+          Invalid("spatial dimension numbers out of range: ", ConvDims(dn)));
     }
     input_dims.push_back(ls.dimensions(in));
     window_dims.push_back(rs.dimensions(k));
@@ -142,9 +139,9 @@ XlaOp ConvImpl(const CallContext& ctx, XlaOp lhs, XlaOp rhs,
   if (padding_type.has_value()) {
     pads = MakePadding(input_dims, window_dims, window_strides, *padding_type);
   }
-  InstructionSpec spec = Spec(
-      HloOpcode::kConvolution, {lhs, rhs},
-      Shape::Scalar(preferred_element_type.value_or(ls.element_type())));
+  InstructionSpec spec =
+      Spec(HloOpcode::kConvolution, {lhs, rhs},
+           Shape::Scalar(preferred_element_type.value_or(ls.element_type())));
   spec.attrs.window =
       MakeWindow(window_dims, window_strides, pads, lhs_dilation, rhs_dilation);
   spec.attrs.set(AttrId::kWindow);
@@ -163,11 +160,11 @@ std::string ConvCall(absl::string_view fn, XlaOp lhs, XlaOp rhs,
                      absl::Span<const int64_t> window_strides,
                      const std::string& padding, const std::string& extra,
                      int64_t feature_group_count, int64_t batch_group_count) {
-  return absl::StrCat(
-      fn, "(lhs=", Desc(lhs), ", rhs=", Desc(rhs),
-      ", window_strides=", Dims(window_strides), ", padding=", padding, extra,
-      ", feature_group_count=", feature_group_count,
-      ", batch_group_count=", batch_group_count, ")");
+  return absl::StrCat(fn, "(lhs=", Desc(lhs), ", rhs=", Desc(rhs),
+                      ", window_strides=", Dims(window_strides),
+                      ", padding=", padding, extra,
+                      ", feature_group_count=", feature_group_count,
+                      ", batch_group_count=", batch_group_count, ")");
 }
 
 std::string PaddingName(Padding p) {
@@ -175,8 +172,7 @@ std::string PaddingName(Padding p) {
 }
 
 // Reduce-window over N operands (the window covers every dimension).
-XlaOp ReduceWindowImpl(const CallContext& ctx,
-                       absl::Span<const XlaOp> operands,
+XlaOp ReduceWindowImpl(const CallContext& ctx, absl::Span<const XlaOp> operands,
                        absl::Span<const XlaOp> init_values,
                        const HloModule& computation,
                        absl::Span<const int64_t> window_dimensions,
@@ -186,26 +182,28 @@ XlaOp ReduceWindowImpl(const CallContext& ctx,
                        absl::Span<const int64_t> base_dilations,
                        absl::Span<const int64_t> window_dilations) {
   if (operands.empty() || operands.size() != init_values.size()) {
-    return ctx.Fail(Invalid("needs N >= 1 operands and as many init_values, "
-                            "got ",
-                            operands.size(), " and ", init_values.size()));
+    return ctx.Fail(
+        Invalid("needs N >= 1 operands and as many init_values, "
+                "got ",
+                operands.size(), " and ", init_values.size()));
   }
   const Shape& s = operands[0].instruction()->shape();
   if (!s.IsArray()) return ctx.Fail(Invalid("operands must be arrays"));
   const size_t rank = static_cast<size_t>(s.rank());
   if (window_dimensions.size() != rank || window_strides.size() != rank) {
-    return ctx.Fail(Invalid("window_dimensions and window_strides need one "
-                            "entry per operand dimension (",
-                            rank, "), got ", window_dimensions.size(), " and ",
-                            window_strides.size()));
+    return ctx.Fail(
+        Invalid("window_dimensions and window_strides need one "
+                "entry per operand dimension (",
+                rank, "), got ", window_dimensions.size(), " and ",
+                window_strides.size()));
   }
   std::vector<std::pair<int64_t, int64_t>> pads(padding.begin(), padding.end());
   if (padding_type.has_value()) {
     pads = MakePadding(s.dimensions(), window_dimensions, window_strides,
                        *padding_type);
   } else if (pads.size() != rank) {
-    return ctx.Fail(Invalid("padding has ", pads.size(), " entries, expected ",
-                            rank));
+    return ctx.Fail(
+        Invalid("padding has ", pads.size(), " entries, expected ", rank));
   }
   std::vector<XlaOp> all(operands.begin(), operands.end());
   all.insert(all.end(), init_values.begin(), init_values.end());
@@ -220,28 +218,31 @@ XlaOp ReduceWindowImpl(const CallContext& ctx,
 XlaOp SelectAndScatterImpl(
     const CallContext& ctx, XlaOp operand, const HloModule& select,
     absl::Span<const int64_t> window_dimensions,
-    absl::Span<const int64_t> window_strides, std::optional<Padding> padding_type,
+    absl::Span<const int64_t> window_strides,
+    std::optional<Padding> padding_type,
     absl::Span<const std::pair<int64_t, int64_t>> padding, XlaOp source,
     XlaOp init_value, const HloModule& scatter) {
   const Shape& s = operand.instruction()->shape();
   if (!s.IsArray()) return ctx.Fail(Invalid("operand must be an array"));
   const size_t rank = static_cast<size_t>(s.rank());
   if (window_dimensions.size() != rank || window_strides.size() != rank) {
-    return ctx.Fail(Invalid("window_dimensions and window_strides need one "
-                            "entry per operand dimension (",
-                            rank, ")"));
+    return ctx.Fail(
+        Invalid("window_dimensions and window_strides need one "
+                "entry per operand dimension (",
+                rank, ")"));
   }
   std::vector<std::pair<int64_t, int64_t>> pads(padding.begin(), padding.end());
   if (padding_type.has_value()) {
     pads = MakePadding(s.dimensions(), window_dimensions, window_strides,
                        *padding_type);
   } else if (pads.size() != rank) {
-    return ctx.Fail(Invalid("padding has ", pads.size(), " entries, expected ",
-                            rank));
+    return ctx.Fail(
+        Invalid("padding has ", pads.size(), " entries, expected ", rank));
   }
   InstructionSpec spec =
       Spec(HloOpcode::kSelectAndScatter, {operand, source, init_value});
-  spec.attrs.window = MakeWindow(window_dimensions, window_strides, pads, {}, {});
+  spec.attrs.window =
+      MakeWindow(window_dimensions, window_strides, pads, {}, {});
   spec.attrs.set(AttrId::kWindow);
   spec.callees.emplace_back(AttrId::kSelect, &select);
   spec.callees.emplace_back(AttrId::kScatter, &scatter);
@@ -252,7 +253,8 @@ XlaOp SelectAndScatterImpl(
 
 // ---------------------------------------------------------------- Dot
 
-XlaOp Dot(XlaOp lhs, XlaOp rhs, absl::Span<const PrecisionConfig> precision_config,
+XlaOp Dot(XlaOp lhs, XlaOp rhs,
+          absl::Span<const PrecisionConfig> precision_config,
           std::optional<PrimitiveType> preferred_element_type) {
   CallContext ctx;
   if (!Begin(&ctx, nullptr, {lhs, rhs},
@@ -265,8 +267,9 @@ XlaOp Dot(XlaOp lhs, XlaOp rhs, absl::Span<const PrecisionConfig> precision_conf
   // contract lhs dimension 1 (0 for a vector) with rhs dimension 0.
   if (!ls.IsArray() || !rs.IsArray() || ls.rank() < 1 || ls.rank() > 2 ||
       rs.rank() < 1 || rs.rank() > 2) {
-    return ctx.Fail(Invalid("Dot takes vectors and matrices (rank 1 or 2); "
-                            "use DotGeneral for other ranks"));
+    return ctx.Fail(
+        Invalid("Dot takes vectors and matrices (rank 1 or 2); "
+                "use DotGeneral for other ranks"));
   }
   DotDimensionNumbers dn;
   dn.lhs_contracting_dimensions = {ls.rank() == 1 ? 0 : 1};
@@ -366,24 +369,24 @@ XlaOp ConvGeneral(XlaOp lhs, XlaOp rhs,
                   precision_config, std::nullopt);
 }
 
-XlaOp ConvGeneralDilated(
-    XlaOp lhs, XlaOp rhs, absl::Span<const int64_t> window_strides,
-    absl::Span<const std::pair<int64_t, int64_t>> padding,
-    absl::Span<const int64_t> lhs_dilation,
-    absl::Span<const int64_t> rhs_dilation,
-    const ConvolutionDimensionNumbers& dimension_numbers,
-    int64_t feature_group_count, int64_t batch_group_count,
-    absl::Span<const PrecisionConfig> precision_config,
-    std::optional<PrimitiveType> preferred_element_type) {
+XlaOp ConvGeneralDilated(XlaOp lhs, XlaOp rhs,
+                         absl::Span<const int64_t> window_strides,
+                         absl::Span<const std::pair<int64_t, int64_t>> padding,
+                         absl::Span<const int64_t> lhs_dilation,
+                         absl::Span<const int64_t> rhs_dilation,
+                         const ConvolutionDimensionNumbers& dimension_numbers,
+                         int64_t feature_group_count, int64_t batch_group_count,
+                         absl::Span<const PrecisionConfig> precision_config,
+                         std::optional<PrimitiveType> preferred_element_type) {
   CallContext ctx;
-  if (!Begin(&ctx, nullptr, {lhs, rhs},
-             ConvCall("ConvGeneralDilated", lhs, rhs, window_strides,
-                      Pairs(padding),
-                      absl::StrCat(", lhs_dilation=", Dims(lhs_dilation),
-                                   ", rhs_dilation=", Dims(rhs_dilation),
-                                   ", dimension_numbers=",
-                                   ConvDims(dimension_numbers)),
-                      feature_group_count, batch_group_count))) {
+  if (!Begin(
+          &ctx, nullptr, {lhs, rhs},
+          ConvCall(
+              "ConvGeneralDilated", lhs, rhs, window_strides, Pairs(padding),
+              absl::StrCat(", lhs_dilation=", Dims(lhs_dilation),
+                           ", rhs_dilation=", Dims(rhs_dilation),
+                           ", dimension_numbers=", ConvDims(dimension_numbers)),
+              feature_group_count, batch_group_count))) {
     return ctx.Failed();
   }
   return ConvImpl(ctx, lhs, rhs, window_strides, std::nullopt, padding,
@@ -445,14 +448,14 @@ XlaOp ReduceWindow(absl::Span<const XlaOp> operands,
   std::vector<XlaOp> all(operands.begin(), operands.end());
   all.insert(all.end(), init_values.begin(), init_values.end());
   CallContext ctx;
-  if (!Begin(&ctx, nullptr, all,
-             Call("ReduceWindow",
-                  {{"operands", Desc(operands)},
-                   {"init_values", Desc(init_values)},
-                   {"computation", computation.name()},
-                   {"window_dimensions", Dims(window_dimensions)},
-                   {"window_strides", Dims(window_strides)},
-                   {"padding", PaddingName(padding)}}))) {
+  if (!Begin(
+          &ctx, nullptr, all,
+          Call("ReduceWindow", {{"operands", Desc(operands)},
+                                {"init_values", Desc(init_values)},
+                                {"computation", computation.name()},
+                                {"window_dimensions", Dims(window_dimensions)},
+                                {"window_strides", Dims(window_strides)},
+                                {"padding", PaddingName(padding)}}))) {
     return ctx.Failed();
   }
   return ReduceWindowImpl(ctx, operands, init_values, computation,
@@ -556,8 +559,9 @@ XlaOp Map(Builder* builder, absl::Span<const XlaOp> operands,
     return ctx.Failed();
   }
   if (!static_operands.empty()) {
-    return ctx.Fail(Invalid("static_operands are not supported: HLO map "
-                            "passes only the mapped elements"));
+    return ctx.Fail(
+        Invalid("static_operands are not supported: HLO map "
+                "passes only the mapped elements"));
   }
   if (operands.empty()) return ctx.Fail(Invalid("Map needs N >= 1 operands"));
   std::vector<int64_t> dims(dimensions.begin(), dimensions.end());
@@ -702,10 +706,10 @@ XlaOp Scatter(XlaOp operand, XlaOp scatter_indices, XlaOp updates,
 XlaOp Call(Builder* builder, const HloModule& computation,
            absl::Span<const XlaOp> operands) {
   CallContext ctx;
-  if (!Begin(&ctx, builder, operands,
-             builder_internal::Call("Call",
-                                    {{"computation", computation.name()},
-                                     {"args", Desc(operands)}}))) {
+  if (!Begin(
+          &ctx, builder, operands,
+          builder_internal::Call("Call", {{"computation", computation.name()},
+                                          {"args", Desc(operands)}}))) {
     return ctx.Failed();
   }
   InstructionSpec spec = Spec(HloOpcode::kCall, operands);
@@ -753,12 +757,12 @@ XlaOp Conditional(XlaOp predicate, XlaOp true_operand,
   CallContext ctx;
   if (!Begin(&ctx, nullptr, {predicate, true_operand, false_operand},
              builder_internal::Call(
-                 "Conditional", {{"pred", Desc(predicate)},
-                                 {"true_operand", Desc(true_operand)},
-                                 {"true_computation", true_computation.name()},
-                                 {"false_operand", Desc(false_operand)},
-                                 {"false_computation",
-                                  false_computation.name()}}))) {
+                 "Conditional",
+                 {{"pred", Desc(predicate)},
+                  {"true_operand", Desc(true_operand)},
+                  {"true_computation", true_computation.name()},
+                  {"false_operand", Desc(false_operand)},
+                  {"false_computation", false_computation.name()}}))) {
     return ctx.Failed();
   }
   InstructionSpec spec =
@@ -789,10 +793,10 @@ XlaOp Conditional(XlaOp branch_index,
   }
   if (branch_computations.empty() ||
       branch_computations.size() != branch_operands.size()) {
-    return ctx.Fail(Invalid("needs N >= 1 branch_computations and N "
-                            "branch_operands, got ",
-                            branch_computations.size(), " and ",
-                            branch_operands.size()));
+    return ctx.Fail(
+        Invalid("needs N >= 1 branch_computations and N "
+                "branch_operands, got ",
+                branch_computations.size(), " and ", branch_operands.size()));
   }
   InstructionSpec spec = Spec(HloOpcode::kConditional, all);
   for (const HloModule* m : branch_computations) {

@@ -91,8 +91,8 @@ absl::StatusOr<std::vector<int64_t>> BroadcastResultDims(
     } else if (l == 1) {
       out[d] = s;
     } else {
-      return Invalid("dimension ", i, " of the lower-rank operand has size ",
-                     s, " but is matched to dimension ", d,
+      return Invalid("dimension ", i, " of the lower-rank operand has size ", s,
+                     " but is matched to dimension ", d,
                      " of the higher-rank operand, which has size ", l);
     }
   }
@@ -108,10 +108,11 @@ XlaOp BinaryOp(absl::string_view fn, HloOpcode opcode, XlaOp lhs, XlaOp rhs,
                ComparisonDirection direction = ComparisonDirection::kEq,
                ComparisonType compare_type = ComparisonType::kDefault) {
   CallContext ctx;
-  if (!Begin(&ctx, nullptr, {lhs, rhs},
-             Call(fn, {{"lhs", Desc(lhs)},
-                       {"rhs", Desc(rhs)},
-                       {"broadcast_dimensions", Dims(broadcast_dimensions)}}))) {
+  if (!Begin(
+          &ctx, nullptr, {lhs, rhs},
+          Call(fn, {{"lhs", Desc(lhs)},
+                    {"rhs", Desc(rhs)},
+                    {"broadcast_dimensions", Dims(broadcast_dimensions)}}))) {
     return ctx.Failed();
   }
   const Shape& ls = lhs.instruction()->shape();
@@ -158,8 +159,9 @@ XlaOp UnaryOp(absl::string_view fn, HloOpcode opcode, XlaOp operand) {
 
 // Clamp and Select: scalar array operands are broadcast to the shape of
 // the non-scalar array operand ("a restricted form of broadcasting").
-XlaOp TernaryOp(absl::string_view fn, HloOpcode opcode,
-                std::initializer_list<std::pair<absl::string_view, XlaOp>> args) {
+XlaOp TernaryOp(
+    absl::string_view fn, HloOpcode opcode,
+    std::initializer_list<std::pair<absl::string_view, XlaOp>> args) {
   std::vector<XlaOp> ops;
   for (const auto& [name, op] : args) ops.push_back(op);
   CallContext ctx;
@@ -179,9 +181,10 @@ XlaOp TernaryOp(absl::string_view fn, HloOpcode opcode,
         non_scalar = &s;
       } else if (!non_scalar->SameDimensions(
                      Shape(non_scalar->element_type(), s.dimensions()))) {
-        return ctx.Fail(Invalid("the non-scalar operands must have the same "
-                                "dimensions, got ",
-                                Desc(*non_scalar), " and ", Desc(s)));
+        return ctx.Fail(
+            Invalid("the non-scalar operands must have the same "
+                    "dimensions, got ",
+                    Desc(*non_scalar), " and ", Desc(s)));
       }
     }
   }
@@ -199,11 +202,10 @@ XlaOp TernaryOp(absl::string_view fn, HloOpcode opcode,
 
 }  // namespace
 
-#define HLOREF_BINARY(Fn, opcode)                                   \
-  XlaOp Fn(XlaOp lhs, XlaOp rhs,                                    \
-           absl::Span<const int64_t> broadcast_dimensions) {        \
-    return BinaryOp(#Fn, HloOpcode::opcode, lhs, rhs,               \
-                    broadcast_dimensions);                          \
+#define HLOREF_BINARY(Fn, opcode)                                            \
+  XlaOp Fn(XlaOp lhs, XlaOp rhs,                                             \
+           absl::Span<const int64_t> broadcast_dimensions) {                 \
+    return BinaryOp(#Fn, HloOpcode::opcode, lhs, rhs, broadcast_dimensions); \
   }
 HLOREF_BINARY(Add, kAdd)
 HLOREF_BINARY(Sub, kSubtract)
@@ -223,12 +225,11 @@ HLOREF_BINARY(Atan2, kAtan2)
 HLOREF_BINARY(Complex, kComplex)
 #undef HLOREF_BINARY
 
-#define HLOREF_COMPARE(Fn, dir, type)                                      \
-  XlaOp Fn(XlaOp lhs, XlaOp rhs,                                           \
-           absl::Span<const int64_t> broadcast_dimensions) {               \
-    return BinaryOp(#Fn, HloOpcode::kCompare, lhs, rhs,                    \
-                    broadcast_dimensions, ComparisonDirection::dir,        \
-                    ComparisonType::type);                                 \
+#define HLOREF_COMPARE(Fn, dir, type)                                         \
+  XlaOp Fn(XlaOp lhs, XlaOp rhs,                                              \
+           absl::Span<const int64_t> broadcast_dimensions) {                  \
+    return BinaryOp(#Fn, HloOpcode::kCompare, lhs, rhs, broadcast_dimensions, \
+                    ComparisonDirection::dir, ComparisonType::type);          \
   }
 HLOREF_COMPARE(Eq, kEq, kDefault)
 HLOREF_COMPARE(Ne, kNe, kDefault)
@@ -295,8 +296,9 @@ XlaOp Clamp(XlaOp min, XlaOp operand, XlaOp max) {
 }
 
 XlaOp Select(XlaOp pred, XlaOp on_true, XlaOp on_false) {
-  return TernaryOp("Select", HloOpcode::kSelect,
-                   {{"pred", pred}, {"on_true", on_true}, {"on_false", on_false}});
+  return TernaryOp(
+      "Select", HloOpcode::kSelect,
+      {{"pred", pred}, {"on_true", on_true}, {"on_false", on_false}});
 }
 
 XlaOp ConvertElementType(XlaOp operand, PrimitiveType new_element_type) {
@@ -310,8 +312,9 @@ XlaOp ConvertElementType(XlaOp operand, PrimitiveType new_element_type) {
   }
   const Shape& s = operand.instruction()->shape();
   if (!s.IsArray() || !IsArrayType(new_element_type)) {
-    return ctx.Fail(Invalid("the operand and the new element type must be "
-                            "arrays (not tuples or tokens)"));
+    return ctx.Fail(
+        Invalid("the operand and the new element type must be "
+                "arrays (not tuples or tokens)"));
   }
   return ctx.Add(Spec(HloOpcode::kConvert, {operand},
                       Shape(new_element_type, s.dimensions())));
@@ -328,8 +331,9 @@ XlaOp BitcastConvertType(XlaOp operand, PrimitiveType new_element_type) {
   }
   const Shape& s = operand.instruction()->shape();
   if (!s.IsArray() || !IsArrayType(new_element_type)) {
-    return ctx.Fail(Invalid("the operand and the new element type must be "
-                            "arrays (not tuples or tokens)"));
+    return ctx.Fail(
+        Invalid("the operand and the new element type must be "
+                "arrays (not tuples or tokens)"));
   }
   const int64_t b = BitWidth(s.element_type());
   const int64_t b_new = BitWidth(new_element_type);
@@ -353,8 +357,8 @@ XlaOp BitcastConvertType(XlaOp operand, PrimitiveType new_element_type) {
     }
     dims.pop_back();
   }
-  return ctx.Add(
-      Spec(HloOpcode::kBitcastConvert, {operand}, Shape(new_element_type, dims)));
+  return ctx.Add(Spec(HloOpcode::kBitcastConvert, {operand},
+                      Shape(new_element_type, dims)));
 }
 
 XlaOp ReducePrecision(XlaOp operand, int exponent_bits, int mantissa_bits) {

@@ -46,13 +46,14 @@ void SetGroups(InstructionSpec* spec,
 absl::Status CheckShardCount(const CallContext& ctx, absl::string_view what,
                              int64_t shard_count,
                              const std::vector<std::vector<int64_t>>& groups) {
-  const int64_t expected =
-      groups.empty() ? ctx.builder->mutable_config()->replica_count
-                     : static_cast<int64_t>(groups[0].size());
+  const int64_t expected = groups.empty()
+                               ? ctx.builder->mutable_config()->replica_count
+                               : static_cast<int64_t>(groups[0].size());
   if (shard_count != expected) {
     return Invalid(what, " is ", shard_count, " but ",
                    groups.empty() ? "the replica count" : "the group size",
-                   " is ", expected, " (Builder::mutable_config() sets the "
+                   " is ", expected,
+                   " (Builder::mutable_config() sets the "
                    "replica count)");
   }
   return absl::OkStatus();
@@ -101,7 +102,8 @@ XlaOp AllGather(XlaOp operand, int64_t all_gather_dimension,
     return ctx.Failed();
   }
   absl::Status st = CheckDim(operand, all_gather_dimension, "all_gather_dim");
-  if (st.ok()) st = CheckShardCount(ctx, "shard_count", shard_count, replica_groups);
+  if (st.ok())
+    st = CheckShardCount(ctx, "shard_count", shard_count, replica_groups);
   if (!st.ok()) return ctx.Fail(st);
   InstructionSpec spec = Spec(HloOpcode::kAllGather, {operand});
   spec.attrs.dimensions = {all_gather_dimension};
@@ -124,8 +126,9 @@ XlaOp AllReduce(XlaOp operand, const HloModule& computation,
   }
   const Shape& s = operand.instruction()->shape();
   if (s.IsTuple() && s.tuple_size() == 0) {
-    return ctx.Fail(Invalid("the operand must be an array or a non-empty "
-                            "tuple of arrays"));
+    return ctx.Fail(
+        Invalid("the operand must be an array or a non-empty "
+                "tuple of arrays"));
   }
   std::vector<XlaOp> operands = Flatten(ctx, operand);
   for (const XlaOp& op : operands) {
@@ -137,27 +140,28 @@ XlaOp AllReduce(XlaOp operand, const HloModule& computation,
   return ctx.Add(std::move(spec));
 }
 
-XlaOp AllToAll(XlaOp operand, int64_t split_dimension,
-               int64_t concat_dimension, int64_t split_count,
+XlaOp AllToAll(XlaOp operand, int64_t split_dimension, int64_t concat_dimension,
+               int64_t split_count,
                const std::vector<std::vector<int64_t>>& replica_groups) {
   CallContext ctx;
-  if (!Begin(&ctx, nullptr, {operand},
-             builder_internal::Call(
-                 "AllToAll",
-                 {{"operand", Desc(operand)},
-                  {"split_dimension", absl::StrCat(split_dimension)},
-                  {"concat_dimension", absl::StrCat(concat_dimension)},
-                  {"split_count", absl::StrCat(split_count)},
-                  {"replica_groups", Groups(replica_groups)}}))) {
+  if (!Begin(
+          &ctx, nullptr, {operand},
+          builder_internal::Call(
+              "AllToAll", {{"operand", Desc(operand)},
+                           {"split_dimension", absl::StrCat(split_dimension)},
+                           {"concat_dimension", absl::StrCat(concat_dimension)},
+                           {"split_count", absl::StrCat(split_count)},
+                           {"replica_groups", Groups(replica_groups)}}))) {
     return ctx.Failed();
   }
   absl::Status st = CheckDim(operand, split_dimension, "split_dimension");
   if (st.ok()) st = CheckDim(operand, concat_dimension, "concat_dimension");
-  if (st.ok()) st = CheckShardCount(ctx, "split_count", split_count, replica_groups);
+  if (st.ok())
+    st = CheckShardCount(ctx, "split_count", split_count, replica_groups);
   const Shape& s = operand.instruction()->shape();
   // Seed 001 prerequisite: the split dimension is divisible by split_count.
-  if (st.ok() && (split_count <= 0 ||
-                  s.dimensions(split_dimension) % split_count != 0)) {
+  if (st.ok() &&
+      (split_count <= 0 || s.dimensions(split_dimension) % split_count != 0)) {
     st = Invalid("dimension ", split_dimension, " of size ",
                  s.dimensions(split_dimension),
                  " is not divisible by split_count ", split_count);
@@ -245,8 +249,8 @@ XlaOp ReduceScatter(XlaOp operand, const HloModule& computation,
                   {"channel_id", Opt(channel_id)}}))) {
     return ctx.Failed();
   }
-  absl::Status st = CheckShardCount(ctx, "shard_count", shard_count,
-                                    replica_groups);
+  absl::Status st =
+      CheckShardCount(ctx, "shard_count", shard_count, replica_groups);
   if (!st.ok()) return ctx.Fail(st);
   std::vector<XlaOp> operands = Flatten(ctx, operand);
   for (const XlaOp& op : operands) {
@@ -264,18 +268,19 @@ XlaOp CrossReplicaSum(XlaOp operand,
                       const std::vector<std::vector<int64_t>>& replica_groups) {
   CallContext ctx;
   if (!Begin(&ctx, nullptr, {operand},
-             builder_internal::Call("CrossReplicaSum",
-                                    {{"operand", Desc(operand)},
-                                     {"replica_groups",
-                                      Groups(replica_groups)}}))) {
+             builder_internal::Call(
+                 "CrossReplicaSum",
+                 {{"operand", Desc(operand)},
+                  {"replica_groups", Groups(replica_groups)}}))) {
     return ctx.Failed();
   }
   const Shape& s = operand.instruction()->shape();
   if (!s.IsArray()) return ctx.Fail(Invalid("the operand must be an array"));
   // "Performs AllReduce with a summation computation" (or for pred, XLA's
   // scalar add computation: or).
-  const HloOpcode add =
-      s.element_type() == PrimitiveType::kPred ? HloOpcode::kOr : HloOpcode::kAdd;
+  const HloOpcode add = s.element_type() == PrimitiveType::kPred
+                            ? HloOpcode::kOr
+                            : HloOpcode::kAdd;
   absl::StatusOr<std::unique_ptr<HloModule>> sum =
       builder_internal::ScalarBinaryComputation("add", add, s.element_type());
   if (!sum.ok()) return ctx.Fail(sum.status());
@@ -288,8 +293,8 @@ XlaOp CrossReplicaSum(XlaOp operand,
 XlaOp ReplicaId(Builder* builder) {
   CallContext ctx;
   if (!Begin(&ctx, builder, {}, "ReplicaId()")) return ctx.Failed();
-  return ctx.Add(Spec(HloOpcode::kReplicaId, {},
-                      Shape::Scalar(PrimitiveType::kU32)));
+  return ctx.Add(
+      Spec(HloOpcode::kReplicaId, {}, Shape::Scalar(PrimitiveType::kU32)));
 }
 
 // ---------------------------------------------------------------- random
@@ -346,16 +351,18 @@ XlaOp RngBitGenerator(RandomAlgorithm algorithm, XlaOp initial_state,
 
 // ---------------------------------------------------------------- numerics
 
-XlaOp Fft(XlaOp operand, FftType fft_type, absl::Span<const int64_t> fft_length) {
+XlaOp Fft(XlaOp operand, FftType fft_type,
+          absl::Span<const int64_t> fft_length) {
   const char* type = fft_type == FftType::kFft    ? "FFT"
                      : fft_type == FftType::kIfft ? "IFFT"
                      : fft_type == FftType::kRfft ? "RFFT"
                                                   : "IRFFT";
   CallContext ctx;
-  if (!Begin(&ctx, nullptr, {operand},
-             builder_internal::Call("Fft", {{"operand", Desc(operand)},
-                                            {"fft_type", type},
-                                            {"fft_length", Dims(fft_length)}}))) {
+  if (!Begin(
+          &ctx, nullptr, {operand},
+          builder_internal::Call("Fft", {{"operand", Desc(operand)},
+                                         {"fft_type", type},
+                                         {"fft_length", Dims(fft_length)}}))) {
     return ctx.Failed();
   }
   InstructionSpec spec = Spec(HloOpcode::kFft, {operand});
@@ -400,9 +407,9 @@ XlaOp TriangularSolve(XlaOp a, XlaOp b, bool left_side, bool lower,
 XlaOp Cholesky(XlaOp a, bool lower) {
   CallContext ctx;
   if (!Begin(&ctx, nullptr, {a},
-             builder_internal::Call("Cholesky",
-                                    {{"a", Desc(a)},
-                                     {"lower", lower ? "true" : "false"}}))) {
+             builder_internal::Call(
+                 "Cholesky",
+                 {{"a", Desc(a)}, {"lower", lower ? "true" : "false"}}))) {
     return ctx.Failed();
   }
   InstructionSpec spec = Spec(HloOpcode::kCholesky, {a});
@@ -421,8 +428,8 @@ XlaOp BatchNorm(absl::string_view fn, HloOpcode opcode,
     ops.push_back(op);
     absl::StrAppend(&call, name, "=", Desc(op), ", ");
   }
-  absl::StrAppend(&call, "epsilon=", epsilon, ", feature_index=",
-                  feature_index, ")");
+  absl::StrAppend(&call, "epsilon=", epsilon, ", feature_index=", feature_index,
+                  ")");
   CallContext ctx;
   if (!Begin(&ctx, nullptr, ops, call)) return ctx.Failed();
   InstructionSpec spec = Spec(opcode, ops);
@@ -434,8 +441,8 @@ XlaOp BatchNorm(absl::string_view fn, HloOpcode opcode,
 }
 }  // namespace
 
-XlaOp BatchNormTraining(XlaOp operand, XlaOp scale, XlaOp offset,
-                        float epsilon, int64_t feature_index) {
+XlaOp BatchNormTraining(XlaOp operand, XlaOp scale, XlaOp offset, float epsilon,
+                        int64_t feature_index) {
   return BatchNorm("BatchNormTraining", HloOpcode::kBatchNormTraining,
                    {{"operand", operand}, {"scale", scale}, {"offset", offset}},
                    epsilon, feature_index);
@@ -496,10 +503,10 @@ XlaOp OutfeedImpl(const CallContext& ctx, XlaOp operand, XlaOp token,
 // instructions").
 XlaOp SendImpl(const CallContext& ctx, XlaOp operand, XlaOp token,
                const ChannelHandle& channel_handle) {
-  InstructionSpec send = Spec(
-      HloOpcode::kSend, {operand, token},
-      Shape::Tuple({operand.instruction()->shape(),
-                    Shape::Scalar(PrimitiveType::kU32), Shape::Token()}));
+  InstructionSpec send =
+      Spec(HloOpcode::kSend, {operand, token},
+           Shape::Tuple({operand.instruction()->shape(),
+                         Shape::Scalar(PrimitiveType::kU32), Shape::Token()}));
   send.attrs.channel_id = channel_handle.handle;
   send.attrs.set(AttrId::kChannelId);
   XlaOp s = ctx.Add(std::move(send));
@@ -514,14 +521,14 @@ XlaOp RecvImpl(const CallContext& ctx, XlaOp token, const Shape& shape,
                const ChannelHandle& channel_handle) {
   InstructionSpec recv =
       Spec(HloOpcode::kRecv, {token},
-           Shape::Tuple({shape, Shape::Scalar(PrimitiveType::kU32),
-                         Shape::Token()}));
+           Shape::Tuple(
+               {shape, Shape::Scalar(PrimitiveType::kU32), Shape::Token()}));
   recv.attrs.channel_id = channel_handle.handle;
   recv.attrs.set(AttrId::kChannelId);
   XlaOp r = ctx.Add(std::move(recv));
   if (!r.valid()) return r;
-  InstructionSpec done = Spec(HloOpcode::kRecvDone, {r},
-                              Shape::Tuple({shape, Shape::Token()}));
+  InstructionSpec done =
+      Spec(HloOpcode::kRecvDone, {r}, Shape::Tuple({shape, Shape::Token()}));
   done.attrs.channel_id = channel_handle.handle;
   done.attrs.set(AttrId::kChannelId);
   return ctx.Add(std::move(done));
@@ -544,8 +551,8 @@ XlaOp Token(const CallContext& ctx) {
 XlaOp Infeed(Builder* builder, const Shape& shape, const std::string& config) {
   CallContext ctx;
   if (!Begin(&ctx, builder, {},
-             builder_internal::Call("Infeed", {{"shape", Desc(shape)},
-                                               {"config", config}}))) {
+             builder_internal::Call(
+                 "Infeed", {{"shape", Desc(shape)}, {"config", config}}))) {
     return ctx.Failed();
   }
   XlaOp token = Token(ctx);
@@ -557,10 +564,9 @@ XlaOp InfeedWithToken(XlaOp token, const Shape& shape,
                       const std::string& config) {
   CallContext ctx;
   if (!Begin(&ctx, nullptr, {token},
-             builder_internal::Call("InfeedWithToken",
-                                    {{"token", Desc(token)},
-                                     {"shape", Desc(shape)},
-                                     {"config", config}}))) {
+             builder_internal::Call("InfeedWithToken", {{"token", Desc(token)},
+                                                        {"shape", Desc(shape)},
+                                                        {"config", config}}))) {
     return ctx.Failed();
   }
   return InfeedImpl(ctx, token, shape, config);
@@ -601,9 +607,9 @@ XlaOp Send(XlaOp operand, const ChannelHandle& channel_handle) {
   CallContext ctx;
   if (!Begin(&ctx, nullptr, {operand},
              builder_internal::Call(
-                 "Send", {{"operand", Desc(operand)},
-                          {"channel_handle",
-                           absl::StrCat(channel_handle.handle)}}))) {
+                 "Send",
+                 {{"operand", Desc(operand)},
+                  {"channel_handle", absl::StrCat(channel_handle.handle)}}))) {
     return ctx.Failed();
   }
   XlaOp token = Token(ctx);
@@ -630,9 +636,9 @@ XlaOp Recv(Builder* builder, const Shape& shape,
   CallContext ctx;
   if (!Begin(&ctx, builder, {},
              builder_internal::Call(
-                 "Recv", {{"shape", Desc(shape)},
-                          {"channel_handle",
-                           absl::StrCat(channel_handle.handle)}}))) {
+                 "Recv",
+                 {{"shape", Desc(shape)},
+                  {"channel_handle", absl::StrCat(channel_handle.handle)}}))) {
     return ctx.Failed();
   }
   XlaOp token = Token(ctx);

@@ -116,7 +116,8 @@ XlaOp BroadcastInDim(XlaOp operand, absl::Span<const int64_t> out_dim_size,
     }
     in_dim_size[d] = s.dimensions(i);
   }
-  XlaOp in_dim = InDimBroadcast(ctx, operand, in_dim_size, broadcast_dimensions);
+  XlaOp in_dim =
+      InDimBroadcast(ctx, operand, in_dim_size, broadcast_dimensions);
   // Degenerate dimensions that grow: the degenerate-dimension broadcast.
   return AddBroadcastSequence(ctx, in_dim, out_dim_size);
 }
@@ -234,9 +235,10 @@ XlaOp Rev(XlaOp operand, absl::Span<const int64_t> dimensions) {
 
 XlaOp Iota(Builder* builder, const Shape& shape, int64_t iota_dimension) {
   CallContext ctx;
-  if (!Begin(&ctx, builder, {},
-             Call("Iota", {{"shape", Desc(shape)},
-                           {"iota_dimension", absl::StrCat(iota_dimension)}}))) {
+  if (!Begin(
+          &ctx, builder, {},
+          Call("Iota", {{"shape", Desc(shape)},
+                        {"iota_dimension", absl::StrCat(iota_dimension)}}))) {
     return ctx.Failed();
   }
   if (!shape.IsArray()) return ctx.Fail(Invalid("shape must be an array"));
@@ -252,10 +254,10 @@ XlaOp Iota(Builder* builder, PrimitiveType type, int64_t size) {
 
 XlaOp GetDimensionSize(XlaOp operand, int64_t dimension) {
   CallContext ctx;
-  if (!Begin(&ctx, nullptr, {operand},
-             Call("GetDimensionSize",
-                  {{"operand", Desc(operand)},
-                   {"dimension", absl::StrCat(dimension)}}))) {
+  if (!Begin(
+          &ctx, nullptr, {operand},
+          Call("GetDimensionSize", {{"operand", Desc(operand)},
+                                    {"dimension", absl::StrCat(dimension)}}))) {
     return ctx.Failed();
   }
   InstructionSpec spec = Spec(HloOpcode::kGetDimensionSize, {operand});
@@ -266,11 +268,11 @@ XlaOp GetDimensionSize(XlaOp operand, int64_t dimension) {
 
 XlaOp SetDimensionSize(XlaOp operand, XlaOp val, int64_t dimension) {
   CallContext ctx;
-  if (!Begin(&ctx, nullptr, {operand, val},
-             Call("SetDimensionSize",
-                  {{"operand", Desc(operand)},
-                   {"size", Desc(val)},
-                   {"dimension", absl::StrCat(dimension)}}))) {
+  if (!Begin(
+          &ctx, nullptr, {operand, val},
+          Call("SetDimensionSize", {{"operand", Desc(operand)},
+                                    {"size", Desc(val)},
+                                    {"dimension", absl::StrCat(dimension)}}))) {
     return ctx.Failed();
   }
   InstructionSpec spec = Spec(HloOpcode::kSetDimensionSize, {operand, val});
@@ -317,11 +319,12 @@ XlaOp SliceInDim(XlaOp operand, int64_t start_index, int64_t limit_index,
   }
   const Shape& s = operand.instruction()->shape();
   if (!s.IsArray() || dimno < 0 || dimno >= s.rank()) {
-    return ctx.Fail(Invalid("dimno must name a dimension of the array "
-                            "operand"));
+    return ctx.Fail(
+        Invalid("dimno must name a dimension of the array "
+                "operand"));
   }
-  std::vector<int64_t> starts(s.rank(), 0), limits(s.dimensions().begin(),
-                                                    s.dimensions().end()),
+  std::vector<int64_t> starts(s.rank(), 0),
+      limits(s.dimensions().begin(), s.dimensions().end()),
       strides(s.rank(), 1);
   starts[dimno] = start_index;
   limits[dimno] = limit_index;
@@ -386,12 +389,12 @@ XlaOp Pad(XlaOp operand, XlaOp padding_value,
                                  "_", d.interior_padding));
   }
   CallContext ctx;
-  if (!Begin(&ctx, nullptr, {operand, padding_value},
-             Call("Pad", {{"operand", Desc(operand)},
-                          {"padding_value", Desc(padding_value)},
-                          {"padding_config",
-                           absl::StrCat("{", absl::StrJoin(parts, "x"),
-                                        "}")}}))) {
+  if (!Begin(
+          &ctx, nullptr, {operand, padding_value},
+          Call("Pad", {{"operand", Desc(operand)},
+                       {"padding_value", Desc(padding_value)},
+                       {"padding_config",
+                        absl::StrCat("{", absl::StrJoin(parts, "x"), "}")}}))) {
     return ctx.Failed();
   }
   InstructionSpec spec = Spec(HloOpcode::kPad, {operand, padding_value});

@@ -95,13 +95,14 @@ void ExpectBuildsTo(Builder& b, const Literal& expected) {
 std::unique_ptr<HloModule> Binary(const std::string& name, PrimitiveType t,
                                   const std::function<XlaOp(XlaOp, XlaOp)>& f) {
   Builder b(name);
-  f(Parameter(&b, 0, Shape::Scalar(t), "x"), Parameter(&b, 1, Shape::Scalar(t), "y"));
+  f(Parameter(&b, 0, Shape::Scalar(t), "x"),
+    Parameter(&b, 1, Shape::Scalar(t), "y"));
   return BuildOk(b);
 }
 
 // ===================================================== seed 000 broadcasting
 
-TEST(Broadcasting, ScalarPlusMatrix) {
+TEST(BuilderBroadcasting, ScalarPlusMatrix) {
   // |1 2 3; 4 5 6| + 7 = |8 9 10; 11 12 13|
   Builder b("scalar");
   Add(ConstantR2<float>(&b, {{1, 2, 3}, {4, 5, 6}}), ConstantR0<float>(&b, 7));
@@ -112,7 +113,7 @@ TEST(Broadcasting, ScalarPlusMatrix) {
   ExpectEval(*m, {}, L("f32[2,3] {{8, 9, 10}, {11, 12, 13}}"));
 }
 
-TEST(Broadcasting, MatrixPlusVectorBecomesBroadcastAndAdd) {
+TEST(BuilderBroadcasting, MatrixPlusVectorBecomesBroadcastAndAdd) {
   // The issue's example: f32[2,3] + f32[3] with broadcast_dimensions={1}
   // is a broadcast and an add; |1 2 3; 4 5 6| + |7 8 9| = |8 10 12; 11 13 15|.
   Builder b("matvec");
@@ -130,19 +131,20 @@ TEST(Broadcasting, MatrixPlusVectorBecomesBroadcastAndAdd) {
              L("f32[2,3] {{8, 10, 12}, {11, 13, 15}}"));
 }
 
-TEST(Broadcasting, VectorOntoSquareMatrixBothWays) {
+TEST(BuilderBroadcasting, VectorOntoSquareMatrixBothWays) {
   // Seed 000: dimension 1 makes each row |7 8 9|; dimension 0 makes each
   // column |7 8 9|^T.
   for (int64_t dim : {0, 1}) {
     Builder b("square");
     Add(ConstantR2<float>(&b, {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}}),
         ConstantR1<float>(&b, {7, 8, 9}), {dim});
-    ExpectBuildsTo(b, dim == 1 ? L("f32[3,3] {{7, 8, 9}, {7, 8, 9}, {7, 8, 9}}")
-                               : L("f32[3,3] {{7, 7, 7}, {8, 8, 8}, {9, 9, 9}}"));
+    ExpectBuildsTo(b, dim == 1
+                          ? L("f32[3,3] {{7, 8, 9}, {7, 8, 9}, {7, 8, 9}}")
+                          : L("f32[3,3] {{7, 7, 7}, {8, 8, 8}, {9, 9, 9}}"));
   }
 }
 
-TEST(Broadcasting, InvalidDimensionIsAnErrorNamingTheCall) {
+TEST(BuilderBroadcasting, InvalidDimensionIsAnErrorNamingTheCall) {
   // "when adding a 2x3 matrix to a 3-element vector, a broadcasting
   // dimension of 0 is invalid."
   Builder b("bad");
@@ -161,15 +163,16 @@ TEST(Broadcasting, InvalidDimensionIsAnErrorNamingTheCall) {
   EXPECT_THAT(std::string(m.status().message()), HasSubstr("size 3"));
 }
 
-TEST(Broadcasting, DifferentRanksNeedBroadcastDimensions) {
+TEST(BuilderBroadcasting, DifferentRanksNeedBroadcastDimensions) {
   Builder b("ranks");
   Add(Parameter(&b, 0, Shape(F32, {2, 3}), "x"),
       Parameter(&b, 1, Shape(F32, {3}), "v"));
   absl::Status st = b.Build().status();
-  EXPECT_THAT(std::string(st.message()), HasSubstr("need broadcast_dimensions"));
+  EXPECT_THAT(std::string(st.message()),
+              HasSubstr("need broadcast_dimensions"));
 }
 
-TEST(Broadcasting, CuboidPlusMatrix) {
+TEST(BuilderBroadcasting, CuboidPlusMatrix) {
   // 2x3x4 cuboid (zeros) + 3x4 matrix m[j][k] = 10j + k with (1,2).
   Builder b("cuboid");
   std::vector<float> zeros(24, 0);
@@ -180,12 +183,13 @@ TEST(Broadcasting, CuboidPlusMatrix) {
   Add(ConstantFromValues<float>(&b, {2, 3, 4}, zeros),
       ConstantFromValues<float>(&b, {3, 4}, mat), {1, 2});
   std::vector<float> expected;
-  for (int i = 0; i < 2; ++i) expected.insert(expected.end(), mat.begin(), mat.end());
+  for (int i = 0; i < 2; ++i)
+    expected.insert(expected.end(), mat.begin(), mat.end());
   ExpectBuildsTo(b, Literal::CreateFromValues<float>(
                         F32, {2, 3, 4}, absl::Span<const float>(expected)));
 }
 
-TEST(Broadcasting, DegenerateDimensions) {
+TEST(BuilderBroadcasting, DegenerateDimensions) {
   {  // (2,1) and (2,3) broadcast to (2,3).
     Builder b("deg");
     Add(ConstantR2<float>(&b, {{1}, {2}}),
@@ -198,7 +202,8 @@ TEST(Broadcasting, DegenerateDimensions) {
   }
   {  // The "outer operation": (2,1) and (1,3) broadcast to (2,3).
     Builder b("outer");
-    Add(ConstantR2<float>(&b, {{1}, {2}}), ConstantR2<float>(&b, {{10, 20, 30}}));
+    Add(ConstantR2<float>(&b, {{1}, {2}}),
+        ConstantR2<float>(&b, {{10, 20, 30}}));
     ExpectBuildsTo(b, L("f32[2,3] {{11, 21, 31}, {12, 22, 32}}"));
   }
   {  // (1,2,5) and (7,2,5) broadcast to (7,2,5).
@@ -216,14 +221,15 @@ TEST(Broadcasting, DegenerateDimensions) {
   }
 }
 
-TEST(Broadcasting, CompositionVectorAndOneByTwo) {
+TEST(BuilderBroadcasting, CompositionVectorAndOneByTwo) {
   // |1 2 3 4| + [5 6] with broadcast dimensions (0) = |6 7; 7 8; 8 9; 9 10|.
   Builder b("compose");
-  Add(ConstantR1<float>(&b, {1, 2, 3, 4}), ConstantR2<float>(&b, {{5, 6}}), {0});
+  Add(ConstantR1<float>(&b, {1, 2, 3, 4}), ConstantR2<float>(&b, {{5, 6}}),
+      {0});
   ExpectBuildsTo(b, L("f32[4,2] {{6, 7}, {7, 8}, {8, 9}, {9, 10}}"));
 }
 
-TEST(Broadcasting, CompositionOneByTwoOntoFourByThreeByOne) {
+TEST(BuilderBroadcasting, CompositionOneByTwoOntoFourByThreeByOne) {
   // 1x2 [5 6] + 4x3x1 a[i][j] = 100i + 10j with (1, 2): a 4x3x2 result
   // out[i][j][k] = 100i + 10j + 5 + k.
   Builder b("compose3");
@@ -234,15 +240,15 @@ TEST(Broadcasting, CompositionOneByTwoOntoFourByThreeByOne) {
       for (int k = 0; k < 2; ++k) expected.push_back(100 * i + 10 * j + 5 + k);
     }
   }
-  Add(ConstantR2<float>(&b, {{5, 6}}), ConstantFromValues<float>(&b, {4, 3, 1}, a),
-      {1, 2});
+  Add(ConstantR2<float>(&b, {{5, 6}}),
+      ConstantFromValues<float>(&b, {4, 3, 1}, a), {1, 2});
   ExpectBuildsTo(b, Literal::CreateFromValues<float>(
                         F32, {4, 3, 2}, absl::Span<const float>(expected)));
 }
 
 // ===================================================== element-wise
 
-TEST(ElementWise, BinaryOps) {
+TEST(BuilderElementWise, BinaryOps) {
   struct Case {
     std::function<XlaOp(XlaOp, XlaOp, absl::Span<const int64_t>)> fn;
     const char* lhs;
@@ -284,8 +290,8 @@ TEST(ElementWise, BinaryOps) {
       {GeTotalOrder, "f32[2] {-0, 1}", "f32[2] {0, 1}", "pred[2] {0, 1}"},
   };
   for (size_t i = 0; i < cases.size(); ++i) {
-    SCOPED_TRACE(absl::StrCat("case ", i, ": ", cases[i].lhs, " op ",
-                              cases[i].rhs));
+    SCOPED_TRACE(
+        absl::StrCat("case ", i, ": ", cases[i].lhs, " op ", cases[i].rhs));
     Builder b("binary");
     cases[i].fn(ConstantLiteral(&b, L(cases[i].lhs)),
                 ConstantLiteral(&b, L(cases[i].rhs)), {});
@@ -300,7 +306,7 @@ TEST(ElementWise, BinaryOps) {
   }
 }
 
-TEST(ElementWise, UnaryOps) {
+TEST(BuilderElementWise, UnaryOps) {
   struct Case {
     std::function<XlaOp(XlaOp)> fn;
     const char* operand;
@@ -343,7 +349,7 @@ TEST(ElementWise, UnaryOps) {
   }
 }
 
-TEST(ElementWise, ClampWithScalarMinAndMax) {
+TEST(BuilderElementWise, ClampWithScalarMinAndMax) {
   // Seed 001: operand {-1, 5, 9}, min 0, max 6 ==> {0, 5, 6}.
   Builder b("clamp");
   Clamp(ConstantR0<int32_t>(&b, 0), ConstantR1<int32_t>(&b, {-1, 5, 9}),
@@ -354,7 +360,7 @@ TEST(ElementWise, ClampWithScalarMinAndMax) {
   ExpectEval(*m, {}, L("s32[3] {0, 5, 6}"));
 }
 
-TEST(ElementWise, SelectSeedExamples) {
+TEST(BuilderElementWise, SelectSeedExamples) {
   {  // Non-scalar pred.
     Builder b("select");
     Select(ConstantLiteral(&b, L("pred[4] {1, 0, 0, 1}")),
@@ -373,7 +379,7 @@ TEST(ElementWise, SelectSeedExamples) {
   }
 }
 
-TEST(ElementWise, Conversions) {
+TEST(BuilderElementWise, Conversions) {
   {  // Seed 001: convert(s32 {0, 1, 2}, f32) == f32 {0.0, 1.0, 2.0}.
     Builder b("convert");
     ConvertElementType(ConstantR1<int32_t>(&b, {0, 1, 2}), F32);
@@ -386,8 +392,8 @@ TEST(ElementWise, Conversions) {
   }
   {  // Seed 001 shapes: f32[10] -> f16[10,2]; f16[10,2] -> f32[10].
     Builder b("bitcast_width");
-    XlaOp narrow = BitcastConvertType(
-        Parameter(&b, 0, Shape(F32, {10}), "x"), PrimitiveType::kF16);
+    XlaOp narrow = BitcastConvertType(Parameter(&b, 0, Shape(F32, {10}), "x"),
+                                      PrimitiveType::kF16);
     EXPECT_EQ(b.GetShape(narrow)->ToString(false), "f16[10,2]");
     XlaOp wide = BitcastConvertType(narrow, F32);
     EXPECT_EQ(b.GetShape(wide)->ToString(false), "f32[10]");
@@ -403,7 +409,7 @@ TEST(ElementWise, Conversions) {
 
 // ===================================================== shapes
 
-TEST(Shapes, BroadcastPrependsSizes) {
+TEST(BuilderShapes, BroadcastPrependsSizes) {
   {  // Seed 001: scalar 2.0f, broadcast_sizes {2, 3}.
     Builder b("broadcast");
     Broadcast(ConstantR0<float>(&b, 2.0f), {2, 3});
@@ -420,7 +426,7 @@ TEST(Shapes, BroadcastPrependsSizes) {
   }
 }
 
-TEST(Shapes, BroadcastInDim) {
+TEST(BuilderShapes, BroadcastInDim) {
   {
     Builder b("bid");
     BroadcastInDim(ConstantR1<float>(&b, {1, 2, 3}), {2, 3}, {1});
@@ -451,7 +457,7 @@ XlaOp SeedV(Builder* b) {
   return ConstantFromValues<float>(b, {4, 2, 3}, v);
 }
 
-TEST(Shapes, CollapseSeedExamples) {
+TEST(BuilderShapes, CollapseSeedExamples) {
   const char* kFlat =
       "{10, 11, 12, 15, 16, 17, 20, 21, 22, 25, 26, 27, 30, 31, 32, 35, 36, "
       "37, 40, 41, 42, 45, 46, 47}";
@@ -459,12 +465,19 @@ TEST(Shapes, CollapseSeedExamples) {
     std::vector<int64_t> dims;
     std::string expected;
   };
+  // The seed's normative text: the given (consecutive) dimensions are
+  // "replaced by a single new dimension, in the same position ... with the
+  // new dimension size equal to the product", which is also XlaBuilder's
+  // behaviour. So {0, 1} of f32[4x2x3] gives f32[8x3] and {1, 2} gives
+  // f32[4x6]. The seed's worked example prints these two results under
+  // swapped labels (v01 = f32[4x6], v12 = f32[8x3]); the values are the
+  // seed's, matched to the dimensions the text defines.
   const std::vector<Case> cases = {
       {{0, 1, 2}, absl::StrCat("f32[24] ", kFlat)},
-      {{0, 1},
+      {{1, 2},
        "f32[4,6] {{10, 11, 12, 15, 16, 17}, {20, 21, 22, 25, 26, 27}, "
        "{30, 31, 32, 35, 36, 37}, {40, 41, 42, 45, 46, 47}}"},
-      {{1, 2},
+      {{0, 1},
        "f32[8,3] {{10, 11, 12}, {15, 16, 17}, {20, 21, 22}, {25, 26, 27}, "
        "{30, 31, 32}, {35, 36, 37}, {40, 41, 42}, {45, 46, 47}}"},
   };
@@ -482,26 +495,31 @@ TEST(Shapes, CollapseSeedExamples) {
               HasSubstr("Collapse(operand=f32[4,2,3]"));
 }
 
-TEST(Shapes, ReshapeSeedExamples) {
+TEST(BuilderShapes, ReshapeSeedExamples) {
   struct Case {
     std::vector<int64_t> dims;
     std::vector<int64_t> sizes;
     std::string expected;
   };
   const std::vector<Case> cases = {
-      {{0, 1, 2}, {24},
+      {{0, 1, 2},
+       {24},
        "f32[24] {10, 11, 12, 15, 16, 17, 20, 21, 22, 25, 26, 27, 30, 31, 32, "
        "35, 36, 37, 40, 41, 42, 45, 46, 47}"},
-      {{0, 1, 2}, {8, 3},
+      {{0, 1, 2},
+       {8, 3},
        "f32[8,3] {{10, 11, 12}, {15, 16, 17}, {20, 21, 22}, {25, 26, 27}, "
        "{30, 31, 32}, {35, 36, 37}, {40, 41, 42}, {45, 46, 47}}"},
-      {{1, 2, 0}, {24},
+      {{1, 2, 0},
+       {24},
        "f32[24] {10, 20, 30, 40, 11, 21, 31, 41, 12, 22, 32, 42, 15, 25, 35, "
        "45, 16, 26, 36, 46, 17, 27, 37, 47}"},
-      {{1, 2, 0}, {8, 3},
+      {{1, 2, 0},
+       {8, 3},
        "f32[8,3] {{10, 20, 30}, {40, 11, 21}, {31, 41, 12}, {22, 32, 42}, "
        "{15, 25, 35}, {45, 16, 26}, {36, 46, 17}, {27, 37, 47}}"},
-      {{1, 2, 0}, {2, 6, 2},
+      {{1, 2, 0},
+       {2, 6, 2},
        "f32[2,6,2] {{{10, 20}, {30, 40}, {11, 21}, {31, 41}, {12, 22}, "
        "{32, 42}}, {{15, 25}, {35, 45}, {16, 26}, {36, 46}, {17, 27}, "
        "{37, 47}}}"},
@@ -537,7 +555,7 @@ TEST(Shapes, ReshapeSeedExamples) {
   }
 }
 
-TEST(Shapes, TransposeRevIota) {
+TEST(BuilderShapes, TransposeRevIota) {
   {
     Builder b("transpose");
     Transpose(ConstantR2<float>(&b, {{1, 2, 3}, {4, 5, 6}}), {1, 0});
@@ -565,7 +583,7 @@ TEST(Shapes, TransposeRevIota) {
   }
 }
 
-TEST(Shapes, DimensionSizes) {
+TEST(BuilderShapes, DimensionSizes) {
   {
     Builder b("get");
     GetDimensionSize(ConstantR2<float>(&b, {{1, 2, 3}, {4, 5, 6}}), 1);
@@ -585,7 +603,7 @@ TEST(Shapes, DimensionSizes) {
 
 // ===================================================== slicing
 
-TEST(Slicing, SliceSeedExamples) {
+TEST(BuilderSlicing, SliceSeedExamples) {
   {
     Builder b("slice1");
     Slice(ConstantR1<float>(&b, {0, 1, 2, 3, 4}), {2}, {4}, {});
@@ -604,7 +622,7 @@ TEST(Slicing, SliceSeedExamples) {
   }
 }
 
-TEST(Slicing, DynamicSliceWithScalarIndices) {
+TEST(BuilderSlicing, DynamicSliceWithScalarIndices) {
   {  // DynamicSlice(a, {2}, {2}) = {2.0, 3.0}.
     Builder b("ds1");
     XlaOp s = ConstantR0<int32_t>(&b, 2);
@@ -616,16 +634,18 @@ TEST(Slicing, DynamicSliceWithScalarIndices) {
   }
   {  // 2-D with s = {2, 1} as two scalars.
     Builder b("ds2");
-    XlaOp b_arr = ConstantR2<float>(
-        &b, {{0, 1, 2}, {3, 4, 5}, {6, 7, 8}, {9, 10, 11}});
-    DynamicSlice(b_arr, {ConstantR0<int32_t>(&b, 2), ConstantR0<int32_t>(&b, 1)},
+    XlaOp b_arr =
+        ConstantR2<float>(&b, {{0, 1, 2}, {3, 4, 5}, {6, 7, 8}, {9, 10, 11}});
+    DynamicSlice(b_arr,
+                 {ConstantR0<int32_t>(&b, 2), ConstantR0<int32_t>(&b, 1)},
                  {2, 2});
     ExpectBuildsTo(b, L("f32[2,2] {{7, 8}, {10, 11}}"));
   }
   {  // DynamicUpdateSlice(a, {5, 6}, {2}).
     Builder b("dus1");
     DynamicUpdateSlice(ConstantR1<float>(&b, {0, 1, 2, 3, 4}),
-                       ConstantR1<float>(&b, {5, 6}), {ConstantR0<int32_t>(&b, 2)});
+                       ConstantR1<float>(&b, {5, 6}),
+                       {ConstantR0<int32_t>(&b, 2)});
     ExpectBuildsTo(b, L("f32[5] {0, 1, 5, 6, 4}"));
   }
   {
@@ -639,7 +659,7 @@ TEST(Slicing, DynamicSliceWithScalarIndices) {
   }
 }
 
-TEST(Slicing, ConcatenateAndPad) {
+TEST(BuilderSlicing, ConcatenateAndPad) {
   {  // Concat({{2, 3}, {4, 5}, {6, 7}}, 0).
     Builder b("concat1");
     ConcatInDim(&b,
@@ -667,7 +687,7 @@ TEST(Slicing, ConcatenateAndPad) {
 
 // ===================================================== tuples and tokens
 
-TEST(Tuples, TupleGetTupleElementAfterAll) {
+TEST(BuilderTuples, TupleGetTupleElementAfterAll) {
   {  // Seed 001: element_1 of tuple(v, s) is s = 5.
     Builder b("gte");
     XlaOp t = Tuple(&b, {Iota(&b, F32, 10), ConstantR0<int32_t>(&b, 5)});
@@ -693,7 +713,7 @@ TEST(Tuples, TupleGetTupleElementAfterAll) {
 
 // ===================================================== dot
 
-TEST(Dot, RankDependentForms) {
+TEST(BuilderDot, RankDependentForms) {
   {  // vector . vector = scalar: 1*4 + 2*5 + 3*6 = 32.
     Builder b("vv");
     Dot(ConstantR1<float>(&b, {1, 2, 3}), ConstantR1<float>(&b, {4, 5, 6}));
@@ -725,7 +745,7 @@ TEST(Dot, RankDependentForms) {
   }
 }
 
-TEST(Dot, DotGeneralSeedExamples) {
+TEST(BuilderDot, DotGeneralSeedExamples) {
   {  // Contracting dimensions 1 and 1.
     Builder b("contract");
     DotDimensionNumbers dn;
@@ -742,10 +762,11 @@ TEST(Dot, DotGeneralSeedExamples) {
     dn.rhs_contracting_dimensions = {1};
     dn.lhs_batch_dimensions = {0};
     dn.rhs_batch_dimensions = {0};
-    DotGeneral(
-        ConstantLiteral(&b, L("f32[2,2,2] {{{1, 2}, {3, 4}}, {{5, 6}, {7, 8}}}")),
-        ConstantLiteral(&b, L("f32[2,2,2] {{{1, 0}, {0, 1}}, {{1, 0}, {0, 1}}}")),
-        dn);
+    DotGeneral(ConstantLiteral(
+                   &b, L("f32[2,2,2] {{{1, 2}, {3, 4}}, {{5, 6}, {7, 8}}}")),
+               ConstantLiteral(
+                   &b, L("f32[2,2,2] {{{1, 0}, {0, 1}}, {{1, 0}, {0, 1}}}")),
+               dn);
     ExpectBuildsTo(b, L("f32[2,2,2] {{{1, 2}, {3, 4}}, {{5, 6}, {7, 8}}}"));
   }
   {  // [b0, m, k] . [b0, k, n] -> [b0, m, n] (shape only).
@@ -821,7 +842,8 @@ void RunConvCase(const ConvCase& c) {
   for (int64_t d : c.in_dims) n *= d;
   for (int64_t d : c.k_dims) k *= d;
   for (int64_t i = 0; i < n; ++i) input.push_back(static_cast<float>(i + 1));
-  for (int64_t i = 0; i < k; ++i) kernel.push_back(static_cast<float>(i % 3 - 1));
+  for (int64_t i = 0; i < k; ++i)
+    kernel.push_back(static_cast<float>(i % 3 - 1));
   Builder b("conv");
   XlaOp lhs = ConstantFromValues<float>(&b, c.in_dims, input);
   XlaOp rhs = ConstantFromValues<float>(&b, c.k_dims, kernel);
@@ -840,42 +862,64 @@ void RunConvCase(const ConvCase& c) {
     EXPECT_EQ(w.dimensions[i].stride, c.strides[i]);
   }
   std::vector<int64_t> out_dims;
-  std::vector<float> expected = ReferenceConv(
-      input, c.in_dims, kernel, c.k_dims, c.strides, c.expected_padding,
-      &out_dims);
-  ExpectEval(*m, {}, Literal::CreateFromValues<float>(
-                         F32, out_dims, absl::Span<const float>(expected)));
+  std::vector<float> expected =
+      ReferenceConv(input, c.in_dims, kernel, c.k_dims, c.strides,
+                    c.expected_padding, &out_dims);
+  ExpectEval(*m, {},
+             Literal::CreateFromValues<float>(
+                 F32, out_dims, absl::Span<const float>(expected)));
 }
 
-TEST(Conv, ConvWithGeneralPadding) {
+TEST(BuilderConv, ConvWithGeneralPadding) {
   // Seed 001: padding (2,3) on x puts 2 zeros on the left and 3 on the
   // right; negative padding removes elements.
-  RunConvCase({{1, 1, 1, 4}, {1, 1, 1, 2}, {1, 1}, std::nullopt,
-               {{0, 0}, {2, 3}}, {{0, 0}, {2, 3}}});
-  RunConvCase({{2, 2, 5, 4}, {3, 2, 2, 3}, {2, 1}, std::nullopt,
-               {{1, -1}, {0, 2}}, {{1, -1}, {0, 2}}});
+  RunConvCase({{1, 1, 1, 4},
+               {1, 1, 1, 2},
+               {1, 1},
+               std::nullopt,
+               {{0, 0}, {2, 3}},
+               {{0, 0}, {2, 3}}});
+  RunConvCase({{2, 2, 5, 4},
+               {3, 2, 2, 3},
+               {2, 1},
+               std::nullopt,
+               {{1, -1}, {0, 2}},
+               {{1, -1}, {0, 2}}});
   // Hand check of the first: x = {0,0,1,2,3,4,0,0,0} * {-1,0}: window sums.
   Builder b("conv_hand");
-  ConvWithGeneralPadding(ConstantLiteral(&b, L("f32[1,1,1,4] {{{{1, 2, 3, 4}}}}")),
-                         ConstantLiteral(&b, L("f32[1,1,1,2] {{{{1, 1}}}}")),
-                         {1, 1}, {{0, 0}, {2, 3}});
+  ConvWithGeneralPadding(
+      ConstantLiteral(&b, L("f32[1,1,1,4] {{{{1, 2, 3, 4}}}}")),
+      ConstantLiteral(&b, L("f32[1,1,1,2] {{{{1, 1}}}}")), {1, 1},
+      {{0, 0}, {2, 3}});
   ExpectBuildsTo(b, L("f32[1,1,1,8] {{{{0, 1, 3, 5, 7, 4, 0, 0}}}}"));
 }
 
-TEST(Conv, SameAndValidPadding) {
+TEST(BuilderConv, SameAndValidPadding) {
   // SAME, stride 1: output = input; a 2-wide window needs 1 padding element,
   // on the high side.
-  RunConvCase({{1, 1, 3, 3}, {1, 1, 2, 2}, {1, 1}, Padding::kSame, {},
+  RunConvCase({{1, 1, 3, 3},
+               {1, 1, 2, 2},
+               {1, 1},
+               Padding::kSame,
+               {},
                {{0, 1}, {0, 1}}});
   // SAME, stride 2 over 5 with a 3-wide window: ceil(5/2) = 3 outputs need
   // (3-1)*2 + 3 - 5 = 2 padding elements, one per side.
-  RunConvCase({{1, 2, 5, 5}, {2, 2, 3, 3}, {2, 2}, Padding::kSame, {},
+  RunConvCase({{1, 2, 5, 5},
+               {2, 2, 3, 3},
+               {2, 2},
+               Padding::kSame,
+               {},
                {{1, 1}, {1, 1}}});
-  RunConvCase({{1, 1, 4, 4}, {1, 1, 3, 2}, {1, 2}, Padding::kValid, {},
+  RunConvCase({{1, 1, 4, 4},
+               {1, 1, 3, 2},
+               {1, 2},
+               Padding::kValid,
+               {},
                {{0, 0}, {0, 0}}});
 }
 
-TEST(Conv, GeneralDimensionsAndDilation) {
+TEST(BuilderConv, GeneralDimensionsAndDilation) {
   // NHWC input with HWIO kernel: the same numbers as NCHW/OIHW when there
   // is one feature.
   ConvolutionDimensionNumbers dn;
@@ -898,31 +942,32 @@ TEST(Conv, GeneralDimensionsAndDilation) {
   }
   {
     Builder b("general");
-    ConvGeneral(ConstantLiteral(&b, L("f32[1,2,2,1] {{{{1}, {2}}, {{3}, {4}}}}")),
-                ConstantLiteral(&b, L("f32[1,1,1,1] {{{{2}}}}")), {1, 1},
-                {{0, 0}, {0, 1}}, dn);
+    ConvGeneral(
+        ConstantLiteral(&b, L("f32[1,2,2,1] {{{{1}, {2}}, {{3}, {4}}}}")),
+        ConstantLiteral(&b, L("f32[1,1,1,1] {{{{2}}}}")), {1, 1},
+        {{0, 0}, {0, 1}}, dn);
     ExpectBuildsTo(b, L("f32[1,2,3,1] {{{{2}, {4}, {0}}, {{6}, {8}, {0}}}}"));
   }
   {  // lhs_dilation 2 on x: {1, 2} becomes {1, 0, 2}; a 1x1 kernel of 3.
     Builder b("dilated");
-    ConvGeneralDilated(
-        ConstantLiteral(&b, L("f32[1,1,1,2] {{{{1, 2}}}}")),
-        ConstantLiteral(&b, L("f32[1,1,1,1] {{{{3}}}}")), {1, 1},
-        {{0, 0}, {0, 0}}, {1, 2}, {1, 1}, CreateDefaultConvDimensionNumbers());
+    ConvGeneralDilated(ConstantLiteral(&b, L("f32[1,1,1,2] {{{{1, 2}}}}")),
+                       ConstantLiteral(&b, L("f32[1,1,1,1] {{{{3}}}}")), {1, 1},
+                       {{0, 0}, {0, 0}}, {1, 2}, {1, 1},
+                       CreateDefaultConvDimensionNumbers());
     ExpectBuildsTo(b, L("f32[1,1,1,3] {{{{3, 0, 6}}}}"));
   }
 }
 
 // ===================================================== reductions
 
-TEST(Reduce, SeedExamples) {
+TEST(BuilderReduce, SeedExamples) {
   std::unique_ptr<HloModule> add =
       Binary("add", F32, [](XlaOp x, XlaOp y) { return Add(x, y); });
   ASSERT_NE(add, nullptr);
   auto reduce2 = [&](std::vector<int64_t> dims, const char* expected) {
     Builder b("reduce2");
-    Reduce(ConstantR2<float>(&b, {{1, 2, 3}, {4, 5, 6}}), ConstantR0<float>(&b, 0),
-           *add, dims);
+    Reduce(ConstantR2<float>(&b, {{1, 2, 3}, {4, 5, 6}}),
+           ConstantR0<float>(&b, 0), *add, dims);
     ExpectBuildsTo(b, L(expected));
   };
   reduce2({0}, "f32[3] {5, 7, 9}");
@@ -934,8 +979,8 @@ TEST(Reduce, SeedExamples) {
   }
   auto reduce3 = [&](std::vector<int64_t> dims, const char* expected) {
     Builder b("reduce3");
-    Reduce(ConstantFromValues<float>(&b, {4, 2, 3}, v), ConstantR0<float>(&b, 0),
-           *add, dims);
+    Reduce(ConstantFromValues<float>(&b, {4, 2, 3}, v),
+           ConstantR0<float>(&b, 0), *add, dims);
     ExpectBuildsTo(b, L(expected));
   };
   reduce3({0}, "f32[2,3] {{4, 8, 12}, {16, 20, 24}}");
@@ -943,12 +988,12 @@ TEST(Reduce, SeedExamples) {
   reduce3({0, 1}, "f32[3] {20, 28, 36}");
   reduce3({0, 1, 2}, "f32[] 84");
   Builder b("reduce_all");
-  ReduceAll(ConstantFromValues<float>(&b, {4, 2, 3}, v), ConstantR0<float>(&b, 0),
-            *add);
+  ReduceAll(ConstantFromValues<float>(&b, {4, 2, 3}, v),
+            ConstantR0<float>(&b, 0), *add);
   ExpectBuildsTo(b, L("f32[] 84"));
 }
 
-TEST(Reduce, VariadicArgmax) {
+TEST(BuilderReduce, VariadicArgmax) {
   // Seed 001: f(max, argmax, value, index) keeps the larger value and its
   // index; applied to V and iota it returns (max, argmax).
   Builder fb("argmax");
@@ -967,7 +1012,7 @@ TEST(Reduce, VariadicArgmax) {
   ExpectBuildsTo(b, L("(f32[], s32[]) (9, 1)"));
 }
 
-TEST(ReduceWindow, SeedMinimumSameAndValid) {
+TEST(BuilderReduceWindow, SeedMinimumSameAndValid) {
   // [10000, 1000, 100, 10, 1], window 3, stride 2, init MAX_FLOAT:
   // VALID -> [100, 1]; SAME pads one element per side -> [1000, 10, 1].
   std::unique_ptr<HloModule> min =
@@ -994,7 +1039,7 @@ TEST(ReduceWindow, SeedMinimumSameAndValid) {
               ElementsAre(std::make_pair(0, 1)));
 }
 
-TEST(ReduceWindow, SeedMaxPooling2x3) {
+TEST(BuilderReduceWindow, SeedMaxPooling2x3) {
   // The seed's code: a max computation with parameters y, x, then
   // ReduceWindow over f32[4,6] with window and stride [2,3], kValid.
   std::unique_ptr<HloModule> max;
@@ -1021,7 +1066,7 @@ TEST(ReduceWindow, SeedMaxPooling2x3) {
              L("f32[2,2] {{8, 11}, {20, 23}}"));
 }
 
-TEST(ReduceWindow, GeneralPaddingVariadicAndSelectAndScatter) {
+TEST(BuilderReduceWindow, GeneralPaddingVariadicAndSelectAndScatter) {
   std::unique_ptr<HloModule> add =
       Binary("add", F32, [](XlaOp x, XlaOp y) { return Add(x, y); });
   ASSERT_NE(add, nullptr);
@@ -1042,9 +1087,10 @@ TEST(ReduceWindow, GeneralPaddingVariadicAndSelectAndScatter) {
     std::unique_ptr<HloModule> f = BuildOk(fb);
     ASSERT_NE(f, nullptr);
     Builder b("rw_variadic");
-    ReduceWindow({ConstantR1<float>(&b, {1, 2, 3}), ConstantR1<int32_t>(&b, {4, 5, 6})},
-                 {ConstantR0<float>(&b, 0), ConstantR0<int32_t>(&b, 0)}, *f, {2},
-                 {1}, Padding::kValid);
+    ReduceWindow(
+        {ConstantR1<float>(&b, {1, 2, 3}), ConstantR1<int32_t>(&b, {4, 5, 6})},
+        {ConstantR0<float>(&b, 0), ConstantR0<int32_t>(&b, 0)}, *f, {2}, {1},
+        Padding::kValid);
     ExpectBuildsTo(b, L("(f32[2], s32[2]) ({3, 5}, {9, 11})"));
   }
   {  // SelectAndScatter: max selection over windows of 2, stride 2; the
@@ -1070,7 +1116,7 @@ TEST(ReduceWindow, GeneralPaddingVariadicAndSelectAndScatter) {
   }
 }
 
-TEST(Map, MultipliesElementwise) {
+TEST(BuilderMap, MultipliesElementwise) {
   std::unique_ptr<HloModule> mul =
       Binary("mul", F32, [](XlaOp x, XlaOp y) { return Mul(x, y); });
   ASSERT_NE(mul, nullptr);
@@ -1085,7 +1131,7 @@ TEST(Map, MultipliesElementwise) {
               HasSubstr("static_operands"));
 }
 
-TEST(Sort, SeveralOperands) {
+TEST(BuilderSort, SeveralOperands) {
   // Seed 001: ([3, 1], [42, 50], [-3.0, 1.1]) sorted by operand 0 with
   // less-than gives ([1, 3], [50, 42], [1.1, -3.0]).
   Builder cb("less");
@@ -1105,12 +1151,13 @@ TEST(Sort, SeveralOperands) {
   std::unique_ptr<HloModule> m = BuildOk(b);
   ASSERT_NE(m, nullptr);
   EXPECT_THAT(m->entry()->root()->attrs().dimensions, ElementsAre(0));
-  ExpectEval(*m, {}, L("(s32[2], s32[2], f32[2]) ({1, 3}, {50, 42}, {1.1, -3})"));
+  ExpectEval(*m, {},
+             L("(s32[2], s32[2], f32[2]) ({1, 3}, {50, 42}, {1.1, -3})"));
 }
 
 // ===================================================== gather / scatter
 
-TEST(GatherScatter, GatherRowsAndScatterAdd) {
+TEST(BuilderGatherScatter, GatherRowsAndScatterAdd) {
   {  // tf.gather_nd style: rows 0 and 2 of a 3x3 matrix.
     Builder b("gather");
     GatherDimensionNumbers dn;
@@ -1123,7 +1170,7 @@ TEST(GatherScatter, GatherRowsAndScatterAdd) {
     std::unique_ptr<HloModule> m = BuildOk(b);
     ASSERT_NE(m, nullptr);
     const std::string text = PrintModule(*m);
-    EXPECT_THAT(text, HasSubstr("f32[2,3]{1,0} gather("));
+    EXPECT_THAT(text, HasSubstr("f32[2,3] gather("));
     EXPECT_THAT(text, HasSubstr("offset_dims={1}, collapsed_slice_dims={0}, "
                                 "start_index_map={0}, index_vector_dim=1, "
                                 "slice_sizes={1,3}"));
@@ -1145,17 +1192,18 @@ TEST(GatherScatter, GatherRowsAndScatterAdd) {
     std::unique_ptr<HloModule> m = BuildOk(b);
     ASSERT_NE(m, nullptr);
     const std::string text = PrintModule(*m);
-    EXPECT_THAT(text, HasSubstr("f32[3,3]{1,0} scatter("));
-    EXPECT_THAT(text, HasSubstr("update_window_dims={1}, inserted_window_dims={0}, "
-                                "scatter_dims_to_operand_dims={0}, "
-                                "index_vector_dim=1"));
+    EXPECT_THAT(text, HasSubstr("f32[3,3] scatter("));
+    EXPECT_THAT(text,
+                HasSubstr("update_window_dims={1}, inserted_window_dims={0}, "
+                          "scatter_dims_to_operand_dims={0}, "
+                          "index_vector_dim=1"));
     ExpectEval(*m, {}, L("f32[3,3] {{1, 1, 1}, {0, 0, 0}, {2, 2, 2}}"));
   }
 }
 
 // ===================================================== control flow
 
-TEST(ControlFlow, WhileAccumulatorSeedExample) {
+TEST(BuilderControlFlow, WhileAccumulatorSeedExample) {
   // init = {0, zero_vector[10]}; while (result(0) < 1000) { iteration + 1;
   // result(1) + constant_vector[10] }. With constant_vector[i] =
   // (i + 1) / 8 the result after 1000 iterations is 125 * (i + 1), exact.
@@ -1172,7 +1220,8 @@ TEST(ControlFlow, WhileAccumulatorSeedExample) {
   {
     Builder bb("body");
     XlaOp result = Parameter(&bb, 0, state, "result");
-    XlaOp iteration = Add(GetTupleElement(result, 0), ConstantR0<int32_t>(&bb, 1));
+    XlaOp iteration =
+        Add(GetTupleElement(result, 0), ConstantR0<int32_t>(&bb, 1));
     XlaOp new_vector = Add(GetTupleElement(result, 1),
                            ConstantFromValues<float>(&bb, {10}, step));
     Tuple(&bb, {iteration, new_vector});
@@ -1188,14 +1237,14 @@ TEST(ControlFlow, WhileAccumulatorSeedExample) {
   ASSERT_NE(m, nullptr);
   std::vector<float> expected;
   for (int i = 0; i < 10; ++i) expected.push_back(125.0f * (i + 1));
-  ExpectEval(*m, {},
-             Literal::MakeTuple(
-                 {Literal::CreateR0<int32_t>(S32, 1000),
-                  Literal::CreateFromValues<float>(
-                      F32, {10}, absl::Span<const float>(expected))}));
+  ExpectEval(
+      *m, {},
+      Literal::MakeTuple({Literal::CreateR0<int32_t>(S32, 1000),
+                          Literal::CreateFromValues<float>(
+                              F32, {10}, absl::Span<const float>(expected))}));
 }
 
-TEST(ControlFlow, ConditionalBothFormsAndCalls) {
+TEST(BuilderControlFlow, ConditionalBothFormsAndCalls) {
   std::unique_ptr<HloModule> negate, twice, plus_one;
   {
     Builder nb("negate");
@@ -1239,7 +1288,8 @@ TEST(ControlFlow, ConditionalBothFormsAndCalls) {
     const HloInstruction* call = m->entry()->root();
     EXPECT_EQ(call->opcode(), HloOpcode::kCall);
     EXPECT_TRUE(call->attrs().is_composite);
-    EXPECT_EQ(call->attrs().frontend_attributes.at("composite.name"), "foo.bar");
+    EXPECT_EQ(call->attrs().frontend_attributes.at("composite.name"),
+              "foo.bar");
     EXPECT_EQ(call->attrs().frontend_attributes.at("composite.attributes"),
               "{n = 1 : i32}");
     EXPECT_EQ(call->attrs().frontend_attributes.at("composite.version"), "1");
@@ -1250,7 +1300,7 @@ TEST(ControlFlow, ConditionalBothFormsAndCalls) {
 
 // ===================================================== collectives
 
-TEST(Collectives, SingleReplicaValues) {
+TEST(BuilderCollectives, SingleReplicaValues) {
   std::unique_ptr<HloModule> add =
       Binary("add", F32, [](XlaOp x, XlaOp y) { return Add(x, y); });
   ASSERT_NE(add, nullptr);
@@ -1262,10 +1312,12 @@ TEST(Collectives, SingleReplicaValues) {
       [&](XlaOp v) { return AllGather(v, 1, 1); },
       [&](XlaOp v) { return ReduceScatter(v, *add, 0, 1); },
       [&](XlaOp v) { return AllToAll(v, 1, 0, 1); },
-      [&](XlaOp v) { return CollectivePermute(v, {{0, 0}}); },
+      [&](XlaOp v) {
+        return CollectivePermute(v, {{0, 0}});
+      },
       [&](XlaOp v) { return CrossReplicaSum(v); },
   };
-  const char* names[] = {"all-reduce", "all-reduce", "all-gather",
+  const char* names[] = {"all-reduce",     "all-reduce", "all-gather",
                          "reduce-scatter", "all-to-all", "collective-permute",
                          "all-reduce"};
   for (size_t i = 0; i < ops.size(); ++i) {
@@ -1282,7 +1334,7 @@ TEST(Collectives, SingleReplicaValues) {
   ExpectBuildsTo(b, L("u32[] 0"));
 }
 
-TEST(Collectives, ShapesWithSeveralReplicas) {
+TEST(BuilderCollectives, ShapesWithSeveralReplicas) {
   std::unique_ptr<HloModule> add =
       Binary("add", F32, [](XlaOp x, XlaOp y) { return Add(x, y); });
   ASSERT_NE(add, nullptr);
@@ -1323,7 +1375,7 @@ TEST(Collectives, ShapesWithSeveralReplicas) {
 
 // ===================================================== random, fft, linalg
 
-TEST(Random, ShapesAndRanges) {
+TEST(BuilderRandom, ShapesAndRanges) {
   {
     Builder b("uniform");
     RngUniform(ConstantR0<float>(&b, 0), ConstantR0<float>(&b, 1),
@@ -1354,9 +1406,11 @@ TEST(Random, ShapesAndRanges) {
     Evaluator e;
     absl::StatusOr<Literal> r = e.Evaluate(*m, {});
     if (r.ok()) {
-      for (int64_t i = 0; i < 6; ++i) EXPECT_TRUE(std::isfinite(r->GetAsDouble(i)));
+      for (int64_t i = 0; i < 6; ++i)
+        EXPECT_TRUE(std::isfinite(r->GetAsDouble(i)));
     } else {
-      EXPECT_EQ(r.status().code(), absl::StatusCode::kUnimplemented) << r.status();
+      EXPECT_EQ(r.status().code(), absl::StatusCode::kUnimplemented)
+          << r.status();
     }
   }
   {
@@ -1373,22 +1427,25 @@ TEST(Random, ShapesAndRanges) {
     if (r.ok()) {
       EXPECT_EQ(r->tuple_element(1).shape().ToString(false), "u32[8]");
     } else {
-      EXPECT_EQ(r.status().code(), absl::StatusCode::kUnimplemented) << r.status();
+      EXPECT_EQ(r.status().code(), absl::StatusCode::kUnimplemented)
+          << r.status();
     }
   }
 }
 
-TEST(Numerics, FftTriangularSolveCholesky) {
+TEST(BuilderNumerics, FftTriangularSolveCholesky) {
   {  // The transform of a unit impulse is all ones.
     Builder b("fft");
-    XlaOp f = Fft(ConstantLiteral(&b, L("c64[4] {(1, 0), (0, 0), (0, 0), (0, 0)}")),
-                  FftType::kFft, {4});
+    XlaOp f =
+        Fft(ConstantLiteral(&b, L("c64[4] {(1, 0), (0, 0), (0, 0), (0, 0)}")),
+            FftType::kFft, {4});
     std::unique_ptr<HloModule> m = BuildOk(b);
     ASSERT_NE(m, nullptr);
     EXPECT_THAT(PrintModule(*m), HasSubstr("fft_type=FFT, fft_length={4}"));
     ExpectEval(*m, {}, L("c64[4] {(1, 0), (1, 0), (1, 0), (1, 0)}"));
     Builder b2("rfft");
-    XlaOp r = Fft(Parameter(&b2, 0, Shape(F32, {3, 8}), "x"), FftType::kRfft, {8});
+    XlaOp r =
+        Fft(Parameter(&b2, 0, Shape(F32, {3, 8}), "x"), FftType::kRfft, {8});
     EXPECT_EQ(b2.GetShape(r)->ToString(false), "c64[3,5]");  // 8 // 2 + 1
     (void)f;
   }
@@ -1423,23 +1480,23 @@ TEST(Numerics, FftTriangularSolveCholesky) {
   }
 }
 
-TEST(Numerics, BatchNorm) {
+TEST(BuilderNumerics, BatchNorm) {
   // x = [[1, 2], [3, 4]], feature_index 1: feature 0 holds {1, 3} (mean 2,
   // variance 1), feature 1 holds {2, 4} (mean 3, variance 1); epsilon 0.
   {
     Builder b("training");
     BatchNormTraining(ConstantR2<float>(&b, {{1, 2}, {3, 4}}),
-                      ConstantR1<float>(&b, {1, 1}), ConstantR1<float>(&b, {0, 0}),
-                      0.0f, 1);
+                      ConstantR1<float>(&b, {1, 1}),
+                      ConstantR1<float>(&b, {0, 0}), 0.0f, 1);
     ExpectBuildsTo(b, L("(f32[2,2], f32[2], f32[2]) "
                         "({{-1, -1}, {1, 1}}, {2, 3}, {1, 1})"));
   }
   {  // y = scale * (x - mean) / sqrt(var) + offset = 2 (x - mean) + 1.
     Builder b("inference");
-    BatchNormInference(ConstantR2<float>(&b, {{1, 2}, {3, 4}}),
-                       ConstantR1<float>(&b, {2, 2}), ConstantR1<float>(&b, {1, 1}),
-                       ConstantR1<float>(&b, {2, 3}), ConstantR1<float>(&b, {1, 1}),
-                       0.0f, 1);
+    BatchNormInference(
+        ConstantR2<float>(&b, {{1, 2}, {3, 4}}), ConstantR1<float>(&b, {2, 2}),
+        ConstantR1<float>(&b, {1, 1}), ConstantR1<float>(&b, {2, 3}),
+        ConstantR1<float>(&b, {1, 1}), 0.0f, 1);
     ExpectBuildsTo(b, L("f32[2,2] {{-1, -1}, {3, 3}}"));
   }
   {  // grad_output all ones: d = 1, c = mean(x - mu) = 0, so grad_x = 0,
@@ -1456,7 +1513,7 @@ TEST(Numerics, BatchNorm) {
 
 // ===================================================== host I/O, custom call
 
-TEST(HostIo, TokensAreThreadedForTheCaller) {
+TEST(BuilderHostIo, TokensAreThreadedForTheCaller) {
   // Host transfers need the host's queues, so only the lowering is checked.
   {
     Builder b("infeed");
@@ -1464,7 +1521,8 @@ TEST(HostIo, TokensAreThreadedForTheCaller) {
     EXPECT_EQ(b.GetShape(v)->ToString(false), "f32[2]");
     std::unique_ptr<HloModule> m = BuildOk(b);
     ASSERT_NE(m, nullptr);
-    EXPECT_THAT(Ops(*m), ElementsAre("after-all", "infeed", "get-tuple-element"));
+    EXPECT_THAT(Ops(*m),
+                ElementsAre("after-all", "infeed", "get-tuple-element"));
   }
   {
     Builder b("outfeed");
@@ -1472,15 +1530,16 @@ TEST(HostIo, TokensAreThreadedForTheCaller) {
     std::unique_ptr<HloModule> m = BuildOk(b);
     ASSERT_NE(m, nullptr);
     EXPECT_THAT(Ops(*m), ElementsAre("after-all", "outfeed"));
-    EXPECT_THAT(PrintModule(*m), HasSubstr("outfeed_shape=f32[2]{0}"));
+    EXPECT_THAT(PrintModule(*m),
+                HasSubstr("outfeed_shape=f32[2], outfeed_config=\"cfg\""));
   }
   {
     Builder b("send_recv");
     XlaOp token = CreateToken(&b);
     XlaOp data = RecvWithToken(token, Shape(F32, {2}), ChannelHandle{7});
     XlaOp received = GetTupleElement(data, 0);
-    XlaOp done = SendWithToken(received, GetTupleElement(data, 1),
-                               ChannelHandle{8});
+    XlaOp done =
+        SendWithToken(received, GetTupleElement(data, 1), ChannelHandle{8});
     EXPECT_TRUE(b.GetShape(done)->IsToken());
     Send(received, ChannelHandle{9});
     Recv(&b, Shape(S32, {}), ChannelHandle{10});
@@ -1489,18 +1548,18 @@ TEST(HostIo, TokensAreThreadedForTheCaller) {
                      Shape(F32, {1}));
     std::unique_ptr<HloModule> m = BuildOk(b);
     ASSERT_NE(m, nullptr);
-    EXPECT_THAT(Ops(*m),
-                ElementsAre("after-all", "recv", "recv-done",
-                            "get-tuple-element", "get-tuple-element", "send",
-                            "send-done", "after-all", "send", "send-done",
-                            "after-all", "recv", "recv-done",
-                            "get-tuple-element", "infeed", "get-tuple-element",
-                            "get-tuple-element", "outfeed"));
+    EXPECT_THAT(
+        Ops(*m),
+        ElementsAre("after-all", "recv", "recv-done", "get-tuple-element",
+                    "get-tuple-element", "send", "send-done", "after-all",
+                    "send", "send-done", "after-all", "recv", "recv-done",
+                    "get-tuple-element", "infeed", "get-tuple-element",
+                    "get-tuple-element", "outfeed"));
     EXPECT_THAT(PrintModule(*m), HasSubstr("channel_id=7"));
   }
 }
 
-TEST(CustomCall, TargetShapeAndOpaque) {
+TEST(BuilderCustomCall, TargetShapeAndOpaque) {
   // Seed 001: CustomCall("myfunc", {x, y}, f32[3x3]).
   Builder b("custom");
   XlaOp x = ConstantR1<float>(&b, {1, 2});
@@ -1516,7 +1575,7 @@ TEST(CustomCall, TargetShapeAndOpaque) {
 
 // ===================================================== builder mechanics
 
-TEST(Builder, ErrorsAndMisuse) {
+TEST(BuilderApi, ErrorsAndMisuse) {
   {  // The first error wins.
     Builder b("first");
     XlaOp x = Parameter(&b, 0, Shape(F32, {2}), "x");
@@ -1570,7 +1629,7 @@ TEST(Builder, ErrorsAndMisuse) {
   }
 }
 
-TEST(Builder, RootAndSubComputationNames) {
+TEST(BuilderApi, RootAndSubComputationNames) {
   std::unique_ptr<HloModule> add =
       Binary("add", F32, [](XlaOp x, XlaOp y) { return Add(x, y); });
   ASSERT_NE(add, nullptr);
