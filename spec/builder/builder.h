@@ -374,6 +374,10 @@ XlaOp ReducePrecision(XlaOp operand, int exponent_bits, int mantissa_bits);
 XlaOp Broadcast(XlaOp operand, absl::Span<const int64_t> broadcast_sizes);
 XlaOp BroadcastInDim(XlaOp operand, absl::Span<const int64_t> out_dim_size,
                      absl::Span<const int64_t> broadcast_dimensions);
+// `dimensions` (in-order, consecutive) become one dimension in their place
+// (seed 001's text and XlaBuilder: {0,1} of f32[4,2,3] gives f32[8,3]; the
+// seed's worked example lists the {0,1} and {1,2} results under swapped
+// labels).
 XlaOp Collapse(XlaOp operand, absl::Span<const int64_t> dimensions);
 XlaOp Reshape(XlaOp operand, absl::Span<const int64_t> new_sizes);
 XlaOp Reshape(XlaOp operand, absl::Span<const int64_t> dimensions,

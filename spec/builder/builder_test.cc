@@ -304,6 +304,12 @@ TEST(BuilderElementWise, BinaryOps) {
             ComparisonDirection::kLt, ComparisonType::kTotalOrder);
     ExpectBuildsTo(b, L("pred[2] {1, 0}"));
   }
+  {  // The short form: no broadcast, the element type's default ordering.
+    Builder b("compare_short");
+    Compare(ConstantR1<int32_t>(&b, {1, 5}), ConstantR1<int32_t>(&b, {3, 3}),
+            ComparisonDirection::kGt);
+    ExpectBuildsTo(b, L("pred[2] {0, 1}"));
+  }
 }
 
 TEST(BuilderElementWise, UnaryOps) {
