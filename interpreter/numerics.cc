@@ -159,41 +159,6 @@ double EvalMath2(MathFn2 fn, double x, double y, ResultPrecision precision) {
 
 // ---- Load / store.
 
-namespace {
-
-template <typename Fn>
-absl::Status ForFloatType(PrimitiveType type, Fn&& fn) {
-  switch (type) {
-#define HLOREF_CASE(e)                    \
-  case PrimitiveType::e:                  \
-    fn(TypeConstant<PrimitiveType::e>{}); \
-    return absl::OkStatus();
-    HLOREF_FLOAT_TYPES(HLOREF_CASE)
-#undef HLOREF_CASE
-    default:
-      return absl::InvalidArgumentError(
-          absl::StrCat("expected a floating-point element type, got ",
-                       PrimitiveTypeName(type)));
-  }
-}
-
-template <typename Fn>
-absl::Status ForIntType(PrimitiveType type, Fn&& fn) {
-  switch (type) {
-#define HLOREF_CASE(e)                    \
-  case PrimitiveType::e:                  \
-    fn(TypeConstant<PrimitiveType::e>{}); \
-    return absl::OkStatus();
-    HLOREF_INT_TYPES(HLOREF_CASE)
-#undef HLOREF_CASE
-    default:
-      return absl::InvalidArgumentError(
-          absl::StrCat("expected an integer or pred element type, got ",
-                       PrimitiveTypeName(type)));
-  }
-}
-
-}  // namespace
 
 Shape WithElementType(const Shape& like, PrimitiveType type) {
   Shape s = like;

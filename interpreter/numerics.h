@@ -202,6 +202,41 @@ inline uint64_t FloatBits(StorageType<T> v) {
   }
 }
 
+// Calls fn(TypeConstant<T>{}) for the float (or integer/pred) type
+// `type`: the one type dispatch of an instruction.
+template <typename Fn>
+absl::Status ForFloatType(PrimitiveType type, Fn&& fn) {
+  switch (type) {
+#define HLOREF_CASE(e)                    \
+  case PrimitiveType::e:                  \
+    fn(TypeConstant<PrimitiveType::e>{}); \
+    return absl::OkStatus();
+    HLOREF_FLOAT_TYPES(HLOREF_CASE)
+#undef HLOREF_CASE
+    default:
+      return absl::InvalidArgumentError(
+          absl::StrCat("expected a floating-point element type, got ",
+                       PrimitiveTypeName(type)));
+  }
+}
+
+template <typename Fn>
+absl::Status ForIntType(PrimitiveType type, Fn&& fn) {
+  switch (type) {
+#define HLOREF_CASE(e)                    \
+  case PrimitiveType::e:                  \
+    fn(TypeConstant<PrimitiveType::e>{}); \
+    return absl::OkStatus();
+    HLOREF_INT_TYPES(HLOREF_CASE)
+#undef HLOREF_CASE
+    default:
+      return absl::InvalidArgumentError(
+          absl::StrCat("expected an integer or pred element type, got ",
+                       PrimitiveTypeName(type)));
+  }
+}
+
+
 }  // namespace hloref
 
 #endif  // HLOREF_INTERPRETER_NUMERICS_H_

@@ -76,11 +76,52 @@ std::optional<MathFn> MathFnOf(HloOpcode op) {
   }
 }
 
+// negate and abs only touch the sign bit (IEEE 754 5.5.1, LLVM fneg/fabs
+// as XLA emits them), so they work on the encoding: a computation through
+// double would quiet a signalling NaN and lose its payload.
+absl::StatusOr<Literal> SignBitOp(const HloInstruction& inst,
+                                  const Literal& operand) {
+  const bool negate = inst.opcode() == HloOpcode::kNegate;
+  const FloatFormat& format = FormatOf(operand.element_type());
+  Literal result(inst.shape());
+  HLOREF_RETURN_IF_ERROR(ForFloatType(operand.element_type(), [&](auto tc) {
+    constexpr PrimitiveType T = decltype(tc)::value;
+    using S = StorageType<T>;
+    using Bits = std::conditional_t<
+        sizeof(S) == 8, uint64_t,
+        std::conditional_t<sizeof(S) == 4, uint32_t,
+                           std::conditional_t<sizeof(S) == 2, uint16_t,
+                                              uint8_t>>>;
+    auto in = operand.data<S>();
+    auto out = result.mutable_data<S>();
+    const uint64_t sign = format.has_sign
+                              ? uint64_t{1} << (format.total_bits - 1)
+                              : 0;
+    for (size_t i = 0; i < in.size(); ++i) {
+      const uint64_t bits = std::bit_cast<Bits>(in[i]);
+      uint64_t r;
+      if (negate) {
+        r = NegateEncoding(format, bits);
+      } else if (IsNanEncoding(format, bits) &&
+                 format.nan == NanEncoding::kNegativeZero) {
+        r = bits;  // fnuz's only NaN is the sign-bit pattern: keep it
+      } else {
+        r = bits & ~sign;
+      }
+      out[i] = std::bit_cast<S>(static_cast<Bits>(r));
+    }
+  }));
+  return result;
+}
+
 // ---- Real floating-point operands.
 absl::StatusOr<Literal> UnaryFloat(const HloInstruction& inst,
                                    const Literal& operand) {
   const HloOpcode op = inst.opcode();
   const Shape& out_shape = inst.shape();
+  if (op == HloOpcode::kNegate || op == HloOpcode::kAbs) {
+    return SignBitOp(inst, operand);
+  }
   HLOREF_ASSIGN_OR_RETURN(std::vector<double> x, LoadDoubles(operand));
   const size_t n = x.size();
 
