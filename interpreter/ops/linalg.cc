@@ -134,7 +134,8 @@ absl::StatusOr<Literal> EvalCholesky(const HloInstruction& inst,
           if (lower) {
             ob[i * m + j] = l[i * m + j];
           } else {
-            ob[j * m + i] = std::conj(l[i * m + j]);
+            // u = l^H; the diagonal is real with a +0 imaginary part.
+            ob[j * m + i] = i == j ? l[i * m + j] : std::conj(l[i * m + j]);
           }
         }
       }
