@@ -255,6 +255,33 @@ TEST(Gather, SeedBatchDynamicSlice) {
   }
 }
 
+// Seed: "a more general version of the example above using a 'gather
+// indices' array of shape [4,5,2]": output [G0,G1,O0,O1] is input
+// [X+O0, Y+O1] with (X, Y) = indices[G0,G1,:].
+TEST(Gather, SeedTwoBatchDimensions) {
+  GatherCfg c{{16, 11}, {4, 5, 2}, 2, {2, 3}, {}, {0, 1}, {}, {}, {8, 6}};
+  const std::vector<int64_t> xy = RandomIndices(40, 0, 5, 21);
+  std::vector<double> operand(16 * 11);
+  for (int i = 0; i < 16; ++i) {
+    for (int j = 0; j < 11; ++j) operand[i * 11 + j] = i * 100 + j;
+  }
+  std::vector<Literal> args;
+  args.push_back(FloatLiteral(PrimitiveType::kF32, {16, 11}, operand));
+  args.push_back(IntLiteral(PrimitiveType::kS32, {4, 5, 2}, xy));
+  absl::StatusOr<EvalResult> r =
+      RunHlo(GatherModule(c, "f32", "s32"), std::move(args));
+  ASSERT_TRUE(r.ok()) << r.status();
+  for (int g = 0; g < 20; ++g) {
+    for (int o0 = 0; o0 < 8; ++o0) {
+      for (int o1 = 0; o1 < 6; ++o1) {
+        const double want = (xy[2 * g] + o0) * 100 + (xy[2 * g + 1] + o1);
+        ASSERT_EQ(r->value.GetAsDouble((g * 8 + o0) * 6 + o1), want)
+            << g << "," << o0 << "," << o1;
+      }
+    }
+  }
+}
+
 // Seed: the tf.gather_nd form, "the output index [G0,G1,O0] maps to the
 // input index [GatherIndices[G0,G1,0],O0]", slice_sizes [1,11]; also with
 // the index vector dimension implicit (index_vector_dim == rank).
