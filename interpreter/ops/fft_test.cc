@@ -281,6 +281,30 @@ TEST(Fft, AgainstDirectDft) {
   }
 }
 
+// Two-axis IRFFT by hand, fft_length {2, 4}: X = [[1, 2+i, 3], [4, 2i, 5]].
+// Inverse over axis 0 (unscaled): Y0 = X0 + X1 = [5, 2+3i, 8], Y1 = X0 - X1
+// = [-3, 2-i, -2]. Per row, x_j = Y0 + 2 Re(Y1 i^j) + Y2 (-1)^j:
+// row 0 = [17, -9, 9, 3], row 1 = [-1, 1, -9, -3]; then / N = 8.
+// The self-conjugate planes (columns 0 and 2) are real: nothing marked. An
+// imaginary part at X[1, 0] breaks X[k, 0] = conj(X[-k, 0]): marked, and
+// the values do not change (the c2r step ignores Y[:, 0]'s imaginary part).
+TEST(Fft, TwoAxisIrfftByHand) {
+  for (bool hermitian : {true, false}) {
+    SCOPED_TRACE(hermitian);
+    absl::StatusOr<EvalResult> r = RunHlo(absl::StrCat(
+        "HloModule m\nENTRY e {\n  x = c64[2,3] constant({{(1,0), (2,1), "
+        "(3,0)}, {(4,",
+        hermitian ? "0" : "1",
+        "), (0,2), (5,0)}})\n"
+        "  ROOT f = f32[2,4] fft(x), fft_type=IRFFT, fft_length={2,4}\n}\n"));
+    ASSERT_TRUE(r.ok()) << r.status();
+    EXPECT_EQ(r->value, Lit("f32[2,4] {{2.125, -1.125, 1.125, 0.375}, "
+                            "{-0.125, 0.125, -1.125, -0.375}}"))
+        << r->value.ToString();
+    EXPECT_EQ(r->outputs[0].dont_care.has_value(), !hermitian);
+  }
+}
+
 TEST(Fft, MultiAxisIrfftAgainstForward) {
   // IRFFT over two axes inverts RFFT over two axes (real data x, exact
   // up to the error bound): the round trip reproduces x.

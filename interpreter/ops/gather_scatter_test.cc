@@ -9,6 +9,7 @@
 #include "interpreter/ops/gather_scatter.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <functional>
 #include <random>
@@ -713,6 +714,50 @@ TEST(Scatter, FloatAddCollisionsAndDirectPathAgreement) {
     // Sequential rounding in the type, index order: element 2 = 3 + 1e-12
     // rounded once.
     EXPECT_EQ(got[0][2], FloatLiteral(t, {1}, {3 + 1e-12}).GetAsDouble(0));
+  }
+}
+
+// maximum/minimum with NaN and signed zeros: the direct path equals the
+// element-wise evaluator (reached through an undetected combiner) bit for
+// bit, and marks the NaN / mixed-zero applications impl.maximum.1 /
+// impl.minimum.1 the way the element-wise family does.
+TEST(Scatter, MaxMinSpecialValuesMatchElementwise) {
+  ScatterCfg c{{4}, {4}, {4}, 1, {}, {0}, {0}, {}, {}};
+  const double nan = std::nan("");
+  for (const char* op : {"maximum", "minimum"}) {
+    SCOPED_TRACE(op);
+    std::vector<Literal> results;
+    for (bool generic : {false, true}) {
+      std::vector<Literal> args;
+      args.push_back(FloatLiteral(PrimitiveType::kF32, {4}, {0.0, -0.0, 1, 2}));
+      args.push_back(IntLiteral(PrimitiveType::kS32, {4}, {0, 1, 2, 3}));
+      args.push_back(
+          FloatLiteral(PrimitiveType::kF32, {4}, {-0.0, 0.0, nan, 5}));
+      const std::string body =
+          generic ? absl::StrCat("  a = f32[] ", op,
+                                 "(p0, p1)\n  z = f32[] constant(0)\n"
+                                 "  ROOT r = f32[] add(a, z)")
+                  : absl::StrCat("  ROOT r = f32[] ", op, "(p0, p1)");
+      absl::StatusOr<EvalResult> r =
+          RunHlo(ScatterModule(c, "f32", "s32", body), std::move(args));
+      ASSERT_TRUE(r.ok()) << r.status();
+      if (!generic) {
+        // Elements 0-2 are NaN or mixed-zero applications.
+        ASSERT_TRUE(r->outputs[0].dont_care.has_value());
+        const auto mask = r->outputs[0].dont_care->data<bool>();
+        EXPECT_EQ(std::vector<bool>(mask.begin(), mask.end()),
+                  (std::vector<bool>{true, true, true, false}));
+      }
+      results.push_back(r->value);
+    }
+    // (x + 0 keeps every value but -0, so compare elements 2 and 3 bitwise
+    // and the zeros by sign of the direct path's IEEE 754-2019 rule.)
+    EXPECT_TRUE(std::isnan(results[0].GetAsDouble(2)));
+    EXPECT_TRUE(std::isnan(results[1].GetAsDouble(2)));
+    EXPECT_EQ(results[0].GetAsDouble(3), results[1].GetAsDouble(3));
+    const bool is_max = std::string(op) == "maximum";
+    EXPECT_EQ(std::signbit(results[0].GetAsDouble(0)), !is_max);
+    EXPECT_EQ(std::signbit(results[0].GetAsDouble(1)), !is_max);
   }
 }
 
