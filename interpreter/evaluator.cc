@@ -13,8 +13,10 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "interpreter/host_queues.h"
 #include "interpreter/ops/eval_context.h"
 #include "interpreter/ops/families.h"
+#include "interpreter/ops/rng.h"
 #include "spec/util/status_macros.h"
 
 namespace hloref {
@@ -239,6 +241,11 @@ class EvaluatorImpl final : public EvalContext {
     return CheckDeadline(inst);
   }
 
+  RngState* rng_state() override { return rng_state_; }
+  DeviceChannels* device_channels() override { return &device_channels_; }
+  // The Evaluator's state (rng.h); set by Evaluator::Run.
+  RngState* rng_state_ = nullptr;
+
  private:
   absl::Status CheckElementLimit(const HloInstruction& inst) const;
   static void PropagateMarks(const HloInstruction& inst,
@@ -249,6 +256,7 @@ class EvaluatorImpl final : public EvalContext {
   absl::Time deadline_;
   int depth_ = 0;
   std::vector<MarkSink*> sinks_;
+  DeviceChannels device_channels_;  // per run
 };
 
 absl::Status EvaluatorImpl::CheckElementLimit(
@@ -482,7 +490,9 @@ absl::Status CheckArgument(const HloInstruction& param, const Literal& arg) {
 
 }  // namespace
 
-Evaluator::Evaluator(EvaluatorOptions options) : options_(options) {}
+Evaluator::Evaluator(EvaluatorOptions options)
+    : options_(options),
+      rng_state_(std::make_shared<RngState>(options_.rng_seed)) {}
 Evaluator::~Evaluator() = default;
 
 absl::StatusOr<EvalResult> Evaluator::Run(const HloModule& module,
@@ -509,6 +519,7 @@ absl::StatusOr<EvalResult> Evaluator::Run(const HloModule& module,
   }
 
   EvaluatorImpl impl(options_);
+  impl.rng_state_ = rng_state_.get();
   HLOREF_ASSIGN_OR_RETURN(auto root,
                           impl.EvalComputation(*entry, arg_ptrs, nullptr));
   EvalResult result;

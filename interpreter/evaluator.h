@@ -19,6 +19,10 @@
 
 namespace hloref {
 
+class CustomCallRegistry;  // interpreter/custom_call_registry.h
+class HostQueues;          // interpreter/host_queues.h
+class RngState;            // interpreter/ops/rng.h
+
 // numerics.md decision 1.
 enum class Profile : uint8_t {
   kXla,       // implementation-defined points take XLA's concrete choice
@@ -36,6 +40,19 @@ struct EvaluatorOptions {
   // Compute the per-element error data (S and m) of accumulating ops
   // (numerics.md 7.3, 7.6); see EvalResult.
   bool compute_error_data = false;
+
+  // Host I/O (interpreter/host_queues.h): the queues infeed, outfeed and
+  // host-transfer send/recv use, owned by the caller, who fills them before
+  // Run and drains them after. Null: those ops fail with a clear error.
+  HostQueues* host_queues = nullptr;
+  // custom-call (interpreter/custom_call_registry.h): in-process targets
+  // (owned by the caller, may be null), then these shared libraries in
+  // order (opened with dlopen only because they are listed here).
+  const CustomCallRegistry* custom_call_registry = nullptr;
+  std::vector<std::string> custom_call_libraries;
+  // rng and rng-get-and-update-state (interpreter/ops/rng.h): the seed of
+  // hloref's own generator; the Evaluator's generator state starts at it.
+  uint64_t rng_seed = 0;
 };
 
 // One output value with what a fair comparison needs.
@@ -95,8 +112,15 @@ class Evaluator {
 
   const EvaluatorOptions& options() const { return options_; }
 
+  // The generator state of rng and rng-get-and-update-state
+  // (interpreter/ops/rng.h): it lives as long as the Evaluator, so
+  // successive Run calls continue one sequence. Copies of an Evaluator
+  // share it.
+  RngState& rng_state() const { return *rng_state_; }
+
  private:
   EvaluatorOptions options_;
+  std::shared_ptr<RngState> rng_state_;
 };
 
 }  // namespace hloref

@@ -17,6 +17,9 @@
 
 namespace hloref {
 
+class DeviceChannels;  // interpreter/host_queues.h
+class RngState;        // interpreter/ops/rng.h
+
 class EvalContext {
  public:
   virtual ~EvalContext() = default;
@@ -64,6 +67,13 @@ class EvalContext {
     }
     return CheckDeadline(inst);
   }
+
+  // The evaluator-wide generator state of rng and rng-get-and-update-state
+  // (interpreter/ops/rng.h); null in contexts without one (test fakes).
+  virtual RngState* rng_state() { return nullptr; }
+  // The device-to-device send/recv mailboxes of the current run
+  // (interpreter/host_queues.h); null in contexts without them.
+  virtual DeviceChannels* device_channels() { return nullptr; }
 };
 
 }  // namespace hloref
