@@ -728,7 +728,10 @@ absl::StatusOr<Literal> EvalScatter(const HloInstruction& inst,
     }
     for (int64_t k = 0; k < reader.index_size(); ++k) {
       HLOREF_ASSIGN_OR_RETURN(int64_t s, reader.Read(g, k));
-      start[dn.scatter_dims_to_operand_dims[k]] = s;
+      // Far out-of-range starts are all equally invalid; bounding them
+      // keeps start + window offset from overflowing.
+      constexpr int64_t kFar = int64_t{1} << 62;
+      start[dn.scatter_dims_to_operand_dims[k]] = std::clamp(s, -kFar, kFar);
     }
     if (inst.attrs().indices_are_sorted) {
       key.insert(key.end(), start.begin(), start.end());

@@ -9,6 +9,7 @@
 #include "interpreter/ops/gather_scatter.h"
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <cstdint>
 #include <functional>
@@ -486,8 +487,12 @@ std::vector<T> RefScatter(const ScatterCfg& c, std::vector<T> out,
     std::vector<int64_t> i(rank);
     for (int64_t d = 0; d < rank; ++d) {
       if (sin[d] < 0 || sin[d] > c.operand_dims[d] - window[d]) fits = false;
-      i[d] = sin[d] + win[d];
-      if (i[d] < 0 || i[d] >= c.operand_dims[d]) in_bounds = false;
+      const __int128 sum = static_cast<__int128>(sin[d]) + win[d];
+      if (sum < 0 || sum >= c.operand_dims[d]) {
+        in_bounds = false;
+      } else {
+        i[d] = static_cast<int64_t>(sum);
+      }
     }
     if (!in_bounds) return;
     const int64_t o = Linear(c.operand_dims, i);
@@ -585,6 +590,9 @@ TEST(Scatter, DimensionNumberVariants) {
   // Unsigned index types clamp nothing: huge values skip.
   CheckScatterAdd({{10}, {3}, {3}, 1, {}, {0}, {0}, {}, {}},
                   PrimitiveType::kU64, {-1, 2, 2});
+  // Extreme s64 starts with a window: skipped without overflow.
+  CheckScatterAdd({{10, 4}, {3, 1}, {3, 2, 4}, 1, {1, 2}, {}, {0}, {}, {}},
+                  PrimitiveType::kS64, {INT64_MAX, INT64_MIN, 8});
 }
 
 TEST(Scatter, BatchingDimensions) {
