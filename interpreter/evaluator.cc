@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <set>
 #include <string>
+#include <thread>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -17,6 +18,7 @@
 #include "interpreter/ops/eval_context.h"
 #include "interpreter/ops/families.h"
 #include "interpreter/ops/rng.h"
+#include "interpreter/replicas.h"
 #include "spec/util/status_macros.h"
 
 namespace hloref {
@@ -221,6 +223,11 @@ class EvaluatorImpl final : public EvalContext {
   }
 
   absl::Status CheckDeadline(const HloInstruction& inst) override {
+    if (rendezvous_ != nullptr && rendezvous_->cancelled()) {
+      // Another participant failed: the run is abandoned.
+      return absl::AbortedError(
+          absl::StrCat("%", inst.name(), ": ", rendezvous_->cancel_reason()));
+    }
     if (absl::Now() > deadline_) {
       return absl::ResourceExhaustedError(absl::StrCat(
           "%", inst.name(), ": evaluation exceeded the wall-time limit of ",
@@ -246,6 +253,17 @@ class EvaluatorImpl final : public EvalContext {
   // The Evaluator's state (rng.h); set by Evaluator::Run.
   RngState* rng_state_ = nullptr;
 
+  int64_t replica_id() const override { return replica_id_; }
+  int64_t partition_id() const override { return partition_id_; }
+  Rendezvous* rendezvous() override { return rendezvous_; }
+  int64_t CountExecution(const HloInstruction& inst) override {
+    return ++executions_[&inst];
+  }
+  // This participant of a replicated run; set by Evaluator::RunParticipant.
+  Rendezvous* rendezvous_ = nullptr;
+  int64_t replica_id_ = 0;
+  int64_t partition_id_ = 0;
+
  private:
   absl::Status CheckElementLimit(const HloInstruction& inst) const;
   static void PropagateMarks(const HloInstruction& inst,
@@ -256,6 +274,7 @@ class EvaluatorImpl final : public EvalContext {
   absl::Time deadline_;
   int depth_ = 0;
   std::vector<MarkSink*> sinks_;
+  std::unordered_map<const HloInstruction*, int64_t> executions_;
   DeviceChannels device_channels_;  // per run
 };
 
@@ -497,6 +516,87 @@ Evaluator::~Evaluator() = default;
 
 absl::StatusOr<EvalResult> Evaluator::Run(const HloModule& module,
                                           absl::Span<const Literal> args) {
+  const int64_t replicas = ReplicaCount(module);
+  const int64_t partitions = PartitionCount(module);
+  if (replicas != 1 || partitions != 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("module ", module.name(), " runs on ", replicas,
+                     " replica(s) x ", partitions,
+                     " partition(s); use Evaluator::RunReplicated (hloref run "
+                     "--replicas=N) to get one result per participant"));
+  }
+  return RunParticipant(module, args, nullptr, 0, 0);
+}
+
+int64_t Evaluator::ReplicaCount(const HloModule& module) const {
+  return options_.replica_count > 0 ? options_.replica_count
+                                    : module.config().replica_count;
+}
+int64_t Evaluator::PartitionCount(const HloModule& module) const {
+  return options_.partition_count > 0 ? options_.partition_count
+                                      : module.config().num_partitions;
+}
+
+absl::StatusOr<std::vector<EvalResult>> Evaluator::RunReplicated(
+    const HloModule& module, absl::Span<const std::vector<Literal>> args) {
+  const int64_t replicas = ReplicaCount(module);
+  const int64_t partitions = PartitionCount(module);
+  constexpr int64_t kMaxParticipants = 1024;
+  if (replicas < 1 || partitions < 1 ||
+      replicas * partitions > kMaxParticipants) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "a replicated run needs 1 to ", kMaxParticipants, " participants; got ",
+        replicas, " replica(s) x ", partitions, " partition(s)"));
+  }
+  const int64_t n = replicas * partitions;
+  if (args.size() != 1 && static_cast<int64_t>(args.size()) != n) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "RunReplicated: ", args.size(), " argument lists for ", n,
+        " participants (give one per participant, or one for all)"));
+  }
+  Rendezvous rendezvous(replicas, partitions, options_.collective_timeout);
+  std::vector<absl::StatusOr<EvalResult>> results(
+      static_cast<size_t>(n), absl::UnknownError("not run"));
+  std::vector<std::thread> threads;
+  threads.reserve(static_cast<size_t>(n));
+  for (int64_t id = 0; id < n; ++id) {
+    threads.emplace_back([&, id] {
+      const auto& my_args = args.size() == 1 ? args[0] : args[id];
+      results[id] = RunParticipant(module, my_args, &rendezvous,
+                                   id / partitions, id % partitions);
+      rendezvous.Finish(id, results[id].status());
+    });
+  }
+  for (std::thread& t : threads) t.join();
+
+  // The root cause: an error not caused by another participant's failure
+  // (Aborted marks those), first in participant order.
+  const absl::Status* first = nullptr;
+  int64_t first_id = -1;
+  for (int64_t id = 0; id < n; ++id) {
+    const absl::Status& s = results[id].status();
+    if (s.ok()) continue;
+    const bool root = s.code() != absl::StatusCode::kAborted;
+    if (first == nullptr ||
+        (root && first->code() == absl::StatusCode::kAborted)) {
+      first = &s;
+      first_id = id;
+    }
+  }
+  if (first != nullptr) {
+    return absl::Status(
+        first->code(),
+        absl::StrCat(rendezvous.DeviceName(first_id), ": ", first->message()));
+  }
+  std::vector<EvalResult> out;
+  out.reserve(static_cast<size_t>(n));
+  for (auto& r : results) out.push_back(*std::move(r));
+  return out;
+}
+
+absl::StatusOr<EvalResult> Evaluator::RunParticipant(
+    const HloModule& module, absl::Span<const Literal> args,
+    Rendezvous* rendezvous, int64_t replica, int64_t partition) {
   const HloComputation* entry = module.entry();
   if (entry == nullptr) {
     return absl::InvalidArgumentError(
@@ -519,6 +619,9 @@ absl::StatusOr<EvalResult> Evaluator::Run(const HloModule& module,
   }
 
   EvaluatorImpl impl(options_);
+  impl.rendezvous_ = rendezvous;
+  impl.replica_id_ = replica;
+  impl.partition_id_ = partition;
   impl.rng_state_ = rng_state_.get();
   HLOREF_ASSIGN_OR_RETURN(auto root,
                           impl.EvalComputation(*entry, arg_ptrs, nullptr));

@@ -22,6 +22,7 @@ namespace hloref {
 class CustomCallRegistry;  // interpreter/custom_call_registry.h
 class HostQueues;          // interpreter/host_queues.h
 class RngState;            // interpreter/ops/rng.h
+class Rendezvous;          // interpreter/replicas.h
 
 // numerics.md decision 1.
 enum class Profile : uint8_t {
@@ -40,6 +41,18 @@ struct EvaluatorOptions {
   // Compute the per-element error data (S and m) of accumulating ops
   // (numerics.md 7.3, 7.6); see EvalResult.
   bool compute_error_data = false;
+
+  // Replicated runs (RunReplicated; interpreter/replicas.h): the number of
+  // replicas and partitions; 0 takes the module header's replica_count /
+  // num_partitions.
+  int64_t replica_count = 0;
+  int64_t partition_count = 0;
+  // How long a participant waits at a collective for the others before the
+  // run fails with DeadlineExceeded naming the instruction and the
+  // participants that did not arrive. Deadlocks the rendezvous can prove
+  // (a participant finished without arriving, or every unfinished
+  // participant waits) are reported at once, without waiting this long.
+  absl::Duration collective_timeout = absl::Seconds(5);
 
   // Host I/O (interpreter/host_queues.h): the queues infeed, outfeed and
   // host-transfer send/recv use, owned by the caller, who fills them before
@@ -109,6 +122,26 @@ class Evaluator {
   // EvaluatorOptions field), Unimplemented for ops not implemented yet.
   absl::StatusOr<Literal> Evaluate(const HloModule& module,
                                    absl::Span<const Literal> args);
+  // Run refuses a module that needs more than one participant
+  // (ReplicaCount * PartitionCount > 1); RunReplicated runs it.
+
+  // Runs the entry computation on every participant of the run (replicas x
+  // partitions, see ReplicaCount/PartitionCount), one thread each, with
+  // the collectives meeting at a rendezvous (interpreter/replicas.h).
+  // `args` holds one argument list per participant (participant
+  // r * partitions + p), or a single list that every participant gets.
+  // Returns one EvalResult per participant in that order. When any
+  // participant fails the run fails: the status is the first root-cause
+  // error in participant order (one not caused by another participant's
+  // failure), prefixed with the participant ("replica 1: ..."); a
+  // collective that cannot complete gives DeadlineExceeded naming the
+  // instruction and the participants that arrived and did not.
+  absl::StatusOr<std::vector<EvalResult>> RunReplicated(
+      const HloModule& module, absl::Span<const std::vector<Literal>> args);
+  // The participant counts a run of `module` uses: the options when set
+  // (non-zero), else the module header.
+  int64_t ReplicaCount(const HloModule& module) const;
+  int64_t PartitionCount(const HloModule& module) const;
 
   const EvaluatorOptions& options() const { return options_; }
 
@@ -119,6 +152,12 @@ class Evaluator {
   RngState& rng_state() const { return *rng_state_; }
 
  private:
+  // One participant of a run (Run: replica 0 of 1, no rendezvous).
+  absl::StatusOr<EvalResult> RunParticipant(const HloModule& module,
+                                            absl::Span<const Literal> args,
+                                            Rendezvous* rendezvous,
+                                            int64_t replica, int64_t partition);
+
   EvaluatorOptions options_;
   std::shared_ptr<RngState> rng_state_;
 };

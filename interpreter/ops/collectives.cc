@@ -1,18 +1,756 @@
-// Placeholder for the collectives family: no op of this family is evaluated
-// yet. Each returns Unimplemented naming the opcode, so the interpreter links
-// and callers get a clear "unsupported" rather than a crash.
+// The collectives family. Semantics: seed 001 "AllGather", "AllReduce",
+// "AllToAll", "CollectivePermute", "CrossReplicaSum" (an all-reduce with a
+// summation computation; the opcode was removed from HLO), "ReduceScatter",
+// "ReplicaId"; collective-broadcast, partition-id, the -start/-done pairs
+// and the replica-group modes from docs/hlo-text-format.md 6.11.
+//
+// Participants. A run has R replicas x P partitions (interpreter/replicas.h;
+// global id = replica * P + partition). Which participants a group names
+// depends on the op's mode (text-format 6.11, XLA's CollectiveOpGroupMode):
+//  - no channel_id: cross-replica. Groups hold replica ids; each group
+//    meets within every partition separately.
+//  - channel_id on all-to-all, collective-permute, collective-broadcast:
+//    cross-partition. Groups hold partition ids; each group meets within
+//    every replica.
+//  - channel_id on all-reduce, all-gather, reduce-scatter without
+//    use_global_device_ids: cross-replica-and-partition. Groups hold
+//    replica ids; a group meets with all partitions of its replicas, in
+//    the order (replica of the group, then partition 0..P-1).
+//  - use_global_device_ids=true (needs channel_id): groups hold global ids.
+// Empty replica_groups: one group of all ids of the mode's id space, in
+// increasing order. The position of a participant in its group is the
+// "replica i of the group" of the seed (gather/scatter order).
+//
+// Reductions (all-reduce, reduce-scatter) apply to_apply as a left fold in
+// group order: f(...f(f(x_0, x_1), x_2)..., x_{n-1}) per element. A reducer
+// that is a plain add of its two parameters on a float or complex type is
+// evaluated as the exact sum rounded once (docs/numerics.md decision 4, as
+// the reduce family does), so the value does not depend on the order XLA's
+// backends happen to use; integer add wraps and is order-independent.
+//
+// The async pairs: all-reduce-start holds the all-reduce result and -done
+// passes it on; all-gather-start holds (operands, result) and
+// collective-permute-start (operand, result, context...); their -done
+// returns element 1. The exchange happens at the start. The sugared async
+// forms (all-to-all-start, reduce-scatter-start) are async-start over a
+// wrapped computation (interpreter/ops/async.cc) and reach this file
+// through it.
+//
+// Not evaluated (Unimplemented): ragged-all-to-all, the in-place
+// collective-permute form with slice_sizes.
+#include <algorithm>
+#include <cmath>
+#include <complex>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <utility>
+#include <vector>
+
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "interpreter/index_util.h"
+#include "interpreter/ops/exact_sum.h"
 #include "interpreter/ops/families.h"
+#include "interpreter/replicas.h"
 
 namespace hloref {
+namespace {
+
+enum class GroupMode {
+  kCrossReplica,
+  kCrossPartition,
+  kCrossReplicaAndPartition,
+  kFlattenedId,
+};
+
+// Where this participant runs.
+struct Topology {
+  int64_t replicas = 1;
+  int64_t partitions = 1;
+  int64_t replica = 0;
+  int64_t partition = 0;
+  int64_t me() const { return replica * partitions + partition; }
+  int64_t global(int64_t r, int64_t p) const { return r * partitions + p; }
+};
+
+Topology TopologyOf(EvalContext& ctx) {
+  Topology t;
+  if (Rendezvous* rv = ctx.rendezvous()) {
+    t.replicas = rv->replica_count();
+    t.partitions = rv->partition_count();
+  }
+  t.replica = ctx.replica_id();
+  t.partition = ctx.partition_id();
+  return t;
+}
+
+bool HasChannel(const HloInstruction& inst) {
+  return inst.attrs().has(AttrId::kChannelId) && inst.attrs().channel_id > 0;
+}
+
+absl::StatusOr<GroupMode> ModeOf(const HloInstruction& inst) {
+  const bool channel = HasChannel(inst);
+  const bool global = inst.attrs().use_global_device_ids;
+  switch (inst.opcode()) {
+    case HloOpcode::kAllToAll:
+    case HloOpcode::kCollectivePermute:
+    case HloOpcode::kCollectivePermuteStart:
+    case HloOpcode::kCollectiveBroadcast:
+      return channel ? GroupMode::kCrossPartition : GroupMode::kCrossReplica;
+    default:
+      break;
+  }
+  if (!channel) {
+    if (global) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(InstructionPrefix(inst),
+                       "use_global_device_ids=true needs a channel_id "
+                       "(text-format 6.11)"));
+    }
+    return GroupMode::kCrossReplica;
+  }
+  return global ? GroupMode::kFlattenedId
+                : GroupMode::kCrossReplicaAndPartition;
+}
+
+absl::string_view ModeName(GroupMode mode) {
+  switch (mode) {
+    case GroupMode::kCrossReplica:
+      return "cross-replica (replica ids)";
+    case GroupMode::kCrossPartition:
+      return "cross-partition (partition ids)";
+    case GroupMode::kCrossReplicaAndPartition:
+      return "cross-replica-and-partition (replica ids)";
+    case GroupMode::kFlattenedId:
+      return "flattened global ids";
+  }
+  return "?";
+}
+
+// The participants (global ids, in group order) of this participant's
+// group.
+absl::StatusOr<std::vector<int64_t>> GroupOf(const HloInstruction& inst,
+                                             const Topology& t) {
+  HLOREF_ASSIGN_OR_RETURN(GroupMode mode, ModeOf(inst));
+  int64_t id_space = 0;
+  int64_t my_id = 0;
+  switch (mode) {
+    case GroupMode::kCrossReplica:
+    case GroupMode::kCrossReplicaAndPartition:
+      id_space = t.replicas;
+      my_id = t.replica;
+      break;
+    case GroupMode::kCrossPartition:
+      id_space = t.partitions;
+      my_id = t.partition;
+      break;
+    case GroupMode::kFlattenedId:
+      id_space = t.replicas * t.partitions;
+      my_id = t.me();
+      break;
+  }
+  std::vector<int64_t> ids;
+  const auto& groups = inst.attrs().replica_groups.groups;
+  if (groups.empty()) {
+    for (int64_t i = 0; i < id_space; ++i) ids.push_back(i);
+  } else {
+    for (const auto& g : groups) {
+      for (int64_t id : g) {
+        if (id < 0 || id >= id_space) {
+          return absl::InvalidArgumentError(absl::StrCat(
+              InstructionPrefix(inst), "replica group {", absl::StrJoin(g, ","),
+              "} has id ", id, ", but the run has ", id_space, " ids in mode ",
+              ModeName(mode), " (", t.replicas, " replica(s) x ", t.partitions,
+              " partition(s))"));
+        }
+      }
+      if (std::find(g.begin(), g.end(), my_id) != g.end()) ids = g;
+    }
+    if (ids.empty()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(InstructionPrefix(inst), "id ", my_id, " (replica ",
+                       t.replica, ", partition ", t.partition,
+                       ") is in no replica group (mode ", ModeName(mode), ")"));
+    }
+  }
+  std::vector<int64_t> group;
+  switch (mode) {
+    case GroupMode::kCrossReplica:
+      for (int64_t r : ids) group.push_back(t.global(r, t.partition));
+      break;
+    case GroupMode::kCrossPartition:
+      for (int64_t p : ids) group.push_back(t.global(t.replica, p));
+      break;
+    case GroupMode::kCrossReplicaAndPartition:
+      for (int64_t r : ids) {
+        for (int64_t p = 0; p < t.partitions; ++p) {
+          group.push_back(t.global(r, p));
+        }
+      }
+      break;
+    case GroupMode::kFlattenedId:
+      group = ids;
+      break;
+  }
+  return group;
+}
+
+struct Exchanged {
+  std::vector<int64_t> group;
+  int64_t index = 0;  // this participant's position in `group`
+  // Contributions in group order (shared with the other participants).
+  std::shared_ptr<const std::vector<Literal>> values;
+};
+
+// Meets the other participants of `group` and returns their contributions.
+// A run without a rendezvous (Evaluator::Run of a one-device module) has
+// one participant.
+absl::StatusOr<Exchanged> Meet(const HloInstruction& inst,
+                               std::vector<int64_t> group, Literal mine,
+                               EvalContext& ctx, const Topology& t) {
+  Exchanged ex;
+  ex.group = std::move(group);
+  const int64_t me = t.me();
+  auto pos = std::find(ex.group.begin(), ex.group.end(), me);
+  if (pos == ex.group.end()) {
+    return absl::InternalError(absl::StrCat(
+        InstructionPrefix(inst), "participant ", me,
+        " is not in its own group {", absl::StrJoin(ex.group, ","), "}"));
+  }
+  ex.index = pos - ex.group.begin();
+  const int64_t execution = ctx.CountExecution(inst);
+  Rendezvous* rv = ctx.rendezvous();
+  if (rv == nullptr || ex.group.size() == 1) {
+    if (ex.group.size() != 1) {
+      return absl::InternalError(
+          absl::StrCat(InstructionPrefix(inst), "a group of ", ex.group.size(),
+                       " participants in a run without a rendezvous"));
+    }
+    auto v = std::make_shared<std::vector<Literal>>();
+    v->push_back(std::move(mine));
+    ex.values = std::move(v);
+    return ex;
+  }
+  HLOREF_ASSIGN_OR_RETURN(
+      ex.values, rv->Exchange(inst, execution, ex.group, me, std::move(mine)));
+  // Every participant runs the same program on arguments of the same
+  // shapes, so the contributions agree; check rather than read out of
+  // bounds if they do not.
+  for (size_t k = 1; k < ex.values->size(); ++k) {
+    if ((*ex.values)[k].shape().ToString(false) !=
+        (*ex.values)[0].shape().ToString(false)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          InstructionPrefix(inst), "participants contribute different shapes: ",
+          (*ex.values)[0].shape().ToString(false), " and ",
+          (*ex.values)[k].shape().ToString(false)));
+    }
+  }
+  return ex;
+}
+
+// The operands as one value: the operand itself, or a tuple of several.
+Literal Pack(absl::Span<const Literal* const> operands) {
+  if (operands.size() == 1) return *operands[0];
+  std::vector<Literal> elements;
+  for (const Literal* o : operands) elements.push_back(*o);
+  return Literal::MakeTuple(std::move(elements));
+}
+
+// Operand `i` of participant k's packed contribution.
+const Literal& Part(const Literal& packed, size_t count, size_t i) {
+  return count == 1 ? packed : packed.tuple_element(static_cast<int64_t>(i));
+}
+
+Literal Unpack(std::vector<Literal> results) {
+  if (results.size() == 1) return std::move(results[0]);
+  return Literal::MakeTuple(std::move(results));
+}
+
+absl::Status ExpectArrays(const HloInstruction& inst,
+                          absl::Span<const Literal* const> operands) {
+  HLOREF_RETURN_IF_ERROR(ExpectOperandCount(inst, operands, 1, -1));
+  for (size_t i = 0; i < operands.size(); ++i) {
+    HLOREF_RETURN_IF_ERROR(
+        ExpectArray(inst, *operands[i], static_cast<int64_t>(i)));
+  }
+  return absl::OkStatus();
+}
+
+// ---- Reductions.
+
+// True when `comp` is `add(p0, p1)` (either order) on scalars of `type`.
+bool IsPlainAdd(const HloComputation& comp, PrimitiveType type) {
+  if (comp.num_parameters() != 2 || comp.root() == nullptr) return false;
+  const HloInstruction* root = comp.root();
+  const HloInstruction* p0 = comp.parameter(0);
+  const HloInstruction* p1 = comp.parameter(1);
+  if (p0 == nullptr || p1 == nullptr || root->opcode() != HloOpcode::kAdd ||
+      root->operand_count() != 2) {
+    return false;
+  }
+  for (const HloInstruction* i : {root, p0, p1}) {
+    if (!i->shape().IsArray() || i->shape().rank() != 0 ||
+        i->shape().element_type() != type) {
+      return false;
+    }
+  }
+  return (root->operand(0) == p0 && root->operand(1) == p1) ||
+         (root->operand(0) == p1 && root->operand(1) == p0);
+}
+
+Literal ScalarAt(const Literal& lit, int64_t i) {
+  Literal s(Shape::Scalar(lit.element_type()));
+  const int bytes = StorageBytes(lit.element_type());
+  std::memcpy(s.mutable_raw().data(), lit.raw().data() + i * bytes, bytes);
+  return s;
+}
+
+// Reduces operand `leaf` of every contribution element-wise with
+// `reducer`, in group order. Error data (S, m) is reported for leaf `leaf`
+// of the current instruction when `report_leaf` >= 0 and the reducer is an
+// exact float add.
+absl::StatusOr<Literal> Reduce(const HloInstruction& inst,
+                               const HloComputation& reducer,
+                               const std::vector<const Literal*>& xs,
+                               EvalContext& ctx, int64_t report_leaf) {
+  const Literal& first = *xs[0];
+  const PrimitiveType type = first.element_type();
+  const int64_t count = first.element_count();
+  Literal out(first.shape());
+  if (xs.size() == 1) {
+    // A fold of one value applies no computation.
+    return first;
+  }
+  if (IsPlainAdd(reducer, type) && (IsFloat(type) || IsComplex(type))) {
+    const bool error_data =
+        ctx.options().compute_error_data && report_leaf >= 0 && IsFloat(type);
+    ExactSum re, im, abs;
+    for (int64_t e = 0; e < count; ++e) {
+      re.Clear();
+      im.Clear();
+      abs.Clear();
+      for (const Literal* x : xs) {
+        if (IsComplex(type)) {
+          const std::complex<double> v = x->GetAsComplex(e);
+          re.Add(v.real());
+          im.Add(v.imag());
+        } else {
+          const double v = x->GetAsDouble(e);
+          re.Add(v);
+          if (error_data) abs.Add(std::fabs(v));
+        }
+      }
+      if (IsComplex(type)) {
+        const PrimitiveType part = type == PrimitiveType::kC64
+                                       ? PrimitiveType::kF32
+                                       : PrimitiveType::kF64;
+        out.SetFromComplex(e, {re.RoundTo(part), im.RoundTo(part)});
+      } else {
+        out.SetFromDouble(e, re.RoundTo(type));
+        if (error_data) {
+          ctx.SetErrorData(report_leaf, e, abs.RoundUpToDouble(),
+                           static_cast<int64_t>(xs.size()) - 1);
+        }
+      }
+    }
+    return out;
+  }
+  if (IsPlainAdd(reducer, type) && IsInteger(type)) {
+    for (int64_t e = 0; e < count; ++e) {
+      uint64_t sum = 0;
+      for (const Literal* x : xs)
+        sum += static_cast<uint64_t>(x->GetAsInt64(e));
+      out.SetFromInt64(e, static_cast<int64_t>(sum));
+    }
+    return out;
+  }
+  // Any other computation: the left fold, one element at a time.
+  const int bytes = StorageBytes(type);
+  for (int64_t e = 0; e < count; ++e) {
+    if (e % 4096 == 0) HLOREF_RETURN_IF_ERROR(ctx.CheckDeadline(inst));
+    Literal acc = ScalarAt(*xs[0], e);
+    for (size_t k = 1; k < xs.size(); ++k) {
+      Literal x = ScalarAt(*xs[k], e);
+      const Literal* args[] = {&acc, &x};
+      HLOREF_ASSIGN_OR_RETURN(Literal next, ctx.Call(reducer, args));
+      if (!next.shape().IsArray() || next.element_type() != type ||
+          next.element_count() != 1) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            InstructionPrefix(inst), "to_apply returned ",
+            next.shape().ToString(false), ", expected ",
+            PrimitiveTypeName(type), "[] (is the module verified?)"));
+      }
+      acc = std::move(next);
+    }
+    std::memcpy(out.mutable_raw().data() + e * bytes, acc.raw().data(), bytes);
+  }
+  return out;
+}
+
+// Element-wise reduction of every operand across the group: the all-reduce
+// result (one literal per operand).
+absl::StatusOr<std::vector<Literal>> AllReduceValues(
+    const HloInstruction& inst, absl::Span<const Literal* const> operands,
+    EvalContext& ctx, Exchanged* exchanged) {
+  HLOREF_RETURN_IF_ERROR(ExpectArrays(inst, operands));
+  const HloComputation* reducer = inst.to_apply();
+  if (reducer == nullptr) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(InstructionPrefix(inst), "has no to_apply computation"));
+  }
+  const Topology t = TopologyOf(ctx);
+  HLOREF_ASSIGN_OR_RETURN(std::vector<int64_t> group, GroupOf(inst, t));
+  HLOREF_ASSIGN_OR_RETURN(*exchanged,
+                          Meet(inst, std::move(group), Pack(operands), ctx, t));
+  std::vector<Literal> results;
+  for (size_t i = 0; i < operands.size(); ++i) {
+    std::vector<const Literal*> xs;
+    for (const Literal& packed : *exchanged->values) {
+      xs.push_back(&Part(packed, operands.size(), i));
+    }
+    const bool single_leaf_result = inst.opcode() == HloOpcode::kAllReduce ||
+                                    inst.opcode() == HloOpcode::kAllReduceStart;
+    HLOREF_ASSIGN_OR_RETURN(
+        Literal r, Reduce(inst, *reducer, xs, ctx,
+                          single_leaf_result ? static_cast<int64_t>(i) : -1));
+    results.push_back(std::move(r));
+  }
+  return results;
+}
+
+// ---- Block moves along one dimension.
+
+// Block `j` (of `count` equal blocks) of `x` along `dim`.
+Literal SliceBlock(const Literal& x, int64_t dim, int64_t count, int64_t j) {
+  Shape s = x.shape();
+  const int64_t b = s.dimensions(dim) / count;
+  s.set_dimensions(dim, b);
+  Literal out(s);
+  const auto src_strides = RowMajorStrides(x.shape().dimensions());
+  const auto dst_strides = RowMajorStrides(s.dimensions());
+  StridedCopy(StorageBytes(x.element_type()), s.dimensions(), x.raw().data(),
+              j * b * src_strides[dim], src_strides, out.mutable_raw().data(),
+              0, dst_strides);
+  return out;
+}
+
+// The pieces concatenated along `dim` (all of one shape).
+Literal ConcatBlocks(const std::vector<const Literal*>& pieces, int64_t dim) {
+  Shape s = pieces[0]->shape();
+  const int64_t b = s.dimensions(dim);
+  s.set_dimensions(dim, b * static_cast<int64_t>(pieces.size()));
+  Literal out(s);
+  const auto src_strides = RowMajorStrides(pieces[0]->shape().dimensions());
+  const auto dst_strides = RowMajorStrides(s.dimensions());
+  for (size_t k = 0; k < pieces.size(); ++k) {
+    StridedCopy(StorageBytes(s.element_type()), pieces[0]->shape().dimensions(),
+                pieces[k]->raw().data(), 0, src_strides,
+                out.mutable_raw().data(),
+                static_cast<int64_t>(k) * b * dst_strides[dim], dst_strides);
+  }
+  return out;
+}
+
+absl::StatusOr<int64_t> OneDimension(const HloInstruction& inst,
+                                     absl::Span<const Literal* const> ops) {
+  const auto& dims = inst.attrs().dimensions;
+  for (const Literal* o : ops) {
+    if (dims.size() != 1 || dims[0] < 0 || dims[0] >= o->shape().rank()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          InstructionPrefix(inst), "dimensions must name one dimension of ",
+          o->shape().ToString(false), " (is the module verified?)"));
+    }
+  }
+  return dims[0];
+}
+
+// The verifier derives result shapes from the module header; a run with
+// other replica/partition counts can make groups of another size. Reports
+// that instead of producing a value of the wrong shape.
+absl::Status CheckGroupSize(const HloInstruction& inst, int64_t size,
+                            const Shape& operand, const Shape& expected,
+                            const Shape& got) {
+  if (expected.ToString(false) == got.ToString(false)) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat(
+      InstructionPrefix(inst), "the group has ", size,
+      " participants, which turns operand ", operand.ToString(false), " into ",
+      got.ToString(false), ", but the instruction's shape is ",
+      expected.ToString(false),
+      " (do the replica/partition counts of the run match the module "
+      "header?)"));
+}
+
+// ---- The ops.
+
+absl::StatusOr<Literal> AllReduce(const HloInstruction& inst,
+                                  absl::Span<const Literal* const> operands,
+                                  EvalContext& ctx) {
+  Exchanged ex;
+  HLOREF_ASSIGN_OR_RETURN(std::vector<Literal> results,
+                          AllReduceValues(inst, operands, ctx, &ex));
+  return Unpack(std::move(results));
+}
+
+absl::StatusOr<Literal> AllGather(const HloInstruction& inst,
+                                  absl::Span<const Literal* const> operands,
+                                  EvalContext& ctx) {
+  HLOREF_RETURN_IF_ERROR(ExpectArrays(inst, operands));
+  HLOREF_ASSIGN_OR_RETURN(int64_t dim, OneDimension(inst, operands));
+  const Topology t = TopologyOf(ctx);
+  HLOREF_ASSIGN_OR_RETURN(std::vector<int64_t> group, GroupOf(inst, t));
+  HLOREF_ASSIGN_OR_RETURN(Exchanged ex,
+                          Meet(inst, std::move(group), Pack(operands), ctx, t));
+  // Seed AllGather: "The order of replicas in each group determines the
+  // order in which their inputs are located in the result."
+  std::vector<Literal> results;
+  for (size_t i = 0; i < operands.size(); ++i) {
+    std::vector<const Literal*> pieces;
+    for (const Literal& packed : *ex.values) {
+      pieces.push_back(&Part(packed, operands.size(), i));
+    }
+    results.push_back(ConcatBlocks(pieces, dim));
+  }
+  Literal value = Unpack(std::move(results));
+  // all-gather-start's shape is (operands, result).
+  const bool start = inst.opcode() == HloOpcode::kAllGatherStart;
+  const Shape& expected =
+      start && inst.shape().IsTuple() && inst.shape().tuple_size() == 2
+          ? inst.shape().tuple_shapes(1)
+          : inst.shape();
+  HLOREF_RETURN_IF_ERROR(
+      CheckGroupSize(inst, static_cast<int64_t>(ex.group.size()),
+                     operands[0]->shape(), expected, value.shape()));
+  if (!start) return value;
+  std::vector<Literal> elements;
+  elements.push_back(Pack(operands));
+  elements.push_back(std::move(value));
+  return Literal::MakeTuple(std::move(elements));
+}
+
+absl::StatusOr<Literal> ReduceScatter(const HloInstruction& inst,
+                                      absl::Span<const Literal* const> operands,
+                                      EvalContext& ctx) {
+  HLOREF_ASSIGN_OR_RETURN(int64_t dim, OneDimension(inst, operands));
+  Exchanged ex;
+  HLOREF_ASSIGN_OR_RETURN(std::vector<Literal> reduced,
+                          AllReduceValues(inst, operands, ctx, &ex));
+  const int64_t n = static_cast<int64_t>(ex.group.size());
+  std::vector<Literal> results;
+  for (size_t i = 0; i < reduced.size(); ++i) {
+    if (reduced[i].shape().dimensions(dim) % n != 0) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          InstructionPrefix(inst), "dimension ", dim, " of ",
+          reduced[i].shape().ToString(false),
+          " does not split into one block per participant (", n, ")"));
+    }
+    // Seed ReduceScatter: "replica i in the replica group receives the ith
+    // shard".
+    results.push_back(SliceBlock(reduced[i], dim, n, ex.index));
+  }
+  Literal value = Unpack(std::move(results));
+  HLOREF_RETURN_IF_ERROR(CheckGroupSize(inst, n, operands[0]->shape(),
+                                        inst.shape(), value.shape()));
+  return value;
+}
+
+absl::StatusOr<Literal> AllToAll(const HloInstruction& inst,
+                                 absl::Span<const Literal* const> operands,
+                                 EvalContext& ctx) {
+  HLOREF_RETURN_IF_ERROR(ExpectArrays(inst, operands));
+  const Topology t = TopologyOf(ctx);
+  HLOREF_ASSIGN_OR_RETURN(std::vector<int64_t> group, GroupOf(inst, t));
+  const int64_t n = static_cast<int64_t>(group.size());
+  if (inst.attrs().has(AttrId::kDimensions)) {
+    // Array form: split along the dimension into n blocks, block j goes to
+    // participant j, the received blocks are concatenated along the same
+    // dimension in group order (seed AllToAll with split_dimension =
+    // concat_dimension, the only form HLO has).
+    HLOREF_ASSIGN_OR_RETURN(int64_t dim, OneDimension(inst, operands));
+    if (operands.size() != 1) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          InstructionPrefix(inst), "the array form takes one operand, got ",
+          operands.size()));
+    }
+    if (operands[0]->shape().dimensions(dim) % n != 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(InstructionPrefix(inst), "split dimension ", dim, " of ",
+                       operands[0]->shape().ToString(false),
+                       " is not divisible by the group size ", n));
+    }
+    HLOREF_ASSIGN_OR_RETURN(Exchanged ex,
+                            Meet(inst, std::move(group), *operands[0], ctx, t));
+    std::vector<Literal> blocks;
+    for (const Literal& x : *ex.values) {
+      blocks.push_back(SliceBlock(x, dim, n, ex.index));
+    }
+    std::vector<const Literal*> pieces;
+    for (const Literal& b : blocks) pieces.push_back(&b);
+    return ConcatBlocks(pieces, dim);
+  }
+  // Tuple form: operand j goes to participant j; result element k is what
+  // participant k sent to this one.
+  if (static_cast<int64_t>(operands.size()) != n) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        InstructionPrefix(inst), "the tuple form has ", operands.size(),
+        " operands, expected one per participant of the group (", n, ")"));
+  }
+  HLOREF_ASSIGN_OR_RETURN(Exchanged ex,
+                          Meet(inst, std::move(group), Pack(operands), ctx, t));
+  std::vector<Literal> results;
+  for (const Literal& packed : *ex.values) {
+    results.push_back(
+        Part(packed, operands.size(), static_cast<size_t>(ex.index)));
+  }
+  return Literal::MakeTuple(std::move(results));
+}
+
+absl::StatusOr<Literal> CollectivePermute(
+    const HloInstruction& inst, absl::Span<const Literal* const> operands,
+    EvalContext& ctx) {
+  HLOREF_RETURN_IF_ERROR(ExpectOperandCount(inst, operands, 1, -1));
+  if (inst.attrs().has(AttrId::kSliceSizes)) {
+    return InstructionUnimplemented(
+        inst,
+        "the in-place collective-permute form (with slice_sizes) is not "
+        "evaluated");
+  }
+  const Topology t = TopologyOf(ctx);
+  // Pairs name replica ids (no channel_id) or partition ids (channel_id:
+  // cross-partition), within this participant's partition or replica.
+  const bool cross_partition = HasChannel(inst);
+  const int64_t id_space = cross_partition ? t.partitions : t.replicas;
+  const int64_t my_id = cross_partition ? t.partition : t.replica;
+  auto global = [&](int64_t id) {
+    return cross_partition ? t.global(t.replica, id)
+                           : t.global(id, t.partition);
+  };
+  std::vector<int64_t> ids;
+  int64_t source = -1;
+  for (const auto& [s, d] : inst.attrs().source_target_pairs) {
+    for (int64_t id : {s, d}) {
+      if (id < 0 || id >= id_space) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            InstructionPrefix(inst), "source_target_pairs {", s, ",", d,
+            "} names id ", id, ", but the run has ", id_space, " ",
+            cross_partition ? "partition(s)" : "replica(s)"));
+      }
+      if (std::find(ids.begin(), ids.end(), id) == ids.end()) {
+        ids.push_back(id);
+      }
+    }
+    if (d == my_id) source = s;
+  }
+  std::sort(ids.begin(), ids.end());
+  Literal mine = Pack(operands);
+  Literal result;
+  if (std::find(ids.begin(), ids.end(), my_id) == ids.end()) {
+    // In no pair: nothing to send or receive. Seed CollectivePermute: "If
+    // a replica id is not a target in any pair, then the output on that
+    // replica is a tensor consisting of 0(s)".
+    HLOREF_ASSIGN_OR_RETURN(
+        result,
+        AllocateLiteral(mine.shape(), ctx.options().max_elements_per_value));
+  } else {
+    // The participants of all pairs meet; each target takes its source's
+    // value.
+    std::vector<int64_t> group;
+    for (int64_t id : ids) group.push_back(global(id));
+    HLOREF_ASSIGN_OR_RETURN(
+        Literal zeros,
+        AllocateLiteral(mine.shape(), ctx.options().max_elements_per_value));
+    HLOREF_ASSIGN_OR_RETURN(
+        Exchanged ex, Meet(inst, std::move(group), std::move(mine), ctx, t));
+    if (source < 0) {
+      result = std::move(zeros);
+    } else {
+      const auto it = std::find(ids.begin(), ids.end(), source);
+      result = (*ex.values)[static_cast<size_t>(it - ids.begin())];
+    }
+  }
+  if (inst.opcode() != HloOpcode::kCollectivePermuteStart) return result;
+  // (operand, result, context...): the context is opaque runtime state.
+  std::vector<Literal> start;
+  start.push_back(Pack(operands));
+  start.push_back(std::move(result));
+  const Shape& shape = inst.shape();
+  for (int64_t i = 2; shape.IsTuple() && i < shape.tuple_size(); ++i) {
+    HLOREF_ASSIGN_OR_RETURN(
+        Literal context, AllocateLiteral(shape.tuple_shapes(i),
+                                         ctx.options().max_elements_per_value));
+    start.push_back(std::move(context));
+  }
+  return Literal::MakeTuple(std::move(start));
+}
+
+absl::StatusOr<Literal> CollectiveBroadcast(
+    const HloInstruction& inst, absl::Span<const Literal* const> operands,
+    EvalContext& ctx) {
+  HLOREF_RETURN_IF_ERROR(ExpectArrays(inst, operands));
+  const Topology t = TopologyOf(ctx);
+  HLOREF_ASSIGN_OR_RETURN(std::vector<int64_t> group, GroupOf(inst, t));
+  HLOREF_ASSIGN_OR_RETURN(Exchanged ex,
+                          Meet(inst, std::move(group), Pack(operands), ctx, t));
+  // The first participant of each group is the source (XLA's
+  // CollectiveBroadcast; text-format 6.11 gives only the syntax).
+  return (*ex.values)[0];
+}
+
+absl::StatusOr<Literal> DoneElement(const HloInstruction& inst,
+                                    absl::Span<const Literal* const> operands,
+                                    int64_t element) {
+  HLOREF_RETURN_IF_ERROR(ExpectOperandCount(inst, operands, 1, 1));
+  const Literal& start = *operands[0];
+  if (element < 0) return start;
+  if (!start.shape().IsTuple() || start.tuple_size() <= element) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        InstructionPrefix(inst), "operand ", start.shape().ToString(false),
+        " is not the tuple the matching -start produces"));
+  }
+  return start.tuple_element(element);
+}
+
+}  // namespace
 
 absl::StatusOr<Literal> EvalCollectives(
     const HloInstruction& inst, absl::Span<const Literal* const> operands,
     EvalContext& ctx) {
-  return absl::UnimplementedError(
-      absl::StrCat("%", inst.name(), ": the interpreter does not implement ",
-                   HloOpcodeString(inst.opcode()), " yet"));
+  switch (inst.opcode()) {
+    case HloOpcode::kAllReduce:
+    case HloOpcode::kAllReduceStart:
+      return AllReduce(inst, operands, ctx);
+    case HloOpcode::kAllReduceDone:
+      return DoneElement(inst, operands, -1);
+    case HloOpcode::kAllGather:
+    case HloOpcode::kAllGatherStart:
+      return AllGather(inst, operands, ctx);
+    case HloOpcode::kAllGatherDone:
+    case HloOpcode::kCollectivePermuteDone:
+      return DoneElement(inst, operands, 1);
+    case HloOpcode::kReduceScatter:
+      return ReduceScatter(inst, operands, ctx);
+    case HloOpcode::kAllToAll:
+      return AllToAll(inst, operands, ctx);
+    case HloOpcode::kCollectivePermute:
+    case HloOpcode::kCollectivePermuteStart:
+      return CollectivePermute(inst, operands, ctx);
+    case HloOpcode::kCollectiveBroadcast:
+      return CollectiveBroadcast(inst, operands, ctx);
+    case HloOpcode::kReplicaId:
+      // Seed ReplicaId: "an unsigned integer in the interval [0, N)".
+      return Literal::CreateR0<uint32_t>(
+          PrimitiveType::kU32, static_cast<uint32_t>(ctx.replica_id()));
+    case HloOpcode::kPartitionId:
+      return Literal::CreateR0<uint32_t>(
+          PrimitiveType::kU32, static_cast<uint32_t>(ctx.partition_id()));
+    case HloOpcode::kRaggedAllToAll:
+      return InstructionUnimplemented(
+          inst, "the interpreter does not evaluate ragged-all-to-all yet");
+    default:
+      return InstructionInternal(
+          inst, "not an op of the collectives family (spec/ops.def)");
+  }
 }
 
 }  // namespace hloref

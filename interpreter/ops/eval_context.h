@@ -17,6 +17,8 @@
 
 namespace hloref {
 
+class Rendezvous;  // interpreter/replicas.h
+
 class DeviceChannels;  // interpreter/host_queues.h
 class RngState;        // interpreter/ops/rng.h
 
@@ -67,6 +69,18 @@ class EvalContext {
     }
     return CheckDeadline(inst);
   }
+
+  // Replicated runs (Evaluator::RunReplicated, interpreter/replicas.h):
+  // this participant's replica and partition ids, and the rendezvous where
+  // the collectives of the run meet (null in a one-participant run, where
+  // every group is this participant alone).
+  virtual int64_t replica_id() const { return 0; }
+  virtual int64_t partition_id() const { return 0; }
+  virtual Rendezvous* rendezvous() { return nullptr; }
+  // Counts one more execution of `inst` on this participant and returns
+  // the count (1 the first time): the k-th execution of a collective in a
+  // loop meets the k-th execution on the other participants.
+  virtual int64_t CountExecution(const HloInstruction& inst) { return 1; }
 
   // The evaluator-wide generator state of rng and rng-get-and-update-state
   // (interpreter/ops/rng.h); null in contexts without one (test fakes).
