@@ -1,0 +1,355 @@
+// The out-of-process backend (see command_backend.h for the protocol).
+#include "backends/command/command_backend.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "absl/time/clock.h"
+#include "spec/ir/hlo_printer.h"
+#include "spec/types/npy.h"
+#include "spec/util/status_macros.h"
+
+extern char** environ;
+
+namespace hloref::backends {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Leaves of a shape (a non-tuple shape is one leaf).
+int64_t CountLeaves(const Shape& shape) {
+  if (!shape.IsTuple()) return 1;
+  int64_t n = 0;
+  for (const Shape& s : shape.tuple_shapes()) n += CountLeaves(s);
+  return n;
+}
+
+// True when `path` names an executable regular file.
+bool IsExecutableFile(const std::string& path) {
+  struct stat st;
+  return stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
+         access(path.c_str(), X_OK) == 0;
+}
+
+absl::Status WriteFile(const std::string& path, absl::string_view bytes) {
+  std::ofstream out(path, std::ios::binary);
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  out.close();
+  if (!out) {
+    return absl::InternalError(absl::StrCat("cannot write '", path, "'"));
+  }
+  return absl::OkStatus();
+}
+
+// An anonymous file (created then unlinked) that the child writes its
+// stdout or stderr to; read back after it exits. Files, not pipes, so a
+// chatty program can never block on a full pipe.
+class CaptureFile {
+ public:
+  static absl::StatusOr<std::unique_ptr<CaptureFile>> Create(
+      const std::string& dir) {
+    std::string name = dir + "/hloref-capture-XXXXXX";
+    int fd = mkstemp(name.data());
+    if (fd < 0) {
+      return absl::InternalError(absl::StrCat(
+          "cannot create a capture file in '", dir, "': ", strerror(errno)));
+    }
+    unlink(name.c_str());
+    return std::unique_ptr<CaptureFile>(new CaptureFile(fd));
+  }
+  ~CaptureFile() { close(fd_); }
+  int fd() const { return fd_; }
+  // The last `max_bytes` bytes written.
+  std::string Tail(size_t max_bytes) const {
+    off_t size = lseek(fd_, 0, SEEK_END);
+    if (size <= 0) return "";
+    off_t start = size > static_cast<off_t>(max_bytes)
+                      ? size - static_cast<off_t>(max_bytes)
+                      : 0;
+    std::string out(static_cast<size_t>(size - start), '\0');
+    ssize_t n = pread(fd_, out.data(), out.size(), start);
+    out.resize(n > 0 ? static_cast<size_t>(n) : 0);
+    if (start > 0) out = "..." + out;
+    while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) {
+      out.pop_back();
+    }
+    return out;
+  }
+
+ private:
+  explicit CaptureFile(int fd) : fd_(fd) {}
+  int fd_;
+};
+
+// Removes the exchange directory on scope exit unless asked to keep it.
+class DirGuard {
+ public:
+  DirGuard(std::string dir, bool keep) : dir_(std::move(dir)), keep_(keep) {}
+  ~DirGuard() {
+    if (keep_) return;
+    std::error_code ec;
+    fs::remove_all(dir_, ec);
+  }
+
+ private:
+  std::string dir_;
+  bool keep_;
+};
+
+struct ChildResult {
+  bool timed_out = false;
+  int wait_status = 0;
+};
+
+// Spawns argv in its own process group, stdin from /dev/null, and waits
+// at most `timeout` (then kills the group).
+absl::StatusOr<ChildResult> SpawnAndWait(const std::vector<std::string>& argv,
+                                         int out_fd, int err_fd,
+                                         absl::Duration timeout) {
+  std::vector<char*> cargv;
+  for (const std::string& a : argv)
+    cargv.push_back(const_cast<char*>(a.c_str()));
+  cargv.push_back(nullptr);
+
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_adddup2(&actions, out_fd, 1);
+  posix_spawn_file_actions_adddup2(&actions, err_fd, 2);
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
+  posix_spawnattr_setpgroup(&attr, 0);
+  pid_t pid = 0;
+  int rc = posix_spawnp(&pid, cargv[0], &actions, &attr, cargv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  posix_spawnattr_destroy(&attr);
+  if (rc != 0) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("cannot start '", argv[0], "': ", strerror(rc)));
+  }
+
+  ChildResult result;
+  const absl::Time deadline = absl::Now() + timeout;
+  auto sleep = std::chrono::milliseconds(1);
+  while (true) {
+    pid_t w = waitpid(pid, &result.wait_status, WNOHANG);
+    if (w == pid) break;
+    if (w < 0 && errno != EINTR) {
+      return absl::InternalError(
+          absl::StrCat("waitpid for '", argv[0], "': ", strerror(errno)));
+    }
+    if (absl::Now() >= deadline) {
+      kill(-pid, SIGKILL);
+      while (waitpid(pid, &result.wait_status, 0) < 0 && errno == EINTR) {
+      }
+      result.timed_out = true;
+      break;
+    }
+    std::this_thread::sleep_for(sleep);
+    if (sleep < std::chrono::milliseconds(50)) sleep *= 2;
+  }
+  return result;
+}
+
+class CommandExecutable : public Executable {
+ public:
+  CommandExecutable(std::vector<std::string> argv, std::string module_text,
+                    int64_t num_results, CompileOptions options)
+      : argv_(std::move(argv)),
+        module_text_(std::move(module_text)),
+        num_results_(num_results),
+        options_(std::move(options)) {}
+
+  absl::StatusOr<std::vector<Literal>> Run(
+      absl::Span<const Literal> args) override {
+    std::string base = options_.work_dir;
+    if (base.empty()) {
+      const char* tmp = std::getenv("TMPDIR");
+      base = tmp != nullptr && *tmp != '\0' ? tmp : "/tmp";
+    }
+    std::string dir = base + "/hloref-command-XXXXXX";
+    if (mkdtemp(dir.data()) == nullptr) {
+      return absl::InternalError(
+          absl::StrCat("cannot create an exchange directory in '", base,
+                       "': ", strerror(errno)));
+    }
+    DirGuard guard(dir, options_.keep_files);
+    const std::string kept =
+        options_.keep_files ? absl::StrCat(" (files kept in ", dir, ")") : "";
+
+    HLOREF_RETURN_IF_ERROR(WriteFile(dir + "/module.hlo", module_text_));
+    for (size_t k = 0; k < args.size(); ++k) {
+      if (args[k].shape().IsTuple()) {
+        return absl::UnimplementedError(absl::StrCat(
+            "the command protocol passes array and token arguments only; "
+            "argument ",
+            k, " is ", args[k].shape().ToString()));
+      }
+      HLOREF_ASSIGN_OR_RETURN(std::string bytes, NpyBytesFromLiteral(args[k]));
+      HLOREF_RETURN_IF_ERROR(
+          WriteFile(absl::StrCat(dir, "/arg_", k, ".npy"), bytes));
+    }
+
+    HLOREF_ASSIGN_OR_RETURN(auto out, CaptureFile::Create(base));
+    HLOREF_ASSIGN_OR_RETURN(auto err, CaptureFile::Create(base));
+    std::vector<std::string> argv = argv_;
+    argv.push_back(dir);
+    HLOREF_ASSIGN_OR_RETURN(
+        ChildResult child,
+        SpawnAndWait(argv, out->fd(), err->fd(), options_.timeout));
+    const std::string command = absl::StrJoin(argv_, " ");
+    std::string stderr_tail = err->Tail(4000);
+    if (stderr_tail.empty()) stderr_tail = out->Tail(2000);
+    const std::string said =
+        stderr_tail.empty() ? " (no output)" : absl::StrCat(": ", stderr_tail);
+
+    if (child.timed_out) {
+      return absl::DeadlineExceededError(
+          absl::StrCat("command '", command, "' ran longer than ",
+                       absl::FormatDuration(options_.timeout),
+                       " and was killed", kept, said));
+    }
+    const int st = child.wait_status;
+    if (WIFSIGNALED(st)) {
+      return absl::UnknownError(absl::StrCat(
+          "command '", command, "' was killed by signal ", WTERMSIG(st), " (",
+          strsignal(WTERMSIG(st)), ")", kept, said));
+    }
+    const int code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    if (code == kUnsupportedExitCode) {
+      return absl::UnimplementedError(absl::StrCat(
+          "command '", command, "' reports unsupported",
+          stderr_tail.empty() ? "" : absl::StrCat(": ", stderr_tail)));
+    }
+    if (code == kUnavailableExitCode) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "command '", command, "' reports its environment unavailable",
+          stderr_tail.empty() ? "" : absl::StrCat(": ", stderr_tail)));
+    }
+    if (code != 0) {
+      return absl::UnknownError(absl::StrCat(
+          "command '", command, "' exited with status ", code, kept, said));
+    }
+
+    std::vector<Literal> results;
+    for (int64_t i = 0; i < num_results_; ++i) {
+      const std::string path = absl::StrCat(dir, "/result_", i, ".npy");
+      if (!fs::exists(path)) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "command '", command, "' exited with status 0 but wrote no ",
+            "result_", i, ".npy (the module has ", num_results_, " output(s))",
+            kept));
+      }
+      auto lit = ReadNpyFile(path);
+      if (!lit.ok()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("command '", command, "' wrote a bad result_", i,
+                         ".npy: ", lit.status().message(), kept));
+      }
+      results.push_back(*std::move(lit));
+    }
+    if (fs::exists(absl::StrCat(dir, "/result_", num_results_, ".npy"))) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "command '", command, "' wrote more results than the module's ",
+          num_results_, " output(s)", kept));
+    }
+    return results;
+  }
+
+ private:
+  std::vector<std::string> argv_;
+  std::string module_text_;
+  int64_t num_results_;
+  CompileOptions options_;
+};
+
+class CommandBackend : public Backend {
+ public:
+  CommandBackend(std::string program, std::vector<std::string> argv)
+      : program_(std::move(program)), argv_(std::move(argv)) {}
+
+  std::string name() const override { return "command:" + program_; }
+
+  absl::Status Supports(const HloInstruction&) const override {
+    // Only the program knows; it answers with exit status 3.
+    return absl::OkStatus();
+  }
+
+  absl::StatusOr<std::unique_ptr<Executable>> Compile(
+      const HloModule& module, const CompileOptions& options) override {
+    const HloComputation* entry = module.entry();
+    if (entry == nullptr || entry->root() == nullptr) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("module '", module.name(), "' has no entry root"));
+    }
+    for (const HloInstruction* p : entry->parameters()) {
+      if (p != nullptr && p->shape().IsTuple()) {
+        return absl::UnimplementedError(absl::StrCat(
+            "the command protocol passes array and token arguments only; "
+            "parameter ",
+            p->parameter_number(), " (", p->name(), ") is ",
+            p->shape().ToString()));
+      }
+    }
+    return std::unique_ptr<Executable>(
+        new CommandExecutable(argv_, PrintModule(module),
+                              CountLeaves(entry->root()->shape()), options));
+  }
+
+ private:
+  std::string program_;
+  std::vector<std::string> argv_;
+};
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<Backend>> CreateCommandBackend(
+    const std::string& program) {
+  std::vector<std::string> argv =
+      absl::StrSplit(program, absl::ByAnyChar(" \t"), absl::SkipEmpty());
+  if (argv.empty()) {
+    return absl::InvalidArgumentError("command backend: empty program");
+  }
+  const std::string& exe = argv[0];
+  bool found = false;
+  if (exe.find('/') != std::string::npos) {
+    found = IsExecutableFile(exe);
+  } else if (const char* path = std::getenv("PATH")) {
+    for (absl::string_view d : absl::StrSplit(path, ':')) {
+      if (IsExecutableFile(absl::StrCat(d.empty() ? "." : d, "/", exe))) {
+        found = true;
+        break;
+      }
+    }
+  }
+  if (!found) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("command backend: '", exe, "' is not an executable file",
+                     exe.find('/') == std::string::npos ? " on PATH" : ""));
+  }
+  return std::unique_ptr<Backend>(new CommandBackend(program, std::move(argv)));
+}
+
+}  // namespace hloref::backends

@@ -1,0 +1,173 @@
+// Runs a few golden-style modules on XLA:CPU through the command backend
+// tools/backends/xla_jax.py and checks hand-derived results. Exits 77
+// (CTest's SKIP_RETURN_CODE) with the reason when python3 cannot import
+// jax, so machines without jax skip it cleanly.
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "backends/command/command_backend.h"
+#include "spec/ir/hlo_parser.h"
+#include "spec/verifier/verifier.h"
+
+namespace hloref::backends {
+namespace {
+
+int failures = 0;
+int passes = 0;
+
+void Check(bool ok, const std::string& what) {
+  std::printf("%s: %s\n", ok ? "ok" : "FAIL", what.c_str());
+  if (!ok) ++failures;
+  if (ok) ++passes;
+}
+
+absl::StatusOr<std::vector<Literal>> RunModule(Backend& backend,
+                                               absl::string_view text,
+                                               std::vector<Literal> args) {
+  auto module = ParseHloModule(text);
+  HLOREF_RETURN_IF_ERROR(module.status());
+  HLOREF_RETURN_IF_ERROR(VerifyModule(**module));
+  HLOREF_ASSIGN_OR_RETURN(auto exe, backend.Compile(**module, {}));
+  return exe->Run(args);
+}
+
+// Runs `text` and applies `check` to the results, reporting errors.
+void Case(Backend& backend, const std::string& name, absl::string_view text,
+          std::vector<Literal> args,
+          const std::function<bool(const std::vector<Literal>&)>& check) {
+  auto out = RunModule(backend, text, std::move(args));
+  if (!out.ok()) {
+    Check(false, name + ": " + std::string(out.status().message()));
+    return;
+  }
+  Check(check(*out), name);
+}
+
+int Main() {
+  if (std::system("python3 -c 'import jax, ml_dtypes' >/dev/null 2>&1") != 0) {
+    std::printf(
+        "SKIP: python3 cannot import jax and ml_dtypes; `pip install "
+        "jax==0.10.2 jaxlib==0.10.2` to run XLA:CPU through "
+        "tools/backends/xla_jax.py\n");
+    return 77;
+  }
+  auto backend = CreateCommandBackend(std::string("python3 ") + HLOREF_XLA_JAX);
+  if (!backend.ok()) {
+    std::printf("FAIL: %s\n", std::string(backend.status().message()).c_str());
+    return 1;
+  }
+  Backend& b = **backend;
+  const float inf = std::numeric_limits<float>::infinity();
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+
+  // IEEE add: inf + -inf and NaN + x are NaN; -0 + -0 is -0.
+  Case(b, "f32 add with specials", R"(HloModule m
+ENTRY e {
+  a = f32[4] parameter(0)
+  b = f32[4] parameter(1)
+  ROOT s = f32[4] add(a, b)
+})",
+       {Literal::CreateR1<float>(PrimitiveType::kF32, {1, inf, nan, -0.0f}),
+        Literal::CreateR1<float>(PrimitiveType::kF32, {2, -inf, 1, -0.0f})},
+       [](const std::vector<Literal>& r) {
+         if (r.size() != 1) return false;
+         auto v = r[0].data<float>();
+         return v.size() == 4 && v[0] == 3 && std::isnan(v[1]) &&
+                std::isnan(v[2]) && v[3] == 0 && std::signbit(v[3]);
+       });
+
+  // bf16 travels as a structured .npy dtype: 1.5 * 2 = 3 (0x4040),
+  // -0.5 * 0.5 = -0.25 (0xbe80).
+  Literal x(Shape::Array(PrimitiveType::kBF16, {2}));
+  x.SetRawBits(0, 0x3fc0);  // 1.5
+  x.SetRawBits(1, 0xbf00);  // -0.5
+  Literal y(Shape::Array(PrimitiveType::kBF16, {2}));
+  y.SetRawBits(0, 0x4000);  // 2
+  y.SetRawBits(1, 0x3f00);  // 0.5
+  Case(b, "bf16 multiply", R"(HloModule m
+ENTRY e {
+  a = bf16[2] parameter(0)
+  b = bf16[2] parameter(1)
+  ROOT p = bf16[2] multiply(a, b)
+})",
+       {x, y}, [](const std::vector<Literal>& r) {
+         return r.size() == 1 && r[0].element_type() == PrimitiveType::kBF16 &&
+                r[0].GetRawBits(0) == 0x4040 && r[0].GetRawBits(1) == 0xbe80;
+       });
+
+  // A tuple root comes back flattened; s32 add wraps.
+  Case(b, "tuple root, s32 wrap", R"(HloModule m
+ENTRY e {
+  a = s32[2] parameter(0)
+  one = s32[] constant(1)
+  ones = s32[2] broadcast(one), dimensions={}
+  s = s32[2] add(a, ones)
+  n = s32[2] negate(a)
+  ROOT t = (s32[2], s32[2]) tuple(s, n)
+})",
+       {Literal::CreateR1<int32_t>(PrimitiveType::kS32, {2147483647, -5})},
+       [](const std::vector<Literal>& r) {
+         return r.size() == 2 && r[0].GetAsInt64(0) == -2147483648LL &&
+                r[0].GetAsInt64(1) == -4 && r[1].GetAsInt64(0) == -2147483647 &&
+                r[1].GetAsInt64(1) == 5;
+       });
+
+  // dot of small integers in f32 is exact: [[1,2,3],[4,5,6]] x
+  // [[1,0],[0,1],[1,1]] = [[4,5],[10,11]].
+  Case(b, "f32 dot", R"(HloModule m
+ENTRY e {
+  a = f32[2,3] parameter(0)
+  b = f32[3,2] parameter(1)
+  ROOT d = f32[2,2] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+})",
+       {Literal::CreateFromValues<float>(PrimitiveType::kF32, {2, 3},
+                                         {1, 2, 3, 4, 5, 6}),
+        Literal::CreateFromValues<float>(PrimitiveType::kF32, {3, 2},
+                                         {1, 0, 0, 1, 1, 1})},
+       [](const std::vector<Literal>& r) {
+         if (r.size() != 1) return false;
+         auto v = r[0].data<float>();
+         return v.size() == 4 && v[0] == 4 && v[1] == 5 && v[2] == 10 &&
+                v[3] == 11;
+       });
+
+  // pred and a compare: 1 < 2, 2 < 2.
+  Case(b, "compare to pred", R"(HloModule m
+ENTRY e {
+  a = s32[2] parameter(0)
+  b = s32[2] parameter(1)
+  ROOT c = pred[2] compare(a, b), direction=LT
+})",
+       {Literal::CreateR1<int32_t>(PrimitiveType::kS32, {1, 2}),
+        Literal::CreateR1<int32_t>(PrimitiveType::kS32, {2, 2})},
+       [](const std::vector<Literal>& r) {
+         return r.size() == 1 && r[0].element_type() == PrimitiveType::kPred &&
+                r[0].GetAsInt64(0) == 1 && r[0].GetAsInt64(1) == 0;
+       });
+
+  // A custom-call target XLA does not know: unsupported, not failed.
+  auto unknown =
+      RunModule(b, R"(HloModule m
+ENTRY e {
+  a = f32[2] parameter(0)
+  ROOT c = f32[2] custom-call(a), custom_call_target="hloref_no_such_target"
+})",
+                {Literal::CreateR1<float>(PrimitiveType::kF32, {1, 2})});
+  Check(!unknown.ok() &&
+            unknown.status().code() == absl::StatusCode::kUnimplemented,
+        "unknown custom-call target is unsupported: " +
+            std::string(unknown.status().message()));
+
+  std::printf("%d passed, %d failed\n", passes, failures);
+  return failures == 0 ? 0 : 1;
+}
+
+}  // namespace
+}  // namespace hloref::backends
+
+int main() { return hloref::backends::Main(); }

@@ -1,0 +1,176 @@
+// Tests of the plugin loader with the sample plugins built beside it.
+#include "backends/plugin/plugin_backend.h"
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "spec/ir/hlo_parser.h"
+
+namespace hloref::backends {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+std::unique_ptr<HloModule> Parse(absl::string_view text) {
+  auto m = ParseHloModule(text);
+  EXPECT_TRUE(m.ok()) << m.status();
+  return m.ok() ? *std::move(m) : nullptr;
+}
+
+constexpr char kAddMulNeg[] = R"(HloModule m
+ENTRY e {
+  a = f32[2,2] parameter(0)
+  b = f32[2,2] parameter(1)
+  s = f32[2,2] add(a, b)
+  p = f32[2,2] multiply(s, b)
+  ROOT n = f32[2,2] negate(p)
+})";
+
+absl::StatusOr<std::vector<Literal>> CompileAndRun(const std::string& plugin,
+                                                   absl::string_view text,
+                                                   std::vector<Literal> args) {
+  HLOREF_ASSIGN_OR_RETURN(auto backend, CreatePluginBackend(plugin));
+  auto module = ParseHloModule(text);
+  HLOREF_RETURN_IF_ERROR(module.status());
+  HLOREF_RETURN_IF_ERROR(SupportsModule(*backend, **module));
+  HLOREF_ASSIGN_OR_RETURN(auto exe, backend->Compile(**module, {}));
+  return exe->Run(args);
+}
+
+Literal F32(std::vector<int64_t> dims, std::vector<float> values) {
+  return Literal::CreateFromValues<float>(PrimitiveType::kF32, dims, values);
+}
+
+TEST(PluginBackendTest, SampleComputesElementwiseOps) {
+  auto out = CompileAndRun(
+      HLOREF_SAMPLE_PLUGIN, kAddMulNeg,
+      {F32({2, 2}, {1, 2, 3, 4}), F32({2, 2}, {10, -1, 0.5f, 0})});
+  ASSERT_TRUE(out.ok()) << out.status();
+  ASSERT_EQ(out->size(), 1u);
+  EXPECT_EQ((*out)[0].shape().dimensions().size(), 2u);
+  // -((a + b) * b): -(11*10), -(1*-1), -(3.5*0.5), -(4*0) = -0.
+  auto v = (*out)[0].data<float>();
+  EXPECT_THAT(std::vector<float>(v.begin(), v.end()),
+              ElementsAre(-110.0f, 1.0f, -1.75f, 0.0f));
+  EXPECT_TRUE(std::signbit(v[3]));
+}
+
+TEST(PluginBackendTest, BackendNameAndReuse) {
+  auto backend = CreatePluginBackend(HLOREF_SAMPLE_PLUGIN);
+  ASSERT_TRUE(backend.ok()) << backend.status();
+  EXPECT_EQ((*backend)->name(), std::string("plugin:") + HLOREF_SAMPLE_PLUGIN);
+  auto m = Parse(kAddMulNeg);
+  auto exe = (*backend)->Compile(*m, {});
+  ASSERT_TRUE(exe.ok()) << exe.status();
+  // The backend may die before its executable: the library stays loaded.
+  backend->reset();
+  for (float x : {1.0f, 2.0f}) {
+    std::vector<Literal> args = {F32({2, 2}, {x, x, x, x}),
+                                 F32({2, 2}, {1, 1, 1, 1})};
+    auto out = (*exe)->Run(args);
+    ASSERT_TRUE(out.ok()) << out.status();
+    EXPECT_EQ((*out)[0].data<float>()[0], -(x + 1));
+  }
+}
+
+TEST(PluginBackendTest, UnsupportedOpsAreUnimplemented) {
+  auto backend = CreatePluginBackend(HLOREF_SAMPLE_PLUGIN);
+  ASSERT_TRUE(backend.ok());
+  auto m = Parse(R"(HloModule m
+ENTRY e {
+  a = f32[2] parameter(0)
+  ROOT c = f32[2] cosine(a)
+})");
+  // Through the optional hloref_supports ...
+  absl::Status st = SupportsModule(**backend, *m);
+  EXPECT_EQ(st.code(), absl::StatusCode::kUnimplemented);
+  EXPECT_THAT(st.message(), HasSubstr("cosine"));
+  // ... and through compile, which is what counts.
+  auto exe = (*backend)->Compile(*m, {});
+  ASSERT_FALSE(exe.ok());
+  EXPECT_EQ(exe.status().code(), absl::StatusCode::kUnimplemented);
+  EXPECT_THAT(exe.status().message(), HasSubstr("cosine"));
+  EXPECT_THAT(exe.status().message(), HasSubstr("plugin 'sample'"));
+
+  auto s32 = Parse(R"(HloModule m
+ENTRY e {
+  a = s32[2] parameter(0)
+  ROOT c = s32[2] add(a, a)
+})");
+  auto exe2 = (*backend)->Compile(*s32, {});
+  ASSERT_FALSE(exe2.ok());
+  EXPECT_EQ(exe2.status().code(), absl::StatusCode::kUnimplemented);
+}
+
+TEST(PluginBackendTest, BadArgumentsAreErrorsNotCrashes) {
+  auto backend = CreatePluginBackend(HLOREF_SAMPLE_PLUGIN);
+  ASSERT_TRUE(backend.ok());
+  auto m = Parse(kAddMulNeg);
+  auto exe = (*backend)->Compile(*m, {});
+  ASSERT_TRUE(exe.ok());
+  auto out = (*exe)->Run({F32({2, 2}, {1, 2, 3, 4})});  // one of two
+  ASSERT_FALSE(out.ok());
+  EXPECT_EQ(out.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(out.status().message(), HasSubstr("expected 2 arguments"));
+  std::vector<Literal> tuple_arg = {Literal::MakeTuple({F32({1}, {1})}),
+                                    F32({2, 2}, {1, 2, 3, 4})};
+  auto out2 = (*exe)->Run(tuple_arg);
+  ASSERT_FALSE(out2.ok());
+  EXPECT_EQ(out2.status().code(), absl::StatusCode::kUnimplemented);
+}
+
+TEST(PluginBackendTest, FlushToZeroVariantFlushesSubnormals) {
+  const float tiny = std::numeric_limits<float>::denorm_min() * 4;
+  const float min_normal = std::numeric_limits<float>::min();
+  constexpr char kAdd[] = R"(HloModule m
+ENTRY e {
+  a = f32[4] parameter(0)
+  b = f32[4] parameter(1)
+  ROOT s = f32[4] add(a, b)
+})";
+  // min_normal - min_normal/2 is the subnormal min_normal/2 exactly.
+  std::vector<Literal> args = {F32({4}, {tiny, -tiny, min_normal, 1}),
+                               F32({4}, {0, -0.0f, -min_normal / 2, 0})};
+  auto good = CompileAndRun(HLOREF_SAMPLE_PLUGIN, kAdd, args);
+  ASSERT_TRUE(good.ok()) << good.status();
+  auto g = (*good)[0].data<float>();
+  EXPECT_EQ(g[0], tiny);
+  EXPECT_EQ(g[1], -tiny);
+  EXPECT_EQ(g[2], min_normal / 2);
+  EXPECT_EQ(g[3], 1.0f);
+
+  auto ftz = CompileAndRun(HLOREF_SAMPLE_PLUGIN_FTZ, kAdd, args);
+  ASSERT_TRUE(ftz.ok()) << ftz.status();
+  auto f = (*ftz)[0].data<float>();
+  EXPECT_EQ(f[0], 0.0f);
+  EXPECT_FALSE(std::signbit(f[0]));
+  EXPECT_EQ(f[1], 0.0f);
+  EXPECT_TRUE(std::signbit(f[1]));  // flushed to -0, and -0 + -0 = -0
+  // -min_normal/2 is subnormal as an input: flushed, so the sum is normal.
+  EXPECT_EQ(f[2], min_normal);
+  EXPECT_EQ(f[3], 1.0f);
+}
+
+TEST(PluginBackendTest, NotAPluginIsFailedPrecondition) {
+  auto missing = CreatePluginBackend("/nonexistent/libx.so");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(missing.status().message(), HasSubstr("cannot load plugin"));
+  // A real shared library without the ABI symbols.
+  auto libm = CreatePluginBackend("libm.so.6");
+  ASSERT_FALSE(libm.ok());
+  EXPECT_EQ(libm.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(
+      libm.status().message(),
+      HasSubstr("lacks the required symbol 'hloref_plugin_abi_version'"));
+}
+
+}  // namespace
+}  // namespace hloref::backends

@@ -1,0 +1,179 @@
+#!/usr/bin/env python3
+"""XLA:CPU as an hloref command backend, through jaxlib.
+
+Usage: xla_jax.py DIR   (or `hloref conformance --backend=command:tools/backends/xla_jax.py`)
+
+Speaks the protocol of backends/command/command_backend.h: reads
+DIR/module.hlo and DIR/arg_<k>.npy, writes DIR/result_<i>.npy (the root
+flattened), exits 0; exits 3 with a message on stderr for "unsupported"
+(XLA's parser, the HLO->StableHLO conversion or XLA's compiler refuses the
+module as unimplemented; tuple or token parameters), 4 when jax is not
+installed, 1 on any other error.
+
+Tested with jax==0.10.2, jaxlib==0.10.2, ml_dtypes==0.6.0 (Python 3.11).
+
+The route from HLO text to an executable in that jaxlib (jaxlib has no
+"compile HLO text" call; its clients compile StableHLO):
+  1. jaxlib._hlo.hlo_module_from_text(text)       XLA's own HLO parser
+  2. jaxlib._hlo.XlaComputation(module.as_serialized_hlo_module_proto())
+  3. jaxlib._jax.mlir.xla_computation_to_mlir_module(computation)
+                                                  HLO -> MHLO -> StableHLO
+                                                  text (a tuple root becomes
+                                                  several results)
+  4. client.compile_and_load(mlir_text, DeviceList([cpu0]), CompileOptions())
+     with client = jax.extend.backend.get_backend("cpu"); the compiler
+     converts StableHLO back to HLO and runs XLA:CPU's pipeline with its
+     default options (so XLA:CPU's defaults are what is certified).
+  5. executable.execute([jax.device_put(arg, cpu0), ...]) -> list of arrays.
+Layouts in the text are dropped at step 3: hloref's .npy values are in
+logical row-major order, which is what jax arrays hold, so this is right.
+
+Types NumPy cannot name arrive as one-field structured dtypes
+(spec/types/npy.h): e.g. [('bf16', '<u2')] holds the bits; [('s4', '|i1')]
+holds the value. ml_dtypes gives the views.
+"""
+
+import os
+import sys
+
+UNSUPPORTED = 3
+UNAVAILABLE = 4
+
+
+def die(code, message):
+    sys.stderr.write(message.rstrip() + "\n")
+    sys.exit(code)
+
+
+# Quiet XLA's informational log lines, so stderr carries only our message.
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "1")
+
+try:
+    import numpy as np
+    import ml_dtypes
+    import jax
+    import jax.extend.backend as jax_backend
+    import jaxlib._hlo as xla_hlo
+    import jaxlib._jax as xla_jax
+except Exception as e:  # pragma: no cover - depends on the machine
+    die(UNAVAILABLE, f"xla_jax.py: cannot import jax/jaxlib/ml_dtypes: {e}")
+
+# hloref type name -> (ml_dtypes type, storage kind in hloref's .npy):
+# "bits" = the field holds the encoding (view), "value" = the field holds
+# the integer value (astype).
+_STRUCTURED = {
+    "bf16": (ml_dtypes.bfloat16, "bits"),
+    "f8e5m2": (ml_dtypes.float8_e5m2, "bits"),
+    "f8e4m3fn": (ml_dtypes.float8_e4m3fn, "bits"),
+    "f8e4m3b11fnuz": (ml_dtypes.float8_e4m3b11fnuz, "bits"),
+    "f8e5m2fnuz": (ml_dtypes.float8_e5m2fnuz, "bits"),
+    "f8e4m3fnuz": (ml_dtypes.float8_e4m3fnuz, "bits"),
+    "f8e4m3": (ml_dtypes.float8_e4m3, "bits"),
+    "f8e3m4": (ml_dtypes.float8_e3m4, "bits"),
+    "f4e2m1fn": (ml_dtypes.float4_e2m1fn, "bits"),
+    "f8e8m0fnu": (ml_dtypes.float8_e8m0fnu, "bits"),
+    "f6e3m2fn": (ml_dtypes.float6_e3m2fn, "bits"),
+    "f6e2m3fn": (ml_dtypes.float6_e2m3fn, "bits"),
+    "s4": (ml_dtypes.int4, "value"),
+    "u4": (ml_dtypes.uint4, "value"),
+    "s2": (ml_dtypes.int2, "value"),
+    "u2": (ml_dtypes.uint2, "value"),
+    "s1": (ml_dtypes.int1, "value"),
+    "u1": (ml_dtypes.uint1, "value"),
+}
+_BY_DTYPE = {np.dtype(t): (name, kind) for name, (t, kind) in _STRUCTURED.items()}
+
+
+def load_arg(path):
+    a = np.load(path, allow_pickle=False)
+    if a.dtype.names is None:
+        return a
+    if len(a.dtype.names) != 1:
+        die(1, f"{path}: unexpected structured dtype {a.dtype}")
+    name = a.dtype.names[0]
+    if name == "token":
+        die(UNSUPPORTED, "token parameters are not supported by xla_jax.py")
+    if name not in _STRUCTURED:
+        die(UNSUPPORTED, f"{path}: element type {name} is not supported by xla_jax.py")
+    t, kind = _STRUCTURED[name]
+    field = np.ascontiguousarray(a[name])
+    if kind == "bits":
+        return field.view(t)
+    return field.astype(t)
+
+
+def save_result(path, a):
+    a = np.asarray(a)
+    info = _BY_DTYPE.get(a.dtype)
+    if info is None:
+        np.save(path, np.ascontiguousarray(a), allow_pickle=False)
+        return
+    name, kind = info
+    if kind == "bits":
+        storage = np.dtype("<u1") if a.dtype.itemsize == 1 else np.dtype("<u2")
+        field = a.view(storage)
+    else:
+        storage = np.dtype("|i1") if name.startswith("s") else np.dtype("|u1")
+        field = a.astype(storage)
+    out = np.empty(a.shape, dtype=[(name, storage)])
+    out[name] = field
+    np.save(path, out, allow_pickle=False)
+
+
+def looks_unimplemented(message):
+    m = message.lower()
+    return ("unimplemented" in m or "not implemented" in m or
+            "not supported" in m or "unsupported" in m or
+            "no registered implementation" in m)
+
+
+def main(argv):
+    if len(argv) != 2:
+        die(1, "usage: xla_jax.py DIR")
+    d = argv[1]
+    jax.config.update("jax_enable_x64", True)  # keep 64-bit types 64-bit
+    with open(os.path.join(d, "module.hlo")) as f:
+        text = f.read()
+    args = []
+    k = 0
+    while os.path.exists(os.path.join(d, f"arg_{k}.npy")):
+        args.append(load_arg(os.path.join(d, f"arg_{k}.npy")))
+        k += 1
+
+    try:
+        module = xla_hlo.hlo_module_from_text(text)
+    except Exception as e:
+        die(UNSUPPORTED, f"XLA's HLO parser rejects the module: {e}")
+    try:
+        computation = xla_hlo.XlaComputation(module.as_serialized_hlo_module_proto())
+        shape = computation.program_shape()
+        for i, p in enumerate(shape.parameter_shapes()):
+            if p.is_tuple() or p.is_token():
+                die(UNSUPPORTED, f"parameter {i} is {p}: xla_jax.py passes arrays only")
+        mlir = xla_jax.mlir.xla_computation_to_mlir_module(computation)
+    except SystemExit:
+        raise
+    except Exception as e:
+        die(UNSUPPORTED, f"HLO -> StableHLO conversion failed: {e}")
+
+    client = jax_backend.get_backend("cpu")
+    device = client.local_devices()[0]
+    try:
+        executable = client.compile_and_load(
+            mlir, xla_jax.DeviceList((device,)), xla_jax.CompileOptions())
+    except Exception as e:
+        die(UNSUPPORTED if looks_unimplemented(str(e)) else 1,
+            f"XLA:CPU compilation failed: {e}")
+    try:
+        buffers = [jax.device_put(a, device) for a in args]
+        results = executable.execute(buffers)
+        values = [np.asarray(r) for r in results]
+    except Exception as e:
+        die(1, f"XLA:CPU execution failed: {e}")
+    for i, v in enumerate(values):
+        save_result(os.path.join(d, f"result_{i}.npy"), v)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
