@@ -7,12 +7,14 @@
 
 #include <complex>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "interpreter/index_util.h"
 #include "interpreter/numerics.h"
 #include "interpreter/ops/families.h"
@@ -122,10 +124,13 @@ class TwiddleCache {
 };
 
 // Transforms every line along `axis` of the row-major box `dims` in place.
-void TransformAxis(std::vector<CDD>& data, const std::vector<int64_t>& dims,
-                   int64_t axis, bool inverse, TwiddleCache& cache) {
+// `check` is called once per line (the wall-time deadline).
+absl::Status TransformAxis(std::vector<CDD>& data,
+                           const std::vector<int64_t>& dims, int64_t axis,
+                           bool inverse, TwiddleCache& cache,
+                           const std::function<absl::Status()>& check) {
   const int64_t n = dims[axis];
-  if (n <= 1) return;
+  if (n <= 1) return absl::OkStatus();
   int64_t outer = 1, inner = 1;
   for (int64_t d = 0; d < axis; ++d) outer *= dims[d];
   for (int64_t d = axis + 1; d < static_cast<int64_t>(dims.size()); ++d) {
@@ -135,12 +140,25 @@ void TransformAxis(std::vector<CDD>& data, const std::vector<int64_t>& dims,
   std::vector<CDD> line(static_cast<size_t>(n)), result(static_cast<size_t>(n));
   for (int64_t o = 0; o < outer; ++o) {
     for (int64_t i = 0; i < inner; ++i) {
+      HLOREF_RETURN_IF_ERROR(check());
       const int64_t base = o * n * inner + i;
       for (int64_t j = 0; j < n; ++j) line[j] = data[base + j * inner];
       Transform(line.data(), 1, n, result.data(), table, 1);
       for (int64_t j = 0; j < n; ++j) data[base + j * inner] = result[j];
     }
   }
+  return absl::OkStatus();
+}
+
+// Work of one length-n transform: n times the sum of its prime factors.
+double TransformCost(int64_t n) {
+  double primes = 0;
+  for (int64_t m = n; m > 1;) {
+    const int64_t p = SmallestPrimeFactor(m);
+    primes += static_cast<double>(p);
+    m /= p;
+  }
+  return static_cast<double>(n) * primes;
 }
 
 CDD FromComplex(std::complex<double> v) {
@@ -240,6 +258,22 @@ absl::StatusOr<Literal> EvalFft(const HloInstruction& inst,
   } else {
     cout.resize(static_cast<size_t>(batch * out_size));
   }
+  // Refuse transforms whose direct prime-length stages would run for hours
+  // (about 1e11 double-double multiply-adds), rather than hang.
+  double cost = 0;
+  for (int64_t i = 0; i < k; ++i) {
+    cost += TransformCost(len[i]) * static_cast<double>(full_size / len[i]);
+  }
+  cost *= static_cast<double>(batch);
+  if (cost > 1e11) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        InstructionPrefix(inst), "fft_length {", absl::StrJoin(len, ","),
+        "} needs about ", cost,
+        " double-double operations (length times the sum of its prime "
+        "factors per line); the oracle computes large prime factors by a "
+        "direct DFT and refuses more than 1e11"));
+  }
+  auto check = [&]() { return ctx.CheckDeadline(inst); };
   TwiddleCache cache;
   const bool inverse =
       fft_type == FftType::kIfft || fft_type == FftType::kIrfft;
@@ -268,7 +302,8 @@ absl::StatusOr<Literal> EvalFft(const HloInstruction& inst,
       // first, as the seed describes for RFFT; the order does not change
       // the exact result).
       for (int64_t a = k - 1; a >= 0; --a) {
-        TransformAxis(data, full_box, a, inverse, cache);
+        HLOREF_RETURN_IF_ERROR(
+            TransformAxis(data, full_box, a, inverse, cache, check));
       }
       // Copy the output box (RFFT keeps entries 0..n/2 of the innermost
       // axis), scaling the inverse by 1/N.
@@ -325,7 +360,8 @@ absl::StatusOr<Literal> EvalFft(const HloInstruction& inst,
     // Inverse over the outer axes on the half spectrum.
     std::vector<int64_t> half_box(in_box);
     for (int64_t a = k - 2; a >= 0; --a) {
-      TransformAxis(data, half_box, a, /*inverse=*/true, cache);
+      HLOREF_RETURN_IF_ERROR(
+          TransformAxis(data, half_box, a, /*inverse=*/true, cache, check));
     }
     // Innermost axis: Hermitian extension, inverse DFT, real part.
     const Twiddles& table = cache.Get(n_last, /*inverse=*/true);

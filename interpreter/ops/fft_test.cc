@@ -3,7 +3,8 @@
 // c128 (f32 and f64 for the real sides) against a direct DFT written here
 // in long double (O(n^2) per axis, independent of the oracle's
 // mixed-radix double-double code), prime, composite and power-of-two
-// lengths, zero-size shapes and the impl.fft.* marks.
+// lengths, zero-size shapes, the impl.fft.* marks and the refusal of
+// transforms too long for the direct prime-length stage.
 #include <cmath>
 #include <complex>
 #include <cstdint>
@@ -373,6 +374,19 @@ TEST(Fft, ZeroSizeAndMarks) {
   ASSERT_TRUE(r.ok()) << r.status();
   ASSERT_TRUE(r->outputs[0].dont_care.has_value());
   EXPECT_EQ(r->outputs[0].impl_ids, std::vector<std::string>{"impl.fft.3"});
+}
+
+// A huge prime length would take hours by the direct DFT: a clear
+// ResourceExhausted error instead of a hang.
+TEST(Fft, HugePrimeLengthIsRefused) {
+  std::vector<Literal> args;
+  args.push_back(Literal(Shape::Array(PrimitiveType::kC64, {1000003})));
+  absl::StatusOr<EvalResult> r =
+      RunHlo(FftModule("c64", {1000003}, "c64", {1000003}, "FFT", {1000003}),
+             std::move(args));
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kResourceExhausted)
+      << r.status();
 }
 
 }  // namespace
