@@ -105,6 +105,7 @@ absl::StatusOr<Literal> EvalCholesky(const HloInstruction& inst,
     bool positive_definite = true;
     bool hermitian_diagonal = true;
     for (int64_t j = 0; j < m && positive_definite; ++j) {
+      if ((j & 31) == 31) HLOREF_RETURN_IF_ERROR(ctx.CheckDeadline(inst));
       const C diag = a_low(j, j);
       // XLA uses the real part of the pivot; a non-zero imaginary part
       // means a is not Hermitian.
@@ -233,6 +234,7 @@ absl::StatusOr<Literal> EvalTriangularSolve(
       // op(a) x = b, x is M x K: substitution down (lower) or up (upper)
       // each column.
       for (int64_t c = 0; c < k; ++c) {
+        if ((c & 31) == 31) HLOREF_RETURN_IF_ERROR(ctx.CheckDeadline(inst));
         for (int64_t step = 0; step < m; ++step) {
           const int64_t i = t_lower ? step : m - 1 - step;
           C s = bb[i * k + c];
@@ -248,6 +250,7 @@ absl::StatusOr<Literal> EvalTriangularSolve(
       // x op(a) = b, x is K x M: row r satisfies sum_i x_i op(a)(i, j) =
       // b_j, solved forward in j for upper op(a), backward for lower.
       for (int64_t r = 0; r < k; ++r) {
+        if ((r & 31) == 31) HLOREF_RETURN_IF_ERROR(ctx.CheckDeadline(inst));
         for (int64_t step = 0; step < m; ++step) {
           const int64_t j = t_lower ? m - 1 - step : step;
           C s = bb[r * m + j];
