@@ -3,6 +3,7 @@
 // oracle's error bound.
 #include "interpreter/ops/batch_norm.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <vector>
@@ -132,6 +133,23 @@ absl::StatusOr<Literal> EvalBatchNormTraining(
   // Pass 1: exact sums -> mean.
   std::vector<ExactSum> sums(static_cast<size_t>(features));
   for (int64_t i = 0; i < n; ++i) sums[layout.FeatureOf(i)].Add(x[i]);
+  // Error data for batch_mean (numerics.md 7.3, 7.6): the mean is the sum
+  // of the N terms x_i / N, so S = sum |x_i| / N (rounded up) and m = N
+  // (N - 1 additions plus the scaling by 1/N).
+  if (ctx.options().compute_error_data) {
+    std::vector<ExactSum> abs_sums(static_cast<size_t>(features));
+    for (int64_t i = 0; i < n; ++i) {
+      abs_sums[layout.FeatureOf(i)].Add(std::fabs(x[i]));
+    }
+    for (int64_t l = 0; l < features; ++l) {
+      const double per = static_cast<double>(layout.per_feature);
+      const double s =
+          layout.per_feature == 0
+              ? 0.0
+              : std::nextafter(abs_sums[l].RoundUpToDouble() / per, INFINITY);
+      ctx.SetErrorData(1, l, s, layout.per_feature);
+    }
+  }
   std::vector<LD> mean(features);
   std::vector<double> shift(features);
   for (int64_t l = 0; l < features; ++l) {
@@ -255,11 +273,14 @@ absl::StatusOr<Literal> EvalBatchNormGrad(
   const int64_t n = static_cast<int64_t>(x.size());
   const LD count = static_cast<LD>(layout.per_feature);
 
+  const bool error_data = ctx.options().compute_error_data;
   std::vector<ExactSum> dy_sum(static_cast<size_t>(features));
   std::vector<ExactSum> dy_x_sum(static_cast<size_t>(features));
+  std::vector<ExactSum> dy_abs_sum(error_data ? features : 0);
   for (int64_t i = 0; i < n; ++i) {
     const int64_t l = layout.FeatureOf(i);
     dy_sum[l].Add(dy[i]);
+    if (error_data) dy_abs_sum[l].Add(std::fabs(dy[i]));
     AddProductWithDifference(dy_x_sum[l], dy[i], x[i], mean[l]);
   }
   HLOREF_RETURN_IF_ERROR(ctx.CheckDeadline(inst));
@@ -277,6 +298,12 @@ absl::StatusOr<Literal> EvalBatchNormGrad(
     grad_scale[l] = p / root;
     // The exact sum rounded once, directly to the element type.
     grad_offset[l] = dy_sum[l].RoundTo(type);
+    // Error data for grad_offset, a plain sum of N terms: S = sum |dy|,
+    // m = N - 1.
+    if (error_data) {
+      ctx.SetErrorData(2, l, dy_abs_sum[l].RoundUpToDouble(),
+                       std::max<int64_t>(layout.per_feature - 1, 0));
+    }
   }
   std::vector<LD> grad_operand(static_cast<size_t>(n));
   for (int64_t i = 0; i < n; ++i) {

@@ -20,6 +20,10 @@
 // value is the correctly rounded exact formula except within 2^-36 ulp of
 // a rounding boundary; for f64 outputs the value is within 0.5 + 2^-7 ulp
 // of the exact formula (plus the absolute terms under cancellation).
+//
+// Error data (EvaluatorOptions::compute_error_data, numerics.md 7.3): for
+// batch_mean S = sum |x| / N and m = N; for grad_offset S = sum |dy| and
+// m = N - 1 (N elements per feature).
 #ifndef HLOREF_INTERPRETER_OPS_BATCH_NORM_H_
 #define HLOREF_INTERPRETER_OPS_BATCH_NORM_H_
 

@@ -386,5 +386,39 @@ TEST(BatchNorm, ZeroSize) {
   EXPECT_EQ(r->value.tuple_element(0).element_count(), 0);
 }
 
+// Error data: batch_mean of {1, -3} (N = 2): S = (1 + 3) / 2 = 2 (an
+// upper bound within one ulp), m = 2; grad_offset of dy = {1, -3, 0.5}
+// (N = 3): S = 4.5, m = 2.
+TEST(BatchNorm, ErrorData) {
+  EvaluatorOptions options;
+  options.compute_error_data = true;
+  absl::StatusOr<EvalResult> r = RunHlo(
+      "HloModule m\nENTRY e {\n  x = f32[2,1] constant({{1}, {-3}})\n"
+      "  s = f32[1] constant({1})\n  o = f32[1] constant({0})\n"
+      "  ROOT b = (f32[2,1], f32[1], f32[1]) batch-norm-training(x, s, o), "
+      "epsilon=0, feature_index=1\n}\n",
+      {}, options);
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(r->outputs.size(), 3u);
+  ASSERT_TRUE(r->outputs[1].abs_sum.has_value());
+  const double s = r->outputs[1].abs_sum->GetAsDouble(0);
+  EXPECT_GE(s, 2);
+  EXPECT_LE(s, 2 * (1 + 0x1p-51));
+  EXPECT_EQ(r->outputs[1].term_count->GetAsInt64(0), 2);
+  r = RunHlo(
+      "HloModule m\nENTRY e {\n  x = f32[3,1] constant({{1}, {2}, {6}})\n"
+      "  s = f32[1] constant({1})\n  m = f32[1] constant({3})\n"
+      "  v = f32[1] constant({4})\n"
+      "  dy = f32[3,1] constant({{1}, {-3}, {0.5}})\n"
+      "  ROOT b = (f32[3,1], f32[1], f32[1]) batch-norm-grad(x, s, m, v, dy), "
+      "epsilon=0, feature_index=1\n}\n",
+      {}, options);
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_TRUE(r->outputs[2].abs_sum.has_value());
+  EXPECT_EQ(r->outputs[2].abs_sum->GetAsDouble(0), 4.5);
+  EXPECT_EQ(r->outputs[2].term_count->GetAsInt64(0), 2);
+  EXPECT_EQ(r->value.tuple_element(2).GetAsDouble(0), -1.5);
+}
+
 }  // namespace
 }  // namespace hloref
