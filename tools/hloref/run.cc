@@ -7,10 +7,13 @@
 #include <vector>
 
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/time.h"
+#include "interpreter/custom_call_registry.h"
 #include "interpreter/evaluator.h"
+#include "interpreter/host_queues.h"
 #include "spec/ir/hlo_parser.h"
 #include "spec/types/npy.h"
 #include "spec/verifier/verifier.h"
@@ -45,6 +48,21 @@ Options:
   --max-elements=N        refuse values with more than N elements
   --max-while-iterations=N  stop a while loop after N iterations
   --timeout=SECONDS       wall-time limit of the evaluation
+  --infeed=VALUE          queue one value for infeed (repeatable, read in
+                          order); VALUE as an ARG (.npy file, literal or
+                          literal file; a tuple infeed needs a literal)
+  --recv=CHANNEL:VALUE    queue one value for a recv with
+                          is_host_transfer=true on channel_id CHANNEL
+                          (repeatable)
+                          Outfeed values (and host-transfer sends) are
+                          printed after the result as `outfeed <i>: ...`
+                          (`send <channel> <i>: ...`) and, with --out,
+                          written as outfeed_<i>.npy (send_<c>_<i>.npy)
+  --custom-call-lib=PATH  a shared library whose symbols serve custom-call
+                          targets with the ABI `void f(void* out, void**
+                          in)` (repeatable, searched in order; nothing is
+                          loaded unless given)
+  --seed=N                seed of the rng op's generator (default 0)
   --help                  show this text
 
 Exit status: 0 success, 1 bad input or evaluation error, 2 usage error.
@@ -111,6 +129,10 @@ int RunRun(int argc, char** argv) {
                                 {"max-elements", true},
                                 {"max-while-iterations", true},
                                 {"timeout", true},
+                                {"infeed", true, /*repeatable=*/true},
+                                {"recv", true, /*repeatable=*/true},
+                                {"custom-call-lib", true, /*repeatable=*/true},
+                                {"seed", true},
                                 {"help", false}});
   if (!cl.ok()) {
     std::fprintf(stderr, "hloref run: %s\n",
@@ -162,6 +184,48 @@ int RunRun(int argc, char** argv) {
   options.max_elements_per_value = *max_elements;
   options.max_while_iterations = *max_iters;
   options.max_wall_time = absl::Seconds(*timeout);
+  if (std::optional<std::string> seed = cl->Get("seed")) {
+    if (!absl::SimpleAtoi(*seed, &options.rng_seed)) {
+      std::fprintf(stderr,
+                   "hloref run: --seed must be an unsigned 64-bit integer, "
+                   "got '%s'\n",
+                   seed->c_str());
+      return 2;
+    }
+  }
+  // Libraries are opened only because they are named here; a bad path is
+  // reported before anything runs.
+  options.custom_call_libraries = cl->GetAll("custom-call-lib");
+  for (const std::string& lib : options.custom_call_libraries) {
+    absl::Status opened = OpenCustomCallLibrary(lib);
+    if (!opened.ok()) return Fail(opened);
+  }
+  HostQueues host_queues;
+  options.host_queues = &host_queues;
+  for (const std::string& value : cl->GetAll("infeed")) {
+    auto lit = ReadArgument(value, nullptr);
+    if (!lit.ok()) {
+      return Fail(absl::InvalidArgumentError(
+          absl::StrCat("--infeed=", value, ": ", lit.status().message())));
+    }
+    host_queues.PushInfeed(*std::move(lit));
+  }
+  for (const std::string& value : cl->GetAll("recv")) {
+    const size_t colon = value.find(':');
+    int64_t channel = 0;
+    if (colon == std::string::npos ||
+        !absl::SimpleAtoi(value.substr(0, colon), &channel)) {
+      std::fprintf(stderr, "hloref run: --recv takes CHANNEL:VALUE, got '%s'\n",
+                   value.c_str());
+      return 2;
+    }
+    auto lit = ReadArgument(value.substr(colon + 1), nullptr);
+    if (!lit.ok()) {
+      return Fail(absl::InvalidArgumentError(
+          absl::StrCat("--recv=", value, ": ", lit.status().message())));
+    }
+    host_queues.PushRecv(channel, *std::move(lit));
+  }
 
   const std::string& module_path = cl->positional()[0];
   std::vector<std::string> warnings;
@@ -198,6 +262,19 @@ int RunRun(int argc, char** argv) {
 
   std::fputs(result->value.ToString().c_str(), stdout);
   std::fputs("\n", stdout);
+  // Values the module sent to the host, after the result.
+  const std::vector<Literal> outfeed = host_queues.TakeOutfeed();
+  for (size_t i = 0; i < outfeed.size(); ++i) {
+    std::printf("outfeed %zu: %s\n", i, outfeed[i].ToString().c_str());
+  }
+  std::vector<std::pair<int64_t, std::vector<Literal>>> sent;
+  for (int64_t channel : host_queues.SentChannels()) {
+    sent.emplace_back(channel, host_queues.TakeSent(channel));
+    for (size_t i = 0; i < sent.back().second.size(); ++i) {
+      std::printf("send %lld %zu: %s\n", static_cast<long long>(channel), i,
+                  sent.back().second[i].ToString().c_str());
+    }
+  }
   for (size_t i = 0; i < result->outputs.size(); ++i) {
     const EvaluatedOutput& out = result->outputs[i];
     if (!out.dont_care.has_value()) continue;
@@ -230,6 +307,21 @@ int RunRun(int argc, char** argv) {
       std::string path = absl::StrCat(*dir, "/result_", i, ".npy");
       absl::Status s = WriteNpyFile(*leaves[i], path);
       if (!s.ok()) return Fail(s);
+    }
+    // Host outputs: arrays only (.npy holds one array).
+    for (size_t i = 0; i < outfeed.size(); ++i) {
+      if (!outfeed[i].shape().IsArray()) continue;
+      absl::Status s =
+          WriteNpyFile(outfeed[i], absl::StrCat(*dir, "/outfeed_", i, ".npy"));
+      if (!s.ok()) return Fail(s);
+    }
+    for (const auto& [channel, values] : sent) {
+      for (size_t i = 0; i < values.size(); ++i) {
+        if (!values[i].shape().IsArray()) continue;
+        absl::Status s = WriteNpyFile(
+            values[i], absl::StrCat(*dir, "/send_", channel, "_", i, ".npy"));
+        if (!s.ok()) return Fail(s);
+      }
     }
   }
   return 0;
