@@ -10,6 +10,7 @@
 #include "spec/ir/hlo_parser.h"
 #include "spec/ir/opcode.h"
 #include "spec/types/primitive_type.h"
+#include "spec/util/status_macros.h"
 #include "spec/verifier/verifier.h"
 
 namespace hloref::conformance {
@@ -38,6 +39,32 @@ CaseResult Result(Outcome o, std::string message) {
 // interpreter; still a failure so it gets fixed.
 CaseResult CaseBug(const GoldenCase& c, absl::string_view what) {
   return Result(Outcome::kFail, absl::StrCat(Where(c), ": bad case: ", what));
+}
+
+// Runs the module on the interpreter. A module whose header asks for
+// several replicas or partitions runs replicated (Evaluator::RunReplicated,
+// the same arguments on every participant); golden/README.md: collective
+// cases are written so that the root is the same on every replica and the
+// expected value holds for every one, so the participants' results must
+// agree bit for bit and participant 0's is judged.
+absl::StatusOr<EvalResult> RunOracle(Evaluator& evaluator,
+                                     const HloModule& module,
+                                     const std::vector<Literal>& args) {
+  if (evaluator.ReplicaCount(module) * evaluator.PartitionCount(module) == 1) {
+    return evaluator.Run(module, args);
+  }
+  std::vector<std::vector<Literal>> all = {args};
+  HLOREF_ASSIGN_OR_RETURN(std::vector<EvalResult> results,
+                          evaluator.RunReplicated(module, all));
+  for (size_t r = 1; r < results.size(); ++r) {
+    if (!results[r].value.BitwiseEquals(results[0].value)) {
+      return absl::InternalError(absl::StrCat(
+          "participant ", r, " returns ", results[r].value.ToString(),
+          ", participant 0 returns ", results[0].value.ToString(),
+          "; a golden case's expected value must hold on every replica"));
+    }
+  }
+  return std::move(results[0]);
 }
 
 // Runs the case ignoring known_failure.
@@ -129,7 +156,7 @@ CaseResult RunRaw(const GoldenCase& c, const RunOptions& options) {
   EvaluatorOptions eval_options;
   eval_options.profile = options.profile;
   Evaluator evaluator(eval_options);
-  auto result = evaluator.Run(**module, args);
+  auto result = RunOracle(evaluator, **module, args);
   if (!result.ok()) {
     Outcome o = result.status().code() == absl::StatusCode::kUnimplemented
                     ? Outcome::kUnsupported
