@@ -7,9 +7,10 @@
 //   2. the shared libraries of EvaluatorOptions::custom_call_libraries, in
 //      order (dlopen'ed only because the user listed them), as a symbol
 //      with the seed's ABI `extern "C" void target(void* out, void** in)`.
-// An unknown target is NotFound naming it, the registered targets and the
-// libraries searched; a library that cannot be opened is NotFound naming
-// it and the loader's reason.
+// An unknown target is Unimplemented (the oracle cannot evaluate it: a
+// conformance run reports "unsupported"), naming it, the registered
+// targets and the libraries searched; a library that cannot be opened is
+// NotFound naming it and the loader's reason.
 //
 // Buffers passed to a library target (the seed's example reads
 // `float (&y)[2][3] = *static_cast<float(*)[2][3]>(in[1])`):

@@ -138,7 +138,7 @@ TEST(CustomCallLibrary, MissingLibraryAndSymbolAreClearErrors) {
   text.replace(text.find("\"myfunc\""), 8, "\"no_such_fn\"");
   absl::StatusOr<EvalResult> symbol = RunHlo(text, nullptr, {kLib});
   ASSERT_FALSE(symbol.ok());
-  EXPECT_EQ(symbol.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(symbol.status().code(), absl::StatusCode::kUnimplemented);
   EXPECT_NE(symbol.status().message().find("\"no_such_fn\""), std::string::npos)
       << symbol.status();
   EXPECT_NE(symbol.status().message().find(kLib), std::string::npos)
@@ -166,7 +166,7 @@ TEST(CustomCallLibrary, NotOpenedUnlessListed) {
   // though the library was loaded by an earlier test in this process.
   absl::StatusOr<EvalResult> r = RunHlo(kSeedExample, nullptr);
   ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kUnimplemented);
   EXPECT_NE(r.status().message().find("unknown custom-call target \"myfunc\""),
             std::string::npos)
       << r.status();
@@ -235,7 +235,7 @@ ENTRY e {
 })",
                                         &registry);
   ASSERT_FALSE(u.ok());
-  EXPECT_EQ(u.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(u.status().code(), absl::StatusCode::kUnimplemented);
   EXPECT_NE(u.status().message().find("\"__cublas$gemm\""), std::string::npos)
       << u.status();
   EXPECT_NE(u.status().message().find("concat_two, scale_by_attr"),
