@@ -2,6 +2,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -43,8 +44,19 @@ Options:
   --profile=xla|portable  xla (default): implementation-defined elements
                           take XLA's value; portable: they are reported as
                           don't-care on stderr
-  --replicas=N            run N replicas (needs the collectives support of
-                          the interpreter; N=1 today)
+  --replicas=N            run N replicas, one thread each, with the same
+                          ARGs (default: the module header's
+                          replica_count; num_partitions comes from the
+                          header). With more than one participant every
+                          result is printed after a label ("replica 1:",
+                          "replica 1 partition 0:") and --out writes
+                          DIR/result_<r>_<i>.npy (DIR/result_<r>_<p>_<i>.npy
+                          with partitions). A collective that cannot
+                          complete (a replica skips it) is an error naming
+                          the instruction and the replicas
+  --collective-timeout=SECONDS
+                          how long a replica waits at a collective for the
+                          others before the run fails (default 5)
   --max-elements=N        refuse values with more than N elements
   --max-while-iterations=N  stop a while loop after N iterations
   --timeout=SECONDS       wall-time limit of the evaluation
@@ -119,6 +131,77 @@ int Fail(const absl::Status& status) {
   return 1;
 }
 
+// Notes on stderr about implementation-defined elements of one result.
+void NoteMarks(const EvalResult& result, const std::string& label,
+               Profile profile) {
+  for (size_t i = 0; i < result.outputs.size(); ++i) {
+    const EvaluatedOutput& out = result.outputs[i];
+    if (!out.dont_care.has_value()) continue;
+    int64_t masked = 0;
+    for (int64_t j = 0; j < out.dont_care->element_count(); ++j) {
+      masked += out.dont_care->GetAsInt64(j) != 0;
+    }
+    if (masked == 0) continue;
+    std::fprintf(stderr,
+                 "note: %sresult %zu has %lld implementation-defined "
+                 "element(s) (%s)%s\n",
+                 label.c_str(), i, static_cast<long long>(masked),
+                 absl::StrJoin(out.impl_ids, ", ").c_str(),
+                 profile == Profile::kPortable
+                     ? ": don't-care under the portable profile"
+                     : ": XLA's values printed");
+  }
+}
+
+// --replicas=N (or a header with several replicas/partitions): runs every
+// participant with the same arguments and prints each result labelled.
+int RunReplicas(Evaluator& evaluator, const HloModule& module,
+                std::vector<Literal> args, std::optional<std::string> out_dir,
+                const EvaluatorOptions& options) {
+  const int64_t partitions = evaluator.PartitionCount(module);
+  std::vector<std::vector<Literal>> all;
+  all.push_back(std::move(args));
+  auto results = evaluator.RunReplicated(module, all);
+  if (!results.ok()) return Fail(results.status());
+  if (out_dir.has_value()) {
+    std::error_code ec;
+    std::filesystem::create_directories(*out_dir, ec);
+    if (ec) {
+      return Fail(absl::InternalError(absl::StrCat(
+          "cannot create directory '", *out_dir, "': ", ec.message())));
+    }
+  }
+  for (size_t id = 0; id < results->size(); ++id) {
+    const int64_t r = static_cast<int64_t>(id) / partitions;
+    const int64_t p = static_cast<int64_t>(id) % partitions;
+    const std::string label =
+        partitions == 1 ? absl::StrCat("replica ", r)
+                        : absl::StrCat("replica ", r, " partition ", p);
+    const EvalResult& result = (*results)[id];
+    std::printf("%s: %s\n", label.c_str(), result.value.ToString().c_str());
+    NoteMarks(result, absl::StrCat(label, ": "), options.profile);
+    if (!out_dir.has_value()) continue;
+    std::vector<const Literal*> leaves;
+    Flatten(result.value, &leaves);
+    for (size_t i = 0; i < leaves.size(); ++i) {
+      const std::string path =
+          partitions == 1
+              ? absl::StrCat(*out_dir, "/result_", r, "_", i, ".npy")
+              : absl::StrCat(*out_dir, "/result_", r, "_", p, "_", i, ".npy");
+      absl::Status s = WriteNpyFile(*leaves[i], path);
+      if (!s.ok()) return Fail(s);
+    }
+  }
+  // Host queues are shared by the participants.
+  if (options.host_queues != nullptr) {
+    const std::vector<Literal> outfeed = options.host_queues->TakeOutfeed();
+    for (size_t i = 0; i < outfeed.size(); ++i) {
+      std::printf("outfeed %zu: %s\n", i, outfeed[i].ToString().c_str());
+    }
+  }
+  return 0;
+}
+
 }  // namespace
 
 int RunRun(int argc, char** argv) {
@@ -126,6 +209,7 @@ int RunRun(int argc, char** argv) {
                                {{"out", true},
                                 {"profile", true},
                                 {"replicas", true},
+                                {"collective-timeout", true},
                                 {"max-elements", true},
                                 {"max-while-iterations", true},
                                 {"timeout", true},
@@ -172,11 +256,20 @@ int RunRun(int argc, char** argv) {
       return 2;
     }
   }
-  if (*replicas != 1) {
-    return Fail(absl::UnimplementedError(absl::StrCat(
-        "--replicas=", *replicas,
-        ": the interpreter does not simulate replicas yet (only 1)")));
+  auto collective_timeout = cl->GetInt(
+      "collective-timeout", absl::ToInt64Seconds(options.collective_timeout));
+  if (!collective_timeout.ok()) {
+    std::fprintf(stderr, "hloref run: %s\n",
+                 std::string(collective_timeout.status().message()).c_str());
+    return 2;
   }
+  if (*replicas < 1 || *replicas > 1024 || *collective_timeout <= 0) {
+    std::fprintf(stderr,
+                 "hloref run: --replicas must be in [1, 1024] and "
+                 "--collective-timeout positive\n");
+    return 2;
+  }
+  options.collective_timeout = absl::Seconds(*collective_timeout);
   if (*max_elements <= 0 || *max_iters <= 0 || *timeout <= 0) {
     std::fprintf(stderr, "hloref run: limits must be positive\n");
     return 2;
@@ -235,6 +328,19 @@ int RunRun(int argc, char** argv) {
   auto module = ParseHloModuleFile(module_path, parse_options);
   for (const std::string& w : warnings) std::fprintf(stderr, "%s\n", w.c_str());
   if (!module.ok()) return Fail(module.status());
+  if (cl->Has("replicas")) {
+    // The verifier derives collective shapes from the header's counts, so
+    // the count is set before verifying; a header that states another
+    // count is a contradiction, not something to override.
+    HloModuleConfig& config = *(*module)->mutable_config();
+    if (config.replica_count != 1 && config.replica_count != *replicas) {
+      return Fail(absl::InvalidArgumentError(
+          absl::StrCat("--replicas=", *replicas,
+                       ", but the module header says replica_count=",
+                       config.replica_count)));
+    }
+    config.replica_count = *replicas;
+  }
   VerifyOptions verify_options;
   verify_options.max_elements = options.max_elements_per_value;
   absl::Status verified = VerifyModule(**module, verify_options);
@@ -257,6 +363,11 @@ int RunRun(int argc, char** argv) {
   }
 
   Evaluator evaluator(options);
+  if (evaluator.ReplicaCount(**module) * evaluator.PartitionCount(**module) >
+      1) {
+    return RunReplicas(evaluator, **module, std::move(args), cl->Get("out"),
+                       options);
+  }
   auto result = evaluator.Run(**module, args);
   if (!result.ok()) return Fail(result.status());
 
