@@ -1,6 +1,7 @@
 // Runs one golden case on the interpreter (see runner.h).
 #include "conformance/harness/runner.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -72,6 +73,15 @@ CaseResult RunRaw(const GoldenCase& c, const RunOptions& options) {
   ParseOptions parse_options;
   parse_options.file_name = absl::StrCat("golden/", c.file);
   auto module = ParseHloModule(c.module_text, parse_options);
+  if (c.kind == CaseKind::kError && options.backend != nullptr) {
+    // Error cases check hloref's own parser and verifier; a backend only
+    // ever receives verified modules.
+    return Result(Outcome::kSkipped,
+                  absl::StrCat(Where(c),
+                               ": error cases check hloref's "
+                               "verifier, not backend ",
+                               options.backend->name()));
+  }
   if (c.kind == CaseKind::kError) {
     if (!module.ok()) {
       if (module.status().code() == absl::StatusCode::kUnimplemented) {
@@ -153,28 +163,72 @@ CaseResult RunRaw(const GoldenCase& c, const RunOptions& options) {
     expects.push_back(*std::move(lit));
   }
 
-  EvaluatorOptions eval_options;
-  eval_options.profile = options.profile;
-  Evaluator evaluator(eval_options);
-  auto result = RunOracle(evaluator, **module, args);
-  if (!result.ok()) {
-    Outcome o = result.status().code() == absl::StatusCode::kUnimplemented
-                    ? Outcome::kUnsupported
-                    : Outcome::kFail;
-    return Result(
-        o, absl::StrCat(Where(c), ": evaluate: ", result.status().message()));
+  // The values to judge, flattened, and the oracle's don't-care masks for
+  // the portable profile (null where none).
+  std::vector<const Literal*> got;
+  std::vector<const Literal*> dont_cares;
+  std::optional<EvalResult> oracle;
+  std::vector<Literal> backend_values;
+  std::string shape_text;
+  const bool want_masks = options.profile == Profile::kPortable;
+  if (options.backend == nullptr || want_masks) {
+    EvaluatorOptions eval_options;
+    eval_options.profile = options.profile;
+    Evaluator evaluator(eval_options);
+    auto result = RunOracle(evaluator, **module, args);
+    if (result.ok()) {
+      oracle = *std::move(result);
+    } else if (options.backend == nullptr) {
+      Outcome o = result.status().code() == absl::StatusCode::kUnimplemented
+                      ? Outcome::kUnsupported
+                      : Outcome::kFail;
+      return Result(
+          o, absl::StrCat(Where(c), ": evaluate: ", result.status().message()));
+    }
+  }
+  if (options.backend == nullptr) {
+    Flatten(oracle->value, &got);
+    shape_text = oracle->value.shape().ToString(false);
+  } else {
+    // A backend's refusal is *unsupported*, a missing environment
+    // *skipped*, anything else a failure (backends/backend.h).
+    backends::Backend& backend = *options.backend;
+    auto verdict = [&](absl::string_view step, const absl::Status& status) {
+      Outcome o = status.code() == absl::StatusCode::kUnimplemented
+                      ? Outcome::kUnsupported
+                  : status.code() == absl::StatusCode::kFailedPrecondition
+                      ? Outcome::kSkipped
+                      : Outcome::kFail;
+      return Result(o, absl::StrCat(Where(c), ": backend ", backend.name(),
+                                    ": ", step, ": ", status.message()));
+    };
+    absl::Status supported = backends::SupportsModule(backend, **module);
+    if (!supported.ok()) return verdict("supports", supported);
+    auto executable = backend.Compile(**module, options.compile_options);
+    if (!executable.ok()) return verdict("compile", executable.status());
+    auto values = (*executable)->Run(args);
+    if (!values.ok()) return verdict("run", values.status());
+    backend_values = *std::move(values);
+    for (const Literal& v : backend_values) {
+      got.push_back(&v);
+      absl::StrAppend(&shape_text, shape_text.empty() ? "" : ", ",
+                      v.shape().ToString(false));
+    }
+  }
+  if (want_masks && oracle.has_value()) {
+    for (const EvaluatedOutput& out : oracle->outputs) {
+      dont_cares.push_back(out.dont_care.has_value() ? &*out.dont_care
+                                                     : nullptr);
+    }
   }
 
   std::vector<const Literal*> want;
   for (const Literal& e : expects) Flatten(e, &want);
-  std::vector<const Literal*> got;
-  Flatten(result->value, &got);
   if (want.size() != got.size()) {
-    return Result(
-        Outcome::kFail,
-        absl::StrCat(Where(c), ": expected ", want.size(),
-                     " output(s), the module produced ", got.size(), " (",
-                     result->value.shape().ToString(false), ")"));
+    return Result(Outcome::kFail,
+                  absl::StrCat(Where(c), ": expected ", want.size(),
+                               " output(s), the module produced ", got.size(),
+                               " (", shape_text, ")"));
   }
   if (c.compare.size() != 1 && c.compare.size() != want.size()) {
     return CaseBug(
@@ -185,11 +239,7 @@ CaseResult RunRaw(const GoldenCase& c, const RunOptions& options) {
   for (size_t i = 0; i < want.size(); ++i) {
     const CompareSpec& spec =
         c.compare.size() == 1 ? c.compare[0] : c.compare[i];
-    const Literal* dont_care = nullptr;
-    if (options.profile == Profile::kPortable && i < result->outputs.size() &&
-        result->outputs[i].dont_care.has_value()) {
-      dont_care = &*result->outputs[i].dont_care;
-    }
+    const Literal* dont_care = i < dont_cares.size() ? dont_cares[i] : nullptr;
     CompareOutcome co = CompareArrays(*want[i], *got[i], spec, dont_care);
     r.masked += co.masked;
     if (co.ok) continue;

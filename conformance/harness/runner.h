@@ -1,4 +1,5 @@
-// Runs golden cases on the reference interpreter and classifies each
+// Runs golden cases on the reference interpreter (or a backend, see
+// RunOptions::backend) and classifies each
 // result: pass, fail, unsupported (the interpreter or verifier answers
 // kUnimplemented), skipped (the case needs another profile than the run),
 // known failure (a case marked `known_failure:` that still fails).
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "absl/strings/string_view.h"
+#include "backends/backend.h"
 #include "conformance/harness/golden_case.h"
 #include "interpreter/evaluator.h"
 #include "spec/ir/hlo_module.h"
@@ -33,6 +35,14 @@ struct RunOptions {
   // The profile the interpreter runs under. A case whose `profile:` is a
   // different one (not `any`) is skipped.
   Profile profile = Profile::kXla;
+  // Null: the case runs on the interpreter. Otherwise the case's module
+  // is compiled and run on this backend and its values are judged against
+  // the case's expected values; Supports or Compile or Run answering
+  // Unimplemented makes the case *unsupported*, FailedPrecondition
+  // *skipped*; error cases (golden/errors/) are skipped. Under the
+  // portable profile the interpreter still runs, for its don't-care masks.
+  backends::Backend* backend = nullptr;
+  backends::CompileOptions compile_options;
 };
 
 CaseResult RunGoldenCase(const GoldenCase& c, const RunOptions& options = {});

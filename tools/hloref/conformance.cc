@@ -1,17 +1,22 @@
-// `hloref conformance --backend=interpreter --suite=golden`: run the golden
-// suite and print a summary (pass / fail / unsupported / skipped / known
-// failure), optionally writing a report directory.
+// `hloref conformance --backend=NAME --suite=golden`: run the golden suite
+// on the interpreter or any registered backend (backends/registry.h) and
+// print a summary (pass / fail / unsupported / skipped / known failure),
+// optionally writing a report directory.
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <vector>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "absl/time/time.h"
+#include "backends/registry.h"
 #include "conformance/harness/golden_case.h"
 #include "conformance/harness/runner.h"
 #include "tools/hloref/command_line.h"
@@ -29,7 +34,16 @@ printed with its case, output index, element index, expected and actual
 values and the comparison rule.
 
 Options:
-  --backend=NAME          backend to certify; only `interpreter` today
+  --backend=NAME          backend to certify: interpreter (default),
+                          plugin:PATH.so (a library with the C ABI of
+                          backends/plugin/hloref_plugin.h) or
+                          command:PROGRAM (the out-of-process protocol of
+                          backends/command/command_backend.h, e.g.
+                          command:tools/backends/xla_jax.py for XLA:CPU)
+  --timeout=SECONDS       command backends: kill a run after this long
+                          (default 300)
+  --keep-files            command backends: keep each run's exchange
+                          directory (printed in failure messages)
   --suite=NAME            suite to run; only `golden` today
   --ops=OP[,OP...]        only cases about these ops (HLO names)
   --profile=case|xla|portable
@@ -64,6 +78,8 @@ int RunConformance(int argc, char** argv) {
                                 {"profile", true},
                                 {"golden-dir", true},
                                 {"report", true},
+                                {"timeout", true},
+                                {"keep-files", false},
                                 {"verbose", false},
                                 {"help", false}});
   if (!cl.ok()) {
@@ -81,12 +97,31 @@ int RunConformance(int argc, char** argv) {
     return 2;
   }
   std::string backend = cl->Get("backend").value_or("interpreter");
+  // The interpreter runs in-process through the runner's own path (which
+  // also gives don't-care masks); any other name comes from the registry.
+  std::unique_ptr<backends::Backend> backend_impl;
   if (backend != "interpreter") {
-    std::fprintf(stderr,
-                 "hloref conformance: unknown backend '%s' (available: "
-                 "interpreter)\n",
-                 backend.c_str());
-    return 2;
+    auto created = backends::CreateBackend(backend);
+    if (!created.ok()) {
+      std::fprintf(stderr, "hloref conformance: %s\n",
+                   std::string(created.status().message()).c_str());
+      return created.status().code() == absl::StatusCode::kInvalidArgument ? 2
+                                                                           : 1;
+    }
+    backend_impl = *std::move(created);
+  }
+  backends::CompileOptions compile_options;
+  compile_options.keep_files = cl->Has("keep-files");
+  if (auto t = cl->Get("timeout")) {
+    double seconds = 0;
+    if (!absl::SimpleAtod(*t, &seconds) || !(seconds > 0)) {
+      std::fprintf(stderr,
+                   "hloref conformance: --timeout must be a positive number "
+                   "of seconds, got '%s'\n",
+                   t->c_str());
+      return 2;
+    }
+    compile_options.timeout = absl::Seconds(seconds);
   }
   std::string suite = cl->Get("suite").value_or("golden");
   if (suite != "golden") {
@@ -133,6 +168,8 @@ int RunConformance(int argc, char** argv) {
     }
     for (const std::string& op : c.ops) seen_ops.insert(op);
     conformance::RunOptions options;
+    options.backend = backend_impl.get();
+    options.compile_options = compile_options;
     if (profile == "portable" ||
         (profile == "case" &&
          c.profile == conformance::CaseProfile::kPortable)) {
