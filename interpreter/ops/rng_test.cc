@@ -264,6 +264,20 @@ TEST(RngBitGenerator, ThreeFrySplitsFirstEvenDimension) {
   EXPECT_EQ(r.state, (std::vector<uint64_t>{kKey, kCtr + 6}));
 }
 
+TEST(RngBitGenerator, ThreeFrySplitsTheFirstOfSeveralEvenDimensions) {
+  // u32[2,4]: dimension 0 is split (not 1): half [1,4]; half element
+  // (0, j) has counter c + j and fills (0, j) with word 0, (1, j) with
+  // word 1.
+  Rbg r = RunRbg("rng_three_fry", {kKey, 50}, "u32[2,4]");
+  for (int w = 0; w < 2; ++w) {
+    for (int j = 0; j < 4; ++j) {
+      EXPECT_EQ(r.output.GetRawBits(4 * w + j), TF(kKey, 50 + j)[w])
+          << w << "," << j;
+    }
+  }
+  EXPECT_EQ(r.state, (std::vector<uint64_t>{kKey, 54}));
+}
+
 TEST(RngBitGenerator, ThreeFryAllOddSplitsFirstLargestDimension) {
   // u32[3,5]: no even dimension; dimension 1 (5) is the largest: half
   // [3,3], (i, h) has counter c + 3i + h; column 5 does not exist.
@@ -321,6 +335,32 @@ TEST(RngBitGenerator, ThreeFryNarrowTypesKeepLowBits) {
   }
   EXPECT_EQ(r8.state, r32.state);
   EXPECT_EQ(r16.state, r32.state);
+}
+
+TEST(RngBitGenerator, SubByteAndSignedOutputsKeepTheSameBits) {
+  // u4 (XLA converts the 32-bit result to the unsigned type of the width).
+  Rbg r32 = RunRbg("rng_philox", {kKey, 1, 2}, "u32[5]");
+  Rbg r4 = RunRbg("rng_philox", {kKey, 1, 2}, "u4[5]");
+  for (int i = 0; i < 5; ++i) {
+    EXPECT_EQ(r4.output.GetRawBits(i), r32.output.GetRawBits(i) & 0xF);
+  }
+  // Signed outputs (rejected by the verifier, rng-bit-generator.C3, as by
+  // XLA's) get the bits of the unsigned type through the host entry point.
+  Literal state = Literal::CreateR1<uint64_t>(PrimitiveType::kU64,
+                                              std::vector<uint64_t>{kKey, 9});
+  for (RandomAlgorithm alg :
+       {RandomAlgorithm::kThreeFry, RandomAlgorithm::kPhilox}) {
+    auto u = GenerateRandomBits(alg, state,
+                                Shape::Array(PrimitiveType::kU32, {3, 2}));
+    auto s = GenerateRandomBits(alg, state,
+                                Shape::Array(PrimitiveType::kS32, {3, 2}));
+    ASSERT_TRUE(u.ok() && s.ok());
+    for (int i = 0; i < 6; ++i) {
+      EXPECT_EQ(static_cast<uint32_t>(s->second.GetAsInt64(i)),
+                u->second.GetRawBits(i));
+    }
+    EXPECT_EQ(s->first, u->first);
+  }
 }
 
 TEST(RngBitGenerator, ThreeFryCounterWraps) {
