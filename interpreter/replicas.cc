@@ -86,23 +86,26 @@ absl::Status Rendezvous::SlotError(const Slot& slot, absl::StatusCode code,
 
 void Rendezvous::FailDeadSlotsLocked() {
   bool changed = false;
-  // A member that finished can never arrive.
+  // A member that finished can never arrive. (All messages are written
+  // before any waiter is released, so each says where the others wait.)
+  std::vector<std::pair<Slot*, absl::Status>> dead;
   for (auto& [key, slot] : slots_) {
     if (slot->complete || !slot->error.ok()) continue;
     for (size_t i = 0; i < slot->group.size(); ++i) {
       const int64_t id = slot->group[i];
       if (slot->arrived[i] || state_[id] != State::kFinished) continue;
-      FailSlotLocked(
-          *slot,
+      dead.emplace_back(
+          slot.get(),
           final_status_[id].ok()
               ? SlotError(*slot, absl::StatusCode::kDeadlineExceeded,
                           "deadlock: a participant will never reach")
               : SlotError(*slot, absl::StatusCode::kAborted,
                           "abandoned: a participant failed before reaching"));
-      changed = true;
       break;
     }
   }
+  for (auto& [slot, error] : dead) FailSlotLocked(*slot, std::move(error));
+  changed |= !dead.empty();
   // Global deadlock: nobody is running, so no waiting slot can complete.
   bool any_running = false;
   bool any_waiting = false;
@@ -111,15 +114,19 @@ void Rendezvous::FailDeadSlotsLocked() {
     any_waiting |= s == State::kWaiting;
   }
   if (!any_running && any_waiting) {
+    // Describe every slot before any waiter is released, so each message
+    // says where the others wait.
+    std::vector<std::pair<Slot*, absl::Status>> errors;
     for (auto& [key, slot] : slots_) {
       if (slot->complete || !slot->error.ok()) continue;
-      FailSlotLocked(*slot,
-                     SlotError(*slot, absl::StatusCode::kDeadlineExceeded,
-                               "deadlock: every participant that has "
-                               "not finished waits at a collective "
-                               "that cannot complete; at"));
-      changed = true;
+      errors.emplace_back(
+          slot.get(),
+          SlotError(*slot, absl::StatusCode::kDeadlineExceeded,
+                    "deadlock: every participant that has not finished "
+                    "waits at a collective that cannot complete; at"));
     }
+    for (auto& [slot, error] : errors) FailSlotLocked(*slot, std::move(error));
+    changed |= !errors.empty();
   }
   if (changed) cv_.notify_all();
 }
