@@ -422,6 +422,12 @@ add {
   b = s32[] parameter(1)
   ROOT s = s32[] add(a, b)
 }
+twice_plus {
+  a = s32[] parameter(0)
+  b = s32[] parameter(1)
+  a2 = s32[] add(a, a)
+  ROOT s = s32[] add(a2, b)
+}
 ENTRY e {
   r = u32[] replica-id()
   p = u32[] partition-id()
@@ -454,6 +460,19 @@ TEST(Partitions, ChannelIsCrossReplicaAndPartition) {
                                "  ROOT a = s32[] all-reduce(v), channel_id=1, "
                                "replica_groups={{0},{1}}, to_apply=add\n}\n"));
   ExpectValues(r, {"s32[] 1", "s32[] 1", "s32[] 21", "s32[] 21"});
+}
+
+TEST(Partitions, CrossReplicaAndPartitionOrderIsReplicaThenPartition) {
+  // Group {1,0} with channel_id: participants (1,0), (1,1), (0,0), (0,1)
+  // (XLA's participant order: the group's replicas, each with partitions
+  // 0..P-1). f(a, b) = 2a + b folded in that order gives
+  // 8*10 + 4*11 + 2*0 + 1 = 125 (partition-major order would give
+  // 8*10 + 4*0 + 2*11 + 1 = 103).
+  auto r =
+      RunAll(absl::StrCat(kPartitionHeader,
+                          "  ROOT a = s32[] all-reduce(v), channel_id=1, "
+                          "replica_groups={{1,0}}, to_apply=twice_plus\n}\n"));
+  ExpectValues(r, {"s32[] 125", "s32[] 125", "s32[] 125", "s32[] 125"});
 }
 
 TEST(Partitions, ChannelWithEmptyGroupsIsEveryone) {
