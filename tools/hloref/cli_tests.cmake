@@ -35,3 +35,11 @@ hloref_cli_test(run_wrong_arg_count 1 "takes 1 argument.*got 0" run ${EX}/while_
 hloref_cli_test(run_wrong_arg_shape 1 "parameter 0" run ${EX}/while_loop.hlo "f32[3] {1, 2, 3}")
 hloref_cli_test(run_bad_literal 1 "argument 1" run ${EX}/while_loop.hlo "f32[4] {1, 2,")
 hloref_cli_test(run_bad_profile 2 "--profile" run --profile=fast ${EX}/while_loop.hlo)
+# Replicas (seed 001 AllReduce/AllGather values; examples/collectives.hlo).
+hloref_cli_test(run_replicas 0 "replica 1: .*\\{ *4, 7\\.75 *\\}, *\\{ *1, 2\\.5, 3, 5\\.25 *\\}"
+  run --replicas=2 ${EX}/collectives.hlo)
+hloref_cli_test(run_replicas_header_conflict 1 "--replicas=3, but the module header says replica_count=2"
+  run --replicas=3 ${EX}/collectives.hlo)
+hloref_cli_test(run_replicas_bad_count 2 "--replicas must be" run --replicas=0 ${EX}/collectives.hlo)
+hloref_cli_test(run_collective_deadlock 1 "replica 0: .*%ar.*deadlock.*execution 3.*did not arrive: replica 1"
+  run ${EX}/bad/collective_deadlock.hlo)
