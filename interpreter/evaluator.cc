@@ -4,6 +4,7 @@
 #include "interpreter/evaluator.h"
 
 #include <algorithm>
+#include <limits>
 #include <set>
 #include <string>
 #include <thread>
@@ -117,6 +118,19 @@ void CollectLeafLiterals(const Literal& lit, std::vector<const Literal*>* out) {
 struct Marks {
   std::vector<std::vector<bool>> leaves;
   std::set<std::string> ids;
+  // Error data of accumulating ops (EvaluatorOptions::compute_error_data),
+  // per leaf either empty or one entry per element. Not propagated through
+  // arithmetic: only the producing instruction, tuple and get-tuple-element
+  // carry it, since a bound for a composed value needs the comparator's
+  // own propagation (numerics.md decision 7).
+  std::vector<std::vector<double>> abs_sum;
+  std::vector<std::vector<int64_t>> term_count;
+  bool has_error_data() const {
+    for (const auto& l : abs_sum) {
+      if (!l.empty()) return true;
+    }
+    return false;
+  }
   bool any() const {
     for (const auto& l : leaves) {
       if (std::find(l.begin(), l.end(), true) != l.end()) return true;
@@ -157,6 +171,8 @@ struct MarkSink {
   std::set<std::string> ids;
   bool callee_marked = false;
   std::set<std::string> callee_ids;
+  std::vector<std::vector<double>> abs_sum;  // see Marks
+  std::vector<std::vector<int64_t>> term_count;
   std::string internal_error;  // a family marked outside the result
 };
 
@@ -218,8 +234,27 @@ class EvaluatorImpl final : public EvalContext {
 
   void SetErrorData(int64_t leaf, int64_t linear, double abs_sum,
                     int64_t term_count) override {
-    // Error data is produced by the accumulating families, none of which
-    // exists yet; nothing to keep until then.
+    if (!options_.compute_error_data || sinks_.empty()) return;
+    MarkSink& sink = *sinks_.back();
+    if (leaf < 0 || leaf >= static_cast<int64_t>(sink.leaf_sizes.size()) ||
+        linear < 0 || linear >= sink.leaf_sizes[leaf]) {
+      sink.internal_error = absl::StrCat("error data for element ", linear,
+                                         " of leaf ", leaf,
+                                         " lies outside the result");
+      return;
+    }
+    if (sink.abs_sum.empty()) {
+      sink.abs_sum.resize(sink.leaf_sizes.size());
+      sink.term_count.resize(sink.leaf_sizes.size());
+    }
+    if (sink.abs_sum[leaf].empty()) {
+      const size_t n = static_cast<size_t>(sink.leaf_sizes[leaf]);
+      // NaN / -1: "no bound known" until the family sets the element.
+      sink.abs_sum[leaf].assign(n, std::numeric_limits<double>::quiet_NaN());
+      sink.term_count[leaf].assign(n, -1);
+    }
+    sink.abs_sum[leaf][static_cast<size_t>(linear)] = abs_sum;
+    sink.term_count[leaf][static_cast<size_t>(linear)] = term_count;
   }
 
   absl::Status CheckDeadline(const HloInstruction& inst) override {
@@ -266,6 +301,9 @@ class EvaluatorImpl final : public EvalContext {
 
  private:
   absl::Status CheckElementLimit(const HloInstruction& inst) const;
+  static void ForwardErrorData(const HloInstruction& inst,
+                               const std::vector<const Marks*>& operand_marks,
+                               Marks* out);
   static void PropagateMarks(const HloInstruction& inst,
                              const std::vector<const Marks*>& operand_marks,
                              MarkSink& sink, Marks* out);
@@ -315,11 +353,59 @@ absl::Status EvaluatorImpl::CheckElementLimit(
   return absl::OkStatus();
 }
 
+// tuple and get-tuple-element move their operands' error data leaf by
+// leaf, so a root tuple of dots reports S and m for each element.
+void EvaluatorImpl::ForwardErrorData(
+    const HloInstruction& inst, const std::vector<const Marks*>& operand_marks,
+    Marks* out) {
+  const int64_t leaves = LeafCount(inst.shape());
+  auto ensure = [&] {
+    if (out->abs_sum.empty()) {
+      out->abs_sum.resize(static_cast<size_t>(leaves));
+      out->term_count.resize(static_cast<size_t>(leaves));
+    }
+  };
+  if (inst.opcode() == HloOpcode::kTuple) {
+    int64_t offset = 0;
+    for (size_t k = 0; k < operand_marks.size(); ++k) {
+      const Marks* m = operand_marks[k];
+      const int64_t n = LeafCount(inst.operand(static_cast<int64_t>(k))->shape());
+      if (m != nullptr && m->has_error_data()) {
+        ensure();
+        for (int64_t j = 0; j < n && j < static_cast<int64_t>(m->abs_sum.size());
+             ++j) {
+          out->abs_sum[offset + j] = m->abs_sum[j];
+          out->term_count[offset + j] = m->term_count[j];
+        }
+      }
+      offset += n;
+    }
+    return;
+  }
+  // get-tuple-element: the leaves of element `index`.
+  const Marks* m = operand_marks.empty() ? nullptr : operand_marks[0];
+  if (m == nullptr || !m->has_error_data()) return;
+  const Shape& tuple = inst.operand(0)->shape();
+  int64_t offset = 0;
+  for (int64_t j = 0; j < inst.attrs().index; ++j) {
+    offset += LeafCount(tuple.tuple_shapes(j));
+  }
+  ensure();
+  for (int64_t j = 0; j < leaves; ++j) {
+    if (offset + j < static_cast<int64_t>(m->abs_sum.size())) {
+      out->abs_sum[j] = m->abs_sum[offset + j];
+      out->term_count[j] = m->term_count[offset + j];
+    }
+  }
+}
+
 void EvaluatorImpl::PropagateMarks(
     const HloInstruction& inst, const std::vector<const Marks*>& operand_marks,
     MarkSink& sink, Marks* out) {
   out->leaves = std::move(sink.leaves);
   out->ids = std::move(sink.ids);
+  out->abs_sum = std::move(sink.abs_sum);
+  out->term_count = std::move(sink.term_count);
   auto mark_all = [&](const std::set<std::string>& ids) {
     for (size_t i = 0; i < out->leaves.size(); ++i) {
       out->leaves[i].assign(static_cast<size_t>(sink.leaf_sizes[i]), true);
@@ -481,7 +567,11 @@ absl::StatusOr<std::pair<Literal, Marks>> EvaluatorImpl::EvalComputation(
     }
     Marks out;
     PropagateMarks(inst, operand_marks, sink, &out);
-    if (out.any()) marks.emplace(&inst, std::move(out));
+    if (inst.opcode() == HloOpcode::kTuple ||
+        inst.opcode() == HloOpcode::kGetTupleElement) {
+      ForwardErrorData(inst, operand_marks, &out);
+    }
+    if (out.any() || out.has_error_data()) marks.emplace(&inst, std::move(out));
     values.emplace(&inst, *std::move(result));
   }
 
@@ -519,11 +609,11 @@ absl::StatusOr<EvalResult> Evaluator::Run(const HloModule& module,
   const int64_t replicas = ReplicaCount(module);
   const int64_t partitions = PartitionCount(module);
   if (replicas != 1 || partitions != 1) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("module ", module.name(), " runs on ", replicas,
-                     " replica(s) x ", partitions,
-                     " partition(s); use Evaluator::RunReplicated (hloref run "
-                     "--replicas=N) to get one result per participant"));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "module ", module.name(), " runs on ", replicas, " replica(s) x ",
+        partitions,
+        " partition(s); use Evaluator::RunReplicated (hloref run "
+        "--replicas=N) to get one result per participant"));
   }
   return RunParticipant(module, args, nullptr, 0, 0);
 }
@@ -545,8 +635,9 @@ absl::StatusOr<std::vector<EvalResult>> Evaluator::RunReplicated(
   if (replicas < 1 || partitions < 1 ||
       replicas * partitions > kMaxParticipants) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "a replicated run needs 1 to ", kMaxParticipants, " participants; got ",
-        replicas, " replica(s) x ", partitions, " partition(s)"));
+        "a replicated run needs 1 to ", kMaxParticipants,
+        " participants; got ", replicas, " replica(s) x ", partitions,
+        " partition(s)"));
   }
   const int64_t n = replicas * partitions;
   if (args.size() != 1 && static_cast<int64_t>(args.size()) != n) {
@@ -584,9 +675,9 @@ absl::StatusOr<std::vector<EvalResult>> Evaluator::RunReplicated(
     }
   }
   if (first != nullptr) {
-    return absl::Status(
-        first->code(),
-        absl::StrCat(rendezvous.DeviceName(first_id), ": ", first->message()));
+    return absl::Status(first->code(),
+                        absl::StrCat(rendezvous.DeviceName(first_id), ": ",
+                                     first->message()));
   }
   std::vector<EvalResult> out;
   out.reserve(static_cast<size_t>(n));
@@ -646,6 +737,21 @@ absl::StatusOr<EvalResult> Evaluator::RunParticipant(
         out.dont_care = std::move(mask);
         out.impl_ids.assign(marks.ids.begin(), marks.ids.end());
       }
+    }
+    if (i < marks.abs_sum.size() && !marks.abs_sum[i].empty() &&
+        leaves[i]->shape().IsArray()) {
+      Shape f64_shape = leaves[i]->shape();
+      f64_shape.set_element_type(PrimitiveType::kF64);
+      Shape s64_shape = leaves[i]->shape();
+      s64_shape.set_element_type(PrimitiveType::kS64);
+      Literal abs_sum(f64_shape);
+      Literal term_count(s64_shape);
+      std::copy(marks.abs_sum[i].begin(), marks.abs_sum[i].end(),
+                abs_sum.mutable_data<double>().begin());
+      std::copy(marks.term_count[i].begin(), marks.term_count[i].end(),
+                term_count.mutable_data<int64_t>().begin());
+      out.abs_sum = std::move(abs_sum);
+      out.term_count = std::move(term_count);
     }
     result.outputs.push_back(std::move(out));
   }

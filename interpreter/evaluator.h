@@ -92,8 +92,11 @@ struct EvaluatedOutput {
   std::optional<Literal> dont_care;
   // The impl.<op>.<n> IDs that caused masked elements (deduplicated).
   std::vector<std::string> impl_ids;
-  // With compute_error_data, for accumulating roots: f64 arrays of value's
-  // shape with the absolute sum S and the term count m.
+  // With compute_error_data, for roots produced by an accumulating op
+  // (directly or through tuple / get-tuple-element): abs_sum is an f64
+  // array of value's shape with S = |init| + sum |t_i|, term_count an s64
+  // array with m (numerics.md 7.3, 7.6). An element the op could not bound
+  // (an arbitrary reducer) has S = NaN and m = -1.
   std::optional<Literal> abs_sum;
   std::optional<Literal> term_count;
 };
