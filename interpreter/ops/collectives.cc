@@ -18,8 +18,9 @@
 //    the order (replica of the group, then partition 0..P-1).
 //  - use_global_device_ids=true (needs channel_id): groups hold global ids.
 // Empty replica_groups: one group of all ids of the mode's id space, in
-// increasing order. The position of a participant in its group is the
-// "replica i of the group" of the seed (gather/scatter order).
+// increasing order (with use_global_device_ids an error, as in XLA). The
+// position of a participant in its group is the "replica i of the group" of the
+// seed (gather/scatter order).
 //
 // Reductions (all-reduce, reduce-scatter) apply to_apply as a left fold in
 // group order: f(...f(f(x_0, x_1), x_2)..., x_{n-1}) per element. A reducer
@@ -153,6 +154,13 @@ absl::StatusOr<std::vector<int64_t>> GroupOf(const HloInstruction& inst,
   }
   std::vector<int64_t> ids;
   const auto& groups = inst.attrs().replica_groups.groups;
+  if (groups.empty() && mode == GroupMode::kFlattenedId) {
+    // As XLA: flattened ids name their participants explicitly.
+    return absl::InvalidArgumentError(
+        absl::StrCat(InstructionPrefix(inst),
+                     "use_global_device_ids=true needs explicit "
+                     "replica_groups (flattened ids cannot be empty)"));
+  }
   if (groups.empty()) {
     for (int64_t i = 0; i < id_space; ++i) ids.push_back(i);
   } else {

@@ -865,6 +865,16 @@ ENTRY e {
   EXPECT_THAT(std::string(r.status().message()), HasSubstr("3 participants"));
 }
 
+TEST(Errors, GlobalDeviceIdsNeedExplicitGroups) {
+  auto r = RunAll(absl::StrCat(kPartitionHeader,
+                               "  ROOT a = s32[] all-reduce(v), channel_id=1, "
+                               "replica_groups={}, use_global_device_ids=true, "
+                               "to_apply=add\n}\n"));
+  ASSERT_FALSE(r.ok());
+  EXPECT_THAT(std::string(r.status().message()),
+              HasSubstr("needs explicit replica_groups"));
+}
+
 TEST(Errors, ReplicaInNoGroup) {
   auto r = RunAll(absl::StrCat("HloModule m, replica_count=3\n", kAddF32, R"(
 ENTRY e {
