@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
-# The main job: set up, build, then `hloref check` every example module and
-# `hloref run` the runs listed in examples/runs.txt. Exits non-zero on the
-# first failure.
+# The main job: set up, build, run the golden conformance suite on the
+# reference interpreter (`hloref conformance --backend=interpreter
+# --suite=golden`), then `hloref check` every example module and `hloref run`
+# the runs listed in examples/runs.txt. Exits non-zero on the first failure.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash tools/build.sh
 HLOREF=${BUILD_DIR:-build}/tools/hloref
+echo "== hloref conformance --backend=interpreter --suite=golden"
+"$HLOREF" conformance --backend=interpreter --suite=golden \
+  --report="${BUILD_DIR:-build}/conformance-report"
 for f in examples/*.hlo; do
   echo "== hloref check $f"
   "$HLOREF" check --quiet "$f"
@@ -15,4 +19,4 @@ while IFS= read -r line; do
   echo "== hloref run examples/$line"
   eval "\"$HLOREF\" run examples/$line"
 done < examples/runs.txt
-echo "main job: all examples checked and run"
+echo "main job: golden suite passed; all examples checked and run"

@@ -43,3 +43,8 @@ hloref_cli_test(run_replicas_header_conflict 1 "--replicas=3, but the module hea
 hloref_cli_test(run_replicas_bad_count 2 "--replicas must be" run --replicas=0 ${EX}/collectives.hlo)
 hloref_cli_test(run_collective_deadlock 1 "replica 0: .*%ar.*deadlock.*execution 3.*did not arrive: replica 1"
   run ${EX}/bad/collective_deadlock.hlo)
+# dot + broadcast + relu + reduce-max on .npy arguments (examples/README.md).
+hloref_cli_test(run_mlp_npy 0 "\\{ *8, 9, 10, 11 *\\}, *\\{ *8, 9, 10, 11 *\\} *\\}, *\\{ *11, 11, 11, 11, 11, 11, 11, 11 *\\}"
+  run ${EX}/mlp_forward.hlo ${EX}/data/mlp_x.npy ${EX}/data/mlp_w1.npy ${EX}/data/mlp_b1.npy ${EX}/data/mlp_w2.npy ${EX}/data/mlp_b2.npy)
+# the golden suite from the command line (the main job).
+hloref_cli_test(conformance_golden 0 "fail 0" conformance --backend=interpreter --suite=golden --golden-dir=${PROJECT_SOURCE_DIR}/golden)
