@@ -34,6 +34,7 @@ holds the value. ml_dtypes gives the views.
 """
 
 import os
+import re
 import sys
 
 UNSUPPORTED = 3
@@ -96,7 +97,7 @@ def load_arg(path):
     if name not in _STRUCTURED:
         die(UNSUPPORTED, f"{path}: element type {name} is not supported by xla_jax.py")
     t, kind = _STRUCTURED[name]
-    field = np.ascontiguousarray(a[name])
+    field = np.require(a[name], requirements="C")
     if kind == "bits":
         return field.view(t)
     return field.astype(t)
@@ -106,7 +107,8 @@ def save_result(path, a):
     a = np.asarray(a)
     info = _BY_DTYPE.get(a.dtype)
     if info is None:
-        np.save(path, np.ascontiguousarray(a), allow_pickle=False)
+        # Not np.ascontiguousarray: it turns a rank-0 array into shape (1,).
+        np.save(path, np.require(a, requirements="C"), allow_pickle=False)
         return
     name, kind = info
     if kind == "bits":
@@ -140,6 +142,15 @@ def main(argv):
         args.append(load_arg(os.path.join(d, f"arg_{k}.npy")))
         k += 1
 
+    # One CPU device runs one replica: a module asking for several replicas
+    # or partitions (collectives, replica-id) cannot run here.
+    header = text.lstrip().split("\n", 1)[0]
+    for key in ("replica_count", "num_partitions"):
+        m = re.search(key + r"=(\d+)", header)
+        if m and int(m.group(1)) > 1:
+            die(UNSUPPORTED, f"the module asks for {key}={m.group(1)}; "
+                "xla_jax.py runs one replica on one CPU device")
+
     try:
         module = xla_hlo.hlo_module_from_text(text)
     except Exception as e:
@@ -162,6 +173,11 @@ def main(argv):
         executable = client.compile_and_load(
             mlir, xla_jax.DeviceList((device,)), xla_jax.CompileOptions())
     except Exception as e:
+        if "layout" in str(e) and re.search(r"\bbitcast\(", text):
+            # Step 3 drops layouts (StableHLO has none), so a bitcast whose
+            # meaning depends on them cannot travel this route.
+            die(UNSUPPORTED, "a layout-dependent bitcast cannot go through "
+                f"HLO -> StableHLO (layouts are dropped): {e}")
         die(UNSUPPORTED if looks_unimplemented(str(e)) else 1,
             f"XLA:CPU compilation failed: {e}")
     try:
