@@ -248,6 +248,13 @@ ElementVerdict RealVerdict(const OutputPlan& plan, PrimitiveType type,
                            int component, const CompareConfig& config) {
   const Deviations& dev = config.deviations;
   ElementVerdict v;
+  if (!IsFloat(type)) {
+    // pred and integers: exact in every class (integer arithmetic wraps,
+    // accumulations of integers are order-independent).
+    v = ExactVerdict(type, bits, plan.rule);
+    if (plan.applied == Applied::kAny) v.kind = VerdictKind::kAny;
+    return v;
+  }
   switch (plan.applied) {
     case Applied::kBits:
       v = ExactVerdict(type, bits, plan.rule);
@@ -339,7 +346,7 @@ ElementVerdict RealVerdict(const OutputPlan& plan, PrimitiveType type,
       }
       if (is_dot) {
         params.u_w = dev.DotInputUnit();
-        if (params.u_w >= std::ldexp(1.0, -Precision(FormatOf(type)))) {
+        if (params.u_w <= std::ldexp(1.0, -Precision(FormatOf(type)))) {
           params.u_w = 0;  // the declared input type is not narrower
         }
         if (dev.dot_accumulation != PrimitiveType::kInvalid) {

@@ -1,24 +1,26 @@
-// `hloref conformance --backend=NAME --suite=golden`: run the golden suite
-// on the interpreter or any registered backend (backends/registry.h) and
-// print a summary (pass / fail / unsupported / skipped / known failure),
-// optionally writing a report directory.
+// `hloref conformance --backend=NAME [--suite=golden,generated] ...`: run
+// the golden suite and the generated suite on the interpreter or any
+// registered backend (backends/registry.h), judge every generated case
+// against the oracle with the error model of docs/numerics.md 7, print a
+// summary and write JSON / JUnit / HTML reports.
+#include <unistd.h>
+
 #include <cstdio>
-#include <filesystem>
-#include <fstream>
-#include <map>
 #include <memory>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "absl/time/time.h"
 #include "backends/registry.h"
-#include "conformance/harness/golden_case.h"
-#include "conformance/harness/runner.h"
+#include "conformance/harness/report.h"
+#include "conformance/harness/suite.h"
 #include "tools/hloref/command_line.h"
 #include "tools/hloref/subcommands.h"
 
@@ -28,10 +30,13 @@ namespace {
 constexpr char kConformanceHelp[] =
     R"(Usage: hloref conformance [options]
 
-Runs a conformance suite on a backend and prints a summary with pass,
-fail, unsupported, skipped and known-failure counts. Every failure is
-printed with its case, output index, element index, expected and actual
-values and the comparison rule.
+Runs the conformance suites on a backend: golden cases (checked-in,
+hand-derived expected values) and generated cases (random shapes,
+attributes, element types and special values, judged against the oracle
+with the per-element error model of docs/numerics.md 7). Prints a summary
+with pass, fail, unsupported, skipped and known-failure counts; every
+failure explains itself: case, output, element, inputs, expected, got,
+bound, ULP distance and rule.
 
 Options:
   --backend=NAME          backend to certify: interpreter (default),
@@ -40,33 +45,88 @@ Options:
                           command:PROGRAM (the out-of-process protocol of
                           backends/command/command_backend.h, e.g.
                           command:tools/backends/xla_jax.py for XLA:CPU)
+  --suite=S[,S]           golden, generated (default: both)
+  --ops=OP[,OP...]        only cases about these ops (HLO names)
+  --types=T[,T...]        only cases of these element types (generated:
+                          f32, s8, ...; golden: pred, signed, unsigned,
+                          float, complex); --count counts before this filter
+  --count=N               generated cases to draw (default 2000), spread
+                          round-robin over the ops with a generator
+  --seed=S                base seed of the generated cases (default 1);
+                          case k of op list L is (L[k % |L|], S + k / |L|)
+  --deviations=D[,D...]   declared deviations (default none): xla-cpu,
+                          ftz[=T+T], dot-input=tf32|bf16|f16,
+                          dot-accumulation=T, truncating-accumulation,
+                          fast-min-max, divide-ulp=N, saturating-f8,
+                          fma-contraction
+  --profile=case|xla|portable
+                          case (default): golden cases run under their own
+                          profile, generated under xla; xla or portable:
+                          one profile (portable masks implementation-
+                          defined elements)
+  --jobs=N                worker threads (default: the number of cores)
+  --report=DIR            write DIR/report.json, report.html, junit.xml and
+                          DIR/cases/<op>_<seed>/ for failing generated cases
+  --junit=FILE            also write the JUnit XML to FILE
   --timeout=SECONDS       command backends: kill a run after this long
                           (default 300)
   --keep-files            command backends: keep each run's exchange
                           directory (printed in failure messages)
-  --suite=NAME            suite to run; only `golden` today
-  --ops=OP[,OP...]        only cases about these ops (HLO names)
-  --profile=case|xla|portable
-                          case (default): each case runs under its own
-                          profile (xla for `any`); xla or portable: one
-                          profile, cases pinned to the other are skipped
   --golden-dir=DIR        the golden suite (default: the source tree's)
-  --report=DIR            write DIR/results.tsv (one line per case) and
-                          DIR/summary.md
+  --list-ops              print the ops that have a case generator
   --verbose               also list unsupported and skipped cases
   --help                  show this text
+
+Sharding: GTEST_TOTAL_SHARDS and GTEST_SHARD_INDEX in the environment run
+only this shard's cases (case i belongs to shard i % total).
 
 Exit status: 0 no failures, 1 a case failed or the suite does not load,
 2 usage error.
 )";
 
-// Tab-separated fields must not contain tabs or newlines.
-std::string Flat(std::string s) {
-  for (char& c : s) {
-    if (c == '\t' || c == '\n' || c == '\r') c = ' ';
-  }
-  return s;
+int Usage(const std::string& message) {
+  std::fprintf(stderr, "hloref conformance: %s\n", message.c_str());
+  return 2;
 }
+
+std::set<std::string> SplitList(const std::string& text) {
+  std::set<std::string> out;
+  for (absl::string_view item : absl::StrSplit(text, ',')) {
+    item = absl::StripAsciiWhitespace(item);
+    if (!item.empty()) out.emplace(item);
+  }
+  return out;
+}
+
+// A progress bar on a terminal, plain lines (every 10%) otherwise.
+class Progress {
+ public:
+  Progress() : tty_(isatty(fileno(stderr)) != 0) {}
+  void Update(int64_t done, int64_t total) {
+    if (total <= 0) return;
+    if (tty_) {
+      const int width = 40;
+      const int filled = static_cast<int>(width * done / total);
+      std::fprintf(stderr, "\r[%s%s] %lld/%lld",
+                   std::string(filled, '#').c_str(),
+                   std::string(width - filled, '.').c_str(),
+                   static_cast<long long>(done), static_cast<long long>(total));
+      if (done == total) std::fprintf(stderr, "\n");
+      std::fflush(stderr);
+      return;
+    }
+    const int64_t tenth = done * 10 / total;
+    if (tenth != last_tenth_ || done == total) {
+      last_tenth_ = tenth;
+      std::fprintf(stderr, "progress: %lld/%lld cases\n",
+                   static_cast<long long>(done), static_cast<long long>(total));
+    }
+  }
+
+ private:
+  bool tty_;
+  int64_t last_tenth_ = -1;
+};
 
 }  // namespace
 
@@ -75,161 +135,181 @@ int RunConformance(int argc, char** argv) {
                                {{"backend", true},
                                 {"suite", true},
                                 {"ops", true},
+                                {"types", true},
+                                {"count", true},
+                                {"seed", true},
+                                {"deviations", true},
                                 {"profile", true},
-                                {"golden-dir", true},
+                                {"jobs", true},
                                 {"report", true},
+                                {"junit", true},
                                 {"timeout", true},
                                 {"keep-files", false},
+                                {"golden-dir", true},
+                                {"list-ops", false},
                                 {"verbose", false},
                                 {"help", false}});
-  if (!cl.ok()) {
-    std::fprintf(stderr, "hloref conformance: %s\n",
-                 std::string(cl.status().message()).c_str());
-    return 2;
-  }
+  if (!cl.ok()) return Usage(std::string(cl.status().message()));
   if (cl->Has("help")) {
     std::fputs(kConformanceHelp, stdout);
     return 0;
   }
   if (!cl->positional().empty()) {
-    std::fprintf(stderr, "hloref conformance: unexpected argument '%s'\n",
-                 cl->positional()[0].c_str());
-    return 2;
+    return Usage(
+        absl::StrCat("unexpected argument '", cl->positional()[0], "'"));
   }
-  std::string backend = cl->Get("backend").value_or("interpreter");
-  // The interpreter runs in-process through the runner's own path (which
-  // also gives don't-care masks); any other name comes from the registry.
-  std::unique_ptr<backends::Backend> backend_impl;
-  if (backend != "interpreter") {
-    auto created = backends::CreateBackend(backend);
-    if (!created.ok()) {
-      std::fprintf(stderr, "hloref conformance: %s\n",
-                   std::string(created.status().message()).c_str());
-      return created.status().code() == absl::StatusCode::kInvalidArgument ? 2
-                                                                           : 1;
+  if (cl->Has("list-ops")) {
+    for (HloOpcode op : conformance::GeneratedOps()) {
+      std::printf("%s\n", std::string(HloOpcodeString(op)).c_str());
     }
-    backend_impl = *std::move(created);
+    return 0;
   }
-  backends::CompileOptions compile_options;
-  compile_options.keep_files = cl->Has("keep-files");
+  conformance::SuiteOptions options;
+  options.backend_name = cl->Get("backend").value_or("interpreter");
+  {
+    // Fail early (and with a usage error for an unknown name).
+    auto probe = backends::CreateBackend(options.backend_name);
+    if (!probe.ok()) {
+      std::fprintf(stderr, "hloref conformance: %s\n",
+                   std::string(probe.status().message()).c_str());
+      return probe.status().code() == absl::StatusCode::kInvalidArgument ? 2
+                                                                         : 1;
+    }
+  }
+  const std::string backend_name = options.backend_name;
+  options.backend_factory = [backend_name] {
+    return backends::CreateBackend(backend_name);
+  };
+  options.compile_options.keep_files = cl->Has("keep-files");
   if (auto t = cl->Get("timeout")) {
     double seconds = 0;
     if (!absl::SimpleAtod(*t, &seconds) || !(seconds > 0)) {
-      std::fprintf(stderr,
-                   "hloref conformance: --timeout must be a positive number "
-                   "of seconds, got '%s'\n",
-                   t->c_str());
-      return 2;
+      return Usage(absl::StrCat(
+          "--timeout must be a positive number of seconds, got '", *t, "'"));
     }
-    compile_options.timeout = absl::Seconds(seconds);
+    options.compile_options.timeout = absl::Seconds(seconds);
   }
-  std::string suite = cl->Get("suite").value_or("golden");
-  if (suite != "golden") {
-    std::fprintf(stderr,
-                 "hloref conformance: unknown suite '%s' (available: "
-                 "golden)\n",
-                 suite.c_str());
-    return 2;
-  }
-  std::string profile = cl->Get("profile").value_or("case");
-  if (profile != "case" && profile != "xla" && profile != "portable") {
-    std::fprintf(stderr,
-                 "hloref conformance: --profile must be case, xla or "
-                 "portable, got '%s'\n",
-                 profile.c_str());
-    return 2;
-  }
-  std::set<std::string> ops;
-  if (auto list = cl->Get("ops")) {
-    for (absl::string_view op : absl::StrSplit(*list, ',')) {
-      op = absl::StripAsciiWhitespace(op);
-      if (!op.empty()) ops.emplace(op);
+  const std::set<std::string> suites =
+      SplitList(cl->Get("suite").value_or("golden,generated"));
+  for (const std::string& s : suites) {
+    if (s != "golden" && s != "generated") {
+      return Usage(absl::StrCat("unknown suite '", s,
+                                "' (available: golden, generated)"));
     }
   }
-  const std::string dir =
-      cl->Get("golden-dir").value_or(conformance::DefaultGoldenDir());
-  auto cases = conformance::LoadGoldenSuite(dir);
-  if (!cases.ok()) {
+  options.golden = suites.count("golden") > 0;
+  options.generated = suites.count("generated") > 0;
+  if (auto ops = cl->Get("ops")) {
+    options.ops = SplitList(*ops);
+    for (const std::string& op : options.ops) {
+      if (!ParseHloOpcode(op).ok()) {
+        return Usage(absl::StrCat("--ops: unknown op '", op, "'"));
+      }
+    }
+  }
+  if (auto types = cl->Get("types")) options.types = SplitList(*types);
+  auto count = cl->GetInt("count", 2000);
+  if (!count.ok() || *count < 0) {
+    return Usage("--count must be a non-negative integer");
+  }
+  options.count = *count;
+  auto seed = cl->GetInt("seed", 1);
+  if (!seed.ok() || *seed < 0)
+    return Usage("--seed must be a non-negative integer");
+  options.seed = static_cast<uint64_t>(*seed);
+  auto deviations =
+      conformance::ParseDeviations(cl->Get("deviations").value_or(""));
+  if (!deviations.ok())
+    return Usage(std::string(deviations.status().message()));
+  options.deviations = *deviations;
+  const std::string profile = cl->Get("profile").value_or("case");
+  if (profile == "xla") {
+    options.profile = Profile::kXla;
+  } else if (profile == "portable") {
+    options.profile = Profile::kPortable;
+  } else if (profile != "case") {
+    return Usage(absl::StrCat("--profile must be case, xla or portable, got '",
+                              profile, "'"));
+  }
+  auto jobs = cl->GetInt(
+      "jobs", std::max<int64_t>(1, std::thread::hardware_concurrency()));
+  if (!jobs.ok() || *jobs < 1 || *jobs > 1024) {
+    return Usage("--jobs must be an integer in [1, 1024]");
+  }
+  options.jobs = static_cast<int>(*jobs);
+  if (!cl->Get("golden-dir").value_or("").empty()) {
+    options.golden_dir = *cl->Get("golden-dir");
+  }
+  auto shard = conformance::ShardFromEnvironment();
+  if (!shard.ok()) return Usage(std::string(shard.status().message()));
+  options.shard_index = shard->first;
+  options.total_shards = shard->second;
+  Progress progress;
+  options.progress = [&progress](int64_t done, int64_t total) {
+    progress.Update(done, total);
+  };
+
+  auto result = conformance::RunSuite(options);
+  if (!result.ok()) {
     std::fprintf(stderr, "hloref conformance: %s\n",
-                 std::string(cases.status().message()).c_str());
-    return 1;
+                 std::string(result.status().message()).c_str());
+    return result.status().code() == absl::StatusCode::kInvalidArgument ? 2 : 1;
   }
   const bool verbose = cl->Has("verbose");
-
-  conformance::Summary summary;
-  std::map<std::string, conformance::Summary> per_op;
-  std::string tsv = "case\top\tkind\toutcome\tmessage\n";
-  std::set<std::string> seen_ops;
-  for (const conformance::GoldenCase& c : *cases) {
-    if (!ops.empty()) {
-      bool wanted = false;
-      for (const std::string& op : c.ops) wanted |= ops.count(op) > 0;
-      if (!wanted) continue;
-    }
-    for (const std::string& op : c.ops) seen_ops.insert(op);
-    conformance::RunOptions options;
-    options.backend = backend_impl.get();
-    options.compile_options = compile_options;
-    if (profile == "portable" ||
-        (profile == "case" &&
-         c.profile == conformance::CaseProfile::kPortable)) {
-      options.profile = Profile::kPortable;
-    }
-    conformance::CaseResult r = conformance::RunGoldenCase(c, options);
-    summary.Add(r.outcome);
-    per_op[c.op()].Add(r.outcome);
-    absl::string_view name = conformance::OutcomeName(r.outcome);
-    if (r.outcome == conformance::Outcome::kFail ||
-        r.outcome == conformance::Outcome::kKnownFailure ||
-        (verbose && r.outcome != conformance::Outcome::kPass)) {
-      std::printf("%s: %s\n", std::string(name).c_str(), r.message.c_str());
-    }
-    absl::StrAppend(&tsv, c.Id(), "\t", c.op(), "\t",
-                    c.kind == conformance::CaseKind::kError ? "error" : "run",
-                    "\t", name, "\t", Flat(r.message), "\n");
-  }
-  for (const std::string& op : ops) {
-    if (!seen_ops.count(op)) {
-      std::fprintf(stderr, "hloref conformance: no golden case for op '%s'\n",
-                   op.c_str());
+  for (const conformance::CaseRecord& r : result->records) {
+    const bool show = r.outcome == conformance::Outcome::kFail ||
+                      r.outcome == conformance::Outcome::kKnownFailure ||
+                      (verbose && r.outcome != conformance::Outcome::kPass);
+    if (!show) continue;
+    std::printf("%s: %s\n",
+                std::string(conformance::OutcomeName(r.outcome)).c_str(),
+                r.message.empty() ? r.id.c_str() : r.message.c_str());
+    for (size_t i = 1; i < r.failures.size(); ++i) {
+      std::printf("    %s\n", r.failures[i].ToString().c_str());
     }
   }
-  const std::string line =
-      absl::StrCat("golden suite on ", backend, ": ", summary.ToString());
-  std::printf("%s\n", line.c_str());
-
-  if (auto report = cl->Get("report")) {
-    std::error_code ec;
-    std::filesystem::create_directories(*report, ec);
-    if (ec) {
-      std::fprintf(stderr, "hloref conformance: cannot create '%s': %s\n",
-                   report->c_str(), ec.message().c_str());
+  conformance::ReportMeta meta;
+  meta.backend = options.backend_name;
+  meta.suites = absl::StrJoin(suites, ",");
+  meta.profile = profile;
+  meta.deviations = options.deviations;
+  meta.seed = options.seed;
+  meta.count = options.generated ? options.count : 0;
+  meta.jobs = options.jobs;
+  meta.shard_index = options.shard_index;
+  meta.total_shards = options.total_shards;
+  std::vector<std::string> args(argv, argv + argc);
+  meta.command_line = absl::StrJoin(args, " ");
+  std::printf("%s on %s: %s in %.1f s (%d jobs%s)\n", meta.suites.c_str(),
+              meta.backend.c_str(), result->summary.ToString().c_str(),
+              result->seconds, options.jobs,
+              options.deviations.empty()
+                  ? ""
+                  : absl::StrCat(", deviations ", options.deviations.ToString())
+                        .c_str());
+  if (auto dir = cl->Get("report")) {
+    if (absl::Status s = conformance::WriteReportDir(*dir, *result, meta);
+        !s.ok()) {
+      std::fprintf(stderr, "hloref conformance: %s\n",
+                   std::string(s.message()).c_str());
       return 1;
     }
-    std::string md = absl::StrCat(
-        "# Conformance summary\n\n", line,
-        "\n\n| op | pass | fail | unsupported | skipped | known failure |\n"
-        "| --- | --- | --- | --- | --- | --- |\n");
-    for (const auto& [op, s] : per_op) {
-      absl::StrAppend(&md, "| ", op);
-      for (int64_t n : s.counts) absl::StrAppend(&md, " | ", n);
-      absl::StrAppend(&md, " |\n");
-    }
-    std::ofstream(*report + "/results.tsv") << tsv;
-    std::ofstream out(*report + "/summary.md");
-    out << md;
-    if (!out) {
-      std::fprintf(stderr,
-                   "hloref conformance: cannot write the report in "
-                   "'%s'\n",
-                   report->c_str());
+    std::printf("report: %s/report.html (%s/report.json, %s/junit.xml)\n",
+                dir->c_str(), dir->c_str(), dir->c_str());
+  }
+  if (auto junit = cl->Get("junit")) {
+    if (absl::Status s = conformance::WriteTextFile(
+            *junit, conformance::ReportJunit(*result, meta));
+        !s.ok()) {
+      std::fprintf(stderr, "hloref conformance: %s\n",
+                   std::string(s.message()).c_str());
       return 1;
     }
-    std::printf("report: %s/summary.md, %s/results.tsv\n", report->c_str(),
-                report->c_str());
   }
-  return summary.counts[static_cast<int>(conformance::Outcome::kFail)] > 0 ? 1
-                                                                           : 0;
+  return result->summary.counts[static_cast<int>(conformance::Outcome::kFail)] >
+                 0
+             ? 1
+             : 0;
 }
 
 }  // namespace hloref::tools

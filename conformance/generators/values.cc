@@ -1,0 +1,178 @@
+// Argument values of generated cases: random values of every element type
+// with special values mixed in (style.md 9.7: NaN, +-inf, +-0, subnormals,
+// integer extremes always included), exact small-integer data for
+// accumulations whose every order must agree, indices around the bounds
+// (clamping), and unique sort keys.
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "conformance/generators/draw.h"
+#include "spec/types/minifloat.h"
+
+namespace hloref::conformance::gen {
+namespace {
+
+int64_t IntMin(PrimitiveType t) {
+  if (!IsSignedInt(t)) return 0;
+  const int w = BitWidth(t);
+  return w >= 64 ? INT64_MIN : -(int64_t{1} << (w - 1));
+}
+uint64_t IntMaxBits(PrimitiveType t) {
+  const int w = BitWidth(t);
+  if (IsSignedInt(t)) return (uint64_t{1} << (w - 1)) - 1;
+  return w >= 64 ? ~uint64_t{0} : (uint64_t{1} << w) - 1;
+}
+
+// Clamps v into the type's integer range.
+int64_t ClampInt(PrimitiveType t, int64_t v) {
+  if (IsPred(t)) return v & 1;
+  const int64_t lo = IntMin(t);
+  const uint64_t hi = IntMaxBits(t);
+  if (v < lo) return lo;
+  if (v > 0 && static_cast<uint64_t>(v) > hi) return static_cast<int64_t>(hi);
+  return v;
+}
+
+// A random finite value of moderate magnitude (2^-e .. 2^e) that the
+// type can hold.
+double Moderate(Rng& rng, const FloatFormat& f, int e, bool positive) {
+  const double limit = MaxFinite(f) / 2;
+  double mag = std::ldexp(1.0 + rng.Unit(), static_cast<int>(rng.Range(-e, e)));
+  mag = std::min(mag, limit);
+  if (!f.has_sign) positive = true;
+  return (!positive && rng.Chance(0.5)) ? -mag : mag;
+}
+
+uint64_t RandomFloatBits(Rng& rng, const FloatFormat& f) {
+  return rng.Next() & (f.total_bits >= 64 ? ~uint64_t{0}
+                                          : (uint64_t{1} << f.total_bits) - 1);
+}
+
+// One real element of `type` as raw bits.
+uint64_t DrawElement(const ParamSpec& spec, PrimitiveType type, Rng& rng,
+                     double special_rate, int64_t linear) {
+  const FloatFormat* f = FindFloatFormat(type);
+  switch (spec.fill) {
+    case Fill::kGeneral: {
+      if (special_rate > 0 && rng.Chance(special_rate)) {
+        std::vector<uint64_t> specials = SpecialValueBits(type);
+        return specials[rng.Below(specials.size())];
+      }
+      if (f != nullptr) {
+        if (f->total_bits <= 8 || rng.Chance(0.2)) {
+          uint64_t bits = RandomFloatBits(rng, *f);
+          if (!IsNanEncoding(*f, bits) || special_rate > 0) return bits;
+        }
+        return EncodeFloat(*f, Moderate(rng, *f, 6, false));
+      }
+      if (IsPred(type)) return rng.Below(2);
+      if (rng.Chance(0.7)) {
+        return static_cast<uint64_t>(ClampInt(type, rng.Range(-20, 20)));
+      }
+      return rng.Next();
+    }
+    case Fill::kFinite:
+    case Fill::kPositive:
+      if (f != nullptr) {
+        return EncodeFloat(
+            *f, Moderate(rng, *f, spec.fill == Fill::kPositive ? 1 : 3,
+                         spec.fill == Fill::kPositive));
+      }
+      if (IsPred(type)) return rng.Below(2);
+      return static_cast<uint64_t>(ClampInt(type, spec.fill == Fill::kPositive
+                                                      ? rng.Range(1, 5)
+                                                      : rng.Range(-20, 20)));
+    case Fill::kSmallInt: {
+      int64_t v = rng.Range(-4, 4);
+      if (f != nullptr) {
+        if (!f->has_sign) v = std::abs(v);
+        uint64_t bits = EncodeFloat(*f, static_cast<double>(v));
+        if (DecodeFloat(*f, bits) != static_cast<double>(v)) {
+          bits = EncodeFloat(*f, 1.0);  // e.g. f8e8m0fnu has no zero
+        }
+        return bits;
+      }
+      if (IsPred(type)) return rng.Below(2);
+      return static_cast<uint64_t>(ClampInt(type, v));
+    }
+    case Fill::kIndex: {
+      int64_t v = rng.Range(-2, spec.index_bound + 2);
+      if (rng.Chance(0.03)) v = IsSignedInt(type) ? IntMin(type) : -1;
+      if (IsUnsignedInt(type) && v < 0) {
+        return IntMaxBits(type);  // a huge unsigned index
+      }
+      return static_cast<uint64_t>(ClampInt(type, v));
+    }
+    case Fill::kUnique: {
+      if (f != nullptr) return EncodeFloat(*f, static_cast<double>(linear));
+      return static_cast<uint64_t>(ClampInt(type, linear));
+    }
+  }
+  return 0;
+}
+
+}  // namespace
+
+std::vector<uint64_t> SpecialValueBits(PrimitiveType type) {
+  std::vector<uint64_t> out;
+  if (const FloatFormat* f = FindFloatFormat(type)) {
+    auto add = [&](double v) { out.push_back(EncodeFloat(*f, v)); };
+    if (f->nan != NanEncoding::kNone) out.push_back(CanonicalNan(*f));
+    if (f->has_infinity) {
+      add(INFINITY);
+      add(-INFINITY);
+    }
+    add(0.0);
+    if (f->has_negative_zero) out.push_back(EncodeFloat(*f, -0.0));
+    const double sub = MinSubnormal(*f);
+    const double normal = MinNormal(*f);
+    for (double v : {sub, normal - sub, normal, MaxFinite(*f), 1.0}) {
+      add(v);
+      if (f->has_sign) add(-v);
+    }
+    return out;
+  }
+  if (IsPred(type)) return {0, 1};
+  out = {0, 1, IntMaxBits(type), IntMaxBits(type) - 1};
+  if (IsSignedInt(type)) {
+    out.push_back(static_cast<uint64_t>(IntMin(type)));
+    out.push_back(~uint64_t{0});  // -1
+  }
+  return out;
+}
+
+Literal MakeValues(const ParamSpec& spec, Rng& rng) {
+  Literal lit(spec.shape);
+  if (!spec.shape.IsArray()) return lit;
+  const PrimitiveType type = spec.shape.element_type();
+  // Per-argument rate of special values: none in half the cases, so that
+  // finite behaviour is not drowned by NaN propagation.
+  static constexpr double kRates[] = {0, 0, 0.05, 0.2};
+  const double rate = kRates[rng.Below(4)];
+  const int64_t n = lit.element_count();
+  if (IsComplex(type)) {
+    const PrimitiveType part = ComplexComponentType(type);
+    const FloatFormat& f = FormatOf(part);
+    for (int64_t i = 0; i < n; ++i) {
+      double re = DecodeFloat(f, DrawElement(spec, part, rng, rate, i));
+      double im = DecodeFloat(f, DrawElement(spec, part, rng, rate, i));
+      lit.SetFromComplex(i, {re, im});
+    }
+    return lit;
+  }
+  std::vector<uint64_t> bits(n);
+  for (int64_t i = 0; i < n; ++i) {
+    bits[i] = DrawElement(spec, type, rng, rate, i);
+  }
+  if (spec.fill == Fill::kUnique) {
+    // Shuffle the 0..n-1 keys (Fisher-Yates with our generator).
+    for (int64_t i = n - 1; i > 0; --i) {
+      std::swap(bits[i], bits[rng.Below(static_cast<uint64_t>(i + 1))]);
+    }
+  }
+  for (int64_t i = 0; i < n; ++i) lit.SetRawBits(i, bits[i]);
+  return lit;
+}
+
+}  // namespace hloref::conformance::gen

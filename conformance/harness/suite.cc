@@ -1,0 +1,298 @@
+// The conformance suite runner (see suite.h).
+#include "conformance/harness/suite.h"
+
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "conformance/harness/golden_case.h"
+#include "interpreter/evaluator.h"
+
+namespace hloref::conformance {
+namespace {
+
+double Now() {
+  return std::chrono::duration<double>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+// The harness's reading of a status (style.md 9.5).
+Outcome OutcomeOf(const absl::Status& s) {
+  switch (s.code()) {
+    case absl::StatusCode::kUnimplemented:
+      return Outcome::kUnsupported;
+    case absl::StatusCode::kFailedPrecondition:
+      return Outcome::kSkipped;
+    default:
+      return Outcome::kFail;
+  }
+}
+
+struct CaseRef {
+  bool golden = false;
+  size_t golden_index = 0;
+  HloOpcode opcode = HloOpcode::kAdd;
+  uint64_t seed = 0;
+};
+
+CaseRecord RunGolden(const GoldenCase& c, backends::Backend& backend,
+                     const SuiteOptions& options) {
+  CaseRecord r;
+  r.id = c.Id();
+  r.suite = "golden";
+  r.op = c.op();
+  r.type = CaseTypeClass(c);
+  RunOptions run;
+  // The interpreter certifies itself through the runner's own path, which
+  // also checks golden/errors/ against the verifier; other backends are
+  // compiled and run (error cases are then skipped).
+  run.backend = options.backend_name == "interpreter" ? nullptr : &backend;
+  run.compile_options = options.compile_options;
+  if (options.profile.has_value()) {
+    run.profile = *options.profile;
+  } else {
+    run.profile = c.profile == CaseProfile::kPortable ? Profile::kPortable
+                                                      : Profile::kXla;
+  }
+  const double start = Now();
+  CaseResult cr = RunGoldenCase(c, run);
+  r.seconds = Now() - start;
+  r.outcome = cr.outcome;
+  r.message = cr.message;
+  r.masked = cr.masked;
+  return r;
+}
+
+}  // namespace
+
+std::vector<HloOpcode> SelectedGeneratedOps(const std::set<std::string>& ops) {
+  std::vector<HloOpcode> out;
+  for (HloOpcode op : GeneratedOps()) {
+    if (ops.empty() || ops.count(std::string(HloOpcodeString(op)))) {
+      out.push_back(op);
+    }
+  }
+  return out;
+}
+
+CaseRecord RunGeneratedCase(const GeneratedCase& c, backends::Backend& backend,
+                            const SuiteOptions& options) {
+  CaseRecord r;
+  r.id = c.id;
+  r.suite = "generated";
+  r.op = std::string(HloOpcodeString(c.opcode));
+  r.type = std::string(PrimitiveTypeName(c.type));
+  const double start = Now();
+  auto keep_case = [&] {
+    r.module_text = c.module_text;
+    for (const Literal& a : c.args) r.args.push_back(a);
+  };
+  auto finish = [&](Outcome o, std::string message) {
+    r.outcome = o;
+    r.message = std::move(message);
+    r.seconds = Now() - start;
+    if (o == Outcome::kFail) keep_case();
+    return r;
+  };
+  // The oracle: XLA-profile values always (the portable profile masks the
+  // don't-care elements it reports under both), with S and m.
+  EvaluatorOptions eval_options;
+  eval_options.profile = Profile::kXla;
+  eval_options.compute_error_data = true;
+  Evaluator oracle_evaluator(eval_options);
+  auto oracle = oracle_evaluator.Run(*c.module, c.args);
+  if (!oracle.ok()) {
+    const absl::Status& s = oracle.status();
+    if (s.code() == absl::StatusCode::kUnimplemented) {
+      return finish(Outcome::kUnsupported,
+                    absl::StrCat("oracle: ", s.message()));
+    }
+    if (s.code() == absl::StatusCode::kOutOfRange ||
+        s.code() == absl::StatusCode::kResourceExhausted) {
+      // Data-dependent undefined behaviour or a limit: excluded (9.5).
+      return finish(Outcome::kSkipped, absl::StrCat("oracle: ", s.message()));
+    }
+    return finish(Outcome::kFail, absl::StrCat("oracle error: ", s.message()));
+  }
+  if (absl::Status s = backends::SupportsModule(backend, *c.module); !s.ok()) {
+    return finish(OutcomeOf(s), absl::StrCat("supports: ", s.message()));
+  }
+  auto exe = backend.Compile(*c.module, options.compile_options);
+  if (!exe.ok()) {
+    return finish(OutcomeOf(exe.status()),
+                  absl::StrCat("compile: ", exe.status().message()));
+  }
+  auto got = (*exe)->Run(c.args);
+  if (!got.ok()) {
+    return finish(OutcomeOf(got.status()),
+                  absl::StrCat("run: ", got.status().message()));
+  }
+  CompareConfig config;
+  config.profile = options.profile.value_or(Profile::kXla);
+  config.deviations = options.deviations;
+  std::optional<EvalResult> flushed;
+  if (!options.deviations.ftz_types.empty()) {
+    bool changed = false;
+    std::vector<Literal> flushed_args =
+        FlushSubnormalArgs(c.args, options.deviations.ftz_types, &changed);
+    if (changed) {
+      Evaluator alt(eval_options);
+      auto alt_result = alt.Run(*c.module, flushed_args);
+      if (alt_result.ok()) flushed = *std::move(alt_result);
+    }
+  }
+  ComparisonResult cmp =
+      CompareToOracle(*c.module, c.args, *oracle,
+                      flushed.has_value() ? &*flushed : nullptr, *got, config);
+  r.elements = cmp.elements;
+  r.masked = cmp.masked;
+  r.max_ulp_distance = cmp.max_ulp_distance;
+  r.worst_margin = cmp.worst_margin;
+  r.failures = cmp.failures;
+  if (cmp.ok) return finish(Outcome::kPass, "");
+  return finish(Outcome::kFail, absl::StrCat(c.id, ": ", cmp.Summary()));
+}
+
+absl::StatusOr<std::pair<int, int>> ShardFromEnvironment() {
+  const char* total = std::getenv("GTEST_TOTAL_SHARDS");
+  const char* index = std::getenv("GTEST_SHARD_INDEX");
+  if (total == nullptr && index == nullptr) return std::make_pair(0, 1);
+  int t = 0, i = 0;
+  if (total == nullptr || index == nullptr || !absl::SimpleAtoi(total, &t) ||
+      !absl::SimpleAtoi(index, &i) || t < 1 || i < 0 || i >= t) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("GTEST_TOTAL_SHARDS='", total ? total : "(unset)",
+                     "' and GTEST_SHARD_INDEX='", index ? index : "(unset)",
+                     "' must both be set, with 0 <= index < total"));
+  }
+  return std::make_pair(i, t);
+}
+
+absl::StatusOr<SuiteResult> RunSuite(const SuiteOptions& options) {
+  if (!options.backend_factory) {
+    return absl::InvalidArgumentError("no backend factory");
+  }
+  if (options.jobs < 1 || options.total_shards < 1 || options.shard_index < 0 ||
+      options.shard_index >= options.total_shards) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("bad jobs (", options.jobs, ") or shard (",
+                     options.shard_index, " of ", options.total_shards, ")"));
+  }
+  const double start = Now();
+  std::vector<GoldenCase> golden;
+  std::vector<CaseRef> all;
+  if (options.golden) {
+    auto loaded = LoadGoldenSuite(
+        options.golden_dir.empty() ? DefaultGoldenDir() : options.golden_dir);
+    if (!loaded.ok()) return loaded.status();
+    golden = *std::move(loaded);
+    for (size_t i = 0; i < golden.size(); ++i) {
+      const GoldenCase& c = golden[i];
+      if (!options.ops.empty()) {
+        bool wanted = false;
+        for (const std::string& op : c.ops) wanted |= options.ops.count(op) > 0;
+        if (!wanted) continue;
+      }
+      if (!options.types.empty() && !options.types.count(CaseTypeClass(c))) {
+        continue;
+      }
+      CaseRef ref;
+      ref.golden = true;
+      ref.golden_index = i;
+      all.push_back(ref);
+    }
+  }
+  if (options.generated && options.count > 0) {
+    const std::vector<HloOpcode> ops = SelectedGeneratedOps(options.ops);
+    if (ops.empty()) {
+      return absl::InvalidArgumentError(
+          "no generated op matches --ops (see `hloref conformance "
+          "--list-ops`)");
+    }
+    for (int64_t k = 0; k < options.count; ++k) {
+      CaseRef ref;
+      ref.opcode = ops[k % ops.size()];
+      ref.seed = options.seed + static_cast<uint64_t>(k) / ops.size();
+      all.push_back(ref);
+    }
+  }
+  std::vector<CaseRef> mine;
+  for (size_t i = 0; i < all.size(); ++i) {
+    if (static_cast<int>(i % options.total_shards) == options.shard_index) {
+      mine.push_back(all[i]);
+    }
+  }
+  SuiteResult result;
+  std::vector<CaseRecord> records(mine.size());
+  std::vector<char> keep(mine.size(), 1);
+  std::atomic<size_t> next{0};
+  std::atomic<int64_t> done{0};
+  std::mutex progress_mu;
+  absl::Status factory_error;
+  std::mutex error_mu;
+  auto worker = [&] {
+    auto backend = options.backend_factory();
+    if (!backend.ok()) {
+      std::lock_guard<std::mutex> lock(error_mu);
+      factory_error = backend.status();
+    }
+    for (size_t i; (i = next.fetch_add(1)) < mine.size();) {
+      const CaseRef& ref = mine[i];
+      CaseRecord& r = records[i];
+      if (!backend.ok()) {
+        r.id = ref.golden ? golden[ref.golden_index].Id()
+                          : absl::StrCat("gen/", HloOpcodeString(ref.opcode),
+                                         "/", ref.seed);
+        r.outcome = OutcomeOf(backend.status());
+        r.message = absl::StrCat("backend: ", backend.status().message());
+      } else if (ref.golden) {
+        r = RunGolden(golden[ref.golden_index], **backend, options);
+      } else {
+        auto c = GenerateCase(ref.opcode, ref.seed);
+        if (!c.ok()) {
+          r.id =
+              absl::StrCat("gen/", HloOpcodeString(ref.opcode), "/", ref.seed);
+          r.suite = "generated";
+          r.op = std::string(HloOpcodeString(ref.opcode));
+          r.outcome = OutcomeOf(c.status());
+          r.message = absl::StrCat("generator: ", c.status().message());
+        } else if (!options.types.empty() && !options.types.count(std::string(
+                                                 PrimitiveTypeName(c->type)))) {
+          keep[i] = 0;
+        } else {
+          r = RunGeneratedCase(*c, **backend, options);
+        }
+      }
+      const int64_t d = done.fetch_add(1) + 1;
+      if (options.progress) {
+        std::lock_guard<std::mutex> lock(progress_mu);
+        options.progress(d, static_cast<int64_t>(mine.size()));
+      }
+    }
+  };
+  std::vector<std::thread> threads;
+  const int jobs =
+      std::max(1, std::min<int>(options.jobs, static_cast<int>(mine.size())));
+  for (int j = 0; j < jobs; ++j) threads.emplace_back(worker);
+  for (std::thread& t : threads) t.join();
+  if (!factory_error.ok() && OutcomeOf(factory_error) == Outcome::kFail) {
+    return factory_error;
+  }
+  for (size_t i = 0; i < records.size(); ++i) {
+    if (!keep[i]) continue;
+    if (!mine[i].golden) ++result.generated_drawn;
+    result.summary.Add(records[i].outcome);
+    result.records.push_back(std::move(records[i]));
+  }
+  result.seconds = Now() - start;
+  return result;
+}
+
+}  // namespace hloref::conformance

@@ -1,0 +1,92 @@
+// The conformance suite runner: golden and generated cases on a backend,
+// in parallel, sharded with GoogleTest's variables, every generated case
+// judged against the oracle with the error model (compare/comparator.h).
+// Results are four-valued (pass, fail, unsupported, skipped; golden cases
+// add known failure) and deterministic: the same options give the same
+// verdicts whatever the number of jobs.
+#ifndef HLOREF_CONFORMANCE_HARNESS_SUITE_H_
+#define HLOREF_CONFORMANCE_HARNESS_SUITE_H_
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "backends/backend.h"
+#include "conformance/compare/comparator.h"
+#include "conformance/generators/generator.h"
+#include "conformance/harness/runner.h"
+
+namespace hloref::conformance {
+
+// Creates one backend instance per worker thread (backends need not be
+// thread-safe).
+using BackendFactory =
+    std::function<absl::StatusOr<std::unique_ptr<backends::Backend>>()>;
+
+struct SuiteOptions {
+  std::string backend_name = "interpreter";
+  BackendFactory backend_factory;  // required
+  bool golden = true;
+  bool generated = true;
+  std::string golden_dir;  // empty: DefaultGoldenDir()
+  // Only cases about these ops / element types (HLO names); empty: all.
+  std::set<std::string> ops;
+  std::set<std::string> types;
+  int64_t count = 2000;  // generated cases drawn (before the type filter)
+  uint64_t seed = 1;     // generated case k uses seed + k / (number of ops)
+  Deviations deviations;
+  // nullopt: golden cases run under their own profile; generated under xla.
+  std::optional<Profile> profile;
+  backends::CompileOptions compile_options;
+  int jobs = 1;
+  int shard_index = 0;   // GTEST_SHARD_INDEX
+  int total_shards = 1;  // GTEST_TOTAL_SHARDS
+  // Progress: called after each case with (done, total) from one thread.
+  std::function<void(int64_t, int64_t)> progress;
+};
+
+struct CaseRecord {
+  std::string id;     // "ops/add.golden:nan" or "gen/add/17"
+  std::string suite;  // "golden" or "generated"
+  std::string op;
+  std::string type;  // element type (generated) or type class (golden)
+  Outcome outcome = Outcome::kFail;
+  std::string message;  // why (fail, unsupported, skipped, known failure)
+  std::vector<ElementFailure> failures;
+  int64_t elements = 0, masked = 0;
+  double max_ulp_distance = 0, worst_margin = 0;
+  double seconds = 0;
+  // Failing generated cases keep what replays them.
+  std::string module_text;
+  std::vector<Literal> args;
+};
+
+struct SuiteResult {
+  std::vector<CaseRecord> records;  // in case order
+  Summary summary;
+  double seconds = 0;
+  int64_t generated_drawn = 0;  // generated cases in this shard
+};
+
+// The generated case list: index k -> (op, seed) over GeneratedOps()
+// filtered by `ops`.
+std::vector<HloOpcode> SelectedGeneratedOps(const std::set<std::string>& ops);
+
+// Runs one generated case on `backend` (oracle first, then the backend,
+// then the comparator).
+CaseRecord RunGeneratedCase(const GeneratedCase& c, backends::Backend& backend,
+                            const SuiteOptions& options);
+
+absl::StatusOr<SuiteResult> RunSuite(const SuiteOptions& options);
+
+// The shard (index, total) from GTEST_SHARD_INDEX / GTEST_TOTAL_SHARDS;
+// (0, 1) when unset; an error for malformed values.
+absl::StatusOr<std::pair<int, int>> ShardFromEnvironment();
+
+}  // namespace hloref::conformance
+
+#endif  // HLOREF_CONFORMANCE_HARNESS_SUITE_H_

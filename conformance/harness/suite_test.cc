@@ -1,0 +1,264 @@
+// Tests of the suite runner: determinism across --jobs, sharding, reports,
+// and deliberately broken backends (fakes written here) caught with the
+// right explanation, then accepted when the matching deviation is declared.
+#include "conformance/harness/suite.h"
+
+#include <cmath>
+#include <cstdlib>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "backends/interpreter/interpreter_backend.h"
+#include "conformance/harness/report.h"
+#include "gtest/gtest.h"
+#include "interpreter/evaluator.h"
+#include "spec/types/minifloat.h"
+
+namespace hloref::conformance {
+namespace {
+
+// A backend that behaves like XLA:CPU's floating-point environment: f32
+// subnormal inputs are read as zero and subnormal results flushed to zero
+// (sign kept). Everything else is the oracle's arithmetic.
+class FlushingBackend : public backends::Backend {
+ public:
+  std::string name() const override { return "fake-ftz"; }
+  absl::Status Supports(const HloInstruction&) const override {
+    return absl::OkStatus();
+  }
+  absl::StatusOr<std::unique_ptr<backends::Executable>> Compile(
+      const HloModule& module, const backends::CompileOptions&) override {
+    class Exe : public backends::Executable {
+     public:
+      explicit Exe(const HloModule* m) : module_(m) {}
+      absl::StatusOr<std::vector<Literal>> Run(
+          absl::Span<const Literal> args) override {
+        std::vector<Literal> flushed;
+        for (const Literal& a : args) flushed.push_back(Flush(a));
+        Evaluator ev;
+        HLOREF_ASSIGN_OR_RETURN(Literal out, ev.Evaluate(*module_, flushed));
+        std::vector<Literal> leaves = backends::FlattenLiteral(std::move(out));
+        for (Literal& l : leaves) l = Flush(l);
+        return leaves;
+      }
+
+     private:
+      static Literal Flush(const Literal& in) {
+        Literal l = in;
+        if (!l.shape().IsArray() || l.element_type() != PrimitiveType::kF32) {
+          return l;
+        }
+        for (int64_t i = 0; i < l.element_count(); ++i) {
+          const double v = l.GetAsDouble(i);
+          if (v != 0 && std::fabs(v) < 0x1p-126) {
+            l.SetFromDouble(i, std::copysign(0.0, v));
+          }
+        }
+        return l;
+      }
+      const HloModule* module_;
+    };
+    return std::unique_ptr<backends::Executable>(new Exe(&module));
+  }
+};
+
+// A backend whose gather returns the operand's first element everywhere (a
+// wrong gather), and is otherwise the oracle.
+class WrongGatherBackend : public backends::Backend {
+ public:
+  std::string name() const override { return "fake-wrong-gather"; }
+  absl::Status Supports(const HloInstruction&) const override {
+    return absl::OkStatus();
+  }
+  absl::StatusOr<std::unique_ptr<backends::Executable>> Compile(
+      const HloModule& module, const backends::CompileOptions&) override {
+    class Exe : public backends::Executable {
+     public:
+      explicit Exe(const HloModule* m) : module_(m) {}
+      absl::StatusOr<std::vector<Literal>> Run(
+          absl::Span<const Literal> args) override {
+        Evaluator ev;
+        HLOREF_ASSIGN_OR_RETURN(Literal out, ev.Evaluate(*module_, args));
+        if (module_->entry()->root()->opcode() == HloOpcode::kGather &&
+            args[0].element_count() > 0) {
+          for (int64_t i = 0; i < out.element_count(); ++i) {
+            out.SetRawBits(i, args[0].GetRawBits(0));
+          }
+        }
+        return backends::FlattenLiteral(std::move(out));
+      }
+
+     private:
+      const HloModule* module_;
+    };
+    return std::unique_ptr<backends::Executable>(new Exe(&module));
+  }
+};
+
+template <typename B>
+BackendFactory FactoryOf() {
+  return []() -> absl::StatusOr<std::unique_ptr<backends::Backend>> {
+    return std::unique_ptr<backends::Backend>(new B);
+  };
+}
+
+SuiteOptions GeneratedOnly(int64_t count, std::set<std::string> ops) {
+  SuiteOptions o;
+  o.golden = false;
+  o.count = count;
+  o.ops = std::move(ops);
+  o.seed = 7;
+  return o;
+}
+
+TEST(Suite, FlushingBackendCaughtThenAcceptedWithFtz) {
+  SuiteOptions o = GeneratedOnly(600, {"add", "multiply", "sqrt", "compare"});
+  o.types = {"f32"};
+  o.backend_name = "fake-ftz";
+  o.backend_factory = FactoryOf<FlushingBackend>();
+  o.jobs = 2;
+  auto r = RunSuite(o);
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_GT(r->records.size(), 50u);
+  // Some case has a subnormal result or input: the flushed zero is caught,
+  // and the explanation shows a zero where a non-zero value was required.
+  int64_t caught = 0;
+  for (const CaseRecord& c : r->records) {
+    if (c.outcome != Outcome::kFail) continue;
+    ++caught;
+    ASSERT_FALSE(c.failures.empty()) << c.message;
+    const ElementFailure& f = c.failures[0];
+    EXPECT_FALSE(f.rule.empty());
+    EXPECT_FALSE(f.expected.empty());
+    EXPECT_FALSE(c.module_text.empty());  // replayable
+    EXPECT_EQ(c.args.size() > 0, true);
+  }
+  EXPECT_GT(caught, 0) << "no generated f32 case exercised a subnormal";
+  bool zero_for_subnormal = false;
+  for (const CaseRecord& c : r->records) {
+    for (const ElementFailure& f : c.failures) {
+      const double want = std::strtod(f.expected.c_str(), nullptr);
+      const double got = std::strtod(f.got.c_str(), nullptr);
+      if (got == 0 && want != 0 && std::fabs(want) < 0x1p-126) {
+        zero_for_subnormal = true;
+      }
+    }
+  }
+  EXPECT_TRUE(zero_for_subnormal);
+  // The same backend with the matching deviation declared passes.
+  auto d = ParseDeviations("ftz=f32");
+  ASSERT_TRUE(d.ok());
+  o.deviations = *d;
+  auto r2 = RunSuite(o);
+  ASSERT_TRUE(r2.ok()) << r2.status();
+  for (const CaseRecord& c : r2->records) {
+    EXPECT_NE(c.outcome, Outcome::kFail) << c.message;
+  }
+}
+
+TEST(Suite, WrongGatherCaughtAndNoDeviationExcusesIt) {
+  SuiteOptions o = GeneratedOnly(200, {"gather"});
+  o.backend_name = "fake-wrong-gather";
+  o.backend_factory = FactoryOf<WrongGatherBackend>();
+  auto r = RunSuite(o);
+  ASSERT_TRUE(r.ok()) << r.status();
+  int64_t fails = 0;
+  for (const CaseRecord& c : r->records) {
+    if (c.outcome != Outcome::kFail) continue;
+    ++fails;
+    ASSERT_FALSE(c.failures.empty());
+    EXPECT_NE(c.failures[0].rule.find("EXACT bits (gather"), std::string::npos)
+        << c.failures[0].rule;
+  }
+  EXPECT_GT(fails, 20);
+  o.deviations = *ParseDeviations("xla-cpu");
+  auto r2 = RunSuite(o);
+  ASSERT_TRUE(r2.ok());
+  EXPECT_EQ(r2->summary.counts[static_cast<int>(Outcome::kFail)], fails);
+}
+
+// The interpreter judged against itself: the verdicts do not depend on
+// the number of jobs or on sharding.
+TEST(Suite, DeterministicAcrossJobsAndShards) {
+  SuiteOptions o;
+  o.golden = false;
+  o.count = 1200;
+  o.seed = 3;
+  o.backend_factory = [] { return backends::CreateInterpreterBackend(); };
+  std::vector<std::string> first;
+  for (int jobs : {1, 2, 3}) {
+    o.jobs = jobs;
+    auto r = RunSuite(o);
+    ASSERT_TRUE(r.ok()) << r.status();
+    std::vector<std::string> verdicts;
+    for (const CaseRecord& c : r->records) {
+      verdicts.push_back(c.id + " " + std::string(OutcomeName(c.outcome)) +
+                         " " + c.message);
+    }
+    if (first.empty()) {
+      first = verdicts;
+      EXPECT_EQ(first.size(), 1200u);
+    } else {
+      EXPECT_EQ(verdicts, first) << "jobs=" << jobs;
+    }
+  }
+  // Two shards together give the same cases as one run.
+  std::vector<std::string> sharded;
+  for (int shard = 0; shard < 2; ++shard) {
+    o.jobs = 2;
+    o.shard_index = shard;
+    o.total_shards = 2;
+    auto r = RunSuite(o);
+    ASSERT_TRUE(r.ok());
+    for (const CaseRecord& c : r->records) sharded.push_back(c.id);
+  }
+  std::sort(sharded.begin(), sharded.end());
+  std::vector<std::string> ids;
+  for (const std::string& v : first) ids.push_back(v.substr(0, v.find(' ')));
+  std::sort(ids.begin(), ids.end());
+  EXPECT_EQ(sharded, ids);
+}
+
+TEST(Suite, GeneratedCasesAreReproducible) {
+  for (HloOpcode op : GeneratedOps()) {
+    auto a = GenerateCase(op, 11);
+    auto b = GenerateCase(op, 11);
+    ASSERT_EQ(a.ok(), b.ok());
+    if (!a.ok()) continue;
+    EXPECT_EQ(a->module_text, b->module_text);
+    ASSERT_EQ(a->args.size(), b->args.size());
+    for (size_t i = 0; i < a->args.size(); ++i) {
+      EXPECT_TRUE(a->args[i].BitwiseEquals(b->args[i]));
+    }
+  }
+}
+
+TEST(Report, JsonJunitHtml) {
+  SuiteOptions o = GeneratedOnly(40, {"gather", "add"});
+  o.backend_name = "fake-wrong-gather";
+  o.backend_factory = FactoryOf<WrongGatherBackend>();
+  auto r = RunSuite(o);
+  ASSERT_TRUE(r.ok());
+  ReportMeta meta;
+  meta.backend = o.backend_name;
+  meta.deviations = *ParseDeviations("fast-min-max");
+  const std::string json = ReportJson(*r, meta);
+  EXPECT_NE(json.find("\"schema_version\": 1"), std::string::npos);
+  EXPECT_NE(json.find("\"declared\": \"fast-min-max\""), std::string::npos);
+  EXPECT_NE(json.find("\"outcome\": \"fail\""), std::string::npos);
+  const std::string junit = ReportJunit(*r, meta);
+  EXPECT_NE(junit.find("<failure"), std::string::npos);
+  size_t testcases = 0;
+  for (size_t p = 0; (p = junit.find("<testcase ", p)) != std::string::npos;
+       ++p) {
+    ++testcases;
+  }
+  EXPECT_EQ(testcases, r->records.size());
+  const std::string html = ReportHtml(*r, meta);
+  EXPECT_NE(html.find("class=\"fail\""), std::string::npos);
+  EXPECT_NE(html.find("fast-min-max"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace hloref::conformance
