@@ -576,7 +576,10 @@ absl::StatusOr<Literal> EvalScatter(const HloInstruction& inst,
   // Scalar argument literals for the generic path, reused.
   std::vector<Literal> cur_args, upd_args;
   std::vector<const Literal*> arg_ptrs;
-  if (path == Path::kCall && combiner == Combiner::kGeneric) {
+  // Also for a recognised combiner without a direct path (e.g. add on an
+  // f8 type, which has no rounding function here).
+  if (path == Path::kCall && combiner != Combiner::kKeep &&
+      combiner != Combiner::kReplace) {
     for (int64_t i = 0; i < n; ++i) {
       cur_args.emplace_back(Shape::Scalar(operands[i]->element_type()));
       upd_args.emplace_back(Shape::Scalar(operands[i]->element_type()));
