@@ -15,6 +15,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "interpreter/dynamic_sizes.h"
 #include "interpreter/host_queues.h"
 #include "interpreter/ops/eval_context.h"
 #include "interpreter/ops/families.h"
@@ -238,9 +239,9 @@ class EvaluatorImpl final : public EvalContext {
     MarkSink& sink = *sinks_.back();
     if (leaf < 0 || leaf >= static_cast<int64_t>(sink.leaf_sizes.size()) ||
         linear < 0 || linear >= sink.leaf_sizes[leaf]) {
-      sink.internal_error = absl::StrCat("error data for element ", linear,
-                                         " of leaf ", leaf,
-                                         " lies outside the result");
+      sink.internal_error =
+          absl::StrCat("error data for element ", linear, " of leaf ", leaf,
+                       " lies outside the result");
       return;
     }
     if (sink.abs_sum.empty()) {
@@ -369,11 +370,12 @@ void EvaluatorImpl::ForwardErrorData(
     int64_t offset = 0;
     for (size_t k = 0; k < operand_marks.size(); ++k) {
       const Marks* m = operand_marks[k];
-      const int64_t n = LeafCount(inst.operand(static_cast<int64_t>(k))->shape());
+      const int64_t n =
+          LeafCount(inst.operand(static_cast<int64_t>(k))->shape());
       if (m != nullptr && m->has_error_data()) {
         ensure();
-        for (int64_t j = 0; j < n && j < static_cast<int64_t>(m->abs_sum.size());
-             ++j) {
+        for (int64_t j = 0;
+             j < n && j < static_cast<int64_t>(m->abs_sum.size()); ++j) {
           out->abs_sum[offset + j] = m->abs_sum[j];
           out->term_count[offset + j] = m->term_count[j];
         }
@@ -551,8 +553,18 @@ absl::StatusOr<std::pair<Literal, Marks>> EvaluatorImpl::EvalComputation(
       }
       sink.leaves.resize(leaf_shapes.size());
     }
+    // Bounded dynamic dimensions (interpreter/dynamic_sizes.h): ops that do
+    // not honour runtime sizes refuse padded operands; element-wise results
+    // take their operands' runtime sizes.
+    HLOREF_RETURN_IF_ERROR(CheckPaddedOperands(inst, operands));
     sinks_.push_back(&sink);
     absl::StatusOr<Literal> result = DispatchOp(inst, operands, *this);
+    if (result.ok()) AdoptDynamicDimensions(inst.shape(), *result);
+    if (result.ok() && IsElementwiseForSizes(inst.opcode())) {
+      absl::Status sized =
+          PropagateElementwiseSizes(inst, operands, *result, *this);
+      if (!sized.ok()) result = sized;
+    }
     sinks_.pop_back();
     if (!result.ok()) return result.status();
     if (!sink.internal_error.empty()) {
@@ -587,7 +599,24 @@ absl::StatusOr<std::pair<Literal, Marks>> EvaluatorImpl::EvalComputation(
   return std::make_pair(std::move(it->second), std::move(root_marks));
 }
 
-absl::Status CheckArgument(const HloInstruction& param, const Literal& arg) {
+// A parameter with dynamic dimensions takes a literal of its shape (with
+// runtime sizes) or of a static shape within its bounds, converted into
+// `*converted` (Literal::ToBoundedDynamic; interpreter/dynamic_sizes.h).
+absl::Status CheckArgument(const HloInstruction& param, const Literal& arg,
+                           std::optional<Literal>* converted) {
+  if (!param.shape().is_static()) {
+    absl::StatusOr<Literal> bounded =
+        Literal::ToBoundedDynamic(arg, param.shape());
+    if (!bounded.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "argument for parameter ", param.parameter_number(), " (%",
+          param.name(), ") has shape ", arg.shape().ToString(false),
+          ", the parameter is ", param.shape().ToString(false), ": ",
+          bounded.status().message()));
+    }
+    *converted = *std::move(bounded);
+    return absl::OkStatus();
+  }
   if (!SameValueShape(param.shape(), arg.shape())) {
     return absl::InvalidArgumentError(
         absl::StrCat("argument for parameter ", param.parameter_number(), " (%",
@@ -609,11 +638,11 @@ absl::StatusOr<EvalResult> Evaluator::Run(const HloModule& module,
   const int64_t replicas = ReplicaCount(module);
   const int64_t partitions = PartitionCount(module);
   if (replicas != 1 || partitions != 1) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "module ", module.name(), " runs on ", replicas, " replica(s) x ",
-        partitions,
-        " partition(s); use Evaluator::RunReplicated (hloref run "
-        "--replicas=N) to get one result per participant"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("module ", module.name(), " runs on ", replicas,
+                     " replica(s) x ", partitions,
+                     " partition(s); use Evaluator::RunReplicated (hloref run "
+                     "--replicas=N) to get one result per participant"));
   }
   return RunParticipant(module, args, nullptr, 0, 0);
 }
@@ -635,9 +664,8 @@ absl::StatusOr<std::vector<EvalResult>> Evaluator::RunReplicated(
   if (replicas < 1 || partitions < 1 ||
       replicas * partitions > kMaxParticipants) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "a replicated run needs 1 to ", kMaxParticipants,
-        " participants; got ", replicas, " replica(s) x ", partitions,
-        " partition(s)"));
+        "a replicated run needs 1 to ", kMaxParticipants, " participants; got ",
+        replicas, " replica(s) x ", partitions, " partition(s)"));
   }
   const int64_t n = replicas * partitions;
   if (args.size() != 1 && static_cast<int64_t>(args.size()) != n) {
@@ -675,9 +703,9 @@ absl::StatusOr<std::vector<EvalResult>> Evaluator::RunReplicated(
     }
   }
   if (first != nullptr) {
-    return absl::Status(first->code(),
-                        absl::StrCat(rendezvous.DeviceName(first_id), ": ",
-                                     first->message()));
+    return absl::Status(
+        first->code(),
+        absl::StrCat(rendezvous.DeviceName(first_id), ": ", first->message()));
   }
   std::vector<EvalResult> out;
   out.reserve(static_cast<size_t>(n));
@@ -699,14 +727,15 @@ absl::StatusOr<EvalResult> Evaluator::RunParticipant(
                      entry->num_parameters(), " arguments, got ", args.size()));
   }
   std::vector<const Literal*> arg_ptrs;
+  std::vector<std::optional<Literal>> converted(args.size());
   for (int64_t i = 0; i < entry->num_parameters(); ++i) {
     const HloInstruction* param = entry->parameter(i);
     if (param == nullptr) {
       return absl::InvalidArgumentError(absl::StrCat(
           "entry computation ", entry->name(), " has no parameter ", i));
     }
-    HLOREF_RETURN_IF_ERROR(CheckArgument(*param, args[i]));
-    arg_ptrs.push_back(&args[i]);
+    HLOREF_RETURN_IF_ERROR(CheckArgument(*param, args[i], &converted[i]));
+    arg_ptrs.push_back(converted[i].has_value() ? &*converted[i] : &args[i]);
   }
 
   EvaluatorImpl impl(options_);
@@ -725,9 +754,21 @@ absl::StatusOr<EvalResult> Evaluator::RunParticipant(
   for (size_t i = 0; i < leaves.size(); ++i) {
     EvaluatedOutput out;
     out.value = *leaves[i];
-    if (i < marks.leaves.size() && !marks.leaves[i].empty() &&
-        leaves[i]->shape().IsArray()) {
-      const std::vector<bool>& m = marks.leaves[i];
+    // Padding beyond runtime sizes is don't-care (impl.dynamic.1), added
+    // here only: it is not part of the value, so it never propagates.
+    std::vector<bool> padding = PaddingFlags(*leaves[i]);
+    std::vector<bool> merged;
+    if (i < marks.leaves.size()) merged = marks.leaves[i];
+    std::set<std::string> ids = marks.ids;
+    if (!padding.empty()) {
+      if (merged.empty()) merged.assign(padding.size(), false);
+      for (size_t j = 0; j < merged.size() && j < padding.size(); ++j) {
+        if (padding[j]) merged[j] = true;
+      }
+      ids.insert(std::string(kPaddingImplId));
+    }
+    if (!merged.empty() && leaves[i]->shape().IsArray()) {
+      const std::vector<bool>& m = merged;
       if (std::find(m.begin(), m.end(), true) != m.end()) {
         Shape mask_shape = leaves[i]->shape();
         mask_shape.set_element_type(PrimitiveType::kPred);
@@ -735,7 +776,7 @@ absl::StatusOr<EvalResult> Evaluator::RunParticipant(
         auto data = mask.mutable_data<bool>();
         for (size_t j = 0; j < data.size() && j < m.size(); ++j) data[j] = m[j];
         out.dont_care = std::move(mask);
-        out.impl_ids.assign(marks.ids.begin(), marks.ids.end());
+        out.impl_ids.assign(ids.begin(), ids.end());
       }
     }
     if (i < marks.abs_sum.size() && !marks.abs_sum[i].empty() &&

@@ -8,6 +8,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "interpreter/dynamic_sizes.h"
 #include "interpreter/index_util.h"
 #include "interpreter/ops/families.h"
 
@@ -58,14 +59,38 @@ absl::StatusOr<Literal> EvalConcatenate(
                      dimension, " add up to ", total, ", result has ",
                      result_dims[dimension], " (is the module verified?)"));
   }
+  // Only each operand's valid box is copied, operands placed one after
+  // another by runtime size along `dimension`: XLA's dynamic padder
+  // rewrites a concatenate on a dynamic dimension the same way (each
+  // operand dynamic-update-sliced at the sum of the previous sizes). Other
+  // dimensions take the operands' common runtime size
+  // (interpreter/dynamic_sizes.h).
   const int elem_bytes = StorageBytes(result.element_type());
   int64_t offset = 0;
   for (const Literal* operand : operands) {
-    absl::Span<const int64_t> dims = operand->shape().dimensions();
-    StridedCopy(elem_bytes, dims, operand->raw().data(), 0,
-                RowMajorStrides(dims), result.mutable_raw().data(),
-                offset * result_strides[dimension], result_strides);
-    offset += dims[dimension];
+    absl::Span<const int64_t> sizes = operand->dynamic_sizes();
+    StridedCopy(elem_bytes, sizes, operand->raw().data(), 0,
+                RowMajorStrides(operand->shape().dimensions()),
+                result.mutable_raw().data(), offset * result_strides[dimension],
+                result_strides);
+    offset += sizes[dimension];
+  }
+  bool dynamic = !result_shape.is_static();
+  for (const Literal* operand : operands) {
+    if (!operand->shape().is_static()) dynamic = true;
+  }
+  if (dynamic) {
+    std::vector<int64_t> sizes(result_dims.begin(), result_dims.end());
+    for (int64_t d = 0; d < result_shape.rank(); ++d) {
+      if (d == dimension) {
+        sizes[d] = offset;
+      } else {
+        HLOREF_ASSIGN_OR_RETURN(
+            sizes[d], CommonRuntimeSize(inst, operands, result_shape.rank(), d,
+                                        result_dims[d]));
+      }
+    }
+    ApplyRuntimeSizes(result_shape, sizes, result, ctx);
   }
   return result;
 }

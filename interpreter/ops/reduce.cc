@@ -42,6 +42,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "interpreter/dynamic_sizes.h"
 #include "interpreter/index_util.h"
 #include "interpreter/numerics.h"
 #include "interpreter/ops/dot.h"
@@ -420,6 +421,12 @@ absl::Status MissingComputation(const HloInstruction& inst,
 // kept dimensions; reduced elements visited row-major over the reduced
 // dimensions in increasing dimension order.
 absl::StatusOr<Literal> EvalReduceOp(const HloInstruction& inst,
+// Dynamic dimensions (interpreter/dynamic_sizes.h): only valid elements
+// take part (the seed's SetDimensionSize example: "padded values will be
+// ignored by downstream reduction ops"); the kept dimensions keep their
+// runtime sizes and padding outputs are not folded (left zero). XLA's
+// dynamic padder instead fills the padding with init, which agrees
+// whenever init is an identity of the reducer.
                                      absl::Span<const Literal* const> operands,
                                      EvalContext& ctx) {
   if (operands.size() < 2 || operands.size() % 2 != 0) {
@@ -458,19 +465,57 @@ absl::StatusOr<Literal> EvalReduceOp(const HloInstruction& inst,
   const std::vector<int64_t> strides = RowMajorStrides(shape.dimensions());
   const std::vector<int64_t> kept_off =
       DimOffsets(shape.dimensions(), strides, kept);
-  const std::vector<int64_t> red_off =
-      DimOffsets(shape.dimensions(), strides, reduced);
+  // Runtime sizes: all inputs must agree on each dynamic dimension.
+  std::vector<int64_t> sizes(shape.dimensions().begin(),
+                             shape.dimensions().end());
+  bool padded = false;
+  for (int64_t d = 0; d < shape.rank(); ++d) {
+    HLOREF_ASSIGN_OR_RETURN(
+        sizes[d],
+        CommonRuntimeSize(inst, inputs, shape.rank(), d, shape.dimensions(d)));
+    padded |= sizes[d] < shape.dimensions(d);
+  }
+  const std::vector<int64_t> red_off = DimOffsets(sizes, strides, reduced);
+  // Kept positions that are padding (some kept index beyond its size).
+  std::vector<bool> kept_padding;
+  if (padded) {
+    std::vector<int64_t> kept_sizes;
+    for (int64_t d : kept) kept_sizes.push_back(sizes[d]);
+    kept_padding.assign(kept_off.size(), false);
+    std::vector<int64_t> index(kept.size(), 0);
+    for (size_t i = 0; i < kept_off.size(); ++i) {
+      for (size_t j = 0; j < kept.size(); ++j) {
+        if (index[j] >= kept_sizes[j]) kept_padding[i] = true;
+      }
+      NextIndex(out_dims, absl::MakeSpan(index));
+    }
+  }
   HLOREF_ASSIGN_OR_RETURN(
       Folder folder, Folder::Create(inst, ctx, *comp, inputs, inits, out_dims));
   std::vector<int64_t> offsets(red_off.size());
   for (size_t i = 0; i < kept_off.size(); ++i) {
     if ((i & 1023) == 0) HLOREF_RETURN_IF_ERROR(ctx.CheckDeadline(inst));
     for (size_t r = 0; r < red_off.size(); ++r) {
+    if (!kept_padding.empty() && kept_padding[i]) continue;
       offsets[r] = kept_off[i] + red_off[r];
     }
     HLOREF_RETURN_IF_ERROR(folder.Fold(static_cast<int64_t>(i), offsets));
   }
-  return folder.Finish();
+  HLOREF_ASSIGN_OR_RETURN(Literal result, folder.Finish());
+  if (!shape.is_static() || !inst.shape().IsArray() ||
+      !inst.shape().is_static()) {
+    std::vector<int64_t> out_sizes;
+    for (int64_t d : kept) out_sizes.push_back(sizes[d]);
+    if (result.shape().IsTuple() && inst.shape().IsTuple()) {
+      for (int64_t j = 0; j < result.tuple_size(); ++j) {
+        ApplyRuntimeSizes(inst.shape().tuple_shapes(j), out_sizes,
+                          result.mutable_tuple_element(j), ctx, j);
+      }
+    } else {
+      ApplyRuntimeSizes(inst.shape(), out_sizes, result, ctx);
+    }
+  }
+  return result;
 }
 
 // The in-bounds operand positions of each window, for reduce-window and

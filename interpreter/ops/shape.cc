@@ -12,6 +12,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "interpreter/dynamic_sizes.h"
 #include "interpreter/index_util.h"
 #include "interpreter/ops/families.h"
 #include "spec/types/minifloat.h"
@@ -51,6 +52,35 @@ absl::Status ExpectStaticArray(const HloInstruction& inst,
                            "yet (see the dynamic-shapes issue)"));
   }
   return absl::OkStatus();
+}
+
+// Runtime size checks of set-dimension-size and dynamic-reshape.
+constexpr absl::string_view kSizeRangeImplId = "impl.dynamic.3";
+
+// The valid elements of `compact` (a static array, row-major) laid out as
+// the result `shape` with runtime sizes `sizes`: the row-major reshape of
+// the valid elements, padding zero. Requires Product(sizes) equal to the
+// element count of `compact` and every size within its bound (static
+// dimensions: equal to it).
+absl::StatusOr<Literal> PlaceReshaped(const HloInstruction& inst,
+                                      const Literal& compact,
+                                      const Shape& shape,
+                                      absl::Span<const int64_t> sizes) {
+  Literal relabelled(Shape::Array(compact.element_type(), sizes));
+  if (relabelled.raw().size() != compact.raw().size()) {
+    return InstructionInternal(inst, "reshaped element counts differ");
+  }
+  if (!compact.raw().empty()) {
+    std::memcpy(relabelled.mutable_raw().data(), compact.raw().data(),
+                compact.raw().size());
+  }
+  absl::StatusOr<Literal> placed = Literal::ToBoundedDynamic(relabelled, shape);
+  if (!placed.ok()) {
+    return absl::OutOfRangeError(absl::StrCat(InstructionPrefix(inst),
+                                              placed.status().message(), " (",
+                                              kSizeRangeImplId, ")"));
+  }
+  return placed;
 }
 
 }  // namespace
@@ -103,6 +133,19 @@ absl::StatusOr<Literal> EvalBroadcastInDim(
   StridedCopy(StorageBytes(operand.element_type()), out_dim_size,
               operand.raw().data(), 0, src_strides, result.mutable_raw().data(),
               0, RowMajorStrides(out_dim_size));
+  // Runtime sizes: a result dimension fed by an operand dimension has that
+  // dimension's runtime size (a size-1 dimension broadcast wider has none
+  // to give); added dimensions are full.
+  if (!operand.shape().is_static() || !out_shape.is_static()) {
+    std::vector<int64_t> sizes(out_dim_size.begin(), out_dim_size.end());
+    for (size_t i = 0; i < broadcast_dimensions.size(); ++i) {
+      if (operand.shape().dimensions(i) ==
+          out_dim_size[broadcast_dimensions[i]]) {
+        sizes[broadcast_dimensions[i]] = operand.GetDynamicSize(i);
+      }
+    }
+    ApplyRuntimeSizes(inst.shape(), sizes, result, ctx);
+  }
   return result;
 }
 
@@ -110,15 +153,80 @@ absl::StatusOr<Literal> EvalBroadcastInDim(
 // row-major element sequence unchanged, so the bytes carry over. The
 // seed's Reshape(operand, dimensions, new_sizes) with a non-identity
 // `dimensions` reaches HLO as transpose + reshape (and Collapse as a plain
-// reshape). Semantics: Reshape.
+// reshape).
+// An operand with padding (runtime sizes below bounds) reshapes its valid
+// elements, row-major, as XLA's dynamic padder does; the result's runtime
+// sizes are inferred: with no dynamic result dimension the element counts
+// must agree; with one, it takes count / (product of the others); with
+// several, the operand and result must have the same bounds apart from
+// size-1 dimensions, and each keeps its runtime size. Counts that do not
+// fit are OutOfRange (impl.dynamic.3); other patterns are Unimplemented.
+// Semantics: Reshape.
 absl::StatusOr<Literal> EvalReshape(const HloInstruction& inst,
                                     absl::Span<const Literal* const> operands,
                                     EvalContext& ctx) {
   HLOREF_RETURN_IF_ERROR(ExpectOperandCount(inst, operands, 1, 1));
   const Literal& operand = *operands[0];
   HLOREF_RETURN_IF_ERROR(ExpectArray(inst, operand, 0));
-  HLOREF_RETURN_IF_ERROR(ExpectStaticArray(inst, operand));
-  return Relabel(inst, operand, inst.shape(), ctx);
+  if (!operand.HasPadding()) {
+    return Relabel(inst, operand, inst.shape(), ctx);
+  }
+  const Shape& shape = inst.shape();
+  if (!shape.IsArray() || shape.element_type() != operand.element_type()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(InstructionPrefix(inst), "result ", shape.ToString(),
+                     " does not match the operand (is the module verified?)"));
+  }
+  const Literal compact = operand.ToStatic();
+  const int64_t count = compact.element_count();
+  std::vector<int64_t> sizes(shape.dimensions().begin(),
+                             shape.dimensions().end());
+  std::vector<int64_t> dynamic_dims;
+  for (int64_t d = 0; d < shape.rank(); ++d) {
+    if (shape.is_dynamic_dimension(d)) dynamic_dims.push_back(d);
+  }
+  if (dynamic_dims.size() == 1) {
+    const int64_t d = dynamic_dims[0];
+    int64_t others = 1;
+    for (int64_t e = 0; e < shape.rank(); ++e) {
+      if (e != d) others *= shape.dimensions(e);
+    }
+    if (others == 0 || count % others != 0) {
+      return absl::OutOfRangeError(absl::StrCat(
+          InstructionPrefix(inst), "the operand's ", count,
+          " valid elements do not fill whole rows of the other result "
+          "dimensions (",
+          others, " elements each) (", kSizeRangeImplId, ")"));
+    }
+    sizes[d] = count / others;
+  } else if (dynamic_dims.size() > 1) {
+    // Same bounds apart from size-1 dimensions: sizes carry over in order.
+    std::vector<int64_t> from;
+    for (int64_t d = 0; d < operand.shape().rank(); ++d) {
+      if (operand.shape().dimensions(d) != 1) from.push_back(d);
+    }
+    std::vector<int64_t> to;
+    for (int64_t d = 0; d < shape.rank(); ++d) {
+      if (shape.dimensions(d) != 1) to.push_back(d);
+    }
+    bool same = from.size() == to.size();
+    for (size_t j = 0; same && j < from.size(); ++j) {
+      same = operand.shape().dimensions(from[j]) == shape.dimensions(to[j]);
+    }
+    if (!same) {
+      return InstructionUnimplemented(
+          inst, absl::StrCat("reshape of ", operand.shape().ToString(false),
+                             " with runtime sizes (",
+                             absl::StrJoin(operand.dynamic_sizes(), ","),
+                             ") to several dynamic dimensions ",
+                             shape.ToString(false),
+                             " that do not correspond one to one"));
+    }
+    for (size_t j = 0; j < from.size(); ++j) {
+      sizes[to[j]] = operand.GetDynamicSize(from[j]);
+    }
+  }
+  return PlaceReshaped(inst, compact, shape, sizes);
 }
 
 // Result dimension i is operand dimension permutation[i] (the HLO
@@ -162,6 +270,14 @@ absl::StatusOr<Literal> EvalTranspose(const HloInstruction& inst,
   StridedCopy(StorageBytes(operand.element_type()), inst.shape().dimensions(),
               operand.raw().data(), 0, src_strides, result.mutable_raw().data(),
               0, RowMajorStrides(inst.shape().dimensions()));
+  // Result dimension i has operand dimension permutation[i]'s runtime size.
+  if (!operand.shape().is_static() || !inst.shape().is_static()) {
+    std::vector<int64_t> sizes(rank);
+    for (int64_t i = 0; i < rank; ++i) {
+      sizes[i] = operand.GetDynamicSize(permutation[i]);
+    }
+    ApplyRuntimeSizes(inst.shape(), sizes, result, ctx);
+  }
   return result;
 }
 
@@ -395,7 +511,8 @@ absl::StatusOr<Literal> EvalBitcast(const HloInstruction& inst,
   return result;
 }
 
-// The static size of `dimension` as the result's integer type (s32).
+// The runtime size of `dimension` (its size when static, the value's
+// runtime size when dynamic) as the result's integer type (s32).
 // Semantics: GetDimensionSize.
 absl::StatusOr<Literal> EvalGetDimensionSize(
     const HloInstruction& inst, absl::Span<const Literal* const> operands,
@@ -412,12 +529,6 @@ absl::StatusOr<Literal> EvalGetDimensionSize(
                      "verified?)"));
   }
   const int64_t dimension = inst.attrs().dimensions[0];
-  if (operand.shape().is_dynamic_dimension(dimension)) {
-    return InstructionUnimplemented(
-        inst, absl::StrCat("dimension ", dimension,
-                           " is dynamic; dynamic shapes are not evaluated "
-                           "yet (see the dynamic-shapes issue)"));
-  }
   if (!inst.shape().IsArray() || !IsInteger(inst.shape().element_type()) ||
       inst.shape().rank() != 0) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -425,20 +536,24 @@ absl::StatusOr<Literal> EvalGetDimensionSize(
         " is not an integer scalar (is the module verified?)"));
   }
   Literal result(inst.shape());
-  result.SetFromInt64(0, operand.shape().dimensions(dimension));
+  result.SetFromInt64(0, operand.GetDynamicSize(dimension));
   return result;
 }
 
-// Without a runtime-size model, only the case where the size equals the
-// dimension's bound (the value passes through unchanged) is evaluated;
-// anything smaller is Unimplemented. Semantics: SetDimensionSize.
+// Passes the operand through with the runtime size of `dimension` set to
+// `size`; the other dimensions keep the operand's runtime sizes. Storage
+// is unchanged: elements beyond the new size become padding (reductions
+// then skip them, the seed's example), and when the size grows past the
+// operand's own runtime size, elements that were padding become valid with
+// whatever the padding held: those are marked impl.dynamic.1.
+// impl.dynamic.3: a size outside [0, bound] is OutOfRange (XLA does not
+// define it). Semantics: SetDimensionSize.
 absl::StatusOr<Literal> EvalSetDimensionSize(
     const HloInstruction& inst, absl::Span<const Literal* const> operands,
     EvalContext& ctx) {
   HLOREF_RETURN_IF_ERROR(ExpectOperandCount(inst, operands, 2, 2));
   const Literal& operand = *operands[0];
   HLOREF_RETURN_IF_ERROR(ExpectArray(inst, operand, 0));
-  HLOREF_RETURN_IF_ERROR(ExpectStaticArray(inst, operand));
   const Literal& size = *operands[1];
   if (inst.attrs().dimensions.size() != 1 || inst.attrs().dimensions[0] < 0 ||
       inst.attrs().dimensions[0] >= operand.shape().rank() ||
@@ -451,18 +566,47 @@ absl::StatusOr<Literal> EvalSetDimensionSize(
   const int64_t dimension = inst.attrs().dimensions[0];
   HLOREF_ASSIGN_OR_RETURN(int64_t size_value, ReadIndexElement(size, 0));
   const int64_t bound = operand.shape().dimensions(dimension);
-  if (size_value != bound) {
-    return InstructionUnimplemented(
-        inst, absl::StrCat("runtime size ", size_value, " of dimension ",
-                           dimension, " is below its bound ", bound,
-                           "; dynamic shapes are not evaluated yet (see the "
-                           "dynamic-shapes issue)"));
+  if (size_value < 0 || size_value > bound) {
+    return absl::OutOfRangeError(
+        absl::StrCat(InstructionPrefix(inst), "runtime size ", size_value,
+                     " of dimension ", dimension, " lies outside [0, ", bound,
+                     "] (", kSizeRangeImplId, ": undefined in XLA)"));
   }
-  return Relabel(inst, operand, inst.shape(), ctx);
+  const Shape& shape = inst.shape();
+  if (!shape.IsArray() || shape.rank() != operand.shape().rank() ||
+      (!shape.is_dynamic_dimension(dimension) && size_value != bound)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(InstructionPrefix(inst), "result ", shape.ToString(),
+                     " must be the operand's shape with dimension ", dimension,
+                     " dynamic (is the module verified?)"));
+  }
+  HLOREF_ASSIGN_OR_RETURN(Literal result, Relabel(inst, operand, shape, ctx));
+  std::vector<int64_t> sizes(operand.dynamic_sizes().begin(),
+                             operand.dynamic_sizes().end());
+  const int64_t old_size = sizes[dimension];
+  sizes[dimension] = size_value;
+  ApplyRuntimeSizes(inst.shape(), sizes, result, ctx);
+  if (size_value > old_size && result.element_count() > 0) {
+    // Former padding that is now part of the value.
+    std::vector<int64_t> index(static_cast<size_t>(shape.rank()), 0);
+    int64_t linear = 0;
+    do {
+      bool valid = index[dimension] >= old_size;
+      for (int64_t d = 0; valid && d < shape.rank(); ++d) {
+        valid = index[d] < result.GetDynamicSize(d);
+      }
+      if (valid) ctx.MarkImplDefined(0, linear, kPaddingImplId);
+      ++linear;
+    } while (NextIndex(shape.dimensions(), absl::MakeSpan(index)));
+  }
+  return result;
 }
 
-// Evaluated only when every runtime size equals the result's bound, where
-// it is a row-major reshape; otherwise Unimplemented.
+// The operand's valid elements, row-major, reshaped to the runtime sizes
+// given by the size operands (one s32 scalar per result dimension); the
+// result's static dimensions must be given their size, dynamic ones at
+// most their bound, and the sizes must hold exactly the operand's valid
+// elements; otherwise OutOfRange (impl.dynamic.3).
 // Semantics: text-format 6.4 (dynamic-reshape).
 absl::StatusOr<Literal> EvalDynamicReshape(
     const HloInstruction& inst, absl::Span<const Literal* const> operands,
@@ -470,15 +614,17 @@ absl::StatusOr<Literal> EvalDynamicReshape(
   HLOREF_RETURN_IF_ERROR(ExpectOperandCount(inst, operands, 1, -1));
   const Literal& operand = *operands[0];
   HLOREF_RETURN_IF_ERROR(ExpectArray(inst, operand, 0));
-  HLOREF_RETURN_IF_ERROR(ExpectStaticArray(inst, operand));
   const Shape& shape = inst.shape();
   if (!shape.IsArray() ||
-      static_cast<int64_t>(operands.size()) != 1 + shape.rank()) {
+      static_cast<int64_t>(operands.size()) != 1 + shape.rank() ||
+      shape.element_type() != operand.element_type()) {
     return absl::InvalidArgumentError(
         absl::StrCat(InstructionPrefix(inst),
                      "expects one size operand per result "
                      "dimension (is the module verified?)"));
   }
+  std::vector<int64_t> sizes(static_cast<size_t>(shape.rank()));
+  int64_t product = 1;
   for (int64_t d = 0; d < shape.rank(); ++d) {
     const Literal& size = *operands[1 + d];
     if (!size.shape().IsArray() || size.element_count() != 1) {
@@ -486,16 +632,30 @@ absl::StatusOr<Literal> EvalDynamicReshape(
           absl::StrCat(InstructionPrefix(inst), "size operand ", 1 + d,
                        " is not a scalar (is the module verified?)"));
     }
-    HLOREF_ASSIGN_OR_RETURN(int64_t size_value, ReadIndexElement(size, 0));
-    if (size_value != shape.dimensions(d)) {
-      return InstructionUnimplemented(
-          inst, absl::StrCat("runtime size ", size_value, " of dimension ", d,
-                             " differs from its bound ", shape.dimensions(d),
-                             "; dynamic shapes are not evaluated yet (see "
-                             "the dynamic-shapes issue)"));
+    HLOREF_ASSIGN_OR_RETURN(sizes[d], ReadIndexElement(size, 0));
+    const int64_t bound = shape.dimensions(d);
+    if (sizes[d] < 0 || sizes[d] > bound ||
+        (!shape.is_dynamic_dimension(d) && sizes[d] != bound)) {
+      return absl::OutOfRangeError(absl::StrCat(
+          InstructionPrefix(inst), "runtime size ", sizes[d],
+          " of result dimension ", d,
+          shape.is_dynamic_dimension(d)
+              ? absl::StrCat(" lies outside [0, ", bound, "]")
+              : absl::StrCat(" differs from its static size ", bound),
+          " (", kSizeRangeImplId, ")"));
     }
+    product *= sizes[d];
   }
-  return Relabel(inst, operand, shape, ctx);
+  const Literal compact = operand.ToStatic();
+  if (product != compact.element_count()) {
+    return absl::OutOfRangeError(absl::StrCat(
+        InstructionPrefix(inst), "runtime sizes (", absl::StrJoin(sizes, ","),
+        ") hold ", product, " elements, the operand has ",
+        compact.element_count(), " valid elements (", kSizeRangeImplId, ")"));
+  }
+  // (The evaluator has checked the result shape against the element
+  // limit before dispatch.)
+  return PlaceReshaped(inst, compact, shape, sizes);
 }
 
 // Family entry point (families.h).

@@ -11,6 +11,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "interpreter/dynamic_sizes.h"
 #include "interpreter/index_util.h"
 #include "interpreter/ops/families.h"
 
@@ -106,6 +107,21 @@ absl::StatusOr<Literal> EvalSlice(const HloInstruction& inst,
               operand.raw().data(), src_base, src_strides,
               result.mutable_raw().data(), 0,
               RowMajorStrides(inst.shape().dimensions()));
+  // Runtime sizes (interpreter/dynamic_sizes.h): result dimension d holds
+  // the strided positions below min(limit, the operand's runtime size); a
+  // full slice (0:bound:1) keeps the runtime size, as XLA's dynamic
+  // dimension inference does. A partial slice into a static result
+  // dimension that reaches padding gets those elements marked
+  // impl.dynamic.1 (XLA reads whatever the padding holds).
+  if (!operand.shape().is_static() || !inst.shape().is_static()) {
+    std::vector<int64_t> sizes(rank);
+    for (int64_t d = 0; d < rank; ++d) {
+      const int64_t end = std::min(limit_indices[d], operand.GetDynamicSize(d));
+      sizes[d] =
+          std::max<int64_t>(0, CeilDiv(end - start_indices[d], strides[d]));
+    }
+    ApplyRuntimeSizes(inst.shape(), sizes, result, ctx);
+  }
   return result;
 }
 

@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <limits>
 #include <string>
 #include <utility>
@@ -344,6 +345,144 @@ std::vector<Literal> Literal::DecomposeTuple() {
   return out;
 }
 
+void Literal::SetDynamicSize(int64_t dim, int64_t size) {
+  HLOREF_CHECK(shape_.IsArray() && dim >= 0 && dim < shape_.rank());
+  const int64_t bound = shape_.dimensions(dim);
+  HLOREF_CHECK(size >= 0 && size <= bound);
+  HLOREF_CHECK(shape_.is_dynamic_dimension(dim) || size == bound);
+  if (dynamic_sizes_.empty()) {
+    if (size == bound) return;
+    dynamic_sizes_.assign(shape_.dimensions().begin(),
+                          shape_.dimensions().end());
+  }
+  dynamic_sizes_[dim] = size;
+}
+
+void Literal::set_dynamic_dimension(int64_t dim, bool dynamic) {
+  HLOREF_CHECK(shape_.IsArray() && dim >= 0 && dim < shape_.rank());
+  HLOREF_CHECK(dynamic || GetDynamicSize(dim) == shape_.dimensions(dim));
+  shape_.set_dynamic_dimension(dim, dynamic);
+}
+
+bool Literal::HasPadding() const {
+  if (shape_.IsTuple()) {
+    for (const Literal& e : elements_) {
+      if (e.HasPadding()) return true;
+    }
+    return false;
+  }
+  if (!shape_.IsArray() || dynamic_sizes_.empty()) return false;
+  for (int64_t d = 0; d < shape_.rank(); ++d) {
+    if (dynamic_sizes_[d] < shape_.dimensions(d)) return true;
+  }
+  return false;
+}
+
+bool Literal::IsPaddingElement(int64_t linear) const {
+  if (!shape_.IsArray() || dynamic_sizes_.empty()) return false;
+  // Peel row-major indices from the minor end.
+  for (int64_t d = shape_.rank() - 1; d >= 0; --d) {
+    const int64_t bound = shape_.dimensions(d);
+    if (bound == 0) return false;
+    if (linear % bound >= dynamic_sizes_[d]) return true;
+    linear /= bound;
+  }
+  return false;
+}
+
+namespace {
+
+// Copies the box `sizes` (row-major) between two arrays of element size
+// `bytes` laid out row-major over `src_dims` and `dst_dims`.
+void CopyBox(int bytes, absl::Span<const int64_t> sizes,
+             absl::Span<const int64_t> src_dims, const uint8_t* src,
+             absl::Span<const int64_t> dst_dims, uint8_t* dst) {
+  int64_t count = 1;
+  for (int64_t s : sizes) count *= s;
+  if (count == 0) return;
+  std::vector<int64_t> index(sizes.size(), 0);
+  do {
+    const int64_t s = RowMajorIndex(src_dims, index);
+    const int64_t t = RowMajorIndex(dst_dims, index);
+    std::memcpy(dst + t * bytes, src + s * bytes, bytes);
+  } while (NextIndex(sizes, absl::MakeSpan(index)));
+}
+
+}  // namespace
+
+Literal Literal::ToStatic() const {
+  if (shape_.IsTuple()) {
+    std::vector<Literal> parts;
+    parts.reserve(elements_.size());
+    for (const Literal& e : elements_) parts.push_back(e.ToStatic());
+    return MakeTuple(std::move(parts));
+  }
+  if (!shape_.IsArray()) return *this;
+  Literal out(Shape::Array(element_type(), dynamic_sizes()));
+  CopyBox(StorageBytes(element_type()), dynamic_sizes(), shape_.dimensions(),
+          data_.data(), out.shape_.dimensions(), out.data_.data());
+  return out;
+}
+
+absl::StatusOr<Literal> Literal::ToBoundedDynamic(const Literal& value,
+                                                  const Shape& bounded) {
+  if (bounded.IsTuple()) {
+    if (!value.shape().IsTuple() ||
+        value.tuple_size() != bounded.tuple_size()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("value ", value.shape().ToString(false),
+                       " does not fit ", bounded.ToString(false)));
+    }
+    std::vector<Literal> parts;
+    for (int64_t i = 0; i < bounded.tuple_size(); ++i) {
+      absl::StatusOr<Literal> part =
+          ToBoundedDynamic(value.tuple_element(i), bounded.tuple_shapes(i));
+      if (!part.ok()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("tuple element ", i, ": ", part.status().message()));
+      }
+      parts.push_back(*std::move(part));
+    }
+    return MakeTuple(std::move(parts));
+  }
+  if (!bounded.IsArray()) {
+    if (value.shape().element_type() != bounded.element_type()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("value ", value.shape().ToString(false),
+                       " does not fit ", bounded.ToString(false)));
+    }
+    return value;
+  }
+  if (!value.shape().IsArray() ||
+      value.element_type() != bounded.element_type() ||
+      value.shape().rank() != bounded.rank()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "value ", value.shape().ToString(false), " does not fit ",
+        bounded.ToString(false), " (element type and rank must agree)"));
+  }
+  absl::Span<const int64_t> sizes = value.dynamic_sizes();
+  for (int64_t d = 0; d < bounded.rank(); ++d) {
+    const int64_t bound = bounded.dimensions(d);
+    if (bounded.is_dynamic_dimension(d) ? (sizes[d] > bound)
+                                        : (sizes[d] != bound)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "value ", value.shape().ToString(false), " does not fit ",
+          bounded.ToString(false), ": dimension ", d, " has size ", sizes[d],
+          bounded.is_dynamic_dimension(d) ? ", above its bound "
+                                          : ", the static size is ",
+          bound));
+    }
+  }
+  Literal out(bounded);
+  CopyBox(StorageBytes(bounded.element_type()), sizes,
+          value.shape().dimensions(), value.data_.data(), bounded.dimensions(),
+          out.data_.data());
+  for (int64_t d = 0; d < bounded.rank(); ++d) {
+    out.SetDynamicSize(d, sizes[d]);
+  }
+  return out;
+}
+
 bool Literal::BitwiseEquals(const Literal& other) const {
   if (!shape_.SameDimensions(other.shape_)) return false;
   if (elided_ || other.elided_) return elided_ == other.elided_;
@@ -354,6 +493,15 @@ bool Literal::BitwiseEquals(const Literal& other) const {
     return true;
   }
   if (!shape_.IsArray()) return true;  // tokens, opaque, invalid
+  if (HasPadding() || other.HasPadding()) {
+    if (dynamic_sizes() != other.dynamic_sizes()) return false;
+    for (int64_t i = 0; i < element_count(); ++i) {
+      if (!IsPaddingElement(i) && GetRawBits(i) != other.GetRawBits(i)) {
+        return false;
+      }
+    }
+    return true;
+  }
   const PrimitiveType type = element_type();
   if (StorageBytes(type) * 8 != BitWidth(type) || IsPred(type)) {
     // Types whose storage has spare bits: compare the meaningful bits only.
@@ -405,9 +553,12 @@ namespace {
 // XLA's one-line dense array printer (DenseArrayPrintHelper with
 // oneline=true). `level` is the dimension being opened; `linear` the
 // row-major offset of the indices fixed so far; `index` those indices.
+// Only the valid elements of a dynamic literal are printed: `dims` are the
+// runtime sizes, while `linear` advances over the bounds (the storage).
 void PrintArrayLevel(const Literal& lit, int64_t level, int64_t linear,
                      std::vector<int64_t>* index, std::string* out) {
-  absl::Span<const int64_t> dims = lit.shape().dimensions();
+  absl::Span<const int64_t> dims = lit.dynamic_sizes();
+  absl::Span<const int64_t> bounds = lit.shape().dimensions();
   const int64_t rank = static_cast<int64_t>(dims.size());
   if (level == rank) {
     // Inside arrays, pred prints densely as 1/0; a pred scalar as
@@ -434,7 +585,7 @@ void PrintArrayLevel(const Literal& lit, int64_t level, int64_t linear,
   }
   for (int64_t i = 0; i < size; ++i) {
     index->push_back(i);
-    PrintArrayLevel(lit, level + 1, linear * size + i, index, out);
+    PrintArrayLevel(lit, level + 1, linear * bounds[level] + i, index, out);
     index->pop_back();
     if (i < size - 1) out->append(", ");
   }
@@ -474,7 +625,11 @@ std::string Literal::ShapeString() const {
 
 std::string Literal::ToString() const {
   if (!shape_.IsValid()) return "<invalid literal>";
-  return absl::StrCat(ShapeString(), " ", ToStringWithoutShape());
+  std::string sizes;
+  if (shape_.IsArray() && !shape_.is_static()) {
+    sizes = absl::StrCat("(", absl::StrJoin(dynamic_sizes(), ","), ")");
+  }
+  return absl::StrCat(ShapeString(), sizes, " ", ToStringWithoutShape());
 }
 
 }  // namespace hloref

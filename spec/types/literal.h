@@ -146,13 +146,61 @@ class Literal {
   // Moves the elements out, leaving an empty tuple.
   std::vector<Literal> DecomposeTuple();
 
+  // ---- Bounded dynamic dimensions (`f32[<=10]`, docs/hlo-text-format.md
+  // 3.2). A dimension that is dynamic in shape() has, besides its bound
+  // (shape().dimensions(d)), a runtime size in [0, bound]; a static
+  // dimension's runtime size is its size. Storage stays allocated at the
+  // bounds and row-major over the bounds, as in XLA's Literal, so Get/Set,
+  // data() and linear indices never depend on the runtime sizes. An element
+  // with index[d] >= GetDynamicSize(d) for some d is padding: it is not part
+  // of the value, holds whatever its producer left there (zero for a new
+  // literal, the operand's bytes after set-dimension-size) and is
+  // don't-care in results (the evaluator marks it impl.dynamic.1, see
+  // interpreter/dynamic_sizes.h). A new literal's runtime sizes are its
+  // bounds.
+  //
+  // The runtime size of dimension `dim` of an array literal.
+  int64_t GetDynamicSize(int64_t dim) const {
+    return dynamic_sizes_.empty() ? shape_.dimensions(dim)
+                                  : dynamic_sizes_[dim];
+  }
+  // All runtime sizes (the dimensions themselves when nothing is dynamic).
+  absl::Span<const int64_t> dynamic_sizes() const {
+    return dynamic_sizes_.empty() ? shape_.dimensions()
+                                  : absl::Span<const int64_t>(dynamic_sizes_);
+  }
+  // Sets the runtime size of a dynamic dimension (HLOREF_CHECKs that the
+  // dimension is dynamic, or that `size` is its static size, and that
+  // 0 <= size <= bound: callers validate untrusted sizes first).
+  void SetDynamicSize(int64_t dim, int64_t size);
+  // Marks dimension `dim` of an array literal dynamic (its runtime size
+  // stays what it is) or static (HLOREF_CHECKs that it has no padding).
+  // Evaluators use it to give a result the dynamism of its instruction.
+  void set_dynamic_dimension(int64_t dim, bool dynamic);
+  // True when some runtime size is below its bound (tuples: any element).
+  bool HasPadding() const;
+  // Whether row-major element `linear` (over the bounds) is padding.
+  bool IsPaddingElement(int64_t linear) const;
+  // The value without padding: a static array of the runtime sizes holding
+  // the valid elements (layout dropped); tuples element by element.
+  Literal ToStatic() const;
+  // `value` placed into a literal of the bounded shape `bounded`: value must
+  // be an array of the same element type and rank whose dimensions equal
+  // the static dimensions of `bounded` and lie within the bounds of its
+  // dynamic ones (a value that is itself dynamic contributes its runtime
+  // sizes). The runtime sizes are value's dimensions; padding is zero.
+  // InvalidArgument, naming the dimension, otherwise. Tuples recursively.
+  static absl::StatusOr<Literal> ToBoundedDynamic(const Literal& value,
+                                                  const Shape& bounded);
+
   // An elided constant (`{...}` in a dump): shape known, values unknown.
   bool is_elided() const { return elided_; }
   void set_elided(bool elided) { elided_ = elided; }
 
   // Bit-exact equality: same element type and dimensions (layouts and
   // dynamic bounds ignored), same bits (so NaN == NaN with equal payloads,
-  // -0 != +0); tuples elementwise.
+  // -0 != +0); tuples elementwise. With padding on either side the runtime
+  // sizes must agree and only the valid elements are compared.
   bool BitwiseEquals(const Literal& other) const;
   bool operator==(const Literal& other) const { return BitwiseEquals(other); }
 
@@ -162,6 +210,9 @@ class Literal {
   // %.{digits10}g that round-trips, else max_digits10), NaN payloads as
   // `nan(0x..)`, complex `(re, im)`, pred `true`/`false` (scalar) and
   // `1`/`0` inside arrays as XLA prints them, /*iK=v*/ markers at rank >= 4.
+  // A dynamic shape is followed by the runtime size of every dimension and
+  // only the valid elements are printed, as XLA's literal printer does:
+  // `f32[<=4]{0}(2) {1, 2}` (ToStringWithoutShape: `{1, 2}`).
   std::string ToString() const;
   std::string ToStringWithoutShape() const;
   // The shape as ToString prints it: arrays always with a layout (the
@@ -175,6 +226,8 @@ class Literal {
   Shape shape_;
   std::vector<uint8_t> data_;
   std::vector<Literal> elements_;
+  // Runtime sizes of every dimension; empty = the dimensions themselves.
+  std::vector<int64_t> dynamic_sizes_;
   bool elided_ = false;
 };
 
