@@ -1,7 +1,7 @@
 // The generated suite as GoogleTest tests: one test per generated case,
 // so GoogleTest's sharding (GTEST_TOTAL_SHARDS / GTEST_SHARD_INDEX, which
 // ctest and CI fleets set) splits it across machines. Environment:
-//   HLOREF_GENERATED_COUNT  cases (default 1500: about a minute on 2 cores)
+//   HLOREF_GENERATED_COUNT  cases (default 20000: seconds on 2 cores)
 //   HLOREF_GENERATED_SEED   base seed (default 1)
 //   HLOREF_BACKEND          backend name (default interpreter)
 //   HLOREF_DEVIATIONS       declared deviations (default none)
@@ -28,9 +28,9 @@ std::string Env(const char* name, const char* fallback) {
 }
 
 int64_t Count() {
-  int64_t n = 1500;
-  if (!absl::SimpleAtoi(Env("HLOREF_GENERATED_COUNT", "1500"), &n) || n < 0) {
-    n = 1500;
+  int64_t n = 20000;
+  if (!absl::SimpleAtoi(Env("HLOREF_GENERATED_COUNT", "20000"), &n) || n < 0) {
+    n = 20000;
   }
   return n;
 }

@@ -35,7 +35,16 @@ absl::Span<const PrimitiveType> CandidateTypes() {
   return *types;
 }
 
-PrimitiveType DrawType(Rng& rng) { return rng.Pick(CandidateTypes()); }
+PrimitiveType DrawType(Rng& rng) {
+  // Half of the draws use the types most programs use, so they get the
+  // most coverage; the other half spreads over every element type.
+  static constexpr PrimitiveType kCommon[] = {
+      PrimitiveType::kF32,  PrimitiveType::kF64, PrimitiveType::kF16,
+      PrimitiveType::kBF16, PrimitiveType::kS32, PrimitiveType::kU8,
+      PrimitiveType::kPred, PrimitiveType::kC64};
+  if (rng.Chance(0.5)) return kCommon[rng.Below(8)];
+  return rng.Pick(CandidateTypes());
+}
 
 PrimitiveType DrawFloatType(Rng& rng) {
   static const std::vector<PrimitiveType>* types = [] {

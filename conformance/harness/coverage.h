@@ -17,6 +17,27 @@ namespace hloref::conformance {
 // same suite always gives the same bytes.
 std::string CoverageMarkdown(const std::vector<GoldenCase>& cases);
 
+// Element-type classes, as bits of the coverage page's columns.
+enum TypeClassBit : unsigned {
+  kClassPred = 1,
+  kClassSigned = 2,
+  kClassUnsigned = 4,
+  kClassFloat = 8,
+  kClassComplex = 16,
+  kClassAll = 31,
+};
+
+// The element-type classes `op` accepts, in the sense the page counts a case
+// (the class of the op's first array operand; for select the class of the
+// selected data, for iota and replica-id the result's). A hand table in
+// coverage.cc, cross-checked against the verifier's InferShape in
+// coverage_test.cc. 0 for an unknown op.
+unsigned AcceptedClasses(absl::string_view op);
+
+// Whether `op` is an operation of seed 001 (its ops.def section is a seed
+// chapter, not "text-format ...").
+bool IsSeed001Op(absl::string_view op);
+
 // One checklist item of golden/README.md:
 //   `- [x] 001 Clamp: scalar min and max — ops/clamp.golden:seed_scalar_bounds`
 struct ChecklistItem {

@@ -36,8 +36,8 @@ struct SuiteOptions {
   // Only cases about these ops / element types (HLO names); empty: all.
   std::set<std::string> ops;
   std::set<std::string> types;
-  int64_t count = 2000;  // generated cases drawn (before the type filter)
-  uint64_t seed = 1;     // generated case k uses seed + k / (number of ops)
+  int64_t count = 20000;  // generated cases drawn (before the type filter)
+  uint64_t seed = 1;      // generated case k uses seed + k / (number of ops)
   Deviations deviations;
   // nullopt: golden cases run under their own profile; generated under xla.
   std::optional<Profile> profile;

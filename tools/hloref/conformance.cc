@@ -50,7 +50,7 @@ Options:
   --types=T[,T...]        only cases of these element types (generated:
                           f32, s8, ...; golden: pred, signed, unsigned,
                           float, complex); --count counts before this filter
-  --count=N               generated cases to draw (default 2000), spread
+  --count=N               generated cases to draw (default 20000), spread
                           round-robin over the ops with a generator
   --seed=S                base seed of the generated cases (default 1);
                           case k of op list L is (L[k % |L|], S + k / |L|)
@@ -208,7 +208,7 @@ int RunConformance(int argc, char** argv) {
     }
   }
   if (auto types = cl->Get("types")) options.types = SplitList(*types);
-  auto count = cl->GetInt("count", 2000);
+  auto count = cl->GetInt("count", 20000);
   if (!count.ok() || *count < 0) {
     return Usage("--count must be a non-negative integer");
   }
