@@ -16,6 +16,7 @@
 #include "absl/strings/str_cat.h"
 #include "interpreter/index_util.h"
 #include "interpreter/ops/families.h"
+#include "spec/types/minifloat.h"
 
 namespace hloref {
 namespace {
@@ -262,12 +263,117 @@ absl::StatusOr<Literal> EvalSort(const HloInstruction& inst,
   return Literal::MakeTuple(std::move(results));
 }
 
-// topk is not evaluated yet.
-// Semantics: text-format 6.6 (topk).
+namespace {
+
+// The key of element `linear` of `operand` in XLA's total order for
+// TopK (xla/hlo/builder/lib/comparators.h, CreateScalarGtComputation):
+// for floats -NaN < -inf < ... < -0 < +0 < ... < +inf < +NaN, NaNs ordered
+// by payload, i.e. the sign-magnitude bit pattern read as an integer
+// (negative encodings map to -magnitude - 1, so -0 sits just below +0);
+// integers and pred by value (unsigned values shifted into int64 order).
+int64_t TotalOrderKey(const Literal& operand, int64_t linear) {
+  const PrimitiveType type = operand.element_type();
+  if (IsFloat(type)) {
+    const FloatFormat& format = FormatOf(type);
+    const uint64_t bits = operand.GetRawBits(linear);
+    const int mag_bits = format.total_bits - (format.has_sign ? 1 : 0);
+    const uint64_t mag_mask =
+        mag_bits >= 64 ? ~uint64_t{0} : (uint64_t{1} << mag_bits) - 1;
+    const int64_t mag = static_cast<int64_t>(bits & mag_mask);
+    const bool negative =
+        format.has_sign && ((bits >> (format.total_bits - 1)) & 1) != 0;
+    return negative ? -mag - 1 : mag;
+  }
+  if (IsUnsignedInt(type)) {
+    return static_cast<int64_t>(operand.GetRawBits(linear) ^
+                                (uint64_t{1} << 63));
+  }
+  return operand.GetAsInt64(linear);  // signed integers, pred
+}
+
+}  // namespace
+
+// The k largest (largest=true, the default) or smallest elements of every
+// row along the last dimension, in that order, with their s32 positions
+// in the row. Semantics: text-format 6.6 (topk); XLA decomposes it into a
+// sort of (value, iota) with the total-order comparator above.
+// Order: XLA's total order (TotalOrderKey): NaN is the largest value and
+// -NaN the smallest, -0 < +0; so with largest=true NaNs come first.
+// Ties (elements with the same key, which for every type means the same
+// bits, hence the same value): the lower index comes first.
+// impl.topk.1: without is_stable=true XLA does not promise that order, so
+// the index outputs of tied elements that reach the result are marked
+// (the values are equal and stay unmarked).
+// Complex operands are Unimplemented (XLA's TopK takes real types).
 absl::StatusOr<Literal> EvalTopK(const HloInstruction& inst,
                                  absl::Span<const Literal* const> operands,
                                  EvalContext& ctx) {
-  return InstructionUnimplemented(inst, "topk is not evaluated yet");
+  HLOREF_RETURN_IF_ERROR(ExpectOperandCount(inst, operands, 1, 1));
+  const Literal& operand = *operands[0];
+  HLOREF_RETURN_IF_ERROR(ExpectArray(inst, operand, 0));
+  const Shape& operand_shape = operand.shape();
+  const int64_t rank = operand_shape.rank();
+  const int64_t k = inst.attrs().k;
+  if (rank == 0 || k < 0 || k > operand_shape.dimensions(rank - 1) ||
+      !inst.shape().IsTuple() || inst.shape().tuple_size() != 2) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(InstructionPrefix(inst), "k=", k, " on ",
+                     operand_shape.ToString(), " with result ",
+                     inst.shape().ToString(), " (is the module verified?)"));
+  }
+  const PrimitiveType type = operand.element_type();
+  if (!IsFloat(type) && !IsInteger(type) && !IsPred(type)) {
+    return InstructionUnimplemented(
+        inst, absl::StrCat("topk of element type ", PrimitiveTypeName(type)));
+  }
+  const bool largest = inst.attrs().largest;
+  const bool is_stable = inst.attrs().is_stable;
+  const int64_t n = operand_shape.dimensions(rank - 1);
+  const int64_t rows = n == 0 ? 0 : operand.element_count() / n;
+  HLOREF_ASSIGN_OR_RETURN(
+      Literal values, AllocateLiteral(inst.shape().tuple_shapes(0),
+                                      ctx.options().max_elements_per_value));
+  HLOREF_ASSIGN_OR_RETURN(
+      Literal indices, AllocateLiteral(inst.shape().tuple_shapes(1),
+                                       ctx.options().max_elements_per_value));
+  if (values.element_type() != type || values.element_count() != rows * k ||
+      indices.element_type() != PrimitiveType::kS32 ||
+      indices.element_count() != rows * k) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(InstructionPrefix(inst), "result ",
+                     inst.shape().ToString(), " does not hold k=", k,
+                     " values and s32 indices per row (is the "
+                     "module verified?)"));
+  }
+  const int bytes = StorageBytes(type);
+  std::vector<int64_t> keys(static_cast<size_t>(n));
+  std::vector<int64_t> order(static_cast<size_t>(n));
+  absl::Span<int32_t> index_out = indices.mutable_data<int32_t>();
+  for (int64_t row = 0; row < rows; ++row) {
+    const int64_t base = row * n;
+    for (int64_t i = 0; i < n; ++i) keys[i] = TotalOrderKey(operand, base + i);
+    std::iota(order.begin(), order.end(), int64_t{0});
+    // Stable: equal keys keep index order.
+    std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
+      return largest ? keys[a] > keys[b] : keys[a] < keys[b];
+    });
+    for (int64_t j = 0; j < k; ++j) {
+      const int64_t src = order[j];
+      std::memcpy(values.mutable_raw().data() + (row * k + j) * bytes,
+                  operand.raw().data() + (base + src) * bytes, bytes);
+      index_out[row * k + j] = static_cast<int32_t>(src);
+      if (!is_stable) {
+        // A tie with any other element of the row (sorted order puts
+        // them next to each other) makes this index implementation-
+        // defined.
+        const bool tied = (j > 0 && keys[order[j - 1]] == keys[src]) ||
+                          (j + 1 < n && keys[order[j + 1]] == keys[src]);
+        if (tied) ctx.MarkImplDefined(1, row * k + j, "impl.topk.1");
+      }
+    }
+    if ((row & 1023) == 0) HLOREF_RETURN_IF_ERROR(ctx.CheckDeadline(inst));
+  }
+  return Literal::MakeTuple({std::move(values), std::move(indices)});
 }
 
 }  // namespace hloref
