@@ -45,6 +45,7 @@
 #include "interpreter/dynamic_sizes.h"
 #include "interpreter/index_util.h"
 #include "interpreter/numerics.h"
+#include "interpreter/ops/control_flow.h"
 #include "interpreter/ops/dot.h"
 #include "interpreter/ops/exact_sum.h"
 #include "interpreter/ops/families.h"
@@ -420,13 +421,13 @@ absl::Status MissingComputation(const HloInstruction& inst,
 // Semantics: seed 001 "Reduce". Output element order: row-major over the
 // kept dimensions; reduced elements visited row-major over the reduced
 // dimensions in increasing dimension order.
-absl::StatusOr<Literal> EvalReduceOp(const HloInstruction& inst,
 // Dynamic dimensions (interpreter/dynamic_sizes.h): only valid elements
 // take part (the seed's SetDimensionSize example: "padded values will be
 // ignored by downstream reduction ops"); the kept dimensions keep their
 // runtime sizes and padding outputs are not folded (left zero). XLA's
 // dynamic padder instead fills the padding with init, which agrees
 // whenever init is an identity of the reducer.
+absl::StatusOr<Literal> EvalReduceOp(const HloInstruction& inst,
                                      absl::Span<const Literal* const> operands,
                                      EvalContext& ctx) {
   if (operands.size() < 2 || operands.size() % 2 != 0) {
@@ -495,8 +496,8 @@ absl::StatusOr<Literal> EvalReduceOp(const HloInstruction& inst,
   std::vector<int64_t> offsets(red_off.size());
   for (size_t i = 0; i < kept_off.size(); ++i) {
     if ((i & 1023) == 0) HLOREF_RETURN_IF_ERROR(ctx.CheckDeadline(inst));
-    for (size_t r = 0; r < red_off.size(); ++r) {
     if (!kept_padding.empty() && kept_padding[i]) continue;
+    for (size_t r = 0; r < red_off.size(); ++r) {
       offsets[r] = kept_off[i] + red_off[r];
     }
     HLOREF_RETURN_IF_ERROR(folder.Fold(static_cast<int64_t>(i), offsets));
@@ -705,46 +706,6 @@ absl::StatusOr<Literal> EvalSelectAndScatter(
           ", expected a scalar of the operand type (is the module verified?)"));
     }
     CopyScalarInto(out, selected, r);
-  }
-  return out;
-}
-
-// Semantics: seed 001 "Map": the computation applied to the operands'
-// elements at each index (the operands have equal dimensions).
-absl::StatusOr<Literal> EvalMap(const HloInstruction& inst,
-                                absl::Span<const Literal* const> operands,
-                                EvalContext& ctx) {
-  HLOREF_RETURN_IF_ERROR(ExpectOperandCount(inst, operands, 1, -1));
-  HLOREF_RETURN_IF_ERROR(CheckSameDims(inst, operands));
-  const HloComputation* comp = ToApply(inst);
-  if (comp == nullptr) return MissingComputation(inst, "to_apply");
-  const Shape& shape = inst.shape();
-  if (!shape.IsArray() ||
-      shape.num_elements() != operands[0]->element_count()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(InstructionPrefix(inst),
-                     "result shape does not match the operands (is the module "
-                     "verified?)"));
-  }
-  Literal out(Shape::Array(shape.element_type(), shape.dimensions()));
-  std::vector<Literal> xs(operands.size());
-  std::vector<const Literal*> args(operands.size());
-  for (int64_t i = 0; i < out.element_count(); ++i) {
-    if ((i & 1023) == 0) HLOREF_RETURN_IF_ERROR(ctx.CheckDeadline(inst));
-    for (size_t j = 0; j < operands.size(); ++j) {
-      xs[j] = ScalarAt(*operands[j], i);
-      args[j] = &xs[j];
-    }
-    HLOREF_ASSIGN_OR_RETURN(Literal r, ctx.Call(*comp, args));
-    if (!r.shape().IsArray() || r.element_count() != 1 ||
-        r.element_type() != out.element_type()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(InstructionPrefix(inst), "computation ", comp->name(),
-                       " returned ", r.shape().ToString(), ", expected ",
-                       PrimitiveTypeName(out.element_type()),
-                       "[] (is the module verified?)"));
-    }
-    CopyScalarInto(out, i, r);
   }
   return out;
 }
