@@ -48,8 +48,9 @@ absl::Status ExpectStaticArray(const HloInstruction& inst,
   if (!value.shape().is_static()) {
     return InstructionUnimplemented(
         inst, absl::StrCat("operand shape ", value.shape().ToString(),
-                           " is dynamic; dynamic shapes are not evaluated "
-                           "yet (see the dynamic-shapes issue)"));
+                           " is dynamic; a bitcast of a dynamic shape "
+                           "depends on how a backend stores padding and is "
+                           "not evaluated"));
   }
   return absl::OkStatus();
 }
