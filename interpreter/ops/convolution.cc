@@ -232,27 +232,6 @@ absl::Status ForEachOutput(const HloInstruction& inst, EvalContext& ctx,
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::vector<double>> LoadReal(const HloInstruction& inst,
-                                             const Literal& lit) {
-  const PrimitiveType t = lit.element_type();
-  if (IsFloat(t)) return LoadDoubles(lit);
-  if ((IsInteger(t) || IsPred(t)) && BitWidth(t) <= 53) {
-    HLOREF_ASSIGN_OR_RETURN(std::vector<int64_t> ints, LoadInts(lit));
-    return std::vector<double>(ints.begin(), ints.end());
-  }
-  return InstructionUnimplemented(
-      inst, absl::StrCat("operand type ", PrimitiveTypeName(t), " with a ",
-                         PrimitiveTypeName(inst.shape().element_type()),
-                         " result is not supported"));
-}
-
-absl::StatusOr<std::vector<std::complex<double>>> LoadAsComplex(
-    const HloInstruction& inst, const Literal& lit) {
-  if (IsComplex(lit.element_type())) return LoadComplex(lit);
-  HLOREF_ASSIGN_OR_RETURN(std::vector<double> re, LoadReal(inst, lit));
-  return std::vector<std::complex<double>>(re.begin(), re.end());
-}
-
 template <bool kExactInDouble>
 inline void AddProductTo(ExactSum& acc, double a, double b) {
   if constexpr (kExactInDouble) {

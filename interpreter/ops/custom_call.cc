@@ -19,22 +19,6 @@
 namespace hloref {
 namespace {
 
-bool SameValueShape(const Shape& a, const Shape& b) {
-  if (a.IsTuple() || b.IsTuple()) {
-    if (!a.IsTuple() || !b.IsTuple() || a.tuple_size() != b.tuple_size()) {
-      return false;
-    }
-    for (int64_t i = 0; i < a.tuple_size(); ++i) {
-      if (!SameValueShape(a.tuple_shapes(i), b.tuple_shapes(i))) return false;
-    }
-    return true;
-  }
-  if (a.IsToken() || b.IsToken()) return a.IsToken() && b.IsToken();
-  return a.element_type() == b.element_type() &&
-         std::equal(a.dimensions().begin(), a.dimensions().end(),
-                    b.dimensions().begin(), b.dimensions().end());
-}
-
 // Owns every buffer handed to a library target; deques keep addresses
 // stable while buffers are added.
 struct CallBuffers {
@@ -188,7 +172,7 @@ absl::StatusOr<Literal> EvalCustomCallTarget(
             absl::StrCat("%", inst.name(), ": custom-call target \"", target,
                          "\" failed: ", result.status().message()));
       }
-      if (!SameValueShape(result->shape(), inst.shape())) {
+      if (!result->shape().SameDimensions(inst.shape())) {
         return absl::InvalidArgumentError(absl::StrCat(
             "%", inst.name(), ": custom-call target \"", target, "\" returned ",
             result->shape().ToString(false), ", the instruction's shape is ",

@@ -97,28 +97,6 @@ std::vector<T> Pack(const std::vector<T>& src, const PackPlan& plan) {
   return out;
 }
 
-// Exact doubles for float operands and integers of at most 53 bits.
-absl::StatusOr<std::vector<double>> LoadReal(const HloInstruction& inst,
-                                             const Literal& lit) {
-  const PrimitiveType t = lit.element_type();
-  if (IsFloat(t)) return LoadDoubles(lit);
-  if ((IsInteger(t) || IsPred(t)) && BitWidth(t) <= 53) {
-    HLOREF_ASSIGN_OR_RETURN(std::vector<int64_t> ints, LoadInts(lit));
-    return std::vector<double>(ints.begin(), ints.end());
-  }
-  return InstructionUnimplemented(
-      inst, absl::StrCat("operand type ", PrimitiveTypeName(t), " with a ",
-                         PrimitiveTypeName(inst.shape().element_type()),
-                         " result is not supported"));
-}
-
-absl::StatusOr<std::vector<std::complex<double>>> LoadAsComplex(
-    const HloInstruction& inst, const Literal& lit) {
-  if (IsComplex(lit.element_type())) return LoadComplex(lit);
-  HLOREF_ASSIGN_OR_RETURN(std::vector<double> re, LoadReal(inst, lit));
-  return std::vector<std::complex<double>>(re.begin(), re.end());
-}
-
 struct Sizes {
   int64_t batch, m, n, k;
 };
@@ -367,6 +345,28 @@ absl::StatusOr<Literal> EvalDotGeneral(
 }
 
 }  // namespace
+
+// Exact doubles for float operands and integers of at most 53 bits.
+absl::StatusOr<std::vector<double>> LoadReal(const HloInstruction& inst,
+                                             const Literal& lit) {
+  const PrimitiveType t = lit.element_type();
+  if (IsFloat(t)) return LoadDoubles(lit);
+  if ((IsInteger(t) || IsPred(t)) && BitWidth(t) <= 53) {
+    HLOREF_ASSIGN_OR_RETURN(std::vector<int64_t> ints, LoadInts(lit));
+    return std::vector<double>(ints.begin(), ints.end());
+  }
+  return InstructionUnimplemented(
+      inst, absl::StrCat("operand type ", PrimitiveTypeName(t), " with a ",
+                         PrimitiveTypeName(inst.shape().element_type()),
+                         " result is not supported"));
+}
+
+absl::StatusOr<std::vector<std::complex<double>>> LoadAsComplex(
+    const HloInstruction& inst, const Literal& lit) {
+  if (IsComplex(lit.element_type())) return LoadComplex(lit);
+  HLOREF_ASSIGN_OR_RETURN(std::vector<double> re, LoadReal(inst, lit));
+  return std::vector<std::complex<double>>(re.begin(), re.end());
+}
 
 absl::StatusOr<Literal> EvalDot(const HloInstruction& inst,
                                 absl::Span<const Literal* const> operands,

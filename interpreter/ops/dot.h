@@ -29,10 +29,14 @@
 #ifndef HLOREF_INTERPRETER_OPS_DOT_H_
 #define HLOREF_INTERPRETER_OPS_DOT_H_
 
+#include <complex>
 #include <cstdint>
 #include <vector>
 
+#include "absl/status/statusor.h"
 #include "absl/types/span.h"
+#include "spec/ir/hlo_module.h"
+#include "spec/types/literal.h"
 #include "spec/types/primitive_type.h"
 
 namespace hloref {
@@ -61,6 +65,15 @@ bool ProductsRounded(PrimitiveType a, PrimitiveType b, PrimitiveType acc);
 std::vector<int64_t> DimOffsets(absl::Span<const int64_t> dims,
                                 absl::Span<const int64_t> strides,
                                 absl::Span<const int64_t> which);
+
+// The operand of a dot or convolution as exact doubles: floats, and
+// integers / pred of at most 53 bits (wider ones are Unimplemented with a
+// message naming the types). Shared by dot.cc and convolution.cc.
+absl::StatusOr<std::vector<double>> LoadReal(const HloInstruction& inst,
+                                             const Literal& lit);
+// The same as complex values (a real operand gets a zero imaginary part).
+absl::StatusOr<std::vector<std::complex<double>>> LoadAsComplex(
+    const HloInstruction& inst, const Literal& lit);
 
 }  // namespace hloref
 

@@ -17,24 +17,6 @@
 namespace hloref {
 namespace {
 
-// Element types and dimensions agree (layouts and dynamic bounds are not
-// part of a value), recursively for tuples.
-bool SameValueShape(const Shape& a, const Shape& b) {
-  if (a.IsTuple() || b.IsTuple()) {
-    if (!a.IsTuple() || !b.IsTuple() || a.tuple_size() != b.tuple_size()) {
-      return false;
-    }
-    for (int64_t i = 0; i < a.tuple_size(); ++i) {
-      if (!SameValueShape(a.tuple_shapes(i), b.tuple_shapes(i))) return false;
-    }
-    return true;
-  }
-  if (a.IsToken() || b.IsToken()) return a.IsToken() && b.IsToken();
-  return a.element_type() == b.element_type() &&
-         std::equal(a.dimensions().begin(), a.dimensions().end(),
-                    b.dimensions().begin(), b.dimensions().end());
-}
-
 absl::StatusOr<HostQueues*> QueuesFor(const HloInstruction& inst,
                                       EvalContext& ctx,
                                       absl::string_view how_to_fill) {
@@ -51,7 +33,7 @@ absl::StatusOr<HostQueues*> QueuesFor(const HloInstruction& inst,
 
 absl::Status CheckQueuedShape(const HloInstruction& inst, const Literal& value,
                               const Shape& expected, absl::string_view what) {
-  if (!SameValueShape(value.shape(), expected)) {
+  if (!value.shape().SameDimensions(expected)) {
     return InstructionError(
         inst, "",
         absl::StrCat(what, " has shape ", value.shape().ToString(false),
