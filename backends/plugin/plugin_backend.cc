@@ -4,6 +4,7 @@
 #include <dlfcn.h>
 
 #include <cstring>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -19,8 +20,20 @@
 namespace hloref::backends {
 namespace {
 
-// The loaded library: its handle, entry points and the lock that
-// serialises calls into it (the ABI promises one thread at a time).
+// The lock that serialises calls into one loaded library (the ABI
+// promises one thread at a time). Keyed by dlopen handle, which is the same
+// for every backend that opened the same file, so backends created per
+// worker thread still take turns. Entries live as long as the process.
+std::mutex* LockFor(void* handle) {
+  static std::mutex* registry_mu = new std::mutex;
+  static auto* locks = new std::map<void*, std::unique_ptr<std::mutex>>;
+  std::lock_guard<std::mutex> lock(*registry_mu);
+  std::unique_ptr<std::mutex>& mu = (*locks)[handle];
+  if (mu == nullptr) mu = std::make_unique<std::mutex>();
+  return mu.get();
+}
+
+// The loaded library: its handle, entry points and lock.
 struct Library {
   std::string path;
   std::string plugin_name;
@@ -31,7 +44,7 @@ struct Library {
   hloref_free_executable_fn free_executable = nullptr;
   hloref_free_string_fn free_string = nullptr;
   hloref_supports_fn supports = nullptr;  // optional
-  std::mutex mu;
+  std::mutex* mu = nullptr;
 
   ~Library() {
     if (handle != nullptr) dlclose(handle);
@@ -144,7 +157,7 @@ class PluginExecutable : public Executable {
   PluginExecutable(std::shared_ptr<Library> lib, hloref_executable* exe)
       : lib_(std::move(lib)), exe_(exe) {}
   ~PluginExecutable() override {
-    std::lock_guard<std::mutex> lock(lib_->mu);
+    std::lock_guard<std::mutex> lock(*lib_->mu);
     lib_->free_executable(exe_);
   }
 
@@ -173,7 +186,7 @@ class PluginExecutable : public Executable {
       b.data = arg.raw().data();
       b.size_bytes = arg.raw().size();
     }
-    std::lock_guard<std::mutex> lock(lib_->mu);
+    std::lock_guard<std::mutex> lock(*lib_->mu);
     hloref_buffer* results = nullptr;
     int64_t num_results = 0;
     char* message = nullptr;
@@ -217,7 +230,7 @@ class PluginBackend : public Backend {
 
   absl::Status Supports(const HloInstruction& instruction) const override {
     if (lib_->supports == nullptr) return absl::OkStatus();
-    std::lock_guard<std::mutex> lock(lib_->mu);
+    std::lock_guard<std::mutex> lock(*lib_->mu);
     char* message = nullptr;
     const std::string opcode(HloOpcodeString(instruction.opcode()));
     const std::string type(
@@ -229,7 +242,7 @@ class PluginBackend : public Backend {
   absl::StatusOr<std::unique_ptr<Executable>> Compile(
       const HloModule& module, const CompileOptions&) override {
     const std::string text = PrintModule(module);
-    std::lock_guard<std::mutex> lock(lib_->mu);
+    std::lock_guard<std::mutex> lock(*lib_->mu);
     hloref_executable* exe = nullptr;
     char* message = nullptr;
     hloref_status code = lib_->compile(text.c_str(), &exe, &message);
@@ -259,6 +272,7 @@ absl::StatusOr<std::unique_ptr<Backend>> CreatePluginBackend(
         absl::StrCat("cannot load plugin '", path,
                      "': ", why != nullptr ? why : "dlopen failed"));
   }
+  lib->mu = LockFor(lib->handle);
   hloref_plugin_abi_version_fn version = nullptr;
   hloref_plugin_name_fn plugin_name = nullptr;
   HLOREF_RETURN_IF_ERROR(

@@ -6,6 +6,7 @@
 #include <limits>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "gmock/gmock.h"
@@ -156,6 +157,33 @@ ENTRY e {
   // -min_normal/2 is subnormal as an input: flushed, so the sum is normal.
   EXPECT_EQ(f[2], min_normal);
   EXPECT_EQ(f[3], 1.0f);
+}
+
+TEST(PluginBackendTest, BackendsPerThreadShareOneLibrary) {
+  // The conformance runner creates one backend per worker; each runs its
+  // own executable concurrently and gets its own right answers.
+  std::vector<std::thread> threads;
+  std::vector<float> got(4, 0);
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([t, &got] {
+      auto backend = CreatePluginBackend(HLOREF_SAMPLE_PLUGIN);
+      if (!backend.ok()) return;
+      auto m = ParseHloModule(kAddMulNeg);
+      if (!m.ok()) return;
+      auto exe = (*backend)->Compile(**m, {});
+      if (!exe.ok()) return;
+      for (int i = 0; i < 50; ++i) {
+        const float x = static_cast<float>(t);
+        auto out =
+            (*exe)->Run({F32({2, 2}, {x, x, x, x}), F32({2, 2}, {1, 1, 1, 1})});
+        if (!out.ok()) return;
+        got[t] = (*out)[0].data<float>()[0];
+      }
+    });
+  }
+  for (std::thread& th : threads) th.join();
+  // -((t + 1) * 1)
+  EXPECT_EQ(got, (std::vector<float>{-1, -2, -3, -4}));
 }
 
 TEST(PluginBackendTest, NotAPluginIsFailedPrecondition) {
