@@ -751,7 +751,8 @@ def fft_bn_conv_cases():
         expect="f32[0,2]{1,0} {}", prov=hand("no elements")))
     # grad: x = [0,0,2,2], mean 1, var 1, eps 3 (rsqrt 1/2), scale 2.
     for name, gy in (("f32_grad_symmetric", [1, 0, 0, 1]),
-                     ("f32_grad_one_hot", [1, 0, 0, 0])):
+                     ("f32_grad_one_hot", [1, 0, 0, 0]),
+                     ("f32_grad_last", [0, 0, 0, 4])):
         xv = np.array([0, 0, 2, 2], np.float64)
         g = np.array(gy, np.float64)
         r, n, sc = 0.5, 4, 2.0
@@ -1042,6 +1043,42 @@ def structure_cases():
                       "real part; pred: false < true)")))
 
 
+def small_gap_cases():
+    add("ops/dot.golden", case(
+        "pred_or_of_ands",
+        simple("dot_pred", ["pred[2,2]", "pred[2,1]"], "pred[2,1]",
+               "dot(p0, p1), lhs_contracting_dims={1}, rhs_contracting_dims={0}", 0, 0),
+        args=["pred[2,2]{1,0} {{true, false}, {false, true}}",
+              "pred[2,1]{1,0} {{true}, {false}}"],
+        expect="pred[2,1]{1,0} {{true}, {false}}",
+        prov=hand("pred dot: sum = or, product = and: row 0 (t&t)|(f&f), "
+                  "row 1 (f&t)|(t&f)")))
+    add("ops/clamp.golden", case(
+        "pred_bounds",
+        simple("clamp_pred", ["pred[3]", "pred[3]", "pred[3]"], "pred[3]",
+               "clamp(p0, p1, p2)", 0, 0),
+        args=["pred[3]{0} {false, true, false}", "pred[3]{0} {true, false, false}",
+              "pred[3]{0} {true, true, false}"],
+        expect="pred[3]{0} {true, true, false}",
+        prov=hand("seed 001 Clamp: min(max(x, lo), hi) with false < true")))
+    add("ops/conditional.golden", case(
+        "s32_index_middle_of_three",
+        "HloModule cond3\n\nb0 {\n  p = f32[] parameter(0)\n  ROOT n = f32[] negate(p)\n}\n\n"
+        "b1 {\n  p = f32[] parameter(0)\n  ROOT a = f32[] add(p, p)\n}\n\n"
+        "b2 {\n  p = f32[] parameter(0)\n  ROOT c = f32[] copy(p)\n}\n\n"
+        "ENTRY main {\n  i = s32[] parameter(0)\n  x = f32[] parameter(1)\n"
+        "  ROOT r = f32[] conditional(i, x, x, x), branch_computations={b0, b1, b2}\n}",
+        args=["s32[] 1", "f32[] 1.5"], expect="f32[] 3",
+        prov=hand("seed 001 Conditional: branch 1 doubles 1.5")))
+    add("ops/batch-norm-training.golden", case(
+        "f32_two_rows_var4",
+        simple("bnt2", ["f32[2,1]", "f32[1]", "f32[1]"], "(f32[2,1], f32[1], f32[1])",
+               "batch-norm-training(p0, p1, p2), epsilon=0, feature_index=1", 0, 0),
+        args=["f32[2,1]{1,0} {{-1}, {3}}", "f32[1]{0} {1}", "f32[1]{0} {0}"],
+        expect="(f32[2,1], f32[1], f32[1]) ({{-1}, {1}}, {1}, {4})",
+        prov=hand("mean 1, biased variance ((-2)^2 + 2^2)/2 = 4, (x-1)/2")))
+
+
 def main():
     generic_classes()
     collectives()
@@ -1050,6 +1087,7 @@ def main():
     fft_bn_conv_cases()
     conv_sas_dot_scatter_cases()
     structure_cases()
+    small_gap_cases()
     for rel, texts in OUT.items():
         path = os.path.join(ROOT, rel)
         old = open(path).read() if os.path.exists(path) else (
