@@ -52,6 +52,16 @@ absl::StatusOr<Shape> InferCompare(const HloInstruction& inst) {
     return Fail(inst, "compare.C4", "comparison type ", name,
                 " does not apply to element type ", PrimitiveTypeName(t));
   }
+  // compare.C5: complex numbers have no order; only EQ and NE apply
+  // (XLA's emitter compares complex values componentwise for EQ/NE only,
+  // docs/numerics.md 3.4).
+  const ComparisonDirection dir = inst.attrs().direction;
+  if (IsComplex(t) && dir != ComparisonDirection::kEq &&
+      dir != ComparisonDirection::kNe) {
+    return Fail(inst, "compare.C5",
+                "complex operands can only be compared with EQ or NE, got ",
+                PrimitiveTypeName(t), " with an ordering direction");
+  }
   return WithElementType(lhs, PrimitiveType::kPred);
 }
 

@@ -33,19 +33,27 @@ absl::StatusOr<Shape> InferElementwiseBinary(const HloInstruction& inst) {
   switch (inst.opcode()) {
     // XLA accepts pred for these (add = or, multiply = and, max, min).
     case HloOpcode::kAdd:
-    case HloOpcode::kMaximum:
-    case HloOpcode::kMinimum:
     case HloOpcode::kMultiply:
       accepted = kAnyOk;
       break;
+    // Complex numbers have no order, so no maximum / minimum (XLA's
+    // emitter has no complex form of them).
+    case HloOpcode::kMaximum:
+    case HloOpcode::kMinimum:
+      accepted = kPredOk | kIntOk | kFloatOk;
+      break;
     case HloOpcode::kDivide:
     case HloOpcode::kPower:
-    case HloOpcode::kRemainder:
     case HloOpcode::kSubtract:
       accepted = kNumericOk;
       break;
+    // remainder and atan2 are real functions (C fmod / atan2; XLA has no
+    // complex emitter for them).
+    case HloOpcode::kRemainder:
+      accepted = kIntOk | kFloatOk;
+      break;
     case HloOpcode::kAtan2:
-      accepted = kFloatOk | kComplexOk;
+      accepted = kFloatOk;
       break;
     case HloOpcode::kAnd:
     case HloOpcode::kOr:

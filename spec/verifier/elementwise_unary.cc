@@ -41,7 +41,6 @@ absl::StatusOr<Shape> InferElementwiseUnary(const HloInstruction& inst) {
     case HloOpcode::kAsin:
     case HloOpcode::kAsinh:
     case HloOpcode::kAtanh:
-    case HloOpcode::kCbrt:
     case HloOpcode::kCos:
     case HloOpcode::kCosh:
     case HloOpcode::kExp:
@@ -57,7 +56,9 @@ absl::StatusOr<Shape> InferElementwiseUnary(const HloInstruction& inst) {
     case HloOpcode::kTanh:
       accepted = kFloatOk | kComplexOk;
       break;
-    // erf is a real function (the seed defines it by a real integral).
+    // erf is a real function (the seed defines it by a real integral);
+    // cbrt is the real cube root (XLA: copysign(pow(|x|, 1/3), x)).
+    case HloOpcode::kCbrt:
     case HloOpcode::kErf:
       accepted = kFloatOk;
       break;

@@ -170,6 +170,7 @@ const Case kCases[] = {
   {"compare.C3", "r", "p = f32[2] parameter(0)\nq = s32[2] parameter(1)\nROOT r = pred[2] compare(p, q), direction=EQ"},
   {"compare.C4", "r", "p = s32[2] parameter(0)\nROOT r = pred[2] compare(p, p), direction=LT, type=FLOAT"},
   {"compare.C4", "r", "p = u32[2] parameter(0)\nROOT r = pred[2] compare(p, p), direction=LT, type=SIGNED"},
+  {"compare.C5", "r", "p = c64[2] parameter(0)\nROOT r = pred[2] compare(p, p), direction=LT"},
   {"module.C10", "r", "p = f32[2] parameter(0)\nROOT r = f32[2] compare(p, p), direction=LT"},
   {"select.C1", "r", "c = pred[2] parameter(0)\np = f32[2] parameter(1)\nq = s32[2] parameter(2)\nROOT r = f32[2] select(c, p, q)"},
   {"select.C2", "r", "c = s32[2] parameter(0)\np = f32[2] parameter(1)\nROOT r = f32[2] select(c, p, p)"},
