@@ -245,6 +245,9 @@ struct HloAttributes {
   // domain, statistics, origin, result_accuracy, output_to_operand_aliasing,
   // parameter_replication, sparsity_config).
   std::map<AttrId, std::string> raw;
+  // Attributes not in spec/attributes.def (from another XLA version), in
+  // text order as (name, verbatim value); printed back after the others.
+  std::vector<std::pair<std::string, std::string>> unknown_attributes;
 };
 
 }  // namespace hloref

@@ -1687,20 +1687,23 @@ absl::Status Parser::ParseAttribute(HloOpcode opcode, HloOpcode alt_opcode,
   }
   absl::StatusOr<AttrId> id = ParseAttrName(name);
   if (!id.ok()) {
-    // Attributes that cannot change a result are skipped with a warning;
-    // any other unknown attribute is an error, since it might.
-    static const absl::flat_hash_set<std::string>* kHarmless =
-        new absl::flat_hash_set<std::string>{
-            "debug_attributes", "profile_type", "scheduling_name",
-            "original_value_recovery_table", "statistics_viz"};
-    if (kHarmless->contains(name)) {
-      Warn(name_tok, absl::StrCat("attribute '", name, "' skipped"));
-      HLOREF_ASSIGN_OR_RETURN(std::string ignored, TakeRawValue());
-      (void)ignored;
-      return absl::OkStatus();
+    // An attribute from a newer (or older) XLA than the op table knows:
+    // kept verbatim so printing gives it back, with a warning, since
+    // evaluation cannot honour it.
+    HLOREF_ASSIGN_OR_RETURN(std::string value, TakeRawValue());
+    for (const auto& [known, unused] : pa->attrs.unknown_attributes) {
+      if (known == name) {
+        return Error(name_tok,
+                     absl::StrCat("attribute '", name, "' given twice"));
+      }
     }
-    return Error(name_tok, absl::StrCat("unknown attribute '", name, "' on '",
-                                        HloOpcodeString(opcode), "'"));
+    Warn(name_tok,
+         absl::StrCat(
+             "unknown attribute '", name, "' on '", HloOpcodeString(opcode),
+             "' kept verbatim (verification refuses it, module.C14, unless it "
+             "only carries debugging data)"));
+    pa->attrs.unknown_attributes.emplace_back(name, std::move(value));
+    return absl::OkStatus();
   }
   // Legacy `calls=` on async-update / async-done: read and ignore (the
   // computation is taken from the start).

@@ -939,9 +939,6 @@ TEST(HloParserErrorTest, LocatedMessages) {
       {"ENTRY e {\n  ROOT c = s32[3] constant({1, 2})\n}", "2:28",
        "has 3 elements but the literal gives 2"},
       {"ENTRY e {\n  p = f32[2] parameter(0)\n  ROOT r = f32[2] "
-       "reverse(p), dimension={0}\n}",
-       "3:31", "unknown attribute 'dimension'"},
-      {"ENTRY e {\n  p = f32[2] parameter(0)\n  ROOT r = f32[2] "
        "negate(p), index=1\n}",
        "3:30", "attribute 'index' is not valid on 'negate'"},
       {"ENTRY e {\n  p = f32[2] parameter(0)\n  ROOT r = pred[2] "
@@ -1191,6 +1188,34 @@ TEST(ParseLiteralTest, PrintedLiteralsParseBack) {
     ASSERT_TRUE(again.ok()) << again.status() << " " << l->ToString();
     EXPECT_TRUE(again->BitwiseEquals(*l)) << l->ToString();
   }
+}
+
+// An attribute the op table does not know (another XLA version's) is kept
+// verbatim with a warning and printed back; it never fails the parse.
+TEST(HloParserUnknownAttributeTest, KeptVerbatimWithWarning) {
+  std::vector<std::string> warnings;
+  ParseOptions options;
+  options.warnings = &warnings;
+  auto m = ParseHloModule(
+      "ENTRY e {\n  p = f32[2] parameter(0)\n  ROOT r = f32[2] "
+      "reverse(p), dimensions={0}, future_hint={a=1, b=\"x\"}\n}",
+      options);
+  ASSERT_TRUE(m.ok()) << m.status();
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_NE(warnings[0].find("3:47"), std::string::npos) << warnings[0];
+  EXPECT_NE(warnings[0].find("unknown attribute 'future_hint'"),
+            std::string::npos)
+      << warnings[0];
+  const HloInstruction* r = (*m)->entry()->root();
+  ASSERT_EQ(r->attrs().unknown_attributes.size(), 1u);
+  EXPECT_EQ(r->attrs().unknown_attributes[0].first, "future_hint");
+  EXPECT_EQ(r->attrs().unknown_attributes[0].second, "{a=1, b=\"x\"}");
+  const std::string printed = PrintModule(**m);
+  EXPECT_NE(printed.find("future_hint={a=1, b=\"x\"}"), std::string::npos)
+      << printed;
+  auto again = ParseHloModule(printed);
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_EQ(PrintModule(**again), printed);
 }
 
 }  // namespace

@@ -815,6 +815,10 @@ class Printer {
     if (options_.print_backend_config && !a.backend_config.empty()) {
       out->push_back("backend_config=" + StringOrDict(a.backend_config));
     }
+    // Attributes hloref does not know, as they were written.
+    for (const auto& [name, value] : a.unknown_attributes) {
+      out->push_back(absl::StrCat(name, "=", value));
+    }
   }
 
   // Operands (and control predecessors) before users, stable otherwise.

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "spec/ir/opcode.h"
@@ -446,6 +447,19 @@ absl::Status CheckAttributes(const HloInstruction& inst) {
     if (attrs.has(id) && !OpAcceptsAttr(inst.opcode(), id)) {
       return Fail(inst, "module.C9", info.name, " does not accept attribute ",
                   AttrName(id));
+    }
+  }
+  // module.C14: an attribute the op table does not know (the parser keeps
+  // it verbatim) may change the result, so a module carrying one is not
+  // evaluated; the few that only carry debugging or scheduling data pass.
+  static const auto* kHarmless = new absl::flat_hash_set<std::string>{
+      "debug_attributes", "profile_type", "scheduling_name",
+      "original_value_recovery_table", "statistics_viz"};
+  for (const auto& [name, value] : attrs.unknown_attributes) {
+    if (!kHarmless->contains(name)) {
+      return Fail(inst, "module.C14", "unknown attribute '", name, "=", value,
+                  "' on ", info.name,
+                  ": hloref cannot tell whether it changes the result");
     }
   }
   return absl::OkStatus();

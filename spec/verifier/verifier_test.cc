@@ -844,16 +844,35 @@ TEST(FamiliesDocTest, EveryTestedRuleIsDocumented) {
   std::fclose(f);
   std::set<std::string> rules;
   for (const Case& c : kCases) rules.insert(c.rule);
-  for (const char* r : {"module.C1", "module.C2", "module.C3", "module.C4",
-                        "module.C5", "module.C6", "module.C7", "module.C8",
-                        "module.C9", "module.C11", "module.C12", "module.C13",
-                        "impl.module.1", "parameter.C1", "constant.C1"}) {
+  for (const char* r :
+       {"module.C1", "module.C2", "module.C3", "module.C4", "module.C5",
+        "module.C6", "module.C7", "module.C8", "module.C9", "module.C11",
+        "module.C12", "module.C13", "module.C14", "impl.module.1",
+        "parameter.C1", "constant.C1"}) {
     rules.insert(r);
   }
   for (const std::string& r : rules) {
     EXPECT_NE(doc.find("`" + r + "`"), std::string::npos)
         << r << " is not in spec/families.md";
   }
+}
+
+// module.C14: an unknown attribute may change the result, so it fails
+// verification; debugging-only ones pass.
+TEST(UnknownAttributeTest, RefusedUnlessHarmless) {
+  auto bad = ParseHloModule(
+      "ENTRY e {\n  p = f32[2] parameter(0)\n  ROOT r = f32[2] "
+      "reverse(p), dimensions={0}, dimension={1}\n}");
+  ASSERT_TRUE(bad.ok()) << bad.status();
+  absl::Status st = VerifyModule(**bad);
+  EXPECT_EQ(RuleOf(st), "module.C14") << st;
+  EXPECT_THAT(std::string(st.message()), HasSubstr("%r"));
+  EXPECT_THAT(std::string(st.message()), HasSubstr("'dimension={1}'"));
+  auto ok = ParseHloModule(
+      "ENTRY e {\n  p = f32[2] parameter(0)\n  ROOT r = f32[2] "
+      "reverse(p), dimensions={0}, scheduling_name=\"r.1\"\n}");
+  ASSERT_TRUE(ok.ok()) << ok.status();
+  EXPECT_TRUE(VerifyModule(**ok).ok());
 }
 
 }  // namespace
