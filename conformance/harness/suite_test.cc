@@ -268,5 +268,37 @@ TEST(Report, JsonJunitHtml) {
   EXPECT_NE(html.find("fast-min-max"), std::string::npos);
 }
 
+// Golden values are exact; under a declared flush-to-zero deviation a
+// golden case the flushing backend fails is judged again against the
+// oracle with the deviation's formulas (golden add f32_specials holds
+// 2^-149 + 2^-149, which the fake backend flushes to 0).
+TEST(Suite, GoldenCaseFailsThenPassesUnderDeclaredFtz) {
+  SuiteOptions o;
+  o.generated = false;
+  o.ops = {"add"};
+  o.types = {"float"};
+  o.backend_name = "fake-ftz";
+  o.backend_factory = FactoryOf<FlushingBackend>();
+  auto plain = RunSuite(o);
+  ASSERT_TRUE(plain.ok()) << plain.status();
+  int64_t failed = 0;
+  for (const CaseRecord& c : plain->records) {
+    failed += c.outcome == Outcome::kFail;
+  }
+  EXPECT_GT(failed, 0) << "no golden add case has a subnormal";
+  o.deviations = *ParseDeviations("ftz=f32");
+  auto with_ftz = RunSuite(o);
+  ASSERT_TRUE(with_ftz.ok()) << with_ftz.status();
+  int64_t passed_only_with_deviation = 0;
+  for (const CaseRecord& c : with_ftz->records) {
+    EXPECT_NE(c.outcome, Outcome::kFail) << c.id << ": " << c.message;
+    if (c.outcome == Outcome::kPass &&
+        c.message.find("declared deviations") != std::string::npos) {
+      ++passed_only_with_deviation;
+    }
+  }
+  EXPECT_EQ(passed_only_with_deviation, failed);
+}
+
 }  // namespace
 }  // namespace hloref::conformance
