@@ -58,11 +58,28 @@ absl::StatusOr<Shape> InferAllReduce(const HloInstruction& inst) {
   return TupleOrSingle(std::move(results));
 }
 
+// The number of participants whose operands one all-gather /
+// reduce-scatter combines: the group size, times the partition count in
+// cross-replica-and-partition mode (channel_id without
+// use_global_device_ids, docs/hlo-text-format.md 6.11), where each group
+// of replicas spans every partition.
+absl::StatusOr<int64_t> ShardCount(const HloInstruction& inst) {
+  HLOREF_ASSIGN_OR_RETURN(int64_t shards, GroupSize(inst, /*uniform=*/true));
+  const HloAttributes& a = inst.attrs();
+  const HloModule* m = inst.parent() ? inst.parent()->parent() : nullptr;
+  const bool has_channel = a.has(AttrId::kChannelId) && a.channel_id > 0;
+  if (m != nullptr && has_channel && !a.use_global_device_ids &&
+      m->config().num_partitions > 1) {
+    shards *= m->config().num_partitions;
+  }
+  return shards;
+}
+
 absl::StatusOr<Shape> InferAllGather(const HloInstruction& inst) {
   HLOREF_RETURN_IF_ERROR(CheckReplicaGroups(inst));
   HLOREF_RETURN_IF_ERROR(ExpectArrays(inst));
   HLOREF_ASSIGN_OR_RETURN(int64_t d, OneDimension(inst));
-  HLOREF_ASSIGN_OR_RETURN(int64_t shards, GroupSize(inst, /*uniform=*/true));
+  HLOREF_ASSIGN_OR_RETURN(int64_t shards, ShardCount(inst));
   std::vector<Shape> operands, results;
   for (int64_t i = 0; i < inst.operand_count(); ++i) {
     const Shape& s = inst.operand(i)->shape();
@@ -84,7 +101,7 @@ absl::StatusOr<Shape> InferReduceScatter(const HloInstruction& inst) {
   HLOREF_RETURN_IF_ERROR(CheckReplicaGroups(inst));
   HLOREF_RETURN_IF_ERROR(ExpectArrays(inst));
   HLOREF_ASSIGN_OR_RETURN(int64_t d, OneDimension(inst));
-  HLOREF_ASSIGN_OR_RETURN(int64_t shards, GroupSize(inst, /*uniform=*/true));
+  HLOREF_ASSIGN_OR_RETURN(int64_t shards, ShardCount(inst));
   std::vector<Shape> results;
   for (int64_t i = 0; i < inst.operand_count(); ++i) {
     const Shape& s = inst.operand(i)->shape();

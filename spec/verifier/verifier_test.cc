@@ -875,5 +875,25 @@ TEST(UnknownAttributeTest, RefusedUnlessHarmless) {
   EXPECT_TRUE(VerifyModule(**ok).ok());
 }
 
+// all-gather with channel_id and no use_global_device_ids on 2 partitions
+// (cross-replica-and-partition mode): each replica group spans both
+// partitions, so the operand is gathered from 2 participants per replica.
+TEST(CollectivesVerifierTest, CrossReplicaAndPartitionShardCount) {
+  const char* text = R"(HloModule m, replica_count=2, num_partitions=2
+ENTRY e {
+  p = f32[3] parameter(0)
+  ROOT g = f32[12] all-gather(p), channel_id=1, replica_groups={{0,1}}, dimensions={0}
+})";
+  auto m = ParseHloModule(text);
+  ASSERT_TRUE(m.ok()) << m.status();
+  EXPECT_TRUE(VerifyModule(**m).ok()) << VerifyModule(**m);
+  // The group size alone (2 -> f32[6]) is the wrong reading.
+  std::string wrong(text);
+  wrong.replace(wrong.find("f32[12]"), 7, "f32[6]");
+  auto w = ParseHloModule(wrong);
+  ASSERT_TRUE(w.ok()) << w.status();
+  EXPECT_EQ(RuleOf(VerifyModule(**w)), "module.C10");
+}
+
 }  // namespace
 }  // namespace hloref
