@@ -743,6 +743,20 @@ absl::StatusOr<EvalResult> Evaluator::RunParticipant(
   impl.replica_id_ = replica;
   impl.partition_id_ = partition;
   impl.rng_state_ = rng_state_.get();
+  // In a replicated run every participant draws from its own state (the
+  // shared one's value, offset by the participant in the high 64 bits), so
+  // results do not depend on thread timing; the shared state is not
+  // advanced by replicated runs.
+  std::optional<RngState> participant_rng;
+  if (rendezvous != nullptr) {
+    participant_rng.emplace(rng_state_->seed());
+    participant_rng->set_value(
+        rng_state_->value() +
+        absl::MakeUint128((static_cast<uint64_t>(replica) << 32) |
+                              static_cast<uint64_t>(partition),
+                          0));
+    impl.rng_state_ = &*participant_rng;
+  }
   HLOREF_ASSIGN_OR_RETURN(auto root,
                           impl.EvalComputation(*entry, arg_ptrs, nullptr));
   EvalResult result;

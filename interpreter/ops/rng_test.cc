@@ -767,5 +767,38 @@ ENTRY e {
   EXPECT_EQ(g2.GetRawBits(1), 1u);
 }
 
+// Replicated runs: each participant draws from its own state, so the
+// values do not depend on thread timing (equal across runs) and the
+// replicas do not all draw the same numbers.
+TEST(RngReplicated, DeterministicPerParticipant) {
+  auto m = ParseHloModule(R"(HloModule m, replica_count=2
+ENTRY e {
+  lo = f32[] constant(0)
+  hi = f32[] constant(1)
+  ROOT r = f32[8] rng(lo, hi), distribution=rng_uniform
+})");
+  ASSERT_TRUE(m.ok()) << m.status();
+  ASSERT_TRUE(VerifyModule(**m).ok());
+  std::vector<std::vector<Literal>> first;
+  for (int run = 0; run < 3; ++run) {
+    EvaluatorOptions options;
+    options.rng_seed = 42;
+    Evaluator ev(options);
+    std::vector<std::vector<Literal>> args(1);
+    auto r = ev.RunReplicated(**m, args);
+    ASSERT_TRUE(r.ok()) << r.status();
+    ASSERT_EQ(r->size(), 2u);
+    std::vector<Literal> values;
+    for (const EvalResult& e : *r) values.push_back(e.value);
+    EXPECT_FALSE(values[0] == values[1]);
+    if (run == 0) {
+      first.push_back(values);
+    } else {
+      EXPECT_TRUE(values[0] == first[0][0]);
+      EXPECT_TRUE(values[1] == first[0][1]);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace hloref
