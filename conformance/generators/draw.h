@@ -50,6 +50,12 @@ enum class Fill {
   kIndex,     // indices in [-2, index_bound + 2] (clamping exercised)
   kUnique,    // a permutation of 0..n-1 scaled into the type (sort keys)
   kPositive,  // positive finite values (products, logs)
+  // Batches of square matrices (the last two dimensions) that are
+  // symmetric, real-valued and strictly diagonally dominant with a positive
+  // diagonal: symmetric positive definite (cholesky) and with well
+  // conditioned triangles (triangular-solve), so the oracle's result is
+  // not dominated by cancellation.
+  kWellConditioned,
 };
 
 struct ParamSpec {
@@ -64,6 +70,10 @@ struct Draw {
   std::string computations;
   // The op line after `ROOT r = <shape> `, naming parameters p0, p1, ...
   std::string op_text;
+  // Entry instructions before the op under test (building a tuple operand,
+  // a while loop's initial state), one per line, naming parameters p0, ...;
+  // empty for single-op cases.
+  std::string prelude;
   // The result shape when the text must state it (broadcast, reshape,
   // iota); empty: inferred by InferShape.
   std::optional<Shape> result_shape;
@@ -88,6 +98,12 @@ absl::StatusOr<Draw> GenerateConvolution(HloOpcode op, Rng& rng);
 absl::StatusOr<Draw> GenerateReduce(HloOpcode op, Rng& rng);
 absl::StatusOr<Draw> GenerateGatherScatter(HloOpcode op, Rng& rng);
 absl::StatusOr<Draw> GenerateSort(HloOpcode op, Rng& rng);
+absl::StatusOr<Draw> GenerateTupleToken(HloOpcode op, Rng& rng);
+absl::StatusOr<Draw> GenerateControlFlow(HloOpcode op, Rng& rng);
+absl::StatusOr<Draw> GenerateRng(HloOpcode op, Rng& rng);
+absl::StatusOr<Draw> GenerateFft(HloOpcode op, Rng& rng);
+absl::StatusOr<Draw> GenerateLinalg(HloOpcode op, Rng& rng);
+absl::StatusOr<Draw> GenerateBatchNorm(HloOpcode op, Rng& rng);
 // The generator of `opcode`'s family (null: none); `ops` of a family may
 // still be refused by the generator (it returns Unimplemented).
 FamilyGenerator GeneratorFor(HloOpcode opcode);

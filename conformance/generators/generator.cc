@@ -134,6 +134,18 @@ FamilyGenerator GeneratorFor(HloOpcode opcode) {
       return &GenerateGatherScatter;
     case OpFamily::kSort:
       return &GenerateSort;
+    case OpFamily::kTupleToken:
+      return &GenerateTupleToken;
+    case OpFamily::kControlFlow:
+      return &GenerateControlFlow;
+    case OpFamily::kRng:
+      return &GenerateRng;
+    case OpFamily::kFft:
+      return &GenerateFft;
+    case OpFamily::kLinalg:
+      return &GenerateLinalg;
+    case OpFamily::kBatchNorm:
+      return &GenerateBatchNorm;
     default:
       return nullptr;
   }
@@ -154,8 +166,8 @@ std::string ModuleText(const gen::Draw& draw, const std::string& name,
                     draw.params[i].shape.ToString(/*print_layout=*/false),
                     " parameter(", i, ")\n");
   }
-  absl::StrAppend(&text, "  ROOT r = ", result_shape, " ", draw.op_text,
-                  "\n}\n");
+  absl::StrAppend(&text, draw.prelude, "  ROOT r = ", result_shape, " ",
+                  draw.op_text, "\n}\n");
   return text;
 }
 

@@ -1,7 +1,9 @@
 // Generators of the reduce family (seed 001 Reduce, ReduceWindow, Map):
 // every reducer the element type allows (add -> class A, multiply ->
 // product bound, max/min, logical), any subset of reduced dimensions,
-// occasional long reductions, windows with strides, padding and dilations.
+// occasional long reductions, windows with strides, padding and dilations;
+// select-and-scatter with every select direction.
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -89,6 +91,54 @@ absl::StatusOr<Draw> GenerateReduce(HloOpcode op, Rng& rng) {
       d.params.push_back({Shape(t, dims), Fill::kGeneral});
       d.op_text = absl::StrCat("map(p0, p1), dimensions=", ListText(all),
                                ", to_apply=mapped");
+      return d;
+    }
+    case HloOpcode::kSelectAndScatter: {
+      // select: a comparison picking one element per window (GE/GT: the
+      // first / last maximum; LE/LT: minimum); scatter: add on small
+      // integers (exact in any order of the overlapping windows) or
+      // max/min. The source has the shape of the windowed output.
+      if (IsComplex(t)) return absl::InvalidArgumentError("complex select");
+      static constexpr const char* kDirs[] = {"GE", "GT", "LE", "LT"};
+      const std::string tn(PrimitiveTypeName(t));
+      const std::string scatter =
+          rng.Chance(0.7) ? "add" : (rng.Chance(0.5) ? "maximum" : "minimum");
+      d.computations = absl::StrCat(
+          "select {\n  a = ", tn, "[] parameter(0)\n  b = ", tn,
+          "[] parameter(1)\n  ROOT c = pred[] compare(a, b), direction=",
+          kDirs[rng.Below(4)],
+          IsFloat(t) && rng.Chance(0.5) ? ", type=TOTALORDER" : "", "\n}\n\n",
+          BinaryComputation("scatter", scatter, t));
+      const std::vector<int64_t> dims = DrawDims(rng, 0, 3);
+      std::vector<std::string> size, stride, pad;
+      std::vector<int64_t> out;
+      for (int64_t n : dims) {
+        const int64_t w =
+            rng.Range(1, std::max<int64_t>(std::min<int64_t>(n, 3), 1));
+        const int64_t s = rng.Range(1, 2);
+        const int64_t lo = rng.Chance(0.2) ? 1 : 0,
+                      hi = rng.Chance(0.2) ? 1 : 0;
+        size.push_back(absl::StrCat(w));
+        stride.push_back(absl::StrCat(s));
+        pad.push_back(absl::StrCat(lo, "_", hi));
+        const int64_t padded = n + lo + hi;
+        out.push_back(padded < w ? 0 : (padded - w) / s + 1);
+      }
+      const Fill sfill = scatter == "add" ? Fill::kSmallInt : Fill::kGeneral;
+      d.params.push_back(
+          {Shape(t, dims), rng.Chance(0.5) ? Fill::kUnique : Fill::kGeneral});
+      d.params.push_back({Shape(t, out), sfill});
+      d.params.push_back({Shape(t, {}), sfill});
+      std::string window;
+      if (!dims.empty()) {
+        window = absl::StrCat("window={size=", absl::StrJoin(size, "x"),
+                              " stride=", absl::StrJoin(stride, "x"),
+                              " pad=", absl::StrJoin(pad, "x"), "}, ");
+      } else {
+        window = "window={}, ";
+      }
+      d.op_text = absl::StrCat("select-and-scatter(p0, p1, p2), ", window,
+                               "select=select, scatter=scatter");
       return d;
     }
     default:

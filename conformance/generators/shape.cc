@@ -1,6 +1,6 @@
 // Generators of the shape family (seed 001 BroadcastInDim, Reshape, Rev,
-// Transpose, Iota, GetDimensionSize; copy): random permutations, dimension
-// subsets and factorisations, including rank 0 and zero-size shapes.
+// Transpose, Iota, GetDimensionSize; copy, bitcast): random permutations,
+// dimension subsets and factorisations, including rank 0 and zero-size shapes.
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -52,8 +52,11 @@ absl::StatusOr<Draw> GenerateShape(HloOpcode op, Rng& rng) {
       d.result_shape = Shape(t, out);
       return d;
     }
-    case HloOpcode::kReshape: {
-      // Same element count: regroup the prime factors of the count.
+    case HloOpcode::kReshape:
+    case HloOpcode::kBitcast: {
+      // Same element count: regroup the prime factors of the count. With
+      // the default (descending) layouts on both sides a bitcast that
+      // keeps the element type is the same regrouping of the bytes.
       int64_t n = 1;
       for (int64_t s : dims) n *= s;
       std::vector<int64_t> out;
@@ -79,7 +82,7 @@ absl::StatusOr<Draw> GenerateShape(HloOpcode op, Rng& rng) {
         }
       }
       d.params.push_back({Shape(t, dims), Fill::kGeneral});
-      d.op_text = "reshape(p0)";
+      d.op_text = op == HloOpcode::kBitcast ? "bitcast(p0)" : "reshape(p0)";
       d.result_shape = Shape(t, out);
       return d;
     }

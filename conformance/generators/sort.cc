@@ -1,7 +1,7 @@
 // Generator of sort (seed 001 Sort): one or two operands along any
 // dimension, a total-order comparator on the keys (TOTALORDER for floats,
 // so NaN and -0 have a defined place) and is_stable=true, so every
-// conforming implementation produces the same permutation.
+// conforming implementation produces the same permutation. topk likewise.
 #include <string>
 #include <vector>
 
@@ -10,7 +10,42 @@
 
 namespace hloref::conformance::gen {
 
+namespace {
+
+// topk along the last dimension: k from 0 to the dimension's size, largest
+// or smallest, stable (ties keep index order) so the indices are defined.
+absl::StatusOr<Draw> GenerateTopK(Rng& rng) {
+  Draw d;
+  const PrimitiveType t = DrawType(rng);
+  // Complex numbers have no order (the verifier accepts complex topk but
+  // the oracle refuses it as unsupported).
+  if (IsComplex(t)) return absl::InvalidArgumentError("complex keys");
+  const std::vector<int64_t> dims = DrawDims(rng, 1, 3);
+  const int64_t k = rng.Range(0, dims.back());
+  // Without is_stable the order of tied keys (hence their indices) is the
+  // implementation's choice: such cases get distinct keys, so the
+  // bit-exact policy still holds.
+  const bool stable = rng.Chance(0.8);
+  // Distinct keys need a type that holds every linear index exactly.
+  const bool holds_indices =
+      t == PrimitiveType::kF32 || t == PrimitiveType::kF64 ||
+      ((IsSignedInt(t) || IsUnsignedInt(t)) && BitWidth(t) >= 16);
+  if (!stable && !holds_indices) {
+    return absl::InvalidArgumentError("unstable topk needs distinct keys");
+  }
+  d.params.push_back({Shape(t, dims), (!stable || rng.Chance(0.3))
+                                          ? Fill::kUnique
+                                          : Fill::kGeneral});
+  d.op_text = absl::StrCat("topk(p0), k=", k,
+                           ", largest=", rng.Chance(0.5) ? "true" : "false",
+                           stable ? ", is_stable=true" : "");
+  return d;
+}
+
+}  // namespace
+
 absl::StatusOr<Draw> GenerateSort(HloOpcode op, Rng& rng) {
+  if (op == HloOpcode::kTopK) return GenerateTopK(rng);
   if (op != HloOpcode::kSort) return absl::UnimplementedError("no generator");
   Draw d;
   const PrimitiveType key = DrawType(rng);

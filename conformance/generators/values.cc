@@ -74,6 +74,7 @@ uint64_t DrawElement(const ParamSpec& spec, PrimitiveType type, Rng& rng,
     }
     case Fill::kFinite:
     case Fill::kPositive:
+    case Fill::kWellConditioned:  // filled by WellConditioned below
       if (f != nullptr) {
         return EncodeFloat(
             *f, Moderate(rng, *f, spec.fill == Fill::kPositive ? 1 : 3,
@@ -112,6 +113,39 @@ uint64_t DrawElement(const ParamSpec& spec, PrimitiveType type, Rng& rng,
   return 0;
 }
 
+// Fill::kWellConditioned: per matrix (the last two dimensions), diagonal
+// in [1, 2) and symmetric off-diagonal entries of magnitude below
+// 0.5 / n, so every row's off-diagonal sum is below 0.5 (strict diagonal
+// dominance: positive definite, and triangles with condition near 1).
+// Complex types get real (hence Hermitian) matrices.
+Literal WellConditioned(const ParamSpec& spec, Rng& rng) {
+  Literal lit(spec.shape);
+  const int64_t rank = spec.shape.rank();
+  const int64_t rows = rank >= 2 ? spec.shape.dimensions(rank - 2) : 1;
+  const int64_t cols = rank >= 1 ? spec.shape.dimensions(rank - 1) : 1;
+  const int64_t per = rows * cols;
+  const int64_t n = lit.element_count();
+  const double off = 0.5 / static_cast<double>(std::max<int64_t>(cols, 1));
+  const bool complex = IsComplex(spec.shape.element_type());
+  for (int64_t base = 0; per > 0 && base < n; base += per) {
+    for (int64_t i = 0; i < rows; ++i) {
+      for (int64_t j = 0; j <= i && j < cols; ++j) {
+        const double v = i == j ? 1.0 + rng.Unit() : (rng.Unit() - 0.5) * off;
+        auto set = [&](int64_t at) {
+          if (complex) {
+            lit.SetFromComplex(at, {v, 0.0});
+          } else {
+            lit.SetFromDouble(at, v);
+          }
+        };
+        set(base + i * cols + j);
+        if (i < cols) set(base + j * cols + i);
+      }
+    }
+  }
+  return lit;
+}
+
 }  // namespace
 
 std::vector<uint64_t> SpecialValueBits(PrimitiveType type) {
@@ -143,6 +177,9 @@ std::vector<uint64_t> SpecialValueBits(PrimitiveType type) {
 }
 
 Literal MakeValues(const ParamSpec& spec, Rng& rng) {
+  if (spec.fill == Fill::kWellConditioned && spec.shape.IsArray()) {
+    return WellConditioned(spec, rng);
+  }
   Literal lit(spec.shape);
   if (!spec.shape.IsArray()) return lit;
   const PrimitiveType type = spec.shape.element_type();
