@@ -1,12 +1,19 @@
 // Benchmark of the oracle's dot: f32 matrix products with exact
 // accumulation (ExactSum), through the whole evaluator (parse once, run).
+// BM_DotF32 also measures a named peer in the same run: Eigen 3.4's float
+// GEMM, single-threaded; its row reports x_peer = oracle time / Eigen time.
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "Eigen/Core"
 #include "absl/strings/str_cat.h"
+#include "absl/types/span.h"
 #include "benchmark/benchmark.h"
 #include "interpreter/evaluator.h"
+#include "interpreter/ops/peer_benchmark_util.h"
 #include "spec/ir/hlo_parser.h"
 #include "spec/types/literal.h"
 #include "spec/verifier/verifier.h"
@@ -14,35 +21,37 @@
 namespace hloref {
 namespace {
 
-Literal RandomF32(std::vector<int64_t> dims, uint64_t seed) {
-  Literal lit(Shape::Array(PrimitiveType::kF32, dims));
-  auto data = lit.mutable_data<float>();
-  for (float& x : data) {
-    seed = seed * 6364136223846793005ull + 1442695040888963407ull;
-    x = static_cast<float>(static_cast<int32_t>(seed >> 32)) * 0x1p-31f;
-  }
-  return lit;
-}
+using bench::RandomF32;
 
-void RunModule(benchmark::State& state, const std::string& text,
-               const std::vector<Literal>& args, double flops) {
+// Runs the module in the benchmark loop. Returns the last result and the
+// loop's CPU seconds, or nullopt after SkipWithError.
+std::optional<std::pair<Literal, double>> RunModule(
+    benchmark::State& state, const std::string& text,
+    const std::vector<Literal>& args, double flops) {
   auto module = ParseHloModule(text);
   if (!module.ok() || !VerifyModule(**module).ok()) {
     state.SkipWithError("module does not parse or verify");
-    return;
+    return std::nullopt;
   }
   Evaluator evaluator;
+  absl::StatusOr<Literal> result;
+  const double start = bench::ThreadCpuSeconds();
   for (auto _ : state) {
-    auto result = evaluator.Evaluate(**module, args);
+    result = evaluator.Evaluate(**module, args);
     if (!result.ok()) {
       state.SkipWithError(std::string(result.status().message()).c_str());
-      return;
+      return std::nullopt;
     }
     benchmark::DoNotOptimize(result);
   }
+  const double seconds = bench::ThreadCpuSeconds() - start;
   state.counters["terms/s"] =
       benchmark::Counter(flops, benchmark::Counter::kIsIterationInvariantRate);
+  return std::make_pair(*std::move(result), seconds);
 }
+
+using RowMajorF32 =
+    Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 
 void BM_DotF32(benchmark::State& state) {
   const int64_t n = state.range(0);
@@ -53,7 +62,33 @@ void BM_DotF32(benchmark::State& state) {
   std::vector<Literal> args;
   args.push_back(RandomF32({n, n}, 1));
   args.push_back(RandomF32({n, n}, 2));
-  RunModule(state, text, args, static_cast<double>(n) * n * n);
+  auto oracle = RunModule(state, text, args, static_cast<double>(n) * n * n);
+  if (!oracle) return;
+
+  // Peer: Eigen's float GEMM on the same row-major data, one thread, into
+  // a preallocated result (noalias: no temporary), so it does the same
+  // work as the oracle's dot minus the evaluator and exact accumulation.
+  Eigen::setNbThreads(1);
+  Eigen::Map<const RowMajorF32> a(args[0].data<float>().data(), n, n);
+  Eigen::Map<const RowMajorF32> b(args[1].data<float>().data(), n, n);
+  RowMajorF32 c(n, n);
+  const double peer_seconds = bench::TimePeer(oracle->second, [&] {
+    c.noalias() = a * b;
+    benchmark::DoNotOptimize(c.data());
+    benchmark::ClobberMemory();
+  });
+  // Each entry sums n products of magnitude < 1: f32 summation error is at
+  // most about n * 2^-24 * n, doubled for slack.
+  const std::string mismatch = bench::CompareWithPeer(
+      oracle->first.data<float>(),
+      absl::Span<const float>(c.data(), static_cast<size_t>(n * n)),
+      static_cast<double>(n) * n * 0x1p-23);
+  if (!mismatch.empty()) {
+    state.SkipWithError(mismatch.c_str());
+    return;
+  }
+  bench::ReportPeer(state, "Eigen 3.4 GEMM f32, 1 thread", oracle->second,
+                    peer_seconds);
 }
 BENCHMARK(BM_DotF32)->Arg(64)->Arg(256)->Arg(512)->Unit(
     benchmark::kMillisecond);
@@ -76,4 +111,6 @@ BENCHMARK(BM_DotF64)->Arg(128)->Arg(256)->Unit(benchmark::kMillisecond);
 }  // namespace
 }  // namespace hloref
 
-BENCHMARK_MAIN();
+int main(int argc, char** argv) {
+  return hloref::bench::BenchmarkMain(argc, argv);
+}
