@@ -31,7 +31,9 @@ constexpr HloOpcode kNewOps[] = {HloOpcode::kSelectAndScatter,
                                  HloOpcode::kTriangularSolve,
                                  HloOpcode::kBatchNormGrad,
                                  HloOpcode::kBatchNormInference,
-                                 HloOpcode::kBatchNormTraining};
+                                 HloOpcode::kBatchNormTraining,
+                                 HloOpcode::kFusion,
+                                 HloOpcode::kAddDependency};
 
 TEST(Generators, NewFamiliesYieldVerifiedCases) {
   for (HloOpcode op : kNewOps) {

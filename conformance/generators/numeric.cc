@@ -61,6 +61,15 @@ absl::StatusOr<Draw> GenerateRng(HloOpcode op, Rng& rng) {
       d.result_shape = Shape(t, DrawDims(rng, 0, 3));
       return d;
     }
+    case HloOpcode::kRngGetAndUpdateState: {
+      // The module's generator state before the update (fixed initial
+      // state in a fresh run).
+      static constexpr int64_t kDeltas[] = {0, 1, 7, 4096};
+      d.op_text = absl::StrCat("rng-get-and-update-state(), delta=",
+                               kDeltas[rng.Below(4)]);
+      d.result_shape = Shape(PrimitiveType::kU64, {2});
+      return d;
+    }
     default:
       return absl::UnimplementedError("no generator");
   }

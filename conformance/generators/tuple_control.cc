@@ -1,5 +1,6 @@
 // Generators of the tuple family (seed 001 Tuple, GetTupleElement,
-// OptimizationBarrier) and of control flow (Call, Conditional, While) with
+// OptimizationBarrier, add-dependency) and of control flow
+// (Call, fusion, Conditional, While) with
 // small generated bodies. The bodies only move data (reverse, select, copy,
 // tuple reordering) and count with s32, so every conforming implementation
 // gives the same bits and the bit-exact policy of these ops is sound.
@@ -85,6 +86,16 @@ absl::StatusOr<Draw> GenerateTupleToken(HloOpcode op, Rng& rng) {
       }
       return d;
     }
+    // after-all: not generated, its token[] result is refused by the
+    // comparator (structure check wants an array); add-dependency below
+    // still runs it as an operand.
+    case HloOpcode::kAddDependency: {
+      const Shape shape(DrawType(rng), DrawDims(rng, 0, 3));
+      d.params.push_back({shape, Fill::kGeneral});
+      d.prelude = "  tok = token[] after-all()\n";
+      d.op_text = "add-dependency(p0, tok)";
+      return d;
+    }
     default:
       return absl::UnimplementedError("no generator");
   }
@@ -99,7 +110,8 @@ absl::StatusOr<Draw> GenerateControlFlow(HloOpcode op, Rng& rng) {
       Shape(PrimitiveType::kPred, shape.dimensions()).ToString(false);
   d.type = t;
   switch (op) {
-    case HloOpcode::kCall: {
+    case HloOpcode::kCall:
+    case HloOpcode::kFusion: {
       // callee(a, b, c) -> select(c, a, b), (b, a) or reverse(a).
       d.params.push_back({shape, Fill::kGeneral});
       d.params.push_back({shape, Fill::kGeneral});
@@ -121,7 +133,15 @@ absl::StatusOr<Draw> GenerateControlFlow(HloOpcode op, Rng& rng) {
                           DimSubset(rng, shape.rank()), "\n");
       }
       d.computations = callee + "}\n\n";
-      d.op_text = "call(p0, p1, p2), to_apply=callee";
+      if (op == HloOpcode::kFusion) {
+        // Semantics of call; the kind is a scheduling hint.
+        static constexpr const char* kKinds[] = {"kLoop", "kInput", "kOutput"};
+        d.op_text =
+            absl::StrCat("fusion(p0, p1, p2), kind=", kKinds[rng.Below(3)],
+                         ", calls=callee");
+      } else {
+        d.op_text = "call(p0, p1, p2), to_apply=callee";
+      }
       return d;
     }
     case HloOpcode::kConditional: {
