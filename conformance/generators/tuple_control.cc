@@ -1,5 +1,5 @@
 // Generators of the tuple family (seed 001 Tuple, GetTupleElement,
-// OptimizationBarrier, add-dependency) and of control flow
+// OptimizationBarrier, add-dependency, constant) and of control flow
 // (Call, fusion, Conditional, While) with
 // small generated bodies. The bodies only move data (reverse, select, copy,
 // tuple reordering) and count with s32, so every conforming implementation
@@ -84,6 +84,17 @@ absl::StatusOr<Draw> GenerateTupleToken(HloOpcode op, Rng& rng) {
         d.op_text = absl::StrCat("get-tuple-element(t), index=", index);
         d.type = shapes[index].element_type();
       }
+      return d;
+    }
+    case HloOpcode::kConstant: {
+      // A literal of random values (special values, NaN payloads, -0 and
+      // subnormals included) written as HLO text: the backend's literal
+      // parsing must give back the same bits.
+      const Shape shape(DrawType(rng), DrawDims(rng, 0, 3));
+      const Literal value = MakeValues({shape, Fill::kGeneral}, rng);
+      d.op_text = absl::StrCat("constant(", value.ToStringWithoutShape(), ")");
+      d.result_shape = shape;
+      d.type = shape.element_type();
       return d;
     }
     // after-all: not generated, its token[] result is refused by the
