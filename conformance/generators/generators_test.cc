@@ -80,6 +80,19 @@ TEST(Generators, FftCoversBothComplexTypes) {
   EXPECT_TRUE(types.count(PrimitiveType::kF32));  // RFFT input
 }
 
+TEST(Generators, ConstantsCarrySpecialValues) {
+  bool nan = false, inf = false;
+  for (uint64_t seed = 0; seed < 300; ++seed) {
+    auto c = GenerateCase(HloOpcode::kConstant, seed);
+    ASSERT_TRUE(c.ok()) << c.status();
+    EXPECT_TRUE(c->args.empty());
+    nan |= c->module_text.find("nan") != std::string::npos;
+    inf |= c->module_text.find("inf") != std::string::npos;
+  }
+  EXPECT_TRUE(nan);
+  EXPECT_TRUE(inf);
+}
+
 TEST(Generators, WellConditionedIsSymmetricDiagonallyDominant) {
   gen::Rng rng(5);
   for (const Shape& shape : {Shape(PrimitiveType::kF64, {3, 4, 4}),
