@@ -535,6 +535,9 @@ ComparisonResult CompareToOracle(const HloModule& module,
     const EvaluatedOutput& out = oracle.outputs[o];
     const Literal& want = out.value;
     const Literal& have = got[o];
+    // A token carries no value: a token for a token is all there is to
+    // compare.
+    if (want.shape().IsToken() && have.shape().IsToken()) continue;
     if (!have.shape().IsArray() || have.element_type() != want.element_type() ||
         !have.shape().SameDimensions(want.shape())) {
       result.ok = false;

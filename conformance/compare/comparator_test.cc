@@ -215,6 +215,29 @@ TEST(Comparator, StructureMismatchIsReported) {
   EXPECT_NE(r.structure_error.find("expected shape f32[3]"), std::string::npos);
 }
 
+// A token result matches a returned token (no value to compare); an array
+// where a token is expected is a structure error.
+TEST(Comparator, TokenOutputs) {
+  Fixture f = Make(R"(
+HloModule m
+ENTRY e {
+  ROOT t = token[] after-all()
+})",
+                   {});
+  std::vector<Literal> token;
+  token.push_back(Literal::Token());
+  CompareConfig config;
+  EXPECT_TRUE(
+      CompareToOracle(*f.module, f.args, f.oracle, nullptr, token, config).ok);
+  std::vector<Literal> array;
+  array.push_back(*ParseLiteral("f32[] 0"));
+  ComparisonResult r =
+      CompareToOracle(*f.module, f.args, f.oracle, nullptr, array, config);
+  EXPECT_FALSE(r.ok);
+  EXPECT_NE(r.structure_error.find("expected shape token[]"), std::string::npos)
+      << r.structure_error;
+}
+
 TEST(Deviations, ParseAndPrint) {
   auto d = ParseDeviations("xla-cpu");
   ASSERT_TRUE(d.ok());
