@@ -51,6 +51,15 @@ absl::StatusOr<Shape> InferTopK(const HloInstruction& inst) {
     return Fail(inst, "topk.C2", "k is ", k, ", expected a value in [0, ", last,
                 "]");
   }
+  // topk.C3: the values are ordered, so they are not complex (and not
+  // pred, which XLA's TopK does not sort either).
+  if (IsComplex(operand.element_type()) ||
+      operand.element_type() == PrimitiveType::kPred) {
+    return Fail(inst, "topk.C3",
+                "topk needs integer or floating-point values, "
+                "got ",
+                PrimitiveTypeName(operand.element_type()));
+  }
   Shape values = WithElementType(operand, operand.element_type());
   values.set_dimensions(operand.rank() - 1, k);
   Shape indices = WithElementType(values, PrimitiveType::kS32);

@@ -335,6 +335,7 @@ const Case kCases[] = {
   {"sort.C3", "r", "p = f32[4] parameter(0)\nROOT r = f32[4] sort(p), dimensions={0}, to_apply=add_f32"},
   {"topk.C1", "r", "p = f32[] parameter(0)\nROOT r = (f32[], s32[]) topk(p), k=1"},
   {"topk.C2", "r", "p = f32[4] parameter(0)\nROOT r = (f32[5], s32[5]) topk(p), k=5"},
+  {"topk.C3", "r", "p = c64[4] parameter(0)\nROOT r = (c64[2], s32[2]) topk(p), k=2"},
   // --- control flow
   {"call.C1", "r", "p = s32[2] parameter(0)\nROOT r = f32[2] call(p), to_apply=id_f32_2"},
   {"fusion.C1", "r", "p = f32[2] parameter(0)\nROOT r = f32[2] fusion(p, p), kind=kLoop, calls=id_f32_2"},
