@@ -126,7 +126,11 @@ def looks_unimplemented(message):
     m = message.lower()
     return ("unimplemented" in m or "not implemented" in m or
             "not supported" in m or "unsupported" in m or
-            "no registered implementation" in m)
+            "no registered implementation" in m or
+            # XLA:CPU 0.10.2 cannot lower some ops on narrow float types
+            # ("failed to legalize operation 'math.tan' ...").
+            "failed to legalize" in m or
+            "invalid xla primitivetype" in m)
 
 
 def main(argv):
@@ -150,6 +154,13 @@ def main(argv):
         if m and int(m.group(1)) > 1:
             die(UNSUPPORTED, f"the module asks for {key}={m.group(1)}; "
                 "xla_jax.py runs one replica on one CPU device")
+
+    # XLA:CPU 0.10.2 aborts the process (llvm_util.cc "unsupported type",
+    # literal.cc "Unhandled primitive type") on the f6 types: refuse them
+    # up front so they are reported as unsupported, not as a crash.
+    m = re.search(r"\b(f6e2m3fn|f6e3m2fn)\[", text)
+    if m:
+        die(UNSUPPORTED, f"XLA:CPU {jax.__version__} does not support {m.group(1)}")
 
     try:
         module = xla_hlo.hlo_module_from_text(text)
