@@ -11,29 +11,14 @@
 namespace hloref::conformance {
 
 Judgement JudgeRounded(const ElementVerdict& v, double got, uint64_t got_bits) {
-  if (got_bits == v.bits) return Judgement{};
-  if (got == v.y && got == 0 && !v.zero_sign_significant) return Judgement{};
-  Judgement j;
-  j.pass = false;
-  if (got == v.y && got == 0) {
-    j.why = "zero sign differs from the correctly rounded result";
-    return j;
-  }
-  j.ulp_distance = UlpDistance(v.type, v.y, got);
-  j.why = absl::StrCat("not the correctly rounded result: off by ",
-                       j.ulp_distance, " ulp");
-  return j;
+  return JudgeAgainstBits(v, got, got_bits,
+                          "zero sign differs from the correctly rounded result",
+                          "not the correctly rounded result: off by ");
 }
 
 ElementVerdict RoundedVerdict(PrimitiveType type, uint64_t bits,
                               std::string rule) {
-  ElementVerdict v;
-  v.kind = VerdictKind::kRounded;
-  v.type = type;
-  v.bits = bits;
-  v.y = BitsToDouble(type, bits);
-  v.rule = std::move(rule);
-  return v;
+  return BitsVerdict(VerdictKind::kRounded, type, bits, std::move(rule));
 }
 
 }  // namespace hloref::conformance

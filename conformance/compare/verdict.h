@@ -71,6 +71,13 @@ Judgement Judge(const ElementVerdict& verdict, uint64_t got_bits);
 // common to all of them.
 Judgement JudgeExact(const ElementVerdict& v, double got, uint64_t got_bits);
 Judgement JudgeRounded(const ElementVerdict& v, double got, uint64_t got_bits);
+// The check EXACT and ROUNDED share: the oracle's bits (or a zero of
+// either sign where the sign is not significant); otherwise a failure
+// whose text is `zero_sign_why` for a zero of the wrong sign and
+// `differs_why` followed by the ulp distance for any other value.
+Judgement JudgeAgainstBits(const ElementVerdict& v, double got,
+                           uint64_t got_bits, const char* zero_sign_why,
+                           const char* differs_why);
 Judgement JudgeBounded(const ElementVerdict& v, double got, uint64_t got_bits);
 Judgement JudgeSet(const ElementVerdict& v, double got, uint64_t got_bits);
 Judgement JudgeClass(const ElementVerdict& v, double got, uint64_t got_bits);
@@ -95,6 +102,9 @@ std::string ValueText(PrimitiveType type, uint64_t bits);
 // is the oracle's value in the output type; `rule` names the op class.
 ElementVerdict ExactVerdict(PrimitiveType type, uint64_t bits,
                             std::string rule);
+// A verdict of `kind` (kExact or kRounded) on the oracle's bits.
+ElementVerdict BitsVerdict(VerdictKind kind, PrimitiveType type, uint64_t bits,
+                           std::string rule);
 ElementVerdict RoundedVerdict(PrimitiveType type, uint64_t bits,
                               std::string rule);
 // Class U: lo = hi = ulps * ulp_T(y) + ulp_T(y)/2 (the oracle's rounding),
