@@ -1729,6 +1729,20 @@ absl::Status Parser::ParseAttribute(HloOpcode opcode, HloOpcode alt_opcode,
   return ParseAttributeValue(*id, opcode, pa);
 }
 
+// Sets *out to the value `word` names in `table` (exact spelling); false
+// when no entry matches.
+template <typename T, size_t N>
+bool MatchWord(absl::string_view word,
+               const std::pair<const char*, T> (&table)[N], T* out) {
+  for (const auto& [name, value] : table) {
+    if (word == name) {
+      *out = value;
+      return true;
+    }
+  }
+  return false;
+}
+
 absl::Status Parser::ParseEnumValue(AttrId id, HloOpcode opcode,
                                     HloAttributes* a) {
   if (!Is(TokKind::kIdent) || tok_.percent) {
@@ -1747,12 +1761,9 @@ absl::Status Parser::ParseEnumValue(AttrId id, HloOpcode opcode,
           {"EQ", ComparisonDirection::kEq}, {"NE", ComparisonDirection::kNe},
           {"LT", ComparisonDirection::kLt}, {"LE", ComparisonDirection::kLe},
           {"GT", ComparisonDirection::kGt}, {"GE", ComparisonDirection::kGe}};
-      for (auto& [s, d] : kDirs) {
-        if (word == s) {
-          a->direction = d;
-          Next();
-          return absl::OkStatus();
-        }
+      if (MatchWord(word, kDirs, &a->direction)) {
+        Next();
+        return absl::OkStatus();
       }
       return bad("EQ NE LT LE GT GE");
     }
@@ -1762,12 +1773,9 @@ absl::Status Parser::ParseEnumValue(AttrId id, HloOpcode opcode,
           {"TOTALORDER", ComparisonType::kTotalOrder},
           {"SIGNED", ComparisonType::kSigned},
           {"UNSIGNED", ComparisonType::kUnsigned}};
-      for (auto& [s, t] : kTypes) {
-        if (word == s) {
-          a->comparison_type = t;
-          Next();
-          return absl::OkStatus();
-        }
+      if (MatchWord(word, kTypes, &a->comparison_type)) {
+        Next();
+        return absl::OkStatus();
       }
       return bad("FLOAT TOTALORDER SIGNED UNSIGNED");
     }
@@ -1777,12 +1785,9 @@ absl::Status Parser::ParseEnumValue(AttrId id, HloOpcode opcode,
           {"kInput", FusionKind::kInput},
           {"kOutput", FusionKind::kOutput},
           {"kCustom", FusionKind::kCustom}};
-      for (auto& [s, k] : kKinds) {
-        if (word == s) {
-          a->fusion_kind = k;
-          Next();
-          return absl::OkStatus();
-        }
+      if (MatchWord(word, kKinds, &a->fusion_kind)) {
+        Next();
+        return absl::OkStatus();
       }
       return bad("kLoop kInput kOutput kCustom");
     }
