@@ -27,6 +27,20 @@ absl::Status SupportsModule(const Backend& backend, const HloModule& module) {
   return absl::OkStatus();
 }
 
+absl::StatusOr<std::vector<std::vector<Literal>>> Executable::RunReplicated(
+    absl::Span<const std::vector<Literal>>) {
+  return absl::UnimplementedError(
+      "this backend does not run replicated modules (replica_count * "
+      "num_partitions > 1)");
+}
+
+absl::StatusOr<std::vector<Literal>> Executable::RunWithHost(
+    absl::Span<const Literal>, HostTransfers&) {
+  return absl::UnimplementedError(
+      "this backend does not run modules with host transfers (infeed, "
+      "outfeed, host-transfer send/recv)");
+}
+
 namespace {
 void FlattenInto(Literal value, std::vector<Literal>* out) {
   if (!value.shape().IsTuple()) {

@@ -14,6 +14,8 @@
 #ifndef HLOREF_BACKENDS_BACKEND_H_
 #define HLOREF_BACKENDS_BACKEND_H_
 
+#include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -40,7 +42,30 @@ struct CompileOptions {
   std::string work_dir;
 };
 
+// What a run exchanges with the host besides its arguments and results
+// (seed 001 "Infeed", "Send", "Recv"; outfeed, docs/hlo-text-format.md
+// 6.12). The caller fills the inputs; the run consumes them and appends
+// the outputs.
+struct HostTransfers {
+  // In: one value per infeed executed, consumed in order.
+  std::vector<Literal> infeed;
+  // In: the values recv with is_host_transfer=true receives, per channel
+  // id, consumed in order.
+  std::map<int64_t, std::vector<Literal>> recv;
+  // Out: the values outfeed wrote, in order.
+  std::vector<Literal> outfeed;
+  // Out: the values send with is_host_transfer=true wrote, per channel id.
+  std::map<int64_t, std::vector<Literal>> sent;
+};
+
 // A compiled module, ready to run any number of times.
+//
+// Run is the one entry point every backend implements. The other two are
+// optional capabilities; a backend without them answers Unimplemented, which
+// the harness reports as *unsupported* (never as a pass):
+//   RunReplicated     modules with replica_count * num_partitions > 1
+//   RunWithHost       modules with infeed, outfeed or host-transfer
+//                     send/recv
 class Executable {
  public:
   virtual ~Executable() = default;
@@ -49,6 +74,18 @@ class Executable {
   // leaf of a tuple root, in order; a non-tuple root gives one literal.
   virtual absl::StatusOr<std::vector<Literal>> Run(
       absl::Span<const Literal> args) = 0;
+
+  // Runs every participant of a replicated module (replica r, partition p
+  // is participant r * partitions + p). `args` holds one argument list per
+  // participant, or one list that every participant gets. Returns one
+  // flattened result per participant, in participant order.
+  virtual absl::StatusOr<std::vector<std::vector<Literal>>> RunReplicated(
+      absl::Span<const std::vector<Literal>> args);
+
+  // Run with host transfers: reads host->infeed / host->recv from `host`
+  // and appends what outfeed and host-transfer sends wrote.
+  virtual absl::StatusOr<std::vector<Literal>> RunWithHost(
+      absl::Span<const Literal> args, HostTransfers& host);
 };
 
 class Backend {

@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "interpreter/host_queues.h"
 #include "spec/util/status_macros.h"
 #include "spec/verifier/verifier.h"
 
@@ -22,6 +23,46 @@ class InterpreterExecutable : public Executable {
       absl::Span<const Literal> args) override {
     HLOREF_ASSIGN_OR_RETURN(Literal value, evaluator_.Evaluate(*module_, args));
     return FlattenLiteral(std::move(value));
+  }
+
+  absl::StatusOr<std::vector<std::vector<Literal>>> RunReplicated(
+      absl::Span<const std::vector<Literal>> args) override {
+    HLOREF_ASSIGN_OR_RETURN(std::vector<EvalResult> results,
+                            evaluator_.RunReplicated(*module_, args));
+    std::vector<std::vector<Literal>> out;
+    out.reserve(results.size());
+    for (EvalResult& result : results) {
+      out.push_back(FlattenLiteral(std::move(result.value)));
+    }
+    return out;
+  }
+
+  absl::StatusOr<std::vector<Literal>> RunWithHost(
+      absl::Span<const Literal> args, HostTransfers& host) override {
+    // A fresh queue per run, filled from `host`; the evaluator shares the
+    // executable's options otherwise (its rng sequence is its own).
+    HostQueues queues;
+    for (Literal& value : host.infeed) queues.PushInfeed(std::move(value));
+    host.infeed.clear();
+    for (auto& [channel, values] : host.recv) {
+      for (Literal& value : values) queues.PushRecv(channel, std::move(value));
+    }
+    host.recv.clear();
+    EvaluatorOptions options = evaluator_.options();
+    options.host_queues = &queues;
+    Evaluator evaluator(std::move(options));
+    absl::StatusOr<Literal> value = evaluator.Evaluate(*module_, args);
+    // Whatever was written before a failure is still handed back.
+    for (Literal& written : queues.TakeOutfeed()) {
+      host.outfeed.push_back(std::move(written));
+    }
+    for (int64_t channel : queues.SentChannels()) {
+      for (Literal& written : queues.TakeSent(channel)) {
+        host.sent[channel].push_back(std::move(written));
+      }
+    }
+    if (!value.ok()) return value.status();
+    return FlattenLiteral(*std::move(value));
   }
 
  private:
