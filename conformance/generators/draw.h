@@ -6,6 +6,7 @@
 #define HLOREF_CONFORMANCE_GENERATORS_DRAW_H_
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -79,6 +80,16 @@ struct Draw {
   std::optional<Shape> result_shape;
   // The case's element type (defaults to params[0]'s, or the result's).
   PrimitiveType type = PrimitiveType::kInvalid;
+  // Replicated cases (collectives): the module header's replica_count and
+  // num_partitions. With per_participant_args every participant gets its
+  // own argument values drawn from `params`; otherwise all share one list.
+  int64_t replica_count = 1;
+  int64_t partition_count = 1;
+  bool per_participant_args = false;
+  // Host transfers the case needs (infeed, outfeed, host-transfer
+  // send/recv): values pushed before the run, one per spec, in order.
+  std::vector<ParamSpec> infeed;
+  std::map<int64_t, std::vector<ParamSpec>> recv;
 };
 
 // A family generator: draws one candidate for `opcode` (attempt-specific

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "backends/backend.h"
 #include "spec/ir/hlo_module.h"
 #include "spec/ir/opcode.h"
 #include "spec/types/literal.h"
@@ -37,6 +38,21 @@ struct GeneratedCase {
   std::string module_text;  // self-contained, verified
   std::shared_ptr<const HloModule> module;
   std::vector<Literal> args;
+  // Replicated cases: participants = replica_count * partition_count (also
+  // in the module header). participant_args is empty when every
+  // participant gets `args`, else one list per participant (replica r,
+  // partition p at r * partition_count + p).
+  int64_t replica_count = 1;
+  int64_t partition_count = 1;
+  std::vector<std::vector<Literal>> participant_args;
+  // Host transfers: true when the module uses infeed, outfeed or
+  // host-transfer send/recv; `host` holds the inputs (infeed, recv) the run
+  // consumes; the outputs (outfeed, sent) are compared with the oracle's
+  // like results.
+  bool uses_host = false;
+  backends::HostTransfers host;
+
+  bool replicated() const { return replica_count * partition_count > 1; }
 };
 
 // The ops that have a generator (in ops.def order).
