@@ -257,6 +257,25 @@ absl::StatusOr<Shape> InferRaggedAllToAll(const HloInstruction& inst) {
                   ShapeStr(first));
     }
   }
+  // ragged-all-to-all.C8: the offset/size arrays are of rank 1 or 2
+  // (XLA's ShapeVerifier::HandleRaggedAllToAll).
+  if (first.rank() != 1 && first.rank() != 2) {
+    return Fail(inst, "ragged-all-to-all.C8", "offset/size operands are ",
+                ShapeStr(first), ", expected rank 1 or 2");
+  }
+  // ragged-all-to-all.C9: input and output are ragged along dimension 0
+  // only: rank >= 1 and equal dimensions below it (jax.lax.
+  // ragged_all_to_all: "shapes must be equal, except for the outermost
+  // dimension").
+  bool rows_match = input.rank() >= 1;
+  for (int64_t d = 1; rows_match && d < input.rank(); ++d) {
+    rows_match = input.dimensions(d) == output.dimensions(d);
+  }
+  if (!rows_match) {
+    return Fail(inst, "ragged-all-to-all.C9", "input ", ShapeStr(input),
+                " and output ", ShapeStr(output),
+                " must have rank >= 1 and agree in every dimension but 0");
+  }
   return WithElementType(output, output.element_type());
 }
 

@@ -166,10 +166,20 @@ absl::StatusOr<Shape> InferMap(const HloInstruction& inst) {
   return WithElementType(first, out.element_type());
 }
 
-// scan (text format 6.6, since 2026): operands are the scanned inputs
-// followed by num_carries initial carries; scanning runs along
-// `dimensions`. The result shape is taken as written once the operands are
-// checked: the text format does not define its layout of outputs.
+// scan (text format 6.6, since 2026-01). The text format gives only the
+// syntax; the rules below follow XLA's HloScanInstruction as its
+// ScanExpander (openxla/xla xla/service/scan_expander.cc) lowers it to a
+// while loop, which is the op's executable definition:
+//  - operands: the scanned inputs x_0..x_{I-1}, then num_carries initial
+//    carries c_0..c_{C-1} (HloScanInstruction::inputs()/inits());
+//  - to_apply is called once per position along the scan dimension with
+//    (the inputs' slices at that position with the scan dimension removed,
+//    then the carries) and returns (the per-step outputs, then the new
+//    carries): a tuple, or the lone value when there is one in total;
+//  - the result is (output arrays y_0..y_{O-1}, final carries), a tuple, or
+//    the lone array when O + C == 1; output y_k holds step outputs stacked
+//    along the scan dimension, at the same dimension number as the inputs;
+//  - the scan length is the inputs' size along the scan dimension.
 absl::StatusOr<Shape> InferScan(const HloInstruction& inst) {
   const auto& dims = inst.attrs().dimensions;
   const int64_t carries = inst.attrs().num_carries;
@@ -178,8 +188,9 @@ absl::StatusOr<Shape> InferScan(const HloInstruction& inst) {
     return Fail(inst, "scan.C1", "num_carries is ", carries, " with ",
                 inst.operand_count(), " operands");
   }
+  const int64_t inputs = inst.operand_count() - carries;
   // scan.C2: one scan dimension valid for every scanned input.
-  for (int64_t i = 0; i < inst.operand_count() - carries; ++i) {
+  for (int64_t i = 0; i < inputs; ++i) {
     HLOREF_RETURN_IF_ERROR(ExpectArrayOperand(inst, i, "scan.C2"));
     const Shape& s = inst.operand(i)->shape();
     if (dims.size() != 1 || dims[0] < 0 || dims[0] >= s.rank()) {
@@ -191,7 +202,80 @@ absl::StatusOr<Shape> InferScan(const HloInstruction& inst) {
   if (inst.to_apply() == nullptr) {
     return Fail(inst, "scan.C3", "to_apply is missing");
   }
-  Shape s = inst.shape();
+  const int64_t d = dims[0];
+  // scan.C4: every scanned input has the same length along the scan
+  // dimension (the expander's loop runs once per position).
+  const int64_t n = inst.operand(0)->shape().dimensions(d);
+  for (int64_t i = 1; i < inputs; ++i) {
+    const Shape& s = inst.operand(i)->shape();
+    if (s.dimensions(d) != n) {
+      return Fail(inst, "scan.C4", OperandName(inst, i), " ", ShapeStr(s),
+                  " has length ", s.dimensions(d), " along scan dimension ", d,
+                  ", input 0 has ", n);
+    }
+  }
+  // scan.C5: the result is (outputs..., carries...) -- a lone array when
+  // there is one in total -- with each carry of its init's shape and each
+  // output an array with length n along the scan dimension.
+  const Shape& result = inst.shape();
+  std::vector<Shape> parts;
+  if (result.IsTuple()) {
+    for (int64_t k = 0; k < result.tuple_size(); ++k) {
+      parts.push_back(result.tuple_shapes(k));
+    }
+  } else {
+    parts.push_back(result);
+  }
+  const int64_t outputs = static_cast<int64_t>(parts.size()) - carries;
+  if (outputs < 0 || (!result.IsTuple() && outputs + carries != 1)) {
+    return Fail(inst, "scan.C5", "shape ", ShapeStr(result), " has ",
+                parts.size(), " element(s), expected the outputs then ",
+                carries, " carr", carries == 1 ? "y" : "ies");
+  }
+  std::vector<Shape> step_params, step_results;
+  for (int64_t i = 0; i < inputs; ++i) {
+    Shape s = inst.operand(i)->shape();
+    s.delete_dimension(d);
+    s.ClearLayoutsRecursive();
+    step_params.push_back(s);
+  }
+  for (int64_t k = 0; k < outputs; ++k) {
+    const Shape& y = parts[k];
+    if (!y.IsArray() || y.rank() <= d || y.dimensions(d) != n) {
+      return Fail(inst, "scan.C5", "output ", k, " is ", ShapeStr(y),
+                  ", expected an array with length ", n,
+                  " along scan dimension ", d);
+    }
+    Shape s = y;
+    s.delete_dimension(d);
+    s.ClearLayoutsRecursive();
+    step_results.push_back(s);
+  }
+  for (int64_t j = 0; j < carries; ++j) {
+    const int64_t op = inputs + j;
+    HLOREF_RETURN_IF_ERROR(ExpectArrayOperand(inst, op, "scan.C5"));
+    Shape c = inst.operand(op)->shape();
+    c.ClearLayoutsRecursive();
+    if (!SameShape(parts[outputs + j], c)) {
+      return Fail(inst, "scan.C5", "carry ", j, " of the result is ",
+                  ShapeStr(parts[outputs + j]), ", its init ",
+                  OperandName(inst, op), " is ", ShapeStr(c));
+    }
+    step_params.push_back(c);
+    step_results.push_back(c);
+  }
+  // scan.C6: to_apply takes the input slices then the carries and returns
+  // the step outputs then the new carries.
+  // With one value in total, a 1-tuple root is accepted beside the lone
+  // value (the expander reads either).
+  const bool lone = step_results.size() == 1 &&
+                    !ResultShape(*inst.to_apply()).IsTuple();
+  const Shape step_result =
+      lone ? step_results[0] : Shape::Tuple(std::move(step_results));
+  HLOREF_RETURN_IF_ERROR(CheckSignature(inst, "scan.C6", "to_apply",
+                                        inst.to_apply(), step_params,
+                                        step_result));
+  Shape s = result;
   s.ClearLayoutsRecursive();
   return s;
 }

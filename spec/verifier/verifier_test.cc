@@ -30,6 +30,17 @@ add_f32 {
   b = f32[] parameter(1)
   ROOT r = f32[] add(a, b)
 }
+add_f32_2 {
+  a = f32[2] parameter(0)
+  b = f32[2] parameter(1)
+  ROOT r = f32[2] add(a, b)
+}
+scan_add_f32 {
+  x = f32[] parameter(0)
+  c = f32[] parameter(1)
+  s = f32[] add(x, c)
+  ROOT t = (f32[], f32[]) tuple(s, s)
+}
 add_s32 {
   a = s32[] parameter(0)
   b = s32[] parameter(1)
@@ -302,8 +313,12 @@ const Case kCases[] = {
   {"map.C1", "r", "p = f32[2] parameter(0)\nq = f32[3] parameter(1)\nROOT r = f32[2] map(p, q), dimensions={0}, to_apply=add_f32"},
   {"map.C2", "r", "p = f32[2,2] parameter(0)\nROOT r = f32[2,2] map(p), dimensions={1,0}, to_apply=neg_f32"},
   {"map.C3", "r", "p = f32[2] parameter(0)\nROOT r = f32[2] map(p), dimensions={0}, to_apply=add_f32"},
-  {"scan.C1", "r", "p = f32[4] parameter(0)\nz = f32[] constant(0)\nROOT r = (f32[4], f32[]) scan(p, z), dimensions={0}, num_carries=2, to_apply=add_f32"},
-  {"scan.C2", "r", "p = f32[4] parameter(0)\nz = f32[] constant(0)\nROOT r = (f32[4], f32[]) scan(p, z), dimensions={1}, num_carries=1, to_apply=add_f32"},
+  {"scan.C1", "r", "p = f32[4] parameter(0)\nz = f32[] constant(0)\nROOT r = (f32[4], f32[]) scan(p, z), dimensions={0}, num_carries=2, to_apply=scan_add_f32"},
+  {"scan.C2", "r", "p = f32[4] parameter(0)\nz = f32[] constant(0)\nROOT r = (f32[4], f32[]) scan(p, z), dimensions={1}, num_carries=1, to_apply=scan_add_f32"},
+  {"scan.C4", "r", "p = f32[4] parameter(0)\nq = f32[3] parameter(1)\nz = f32[] constant(0)\nROOT r = (f32[4], f32[]) scan(p, q, z), dimensions={0}, num_carries=1, to_apply=scan_add_f32"},
+  {"scan.C5", "r", "p = f32[4] parameter(0)\nz = f32[] constant(0)\nROOT r = (f32[3], f32[]) scan(p, z), dimensions={0}, num_carries=1, to_apply=scan_add_f32"},
+  {"scan.C5", "r", "p = f32[4] parameter(0)\nz = f32[] constant(0)\nROOT r = (f32[4], s32[]) scan(p, z), dimensions={0}, num_carries=1, to_apply=scan_add_f32"},
+  {"scan.C6", "r", "p = f32[4] parameter(0)\nz = f32[] constant(0)\nROOT r = (f32[4], f32[]) scan(p, z), dimensions={0}, num_carries=1, to_apply=add_f32"},
   // --- gather / scatter
   {"gather.C1", "r", "p = f32[4,3] parameter(0)\ni = f32[2] parameter(1)\nROOT r = f32[2,3] gather(p, i), offset_dims={1}, collapsed_slice_dims={0}, start_index_map={0}, index_vector_dim=1, slice_sizes={1,3}"},
   {"gather.C2", "r", "p = f32[4,3] parameter(0)\ni = s32[2] parameter(1)\nROOT r = f32[2,3] gather(p, i), offset_dims={1}, collapsed_slice_dims={0}, start_index_map={0}, index_vector_dim=2, slice_sizes={1,3}"},
@@ -414,6 +429,8 @@ const Case kCases[] = {
   {"reduce-window.C2", "r", "p = f32[4] parameter(0)\nq = s32[5] parameter(1)\nz = f32[] constant(0)\ni = s32[] constant(0)\nROOT r = (f32[2], s32[2]) reduce-window(p, q, z, i), window={size=2 stride=2}, to_apply=argmax"},
   {"ragged-all-to-all.C6", "r", "p = f32[4] parameter(0)\nq = s32[4] parameter(1)\no = s32[2] parameter(2)\nROOT r = s32[4] ragged-all-to-all(p, q, o, o, o, o), replica_groups={{0,1}}", ", replica_count=2"},
   {"ragged-all-to-all.C7", "r", "p = f32[4] parameter(0)\no = s32[2] parameter(1)\nf = f32[2] parameter(2)\nROOT r = f32[4] ragged-all-to-all(p, p, o, o, f, o), replica_groups={{0,1}}", ", replica_count=2"},
+  {"ragged-all-to-all.C8", "r", "p = f32[4] parameter(0)\no = s32[2,1,1] parameter(1)\nROOT r = f32[4] ragged-all-to-all(p, p, o, o, o, o), replica_groups={{0,1}}", ", replica_count=2"},
+  {"ragged-all-to-all.C9", "r", "p = f32[4,2] parameter(0)\nq = f32[4,3] parameter(1)\no = s32[2] parameter(2)\nROOT r = f32[4,3] ragged-all-to-all(p, q, o, o, o, o), replica_groups={{0,1}}", ", replica_count=2"},
   {"all-gather.C5", "r", "p = (f32[2]) parameter(0)\nROOT r = (f32[2]) all-gather(p), replica_groups={}, dimensions={0}"},
   {"all-to-all.C6", "r", "p = f32[4] parameter(0)\nROOT r = (f32[4], f32[4]) all-to-all(p, p), replica_groups={{0,1}}, dimensions={0}", ", replica_count=2"},
   {"collective-permute-start.C8", "r", "p = f32[2] parameter(0)\nROOT r = (f32[2], f32[3]) collective-permute-start(p), source_target_pairs={{0,1}}", ", replica_count=2"},
@@ -508,7 +525,9 @@ const char* const kPositive[] = {
   "p = f32[5] parameter(0)\nz = f32[] constant(0)\nROOT r = f32[9] reduce-window(p, z), window={size=1 lhs_dilate=2}, to_apply=add_f32",
   "p = f32[4] parameter(0)\ns = f32[2] parameter(1)\nz = f32[] constant(0)\nROOT r = f32[4] select-and-scatter(p, s, z), window={size=2 stride=2}, select=ge_f32, scatter=add_f32",
   "p = f32[2] parameter(0)\nq = f32[2] parameter(1)\nROOT r = f32[2] map(p, q), dimensions={0}, to_apply=add_f32",
-  "p = f32[4] parameter(0)\nz = f32[] constant(0)\nROOT r = (f32[4], f32[]) scan(p, z), dimensions={0}, num_carries=1, to_apply=add_f32",
+  "p = f32[4] parameter(0)\nz = f32[] constant(0)\nROOT r = (f32[4], f32[]) scan(p, z), dimensions={0}, num_carries=1, to_apply=scan_add_f32",
+  "p = f32[4] parameter(0)\nz = f32[] constant(0)\nROOT r = f32[] scan(p, z), dimensions={0}, num_carries=1, is_reverse=true, to_apply=add_f32",
+  "p = f32[0,2] parameter(0)\nROOT r = f32[0,2] scan(p, p), dimensions={0}, num_carries=0, to_apply=add_f32_2",
   // gather / scatter
   "p = f32[4,3] parameter(0)\ni = s32[5] parameter(1)\nROOT r = f32[5,3] gather(p, i), offset_dims={1}, collapsed_slice_dims={0}, start_index_map={0}, index_vector_dim=1, slice_sizes={1,3}",
   "p = f32[16,11] parameter(0)\ni = s64[5,2] parameter(1)\nROOT r = f32[5,8,6] gather(p, i), offset_dims={1,2}, collapsed_slice_dims={}, start_index_map={0,1}, index_vector_dim=1, slice_sizes={8,6}",
