@@ -268,13 +268,12 @@ absl::StatusOr<Shape> InferScan(const HloInstruction& inst) {
   // the step outputs then the new carries.
   // With one value in total, a 1-tuple root is accepted beside the lone
   // value (the expander reads either).
-  const bool lone = step_results.size() == 1 &&
-                    !ResultShape(*inst.to_apply()).IsTuple();
+  const bool lone =
+      step_results.size() == 1 && !ResultShape(*inst.to_apply()).IsTuple();
   const Shape step_result =
       lone ? step_results[0] : Shape::Tuple(std::move(step_results));
-  HLOREF_RETURN_IF_ERROR(CheckSignature(inst, "scan.C6", "to_apply",
-                                        inst.to_apply(), step_params,
-                                        step_result));
+  HLOREF_RETURN_IF_ERROR(CheckSignature(
+      inst, "scan.C6", "to_apply", inst.to_apply(), step_params, step_result));
   Shape s = result;
   s.ClearLayoutsRecursive();
   return s;
