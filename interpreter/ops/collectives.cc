@@ -37,8 +37,11 @@
 // wrapped computation (interpreter/ops/async.cc) and reach this file
 // through it.
 //
-// Not evaluated (Unimplemented): ragged-all-to-all, the in-place
-// collective-permute form with slice_sizes.
+// ragged-all-to-all: see RaggedAllToAll below (semantics from JAX's
+// jax.lax.ragged_all_to_all documentation and XLA's shape inference).
+//
+// Not evaluated (Unimplemented): the in-place collective-permute form with
+// slice_sizes; ragged-all-to-all with rank-2 offsets.
 #include <algorithm>
 #include <cmath>
 #include <complex>
@@ -52,6 +55,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "interpreter/index_util.h"
+#include "interpreter/numerics.h"
 #include "interpreter/ops/exact_sum.h"
 #include "interpreter/ops/families.h"
 #include "interpreter/replicas.h"
@@ -96,6 +100,7 @@ absl::StatusOr<GroupMode> ModeOf(const HloInstruction& inst) {
   const bool global = inst.attrs().use_global_device_ids;
   switch (inst.opcode()) {
     case HloOpcode::kAllToAll:
+    case HloOpcode::kRaggedAllToAll:  // as all-to-all (XLA's group modes)
     case HloOpcode::kCollectivePermute:
     case HloOpcode::kCollectivePermuteStart:
     case HloOpcode::kCollectiveBroadcast:
@@ -705,6 +710,141 @@ absl::StatusOr<Literal> CollectiveBroadcast(
   return (*ex.values)[0];
 }
 
+// ---- ragged-all-to-all.
+//
+// Semantics (XLA: HLO operands (input, output, input_offsets, send_sizes,
+// output_offsets, recv_sizes), ShapeVerifier: the four offset/size
+// operands share one shape of rank 1 or 2, and ShapeInference: the result
+// has the output operand's shape; the data movement is documented with
+// jax.lax.ragged_all_to_all, which lowers to this op):
+//  - the ragged dimension is dimension 0 of input and output; a row is
+//    everything below it;
+//  - the offset/size arrays have N entries, N a multiple of the group size
+//    n; entry e names a slice for the participant at group position
+//    e / (N / n);
+//  - participant s sends rows input[input_offsets[e], +send_sizes[e]) of
+//    entry e to participant p = e / (N / n), which writes them at rows
+//    [output_offsets[e], +send_sizes[e]) of its result -- output_offsets
+//    are the sender's offsets into the receiver's buffer;
+//  - the result starts as the output operand: rows nobody writes keep it;
+//  - the receiver's recv_sizes[s * (N / n) + k] equals the sender's
+//    send_sizes[p * (N / n) + k] (JAX: send_sizes == all_to_all(recv_sizes)).
+// Data-dependent undefined behaviour (neither JAX nor XLA defines it; an
+// XLA GPU/TPU kernel reads or writes outside the buffers): a negative
+// offset or size, a slice outside input or output
+// (impl.ragged-all-to-all.1), recv_sizes disagreeing with the sender's
+// send_sizes (impl.ragged-all-to-all.2), and two slices written to
+// overlapping rows of one receiver (impl.ragged-all-to-all.3, the write
+// order is unspecified). The oracle reports them as OutOfRange naming the
+// ID, on every participant (the values are exchanged before checking).
+absl::StatusOr<Literal> RaggedAllToAll(
+    const HloInstruction& inst, absl::Span<const Literal* const> operands,
+    EvalContext& ctx) {
+  HLOREF_RETURN_IF_ERROR(ExpectOperandCount(inst, operands, 6, 6));
+  HLOREF_RETURN_IF_ERROR(ExpectArrays(inst, operands));
+  const Literal& input = *operands[0];
+  const Literal& output = *operands[1];
+  if (input.shape().rank() < 1 ||
+      output.shape().rank() != input.shape().rank() ||
+      input.element_type() != output.element_type()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        InstructionPrefix(inst), "input ", input.shape().ToString(false),
+        " and output ", output.shape().ToString(false),
+        " must be arrays of one type and rank >= 1 (is the module "
+        "verified?)"));
+  }
+  for (int64_t d = 1; d < input.shape().rank(); ++d) {
+    if (input.shape().dimensions(d) != output.shape().dimensions(d)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          InstructionPrefix(inst), "input ", input.shape().ToString(false),
+          " and output ", output.shape().ToString(false),
+          " rows differ in dimension ", d, " (only dimension 0 is ragged)"));
+    }
+  }
+  for (int64_t i = 2; i < 6; ++i) {
+    if (operands[i]->shape().rank() != 1) {
+      return InstructionUnimplemented(
+          inst, absl::StrCat("offset/size operand ", i, " is ",
+                             operands[i]->shape().ToString(false),
+                             "; only rank-1 offsets and sizes are evaluated"));
+    }
+  }
+  const Topology t = TopologyOf(ctx);
+  HLOREF_ASSIGN_OR_RETURN(std::vector<int64_t> group, GroupOf(inst, t));
+  const int64_t n = static_cast<int64_t>(group.size());
+  const int64_t entries = operands[2]->shape().dimensions(0);
+  if (entries % n != 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        InstructionPrefix(inst), "the offset and size arrays have ", entries,
+        " entries, not a multiple of the group size ", n));
+  }
+  const int64_t per_peer = entries / n;
+  // Contribution: (input, input_offsets, send_sizes, output_offsets).
+  std::vector<Literal> mine;
+  for (int64_t i : {0, 2, 3, 4}) mine.push_back(*operands[i]);
+  HLOREF_ASSIGN_OR_RETURN(Exchanged ex,
+                          Meet(inst, std::move(group),
+                               Literal::MakeTuple(std::move(mine)), ctx, t));
+  HLOREF_ASSIGN_OR_RETURN(std::vector<int64_t> recv_sizes,
+                          LoadInts(*operands[5]));
+  const int64_t in_rows = input.shape().dimensions(0);
+  const int64_t out_rows = output.shape().dimensions(0);
+  const int64_t row_elems = in_rows == 0
+                                ? Product(output.shape().dimensions()) /
+                                      std::max<int64_t>(out_rows, 1)
+                                : Product(input.shape().dimensions()) / in_rows;
+  const int bytes = StorageBytes(input.element_type());
+  Literal result = output;
+  std::vector<int64_t> writer(static_cast<size_t>(out_rows), -1);
+  for (int64_t s = 0; s < n; ++s) {
+    const Literal& contribution = (*ex.values)[static_cast<size_t>(s)];
+    const Literal& s_input = contribution.tuple_element(0);
+    HLOREF_ASSIGN_OR_RETURN(std::vector<int64_t> in_off,
+                            LoadInts(contribution.tuple_element(1)));
+    HLOREF_ASSIGN_OR_RETURN(std::vector<int64_t> send,
+                            LoadInts(contribution.tuple_element(2)));
+    HLOREF_ASSIGN_OR_RETURN(std::vector<int64_t> out_off,
+                            LoadInts(contribution.tuple_element(3)));
+    const std::string from = ctx.rendezvous() != nullptr
+                                 ? ctx.rendezvous()->DeviceName(ex.group[s])
+                                 : std::string("participant 0");
+    for (int64_t k = 0; k < per_peer; ++k) {
+      const int64_t e = ex.index * per_peer + k;  // the sender's entry
+      const int64_t r = s * per_peer + k;         // this receiver's entry
+      const int64_t off = in_off[e], size = send[e], to = out_off[e];
+      if (off < 0 || size < 0 || to < 0 || off > in_rows - size ||
+          to > out_rows - size) {
+        return absl::OutOfRangeError(absl::StrCat(
+            InstructionPrefix(inst), from, " sends rows [", off, ", ",
+            off + size, ") of its input (", in_rows, " rows) to rows [", to,
+            ", ", to + size, ") of the output (", out_rows,
+            " rows): out of range (impl.ragged-all-to-all.1, entry ", e, ")"));
+      }
+      if (recv_sizes[r] != size) {
+        return absl::OutOfRangeError(absl::StrCat(
+            InstructionPrefix(inst), "recv_sizes[", r, "] is ", recv_sizes[r],
+            ", but ", from, " sends ", size, " rows (send_sizes[", e,
+            "]) (impl.ragged-all-to-all.2)"));
+      }
+      for (int64_t row = to; row < to + size; ++row) {
+        if (writer[row] >= 0) {
+          return absl::OutOfRangeError(
+              absl::StrCat(InstructionPrefix(inst), "row ", row,
+                           " of the output is written by two slices (entries ",
+                           writer[row], " and ", s * entries + e,
+                           "): the write order is unspecified "
+                           "(impl.ragged-all-to-all.3)"));
+        }
+        writer[row] = s * entries + e;
+      }
+      std::memcpy(result.mutable_raw().data() + to * row_elems * bytes,
+                  s_input.raw().data() + off * row_elems * bytes,
+                  static_cast<size_t>(size * row_elems * bytes));
+    }
+  }
+  return result;
+}
+
 absl::StatusOr<Literal> DoneElement(const HloInstruction& inst,
                                     absl::Span<const Literal* const> operands,
                                     int64_t element) {
@@ -753,8 +893,7 @@ absl::StatusOr<Literal> EvalCollectives(
       return Literal::CreateR0<uint32_t>(
           PrimitiveType::kU32, static_cast<uint32_t>(ctx.partition_id()));
     case HloOpcode::kRaggedAllToAll:
-      return InstructionUnimplemented(
-          inst, "the interpreter does not evaluate ragged-all-to-all yet");
+      return RaggedAllToAll(inst, operands, ctx);
     default:
       return InstructionInternal(
           inst, "not an op of the collectives family (spec/ops.def)");

@@ -886,5 +886,132 @@ ENTRY e {
               HasSubstr("is in no replica group"));
 }
 
+// ---- ragged-all-to-all (jax.lax.ragged_all_to_all semantics; values by
+// hand).
+
+// Six arguments per participant: input, output, input_offsets, send_sizes,
+// output_offsets, recv_sizes.
+std::vector<std::vector<Literal>> RaggedArgs(
+    const std::vector<std::vector<std::string>>& per_participant) {
+  std::vector<std::vector<Literal>> out;
+  for (const auto& texts : per_participant) {
+    std::vector<Literal> args;
+    for (const std::string& t : texts) args.push_back(Lit(t));
+    out.push_back(std::move(args));
+  }
+  return out;
+}
+
+std::string RaggedModule(const std::string& in, const std::string& out,
+                         const std::string& idx) {
+  return absl::StrCat(
+      "HloModule m, replica_count=2\nENTRY e {\n  x = ", in,
+      " parameter(0)\n  o = ", out, " parameter(1)\n  io = ", idx,
+      " parameter(2)\n  ss = ", idx, " parameter(3)\n  oo = ", idx,
+      " parameter(4)\n  rs = ", idx, " parameter(5)\n  ROOT r = ", out,
+      " ragged-all-to-all(x, o, io, ss, oo, rs), "
+      "replica_groups={{0,1}}\n}\n");
+}
+
+TEST(RaggedAllToAll, OneSlicePerPeer) {
+  // Replica 0 sends x0[0:1] = [1] to replica 0 at row 0 and x0[1:4] =
+  // [2, 3, 4] to replica 1 at row 0; replica 1 sends x1[0:2] = [5, 6] to
+  // replica 0 at row 1 and x1[2:3] = [7] to replica 1 at row 3. Rows nobody
+  // writes keep the output operand (-1).
+  auto r = RunAll(
+      RaggedModule("f32[4]", "f32[4]", "s32[2]"),
+      RaggedArgs(
+          {{"f32[4] {1, 2, 3, 4}", "f32[4] {-1, -1, -1, -1}", "s32[2] {0, 1}",
+            "s32[2] {1, 3}", "s32[2] {0, 0}", "s32[2] {1, 2}"},
+           {"f32[4] {5, 6, 7, 8}", "f32[4] {-1, -1, -1, -1}", "s32[2] {0, 2}",
+            "s32[2] {2, 1}", "s32[2] {1, 3}", "s32[2] {3, 1}"}}));
+  ExpectValues(r, {"f32[4] {1, 5, 6, -1}", "f32[4] {2, 3, 4, 7}"});
+}
+
+TEST(RaggedAllToAll, TwoSlicesPerPeerWithRows) {
+  // N = 4 entries, 2 per peer: entries 0-1 go to replica 0, 2-3 to
+  // replica 1. Rows are s32[2].
+  //  r0 -> r0: row 2 [5,6] at row 3; row 0 [1,2] at row 0.
+  //  r0 -> r1: row 1 [3,4] at row 1; an empty slice.
+  //  r1 -> r0: row 0 [7,8] at row 1; row 2 [11,12] at row 2.
+  //  r1 -> r1: rows 1-2 [9,10],[11,12] at rows 2-3; an empty slice.
+  auto r = RunAll(RaggedModule("s32[3,2]", "s32[4,2]", "s64[4]"),
+                  RaggedArgs({{"s32[3,2] {{1, 2}, {3, 4}, {5, 6}}",
+                               "s32[4,2] {{0, 0}, {0, 0}, {0, 0}, {0, 0}}",
+                               "s64[4] {2, 0, 1, 0}", "s64[4] {1, 1, 1, 0}",
+                               "s64[4] {3, 0, 1, 2}", "s64[4] {1, 1, 1, 1}"},
+                              {"s32[3,2] {{7, 8}, {9, 10}, {11, 12}}",
+                               "s32[4,2] {{0, 0}, {0, 0}, {0, 0}, {0, 0}}",
+                               "s64[4] {0, 2, 1, 0}", "s64[4] {1, 1, 2, 0}",
+                               "s64[4] {1, 2, 2, 0}", "s64[4] {1, 0, 2, 0}"}}));
+  ExpectValues(r, {"s32[4,2] {{1, 2}, {7, 8}, {11, 12}, {5, 6}}",
+                   "s32[4,2] {{0, 0}, {3, 4}, {9, 10}, {11, 12}}"});
+}
+
+TEST(RaggedAllToAll, SingleParticipantIsAnUpdateSlice) {
+  // One replica: its input rows [1, 3) land at output rows [0, 2).
+  auto module = ParseHloModule(R"(HloModule m
+ENTRY e {
+  x = u8[3] constant({10, 20, 30})
+  o = u8[4] constant({1, 2, 3, 4})
+  io = s32[1] constant({1})
+  ss = s32[1] constant({2})
+  oo = s32[1] constant({0})
+  rs = s32[1] constant({2})
+  ROOT r = u8[4] ragged-all-to-all(x, o, io, ss, oo, rs), replica_groups={}
+})");
+  ASSERT_TRUE(module.ok()) << module.status();
+  ASSERT_TRUE(VerifyModule(**module).ok());
+  Evaluator evaluator;
+  auto r = evaluator.Evaluate(**module, {});
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(*r, Lit("u8[4] {20, 30, 3, 4}"));
+}
+
+TEST(RaggedAllToAll, OutOfRangeSliceIsReported) {
+  // Replica 1 sends rows [3, 5) of a 4-row input.
+  auto r = RunAll(
+      RaggedModule("f32[4]", "f32[4]", "s32[2]"),
+      RaggedArgs(
+          {{"f32[4] {1, 2, 3, 4}", "f32[4] {0, 0, 0, 0}", "s32[2] {0, 1}",
+            "s32[2] {1, 1}", "s32[2] {0, 0}", "s32[2] {1, 2}"},
+           {"f32[4] {5, 6, 7, 8}", "f32[4] {0, 0, 0, 0}", "s32[2] {3, 0}",
+            "s32[2] {2, 1}", "s32[2] {1, 1}", "s32[2] {1, 1}"}}));
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kOutOfRange) << r.status();
+  EXPECT_THAT(std::string(r.status().message()),
+              HasSubstr("impl.ragged-all-to-all.1"));
+}
+
+TEST(RaggedAllToAll, RecvSizeMismatchIsReported) {
+  // Replica 0 says it receives 3 rows from replica 1, which sends 2.
+  auto r = RunAll(
+      RaggedModule("f32[4]", "f32[4]", "s32[2]"),
+      RaggedArgs(
+          {{"f32[4] {1, 2, 3, 4}", "f32[4] {0, 0, 0, 0}", "s32[2] {0, 1}",
+            "s32[2] {1, 1}", "s32[2] {0, 0}", "s32[2] {1, 3}"},
+           {"f32[4] {5, 6, 7, 8}", "f32[4] {0, 0, 0, 0}", "s32[2] {0, 2}",
+            "s32[2] {2, 1}", "s32[2] {1, 1}", "s32[2] {1, 1}"}}));
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kOutOfRange) << r.status();
+  EXPECT_THAT(std::string(r.status().message()),
+              HasSubstr("impl.ragged-all-to-all.2"));
+}
+
+TEST(RaggedAllToAll, OverlappingWritesAreReported) {
+  // Both replicas write row 0 of replica 0's output.
+  auto r = RunAll(
+      RaggedModule("f32[4]", "f32[4]", "s32[2]"),
+      RaggedArgs(
+          {{"f32[4] {1, 2, 3, 4}", "f32[4] {0, 0, 0, 0}", "s32[2] {0, 1}",
+            "s32[2] {1, 1}", "s32[2] {0, 0}", "s32[2] {1, 1}"},
+           {"f32[4] {5, 6, 7, 8}", "f32[4] {0, 0, 0, 0}", "s32[2] {0, 1}",
+            "s32[2] {1, 1}", "s32[2] {0, 1}", "s32[2] {1, 1}"}}));
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kOutOfRange) << r.status();
+  EXPECT_THAT(std::string(r.status().message()),
+              HasSubstr("impl.ragged-all-to-all.3"));
+}
+
 }  // namespace
 }  // namespace hloref

@@ -40,6 +40,12 @@ HLOREF_DECLARE_FAMILY(CustomCall)
 HLOREF_DECLARE_FAMILY(Async)
 #undef HLOREF_DECLARE_FAMILY
 
+// The reduce family's scan (interpreter/ops/scan.cc); EvalReduce dispatches
+// to it.
+absl::StatusOr<Literal> EvalScan(const HloInstruction& inst,
+                                 absl::Span<const Literal* const> operands,
+                                 EvalContext& ctx);
+
 }  // namespace hloref
 
 #endif  // HLOREF_INTERPRETER_OPS_FAMILIES_H_

@@ -1,6 +1,5 @@
 // The reduce family: map, reduce, reduce-window, select-and-scatter (and
-// scan, not evaluated yet: its semantics are only sketched in
-// text-format 6.6).
+// scan, evaluated in interpreter/ops/scan.cc).
 // Semantics: seed 001 "Map", "Reduce" (incl. "Variadic Reduce"),
 // "ReduceWindow", "SelectAndScatter".
 //
@@ -724,6 +723,9 @@ absl::StatusOr<Literal> EvalReduce(const HloInstruction& inst,
       return EvalSelectAndScatter(inst, operands, ctx);
     case HloOpcode::kMap:
       return EvalMap(inst, operands, ctx);
+    case HloOpcode::kScan:
+      // interpreter/ops/scan.cc.
+      return EvalScan(inst, operands, ctx);
     default:
       return InstructionUnimplemented(
           inst, absl::StrCat("the interpreter does not implement ",
