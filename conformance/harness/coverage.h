@@ -45,6 +45,10 @@ struct ChecklistItem {
   bool ticked = false;
   std::string text;
   std::vector<std::string> case_ids;  // "ops/clamp.golden:seed_scalar_bounds"
+  // Unit tests the item names instead of (or besides) cases, written
+  // `test:<binary>/<Suite>.<Name>` ("layout_util_test/LayoutUtil.Seed");
+  // golden_test checks that each exists.
+  std::vector<std::string> test_ids;
 };
 std::vector<ChecklistItem> ParseChecklist(absl::string_view readme);
 

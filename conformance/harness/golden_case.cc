@@ -12,7 +12,9 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "spec/util/status_macros.h"
@@ -63,9 +65,78 @@ std::string JoinedValue(const Field& f) {
   return v;
 }
 
-constexpr absl::string_view kKnownKeys[] = {
-    "op",     "class", "provenance", "profile",      "impl",          "compare",
-    "module", "arg",   "expect",     "expect_error", "known_failure", "note"};
+constexpr absl::string_view kKnownKeys[] = {"op",
+                                            "class",
+                                            "provenance",
+                                            "profile",
+                                            "impl",
+                                            "compare",
+                                            "module",
+                                            "arg",
+                                            "expect",
+                                            "expect_error",
+                                            "known_failure",
+                                            "note",
+                                            "infeed",
+                                            "recv",
+                                            "expect_outfeed",
+                                            "expect_sent",
+                                            "custom_call_library"};
+
+// The test libraries `custom_call_library:` may name, with the path the
+// build configured (empty: not configured).
+struct TestLibrary {
+  const char* name;
+  const char* path;
+};
+constexpr TestLibrary kTestLibraries[] = {
+    // interpreter/ops/custom_call_test_lib.cc: seed 001's `myfunc`, tuples,
+    // layouts, pred.
+    {"custom_call_test_lib",
+#ifdef HLOREF_CUSTOM_CALL_TESTLIB
+     HLOREF_CUSTOM_CALL_TESTLIB
+#else
+     ""
+#endif
+    },
+    // conformance/harness/golden_custom_call_lib.cc: one target per
+    // element-type class the first library lacks.
+    {"golden_custom_call_lib",
+#ifdef HLOREF_GOLDEN_CUSTOM_CALL_LIB
+     HLOREF_GOLDEN_CUSTOM_CALL_LIB
+#else
+     ""
+#endif
+    },
+};
+
+// `<channel_id>: <literal>` (recv:, expect_sent:). The channel id is a
+// non-negative decimal integer.
+absl::Status ParseChannelValue(
+    const std::string& file, int line, absl::string_view key,
+    absl::string_view value,
+    std::vector<std::pair<int64_t, std::string>>* out) {
+  size_t colon = value.find(':');
+  absl::string_view id = absl::StripAsciiWhitespace(value.substr(0, colon));
+  int64_t channel = 0;
+  if (colon == absl::string_view::npos || id.empty() ||
+      !std::all_of(id.begin(), id.end(), absl::ascii_isdigit) ||
+      !absl::SimpleAtoi(id, &channel)) {
+    return Error(file, line,
+                 absl::StrCat("'", key, ":' needs '<channel_id>: <literal>' ",
+                              "(a non-negative integer, a colon, the value), ",
+                              "got '", value.substr(0, 40), "'"));
+  }
+  absl::string_view literal =
+      absl::StripAsciiWhitespace(value.substr(colon + 1));
+  if (literal.empty()) {
+    return Error(
+        file, line,
+        absl::StrCat("'", key, ":' channel ", channel, " has no literal"));
+  }
+  out->emplace_back(channel, std::string(literal));
+  return absl::OkStatus();
+}
 
 absl::StatusOr<GoldenCase> BuildCase(const std::string& file, int line,
                                      const std::string& name, CaseKind kind,
@@ -80,8 +151,10 @@ absl::StatusOr<GoldenCase> BuildCase(const std::string& file, int line,
   bool has_module = false, has_provenance = false;
   std::set<std::string> seen_single;
   for (const Field& f : fields) {
-    const bool repeatable =
-        f.key == "arg" || f.key == "expect" || f.key == "impl";
+    const bool repeatable = f.key == "arg" || f.key == "expect" ||
+                            f.key == "impl" || f.key == "infeed" ||
+                            f.key == "recv" || f.key == "expect_outfeed" ||
+                            f.key == "expect_sent";
     if (!repeatable && !seen_single.insert(f.key).second) {
       return Error(
           file, f.line,
@@ -108,6 +181,30 @@ absl::StatusOr<GoldenCase> BuildCase(const std::string& file, int line,
     } else if (f.key == "expect") {
       if (value.empty()) return Error(file, f.line, "empty 'expect:'");
       c.expects.push_back(value);
+    } else if (f.key == "infeed") {
+      if (value.empty()) return Error(file, f.line, "empty 'infeed:'");
+      c.infeed.push_back(value);
+    } else if (f.key == "expect_outfeed") {
+      if (value.empty()) return Error(file, f.line, "empty 'expect_outfeed:'");
+      c.expect_outfeed.push_back(value);
+    } else if (f.key == "recv") {
+      HLOREF_RETURN_IF_ERROR(
+          ParseChannelValue(file, f.line, f.key, value, &c.recv));
+    } else if (f.key == "expect_sent") {
+      HLOREF_RETURN_IF_ERROR(
+          ParseChannelValue(file, f.line, f.key, value, &c.expect_sent));
+    } else if (f.key == "custom_call_library") {
+      auto known = CustomCallTestLibraries();
+      if (std::find(known.begin(), known.end(), value) == known.end()) {
+        return Error(file, f.line,
+                     absl::StrCat("custom_call_library '", value,
+                                  "' is not a test library shipped with "
+                                  "hloref (",
+                                  absl::StrJoin(known, ", "),
+                                  "); golden files name a library, never a "
+                                  "path"));
+      }
+      c.custom_call_library = value;
     } else if (f.key == "op") {
       if (kind == CaseKind::kOp || kind == CaseKind::kError) {
         return Error(file, f.line,
@@ -190,10 +287,13 @@ absl::StatusOr<GoldenCase> BuildCase(const std::string& file, int line,
   if (c.ops.empty()) return missing("op");
   if (kind == CaseKind::kError) {
     if (c.expect_error.empty()) return missing("expect_error");
-    if (!c.expects.empty() || !c.args.empty()) {
+    if (!c.expects.empty() || !c.args.empty() || c.HasHostTransfers() ||
+        !c.custom_call_library.empty()) {
       return Error(file, line,
                    absl::StrCat("error case '", name,
-                                "' must not have 'arg:' or 'expect:'"));
+                                "' must not have 'arg:', 'expect:', host "
+                                "transfers or 'custom_call_library:' (it is "
+                                "never run)"));
     }
     if (c.expect_error != "parse" &&
         !(absl::StrContains(c.expect_error, ".C") &&
@@ -292,9 +392,8 @@ absl::StatusOr<std::vector<GoldenCase>> ParseGoldenFile(
             std::end(kKnownKeys)) {
       return Error(file, lineno,
                    absl::StrCat("expected 'case <name>' or a field "
-                                "(op, class, provenance, profile, impl, "
-                                "compare, module, arg, expect, expect_error, "
-                                "known_failure, note), got '",
+                                "(",
+                                absl::StrJoin(kKnownKeys, ", "), "), got '",
                                 raw.substr(0, 40), "'"));
     }
     if (name.empty()) {
@@ -362,6 +461,28 @@ absl::StatusOr<std::vector<GoldenCase>> LoadGoldenSuite(
     }
   }
   return all;
+}
+
+std::vector<std::string> CustomCallTestLibraries() {
+  std::vector<std::string> names;
+  for (const TestLibrary& lib : kTestLibraries) names.emplace_back(lib.name);
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+absl::StatusOr<std::string> CustomCallTestLibraryPath(absl::string_view name) {
+  for (const TestLibrary& lib : kTestLibraries) {
+    if (name != lib.name) continue;
+    if (lib.path[0] == '\0') {
+      return absl::FailedPreconditionError(
+          absl::StrCat("custom-call test library '", name,
+                       "' was not configured in this build"));
+    }
+    return std::string(lib.path);
+  }
+  return absl::NotFoundError(
+      absl::StrCat("no custom-call test library named '", name, "' (",
+                   absl::StrJoin(CustomCallTestLibraries(), ", "), ")"));
 }
 
 std::string DefaultGoldenDir() {

@@ -5,7 +5,9 @@
 #ifndef HLOREF_CONFORMANCE_HARNESS_GOLDEN_CASE_H_
 #define HLOREF_CONFORMANCE_HARNESS_GOLDEN_CASE_H_
 
+#include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -55,6 +57,17 @@ struct GoldenCase {
   // Expected results: one literal for the whole root (a tuple literal for
   // a tuple root) or one per flattened output.
   std::vector<std::string> expects;
+  // Host transfers (seed 001 Infeed, Outfeed, Send, Recv with
+  // is_host_transfer=true): literals the run's infeed reads in order, the
+  // values host-to-device recvs receive per channel id, and the values
+  // outfeed and device-to-host sends must write (the whole list, in order).
+  std::vector<std::string> infeed;
+  std::vector<std::pair<int64_t, std::string>> recv;
+  std::vector<std::string> expect_outfeed;
+  std::vector<std::pair<int64_t, std::string>> expect_sent;
+  // custom-call: the name of a test library shipped with hloref (see
+  // CustomCallTestLibraries); empty when the case needs none.
+  std::string custom_call_library;
   // Error cases: the rule ID (`<op>.C<n>`) the verifier must report.
   std::string expect_error;
   // Non-empty: the case is known to fail on the interpreter for this
@@ -63,6 +76,12 @@ struct GoldenCase {
   std::string note;
 
   const std::string& op() const { return ops.front(); }
+  // The case gives or checks host transfers (any of infeed, recv,
+  // expect_outfeed, expect_sent).
+  bool HasHostTransfers() const {
+    return !infeed.empty() || !recv.empty() || !expect_outfeed.empty() ||
+           !expect_sent.empty();
+  }
   // "ops/add.golden:add_nan" — unique in the suite.
   std::string Id() const { return file + ":" + name; }
 };
@@ -79,6 +98,15 @@ absl::StatusOr<std::vector<GoldenCase>> ParseGoldenFile(
 // in sorted order and checks that case ids are unique.
 absl::StatusOr<std::vector<GoldenCase>> LoadGoldenSuite(
     const std::string& root);
+
+// The custom-call test libraries a case may name in
+// `custom_call_library:` (golden/README.md), sorted. Golden files name a
+// library, never a path: the path is fixed at build time.
+std::vector<std::string> CustomCallTestLibraries();
+// The built shared library for `name`: NotFound for a name that is not
+// in CustomCallTestLibraries, FailedPrecondition when this build was
+// configured without that library.
+absl::StatusOr<std::string> CustomCallTestLibraryPath(absl::string_view name);
 
 // The directory of the checked-in suite as configured at build time
 // (HLOREF_GOLDEN_DIR), or "golden" when not configured.

@@ -1,10 +1,14 @@
 // Tests of the golden file reader: structure, continuation lines, line
-// numbers and the errors for malformed files.
+// numbers and the errors for malformed files; and of the runner's host
+// transfers and custom-call libraries (golden/README.md).
 #include "conformance/harness/golden_case.h"
 
+#include <memory>
 #include <string>
 
+#include "conformance/harness/runner.h"
 #include "gtest/gtest.h"
+#include "spec/util/status_macros.h"
 
 namespace hloref::conformance {
 namespace {
@@ -114,6 +118,277 @@ TEST(ParseGoldenFile, ErrorCases) {
       "errors/add.golden", CaseKind::kError, "add");
   ASSERT_TRUE(cases.ok()) << cases.status();
   EXPECT_EQ((*cases)[0].expect_error, "add.C1");
+}
+
+constexpr char kHostFields[] = R"(case host
+provenance: hand-derived
+custom_call_library: custom_call_test_lib
+module:
+  HloModule m
+  ENTRY e { ROOT c = s32[] constant(1) }
+infeed: f32[2]{0} {1,
+  2}
+infeed: s32[] 3
+recv: 7: u8[] 4
+recv:12 : pred[] true
+expect_outfeed: s32[] 5
+expect_sent: 0: (s32[], f32[]) (1, 2)
+expect: s32[] 1
+)";
+
+TEST(ParseGoldenFile, ReadsHostTransfersAndLibrary) {
+  auto cases = ParseGoldenFile(kHostFields, "ops/x.golden", CaseKind::kOp, "x");
+  ASSERT_TRUE(cases.ok()) << cases.status();
+  const GoldenCase& c = (*cases)[0];
+  ASSERT_EQ(c.infeed.size(), 2u);
+  EXPECT_EQ(c.infeed[0], "f32[2]{0} {1, 2}");
+  EXPECT_EQ(c.infeed[1], "s32[] 3");
+  ASSERT_EQ(c.recv.size(), 2u);
+  EXPECT_EQ(c.recv[0].first, 7);
+  EXPECT_EQ(c.recv[0].second, "u8[] 4");
+  EXPECT_EQ(c.recv[1].first, 12);
+  EXPECT_EQ(c.recv[1].second, "pred[] true");
+  ASSERT_EQ(c.expect_outfeed.size(), 1u);
+  EXPECT_EQ(c.expect_outfeed[0], "s32[] 5");
+  ASSERT_EQ(c.expect_sent.size(), 1u);
+  EXPECT_EQ(c.expect_sent[0].first, 0);
+  EXPECT_EQ(c.expect_sent[0].second, "(s32[], f32[]) (1, 2)");
+  EXPECT_EQ(c.custom_call_library, "custom_call_test_lib");
+  EXPECT_TRUE(c.HasHostTransfers());
+}
+
+TEST(ParseGoldenFile, RejectsMalformedHostFields) {
+  const std::string head =
+      "case a\nprovenance: hand-derived\nmodule:\n  HloModule m\n"
+      "expect: s32[] 1\n";
+  ExpectError(head + "recv: f32[] 1\n", "'recv:' needs '<channel_id>:");
+  ExpectError(head + "recv: -1: f32[] 1\n", "'recv:' needs");
+  ExpectError(head + "expect_sent: 3:\n", "channel 3 has no literal");
+  ExpectError(head + "infeed:\n", "empty 'infeed:'");
+  ExpectError(head + "expect_outfeed:\n", "empty 'expect_outfeed:'");
+  // A library is named, never a path.
+  ExpectError(head + "custom_call_library: /tmp/libevil.so\n",
+              "not a test library shipped with hloref");
+  ExpectError(head +
+                  "custom_call_library: custom_call_test_lib\n"
+                  "custom_call_library: golden_custom_call_lib\n",
+              "given twice");
+  ExpectError(
+      "case a\nprovenance: hand-derived\nexpect_error: x.C1\nmodule:\n"
+      "  HloModule m\ninfeed: s32[] 1\n",
+      "must not have", CaseKind::kError);
+}
+
+TEST(CustomCallTestLibraries, NamesResolveToBuiltLibraries) {
+  EXPECT_EQ(CustomCallTestLibraries(),
+            (std::vector<std::string>{"custom_call_test_lib",
+                                      "golden_custom_call_lib"}));
+  for (const std::string& name : CustomCallTestLibraries()) {
+    auto path = CustomCallTestLibraryPath(name);
+    ASSERT_TRUE(path.ok()) << path.status();
+    EXPECT_NE(path->find(".so"), std::string::npos) << *path;
+  }
+  auto unknown = CustomCallTestLibraryPath("libc");
+  EXPECT_EQ(unknown.status().code(), absl::StatusCode::kNotFound);
+}
+
+// --- Runner: host transfers and custom-call libraries.
+
+GoldenCase ParseOne(const std::string& text) {
+  auto cases = ParseGoldenFile(text, "ops/x.golden", CaseKind::kOp, "x");
+  HLOREF_CHECK(cases.ok());
+  return (*cases)[0];
+}
+
+constexpr char kEchoModule[] = R"(case echo
+provenance: hand-derived
+module:
+  HloModule m
+  ENTRY e {
+    t0 = token[] after-all()
+    in = (s32[2], token[]) infeed(t0)
+    v = s32[2] get-tuple-element(in), index=0
+    t1 = token[] get-tuple-element(in), index=1
+    n = s32[2] negate(v)
+    t2 = token[] outfeed(n, t1), outfeed_shape=s32[2]
+    ROOT r = s32[2] add-dependency(v, t2)
+  }
+expect: s32[2]{0} {1, -2}
+)";
+
+TEST(RunGoldenCase, InfeedAndOutfeedPass) {
+  GoldenCase c = ParseOne(std::string(kEchoModule) +
+                          "infeed: s32[2]{0} {1, -2}\n"
+                          "expect_outfeed: s32[2]{0} {-1, 2}\n");
+  CaseResult r = RunGoldenCase(c);
+  EXPECT_EQ(r.outcome, Outcome::kPass) << r.message;
+}
+
+TEST(RunGoldenCase, EmptyInfeedQueueIsAClearError) {
+  // No `infeed:` value: the infeed finds its queue empty. That is a
+  // run-time error naming the instruction, never a hang or a pass.
+  GoldenCase c = ParseOne(kEchoModule);
+  CaseResult r = RunGoldenCase(c);
+  EXPECT_EQ(r.outcome, Outcome::kFail);
+  EXPECT_NE(r.message.find("infeed queue is empty"), std::string::npos)
+      << r.message;
+  EXPECT_NE(r.message.find("%in"), std::string::npos) << r.message;
+  EXPECT_NE(r.message.find("case 'echo'"), std::string::npos) << r.message;
+}
+
+TEST(RunGoldenCase, OutfeedListMustMatchExactly) {
+  // A wrong value.
+  CaseResult wrong = RunGoldenCase(ParseOne(
+      std::string(kEchoModule) +
+      "infeed: s32[2]{0} {1, -2}\nexpect_outfeed: s32[2]{0} {-1, 3}\n"));
+  EXPECT_EQ(wrong.outcome, Outcome::kFail);
+  EXPECT_NE(wrong.message.find("outfeed value 0"), std::string::npos)
+      << wrong.message;
+  EXPECT_NE(wrong.message.find("element 1"), std::string::npos)
+      << wrong.message;
+  // One value too many expected.
+  CaseResult extra = RunGoldenCase(
+      ParseOne(std::string(kEchoModule) +
+               "infeed: s32[2]{0} {1, -2}\nexpect_outfeed: s32[2]{0} {-1, "
+               "2}\nexpect_outfeed: s32[2]{0} {0, 0}\n"));
+  EXPECT_EQ(extra.outcome, Outcome::kFail);
+  EXPECT_NE(extra.message.find("expected 2 value(s)"), std::string::npos)
+      << extra.message;
+  // No expect_outfeed: the outfeed must stay empty.
+  CaseResult unexpected = RunGoldenCase(
+      ParseOne(std::string(kEchoModule) + "infeed: s32[2]{0} {1, -2}\n"));
+  EXPECT_EQ(unexpected.outcome, Outcome::kFail);
+  EXPECT_NE(unexpected.message.find("expected 0 value(s)"), std::string::npos)
+      << unexpected.message;
+  // A value given but never read.
+  CaseResult unread = RunGoldenCase(
+      ParseOne(std::string(kEchoModule) +
+               "infeed: s32[2]{0} {1, -2}\ninfeed: s32[2]{0} {0, 0}\n"
+               "expect_outfeed: s32[2]{0} {-1, 2}\n"));
+  EXPECT_EQ(unread.outcome, Outcome::kFail);
+  EXPECT_NE(unread.message.find("1 infeed value(s) unread"), std::string::npos)
+      << unread.message;
+}
+
+constexpr char kHostSendRecv[] = R"(case sr
+provenance: hand-derived
+module:
+  HloModule m
+  ENTRY e {
+    t0 = token[] after-all()
+    rv = (f32[], u32[], token[]) recv(t0), channel_id=2, is_host_transfer=true
+    rd = (f32[], token[]) recv-done(rv), channel_id=2, is_host_transfer=true
+    v = f32[] get-tuple-element(rd), index=0
+    t1 = token[] get-tuple-element(rd), index=1
+    w = f32[] add(v, v)
+    s = (f32[], u32[], token[]) send(w, t1), channel_id=3, is_host_transfer=true
+    d = token[] send-done(s), channel_id=3, is_host_transfer=true
+    ROOT r = f32[] add-dependency(v, d)
+  }
+recv: 2: f32[] 1.5
+expect: f32[] 1.5
+)";
+
+TEST(RunGoldenCase, HostSendAndRecv) {
+  EXPECT_EQ(RunGoldenCase(ParseOne(std::string(kHostSendRecv) +
+                                   "expect_sent: 3: f32[] 3\n"))
+                .outcome,
+            Outcome::kPass);
+  CaseResult wrong_channel = RunGoldenCase(
+      ParseOne(std::string(kHostSendRecv) + "expect_sent: 4: f32[] 3\n"));
+  EXPECT_EQ(wrong_channel.outcome, Outcome::kFail);
+  EXPECT_NE(wrong_channel.message.find("channel 3"), std::string::npos)
+      << wrong_channel.message;
+}
+
+constexpr char kMyfunc[] = R"(case myfunc
+provenance: hand-derived
+module:
+  HloModule m
+  ENTRY e {
+    x = f32[2] constant({1, 2})
+    y = f32[2,3] constant({{10, 20, 30}, {40, 50, 60}})
+    ROOT z = f32[3,3] custom-call(x, y), custom_call_target="myfunc"
+  }
+expect: f32[3,3]{1,0} {{42, 52, 62}, {11, 21, 31}, {42, 52, 62}}
+)";
+
+TEST(RunGoldenCase, CustomCallLibrary) {
+  // Without the library the target is unknown: unsupported.
+  EXPECT_EQ(RunGoldenCase(ParseOne(kMyfunc)).outcome, Outcome::kUnsupported);
+  CaseResult r = RunGoldenCase(ParseOne(
+      std::string(kMyfunc) + "custom_call_library: custom_call_test_lib\n"));
+  EXPECT_EQ(r.outcome, Outcome::kPass) << r.message;
+  // The other library does not export myfunc.
+  EXPECT_EQ(
+      RunGoldenCase(ParseOne(std::string(kMyfunc) + "custom_call_library: "
+                                                    "golden_custom_call_lib\n"))
+          .outcome,
+      Outcome::kUnsupported);
+}
+
+// A backend that runs nothing: Compile gives an executable whose Run and
+// RunWithHost answer as configured.
+class FakeExecutable : public backends::Executable {
+ public:
+  explicit FakeExecutable(absl::Status run) : run_(std::move(run)) {}
+  absl::StatusOr<std::vector<Literal>> Run(absl::Span<const Literal>) override {
+    return run_;
+  }
+
+ private:
+  absl::Status run_;
+};
+
+class FakeBackend : public backends::Backend {
+ public:
+  explicit FakeBackend(absl::Status run) : run_(std::move(run)) {}
+  std::string name() const override { return "fake"; }
+  absl::Status Supports(const HloInstruction&) const override {
+    return absl::OkStatus();
+  }
+  absl::StatusOr<std::unique_ptr<backends::Executable>> Compile(
+      const HloModule&, const backends::CompileOptions&) override {
+    return std::make_unique<FakeExecutable>(run_);
+  }
+
+ private:
+  absl::Status run_;
+};
+
+TEST(RunGoldenCase, BackendWithoutHostTransfersIsUnsupported) {
+  // FakeExecutable keeps the default RunWithHost (Unimplemented).
+  FakeBackend backend(absl::InternalError("not reached"));
+  RunOptions options;
+  options.backend = &backend;
+  CaseResult r = RunGoldenCase(
+      ParseOne(std::string(kEchoModule) +
+               "infeed: s32[2]{0} {1, -2}\nexpect_outfeed: s32[2]{0} {-1, "
+               "2}\n"),
+      options);
+  EXPECT_EQ(r.outcome, Outcome::kUnsupported) << r.message;
+}
+
+TEST(RunGoldenCase, BackendLackingTestLibraryIsUnsupported) {
+  // Any error of a backend running a custom-call case of hloref's test
+  // library is unsupported, not a failure...
+  FakeBackend backend(absl::NotFoundError("no symbol myfunc"));
+  RunOptions options;
+  options.backend = &backend;
+  CaseResult r =
+      RunGoldenCase(ParseOne(std::string(kMyfunc) +
+                             "custom_call_library: custom_call_test_lib\n"),
+                    options);
+  EXPECT_EQ(r.outcome, Outcome::kUnsupported) << r.message;
+  EXPECT_NE(r.message.find("custom_call_test_lib"), std::string::npos);
+  // ... while the same error on another case is a failure.
+  FakeBackend plain(absl::NotFoundError("lost"));
+  options.backend = &plain;
+  CaseResult p = RunGoldenCase(
+      ParseOne("case c\nprovenance: hand-derived\nmodule:\n  HloModule m\n"
+               "  ENTRY e { ROOT c = s32[] constant(1) }\nexpect: s32[] 1\n"),
+      options);
+  EXPECT_EQ(p.outcome, Outcome::kFail) << p.message;
 }
 
 }  // namespace

@@ -1,13 +1,16 @@
 // Runs one golden case on the interpreter (see runner.h).
 #include "conformance/harness/runner.h"
 
+#include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "conformance/compare/compare.h"
+#include "interpreter/host_queues.h"
 #include "spec/ir/hlo_parser.h"
 #include "spec/ir/opcode.h"
 #include "spec/types/primitive_type.h"
@@ -66,6 +69,142 @@ absl::StatusOr<EvalResult> RunOracle(Evaluator& evaluator,
     }
   }
   return std::move(results[0]);
+}
+
+// The case's host transfers as values (golden/README.md: infeed, recv,
+// expect_outfeed, expect_sent).
+struct HostValues {
+  std::vector<Literal> infeed;
+  std::map<int64_t, std::vector<Literal>> recv;
+  std::vector<Literal> outfeed;
+  std::map<int64_t, std::vector<Literal>> sent;
+};
+
+// Parses the host-transfer literals; the error names the field and value.
+absl::StatusOr<HostValues> ParseHostValues(const GoldenCase& c) {
+  HostValues h;
+  auto parse = [](absl::string_view field, size_t i,
+                  const std::string& text) -> absl::StatusOr<Literal> {
+    auto lit = ParseLiteral(text);
+    if (!lit.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          field, " ", i, " '", text, "': ", lit.status().message()));
+    }
+    return lit;
+  };
+  for (size_t i = 0; i < c.infeed.size(); ++i) {
+    HLOREF_ASSIGN_OR_RETURN(Literal v, parse("infeed", i, c.infeed[i]));
+    h.infeed.push_back(std::move(v));
+  }
+  for (size_t i = 0; i < c.recv.size(); ++i) {
+    HLOREF_ASSIGN_OR_RETURN(Literal v, parse("recv", i, c.recv[i].second));
+    h.recv[c.recv[i].first].push_back(std::move(v));
+  }
+  for (size_t i = 0; i < c.expect_outfeed.size(); ++i) {
+    HLOREF_ASSIGN_OR_RETURN(Literal v,
+                            parse("expect_outfeed", i, c.expect_outfeed[i]));
+    h.outfeed.push_back(std::move(v));
+  }
+  for (size_t i = 0; i < c.expect_sent.size(); ++i) {
+    HLOREF_ASSIGN_OR_RETURN(Literal v,
+                            parse("expect_sent", i, c.expect_sent[i].second));
+    h.sent[c.expect_sent[i].first].push_back(std::move(v));
+  }
+  return h;
+}
+
+// Fills `queues` with copies of the case's inputs (the oracle may run
+// twice: once for values, once for don't-care masks).
+void FillQueues(const HostValues& h, HostQueues& queues) {
+  for (const Literal& v : h.infeed) queues.PushInfeed(v);
+  for (const auto& [channel, values] : h.recv) {
+    for (const Literal& v : values) queues.PushRecv(channel, v);
+  }
+}
+
+// Compares one list of host values (outfeed, or one channel's sends)
+// with the expected list: same length, then each value flattened and
+// compared element by element with `spec`. nullopt when they match.
+std::optional<CaseResult> CompareHostList(const GoldenCase& c,
+                                          absl::string_view what,
+                                          const std::vector<Literal>& want,
+                                          const std::vector<Literal>& got,
+                                          const CompareSpec& spec) {
+  auto list_text = [](const std::vector<Literal>& values) {
+    std::string text;
+    for (const Literal& v : values) {
+      absl::StrAppend(&text, text.empty() ? "" : "; ", v.ToString());
+    }
+    return text.empty() ? std::string("nothing") : text;
+  };
+  if (want.size() != got.size()) {
+    return Result(
+        Outcome::kFail,
+        absl::StrCat(Where(c), ": ", what, ": expected ", want.size(),
+                     " value(s) (", list_text(want), "), the run ", "wrote ",
+                     got.size(), " (", list_text(got), ")"));
+  }
+  for (size_t v = 0; v < want.size(); ++v) {
+    std::vector<const Literal*> w, g;
+    Flatten(want[v], &w);
+    Flatten(got[v], &g);
+    if (w.size() != g.size() ||
+        !want[v].shape().SameDimensions(got[v].shape())) {
+      return Result(
+          Outcome::kFail,
+          absl::StrCat(Where(c), ": ", what, " value ", v, ": expected shape ",
+                       want[v].shape().ToString(false), ", got ",
+                       got[v].shape().ToString(false)));
+    }
+    for (size_t i = 0; i < w.size(); ++i) {
+      CompareOutcome co = CompareArrays(*w[i], *g[i], spec);
+      if (co.ok) continue;
+      if (co.index < 0) {
+        return Result(
+            Outcome::kFail,
+            absl::StrCat(Where(c), ": ", what, " value ", v, ", leaf ", i,
+                         ": expected shape ", co.expected, ", got ", co.got,
+                         " [", co.rule, "]"));
+      }
+      return Result(Outcome::kFail,
+                    absl::StrCat(Where(c), ": ", what, " value ", v, ", leaf ",
+                                 i, ", element ", co.index, " ", co.multi_index,
+                                 ": expected ", co.expected, ", got ", co.got,
+                                 " [", co.rule, "]"));
+    }
+  }
+  return std::nullopt;
+}
+
+// Judges what the run wrote to the host: the whole outfeed list and, per
+// channel, the whole list of values sent; a channel the case does not
+// name must have received nothing.
+std::optional<CaseResult> CompareHostOutputs(
+    const GoldenCase& c, const HostValues& want,
+    const std::vector<Literal>& outfeed,
+    const std::map<int64_t, std::vector<Literal>>& sent) {
+  // One rule for all outputs applies to host values too; per-output rules
+  // do not say which one would, so host values then compare exactly.
+  const CompareSpec spec = c.compare.size() == 1 ? c.compare[0] : CompareSpec{};
+  if (auto r = CompareHostList(c, "outfeed", want.outfeed, outfeed, spec)) {
+    return r;
+  }
+  std::map<int64_t, bool> channels;
+  for (const auto& entry : want.sent) channels[entry.first] = true;
+  for (const auto& entry : sent) channels[entry.first] = true;
+  static const std::vector<Literal> kNone;
+  for (const auto& entry : channels) {
+    const int64_t channel = entry.first;
+    auto w = want.sent.find(channel);
+    auto g = sent.find(channel);
+    if (auto r = CompareHostList(
+            c, absl::StrCat("values sent to the host on channel ", channel),
+            w == want.sent.end() ? kNone : w->second,
+            g == sent.end() ? kNone : g->second, spec)) {
+      return r;
+    }
+  }
+  return std::nullopt;
 }
 
 // Runs the case ignoring known_failure.
@@ -162,6 +301,18 @@ CaseResult RunRaw(const GoldenCase& c, const RunOptions& options) {
     }
     expects.push_back(*std::move(lit));
   }
+  auto host = ParseHostValues(c);
+  if (!host.ok()) return CaseBug(c, host.status().message());
+  const bool host_transfers = c.HasHostTransfers();
+  std::string library;
+  if (!c.custom_call_library.empty()) {
+    auto path = CustomCallTestLibraryPath(c.custom_call_library);
+    if (!path.ok()) {
+      return Result(Outcome::kUnsupported,
+                    absl::StrCat(Where(c), ": ", path.status().message()));
+    }
+    library = *std::move(path);
+  }
 
   // The values to judge, flattened, and the oracle's don't-care masks for
   // the portable profile (null where none).
@@ -171,11 +322,49 @@ CaseResult RunRaw(const GoldenCase& c, const RunOptions& options) {
   std::vector<Literal> backend_values;
   std::string shape_text;
   const bool want_masks = options.profile == Profile::kPortable;
+  // What the run wrote to the host (outfeed, sends per channel).
+  std::vector<Literal> outfeed;
+  std::map<int64_t, std::vector<Literal>> sent;
   if (options.backend == nullptr || want_masks) {
+    // The oracle always gets queues: a case without host fields must then
+    // write nothing to the host (an unexpected outfeed is a failure).
+    HostQueues queues;
+    FillQueues(*host, queues);
     EvaluatorOptions eval_options;
     eval_options.profile = options.profile;
+    eval_options.host_queues = &queues;
+    if (!library.empty()) eval_options.custom_call_libraries = {library};
     Evaluator evaluator(eval_options);
+    if (host_transfers &&
+        evaluator.ReplicaCount(**module) * evaluator.PartitionCount(**module) >
+            1) {
+      return CaseBug(c,
+                     "host transfers need a module with one replica and one "
+                     "partition (the participants would share the queues)");
+    }
     auto result = RunOracle(evaluator, **module, args);
+    if (result.ok() && options.backend == nullptr) {
+      // Values given but never read are a case bug or an infeed/recv the
+      // oracle skipped; either way the case does not hold as written.
+      std::string unread;
+      if (queues.infeed_size() > 0) {
+        absl::StrAppend(&unread, queues.infeed_size(), " infeed value(s)");
+      }
+      for (const auto& entry : host->recv) {
+        if (int64_t n = queues.recv_size(entry.first); n > 0) {
+          absl::StrAppend(&unread, unread.empty() ? "" : ", ", n,
+                          " recv value(s) on channel ", entry.first);
+        }
+      }
+      if (!unread.empty()) {
+        return Result(Outcome::kFail, absl::StrCat(Where(c), ": the run left ",
+                                                   unread, " unread"));
+      }
+      outfeed = queues.TakeOutfeed();
+      for (int64_t channel : queues.SentChannels()) {
+        sent[channel] = queues.TakeSent(channel);
+      }
+    }
     if (result.ok()) {
       oracle = *std::move(result);
     } else if (options.backend == nullptr) {
@@ -202,12 +391,36 @@ CaseResult RunRaw(const GoldenCase& c, const RunOptions& options) {
       return Result(o, absl::StrCat(Where(c), ": backend ", backend.name(),
                                     ": ", step, ": ", status.message()));
     };
+    // Custom-call cases call targets of hloref's own test libraries, which
+    // a backend cannot be expected to have: any refusal or error is
+    // *unsupported*, never a failure (wrong values still fail).
+    auto backend_error = [&](absl::string_view step,
+                             const absl::Status& status) {
+      if (library.empty()) return verdict(step, status);
+      return Result(
+          Outcome::kUnsupported,
+          absl::StrCat(Where(c), ": backend ", backend.name(), ": ", step, ": ",
+                       status.message(),
+                       " (the case calls a target of hloref's test library ",
+                       c.custom_call_library, ")"));
+    };
     absl::Status supported = backends::SupportsModule(backend, **module);
-    if (!supported.ok()) return verdict("supports", supported);
+    if (!supported.ok()) return backend_error("supports", supported);
     auto executable = backend.Compile(**module, options.compile_options);
-    if (!executable.ok()) return verdict("compile", executable.status());
-    auto values = (*executable)->Run(args);
-    if (!values.ok()) return verdict("run", values.status());
+    if (!executable.ok()) return backend_error("compile", executable.status());
+    absl::StatusOr<std::vector<Literal>> values;
+    if (host_transfers) {
+      // Unimplemented (a backend without host transfers) is unsupported.
+      backends::HostTransfers transfers;
+      transfers.infeed = host->infeed;
+      transfers.recv = host->recv;
+      values = (*executable)->RunWithHost(args, transfers);
+      outfeed = std::move(transfers.outfeed);
+      sent = std::move(transfers.sent);
+    } else {
+      values = (*executable)->Run(args);
+    }
+    if (!values.ok()) return backend_error("run", values.status());
     backend_values = *std::move(values);
     for (const Literal& v : backend_values) {
       got.push_back(&v);
@@ -234,6 +447,11 @@ CaseResult RunRaw(const GoldenCase& c, const RunOptions& options) {
     return CaseBug(
         c, absl::StrCat(c.compare.size(), " comparisons for ", want.size(),
                         " outputs (give one, or one per output)"));
+  }
+  // Host outputs: always on the interpreter; on a backend when the case
+  // gives host transfers (a plain Run reports none).
+  if (options.backend == nullptr || host_transfers) {
+    if (auto r = CompareHostOutputs(c, *host, outfeed, sent)) return *r;
   }
   CaseResult r = Result(Outcome::kPass, "");
   for (size_t i = 0; i < want.size(); ++i) {
