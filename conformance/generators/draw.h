@@ -9,6 +9,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -86,6 +87,11 @@ struct Draw {
   int64_t replica_count = 1;
   int64_t partition_count = 1;
   bool per_participant_args = false;
+  // Argument values the generator fixes instead of drawing them, keyed by
+  // (participant, parameter): values that must agree across participants
+  // (ragged-all-to-all's offsets and sizes). Participant 0's entries also
+  // apply to cases without per-participant arguments.
+  std::map<std::pair<int64_t, int64_t>, Literal> fixed_values;
   // Host transfers the case needs (infeed, outfeed, host-transfer
   // send/recv): values pushed before the run, one per spec, in order.
   std::vector<ParamSpec> infeed;
@@ -115,6 +121,7 @@ absl::StatusOr<Draw> GenerateRng(HloOpcode op, Rng& rng);
 absl::StatusOr<Draw> GenerateFft(HloOpcode op, Rng& rng);
 absl::StatusOr<Draw> GenerateLinalg(HloOpcode op, Rng& rng);
 absl::StatusOr<Draw> GenerateBatchNorm(HloOpcode op, Rng& rng);
+absl::StatusOr<Draw> GenerateCollectives(HloOpcode op, Rng& rng);
 // The generator of `opcode`'s family (null: none); `ops` of a family may
 // still be refused by the generator (it returns Unimplemented).
 FamilyGenerator GeneratorFor(HloOpcode opcode);

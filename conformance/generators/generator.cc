@@ -14,6 +14,7 @@
 #include "conformance/generators/draw.h"
 #include "spec/ir/hlo_parser.h"
 #include "spec/types/npy.h"
+#include "spec/util/status_macros.h"
 #include "spec/verifier/verifier.h"
 
 namespace hloref::conformance {
@@ -159,8 +160,15 @@ constexpr int kMaxAttempts = 96;
 
 std::string ModuleText(const gen::Draw& draw, const std::string& name,
                        const std::string& result_shape) {
-  std::string text = absl::StrCat("HloModule ", name, "\n\n", draw.computations,
-                                  "ENTRY main {\n");
+  // The header states the participants only when there are several, so
+  // single-participant modules keep the plain header they always had.
+  std::string header = absl::StrCat("HloModule ", name);
+  if (draw.replica_count != 1 || draw.partition_count != 1) {
+    absl::StrAppend(&header, ", replica_count=", draw.replica_count,
+                    ", num_partitions=", draw.partition_count);
+  }
+  std::string text =
+      absl::StrCat(header, "\n\n", draw.computations, "ENTRY main {\n");
   for (size_t i = 0; i < draw.params.size(); ++i) {
     absl::StrAppend(&text, "  p", i, " = ",
                     draw.params[i].shape.ToString(/*print_layout=*/false),
@@ -169,6 +177,48 @@ std::string ModuleText(const gen::Draw& draw, const std::string& name,
   absl::StrAppend(&text, draw.prelude, "  ROOT r = ", result_shape, " ",
                   draw.op_text, "\n}\n");
   return text;
+}
+
+// Whether any instruction of `module` exchanges values with the host:
+// infeed, outfeed, or send/recv (and their -done halves) marked
+// is_host_transfer=true.
+bool UsesHost(const HloModule& module) {
+  for (const auto& comp : module.computations()) {
+    for (const auto& inst : comp->instructions()) {
+      switch (inst->opcode()) {
+        case HloOpcode::kInfeed:
+        case HloOpcode::kOutfeed:
+          return true;
+        case HloOpcode::kSend:
+        case HloOpcode::kSendDone:
+        case HloOpcode::kRecv:
+        case HloOpcode::kRecvDone:
+          if (inst->attrs().is_host_transfer) return true;
+          break;
+        default:
+          break;
+      }
+    }
+  }
+  return false;
+}
+
+// A value for `hloref run` (an ARG, --infeed=, --recv=C:): arrays as .npy
+// files; tuples (and tokens), which .npy cannot hold, as literal text files.
+absl::StatusOr<std::string> WriteValueFile(const Literal& value,
+                                           const std::string& stem) {
+  if (value.shape().IsArray()) {
+    const std::string path = stem + ".npy";
+    HLOREF_RETURN_IF_ERROR(WriteNpyFile(value, path));
+    return path;
+  }
+  const std::string path = stem + ".txt";
+  std::ofstream out(path);
+  out << value.ToString() << "\n";
+  if (!out) {
+    return absl::InternalError(absl::StrCat("cannot write '", path, "'"));
+  }
+  return path;
 }
 
 // Probes whether the op's generator exists and does not refuse the op.
@@ -260,9 +310,41 @@ absl::StatusOr<GeneratedCase> GenerateCase(HloOpcode opcode, uint64_t seed) {
       continue;
     }
     c.module = std::shared_ptr<const HloModule>(std::move(*module));
-    for (const gen::ParamSpec& p : draw->params) {
-      c.args.push_back(gen::MakeValues(p, rng));
+    c.replica_count = draw->replica_count;
+    c.partition_count = draw->partition_count;
+    // Participant i's arguments: the fixed values where the draw gives
+    // them, else values drawn from the specs.
+    auto draw_args = [&](int64_t participant) {
+      std::vector<Literal> args;
+      for (size_t k = 0; k < draw->params.size(); ++k) {
+        auto fixed =
+            draw->fixed_values.find({participant, static_cast<int64_t>(k)});
+        args.push_back(fixed != draw->fixed_values.end()
+                           ? fixed->second
+                           : gen::MakeValues(draw->params[k], rng));
+      }
+      return args;
+    };
+    c.args = draw_args(0);
+    if (draw->per_participant_args && c.replicated()) {
+      // Participant 0 keeps the values drawn above (c.args, which reports
+      // and replays show); the others draw their own from the same specs,
+      // so a collective combines values that differ per participant.
+      c.participant_args.push_back(c.args);
+      for (int64_t i = 1; i < c.replica_count * c.partition_count; ++i) {
+        c.participant_args.push_back(draw_args(i));
+      }
     }
+    for (const gen::ParamSpec& p : draw->infeed) {
+      c.host.infeed.push_back(gen::MakeValues(p, rng));
+    }
+    for (const auto& [channel, specs] : draw->recv) {
+      for (const gen::ParamSpec& p : specs) {
+        c.host.recv[channel].push_back(gen::MakeValues(p, rng));
+      }
+    }
+    c.uses_host =
+        UsesHost(*c.module) || !draw->infeed.empty() || !draw->recv.empty();
     c.opcode = opcode;
     c.seed = seed;
     c.id = absl::StrCat("gen/", op_name, "/", seed);
@@ -290,17 +372,76 @@ absl::Status WriteCaseDir(const GeneratedCase& c, const std::string& dir) {
     return absl::InternalError(
         absl::StrCat("cannot create '", dir, "': ", ec.message()));
   }
-  std::string replay = absl::StrCat("hloref run ", dir, "/module.hlo");
+  std::string replay = "hloref run";
+  if (c.replicated()) {
+    // num_partitions comes from the module header; --replicas restates
+    // the header's replica_count (hloref run checks they agree).
+    absl::StrAppend(&replay, " --replicas=", c.replica_count);
+  }
+  for (size_t i = 0; i < c.host.infeed.size(); ++i) {
+    HLOREF_ASSIGN_OR_RETURN(
+        std::string path,
+        WriteValueFile(c.host.infeed[i], absl::StrCat(dir, "/infeed_", i)));
+    absl::StrAppend(&replay, " --infeed=", path);
+  }
+  for (const auto& [channel, values] : c.host.recv) {
+    for (size_t i = 0; i < values.size(); ++i) {
+      HLOREF_ASSIGN_OR_RETURN(
+          std::string path,
+          WriteValueFile(values[i],
+                         absl::StrCat(dir, "/recv_", channel, "_", i)));
+      absl::StrAppend(&replay, " --recv=", channel, ":", path);
+    }
+  }
+  absl::StrAppend(&replay, " ", dir, "/module.hlo");
   for (size_t k = 0; k < c.args.size(); ++k) {
-    HLOREF_RETURN_IF_ERROR(
-        WriteNpyFile(c.args[k], absl::StrCat(dir, "/arg_", k, ".npy")));
-    absl::StrAppend(&replay, " ", dir, "/arg_", k, ".npy");
+    HLOREF_ASSIGN_OR_RETURN(
+        std::string path,
+        WriteValueFile(c.args[k], absl::StrCat(dir, "/arg_", k)));
+    absl::StrAppend(&replay, " ", path);
+  }
+  // Per-participant arguments: DIR/p<i>/arg_<k>.npy for participant i
+  // (replica i / partitions, partition i % partitions).
+  for (size_t i = 0; i < c.participant_args.size(); ++i) {
+    const std::string sub = absl::StrCat(dir, "/p", i);
+    std::filesystem::create_directories(sub, ec);
+    if (ec) {
+      return absl::InternalError(
+          absl::StrCat("cannot create '", sub, "': ", ec.message()));
+    }
+    for (size_t k = 0; k < c.participant_args[i].size(); ++k) {
+      HLOREF_RETURN_IF_ERROR(WriteValueFile(c.participant_args[i][k],
+                                            absl::StrCat(sub, "/arg_", k))
+                                 .status());
+    }
   }
   std::ofstream(dir + "/module.hlo") << c.module_text;
   std::ofstream readme(dir + "/README");
   readme << "Generated case " << c.id << " (op " << HloOpcodeString(c.opcode)
-         << ", seed " << c.seed << ").\nReplay on the oracle:\n  " << replay
-         << "\n";
+         << ", seed " << c.seed << ").\n";
+  if (c.replicated()) {
+    readme << "Participants: " << c.replica_count << " replica(s) x "
+           << c.partition_count
+           << " partition(s) (module header); participant i is replica i / "
+           << c.partition_count << ", partition i % " << c.partition_count
+           << ".\n";
+  }
+  readme << "Replay on the oracle:\n  " << replay << "\n";
+  if (!c.participant_args.empty()) {
+    readme << "Every participant has its own arguments: p<i>/arg_<k>.npy "
+              "for participant i\n(arg_<k>.npy above are participant 0's). "
+              "`hloref run --replicas` gives\nevery participant the same "
+              "ARGs, so the command above replays the module\nwith "
+              "participant 0's values everywhere; the suite's verdict used "
+              "the\nper-participant values (Evaluator::RunReplicated with "
+              "one list per\nparticipant).\n";
+  }
+  if (c.uses_host) {
+    readme << "Host transfers: infeed_<i> / recv_<channel>_<i> are queued "
+              "in order with\n--infeed= / --recv=CHANNEL:; outfeed values "
+              "and host-transfer sends are\nprinted after the result and "
+              "compared with the oracle's by the suite.\n";
+  }
   if (!readme) {
     return absl::InternalError(absl::StrCat("cannot write in '", dir, "'"));
   }

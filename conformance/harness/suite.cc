@@ -1,11 +1,14 @@
 // The conformance suite runner (see suite.h).
 #include "conformance/harness/suite.h"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
+#include <map>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -14,7 +17,9 @@
 #include "absl/strings/str_cat.h"
 #include "conformance/harness/golden_case.h"
 #include "interpreter/evaluator.h"
+#include "interpreter/host_queues.h"
 #include "spec/ir/hlo_parser.h"
+#include "spec/util/status_macros.h"
 #include "spec/verifier/verifier.h"
 
 namespace hloref::conformance {
@@ -105,6 +110,147 @@ std::vector<HloOpcode> SelectedGeneratedOps(const std::set<std::string>& ops) {
   return out;
 }
 
+namespace {
+
+// "replica 1" or "replica 1 partition 0" (participant r * partitions + p).
+std::string ParticipantLabel(const GeneratedCase& c, size_t participant) {
+  const int64_t id = static_cast<int64_t>(participant);
+  if (c.partition_count == 1) return absl::StrCat("replica ", id);
+  return absl::StrCat("replica ", id / c.partition_count, " partition ",
+                      id % c.partition_count);
+}
+
+// The argument list of each participant (one shared list when the case has
+// no per-participant arguments).
+std::vector<std::vector<Literal>> ParticipantArgs(const GeneratedCase& c) {
+  if (!c.participant_args.empty()) return c.participant_args;
+  return {c.args};
+}
+
+const std::vector<Literal>& ArgsOf(const GeneratedCase& c, size_t i) {
+  return c.participant_args.empty() ? c.args : c.participant_args[i];
+}
+
+// What one oracle run produced: a result per participant and, for host
+// cases, what the run wrote to the host.
+struct OracleRun {
+  std::vector<EvalResult> results;
+  std::vector<Literal> outfeed;
+  std::map<int64_t, std::vector<Literal>> sent;
+};
+
+absl::StatusOr<OracleRun> RunOracle(
+    const GeneratedCase& c, const EvaluatorOptions& base,
+    const std::vector<std::vector<Literal>>& participant_args,
+    const backends::HostTransfers& host_inputs) {
+  OracleRun run;
+  if (c.replicated()) {
+    Evaluator evaluator(base);
+    HLOREF_ASSIGN_OR_RETURN(
+        run.results, evaluator.RunReplicated(*c.module, participant_args));
+    return run;
+  }
+  EvaluatorOptions options = base;
+  HostQueues queues;
+  if (c.uses_host) {
+    for (const Literal& v : host_inputs.infeed) queues.PushInfeed(v);
+    for (const auto& [channel, values] : host_inputs.recv) {
+      for (const Literal& v : values) queues.PushRecv(channel, v);
+    }
+    options.host_queues = &queues;
+  }
+  Evaluator evaluator(options);
+  HLOREF_ASSIGN_OR_RETURN(EvalResult result,
+                          evaluator.Run(*c.module, participant_args[0]));
+  run.results.push_back(std::move(result));
+  if (c.uses_host) {
+    run.outfeed = queues.TakeOutfeed();
+    for (int64_t channel : queues.SentChannels()) {
+      run.sent[channel] = queues.TakeSent(channel);
+    }
+  }
+  return run;
+}
+
+// Outfeed and host-transfer send values are data movement: they must
+// match the oracle's bit for bit (policy kBits of outfeed / send), leaf by
+// leaf. Returns an empty string when they match.
+std::string CompareHostValue(const Literal& want, const Literal& got) {
+  std::vector<const Literal*> w, g;
+  FlattenLiteral(want, &w);
+  FlattenLiteral(got, &g);
+  if (w.size() != g.size()) {
+    return absl::StrCat("expected ", w.size(), " leaves (", want.ShapeString(),
+                        "), got ", g.size(), " (", got.ShapeString(), ")");
+  }
+  for (size_t leaf = 0; leaf < w.size(); ++leaf) {
+    const Literal& a = *w[leaf];
+    const Literal& b = *g[leaf];
+    if (!a.shape().IsArray() && !b.shape().IsArray()) continue;  // tokens
+    if (a.ShapeString() != b.ShapeString()) {
+      return absl::StrCat("leaf ", leaf, ": expected shape ", a.ShapeString(),
+                          ", got ", b.ShapeString());
+    }
+    for (int64_t i = 0; i < a.element_count(); ++i) {
+      if (a.GetRawBits(i) != b.GetRawBits(i)) {
+        return absl::StrCat("leaf ", leaf, ", element ", i, ": expected ",
+                            a.ElementToString(i), ", got ",
+                            b.ElementToString(i), " (EXACT bits)");
+      }
+    }
+  }
+  return "";
+}
+
+// Judges the values a run wrote to the host against the oracle's (or, with
+// a flushed oracle, against either). Empty when they match.
+std::string CompareHostOutputs(const OracleRun& oracle,
+                               const OracleRun* flushed,
+                               const backends::HostTransfers& got) {
+  auto judge = [&](const OracleRun& o) -> std::string {
+    if (o.outfeed.size() != got.outfeed.size()) {
+      return absl::StrCat("outfeed: the oracle wrote ", o.outfeed.size(),
+                          " value(s), the backend ", got.outfeed.size());
+    }
+    for (size_t i = 0; i < o.outfeed.size(); ++i) {
+      std::string why = CompareHostValue(o.outfeed[i], got.outfeed[i]);
+      if (!why.empty()) return absl::StrCat("outfeed value ", i, ": ", why);
+    }
+    std::set<int64_t> channels;
+    for (const auto& [channel, values] : o.sent) channels.insert(channel);
+    for (const auto& [channel, values] : got.sent) channels.insert(channel);
+    static const std::vector<Literal> kNone;
+    for (int64_t channel : channels) {
+      auto wi = o.sent.find(channel);
+      auto gi = got.sent.find(channel);
+      const std::vector<Literal>& want =
+          wi == o.sent.end() ? kNone : wi->second;
+      const std::vector<Literal>& have =
+          gi == got.sent.end() ? kNone : gi->second;
+      if (want.size() != have.size()) {
+        return absl::StrCat("send to host on channel ", channel,
+                            ": the oracle sent ", want.size(),
+                            " value(s), the backend ", have.size());
+      }
+      for (size_t i = 0; i < want.size(); ++i) {
+        std::string why = CompareHostValue(want[i], have[i]);
+        if (!why.empty()) {
+          return absl::StrCat("send to host on channel ", channel, ", value ",
+                              i, ": ", why);
+        }
+      }
+    }
+    return "";
+  };
+  std::string why = judge(oracle);
+  if (!why.empty() && flushed != nullptr && judge(*flushed).empty()) {
+    return "";
+  }
+  return why;
+}
+
+}  // namespace
+
 CaseRecord RunGeneratedCase(const GeneratedCase& c, backends::Backend& backend,
                             const SuiteOptions& options) {
   CaseRecord r;
@@ -116,6 +262,9 @@ CaseRecord RunGeneratedCase(const GeneratedCase& c, backends::Backend& backend,
   auto keep_case = [&] {
     r.module_text = c.module_text;
     for (const Literal& a : c.args) r.args.push_back(a);
+    r.participant_args = c.participant_args;
+    r.host.infeed = c.host.infeed;
+    r.host.recv = c.host.recv;
   };
   auto finish = [&](Outcome o, std::string message) {
     r.outcome = o;
@@ -124,13 +273,22 @@ CaseRecord RunGeneratedCase(const GeneratedCase& c, backends::Backend& backend,
     if (o == Outcome::kFail) keep_case();
     return r;
   };
+  if (c.replicated() && c.uses_host) {
+    // Executable::RunReplicated has no host queues and RunWithHost runs
+    // one participant: no backend entry point can run such a case.
+    return finish(Outcome::kUnsupported,
+                  "replicated host transfers: no backend entry point runs "
+                  "several participants with host queues");
+  }
+  const size_t participants =
+      static_cast<size_t>(c.replica_count * c.partition_count);
+  const std::vector<std::vector<Literal>> participant_args = ParticipantArgs(c);
   // The oracle: XLA-profile values always (the portable profile masks the
   // don't-care elements it reports under both), with S and m.
   EvaluatorOptions eval_options;
   eval_options.profile = Profile::kXla;
   eval_options.compute_error_data = true;
-  Evaluator oracle_evaluator(eval_options);
-  auto oracle = oracle_evaluator.Run(*c.module, c.args);
+  auto oracle = RunOracle(c, eval_options, participant_args, c.host);
   if (!oracle.ok()) {
     const absl::Status& s = oracle.status();
     if (s.code() == absl::StatusCode::kUnimplemented) {
@@ -144,6 +302,11 @@ CaseRecord RunGeneratedCase(const GeneratedCase& c, backends::Backend& backend,
     }
     return finish(Outcome::kFail, absl::StrCat("oracle error: ", s.message()));
   }
+  if (oracle->results.size() != participants) {
+    return finish(Outcome::kFail,
+                  absl::StrCat("oracle error: ", oracle->results.size(),
+                               " results for ", participants, " participants"));
+  }
   if (absl::Status s = backends::SupportsModule(backend, *c.module); !s.ok()) {
     return finish(OutcomeOf(s), absl::StrCat("supports: ", s.message()));
   }
@@ -152,35 +315,116 @@ CaseRecord RunGeneratedCase(const GeneratedCase& c, backends::Backend& backend,
     return finish(OutcomeOf(exe.status()),
                   absl::StrCat("compile: ", exe.status().message()));
   }
-  auto got = (*exe)->Run(c.args);
-  if (!got.ok()) {
-    return finish(OutcomeOf(got.status()),
-                  absl::StrCat("run: ", got.status().message()));
+  std::vector<std::vector<Literal>> got;
+  backends::HostTransfers host;
+  if (c.replicated()) {
+    auto ran = (*exe)->RunReplicated(participant_args);
+    if (!ran.ok()) {
+      return finish(OutcomeOf(ran.status()),
+                    absl::StrCat("run replicated: ", ran.status().message()));
+    }
+    got = *std::move(ran);
+    if (got.size() != participants) {
+      return finish(
+          Outcome::kFail,
+          absl::StrCat("run replicated: the backend returned ", got.size(),
+                       " results for ", participants, " participants (",
+                       c.replica_count, " replicas x ", c.partition_count,
+                       " partitions)"));
+    }
+  } else if (c.uses_host) {
+    host.infeed = c.host.infeed;
+    host.recv = c.host.recv;
+    auto ran = (*exe)->RunWithHost(c.args, host);
+    if (!ran.ok()) {
+      return finish(OutcomeOf(ran.status()),
+                    absl::StrCat("run with host: ", ran.status().message()));
+    }
+    got.push_back(*std::move(ran));
+  } else {
+    auto ran = (*exe)->Run(c.args);
+    if (!ran.ok()) {
+      return finish(OutcomeOf(ran.status()),
+                    absl::StrCat("run: ", ran.status().message()));
+    }
+    got.push_back(*std::move(ran));
   }
   CompareConfig config;
   config.profile = options.profile.value_or(Profile::kXla);
   config.deviations = options.deviations;
-  std::optional<EvalResult> flushed;
+  // Under a declared flush-to-zero the oracle also runs on flushed inputs
+  // (arguments and host inputs); an element passes if it matches either.
+  std::optional<OracleRun> flushed;
   if (!options.deviations.ftz_types.empty()) {
     bool changed = false;
-    std::vector<Literal> flushed_args =
-        FlushSubnormalArgs(c.args, options.deviations.ftz_types, &changed);
+    std::vector<std::vector<Literal>> flushed_args;
+    for (const std::vector<Literal>& a : participant_args) {
+      bool one = false;
+      flushed_args.push_back(
+          FlushSubnormalArgs(a, options.deviations.ftz_types, &one));
+      changed |= one;
+    }
+    backends::HostTransfers flushed_host;
+    if (c.uses_host) {
+      bool one = false;
+      flushed_host.infeed =
+          FlushSubnormalArgs(c.host.infeed, options.deviations.ftz_types, &one);
+      changed |= one;
+      for (const auto& [channel, values] : c.host.recv) {
+        flushed_host.recv[channel] =
+            FlushSubnormalArgs(values, options.deviations.ftz_types, &one);
+        changed |= one;
+      }
+    }
     if (changed) {
-      Evaluator alt(eval_options);
-      auto alt_result = alt.Run(*c.module, flushed_args);
-      if (alt_result.ok()) flushed = *std::move(alt_result);
+      auto alt = RunOracle(c, eval_options, flushed_args, flushed_host);
+      if (alt.ok() && alt->results.size() == participants) {
+        flushed = *std::move(alt);
+      }
     }
   }
-  ComparisonResult cmp =
-      CompareToOracle(*c.module, c.args, *oracle,
-                      flushed.has_value() ? &*flushed : nullptr, *got, config);
-  r.elements = cmp.elements;
-  r.masked = cmp.masked;
-  r.max_ulp_distance = cmp.max_ulp_distance;
-  r.worst_margin = cmp.worst_margin;
-  r.failures = cmp.failures;
-  if (cmp.ok) return finish(Outcome::kPass, "");
-  return finish(Outcome::kFail, absl::StrCat(c.id, ": ", cmp.Summary()));
+  // Every participant is judged against the oracle's result for the same
+  // participant; the record keeps the first failing one's explanation
+  // (participant order, so the verdict does not depend on --jobs).
+  int failing = 0;
+  std::string first_failure;
+  for (size_t i = 0; i < participants; ++i) {
+    ComparisonResult cmp = CompareToOracle(
+        *c.module, ArgsOf(c, i), oracle->results[i],
+        flushed.has_value() ? &flushed->results[i] : nullptr, got[i], config);
+    r.elements += cmp.elements;
+    r.masked += cmp.masked;
+    r.max_ulp_distance = std::max(r.max_ulp_distance, cmp.max_ulp_distance);
+    r.worst_margin = std::max(r.worst_margin, cmp.worst_margin);
+    if (cmp.ok) continue;
+    ++failing;
+    if (!first_failure.empty()) continue;
+    if (c.replicated()) {
+      const std::string label = ParticipantLabel(c, i);
+      for (ElementFailure& f : cmp.failures) {
+        f.why = absl::StrCat(label, ": ", f.why);
+      }
+      first_failure = absl::StrCat(label, ": ", cmp.Summary());
+    } else {
+      first_failure = cmp.Summary();
+    }
+    r.failures = cmp.failures;
+  }
+  if (failing > 0) {
+    if (c.replicated()) {
+      absl::StrAppend(&first_failure, " [", failing, " of ", participants,
+                      " participants fail]");
+    }
+    return finish(Outcome::kFail, absl::StrCat(c.id, ": ", first_failure));
+  }
+  if (c.uses_host) {
+    std::string why = CompareHostOutputs(
+        *oracle, flushed.has_value() ? &*flushed : nullptr, host);
+    if (!why.empty()) {
+      return finish(Outcome::kFail, absl::StrCat(c.id, ": ", why));
+    }
+  }
+  return finish(Outcome::kPass, "");
 }
 
 namespace {

@@ -63,6 +63,10 @@ struct CaseRecord {
   // Failing generated cases keep what replays them.
   std::string module_text;
   std::vector<Literal> args;
+  // Replicated cases with per-participant arguments (args is participant
+  // 0's), and the host inputs (infeed, recv) of host-transfer cases.
+  std::vector<std::vector<Literal>> participant_args;
+  backends::HostTransfers host;
 };
 
 struct SuiteResult {
@@ -77,7 +81,16 @@ struct SuiteResult {
 std::vector<HloOpcode> SelectedGeneratedOps(const std::set<std::string>& ops);
 
 // Runs one generated case on `backend` (oracle first, then the backend,
-// then the comparator).
+// then the comparator). Replicated cases (GeneratedCase::replicated()) run
+// every participant on both sides (Evaluator::RunReplicated,
+// Executable::RunReplicated) and each participant's outputs are judged
+// against the oracle's for that participant; a failure names the first
+// failing participant ("replica 1 partition 0"). Host-transfer cases
+// (uses_host) run with host queues on both sides (EvaluatorOptions::
+// host_queues, Executable::RunWithHost); the results are judged as usual
+// and every outfeed / host-transfer send value must match the oracle's bit
+// for bit, in the same count and order. A backend answering Unimplemented
+// to RunReplicated / RunWithHost makes the case unsupported.
 CaseRecord RunGeneratedCase(const GeneratedCase& c, backends::Backend& backend,
                             const SuiteOptions& options);
 
