@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 
+#include "backends/interpreter/interpreter_backend.h"
 #include "conformance/harness/runner.h"
 #include "gtest/gtest.h"
 #include "spec/util/status_macros.h"
@@ -389,6 +390,34 @@ TEST(RunGoldenCase, BackendLackingTestLibraryIsUnsupported) {
                "  ENTRY e { ROOT c = s32[] constant(1) }\nexpect: s32[] 1\n"),
       options);
   EXPECT_EQ(p.outcome, Outcome::kFail) << p.message;
+}
+
+TEST(RunGoldenCase, SuiteHostAndCustomCallCasesOnTheInterpreterBackend) {
+  // The backend path end to end on the checked-in cases: host-transfer
+  // cases run through RunWithHost and pass; custom-call cases of hloref's
+  // test libraries are unsupported (the backend is given no library).
+  auto suite = LoadGoldenSuite(DefaultGoldenDir());
+  ASSERT_TRUE(suite.ok()) << suite.status();
+  auto backend = backends::CreateInterpreterBackend();
+  ASSERT_TRUE(backend.ok()) << backend.status();
+  RunOptions options;
+  options.backend = backend->get();
+  int host_cases = 0, library_cases = 0;
+  for (const GoldenCase& c : *suite) {
+    if (c.kind == CaseKind::kError) continue;
+    if (!c.custom_call_library.empty()) {
+      ++library_cases;
+      CaseResult r = RunGoldenCase(c, options);
+      EXPECT_EQ(r.outcome, Outcome::kUnsupported)
+          << c.Id() << ": " << r.message;
+    } else if (c.HasHostTransfers()) {
+      ++host_cases;
+      CaseResult r = RunGoldenCase(c, options);
+      EXPECT_EQ(r.outcome, Outcome::kPass) << c.Id() << ": " << r.message;
+    }
+  }
+  EXPECT_GE(host_cases, 20);
+  EXPECT_GE(library_cases, 5);
 }
 
 }  // namespace
