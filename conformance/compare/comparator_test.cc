@@ -4,10 +4,13 @@
 #include "conformance/compare/comparator.h"
 
 #include <cmath>
+#include <complex>
 #include <cstring>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "conformance/compare/deviations.h"
 #include "conformance/compare/policy.h"
 #include "gtest/gtest.h"
@@ -277,6 +280,538 @@ TEST(Verdict, UlpIn) {
   EXPECT_EQ(UlpIn(PrimitiveType::kBF16, 3.0), std::ldexp(1.0, -6));
   EXPECT_EQ(GammaBound(2, 0.25), 1.0);
   EXPECT_TRUE(std::isinf(GammaBound(4, 0.25)));
+}
+
+// ---------------------------------------------------------------------------
+// Whole-output bounds (op_bounds.h): fft, cholesky, triangular-solve, batch
+// norm. The float implementations below are written here, independently of
+// the oracle, in plain float arithmetic; a correct one must pass and a
+// wrong result must fail with the rule named.
+
+// A deterministic value in [-1, 1) (LCG), for test data.
+struct TestRng {
+  uint64_t s = 12345;
+  double Next() {
+    s = s * 6364136223846793005ull + 1442695040888963407ull;
+    return static_cast<double>(s >> 11) / 4503599627370496.0 - 1;
+  }
+};
+
+Fixture MakeLits(const std::string& text, std::vector<Literal> args) {
+  Fixture f;
+  auto m = ParseHloModule(text);
+  EXPECT_TRUE(m.ok()) << m.status();
+  f.module = *std::move(m);
+  auto v = VerifyModule(*f.module);
+  EXPECT_TRUE(v.ok()) << v;
+  f.args = std::move(args);
+  EvaluatorOptions options;
+  options.compute_error_data = true;
+  Evaluator ev(options);
+  auto r = ev.Run(*f.module, f.args);
+  EXPECT_TRUE(r.ok()) << r.status();
+  f.oracle = *std::move(r);
+  return f;
+}
+
+// Compares flattened outputs; with `ftz_alt`, the oracle on flushed
+// arguments is passed too (what the suite does under a declared ftz).
+ComparisonResult CompareOuts(const Fixture& f, const std::vector<Literal>& outs,
+                             const std::string& deviations = "",
+                             bool ftz_alt = false) {
+  CompareConfig config;
+  auto d = ParseDeviations(deviations);
+  EXPECT_TRUE(d.ok()) << d.status();
+  config.deviations = *d;
+  EvalResult flushed_oracle;
+  bool have_alt = false;
+  if (ftz_alt) {
+    bool changed = false;
+    std::vector<Literal> flushed =
+        FlushSubnormalArgs(f.args, config.deviations.ftz_types, &changed);
+    if (changed) {
+      EvaluatorOptions options;
+      options.compute_error_data = true;
+      Evaluator ev(options);
+      auto r = ev.Run(*f.module, flushed);
+      EXPECT_TRUE(r.ok()) << r.status();
+      flushed_oracle = *std::move(r);
+      have_alt = true;
+    }
+  }
+  return CompareToOracle(*f.module, f.args, f.oracle,
+                         have_alt ? &flushed_oracle : nullptr, outs, config);
+}
+
+std::vector<Literal> OracleOuts(const Fixture& f) {
+  std::vector<Literal> outs;
+  for (const EvaluatedOutput& o : f.oracle.outputs) outs.push_back(o.value);
+  return outs;
+}
+
+bool RuleNamed(const ComparisonResult& r, const std::string& name) {
+  return !r.failures.empty() &&
+         r.failures[0].rule.find(name) != std::string::npos;
+}
+
+std::string FftModule(int n) {
+  return absl::StrCat("HloModule m\nENTRY e {\n  x = c64[", n,
+                      "] parameter(0)\n  ROOT f = c64[", n,
+                      "] fft(x), fft_type=FFT, fft_length={", n, "}\n}\n");
+}
+
+// The naive DFT in float: X[k] = sum_j x[j] w^(jk mod n), twiddles by
+// cosf/sinf of the reduced angle, recursive float accumulation.
+Literal NaiveDftF32(const Literal& x, int n) {
+  Literal out(x.shape());
+  const float two_pi = 6.28318530717958647692f;
+  for (int k = 0; k < n; ++k) {
+    float re = 0, im = 0;
+    for (int j = 0; j < n; ++j) {
+      const float angle =
+          -two_pi * static_cast<float>((j * k) % n) / static_cast<float>(n);
+      const float c = std::cos(angle), s = std::sin(angle);
+      const std::complex<double> v = x.GetAsComplex(j);
+      const float a = static_cast<float>(v.real());
+      const float b = static_cast<float>(v.imag());
+      re += a * c - b * s;
+      im += a * s + b * c;
+    }
+    out.SetFromComplex(k, {re, im});
+  }
+  return out;
+}
+
+TEST(OpBounds, FftFloatDftPassesAndWrongResultsFail) {
+  for (int n : {1, 5, 8, 12, 13, 64}) {
+    TestRng rng;
+    Literal x(Shape(PrimitiveType::kC64, {n}));
+    for (int j = 0; j < n; ++j) x.SetFromComplex(j, {rng.Next(), rng.Next()});
+    std::vector<Literal> args;
+    args.push_back(x);
+    Fixture f = MakeLits(FftModule(n), std::move(args));
+    SCOPED_TRACE(n);
+    // The oracle's own result.
+    ComparisonResult self = CompareOuts(f, OracleOuts(f));
+    EXPECT_TRUE(self.ok) << self.Summary();
+    EXPECT_EQ(self.masked, 0);
+    // A float DFT (an f32 implementation of the definition).
+    std::vector<Literal> naive;
+    naive.push_back(NaiveDftF32(x, n));
+    ComparisonResult r = CompareOuts(f, naive);
+    EXPECT_TRUE(r.ok) << r.Summary();
+    if (n < 5) continue;
+    // ||Y||_2 = sqrt(n) ||x||_2 (Parseval); the bound is >= 8 u ||Y||_2,
+    // so a perturbation of 2 u ||Y||_2 on every element is inside it.
+    const Literal& y = f.oracle.outputs[0].value;
+    double norm2 = 0, biggest = 0;
+    int arg_big = 0, arg_small = 0;
+    double smallest = INFINITY;
+    for (int k = 0; k < n; ++k) {
+      const double a = std::abs(y.GetAsComplex(k));
+      norm2 += a * a;
+      if (a > biggest) biggest = a, arg_big = k;
+      if (a < smallest) smallest = a, arg_small = k;
+    }
+    const double norm = std::sqrt(norm2);
+    Literal inside = y;
+    for (int k = 0; k < n; ++k) {
+      inside.SetFromComplex(
+          k, y.GetAsComplex(k) +
+                 std::complex<double>(2 * std::ldexp(1.0, -24) * norm, 0));
+    }
+    std::vector<Literal> in_outs;
+    in_outs.push_back(inside);
+    EXPECT_TRUE(CompareOuts(f, in_outs).ok);
+    // The largest element off by 1e-3 relative: 1e-3 |Y_k| >= 1e-3
+    // ||Y||/sqrt(n) >= 1.2e-4 ||Y||, far above 8 u L ||Y|| <= 7.7e-6 ||Y||.
+    Literal off = y;
+    off.SetFromComplex(arg_big, y.GetAsComplex(arg_big) * 1.001);
+    std::vector<Literal> off_outs;
+    off_outs.push_back(off);
+    ComparisonResult bad = CompareOuts(f, off_outs);
+    ASSERT_FALSE(bad.ok);
+    EXPECT_TRUE(RuleNamed(bad, "FFT_BOUND")) << bad.Summary();
+    EXPECT_EQ(bad.failures[0].index, arg_big);
+    EXPECT_GT(bad.failures[0].bound, 0);
+    EXPECT_NE(bad.failures[0].why.find("exceeds the bound"), std::string::npos);
+    // Two elements swapped (the largest and the smallest).
+    Literal swapped = y;
+    swapped.SetFromComplex(arg_big, y.GetAsComplex(arg_small));
+    swapped.SetFromComplex(arg_small, y.GetAsComplex(arg_big));
+    std::vector<Literal> sw;
+    sw.push_back(swapped);
+    ComparisonResult bad2 = CompareOuts(f, sw);
+    EXPECT_FALSE(bad2.ok);
+    EXPECT_TRUE(RuleNamed(bad2, "FFT_BOUND")) << bad2.Summary();
+  }
+}
+
+TEST(OpBounds, FftFlushToZeroCaughtAndAcceptedWhenDeclared) {
+  // Every input is subnormal (2^-140 scale), so the result is subnormal
+  // too: a flushing backend returns zeros, far outside the bound (which is
+  // relative to ||Y|| plus L N times the subnormal spacing), and passes
+  // once ftz is declared (oracle on flushed inputs = zeros).
+  const int n = 8;
+  Literal x(Shape(PrimitiveType::kC64, {n}));
+  TestRng rng;
+  for (int j = 0; j < n; ++j) {
+    x.SetFromComplex(j, {std::ldexp(1.0, -130) * (1 + rng.Next()) / 2,
+                         std::ldexp(1.0, -131) * (1 + rng.Next()) / 2});
+  }
+  std::vector<Literal> args;
+  args.push_back(x);
+  Fixture f = MakeLits(FftModule(n), std::move(args));
+  std::vector<Literal> zeros;
+  zeros.push_back(Literal(Shape(PrimitiveType::kC64, {n})));
+  ComparisonResult strict = CompareOuts(f, zeros);
+  EXPECT_FALSE(strict.ok);
+  EXPECT_TRUE(RuleNamed(strict, "FFT_BOUND")) << strict.Summary();
+  ComparisonResult declared = CompareOuts(f, zeros, "ftz=f32", true);
+  EXPECT_TRUE(declared.ok) << declared.Summary();
+}
+
+std::string CholeskyModule(int n, bool lower) {
+  return absl::StrCat("HloModule m\nENTRY e {\n  a = f32[", n, ",", n,
+                      "] parameter(0)\n  ROOT l = f32[", n, ",", n,
+                      "] cholesky(a)", lower ? ", lower=true" : "", "\n}\n");
+}
+
+// A = B B^T + n I, symmetric positive definite and well conditioned, in
+// f32 (each element rounded; still symmetric).
+Literal SpdMatrix(int n) {
+  TestRng rng;
+  std::vector<double> b(n * n);
+  for (double& v : b) v = rng.Next();
+  Literal a(Shape(PrimitiveType::kF32, {n, n}));
+  for (int i = 0; i < n; ++i) {
+    for (int j = 0; j < n; ++j) {
+      double s = i == j ? n : 0;
+      for (int k = 0; k < n; ++k) s += b[i * n + k] * b[j * n + k];
+      a.SetFromDouble(i * n + j, s);
+    }
+  }
+  return a;
+}
+
+// Unblocked Cholesky-Crout in float; the result's other triangle is 0.
+Literal CholeskyF32(const Literal& a, int n, bool lower) {
+  std::vector<float> l(n * n, 0.0f);
+  for (int j = 0; j < n; ++j) {
+    float d = static_cast<float>(a.GetAsDouble(j * n + j));
+    for (int k = 0; k < j; ++k) d -= l[j * n + k] * l[j * n + k];
+    const float ljj = std::sqrt(d);
+    l[j * n + j] = ljj;
+    for (int i = j + 1; i < n; ++i) {
+      float s = static_cast<float>(lower ? a.GetAsDouble(i * n + j)
+                                         : a.GetAsDouble(j * n + i));
+      for (int k = 0; k < j; ++k) s -= l[i * n + k] * l[j * n + k];
+      l[i * n + j] = s / ljj;
+    }
+  }
+  Literal out(a.shape());
+  for (int i = 0; i < n; ++i) {
+    for (int j = 0; j <= i; ++j) {
+      out.SetFromDouble(lower ? i * n + j : j * n + i, l[i * n + j]);
+    }
+  }
+  return out;
+}
+
+TEST(OpBounds, CholeskyBackwardError) {
+  for (int n : {1, 3, 16, 64}) {
+    for (bool lower : {true, false}) {
+      SCOPED_TRACE(absl::StrCat("n = ", n, lower ? " lower" : " upper"));
+      std::vector<Literal> args;
+      args.push_back(SpdMatrix(n));
+      Fixture f = MakeLits(CholeskyModule(n, lower), args);
+      ComparisonResult self = CompareOuts(f, OracleOuts(f));
+      EXPECT_TRUE(self.ok) << self.Summary();
+      std::vector<Literal> mine;
+      mine.push_back(CholeskyF32(f.args[0], n, lower));
+      ComparisonResult r = CompareOuts(f, mine);
+      EXPECT_TRUE(r.ok) << r.Summary();
+      // The other triangle is masked (numerics.md 3.9): junk there passes.
+      if (n > 1) {
+        std::vector<Literal> junk;
+        junk.push_back(mine[0]);
+        junk[0].SetFromDouble(lower ? 1 : n, 12345);
+        EXPECT_TRUE(CompareOuts(f, junk).ok);
+      }
+      // The last diagonal element off by 1e-3 relative: the diagonal
+      // residual a_nn - sum_k l_nk^2 moves by ~2e-3 l_nn^2, far above
+      // 2 gamma_{n+1}(2^-24) a_nn.
+      const Literal& y = f.oracle.outputs[0].value;
+      const int last = n * n - 1;
+      std::vector<Literal> off;
+      off.push_back(y);
+      off[0].SetFromDouble(last, y.GetAsDouble(last) * 1.001);
+      ComparisonResult bad = CompareOuts(f, off);
+      ASSERT_FALSE(bad.ok);
+      EXPECT_TRUE(RuleNamed(bad, "BACKWARD_ERROR")) << bad.Summary();
+      EXPECT_NE(bad.failures[0].why.find("residual"), std::string::npos);
+      EXPECT_GT(bad.failures[0].bound, 0);
+      if (n < 3) continue;
+      // A transposed factor (L^T where L is expected): its returned
+      // triangle is the diagonal only, so the residual fails.
+      std::vector<Literal> tr;
+      tr.push_back(Literal(y.shape()));
+      for (int i = 0; i < n; ++i) {
+        for (int j = 0; j < n; ++j) {
+          tr[0].SetFromDouble(i * n + j, y.GetAsDouble(j * n + i));
+        }
+      }
+      ComparisonResult bad2 = CompareOuts(f, tr);
+      EXPECT_FALSE(bad2.ok);
+      EXPECT_TRUE(RuleNamed(bad2, "BACKWARD_ERROR")) << bad2.Summary();
+      // Two off-diagonal elements of the returned triangle swapped.
+      const int p = lower ? 1 * n + 0 : 0 * n + 1;
+      const int q = lower ? 2 * n + 1 : 1 * n + 2;
+      std::vector<Literal> sw;
+      sw.push_back(y);
+      sw[0].SetFromDouble(p, y.GetAsDouble(q));
+      sw[0].SetFromDouble(q, y.GetAsDouble(p));
+      if (y.GetAsDouble(p) != y.GetAsDouble(q)) {
+        EXPECT_FALSE(CompareOuts(f, sw).ok);
+      }
+      // A failed factorization (all NaN) of a safely positive definite
+      // matrix fails.
+      std::vector<Literal> nan;
+      nan.push_back(y);
+      for (int i = 0; i < n * n; ++i) nan[0].SetFromDouble(i, NAN);
+      ComparisonResult bad3 = CompareOuts(f, nan);
+      EXPECT_FALSE(bad3.ok);
+      EXPECT_NE(bad3.failures[0].why.find("safely positive definite"),
+                std::string::npos)
+          << bad3.Summary();
+    }
+  }
+}
+
+TEST(OpBounds, CholeskyNearSingularAcceptsAFailedFactorization) {
+  // diag(1, 2^-30): positive definite, but lambda_min = 2^-30 is below
+  // 2 n gamma_{n+1}(2^-24) max a_ii, so a float factorization of a
+  // matrix within its backward error may meet a non-positive pivot.
+  std::vector<Literal> args;
+  args.push_back(*ParseLiteral("f32[2,2] {{1, 0}, {0, 9.31322575e-10}}"));
+  Fixture f = MakeLits(CholeskyModule(2, true), args);
+  std::vector<Literal> nan;
+  nan.push_back(*ParseLiteral("f32[2,2] {{nan, nan}, {nan, nan}}"));
+  ComparisonResult r = CompareOuts(f, nan);
+  EXPECT_TRUE(r.ok) << r.Summary();
+  EXPECT_EQ(r.masked, 4);
+}
+
+TEST(OpBounds, TriangularSolveForwardError) {
+  const int n = 16, k = 3;
+  TestRng rng;
+  // Lower triangular, diagonally dominant (well conditioned).
+  Literal a(Shape(PrimitiveType::kF32, {n, n}));
+  for (int i = 0; i < n; ++i) {
+    for (int j = 0; j < n; ++j) {
+      a.SetFromDouble(i * n + j, i == j ? 4 + rng.Next() : 0.5 * rng.Next());
+    }
+  }
+  Literal b(Shape(PrimitiveType::kF32, {n, k}));
+  for (int i = 0; i < n * k; ++i) b.SetFromDouble(i, rng.Next());
+  std::vector<Literal> args;
+  args.push_back(a);
+  args.push_back(b);
+  const std::string text =
+      absl::StrCat("HloModule m\nENTRY e {\n  a = f32[", n, ",", n,
+                   "] parameter(0)\n  b = f32[", n, ",", k,
+                   "] parameter(1)\n  ROOT x = f32[", n, ",", k,
+                   "] triangular-solve(a, b), left_side=true, lower=true, "
+                   "transpose_a=NO_TRANSPOSE\n}\n");
+  Fixture f = MakeLits(text, args);
+  ComparisonResult self = CompareOuts(f, OracleOuts(f));
+  EXPECT_TRUE(self.ok) << self.Summary();
+  // Forward substitution in float.
+  Literal x(Shape(PrimitiveType::kF32, {n, k}));
+  for (int c = 0; c < k; ++c) {
+    std::vector<float> xc(n);
+    for (int i = 0; i < n; ++i) {
+      float s = static_cast<float>(b.GetAsDouble(i * k + c));
+      for (int j = 0; j < i; ++j) {
+        s -= static_cast<float>(a.GetAsDouble(i * n + j)) * xc[j];
+      }
+      xc[i] = s / static_cast<float>(a.GetAsDouble(i * n + i));
+      x.SetFromDouble(i * k + c, xc[i]);
+    }
+  }
+  std::vector<Literal> mine;
+  mine.push_back(x);
+  ComparisonResult r = CompareOuts(f, mine);
+  EXPECT_TRUE(r.ok) << r.Summary();
+  // One element off by 1e-3 relative (the bound is about 4 gamma_17 C^2
+  // |x| with C = |T^-1||T| of order 1 for this diagonally dominant T).
+  const Literal& y = f.oracle.outputs[0].value;
+  std::vector<Literal> off;
+  off.push_back(y);
+  off[0].SetFromDouble(7 * k + 1, y.GetAsDouble(7 * k + 1) * 1.001);
+  ComparisonResult bad = CompareOuts(f, off);
+  ASSERT_FALSE(bad.ok);
+  EXPECT_TRUE(RuleNamed(bad, "FORWARD_ERROR")) << bad.Summary();
+  EXPECT_EQ(bad.failures[0].multi_index, "{7,1}");
+}
+
+constexpr char kBnInference[] = R"(
+HloModule m
+ENTRY e {
+  x = f32[8,3] parameter(0)
+  s = f32[3] parameter(1)
+  o = f32[3] parameter(2)
+  m = f32[3] parameter(3)
+  v = f32[3] parameter(4)
+  ROOT y = f32[8,3] batch-norm-inference(x, s, o, m, v), epsilon=0.001, feature_index=1
+})";
+
+constexpr char kBnTraining[] = R"(
+HloModule m
+ENTRY e {
+  x = f32[8,3] parameter(0)
+  s = f32[3] parameter(1)
+  o = f32[3] parameter(2)
+  ROOT t = (f32[8,3], f32[3], f32[3]) batch-norm-training(x, s, o), epsilon=0.001, feature_index=1
+})";
+
+constexpr char kBnGrad[] = R"(
+HloModule m
+ENTRY e {
+  x = f32[8,3] parameter(0)
+  s = f32[3] parameter(1)
+  m = f32[3] parameter(2)
+  v = f32[3] parameter(3)
+  dy = f32[8,3] parameter(4)
+  ROOT t = (f32[8,3], f32[3], f32[3]) batch-norm-grad(x, s, m, v, dy), epsilon=0.001, feature_index=1
+})";
+
+Literal RandomF32(std::vector<int64_t> dims, TestRng& rng, double lo,
+                  double hi) {
+  Literal l(Shape(PrimitiveType::kF32, dims));
+  for (int64_t i = 0; i < l.element_count(); ++i) {
+    l.SetFromDouble(i, lo + (hi - lo) * (rng.Next() + 1) / 2);
+  }
+  return l;
+}
+
+float F(const Literal& l, int64_t i) {
+  return static_cast<float>(l.GetAsDouble(i));
+}
+
+TEST(OpBounds, BatchNormFloatImplementationsPassWrongOnesFail) {
+  TestRng rng;
+  const float eps = 0.001f;
+  Literal x = RandomF32({8, 3}, rng, -2, 3);
+  Literal s = RandomF32({3}, rng, 0.5, 2);
+  Literal o = RandomF32({3}, rng, -1, 1);
+  Literal m = RandomF32({3}, rng, -0.5, 0.5);
+  Literal v = RandomF32({3}, rng, 0.5, 2);
+  Literal dy = RandomF32({8, 3}, rng, -1, 1);
+  {
+    std::vector<Literal> args = {x, s, o, m, v};
+    Fixture f = MakeLits(kBnInference, args);
+    EXPECT_TRUE(CompareOuts(f, OracleOuts(f)).ok);
+    // XLA's expander order: x * (s rsqrt(v + eps)) + (o - m s rsqrt(..)).
+    Literal y(x.shape());
+    for (int i = 0; i < 24; ++i) {
+      const int c = i % 3;
+      const float ts = F(s, c) / std::sqrt(F(v, c) + eps);
+      y.SetFromDouble(i, F(x, i) * ts + (F(o, c) - F(m, c) * ts));
+    }
+    std::vector<Literal> mine = {y};
+    ComparisonResult r = CompareOuts(f, mine);
+    EXPECT_TRUE(r.ok) << r.Summary();
+    std::vector<Literal> off = OracleOuts(f);
+    off[0].SetFromDouble(5, off[0].GetAsDouble(5) * 1.001 + 1e-3);
+    ComparisonResult bad = CompareOuts(f, off);
+    ASSERT_FALSE(bad.ok);
+    EXPECT_TRUE(RuleNamed(bad, "BATCH_NORM_BOUND")) << bad.Summary();
+  }
+  {
+    std::vector<Literal> args = {x, s, o};
+    Fixture f = MakeLits(kBnTraining, args);
+    EXPECT_TRUE(CompareOuts(f, OracleOuts(f)).ok);
+    // One-pass statistics in float (E[x^2] - E[x]^2), as XLA expands it.
+    Literal y(x.shape()), mean(s.shape()), var(s.shape());
+    for (int c = 0; c < 3; ++c) {
+      float sum = 0, sum2 = 0;
+      for (int r = 0; r < 8; ++r) {
+        sum += F(x, r * 3 + c);
+        sum2 += F(x, r * 3 + c) * F(x, r * 3 + c);
+      }
+      const float mu = sum / 8, var_c = sum2 / 8 - mu * mu;
+      mean.SetFromDouble(c, mu);
+      var.SetFromDouble(c, var_c);
+      for (int r = 0; r < 8; ++r) {
+        y.SetFromDouble(r * 3 + c, (F(x, r * 3 + c) - mu) * F(s, c) /
+                                           std::sqrt(var_c + eps) +
+                                       F(o, c));
+      }
+    }
+    std::vector<Literal> mine = {y, mean, var};
+    ComparisonResult r = CompareOuts(f, mine);
+    EXPECT_TRUE(r.ok) << r.Summary();
+    std::vector<Literal> off = OracleOuts(f);
+    off[1].SetFromDouble(2, off[1].GetAsDouble(2) + 1e-3);
+    ComparisonResult bad = CompareOuts(f, off);
+    ASSERT_FALSE(bad.ok);
+    EXPECT_EQ(bad.failures[0].output, 1);
+    EXPECT_TRUE(RuleNamed(bad, "BATCH_NORM_BOUND")) << bad.Summary();
+    EXPECT_NE(bad.failures[0].rule.find("batch_mean"), std::string::npos);
+    // Mean and variance swapped.
+    std::vector<Literal> sw = OracleOuts(f);
+    std::swap(sw[1], sw[2]);
+    EXPECT_FALSE(CompareOuts(f, sw).ok);
+  }
+  {
+    std::vector<Literal> args = {x, s, m, v, dy};
+    Fixture f = MakeLits(kBnGrad, args);
+    EXPECT_TRUE(CompareOuts(f, OracleOuts(f)).ok);
+    Literal gx(x.shape()), gs(s.shape()), go(s.shape());
+    for (int c = 0; c < 3; ++c) {
+      const float r = 1 / std::sqrt(F(v, c) + eps);
+      float sdy = 0, sdyx = 0;
+      for (int i = 0; i < 8; ++i) {
+        sdy += F(dy, i * 3 + c);
+        sdyx += F(dy, i * 3 + c) * (F(x, i * 3 + c) - F(m, c));
+      }
+      go.SetFromDouble(c, sdy);
+      gs.SetFromDouble(c, sdyx * r);
+      for (int i = 0; i < 8; ++i) {
+        const float xm = F(x, i * 3 + c) - F(m, c);
+        gx.SetFromDouble(i * 3 + c, F(s, c) * r *
+                                        (F(dy, i * 3 + c) - sdy / 8 -
+                                         xm * sdyx / (8 * (F(v, c) + eps))));
+      }
+    }
+    std::vector<Literal> mine = {gx, gs, go};
+    ComparisonResult r = CompareOuts(f, mine);
+    EXPECT_TRUE(r.ok) << r.Summary();
+    std::vector<Literal> off = OracleOuts(f);
+    off[0].SetFromDouble(4, off[0].GetAsDouble(4) * 1.001 + 1e-3);
+    ComparisonResult bad = CompareOuts(f, off);
+    ASSERT_FALSE(bad.ok);
+    EXPECT_TRUE(RuleNamed(bad, "BATCH_NORM_BOUND")) << bad.Summary();
+  }
+}
+
+TEST(OpBounds, RngBitGeneratorDefaultIsAnyThreeFryIsExact) {
+  for (const char* alg : {"rng_default", "rng_three_fry"}) {
+    SCOPED_TRACE(alg);
+    const std::string text = absl::StrCat(
+        "HloModule m\nENTRY e {\n  s = u64[2] parameter(0)\n  ROOT r = "
+        "(u64[2], u32[4]) rng-bit-generator(s), algorithm=",
+        alg, "\n}\n");
+    std::vector<Literal> args;
+    args.push_back(*ParseLiteral("u64[2] {1, 2}"));
+    Fixture f = MakeLits(text, args);
+    std::vector<Literal> outs = OracleOuts(f);
+    EXPECT_TRUE(CompareOuts(f, outs).ok);
+    outs[1].SetFromInt64(0, outs[1].GetAsInt64(0) ^ 1);
+    ComparisonResult r = CompareOuts(f, outs);
+    EXPECT_EQ(r.ok, std::string(alg) == "rng_default") << r.Summary();
+  }
 }
 
 }  // namespace

@@ -43,6 +43,14 @@ absl::string_view CompareClassName(CompareClass c) {
       return "map";
     case CompareClass::kScatter:
       return "scatter";
+    case CompareClass::kFft:
+      return "fft";
+    case CompareClass::kCholesky:
+      return "cholesky";
+    case CompareClass::kTriangularSolve:
+      return "triangular-solve";
+    case CompareClass::kBatchNorm:
+      return "batch-norm";
     case CompareClass::kAny:
       return "any";
   }

@@ -23,6 +23,10 @@ enum class CompareClass : uint8_t {
   kReduce,
   kMap,
   kScatter,
+  kFft,              // FFT_BOUND (fft_bound.cc)
+  kCholesky,         // BACKWARD_ERROR (backward_error.cc)
+  kTriangularSolve,  // FORWARD_ERROR (backward_error.cc)
+  kBatchNorm,        // BATCH_NORM_BOUND (batch_norm_bound.cc)
   kAny,
 };
 absl::string_view CompareClassName(CompareClass c);
