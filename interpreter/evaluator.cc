@@ -500,6 +500,10 @@ absl::StatusOr<std::pair<Literal, Marks>> EvaluatorImpl::EvalComputation(
   std::unordered_map<const HloInstruction*, Literal> values;
   std::unordered_map<const HloInstruction*, Marks> marks;
   values.reserve(comp.instructions().size());
+  // depth_ is 1 while the entry computation itself runs.
+  const bool observe = depth_ == 1 && options_.entry_value_observer &&
+                       comp.parent() != nullptr &&
+                       comp.parent()->entry() == &comp;
 
   for (const auto& owned : comp.instructions()) {
     const HloInstruction& inst = *owned;
@@ -514,6 +518,7 @@ absl::StatusOr<std::pair<Literal, Marks>> EvaluatorImpl::EvalComputation(
             "%", inst.name(), ": parameter number ", n, " has no argument"));
       }
       values.emplace(&inst, *args[n]);
+      if (observe) options_.entry_value_observer(inst, *args[n]);
       continue;
     }
     if (inst.opcode() == HloOpcode::kConstant) {
@@ -524,6 +529,7 @@ absl::StatusOr<std::pair<Literal, Marks>> EvaluatorImpl::EvalComputation(
                          "--xla_dump_large_constants"));
       }
       values.emplace(&inst, inst.literal());
+      if (observe) options_.entry_value_observer(inst, inst.literal());
       continue;
     }
 
@@ -584,6 +590,7 @@ absl::StatusOr<std::pair<Literal, Marks>> EvaluatorImpl::EvalComputation(
       ForwardErrorData(inst, operand_marks, &out);
     }
     if (out.any() || out.has_error_data()) marks.emplace(&inst, std::move(out));
+    if (observe) options_.entry_value_observer(inst, *result);
     values.emplace(&inst, *std::move(result));
   }
 

@@ -6,6 +6,7 @@
 #define HLOREF_INTERPRETER_EVALUATOR_H_
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -66,6 +67,13 @@ struct EvaluatorOptions {
   // rng and rng-get-and-update-state (interpreter/ops/rng.h): the seed of
   // hloref's own generator; the Evaluator's generator state starts at it.
   uint64_t rng_seed = 0;
+
+  // Called with every instruction of the entry computation and its value
+  // (parameters and constants included) as soon as it is evaluated, on the
+  // evaluating thread (one call per participant in replicated runs).
+  // `hloref diff` uses it to feed each instruction the oracle's operands.
+  std::function<void(const HloInstruction&, const Literal&)>
+      entry_value_observer;
 };
 
 // One output value with what a fair comparison needs.

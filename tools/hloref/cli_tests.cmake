@@ -48,3 +48,19 @@ hloref_cli_test(run_mlp_npy 0 "\\{ *8, 9, 10, 11 *\\}, *\\{ *8, 9, 10, 11 *\\} *
   run ${EX}/mlp_forward.hlo ${EX}/data/mlp_x.npy ${EX}/data/mlp_w1.npy ${EX}/data/mlp_b1.npy ${EX}/data/mlp_w2.npy ${EX}/data/mlp_b2.npy)
 # the golden suite from the command line (the main job).
 hloref_cli_test(conformance_golden 0 "fail 0" conformance --backend=interpreter --suite=golden --golden-dir=${PROJECT_SOURCE_DIR}/golden)
+
+# diff: the interpreter agrees with itself; the flush-to-zero sample plugin
+# departs at the multiply inside the fusion (y[0] = 1e-40 is subnormal, so
+# -1 * 1e-40 is flushed to -0); with the ftz deviation declared it passes.
+hloref_cli_test(diff_help 0 "Usage: hloref diff" diff --help)
+hloref_cli_test(diff_needs_backend 2 "--backend is required" diff ${EX}/diff_fusion.hlo)
+hloref_cli_test(diff_interpreter 0 "no departure"
+  diff --backend=interpreter ${EX}/diff_fusion.hlo "f32[4] {1, 2, 3, 4}" "f32[4] {1e-40, 2, 3, 4}")
+hloref_cli_test(diff_ftz_plugin 1 "diff_fusion.hlo:9:3 +%f/m \\(multiply\\): .*expected -9.99995e-41, got -0.*%f/m \\([^)]*diff_fusion.hlo:9:3\\) is the first instruction that departs"
+  diff --backend=plugin:$<TARGET_FILE:hloref_sample_plugin_ftz> ${EX}/diff_fusion.hlo "f32[4] {1, 2, 3, 4}" "f32[4] {1e-40, 2, 3, 4}")
+hloref_cli_test(diff_ftz_plugin_declared 0 "no isolated instruction departs"
+  diff --backend=plugin:$<TARGET_FILE:hloref_sample_plugin_ftz> --deviations=ftz ${EX}/diff_fusion.hlo "f32[4] {1, 2, 3, 4}" "f32[4] {1e-40, 2, 3, 4}")
+hloref_cli_test(diff_random_args 0 "drawn from seed 7"
+  diff --backend=interpreter --seed=7 ${EX}/diff_fusion.hlo)
+hloref_cli_test(diff_missing_args 1 "takes 2 arguments, 0 given"
+  diff --backend=interpreter ${EX}/diff_fusion.hlo)

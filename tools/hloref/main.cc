@@ -15,7 +15,9 @@ Usage: hloref <command> [options] [arguments]
 Commands:
   check FILE.hlo       parse and verify a module, print its canonical text
   run MODULE.hlo ARG*  evaluate a module on the reference interpreter
-  conformance          run the golden suite on a backend, print a summary
+  conformance          certify a backend: golden and generated cases
+  diff MODULE.hlo ARG* the first instruction where a backend departs from
+                       the oracle
 
 Run `hloref <command> --help` for a command's options.
 )";
@@ -31,6 +33,7 @@ int main(int argc, char** argv) {
   std::string command = argv[1];
   if (command == "check") return hloref::tools::RunCheck(argc, argv);
   if (command == "run") return hloref::tools::RunRun(argc, argv);
+  if (command == "diff") return hloref::tools::RunDiff(argc, argv);
   if (command == "conformance") {
     return hloref::tools::RunConformance(argc, argv);
   }

@@ -18,6 +18,7 @@
 #include "spec/ir/hlo_parser.h"
 #include "spec/types/npy.h"
 #include "spec/verifier/verifier.h"
+#include "tools/hloref/arguments.h"
 #include "tools/hloref/command_line.h"
 #include "tools/hloref/subcommands.h"
 
@@ -79,43 +80,6 @@ Options:
 
 Exit status: 0 success, 1 bad input or evaluation error, 2 usage error.
 )";
-
-absl::StatusOr<std::string> ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    return absl::NotFoundError(absl::StrCat("cannot open '", path, "'"));
-  }
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-// Reads one ARG for parameter `param` (which may be null when there are
-// more ARGs than parameters; the evaluator reports the count mismatch).
-absl::StatusOr<Literal> ReadArgument(const std::string& arg,
-                                     const HloInstruction* param) {
-  std::error_code ec;
-  bool is_file = std::filesystem::is_regular_file(arg, ec);
-  if (absl::EndsWith(arg, ".npy")) {
-    if (!is_file) {
-      return absl::NotFoundError(absl::StrCat("no such .npy file '", arg, "'"));
-    }
-    return ReadNpyFile(arg);
-  }
-  std::string text = arg;
-  if (is_file) {
-    HLOREF_ASSIGN_OR_RETURN(text, ReadFile(arg));
-  }
-  auto with_shape = ParseLiteral(text);
-  if (with_shape.ok() || param == nullptr) return with_shape;
-  // Without a shape prefix, read the value with the parameter's shape.
-  auto without_shape = ParseLiteralWithShape(param->shape(), text);
-  if (without_shape.ok()) return without_shape;
-  return absl::InvalidArgumentError(absl::StrCat(
-      "cannot read '", text, "' as a literal: ", with_shape.status().message(),
-      "; as a value of the parameter's shape ", param->shape().ToString(),
-      ": ", without_shape.status().message()));
-}
 
 void Flatten(const Literal& lit, std::vector<const Literal*>* out) {
   if (lit.shape().IsTuple()) {
@@ -245,10 +209,12 @@ int RunRun(int argc, char** argv) {
     return 2;
   }
   auto replicas = cl->GetInt("replicas", 1);
-  auto max_elements = cl->GetInt("max-elements", options.max_elements_per_value);
+  auto max_elements =
+      cl->GetInt("max-elements", options.max_elements_per_value);
   auto max_iters =
       cl->GetInt("max-while-iterations", options.max_while_iterations);
-  auto timeout = cl->GetInt("timeout", absl::ToInt64Seconds(options.max_wall_time));
+  auto timeout =
+      cl->GetInt("timeout", absl::ToInt64Seconds(options.max_wall_time));
   for (const auto* s : {&replicas, &max_elements, &max_iters, &timeout}) {
     if (!s->ok()) {
       std::fprintf(stderr, "hloref run: %s\n",
@@ -409,8 +375,8 @@ int RunRun(int argc, char** argv) {
     std::error_code ec;
     std::filesystem::create_directories(*dir, ec);
     if (ec) {
-      return Fail(absl::InternalError(
-          absl::StrCat("cannot create directory '", *dir, "': ", ec.message())));
+      return Fail(absl::InternalError(absl::StrCat("cannot create directory '",
+                                                   *dir, "': ", ec.message())));
     }
     std::vector<const Literal*> leaves;
     Flatten(result->value, &leaves);

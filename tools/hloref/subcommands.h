@@ -9,6 +9,7 @@ namespace hloref::tools {
 int RunCheck(int argc, char** argv);
 int RunRun(int argc, char** argv);
 int RunConformance(int argc, char** argv);
+int RunDiff(int argc, char** argv);
 
 }  // namespace hloref::tools
 

@@ -1,0 +1,351 @@
+// hloref diff (see diff.h).
+#include "conformance/diff/diff.h"
+
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "conformance/generators/generator.h"
+#include "conformance/harness/suite.h"
+#include "spec/ir/hlo_parser.h"
+#include "spec/ir/hlo_printer.h"
+#include "spec/util/status_macros.h"
+#include "spec/verifier/verifier.h"
+
+namespace hloref::conformance {
+namespace {
+
+// The computations reachable from `roots` through called computations.
+std::set<const HloComputation*> Reachable(
+    const std::vector<const HloComputation*>& roots) {
+  std::set<const HloComputation*> seen;
+  std::vector<const HloComputation*> stack = roots;
+  while (!stack.empty()) {
+    const HloComputation* c = stack.back();
+    stack.pop_back();
+    if (c == nullptr || !seen.insert(c).second) continue;
+    for (const auto& inst : c->instructions()) {
+      for (const HloComputation* callee : inst->called_computations()) {
+        stack.push_back(callee);
+      }
+    }
+  }
+  return seen;
+}
+
+PrintOptions IsolationPrintOptions() {
+  PrintOptions options;
+  // Control edges name instructions the isolated module does not have.
+  options.print_control_predecessors = false;
+  return options;
+}
+
+// The non-entry computations of `module` in `keep`, in text order (callees
+// before callers), printed; the parser's synthesized async wrappers are
+// left out (the printer writes their callers in sugared form again).
+std::string PrintCallees(const HloModule& module,
+                         const std::set<const HloComputation*>& keep,
+                         const HloComputation* except) {
+  std::string out;
+  for (const auto& c : module.computations()) {
+    if (c.get() == except || c->is_entry() || !keep.count(c.get()) ||
+        c->is_async_sugar_wrapped()) {
+      continue;
+    }
+    absl::StrAppend(&out, PrintComputation(*c, IsolationPrintOptions()),
+                    "\n\n");
+  }
+  return out;
+}
+
+absl::StatusOr<std::unique_ptr<HloModule>> ParseAndVerify(
+    const std::string& text, const std::string& what) {
+  auto module = ParseHloModule(text);
+  if (!module.ok()) {
+    return absl::InternalError(absl::StrCat(
+        "the module isolating ", what, " does not parse (an hloref bug): ",
+        module.status().message(), "\n", text));
+  }
+  absl::Status verified = VerifyModule(**module);
+  if (!verified.ok()) {
+    return absl::Status(verified.code(),
+                        absl::StrCat("the module isolating ", what,
+                                     " does not verify: ", verified.message()));
+  }
+  return std::move(*module);
+}
+
+std::string Header(const HloModule& module, const std::string& name) {
+  std::string out = absl::StrCat("HloModule ", name);
+  if (module.config().replica_count != 1) {
+    absl::StrAppend(&out, ", replica_count=", module.config().replica_count);
+  }
+  if (module.config().num_partitions != 1) {
+    absl::StrAppend(&out, ", num_partitions=", module.config().num_partitions);
+  }
+  return absl::StrCat(out, "\n\n");
+}
+
+std::string LocationOf(const HloInstruction& inst) {
+  return inst.location().known() ? inst.location().ToString() : "";
+}
+
+PrimitiveType CaseType(const HloInstruction& inst) {
+  for (const HloInstruction* o : inst.operands()) {
+    if (o->shape().IsArray()) return o->shape().element_type();
+  }
+  return inst.shape().IsArray() ? inst.shape().element_type()
+                                : PrimitiveType::kInvalid;
+}
+
+// Judges `module` on `backend` with `args` the way the conformance suite
+// judges a generated case (oracle, backend, comparator).
+CaseRecord Judge(const HloModule& module, std::vector<Literal> args,
+                 HloOpcode opcode, PrimitiveType type, const std::string& id,
+                 backends::Backend& backend, const DiffOptions& options) {
+  GeneratedCase c;
+  c.id = id;
+  c.opcode = opcode;
+  c.type = type;
+  c.module_text = PrintModule(module);
+  c.module = module.Clone();
+  c.args = std::move(args);
+  SuiteOptions suite;
+  suite.deviations = options.deviations;
+  suite.profile = options.profile;
+  suite.compile_options = options.compile_options;
+  return RunGeneratedCase(c, backend, suite);
+}
+
+class Differ {
+ public:
+  Differ(backends::Backend& backend, const DiffOptions& options,
+         DiffResult& result)
+      : backend_(backend), options_(options), result_(result) {}
+
+  // Judges the entry instructions of `module` run on `args`; returns the
+  // index (into result.instructions) of the innermost first departure at
+  // this level, or -1.
+  //
+  // `original` is the computation of the user's module that `module`'s
+  // entry was printed from: locations are reported in the user's file.
+  absl::StatusOr<int> Run(const HloModule& module,
+                          absl::Span<const Literal> args,
+                          const std::vector<std::string>& path,
+                          const HloComputation& original) {
+    // The oracle's value of every entry instruction.
+    std::map<const HloInstruction*, Literal> values;
+    EvaluatorOptions eval_options;
+    eval_options.profile = options_.profile;
+    eval_options.entry_value_observer = [&values](const HloInstruction& inst,
+                                                  const Literal& value) {
+      values.insert_or_assign(&inst, value);
+    };
+    Evaluator oracle(eval_options);
+    absl::StatusOr<EvalResult> run = oracle.Run(module, args);
+    if (!run.ok()) {
+      return absl::Status(
+          run.status().code(),
+          absl::StrCat(
+              path.empty() ? "" : absl::StrCat(absl::StrJoin(path, "/"), ": "),
+              "the oracle cannot evaluate the module: ",
+              run.status().message()));
+    }
+    int first = -1;
+    for (const auto& owned : module.entry()->instructions()) {
+      const HloInstruction& inst = *owned;
+      if (inst.opcode() == HloOpcode::kParameter) continue;
+      if (first >= 0 && !options_.all) break;
+      InstructionVerdict verdict;
+      verdict.path = path;
+      verdict.name = inst.name();
+      if (const HloInstruction* source = original.FindInstruction(inst.name());
+          source != nullptr) {
+        verdict.location = LocationOf(*source);
+      }
+      verdict.opcode = inst.opcode();
+      absl::StatusOr<std::unique_ptr<HloModule>> isolated =
+          IsolateInstruction(module, inst);
+      if (!isolated.ok()) {
+        verdict.outcome = Outcome::kSkipped;
+        verdict.message = std::string(isolated.status().message());
+        result_.instructions.push_back(std::move(verdict));
+        continue;
+      }
+      // One argument per distinct operand, in first-use order.
+      std::vector<Literal> isolated_args;
+      std::set<const HloInstruction*> seen;
+      bool missing = false;
+      for (const HloInstruction* o : inst.operands()) {
+        if (!seen.insert(o).second) continue;
+        auto it = values.find(o);
+        if (it == values.end()) {
+          missing = true;
+          break;
+        }
+        isolated_args.push_back(it->second);
+      }
+      if (missing) {
+        verdict.outcome = Outcome::kSkipped;
+        verdict.message = "an operand was not evaluated by the oracle";
+        result_.instructions.push_back(std::move(verdict));
+        continue;
+      }
+      CaseRecord record =
+          Judge(**isolated, isolated_args, inst.opcode(), CaseType(inst),
+                verdict.QualifiedName(), backend_, options_);
+      verdict.outcome = record.outcome;
+      verdict.message = record.message;
+      const bool failed = record.outcome == Outcome::kFail;
+      if (failed) {
+        verdict.isolated_module = PrintModule(**isolated);
+        verdict.isolated_args = isolated_args;
+      }
+      const int index = static_cast<int>(result_.instructions.size());
+      result_.instructions.push_back(std::move(verdict));
+      // Enter a failing fusion or call: its computation runs once on the
+      // instruction's operands, so the search can go on inside. An
+      // unsupported one is entered too: the backend may run its parts.
+      const bool unsupported = record.outcome == Outcome::kUnsupported;
+      if (!failed && !unsupported) continue;
+      int departure = failed ? index : -1;
+      const bool enterable = inst.opcode() == HloOpcode::kFusion ||
+                             inst.opcode() == HloOpcode::kCall;
+      if (options_.descend && enterable && inst.to_apply() != nullptr &&
+          static_cast<int>(path.size()) < options_.max_depth) {
+        absl::StatusOr<std::unique_ptr<HloModule>> inner =
+            EnterComputation(module, *inst.to_apply());
+        if (inner.ok()) {
+          std::vector<Literal> inner_args;
+          for (const HloInstruction* o : inst.operands()) {
+            inner_args.push_back(values.at(o));
+          }
+          std::vector<std::string> inner_path = path;
+          inner_path.push_back(inst.name());
+          const HloComputation* source_callee =
+              original.FindInstruction(inst.name()) != nullptr
+                  ? original.FindInstruction(inst.name())->to_apply()
+                  : nullptr;
+          absl::StatusOr<int> inner_first =
+              Run(**inner, inner_args, inner_path,
+                  source_callee != nullptr ? *source_callee
+                                           : *inner->get()->entry());
+          if (inner_first.ok() && *inner_first >= 0) departure = *inner_first;
+        }
+      }
+      if (first < 0 && departure >= 0) first = departure;
+    }
+    return first;
+  }
+
+ private:
+  backends::Backend& backend_;
+  const DiffOptions& options_;
+  DiffResult& result_;
+};
+
+}  // namespace
+
+std::string InstructionVerdict::QualifiedName() const {
+  if (path.empty()) return name;
+  return absl::StrCat(absl::StrJoin(path, "/"), "/", name);
+}
+
+std::string DiffResult::Conclusion() const {
+  if (first_departure >= 0) {
+    const InstructionVerdict& v = instructions[first_departure];
+    return absl::StrCat(
+        "%", v.QualifiedName(), v.location.empty() ? "" : " (", v.location,
+        v.location.empty() ? "" : ")",
+        " is the first instruction that departs from the oracle when fed "
+        "the oracle's operands: ",
+        v.message);
+  }
+  switch (whole) {
+    case Outcome::kPass:
+      return "no departure: the whole module and every isolated "
+             "instruction agree with the oracle";
+    case Outcome::kFail:
+      return absl::StrCat(
+          "the module departs from the oracle (", whole_message,
+          ") but no isolated instruction does: the departure needs several "
+          "instructions together (fusion or reassociation across "
+          "instructions); shrink the module with `hloref reduce`");
+    default:
+      return absl::StrCat("the whole module is ", OutcomeName(whole), ": ",
+                          whole_message, "; no isolated instruction departs");
+  }
+}
+
+absl::StatusOr<std::unique_ptr<HloModule>> IsolateInstruction(
+    const HloModule& module, const HloInstruction& instruction) {
+  if (instruction.opcode() == HloOpcode::kParameter) {
+    return absl::InvalidArgumentError("a parameter is not isolated");
+  }
+  const std::set<const HloComputation*> keep =
+      Reachable({instruction.called_computations().begin(),
+                 instruction.called_computations().end()});
+  std::string text =
+      Header(module, absl::StrCat("isolated_", instruction.name()));
+  absl::StrAppend(&text, PrintCallees(module, keep, nullptr));
+  absl::StrAppend(&text, "ENTRY %isolated {\n");
+  std::set<const HloInstruction*> seen;
+  int64_t number = 0;
+  for (const HloInstruction* o : instruction.operands()) {
+    if (!seen.insert(o).second) continue;
+    absl::StrAppend(&text, "  %", o->name(), " = ", o->shape().ToString(),
+                    " parameter(", number++, ")\n");
+  }
+  absl::StrAppend(&text, "  ROOT ",
+                  PrintInstruction(instruction, IsolationPrintOptions()),
+                  "\n}\n");
+  return ParseAndVerify(text, absl::StrCat("%", instruction.name()));
+}
+
+absl::StatusOr<std::unique_ptr<HloModule>> EnterComputation(
+    const HloModule& module, const HloComputation& computation) {
+  if (computation.is_entry()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("computation ", computation.name(),
+                     " is already the entry computation"));
+  }
+  std::set<const HloComputation*> keep = Reachable({&computation});
+  keep.erase(&computation);
+  std::string text =
+      Header(module, absl::StrCat("entered_", computation.name()));
+  absl::StrAppend(&text, PrintCallees(module, keep, &computation));
+  absl::StrAppend(&text, "ENTRY ",
+                  PrintComputation(computation, IsolationPrintOptions()), "\n");
+  return ParseAndVerify(text, absl::StrCat("computation ", computation.name()));
+}
+
+absl::StatusOr<DiffResult> DiffModule(const HloModule& module,
+                                      absl::Span<const Literal> args,
+                                      backends::Backend& backend,
+                                      const DiffOptions& options) {
+  HLOREF_RETURN_IF_ERROR(VerifyModule(module));
+  if (module.config().replica_count * module.config().num_partitions != 1) {
+    return absl::UnimplementedError(absl::StrCat(
+        "hloref diff runs single-device modules; this one has replica_count=",
+        module.config().replica_count,
+        " num_partitions=", module.config().num_partitions));
+  }
+  DiffResult result;
+  std::vector<Literal> all_args(args.begin(), args.end());
+  CaseRecord whole =
+      Judge(module, all_args, module.entry()->root()->opcode(),
+            CaseType(*module.entry()->root()), module.name(), backend, options);
+  result.whole = whole.outcome;
+  result.whole_message = whole.message;
+  Differ differ(backend, options, result);
+  HLOREF_ASSIGN_OR_RETURN(result.first_departure,
+                          differ.Run(module, args, {}, *module.entry()));
+  return result;
+}
+
+}  // namespace hloref::conformance

@@ -1,0 +1,109 @@
+// `hloref diff`: localises a miscompile (docs/architecture.md
+// "conformance/"). The whole module runs on the oracle, which records the
+// value of every entry instruction; then each instruction is isolated in a
+// module of its own (its operands become parameters fed with the oracle's
+// operand values, its called computations come along) and judged on the
+// backend against the oracle with the conformance comparator. Because
+// every isolated instruction sees exact inputs, the first one that fails
+// is where the backend departs; errors do not cascade into later
+// instructions.
+//
+// A failing (or unsupported) fusion or call is entered: its called computation
+// becomes the entry of a module run with the oracle's operand values, and the
+// search goes on inside, so a departure in an XLA dump's fused computation is
+// named down to the instruction.
+//
+// When the whole module departs but no isolated instruction does, the
+// departure needs several instructions together (a backend fusing or
+// reassociating across instructions); the result says so, and
+// `hloref reduce` is the tool that shrinks such a module.
+#ifndef HLOREF_CONFORMANCE_DIFF_DIFF_H_
+#define HLOREF_CONFORMANCE_DIFF_DIFF_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "backends/backend.h"
+#include "conformance/compare/deviations.h"
+#include "conformance/harness/runner.h"
+#include "interpreter/evaluator.h"
+#include "spec/ir/hlo_module.h"
+#include "spec/types/literal.h"
+
+namespace hloref::conformance {
+
+struct DiffOptions {
+  Profile profile = Profile::kXla;
+  Deviations deviations;
+  backends::CompileOptions compile_options;
+  // Judge every instruction instead of stopping at the first departure.
+  bool all = false;
+  // Enter failing fusions and calls (see above).
+  bool descend = true;
+  // Nested fusion/call levels entered at most.
+  int max_depth = 8;
+};
+
+// The verdict on one isolated instruction.
+struct InstructionVerdict {
+  // The path of computations entered to reach it, outermost first
+  // ("fusion.3" when the instruction lies in fusion.3's computation);
+  // empty for the top-level entry.
+  std::vector<std::string> path;
+  std::string name;      // without `%`
+  std::string location;  // "file:12:5" when known
+  HloOpcode opcode = HloOpcode::kParameter;
+  Outcome outcome = Outcome::kPass;
+  std::string message;  // why (fail, unsupported, skipped)
+  // Failing instructions keep the isolated module and its arguments, so
+  // the departure replays on its own (`hloref run`, or WriteCaseDir).
+  std::string isolated_module;
+  std::vector<Literal> isolated_args;
+
+  // "fusion.3/multiply.2" (the path, then the name).
+  std::string QualifiedName() const;
+};
+
+struct DiffResult {
+  // The whole module's verdict on the backend.
+  Outcome whole = Outcome::kPass;
+  std::string whole_message;
+  // The judged instructions in evaluation order (post order, entered
+  // computations right after the instruction that calls them).
+  std::vector<InstructionVerdict> instructions;
+  // Index into `instructions` of the innermost first departure: the first
+  // failing instruction, or, when it is a fusion/call whose computation was
+  // entered and a departing instruction was found inside, that one; -1
+  // when no isolated instruction fails.
+  int first_departure = -1;
+  // A one-paragraph conclusion for people ("%multiply.2 (12:5) departs:
+  // ...", or "the module departs but no single instruction does ...").
+  std::string Conclusion() const;
+};
+
+// Diffs `module` (verified, single participant: replica_count and
+// num_partitions 1) on `backend` with `args`. Errors: the module does not
+// verify, the oracle cannot evaluate it (its status), a replicated module
+// (Unimplemented).
+absl::StatusOr<DiffResult> DiffModule(const HloModule& module,
+                                      absl::Span<const Literal> args,
+                                      backends::Backend& backend,
+                                      const DiffOptions& options);
+
+// The module that computes `instruction` (of `module`'s entry) alone: one
+// parameter per distinct operand, named and shaped as that operand, the
+// instruction as the root, every non-entry computation of `module` kept.
+absl::StatusOr<std::unique_ptr<HloModule>> IsolateInstruction(
+    const HloModule& module, const HloInstruction& instruction);
+
+// The module whose entry is `computation` (a non-entry computation of
+// `module`, e.g. a fusion's), every other non-entry computation kept.
+absl::StatusOr<std::unique_ptr<HloModule>> EnterComputation(
+    const HloModule& module, const HloComputation& computation);
+
+}  // namespace hloref::conformance
+
+#endif  // HLOREF_CONFORMANCE_DIFF_DIFF_H_

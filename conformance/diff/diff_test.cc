@@ -1,0 +1,296 @@
+// hloref diff: isolation, the first departure, descent into fusions, and
+// departures that need several instructions. The backends under test are
+// the interpreter and small broken wrappers of it written here, so the
+// expected departure is known by construction.
+#include "conformance/diff/diff.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "backends/interpreter/interpreter_backend.h"
+#include "gtest/gtest.h"
+#include "spec/ir/hlo_parser.h"
+#include "spec/ir/hlo_printer.h"
+
+namespace hloref::conformance {
+namespace {
+
+std::unique_ptr<HloModule> Parse(const std::string& text) {
+  auto module = ParseHloModule(text);
+  EXPECT_TRUE(module.ok()) << module.status();
+  return module.ok() ? std::move(*module) : nullptr;
+}
+
+Literal F32(const std::string& text) {
+  auto lit = ParseLiteral(text);
+  EXPECT_TRUE(lit.ok()) << lit.status();
+  return lit.ok() ? *std::move(lit) : Literal();
+}
+
+bool HasOpcode(const HloModule& module, HloOpcode opcode) {
+  for (const auto& c : module.computations()) {
+    for (const auto& i : c->instructions()) {
+      if (i->opcode() == opcode) return true;
+    }
+  }
+  return false;
+}
+
+// The interpreter, except that a module containing every opcode of
+// `trigger` gets 1 added to every element of its f32 outputs.
+class BrokenBackend : public backends::Backend {
+ public:
+  explicit BrokenBackend(std::vector<HloOpcode> trigger)
+      : trigger_(std::move(trigger)),
+        inner_(*backends::CreateInterpreterBackend()) {}
+  std::string name() const override { return "broken"; }
+  absl::Status Supports(const HloInstruction&) const override {
+    return absl::OkStatus();
+  }
+  absl::StatusOr<std::unique_ptr<backends::Executable>> Compile(
+      const HloModule& module,
+      const backends::CompileOptions& options) override {
+    auto exe = inner_->Compile(module, options);
+    if (!exe.ok()) return exe.status();
+    bool broken = true;
+    for (HloOpcode op : trigger_) broken = broken && HasOpcode(module, op);
+    return std::unique_ptr<backends::Executable>(
+        new Exe(*std::move(exe), broken));
+  }
+
+ private:
+  class Exe : public backends::Executable {
+   public:
+    Exe(std::unique_ptr<backends::Executable> inner, bool broken)
+        : inner_(std::move(inner)), broken_(broken) {}
+    absl::StatusOr<std::vector<Literal>> Run(
+        absl::Span<const Literal> args) override {
+      auto out = inner_->Run(args);
+      if (!out.ok() || !broken_) return out;
+      for (Literal& l : *out) {
+        if (l.shape().element_type() != PrimitiveType::kF32) continue;
+        for (float& v : l.mutable_data<float>()) v += 1;
+      }
+      return out;
+    }
+
+   private:
+    std::unique_ptr<backends::Executable> inner_;
+    bool broken_;
+  };
+  std::vector<HloOpcode> trigger_;
+  std::unique_ptr<backends::Backend> inner_;
+};
+
+constexpr char kChain[] = R"(
+HloModule chain
+
+ENTRY main {
+  x = f32[3] parameter(0)
+  y = f32[3] parameter(1)
+  n = f32[3] negate(x)
+  m = f32[3] multiply(n, y)
+  ROOT r = f32[3] add(m, x)
+}
+)";
+
+constexpr char kFused[] = R"(
+HloModule fused
+
+add_f32 {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+
+fused_computation {
+  p0 = f32[3] parameter(0)
+  p1 = f32[3] parameter(1)
+  e = f32[3] exponential(p0)
+  m = f32[3] multiply(e, p1)
+  ROOT t = f32[3] subtract(m, p1)
+}
+
+ENTRY main {
+  x = f32[3] parameter(0)
+  y = f32[3] parameter(1)
+  n = f32[3] negate(x)
+  f = f32[3] fusion(n, y), kind=kLoop, calls=fused_computation
+  z = f32[] constant(0)
+  ROOT r = f32[] reduce(f, z), dimensions={0}, to_apply=add_f32
+}
+)";
+
+std::vector<Literal> Args() {
+  std::vector<Literal> args;
+  args.push_back(F32("f32[3] {1, 2, 3}"));
+  args.push_back(F32("f32[3] {0.5, -1, 4}"));
+  return args;
+}
+
+TEST(IsolateInstruction, OneParameterPerDistinctOperandAndCalleesKept) {
+  auto module = Parse(R"(
+HloModule m
+add_f32 {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+unused {
+  ROOT c = f32[] constant(1)
+}
+ENTRY main {
+  x = f32[2,3] parameter(0)
+  z = f32[] constant(0)
+  sq = f32[2,3] multiply(x, x)
+  ROOT r = f32[2] reduce(sq, z), dimensions={1}, to_apply=add_f32
+}
+)");
+  ASSERT_NE(module, nullptr);
+  const HloInstruction* sq = module->entry()->FindInstruction("sq");
+  auto isolated = IsolateInstruction(*module, *sq);
+  ASSERT_TRUE(isolated.ok()) << isolated.status();
+  // multiply(x, x): one parameter, not two.
+  EXPECT_EQ((*isolated)->entry()->num_parameters(), 1);
+  EXPECT_EQ((*isolated)->entry()->root()->opcode(), HloOpcode::kMultiply);
+
+  const HloInstruction* r = module->entry()->FindInstruction("r");
+  isolated = IsolateInstruction(*module, *r);
+  ASSERT_TRUE(isolated.ok()) << isolated.status();
+  EXPECT_EQ((*isolated)->entry()->num_parameters(), 2);
+  EXPECT_NE((*isolated)->FindComputation("add_f32"), nullptr);
+  // Only the computations the instruction reaches come along.
+  EXPECT_EQ((*isolated)->FindComputation("unused"), nullptr);
+}
+
+TEST(EnterComputation, FusionComputationBecomesTheEntry) {
+  auto module = Parse(kFused);
+  ASSERT_NE(module, nullptr);
+  auto entered =
+      EnterComputation(*module, *module->FindComputation("fused_computation"));
+  ASSERT_TRUE(entered.ok()) << entered.status();
+  EXPECT_EQ((*entered)->entry()->name(), "fused_computation");
+  EXPECT_EQ((*entered)->entry()->num_parameters(), 2);
+  EXPECT_FALSE(
+      EnterComputation(*module, *module->entry()).ok());  // already entry
+}
+
+TEST(DiffModule, InterpreterAgreesWithItself) {
+  auto module = Parse(kFused);
+  ASSERT_NE(module, nullptr);
+  auto backend = backends::CreateInterpreterBackend();
+  ASSERT_TRUE(backend.ok());
+  DiffOptions options;
+  options.all = true;
+  auto result = DiffModule(*module, Args(), **backend, options);
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(result->whole, Outcome::kPass) << result->whole_message;
+  EXPECT_EQ(result->first_departure, -1);
+  // negate, fusion, constant, reduce (parameters are not judged).
+  ASSERT_EQ(result->instructions.size(), 4u);
+  for (const auto& v : result->instructions) {
+    EXPECT_EQ(v.outcome, Outcome::kPass) << v.QualifiedName() << v.message;
+  }
+  EXPECT_NE(result->Conclusion().find("no departure"), std::string::npos);
+}
+
+TEST(DiffModule, FirstDepartingInstructionIsNamed) {
+  auto module = Parse(kChain);
+  ASSERT_NE(module, nullptr);
+  BrokenBackend backend({HloOpcode::kMultiply});
+  auto result = DiffModule(*module, Args(), backend, DiffOptions{});
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(result->whole, Outcome::kFail);
+  ASSERT_GE(result->first_departure, 0);
+  const InstructionVerdict& v = result->instructions[result->first_departure];
+  EXPECT_EQ(v.name, "m");
+  EXPECT_EQ(v.location, "8:3");  // the line of `m` in kChain
+  EXPECT_EQ(v.outcome, Outcome::kFail);
+  // Stops there: negate (pass) and multiply (fail) only.
+  EXPECT_EQ(result->instructions.size(), 2u);
+  // The isolated case replays on its own: multiply of the oracle's operands
+  // (-x and y).
+  auto replay = ParseHloModule(v.isolated_module);
+  ASSERT_TRUE(replay.ok()) << replay.status();
+  ASSERT_EQ(v.isolated_args.size(), 2u);
+  EXPECT_EQ(v.isolated_args[0].data<float>()[1], -2.0f);
+  EXPECT_NE(result->Conclusion().find("%m (8:3)"), std::string::npos)
+      << result->Conclusion();
+}
+
+TEST(DiffModule, AllJudgesEveryInstructionWithoutCascading) {
+  auto module = Parse(kChain);
+  ASSERT_NE(module, nullptr);
+  BrokenBackend backend({HloOpcode::kMultiply});
+  DiffOptions options;
+  options.all = true;
+  auto result = DiffModule(*module, Args(), backend, options);
+  ASSERT_TRUE(result.ok()) << result.status();
+  ASSERT_EQ(result->instructions.size(), 3u);
+  EXPECT_EQ(result->instructions[0].outcome, Outcome::kPass);  // n
+  EXPECT_EQ(result->instructions[1].outcome, Outcome::kFail);  // m
+  // add is fed the oracle's m, so the broken multiply does not cascade.
+  EXPECT_EQ(result->instructions[2].outcome, Outcome::kPass);  // r
+  EXPECT_EQ(result->instructions[result->first_departure].name, "m");
+}
+
+TEST(DiffModule, DescendsIntoFailingFusion) {
+  auto module = Parse(kFused);
+  ASSERT_NE(module, nullptr);
+  BrokenBackend backend({HloOpcode::kMultiply});
+  auto result = DiffModule(*module, Args(), backend, DiffOptions{});
+  ASSERT_TRUE(result.ok()) << result.status();
+  ASSERT_GE(result->first_departure, 0);
+  const InstructionVerdict& v = result->instructions[result->first_departure];
+  EXPECT_EQ(v.QualifiedName(), "f/m");
+  EXPECT_EQ(v.location, "14:3");  // `m` in fused_computation (line 14)
+  // The fusion itself is recorded as failing before its inside.
+  bool fusion_failed = false;
+  for (const auto& i : result->instructions) {
+    if (i.name == "f" && i.path.empty()) {
+      fusion_failed = i.outcome == Outcome::kFail;
+    }
+  }
+  EXPECT_TRUE(fusion_failed);
+
+  DiffOptions flat;
+  flat.descend = false;
+  result = DiffModule(*module, Args(), backend, flat);
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(result->instructions[result->first_departure].QualifiedName(), "f");
+}
+
+TEST(DiffModule, DepartureNeedingSeveralInstructionsIsSaidSo) {
+  auto module = Parse(kChain);
+  ASSERT_NE(module, nullptr);
+  // Broken only when multiply and add are compiled together.
+  BrokenBackend backend({HloOpcode::kMultiply, HloOpcode::kAdd});
+  DiffOptions options;
+  options.all = true;
+  auto result = DiffModule(*module, Args(), backend, options);
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(result->whole, Outcome::kFail);
+  EXPECT_EQ(result->first_departure, -1);
+  EXPECT_NE(result->Conclusion().find("no isolated instruction does"),
+            std::string::npos)
+      << result->Conclusion();
+}
+
+TEST(DiffModule, ReplicatedModulesAreRefusedClearly) {
+  auto module = Parse(R"(
+HloModule r, replica_count=2
+ENTRY main {
+  ROOT id = u32[] replica-id()
+}
+)");
+  ASSERT_NE(module, nullptr);
+  auto backend = backends::CreateInterpreterBackend();
+  auto result = DiffModule(*module, {}, **backend, DiffOptions{});
+  EXPECT_EQ(result.status().code(), absl::StatusCode::kUnimplemented);
+  EXPECT_NE(result.status().message().find("replica_count=2"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace hloref::conformance

@@ -1,0 +1,52 @@
+// Reading a module's arguments from the command line (see arguments.h).
+#include "tools/hloref/arguments.h"
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "spec/ir/hlo_parser.h"
+#include "spec/types/npy.h"
+#include "spec/util/status_macros.h"
+
+namespace hloref::tools {
+
+absl::StatusOr<std::string> ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    return absl::NotFoundError(absl::StrCat("cannot open '", path, "'"));
+  }
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+absl::StatusOr<Literal> ReadArgument(const std::string& arg,
+                                     const HloInstruction* param) {
+  std::error_code ec;
+  bool is_file = std::filesystem::is_regular_file(arg, ec);
+  if (absl::EndsWith(arg, ".npy")) {
+    if (!is_file) {
+      return absl::NotFoundError(absl::StrCat("no such .npy file '", arg, "'"));
+    }
+    return ReadNpyFile(arg);
+  }
+  std::string text = arg;
+  if (is_file) {
+    HLOREF_ASSIGN_OR_RETURN(text, ReadFile(arg));
+  }
+  auto with_shape = ParseLiteral(text);
+  if (with_shape.ok() || param == nullptr) return with_shape;
+  // Without a shape prefix, read the value with the parameter's shape.
+  auto without_shape = ParseLiteralWithShape(param->shape(), text);
+  if (without_shape.ok()) return without_shape;
+  return absl::InvalidArgumentError(absl::StrCat(
+      "cannot read '", text, "' as a literal: ", with_shape.status().message(),
+      "; as a value of the parameter's shape ", param->shape().ToString(), ": ",
+      without_shape.status().message()));
+}
+
+}  // namespace hloref::tools
