@@ -1,6 +1,6 @@
 // The dot family: dot (DotGeneral; Dot is its special case with
 // lhs_contracting_dims={rank-1}, rhs_contracting_dims={0}). ragged-dot and
-// scaled-dot (text-format 6.5) are not evaluated yet.
+// scaled-dot (text-format 6.5) are evaluated in ragged_scaled_dot.cc.
 // Semantics: seed 001 "Dot", "DotGeneral"; numerics per dot.h.
 #include "interpreter/ops/dot.h"
 
@@ -374,6 +374,10 @@ absl::StatusOr<Literal> EvalDot(const HloInstruction& inst,
   switch (inst.opcode()) {
     case HloOpcode::kDot:
       return EvalDotGeneral(inst, operands, ctx);
+    case HloOpcode::kRaggedDot:
+      return EvalRaggedDot(inst, operands, ctx);
+    case HloOpcode::kScaledDot:
+      return EvalScaledDot(inst, operands, ctx);
     default:
       return InstructionUnimplemented(
           inst, absl::StrCat("the interpreter does not implement ",

@@ -75,6 +75,16 @@ absl::StatusOr<std::vector<double>> LoadReal(const HloInstruction& inst,
 absl::StatusOr<std::vector<std::complex<double>>> LoadAsComplex(
     const HloInstruction& inst, const Literal& lit);
 
+// ragged-dot and scaled-dot (ragged_scaled_dot.cc; semantics and sources
+// in its header comment). EvalDot dispatches to them.
+class EvalContext;
+absl::StatusOr<Literal> EvalRaggedDot(const HloInstruction& inst,
+                                      absl::Span<const Literal* const> operands,
+                                      EvalContext& ctx);
+absl::StatusOr<Literal> EvalScaledDot(const HloInstruction& inst,
+                                      absl::Span<const Literal* const> operands,
+                                      EvalContext& ctx);
+
 }  // namespace hloref
 
 #endif  // HLOREF_INTERPRETER_OPS_DOT_H_

@@ -173,7 +173,69 @@ absl::StatusOr<Shape> InferRaggedDot(const HloInstruction& inst) {
                     : " is a batch or contracting dimension and allows no "
                       "rhs_group_dims");
   }
+  // Dimension numbers first (<op>.C2-C5), so that C11 reads valid ones.
   HLOREF_ASSIGN_OR_RETURN(Shape result, DotGeneralShape(inst, lhs, rhs, group));
+  // ragged-dot.C11: group_sizes is [g] or [p..., g], p... the sizes of the
+  // lhs batch dimensions, then (ragged contracting) the lhs contracting
+  // dimensions listed before the ragged one, or (ragged free) the lhs free
+  // dimensions before it; for a ragged batch dimension only the batch
+  // dimensions listed before it (StableHLO/CHLO checkRaggedDotConstraints;
+  // JAX ragged_dot_general's [b..., x..., g]).
+  {
+    std::vector<int64_t> prefix;
+    if (batch) {
+      for (int64_t d : dn.lhs_batch_dimensions) {
+        if (d == ragged[0]) break;
+        prefix.push_back(d);
+      }
+    } else {
+      prefix = dn.lhs_batch_dimensions;
+      if (contracting) {
+        for (int64_t d : dn.lhs_contracting_dimensions) {
+          if (d == ragged[0]) break;
+          prefix.push_back(d);
+        }
+      } else {
+        for (int64_t d = 0; d < ragged[0]; ++d) {
+          if (!Contains(dn.lhs_batch_dimensions, d) &&
+              !Contains(dn.lhs_contracting_dimensions, d)) {
+            prefix.push_back(d);
+          }
+        }
+      }
+    }
+    bool ok = group_sizes.rank() == 1 ||
+              group_sizes.rank() == static_cast<int64_t>(prefix.size()) + 1;
+    for (size_t j = 0; ok && group_sizes.rank() > 1 && j < prefix.size(); ++j) {
+      ok = prefix[j] >= 0 && prefix[j] < lhs.rank() &&
+           group_sizes.dimensions(static_cast<int64_t>(j)) ==
+               lhs.dimensions(prefix[j]);
+    }
+    if (!ok) {
+      std::vector<int64_t> expected;
+      for (int64_t d : prefix) {
+        expected.push_back(d >= 0 && d < lhs.rank() ? lhs.dimensions(d) : -1);
+      }
+      expected.push_back(group_sizes.dimensions(group_sizes.rank() - 1));
+      return Fail(inst, "ragged-dot.C11", "group_sizes ", ShapeStr(group_sizes),
+                  " must have shape [g] or ", DimsStr(expected),
+                  " (lhs dimensions before the ragged one)");
+    }
+  }
+  // ragged-dot.C12: the rhs group dimension is neither a batch nor a
+  // contracting dimension and has one entry per group (CHLO
+  // checkRaggedDotConstraints).
+  if (group.size() == 1) {
+    const int64_t num_groups = group_sizes.dimensions(group_sizes.rank() - 1);
+    if (Contains(dn.rhs_batch_dimensions, group[0]) ||
+        Contains(dn.rhs_contracting_dimensions, group[0]) ||
+        rhs.dimensions(group[0]) != num_groups) {
+      return Fail(inst, "ragged-dot.C12", "rhs group dimension ", group[0],
+                  " (size ", rhs.dimensions(group[0]),
+                  ") must be neither batch nor contracting and have size ",
+                  num_groups, " (the number of groups)");
+    }
+  }
   if (contracting) {
     Shape with_group = Shape::Scalar(result.element_type());
     with_group.add_dimension(group_sizes.dimensions(group_sizes.rank() - 1));
@@ -186,11 +248,31 @@ absl::StatusOr<Shape> InferRaggedDot(const HloInstruction& inst) {
 
 // scaled-dot(lhs, lhs_scale, rhs, rhs_scale): a dot of lhs and rhs; each
 // scale has its operand's rank and each operand dimension is a multiple of
-// the scale's (block scaling).
+// the scale's (block scaling; XLA ScaledDotRewriter
+// CheckOperandAndScaleShapes).
 absl::StatusOr<Shape> InferScaledDot(const HloInstruction& inst) {
   HLOREF_RETURN_IF_ERROR(CheckDotTypes(inst, 0, 2));
   for (int i : {0, 2}) {
     HLOREF_RETURN_IF_ERROR(ExpectArrayOperand(inst, i + 1, "scaled-dot.C1"));
+  }
+  // scaled-dot.C10: operands, scales and result are real floating point:
+  // the op is the block-scaled (MX, NVFP4) dot; XLA's decomposition
+  // (ScaledDotRewriter) and its backends (Triton dot_scaled, cuDNN,
+  // hipBLASLt) take floating-point operands and scales only.
+  for (int i = 0; i < 4; ++i) {
+    const PrimitiveType t = inst.operand(i)->shape().element_type();
+    if (!IsFloat(t)) {
+      return Fail(inst, "scaled-dot.C10", OperandName(inst, i),
+                  " has element type ", PrimitiveTypeName(t),
+                  ": operands and scales must be floating point");
+    }
+  }
+  if (!IsFloat(inst.shape().element_type())) {
+    return Fail(inst, "scaled-dot.C10", "result element type ",
+                PrimitiveTypeName(inst.shape().element_type()),
+                " must be floating point");
+  }
+  for (int i : {0, 2}) {
     const Shape& x = inst.operand(i)->shape();
     const Shape& scale = inst.operand(i + 1)->shape();
     // scaled-dot.C9: block scales fit their operand.
