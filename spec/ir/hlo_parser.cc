@@ -1459,7 +1459,11 @@ absl::Status Parser::ParseOperands(CompState* cs,
   while (true) {
     std::optional<Shape> shape;
     const Token shape_tok = tok_;
-    if (AtShape()) {
+    // An instruction may be named like an element type (`s1`, `u4`): in
+    // operand position such a word starts a shape only when `[` follows.
+    const bool type_named_operand =
+        Is(TokKind::kIdent) && PeekNext().kind != TokKind::kLsquare;
+    if (AtShape() && !type_named_operand) {
       Shape s;
       HLOREF_RETURN_IF_ERROR(ParseShapeImpl(&s));
       shape = std::move(s);

@@ -1218,5 +1218,23 @@ TEST(HloParserUnknownAttributeTest, KeptVerbatimWithWarning) {
   EXPECT_EQ(PrintModule(**again), printed);
 }
 
+// Instructions named like element types (`s1`, `u4` are types since
+// 2024): the definition and the use both parse.
+TEST(HloParserNamesTest, InstructionNamedLikeATypeIsUsableAsOperand) {
+  auto module = ParseHloModule(R"(
+HloModule m
+ENTRY main {
+  x = f32[2] parameter(0)
+  s1 = f32[2] negate(x)
+  u4 = f32[2] add(s1, x)
+  ROOT r = f32[2] multiply(f32[2] u4, s1)
+}
+)");
+  ASSERT_TRUE(module.ok()) << module.status();
+  const HloInstruction* r = (*module)->entry()->root();
+  EXPECT_EQ(r->operand(0)->name(), "u4");
+  EXPECT_EQ(r->operand(1)->name(), "s1");
+}
+
 }  // namespace
 }  // namespace hloref
