@@ -300,10 +300,10 @@ absl::StatusOr<Groups> LoadGroups(const Literal& group_sizes,
   const auto& dims = group_sizes.shape().dimensions();
   groups.num_groups = dims.empty() ? 0 : dims.back();
   HLOREF_ASSIGN_OR_RETURN(std::vector<int64_t> sizes, LoadInts(group_sizes));
-  const int64_t rows =
-      groups.num_groups > 0
-          ? static_cast<int64_t>(sizes.size()) / groups.num_groups
-          : 0;
+  // One row per prefix index (the dimensions before the last), also when
+  // there are no groups.
+  int64_t rows = 1;
+  for (size_t j = 0; j + 1 < dims.size(); ++j) rows *= dims[j];
   groups.start.resize(sizes.size());
   groups.end.resize(sizes.size());
   groups.regular.assign(static_cast<size_t>(rows), true);

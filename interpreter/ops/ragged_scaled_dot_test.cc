@@ -311,6 +311,38 @@ TEST(RaggedDot, GroupSizeSumWrapsInItsType) {
   EXPECT_EQ((ctx.marks[{0, 1}]), "impl.ragged-dot.2");
 }
 
+// No groups at all (g = 0): every row is in no group, so the result is
+// zero (impl.ragged-dot.1); with a ragged contracting dimension the result
+// [0, m, n] is empty.
+TEST(RaggedDot, ZeroGroups) {
+  MarkingContext ctx;
+  auto r =
+      EvalRootDirect(Module(R"(  a = f32[2,2] parameter(0)
+  b = f32[0,2,1] parameter(1)
+  g = s32[0] parameter(2)
+  ROOT r = f32[2,1] ragged-dot(a, b, g), lhs_contracting_dims={1}, rhs_contracting_dims={1}, lhs_ragged_dims={0}, rhs_group_dims={0})"),
+                     &EvalDot,
+                     {FromDoubles(PrimitiveType::kF32, {2, 2}, {1, 2, 3, 4}),
+                      FromDoubles(PrimitiveType::kF32, {0, 2, 1}, {}),
+                      FromDoubles(PrimitiveType::kS32, {0}, {})},
+                     ctx);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(AsDoubles(*r), (std::vector<double>{0, 0}));
+  EXPECT_EQ((ctx.marks[{0, 1}]), "impl.ragged-dot.1");
+  auto c = EvalRootDirect(
+      Module(R"(  a = f32[2,3] parameter(0)
+  b = f32[3,1] parameter(1)
+  g = s32[0] parameter(2)
+  ROOT r = f32[0,2,1] ragged-dot(a, b, g), lhs_contracting_dims={1}, rhs_contracting_dims={0}, lhs_ragged_dims={1})"),
+      &EvalDot,
+      {FromDoubles(PrimitiveType::kF32, {2, 3}, {1, 2, 3, 4, 5, 6}),
+       FromDoubles(PrimitiveType::kF32, {3, 1}, {1, 1, 1}),
+       FromDoubles(PrimitiveType::kS32, {0}, {})},
+      ctx);
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->element_count(), 0);
+}
+
 // scaled-dot with f8e8m0fnu block scales over the contracting dimension
 // (block 2): 1*2*1*1 + 2*2*1*1 + 3*0.5*2*4 + 4*0.5*(-1)*4 = 10; lhs f8e4m3fn
 // (exact in bf16 after scaling), rhs f32.
