@@ -2,7 +2,10 @@
 // every reducer the element type allows (add -> class A, multiply ->
 // product bound, max/min, logical), any subset of reduced dimensions,
 // occasional long reductions, windows with strides, padding and dilations;
-// select-and-scatter with every select direction.
+// select-and-scatter with every select direction; scan with 1-2 inputs,
+// 0-2 carries and 0-2 outputs, forward and reverse, any scan dimension
+// (zero-length ones included), the cumulative-add step with and without
+// is_associative.
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -24,6 +27,98 @@ Fill FillFor(const std::string& reducer, Rng& rng) {
                            : (rng.Chance(0.7) ? Fill::kFinite : Fill::kGeneral);
   }
   return Fill::kGeneral;
+}
+
+// scan: a step computation over slices of `slice` dims. Inputs x_i
+// (i < inputs), carries c_j (j < carries); new carry j is
+// op(x_{j % inputs}, c_j); output k is new carry k % carries, or (without
+// carries) op(x_{k % inputs}, x_{(k + 1) % inputs}). With one input, one
+// carry and add this is the cumulative sum XLA recognises.
+absl::StatusOr<Draw> DrawScan(PrimitiveType t, Rng& rng) {
+  std::vector<const char*> ops;
+  if (IsPred(t)) {
+    ops = {"and", "or", "xor", "maximum", "minimum"};
+  } else if (IsComplex(t)) {
+    ops = {"add", "multiply", "subtract"};
+  } else if (IsFloat(t)) {
+    ops = {"add", "multiply", "maximum", "minimum", "subtract"};
+  } else {
+    ops = {"add", "multiply", "maximum", "minimum", "and", "or", "subtract"};
+  }
+  const std::string op = ops[rng.Below(ops.size())];
+  int64_t inputs = rng.Chance(0.7) ? 1 : 2;
+  const int64_t carries = rng.Range(0, 2);
+  int64_t outputs = rng.Range(0, 2);
+  if (outputs + carries == 0) outputs = 1;
+  // spec/ops.def gives scan at least two operands.
+  if (inputs + carries < 2) inputs = 2;
+  std::vector<int64_t> dims = DrawDims(rng, 1, 3);
+  const int64_t d = rng.Range(0, static_cast<int64_t>(dims.size()) - 1);
+  if (rng.Chance(0.1)) dims[d] = 0;                    // zero-length scan
+  if (rng.Chance(0.05)) dims[d] = rng.Range(50, 200);  // a long chain
+  std::vector<int64_t> slice = dims;
+  slice.erase(slice.begin() + d);
+  const std::string tn(PrimitiveTypeName(t));
+  const std::string st = ShapeText(t, slice);
+  std::string body = "step {\n";
+  for (int64_t i = 0; i < inputs; ++i) {
+    absl::StrAppend(&body, "  x", i, " = ", st, " parameter(", i, ")\n");
+  }
+  for (int64_t j = 0; j < carries; ++j) {
+    absl::StrAppend(&body, "  c", j, " = ", st, " parameter(", inputs + j,
+                    ")\n");
+  }
+  std::vector<std::string> roots;
+  for (int64_t j = 0; j < carries; ++j) {
+    absl::StrAppend(&body, "  n", j, " = ", st, " ", op, "(x", j % inputs,
+                    ", c", j, ")\n");
+  }
+  for (int64_t k = 0; k < outputs; ++k) {
+    if (carries > 0) {
+      roots.push_back(absl::StrCat("n", k % carries));
+    } else {
+      absl::StrAppend(&body, "  y", k, " = ", st, " ", op, "(x", k % inputs,
+                      ", x", (k + 1) % inputs, ")\n");
+      roots.push_back(absl::StrCat("y", k));
+    }
+  }
+  for (int64_t j = 0; j < carries; ++j) roots.push_back(absl::StrCat("n", j));
+  std::vector<Shape> results;
+  for (int64_t k = 0; k < outputs; ++k) results.push_back(Shape(t, dims));
+  for (int64_t j = 0; j < carries; ++j) results.push_back(Shape(t, slice));
+  if (roots.size() == 1) {
+    // The lone value is the last instruction defined: make it the root.
+    const std::string def = absl::StrCat("  ", roots[0], " = ");
+    body.replace(body.rfind(def), def.size(),
+                 absl::StrCat("  ROOT ", roots[0], " = "));
+    absl::StrAppend(&body, "}\n\n");
+  } else {
+    std::vector<std::string> types(roots.size(), st);
+    absl::StrAppend(&body, "  ROOT r = (", absl::StrJoin(types, ", "),
+                    ") tuple(", absl::StrJoin(roots, ", "), ")\n}\n\n");
+  }
+  Draw draw;
+  draw.computations = body;
+  const Fill fill = op == "multiply" ? Fill::kPositive
+                    : op == "add"    ? FillFor("add", rng)
+                                     : Fill::kGeneral;
+  std::vector<std::string> names;
+  for (int64_t i = 0; i < inputs; ++i) {
+    draw.params.push_back({Shape(t, dims), fill});
+    names.push_back(absl::StrCat("p", i));
+  }
+  for (int64_t j = 0; j < carries; ++j) {
+    draw.params.push_back({Shape(t, slice), fill});
+    names.push_back(absl::StrCat("p", inputs + j));
+  }
+  draw.op_text = absl::StrCat(
+      "scan(", absl::StrJoin(names, ", "), "), dimensions={", d,
+      "}, num_carries=", carries, rng.Chance(0.5) ? ", is_reverse=true" : "",
+      rng.Chance(0.5) ? ", is_associative=true" : "", ", to_apply=step");
+  draw.result_shape =
+      results.size() == 1 ? results[0] : Shape::Tuple(std::move(results));
+  draw.type = t;
+  return draw;
 }
 
 }  // namespace
@@ -141,6 +236,8 @@ absl::StatusOr<Draw> GenerateReduce(HloOpcode op, Rng& rng) {
                                "select=select, scatter=scatter");
       return d;
     }
+    case HloOpcode::kScan:
+      return DrawScan(t, rng);
     default:
       return absl::UnimplementedError("no generator");
   }
