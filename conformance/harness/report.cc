@@ -105,9 +105,11 @@ std::string CaseDirName(const CaseRecord& r) {
 
 using Matrix = std::map<std::string, std::map<std::string, Summary>>;
 
+// Single-op cases only: programs are reported in their own section.
 Matrix BuildMatrix(const SuiteResult& result) {
   Matrix m;
   for (const CaseRecord& r : result.records) {
+    if (IsProgramCase(r)) continue;
     m[r.op][r.type.empty() ? "?" : r.type].Add(r.outcome);
   }
   return m;
@@ -132,7 +134,32 @@ std::string Count(const Summary& s, Outcome o) {
   return absl::StrCat(s.counts[static_cast<int>(o)]);
 }
 
+std::string SummaryJson(const Summary& s) {
+  std::vector<std::string> parts;
+  for (Outcome o : kOutcomes) {
+    parts.push_back(absl::StrCat("\"", OutcomeKey(o), "\": ", Count(s, o)));
+  }
+  parts.push_back(absl::StrCat("\"total\": ", s.total()));
+  return absl::StrCat("{", absl::StrJoin(parts, ", "), "}");
+}
+
 }  // namespace
+
+bool IsProgramCase(const CaseRecord& record) {
+  return record.suite == "golden" && record.id.rfind("programs/", 0) == 0;
+}
+
+Summary SummaryOf(const SuiteResult& result, bool programs) {
+  Summary s;
+  for (const CaseRecord& r : result.records) {
+    if (IsProgramCase(r) == programs) s.Add(r.outcome);
+  }
+  return s;
+}
+
+std::string ProgramsSummaryLine(const SuiteResult& result) {
+  return absl::StrCat("programs: ", SummaryOf(result, true).ToString());
+}
 
 std::string ReportJson(const SuiteResult& result, const ReportMeta& meta) {
   std::string j = absl::StrCat(
@@ -153,13 +180,22 @@ std::string ReportJson(const SuiteResult& result, const ReportMeta& meta) {
       ", \"total\": ", meta.total_shards,
       "},\n  \"command_line\": ", JsonString(meta.command_line),
       ",\n  \"seconds\": ", JsonNumber(result.seconds), ",\n  \"summary\": {");
-  std::vector<std::string> parts;
-  for (Outcome o : kOutcomes) {
-    parts.push_back(
-        absl::StrCat("\"", OutcomeKey(o), "\": ", Count(result.summary, o)));
+  // "summary" counts every case (as before); "single_op_summary" the unit
+  // of certification; "programs" the multi-op program cases.
+  absl::StrAppend(
+      &j, SummaryJson(result.summary).substr(1),
+      ",\n  \"single_op_summary\": ", SummaryJson(SummaryOf(result, false)),
+      ",\n  \"programs\": {\"summary\": ", SummaryJson(SummaryOf(result, true)),
+      ", \"cases\": [");
+  std::vector<std::string> program_cases;
+  for (const CaseRecord& r : result.records) {
+    if (!IsProgramCase(r)) continue;
+    program_cases.push_back(absl::StrCat(
+        "{\"id\": ", JsonString(r.id), ", \"op\": ", JsonString(r.op),
+        ", \"outcome\": ", JsonString(OutcomeKey(r.outcome)), "}"));
   }
-  parts.push_back(absl::StrCat("\"total\": ", result.summary.total()));
-  absl::StrAppend(&j, absl::StrJoin(parts, ", "), "},\n  \"matrix\": {");
+  absl::StrAppend(&j, absl::StrJoin(program_cases, ", "),
+                  "]},\n  \"matrix\": {");
   const Matrix m = BuildMatrix(result);
   std::vector<std::string> rows;
   for (const auto& [op, row] : m) {
@@ -181,8 +217,9 @@ std::string ReportJson(const SuiteResult& result, const ReportMeta& meta) {
   for (const CaseRecord& r : result.records) {
     std::string c = absl::StrCat(
         "\n    {\"id\": ", JsonString(r.id),
-        ", \"suite\": ", JsonString(r.suite), ", \"op\": ", JsonString(r.op),
-        ", \"type\": ", JsonString(r.type),
+        ", \"suite\": ", JsonString(r.suite),
+        ", \"program\": ", IsProgramCase(r) ? "true" : "false",
+        ", \"op\": ", JsonString(r.op), ", \"type\": ", JsonString(r.type),
         ", \"outcome\": ", JsonString(OutcomeKey(r.outcome)),
         ", \"elements\": ", r.elements, ", \"masked\": ", r.masked,
         ", \"max_ulp_distance\": ", JsonNumber(r.max_ulp_distance),
@@ -226,7 +263,10 @@ std::string ReportJunit(const SuiteResult& result, const ReportMeta& meta) {
       s.total(), "\" failures=\"", failures, "\" skipped=\"", skipped,
       "\" time=\"", absl::StrFormat("%.3f", result.seconds), "\">\n");
   std::map<std::string, std::vector<const CaseRecord*>> by_suite;
-  for (const CaseRecord& r : result.records) by_suite[r.suite].push_back(&r);
+  // Multi-op programs get their own testsuite.
+  for (const CaseRecord& r : result.records) {
+    by_suite[IsProgramCase(r) ? "programs" : r.suite].push_back(&r);
+  }
   for (const auto& [suite, records] : by_suite) {
     int64_t f = 0, k = 0;
     for (const CaseRecord* r : records) {
@@ -286,10 +326,13 @@ std::string ReportHtml(const SuiteResult& result, const ReportMeta& meta) {
       "pre{white-space:pre-wrap;font-size:12px;background:#f6f6f6;"
       "padding:4px}\n</style></head><body>\n<h1>hloref conformance: ",
       Xml(meta.backend), "</h1>\n<p>", Xml(result.summary.ToString()),
-      "; suites ", Xml(meta.suites), "; profile ", Xml(meta.profile), "; seed ",
-      meta.seed, ", ", result.generated_drawn, " generated cases; shard ",
-      meta.shard_index, "/", meta.total_shards, "; ",
-      absl::StrFormat("%.1f", result.seconds), " s with ", meta.jobs,
+      "</p>\n<p>Single-op cases (the unit of certification): ",
+      Xml(SummaryOf(result, false).ToString()),
+      "</p>\n<p>Multi-op programs: ", Xml(SummaryOf(result, true).ToString()),
+      "</p>\n<p>Suites ", Xml(meta.suites), "; profile ", Xml(meta.profile),
+      "; seed ", meta.seed, ", ", result.generated_drawn,
+      " generated cases; shard ", meta.shard_index, "/", meta.total_shards,
+      "; ", absl::StrFormat("%.1f", result.seconds), " s with ", meta.jobs,
       " jobs.</p>\n<p>Report schema version ", kReportSchemaVersion,
       ". Command: <code>", Xml(meta.command_line), "</code></p>\n",
       "<h2>Declared deviations</h2>\n");
@@ -310,7 +353,8 @@ std::string ReportHtml(const SuiteResult& result, const ReportMeta& meta) {
       "<h2>Op &times; element type</h2>\n<p>Cells: passing/total; colour: "
       "<span class=\"fail\">any fail</span>, <span class=\"pass\">all "
       "judged pass</span>, <span class=\"unsupported\">unsupported</span>, "
-      "<span class=\"skipped\">skipped</span>. Golden cases are counted "
+      "<span class=\"skipped\">skipped</span>. Multi-op programs are not "
+      "counted here (see below). Golden cases are counted "
       "under their type class.</p>\n<table>\n<tr><th class=\"op\">op</th>");
   const Matrix m = BuildMatrix(result);
   const std::vector<std::string> cols = Columns(m);
@@ -337,7 +381,32 @@ std::string ReportHtml(const SuiteResult& result, const ReportMeta& meta) {
     }
     absl::StrAppend(&h, "</tr>\n");
   }
-  absl::StrAppend(&h, "</table>\n<h2>Failures</h2>\n");
+  absl::StrAppend(&h, "</table>\n<h2>Multi-op programs</h2>\n<p>",
+                  Xml(SummaryOf(result, true).ToString()),
+                  ". Programs are reported here and not in the matrix: "
+                  "single-op cases are the unit of certification.</p>\n");
+  {
+    std::string rows;
+    for (const CaseRecord& r : result.records) {
+      if (!IsProgramCase(r)) continue;
+      const std::string cls = OutcomeKey(r.outcome) == "known_failure"
+                                  ? "pass"
+                                  : OutcomeKey(r.outcome);
+      absl::StrAppend(&rows, "<tr><th class=\"op\">", Xml(r.id), "</th><td>",
+                      Xml(r.op), "</td><td class=\"", Xml(cls), "\">",
+                      Xml(OutcomeName(r.outcome)), "</td><td>", Xml(r.message),
+                      "</td></tr>\n");
+    }
+    if (rows.empty()) {
+      absl::StrAppend(&h, "<p>none run</p>\n");
+    } else {
+      absl::StrAppend(&h,
+                      "<table>\n<tr><th class=\"op\">program</th><th>primary "
+                      "op</th><th>outcome</th><th>message</th></tr>\n",
+                      rows, "</table>\n");
+    }
+  }
+  absl::StrAppend(&h, "<h2>Failures</h2>\n");
   int64_t shown = 0;
   for (const CaseRecord& r : result.records) {
     if (r.outcome != Outcome::kFail) continue;

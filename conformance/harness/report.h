@@ -3,6 +3,12 @@
 // element-type matrix coloured by pass / fail / unsupported / skipped, the
 // declared deviations and every failure's explanation. Failing generated
 // cases are written beside them as replayable directories.
+//
+// Single-op cases are the unit of certification: the op x type matrix and
+// the "single-op" summary count only them. Multi-op programs (golden cases
+// from golden/programs/, ids "programs/...") are reported separately with
+// their own summary: the JSON's "programs" object, the JUnit testsuite
+// "programs" and the HTML section "Multi-op programs".
 #ifndef HLOREF_CONFORMANCE_HARNESS_REPORT_H_
 #define HLOREF_CONFORMANCE_HARNESS_REPORT_H_
 
@@ -27,6 +33,15 @@ struct ReportMeta {
   int shard_index = 0, total_shards = 1;
   std::string command_line;
 };
+
+// A multi-op program case: a golden case of golden/programs/.
+bool IsProgramCase(const CaseRecord& record);
+// The outcome counts of the program cases (programs = true) or of every
+// other case (the single-op cases).
+Summary SummaryOf(const SuiteResult& result, bool programs);
+// "programs: pass 4, fail 0, unsupported 0, skipped 0, known failure 0 (4
+// cases)", for the command line's summary.
+std::string ProgramsSummaryLine(const SuiteResult& result);
 
 std::string ReportJson(const SuiteResult& result, const ReportMeta& meta);
 std::string ReportJunit(const SuiteResult& result, const ReportMeta& meta);
