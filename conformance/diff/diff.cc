@@ -1,6 +1,7 @@
 // hloref diff (see diff.h).
 #include "conformance/diff/diff.h"
 
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <set>
@@ -10,86 +11,15 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "conformance/diff/slice.h"
 #include "conformance/generators/generator.h"
 #include "conformance/harness/suite.h"
-#include "spec/ir/hlo_parser.h"
 #include "spec/ir/hlo_printer.h"
 #include "spec/util/status_macros.h"
 #include "spec/verifier/verifier.h"
 
 namespace hloref::conformance {
 namespace {
-
-// The computations reachable from `roots` through called computations.
-std::set<const HloComputation*> Reachable(
-    const std::vector<const HloComputation*>& roots) {
-  std::set<const HloComputation*> seen;
-  std::vector<const HloComputation*> stack = roots;
-  while (!stack.empty()) {
-    const HloComputation* c = stack.back();
-    stack.pop_back();
-    if (c == nullptr || !seen.insert(c).second) continue;
-    for (const auto& inst : c->instructions()) {
-      for (const HloComputation* callee : inst->called_computations()) {
-        stack.push_back(callee);
-      }
-    }
-  }
-  return seen;
-}
-
-PrintOptions IsolationPrintOptions() {
-  PrintOptions options;
-  // Control edges name instructions the isolated module does not have.
-  options.print_control_predecessors = false;
-  return options;
-}
-
-// The non-entry computations of `module` in `keep`, in text order (callees
-// before callers), printed; the parser's synthesized async wrappers are
-// left out (the printer writes their callers in sugared form again).
-std::string PrintCallees(const HloModule& module,
-                         const std::set<const HloComputation*>& keep,
-                         const HloComputation* except) {
-  std::string out;
-  for (const auto& c : module.computations()) {
-    if (c.get() == except || c->is_entry() || !keep.count(c.get()) ||
-        c->is_async_sugar_wrapped()) {
-      continue;
-    }
-    absl::StrAppend(&out, PrintComputation(*c, IsolationPrintOptions()),
-                    "\n\n");
-  }
-  return out;
-}
-
-absl::StatusOr<std::unique_ptr<HloModule>> ParseAndVerify(
-    const std::string& text, const std::string& what) {
-  auto module = ParseHloModule(text);
-  if (!module.ok()) {
-    return absl::InternalError(absl::StrCat(
-        "the module isolating ", what, " does not parse (an hloref bug): ",
-        module.status().message(), "\n", text));
-  }
-  absl::Status verified = VerifyModule(**module);
-  if (!verified.ok()) {
-    return absl::Status(verified.code(),
-                        absl::StrCat("the module isolating ", what,
-                                     " does not verify: ", verified.message()));
-  }
-  return std::move(*module);
-}
-
-std::string Header(const HloModule& module, const std::string& name) {
-  std::string out = absl::StrCat("HloModule ", name);
-  if (module.config().replica_count != 1) {
-    absl::StrAppend(&out, ", replica_count=", module.config().replica_count);
-  }
-  if (module.config().num_partitions != 1) {
-    absl::StrAppend(&out, ", num_partitions=", module.config().num_partitions);
-  }
-  return absl::StrCat(out, "\n\n");
-}
 
 std::string LocationOf(const HloInstruction& inst) {
   return inst.location().known() ? inst.location().ToString() : "";
@@ -169,21 +99,25 @@ class Differ {
         verdict.location = LocationOf(*source);
       }
       verdict.opcode = inst.opcode();
-      absl::StatusOr<std::unique_ptr<HloModule>> isolated =
-          IsolateInstruction(module, inst);
+      std::vector<const HloInstruction*> operands;
+      for (const HloInstruction* o : inst.operands()) {
+        if (std::find(operands.begin(), operands.end(), o) == operands.end()) {
+          operands.push_back(o);
+        }
+      }
+      absl::StatusOr<EntrySlice> isolated = SliceEntry(
+          module, inst, operands, absl::StrCat("isolated_", inst.name()));
       if (!isolated.ok()) {
         verdict.outcome = Outcome::kSkipped;
         verdict.message = std::string(isolated.status().message());
         result_.instructions.push_back(std::move(verdict));
         continue;
       }
-      // One argument per distinct operand, in first-use order.
+      // The oracle's values of the operands, in parameter order.
       std::vector<Literal> isolated_args;
-      std::set<const HloInstruction*> seen;
       bool missing = false;
-      for (const HloInstruction* o : inst.operands()) {
-        if (!seen.insert(o).second) continue;
-        auto it = values.find(o);
+      for (const HloInstruction* source : isolated->sources) {
+        auto it = values.find(source);
         if (it == values.end()) {
           missing = true;
           break;
@@ -197,13 +131,13 @@ class Differ {
         continue;
       }
       CaseRecord record =
-          Judge(**isolated, isolated_args, inst.opcode(), CaseType(inst),
+          Judge(*isolated->module, isolated_args, inst.opcode(), CaseType(inst),
                 verdict.QualifiedName(), backend_, options_);
       verdict.outcome = record.outcome;
       verdict.message = record.message;
       const bool failed = record.outcome == Outcome::kFail;
       if (failed) {
-        verdict.isolated_module = PrintModule(**isolated);
+        verdict.isolated_module = isolated->text;
         verdict.isolated_args = isolated_args;
       }
       const int index = static_cast<int>(result_.instructions.size());
@@ -287,41 +221,17 @@ absl::StatusOr<std::unique_ptr<HloModule>> IsolateInstruction(
   if (instruction.opcode() == HloOpcode::kParameter) {
     return absl::InvalidArgumentError("a parameter is not isolated");
   }
-  const std::set<const HloComputation*> keep =
-      Reachable({instruction.called_computations().begin(),
-                 instruction.called_computations().end()});
-  std::string text =
-      Header(module, absl::StrCat("isolated_", instruction.name()));
-  absl::StrAppend(&text, PrintCallees(module, keep, nullptr));
-  absl::StrAppend(&text, "ENTRY %isolated {\n");
-  std::set<const HloInstruction*> seen;
-  int64_t number = 0;
+  std::vector<const HloInstruction*> operands;
   for (const HloInstruction* o : instruction.operands()) {
-    if (!seen.insert(o).second) continue;
-    absl::StrAppend(&text, "  %", o->name(), " = ", o->shape().ToString(),
-                    " parameter(", number++, ")\n");
+    if (std::find(operands.begin(), operands.end(), o) == operands.end()) {
+      operands.push_back(o);
+    }
   }
-  absl::StrAppend(&text, "  ROOT ",
-                  PrintInstruction(instruction, IsolationPrintOptions()),
-                  "\n}\n");
-  return ParseAndVerify(text, absl::StrCat("%", instruction.name()));
-}
-
-absl::StatusOr<std::unique_ptr<HloModule>> EnterComputation(
-    const HloModule& module, const HloComputation& computation) {
-  if (computation.is_entry()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("computation ", computation.name(),
-                     " is already the entry computation"));
-  }
-  std::set<const HloComputation*> keep = Reachable({&computation});
-  keep.erase(&computation);
-  std::string text =
-      Header(module, absl::StrCat("entered_", computation.name()));
-  absl::StrAppend(&text, PrintCallees(module, keep, &computation));
-  absl::StrAppend(&text, "ENTRY ",
-                  PrintComputation(computation, IsolationPrintOptions()), "\n");
-  return ParseAndVerify(text, absl::StrCat("computation ", computation.name()));
+  HLOREF_ASSIGN_OR_RETURN(
+      EntrySlice slice,
+      SliceEntry(module, instruction, operands,
+                 absl::StrCat("isolated_", instruction.name())));
+  return std::move(slice.module);
 }
 
 absl::StatusOr<DiffResult> DiffModule(const HloModule& module,

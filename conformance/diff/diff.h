@@ -28,6 +28,7 @@
 #include "absl/types/span.h"
 #include "backends/backend.h"
 #include "conformance/compare/deviations.h"
+#include "conformance/diff/slice.h"
 #include "conformance/harness/runner.h"
 #include "interpreter/evaluator.h"
 #include "spec/ir/hlo_module.h"
@@ -94,15 +95,10 @@ absl::StatusOr<DiffResult> DiffModule(const HloModule& module,
                                       const DiffOptions& options);
 
 // The module that computes `instruction` (of `module`'s entry) alone: one
-// parameter per distinct operand, named and shaped as that operand, the
-// instruction as the root, every non-entry computation of `module` kept.
+// parameter per distinct operand (in operand order), named and shaped as
+// that operand, the instruction as the root, the computations it calls.
 absl::StatusOr<std::unique_ptr<HloModule>> IsolateInstruction(
     const HloModule& module, const HloInstruction& instruction);
-
-// The module whose entry is `computation` (a non-entry computation of
-// `module`, e.g. a fusion's), every other non-entry computation kept.
-absl::StatusOr<std::unique_ptr<HloModule>> EnterComputation(
-    const HloModule& module, const HloComputation& computation);
 
 }  // namespace hloref::conformance
 
