@@ -313,8 +313,11 @@ class CommandBackend : public Backend {
             p->shape().ToString()));
       }
     }
+    // `-0.0` for negative zero: XLA's parser reads XLA's own `-0` as +0.
+    PrintOptions print_options;
+    print_options.print_negative_zero_as_decimal = true;
     return std::unique_ptr<Executable>(
-        new CommandExecutable(argv_, PrintModule(module),
+        new CommandExecutable(argv_, PrintModule(module, print_options),
                               CountLeaves(entry->root()->shape()), options));
   }
 

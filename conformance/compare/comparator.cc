@@ -291,6 +291,12 @@ ElementVerdict RealVerdict(const OutputPlan& plan, PrimitiveType type,
     case Applied::kBits:
       v = ExactVerdict(type, bits, plan.rule);
       v.nan_payload_significant = true;
+      // Declared nan-canonical: abs/negate computed in a wider type.
+      if (dev.nan_canonical_types.count(type) > 0 && plan.inst != nullptr &&
+          (plan.inst->opcode() == HloOpcode::kAbs ||
+           plan.inst->opcode() == HloOpcode::kNegate)) {
+        v.nan_payload_significant = false;
+      }
       break;
     case Applied::kExact:
       v = ExactVerdict(type, bits, plan.rule);

@@ -247,8 +247,10 @@ TEST(Deviations, ParseAndPrint) {
   EXPECT_TRUE(d->fast_min_max);
   EXPECT_TRUE(d->fma_contraction);
   EXPECT_EQ(d->ftz_types.count(PrimitiveType::kF32), 1u);
-  EXPECT_EQ(d->ToString(), "ftz=bf16+f32+f64,fast-min-max,fma-contraction");
-  EXPECT_EQ(d->Describe().size(), 3u);
+  EXPECT_EQ(d->ToString(),
+            "ftz=bf16+f32+f64,fast-min-max,fma-contraction,"
+            "nan-canonical=bf16+f8e5m2+f8e4m3fn+f8e4m3+f8e3m4");
+  EXPECT_EQ(d->Describe().size(), 4u);
   auto e = ParseDeviations("divide-ulp=2, dot-input=tf32,saturating-f8");
   ASSERT_TRUE(e.ok());
   EXPECT_EQ(e->divide_ulps, 2);
@@ -812,6 +814,34 @@ TEST(OpBounds, RngBitGeneratorDefaultIsAnyThreeFryIsExact) {
     ComparisonResult r = CompareOuts(f, outs);
     EXPECT_EQ(r.ok, std::string(alg) == "rng_default") << r.Summary();
   }
+}
+
+// nan-canonical (part of xla-cpu): XLA:CPU computes bf16/f8 abs and negate
+// in f32, so a NaN operand gives the canonical NaN (f8e5m2 0x7F) whatever
+// its payload and sign. Without the deviation, abs is payload-preserving
+// (numerics.md 7.5) and must return the operand's NaN with the sign bit
+// cleared: f8e5m2 0xFD (-NaN, payload 1) -> 0x7D.
+TEST(Deviations, NanCanonicalAbsNegate) {
+  Fixture f = Make(R"(
+HloModule m
+ENTRY e {
+  a = f8e5m2[2] parameter(0)
+  ROOT r = f8e5m2[2] abs(a)
+})",
+                   {"f8e5m2[2] {-nan(0x1), 2}"});
+  EXPECT_TRUE(Compare(f, "f8e5m2[2] {nan(0x1), 2}").ok);
+  EXPECT_FALSE(Compare(f, "f8e5m2[2] {nan(0x3), 2}").ok);
+  EXPECT_TRUE(Compare(f, "f8e5m2[2] {nan(0x3), 2}", "nan-canonical").ok);
+  EXPECT_TRUE(Compare(f, "f8e5m2[2] {nan(0x3), 2}", "xla-cpu").ok);
+  // Still a NaN for a NaN, and exact elsewhere.
+  EXPECT_FALSE(Compare(f, "f8e5m2[2] {1, 2}", "xla-cpu").ok);
+  EXPECT_FALSE(Compare(f, "f8e5m2[2] {nan(0x3), 3}", "xla-cpu").ok);
+  // Types not declared keep the payload rule.
+  EXPECT_FALSE(Compare(f, "f8e5m2[2] {nan(0x3), 2}", "nan-canonical=bf16").ok);
+  auto d = ParseDeviations("nan-canonical=bf16+f8e4m3");
+  ASSERT_TRUE(d.ok());
+  EXPECT_EQ(d->nan_canonical_types.size(), 2u);
+  EXPECT_FALSE(ParseDeviations("nan-canonical=s32").ok());
 }
 
 }  // namespace

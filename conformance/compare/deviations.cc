@@ -21,13 +21,31 @@ absl::Status Bad(absl::string_view key, absl::string_view why) {
                    " (known: none, xla-cpu, ftz[=T+T], dot-input=tf32|bf16|"
                    "f16, dot-accumulation=T, truncating-accumulation, "
                    "fast-min-max, divide-ulp=N, saturating-f8, "
-                   "fma-contraction)"));
+                   "fma-contraction, nan-canonical[=T+T])"));
 }
 
 const std::set<PrimitiveType>& DefaultFtzTypes() {
   static const auto* types = new std::set<PrimitiveType>{
       PrimitiveType::kF32, PrimitiveType::kF64, PrimitiveType::kBF16};
   return *types;
+}
+
+// The types whose abs/negate XLA:CPU computes in f32 (checked on jaxlib
+// 0.10.2: NaN payloads come back canonical, f8e5m2 also loses the sign).
+// The fnuz types and f8e8m0fnu have a single NaN encoding: nothing to
+// declare for them.
+const std::set<PrimitiveType>& DefaultNanCanonicalTypes() {
+  static const auto* types = new std::set<PrimitiveType>{
+      PrimitiveType::kBF16, PrimitiveType::kF8E5M2, PrimitiveType::kF8E4M3,
+      PrimitiveType::kF8E4M3FN, PrimitiveType::kF8E3M4};
+  return *types;
+}
+
+std::string TypeList(const std::set<PrimitiveType>& types,
+                     absl::string_view separator) {
+  std::vector<std::string> names;
+  for (PrimitiveType t : types) names.emplace_back(PrimitiveTypeName(t));
+  return absl::StrJoin(names, separator);
 }
 
 }  // namespace
@@ -66,6 +84,10 @@ std::string Deviations::ToString() const {
   if (divide_ulps > 0) keys.push_back(absl::StrCat("divide-ulp=", divide_ulps));
   if (saturating_f8) keys.push_back("saturating-f8");
   if (fma_contraction) keys.push_back("fma-contraction");
+  if (!nan_canonical_types.empty()) {
+    keys.push_back(
+        absl::StrCat("nan-canonical=", TypeList(nan_canonical_types, "+")));
+  }
   return absl::StrJoin(keys, ",");
 }
 
@@ -118,6 +140,12 @@ std::vector<std::string> Deviations::Describe() const {
         "fma-contraction: a*b+c may round once inside multi-op graphs; "
         "single-op cases unaffected");
   }
+  if (!nan_canonical_types.empty()) {
+    lines.push_back(absl::StrCat(
+        "nan-canonical (", TypeList(nan_canonical_types, ", "),
+        "): abs/negate of a NaN may give any NaN (payload and sign not "
+        "kept; computed in f32 and converted back)"));
+  }
   return lines;
 }
 
@@ -139,6 +167,7 @@ absl::StatusOr<Deviations> ParseDeviations(absl::string_view text) {
       d.ftz_types = DefaultFtzTypes();
       d.fast_min_max = true;
       d.fma_contraction = true;
+      d.nan_canonical_types = DefaultNanCanonicalTypes();
     } else if (key == "ftz") {
       if (!has_value) {
         d.ftz_types = DefaultFtzTypes();
@@ -179,6 +208,18 @@ absl::StatusOr<Deviations> ParseDeviations(absl::string_view text) {
       d.saturating_f8 = true;
     } else if (key == "fma-contraction") {
       d.fma_contraction = true;
+    } else if (key == "nan-canonical") {
+      if (!has_value) {
+        d.nan_canonical_types = DefaultNanCanonicalTypes();
+        continue;
+      }
+      for (absl::string_view name : absl::StrSplit(value, '+')) {
+        auto t = ParsePrimitiveType(name);
+        if (!t.ok() || !IsFloat(*t)) {
+          return Bad(item, absl::StrCat("'", name, "' is not a float type"));
+        }
+        d.nan_canonical_types.insert(*t);
+      }
     } else {
       return Bad(item, "unknown deviation");
     }

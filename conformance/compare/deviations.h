@@ -41,6 +41,12 @@ struct Deviations {
   // a*b + c may be rounded once inside multi-op graphs (7.8). Single-op
   // cases are unaffected; recorded in the report.
   bool fma_contraction = false;
+  // abs and negate on these types may return any NaN for a NaN operand
+  // (payload and sign not kept): XLA:CPU computes them on bf16 and the f8
+  // types in f32 and converts back, which canonicalizes the NaN. Effect:
+  // the payload-preserving EXACT-bits verdict of abs/negate compares a NaN
+  // by class only (numerics.md 7.5's default for other ops).
+  std::set<PrimitiveType> nan_canonical_types;
 
   // The accepted spelling, one key per deviation, comma separated, e.g.
   // "ftz=f32+f64+bf16,fast-min-max"; "" when none.
@@ -54,7 +60,8 @@ struct Deviations {
 
 // Parses a comma-separated list of deviation keys:
 //   none                       nothing declared
-//   xla-cpu                    ftz=f32+f64+bf16,fast-min-max,fma-contraction
+//   xla-cpu                    ftz=f32+f64+bf16,fast-min-max,fma-contraction,
+//                              nan-canonical
 //   ftz[=T+T...]               flush subnormals of these types (default
 //                              f32+f64+bf16)
 //   dot-input=tf32|bf16|f16    dot/conv input precision
@@ -64,6 +71,8 @@ struct Deviations {
 //   divide-ulp=N               division within N ulps (N in (0, 16])
 //   saturating-f8              narrow float conversion saturates
 //   fma-contraction            a*b+c may be contracted in graphs
+//   nan-canonical[=T+T...]     abs/negate may return any NaN for a NaN
+//                              (default bf16+f8e5m2+f8e4m3+f8e4m3fn+f8e3m4)
 // Unknown keys are an InvalidArgument error naming the key.
 absl::StatusOr<Deviations> ParseDeviations(absl::string_view text);
 

@@ -11,8 +11,11 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "conformance/generators/draw.h"
+#include "spec/types/minifloat.h"
+#include "spec/util/status_macros.h"
 
 namespace hloref::conformance::gen {
 namespace {
@@ -121,6 +124,69 @@ absl::StatusOr<Draw> DrawScan(PrimitiveType t, Rng& rng) {
   return draw;
 }
 
+// The identity of `reducer` on `type` as HLO literal text. Seed 001
+// (Reduce) requires the init value to be an identity of the computation,
+// and a backend may apply it any number of times: XLA's algebraic
+// simplifier drops it when nothing is reduced (dimensions={} or size-1
+// reduced dimensions), so a non-identity init has no defined result.
+absl::StatusOr<std::string> IdentityText(const std::string& reducer,
+                                         PrimitiveType type) {
+  if (type == PrimitiveType::kPred) {
+    if (reducer == "and" || reducer == "minimum" || reducer == "multiply") {
+      return std::string("true");
+    }
+    return std::string("false");  // or, maximum, add
+  }
+  if (IsComplex(type)) {
+    if (reducer == "add") return std::string("(-0.0, -0.0)");
+    if (reducer == "multiply") return std::string("(1, 0)");
+    return absl::InvalidArgumentError("no complex identity for " + reducer);
+  }
+  if (IsInteger(type)) {
+    const int bits = BitWidth(type);
+    const bool is_signed = IsSignedInt(type);
+    // Extremes of the type, exact in int64/uint64 text.
+    const std::string min_text =
+        is_signed ? (bits == 64 ? std::string("-9223372036854775808")
+                                : absl::StrCat(-(int64_t{1} << (bits - 1))))
+                  : std::string("0");
+    const std::string max_text =
+        is_signed ? absl::StrCat((uint64_t{1} << (bits - 1)) - 1)
+                  : (bits == 64 ? std::string("18446744073709551615")
+                                : absl::StrCat((uint64_t{1} << bits) - 1));
+    if (reducer == "add" || reducer == "or") return std::string("0");
+    if (reducer == "multiply") return std::string("1");
+    if (reducer == "maximum") return min_text;
+    if (reducer == "minimum") return max_text;
+    if (reducer == "and") return is_signed ? std::string("-1") : max_text;
+    return absl::InvalidArgumentError("no integer identity for " + reducer);
+  }
+  const FloatFormat* f = FindFloatFormat(type);
+  if (f == nullptr) {
+    return absl::InvalidArgumentError("no identity for this element type");
+  }
+  if (reducer == "add") {
+    if (!f->has_sign) {
+      return absl::InvalidArgumentError("the type has no zero");
+    }
+    // -0 is the identity of IEEE addition (+0 + -0 = +0, -0 + -0 = -0).
+    return std::string(f->has_negative_zero ? "-0.0" : "0");
+  }
+  if (reducer == "multiply") return std::string("1");
+  const double max = MaxFinite(*f);
+  if (reducer == "maximum") {
+    if (f->has_infinity) return std::string("-inf");
+    // No infinity: the least value of the type.
+    return f->has_sign ? absl::StrFormat("%.17g", -max)
+                       : absl::StrFormat("%.17g", DecodeFloat(*f, 0));
+  }
+  if (reducer == "minimum") {
+    if (f->has_infinity) return std::string("inf");
+    return absl::StrFormat("%.17g", max);
+  }
+  return absl::InvalidArgumentError("no float identity for " + reducer);
+}
+
 }  // namespace
 
 absl::StatusOr<Draw> GenerateReduce(HloOpcode op, Rng& rng) {
@@ -140,8 +206,12 @@ absl::StatusOr<Draw> GenerateReduce(HloOpcode op, Rng& rng) {
       }
       const Fill fill = FillFor(reducer, rng);
       d.params.push_back({Shape(t, dims), fill});
-      d.params.push_back({Shape(t, {}), fill});
-      d.op_text = absl::StrCat("reduce(p0, p1), dimensions=", ListText(which),
+      // The init value is the reducer's identity (a constant): see
+      // IdentityText.
+      HLOREF_ASSIGN_OR_RETURN(const std::string init, IdentityText(reducer, t));
+      d.prelude = absl::StrCat("  init = ", PrimitiveTypeName(t),
+                               "[] constant(", init, ")\n");
+      d.op_text = absl::StrCat("reduce(p0, init), dimensions=", ListText(which),
                                ", to_apply=reducer");
       return d;
     }

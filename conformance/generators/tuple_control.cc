@@ -123,7 +123,8 @@ absl::StatusOr<Draw> GenerateControlFlow(HloOpcode op, Rng& rng) {
   switch (op) {
     case HloOpcode::kCall:
     case HloOpcode::kFusion: {
-      // callee(a, b, c) -> select(c, a, b), (b, a) or reverse(a).
+      // callee(a, b, c) -> select(c, a, b), (b, a) or reverse(a) (for
+      // fusion: (b, select(c, a, b)) or reverse(select(c, a, b))).
       d.params.push_back({shape, Fill::kGeneral});
       d.params.push_back({shape, Fill::kGeneral});
       d.params.push_back(
@@ -131,17 +132,28 @@ absl::StatusOr<Draw> GenerateControlFlow(HloOpcode op, Rng& rng) {
       std::string callee =
           absl::StrCat("callee {\n  a = ", s, " parameter(0)\n  b = ", s,
                        " parameter(1)\n  c = ", pred, " parameter(2)\n");
-      switch (rng.Below(3)) {
+      // XLA's verifier requires every non-root instruction of a fusion
+      // computation, parameters included, to have users ("Non-root
+      // instruction ... in fusion must have users"); a call has no such
+      // rule. So the fusion callee routes a, b and c through the select
+      // before the tuple / reverse root.
+      const int64_t form = rng.Below(3);
+      const char* x = "a";
+      if (op == HloOpcode::kFusion && form != 0) {
+        absl::StrAppend(&callee, "  m = ", s, " select(c, a, b)\n");
+        x = "m";
+      }
+      switch (form) {
         case 0:
           absl::StrAppend(&callee, "  ROOT r = ", s, " select(c, a, b)\n");
           break;
         case 1:
-          absl::StrAppend(&callee, "  ROOT r = (", s, ", ", s,
-                          ") tuple(b, a)\n");
+          absl::StrAppend(&callee, "  ROOT r = (", s, ", ", s, ") tuple(b, ", x,
+                          ")\n");
           break;
         default:
-          absl::StrAppend(&callee, "  ROOT r = ", s, " reverse(a), dimensions=",
-                          DimSubset(rng, shape.rank()), "\n");
+          absl::StrAppend(&callee, "  ROOT r = ", s, " reverse(", x,
+                          "), dimensions=", DimSubset(rng, shape.rank()), "\n");
       }
       d.computations = callee + "}\n\n";
       if (op == HloOpcode::kFusion) {

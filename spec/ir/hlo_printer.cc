@@ -10,6 +10,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -382,7 +383,32 @@ class Printer {
       if (lit.shape().IsTuple()) return "{...}";
       if (lit.shape().IsArray() && lit.element_count() > 10) return "{...}";
     }
-    return lit.ToStringWithoutShape();
+    return NegativeZeros(lit.ToStringWithoutShape());
+  }
+
+  // With print_negative_zero_as_decimal, every `-0` token of literal text
+  // (a float or complex part that is negative zero: integers never print
+  // `-0`) becomes `-0.0`. Tokens like `-0.5`, `-0e-05` or `-0x1` are left
+  // alone: the character after the `0` must end the number.
+  std::string NegativeZeros(std::string text) const {
+    if (!options_.print_negative_zero_as_decimal) return text;
+    std::string out;
+    out.reserve(text.size());
+    auto is_word = [](char c) {
+      return absl::ascii_isalnum(static_cast<unsigned char>(c)) || c == '.' ||
+             c == '_';
+    };
+    for (size_t i = 0; i < text.size(); ++i) {
+      if (text[i] == '-' && i + 1 < text.size() && text[i + 1] == '0' &&
+          (i == 0 || !is_word(text[i - 1])) &&
+          (i + 2 == text.size() || !is_word(text[i + 2]))) {
+        out.append("-0.0");
+        ++i;  // the '0'
+        continue;
+      }
+      out.push_back(text[i]);
+    }
+    return out;
   }
 
   void OpAttributes(const HloInstruction& inst,
@@ -721,7 +747,9 @@ class Printer {
           flag(a.is_host_transfer);
           break;
         case AttrId::kLiteral:
-          if (a.literal.has_value()) add(id, a.literal->ToString());
+          if (a.literal.has_value()) {
+            add(id, NegativeZeros(a.literal->ToString()));
+          }
           break;
         case AttrId::kOperandLayoutConstraints:
           if (a.has(id) || !a.operand_layout_constraints.empty()) {

@@ -18,6 +18,11 @@ struct PrintOptions {
   bool print_operand_shapes = false;  // pre-2025 `f32[2]{0} %x` operands
   bool print_index_comments = true;   // `/*index=5*/`
   bool print_control_predecessors = true;
+  // Negative zero in literals as `-0.0` instead of XLA's `-0`. XLA's parser
+  // reads the integer token `-0` as +0 (so XLA's own printed text does not
+  // round-trip), but keeps the sign of the decimal `-0.0`; modules handed
+  // to XLA (the command backend) need this to mean what hloref means.
+  bool print_negative_zero_as_decimal = false;
   // XLA's short parsable form (no %, no signatures, no metadata).
   static PrintOptions Short();
 };

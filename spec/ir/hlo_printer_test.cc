@@ -211,3 +211,41 @@ TEST(HloModuleTest, ErrorsCarryLocationAndRule) {
 
 }  // namespace
 }  // namespace hloref
+
+namespace hloref {
+namespace {
+
+// XLA's parser reads `-0` as +0 but `-0.0` as -0 (checked with jaxlib
+// 0.10.2's hlo_module_from_text): the option writes negative zeros so that
+// they survive, and leaves every other number alone.
+TEST(HloPrinterTest, NegativeZeroAsDecimal) {
+  auto m = MustParse(R"(ENTRY e {
+  a = f32[6] constant({-0, 0, -0.5, -1e-05, -10, -0})
+  b = c64[2] constant({(-0, 1), (2, -0)})
+  c = s32[2] constant({-10, 0})
+  ROOT t = (f32[6], c64[2], s32[2]) tuple(a, b, c)
+})");
+  ASSERT_NE(m, nullptr);
+  const HloComputation* e = m->entry();
+  // Default: XLA's canonical form.
+  EXPECT_THAT(PrintInstruction(*e->FindInstruction("a")),
+              HasSubstr("constant({-0, 0, -0.5, -1e-05, -10, -0})"));
+  PrintOptions opts;
+  opts.print_negative_zero_as_decimal = true;
+  EXPECT_THAT(PrintInstruction(*e->FindInstruction("a"), opts),
+              HasSubstr("constant({-0.0, 0, -0.5, -1e-05, -10, -0.0})"));
+  EXPECT_THAT(PrintInstruction(*e->FindInstruction("b"), opts),
+              HasSubstr("constant({(-0.0, 1), (2, -0.0)})"));
+  EXPECT_THAT(PrintInstruction(*e->FindInstruction("c"), opts),
+              HasSubstr("constant({-10, 0})"));
+  // The printed module parses back with the signs of the zeros intact.
+  auto back = ParseHloModule(PrintModule(*m, opts));
+  ASSERT_TRUE(back.ok()) << back.status();
+  const Literal& a = (*back)->entry()->FindInstruction("a")->literal();
+  EXPECT_EQ(a.GetRawBits(0), 0x80000000u);
+  EXPECT_EQ(a.GetRawBits(1), 0u);
+  EXPECT_EQ(a.GetRawBits(5), 0x80000000u);
+}
+
+}  // namespace
+}  // namespace hloref

@@ -162,6 +162,24 @@ def main(argv):
     if m:
         die(UNSUPPORTED, f"XLA:CPU {jax.__version__} does not support {m.group(1)}")
 
+    # 1-bit integers cannot travel the StableHLO route: MLIR's i1 is
+    # StableHLO's boolean, so s1/u1 values come back as pred (or compares
+    # producing ui1 fail to verify). Refuse them rather than let a pred
+    # result be judged as an s1/u1 one.
+    m = re.search(r"\b([su]1)\[", text)
+    if m:
+        die(UNSUPPORTED, f"element type {m.group(1)} cannot go through HLO -> "
+            "StableHLO (1-bit integers become pred there)")
+
+    # XLA:CPU compiles only the fusions its own pipeline forms: kind=kInput
+    # is "Unsupported fusion kind", kind=kOutput is taken as a dot fusion
+    # ("Dot fusion supports only `add` root instruction"), kCustom needs a
+    # backend config. Only kLoop fusions of the input module can run.
+    m = re.search(r"\bfusion\(.*kind=(kInput|kOutput|kCustom)\b", text)
+    if m:
+        die(UNSUPPORTED, f"XLA:CPU does not compile a {m.group(1)} fusion it "
+            "did not form itself (only kLoop fusions of the input run)")
+
     try:
         module = xla_hlo.hlo_module_from_text(text)
     except Exception as e:
@@ -189,6 +207,12 @@ def main(argv):
             # meaning depends on them cannot travel this route.
             die(UNSUPPORTED, "a layout-dependent bitcast cannot go through "
                 f"HLO -> StableHLO (layouts are dropped): {e}")
+        if "fusion" in str(e) and re.search(r"\bfusion\(", text):
+            # e.g. XLA's own simplifier empties a zero-size fused
+            # computation and its verifier then rejects the fusion's unused
+            # parameters: pre-fused input is outside what XLA:CPU accepts.
+            die(UNSUPPORTED, "XLA:CPU rejects the input module's fusion "
+                f"(pre-fused input): {e}")
         die(UNSUPPORTED if looks_unimplemented(str(e)) else 1,
             f"XLA:CPU compilation failed: {e}")
     try:
