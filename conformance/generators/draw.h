@@ -122,6 +122,15 @@ absl::StatusOr<Draw> GenerateFft(HloOpcode op, Rng& rng);
 absl::StatusOr<Draw> GenerateLinalg(HloOpcode op, Rng& rng);
 absl::StatusOr<Draw> GenerateBatchNorm(HloOpcode op, Rng& rng);
 absl::StatusOr<Draw> GenerateCollectives(HloOpcode op, Rng& rng);
+absl::StatusOr<Draw> GenerateHostIo(HloOpcode op, Rng& rng);  // host_io.cc
+absl::StatusOr<Draw> GenerateAsync(HloOpcode op, Rng& rng);   // async.cc
+// custom-call: always Unimplemented with the reason it is excluded
+// (misc.cc; ExcludedFromGeneration in generator.h).
+absl::StatusOr<Draw> GenerateCustomCall(HloOpcode op, Rng& rng);
+// misc.cc: the generator of ops their family's generator does not draw
+// (stochastic-convert, dynamic-reshape, set-dimension-size, after-all,
+// domain, parameter); null for every other op. GeneratorFor asks it first.
+FamilyGenerator MiscGeneratorFor(HloOpcode opcode);
 // The generator of `opcode`'s family (null: none); `ops` of a family may
 // still be refused by the generator (it returns Unimplemented).
 FamilyGenerator GeneratorFor(HloOpcode opcode);

@@ -110,6 +110,7 @@ std::vector<int64_t> Permutation(Rng& rng, int64_t n) {
 }
 
 FamilyGenerator GeneratorFor(HloOpcode opcode) {
+  if (FamilyGenerator misc = MiscGeneratorFor(opcode)) return misc;
   switch (GetOpInfo(opcode).family) {
     case OpFamily::kElementwiseUnary:
       return &GenerateElementwiseUnary;
@@ -147,6 +148,12 @@ FamilyGenerator GeneratorFor(HloOpcode opcode) {
       return &GenerateLinalg;
     case OpFamily::kBatchNorm:
       return &GenerateBatchNorm;
+    case OpFamily::kHostIo:
+      return &GenerateHostIo;
+    case OpFamily::kAsync:
+      return &GenerateAsync;
+    case OpFamily::kCustomCall:
+      return &GenerateCustomCall;
     default:
       return nullptr;
   }
@@ -170,6 +177,8 @@ std::string ModuleText(const gen::Draw& draw, const std::string& name,
   std::string text =
       absl::StrCat(header, "\n\n", draw.computations, "ENTRY main {\n");
   for (size_t i = 0; i < draw.params.size(); ++i) {
+    // A case about `parameter` declares its root parameter on the ROOT line.
+    if (draw.op_text == absl::StrCat("parameter(", i, ")")) continue;
     absl::StrAppend(&text, "  p", i, " = ",
                     draw.params[i].shape.ToString(/*print_layout=*/false),
                     " parameter(", i, ")\n");

@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -58,6 +59,9 @@ struct GeneratedCase {
 // The ops that have a generator (in ops.def order).
 std::vector<HloOpcode> GeneratedOps();
 bool HasGenerator(HloOpcode opcode);
+// The ops that have no generator by design, each with the reason (printed
+// by reports and `hloref conformance --list-ops`); misc.cc.
+std::vector<std::pair<HloOpcode, std::string>> ExcludedFromGeneration();
 
 // Generates case `seed` of `opcode`. Unimplemented when the op has no
 // generator; FailedPrecondition when no valid draw was found within the

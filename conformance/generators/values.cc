@@ -180,6 +180,17 @@ Literal MakeValues(const ParamSpec& spec, Rng& rng) {
   if (spec.fill == Fill::kWellConditioned && spec.shape.IsArray()) {
     return WellConditioned(spec, rng);
   }
+  if (spec.shape.IsTuple()) {
+    // Tuple values (tuple parameters, infeed and recv data): each element
+    // filled the same way.
+    std::vector<Literal> elements;
+    for (const Shape& e : spec.shape.tuple_shapes()) {
+      ParamSpec element = spec;
+      element.shape = e;
+      elements.push_back(MakeValues(element, rng));
+    }
+    return Literal::MakeTuple(std::move(elements));
+  }
   Literal lit(spec.shape);
   if (!spec.shape.IsArray()) return lit;
   const PrimitiveType type = spec.shape.element_type();

@@ -3,7 +3,10 @@
 
 #include <algorithm>
 #include <atomic>
+#include <bit>
 #include <chrono>
+#include <complex>
+#include <cstdint>
 #include <cstdlib>
 #include <map>
 #include <mutex>
@@ -191,8 +194,20 @@ std::string CompareHostValue(const Literal& want, const Literal& got) {
       return absl::StrCat("leaf ", leaf, ": expected shape ", a.ShapeString(),
                           ", got ", b.ShapeString());
     }
+    // c128 has no 64-bit pattern (GetRawBits): compare both f64 halves.
+    auto same_bits = [&](int64_t i) {
+      if (a.element_type() != PrimitiveType::kC128) {
+        return a.GetRawBits(i) == b.GetRawBits(i);
+      }
+      const std::complex<double> x = a.GetAsComplex(i);
+      const std::complex<double> y = b.GetAsComplex(i);
+      return std::bit_cast<uint64_t>(x.real()) ==
+                 std::bit_cast<uint64_t>(y.real()) &&
+             std::bit_cast<uint64_t>(x.imag()) ==
+                 std::bit_cast<uint64_t>(y.imag());
+    };
     for (int64_t i = 0; i < a.element_count(); ++i) {
-      if (a.GetRawBits(i) != b.GetRawBits(i)) {
+      if (!same_bits(i)) {
         return absl::StrCat("leaf ", leaf, ", element ", i, ": expected ",
                             a.ElementToString(i), ", got ",
                             b.ElementToString(i), " (EXACT bits)");

@@ -450,13 +450,22 @@ absl::StatusOr<Literal> EvalStochasticConvert(const HloInstruction& inst,
   const int bits = BitWidth(rnd);
   const int width = BitWidth(to);
 
-  // fraction * 2^bits in the operand type (f16 computes in f32).
+  // fraction * 2^bits in the operand type (f16 computes in f32). The
+  // decomposer makes 2^bits a constant of that type, so where the type's
+  // range ends below 2^bits (f8e4m3fnuz, f8e4m3b11fnuz, f8e4m3, f8e3m4,
+  // f4e2m1fn) the factor is already what converting 2^bits gives (NaN,
+  // inf or a saturated value), and the product follows it.
   const PrimitiveType mul_type =
       from == PrimitiveType::kF16 ? PrimitiveType::kF32 : from;
+  HLOREF_ASSIGN_OR_RETURN(
+      Literal factor_lit,
+      StoreDoubles(Shape::Array(mul_type, {1}),
+                   std::vector<double>{std::ldexp(1.0, bits)}));
+  HLOREF_ASSIGN_OR_RETURN(std::vector<double> factor, LoadDoubles(factor_lit));
   std::vector<double> scaled(n);
   for (size_t i = 0; i < n; ++i) {
     const double a = std::fabs(x[i]);
-    scaled[i] = (a - std::floor(a)) * std::ldexp(1.0, bits);
+    scaled[i] = (a - std::floor(a)) * factor[0];
   }
   HLOREF_ASSIGN_OR_RETURN(
       Literal scaled_lit,

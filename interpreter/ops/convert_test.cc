@@ -246,6 +246,33 @@ TEST(StochasticConvert, RoundsByRandomBits) {
   EXPECT_EQ(bad.status().code(), absl::StatusCode::kInvalidArgument);
 }
 
+// XLA's StochasticConvertDecomposer multiplies the fraction by 2^bits made
+// as a constant of the operand type. f8e4m3fn reaches 448, so 2^8 = 256 is
+// exact: 0.25 * 256 = 64, and random 100 < 64 is false (round down), random
+// 10 < 64 true (round up). f8e4m3 ends at 240 with infinities: 256 becomes
+// +inf, 0.25 * inf = inf converts to u8 255, so every random below 255
+// rounds up (-1.25 gives -2). f8e4m3fnuz ends at 240 without infinities:
+// 256 becomes NaN, which converts to u8 0, so nothing rounds up. 0.0 * inf
+// is NaN (-> 0): integral inputs never round up.
+TEST(StochasticConvert, ScaleIsTwoToTheBitsInTheOperandType) {
+  struct Case {
+    PT type;
+    std::vector<int64_t> want;
+  };
+  const std::vector<double> xs = {0.25, 0.25, -1.25, 3.0};
+  const std::vector<int64_t> rs = {100, 10, 254, 0};
+  for (const Case& c :
+       {Case{PT::kF8E4M3FN, {0, 1, -1, 3}}, Case{PT::kF8E4M3, {1, 1, -2, 3}},
+        Case{PT::kF8E4M3FNUZ, {0, 0, -1, 3}}}) {
+    Literal x = FromDoubles(c.type, xs);
+    Literal r = FromInts(PT::kU8, rs);
+    auto out = RunOp(HO::kStochasticConvert, ShapeLike(x, PT::kS8), {x, r});
+    ASSERT_TRUE(out.ok()) << out.status();
+    EXPECT_EQ(out->value, FromInts(PT::kS8, c.want))
+        << PrimitiveTypeName(c.type) << ": " << out->value.ToString();
+  }
+}
+
 TEST(ConvertShapes, RankZeroAndZeroSize) {
   auto s = EvalOp(HO::kConvert, Shape::Scalar(PT::kF16),
                   {Literal::CreateR0<int32_t>(PT::kS32, 3)});

@@ -1,0 +1,377 @@
+// Generators for the ops whose family generator does not draw them:
+// stochastic-convert (convert family), dynamic-reshape and
+// set-dimension-size (shape family: runtime sizes), after-all, domain and
+// parameter (tuple/token family). GeneratorFor (generator.cc) asks
+// MiscGeneratorFor first, so the family files stay as they are.
+//
+// custom-call has no generator, by design (ExcludedFromGeneration): see
+// kCustomCallExclusion below.
+#include <algorithm>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "conformance/generators/draw.h"
+#include "conformance/generators/generator.h"
+
+namespace hloref::conformance {
+namespace gen {
+namespace {
+
+// The unsigned type of `bits` bits (the random operand of
+// stochastic-convert.C3); kInvalid when there is none.
+PrimitiveType UnsignedOfWidth(int bits) {
+  switch (bits) {
+    case 2:
+      return PrimitiveType::kU2;
+    case 4:
+      return PrimitiveType::kU4;
+    case 8:
+      return PrimitiveType::kU8;
+    case 16:
+      return PrimitiveType::kU16;
+    case 32:
+      return PrimitiveType::kU32;
+    case 64:
+      return PrimitiveType::kU64;
+    default:
+      return PrimitiveType::kInvalid;
+  }
+}
+
+// `t[d0,<=d1,...]`: dimension i is dynamic (bounded by dims[i]) when
+// dynamic[i].
+std::string DynamicShapeText(PrimitiveType t, absl::Span<const int64_t> dims,
+                             const std::vector<bool>& dynamic) {
+  std::vector<std::string> parts;
+  for (size_t i = 0; i < dims.size(); ++i) {
+    parts.push_back(absl::StrCat(dynamic[i] ? "<=" : "", dims[i]));
+  }
+  return absl::StrCat(PrimitiveTypeName(t), "[", absl::StrJoin(parts, ","),
+                      "]");
+}
+
+Shape DynamicShape(PrimitiveType t, absl::Span<const int64_t> dims,
+                   const std::vector<bool>& dynamic) {
+  Shape s(t, dims);
+  for (size_t i = 0; i < dims.size(); ++i) {
+    s.set_dynamic_dimension(static_cast<int64_t>(i), dynamic[i]);
+  }
+  return s;
+}
+
+// A prelude line defining s32 scalar `name` = `value`: a constant, or
+// (half of the time) a value computed from the data, clamp(value, p, value)
+// with p an s32 parameter appended to `d`, so that a backend sees a
+// runtime size it cannot fold while the case stays valid.
+std::string SizeValue(Draw& d, Rng& rng, const std::string& name,
+                      int64_t value) {
+  if (rng.Chance(0.5)) {
+    return absl::StrCat("  ", name, " = s32[] constant(", value, ")\n");
+  }
+  const size_t p = d.params.size();
+  d.params.push_back({Shape(PrimitiveType::kS32, {}), Fill::kIndex, value});
+  return absl::StrCat("  ", name, "_c = s32[] constant(", value, ")\n  ", name,
+                      " = s32[] clamp(", name, "_c, p", p, ", ", name, "_c)\n");
+}
+
+// Splits `n` (> 0) into `rank` factors (rank >= 1).
+std::vector<int64_t> Factorise(Rng& rng, int64_t n, int64_t rank) {
+  std::vector<int64_t> out(static_cast<size_t>(rank), 1);
+  for (int64_t f = 2, m = n; m > 1;) {
+    if (m % f == 0) {
+      out[rng.Below(out.size())] *= f;
+      m /= f;
+    } else {
+      ++f;
+    }
+  }
+  return out;
+}
+
+// stochastic-convert (docs/hlo-text-format.md 6.2; XLA's
+// StochasticConvertDecomposer is the only definition: float -> signed
+// integer, the random operand an unsigned array of the operand's width).
+// Special values (NaN, +-inf, out-of-range magnitudes) are marked
+// impl.stochastic-convert.1 by the oracle; the random bits cover the whole
+// unsigned range, so both roundings of every fraction are exercised.
+absl::StatusOr<Draw> GenerateStochasticConvert(Rng& rng) {
+  Draw d;
+  const PrimitiveType from = DrawFloatType(rng);
+  const PrimitiveType random = UnsignedOfWidth(BitWidth(from));
+  if (random == PrimitiveType::kInvalid) {
+    return absl::InvalidArgumentError("no unsigned type of that width");
+  }
+  static constexpr PrimitiveType kTargets[] = {
+      PrimitiveType::kS2,  PrimitiveType::kS4,  PrimitiveType::kS8,
+      PrimitiveType::kS16, PrimitiveType::kS32, PrimitiveType::kS64};
+  // Mostly the widths programs use (s8..s32).
+  const PrimitiveType to =
+      rng.Chance(0.7) ? kTargets[rng.Range(2, 4)] : kTargets[rng.Below(6)];
+  const std::vector<int64_t> dims = DrawDims(rng, 0, 3);
+  d.params.push_back(
+      {Shape(from, dims), rng.Chance(0.5) ? Fill::kGeneral : Fill::kFinite});
+  d.params.push_back({Shape(random, dims), Fill::kGeneral});
+  d.op_text = "stochastic-convert(p0, p1)";
+  d.result_shape = Shape(to, dims);
+  d.type = from;
+  return d;
+}
+
+// set-dimension-size (seed 001 SetDimensionSize): a runtime size in
+// [0, bound] of one dimension (the root keeps the padding, which the oracle
+// reports as don't-care), sometimes on an operand that already has a
+// runtime size, sometimes followed by an integer sum that must skip the
+// padding (the seed's example).
+absl::StatusOr<Draw> GenerateSetDimensionSize(Rng& rng) {
+  Draw d;
+  const PrimitiveType t = DrawType(rng);
+  std::vector<int64_t> dims = DrawDims(rng, 1, 3);
+  const int64_t rank = static_cast<int64_t>(dims.size());
+  d.params.push_back({Shape(t, dims), Fill::kGeneral});
+  d.type = t;
+  const int64_t dim = rng.Below(dims.size());
+  const int64_t size = rng.Range(0, dims[dim]);
+  std::vector<bool> dynamic(dims.size(), false);
+  std::string operand = "p0";
+  if (rank > 1 && rng.Chance(0.3)) {
+    // First give another dimension a runtime size.
+    const int64_t other = (dim + 1) % rank;
+    d.prelude += SizeValue(d, rng, "n0", rng.Range(0, dims[other]));
+    dynamic[other] = true;
+    d.prelude +=
+        absl::StrCat("  x = ", DynamicShapeText(t, dims, dynamic),
+                     " set-dimension-size(p0, n0), dimensions={", other, "}\n");
+    operand = "x";
+  }
+  d.prelude += SizeValue(d, rng, "n", size);
+  dynamic[dim] = true;
+  const std::string op = absl::StrCat("set-dimension-size(", operand,
+                                      ", n), dimensions={", dim, "}");
+  if (IsInteger(t) && rng.Chance(0.3)) {
+    // Integer addition wraps, so the sum is exact in any order.
+    d.computations = BinaryComputation("sum", "add", t);
+    d.prelude +=
+        absl::StrCat("  s = ", DynamicShapeText(t, dims, dynamic), " ", op,
+                     "\n  zero = ", PrimitiveTypeName(t), "[] constant(0)\n");
+    std::vector<int64_t> all(dims.size());
+    for (size_t i = 0; i < all.size(); ++i) all[i] = static_cast<int64_t>(i);
+    d.op_text = absl::StrCat("reduce(s, zero), dimensions=", ListText(all),
+                             ", to_apply=sum");
+    d.result_shape = Shape(t, {});
+    return d;
+  }
+  d.op_text = op;
+  d.result_shape = DynamicShape(t, dims, dynamic);
+  return d;
+}
+
+// dynamic-reshape (docs/hlo-text-format.md 6.4): the operand's valid
+// elements (all of a static operand, or those within a runtime size set
+// just before) reshaped row-major to runtime sizes whose product is their
+// count; each result dimension is static (size = bound) or dynamic with a
+// bound at or above its size.
+absl::StatusOr<Draw> GenerateDynamicReshape(Rng& rng) {
+  Draw d;
+  const PrimitiveType t = DrawType(rng);
+  std::vector<int64_t> dims = DrawDims(rng, 0, 3);
+  d.params.push_back({Shape(t, dims), Fill::kGeneral});
+  d.type = t;
+  int64_t valid = 1;
+  for (int64_t s : dims) valid *= s;
+  std::string operand = "p0";
+  if (!dims.empty() && rng.Chance(0.4)) {
+    const int64_t dim = rng.Below(dims.size());
+    const int64_t size = rng.Range(0, dims[dim]);
+    std::vector<bool> dynamic(dims.size(), false);
+    dynamic[dim] = true;
+    d.prelude += SizeValue(d, rng, "n", size);
+    d.prelude +=
+        absl::StrCat("  x = ", DynamicShapeText(t, dims, dynamic),
+                     " set-dimension-size(p0, n), dimensions={", dim, "}\n");
+    valid = dims[dim] == 0 ? 0 : valid / dims[dim] * size;
+    operand = "x";
+  }
+  const int64_t out_rank = rng.Range(1, 3);
+  std::vector<int64_t> sizes;
+  if (valid == 0) {
+    sizes = DrawDims(rng, out_rank, out_rank);
+    sizes[rng.Below(sizes.size())] = 0;
+  } else {
+    sizes = Factorise(rng, valid, out_rank);
+  }
+  std::vector<int64_t> bounds = sizes;
+  std::vector<bool> dynamic(sizes.size(), false);
+  std::vector<std::string> size_names;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    if (rng.Chance(0.7)) {
+      dynamic[i] = true;
+      bounds[i] += rng.Range(0, 3);
+    }
+    size_names.push_back(absl::StrCat("d", i));
+    d.prelude += SizeValue(d, rng, size_names.back(), sizes[i]);
+  }
+  d.op_text = absl::StrCat("dynamic-reshape(", operand, ", ",
+                           absl::StrJoin(size_names, ", "), ")");
+  d.result_shape = DynamicShape(t, bounds, dynamic);
+  return d;
+}
+
+// after-all (seed 001 AfterAll): joins 0..4 tokens made by other
+// after-alls (chains and fan-in) and token parameters; the result is a
+// token, which carries no value (a backend must return a token).
+absl::StatusOr<Draw> GenerateAfterAll(Rng& rng) {
+  Draw d;
+  std::vector<std::string> tokens;
+  const int64_t n = rng.Range(0, 4);
+  for (int64_t i = 0; i < n; ++i) {
+    if (rng.Chance(0.3)) {
+      tokens.push_back(absl::StrCat("p", d.params.size()));
+      d.params.push_back({Shape::Token(), Fill::kGeneral});
+      continue;
+    }
+    // A fresh token, or one joining the tokens made so far.
+    const std::string name = absl::StrCat("t", i);
+    const std::string inputs =
+        tokens.empty() || rng.Chance(0.5) ? "" : absl::StrJoin(tokens, ", ");
+    absl::StrAppend(&d.prelude, "  ", name, " = token[] after-all(", inputs,
+                    ")\n");
+    tokens.push_back(name);
+  }
+  d.op_text = absl::StrCat("after-all(", absl::StrJoin(tokens, ", "), ")");
+  d.result_shape = Shape::Token();
+  d.type = PrimitiveType::kToken;
+  return d;
+}
+
+// domain (docs/hlo-text-format.md 6.8): the identity on an array or a
+// tuple; the metadata only marks a sharding boundary.
+absl::StatusOr<Draw> GenerateDomain(Rng& rng) {
+  Draw d;
+  static constexpr const char* kMetadata[] = {
+      "domain={kind=\"sharding\", entry={maximal device=0}, "
+      "exit={replicated}}",
+      "domain={kind=\"sharding\", entry={replicated}, exit={maximal "
+      "device=0}}",
+  };
+  const char* metadata = kMetadata[rng.Below(2)];
+  if (rng.Chance(0.7)) {
+    const Shape s(DrawType(rng), DrawDims(rng, 0, 3));
+    d.params.push_back({s, Fill::kGeneral});
+    d.op_text = absl::StrCat("domain(p0), ", metadata);
+    return d;
+  }
+  std::vector<std::string> parts, names;
+  const int64_t n = rng.Range(1, 3);
+  for (int64_t i = 0; i < n; ++i) {
+    const Shape s(DrawType(rng), DrawDims(rng, 0, 3));
+    d.params.push_back({s, Fill::kGeneral});
+    parts.push_back(s.ToString(false));
+    names.push_back(absl::StrCat("p", i));
+  }
+  d.prelude = absl::StrCat("  t = (", absl::StrJoin(parts, ", "), ") tuple(",
+                           absl::StrJoin(names, ", "), ")\n");
+  d.op_text = absl::StrCat("domain(t), ", metadata);
+  return d;
+}
+
+// A random parameter shape: an array (mostly), a tuple of arrays, a
+// nested tuple, or the empty tuple.
+Shape ParameterShape(Rng& rng, int depth) {
+  if (depth > 1 || rng.Chance(0.7)) {
+    return Shape(DrawType(rng), DrawDims(rng, 0, 3));
+  }
+  std::vector<Shape> elements;
+  const int64_t n = rng.Range(0, 3);
+  for (int64_t i = 0; i < n; ++i) {
+    elements.push_back(ParameterShape(rng, depth + 1));
+  }
+  return Shape::Tuple(std::move(elements));
+}
+
+// parameter (docs/hlo-text-format.md 6.8): the entry root is one of 1..4
+// parameters, an array or a tuple; the backend must hand back the
+// argument's bits unchanged (NaN payloads included).
+absl::StatusOr<Draw> GenerateParameter(Rng& rng) {
+  Draw d;
+  const int64_t n = rng.Range(1, 4);
+  const int64_t root = rng.Below(static_cast<uint64_t>(n));
+  for (int64_t i = 0; i < n; ++i) {
+    d.params.push_back({ParameterShape(rng, 0), Fill::kGeneral});
+  }
+  // The driver declares p<root> as the root itself (generator.cc
+  // ModuleText: a parameter op_text replaces its declaration).
+  d.op_text = absl::StrCat("parameter(", root, ")");
+  d.result_shape = d.params[root].shape;
+  // The type column: the first array element type of the root.
+  const Shape* s = &d.params[root].shape;
+  while (s->IsTuple() && s->tuple_size() > 0) s = &s->tuple_shapes(0);
+  d.type = s->IsTuple() ? PrimitiveType::kTuple : s->element_type();
+  return d;
+}
+
+absl::StatusOr<Draw> GenerateMisc(HloOpcode op, Rng& rng) {
+  switch (op) {
+    case HloOpcode::kStochasticConvert:
+      return GenerateStochasticConvert(rng);
+    case HloOpcode::kSetDimensionSize:
+      return GenerateSetDimensionSize(rng);
+    case HloOpcode::kDynamicReshape:
+      return GenerateDynamicReshape(rng);
+    case HloOpcode::kAfterAll:
+      return GenerateAfterAll(rng);
+    case HloOpcode::kDomain:
+      return GenerateDomain(rng);
+    case HloOpcode::kParameter:
+      return GenerateParameter(rng);
+    default:
+      return absl::UnimplementedError("no generator");
+  }
+}
+
+// custom-call cannot be certified by generated cases. Its semantics is
+// whatever the target's code does; a case is only meaningful when the
+// oracle and the backend run the same target. The oracle's targets are
+// in-process functions or libraries with seed 001's C ABI that the caller
+// names; a backend under test (XLA through the command protocol, a
+// vendor's plugin, the compiled backends) has its own target registry,
+// with no way to load hloref's test library, so every generated case would
+// be `unsupported` there, and on the interpreter it would compare the
+// oracle with itself. The ABI round trip (operand and result buffers,
+// tuples as pointer arrays, layouts) is certified by golden cases and
+// interpreter/ops/custom_call_test.cc instead.
+constexpr const char kCustomCallExclusion[] =
+    "custom-call runs the target's own code: a generated case certifies "
+    "nothing unless oracle and backend share the target, and backends "
+    "cannot load hloref's seed-ABI test library; covered by golden cases "
+    "and custom_call_test instead";
+
+}  // namespace
+
+FamilyGenerator MiscGeneratorFor(HloOpcode opcode) {
+  switch (opcode) {
+    case HloOpcode::kStochasticConvert:
+    case HloOpcode::kSetDimensionSize:
+    case HloOpcode::kDynamicReshape:
+    case HloOpcode::kAfterAll:
+    case HloOpcode::kDomain:
+    case HloOpcode::kParameter:
+      return &GenerateMisc;
+    default:
+      return nullptr;
+  }
+}
+
+absl::StatusOr<Draw> GenerateCustomCall(HloOpcode /*op*/, Rng& /*rng*/) {
+  return absl::UnimplementedError(kCustomCallExclusion);
+}
+
+}  // namespace gen
+
+std::vector<std::pair<HloOpcode, std::string>> ExcludedFromGeneration() {
+  return {{HloOpcode::kCustomCall, gen::kCustomCallExclusion}};
+}
+
+}  // namespace hloref::conformance
