@@ -163,6 +163,69 @@ ENTRY e {
         "unknown custom-call target is unsupported: " +
             std::string(unknown.status().message()));
 
+  // A negative-zero constant reaches XLA as -0 (the command backend prints
+  // `-0.0`; XLA's parser reads `-0` as +0): -0 + -0 = -0, sign bit set.
+  Case(b, "negative zero constant", R"(HloModule m
+ENTRY e {
+  a = f32[1] parameter(0)
+  z = f32[1] constant({-0})
+  ROOT s = f32[1] add(a, z)
+})",
+       {Literal::CreateR1<float>(PrimitiveType::kF32, {-0.0f})},
+       [](const std::vector<Literal>& r) {
+         return r.size() == 1 && r[0].GetRawBits(0) == 0x80000000u;
+       });
+
+  // 1-bit integers become pred on the StableHLO route: refused, never a
+  // pred result judged as u1.
+  auto u1 =
+      RunModule(b, R"(HloModule m
+ENTRY e {
+  a = s32[2] parameter(0)
+  ROOT c = u1[2] convert(a)
+})",
+                {Literal::CreateR1<int32_t>(PrimitiveType::kS32, {0, 1})});
+  Check(!u1.ok() && u1.status().code() == absl::StatusCode::kUnimplemented,
+        "u1 result is unsupported: " + std::string(u1.status().message()));
+
+  // XLA:CPU compiles only fusions it forms; a kInput fusion of the input
+  // module is unsupported, a kLoop one runs (select(c, a, b)).
+  const char* kFusion = R"(HloModule m
+callee {
+  a = f32[2] parameter(0)
+  b = f32[2] parameter(1)
+  c = pred[2] parameter(2)
+  ROOT r = f32[2] select(c, a, b)
+}
+ENTRY e {
+  a = f32[2] parameter(0)
+  b = f32[2] parameter(1)
+  c = pred[2] parameter(2)
+  ROOT f = f32[2] fusion(a, b, c), kind=KIND, calls=callee
+})";
+  auto fusion_args = [] {
+    std::vector<Literal> args;
+    args.push_back(Literal::CreateR1<float>(PrimitiveType::kF32, {1, 2}));
+    args.push_back(Literal::CreateR1<float>(PrimitiveType::kF32, {3, 4}));
+    Literal c(Shape::Array(PrimitiveType::kPred, {2}));
+    c.SetRawBits(0, 1);
+    c.SetRawBits(1, 0);
+    args.push_back(std::move(c));
+    return args;
+  };
+  std::string loop(kFusion), input(kFusion);
+  loop.replace(loop.find("KIND"), 4, "kLoop");
+  input.replace(input.find("KIND"), 4, "kInput");
+  Case(b, "kLoop fusion runs", loop, fusion_args(),
+       [](const std::vector<Literal>& r) {
+         if (r.size() != 1) return false;
+         auto v = r[0].data<float>();
+         return v.size() == 2 && v[0] == 1 && v[1] == 4;
+       });
+  auto in = RunModule(b, input, fusion_args());
+  Check(!in.ok() && in.status().code() == absl::StatusCode::kUnimplemented,
+        "kInput fusion is unsupported: " + std::string(in.status().message()));
+
   std::printf("%d passed, %d failed\n", passes, failures);
   return failures == 0 ? 0 : 1;
 }
