@@ -154,6 +154,8 @@ FamilyGenerator GeneratorFor(HloOpcode opcode) {
       return &GenerateAsync;
     case OpFamily::kCustomCall:
       return &GenerateCustomCall;
+    case OpFamily::kCollectives:
+      return &GenerateCollectives;
     default:
       return nullptr;
   }

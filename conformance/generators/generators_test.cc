@@ -5,14 +5,22 @@
 // produced).
 #include <cmath>
 #include <complex>
+#include <filesystem>
+#include <fstream>
 #include <set>
+#include <sstream>
 #include <string>
 
+#include "absl/strings/str_cat.h"
 #include "conformance/generators/draw.h"
 #include "conformance/generators/generator.h"
 #include "gtest/gtest.h"
 #include "interpreter/evaluator.h"
 #include "interpreter/host_queues.h"
+#include "spec/ir/hlo_parser.h"
+#include "spec/types/npy.h"
+#include "spec/util/status_macros.h"
+#include "spec/verifier/verifier.h"
 
 namespace hloref::conformance {
 namespace {
@@ -325,6 +333,302 @@ TEST(Generators, CustomCallIsExcludedWithAReason) {
   EXPECT_EQ(c.status().code(), absl::StatusCode::kUnimplemented);
   EXPECT_NE(c.status().message().find("target"), absl::string_view::npos)
       << c.status();
+}
+
+// ---- Collectives: replicated cases (collectives.cc).
+
+constexpr HloOpcode kCollectiveOps[] = {HloOpcode::kAllReduce,
+                                        HloOpcode::kAllReduceStart,
+                                        HloOpcode::kAllReduceDone,
+                                        HloOpcode::kAllGather,
+                                        HloOpcode::kAllGatherStart,
+                                        HloOpcode::kAllGatherDone,
+                                        HloOpcode::kReduceScatter,
+                                        HloOpcode::kAllToAll,
+                                        HloOpcode::kCollectivePermute,
+                                        HloOpcode::kCollectivePermuteStart,
+                                        HloOpcode::kCollectivePermuteDone,
+                                        HloOpcode::kCollectiveBroadcast,
+                                        HloOpcode::kReplicaId,
+                                        HloOpcode::kPartitionId,
+                                        HloOpcode::kRaggedAllToAll};
+
+bool CollectiveZeroSize(const Shape& s) {
+  if (s.IsTuple()) {
+    for (const Shape& e : s.tuple_shapes()) {
+      if (CollectiveZeroSize(e)) return true;
+    }
+    return false;
+  }
+  return s.IsArray() && s.num_elements() == 0;
+}
+
+bool Contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+// The oracle on every participant of the case.
+absl::StatusOr<std::vector<EvalResult>> RunCollectiveCase(
+    const GeneratedCase& c) {
+  Evaluator ev;
+  if (!c.replicated()) {
+    HLOREF_ASSIGN_OR_RETURN(EvalResult r, ev.Run(*c.module, c.args));
+    std::vector<EvalResult> one;
+    one.push_back(std::move(r));
+    return one;
+  }
+  if (c.participant_args.empty()) {
+    std::vector<std::vector<Literal>> shared = {c.args};
+    return ev.RunReplicated(*c.module, shared);
+  }
+  return ev.RunReplicated(*c.module, c.participant_args);
+}
+
+TEST(GeneratorsCollectives, EveryOpYieldsVerifiedReplicatedCases) {
+  std::set<std::string> forms;  // replica-group forms and modes seen
+  for (HloOpcode op : kCollectiveOps) {
+    const std::string name(HloOpcodeString(op));
+    ASSERT_TRUE(HasGenerator(op)) << name;
+    int ok = 0, replicated = 0, partitioned = 0;
+    bool zero_size = false;
+    std::set<PrimitiveType> types;
+    for (uint64_t seed = 0; seed < 150; ++seed) {
+      auto c = GenerateCase(op, seed);
+      if (!c.ok()) {
+        EXPECT_EQ(c.status().code(), absl::StatusCode::kFailedPrecondition)
+            << name << ": " << c.status();
+        continue;
+      }
+      ++ok;
+      types.insert(c->type);
+      EXPECT_TRUE(Contains(c->module_text, name + "(")) << c->module_text;
+      // The text stands on its own: it parses and verifies again, and its
+      // header states the participants the case runs.
+      auto again = ParseHloModule(c->module_text);
+      ASSERT_TRUE(again.ok()) << again.status() << "\n" << c->module_text;
+      EXPECT_TRUE(VerifyModule(**again).ok()) << c->module_text;
+      EXPECT_EQ((*again)->config().replica_count, c->replica_count);
+      EXPECT_EQ((*again)->config().num_partitions, c->partition_count);
+      const int64_t participants = c->replica_count * c->partition_count;
+      EXPECT_GE(c->replica_count, 1);
+      EXPECT_LE(c->replica_count, 4);
+      EXPECT_LE(participants, 8);
+      const int64_t params = c->module->entry()->num_parameters();
+      ASSERT_EQ(static_cast<int64_t>(c->args.size()), params);
+      if (c->replicated()) {
+        ++replicated;
+        partitioned += c->partition_count > 1;
+        if (params > 0) {
+          // One argument list per participant, participant 0's = args,
+          // each matching the entry parameters' shapes.
+          ASSERT_EQ(static_cast<int64_t>(c->participant_args.size()),
+                    participants);
+          for (const auto& list : c->participant_args) {
+            ASSERT_EQ(static_cast<int64_t>(list.size()), params);
+            for (int64_t k = 0; k < params; ++k) {
+              EXPECT_TRUE(list[k].shape().SameDimensions(
+                  c->module->entry()->parameter(k)->shape()));
+              EXPECT_EQ(
+                  list[k].element_type(),
+                  c->module->entry()->parameter(k)->shape().element_type());
+            }
+          }
+          for (int64_t k = 0; k < params; ++k) {
+            EXPECT_TRUE(c->participant_args[0][k] == c->args[k]);
+          }
+        }
+      } else {
+        EXPECT_TRUE(c->participant_args.empty());
+      }
+      EXPECT_FALSE(c->uses_host);
+      for (const Literal& a : c->args)
+        zero_size |= CollectiveZeroSize(a.shape());
+      for (const char* form :
+           {"replica_groups={}", "replica_groups={{", "]<=[", "T(1,0)",
+            "use_global_device_ids=true", "channel_id=", "to_apply"}) {
+        if (Contains(c->module_text, form)) forms.insert(form);
+      }
+      for (const char* reducer :
+           {"add(a, b)", "multiply(a, b)", "maximum(a, b)", "minimum(a, b)",
+            "and(a, b)", "or(a, b)"}) {
+        if (Contains(c->module_text, reducer)) forms.insert(reducer);
+      }
+      if (c->replicated() && Contains(c->module_text, "source_target_pairs")) {
+        // Some participant in no pair's target list receives zeros.
+        forms.insert("pairs");
+      }
+    }
+    EXPECT_GE(ok, 145) << name;
+    EXPECT_GE(replicated, 100) << name;
+    if (op != HloOpcode::kReplicaId && op != HloOpcode::kPartitionId) {
+      EXPECT_GE(types.size(), 8u) << name;
+      EXPECT_GE(partitioned, 15) << name;
+    }
+    if (op != HloOpcode::kReplicaId && op != HloOpcode::kPartitionId &&
+        op != HloOpcode::kRaggedAllToAll) {
+      EXPECT_TRUE(zero_size) << name << ": no zero-size operand in 150 seeds";
+    }
+  }
+  for (const char* form :
+       {"replica_groups={}", "replica_groups={{", "]<=[", "T(1,0)",
+        "use_global_device_ids=true", "channel_id=", "add(a, b)",
+        "multiply(a, b)", "maximum(a, b)", "minimum(a, b)", "and(a, b)",
+        "or(a, b)", "pairs"}) {
+    EXPECT_TRUE(forms.count(form)) << "never drawn: " << form;
+  }
+}
+
+TEST(GeneratorsCollectives, ReproducibleFromTheSeed) {
+  for (HloOpcode op : kCollectiveOps) {
+    for (uint64_t seed = 0; seed < 20; ++seed) {
+      auto a = GenerateCase(op, seed);
+      auto b = GenerateCase(op, seed);
+      ASSERT_TRUE(a.ok() && b.ok());
+      EXPECT_EQ(a->module_text, b->module_text);
+      ASSERT_EQ(a->participant_args.size(), b->participant_args.size());
+      for (size_t i = 0; i < a->participant_args.size(); ++i) {
+        ASSERT_EQ(a->participant_args[i].size(), b->participant_args[i].size());
+        for (size_t k = 0; k < a->participant_args[i].size(); ++k) {
+          EXPECT_TRUE(a->participant_args[i][k] == b->participant_args[i][k]);
+        }
+      }
+    }
+    // Another seed gives another case.
+    EXPECT_NE(GenerateCase(op, 1)->module_text + GenerateCase(op, 2)->id,
+              GenerateCase(op, 2)->module_text + GenerateCase(op, 1)->id);
+  }
+}
+
+TEST(GeneratorsCollectives, ParticipantsGetTheirOwnValues) {
+  int differ = 0;
+  for (uint64_t seed = 0; seed < 60; ++seed) {
+    auto c = GenerateCase(HloOpcode::kAllReduce, seed);
+    ASSERT_TRUE(c.ok());
+    if (!c->replicated() || c->args[0].element_count() < 2) continue;
+    differ += !(c->participant_args[0][0] == c->participant_args[1][0]);
+  }
+  EXPECT_GT(differ, 20);
+}
+
+// Every case runs on the oracle: groups cover every participant, shapes
+// agree with the run, and ragged-all-to-all's offsets and sizes are in
+// range and consistent (the oracle reports the undefined cases as
+// OutOfRange, which would fail here).
+TEST(GeneratorsCollectives, TheOracleRunsEveryCase) {
+  for (HloOpcode op : kCollectiveOps) {
+    for (uint64_t seed = 0; seed < 40; ++seed) {
+      auto c = GenerateCase(op, seed);
+      ASSERT_TRUE(c.ok()) << c.status();
+      auto r = RunCollectiveCase(*c);
+      ASSERT_TRUE(r.ok()) << HloOpcodeString(op) << " seed " << seed << ": "
+                          << r.status() << "\n"
+                          << c->module_text;
+      EXPECT_EQ(static_cast<int64_t>(r->size()),
+                c->replica_count * c->partition_count);
+    }
+  }
+}
+
+// all-reduce with an integer add over one group of every replica: every
+// participant gets the wrapping sum of all participants' operands
+// (independent computation here).
+TEST(GeneratorsCollectives, IntegerAllReduceSumsEveryReplica) {
+  int checked = 0;
+  for (uint64_t seed = 0; seed < 3000 && checked < 6; ++seed) {
+    auto c = GenerateCase(HloOpcode::kAllReduce, seed);
+    ASSERT_TRUE(c.ok());
+    if (!c->replicated() || c->partition_count != 1 || !IsInteger(c->type) ||
+        c->args.size() != 1 || !Contains(c->module_text, "add(a, b)") ||
+        !Contains(c->module_text, "replica_groups={},") ||
+        Contains(c->module_text, "channel_id")) {
+      continue;
+    }
+    auto r = RunCollectiveCase(*c);
+    ASSERT_TRUE(r.ok()) << r.status();
+    Literal want(c->args[0].shape());
+    for (int64_t e = 0; e < want.element_count(); ++e) {
+      uint64_t sum = 0;
+      for (const auto& list : c->participant_args) {
+        sum += static_cast<uint64_t>(list[0].GetAsInt64(e));
+      }
+      want.SetFromInt64(e, static_cast<int64_t>(sum));
+    }
+    for (const EvalResult& got : *r) {
+      EXPECT_TRUE(got.value == want) << c->id << "\n" << c->module_text;
+    }
+    ++checked;
+  }
+  EXPECT_GE(checked, 3);
+}
+
+// ragged-all-to-all over one group of every replica (no channel, one
+// partition): what each sender sends to a receiver is what the receiver
+// expects, and every slice lies inside the buffers without overlapping
+// another in the receiver (checked here from the arguments alone).
+TEST(GeneratorsCollectives, RaggedAllToAllSizesAgreeAcrossParticipants) {
+  int checked = 0;
+  for (uint64_t seed = 0; seed < 400; ++seed) {
+    auto c = GenerateCase(HloOpcode::kRaggedAllToAll, seed);
+    ASSERT_TRUE(c.ok());
+    if (!c->replicated() || c->partition_count != 1 ||
+        Contains(c->module_text, "channel_id") ||
+        !Contains(c->module_text, "replica_groups={}")) {
+      continue;
+    }
+    const auto& a = c->participant_args;
+    const int64_t n = c->replica_count;
+    const int64_t entries = a[0][2].element_count();
+    ASSERT_EQ(entries % n, 0);
+    const int64_t per_peer = entries / n;
+    const int64_t in_rows = a[0][0].shape().dimensions(0);
+    const int64_t out_rows = a[0][1].shape().dimensions(0);
+    for (int64_t p = 0; p < n; ++p) {
+      std::vector<int> written(out_rows, 0);
+      for (int64_t s = 0; s < n; ++s) {
+        for (int64_t k = 0; k < per_peer; ++k) {
+          const int64_t e = p * per_peer + k;
+          const int64_t size = a[s][3].GetAsInt64(e);
+          EXPECT_EQ(a[p][5].GetAsInt64(s * per_peer + k), size) << c->id;
+          const int64_t from = a[s][2].GetAsInt64(e);
+          const int64_t to = a[s][4].GetAsInt64(e);
+          EXPECT_TRUE(from >= 0 && from + size <= in_rows) << c->id;
+          ASSERT_TRUE(to >= 0 && to + size <= out_rows) << c->id;
+          for (int64_t row = to; row < to + size; ++row) ++written[row];
+        }
+      }
+      for (int w : written) EXPECT_LE(w, 1) << c->id;
+    }
+    ++checked;
+  }
+  EXPECT_GE(checked, 10);
+}
+
+TEST(GeneratorsCollectives, CaseDirHoldsEveryParticipantsArguments) {
+  GeneratedCase c;
+  for (uint64_t seed = 0; seed < 100; ++seed) {
+    auto g = GenerateCase(HloOpcode::kAllGather, seed);
+    ASSERT_TRUE(g.ok());
+    if (g->replica_count >= 2) {
+      c = *std::move(g);
+      break;
+    }
+  }
+  ASSERT_GE(c.replica_count, 2);
+  const std::string dir = ::testing::TempDir() + "/h4_collective_case";
+  std::filesystem::remove_all(dir);
+  ASSERT_TRUE(WriteCaseDir(c, dir).ok());
+  for (size_t i = 0; i < c.participant_args.size(); ++i) {
+    auto back = ReadNpyFile(absl::StrCat(dir, "/p", i, "/arg_0.npy"));
+    ASSERT_TRUE(back.ok()) << back.status();
+    EXPECT_TRUE(*back == c.participant_args[i][0]) << "participant " << i;
+  }
+  std::ifstream readme(dir + "/README");
+  std::stringstream text;
+  text << readme.rdbuf();
+  EXPECT_TRUE(Contains(
+      text.str(), absl::StrCat("hloref run --replicas=", c.replica_count, " ")))
+      << text.str();
+  EXPECT_TRUE(Contains(text.str(), "p<i>/arg_<k>.npy")) << text.str();
 }
 
 }  // namespace

@@ -13,7 +13,11 @@
 #include "conformance/harness/report.h"
 #include "gtest/gtest.h"
 #include "interpreter/evaluator.h"
+#include "interpreter/host_queues.h"
+#include "spec/ir/hlo_parser.h"
 #include "spec/types/minifloat.h"
+#include "spec/util/status_macros.h"
+#include "spec/verifier/verifier.h"
 
 namespace hloref::conformance {
 namespace {
@@ -298,6 +302,256 @@ TEST(Suite, GoldenCaseFailsThenPassesUnderDeclaredFtz) {
     }
   }
   EXPECT_EQ(passed_only_with_deviation, failed);
+}
+
+// ---- Replicated and host-transfer cases.
+
+// A backend built on the oracle whose optional entry points are switched
+// on or off, or deliberately wrong.
+enum class Flaw {
+  kNone,              // RunReplicated / RunWithHost like the oracle
+  kNoOptional,        // only Run: RunReplicated / RunWithHost Unimplemented
+  kSwapParticipants,  // RunReplicated returns participants 0 and 1 swapped
+  kDropLastOutfeed,   // RunWithHost loses the last outfeed value
+  kCorruptOutfeed,    // RunWithHost flips a bit of outfeed value 0
+};
+
+template <Flaw kFlaw>
+class OracleBackend : public backends::Backend {
+ public:
+  std::string name() const override { return "fake-oracle"; }
+  absl::Status Supports(const HloInstruction&) const override {
+    return absl::OkStatus();
+  }
+  absl::StatusOr<std::unique_ptr<backends::Executable>> Compile(
+      const HloModule& module, const backends::CompileOptions&) override {
+    class Exe : public backends::Executable {
+     public:
+      explicit Exe(const HloModule* m) : module_(m) {}
+      absl::StatusOr<std::vector<Literal>> Run(
+          absl::Span<const Literal> args) override {
+        Evaluator ev;
+        HLOREF_ASSIGN_OR_RETURN(Literal out, ev.Evaluate(*module_, args));
+        return backends::FlattenLiteral(std::move(out));
+      }
+      absl::StatusOr<std::vector<std::vector<Literal>>> RunReplicated(
+          absl::Span<const std::vector<Literal>> args) override {
+        if (kFlaw == Flaw::kNoOptional) {
+          return backends::Executable::RunReplicated(args);
+        }
+        Evaluator ev;
+        HLOREF_ASSIGN_OR_RETURN(std::vector<EvalResult> results,
+                                ev.RunReplicated(*module_, args));
+        std::vector<std::vector<Literal>> out;
+        for (EvalResult& r : results) {
+          out.push_back(backends::FlattenLiteral(std::move(r.value)));
+        }
+        if (kFlaw == Flaw::kSwapParticipants && out.size() >= 2) {
+          std::swap(out[0], out[1]);
+        }
+        return out;
+      }
+      absl::StatusOr<std::vector<Literal>> RunWithHost(
+          absl::Span<const Literal> args,
+          backends::HostTransfers& host) override {
+        if (kFlaw == Flaw::kNoOptional) {
+          return backends::Executable::RunWithHost(args, host);
+        }
+        HostQueues queues;
+        for (const Literal& v : host.infeed) queues.PushInfeed(v);
+        for (const auto& [channel, values] : host.recv) {
+          for (const Literal& v : values) queues.PushRecv(channel, v);
+        }
+        EvaluatorOptions options;
+        options.host_queues = &queues;
+        Evaluator ev(options);
+        HLOREF_ASSIGN_OR_RETURN(Literal out, ev.Evaluate(*module_, args));
+        host.outfeed = queues.TakeOutfeed();
+        for (int64_t channel : queues.SentChannels()) {
+          host.sent[channel] = queues.TakeSent(channel);
+        }
+        if (kFlaw == Flaw::kDropLastOutfeed && !host.outfeed.empty()) {
+          host.outfeed.pop_back();
+        }
+        if (kFlaw == Flaw::kCorruptOutfeed && !host.outfeed.empty() &&
+            host.outfeed[0].element_count() > 0) {
+          host.outfeed[0].SetRawBits(0, host.outfeed[0].GetRawBits(0) ^ 1);
+        }
+        return backends::FlattenLiteral(std::move(out));
+      }
+
+     private:
+      const HloModule* module_;
+    };
+    return std::unique_ptr<backends::Executable>(new Exe(&module));
+  }
+};
+
+// The first generated case of `op` whose participants satisfy `want`.
+template <typename Pred>
+GeneratedCase FindCase(HloOpcode op, Pred want) {
+  for (uint64_t seed = 0; seed < 500; ++seed) {
+    auto c = GenerateCase(op, seed);
+    if (c.ok() && want(*c)) return *std::move(c);
+  }
+  ADD_FAILURE() << "no case of " << HloOpcodeString(op) << " fits";
+  return GeneratedCase();
+}
+
+SuiteOptions InterpreterOptions() {
+  SuiteOptions o;
+  o.backend_factory = [] { return backends::CreateInterpreterBackend(); };
+  return o;
+}
+
+TEST(SuiteReplicated, ReplicatedCasesPassOnTheInterpreter) {
+  auto backend = backends::CreateInterpreterBackend();
+  ASSERT_TRUE(backend.ok());
+  const SuiteOptions o = InterpreterOptions();
+  int replicated = 0;
+  for (HloOpcode op :
+       {HloOpcode::kAllReduce, HloOpcode::kAllGather, HloOpcode::kReduceScatter,
+        HloOpcode::kAllToAll, HloOpcode::kCollectivePermute,
+        HloOpcode::kRaggedAllToAll}) {
+    for (uint64_t seed = 0; seed < 20; ++seed) {
+      auto c = GenerateCase(op, seed);
+      ASSERT_TRUE(c.ok()) << c.status();
+      CaseRecord r = RunGeneratedCase(*c, **backend, o);
+      EXPECT_EQ(r.outcome, Outcome::kPass) << r.id << ": " << r.message;
+      if (c->replicated()) {
+        ++replicated;
+        // Every participant was judged: as many elements as the oracle's
+        // results of all participants hold.
+        int64_t elements = 0;
+        Evaluator ev;
+        auto want = ev.RunReplicated(*c->module, c->participant_args);
+        ASSERT_TRUE(want.ok()) << want.status();
+        for (const EvalResult& e : *want) {
+          for (const EvaluatedOutput& out : e.outputs) {
+            elements += out.value.element_count();
+          }
+        }
+        EXPECT_EQ(r.elements, elements) << r.id;
+      }
+    }
+  }
+  EXPECT_GT(replicated, 60);
+}
+
+TEST(SuiteReplicated, BackendWithoutRunReplicatedIsUnsupported) {
+  const GeneratedCase c = FindCase(HloOpcode::kAllReduce, [](const auto& c) {
+    return c.replica_count >= 2;
+  });
+  OracleBackend<Flaw::kNoOptional> backend;
+  CaseRecord r = RunGeneratedCase(c, backend, InterpreterOptions());
+  EXPECT_EQ(r.outcome, Outcome::kUnsupported) << r.message;
+  EXPECT_NE(r.message.find("run replicated"), std::string::npos) << r.message;
+  // The same backend runs a single-participant case.
+  const GeneratedCase one = FindCase(
+      HloOpcode::kAllReduce, [](const auto& c) { return !c.replicated(); });
+  EXPECT_EQ(RunGeneratedCase(one, backend, InterpreterOptions()).outcome,
+            Outcome::kPass);
+}
+
+TEST(SuiteReplicated, SwappedParticipantsFailNamingTheParticipant) {
+  // replica-id differs between replicas 0 and 1: swapping their results
+  // makes both wrong, and the first (replica 0) is the one named.
+  const GeneratedCase c = FindCase(HloOpcode::kReplicaId, [](const auto& c) {
+    return c.replica_count >= 2 && c.partition_count == 1;
+  });
+  OracleBackend<Flaw::kSwapParticipants> backend;
+  CaseRecord r = RunGeneratedCase(c, backend, InterpreterOptions());
+  ASSERT_EQ(r.outcome, Outcome::kFail);
+  EXPECT_NE(r.message.find("replica 0: "), std::string::npos) << r.message;
+  EXPECT_NE(r.message.find("[2 of "), std::string::npos) << r.message;
+  ASSERT_FALSE(r.failures.empty());
+  EXPECT_EQ(r.failures[0].expected, "0");
+  EXPECT_EQ(r.failures[0].got, "1");
+  EXPECT_NE(r.failures[0].why.find("replica 0"), std::string::npos);
+  EXPECT_FALSE(r.module_text.empty());  // replayable
+  // With partitions, participants 0 and 1 are partitions 0 and 1 of
+  // replica 0; partition-id tells them apart.
+  const GeneratedCase p = FindCase(HloOpcode::kPartitionId, [](const auto& c) {
+    return c.partition_count == 2;
+  });
+  CaseRecord rp = RunGeneratedCase(p, backend, InterpreterOptions());
+  ASSERT_EQ(rp.outcome, Outcome::kFail);
+  EXPECT_NE(rp.message.find("replica 0 partition 0: "), std::string::npos)
+      << rp.message;
+  // The correct backend passes both.
+  OracleBackend<Flaw::kNone> good;
+  EXPECT_EQ(RunGeneratedCase(c, good, InterpreterOptions()).outcome,
+            Outcome::kPass);
+  EXPECT_EQ(RunGeneratedCase(p, good, InterpreterOptions()).outcome,
+            Outcome::kPass);
+}
+
+// A host-transfer case written by hand: infeed one value, outfeed the sum
+// with the argument and then the argument itself.
+GeneratedCase HostCase() {
+  GeneratedCase c;
+  c.id = "test/outfeed/0";
+  c.opcode = HloOpcode::kOutfeed;
+  c.type = PrimitiveType::kF32;
+  c.module_text = R"(HloModule host_case
+
+ENTRY main {
+  x = f32[3] parameter(0)
+  t0 = token[] after-all()
+  in = (f32[3], token[]) infeed(t0)
+  v = f32[3] get-tuple-element(in), index=0
+  t1 = token[] get-tuple-element(in), index=1
+  s = f32[3] add(x, v)
+  t2 = token[] outfeed(s, t1), outfeed_shape=f32[3]
+  t3 = token[] outfeed(x, t2), outfeed_shape=f32[3]
+  ROOT r = f32[3] add-dependency(s, t3)
+}
+)";
+  auto m = ParseHloModule(c.module_text);
+  HLOREF_CHECK(m.ok());
+  HLOREF_CHECK(VerifyModule(**m).ok());
+  c.module = std::shared_ptr<const HloModule>(std::move(*m));
+  c.args.push_back(*ParseLiteral("f32[3] {1, 2, 3}"));
+  c.uses_host = true;
+  c.host.infeed.push_back(*ParseLiteral("f32[3] {0.5, -2, 4}"));
+  return c;
+}
+
+TEST(SuiteHost, HostCasePassesOnTheInterpreterAndComparesOutfeed) {
+  const GeneratedCase c = HostCase();
+  auto backend = backends::CreateInterpreterBackend();
+  ASSERT_TRUE(backend.ok());
+  CaseRecord r = RunGeneratedCase(c, **backend, InterpreterOptions());
+  EXPECT_EQ(r.outcome, Outcome::kPass) << r.message;
+  OracleBackend<Flaw::kNone> good;
+  EXPECT_EQ(RunGeneratedCase(c, good, InterpreterOptions()).outcome,
+            Outcome::kPass);
+}
+
+TEST(SuiteHost, BackendWithoutRunWithHostIsUnsupported) {
+  OracleBackend<Flaw::kNoOptional> backend;
+  CaseRecord r = RunGeneratedCase(HostCase(), backend, InterpreterOptions());
+  EXPECT_EQ(r.outcome, Outcome::kUnsupported) << r.message;
+  EXPECT_NE(r.message.find("run with host"), std::string::npos) << r.message;
+}
+
+TEST(SuiteHost, MissingOrWrongOutfeedFails) {
+  OracleBackend<Flaw::kDropLastOutfeed> dropping;
+  CaseRecord r = RunGeneratedCase(HostCase(), dropping, InterpreterOptions());
+  ASSERT_EQ(r.outcome, Outcome::kFail);
+  EXPECT_NE(
+      r.message.find("outfeed: the oracle wrote 2 value(s), the backend 1"),
+      std::string::npos)
+      << r.message;
+  OracleBackend<Flaw::kCorruptOutfeed> corrupting;
+  CaseRecord w = RunGeneratedCase(HostCase(), corrupting, InterpreterOptions());
+  ASSERT_EQ(w.outcome, Outcome::kFail);
+  // Outfeed value 0 is x + infeed = {1.5, 0, 7}; its element 0 has its
+  // lowest bit flipped.
+  EXPECT_NE(w.message.find("outfeed value 0: leaf 0, element 0: expected 1.5"),
+            std::string::npos)
+      << w.message;
+  EXPECT_FALSE(w.host.infeed.empty());  // the failing case keeps its inputs
 }
 
 }  // namespace
