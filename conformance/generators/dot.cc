@@ -1,8 +1,15 @@
-// Generator of dot (seed 001 DotGeneral): any number of batch, free and
-// contracting dimensions in any position, occasional long contractions
-// (class-A bounds), exact small-integer data (every order agrees) or
-// random data with special values.
+// Generator of the dot family. dot (seed 001 DotGeneral): any number of
+// batch, free and contracting dimensions in any position, occasional long
+// contractions (class-A bounds), exact small-integer data (every order
+// agrees) or random data with special values. ragged-dot: the three modes
+// (ragged free, contracting, batch dimension), group_sizes as a constant of
+// shape [g] or [prefix..., g] whose rows sum to at most the ragged
+// dimension (sometimes exactly), with empty groups. scaled-dot: float
+// operands with block scales (f8e8m0fnu and other float scale types)
+// dividing every dimension, MX-like blocks of 32 along the contraction.
+#include <algorithm>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -28,9 +35,241 @@ Fill DrawAccumulationFill(Rng& rng) {
   return r < 4 ? Fill::kSmallInt : (r < 8 ? Fill::kFinite : Fill::kGeneral);
 }
 
+// Row-major `values` of `dims` as an HLO literal body ("{{1, 2}, {3, 4}}").
+std::string NestedText(absl::Span<const int64_t> dims,
+                       absl::Span<const int64_t> values, size_t level = 0,
+                       int64_t offset = 0) {
+  if (level == dims.size()) return absl::StrCat(values[offset]);
+  int64_t stride = 1;
+  for (size_t j = level + 1; j < dims.size(); ++j) stride *= dims[j];
+  std::string out = "{";
+  for (int64_t i = 0; i < dims[level]; ++i) {
+    if (i > 0) out += ", ";
+    out += NestedText(dims, values, level + 1, offset + i * stride);
+  }
+  return out + "}";
+}
+
+// The sizes of the logical dimensions `logical_ids` (indices into
+// `logical`) in ascending order of their physical position `where`.
+std::vector<int64_t> ByPosition(const std::vector<int64_t>& logical,
+                                const std::vector<int64_t>& where,
+                                int64_t first, int64_t count) {
+  std::vector<std::pair<int64_t, int64_t>> pos;
+  for (int64_t i = first; i < first + count; ++i) {
+    pos.push_back({where[i], logical[i]});
+  }
+  std::sort(pos.begin(), pos.end());
+  std::vector<int64_t> out;
+  for (const auto& p : pos) out.push_back(p.second);
+  return out;
+}
+
+// A dimension size in [1, hi], now and then 0 (zero-size operands).
+int64_t DrawFreeSize(Rng& rng, int64_t hi) {
+  return rng.Chance(0.08) ? 0 : rng.Range(1, hi);
+}
+
+// ragged-dot (text-format 6.5; modes and group_sizes shapes as in
+// interpreter/ops/ragged_scaled_dot.cc).
+absl::StatusOr<Draw> GenerateRaggedDot(Rng& rng) {
+  Draw d;
+  const PrimitiveType t = DrawType(rng);
+  const int mode = static_cast<int>(rng.Range(0, 2));  // free, contr, batch
+  // Now and then no groups at all (g = 0: every index in no group).
+  const int64_t num_groups = rng.Chance(0.05) ? 0 : rng.Range(1, 4);
+  const int64_t nb = rng.Range(mode == 2 ? 1 : 0, 2);
+  const int64_t nlf = rng.Range(mode == 0 ? 1 : 0, 2);
+  const int64_t nc = rng.Range(mode == 1 ? 1 : 0, 2);
+  const int64_t nrf = rng.Range(0, 1);
+  std::vector<int64_t> batch, lfree, contr, rfree;
+  for (int64_t i = 0; i < nb; ++i) batch.push_back(rng.Range(1, 3));
+  for (int64_t i = 0; i < nlf; ++i) lfree.push_back(DrawFreeSize(rng, 8));
+  for (int64_t i = 0; i < nc; ++i) contr.push_back(rng.Range(1, 6));
+  for (int64_t i = 0; i < nrf; ++i) rfree.push_back(DrawFreeSize(rng, 3));
+  if (nc == 1 && rng.Chance(0.1)) contr[0] = rng.Range(40, 200);
+  std::vector<int64_t> lhs_logical = batch;
+  lhs_logical.insert(lhs_logical.end(), lfree.begin(), lfree.end());
+  lhs_logical.insert(lhs_logical.end(), contr.begin(), contr.end());
+  std::vector<int64_t> rhs_logical;
+  if (mode == 0) rhs_logical.push_back(num_groups);
+  rhs_logical.insert(rhs_logical.end(), batch.begin(), batch.end());
+  rhs_logical.insert(rhs_logical.end(), contr.begin(), contr.end());
+  rhs_logical.insert(rhs_logical.end(), rfree.begin(), rfree.end());
+  std::vector<int64_t> lhs, rhs, lw, rw;
+  Place(rng, lhs_logical, &lhs, &lw);
+  Place(rng, rhs_logical, &rhs, &rw);
+  const int64_t ro = mode == 0 ? 1 : 0;
+  std::vector<int64_t> lb(lw.begin(), lw.begin() + nb);
+  std::vector<int64_t> lc(lw.begin() + nb + nlf, lw.end());
+  std::vector<int64_t> rb(rw.begin() + ro, rw.begin() + ro + nb);
+  std::vector<int64_t> rc(rw.begin() + ro + nb, rw.begin() + ro + nb + nc);
+  // The ragged dimension and the group_sizes prefix (StableHLO's rule).
+  std::vector<int64_t> prefix;
+  int64_t ragged = 0, ragged_size = 0;
+  if (mode == 0) {
+    const int64_t j = rng.Range(0, nlf - 1);
+    ragged = lw[nb + j];
+    ragged_size = lfree[j];
+    prefix = batch;
+    for (int64_t d = 0; d < ragged; ++d) {
+      for (int64_t i = 0; i < nlf; ++i) {
+        if (lw[nb + i] == d) prefix.push_back(lfree[i]);
+      }
+    }
+  } else if (mode == 1) {
+    const int64_t j = rng.Range(0, nc - 1);
+    ragged = lc[j];
+    ragged_size = contr[j];
+    prefix = batch;
+    prefix.insert(prefix.end(), contr.begin(), contr.begin() + j);
+  } else {
+    const int64_t j = rng.Range(0, nb - 1);
+    ragged = lb[j];
+    ragged_size = batch[j];
+    prefix.assign(batch.begin(), batch.begin() + j);
+  }
+  int64_t rows = 1;
+  for (int64_t p : prefix) rows *= p;
+  const bool with_prefix =
+      !prefix.empty() && rows > 0 && num_groups > 0 && rng.Chance(0.5);
+  if (!with_prefix) {
+    prefix.clear();
+    rows = 1;
+  }
+  // Each row: a total <= the ragged size (often exactly it) cut into
+  // num_groups sizes (empty groups included).
+  std::vector<int64_t> sizes;
+  for (int64_t row = 0; row < rows; ++row) {
+    const int64_t total =
+        rng.Chance(0.5) ? ragged_size : rng.Range(0, ragged_size);
+    std::vector<int64_t> cuts = {0, total};
+    for (int64_t g = 1; g < num_groups; ++g)
+      cuts.push_back(rng.Range(0, total));
+    std::sort(cuts.begin(), cuts.end());
+    for (int64_t g = 0; g < num_groups; ++g) {
+      sizes.push_back(cuts[g + 1] - cuts[g]);
+    }
+  }
+  static constexpr PrimitiveType kGroupTypes[] = {
+      PrimitiveType::kS32, PrimitiveType::kS64, PrimitiveType::kU32,
+      PrimitiveType::kU8};
+  PrimitiveType gt = rng.Pick<PrimitiveType>(kGroupTypes);
+  if (gt == PrimitiveType::kU8 && ragged_size > 255) gt = PrimitiveType::kS32;
+  std::vector<int64_t> gs_dims = prefix;
+  gs_dims.push_back(num_groups);
+  d.prelude = absl::StrCat("  gs = ", ShapeText(gt, gs_dims), " constant(",
+                           NestedText(gs_dims, sizes), ")\n");
+  const Fill fill = DrawAccumulationFill(rng);
+  d.params.push_back({Shape(t, lhs), fill});
+  d.params.push_back({Shape(t, rhs), fill});
+  d.op_text = "ragged-dot(p0, p1, gs)";
+  if (nb > 0) absl::StrAppend(&d.op_text, ", lhs_batch_dims=", ListText(lb));
+  absl::StrAppend(&d.op_text, ", lhs_contracting_dims=", ListText(lc));
+  if (nb > 0) absl::StrAppend(&d.op_text, ", rhs_batch_dims=", ListText(rb));
+  absl::StrAppend(&d.op_text, ", rhs_contracting_dims=", ListText(rc),
+                  ", lhs_ragged_dims={", ragged, "}");
+  if (mode == 0) absl::StrAppend(&d.op_text, ", rhs_group_dims={", rw[0], "}");
+  return d;
+}
+
+// A block-scale shape for `dims`: each scale dimension divides its
+// operand's; contracting dimensions (`contracting`) often get blocks of 32
+// or small powers of two, the others one block or one scale per element.
+std::vector<int64_t> DrawScaleDims(Rng& rng, const std::vector<int64_t>& dims,
+                                   const std::vector<int64_t>& contracting) {
+  std::vector<int64_t> out;
+  for (size_t d = 0; d < dims.size(); ++d) {
+    const int64_t n = dims[d];
+    if (n == 0) {
+      out.push_back(0);
+      continue;
+    }
+    std::vector<int64_t> divisors;
+    for (int64_t q = 1; q <= n; ++q) {
+      if (n % q == 0) divisors.push_back(q);
+    }
+    const bool is_contracting =
+        std::find(contracting.begin(), contracting.end(),
+                  static_cast<int64_t>(d)) != contracting.end();
+    if (is_contracting && n % 32 == 0 && rng.Chance(0.7)) {
+      out.push_back(n / 32);  // MX: blocks of 32
+    } else {
+      out.push_back(rng.Pick<int64_t>(divisors));
+    }
+  }
+  return out;
+}
+
+// scaled-dot(lhs, lhs_scale, rhs, rhs_scale) (text-format 6.5).
+absl::StatusOr<Draw> GenerateScaledDot(Rng& rng) {
+  Draw d;
+  static constexpr PrimitiveType kNarrow[] = {
+      PrimitiveType::kF8E4M3FN, PrimitiveType::kF8E5M2,
+      PrimitiveType::kF4E2M1FN, PrimitiveType::kBF16};
+  static constexpr PrimitiveType kScales[] = {
+      PrimitiveType::kF8E8M0FNU, PrimitiveType::kF8E8M0FNU,
+      PrimitiveType::kF8E4M3FN, PrimitiveType::kBF16, PrimitiveType::kF32};
+  static constexpr PrimitiveType kResults[] = {
+      PrimitiveType::kF32, PrimitiveType::kF32, PrimitiveType::kBF16,
+      PrimitiveType::kF16, PrimitiveType::kF64};
+  const bool mx = rng.Chance(0.5);
+  const PrimitiveType lt =
+      mx ? rng.Pick<PrimitiveType>(kNarrow) : DrawFloatType(rng);
+  const PrimitiveType rt =
+      mx ? rng.Pick<PrimitiveType>(kNarrow) : DrawFloatType(rng);
+  const PrimitiveType lst =
+      rng.Chance(0.2) ? DrawFloatType(rng) : rng.Pick<PrimitiveType>(kScales);
+  const PrimitiveType rst =
+      rng.Chance(0.2) ? DrawFloatType(rng) : rng.Pick<PrimitiveType>(kScales);
+  const PrimitiveType out =
+      rng.Chance(0.2) ? DrawFloatType(rng) : rng.Pick<PrimitiveType>(kResults);
+  const int64_t nb = rng.Range(0, 1), nlf = rng.Range(0, 2),
+                nc = rng.Range(1, 2), nrf = rng.Range(0, 2);
+  std::vector<int64_t> batch, lfree, contr, rfree;
+  for (int64_t i = 0; i < nb; ++i) batch.push_back(rng.Range(1, 3));
+  for (int64_t i = 0; i < nlf; ++i) lfree.push_back(DrawFreeSize(rng, 4));
+  for (int64_t i = 0; i < nc; ++i) contr.push_back(rng.Range(1, 6));
+  for (int64_t i = 0; i < nrf; ++i) rfree.push_back(DrawFreeSize(rng, 4));
+  if (mx) contr.back() = 32 * rng.Range(1, 3);
+  std::vector<int64_t> lhs_logical = batch, rhs_logical = batch;
+  lhs_logical.insert(lhs_logical.end(), lfree.begin(), lfree.end());
+  lhs_logical.insert(lhs_logical.end(), contr.begin(), contr.end());
+  rhs_logical.insert(rhs_logical.end(), contr.begin(), contr.end());
+  rhs_logical.insert(rhs_logical.end(), rfree.begin(), rfree.end());
+  std::vector<int64_t> lhs, rhs, lw, rw;
+  Place(rng, lhs_logical, &lhs, &lw);
+  Place(rng, rhs_logical, &rhs, &rw);
+  std::vector<int64_t> lb(lw.begin(), lw.begin() + nb);
+  std::vector<int64_t> rb(rw.begin(), rw.begin() + nb);
+  std::vector<int64_t> lc(lw.end() - nc, lw.end());
+  std::vector<int64_t> rc(rw.begin() + nb, rw.begin() + nb + nc);
+  const Fill fill = DrawAccumulationFill(rng);
+  const Fill scale_fill = rng.Chance(0.1) ? Fill::kGeneral : Fill::kFinite;
+  d.params.push_back({Shape(lt, lhs), fill});
+  d.params.push_back({Shape(lst, DrawScaleDims(rng, lhs, lc)), scale_fill});
+  d.params.push_back({Shape(rt, rhs), fill});
+  d.params.push_back({Shape(rst, DrawScaleDims(rng, rhs, rc)), scale_fill});
+  // Result: batch, lhs free, rhs free (each in physical order), in `out`.
+  std::vector<int64_t> result = batch;
+  for (int64_t s : ByPosition(lhs_logical, lw, nb, nlf)) result.push_back(s);
+  for (int64_t s : ByPosition(rhs_logical, rw, nb + nc, nrf)) {
+    result.push_back(s);
+  }
+  d.result_shape = Shape(out, result);
+  d.op_text = "scaled-dot(p0, p1, p2, p3)";
+  if (nb > 0) absl::StrAppend(&d.op_text, ", lhs_batch_dims=", ListText(lb));
+  absl::StrAppend(&d.op_text, ", lhs_contracting_dims=", ListText(lc));
+  if (nb > 0) absl::StrAppend(&d.op_text, ", rhs_batch_dims=", ListText(rb));
+  absl::StrAppend(&d.op_text, ", rhs_contracting_dims=", ListText(rc));
+  return d;
+}
+
 }  // namespace
 
 absl::StatusOr<Draw> GenerateDot(HloOpcode op, Rng& rng) {
+  if (op == HloOpcode::kRaggedDot) return GenerateRaggedDot(rng);
+  if (op == HloOpcode::kScaledDot) return GenerateScaledDot(rng);
   if (op != HloOpcode::kDot) return absl::UnimplementedError("no generator");
   Draw d;
   const PrimitiveType t = DrawType(rng);
