@@ -14,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "conformance/generators/draw.h"
 #include "conformance/generators/generator.h"
+#include "conformance/harness/report.h"
 #include "gtest/gtest.h"
 #include "interpreter/evaluator.h"
 #include "interpreter/host_queues.h"
@@ -333,6 +334,24 @@ TEST(Generators, CustomCallIsExcludedWithAReason) {
   EXPECT_EQ(c.status().code(), absl::StatusCode::kUnimplemented);
   EXPECT_NE(c.status().message().find("target"), absl::string_view::npos)
       << c.status();
+}
+
+TEST(Generators, ReportsNameTheExcludedOpsAndWhy) {
+  SuiteResult empty;
+  ReportMeta meta;
+  const std::string j = ReportJson(empty, meta);
+  const std::string h = ReportHtml(empty, meta);
+  const size_t key = j.find("\"excluded_from_generation\": [");
+  ASSERT_NE(key, std::string::npos) << j;
+  EXPECT_NE(
+      j.find("{\"op\": \"custom-call\", \"reason\": \"custom-call runs", key),
+      std::string::npos)
+      << j;
+  const size_t section = h.find("<h2>Ops without generated cases</h2>");
+  ASSERT_NE(section, std::string::npos);
+  EXPECT_NE(
+      h.find("<th class=\"op\">custom-call</th><td>custom-call runs", section),
+      std::string::npos);
 }
 
 // ---- Collectives: replicated cases (collectives.cc).

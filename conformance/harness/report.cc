@@ -13,6 +13,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
+#include "conformance/generators/generator.h"
 #include "spec/types/npy.h"
 
 namespace hloref::conformance {
@@ -194,8 +195,17 @@ std::string ReportJson(const SuiteResult& result, const ReportMeta& meta) {
         "{\"id\": ", JsonString(r.id), ", \"op\": ", JsonString(r.op),
         ", \"outcome\": ", JsonString(OutcomeKey(r.outcome)), "}"));
   }
+  // Ops that have no generated cases by design, with the reason: a
+  // reader of the matrix must see them as excluded, not silently missing.
+  std::vector<std::string> excluded;
+  for (const auto& [op, reason] : ExcludedFromGeneration()) {
+    excluded.push_back(
+        absl::StrCat("{\"op\": ", JsonString(std::string(HloOpcodeString(op))),
+                     ", \"reason\": ", JsonString(reason), "}"));
+  }
   absl::StrAppend(&j, absl::StrJoin(program_cases, ", "),
-                  "]},\n  \"matrix\": {");
+                  "]},\n  \"excluded_from_generation\": [",
+                  absl::StrJoin(excluded, ", "), "],\n  \"matrix\": {");
   const Matrix m = BuildMatrix(result);
   std::vector<std::string> rows;
   for (const auto& [op, row] : m) {
@@ -406,7 +416,16 @@ std::string ReportHtml(const SuiteResult& result, const ReportMeta& meta) {
                       rows, "</table>\n");
     }
   }
-  absl::StrAppend(&h, "<h2>Failures</h2>\n");
+  absl::StrAppend(&h,
+                  "<h2>Ops without generated cases</h2>\n<p>Excluded by "
+                  "design (the golden suite covers them):</p>\n<table>\n"
+                  "<tr><th class=\"op\">op</th><th>reason</th></tr>\n");
+  for (const auto& [op, reason] : ExcludedFromGeneration()) {
+    absl::StrAppend(&h, "<tr><th class=\"op\">",
+                    Xml(std::string(HloOpcodeString(op))), "</th><td>",
+                    Xml(reason), "</td></tr>\n");
+  }
+  absl::StrAppend(&h, "</table>\n<h2>Failures</h2>\n");
   int64_t shown = 0;
   for (const CaseRecord& r : result.records) {
     if (r.outcome != Outcome::kFail) continue;

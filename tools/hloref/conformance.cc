@@ -73,7 +73,9 @@ Options:
   --keep-files            command backends: keep each run's exchange
                           directory (printed in failure messages)
   --golden-dir=DIR        the golden suite (default: the source tree's)
-  --list-ops              print the ops that have a case generator
+  --list-ops              print the ops that have a case generator (the
+                          ops excluded by design, with the reason, on
+                          stderr)
   --verbose               also list unsupported and skipped cases
   --help                  show this text
 
@@ -161,6 +163,12 @@ int RunConformance(int argc, char** argv) {
   if (cl->Has("list-ops")) {
     for (HloOpcode op : conformance::GeneratedOps()) {
       std::printf("%s\n", std::string(HloOpcodeString(op)).c_str());
+    }
+    // stdout stays one op per line; the ops excluded by design go to
+    // stderr with their reason.
+    for (const auto& [op, reason] : conformance::ExcludedFromGeneration()) {
+      std::fprintf(stderr, "no generator for %s (by design): %s\n",
+                   std::string(HloOpcodeString(op)).c_str(), reason.c_str());
     }
     return 0;
   }
