@@ -789,10 +789,10 @@ absl::StatusOr<Literal> RaggedAllToAll(
                           LoadInts(*operands[5]));
   const int64_t in_rows = input.shape().dimensions(0);
   const int64_t out_rows = output.shape().dimensions(0);
-  const int64_t row_elems = in_rows == 0
-                                ? Product(output.shape().dimensions()) /
-                                      std::max<int64_t>(out_rows, 1)
-                                : Product(input.shape().dimensions()) / in_rows;
+  int64_t row_elems = 1;  // elements of one row (dimensions 1..)
+  for (int64_t d = 1; d < input.shape().rank(); ++d) {
+    row_elems *= input.shape().dimensions(d);
+  }
   const int bytes = StorageBytes(input.element_type());
   Literal result = output;
   std::vector<int64_t> writer(static_cast<size_t>(out_rows), -1);

@@ -142,9 +142,13 @@ absl::Status SetCumulativeAddErrorData(const Literal& x, const Literal& init,
   }
   const auto& dims = x.shape().dimensions();
   const int64_t n = dims[d];
-  const auto strides = RowMajorStrides(dims);
-  const int64_t inner = strides[d];  // elements after d in row-major order
-  const int64_t outer = n == 0 ? 0 : Product(dims) / (n * inner);
+  // Row-major: outer = product of the dimensions before d, inner = after
+  // (either may be 0; no division, so zero-size slices are fine).
+  int64_t outer = 1, inner = 1;
+  for (int64_t e = 0; e < static_cast<int64_t>(dims.size()); ++e) {
+    if (e < d) outer *= dims[e];
+    if (e > d) inner *= dims[e];
+  }
   const int64_t slice = outer * inner;  // elements of one step's slice
   std::vector<double> s(ainit.begin(), ainit.end());
   if (static_cast<int64_t>(s.size()) != slice && n > 0) {

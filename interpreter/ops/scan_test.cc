@@ -268,6 +268,28 @@ TEST(Scan, ErrorDataOfAssociativeAdd) {
   }
 }
 
+TEST(Scan, ErrorDataWithZeroSizeSlices) {
+  // f32[3,0] scanned along 0 with an f32[0] carry: three steps over empty
+  // slices; the result is empty, and computing the error data must not
+  // divide by the zero slice size.
+  const std::string text = "HloModule m\n" + CumAdd("f32", "0") + R"(ENTRY e {
+  x = f32[3,0] parameter(0)
+  z = f32[0] parameter(1)
+  ROOT r = (f32[3,0], f32[0]) scan(x, z), dimensions={0}, num_carries=1, is_associative=true, to_apply=cum
+})";
+  auto module = ParseVerified(text);
+  ASSERT_TRUE(module.ok()) << module.status();
+  EvaluatorOptions options;
+  options.compute_error_data = true;
+  Evaluator evaluator(options);
+  std::vector<Literal> args;
+  args.push_back(F32({3, 0}, {}));
+  args.push_back(F32({0}, {}));
+  auto result = evaluator.Run(**module, args);
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(result->value, Tuple2(F32({3, 0}, {}), F32({0}, {})));
+}
+
 TEST(Scan, MarksPropagate) {
   // An integer division by zero (impl.divide.1, XLA gives -1) feeds the
   // scan: its result is marked as a whole, as for any computation-calling
