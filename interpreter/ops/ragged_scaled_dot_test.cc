@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "interpreter/ops/accumulate_test_util.h"
 #include "interpreter/ops/dot.h"
@@ -341,6 +342,102 @@ TEST(RaggedDot, ZeroGroups) {
       ctx);
   ASSERT_TRUE(c.ok()) << c.status();
   EXPECT_EQ(c->element_count(), 0);
+}
+
+// Random cases of modes 1 and 2 in the canonical layout (lhs [b, m, k];
+// mode 1: rhs [g, b, k, n], result [b, m, n]; mode 2: rhs [b, k, n],
+// result [g, b, m, n]; group_sizes [b, g] with non-negative sizes summing to
+// at most the ragged size), s32 data, against a naive loop written here
+// that walks the groups one after another.
+TEST(RaggedDot, RandomCanonicalAgainstNaiveLoop) {
+  testing_acc::Lcg rng(12345);
+  for (int iter = 0; iter < 60; ++iter) {
+    const bool contracting = iter % 2 == 1;
+    const int64_t B = rng.Int(1, 2), M = rng.Int(1, 5), K = rng.Int(1, 5),
+                  N = rng.Int(1, 3), G = rng.Int(1, 3);
+    const int64_t R = contracting ? K : M;  // the ragged size
+    std::vector<int32_t> sizes;
+    for (int64_t b = 0; b < B; ++b) {
+      int64_t left = rng.Int(0, static_cast<int>(R));
+      for (int64_t g = 0; g < G; ++g) {
+        const int64_t s =
+            g + 1 == G ? left : rng.Int(0, static_cast<int>(left));
+        sizes.push_back(static_cast<int32_t>(s));
+        left -= s;
+      }
+    }
+    std::vector<int32_t> lhs(B * M * K), rhs((contracting ? 1 : G) * B * K * N);
+    for (auto& v : lhs) v = rng.Int(-9, 9);
+    for (auto& v : rhs) v = rng.Int(-9, 9);
+    // Naive: group of index i in batch b (-1 if none).
+    auto group_of = [&](int64_t b, int64_t i) -> int64_t {
+      int64_t start = 0;
+      for (int64_t g = 0; g < G; ++g) {
+        const int64_t end = start + sizes[b * G + g];
+        if (i >= start && i < end) return g;
+        start = end;
+      }
+      return -1;
+    };
+    std::vector<int32_t> want;
+    if (!contracting) {
+      for (int64_t b = 0; b < B; ++b)
+        for (int64_t m = 0; m < M; ++m)
+          for (int64_t n = 0; n < N; ++n) {
+            const int64_t g = group_of(b, m);
+            int32_t sum = 0;
+            for (int64_t k = 0; g >= 0 && k < K; ++k)
+              sum +=
+                  lhs[(b * M + m) * K + k] * rhs[((g * B + b) * K + k) * N + n];
+            want.push_back(sum);
+          }
+    } else {
+      for (int64_t g = 0; g < G; ++g)
+        for (int64_t b = 0; b < B; ++b)
+          for (int64_t m = 0; m < M; ++m)
+            for (int64_t n = 0; n < N; ++n) {
+              int32_t sum = 0;
+              for (int64_t k = 0; k < K; ++k) {
+                if (group_of(b, k) == g)
+                  sum += lhs[(b * M + m) * K + k] * rhs[(b * K + k) * N + n];
+              }
+              want.push_back(sum);
+            }
+    }
+    const std::string dims = absl::StrCat(B, ",", M, ",", K);
+    const std::string text =
+        contracting
+            ? Module(absl::StrCat(
+                  "  a = s32[", dims, "] parameter(0)\n  b = s32[", B, ",", K,
+                  ",", N, "] parameter(1)\n  g = s32[", B, ",", G,
+                  "] parameter(2)\n  ROOT r = s32[", G, ",", B, ",", M, ",", N,
+                  "] ragged-dot(a, b, g), lhs_batch_dims={0}, "
+                  "lhs_contracting_dims={2}, rhs_batch_dims={0}, "
+                  "rhs_contracting_dims={1}, lhs_ragged_dims={2}"))
+            : Module(absl::StrCat(
+                  "  a = s32[", dims, "] parameter(0)\n  b = s32[", G, ",", B,
+                  ",", K, ",", N, "] parameter(1)\n  g = s32[", B, ",", G,
+                  "] parameter(2)\n  ROOT r = s32[", B, ",", M, ",", N,
+                  "] ragged-dot(a, b, g), lhs_batch_dims={0}, "
+                  "lhs_contracting_dims={2}, rhs_batch_dims={1}, "
+                  "rhs_contracting_dims={2}, lhs_ragged_dims={1}, "
+                  "rhs_group_dims={0}"));
+    MarkingContext ctx;
+    auto r = EvalRootDirect(
+        text, &EvalDot,
+        {Literal::CreateFromValues<int32_t>(PrimitiveType::kS32, {B, M, K},
+                                            lhs),
+         contracting ? Literal::CreateFromValues<int32_t>(PrimitiveType::kS32,
+                                                          {B, K, N}, rhs)
+                     : Literal::CreateFromValues<int32_t>(PrimitiveType::kS32,
+                                                          {G, B, K, N}, rhs),
+         Literal::CreateFromValues<int32_t>(PrimitiveType::kS32, {B, G},
+                                            sizes)},
+        ctx);
+    ASSERT_TRUE(r.ok()) << r.status() << "\n" << text;
+    const auto got = r->data<int32_t>();
+    EXPECT_EQ(std::vector<int32_t>(got.begin(), got.end()), want) << text;
+  }
 }
 
 // scaled-dot with f8e8m0fnu block scales over the contracting dimension
