@@ -25,14 +25,6 @@ std::string LocationOf(const HloInstruction& inst) {
   return inst.location().known() ? inst.location().ToString() : "";
 }
 
-PrimitiveType CaseType(const HloInstruction& inst) {
-  for (const HloInstruction* o : inst.operands()) {
-    if (o->shape().IsArray()) return o->shape().element_type();
-  }
-  return inst.shape().IsArray() ? inst.shape().element_type()
-                                : PrimitiveType::kInvalid;
-}
-
 // Judges `module` on `backend` with `args` the way the conformance suite
 // judges a generated case (oracle, backend, comparator).
 CaseRecord Judge(const HloModule& module, std::vector<Literal> args,
@@ -130,9 +122,9 @@ class Differ {
         result_.instructions.push_back(std::move(verdict));
         continue;
       }
-      CaseRecord record =
-          Judge(*isolated->module, isolated_args, inst.opcode(), CaseType(inst),
-                verdict.QualifiedName(), backend_, options_);
+      CaseRecord record = Judge(*isolated->module, isolated_args, inst.opcode(),
+                                CaseElementType(inst), verdict.QualifiedName(),
+                                backend_, options_);
       verdict.outcome = record.outcome;
       verdict.message = record.message;
       const bool failed = record.outcome == Outcome::kFail;
@@ -247,9 +239,9 @@ absl::StatusOr<DiffResult> DiffModule(const HloModule& module,
   }
   DiffResult result;
   std::vector<Literal> all_args(args.begin(), args.end());
-  CaseRecord whole =
-      Judge(module, all_args, module.entry()->root()->opcode(),
-            CaseType(*module.entry()->root()), module.name(), backend, options);
+  CaseRecord whole = Judge(module, all_args, module.entry()->root()->opcode(),
+                           CaseElementType(*module.entry()->root()),
+                           module.name(), backend, options);
   result.whole = whole.outcome;
   result.whole_message = whole.message;
   Differ differ(backend, options, result);

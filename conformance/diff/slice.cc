@@ -86,6 +86,14 @@ absl::StatusOr<std::unique_ptr<HloModule>> ParseAndVerify(
 
 }  // namespace
 
+PrimitiveType CaseElementType(const HloInstruction& inst) {
+  for (const HloInstruction* o : inst.operands()) {
+    if (o->shape().IsArray()) return o->shape().element_type();
+  }
+  return inst.shape().IsArray() ? inst.shape().element_type()
+                                : PrimitiveType::kInvalid;
+}
+
 absl::StatusOr<EntrySlice> SliceEntry(
     const HloModule& module, const HloInstruction& root,
     const std::vector<const HloInstruction*>& cuts, const std::string& name) {

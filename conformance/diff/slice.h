@@ -40,6 +40,10 @@ absl::StatusOr<EntrySlice> SliceEntry(
 absl::StatusOr<std::unique_ptr<HloModule>> EnterComputation(
     const HloModule& module, const HloComputation& computation);
 
+// The element type a case about `inst` is filed under: its first array
+// operand's, else its own (kInvalid for tuples and tokens).
+PrimitiveType CaseElementType(const HloInstruction& inst);
+
 }  // namespace hloref::conformance
 
 #endif  // HLOREF_CONFORMANCE_DIFF_SLICE_H_

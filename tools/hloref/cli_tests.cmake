@@ -64,3 +64,14 @@ hloref_cli_test(diff_random_args 0 "drawn from seed 7"
   diff --backend=interpreter --seed=7 ${EX}/diff_fusion.hlo)
 hloref_cli_test(diff_missing_args 1 "takes 2 arguments, 0 given"
   diff --backend=interpreter ${EX}/diff_fusion.hlo)
+
+# reduce: with x = y = 1e-20, x * y = 1e-40 is subnormal; the flush-to-zero
+# plugin returns 0 there and the departure reaches the root. The smallest
+# failing module is %m = multiply(x, y) alone (3 entry instructions).
+hloref_cli_test(reduce_help 0 "Usage: hloref reduce" reduce --help)
+hloref_cli_test(reduce_ftz_plugin 0 "ROOT %m = f32\\[2\\]\\{0\\} multiply\\(%x, %y\\).*root %m: 8 -> 3 instructions"
+  reduce --backend=plugin:$<TARGET_FILE:hloref_sample_plugin_ftz> ${EX}/reduce_chain.hlo "f32[2] {1e-20, 1}" "f32[2] {1e-20, 2}" "f32[2] {1e30, 1}")
+hloref_cli_test(reduce_not_failing 1 "does not fail on the backend"
+  reduce --backend=interpreter ${EX}/reduce_chain.hlo "f32[2] {1e-20, 1}" "f32[2] {1e-20, 2}" "f32[2] {1e30, 1}")
+hloref_cli_test(reduce_match_other_failure 1 "does not fail on the backend"
+  reduce --backend=plugin:$<TARGET_FILE:hloref_sample_plugin_ftz> --match=no-such-message ${EX}/reduce_chain.hlo "f32[2] {1e-20, 1}" "f32[2] {1e-20, 2}" "f32[2] {1e30, 1}")

@@ -18,6 +18,8 @@ Commands:
   conformance          certify a backend: golden and generated cases
   diff MODULE.hlo ARG* the first instruction where a backend departs from
                        the oracle
+  reduce MODULE.hlo ARG*
+                       shrink a module that fails on a backend
 
 Run `hloref <command> --help` for a command's options.
 )";
@@ -34,6 +36,7 @@ int main(int argc, char** argv) {
   if (command == "check") return hloref::tools::RunCheck(argc, argv);
   if (command == "run") return hloref::tools::RunRun(argc, argv);
   if (command == "diff") return hloref::tools::RunDiff(argc, argv);
+  if (command == "reduce") return hloref::tools::RunReduce(argc, argv);
   if (command == "conformance") {
     return hloref::tools::RunConformance(argc, argv);
   }

@@ -10,6 +10,7 @@ int RunCheck(int argc, char** argv);
 int RunRun(int argc, char** argv);
 int RunConformance(int argc, char** argv);
 int RunDiff(int argc, char** argv);
+int RunReduce(int argc, char** argv);
 
 }  // namespace hloref::tools
 
