@@ -41,48 +41,68 @@ UNSUPPORTED = 3
 UNAVAILABLE = 4
 
 
+import threading
+
+# The server mode runs cases in threads: a case's messages go to its own
+# list instead of the process's stderr.
+_sink = threading.local()
+
+
 def die(code, message):
-    sys.stderr.write(message.rstrip() + "\n")
+    out = getattr(_sink, "messages", None)
+    if out is not None:
+        out.append(message.rstrip())
+    else:
+        sys.stderr.write(message.rstrip() + "\n")
     sys.exit(code)
 
 
 # Quiet XLA's informational log lines, so stderr carries only our message.
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "1")
 
-try:
-    import numpy as np
-    import ml_dtypes
-    import jax
-    import jax.extend.backend as jax_backend
-    import jaxlib._hlo as xla_hlo
-    import jaxlib._jax as xla_jax
-except Exception as e:  # pragma: no cover - depends on the machine
-    die(UNAVAILABLE, f"xla_jax.py: cannot import jax/jaxlib/ml_dtypes: {e}")
+_STRUCTURED = {}
+_BY_DTYPE = {}
 
-# hloref type name -> (ml_dtypes type, storage kind in hloref's .npy):
-# "bits" = the field holds the encoding (view), "value" = the field holds
-# the integer value (astype).
-_STRUCTURED = {
-    "bf16": (ml_dtypes.bfloat16, "bits"),
-    "f8e5m2": (ml_dtypes.float8_e5m2, "bits"),
-    "f8e4m3fn": (ml_dtypes.float8_e4m3fn, "bits"),
-    "f8e4m3b11fnuz": (ml_dtypes.float8_e4m3b11fnuz, "bits"),
-    "f8e5m2fnuz": (ml_dtypes.float8_e5m2fnuz, "bits"),
-    "f8e4m3fnuz": (ml_dtypes.float8_e4m3fnuz, "bits"),
-    "f8e4m3": (ml_dtypes.float8_e4m3, "bits"),
-    "f8e3m4": (ml_dtypes.float8_e3m4, "bits"),
-    "f4e2m1fn": (ml_dtypes.float4_e2m1fn, "bits"),
-    "f8e8m0fnu": (ml_dtypes.float8_e8m0fnu, "bits"),
-    "f6e3m2fn": (ml_dtypes.float6_e3m2fn, "bits"),
-    "f6e2m3fn": (ml_dtypes.float6_e2m3fn, "bits"),
-    "s4": (ml_dtypes.int4, "value"),
-    "u4": (ml_dtypes.uint4, "value"),
-    "s2": (ml_dtypes.int2, "value"),
-    "u2": (ml_dtypes.uint2, "value"),
-    "s1": (ml_dtypes.int1, "value"),
-    "u1": (ml_dtypes.uint1, "value"),
-}
-_BY_DTYPE = {np.dtype(t): (name, kind) for name, (t, kind) in _STRUCTURED.items()}
+
+def load_libraries():
+    """Imports jax and friends (about a second: the server mode pays it
+    once) and builds the structured-dtype tables."""
+    global np, ml_dtypes, jax, jax_backend, xla_hlo, xla_jax
+    global _STRUCTURED, _BY_DTYPE
+    try:
+        import numpy as np
+        import ml_dtypes
+        import jax
+        import jax.extend.backend as jax_backend
+        import jaxlib._hlo as xla_hlo
+        import jaxlib._jax as xla_jax
+    except Exception as e:  # pragma: no cover - depends on the machine
+        die(UNAVAILABLE, f"xla_jax.py: cannot import jax/jaxlib/ml_dtypes: {e}")
+
+    # hloref type name -> (ml_dtypes type, storage kind in hloref's .npy):
+    # "bits" = the field holds the encoding (view), "value" = the field holds
+    # the integer value (astype).
+    _STRUCTURED = {
+        "bf16": (ml_dtypes.bfloat16, "bits"),
+        "f8e5m2": (ml_dtypes.float8_e5m2, "bits"),
+        "f8e4m3fn": (ml_dtypes.float8_e4m3fn, "bits"),
+        "f8e4m3b11fnuz": (ml_dtypes.float8_e4m3b11fnuz, "bits"),
+        "f8e5m2fnuz": (ml_dtypes.float8_e5m2fnuz, "bits"),
+        "f8e4m3fnuz": (ml_dtypes.float8_e4m3fnuz, "bits"),
+        "f8e4m3": (ml_dtypes.float8_e4m3, "bits"),
+        "f8e3m4": (ml_dtypes.float8_e3m4, "bits"),
+        "f4e2m1fn": (ml_dtypes.float4_e2m1fn, "bits"),
+        "f8e8m0fnu": (ml_dtypes.float8_e8m0fnu, "bits"),
+        "f6e3m2fn": (ml_dtypes.float6_e3m2fn, "bits"),
+        "f6e2m3fn": (ml_dtypes.float6_e2m3fn, "bits"),
+        "s4": (ml_dtypes.int4, "value"),
+        "u4": (ml_dtypes.uint4, "value"),
+        "s2": (ml_dtypes.int2, "value"),
+        "u2": (ml_dtypes.uint2, "value"),
+        "s1": (ml_dtypes.int1, "value"),
+        "u1": (ml_dtypes.uint1, "value"),
+    }
+    _BY_DTYPE = {np.dtype(t): (name, kind) for name, (t, kind) in _STRUCTURED.items()}
 
 
 def load_arg(path):
@@ -133,10 +153,8 @@ def looks_unimplemented(message):
             "invalid xla primitivetype" in m)
 
 
-def main(argv):
-    if len(argv) != 2:
-        die(1, "usage: xla_jax.py DIR")
-    d = argv[1]
+def run_case(d):
+    """Runs the case in directory d; returns 0 or exits through die()."""
     jax.config.update("jax_enable_x64", True)  # keep 64-bit types 64-bit
     with open(os.path.join(d, "module.hlo")) as f:
         text = f.read()
@@ -232,6 +250,145 @@ def main(argv):
     for i, v in enumerate(values):
         save_result(os.path.join(d, f"result_{i}.npy"), v)
     return 0
+
+
+# --- server mode -----------------------------------------------------------
+# Importing jax costs about a second, most of a small case's time. The
+# first call starts a server (this script with --serve, detached) that
+# keeps jax loaded and runs cases for clients over a Unix socket; later
+# calls only connect. A case that kills the server (XLA aborts on some
+# modules) is rerun in the client's own process, so the exit status or
+# signal hloref sees is the same as without the server. XLA_JAX_DIRECT=1
+# (or --direct) skips the server.
+
+_IDLE_S = 120         # the server exits after this long without a case
+_MAX_CASES = 400      # and after this many cases (bounds memory growth)
+
+
+def socket_path():
+    import hashlib
+    key = hashlib.sha1((os.path.realpath(__file__) + sys.version).encode())
+    base = os.environ.get("XDG_RUNTIME_DIR") or "/tmp"
+    return os.path.join(base, f"hloref_xla_jax_{os.getuid()}_"
+                        f"{key.hexdigest()[:12]}.sock")
+
+
+def run_captured(d):
+    """run_case(d) with its messages captured: (exit code, stderr text)."""
+    _sink.messages = []
+    try:
+        code = run_case(d)
+    except SystemExit as e:
+        code = e.code if isinstance(e.code, int) else 1
+    except Exception as e:  # a bug here must not take the server down
+        _sink.messages.append(f"xla_jax.py: {type(e).__name__}: {e}")
+        code = 1
+    text = "\n".join(_sink.messages)
+    _sink.messages = None
+    return code, text
+
+
+def serve(path):
+    import fcntl
+    import json
+    import socket
+    lock = open(path + ".lock", "w")
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        return 0  # another server owns the socket
+    load_libraries()
+    if os.path.exists(path):
+        os.unlink(path)  # stale: its server is gone (we hold the lock)
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(path)
+    listener.listen(16)
+    listener.settimeout(_IDLE_S)
+    served = 0
+    active = []
+
+    def handle(conn):
+        with conn:
+            f = conn.makefile("rwb")
+            request = json.loads(f.readline())
+            code, text = run_captured(request["dir"])
+            f.write((json.dumps({"code": code, "stderr": text}) + "\n").encode())
+            f.flush()
+
+    try:
+        while served < _MAX_CASES:
+            try:
+                conn, _ = listener.accept()
+            except socket.timeout:
+                break
+            served += 1
+            t = threading.Thread(target=handle, args=(conn,))
+            t.start()
+            active.append(t)
+    finally:
+        listener.close()
+        if os.path.exists(path):
+            os.unlink(path)
+        fcntl.flock(lock, fcntl.LOCK_UN)  # a new server may start now
+        for t in active:
+            t.join()
+    return 0
+
+
+def run_through_server(d):
+    """The case's (code, stderr) from the server, or None when no server
+    answered (not started, or it died during the case)."""
+    import json
+    import socket
+    import subprocess
+    import time
+    path = socket_path()
+    deadline = time.monotonic() + 60
+    started = False
+    while True:
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            s.connect(path)
+            break
+        except OSError:
+            s.close()
+            if time.monotonic() > deadline:
+                return None
+            if not started:
+                subprocess.Popen(
+                    [sys.executable, os.path.realpath(__file__), "--serve",
+                     path], stdin=subprocess.DEVNULL,
+                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                    start_new_session=True, close_fds=True)
+                started = True
+            time.sleep(0.1)
+    with s:
+        f = s.makefile("rwb")
+        f.write((json.dumps({"dir": os.path.abspath(d)}) + "\n").encode())
+        f.flush()
+        line = f.readline()
+    if not line:
+        return None  # the server died (an XLA abort): rerun here
+    reply = json.loads(line)
+    return reply["code"], reply["stderr"]
+
+
+def main(argv):
+    if len(argv) == 3 and argv[1] == "--serve":
+        return serve(argv[2])
+    direct = len(argv) == 3 and argv[1] == "--direct"
+    if len(argv) != 2 and not direct:
+        die(1, "usage: xla_jax.py [--direct] DIR")
+    d = argv[-1]
+    if not direct and os.environ.get("XLA_JAX_DIRECT", "") in ("", "0"):
+        answer = run_through_server(d)
+        if answer is not None:
+            code, text = answer
+            if text:
+                sys.stderr.write(text + "\n")
+            return code
+    load_libraries()
+    return run_case(d)
 
 
 if __name__ == "__main__":
