@@ -41,7 +41,7 @@
 // jax.lax.ragged_all_to_all documentation and XLA's shape inference).
 //
 // Not evaluated (Unimplemented): the in-place collective-permute form with
-// slice_sizes; ragged-all-to-all with rank-2 offsets.
+// slice_sizes.
 #include <algorithm>
 #include <cmath>
 #include <complex>
@@ -719,9 +719,10 @@ absl::StatusOr<Literal> CollectiveBroadcast(
 // jax.lax.ragged_all_to_all, which lowers to this op):
 //  - the ragged dimension is dimension 0 of input and output; a row is
 //    everything below it;
-//  - the offset/size arrays have N entries, N a multiple of the group size
-//    n; entry e names a slice for the participant at group position
-//    e / (N / n);
+//  - the offset/size arrays have N entries (rank 2: row-major), N a
+//    multiple of the group size n; entry e names a slice for the
+//    participant at group position e / (N / n) (XLA's GPU kernel:
+//    update_idx = update + peer * num_updates_per_replica);
 //  - participant s sends rows input[input_offsets[e], +send_sizes[e]) of
 //    entry e to participant p = e / (N / n), which writes them at rows
 //    [output_offsets[e], +send_sizes[e]) of its result -- output_offsets
@@ -737,6 +738,10 @@ absl::StatusOr<Literal> CollectiveBroadcast(
 // overlapping rows of one receiver (impl.ragged-all-to-all.3, the write
 // order is unspecified). The oracle reports them as OutOfRange naming the
 // ID, on every participant (the values are exchanged before checking).
+// (XLA's GPU kernel copies send_sizes rows and never reads recv_sizes, so
+// on XLA a recv_sizes mismatch goes unnoticed; JAX states the equality as
+// a requirement, so the oracle treats a mismatch as a broken
+// precondition rather than copying XLA's silence.)
 absl::StatusOr<Literal> RaggedAllToAll(
     const HloInstruction& inst, absl::Span<const Literal* const> operands,
     EvalContext& ctx) {
@@ -761,18 +766,31 @@ absl::StatusOr<Literal> RaggedAllToAll(
           " rows differ in dimension ", d, " (only dimension 0 is ragged)"));
     }
   }
+  // Rank-2 offset/size arrays ([peers, updates], ragged-all-to-all.C8) are
+  // read in row-major order, the layout XLA's GPU kernel indexes
+  // (update_idx = update + peer * num_updates_per_replica), so they are
+  // the flat rank-1 form.
+  int64_t entries = -1;
   for (int64_t i = 2; i < 6; ++i) {
-    if (operands[i]->shape().rank() != 1) {
-      return InstructionUnimplemented(
-          inst, absl::StrCat("offset/size operand ", i, " is ",
-                             operands[i]->shape().ToString(false),
-                             "; only rank-1 offsets and sizes are evaluated"));
+    const Shape& s = operands[i]->shape();
+    if (s.rank() != 1 && s.rank() != 2) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(InstructionPrefix(inst), "offset/size operand ", i,
+                       " is ", s.ToString(false),
+                       ", expected rank 1 or 2 (is the module "
+                       "verified?)"));
     }
+    if (entries >= 0 && s.num_elements() != entries) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(InstructionPrefix(inst),
+                       "offset/size operands differ in size (is the module "
+                       "verified?)"));
+    }
+    entries = s.num_elements();
   }
   const Topology t = TopologyOf(ctx);
   HLOREF_ASSIGN_OR_RETURN(std::vector<int64_t> group, GroupOf(inst, t));
   const int64_t n = static_cast<int64_t>(group.size());
-  const int64_t entries = operands[2]->shape().dimensions(0);
   if (entries % n != 0) {
     return absl::InvalidArgumentError(absl::StrCat(
         InstructionPrefix(inst), "the offset and size arrays have ", entries,

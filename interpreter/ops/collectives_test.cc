@@ -948,6 +948,19 @@ TEST(RaggedAllToAll, TwoSlicesPerPeerWithRows) {
                    "s32[4,2] {{0, 0}, {3, 4}, {9, 10}, {11, 12}}"});
 }
 
+TEST(RaggedAllToAll, RankTwoOffsetsAreRowMajor) {
+  // The OneSlicePerPeer exchange with [peers, updates] = [2, 1] offset
+  // arrays: the same row-major entries, so the same result.
+  auto r = RunAll(RaggedModule("f32[4]", "f32[4]", "s32[2,1]"),
+                  RaggedArgs({{"f32[4] {1, 2, 3, 4}", "f32[4] {-1, -1, -1, -1}",
+                               "s32[2,1] {{0}, {1}}", "s32[2,1] {{1}, {3}}",
+                               "s32[2,1] {{0}, {0}}", "s32[2,1] {{1}, {2}}"},
+                              {"f32[4] {5, 6, 7, 8}", "f32[4] {-1, -1, -1, -1}",
+                               "s32[2,1] {{0}, {2}}", "s32[2,1] {{2}, {1}}",
+                               "s32[2,1] {{1}, {3}}", "s32[2,1] {{3}, {1}}"}}));
+  ExpectValues(r, {"f32[4] {1, 5, 6, -1}", "f32[4] {2, 3, 4, 7}"});
+}
+
 TEST(RaggedAllToAll, SingleParticipantIsAnUpdateSlice) {
   // One replica: its input rows [1, 3) land at output rows [0, 2).
   auto module = ParseHloModule(R"(HloModule m
