@@ -62,19 +62,24 @@ Shape DynamicShape(PrimitiveType t, absl::Span<const int64_t> dims,
   return s;
 }
 
-// A prelude line defining s32 scalar `name` = `value`: a constant, or
-// (half of the time) a value computed from the data, clamp(value, p, value)
-// with p an s32 parameter appended to `d`, so that a backend sees a
-// runtime size it cannot fold while the case stays valid.
-std::string SizeValue(Draw& d, Rng& rng, const std::string& name,
-                      int64_t value) {
-  if (rng.Chance(0.5)) {
-    return absl::StrCat("  ", name, " = s32[] constant(", value, ")\n");
-  }
+// A prelude line defining the s32 scalar `name` = `value` (a constant).
+std::string ConstantSize(const std::string& name, int64_t value) {
+  return absl::StrCat("  ", name, " = s32[] constant(", value, ")\n");
+}
+
+// A runtime size in [0, bound] for set-dimension-size: a constant (half of
+// the time), else clamp(0, p, bound) of a new s32 parameter p drawn around
+// [0, bound], so that the size comes from the data (a backend cannot fold
+// it) and the case stays valid.
+std::string DataSize(Draw& d, Rng& rng, const std::string& name,
+                     int64_t bound) {
+  if (rng.Chance(0.5)) return ConstantSize(name, rng.Range(0, bound));
   const size_t p = d.params.size();
-  d.params.push_back({Shape(PrimitiveType::kS32, {}), Fill::kIndex, value});
-  return absl::StrCat("  ", name, "_c = s32[] constant(", value, ")\n  ", name,
-                      " = s32[] clamp(", name, "_c, p", p, ", ", name, "_c)\n");
+  d.params.push_back({Shape(PrimitiveType::kS32, {}), Fill::kIndex, bound});
+  return absl::StrCat("  ", name, "_lo = s32[] constant(0)\n  ", name,
+                      "_hi = s32[] constant(", bound, ")\n  ", name,
+                      " = s32[] clamp(", name, "_lo, p", p, ", ", name,
+                      "_hi)\n");
 }
 
 // Splits `n` (> 0) into `rank` factors (rank >= 1).
@@ -133,20 +138,19 @@ absl::StatusOr<Draw> GenerateSetDimensionSize(Rng& rng) {
   d.params.push_back({Shape(t, dims), Fill::kGeneral});
   d.type = t;
   const int64_t dim = rng.Below(dims.size());
-  const int64_t size = rng.Range(0, dims[dim]);
   std::vector<bool> dynamic(dims.size(), false);
   std::string operand = "p0";
   if (rank > 1 && rng.Chance(0.3)) {
     // First give another dimension a runtime size.
     const int64_t other = (dim + 1) % rank;
-    d.prelude += SizeValue(d, rng, "n0", rng.Range(0, dims[other]));
+    d.prelude += DataSize(d, rng, "n0", dims[other]);
     dynamic[other] = true;
     d.prelude +=
         absl::StrCat("  x = ", DynamicShapeText(t, dims, dynamic),
                      " set-dimension-size(p0, n0), dimensions={", other, "}\n");
     operand = "x";
   }
-  d.prelude += SizeValue(d, rng, "n", size);
+  d.prelude += DataSize(d, rng, "n", dims[dim]);
   dynamic[dim] = true;
   const std::string op = absl::StrCat("set-dimension-size(", operand,
                                       ", n), dimensions={", dim, "}");
@@ -182,12 +186,38 @@ absl::StatusOr<Draw> GenerateDynamicReshape(Rng& rng) {
   int64_t valid = 1;
   for (int64_t s : dims) valid *= s;
   std::string operand = "p0";
+  if (!dims.empty() && rng.Chance(0.25)) {
+    // A runtime size from the data: set-dimension-size with a size in
+    // [0, bound] read from a parameter, then flattened with the size
+    // computed from it (n * the other dimensions' product), so neither
+    // size is known before the run.
+    const int64_t dim = rng.Below(dims.size());
+    int64_t others = 1, total = 1;
+    for (size_t i = 0; i < dims.size(); ++i) {
+      total *= dims[i];
+      if (static_cast<int64_t>(i) != dim) others *= dims[i];
+    }
+    std::vector<bool> dynamic(dims.size(), false);
+    dynamic[dim] = true;
+    const size_t p = d.params.size();
+    d.params.push_back(
+        {Shape(PrimitiveType::kS32, {}), Fill::kIndex, dims[dim]});
+    absl::StrAppend(&d.prelude, "  lo = s32[] constant(0)\n  hi = s32[] ",
+                    "constant(", dims[dim], ")\n  n = s32[] clamp(lo, p", p,
+                    ", hi)\n  x = ", DynamicShapeText(t, dims, dynamic),
+                    " set-dimension-size(p0, n), dimensions={", dim,
+                    "}\n  others = s32[] constant(", others,
+                    ")\n  flat = s32[] multiply(n, others)\n");
+    d.op_text = "dynamic-reshape(x, flat)";
+    d.result_shape = DynamicShape(t, {total}, {true});
+    return d;
+  }
   if (!dims.empty() && rng.Chance(0.4)) {
     const int64_t dim = rng.Below(dims.size());
     const int64_t size = rng.Range(0, dims[dim]);
     std::vector<bool> dynamic(dims.size(), false);
     dynamic[dim] = true;
-    d.prelude += SizeValue(d, rng, "n", size);
+    d.prelude += ConstantSize("n", size);
     d.prelude +=
         absl::StrCat("  x = ", DynamicShapeText(t, dims, dynamic),
                      " set-dimension-size(p0, n), dimensions={", dim, "}\n");
@@ -211,7 +241,7 @@ absl::StatusOr<Draw> GenerateDynamicReshape(Rng& rng) {
       bounds[i] += rng.Range(0, 3);
     }
     size_names.push_back(absl::StrCat("d", i));
-    d.prelude += SizeValue(d, rng, size_names.back(), sizes[i]);
+    d.prelude += ConstantSize(size_names.back(), sizes[i]);
   }
   d.op_text = absl::StrCat("dynamic-reshape(", operand, ", ",
                            absl::StrJoin(size_names, ", "), ")");
