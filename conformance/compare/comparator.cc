@@ -747,8 +747,19 @@ ComparisonResult CompareToOracle(const HloModule& module,
           result.worst_margin =
               std::max(result.worst_margin, ob.margin[static_cast<size_t>(i)]);
         }
-      } else if (eo.judgement.bound > 0 && IsFloat(type)) {
-        const double err = std::fabs(have.GetAsDouble(i) - want.GetAsDouble(i));
+      } else if (eo.judgement.bound > 0 && (IsFloat(type) || IsComplex(type))) {
+        // Complex: the normwise error for normwise verdicts, else the
+        // larger component error (the bound is per component).
+        double err = 0;
+        if (IsComplex(type)) {
+          const std::complex<double> d =
+              have.GetAsComplex(i) - want.GetAsComplex(i);
+          err = plan.complex_normwise
+                    ? std::abs(d)
+                    : std::max(std::fabs(d.real()), std::fabs(d.imag()));
+        } else {
+          err = std::fabs(have.GetAsDouble(i) - want.GetAsDouble(i));
+        }
         if (std::isfinite(err)) {
           result.worst_margin =
               std::max(result.worst_margin, err / eo.judgement.bound);

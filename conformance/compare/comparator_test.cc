@@ -844,5 +844,167 @@ ENTRY e {
   EXPECT_FALSE(ParseDeviations("nan-canonical=s32").ok());
 }
 
+// One naive float DFT along axis `axis` (length n, stride) of a complex
+// float buffer, in place; sign -1 forward, +1 inverse (unscaled).
+void NaiveAxisF32(std::vector<std::complex<float>>& v, int64_t n,
+                  int64_t stride, int64_t count, int sign) {
+  const float two_pi = 6.28318530717958647692f;
+  std::vector<std::complex<float>> line(n), out(n);
+  for (int64_t base = 0; base < count; ++base) {
+    // base enumerates the lines: outer index o, inner index i.
+    const int64_t o = base / stride, i = base % stride;
+    const int64_t start = o * n * stride + i;
+    for (int64_t j = 0; j < n; ++j) line[j] = v[start + j * stride];
+    for (int64_t k = 0; k < n; ++k) {
+      float re = 0, im = 0;
+      for (int64_t j = 0; j < n; ++j) {
+        const float angle = sign * two_pi * static_cast<float>((j * k) % n) /
+                            static_cast<float>(n);
+        const float c = std::cos(angle), sn = std::sin(angle);
+        re += line[j].real() * c - line[j].imag() * sn;
+        im += line[j].real() * sn + line[j].imag() * c;
+      }
+      out[k] = {re, im};
+    }
+    for (int64_t k = 0; k < n; ++k) v[start + k * stride] = out[k];
+  }
+}
+
+TEST(OpBounds, FftMultiAxisInverseAndRealTransforms) {
+  TestRng rng;
+  {
+    // IFFT over two axes of c64[4,6]: float DFT along each axis (rounded
+    // to float in between), then scaled by 1/24 in float.
+    Literal x(Shape(PrimitiveType::kC64, {4, 6}));
+    for (int j = 0; j < 24; ++j) x.SetFromComplex(j, {rng.Next(), rng.Next()});
+    std::vector<Literal> args = {x};
+    Fixture f = MakeLits(
+        "HloModule m\nENTRY e {\n  x = c64[4,6] parameter(0)\n  ROOT f = "
+        "c64[4,6] fft(x), fft_type=IFFT, fft_length={4,6}\n}\n",
+        args);
+    EXPECT_TRUE(CompareOuts(f, OracleOuts(f)).ok);
+    std::vector<std::complex<float>> v(24);
+    for (int j = 0; j < 24; ++j) {
+      const std::complex<double> z = x.GetAsComplex(j);
+      v[j] = {static_cast<float>(z.real()), static_cast<float>(z.imag())};
+    }
+    NaiveAxisF32(v, 6, 1, 4, +1);  // innermost axis: 4 lines of 6
+    NaiveAxisF32(v, 4, 6, 6, +1);  // outer axis: 6 lines of 4, stride 6
+    Literal y(x.shape());
+    for (int j = 0; j < 24; ++j) {
+      y.SetFromComplex(j, {v[j].real() / 24.0f, v[j].imag() / 24.0f});
+    }
+    std::vector<Literal> mine = {y};
+    ComparisonResult r = CompareOuts(f, mine);
+    EXPECT_TRUE(r.ok) << r.Summary();
+    // Forgetting the 1/N scaling is caught.
+    Literal unscaled(x.shape());
+    for (int j = 0; j < 24; ++j)
+      unscaled.SetFromComplex(j, {v[j].real(), v[j].imag()});
+    std::vector<Literal> bad = {unscaled};
+    ComparisonResult b = CompareOuts(f, bad);
+    EXPECT_FALSE(b.ok);
+    EXPECT_TRUE(RuleNamed(b, "FFT_BOUND")) << b.Summary();
+  }
+  {
+    // RFFT of f32[16]: entries 0..8 of the float DFT of the real input.
+    Literal x(Shape(PrimitiveType::kF32, {16}));
+    for (int j = 0; j < 16; ++j) x.SetFromDouble(j, rng.Next());
+    std::vector<Literal> args = {x};
+    Fixture f = MakeLits(
+        "HloModule m\nENTRY e {\n  x = f32[16] parameter(0)\n  ROOT f = "
+        "c64[9] fft(x), fft_type=RFFT, fft_length={16}\n}\n",
+        args);
+    EXPECT_TRUE(CompareOuts(f, OracleOuts(f)).ok);
+    std::vector<std::complex<float>> v(16);
+    for (int j = 0; j < 16; ++j)
+      v[j] = {static_cast<float>(x.GetAsDouble(j)), 0};
+    NaiveAxisF32(v, 16, 1, 1, -1);
+    Literal y(Shape(PrimitiveType::kC64, {9}));
+    for (int k = 0; k < 9; ++k) y.SetFromComplex(k, {v[k].real(), v[k].imag()});
+    std::vector<Literal> mine = {y};
+    ComparisonResult r = CompareOuts(f, mine);
+    EXPECT_TRUE(r.ok) << r.Summary();
+    // The conjugate spectrum (the inverse's sign) is caught.
+    Literal conj = y;
+    for (int k = 0; k < 9; ++k)
+      conj.SetFromComplex(k, std::conj(y.GetAsComplex(k)));
+    std::vector<Literal> bad = {conj};
+    EXPECT_FALSE(CompareOuts(f, bad).ok);
+  }
+}
+
+TEST(OpBounds, TriangularSolveRightSideTransposedUpper) {
+  // x op(a) = b with the upper triangle of a (lower=false) and op =
+  // TRANSPOSE: op(a) = a^T is lower triangular, so row r of x solves
+  // sum_{i >= j} x_i a^T(i, j) = b_j, by back substitution over j in
+  // float: x_j = (b_j - sum_{i > j} x_i a^T(i, j)) / a^T(j, j).
+  const int n = 8, k = 2;
+  TestRng rng;
+  Literal a(Shape(PrimitiveType::kF32, {n, n}));
+  for (int i = 0; i < n; ++i) {
+    for (int j = 0; j < n; ++j) {
+      // Junk below the diagonal: the op must not read it.
+      a.SetFromDouble(i * n + j, i == j  ? 3 + rng.Next()
+                                 : i < j ? 0.5 * rng.Next()
+                                         : 100.0);
+    }
+  }
+  Literal b(Shape(PrimitiveType::kF32, {k, n}));
+  for (int i = 0; i < k * n; ++i) b.SetFromDouble(i, rng.Next());
+  std::vector<Literal> args = {a, b};
+  Fixture f = MakeLits(
+      "HloModule m\nENTRY e {\n  a = f32[8,8] parameter(0)\n  b = f32[2,8] "
+      "parameter(1)\n  ROOT x = f32[2,8] triangular-solve(a, b), "
+      "transpose_a=TRANSPOSE\n}\n",
+      args);
+  EXPECT_TRUE(CompareOuts(f, OracleOuts(f)).ok);
+  auto at = [&](int i, int j) {  // a^T(i, j) = a(j, i), upper part of a only
+    return j <= i ? F(a, j * n + i) : 0.0f;
+  };
+  Literal x(b.shape());
+  for (int r = 0; r < k; ++r) {
+    std::vector<float> xr(n);
+    for (int j = n - 1; j >= 0; --j) {
+      float s = F(b, r * n + j);
+      for (int i = j + 1; i < n; ++i) s -= xr[i] * at(i, j);
+      xr[j] = s / at(j, j);
+      x.SetFromDouble(r * n + j, xr[j]);
+    }
+  }
+  std::vector<Literal> mine = {x};
+  ComparisonResult r = CompareOuts(f, mine);
+  EXPECT_TRUE(r.ok) << r.Summary();
+  // One element off by 1e-3 relative is caught.
+  std::vector<Literal> off = OracleOuts(f);
+  off[0].SetFromDouble(3, off[0].GetAsDouble(3) * 1.001);
+  ComparisonResult bad = CompareOuts(f, off);
+  EXPECT_FALSE(bad.ok);
+  EXPECT_TRUE(RuleNamed(bad, "FORWARD_ERROR")) << bad.Summary();
+}
+
+TEST(OpBounds, BatchNormFlushToZeroCaughtAndAcceptedWhenDeclared) {
+  // x and offset are subnormal, scale = 1, mean = 0, var + eps = 1: the
+  // result x + offset is subnormal. A flushing backend returns zeros:
+  // outside the bound (relative terms of ~2^-20 |x| plus the subnormal
+  // floor) without the deviation, accepted with ftz=f32.
+  std::vector<Literal> args = {
+      *ParseLiteral("f32[2,1] {{1e-39}, {-2e-39}}"),
+      *ParseLiteral("f32[1] {1}"), *ParseLiteral("f32[1] {3e-39}"),
+      *ParseLiteral("f32[1] {0}"), *ParseLiteral("f32[1] {0.75}")};
+  Fixture f = MakeLits(
+      "HloModule m\nENTRY e {\n  x = f32[2,1] parameter(0)\n  s = f32[1] "
+      "parameter(1)\n  o = f32[1] parameter(2)\n  m = f32[1] parameter(3)\n  "
+      "v = f32[1] parameter(4)\n  ROOT y = f32[2,1] batch-norm-inference(x, "
+      "s, o, m, v), epsilon=0.25, feature_index=1\n}\n",
+      args);
+  std::vector<Literal> zeros = {*ParseLiteral("f32[2,1] {{0}, {0}}")};
+  ComparisonResult strict = CompareOuts(f, zeros);
+  EXPECT_FALSE(strict.ok);
+  EXPECT_TRUE(RuleNamed(strict, "BATCH_NORM_BOUND")) << strict.Summary();
+  ComparisonResult declared = CompareOuts(f, zeros, "ftz=f32", true);
+  EXPECT_TRUE(declared.ok) << declared.Summary();
+}
+
 }  // namespace
 }  // namespace hloref::conformance
