@@ -96,7 +96,8 @@ absl::StatusOr<Literal> BinaryFloat(const HloInstruction& inst,
   return StoreDoubles(inst.shape(), r);
 }
 
-// ---- Integers and pred (pred is arithmetic on one unsigned bit).
+// ---- Integers and pred (pred: add is logical or, multiply is and,
+// maximum/minimum are or/and; the verifier refuses the other arithmetic).
 absl::StatusOr<Literal> BinaryInt(const HloInstruction& inst,
                                   const Literal& lhs_lit,
                                   const Literal& rhs_lit, EvalContext& ctx) {
@@ -116,6 +117,13 @@ absl::StatusOr<Literal> BinaryInt(const HloInstruction& inst,
 
   switch (op) {
     case HloOpcode::kAdd:
+      if (t == PrimitiveType::kPred) {
+        // pred add is logical or (true + true = true), as StableHLO
+        // specifies for booleans and XLA:CPU computes (checked on jaxlib
+        // 0.10.2); a 1-bit wrap would give false.
+        for (size_t i = 0; i < n; ++i) r[i] = (lhs[i] | rhs[i]) & 1;
+        break;
+      }
       // Two's-complement wrap (the store wraps to the width).
       for (size_t i = 0; i < n; ++i) r[i] = s(u(lhs[i]) + u(rhs[i]));
       break;

@@ -95,6 +95,17 @@ TEST(BinaryInt, WrapMinMaxLogic) {
             FromInts(PT::kS4, {-7}));
 }
 
+// pred add is logical or (true + true = true, not a 1-bit wrap); multiply
+// is and. Truth tables written out by hand.
+TEST(BinaryInt, PredAddIsOrMultiplyIsAnd) {
+  EXPECT_EQ(BinV(HO::kAdd, FromInts(PT::kPred, {0, 0, 1, 1}),
+                 FromInts(PT::kPred, {0, 1, 0, 1})),
+            FromInts(PT::kPred, {0, 1, 1, 1}));
+  EXPECT_EQ(BinV(HO::kMultiply, FromInts(PT::kPred, {0, 0, 1, 1}),
+                 FromInts(PT::kPred, {0, 1, 0, 1})),
+            FromInts(PT::kPred, {0, 0, 0, 1}));
+}
+
 TEST(BinaryInt, Shifts) {
   Literal a = FromInts(PT::kS32, {1, -8, -8, 5, 1});
   Literal b = FromInts(PT::kS32, {31, 1, 32, -1, 3});
