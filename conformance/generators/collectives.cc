@@ -17,21 +17,32 @@
 // a participant in no group is an error of the program, not a case.
 //
 // Judging (conformance/compare/compare_policy.def: all-reduce,
-// all-reduce-start/-done and reduce-scatter are kReduce, the rest kBits
-// or kExact). A float all-reduce / reduce-scatter with an add reducer is
-// judged as class A: the oracle sums exactly and rounds once and reports S
-// and m for every element (interpreter/ops/collectives.cc), so a backend
-// summing the group in any order passes within gamma_m(u) * S, and one
-// that drops or doubles a contribution does not (the bound is a few ulps
-// of S, far below one term unless terms cancel). That is the fair rule:
-// the order of a cross-replica sum is not specified. Complex add has no
-// error data (the comparator then demands exact agreement), so complex
-// adds draw small integers, whose sums are exact in every order. max / min
-// reducers are exact up to the zero sign; integer reducers are exact (they
-// wrap). Float multiply (and the float -done of all-reduce-start, whose
-// comparator rule cannot see the start's reducer) are judged ANY by the
-// comparator today; float products draw small integers, so that a future
-// product bound has (in the wide types, exact) data to check.
+// all-reduce-start/-done and reduce-scatter are kReduce, judged by their
+// reducer; the others kBits or kExact). The order of a cross-replica sum
+// is not specified, so a float add must be judged with a bound, not bit
+// for bit:
+//  - all-reduce with add on a float type is class A: the oracle sums
+//    exactly, rounds once and reports S and m per element
+//    (interpreter/ops/collectives.cc), so a backend summing the group in
+//    any order passes within gamma_m(u) * S, and one that drops or doubles
+//    a contribution does not (the bound is a few ulps of S, below one term
+//    unless terms cancel). Its values are general (specials included: a
+//    non-finite sum is order-independent; an overflowing order makes the
+//    element ANY).
+//  - where the oracle reports no S and m -- reduce-scatter (a slice of the
+//    sum), all-reduce-done (the value passes through the -start) and
+//    complex add -- the comparator falls back to exact agreement. Float
+//    adds there draw small integers on types where every partial sum of
+//    them is exact (at least 6 significant bits: f16, bf16, f32, f64 and
+//    the complex types), so every order gives the oracle's bits and
+//    exactness is fair; narrower float types draw the other reducers.
+//  - max / min are exact up to the zero sign; integer reducers are exact
+//    (they wrap); pred and/or are exact.
+//  - float multiply is ANY in the comparator today (a product over the
+//    group has no bound rule for collectives), as is every float
+//    all-reduce-done (its rule cannot see the -start's reducer): such
+//    elements are reported as masked, never as passes on value. Products
+//    draw small integers, so a future product bound has exact data.
 #include <algorithm>
 #include <numeric>
 #include <set>
@@ -41,6 +52,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "conformance/generators/draw.h"
+#include "spec/types/minifloat.h"
 #include "spec/util/status_macros.h"
 
 namespace hloref::conformance::gen {
@@ -234,19 +246,40 @@ int64_t ShardCount(const Topology& t, const Groups& g) {
   return t.mode == Mode::kCrossReplicaAndPartition ? size * t.partitions : size;
 }
 
+// Whether every partial sum of up to 8 integers in [-4, 4] is exact in
+// `t` (at least 6 significant bits and room for 32): then any summation
+// order gives the same result and an exact comparison is fair.
+bool ExactSmallIntSums(PrimitiveType t) {
+  if (IsComplex(t)) return true;  // c64 / c128 parts are f32 / f64
+  if (!IsFloat(t)) return true;
+  const FloatFormat& f = FormatOf(t);
+  return f.has_sign && Precision(f) >= 6 && MaxFinite(f) >= 64;
+}
+
 // The reducers a type allows (the verifier checks the computation too).
-std::vector<std::string> ReducersFor(PrimitiveType t) {
+// `sum_judged_exactly`: the oracle reports no S and m for this result, so
+// a float sum is compared exactly; add is then only drawn on types where
+// small-integer sums are exact in every order (see the file comment).
+std::vector<std::string> ReducersFor(PrimitiveType t, bool sum_judged_exactly) {
   if (IsPred(t)) return {"and", "or", "maximum", "minimum"};
   if (IsComplex(t)) return {"add", "multiply"};
-  if (IsFloat(t)) return {"add", "multiply", "maximum", "minimum"};
+  if (IsFloat(t)) {
+    if (sum_judged_exactly && !ExactSmallIntSums(t)) {
+      return {"multiply", "maximum", "minimum"};
+    }
+    return {"add", "multiply", "maximum", "minimum"};
+  }
   return {"add", "multiply", "maximum", "minimum", "and", "or"};
 }
 
 // Values a reduction of `reducer` over `t` is judged fairly on (see the
 // file comment).
-Fill ReductionFill(const std::string& reducer, PrimitiveType t, Rng& rng) {
+Fill ReductionFill(const std::string& reducer, PrimitiveType t,
+                   bool sum_judged_exactly, Rng& rng) {
   if (reducer == "add") {
-    if (IsComplex(t)) return Fill::kSmallInt;
+    if (IsComplex(t) || (IsFloat(t) && sum_judged_exactly)) {
+      return Fill::kSmallInt;
+    }
     if (IsFloat(t)) {
       return rng.Chance(0.3)
                  ? Fill::kSmallInt
@@ -285,12 +318,15 @@ absl::StatusOr<Draw> DrawAllReduce(HloOpcode op, Rng& rng) {
   const Groups g = DrawGroups(rng, t.ids(), /*uniform=*/false,
                               /*allow_empty=*/t.mode != Mode::kFlattened);
   const PrimitiveType type = DrawType(rng);
-  const std::vector<std::string> reducers = ReducersFor(type);
+  // The oracle reports S and m for all-reduce (and -start) results but not
+  // through all-reduce-done.
+  const bool exact_sums = op != HloOpcode::kAllReduce;
+  const std::vector<std::string> reducers = ReducersFor(type, exact_sums);
   const std::string reducer = reducers[rng.Below(reducers.size())];
   d.computations = BinaryComputation("reducer", reducer, type);
   // Variadic: one reducer for all operands, so they share the type.
   const int64_t operands = rng.Chance(0.75) ? 1 : rng.Range(2, 3);
-  const Fill fill = ReductionFill(reducer, type, rng);
+  const Fill fill = ReductionFill(reducer, type, exact_sums, rng);
   std::vector<std::string> shapes;
   for (int64_t i = 0; i < operands; ++i) {
     std::vector<int64_t> dims = DrawDims(rng, 0, 3);
@@ -360,14 +396,17 @@ absl::StatusOr<Draw> DrawReduceScatter(HloOpcode op, Rng& rng) {
   const Groups g = DrawGroups(rng, t.ids(), /*uniform=*/true,
                               /*allow_empty=*/t.mode != Mode::kFlattened);
   const PrimitiveType type = DrawType(rng);
-  const std::vector<std::string> reducers = ReducersFor(type);
+  // The oracle reports no S and m for reduce-scatter's sliced result.
+  const std::vector<std::string> reducers =
+      ReducersFor(type, /*sum_judged_exactly=*/true);
   const std::string reducer = reducers[rng.Below(reducers.size())];
   d.computations = BinaryComputation("reducer", reducer, type);
   const int64_t shards = ShardCount(t, g);
   const int64_t operands = rng.Chance(0.8) ? 1 : 2;
   std::vector<int64_t> first = DrawDims(rng, 1, 3);
   const int64_t dim = rng.Range(0, static_cast<int64_t>(first.size()) - 1);
-  const Fill fill = ReductionFill(reducer, type, rng);
+  const Fill fill =
+      ReductionFill(reducer, type, /*sum_judged_exactly=*/true, rng);
   for (int64_t i = 0; i < operands; ++i) {
     std::vector<int64_t> dims = i == 0 ? first : DrawDims(rng, 1, 3);
     if (static_cast<int64_t>(dims.size()) <= dim) dims.resize(dim + 1, 1);

@@ -554,5 +554,99 @@ TEST(SuiteHost, MissingOrWrongOutfeedFails) {
   EXPECT_FALSE(w.host.infeed.empty());  // the failing case keeps its inputs
 }
 
+// An all-reduce implementation of its own for cases with one group of
+// every replica and one float operand: each participant folds the
+// contributions in reverse participant order, rounding to the element type
+// after every add (another order than the oracle's exact sum, as a real
+// backend may use), or leaves the last participant's contribution out.
+template <bool kDropOne>
+class FoldingAllReduceBackend : public backends::Backend {
+ public:
+  std::string name() const override { return "fake-fold"; }
+  absl::Status Supports(const HloInstruction&) const override {
+    return absl::OkStatus();
+  }
+  absl::StatusOr<std::unique_ptr<backends::Executable>> Compile(
+      const HloModule& module, const backends::CompileOptions&) override {
+    class Exe : public backends::Executable {
+     public:
+      absl::StatusOr<std::vector<Literal>> Run(
+          absl::Span<const Literal>) override {
+        return absl::UnimplementedError("replicated only");
+      }
+      absl::StatusOr<std::vector<std::vector<Literal>>> RunReplicated(
+          absl::Span<const std::vector<Literal>> args) override {
+        const size_t n = args.size() - (kDropOne ? 1 : 0);
+        Literal sum(args[0][0].shape());
+        Literal step(Shape::Scalar(sum.element_type()));
+        for (int64_t e = 0; e < sum.element_count(); ++e) {
+          double acc = args[n - 1][0].GetAsDouble(e);
+          for (size_t k = n - 1; k-- > 0;) {
+            step.SetFromDouble(0, acc + args[k][0].GetAsDouble(e));
+            acc = step.GetAsDouble(0);
+          }
+          sum.SetFromDouble(e, acc);
+        }
+        std::vector<std::vector<Literal>> out(args.size());
+        for (auto& o : out) o.push_back(sum);
+        return out;
+      }
+    };
+    return std::unique_ptr<backends::Executable>(new Exe);
+  }
+};
+
+// The float all-reduce cases the folding backend implements.
+std::vector<GeneratedCase> FoldableSums() {
+  std::vector<GeneratedCase> out;
+  for (uint64_t seed = 0; seed < 12000 && out.size() < 60; ++seed) {
+    auto c = GenerateCase(HloOpcode::kAllReduce, seed);
+    if (!c.ok() || c->replica_count < 2 || c->partition_count != 1 ||
+        !IsFloat(c->type) || c->args.size() != 1 ||
+        c->args[0].element_count() == 0 ||
+        c->module_text.find("add(a, b)") == std::string::npos ||
+        c->module_text.find("replica_groups={},") == std::string::npos ||
+        c->module_text.find("channel_id") != std::string::npos) {
+      continue;
+    }
+    out.push_back(*std::move(c));
+  }
+  return out;
+}
+
+// A cross-replica sum in another order is accepted (class A bound from the
+// oracle's S and m), a sum missing one replica's contribution is not.
+TEST(SuiteReplicated, FloatSumInAnotherOrderPassesAMissingTermFails) {
+  const std::vector<GeneratedCase> cases = FoldableSums();
+  ASSERT_GE(cases.size(), 30u);
+  FoldingAllReduceBackend<false> folding;
+  FoldingAllReduceBackend<true> dropping;
+  auto interpreter = backends::CreateInterpreterBackend();
+  ASSERT_TRUE(interpreter.ok());
+  int other_bits = 0, caught = 0;
+  for (const GeneratedCase& c : cases) {
+    CaseRecord r = RunGeneratedCase(c, folding, InterpreterOptions());
+    EXPECT_EQ(r.outcome, Outcome::kPass) << r.message << "\n" << c.module_text;
+    // Did the fold give other bits than the oracle somewhere?
+    auto exe = folding.Compile(*c.module, {});
+    auto mine = (*exe)->RunReplicated(c.participant_args);
+    Evaluator ev;
+    auto want = ev.RunReplicated(*c.module, c.participant_args);
+    ASSERT_TRUE(mine.ok() && want.ok());
+    other_bits += !((*mine)[0][0] == (*want)[0].value);
+    CaseRecord d = RunGeneratedCase(c, dropping, InterpreterOptions());
+    if (d.outcome == Outcome::kFail) {
+      ++caught;
+      EXPECT_NE(d.message.find("replica 0: "), std::string::npos) << d.message;
+      EXPECT_NE(d.failures[0].rule.find("class A"), std::string::npos)
+          << d.failures[0].rule;
+    }
+  }
+  // The bound was needed (the orders differ in some cases) and is tight
+  // enough to see a missing contribution in most.
+  EXPECT_GE(other_bits, 3);
+  EXPECT_GE(caught, static_cast<int>(cases.size()) * 3 / 4);
+}
+
 }  // namespace
 }  // namespace hloref::conformance
