@@ -129,7 +129,9 @@ absl::StatusOr<Draw> GenerateAsync(HloOpcode op, Rng& rng);   // async.cc
 absl::StatusOr<Draw> GenerateCustomCall(HloOpcode op, Rng& rng);
 // misc.cc: the generator of ops their family's generator does not draw
 // (stochastic-convert, dynamic-reshape, set-dimension-size, after-all,
-// domain, parameter); null for every other op. GeneratorFor asks it first.
+// domain, parameter; get-dimension-size of runtime sizes, delegating the
+// static cases to GenerateShape); null for every other op. GeneratorFor
+// asks it first.
 FamilyGenerator MiscGeneratorFor(HloOpcode opcode);
 // The generator of `opcode`'s family (null: none); `ops` of a family may
 // still be refused by the generator (it returns Unimplemented).

@@ -144,7 +144,7 @@ constexpr HloOpcode kLateOps[] = {
     HloOpcode::kCopyDone,       HloOpcode::kStochasticConvert,
     HloOpcode::kDynamicReshape, HloOpcode::kSetDimensionSize,
     HloOpcode::kAfterAll,       HloOpcode::kDomain,
-    HloOpcode::kParameter};
+    HloOpcode::kParameter,      HloOpcode::kGetDimensionSize};
 
 // True when any array in `s` (recursively) has a zero dimension.
 bool HasZeroSize(const Shape& s) {
@@ -299,6 +299,32 @@ TEST(Generators, StochasticConvertRandomOperandMatchesTheInputWidth) {
     EXPECT_TRUE(
         IsSignedInt(c->module->entry()->root()->shape().element_type()));
   }
+}
+
+TEST(Generators, GetDimensionSizeReadsRuntimeSizes) {
+  int dynamic = 0, in_range = 0;
+  for (uint64_t seed = 0; seed < 100; ++seed) {
+    auto c = GenerateCase(HloOpcode::kGetDimensionSize, seed);
+    ASSERT_TRUE(c.ok()) << c.status();
+    const HloInstruction* root = c->module->entry()->root();
+    const HloInstruction* operand = root->operand(0);
+    Evaluator evaluator;
+    auto r = evaluator.Evaluate(*c->module, c->args);
+    ASSERT_TRUE(r.ok()) << r.status();
+    // The size read back lies within the dimension's bound, whatever the
+    // data; it equals the bound for a static dimension.
+    const int64_t dim = root->attrs().dimensions[0];
+    const int64_t bound = operand->shape().dimensions(dim);
+    const int64_t got = r->GetAsInt64(0);
+    in_range += got >= 0 && got <= bound;
+    if (operand->shape().is_dynamic_dimension(dim)) {
+      ++dynamic;
+    } else {
+      EXPECT_EQ(got, bound) << c->module_text;
+    }
+  }
+  EXPECT_EQ(in_range, 100);
+  EXPECT_GT(dynamic, 15);
 }
 
 TEST(Generators, ParameterCasesReturnAParameter) {

@@ -1,8 +1,10 @@
 // Generators for the ops whose family generator does not draw them:
 // stochastic-convert (convert family), dynamic-reshape and
-// set-dimension-size (shape family: runtime sizes), after-all, domain and
-// parameter (tuple/token family). GeneratorFor (generator.cc) asks
-// MiscGeneratorFor first, so the family files stay as they are.
+// set-dimension-size (shape family: runtime sizes; get-dimension-size of
+// values with runtime sizes, besides the shape family's static cases),
+// after-all, domain and parameter (tuple/token family). GeneratorFor
+// (generator.cc) asks MiscGeneratorFor first, so the family files stay as
+// they are.
 //
 // custom-call has no generator, by design (ExcludedFromGeneration): see
 // kCustomCallExclusion below.
@@ -249,6 +251,36 @@ absl::StatusOr<Draw> GenerateDynamicReshape(Rng& rng) {
   return d;
 }
 
+// get-dimension-size (seed 001 GetDimensionSize) of a value with runtime
+// sizes: set-dimension-size gives one or two dimensions sizes read from the
+// data, and the case reads one dimension (dynamic or static) back. Half of
+// the draws are the shape family's static-operand cases.
+absl::StatusOr<Draw> GenerateGetDimensionSize(Rng& rng) {
+  if (rng.Chance(0.5)) return GenerateShape(HloOpcode::kGetDimensionSize, rng);
+  Draw d;
+  const PrimitiveType t = DrawType(rng);
+  std::vector<int64_t> dims = DrawDims(rng, 1, 3);
+  d.params.push_back({Shape(t, dims), Fill::kGeneral});
+  d.type = t;
+  std::vector<bool> dynamic(dims.size(), false);
+  std::string operand = "p0";
+  const int64_t sized = rng.Range(1, std::min<int64_t>(2, dims.size()));
+  for (int64_t k = 0; k < sized; ++k) {
+    const int64_t dim = rng.Below(dims.size());
+    if (dynamic[dim]) continue;
+    dynamic[dim] = true;
+    const std::string n = absl::StrCat("n", k), x = absl::StrCat("x", k);
+    d.prelude += DataSize(d, rng, n, dims[dim]);
+    absl::StrAppend(&d.prelude, "  ", x, " = ",
+                    DynamicShapeText(t, dims, dynamic), " set-dimension-size(",
+                    operand, ", ", n, "), dimensions={", dim, "}\n");
+    operand = x;
+  }
+  d.op_text = absl::StrCat("get-dimension-size(", operand, "), dimensions={",
+                           rng.Below(dims.size()), "}");
+  return d;
+}
+
 // after-all (seed 001 AfterAll): joins 0..4 tokens made by other
 // after-alls (chains and fan-in) and token parameters; the result is a
 // token, which carries no value (a backend must return a token).
@@ -350,6 +382,8 @@ absl::StatusOr<Draw> GenerateMisc(HloOpcode op, Rng& rng) {
       return GenerateSetDimensionSize(rng);
     case HloOpcode::kDynamicReshape:
       return GenerateDynamicReshape(rng);
+    case HloOpcode::kGetDimensionSize:
+      return GenerateGetDimensionSize(rng);
     case HloOpcode::kAfterAll:
       return GenerateAfterAll(rng);
     case HloOpcode::kDomain:
@@ -385,6 +419,7 @@ FamilyGenerator MiscGeneratorFor(HloOpcode opcode) {
     case HloOpcode::kStochasticConvert:
     case HloOpcode::kSetDimensionSize:
     case HloOpcode::kDynamicReshape:
+    case HloOpcode::kGetDimensionSize:
     case HloOpcode::kAfterAll:
     case HloOpcode::kDomain:
     case HloOpcode::kParameter:
