@@ -21,6 +21,10 @@
 //  - with n == 0 the loop never runs: the outputs are empty arrays and the
 //    carries are the inits.
 // The verifier's scan.C1..C6 (spec/verifier/reduce.cc) check these shapes.
+// Cross-check: the golden cases and 300 generated cases agree with XLA:CPU
+// (jaxlib 0.10.2 through tools/backends/xla_jax.py, declared deviations
+// xla-cpu), except zero-length scans, which XLA:CPU fails to compile (its
+// expander slices a size-1 window out of the empty dimension).
 //
 // is_associative. It never changes the oracle: the oracle is the sequential
 // left-to-right (or right-to-left) chain above, the order the expander's
