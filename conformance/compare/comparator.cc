@@ -377,6 +377,8 @@ ElementVerdict RealVerdict(const OutputPlan& plan, PrimitiveType type,
       }
       AccumulationParams params;
       const bool is_dot = plan.inst->opcode() == HloOpcode::kDot ||
+                          plan.inst->opcode() == HloOpcode::kRaggedDot ||
+                          plan.inst->opcode() == HloOpcode::kScaledDot ||
                           plan.inst->opcode() == HloOpcode::kConvolution;
       if (component >= 0) {  // complex: per component, re = ar br - ai bi
         s *= 2;

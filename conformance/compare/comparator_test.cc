@@ -188,6 +188,26 @@ TEST(Comparator, DotBoundFromSAndM) {
   EXPECT_TRUE(Compare(f, "f32[] 100", "dot-input=bf16").ok);
 }
 
+// ragged-dot with one group holding both lhs rows: row i is a . rhs[0];
+// the same numbers as DotBoundFromSAndM, so the same bounds apply, and the
+// declared dot deviations must reach ragged-dot too.
+constexpr char kRaggedDot[] = R"(
+HloModule m
+ENTRY e {
+  a = f32[1,3] parameter(0)
+  b = f32[1,3,1] parameter(1)
+  g = s32[1] constant({1})
+  ROOT r = f32[1,1] ragged-dot(a, b, g), lhs_contracting_dims={1}, rhs_contracting_dims={1}, lhs_ragged_dims={0}, rhs_group_dims={0}
+})";
+
+TEST(Comparator, DotDeviationsApplyToRaggedDot) {
+  Fixture f = Make(kRaggedDot, {"f32[1,3] {{1e8, 1, -1e8}}",
+                                "f32[1,3,1] {{{1}, {1}, {1}}}"});
+  EXPECT_TRUE(Compare(f, "f32[1,1] {{30}}").ok);
+  EXPECT_FALSE(Compare(f, "f32[1,1] {{100}}").ok);
+  EXPECT_TRUE(Compare(f, "f32[1,1] {{100}}", "dot-input=bf16").ok);
+}
+
 constexpr char kMax[] = R"(
 HloModule m
 ENTRY e {
