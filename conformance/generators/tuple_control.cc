@@ -97,9 +97,9 @@ absl::StatusOr<Draw> GenerateTupleToken(HloOpcode op, Rng& rng) {
       d.type = shape.element_type();
       return d;
     }
-    // after-all: not generated, its token[] result is refused by the
-    // comparator (structure check wants an array); add-dependency below
-    // still runs it as an operand.
+    // after-all, domain and parameter are drawn by misc.cc
+    // (MiscGeneratorFor); add-dependency below also runs after-all as an
+    // operand.
     case HloOpcode::kAddDependency: {
       const Shape shape(DrawType(rng), DrawDims(rng, 0, 3));
       d.params.push_back({shape, Fill::kGeneral});
