@@ -364,7 +364,10 @@ OpBounds TriangularSolveBounds(const OpBoundContext& ctx) {
         if (!Finite(ValueAt(y, xbase + pos(q)))) finite = false;
       }
       if (!finite) {
-        for (int64_t q = 0; q < m; ++q) r.bound[xbase + pos(q)] = INFINITY;
+        // Finite inputs (non-finite ones are marked) and a non-finite
+        // solution: an overflow, whose NaN or infinity depends on the order.
+        for (int64_t q = 0; q < m; ++q) r.bound[xbase + pos(q)] = NAN;
+        r.any_reason = "the solution overflows";
         continue;
       }
       // Substitution's partial sums are bounded by (|T| |x|)_i + |b_i| <=

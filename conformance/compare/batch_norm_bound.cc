@@ -37,9 +37,10 @@
 // reach max_T / 4 in some order, the element is ANY (overflow of an
 // intermediate). Every bound gets a subnormal / flush floor (N + 8) tiny (1 +
 // |scale| r) (1 + r) (tiny = min_T under ftz, else the subnormal spacing); the
-// comparator adds half an ulp of the oracle's rounded value. Non-finite
-// inputs or statistics give an infinite bound: NaN still required where
-// the oracle has NaN, any other value ANY.
+// comparator adds half an ulp of the oracle's rounded value. A NaN among
+// the inputs that flow into an element makes it NaN in every order (NaN
+// required); other non-finite data (infinities: inf - inf or inf * 0 in
+// some orders only) make it ANY.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -105,15 +106,29 @@ OpBounds BatchNormBounds(const OpBoundContext& ctx) {
   // `reach`: the largest magnitude a partial result may take in some
   // evaluation order; where it nears max_T an intermediate may overflow
   // and nothing is required (ANY).
-  auto set = [&](int64_t i, LD b, LD floor_scale, LD reach) {
+  // `nan_in`: a NaN flows into the element in every evaluation order, so
+  // a NaN of the oracle is required; other non-finite data (infinities)
+  // give NaN or an infinity depending on the order: ANY.
+  auto set = [&](int64_t i, LD b, LD floor_scale, LD reach, bool nan_in) {
     const LD full = b + static_cast<LD>(n + 8) * tiny * floor_scale;
+    if (nan_in) {
+      r.bound[static_cast<size_t>(i)] = INFINITY;
+      return;
+    }
     if (fin(reach) && !(reach * 4 < max_t)) {
       r.bound[static_cast<size_t>(i)] = NAN;
       r.any_reason = "intermediate overflow possible";
       return;
     }
-    r.bound[static_cast<size_t>(i)] =
-        fin(full) ? static_cast<double>(full) : INFINITY;
+    if (fin(full)) {
+      r.bound[static_cast<size_t>(i)] = static_cast<double>(full);
+    } else {
+      r.bound[static_cast<size_t>(i)] = NAN;
+      r.any_reason = "infinite data: NaN or infinity depends on the order";
+    }
+  };
+  auto isnan_at = [](const Literal& l, int64_t i) {
+    return std::isnan(l.GetAsDouble(i));
   };
 
   if (op == HloOpcode::kBatchNormInference) {
@@ -139,7 +154,9 @@ OpBounds BatchNormBounds(const OpBoundContext& ctx) {
       const LD ax = std::fabs(static_cast<LD>(x.GetAsDouble(i))) +
                     std::fabs(static_cast<LD>(mean.GetAsDouble(f)));
       set(i, b, (1 + g) * (1 + rr),
-          ax * g + std::fabs(static_cast<LD>(offset.GetAsDouble(f))) + ax);
+          ax * g + std::fabs(static_cast<LD>(offset.GetAsDouble(f))) + ax,
+          isnan_at(x, i) || isnan_at(scale, f) || isnan_at(offset, f) ||
+              isnan_at(mean, f) || isnan_at(var, f));
     }
     return r;
   }
@@ -147,9 +164,11 @@ OpBounds BatchNormBounds(const OpBoundContext& ctx) {
   // Per-feature sums of x.
   std::vector<LD> s1(features, 0), q(features, 0), mu(features, 0),
       var(features, 0);
+  std::vector<bool> x_nan(features, false);
   for (int64_t i = 0; i < total; ++i) {
     const LD v = x.GetAsDouble(i);
     const int64_t f = feature_of(i);
+    if (std::isnan(v)) x_nan[f] = true;
     s1[f] += std::fabs(v);
     q[f] += v * v;
     mu[f] += v;
@@ -183,7 +202,7 @@ OpBounds BatchNormBounds(const OpBoundContext& ctx) {
                             " + floor, N = ", n, ", u = 2^", std::log2(u));
       for (int64_t f = 0; f < features && f < y.element_count(); ++f) {
         set(f, ctx.op_output == 1 ? e_mu[f] : e_var[f], 1,
-            nn * (q[f] + s1[f] * s1[f] + s1[f]));
+            nn * (q[f] + s1[f] * s1[f] + s1[f]), x_nan[f]);
       }
       return r;
     }
@@ -197,6 +216,10 @@ OpBounds BatchNormBounds(const OpBoundContext& ctx) {
     for (int64_t i = 0; i < total; ++i) {
       const int64_t f = feature_of(i);
       const LD ve = var[f] + eps;
+      if (x_nan[f]) {
+        r.bound[i] = INFINITY;  // NaN in every order
+        continue;
+      }
       if (!(ve - e_var[f] > 0)) {
         r.bound[i] = NAN;
         r.any_reason =
@@ -213,7 +236,8 @@ OpBounds BatchNormBounds(const OpBoundContext& ctx) {
                         (g6 + rho) * ax * sc * rp +
                         g3 * std::fabs(static_cast<LD>(offset.GetAsDouble(f))));
       set(i, b, (1 + sc * rp) * (1 + rp),
-          nn * (q[f] + s1[f] * s1[f] + s1[f]) + ax * sc * rp);
+          nn * (q[f] + s1[f] * s1[f] + s1[f]) + ax * sc * rp,
+          x_nan[f] || isnan_at(scale, f) || isnan_at(offset, f));
     }
     return r;
   }
@@ -223,8 +247,14 @@ OpBounds BatchNormBounds(const OpBoundContext& ctx) {
   const Literal& var_in = *ctx.operands[3];
   const Literal& dy = *ctx.operands[4];
   std::vector<LD> sdy(features, 0), p(features, 0);
+  std::vector<bool> dy_nan(features, false), any_nan(features, false);
   for (int64_t i = 0; i < total; ++i) {
     const int64_t f = feature_of(i);
+    if (isnan_at(dy, i)) dy_nan[f] = true;
+    if (isnan_at(dy, i) || isnan_at(x, i) || isnan_at(scale, f) ||
+        isnan_at(mean_in, f) || isnan_at(var_in, f)) {
+      any_nan[f] = true;
+    }
     const LD ady = std::fabs(static_cast<LD>(dy.GetAsDouble(i)));
     sdy[f] += ady;
     p[f] += ady * (std::fabs(static_cast<LD>(x.GetAsDouble(i))) +
@@ -241,7 +271,7 @@ OpBounds BatchNormBounds(const OpBoundContext& ctx) {
         n, ", u = 2^", std::log2(u));
     const double gn = Gamma(n, u);
     for (int64_t f = 0; f < features && f < y.element_count(); ++f) {
-      set(f, 2 * gn * sdy[f], 1, sdy[f]);
+      set(f, 2 * gn * sdy[f], 1, sdy[f], dy_nan[f]);
     }
     return r;
   }
@@ -253,7 +283,7 @@ OpBounds BatchNormBounds(const OpBoundContext& ctx) {
     const double g = Gamma(n + 3, u);
     for (int64_t f = 0; f < features && f < y.element_count(); ++f) {
       const LD rr = r_of(f);
-      set(f, 2 * (g + rho) * rr * p[f], 1 + rr, p[f] * (1 + rr));
+      set(f, 2 * (g + rho) * rr * p[f], 1 + rr, p[f] * (1 + rr), any_nan[f]);
     }
     return r;
   }
@@ -277,7 +307,8 @@ OpBounds BatchNormBounds(const OpBoundContext& ctx) {
         sdy[f] + p[f] * (1 + rr) +
             sc * rr *
                 (std::fabs(static_cast<LD>(dy.GetAsDouble(i))) + sdy[f] / nn +
-                 2 * ax * p[f] / (nn * ve)));
+                 2 * ax * p[f] / (nn * ve)),
+        any_nan[f]);
   }
   return r;
 }
