@@ -8,6 +8,9 @@
 //  - copy-start / copy-done: a copy through the (destination, source,
 //    context) tuple, for every element type and shape.
 //
+// Instruction names never spell an element type (s1, u2, ...): XLA's
+// lexer reserves those words.
+//
 // The comparator judges an async-done root with async-done's own policy,
 // bit-exact, not the wrapped op's; so only wraps whose value is bit-exact
 // on every conforming backend are drawn: ops whose policy is bit-exact
@@ -138,16 +141,16 @@ absl::StatusOr<Draw> GenerateAsyncWrap(HloOpcode op, Rng& rng) {
       "((", absl::StrJoin(operand_shapes, ", "), "), ", rs, ", s32[])");
   const std::string thread =
       rng.Chance(0.3) ? ", async_execution_thread=\"parallel\"" : "";
-  d.prelude = absl::StrCat("  s0 = ", state, " async-start(",
+  d.prelude = absl::StrCat("  st0 = ", state, " async-start(",
                            absl::StrJoin(operand_names, ", "),
                            "), calls=wrapped", thread, "\n");
   const int64_t updates =
       op == HloOpcode::kAsyncUpdate ? rng.Range(1, 2) : rng.Range(0, 2);
   for (int64_t u = 1; u <= updates; ++u) {
-    absl::StrAppend(&d.prelude, "  s", u, " = ", state, " async-update(s",
+    absl::StrAppend(&d.prelude, "  st", u, " = ", state, " async-update(st",
                     u - 1, ")\n");
   }
-  d.op_text = absl::StrCat("async-done(s", updates, ")");
+  d.op_text = absl::StrCat("async-done(st", updates, ")");
   d.result_shape = result;
   if (d.type == PrimitiveType::kInvalid) {
     d.type = d.params.empty() ? (result.IsArray() ? result.element_type()

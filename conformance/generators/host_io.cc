@@ -11,6 +11,8 @@
 //    (is_host_transfer=true, one channel id per transfer, as XLA requires
 //    of host channels), or a device-to-device send/recv pair on one
 //    channel inside the module, whose received value is the root.
+// Instruction names never spell an element type (s1, u2, ...): XLA's lexer
+// reserves those words.
 #include <set>
 #include <string>
 #include <vector>
@@ -178,11 +180,11 @@ absl::StatusOr<Draw> GenerateHostSend(Rng& rng) {
         ComputedValue(d, rng, absl::StrCat("x", i), &shape);
     if (d.type == PrimitiveType::kInvalid) d.type = LeafType(shape);
     const int64_t c = FreshChannel(rng, used);
-    absl::StrAppend(&d.prelude, "  s", i, " = (", Text(shape),
+    absl::StrAppend(&d.prelude, "  snd", i, " = (", Text(shape),
                     ", u32[], token[]) send(", value, ", tok", i,
                     "), channel_id=", c, ", is_host_transfer=true\n");
-    const std::string done = absl::StrCat("send-done(s", i, "), channel_id=", c,
-                                          ", is_host_transfer=true");
+    const std::string done = absl::StrCat(
+        "send-done(snd", i, "), channel_id=", c, ", is_host_transfer=true");
     if (i + 1 == n) {
       d.op_text = done;
     } else {
