@@ -279,6 +279,8 @@ CaseRecord RunGeneratedCase(const GeneratedCase& c, backends::Backend& backend,
     r.module_text = c.module_text;
     for (const Literal& a : c.args) r.args.push_back(a);
     r.participant_args = c.participant_args;
+    r.replica_count = c.replica_count;
+    r.partition_count = c.partition_count;
     r.host.infeed = c.host.infeed;
     r.host.recv = c.host.recv;
   };
@@ -475,6 +477,37 @@ std::optional<CaseRecord> RejudgeWithDeviations(const GoldenCase& c,
 }
 
 }  // namespace
+
+absl::StatusOr<GeneratedCase> CaseForReplay(const CaseRecord& record) {
+  if (record.module_text.empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("case ", record.id,
+                     " kept no module (only failing generated cases do)"));
+  }
+  auto opcode = ParseHloOpcode(record.op);
+  if (!opcode.ok()) return opcode.status();
+  GeneratedCase c;
+  c.id = record.id;
+  c.opcode = *opcode;
+  // "gen/<op>/<seed>"
+  const size_t slash = record.id.rfind('/');
+  if (slash == std::string::npos ||
+      !absl::SimpleAtoi(record.id.substr(slash + 1), &c.seed)) {
+    c.seed = 0;
+  }
+  c.module_text = record.module_text;
+  for (const Literal& a : record.args) c.args.push_back(a);
+  c.participant_args = record.participant_args;
+  c.replica_count = record.replica_count;
+  c.partition_count = record.partition_count;
+  c.host.infeed = record.host.infeed;
+  c.host.recv = record.host.recv;
+  c.uses_host =
+      !c.host.infeed.empty() || !c.host.recv.empty() ||
+      record.module_text.find("outfeed(") != std::string::npos ||
+      record.module_text.find("is_host_transfer=true") != std::string::npos;
+  return c;
+}
 
 absl::StatusOr<std::pair<int, int>> ShardFromEnvironment() {
   const char* total = std::getenv("GTEST_TOTAL_SHARDS");

@@ -67,6 +67,7 @@ struct CaseRecord {
   // 0's), and the host inputs (infeed, recv) of host-transfer cases.
   std::vector<std::vector<Literal>> participant_args;
   backends::HostTransfers host;
+  int64_t replica_count = 1, partition_count = 1;
 };
 
 struct SuiteResult {
@@ -95,6 +96,13 @@ CaseRecord RunGeneratedCase(const GeneratedCase& c, backends::Backend& backend,
                             const SuiteOptions& options);
 
 absl::StatusOr<SuiteResult> RunSuite(const SuiteOptions& options);
+
+// What WriteCaseDir needs to write a failing generated case's directory
+// (module text, every participant's arguments, host inputs, participant
+// counts; `module` stays null), rebuilt from its record, so a report can
+// write replayable directories for replicated and host-transfer cases too.
+// InvalidArgument for records that kept no case (passing or golden ones).
+absl::StatusOr<GeneratedCase> CaseForReplay(const CaseRecord& record);
 
 // The shard (index, total) from GTEST_SHARD_INDEX / GTEST_TOTAL_SHARDS;
 // (0, 1) when unset; an error for malformed values.

@@ -5,7 +5,9 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <fstream>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -309,11 +311,12 @@ TEST(Suite, GoldenCaseFailsThenPassesUnderDeclaredFtz) {
 // A backend built on the oracle whose optional entry points are switched
 // on or off, or deliberately wrong.
 enum class Flaw {
-  kNone,              // RunReplicated / RunWithHost like the oracle
-  kNoOptional,        // only Run: RunReplicated / RunWithHost Unimplemented
-  kSwapParticipants,  // RunReplicated returns participants 0 and 1 swapped
-  kDropLastOutfeed,   // RunWithHost loses the last outfeed value
-  kCorruptOutfeed,    // RunWithHost flips a bit of outfeed value 0
+  kNone,                 // RunReplicated / RunWithHost like the oracle
+  kNoOptional,           // only Run: RunReplicated / RunWithHost Unimplemented
+  kSwapParticipants,     // RunReplicated returns participants 0 and 1 swapped
+  kCorruptParticipant1,  // RunReplicated flips a bit of participant 1's output
+  kDropLastOutfeed,      // RunWithHost loses the last outfeed value
+  kCorruptOutfeed,       // RunWithHost flips a bit of outfeed value 0
 };
 
 template <Flaw kFlaw>
@@ -348,6 +351,10 @@ class OracleBackend : public backends::Backend {
         }
         if (kFlaw == Flaw::kSwapParticipants && out.size() >= 2) {
           std::swap(out[0], out[1]);
+        }
+        if (kFlaw == Flaw::kCorruptParticipant1 && out.size() >= 2 &&
+            !out[1].empty() && out[1][0].element_count() > 0) {
+          out[1][0].SetRawBits(0, out[1][0].GetRawBits(0) ^ 1);
         }
         return out;
       }
@@ -646,6 +653,65 @@ TEST(SuiteReplicated, FloatSumInAnotherOrderPassesAMissingTermFails) {
   // enough to see a missing contribution in most.
   EXPECT_GE(other_bits, 3);
   EXPECT_GE(caught, static_cast<int>(cases.size()) * 3 / 4);
+}
+
+// A failing record keeps what replays it: every participant's arguments
+// and the host inputs, written by WriteCaseDir through CaseForReplay.
+TEST(SuiteReplicated, FailingCasesRebuildReplayableDirectories) {
+  const GeneratedCase c = FindCase(HloOpcode::kAllReduce, [](const auto& c) {
+    return c.replica_count >= 2 && c.partition_count == 1 &&
+           IsInteger(c.type) && c.args.size() == 1 &&
+           c.args[0].element_count() > 0;
+  });
+  OracleBackend<Flaw::kCorruptParticipant1> corrupting;
+  CaseRecord r = RunGeneratedCase(c, corrupting, InterpreterOptions());
+  ASSERT_EQ(r.outcome, Outcome::kFail) << r.message;
+  EXPECT_NE(r.message.find("replica 1: "), std::string::npos) << r.message;
+  EXPECT_NE(r.message.find("[1 of "), std::string::npos) << r.message;
+  auto back = CaseForReplay(r);
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->replica_count, c.replica_count);
+  EXPECT_EQ(back->partition_count, c.partition_count);
+  ASSERT_EQ(back->participant_args.size(), c.participant_args.size());
+  for (size_t i = 0; i < c.participant_args.size(); ++i) {
+    EXPECT_TRUE(back->participant_args[i][0] == c.participant_args[i][0]);
+  }
+  OracleBackend<Flaw::kSwapParticipants> swapping;
+  const GeneratedCase id = FindCase(HloOpcode::kReplicaId, [](const auto& c) {
+    return c.replica_count >= 2 && c.partition_count == 1;
+  });
+  CaseRecord ri = RunGeneratedCase(id, swapping, InterpreterOptions());
+  ASSERT_EQ(ri.outcome, Outcome::kFail);
+  auto rebuilt = CaseForReplay(ri);
+  ASSERT_TRUE(rebuilt.ok()) << rebuilt.status();
+  EXPECT_EQ(rebuilt->id, id.id);
+  EXPECT_EQ(rebuilt->seed, id.seed);
+  EXPECT_EQ(rebuilt->opcode, HloOpcode::kReplicaId);
+  EXPECT_EQ(rebuilt->replica_count, id.replica_count);
+  EXPECT_TRUE(rebuilt->replicated());
+
+  OracleBackend<Flaw::kDropLastOutfeed> dropping;
+  CaseRecord h = RunGeneratedCase(HostCase(), dropping, InterpreterOptions());
+  ASSERT_EQ(h.outcome, Outcome::kFail);
+  auto host = CaseForReplay(h);
+  ASSERT_TRUE(host.ok()) << host.status();
+  EXPECT_TRUE(host->uses_host);
+  ASSERT_EQ(host->host.infeed.size(), 1u);
+  EXPECT_TRUE(host->host.infeed[0] == HostCase().host.infeed[0]);
+  const std::string dir = ::testing::TempDir() + "/h4_host_replay";
+  ASSERT_TRUE(WriteCaseDir(*host, dir).ok());
+  std::ifstream readme(dir + "/README");
+  std::stringstream text;
+  text << readme.rdbuf();
+  EXPECT_NE(text.str().find("--infeed=" + dir + "/infeed_0.npy"),
+            std::string::npos)
+      << text.str();
+  // A passing record kept nothing to replay.
+  CaseRecord pass = RunGeneratedCase(
+      id, *backends::CreateInterpreterBackend().value(), InterpreterOptions());
+  ASSERT_EQ(pass.outcome, Outcome::kPass);
+  EXPECT_EQ(CaseForReplay(pass).status().code(),
+            absl::StatusCode::kInvalidArgument);
 }
 
 }  // namespace
