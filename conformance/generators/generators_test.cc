@@ -648,6 +648,40 @@ TEST(GeneratorsCollectives, RaggedAllToAllSizesAgreeAcrossParticipants) {
   EXPECT_GE(checked, 10);
 }
 
+// collective-permute over replicas (no channel, one partition): a target
+// receives its source's operand, every other replica zeros (seed 001
+// CollectivePermute), computed here from the pairs and the arguments.
+TEST(GeneratorsCollectives, CollectivePermuteTargetsGetTheirSourceElseZeros) {
+  int checked = 0, zeros = 0;
+  for (uint64_t seed = 0; seed < 300; ++seed) {
+    auto c = GenerateCase(HloOpcode::kCollectivePermute, seed);
+    ASSERT_TRUE(c.ok());
+    const HloInstruction* root = c->module->entry()->root();
+    if (!c->replicated() || c->partition_count != 1 || c->args.size() != 1 ||
+        Contains(c->module_text, "channel_id")) {
+      continue;
+    }
+    auto r = RunCollectiveCase(*c);
+    ASSERT_TRUE(r.ok()) << r.status();
+    for (int64_t t = 0; t < c->replica_count; ++t) {
+      int64_t source = -1;
+      for (const auto& [from, to] : root->attrs().source_target_pairs) {
+        if (to == t) source = from;
+      }
+      Literal want(c->args[0].shape());  // zeros
+      if (source >= 0) {
+        want = c->participant_args[source][0];
+      } else {
+        ++zeros;
+      }
+      EXPECT_TRUE((*r)[t].value == want) << c->id << " replica " << t;
+    }
+    ++checked;
+  }
+  EXPECT_GE(checked, 40);
+  EXPECT_GE(zeros, 10);
+}
+
 TEST(GeneratorsCollectives, CaseDirHoldsEveryParticipantsArguments) {
   GeneratedCase c;
   for (uint64_t seed = 0; seed < 100; ++seed) {
