@@ -328,6 +328,22 @@ TEST(Generators, GetDimensionSizeReadsRuntimeSizes) {
   EXPECT_GT(dynamic, 15);
 }
 
+// XLA's CreateDynamicReshape checks that the result's bounds hold as many
+// elements as the operand's; the runtime sizes stay within the bounds.
+TEST(Generators, DynamicReshapeBoundsHoldTheOperandsElements) {
+  int dynamic_operand = 0;
+  for (uint64_t seed = 0; seed < 200; ++seed) {
+    auto c = GenerateCase(HloOpcode::kDynamicReshape, seed);
+    ASSERT_TRUE(c.ok()) << c.status();
+    const HloInstruction* root = c->module->entry()->root();
+    const Shape& operand = root->operand(0)->shape();
+    EXPECT_EQ(root->shape().num_elements(), operand.num_elements())
+        << c->module_text;
+    dynamic_operand += !operand.is_static();
+  }
+  EXPECT_GT(dynamic_operand, 40);
+}
+
 TEST(Generators, ParameterCasesReturnAParameter) {
   bool tuple = false;
   for (uint64_t seed = 0; seed < 60; ++seed) {

@@ -177,8 +177,8 @@ absl::StatusOr<Draw> GenerateSetDimensionSize(Rng& rng) {
 // dynamic-reshape (docs/hlo-text-format.md 6.4): the operand's valid
 // elements (all of a static operand, or those within a runtime size set
 // just before) reshaped row-major to runtime sizes whose product is their
-// count; each result dimension is static (size = bound) or dynamic with a
-// bound at or above its size.
+// count; a result dimension is static (size = bound) or dynamic (size at
+// most the bound), and the bounds hold as many elements as the operand's.
 absl::StatusOr<Draw> GenerateDynamicReshape(Rng& rng) {
   Draw d;
   const PrimitiveType t = DrawType(rng);
@@ -214,34 +214,54 @@ absl::StatusOr<Draw> GenerateDynamicReshape(Rng& rng) {
     d.result_shape = DynamicShape(t, {total}, {true});
     return d;
   }
+  // XLA requires the result's bounds to hold as many elements as the
+  // operand's (HloInstruction::CreateDynamicReshape checks the static
+  // extent products), so the bounds regroup the operand's bounds and the
+  // runtime sizes regroup its valid elements.
+  std::vector<int64_t> sizes, bounds;
+  std::vector<bool> dynamic;
+  const int64_t out_rank = rng.Range(1, 3);
+  auto regroup = [&](int64_t n, int64_t rank) {
+    if (rank == 0) return std::vector<int64_t>{};  // n == 1
+    if (n != 0) return Factorise(rng, n, rank);
+    std::vector<int64_t> out = DrawDims(rng, rank, rank);
+    out[rng.Below(out.size())] = 0;
+    return out;
+  };
   if (!dims.empty() && rng.Chance(0.4)) {
+    // The operand's dimension `dim` gets runtime size `size`: the result
+    // keeps that dimension (bound and size) at some position and regroups
+    // the other dimensions, whose elements are all valid.
     const int64_t dim = rng.Below(dims.size());
     const int64_t size = rng.Range(0, dims[dim]);
-    std::vector<bool> dynamic(dims.size(), false);
-    dynamic[dim] = true;
+    std::vector<bool> operand_dynamic(dims.size(), false);
+    operand_dynamic[dim] = true;
     d.prelude += ConstantSize("n", size);
     d.prelude +=
-        absl::StrCat("  x = ", DynamicShapeText(t, dims, dynamic),
+        absl::StrCat("  x = ", DynamicShapeText(t, dims, operand_dynamic),
                      " set-dimension-size(p0, n), dimensions={", dim, "}\n");
-    valid = dims[dim] == 0 ? 0 : valid / dims[dim] * size;
     operand = "x";
-  }
-  const int64_t out_rank = rng.Range(1, 3);
-  std::vector<int64_t> sizes;
-  if (valid == 0) {
-    sizes = DrawDims(rng, out_rank, out_rank);
-    sizes[rng.Below(sizes.size())] = 0;
+    int64_t others = 1;
+    for (size_t i = 0; i < dims.size(); ++i) {
+      if (static_cast<int64_t>(i) != dim) others *= dims[i];
+    }
+    sizes = regroup(others, others == 1 ? out_rank - 1
+                                        : std::max<int64_t>(out_rank - 1, 1));
+    bounds = sizes;
+    dynamic.assign(sizes.size(), false);
+    const int64_t at = rng.Range(0, static_cast<int64_t>(sizes.size()));
+    sizes.insert(sizes.begin() + at, size);
+    bounds.insert(bounds.begin() + at, dims[dim]);
+    dynamic.insert(dynamic.begin() + at, true);
   } else {
-    sizes = Factorise(rng, valid, out_rank);
+    sizes = regroup(valid, out_rank);
+    bounds = sizes;
+    dynamic.assign(sizes.size(), false);
   }
-  std::vector<int64_t> bounds = sizes;
-  std::vector<bool> dynamic(sizes.size(), false);
   std::vector<std::string> size_names;
   for (size_t i = 0; i < sizes.size(); ++i) {
-    if (rng.Chance(0.7)) {
-      dynamic[i] = true;
-      bounds[i] += rng.Range(0, 3);
-    }
+    // A dimension whose size is its bound may still be declared dynamic.
+    if (sizes[i] == bounds[i] && rng.Chance(0.5)) dynamic[i] = true;
     size_names.push_back(absl::StrCat("d", i));
     d.prelude += ConstantSize(size_names.back(), sizes[i]);
   }
