@@ -33,7 +33,8 @@
 //   grad_operand: 2 delta |scale| r (|dy| + sum|dy|/N +
 //                 2 (|x| + |mu|) P / (N (var + eps)))
 // Where a partial result (N (Q + S1^2 + S1) for the statistics, sum|dy|
-// and P (1 + r) for the gradients, the terms of the normalisation) may
+// and P (1 + r) for the gradients, N times the terms of grad_operand's
+// normalisation, the terms of the others) may
 // reach max_T / 4 in some order, the element is ANY (overflow of an
 // intermediate). Every bound gets a subnormal / flush floor (N + 8) tiny (1 +
 // |scale| r) (1 + r) (tiny = min_T under ftz, else the subnormal spacing); the
@@ -303,11 +304,14 @@ OpBounds BatchNormBounds(const OpBoundContext& ctx) {
     const LD b = 2 * delta * sc * rr *
                  (std::fabs(static_cast<LD>(dy.GetAsDouble(i))) + sdy[f] / nn +
                   2 * ax * p[f] / (nn * ve));
+    // Expansions may scale by N before dividing (N dy - sum dy - ...) and
+    // form (x - mean) sum dy (x - mean) before dividing by var + eps, so
+    // the reach takes the terms times N and (1 + |scale| r).
+    const LD terms = std::fabs(static_cast<LD>(dy.GetAsDouble(i))) +
+                     sdy[f] / nn + 2 * ax * p[f] / (nn * ve);
     set(i, b, (1 + sc * rr) * (1 + rr),
         sdy[f] + p[f] * (1 + rr) +
-            sc * rr *
-                (std::fabs(static_cast<LD>(dy.GetAsDouble(i))) + sdy[f] / nn +
-                 2 * ax * p[f] / (nn * ve)),
+            (1 + sc * rr) * (nn * terms + ax * p[f] * (1 + 1 / ve)),
         any_nan[f]);
   }
   return r;
