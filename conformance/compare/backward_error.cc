@@ -12,14 +12,18 @@
 // Accuracy and Stability, 2nd ed., thm 10.3)
 //   A + dA = L^ L^H,  |dA| <= gamma_{n+1}(u) |L^| |L^|^H   (componentwise)
 // so we require, for every (i, j) of the read triangle,
-//   |A - L^ L^H|_ij <= 2 gamma_{n+1}(u') (|L^| |L^|^H)_ij + (n+1) tiny
-//                      (1 + max_k |l^_ik| + max_k |l^_jk|)
-// with u' = u for real and 4u for complex types (complex multiply-adds
-// cost a constant factor more, Higham 3.6), the factor 2 covering the
-// residual's own long-double evaluation and the rounding of the
-// oracle-free check, and the last term the subnormal / flush floor. A
-// failure of residual (i, j) is reported on factor element (i, j) (or
-// (j, i) for lower=false). The check is not blind: the diagonal residual
+//   |A - L^ L^H|_ij <= 2 (gamma_{n+1}(u') + 2 (2 k_rsqrt + 1) u')
+//                      (|L^| |L^|^H)_ij + (n+1) tiny (1 + max_k |l^_ik| +
+//                      max_k |l^_jk|)
+// (the k_rsqrt term: an implementation that multiplies by rsqrt(d), as
+// XLA's expander does, perturbs every factor entry by k_rsqrt ulps (<=
+// 2 k_rsqrt u') plus a rounding; XLA:CPU's f64 factors were measured at
+// 1.1 gamma_{n+1}, above Higham's constant), with u' = u for real and 4u for
+// complex types (complex multiply-adds cost a constant factor more,
+// Higham 3.6), the factor 2 covering the residual's own long-double evaluation
+// and the rounding of the oracle-free check, and the last term the subnormal /
+// flush floor. A failure of residual (i, j) is reported on factor element (i,
+// j) (or (j, i) for lower=false). The check is not blind: the diagonal residual
 // a_ii - sum_k |l^_ik|^2 has no cancellation, so any row of L^ that is
 // too large fails, and a passing L^ is the exact factor of a matrix
 // within the bound of A.
@@ -137,6 +141,9 @@ OpBounds CholeskyBackwardError(const OpBoundContext& ctx) {
   const bool lower = ctx.inst->attrs().lower;
   const double u1 = UnitOf(type);
   const double gamma = GammaOf(m + 1, u1);
+  // Implementations that scale by rsqrt(d) instead of dividing by sqrt(d)
+  // (XLA's expander) add (2 k_rsqrt + 1) u' relative to each factor entry.
+  const double sqrt_term = 2 * (2 * ctx.rsqrt_ulps + 1) * u1;
   const double gamma_check = GammaOf(m + 1, std::ldexp(1.0, -63));
   const double tiny = TinyOf(type, *ctx.deviations);
   const double max_t =
@@ -144,7 +151,8 @@ OpBounds CholeskyBackwardError(const OpBoundContext& ctx) {
   r.ok = true;
   r.rule = absl::StrCat(
       "BACKWARD_ERROR (cholesky, n = ", m,
-      "): |A - L L^H|_ij <= 2 gamma_{n+1}(u') (|L||L|^H)_ij + floor, u' = 2^",
+      "): |A - L L^H|_ij <= 2 (gamma_{n+1}(u') + 2 (2 k_rsqrt + 1) u') "
+      "(|L||L|^H)_ij + floor, u' = 2^",
       std::log2(u1),
       ", on the returned triangle; the other triangle and "
       "non-HPD inputs masked (numerics.md 3.9)");
@@ -250,7 +258,7 @@ OpBounds CholeskyBackwardError(const OpBoundContext& ctx) {
           continue;
         }
         const double bound = static_cast<double>(
-            2 * (gamma + gamma_check) * mag +
+            2 * (gamma + sqrt_term + gamma_check) * mag +
             static_cast<LD>(m + 1) * tiny * (1 + row_max[i] + row_max[j]));
         const double res = static_cast<double>(std::abs(s));
         jd.bound = bound;
