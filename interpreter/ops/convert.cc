@@ -462,11 +462,19 @@ absl::StatusOr<Literal> EvalStochasticConvert(const HloInstruction& inst,
       StoreDoubles(Shape::Array(mul_type, {1}),
                    std::vector<double>{std::ldexp(1.0, bits)}));
   HLOREF_ASSIGN_OR_RETURN(std::vector<double> factor, LoadDoubles(factor_lit));
-  std::vector<double> scaled(n);
-  for (size_t i = 0; i < n; ++i) {
-    const double a = std::fabs(x[i]);
-    scaled[i] = (a - std::floor(a)) * factor[0];
-  }
+  // floor(|x|) and |x| - floor(|x|) in the operand type, as the decomposer
+  // computes them: exact in every type that has a zero; f8e8m0fnu has none,
+  // so a zero floor or fraction is NaN there (convert's rounding), which
+  // gives 0 and never rounds up.
+  const Shape in_type = WithElementType(operand.shape(), from);
+  std::vector<double> whole(n), scaled(n);
+  for (size_t i = 0; i < n; ++i) whole[i] = std::floor(std::fabs(x[i]));
+  HLOREF_ASSIGN_OR_RETURN(Literal whole_lit, StoreDoubles(in_type, whole));
+  HLOREF_ASSIGN_OR_RETURN(whole, LoadDoubles(whole_lit));
+  for (size_t i = 0; i < n; ++i) scaled[i] = std::fabs(x[i]) - whole[i];
+  HLOREF_ASSIGN_OR_RETURN(Literal fraction_lit, StoreDoubles(in_type, scaled));
+  HLOREF_ASSIGN_OR_RETURN(scaled, LoadDoubles(fraction_lit));
+  for (size_t i = 0; i < n; ++i) scaled[i] *= factor[0];
   HLOREF_ASSIGN_OR_RETURN(
       Literal scaled_lit,
       StoreDoubles(WithElementType(operand.shape(), mul_type), scaled));
@@ -489,8 +497,7 @@ absl::StatusOr<Literal> EvalStochasticConvert(const HloInstruction& inst,
     const uint64_t fixed = static_cast<uint64_t>(
         FloatToInt(scaled[i], bits, /*is_signed=*/false, &unused));
     const bool round_up = static_cast<uint64_t>(r[i]) < fixed;
-    int64_t v = FloatToInt(std::floor(std::fabs(x[i])), width,
-                           /*is_signed=*/true, &unused);
+    int64_t v = FloatToInt(whole[i], width, /*is_signed=*/true, &unused);
     if (round_up) v = WrapToWidth(static_cast<uint64_t>(v) + 1, width, true);
     if (x[i] < 0) v = WrapToWidth(0 - static_cast<uint64_t>(v), width, true);
     if (x[i] <= bounds[0]) {

@@ -273,6 +273,19 @@ TEST(StochasticConvert, ScaleIsTwoToTheBitsInTheOperandType) {
   }
 }
 
+// f8e8m0fnu has no zero: the decomposer's floor(0.5) = 0 and fraction
+// 4 - 4 = 0 become NaN in that type, so 0.5 and 0.25 give 0 (NaN -> 0) and
+// nothing rounds up, whatever the random bits (0 here, which would round
+// any positive fraction up).
+TEST(StochasticConvert, E8M0HasNoZeroSoNothingRoundsUp) {
+  Literal x = FromDoubles(PT::kF8E8M0FNU, {0.5, 0.25, 4.0, 1.0});
+  Literal r = FromInts(PT::kU8, {0, 0, 0, 0});
+  auto out = RunOp(HO::kStochasticConvert, ShapeLike(x, PT::kS8), {x, r});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ(out->value, FromInts(PT::kS8, {0, 0, 4, 1}))
+      << out->value.ToString();
+}
+
 TEST(ConvertShapes, RankZeroAndZeroSize) {
   auto s = EvalOp(HO::kConvert, Shape::Scalar(PT::kF16),
                   {Literal::CreateR0<int32_t>(PT::kS32, 3)});
