@@ -122,7 +122,8 @@ absl::StatusOr<Draw> GenerateAsyncWrap(HloOpcode op, Rng& rng) {
         "wrapped value is not bit-exact across backends");
   }
   Draw d;
-  d.params = inner.params;
+  d.params = inner.params;  // the same parameter numbers
+  d.fixed_values = inner.fixed_values;
   d.type = inner.type;
   // The wrapped computation names its parameters w<i>; the draw's text
   // names them p<i>.
