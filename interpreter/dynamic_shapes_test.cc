@@ -465,25 +465,28 @@ ENTRY e {
 }
 
 TEST(DynamicReshape, SizesFromOperands) {
-  // 6 elements to runtime sizes (2, 3) of [<=3, <=3].
+  // 6 valid elements of [<=9] to runtime sizes (2, 3) of [<=3, <=3] (the
+  // bounds hold 9 elements on both sides, dynamic-reshape.C5).
   absl::StatusOr<EvalResult> r = RunHlo(R"(HloModule m
 ENTRY e {
-  p = s32[6] constant({1, 2, 3, 4, 5, 6})
+  p = s32[<=9] parameter(0)
   d0 = s32[] constant(2)
   d1 = s32[] constant(3)
   ROOT t = s32[<=3,<=3] dynamic-reshape(p, d0, d1)
-})");
+})",
+                                        {Lit("s32[6] {1, 2, 3, 4, 5, 6}")});
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_THAT(r->value.dynamic_sizes(), ElementsAre(2, 3));
   EXPECT_EQ(r->value.ToStatic(), Lit("s32[2,3] {{1, 2, 3}, {4, 5, 6}}"));
   EXPECT_THAT(DontCare(*r), ElementsAre(false, false, false, false, false,
                                         false, true, true, true));
-  // A padded operand reshapes its valid elements: 4 of [<=5] to (2, 2).
+  // A padded operand reshapes its valid elements: 4 of [<=6] to (2, 2) of
+  // [<=3, 2].
   r = RunHlo(R"(HloModule m
 ENTRY e {
-  p = s32[<=5] parameter(0)
+  p = s32[<=6] parameter(0)
   d0 = s32[] constant(2)
-  ROOT t = s32[<=2,2] dynamic-reshape(p, d0, d0)
+  ROOT t = s32[<=3,2] dynamic-reshape(p, d0, d0)
 })",
              {Lit("s32[4] {4, 3, 2, 1}")});
   ASSERT_TRUE(r.ok()) << r.status();
@@ -491,10 +494,11 @@ ENTRY e {
   // Sizes holding another element count: OutOfRange.
   r = RunHlo(R"(HloModule m
 ENTRY e {
-  p = s32[6] constant({1, 2, 3, 4, 5, 6})
+  p = s32[<=9] parameter(0)
   d0 = s32[] constant(2)
   ROOT t = s32[<=3,<=3] dynamic-reshape(p, d0, d0)
-})");
+})",
+             {Lit("s32[6] {1, 2, 3, 4, 5, 6}")});
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), absl::StatusCode::kOutOfRange);
   EXPECT_THAT(std::string(r.status().message()), HasSubstr("impl.dynamic.3"));

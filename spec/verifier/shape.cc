@@ -102,6 +102,18 @@ absl::StatusOr<Shape> InferDynamicReshape(const HloInstruction& inst) {
                 " differs from operand element type ",
                 PrimitiveTypeName(operand.element_type()));
   }
+  // dynamic-reshape.C5: the result's bounds hold exactly as many elements
+  // as the operand's (XLA's CreateDynamicReshape checks the static extent
+  // products; a module breaking it aborts XLA).
+  int64_t operand_extent = 1, result_extent = 1;
+  for (int64_t d : operand.dimensions()) operand_extent *= d;
+  for (int64_t d : result.dimensions()) result_extent *= d;
+  if (operand_extent != result_extent) {
+    return Fail(inst, "dynamic-reshape.C5", "result bounds ", ShapeStr(result),
+                " hold ", result_extent, " elements, operand bounds ",
+                ShapeStr(operand), " hold ", operand_extent,
+                "; they must be equal");
+  }
   return result;
 }
 

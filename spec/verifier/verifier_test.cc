@@ -216,6 +216,7 @@ const Case kCases[] = {
   {"broadcast.C5", "r", "p = f32[3] parameter(0)\nROOT r = s32[2,3] broadcast(p), dimensions={1}"},
   {"dynamic-reshape.C1", "r", "p = (f32[]) parameter(0)\nd = s32[] parameter(1)\nROOT r = f32[<=4] dynamic-reshape(p, d)"},
   {"dynamic-reshape.C2", "r", "p = f32[4] parameter(0)\nd = s32[] parameter(1)\nROOT r = f32[<=2,2] dynamic-reshape(p, d)"},
+  {"dynamic-reshape.C5", "r", "p = f32[6] parameter(0)\nd = s32[] parameter(1)\nROOT r = f32[<=9] dynamic-reshape(p, d)"},
   {"dynamic-reshape.C3", "r", "p = f32[4] parameter(0)\nd = s64[] parameter(1)\nROOT r = f32[<=4] dynamic-reshape(p, d)"},
   {"dynamic-reshape.C4", "r", "p = f32[4] parameter(0)\nd = s32[] parameter(1)\nROOT r = s32[<=4] dynamic-reshape(p, d)"},
   {"get-dimension-size.C1", "r", "p = (f32[]) parameter(0)\nROOT r = s32[] get-dimension-size(p), dimensions={0}"},
