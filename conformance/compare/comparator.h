@@ -4,6 +4,14 @@
 // deviations (deviations.h) and the profile give. A failure explains
 // itself: output, index, the inputs that fed it (element-wise ops),
 // expected, got, bound, ULP distance and the rule.
+//
+// fft, cholesky, triangular-solve and batch-norm-* are judged with bounds
+// computed from the whole output and the op's operands (op_bounds.h,
+// README.md): FFT_BOUND, BACKWARD_ERROR (cholesky: a residual check on the
+// whole factor, reported at the factor element of the failing residual),
+// FORWARD_ERROR and BATCH_NORM_BOUND. Their operands must be parameters or
+// constants of the module; otherwise the output is ANY and the rule says
+// why.
 #ifndef HLOREF_CONFORMANCE_COMPARE_COMPARATOR_H_
 #define HLOREF_CONFORMANCE_COMPARE_COMPARATOR_H_
 
