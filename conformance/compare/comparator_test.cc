@@ -208,6 +208,33 @@ TEST(Comparator, DotDeviationsApplyToRaggedDot) {
   EXPECT_TRUE(Compare(f, "f32[1,1] {{100}}", "dot-input=bf16").ok);
 }
 
+// set-dimension-size to 2 of f32[4]: the result f32[<=4] holds 2 valid
+// elements; the 2 after them are padding.
+constexpr char kPadded[] = R"(
+HloModule m
+ENTRY e {
+  a = f32[4] parameter(0)
+  n = s32[] constant(2)
+  ROOT r = f32[<=4] set-dimension-size(a, n), dimensions={0}
+})";
+
+TEST(Comparator, DynamicPaddingIsNeverComparedAndCompactResultsAreAccepted) {
+  Fixture f = Make(kPadded, {"f32[4] {1, 2, 3, 4}"});
+  // Whatever a backend leaves in the padding, under the xla profile too.
+  ComparisonResult full = Compare(f, "f32[4] {1, 2, 99, -7}");
+  EXPECT_TRUE(full.ok) << full.Summary();
+  EXPECT_EQ(full.masked, 2);
+  // Just the valid part, as XLA:CPU returns it.
+  EXPECT_TRUE(Compare(f, "f32[2] {1, 2}").ok);
+  // A wrong valid element still fails, in either form.
+  EXPECT_FALSE(Compare(f, "f32[2] {1, 5}").ok);
+  EXPECT_FALSE(Compare(f, "f32[4] {1, 5, 3, 4}").ok);
+  // A compact result of another size is a structure mismatch.
+  ComparisonResult wrong_size = Compare(f, "f32[3] {1, 2, 3}");
+  EXPECT_FALSE(wrong_size.ok);
+  EXPECT_FALSE(wrong_size.structure_error.empty());
+}
+
 constexpr char kMax[] = R"(
 HloModule m
 ENTRY e {
