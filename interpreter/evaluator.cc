@@ -355,7 +355,8 @@ absl::Status EvaluatorImpl::CheckElementLimit(
 }
 
 // tuple and get-tuple-element move their operands' error data leaf by
-// leaf, so a root tuple of dots reports S and m for each element.
+// leaf, so a root tuple of dots reports S and m for each element;
+// all-reduce-done passes on what all-reduce-start reported.
 void EvaluatorImpl::ForwardErrorData(
     const HloInstruction& inst, const std::vector<const Marks*>& operand_marks,
     Marks* out) {
@@ -366,6 +367,18 @@ void EvaluatorImpl::ForwardErrorData(
       out->term_count.resize(static_cast<size_t>(leaves));
     }
   };
+  if (inst.opcode() == HloOpcode::kAllReduceDone) {
+    // The value all-reduce-start computed, leaf for leaf.
+    const Marks* m = operand_marks.empty() ? nullptr : operand_marks[0];
+    if (m == nullptr || !m->has_error_data() ||
+        static_cast<int64_t>(m->abs_sum.size()) != leaves) {
+      return;
+    }
+    ensure();
+    out->abs_sum = m->abs_sum;
+    out->term_count = m->term_count;
+    return;
+  }
   if (inst.opcode() == HloOpcode::kTuple) {
     int64_t offset = 0;
     for (size_t k = 0; k < operand_marks.size(); ++k) {
@@ -586,7 +599,8 @@ absl::StatusOr<std::pair<Literal, Marks>> EvaluatorImpl::EvalComputation(
     Marks out;
     PropagateMarks(inst, operand_marks, sink, &out);
     if (inst.opcode() == HloOpcode::kTuple ||
-        inst.opcode() == HloOpcode::kGetTupleElement) {
+        inst.opcode() == HloOpcode::kGetTupleElement ||
+        inst.opcode() == HloOpcode::kAllReduceDone) {
       ForwardErrorData(inst, operand_marks, &out);
     }
     if (out.any() || out.has_error_data()) marks.emplace(&inst, std::move(out));

@@ -160,9 +160,13 @@ OutputPlan PlanFor(const HloInstruction* inst, PrimitiveType type,
       plan.rule = absl::StrCat("class A (", op, ")");
       break;
     case CompareClass::kReduce: {
+      // all-reduce-done reduces with its all-reduce-start's computation.
       const HloComputation* reducer =
           inst->opcode() == HloOpcode::kSelectAndScatter ? inst->scatter()
-                                                         : inst->to_apply();
+          : inst->opcode() == HloOpcode::kAllReduceDone &&
+                  inst->operand_count() == 1
+              ? inst->operand(0)->to_apply()
+              : inst->to_apply();
       const HloOpcode r = ReducerOp(reducer);
       const std::string rname(HloOpcodeString(r));
       if (!IsFloat(type) && !IsComplex(type)) {

@@ -235,6 +235,32 @@ TEST(Comparator, DynamicPaddingIsNeverComparedAndCompactResultsAreAccepted) {
   EXPECT_FALSE(wrong_size.structure_error.empty());
 }
 
+// all-reduce-start/done with a float add: done is judged with start's
+// reducer (class A with S and m), not as ANY.
+constexpr char kAllReduceDone[] = R"(
+HloModule m
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY e {
+  x = f32[2] parameter(0)
+  s = f32[2] all-reduce-start(x), replica_groups={}, to_apply=add
+  ROOT d = f32[2] all-reduce-done(s)
+})";
+
+TEST(Comparator, AllReduceDoneJudgedWithItsStartsReducer) {
+  // One participant: the fold of one value is exact (no S and m), so the
+  // class A rule demands the value itself.
+  Fixture f = Make(kAllReduceDone, {"f32[2] {1.5, -2}"});
+  EXPECT_TRUE(Compare(f, "f32[2] {1.5, -2}").ok);
+  ComparisonResult bad = Compare(f, "f32[2] {2.5, -2}");
+  ASSERT_FALSE(bad.ok);
+  EXPECT_NE(bad.failures[0].rule.find("class A"), std::string::npos)
+      << bad.failures[0].rule;
+}
+
 constexpr char kMax[] = R"(
 HloModule m
 ENTRY e {
