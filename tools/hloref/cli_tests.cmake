@@ -75,3 +75,6 @@ hloref_cli_test(reduce_not_failing 1 "does not fail on the backend"
   reduce --backend=interpreter ${EX}/reduce_chain.hlo "f32[2] {1e-20, 1}" "f32[2] {1e-20, 2}" "f32[2] {1e30, 1}")
 hloref_cli_test(reduce_match_other_failure 1 "does not fail on the backend"
   reduce --backend=plugin:$<TARGET_FILE:hloref_sample_plugin_ftz> --match=no-such-message ${EX}/reduce_chain.hlo "f32[2] {1e-20, 1}" "f32[2] {1e-20, 2}" "f32[2] {1e30, 1}")
+# Multi-op programs are summarised beside the single-op cases.
+hloref_cli_test(conformance_programs_line 0 "single-op cases: pass [0-9]+, fail 0.*programs: pass [1-9][0-9]*, fail 0"
+  conformance --backend=interpreter --suite=golden --jobs=1)

@@ -295,6 +295,18 @@ int RunConformance(int argc, char** argv) {
                   ? ""
                   : absl::StrCat(", deviations ", options.deviations.ToString())
                         .c_str());
+  // Single-op cases are the unit of certification; multi-op programs are
+  // reported beside them.
+  const conformance::Summary single_op =
+      conformance::SummaryOf(*result, /*programs=*/false);
+  const conformance::Summary programs =
+      conformance::SummaryOf(*result, /*programs=*/true);
+  int64_t program_cases = 0;
+  for (int64_t c : programs.counts) program_cases += c;
+  if (program_cases > 0) {
+    std::printf("single-op cases: %s\n%s\n", single_op.ToString().c_str(),
+                conformance::ProgramsSummaryLine(*result).c_str());
+  }
   if (auto dir = cl->Get("report")) {
     if (absl::Status s = conformance::WriteReportDir(*dir, *result, meta);
         !s.ok()) {
