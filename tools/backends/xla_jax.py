@@ -189,6 +189,16 @@ def run_case(d):
         die(UNSUPPORTED, f"element type {m.group(1)} cannot go through HLO -> "
             "StableHLO (1-bit integers become pred there)")
 
+    # A dynamic result (`f32[<=3]`) cannot come back: jax hands results
+    # back as static arrays (the bound, with whatever lies past the dynamic
+    # size), and the .npy protocol has no dynamic sizes either.
+    entry = text[text.find("ENTRY"):] if "ENTRY" in text else text
+    root = re.search(r"^\s*ROOT\s+\S+\s*=\s*(.*?)\s[\w-]+\(", entry,
+                     re.MULTILINE)
+    if root and "<=" in root.group(1):
+        die(UNSUPPORTED, f"the result shape {root.group(1)} is dynamic: "
+            "xla_jax.py returns static arrays only")
+
     # XLA:CPU compiles only the fusions its own pipeline forms: kind=kInput
     # is "Unsupported fusion kind", kind=kOutput is taken as a dot fusion
     # ("Dot fusion supports only `add` root instruction"), kCustom needs a
@@ -241,14 +251,37 @@ def run_case(d):
                 f"(pre-fused input): {e}")
         die(UNSUPPORTED if looks_unimplemented(str(e)) else 1,
             f"XLA:CPU compilation failed: {e}")
+    # Which flattened results are tokens: they have no array to convert and
+    # travel as the protocol's token .npy ([('token', '|u1')], shape ()).
+    result_shape = shape.result_shape()
+    leaves = []
+
+    def flatten(s):
+        if s.is_tuple():
+            for t in s.tuple_shapes():
+                flatten(t)
+        else:
+            leaves.append(s)
+
+    flatten(result_shape)
     try:
         buffers = [jax.device_put(a, device) for a in args]
         results = executable.execute(buffers)
-        values = [np.asarray(r) for r in results]
+        values = []
+        for i, r in enumerate(results):
+            if i < len(leaves) and leaves[i].is_token():
+                values.append(None)
+            else:
+                values.append(np.asarray(r))
     except Exception as e:
         die(1, f"XLA:CPU execution failed: {e}")
     for i, v in enumerate(values):
-        save_result(os.path.join(d, f"result_{i}.npy"), v)
+        path = os.path.join(d, f"result_{i}.npy")
+        if v is None:
+            np.save(path, np.zeros((), dtype=[("token", "|u1")]),
+                    allow_pickle=False)
+        else:
+            save_result(path, v)
     return 0
 
 
@@ -267,7 +300,11 @@ _MAX_CASES = 400      # and after this many cases (bounds memory growth)
 
 def socket_path():
     import hashlib
-    key = hashlib.sha1((os.path.realpath(__file__) + sys.version).encode())
+    # The script's mtime is part of the key: an edited script gets a new
+    # server instead of the one still running the old code.
+    me = os.path.realpath(__file__)
+    key = hashlib.sha1(
+        f"{me} {os.stat(me).st_mtime_ns} {sys.version}".encode())
     base = os.environ.get("XDG_RUNTIME_DIR") or "/tmp"
     return os.path.join(base, f"hloref_xla_jax_{os.getuid()}_"
                         f"{key.hexdigest()[:12]}.sock")
@@ -362,11 +399,14 @@ def run_through_server(d):
                     start_new_session=True, close_fds=True)
                 started = True
             time.sleep(0.1)
-    with s:
-        f = s.makefile("rwb")
-        f.write((json.dumps({"dir": os.path.abspath(d)}) + "\n").encode())
-        f.flush()
-        line = f.readline()
+    try:
+        with s:
+            f = s.makefile("rwb")
+            f.write((json.dumps({"dir": os.path.abspath(d)}) + "\n").encode())
+            f.flush()
+            line = f.readline()
+    except OSError:
+        line = b""  # reset by a dying server
     if not line:
         return None  # the server died (an XLA abort): rerun here
     reply = json.loads(line)
