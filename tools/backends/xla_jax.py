@@ -189,6 +189,16 @@ def run_case(d):
         die(UNSUPPORTED, f"element type {m.group(1)} cannot go through HLO -> "
             "StableHLO (1-bit integers become pred there)")
 
+    # Seed 001 (RngUniform): "The CPU and GPU backends currently only
+    # support F64, F32, F16, BF16, S64, U64, S32 and U32". XLA:CPU 0.10.2
+    # aborts on the others (rng_expander.cc "Check failed: primitive_type
+    # == F16 || ..."), so refuse them as the documented limitation.
+    for m in re.finditer(r"=\s*(\w+)\[[^\]]*\](?:\{[^}]*\})?\s+rng\(", text):
+        if m.group(1) not in ("f64", "f32", "f16", "bf16", "s64", "u64",
+                              "s32", "u32"):
+            die(UNSUPPORTED, f"rng of {m.group(1)}: XLA:CPU supports only "
+                "F64, F32, F16, BF16, S64, U64, S32 and U32 (seed 001)")
+
     # A dynamic result (`f32[<=3]`) cannot come back: jax hands results
     # back as static arrays (the bound, with whatever lies past the dynamic
     # size), and the .npy protocol has no dynamic sizes either.
