@@ -57,7 +57,8 @@ int RunCheck(int argc, char** argv) {
       std::fprintf(stderr, "%s\n", w.c_str());
     }
     if (!module.ok()) {
-      std::fprintf(stderr, "%s\n", std::string(module.status().message()).c_str());
+      std::fprintf(stderr, "%s\n",
+                   std::string(module.status().message()).c_str());
       return 1;
     }
     if (!cl->Has("no-verify")) {

@@ -75,9 +75,8 @@ absl::StatusOr<int64_t> CommandLine::GetInt(const std::string& name,
   if (!v.has_value()) return default_value;
   int64_t out;
   if (!absl::SimpleAtoi(*v, &out)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("option '--", name, "' expects an integer, got '", *v,
-                     "'"));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "option '--", name, "' expects an integer, got '", *v, "'"));
   }
   return out;
 }

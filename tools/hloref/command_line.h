@@ -16,8 +16,8 @@
 namespace hloref::tools {
 
 struct OptionSpec {
-  std::string name;     // without dashes
-  bool takes_value;     // false: a boolean flag
+  std::string name;  // without dashes
+  bool takes_value;  // false: a boolean flag
   bool repeatable = false;
 };
 
@@ -25,8 +25,8 @@ class CommandLine {
  public:
   // Parses argv[first..]; unknown options and missing values are errors
   // that name the option.
-  static absl::StatusOr<CommandLine> Parse(int argc, char** argv, int first,
-                                           const std::vector<OptionSpec>& specs);
+  static absl::StatusOr<CommandLine> Parse(
+      int argc, char** argv, int first, const std::vector<OptionSpec>& specs);
 
   const std::vector<std::string>& positional() const { return positional_; }
   bool Has(const std::string& name) const { return values_.count(name) > 0; }

@@ -6,15 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "absl/time/time.h"
-#include "backends/registry.h"
-#include "conformance/generators/draw.h"
 #include "conformance/generators/generator.h"
-#include "spec/ir/hlo_parser.h"
-#include "spec/verifier/verifier.h"
-#include "tools/hloref/arguments.h"
+#include "tools/hloref/backend_job.h"
 #include "tools/hloref/command_line.h"
 #include "tools/hloref/subcommands.h"
 
@@ -83,92 +77,25 @@ int RunDiff(int argc, char** argv) {
     std::fputs(kDiffHelp, stdout);
     return 0;
   }
-  if (cl->positional().empty()) return Usage("no module file");
-  const std::string backend_name = cl->Get("backend").value_or("");
-  if (backend_name.empty()) return Usage("--backend is required");
-
+  bool usage_error = false;
+  auto job = ReadBackendJob(*cl, &usage_error);
+  if (!job.ok()) {
+    return usage_error ? Usage(std::string(job.status().message()))
+                       : Fail(std::string(job.status().message()));
+  }
+  if (!job->drawn_note.empty()) {
+    std::fprintf(stderr, "hloref diff: %s\n", job->drawn_note.c_str());
+  }
   conformance::DiffOptions options;
   options.all = cl->Has("all");
   options.descend = !cl->Has("no-descend");
-  auto deviations =
-      conformance::ParseDeviations(cl->Get("deviations").value_or(""));
-  if (!deviations.ok())
-    return Usage(std::string(deviations.status().message()));
-  options.deviations = *deviations;
-  const std::string profile = cl->Get("profile").value_or("xla");
-  if (profile == "xla") {
-    options.profile = Profile::kXla;
-  } else if (profile == "portable") {
-    options.profile = Profile::kPortable;
-  } else {
-    return Usage(
-        absl::StrCat("--profile must be xla or portable, got '", profile, "'"));
-  }
-  if (auto t = cl->Get("timeout")) {
-    double seconds = 0;
-    if (!absl::SimpleAtod(*t, &seconds) || !(seconds > 0)) {
-      return Usage(absl::StrCat(
-          "--timeout must be a positive number of seconds, got '", *t, "'"));
-    }
-    options.compile_options.timeout = absl::Seconds(seconds);
-  }
+  options.profile = job->profile;
+  options.deviations = job->deviations;
+  options.compile_options = job->compile_options;
+  const std::string& backend_name = job->backend_name;
 
-  auto backend = backends::CreateBackend(backend_name);
-  if (!backend.ok()) {
-    return backend.status().code() == absl::StatusCode::kInvalidArgument
-               ? Usage(std::string(backend.status().message()))
-               : Fail(std::string(backend.status().message()));
-  }
-
-  const std::string& path = cl->positional()[0];
-  auto module = ParseHloModuleFile(path);
-  if (!module.ok()) return Fail(std::string(module.status().message()));
-  if (absl::Status s = VerifyModule(**module); !s.ok()) {
-    return Fail(std::string(s.message()));
-  }
-  const HloComputation& entry = *(*module)->entry();
-  const int64_t params = entry.num_parameters();
-  const int64_t given = static_cast<int64_t>(cl->positional().size()) - 1;
-  if (given > params) {
-    return Fail(
-        absl::StrCat(path, " takes ", params, " arguments, ", given, " given"));
-  }
-  std::vector<Literal> args;
-  for (int64_t i = 0; i < given; ++i) {
-    auto arg = ReadArgument(cl->positional()[i + 1], entry.parameter(i));
-    if (!arg.ok()) {
-      return Fail(absl::StrCat("argument ", i, ": ", arg.status().message()));
-    }
-    args.push_back(*std::move(arg));
-  }
-  if (given < params) {
-    if (!cl->Has("seed")) {
-      return Fail(absl::StrCat(path, " takes ", params, " arguments, ", given,
-                               " given (--seed=N draws the missing ones)"));
-    }
-    auto seed = cl->GetInt("seed", 1);
-    if (!seed.ok() || *seed < 0) {
-      return Usage("--seed must be a non-negative integer");
-    }
-    conformance::gen::Rng rng(static_cast<uint64_t>(*seed));
-    for (int64_t i = given; i < params; ++i) {
-      const Shape& shape = entry.parameter(i)->shape();
-      if (!shape.IsArray()) {
-        return Fail(absl::StrCat("parameter ", i, " has the non-array shape ",
-                                 shape.ToString(),
-                                 "; give its value as an ARG"));
-      }
-      conformance::gen::ParamSpec spec;
-      spec.shape = shape;
-      args.push_back(conformance::gen::MakeValues(spec, rng));
-    }
-    std::fprintf(
-        stderr, "hloref diff: parameters %lld..%lld drawn from seed %lld\n",
-        static_cast<long long>(given), static_cast<long long>(params - 1),
-        static_cast<long long>(*seed));
-  }
-
-  auto result = conformance::DiffModule(**module, args, **backend, options);
+  auto result =
+      conformance::DiffModule(*job->module, job->args, *job->backend, options);
   if (!result.ok()) return Fail(std::string(result.status().message()));
 
   std::printf("whole module on %s: %s%s%s\n", backend_name.c_str(),

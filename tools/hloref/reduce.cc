@@ -6,15 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "absl/strings/numbers.h"
-#include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
-#include "backends/registry.h"
-#include "conformance/generators/draw.h"
 #include "conformance/generators/generator.h"
-#include "spec/ir/hlo_parser.h"
-#include "spec/verifier/verifier.h"
-#include "tools/hloref/arguments.h"
+#include "tools/hloref/backend_job.h"
 #include "tools/hloref/command_line.h"
 #include "tools/hloref/subcommands.h"
 
@@ -65,20 +59,6 @@ int Fail(const std::string& message) {
   return 1;
 }
 
-absl::StatusOr<double> PositiveSeconds(const CommandLine& cl,
-                                       const std::string& name,
-                                       double default_value) {
-  auto text = cl.Get(name);
-  if (!text) return default_value;
-  double seconds = 0;
-  if (!absl::SimpleAtod(*text, &seconds) || !(seconds > 0)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--", name, " must be a positive number of seconds, got '",
-                     *text, "'"));
-  }
-  return seconds;
-}
-
 }  // namespace
 
 int RunReduce(int argc, char** argv) {
@@ -98,21 +78,14 @@ int RunReduce(int argc, char** argv) {
     std::fputs(kReduceHelp, stdout);
     return 0;
   }
-  if (cl->positional().empty()) return Usage("no module file");
-  const std::string backend_name = cl->Get("backend").value_or("");
-  if (backend_name.empty()) return Usage("--backend is required");
-  auto deviations =
-      conformance::ParseDeviations(cl->Get("deviations").value_or(""));
-  if (!deviations.ok()) {
-    return Usage(std::string(deviations.status().message()));
+  bool usage_error = false;
+  auto job = ReadBackendJob(*cl, &usage_error);
+  if (!job.ok()) {
+    return usage_error ? Usage(std::string(job.status().message()))
+                       : Fail(std::string(job.status().message()));
   }
-  const std::string profile_text = cl->Get("profile").value_or("xla");
-  Profile profile = Profile::kXla;
-  if (profile_text == "portable") {
-    profile = Profile::kPortable;
-  } else if (profile_text != "xla") {
-    return Usage(absl::StrCat("--profile must be xla or portable, got '",
-                              profile_text, "'"));
+  if (!job->drawn_note.empty()) {
+    std::fprintf(stderr, "hloref reduce: %s\n", job->drawn_note.c_str());
   }
   conformance::ReduceOptions options;
   auto max_candidates = cl->GetInt("max-candidates", 2000);
@@ -123,68 +96,14 @@ int RunReduce(int argc, char** argv) {
   auto max_time = PositiveSeconds(*cl, "max-time", 1800);
   if (!max_time.ok()) return Usage(std::string(max_time.status().message()));
   options.max_time = absl::Seconds(*max_time);
-  backends::CompileOptions compile_options;
-  auto timeout = PositiveSeconds(*cl, "timeout", 300);
-  if (!timeout.ok()) return Usage(std::string(timeout.status().message()));
-  compile_options.timeout = absl::Seconds(*timeout);
   options.log = [](const std::string& line) {
     std::fprintf(stderr, "hloref reduce: %s\n", line.c_str());
   };
 
-  auto backend = backends::CreateBackend(backend_name);
-  if (!backend.ok()) {
-    return backend.status().code() == absl::StatusCode::kInvalidArgument
-               ? Usage(std::string(backend.status().message()))
-               : Fail(std::string(backend.status().message()));
-  }
-  const std::string& path = cl->positional()[0];
-  auto module = ParseHloModuleFile(path);
-  if (!module.ok()) return Fail(std::string(module.status().message()));
-  if (absl::Status s = VerifyModule(**module); !s.ok()) {
-    return Fail(std::string(s.message()));
-  }
-  const HloComputation& entry = *(*module)->entry();
-  const int64_t params = entry.num_parameters();
-  const int64_t given = static_cast<int64_t>(cl->positional().size()) - 1;
-  if (given > params) {
-    return Fail(
-        absl::StrCat(path, " takes ", params, " arguments, ", given, " given"));
-  }
-  std::vector<Literal> args;
-  for (int64_t i = 0; i < given; ++i) {
-    auto arg = ReadArgument(cl->positional()[i + 1], entry.parameter(i));
-    if (!arg.ok()) {
-      return Fail(absl::StrCat("argument ", i, ": ", arg.status().message()));
-    }
-    args.push_back(*std::move(arg));
-  }
-  if (given < params) {
-    if (!cl->Has("seed")) {
-      return Fail(absl::StrCat(path, " takes ", params, " arguments, ", given,
-                               " given (--seed=N draws the missing ones)"));
-    }
-    auto seed = cl->GetInt("seed", 1);
-    if (!seed.ok() || *seed < 0) {
-      return Usage("--seed must be a non-negative integer");
-    }
-    conformance::gen::Rng rng(static_cast<uint64_t>(*seed));
-    for (int64_t i = given; i < params; ++i) {
-      const Shape& shape = entry.parameter(i)->shape();
-      if (!shape.IsArray()) {
-        return Fail(absl::StrCat("parameter ", i, " has the non-array shape ",
-                                 shape.ToString(),
-                                 "; give its value as an ARG"));
-      }
-      conformance::gen::ParamSpec spec;
-      spec.shape = shape;
-      args.push_back(conformance::gen::MakeValues(spec, rng));
-    }
-  }
-
   auto result = conformance::ReduceModule(
-      **module, args,
-      conformance::BackendStillFails(**backend, profile, *deviations,
-                                     compile_options,
+      *job->module, job->args,
+      conformance::BackendStillFails(*job->backend, job->profile,
+                                     job->deviations, job->compile_options,
                                      cl->Get("match").value_or("")),
       options);
   if (!result.ok()) return Fail(std::string(result.status().message()));

@@ -1,0 +1,115 @@
+// Command-line reading shared by diff and reduce (see backend_job.h).
+#include "tools/hloref/backend_job.h"
+
+#include <optional>
+#include <utility>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "backends/registry.h"
+#include "conformance/generators/draw.h"
+#include "spec/ir/hlo_parser.h"
+#include "spec/util/status_macros.h"
+#include "spec/verifier/verifier.h"
+#include "tools/hloref/arguments.h"
+
+namespace hloref::tools {
+
+absl::StatusOr<double> PositiveSeconds(const CommandLine& cl,
+                                       const std::string& name,
+                                       double default_value) {
+  auto text = cl.Get(name);
+  if (!text) return default_value;
+  double seconds = 0;
+  if (!absl::SimpleAtod(*text, &seconds) || !(seconds > 0)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--", name, " must be a positive number of seconds, got '",
+                     *text, "'"));
+  }
+  return seconds;
+}
+
+absl::StatusOr<BackendJob> ReadBackendJob(const CommandLine& cl,
+                                          bool* usage_error) {
+  *usage_error = true;
+  BackendJob job;
+  if (cl.positional().empty()) {
+    return absl::InvalidArgumentError("no module file");
+  }
+  job.backend_name = cl.Get("backend").value_or("");
+  if (job.backend_name.empty()) {
+    return absl::InvalidArgumentError("--backend is required");
+  }
+  HLOREF_ASSIGN_OR_RETURN(
+      job.deviations,
+      conformance::ParseDeviations(cl.Get("deviations").value_or("")));
+  const std::string profile = cl.Get("profile").value_or("xla");
+  if (profile == "portable") {
+    job.profile = Profile::kPortable;
+  } else if (profile != "xla") {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--profile must be xla or portable, got '", profile, "'"));
+  }
+  HLOREF_ASSIGN_OR_RETURN(double timeout, PositiveSeconds(cl, "timeout", 300));
+  job.compile_options.timeout = absl::Seconds(timeout);
+  std::optional<uint64_t> seed;
+  if (cl.Has("seed")) {
+    auto value = cl.GetInt("seed", 1);
+    if (!value.ok() || *value < 0) {
+      return absl::InvalidArgumentError(
+          "--seed must be a non-negative integer");
+    }
+    seed = static_cast<uint64_t>(*value);
+  }
+  {
+    auto backend = backends::CreateBackend(job.backend_name);
+    // An unknown name is a usage error; a plugin that does not load is not.
+    if (!backend.ok()) {
+      *usage_error =
+          backend.status().code() == absl::StatusCode::kInvalidArgument;
+      return backend.status();
+    }
+    job.backend = *std::move(backend);
+  }
+  *usage_error = false;
+
+  const std::string& path = cl.positional()[0];
+  HLOREF_ASSIGN_OR_RETURN(job.module, ParseHloModuleFile(path));
+  HLOREF_RETURN_IF_ERROR(VerifyModule(*job.module));
+  const HloComputation& entry = *job.module->entry();
+  const int64_t params = entry.num_parameters();
+  const int64_t given = static_cast<int64_t>(cl.positional().size()) - 1;
+  if (given > params || (given < params && !seed.has_value())) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        path, " takes ", params, " arguments, ", given, " given",
+        given < params ? " (--seed=N draws the missing ones)" : ""));
+  }
+  for (int64_t i = 0; i < given; ++i) {
+    auto arg = ReadArgument(cl.positional()[i + 1], entry.parameter(i));
+    if (!arg.ok()) {
+      return absl::Status(
+          arg.status().code(),
+          absl::StrCat("argument ", i, ": ", arg.status().message()));
+    }
+    job.args.push_back(*std::move(arg));
+  }
+  if (given < params) {
+    conformance::gen::Rng rng(*seed);
+    for (int64_t i = given; i < params; ++i) {
+      const Shape& shape = entry.parameter(i)->shape();
+      if (!shape.IsArray()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("parameter ", i, " has the non-array shape ",
+                         shape.ToString(), "; give its value as an ARG"));
+      }
+      conformance::gen::ParamSpec spec;
+      spec.shape = shape;
+      job.args.push_back(conformance::gen::MakeValues(spec, rng));
+    }
+    job.drawn_note = absl::StrCat("parameters ", given, "..", params - 1,
+                                  " drawn from seed ", *seed);
+  }
+  return job;
+}
+
+}  // namespace hloref::tools

@@ -1,0 +1,47 @@
+// What `hloref diff` and `hloref reduce` read alike from their command
+// lines: the backend under test and how it is judged (--backend,
+// --deviations, --profile, --timeout), the module, and its arguments (ARGs
+// as for `hloref run`, the rest drawn from --seed).
+#ifndef HLOREF_TOOLS_HLOREF_BACKEND_JOB_H_
+#define HLOREF_TOOLS_HLOREF_BACKEND_JOB_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "backends/backend.h"
+#include "conformance/compare/deviations.h"
+#include "interpreter/evaluator.h"
+#include "spec/ir/hlo_module.h"
+#include "spec/types/literal.h"
+#include "tools/hloref/command_line.h"
+
+namespace hloref::tools {
+
+struct BackendJob {
+  std::string backend_name;
+  std::unique_ptr<backends::Backend> backend;
+  Profile profile = Profile::kXla;
+  conformance::Deviations deviations;
+  backends::CompileOptions compile_options;
+  std::unique_ptr<HloModule> module;  // parsed and verified
+  std::vector<Literal> args;
+  // "parameters 1..2 drawn from seed 7" when --seed filled some in.
+  std::string drawn_note;
+};
+
+// The options above must be among the command's OptionSpecs. A bad option
+// value sets *usage_error (exit status 2); a bad file, a bad argument or a
+// backend that cannot be created does not (exit status 1).
+absl::StatusOr<BackendJob> ReadBackendJob(const CommandLine& cl,
+                                          bool* usage_error);
+
+// --NAME as a positive number of seconds, `default_value` when absent.
+absl::StatusOr<double> PositiveSeconds(const CommandLine& cl,
+                                       const std::string& name,
+                                       double default_value);
+
+}  // namespace hloref::tools
+
+#endif  // HLOREF_TOOLS_HLOREF_BACKEND_JOB_H_
