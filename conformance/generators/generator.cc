@@ -441,11 +441,10 @@ absl::Status WriteCaseDir(const GeneratedCase& c, const std::string& dir) {
   if (!c.participant_args.empty()) {
     readme << "Every participant has its own arguments: p<i>/arg_<k>.npy "
               "for participant i\n(arg_<k>.npy above are participant 0's). "
-              "`hloref run --replicas` gives\nevery participant the same "
-              "ARGs, so the command above replays the module\nwith "
-              "participant 0's values everywhere; the suite's verdict used "
-              "the\nper-participant values (Evaluator::RunReplicated with "
-              "one list per\nparticipant).\n";
+              "Replay with every participant's own\nvalues, as the suite "
+              "judged the case:\n  hloref run --replicas="
+           << c.replica_count << " --participant-args=" << dir << " " << dir
+           << "/module.hlo\n";
   }
   if (c.uses_host) {
     readme << "Host transfers: infeed_<i> / recv_<channel>_<i> are queued "

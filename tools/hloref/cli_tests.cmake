@@ -78,3 +78,9 @@ hloref_cli_test(reduce_match_other_failure 1 "does not fail on the backend"
 # Multi-op programs are summarised beside the single-op cases.
 hloref_cli_test(conformance_programs_line 0 "single-op cases: pass [0-9]+, fail 0.*programs: pass [1-9][0-9]*, fail 0"
   conformance --backend=interpreter --suite=golden --jobs=1)
+# Per-participant arguments (p0 holds {1, 2}, p1 {3, 4}): all-gather gives
+# {1, 2, 3, 4} on both replicas.
+hloref_cli_test(run_participant_args 0 "replica 0: f32\\[4\\]\\{0\\} \\{1, 2, 3, 4\\}.*replica 1: f32\\[4\\]\\{0\\} \\{1, 2, 3, 4\\}"
+  run --participant-args=${EX}/data/participants ${EX}/participants.hlo)
+hloref_cli_test(run_participant_args_missing 1 "participant 0: .*no such .npy file"
+  run --participant-args=${EX}/data/no_such_dir ${EX}/participants.hlo)

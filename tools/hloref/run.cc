@@ -55,6 +55,10 @@ Options:
                           with partitions). A collective that cannot
                           complete (a replica skips it) is an error naming
                           the instruction and the replicas
+  --participant-args=DIR  per-participant arguments instead of ARGs:
+                          DIR/p<i>/arg_<k>.npy for participant i (replica
+                          i / partitions, partition i % partitions), as a
+                          generated conformance case directory holds them
   --collective-timeout=SECONDS
                           how long a replica waits at a collective for the
                           others before the run fails (default 5)
@@ -119,12 +123,35 @@ void NoteMarks(const EvalResult& result, const std::string& label,
 
 // --replicas=N (or a header with several replicas/partitions): runs every
 // participant with the same arguments and prints each result labelled.
+// With --participant-args=DIR each participant i reads DIR/p<i>/arg_<k>.npy
+// instead.
 int RunReplicas(Evaluator& evaluator, const HloModule& module,
                 std::vector<Literal> args, std::optional<std::string> out_dir,
-                const EvaluatorOptions& options) {
+                const EvaluatorOptions& options,
+                std::optional<std::string> participant_dir) {
   const int64_t partitions = evaluator.PartitionCount(module);
   std::vector<std::vector<Literal>> all;
-  all.push_back(std::move(args));
+  if (participant_dir.has_value()) {
+    const int64_t participants = evaluator.ReplicaCount(module) * partitions;
+    const int64_t params = module.entry()->num_parameters();
+    for (int64_t i = 0; i < participants; ++i) {
+      std::vector<Literal> own;
+      for (int64_t k = 0; k < params; ++k) {
+        const std::string path =
+            absl::StrCat(*participant_dir, "/p", i, "/arg_", k, ".npy");
+        auto lit = ReadArgument(path, module.entry()->parameter(k));
+        if (!lit.ok()) {
+          return Fail(absl::Status(
+              lit.status().code(),
+              absl::StrCat("participant ", i, ": ", lit.status().message())));
+        }
+        own.push_back(*std::move(lit));
+      }
+      all.push_back(std::move(own));
+    }
+  } else {
+    all.push_back(std::move(args));
+  }
   auto results = evaluator.RunReplicated(module, all);
   if (!results.ok()) return Fail(results.status());
   if (out_dir.has_value()) {
@@ -173,6 +200,7 @@ int RunRun(int argc, char** argv) {
                                {{"out", true},
                                 {"profile", true},
                                 {"replicas", true},
+                                {"participant-args", true},
                                 {"collective-timeout", true},
                                 {"max-elements", true},
                                 {"max-while-iterations", true},
@@ -329,10 +357,19 @@ int RunRun(int argc, char** argv) {
   }
 
   Evaluator evaluator(options);
-  if (evaluator.ReplicaCount(**module) * evaluator.PartitionCount(**module) >
-      1) {
+  const bool replicated =
+      evaluator.ReplicaCount(**module) * evaluator.PartitionCount(**module) > 1;
+  if (cl->Has("participant-args") &&
+      (!replicated || cl->positional().size() > 1)) {
+    std::fprintf(stderr,
+                 "hloref run: --participant-args replaces the ARGs of a "
+                 "module with several participants (--replicas or the "
+                 "header's replica_count / num_partitions)\n");
+    return 2;
+  }
+  if (replicated) {
     return RunReplicas(evaluator, **module, std::move(args), cl->Get("out"),
-                       options);
+                       options, cl->Get("participant-args"));
   }
   auto result = evaluator.Run(**module, args);
   if (!result.ok()) return Fail(result.status());
