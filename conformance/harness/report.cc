@@ -443,9 +443,8 @@ std::string ReportHtml(const SuiteResult& result, const ReportMeta& meta) {
       absl::StrAppend(&h, "</ul>\n");
     }
     if (!r.module_text.empty()) {
-      absl::StrAppend(&h, "<p>Replay: <code>hloref run cases/",
-                      Xml(CaseDirName(r)), "/module.hlo cases/",
-                      Xml(CaseDirName(r)), "/arg_*.npy</code></p>\n<pre>",
+      absl::StrAppend(&h, "<p>Replay: <code>cases/", Xml(CaseDirName(r)),
+                      "/README</code> has the command</p>\n<pre>",
                       Xml(r.module_text), "</pre>\n");
     }
   }
@@ -480,24 +479,18 @@ absl::Status WriteReportDir(const std::string& dir, const SuiteResult& result,
       WriteTextFile(dir + "/junit.xml", ReportJunit(result, meta)));
   for (const CaseRecord& r : result.records) {
     if (r.module_text.empty()) continue;
+    // The case directory replays the case as the suite judged it
+    // (per-participant arguments, host transfers: WriteCaseDir), plus why
+    // it failed.
     const std::string case_dir = absl::StrCat(dir, "/cases/", CaseDirName(r));
-    std::filesystem::create_directories(case_dir, ec);
-    HLOREF_RETURN_IF_ERROR(
-        WriteTextFile(case_dir + "/module.hlo", r.module_text));
-    std::string replay = "hloref run module.hlo";
-    for (size_t k = 0; k < r.args.size(); ++k) {
-      HLOREF_RETURN_IF_ERROR(
-          WriteNpyFile(r.args[k], absl::StrCat(case_dir, "/arg_", k, ".npy")));
-      absl::StrAppend(&replay, " arg_", k, ".npy");
-    }
-    std::string readme = absl::StrCat("Case ", r.id, " on ", meta.backend, ": ",
-                                      r.message, "\n");
+    HLOREF_ASSIGN_OR_RETURN(GeneratedCase replay, CaseForReplay(r));
+    HLOREF_RETURN_IF_ERROR(WriteCaseDir(replay, case_dir));
+    std::string failure = absl::StrCat("Case ", r.id, " on ", meta.backend,
+                                       ": ", r.message, "\n");
     for (const ElementFailure& f : r.failures) {
-      absl::StrAppend(&readme, "  ", f.ToString(), "\n");
+      absl::StrAppend(&failure, "  ", f.ToString(), "\n");
     }
-    absl::StrAppend(&readme, "Replay on the oracle (in this directory):\n  ",
-                    replay, "\n");
-    HLOREF_RETURN_IF_ERROR(WriteTextFile(case_dir + "/README", readme));
+    HLOREF_RETURN_IF_ERROR(WriteTextFile(case_dir + "/FAILURE", failure));
   }
   return absl::OkStatus();
 }

@@ -3,9 +3,13 @@
 // counted in the op x type matrix, whose unit is the single-op case.
 #include "conformance/harness/report.h"
 
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <string>
 
 #include "gtest/gtest.h"
+#include "spec/types/npy.h"
 
 namespace hloref::conformance {
 namespace {
@@ -132,6 +136,53 @@ TEST(Report, HtmlShowsProgramsSeparately) {
   const std::string matrix = h.substr(0, section);
   EXPECT_EQ(matrix.find("<th class=\"op\">dot</th>"), std::string::npos);
   EXPECT_NE(matrix.find("<th class=\"op\">add</th>"), std::string::npos);
+}
+
+// A failing replicated case's directory replays it as judged: every
+// participant's arguments (p<i>/arg_<k>.npy), the README's command, and
+// FAILURE with the explanation.
+TEST(Report, FailingReplicatedCaseDirectoryKeepsEveryParticipant) {
+  SuiteResult s;
+  CaseRecord r = Record("gen/all-reduce/7", "generated", "all-reduce", "s32",
+                        Outcome::kFail);
+  r.module_text = R"(HloModule m, replica_count=2
+add {
+  a = s32[] parameter(0)
+  b = s32[] parameter(1)
+  ROOT s = s32[] add(a, b)
+}
+ENTRY e {
+  x = s32[2] parameter(0)
+  ROOT r = s32[2] all-reduce(x), replica_groups={}, to_apply=add
+})";
+  r.replica_count = 2;
+  r.args.push_back(Literal::CreateR1<int32_t>(PrimitiveType::kS32, {1, 2}));
+  r.participant_args.push_back(
+      {Literal::CreateR1<int32_t>(PrimitiveType::kS32, {1, 2})});
+  r.participant_args.push_back(
+      {Literal::CreateR1<int32_t>(PrimitiveType::kS32, {30, 40})});
+  s.records.push_back(r);
+  s.summary.Add(r.outcome);
+  const std::string dir =
+      (std::filesystem::path(::testing::TempDir()) / "report_cases").string();
+  std::filesystem::remove_all(dir);
+  ReportMeta meta;
+  meta.backend = "test";
+  ASSERT_TRUE(WriteReportDir(dir, s, meta).ok());
+  const std::string case_dir = dir + "/cases/" + "all-reduce_7";
+  ASSERT_TRUE(std::filesystem::exists(case_dir + "/module.hlo")) << case_dir;
+  auto p1 = ReadNpyFile(case_dir + "/p1/arg_0.npy");
+  ASSERT_TRUE(p1.ok()) << p1.status();
+  EXPECT_EQ(*p1, Literal::CreateR1<int32_t>(PrimitiveType::kS32, {30, 40}));
+  std::ifstream failure(case_dir + "/FAILURE");
+  std::stringstream text;
+  text << failure.rdbuf();
+  EXPECT_NE(text.str().find("mismatch at {0}"), std::string::npos);
+  std::ifstream readme(case_dir + "/README");
+  std::stringstream rtext;
+  rtext << readme.rdbuf();
+  EXPECT_NE(rtext.str().find("--participant-args="), std::string::npos)
+      << rtext.str();
 }
 
 }  // namespace
