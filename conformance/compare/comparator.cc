@@ -70,6 +70,34 @@ HloOpcode ReducerOp(const HloComputation* comp) {
   return root->opcode();
 }
 
+// The factors a cross-participant product may have: the size of the
+// largest replica group, or every participant of the module when the groups
+// are implicit (an upper bound, so the product bound stays fair in every
+// group mode); 0 for other ops.
+int64_t CollectiveFactors(const HloInstruction& inst) {
+  switch (inst.opcode()) {
+    case HloOpcode::kAllReduce:
+    case HloOpcode::kAllReduceStart:
+    case HloOpcode::kReduceScatter:
+      break;
+    case HloOpcode::kAllReduceDone:
+      return inst.operand_count() == 1 ? CollectiveFactors(*inst.operand(0))
+                                       : 0;
+    default:
+      return 0;
+  }
+  int64_t largest = 0;
+  for (const auto& group : inst.attrs().replica_groups.groups) {
+    largest = std::max<int64_t>(largest, static_cast<int64_t>(group.size()));
+  }
+  if (largest > 0) return largest;
+  const HloModule* module =
+      inst.parent() != nullptr ? inst.parent()->parent() : nullptr;
+  if (module == nullptr) return 0;
+  return std::max<int64_t>(
+      1, module->config().replica_count * module->config().num_partitions);
+}
+
 int64_t ReducedCount(const HloInstruction& inst) {
   // Factors per output element of a reduce: product of reduced dimension
   // sizes, plus the init value.
@@ -177,9 +205,12 @@ OutputPlan PlanFor(const HloInstruction* inst, PrimitiveType type,
         plan.applied = Applied::kAccumulate;
         plan.rule = absl::StrCat("class A (", op, " with add)");
       } else if (r == HloOpcode::kMultiply &&
-                 inst->opcode() == HloOpcode::kReduce) {
+                 (inst->opcode() == HloOpcode::kReduce ||
+                  CollectiveFactors(*inst) > 0)) {
         plan.applied = Applied::kProduct;
-        plan.reduce_factors = ReducedCount(*inst);
+        plan.reduce_factors = inst->opcode() == HloOpcode::kReduce
+                                  ? ReducedCount(*inst)
+                                  : CollectiveFactors(*inst);
         plan.rule = absl::StrCat("product bound (", op, " with multiply)");
       } else if (r == HloOpcode::kMaximum || r == HloOpcode::kMinimum) {
         plan.applied = Applied::kMinMaxReduce;

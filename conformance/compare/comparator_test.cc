@@ -261,6 +261,29 @@ TEST(Comparator, AllReduceDoneJudgedWithItsStartsReducer) {
       << bad.failures[0].rule;
 }
 
+// all-reduce with a float multiply: the product bound with the group size
+// as the factor count (was ANY).
+constexpr char kAllReduceMul[] = R"(
+HloModule m
+mul {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT p = f32[] multiply(a, b)
+}
+ENTRY e {
+  x = f32[2] parameter(0)
+  ROOT r = f32[2] all-reduce(x), replica_groups={}, to_apply=mul
+})";
+
+TEST(Comparator, AllReduceMultiplyJudgedWithTheProductBound) {
+  Fixture f = Make(kAllReduceMul, {"f32[2] {1.5, -3}"});
+  EXPECT_TRUE(Compare(f, "f32[2] {1.5, -3}").ok);
+  ComparisonResult bad = Compare(f, "f32[2] {1.5, -3.01}");
+  ASSERT_FALSE(bad.ok);
+  EXPECT_NE(bad.failures[0].rule.find("product bound"), std::string::npos)
+      << bad.failures[0].rule;
+}
+
 constexpr char kMax[] = R"(
 HloModule m
 ENTRY e {
