@@ -326,10 +326,14 @@ _MAX_CASES = 400      # and after this many cases (bounds memory growth)
 def socket_path():
     import hashlib
     # The script's mtime is part of the key: an edited script gets a new
-    # server instead of the one still running the old code.
+    # server instead of the one still running the old code; so are the
+    # environment variables that change XLA's behaviour (the server keeps
+    # the environment of the client that started it).
     me = os.path.realpath(__file__)
+    env = " ".join(f"{k}={os.environ.get(k, '')}" for k in
+                   ("XLA_FLAGS", "TF_CPP_MIN_LOG_LEVEL", "JAX_PLATFORMS"))
     key = hashlib.sha1(
-        f"{me} {os.stat(me).st_mtime_ns} {sys.version}".encode())
+        f"{me} {os.stat(me).st_mtime_ns} {sys.version} {env}".encode())
     base = os.environ.get("XDG_RUNTIME_DIR") or "/tmp"
     return os.path.join(base, f"hloref_xla_jax_{os.getuid()}_"
                         f"{key.hexdigest()[:12]}.sock")
