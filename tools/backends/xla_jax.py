@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
 """XLA:CPU as an hloref command backend, through jaxlib.
 
-Usage: xla_jax.py DIR   (or `hloref conformance --backend=command:tools/backends/xla_jax.py`)
+Usage: xla_jax.py [--direct] DIR
+       (or `hloref conformance --backend=command:tools/backends/xla_jax.py`)
+By default the case runs in a server process that keeps jax loaded (see
+"server mode" below); --direct or XLA_JAX_DIRECT=1 runs it in this process.
 
 Speaks the protocol of backends/command/command_backend.h: reads
 DIR/module.hlo and DIR/arg_<k>.npy, writes DIR/result_<i>.npy (the root
