@@ -561,6 +561,27 @@ absl::StatusOr<Literal> ReduceScatter(const HloInstruction& inst,
     // Seed ReduceScatter: "replica i in the replica group receives the ith
     // shard".
     results.push_back(SliceBlock(reduced[i], dim, n, ex.index));
+    // Error data of a float sum (numerics.md 7.3): S is the sum of the
+    // contributions' magnitudes at the element, m = n - 1 additions, so a
+    // backend summing the participants in another order is judged fairly.
+    const PrimitiveType type = reduced[i].element_type();
+    if (ctx.options().compute_error_data && n > 1 && IsFloat(type) &&
+        IsPlainAdd(*inst.to_apply(), type)) {
+      std::vector<Literal> shards;
+      for (const Literal& packed : *ex.values) {
+        shards.push_back(
+            SliceBlock(Part(packed, operands.size(), i), dim, n, ex.index));
+      }
+      ExactSum abs;
+      for (int64_t e = 0; e < results.back().element_count(); ++e) {
+        abs.Clear();
+        for (const Literal& shard : shards) {
+          abs.Add(std::fabs(shard.GetAsDouble(e)));
+        }
+        ctx.SetErrorData(static_cast<int64_t>(i), e, abs.RoundUpToDouble(),
+                         n - 1);
+      }
+    }
   }
   Literal value = Unpack(std::move(results));
   HLOREF_RETURN_IF_ERROR(CheckGroupSize(inst, n, operands[0]->shape(),

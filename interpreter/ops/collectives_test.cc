@@ -122,6 +122,28 @@ ENTRY e {
   ExpectValues(r, {"f32[1] {4}", "f32[1] {7.5}"});
 }
 
+TEST(ReduceScatter, FloatSumReportsSAndMOfItsShard) {
+  // Replica 0's shard sums x[0] over the replicas: S = |-1| + |3| = 4;
+  // replica 1's sums x[1]: S = |2.5| + |-5.25| = 7.75; m = 1 addition.
+  EvaluatorOptions options;
+  options.compute_error_data = true;
+  auto r = RunAll(absl::StrCat("HloModule m, replica_count=2\n", kAddF32, R"(
+ENTRY e {
+  x = f32[2] parameter(0)
+  ROOT r = f32[1] reduce-scatter(x), replica_groups={}, dimensions={0}, to_apply=add
+})"),
+                  EachOne({"f32[2] {-1, 2.5}", "f32[2] {3, -5.25}"}), options);
+  ExpectValues(r, {"f32[1] {2}", "f32[1] {-2.75}"});
+  ASSERT_TRUE(r.ok());
+  const double s[] = {4, 7.75};
+  for (int p = 0; p < 2; ++p) {
+    const EvaluatedOutput& out = (*r)[p].outputs[0];
+    ASSERT_TRUE(out.abs_sum.has_value()) << "participant " << p;
+    EXPECT_EQ(out.abs_sum->GetAsDouble(0), s[p]);
+    EXPECT_EQ(out.term_count->GetAsInt64(0), 1);
+  }
+}
+
 TEST(AllToAll, SeedBuilderExampleShapes) {
   // Seed AllToAll: f32[4,16] on 4 cores, split_dimension=1,
   // concat_dimension=0, split_count=4 gives f32[16,4] on each core. HLO's
