@@ -58,12 +58,19 @@ enum class Fill {
   // conditioned triangles (triangular-solve), so the oracle's result is
   // not dominated by cancellation.
   kWellConditioned,
+  // Complex IRFFT input that is the spectrum of a real signal (finite
+  // values, then made Hermitian on the self-conjugate planes: innermost
+  // frequency 0 and, for an even fft_length, n/2, where X[k] must equal
+  // conj(X[-k]) over the outer transformed axes), so the oracle does not
+  // mask the item (impl.fft.1). ParamSpec::fft_lengths names the axes.
+  kHermitian,
 };
 
 struct ParamSpec {
   Shape shape;
   Fill fill = Fill::kGeneral;
-  int64_t index_bound = 0;  // kIndex
+  int64_t index_bound = 0;                // kIndex
+  std::vector<int64_t> fft_lengths = {};  // kHermitian: the IRFFT fft_length
 };
 
 struct Draw {

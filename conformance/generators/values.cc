@@ -75,6 +75,7 @@ uint64_t DrawElement(const ParamSpec& spec, PrimitiveType type, Rng& rng,
     case Fill::kFinite:
     case Fill::kPositive:
     case Fill::kWellConditioned:  // filled by WellConditioned below
+    case Fill::kHermitian:        // filled by Hermitian below
       if (f != nullptr) {
         return EncodeFloat(
             *f, Moderate(rng, *f, spec.fill == Fill::kPositive ? 1 : 3,
@@ -176,9 +177,67 @@ std::vector<uint64_t> SpecialValueBits(PrimitiveType type) {
   return out;
 }
 
+// Fill::kHermitian: finite values, then on each self-conjugate plane of
+// each batch item X[k] = conj(X[-k]) (indices mod the outer fft lengths),
+// and a real value where k = -k. Negating an imaginary part is exact, so
+// the symmetry holds in the stored type.
+Literal Hermitian(const ParamSpec& spec, Rng& rng) {
+  ParamSpec finite = spec;
+  finite.fill = Fill::kFinite;
+  Literal lit = MakeValues(finite, rng);
+  const Shape& shape = spec.shape;
+  const int64_t r = static_cast<int64_t>(spec.fft_lengths.size());
+  const int64_t rank = shape.rank();
+  if (r == 0 || rank < r || lit.element_count() == 0) return lit;
+  const int64_t inner = shape.dimensions(rank - 1);
+  const int64_t n_last = spec.fft_lengths.back();
+  std::vector<int64_t> outer(spec.fft_lengths.begin(),
+                             spec.fft_lengths.end() - 1);
+  for (int64_t d = 0; d + 1 < r; ++d) {
+    if (shape.dimensions(rank - r + d) != outer[d]) return lit;
+  }
+  int64_t outer_count = 1;
+  for (int64_t n : outer) outer_count *= n;
+  const int64_t item = outer_count * inner;
+  const int64_t items = lit.element_count() / std::max<int64_t>(item, 1);
+  std::vector<int64_t> planes = {0};
+  if (n_last % 2 == 0 && n_last / 2 < inner && n_last / 2 != 0) {
+    planes.push_back(n_last / 2);
+  }
+  // The linear outer index of -k for linear outer index k.
+  auto partner = [&](int64_t k) {
+    int64_t result = 0, stride = 1;
+    for (int64_t d = static_cast<int64_t>(outer.size()) - 1; d >= 0; --d) {
+      const int64_t i = (k / stride) % outer[d];
+      result += ((outer[d] - i) % outer[d]) * stride;
+      stride *= outer[d];
+    }
+    return result;
+  };
+  for (int64_t b = 0; b < items; ++b) {
+    for (int64_t j : planes) {
+      if (j >= inner) continue;
+      for (int64_t k = 0; k < outer_count; ++k) {
+        const int64_t kk = partner(k);
+        const int64_t at = b * item + k * inner + j;
+        if (kk == k) {
+          lit.SetFromComplex(at, {lit.GetAsComplex(at).real(), 0.0});
+        } else if (k < kk) {
+          lit.SetFromComplex(b * item + kk * inner + j,
+                             std::conj(lit.GetAsComplex(at)));
+        }
+      }
+    }
+  }
+  return lit;
+}
+
 Literal MakeValues(const ParamSpec& spec, Rng& rng) {
   if (spec.fill == Fill::kWellConditioned && spec.shape.IsArray()) {
     return WellConditioned(spec, rng);
+  }
+  if (spec.fill == Fill::kHermitian && spec.shape.IsArray()) {
+    return Hermitian(spec, rng);
   }
   if (spec.shape.IsTuple()) {
     // Tuple values (tuple parameters, infeed and recv data): each element
