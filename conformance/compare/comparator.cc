@@ -123,6 +123,32 @@ OutputPlan PlanFor(const HloInstruction* inst, PrimitiveType type,
   plan.complex_k = policy.complex_k;
   CompareClass cls = policy.cls;
   HloOpcode effective = inst->opcode();
+  // Complex operands of ops whose real form is exact or correctly rounded:
+  // XLA computes them with formulas (numerics.md "complex (from the
+  // emitter)"), judged as the complex functions are. sqrt is one of
+  // numerics.md's exp/log/sqrt/pow/trig group (normwise k = 16); sign is
+  // z / |z|, a division by the modulus (k = 8, divide's budget); abs gives a
+  // real result, max * sqrt(1 + (min/max)^2): about 2.25 u relative from
+  // its five roundings, within 2 ulp of the correctly rounded value.
+  if (inst->operand_count() > 0 && inst->operand(0)->shape().IsArray() &&
+      IsComplex(inst->operand(0)->shape().element_type())) {
+    switch (inst->opcode()) {
+      case HloOpcode::kSqrt:
+        cls = CompareClass::kUlp;
+        plan.complex_k = 16;
+        break;
+      case HloOpcode::kSign:
+        cls = CompareClass::kUlp;
+        plan.complex_k = 8;
+        break;
+      case HloOpcode::kAbs:
+        cls = CompareClass::kUlp;
+        plan.ulps = 2;
+        break;
+      default:
+        break;
+    }
+  }
   if (cls == CompareClass::kMap) {
     effective = ReducerOp(inst->to_apply());
     const OpComparePolicy& inner = ComparePolicyFor(effective);

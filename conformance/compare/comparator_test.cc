@@ -1102,5 +1102,40 @@ TEST(OpBounds, BatchNormFlushToZeroCaughtAndAcceptedWhenDeclared) {
   EXPECT_TRUE(declared.ok) << declared.Summary();
 }
 
+constexpr char kComplexAbsSqrt[] = R"(
+HloModule m
+ENTRY e {
+  z = c64[1] parameter(0)
+  a = f32[1] abs(z)
+  s = c64[1] sqrt(z)
+  ROOT t = (f32[1], c64[1]) tuple(a, s)
+})";
+
+TEST(Comparator, ComplexAbsAndSqrtAreJudgedAsFormulas) {
+  // |3 + 4i| = 5 exactly, sqrt(3 + 4i) = 2 + i exactly. XLA computes both
+  // with formulas (max * sqrt(1 + r^2), polar sqrt): a result 1 ulp off
+  // is a correct implementation, 3 ulps off (abs) or 1e-4 relative (sqrt)
+  // is not.
+  Fixture f = MakeLits(kComplexAbsSqrt, [] {
+    std::vector<Literal> a;
+    a.push_back(*ParseLiteral("c64[1] {(3, 4)}"));
+    return a;
+  }());
+  auto outs = [](float abs, std::complex<float> root) {
+    std::vector<Literal> v;
+    v.push_back(Literal::CreateR1<float>(PrimitiveType::kF32, {abs}));
+    v.push_back(
+        Literal::CreateR1<std::complex<float>>(PrimitiveType::kC64, {root}));
+    return v;
+  };
+  const float five_up = std::nextafter(5.0f, 10.0f);
+  const float two_up = std::nextafter(2.0f, 10.0f);
+  EXPECT_TRUE(CompareOuts(f, outs(5, {2, 1})).ok);
+  EXPECT_TRUE(CompareOuts(f, outs(five_up, {two_up, 1})).ok);
+  const float five_3 = std::nextafter(std::nextafter(five_up, 10.0f), 10.0f);
+  EXPECT_FALSE(CompareOuts(f, outs(five_3, {2, 1})).ok);
+  EXPECT_FALSE(CompareOuts(f, outs(5, {2.0002f, 1})).ok);
+}
+
 }  // namespace
 }  // namespace hloref::conformance
