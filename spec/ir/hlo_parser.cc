@@ -2708,7 +2708,40 @@ absl::StatusOr<Literal> Parser::ParseLiteralAttempt() {
   Shape s;
   HLOREF_RETURN_IF_ERROR(ParseShapeImpl(&s));
   Literal lit;
-  HLOREF_RETURN_IF_ERROR(ParseLiteralValue(s, &lit));
+  if (s.IsArray() && !s.is_static() && Is(TokKind::kLparen)) {
+    // A bounded dynamic array as the printer writes it (and XLA prints
+    // it): `f32[<=4]{0}(2) {1, 2}`, the runtime sizes in parentheses, then
+    // the valid elements only.
+    const Token open = tok_;
+    Next();
+    std::vector<int64_t> sizes;
+    while (true) {
+      int64_t size = 0;
+      if (!Is(TokKind::kInt)) return ErrorHere("expected a runtime size");
+      HLOREF_RETURN_IF_ERROR(ParseInt64(&size));
+      sizes.push_back(size);
+      if (Is(TokKind::kComma)) {
+        Next();
+        continue;
+      }
+      HLOREF_RETURN_IF_ERROR(
+          Expect(TokKind::kRparen, "',' or ')' after a runtime size"));
+      break;
+    }
+    if (static_cast<int64_t>(sizes.size()) != s.rank()) {
+      return Error(
+          open, absl::StrCat(sizes.size(), " runtime sizes for the ", s.rank(),
+                             "-dimensional shape ", s.ToString()));
+    }
+    Literal valid;
+    HLOREF_RETURN_IF_ERROR(
+        ParseLiteralValue(Shape::Array(s.element_type(), sizes), &valid));
+    auto bounded = Literal::ToBoundedDynamic(valid, s);
+    if (!bounded.ok()) return Error(open, bounded.status().message());
+    lit = *std::move(bounded);
+  } else {
+    HLOREF_RETURN_IF_ERROR(ParseLiteralValue(s, &lit));
+  }
   if (!Is(TokKind::kEof)) {
     return ErrorHere("unexpected text after the literal");
   }

@@ -1236,5 +1236,27 @@ ENTRY main {
   EXPECT_EQ(r->operand(1)->name(), "s1");
 }
 
+// Bounded dynamic literals read back as the printer writes them (and XLA
+// prints them): the runtime sizes in parentheses, then the valid elements.
+TEST(ParseLiteralTest, DynamicLiteralRoundTrips) {
+  auto lit = ParseLiteral("s32[<=3,2]{1,0}(2,2) {{1, 2}, {3, 4}}");
+  ASSERT_TRUE(lit.ok()) << lit.status();
+  EXPECT_EQ(lit->shape().dimensions(0), 3);
+  EXPECT_TRUE(lit->shape().is_dynamic_dimension(0));
+  EXPECT_EQ(lit->GetDynamicSize(0), 2);
+  EXPECT_EQ(lit->GetDynamicSize(1), 2);
+  auto valid = ParseLiteral("s32[2,2]{1,0} {{1, 2}, {3, 4}}");
+  ASSERT_TRUE(valid.ok());
+  EXPECT_EQ(lit->ToStatic(), *valid);
+  // Printed, it parses back to the same runtime sizes and values.
+  auto again = ParseLiteral(lit->ToString());
+  ASSERT_TRUE(again.ok()) << lit->ToString() << ": " << again.status();
+  EXPECT_EQ(again->GetDynamicSize(0), 2);
+  EXPECT_EQ(again->ToStatic(), *valid);
+  // Sizes beyond a bound, or not one per dimension, are located errors.
+  EXPECT_FALSE(ParseLiteral("s32[<=3](4) {1, 2, 3, 4}").ok());
+  EXPECT_FALSE(ParseLiteral("s32[<=3,2](2) {{1, 2}, {3, 4}}").ok());
+}
+
 }  // namespace
 }  // namespace hloref
