@@ -290,6 +290,10 @@ class EvaluatorImpl final : public EvalContext {
   RngState* rng_state_ = nullptr;
 
   int64_t replica_id() const override { return replica_id_; }
+  // replica * partitions + partition.
+  int64_t Participant() const {
+    return replica_id_ * partition_count_ + partition_id_;
+  }
   int64_t partition_id() const override { return partition_id_; }
   Rendezvous* rendezvous() override { return rendezvous_; }
   int64_t CountExecution(const HloInstruction& inst) override {
@@ -299,6 +303,7 @@ class EvaluatorImpl final : public EvalContext {
   Rendezvous* rendezvous_ = nullptr;
   int64_t replica_id_ = 0;
   int64_t partition_id_ = 0;
+  int64_t partition_count_ = 1;
 
  private:
   absl::Status CheckElementLimit(const HloInstruction& inst) const;
@@ -531,7 +536,7 @@ absl::StatusOr<std::pair<Literal, Marks>> EvaluatorImpl::EvalComputation(
             "%", inst.name(), ": parameter number ", n, " has no argument"));
       }
       values.emplace(&inst, *args[n]);
-      if (observe) options_.entry_value_observer(inst, *args[n]);
+      if (observe) options_.entry_value_observer(Participant(), inst, *args[n]);
       continue;
     }
     if (inst.opcode() == HloOpcode::kConstant) {
@@ -542,7 +547,9 @@ absl::StatusOr<std::pair<Literal, Marks>> EvaluatorImpl::EvalComputation(
                          "--xla_dump_large_constants"));
       }
       values.emplace(&inst, inst.literal());
-      if (observe) options_.entry_value_observer(inst, inst.literal());
+      if (observe) {
+        options_.entry_value_observer(Participant(), inst, inst.literal());
+      }
       continue;
     }
 
@@ -604,7 +611,7 @@ absl::StatusOr<std::pair<Literal, Marks>> EvaluatorImpl::EvalComputation(
       ForwardErrorData(inst, operand_marks, &out);
     }
     if (out.any() || out.has_error_data()) marks.emplace(&inst, std::move(out));
-    if (observe) options_.entry_value_observer(inst, *result);
+    if (observe) options_.entry_value_observer(Participant(), inst, *result);
     values.emplace(&inst, *std::move(result));
   }
 
@@ -763,6 +770,7 @@ absl::StatusOr<EvalResult> Evaluator::RunParticipant(
   impl.rendezvous_ = rendezvous;
   impl.replica_id_ = replica;
   impl.partition_id_ = partition;
+  impl.partition_count_ = PartitionCount(module);
   impl.rng_state_ = rng_state_.get();
   // In a replicated run every participant draws from its own state (the
   // shared one's value, offset by the participant in the high 64 bits), so

@@ -70,9 +70,12 @@ struct EvaluatorOptions {
 
   // Called with every instruction of the entry computation and its value
   // (parameters and constants included) as soon as it is evaluated, on the
-  // evaluating thread (one call per participant in replicated runs).
-  // `hloref diff` uses it to feed each instruction the oracle's operands.
-  std::function<void(const HloInstruction&, const Literal&)>
+  // evaluating thread, with the participant (replica * partitions +
+  // partition; 0 in a single-device run). `hloref diff` uses it to feed
+  // each instruction the oracle's operands. Replicated runs call it from
+  // several threads at once.
+  std::function<void(int64_t participant, const HloInstruction&,
+                     const Literal&)>
       entry_value_observer;
 };
 

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <utility>
@@ -25,9 +26,18 @@ std::string LocationOf(const HloInstruction& inst) {
   return inst.location().known() ? inst.location().ToString() : "";
 }
 
+// Per-participant argument lists: one per participant of `module`, or one
+// list every participant gets.
+using ParticipantArgs = std::vector<std::vector<Literal>>;
+
+int64_t Participants(const HloModule& module) {
+  return module.config().replica_count * module.config().num_partitions;
+}
+
 // Judges `module` on `backend` with `args` the way the conformance suite
-// judges a generated case (oracle, backend, comparator).
-CaseRecord Judge(const HloModule& module, std::vector<Literal> args,
+// judges a generated case (oracle, backend, comparator); replicated
+// modules run replicated on both sides, every participant judged.
+CaseRecord Judge(const HloModule& module, const ParticipantArgs& args,
                  HloOpcode opcode, PrimitiveType type, const std::string& id,
                  backends::Backend& backend, const DiffOptions& options) {
   GeneratedCase c;
@@ -36,7 +46,10 @@ CaseRecord Judge(const HloModule& module, std::vector<Literal> args,
   c.type = type;
   c.module_text = PrintModule(module);
   c.module = module.Clone();
-  c.args = std::move(args);
+  c.replica_count = module.config().replica_count;
+  c.partition_count = module.config().num_partitions;
+  c.args = args.front();
+  if (args.size() > 1) c.participant_args = args;
   SuiteOptions suite;
   suite.deviations = options.deviations;
   suite.profile = options.profile;
@@ -56,28 +69,47 @@ class Differ {
   //
   // `original` is the computation of the user's module that `module`'s
   // entry was printed from: locations are reported in the user's file.
-  absl::StatusOr<int> Run(const HloModule& module,
-                          absl::Span<const Literal> args,
+  absl::StatusOr<int> Run(const HloModule& module, const ParticipantArgs& args,
                           const std::vector<std::string>& path,
                           const HloComputation& original) {
-    // The oracle's value of every entry instruction.
-    std::map<const HloInstruction*, Literal> values;
+    // The oracle's value of every entry instruction, per participant (each
+    // participant's thread writes only its own map).
+    const int64_t participants = Participants(module);
+    std::vector<std::map<const HloInstruction*, Literal>> values(
+        static_cast<size_t>(participants));
     EvaluatorOptions eval_options;
     eval_options.profile = options_.profile;
-    eval_options.entry_value_observer = [&values](const HloInstruction& inst,
+    eval_options.entry_value_observer = [&values](int64_t participant,
+                                                  const HloInstruction& inst,
                                                   const Literal& value) {
-      values.insert_or_assign(&inst, value);
+      values[static_cast<size_t>(participant)].insert_or_assign(&inst, value);
     };
     Evaluator oracle(eval_options);
-    absl::StatusOr<EvalResult> run = oracle.Run(module, args);
+    absl::Status run = participants > 1
+                           ? oracle.RunReplicated(module, args).status()
+                           : oracle.Run(module, args.front()).status();
     if (!run.ok()) {
       return absl::Status(
-          run.status().code(),
+          run.code(),
           absl::StrCat(
               path.empty() ? "" : absl::StrCat(absl::StrJoin(path, "/"), ": "),
-              "the oracle cannot evaluate the module: ",
-              run.status().message()));
+              "the oracle cannot evaluate the module: ", run.message()));
     }
+    // The oracle's values of `sources` for every participant.
+    auto values_of = [&](const std::vector<const HloInstruction*>& sources)
+        -> std::optional<ParticipantArgs> {
+      ParticipantArgs out;
+      for (const auto& participant : values) {
+        std::vector<Literal> own;
+        for (const HloInstruction* source : sources) {
+          auto it = participant.find(source);
+          if (it == participant.end()) return std::nullopt;
+          own.push_back(it->second);
+        }
+        out.push_back(std::move(own));
+      }
+      return out;
+    };
     int first = -1;
     for (const auto& owned : module.entry()->instructions()) {
       const HloInstruction& inst = *owned;
@@ -106,31 +138,26 @@ class Differ {
         continue;
       }
       // The oracle's values of the operands, in parameter order.
-      std::vector<Literal> isolated_args;
-      bool missing = false;
-      for (const HloInstruction* source : isolated->sources) {
-        auto it = values.find(source);
-        if (it == values.end()) {
-          missing = true;
-          break;
-        }
-        isolated_args.push_back(it->second);
-      }
-      if (missing) {
+      std::optional<ParticipantArgs> isolated_args =
+          values_of(isolated->sources);
+      if (!isolated_args.has_value()) {
         verdict.outcome = Outcome::kSkipped;
         verdict.message = "an operand was not evaluated by the oracle";
         result_.instructions.push_back(std::move(verdict));
         continue;
       }
-      CaseRecord record = Judge(*isolated->module, isolated_args, inst.opcode(),
-                                CaseElementType(inst), verdict.QualifiedName(),
-                                backend_, options_);
+      CaseRecord record = Judge(*isolated->module, *isolated_args,
+                                inst.opcode(), CaseElementType(inst),
+                                verdict.QualifiedName(), backend_, options_);
       verdict.outcome = record.outcome;
       verdict.message = record.message;
       const bool failed = record.outcome == Outcome::kFail;
       if (failed) {
         verdict.isolated_module = isolated->text;
-        verdict.isolated_args = isolated_args;
+        verdict.isolated_args = isolated_args->front();
+        if (isolated_args->size() > 1) {
+          verdict.isolated_participant_args = *isolated_args;
+        }
       }
       const int index = static_cast<int>(result_.instructions.size());
       result_.instructions.push_back(std::move(verdict));
@@ -147,10 +174,10 @@ class Differ {
         absl::StatusOr<std::unique_ptr<HloModule>> inner =
             EnterComputation(module, *inst.to_apply());
         if (inner.ok()) {
-          std::vector<Literal> inner_args;
-          for (const HloInstruction* o : inst.operands()) {
-            inner_args.push_back(values.at(o));
-          }
+          std::vector<const HloInstruction*> operands(inst.operands().begin(),
+                                                      inst.operands().end());
+          std::optional<ParticipantArgs> inner_args = values_of(operands);
+          if (!inner_args.has_value()) continue;
           std::vector<std::string> inner_path = path;
           inner_path.push_back(inst.name());
           const HloComputation* source_callee =
@@ -158,7 +185,7 @@ class Differ {
                   ? original.FindInstruction(inst.name())->to_apply()
                   : nullptr;
           absl::StatusOr<int> inner_first =
-              Run(**inner, inner_args, inner_path,
+              Run(**inner, *inner_args, inner_path,
                   source_callee != nullptr ? *source_callee
                                            : *inner->get()->entry());
           if (inner_first.ok() && *inner_first >= 0) departure = *inner_first;
@@ -231,14 +258,22 @@ absl::StatusOr<DiffResult> DiffModule(const HloModule& module,
                                       backends::Backend& backend,
                                       const DiffOptions& options) {
   HLOREF_RETURN_IF_ERROR(VerifyModule(module));
-  if (module.config().replica_count * module.config().num_partitions != 1) {
-    return absl::UnimplementedError(absl::StrCat(
-        "hloref diff runs single-device modules; this one has replica_count=",
-        module.config().replica_count,
-        " num_partitions=", module.config().num_partitions));
+  const int64_t participants = Participants(module);
+  ParticipantArgs all_args;
+  if (!options.participant_args.empty()) {
+    if (static_cast<int64_t>(options.participant_args.size()) != participants) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(options.participant_args.size(),
+                       " per-participant argument lists for a module with ",
+                       participants, " participants"));
+    }
+    all_args = options.participant_args;
+  } else {
+    // One list for every participant.
+    all_args.assign(static_cast<size_t>(participants),
+                    std::vector<Literal>(args.begin(), args.end()));
   }
   DiffResult result;
-  std::vector<Literal> all_args(args.begin(), args.end());
   CaseRecord whole = Judge(module, all_args, module.entry()->root()->opcode(),
                            CaseElementType(*module.entry()->root()),
                            module.name(), backend, options);
@@ -246,7 +281,7 @@ absl::StatusOr<DiffResult> DiffModule(const HloModule& module,
   result.whole_message = whole.message;
   Differ differ(backend, options, result);
   HLOREF_ASSIGN_OR_RETURN(result.first_departure,
-                          differ.Run(module, args, {}, *module.entry()));
+                          differ.Run(module, all_args, {}, *module.entry()));
   return result;
 }
 

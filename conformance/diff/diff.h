@@ -46,6 +46,10 @@ struct DiffOptions {
   bool descend = true;
   // Nested fusion/call levels entered at most.
   int max_depth = 8;
+  // Replicated modules: one argument list per participant (replica r,
+  // partition p at r * partitions + p) instead of DiffModule's `args`,
+  // which every participant gets otherwise.
+  std::vector<std::vector<Literal>> participant_args;
 };
 
 // The verdict on one isolated instruction.
@@ -62,7 +66,9 @@ struct InstructionVerdict {
   // Failing instructions keep the isolated module and its arguments, so
   // the departure replays on its own (`hloref run`, or WriteCaseDir).
   std::string isolated_module;
-  std::vector<Literal> isolated_args;
+  std::vector<Literal> isolated_args;  // participant 0's
+  // Replicated modules: every participant's (empty otherwise).
+  std::vector<std::vector<Literal>> isolated_participant_args;
 
   // "fusion.3/multiply.2" (the path, then the name).
   std::string QualifiedName() const;
@@ -85,10 +91,12 @@ struct DiffResult {
   std::string Conclusion() const;
 };
 
-// Diffs `module` (verified, single participant: replica_count and
-// num_partitions 1) on `backend` with `args`. Errors: the module does not
-// verify, the oracle cannot evaluate it (its status), a replicated module
-// (Unimplemented).
+// Diffs `module` (verified) on `backend` with `args`. A replicated module
+// runs replicated on the oracle and on the backend (which then needs
+// Executable::RunReplicated, else its verdicts are unsupported), and every
+// participant's values feed the isolated instructions. Errors: the module
+// does not verify, the oracle cannot evaluate it (its status), a wrong
+// number of per-participant argument lists.
 absl::StatusOr<DiffResult> DiffModule(const HloModule& module,
                                       absl::Span<const Literal> args,
                                       backends::Backend& backend,

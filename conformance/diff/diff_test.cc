@@ -55,9 +55,12 @@ class BrokenBackend : public backends::Backend {
     if (!exe.ok()) return exe.status();
     bool broken = true;
     for (HloOpcode op : trigger_) broken = broken && HasOpcode(module, op);
-    return std::unique_ptr<backends::Executable>(
-        new Exe(*std::move(exe), broken));
+    auto out = std::make_unique<Exe>(*std::move(exe), broken);
+    out->replicated_ = replicated_;
+    return std::unique_ptr<backends::Executable>(std::move(out));
   }
+  // Whether executables run replicated modules (RunReplicated).
+  bool replicated_ = false;
 
  private:
   class Exe : public backends::Executable {
@@ -74,6 +77,20 @@ class BrokenBackend : public backends::Backend {
       }
       return out;
     }
+    absl::StatusOr<std::vector<std::vector<Literal>>> RunReplicated(
+        absl::Span<const std::vector<Literal>> args) override {
+      if (!replicated_) return Executable::RunReplicated(args);
+      auto out = inner_->RunReplicated(args);
+      if (!out.ok() || !broken_) return out;
+      for (auto& participant : *out) {
+        for (Literal& l : participant) {
+          if (l.shape().element_type() != PrimitiveType::kF32) continue;
+          for (float& v : l.mutable_data<float>()) v += 1;
+        }
+      }
+      return out;
+    }
+    bool replicated_ = false;
 
    private:
     std::unique_ptr<backends::Executable> inner_;
@@ -277,19 +294,64 @@ TEST(DiffModule, DepartureNeedingSeveralInstructionsIsSaidSo) {
       << result->Conclusion();
 }
 
-TEST(DiffModule, ReplicatedModulesAreRefusedClearly) {
+// A replicated module: each replica brings its own x; the all-reduce sums
+// them (1 + 10 = 11, 2 + 20 = 22); the broken backend adds 1 to every f32
+// output of a module with a multiply, so the departure is the multiply
+// after the all-reduce, judged on both replicas with their own values.
+TEST(DiffModule, ReplicatedModulesRunOnEveryParticipant) {
   auto module = Parse(R"(
 HloModule r, replica_count=2
+add_f32 {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
 ENTRY main {
-  ROOT id = u32[] replica-id()
+  x = f32[2] parameter(0)
+  s = f32[2] all-reduce(x), replica_groups={}, to_apply=add_f32
+  ROOT m = f32[2] multiply(s, x)
 }
 )");
   ASSERT_NE(module, nullptr);
-  auto backend = backends::CreateInterpreterBackend();
-  auto result = DiffModule(*module, {}, **backend, DiffOptions{});
-  EXPECT_EQ(result.status().code(), absl::StatusCode::kUnimplemented);
-  EXPECT_NE(result.status().message().find("replica_count=2"),
-            std::string::npos);
+  DiffOptions options;
+  options.participant_args.resize(2);
+  options.participant_args[0].push_back(F32("f32[2] {1, 2}"));
+  options.participant_args[1].push_back(F32("f32[2] {10, 20}"));
+  auto interpreter = backends::CreateInterpreterBackend();
+  ASSERT_TRUE(interpreter.ok());
+  auto clean = DiffModule(*module, {}, **interpreter, options);
+  ASSERT_TRUE(clean.ok()) << clean.status();
+  EXPECT_EQ(clean->whole, Outcome::kPass) << clean->whole_message;
+  EXPECT_EQ(clean->first_departure, -1);
+
+  BrokenBackend broken({HloOpcode::kMultiply});
+  auto result = DiffModule(*module, {}, broken, options);
+  ASSERT_TRUE(result.ok()) << result.status();
+  // BrokenBackend has no RunReplicated: the verdicts are unsupported, never
+  // a pass.
+  EXPECT_EQ(result->whole, Outcome::kUnsupported) << result->whole_message;
+  for (const auto& v : result->instructions) {
+    EXPECT_EQ(v.outcome, Outcome::kUnsupported) << v.QualifiedName();
+  }
+  // With RunReplicated: the multiply departs, judged on every participant.
+  broken.replicated_ = true;
+  result = DiffModule(*module, {}, broken, options);
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(result->whole, Outcome::kFail);
+  ASSERT_GE(result->first_departure, 0);
+  const InstructionVerdict& v = result->instructions[result->first_departure];
+  EXPECT_EQ(v.name, "m");
+  // The all-reduce before it passes: its isolated module has no multiply.
+  EXPECT_EQ(result->instructions[0].name, "s");
+  EXPECT_EQ(result->instructions[0].outcome, Outcome::kPass);
+  // Each replica's operands: s = {11, 22} on both, x its own.
+  ASSERT_EQ(v.isolated_participant_args.size(), 2u);
+  EXPECT_EQ(v.isolated_participant_args[1][0].data<float>()[1], 22.0f);
+  EXPECT_EQ(v.isolated_participant_args[1][1].data<float>()[0], 10.0f);
+  // The wrong number of per-participant lists is refused.
+  options.participant_args.pop_back();
+  EXPECT_EQ(DiffModule(*module, {}, **interpreter, options).status().code(),
+            absl::StatusCode::kInvalidArgument);
 }
 
 }  // namespace

@@ -29,7 +29,7 @@ absl::StatusOr<std::map<const HloInstruction*, Literal>> OracleValues(
     const HloModule& module, absl::Span<const Literal> args) {
   std::map<const HloInstruction*, Literal> values;
   EvaluatorOptions options;
-  options.entry_value_observer = [&values](const HloInstruction& inst,
+  options.entry_value_observer = [&values](int64_t, const HloInstruction& inst,
                                            const Literal& value) {
     values.insert_or_assign(&inst, value);
   };
