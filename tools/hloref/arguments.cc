@@ -5,6 +5,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -47,6 +48,26 @@ absl::StatusOr<Literal> ReadArgument(const std::string& arg,
       "cannot read '", text, "' as a literal: ", with_shape.status().message(),
       "; as a value of the parameter's shape ", param->shape().ToString(), ": ",
       without_shape.status().message()));
+}
+
+absl::StatusOr<std::vector<std::vector<Literal>>> ReadParticipantArgs(
+    const std::string& dir, const HloComputation& entry, int64_t participants) {
+  std::vector<std::vector<Literal>> all;
+  for (int64_t i = 0; i < participants; ++i) {
+    std::vector<Literal> own;
+    for (int64_t k = 0; k < entry.num_parameters(); ++k) {
+      const std::string path = absl::StrCat(dir, "/p", i, "/arg_", k, ".npy");
+      auto lit = ReadArgument(path, entry.parameter(k));
+      if (!lit.ok()) {
+        return absl::Status(
+            lit.status().code(),
+            absl::StrCat("participant ", i, ": ", lit.status().message()));
+      }
+      own.push_back(*std::move(lit));
+    }
+    all.push_back(std::move(own));
+  }
+  return all;
 }
 
 }  // namespace hloref::tools

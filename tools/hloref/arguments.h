@@ -5,6 +5,7 @@
 #define HLOREF_TOOLS_HLOREF_ARGUMENTS_H_
 
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "spec/ir/hlo_module.h"
@@ -20,6 +21,13 @@ absl::StatusOr<std::string> ReadFile(const std::string& path);
 // literal without a shape prefix is read with the parameter's shape.
 absl::StatusOr<Literal> ReadArgument(const std::string& arg,
                                      const HloInstruction* param);
+
+// Per-participant arguments of a replicated module (`participants` of
+// them): DIR/p<i>/arg_<k>.npy for participant i and parameter k, as a
+// generated conformance case directory holds them. Errors name the
+// participant and the file.
+absl::StatusOr<std::vector<std::vector<Literal>>> ReadParticipantArgs(
+    const std::string& dir, const HloComputation& entry, int64_t participants);
 
 }  // namespace hloref::tools
 

@@ -77,6 +77,17 @@ absl::StatusOr<BackendJob> ReadBackendJob(const CommandLine& cl,
   HLOREF_ASSIGN_OR_RETURN(job.module, ParseHloModuleFile(path));
   HLOREF_RETURN_IF_ERROR(VerifyModule(*job.module));
   const HloComputation& entry = *job.module->entry();
+  if (auto dir = cl.Get("participant-args")) {
+    const int64_t participants = job.module->config().replica_count *
+                                 job.module->config().num_partitions;
+    if (cl.positional().size() > 1) {
+      *usage_error = true;
+      return absl::InvalidArgumentError("--participant-args replaces the ARGs");
+    }
+    HLOREF_ASSIGN_OR_RETURN(job.participant_args,
+                            ReadParticipantArgs(*dir, entry, participants));
+    return job;
+  }
   const int64_t params = entry.num_parameters();
   const int64_t given = static_cast<int64_t>(cl.positional().size()) - 1;
   if (given > params || (given < params && !seed.has_value())) {

@@ -1,7 +1,8 @@
 // What `hloref diff` and `hloref reduce` read alike from their command
 // lines: the backend under test and how it is judged (--backend,
 // --deviations, --profile, --timeout), the module, and its arguments (ARGs
-// as for `hloref run`, the rest drawn from --seed).
+// as for `hloref run`, the rest drawn from --seed, or every participant's
+// from --participant-args=DIR).
 #ifndef HLOREF_TOOLS_HLOREF_BACKEND_JOB_H_
 #define HLOREF_TOOLS_HLOREF_BACKEND_JOB_H_
 
@@ -27,6 +28,8 @@ struct BackendJob {
   backends::CompileOptions compile_options;
   std::unique_ptr<HloModule> module;  // parsed and verified
   std::vector<Literal> args;
+  // --participant-args=DIR: one list per participant (args stays empty).
+  std::vector<std::vector<Literal>> participant_args;
   // "parameters 1..2 drawn from seed 7" when --seed filled some in.
   std::string drawn_note;
 };

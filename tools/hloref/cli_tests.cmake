@@ -84,3 +84,6 @@ hloref_cli_test(run_participant_args 0 "replica 0: f32\\[4\\]\\{0\\} \\{1, 2, 3,
   run --participant-args=${EX}/data/participants ${EX}/participants.hlo)
 hloref_cli_test(run_participant_args_missing 1 "participant 0: .*no such .npy file"
   run --participant-args=${EX}/data/no_such_dir ${EX}/participants.hlo)
+# diff on a replicated module with every participant's own values.
+hloref_cli_test(diff_participant_args 0 "pass .*%g \\(all-gather\\).*no departure"
+  diff --backend=interpreter --participant-args=${EX}/data/participants ${EX}/participants.hlo)

@@ -41,6 +41,10 @@ Options:
                       departure
   --no-descend        do not enter failing fusions and calls
   --seed=N            random values for parameters without an ARG
+  --participant-args=DIR  a replicated module's arguments, DIR/p<i>/arg_<k>.npy
+                      for participant i (as a generated case holds them);
+                      replicated modules run replicated on the oracle and
+                      the backend (which must support replicated runs)
   --keep=DIR          write the first departing instruction as a replayable
                       case (DIR/module.hlo, DIR/arg_<k>.npy)
   --timeout=SECONDS   per compile-and-run limit for command: backends
@@ -69,6 +73,7 @@ int RunDiff(int argc, char** argv) {
                                 {"all", false},
                                 {"no-descend", false},
                                 {"seed", true},
+                                {"participant-args", true},
                                 {"keep", true},
                                 {"timeout", true},
                                 {"help", false}});
@@ -92,6 +97,7 @@ int RunDiff(int argc, char** argv) {
   options.profile = job->profile;
   options.deviations = job->deviations;
   options.compile_options = job->compile_options;
+  options.participant_args = job->participant_args;
   const std::string& backend_name = job->backend_name;
 
   auto result =
@@ -122,6 +128,9 @@ int RunDiff(int argc, char** argv) {
       c.opcode = v.opcode;
       c.module_text = v.isolated_module;
       c.args = v.isolated_args;
+      c.participant_args = v.isolated_participant_args;
+      c.replica_count = job->module->config().replica_count;
+      c.partition_count = job->module->config().num_partitions;
       if (absl::Status s = conformance::WriteCaseDir(c, *dir); !s.ok()) {
         return Fail(std::string(s.message()));
       }

@@ -132,23 +132,11 @@ int RunReplicas(Evaluator& evaluator, const HloModule& module,
   const int64_t partitions = evaluator.PartitionCount(module);
   std::vector<std::vector<Literal>> all;
   if (participant_dir.has_value()) {
-    const int64_t participants = evaluator.ReplicaCount(module) * partitions;
-    const int64_t params = module.entry()->num_parameters();
-    for (int64_t i = 0; i < participants; ++i) {
-      std::vector<Literal> own;
-      for (int64_t k = 0; k < params; ++k) {
-        const std::string path =
-            absl::StrCat(*participant_dir, "/p", i, "/arg_", k, ".npy");
-        auto lit = ReadArgument(path, module.entry()->parameter(k));
-        if (!lit.ok()) {
-          return Fail(absl::Status(
-              lit.status().code(),
-              absl::StrCat("participant ", i, ": ", lit.status().message())));
-        }
-        own.push_back(*std::move(lit));
-      }
-      all.push_back(std::move(own));
-    }
+    auto read =
+        ReadParticipantArgs(*participant_dir, *module.entry(),
+                            evaluator.ReplicaCount(module) * partitions);
+    if (!read.ok()) return Fail(read.status());
+    all = *std::move(read);
   } else {
     all.push_back(std::move(args));
   }
