@@ -176,30 +176,89 @@ absl::StatusOr<ChildResult> SpawnAndWait(const std::vector<std::string>& argv,
 class CommandExecutable : public Executable {
  public:
   CommandExecutable(std::vector<std::string> argv, std::string module_text,
-                    int64_t num_results, CompileOptions options)
+                    int64_t num_results, int64_t participants,
+                    CompileOptions options)
       : argv_(std::move(argv)),
         module_text_(std::move(module_text)),
         num_results_(num_results),
+        participants_(participants),
         options_(std::move(options)) {}
 
   absl::StatusOr<std::vector<Literal>> Run(
       absl::Span<const Literal> args) override {
-    std::string base = options_.work_dir;
-    if (base.empty()) {
-      const char* tmp = std::getenv("TMPDIR");
-      base = tmp != nullptr && *tmp != '\0' ? tmp : "/tmp";
+    HLOREF_ASSIGN_OR_RETURN(Exchange ex, MakeExchange());
+    DirGuard guard(ex.dir, options_.keep_files);
+    HLOREF_RETURN_IF_ERROR(WriteFile(ex.dir + "/module.hlo", module_text_));
+    HLOREF_RETURN_IF_ERROR(WriteArgs(ex.dir, args));
+    HLOREF_RETURN_IF_ERROR(RunProgram(ex));
+    return ReadResults(ex, ex.dir, "");
+  }
+
+  // Participant i's arguments go to DIR/p<i>/arg_<k>.npy and its results
+  // come back from DIR/p<i>/result_<j>.npy; module.hlo stays at the top.
+  absl::StatusOr<std::vector<std::vector<Literal>>> RunReplicated(
+      absl::Span<const std::vector<Literal>> args) override {
+    const size_t n = static_cast<size_t>(participants_);
+    if (args.size() != 1 && args.size() != n) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "RunReplicated: ", args.size(), " argument lists for ", n,
+          " participants (want one per participant, or one shared list)"));
     }
-    std::string dir = base + "/hloref-command-XXXXXX";
-    if (mkdtemp(dir.data()) == nullptr) {
+    HLOREF_ASSIGN_OR_RETURN(Exchange ex, MakeExchange());
+    DirGuard guard(ex.dir, options_.keep_files);
+    HLOREF_RETURN_IF_ERROR(WriteFile(ex.dir + "/module.hlo", module_text_));
+    for (size_t i = 0; i < n; ++i) {
+      const std::string pdir = absl::StrCat(ex.dir, "/p", i);
+      if (mkdir(pdir.c_str(), 0755) != 0) {
+        return absl::InternalError(
+            absl::StrCat("cannot create '", pdir, "': ", strerror(errno)));
+      }
+      HLOREF_RETURN_IF_ERROR(
+          WriteArgs(pdir, args.size() == 1 ? args[0] : args[i]));
+    }
+    HLOREF_RETURN_IF_ERROR(RunProgram(ex));
+    std::vector<std::vector<Literal>> results;
+    results.reserve(n);
+    for (size_t i = 0; i < n; ++i) {
+      HLOREF_ASSIGN_OR_RETURN(std::vector<Literal> r,
+                              ReadResults(ex, absl::StrCat(ex.dir, "/p", i),
+                                          absl::StrCat("p", i, "/")));
+      results.push_back(std::move(r));
+    }
+    return results;
+  }
+
+ private:
+  // One run's exchange directory and how messages name it.
+  struct Exchange {
+    std::string base;  // where the directory and capture files live
+    std::string dir;
+    std::string kept;  // " (files kept in DIR)" or ""
+    std::string command;
+  };
+
+  absl::StatusOr<Exchange> MakeExchange() const {
+    Exchange ex;
+    ex.base = options_.work_dir;
+    if (ex.base.empty()) {
+      const char* tmp = std::getenv("TMPDIR");
+      ex.base = tmp != nullptr && *tmp != '\0' ? tmp : "/tmp";
+    }
+    ex.dir = ex.base + "/hloref-command-XXXXXX";
+    if (mkdtemp(ex.dir.data()) == nullptr) {
       return absl::InternalError(
-          absl::StrCat("cannot create an exchange directory in '", base,
+          absl::StrCat("cannot create an exchange directory in '", ex.base,
                        "': ", strerror(errno)));
     }
-    DirGuard guard(dir, options_.keep_files);
-    const std::string kept =
-        options_.keep_files ? absl::StrCat(" (files kept in ", dir, ")") : "";
+    ex.kept = options_.keep_files
+                  ? absl::StrCat(" (files kept in ", ex.dir, ")")
+                  : "";
+    ex.command = absl::StrJoin(argv_, " ");
+    return ex;
+  }
 
-    HLOREF_RETURN_IF_ERROR(WriteFile(dir + "/module.hlo", module_text_));
+  static absl::Status WriteArgs(const std::string& dir,
+                                absl::Span<const Literal> args) {
     for (size_t k = 0; k < args.size(); ++k) {
       if (args[k].shape().IsTuple()) {
         return absl::UnimplementedError(absl::StrCat(
@@ -211,15 +270,18 @@ class CommandExecutable : public Executable {
       HLOREF_RETURN_IF_ERROR(
           WriteFile(absl::StrCat(dir, "/arg_", k, ".npy"), bytes));
     }
+    return absl::OkStatus();
+  }
 
-    HLOREF_ASSIGN_OR_RETURN(auto out, CaptureFile::Create(base));
-    HLOREF_ASSIGN_OR_RETURN(auto err, CaptureFile::Create(base));
+  // Runs `<program> DIR` and maps its exit to a status.
+  absl::Status RunProgram(const Exchange& ex) const {
+    HLOREF_ASSIGN_OR_RETURN(auto out, CaptureFile::Create(ex.base));
+    HLOREF_ASSIGN_OR_RETURN(auto err, CaptureFile::Create(ex.base));
     std::vector<std::string> argv = argv_;
-    argv.push_back(dir);
+    argv.push_back(ex.dir);
     HLOREF_ASSIGN_OR_RETURN(
         ChildResult child,
         SpawnAndWait(argv, out->fd(), err->fd(), options_.timeout));
-    const std::string command = absl::StrJoin(argv_, " ");
     std::string stderr_tail = err->Tail(4000);
     if (stderr_tail.empty()) stderr_tail = out->Tail(2000);
     const std::string said =
@@ -227,61 +289,69 @@ class CommandExecutable : public Executable {
 
     if (child.timed_out) {
       return absl::DeadlineExceededError(
-          absl::StrCat("command '", command, "' ran longer than ",
+          absl::StrCat("command '", ex.command, "' ran longer than ",
                        absl::FormatDuration(options_.timeout),
-                       " and was killed", kept, said));
+                       " and was killed", ex.kept, said));
     }
     const int st = child.wait_status;
     if (WIFSIGNALED(st)) {
       return absl::UnknownError(absl::StrCat(
-          "command '", command, "' was killed by signal ", WTERMSIG(st), " (",
-          strsignal(WTERMSIG(st)), ")", kept, said));
+          "command '", ex.command, "' was killed by signal ", WTERMSIG(st),
+          " (", strsignal(WTERMSIG(st)), ")", ex.kept, said));
     }
     const int code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
     if (code == kUnsupportedExitCode) {
       return absl::UnimplementedError(absl::StrCat(
-          "command '", command, "' reports unsupported",
+          "command '", ex.command, "' reports unsupported",
           stderr_tail.empty() ? "" : absl::StrCat(": ", stderr_tail)));
     }
     if (code == kUnavailableExitCode) {
       return absl::FailedPreconditionError(absl::StrCat(
-          "command '", command, "' reports its environment unavailable",
+          "command '", ex.command, "' reports its environment unavailable",
           stderr_tail.empty() ? "" : absl::StrCat(": ", stderr_tail)));
     }
     if (code != 0) {
-      return absl::UnknownError(absl::StrCat(
-          "command '", command, "' exited with status ", code, kept, said));
+      return absl::UnknownError(absl::StrCat("command '", ex.command,
+                                             "' exited with status ", code,
+                                             ex.kept, said));
     }
+    return absl::OkStatus();
+  }
 
+  // Reads dir/result_<i>.npy for every output; `prefix` names the
+  // participant directory in messages ("" or "p<i>/").
+  absl::StatusOr<std::vector<Literal>> ReadResults(
+      const Exchange& ex, const std::string& dir,
+      const std::string& prefix) const {
     std::vector<Literal> results;
     for (int64_t i = 0; i < num_results_; ++i) {
       const std::string path = absl::StrCat(dir, "/result_", i, ".npy");
       if (!fs::exists(path)) {
         return absl::InvalidArgumentError(absl::StrCat(
-            "command '", command, "' exited with status 0 but wrote no ",
-            "result_", i, ".npy (the module has ", num_results_, " output(s))",
-            kept));
+            "command '", ex.command, "' exited with status 0 but wrote no ",
+            prefix, "result_", i, ".npy (the module has ", num_results_,
+            " output(s))", ex.kept));
       }
       auto lit = ReadNpyFile(path);
       if (!lit.ok()) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("command '", command, "' wrote a bad result_", i,
-                         ".npy: ", lit.status().message(), kept));
+        return absl::InvalidArgumentError(absl::StrCat(
+            "command '", ex.command, "' wrote a bad ", prefix, "result_", i,
+            ".npy: ", lit.status().message(), ex.kept));
       }
       results.push_back(*std::move(lit));
     }
     if (fs::exists(absl::StrCat(dir, "/result_", num_results_, ".npy"))) {
       return absl::InvalidArgumentError(absl::StrCat(
-          "command '", command, "' wrote more results than the module's ",
-          num_results_, " output(s)", kept));
+          "command '", ex.command, "' wrote more ", prefix,
+          "results than the module's ", num_results_, " output(s)", ex.kept));
     }
     return results;
   }
 
- private:
   std::vector<std::string> argv_;
   std::string module_text_;
   int64_t num_results_;
+  int64_t participants_;
   CompileOptions options_;
 };
 
@@ -316,9 +386,11 @@ class CommandBackend : public Backend {
     // `-0.0` for negative zero: XLA's parser reads XLA's own `-0` as +0.
     PrintOptions print_options;
     print_options.print_negative_zero_as_decimal = true;
-    return std::unique_ptr<Executable>(
-        new CommandExecutable(argv_, PrintModule(module, print_options),
-                              CountLeaves(entry->root()->shape()), options));
+    return std::unique_ptr<Executable>(new CommandExecutable(
+        argv_, PrintModule(module, print_options),
+        CountLeaves(entry->root()->shape()),
+        module.config().replica_count * module.config().num_partitions,
+        options));
   }
 
  private:

@@ -21,6 +21,13 @@
 //  A program running longer than CompileOptions::timeout is killed (its
 //  whole process group) and the run fails with DeadlineExceeded.
 //  Tuple-shaped parameters are not passed (unsupported).
+//  Replicated modules (replica_count * num_partitions = N > 1, run with
+//  Executable::RunReplicated): module.hlo is at the top as before, but
+//  participant i (= replica * num_partitions + partition) gets its
+//  arguments in DIR/p<i>/arg_<k>.npy (the same files for all when the
+//  caller passes one shared list) and the program writes its results to
+//  DIR/p<i>/result_<j>.npy, i = 0 .. N-1. A program that cannot run
+//  replicated modules exits 3 (unsupported) as for any other module.
 #ifndef HLOREF_BACKENDS_COMMAND_COMMAND_BACKEND_H_
 #define HLOREF_BACKENDS_COMMAND_COMMAND_BACKEND_H_
 

@@ -112,6 +112,85 @@ TEST_F(CommandBackendTest, ExitThreeIsUnsupported) {
   EXPECT_THAT(out.status().message(), HasSubstr("negate is not implemented"));
 }
 
+// Replicated runs: participant i's files live in DIR/p<i>/.
+constexpr char kReplicated3[] = R"(HloModule m, replica_count=3
+ENTRY e {
+  ROOT a = f32[2] parameter(0)
+})";
+
+absl::StatusOr<std::vector<std::vector<Literal>>> RunReplicatedProgram(
+    const std::string& program, absl::string_view hlo,
+    const std::vector<std::vector<Literal>>& args) {
+  HLOREF_ASSIGN_OR_RETURN(auto backend, CreateCommandBackend(program));
+  auto module = ParseHloModule(hlo);
+  HLOREF_RETURN_IF_ERROR(module.status());
+  HLOREF_ASSIGN_OR_RETURN(auto exe, backend->Compile(**module, {}));
+  return exe->RunReplicated(args);
+}
+
+TEST_F(CommandBackendTest, ReplicatedRunUsesParticipantDirectories) {
+  // Copies p<i>/arg_0 to p<i>/result_0 for exactly p0, p1, p2 (fails if
+  // arguments were written at the top or a p3 exists): each participant
+  // must get its own argument back, in participant order.
+  std::string prog = Script("rep.sh", R"(set -e
+test -f "$1/module.hlo"
+test ! -e "$1/arg_0.npy" || { echo "top-level arg" >&2; exit 1; }
+test ! -e "$1/p3" || { echo "too many participants" >&2; exit 1; }
+for i in 0 1 2; do cp "$1/p$i/arg_0.npy" "$1/p$i/result_0.npy"; done)");
+  std::vector<std::vector<Literal>> args;
+  for (int i = 0; i < 3; ++i) {
+    std::vector<Literal> one;
+    one.push_back(Literal::CreateR1<float>(
+        PrimitiveType::kF32, {static_cast<float>(i), 10.0f * i + 1}));
+    args.push_back(std::move(one));
+  }
+  auto out = RunReplicatedProgram(prog, kReplicated3, args);
+  ASSERT_TRUE(out.ok()) << out.status();
+  ASSERT_EQ(out->size(), 3u);
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_EQ((*out)[i].size(), 1u);
+    EXPECT_EQ((*out)[i][0].data<float>()[0], static_cast<float>(i));
+    EXPECT_EQ((*out)[i][0].data<float>()[1], 10.0f * i + 1);
+  }
+
+  // One shared list: every participant gets the same arguments.
+  std::vector<std::vector<Literal>> shared(1);
+  shared[0].push_back(
+      Literal::CreateR1<float>(PrimitiveType::kF32, {7.0f, -1.0f}));
+  auto out2 = RunReplicatedProgram(prog, kReplicated3, shared);
+  ASSERT_TRUE(out2.ok()) << out2.status();
+  ASSERT_EQ(out2->size(), 3u);
+  for (const auto& r : *out2) EXPECT_EQ(r[0].data<float>()[1], -1.0f);
+
+  // Two lists for three participants is the caller's mistake.
+  std::vector<std::vector<Literal>> two(2);
+  for (auto& l : two) l.push_back(shared[0][0]);
+  auto out3 = RunReplicatedProgram(prog, kReplicated3, two);
+  ASSERT_FALSE(out3.ok());
+  EXPECT_EQ(out3.status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+TEST_F(CommandBackendTest, ReplicatedMissingParticipantResultIsAnError) {
+  std::string prog = Script("rep2.sh", R"(set -e
+for i in 0 2; do cp "$1/p$i/arg_0.npy" "$1/p$i/result_0.npy"; done)");
+  std::vector<std::vector<Literal>> shared(1);
+  shared[0].push_back(Literal::CreateR1<float>(PrimitiveType::kF32, {1, 2}));
+  auto out = RunReplicatedProgram(prog, kReplicated3, shared);
+  ASSERT_FALSE(out.ok());
+  EXPECT_THAT(out.status().message(), HasSubstr("wrote no p1/result_0.npy"));
+}
+
+TEST_F(CommandBackendTest, ReplicatedExitThreeIsUnsupported) {
+  std::string prog =
+      Script("rep3.sh", R"(echo "one replica only" >&2; exit 3)");
+  std::vector<std::vector<Literal>> shared(1);
+  shared[0].push_back(Literal::CreateR1<float>(PrimitiveType::kF32, {1, 2}));
+  auto out = RunReplicatedProgram(prog, kReplicated3, shared);
+  ASSERT_FALSE(out.ok());
+  EXPECT_EQ(out.status().code(), absl::StatusCode::kUnimplemented);
+  EXPECT_THAT(out.status().message(), HasSubstr("one replica only"));
+}
+
 TEST_F(CommandBackendTest, ExitFourIsUnavailable) {
   std::string prog = Script("unavail.sh", R"(echo "no runtime" >&2; exit 4)");
   auto out = Run(prog, kOneOutput,
