@@ -184,8 +184,31 @@ class CommandExecutable : public Executable {
         participants_(participants),
         options_(std::move(options)) {}
 
+  // A replicated module run through Run (the golden runner's way: its
+  // collective cases hold the same value on every participant) runs every
+  // participant on `args` and returns their common result; participants
+  // that disagree are an error, so a wrong replica can never pass unseen.
   absl::StatusOr<std::vector<Literal>> Run(
       absl::Span<const Literal> args) override {
+    if (participants_ > 1) {
+      std::vector<std::vector<Literal>> shared(1);
+      shared[0].assign(args.begin(), args.end());
+      HLOREF_ASSIGN_OR_RETURN(std::vector<std::vector<Literal>> all,
+                              RunReplicated(shared));
+      for (size_t i = 1; i < all.size(); ++i) {
+        bool same = all[i].size() == all[0].size();
+        for (size_t j = 0; same && j < all[i].size(); ++j) {
+          same = all[i][j].BitwiseEquals(all[0][j]);
+        }
+        if (!same) {
+          return absl::UnknownError(absl::StrCat(
+              "participants 0 and ", i, " of ", participants_,
+              " return different results on the same arguments (Run "
+              "returns one result, so every participant must agree)"));
+        }
+      }
+      return std::move(all[0]);
+    }
     HLOREF_ASSIGN_OR_RETURN(Exchange ex, MakeExchange());
     DirGuard guard(ex.dir, options_.keep_files);
     HLOREF_RETURN_IF_ERROR(WriteFile(ex.dir + "/module.hlo", module_text_));

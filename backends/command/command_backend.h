@@ -28,6 +28,9 @@
 //  caller passes one shared list) and the program writes its results to
 //  DIR/p<i>/result_<j>.npy, i = 0 .. N-1. A program that cannot run
 //  replicated modules exits 3 (unsupported) as for any other module.
+//  Executable::Run on a replicated module runs every participant on the
+//  same arguments this way and returns their common result (an error when
+//  participants disagree).
 #ifndef HLOREF_BACKENDS_COMMAND_COMMAND_BACKEND_H_
 #define HLOREF_BACKENDS_COMMAND_COMMAND_BACKEND_H_
 

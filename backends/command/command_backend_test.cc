@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -168,6 +169,38 @@ for i in 0 1 2; do cp "$1/p$i/arg_0.npy" "$1/p$i/result_0.npy"; done)");
   auto out3 = RunReplicatedProgram(prog, kReplicated3, two);
   ASSERT_FALSE(out3.ok());
   EXPECT_EQ(out3.status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+TEST_F(CommandBackendTest, RunOnReplicatedModuleNeedsAgreement) {
+  // Run gives every participant the same arguments and returns their
+  // common result; a program whose participant 2 answers differently
+  // (another file) must be an error, never participant 0's value.
+  std::string agree = Script("agree.sh", R"(set -e
+for i in 0 1 2; do cp "$1/p$i/arg_0.npy" "$1/p$i/result_0.npy"; done)");
+  auto out = Run(agree, kReplicated3,
+                 {Literal::CreateR1<float>(PrimitiveType::kF32, {4, -5})});
+  ASSERT_TRUE(out.ok()) << out.status();
+  ASSERT_EQ(out->size(), 1u);
+  EXPECT_EQ((*out)[0].data<float>()[0], 4.0f);
+  EXPECT_EQ((*out)[0].data<float>()[1], -5.0f);
+
+  std::string other = dir_ + "/other.npy";
+  {
+    auto bytes = NpyBytesFromLiteral(
+        Literal::CreateR1<float>(PrimitiveType::kF32, {4, 5}));
+    ASSERT_TRUE(bytes.ok());
+    std::ofstream(other, std::ios::binary) << *bytes;
+  }
+  std::string differ =
+      Script("differ.sh", absl::StrCat(R"(set -e
+for i in 0 1; do cp "$1/p$i/arg_0.npy" "$1/p$i/result_0.npy"; done
+cp ")",
+                                       other, R"(" "$1/p2/result_0.npy")"));
+  auto out2 = Run(differ, kReplicated3,
+                  {Literal::CreateR1<float>(PrimitiveType::kF32, {4, -5})});
+  ASSERT_FALSE(out2.ok());
+  EXPECT_THAT(out2.status().message(),
+              HasSubstr("participants 0 and 2 of 3 return different"));
 }
 
 TEST_F(CommandBackendTest, ReplicatedMissingParticipantResultIsAnError) {

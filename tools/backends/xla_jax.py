@@ -28,6 +28,17 @@ The route from HLO text to an executable in that jaxlib (jaxlib has no
      converts StableHLO back to HLO and runs XLA:CPU's pipeline with its
      default options (so XLA:CPU's defaults are what is certified).
   5. executable.execute([jax.device_put(arg, cpu0), ...]) -> list of arrays.
+Replicated modules (replica_count = N > 1; the protocol's DIR/p<i>/
+arg_<k>.npy and result_<j>.npy per participant): the process makes
+_DEVICES CPU devices (XLA_FLAGS=--xla_force_host_platform_device_count,
+set before jax loads), step 4 passes DeviceList(devices[:N]) and
+CompileOptions with num_replicas=N and a device assignment putting replica
+i on devices[i], and step 5 is executable.execute_sharded(arrays), where
+each argument is one jax array whose shard on devices[i] is replica i's
+value; outputs are split per device and mapped back to replicas by device
+id (unmappable results are reported unsupported, never guessed). More than
+_DEVICES replicas, or num_partitions > 1 (XLA:CPU compiles partitions only
+through the SPMD partitioner, which rewrites the module), are unsupported.
 Layouts in the text are dropped at step 3: hloref's .npy values are in
 logical row-major order, which is what jax arrays hold, so this is right.
 
@@ -42,6 +53,7 @@ import sys
 
 UNSUPPORTED = 3
 UNAVAILABLE = 4
+_DEVICES = 8  # CPU devices, hence the most participants a module may have
 
 
 import threading
@@ -72,6 +84,13 @@ def load_libraries():
     once) and builds the structured-dtype tables."""
     global np, ml_dtypes, jax, jax_backend, xla_hlo, xla_jax
     global _STRUCTURED, _BY_DTYPE
+    # Replicated modules run one participant per CPU device: XLA:CPU makes
+    # several host devices only when told before jax initialises.
+    flags = os.environ.get("XLA_FLAGS", "")
+    if "xla_force_host_platform_device_count" not in flags:
+        os.environ["XLA_FLAGS"] = (
+            flags + f" --xla_force_host_platform_device_count={_DEVICES}"
+        ).strip()
     try:
         import numpy as np
         import ml_dtypes
@@ -161,20 +180,46 @@ def run_case(d):
     jax.config.update("jax_enable_x64", True)  # keep 64-bit types 64-bit
     with open(os.path.join(d, "module.hlo")) as f:
         text = f.read()
-    args = []
-    k = 0
-    while os.path.exists(os.path.join(d, f"arg_{k}.npy")):
-        args.append(load_arg(os.path.join(d, f"arg_{k}.npy")))
-        k += 1
 
-    # One CPU device runs one replica: a module asking for several replicas
-    # or partitions (collectives, replica-id) cannot run here.
+    def read_args(where):
+        out = []
+        k = 0
+        while os.path.exists(os.path.join(where, f"arg_{k}.npy")):
+            out.append(load_arg(os.path.join(where, f"arg_{k}.npy")))
+            k += 1
+        return out
+
+    # Replicas run one per CPU device (the protocol's DIR/p<i>/ files).
     header = text.lstrip().split("\n", 1)[0]
+    counts = {}
     for key in ("replica_count", "num_partitions"):
         m = re.search(key + r"=(\d+)", header)
-        if m and int(m.group(1)) > 1:
-            die(UNSUPPORTED, f"the module asks for {key}={m.group(1)}; "
-                "xla_jax.py runs one replica on one CPU device")
+        counts[key] = int(m.group(1)) if m else 1
+    replicas, partitions = counts["replica_count"], counts["num_partitions"]
+    if partitions > 1:
+        # XLA:CPU compiles num_partitions > 1 only with SPMD partitioning
+        # on ("num_partitions=2 but SPMD partitioning not enabled"), and the
+        # SPMD partitioner rewrites the module as a single-program sharded
+        # one (it refuses partition-id as ambiguous): an MPMD module, one
+        # program per partition, has no route here.
+        die(UNSUPPORTED, f"the module asks for num_partitions={partitions}; "
+            "XLA:CPU runs several partitions only through SPMD partitioning, "
+            "which does not run a partitioned module as written")
+    participants = replicas
+    if participants > _DEVICES:
+        die(UNSUPPORTED, f"the module has {participants} replicas; "
+            f"xla_jax.py runs at most {_DEVICES} (one per CPU device)")
+    if participants > 1:
+        if not os.path.isdir(os.path.join(d, "p0")):
+            die(UNSUPPORTED, f"the module has {participants} replicas but "
+                "the caller passed no per-participant DIR/p<i>/ directories")
+        per_participant = [read_args(os.path.join(d, f"p{i}"))
+                           for i in range(participants)]
+        if any(len(a) != len(per_participant[0]) for a in per_participant):
+            die(1, "participants have different numbers of arguments")
+        args = per_participant[0]
+    else:
+        args = read_args(d)
 
     # XLA:CPU 0.10.2 aborts the process (llvm_util.cc "unsupported type",
     # literal.cc "Unhandled primitive type") on the f6 types: refuse them
@@ -254,9 +299,24 @@ def run_case(d):
 
     client = jax_backend.get_backend("cpu")
     device = client.local_devices()[0]
+    options = xla_jax.CompileOptions()
+    devices = (device,)
+    if participants > 1:
+        devices = tuple(client.local_devices()[:participants])
+        if len(devices) != participants:
+            die(UNSUPPORTED, f"{participants} replicas but only "
+                f"{len(devices)} CPU devices")
+        # Replica i runs on devices[i]; results are mapped back by device id.
+        options.num_replicas = replicas
+        options.num_partitions = 1
+        build = options.executable_build_options
+        build.num_replicas = replicas
+        build.num_partitions = 1
+        build.device_assignment = xla_jax.DeviceAssignment.create(
+            np.array([[dv.id] for dv in devices], dtype=np.int32))
     try:
         executable = client.compile_and_load(
-            mlir, xla_jax.DeviceList((device,)), xla_jax.CompileOptions())
+            mlir, xla_jax.DeviceList(devices), options)
     except Exception as e:
         if "layout" in str(e) and re.search(r"\bbitcast\(", text):
             # Step 3 drops layouts (StableHLO has none), so a bitcast whose
@@ -292,6 +352,12 @@ def run_case(d):
             leaves.append(s)
 
     flatten(result_shape)
+    # execute_sharded segfaults on a wrong argument count: check it first.
+    if len(args) != len(shape.parameter_shapes()):
+        die(1, f"{len(args)} arguments for "
+            f"{len(shape.parameter_shapes())} parameters")
+    if participants > 1:
+        return run_replicated(d, executable, devices, per_participant, leaves)
     try:
         buffers = [jax.device_put(a, device) for a in args]
         results = executable.execute(buffers)
@@ -303,6 +369,11 @@ def run_case(d):
                 values.append(np.asarray(r))
     except Exception as e:
         die(1, f"XLA:CPU execution failed: {e}")
+    write_results(d, values)
+    return 0
+
+
+def write_results(d, values):
     for i, v in enumerate(values):
         path = os.path.join(d, f"result_{i}.npy")
         if v is None:
@@ -310,6 +381,61 @@ def run_case(d):
                     allow_pickle=False)
         else:
             save_result(path, v)
+
+
+def run_replicated(d, executable, devices, per_participant, leaves):
+    """Runs replica i on devices[i] with per_participant[i]; writes
+    d/p<i>/result_<j>.npy. Each argument travels as one jax array whose
+    per-device shards are the participants' values (a "replicated" sharding
+    whose shards differ: execute_sharded passes each device its own shard,
+    which is all the executable sees)."""
+    from jax.sharding import Mesh, NamedSharding, PartitionSpec
+    participant_of = {dv.id: i for i, dv in enumerate(devices)}
+    order = list(executable.local_devices())
+    if sorted(dv.id for dv in order) != sorted(participant_of):
+        die(UNSUPPORTED, "the executable's devices "
+            f"{[dv.id for dv in order]} are not the replicas' devices "
+            f"{sorted(participant_of)}: results cannot be mapped")
+    try:
+        sharding = NamedSharding(Mesh(np.array(order), ("r",)),
+                                 PartitionSpec())
+        arrays = []
+        for k in range(len(per_participant[0])):
+            values = [per_participant[participant_of[dv.id]][k] for dv in order]
+            shape = values[0].shape
+            if any(v.shape != shape or v.dtype != values[0].dtype
+                   for v in values):
+                die(UNSUPPORTED, f"argument {k} differs in shape or type "
+                    "between participants")
+            shards = [jax.device_put(v, dv) for v, dv in zip(values, order)]
+            arrays.append(jax.make_array_from_single_device_arrays(
+                shape, sharding, shards))
+        outputs = executable.execute_sharded(arrays)
+        per_output = outputs.disassemble_into_single_device_arrays()
+    except SystemExit:
+        raise
+    except Exception as e:
+        die(1, f"XLA:CPU execution failed: {e}")
+    if len(per_output) != len(leaves):
+        die(UNSUPPORTED, f"{len(per_output)} outputs for {len(leaves)} "
+            "result leaves: results cannot be mapped")
+    results = [[None] * len(leaves) for _ in devices]
+    for j, shards in enumerate(per_output):
+        seen = set()
+        for shard in shards:
+            dev = list(shard.devices())[0].id if hasattr(shard, "devices") \
+                else shard.device.id
+            if dev not in participant_of or dev in seen:
+                die(UNSUPPORTED, f"output {j} came back from device {dev}: "
+                    "results cannot be mapped to replicas")
+            seen.add(dev)
+            if not leaves[j].is_token():
+                results[participant_of[dev]][j] = np.asarray(shard)
+        if len(seen) != len(devices):
+            die(UNSUPPORTED, f"output {j} came back from {len(seen)} devices "
+                f"for {len(devices)} replicas")
+    for i, values in enumerate(results):
+        write_results(os.path.join(d, f"p{i}"), values)
     return 0
 
 
