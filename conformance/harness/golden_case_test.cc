@@ -420,5 +420,88 @@ TEST(RunGoldenCase, SuiteHostAndCustomCallCasesOnTheInterpreterBackend) {
   EXPECT_GE(library_cases, 5);
 }
 
+// Replicated golden cases on a backend run every participant
+// (RunReplicated); the expected value must hold on each of them.
+class SwappingExecutable : public backends::Executable {
+ public:
+  explicit SwappingExecutable(std::unique_ptr<backends::Executable> inner)
+      : inner_(std::move(inner)) {}
+  absl::StatusOr<std::vector<Literal>> Run(
+      absl::Span<const Literal> args) override {
+    return inner_->Run(args);
+  }
+  // Participant 1 gets a wrong result (its first element + 1).
+  absl::StatusOr<std::vector<std::vector<Literal>>> RunReplicated(
+      absl::Span<const std::vector<Literal>> args) override {
+    auto all = inner_->RunReplicated(args);
+    if (all.ok() && all->size() > 1 && !(*all)[1].empty() &&
+        (*all)[1][0].element_count() > 0) {
+      Literal& v = (*all)[1][0];
+      v.SetFromDouble(0, v.GetAsDouble(0) + 1);
+    }
+    return all;
+  }
+
+ private:
+  std::unique_ptr<backends::Executable> inner_;
+};
+
+class SwappingBackend : public backends::Backend {
+ public:
+  std::string name() const override { return "wrong-participant-1"; }
+  absl::Status Supports(const HloInstruction&) const override {
+    return absl::OkStatus();
+  }
+  absl::StatusOr<std::unique_ptr<backends::Executable>> Compile(
+      const HloModule& module,
+      const backends::CompileOptions& options) override {
+    auto inner =
+        (*backends::CreateInterpreterBackend())->Compile(module, options);
+    if (!inner.ok()) return inner.status();
+    return std::unique_ptr<backends::Executable>(
+        new SwappingExecutable(*std::move(inner)));
+  }
+};
+
+TEST(RunGoldenCase, ReplicatedCasesRunEveryParticipantOnABackend) {
+  constexpr char kAllReduce[] = R"(case two_replicas
+provenance: hand-derived: replica 0 adds 1, replica 1 adds 2: 3 on both
+module:
+  HloModule m, replica_count=2
+
+  add {
+    a = f32[] parameter(0)
+    b = f32[] parameter(1)
+    ROOT s = f32[] add(a, b)
+  }
+
+  ENTRY e {
+    id = u32[] replica-id()
+    one = u32[] constant(1)
+    v = u32[] add(id, one)
+    x = f32[] convert(v)
+    ROOT r = f32[] all-reduce(x), replica_groups={}, to_apply=add
+  }
+expect: f32[] 3
+)";
+  auto interpreter = backends::CreateInterpreterBackend();
+  ASSERT_TRUE(interpreter.ok());
+  RunOptions options;
+  options.backend = interpreter->get();
+  CaseResult ok = RunGoldenCase(ParseOne(kAllReduce), options);
+  EXPECT_EQ(ok.outcome, Outcome::kPass) << ok.message;
+  SwappingBackend wrong;
+  options.backend = &wrong;
+  CaseResult bad = RunGoldenCase(ParseOne(kAllReduce), options);
+  EXPECT_EQ(bad.outcome, Outcome::kFail) << bad.message;
+  EXPECT_NE(bad.message.find("participant 1"), std::string::npos)
+      << bad.message;
+  // A backend without replicated runs: unsupported, never a pass.
+  FakeBackend plain(absl::InternalError("Run is not used"));
+  options.backend = &plain;
+  CaseResult none = RunGoldenCase(ParseOne(kAllReduce), options);
+  EXPECT_EQ(none.outcome, Outcome::kUnsupported) << none.message;
+}
+
 }  // namespace
 }  // namespace hloref::conformance

@@ -319,6 +319,7 @@ CaseResult RunRaw(const GoldenCase& c, const RunOptions& options) {
   std::vector<const Literal*> got;
   std::vector<const Literal*> dont_cares;
   std::optional<EvalResult> oracle;
+  std::vector<std::vector<Literal>> other_participants;  // replicated
   std::vector<Literal> backend_values;
   std::string shape_text;
   const bool want_masks = options.profile == Profile::kPortable;
@@ -417,6 +418,24 @@ CaseResult RunRaw(const GoldenCase& c, const RunOptions& options) {
       values = (*executable)->RunWithHost(args, transfers);
       outfeed = std::move(transfers.outfeed);
       sent = std::move(transfers.sent);
+    } else if ((*module)->config().replica_count *
+                   (*module)->config().num_partitions >
+               1) {
+      // Replicated: every participant runs (Unimplemented: unsupported);
+      // participant 0's results are judged below, the others after them.
+      std::vector<std::vector<Literal>> one_list;
+      one_list.push_back(args);
+      auto all = (*executable)->RunReplicated(one_list);
+      if (!all.ok()) {
+        values = all.status();
+      } else if (all->empty()) {
+        values = absl::InternalError("the backend returned no participant");
+      } else {
+        values = std::move(all->front());
+        for (size_t p = 1; p < all->size(); ++p) {
+          other_participants.push_back(std::move((*all)[p]));
+        }
+      }
     } else {
       values = (*executable)->Run(args);
     }
@@ -475,6 +494,30 @@ CaseResult RunRaw(const GoldenCase& c, const RunOptions& options) {
                      co.mismatches > 1 ? absl::StrCat(" (", co.mismatches,
                                                       " mismatching elements)")
                                        : std::string()));
+  }
+  // Replicated runs on a backend: the expected value holds on every
+  // participant (golden/README.md "Collective cases").
+  for (size_t p = 0; p < other_participants.size(); ++p) {
+    const std::vector<Literal>& values = other_participants[p];
+    if (values.size() != want.size()) {
+      return Result(
+          Outcome::kFail,
+          absl::StrCat(Where(c), ": participant ", p + 1, " produced ",
+                       values.size(), " output(s), expected ", want.size()));
+    }
+    for (size_t i = 0; i < want.size(); ++i) {
+      const CompareSpec& spec =
+          c.compare.size() == 1 ? c.compare[0] : c.compare[i];
+      const Literal* dont_care =
+          i < dont_cares.size() ? dont_cares[i] : nullptr;
+      CompareOutcome co = CompareArrays(*want[i], values[i], spec, dont_care);
+      if (co.ok) continue;
+      return Result(Outcome::kFail,
+                    absl::StrCat(Where(c), ": participant ", p + 1, ": output ",
+                                 i, ", element ", co.index, " ", co.multi_index,
+                                 ": expected ", co.expected, ", got ", co.got,
+                                 " [", co.rule, "]"));
+    }
   }
   return r;
 }
