@@ -1,6 +1,7 @@
 // Command-line reading shared by diff and reduce (see backend_job.h).
 #include "tools/hloref/backend_job.h"
 
+#include <cstdio>
 #include <optional>
 #include <utility>
 
@@ -14,6 +15,17 @@
 #include "tools/hloref/arguments.h"
 
 namespace hloref::tools {
+
+int UsageError(const char* command, const std::string& message,
+               const char* help) {
+  std::fprintf(stderr, "hloref %s: %s\n\n%s", command, message.c_str(), help);
+  return 2;
+}
+
+int Failure(const char* command, const std::string& message) {
+  std::fprintf(stderr, "hloref %s: %s\n", command, message.c_str());
+  return 1;
+}
 
 absl::StatusOr<double> PositiveSeconds(const CommandLine& cl,
                                        const std::string& name,

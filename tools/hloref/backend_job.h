@@ -45,6 +45,12 @@ absl::StatusOr<double> PositiveSeconds(const CommandLine& cl,
                                        const std::string& name,
                                        double default_value);
 
+// Exit-status helpers of diff and reduce: prints "hloref COMMAND: message"
+// (and, for a usage error, the help text) to stderr; returns 2 or 1.
+int UsageError(const char* command, const std::string& message,
+               const char* help);
+int Failure(const char* command, const std::string& message);
+
 }  // namespace hloref::tools
 
 #endif  // HLOREF_TOOLS_HLOREF_BACKEND_JOB_H_

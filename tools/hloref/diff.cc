@@ -54,14 +54,10 @@ Exit status: 0 no departure, 1 a departure (or an error), 2 usage error.
 )";
 
 int Usage(const std::string& message) {
-  std::fprintf(stderr, "hloref diff: %s\n\n%s", message.c_str(), kDiffHelp);
-  return 2;
+  return UsageError("diff", message, kDiffHelp);
 }
 
-int Fail(const std::string& message) {
-  std::fprintf(stderr, "hloref diff: %s\n", message.c_str());
-  return 1;
-}
+int Fail(const std::string& message) { return Failure("diff", message); }
 
 }  // namespace
 

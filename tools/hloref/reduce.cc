@@ -50,14 +50,10 @@ so far is printed), 1 an error or the module does not fail, 2 usage error.
 )";
 
 int Usage(const std::string& message) {
-  std::fprintf(stderr, "hloref reduce: %s\n\n%s", message.c_str(), kReduceHelp);
-  return 2;
+  return UsageError("reduce", message, kReduceHelp);
 }
 
-int Fail(const std::string& message) {
-  std::fprintf(stderr, "hloref reduce: %s\n", message.c_str());
-  return 1;
-}
+int Fail(const std::string& message) { return Failure("reduce", message); }
 
 }  // namespace
 
