@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "backends/command/command_backend.h"
+#include "backends/cpu/cpu_backend.h"
 #include "backends/interpreter/interpreter_backend.h"
 #include "backends/plugin/plugin_backend.h"
 
@@ -59,6 +60,10 @@ absl::Status RegisterBuiltinBackends(BackendRegistry* registry) {
   HLOREF_RETURN_IF_ERROR(registry->Register(
       "interpreter", "interpreter",
       [](absl::string_view) { return CreateInterpreterBackend(); }));
+  HLOREF_RETURN_IF_ERROR(registry->Register(
+      "cpu", "cpu", [](absl::string_view) {
+        return cpu::CreateCpuBackend(cpu::DefaultCpuBackendOptions());
+      }));
   HLOREF_RETURN_IF_ERROR(registry->Register(
       "plugin:", "plugin:<path.so>", [](absl::string_view path) {
         return CreatePluginBackend(std::string(path));

@@ -1,0 +1,562 @@
+#include "backends/codegen/computation_emitter.h"
+
+#include <functional>
+#include <memory>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+#include "backends/codegen/buffer_assignment.h"
+#include "backends/codegen/emitter_table.h"
+#include "backends/codegen/fusion.h"
+#include "backends/codegen/llvm_types.h"
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/Function.h"
+#include "llvm/IR/GlobalVariable.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/Module.h"
+#include "spec/util/status_macros.h"
+
+namespace hloref::codegen {
+
+absl::Status InstructionCodegenError(const HloInstruction& inst,
+                                     const absl::Status& status) {
+  std::string where = inst.location().known()
+                          ? absl::StrCat(inst.location().ToString(), ": ")
+                          : "";
+  return absl::Status(
+      status.code(),
+      absl::StrCat(where, inst.ShortDescription(), ": ", status.message()));
+}
+
+namespace {
+
+// True when a buffer of `from` can be read as `to` without moving bytes:
+// same element storage size and element count, and both layouts list the
+// elements in row-major order of their own dimensions.
+bool IsRowMajorReinterpretation(const Shape& from, const Shape& to) {
+  if (!from.IsArray() || !to.IsArray()) return false;
+  if (StorageBytes(from.element_type()) != StorageBytes(to.element_type()))
+    return false;
+  if (from.num_elements() != to.num_elements()) return false;
+  auto descending = [](const Shape& s) {
+    Layout l = s.LayoutOrDefault();
+    return static_cast<int64_t>(l.minor_to_major.size()) != s.rank() ||
+           l.IsDescending();
+  };
+  return descending(from) && descending(to);
+}
+
+class ComputationEmitter {
+ public:
+  ComputationEmitter(EmitContext& ctx, const HloComputation& comp)
+      : ctx_(ctx), comp_(comp), b_(ctx.b()) {}
+
+  absl::StatusOr<llvm::Function*> Emit(const std::string& name) {
+    llvm::LLVMContext& c = ctx_.context();
+    llvm::Type* ptr = ctx_.PtrType();
+    auto* fty = llvm::FunctionType::get(b_.getVoidTy(), {ptr, ptr, ptr}, false);
+    llvm::Function* f = llvm::Function::Create(
+        fty, llvm::GlobalValue::InternalLinkage, name, ctx_.module());
+    f->getArg(0)->setName("ctx");
+    f->getArg(1)->setName("params");
+    f->getArg(2)->setName("results");
+    f->addFnAttr(llvm::Attribute::NoUnwind);
+    state_.function = f;
+    state_.run_context = f->getArg(0);
+    ctx_.set_function_state(&state_);
+    ctx_.set_run_context(f->getArg(0));
+
+    llvm::BasicBlock* entry = llvm::BasicBlock::Create(c, "entry", f);
+    llvm::BasicBlock* body = llvm::BasicBlock::Create(c, "body", f);
+    b_.SetInsertPoint(entry);
+
+    // Parameter and result leaves.
+    int64_t leaf = 0;
+    for (int64_t i = 0; i < comp_.num_parameters(); ++i) {
+      const HloInstruction* p = comp_.parameter(i);
+      if (p == nullptr) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("computation ", comp_.name(), " lacks parameter ", i));
+      }
+      values_[p] = LoadLeaves(p->shape(), f->getArg(1), &leaf);
+    }
+    leaf = 0;
+    results_ = LoadLeaves(comp_.root()->shape(), f->getArg(2), &leaf);
+
+    inlined_ = ChooseInlinedInstructions(ctx_, comp_);
+    plan_ = AssignBuffers(
+        comp_, [this](const HloInstruction& i) { return StorageOf(i); },
+        /*root_writes_results=*/true);
+    if (plan_.scratch_bytes > 0) {
+      scratch_ = ctx_.EmitScratch(plan_.scratch_bytes, "scratch");
+    }
+
+    b_.SetInsertPoint(body);
+    for (const auto& inst : comp_.instructions()) {
+      absl::Status s = EmitInstruction(*inst);
+      if (!s.ok()) return InstructionCodegenError(*inst, s);
+    }
+    // The root's value into the result buffers when it is elsewhere.
+    const IrValue& root = values_.at(comp_.root());
+    HLOREF_RETURN_IF_ERROR(ctx_.EmitCopyValue(root, results_));
+
+    // Release heap scratch and return.
+    for (llvm::Value* p : state_.heap_blocks) {
+      if (ctx_.heap_free) ctx_.heap_free(ctx_, p);
+    }
+    b_.CreateRetVoid();
+    b_.SetInsertPoint(entry);
+    b_.CreateBr(body);
+    return f;
+  }
+
+ private:
+  IrValue LoadLeaves(const Shape& shape, llvm::Value* array, int64_t* leaf) {
+    IrValue v;
+    v.shape = shape;
+    if (shape.IsTuple()) {
+      for (const Shape& e : shape.tuple_shapes()) {
+        v.elements.push_back(LoadLeaves(e, array, leaf));
+      }
+    } else if (shape.IsArray()) {
+      llvm::Value* slot =
+          b_.CreateConstInBoundsGEP1_64(ctx_.PtrType(), array, (*leaf)++);
+      v.array = IrArray(b_.CreateLoad(ctx_.PtrType(), slot), shape);
+    }
+    return v;
+  }
+
+  ValueStorage StorageOf(const HloInstruction& inst) {
+    if (inlined_.contains(&inst)) return ValueStorage::kInlined;
+    switch (inst.opcode()) {
+      case HloOpcode::kParameter:
+      case HloOpcode::kConstant:
+      case HloOpcode::kAfterAll:
+      case HloOpcode::kPartitionId:
+      case HloOpcode::kReplicaId:
+        return inst.opcode() == HloOpcode::kParameter ||
+                       inst.opcode() == HloOpcode::kConstant ||
+                       inst.opcode() == HloOpcode::kAfterAll
+                   ? ValueStorage::kExternal
+                   : ValueStorage::kOwns;
+      case HloOpcode::kTuple:
+      case HloOpcode::kGetTupleElement:
+      case HloOpcode::kOptimizationBarrier:
+      case HloOpcode::kAddDependency:
+      case HloOpcode::kDomain:
+      case HloOpcode::kAsyncUpdate:
+      case HloOpcode::kAsyncDone:
+      case HloOpcode::kCopyDone:
+        return ValueStorage::kAliases;
+      case HloOpcode::kBitcast:
+        if (inst.shape().IsArray() && inst.operand(0)->shape().IsArray() &&
+            ArrayBytes(inst.shape()) == ArrayBytes(inst.operand(0)->shape()) &&
+            !inlined_.contains(inst.operand(0))) {
+          return ValueStorage::kAliases;
+        }
+        return ValueStorage::kOwns;
+      case HloOpcode::kReshape:
+        if (IsRowMajorReinterpretation(inst.operand(0)->shape(),
+                                       inst.shape()) &&
+            !inlined_.contains(inst.operand(0))) {
+          return ValueStorage::kAliases;
+        }
+        return ValueStorage::kOwns;
+      default:
+        return ValueStorage::kOwns;
+    }
+  }
+
+  // The owned value of `inst`: the result buffers for the root, else its
+  // slots in the scratch block.
+  IrValue OwnedValue(const HloInstruction& inst) {
+    if (&inst == comp_.root()) return results_;
+    const std::vector<int64_t>& offsets = plan_.offsets.at(&inst);
+    size_t leaf = 0;
+    std::function<IrValue(const Shape&)> build = [&](const Shape& s) {
+      IrValue v;
+      v.shape = s;
+      if (s.IsTuple()) {
+        for (const Shape& e : s.tuple_shapes()) v.elements.push_back(build(e));
+      } else if (s.IsArray()) {
+        llvm::Value* p = b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), scratch_,
+                                                       offsets[leaf++]);
+        v.array = IrArray(p, s);
+      }
+      return v;
+    };
+    return build(inst.shape());
+  }
+
+  // The element generator of an instruction's value.
+  absl::StatusOr<ElementGenerator> GeneratorOf(const HloInstruction& inst) {
+    if (inlined_.contains(&inst)) return ElementalGenerator(inst);
+    auto it = values_.find(&inst);
+    if (it == values_.end() || !it->second.IsArray()) {
+      return absl::InternalError(
+          absl::StrCat("no array value for ", inst.name()));
+    }
+    IrArray array = it->second.array;
+    EmitContext* ctx = &ctx_;
+    return ElementGenerator(
+        [array, ctx](const IrIndex& index) -> absl::StatusOr<llvm::Value*> {
+          return array.EmitRead(*ctx, index);
+        });
+  }
+
+  absl::StatusOr<ElementGenerator> ElementalGenerator(
+      const HloInstruction& inst) {
+    std::vector<ElementGenerator> operands;
+    for (const HloInstruction* op : inst.operands()) {
+      HLOREF_ASSIGN_OR_RETURN(ElementGenerator g, GeneratorOf(*op));
+      operands.push_back(std::move(g));
+    }
+    return ctx_.table().Elemental(inst.opcode())(ctx_, inst, operands);
+  }
+
+  absl::Status Materialize(const ElementGenerator& gen, const IrArray& out) {
+    return ctx_.EmitLoopNest(
+        out.shape(), "loop", [&](const IrIndex& index) -> absl::Status {
+          HLOREF_ASSIGN_OR_RETURN(llvm::Value * v, gen(index));
+          out.EmitWrite(ctx_, index, v);
+          return absl::OkStatus();
+        });
+  }
+
+  absl::StatusOr<IrValue> ConstantValue(const Literal& literal,
+                                        const Shape& shape) {
+    IrValue v;
+    v.shape = shape;
+    if (shape.IsTuple()) {
+      for (int64_t i = 0; i < shape.tuple_size(); ++i) {
+        HLOREF_ASSIGN_OR_RETURN(
+            IrValue e,
+            ConstantValue(literal.tuple_element(i), shape.tuple_shapes(i)));
+        v.elements.push_back(std::move(e));
+      }
+      return v;
+    }
+    if (!shape.IsArray()) return v;
+    if (literal.is_elided()) {
+      return absl::InvalidArgumentError(
+          "the constant's value is elided ({...}); it cannot be compiled");
+    }
+    if (!shape.is_static()) {
+      return absl::UnimplementedError("dynamic-shaped constants");
+    }
+    std::vector<uint8_t> bytes(std::max<int64_t>(ArrayBytes(shape), 1));
+    LiteralToPhysical(literal, shape, bytes.data());
+    llvm::Constant* init = llvm::ConstantDataArray::get(
+        ctx_.context(), llvm::ArrayRef<uint8_t>(bytes.data(), bytes.size()));
+    auto* g = new llvm::GlobalVariable(
+        ctx_.module(), init->getType(), /*isConstant=*/true,
+        llvm::GlobalValue::PrivateLinkage, init, "constant");
+    g->setAlignment(llvm::Align(64));
+    g->setUnnamedAddr(llvm::GlobalValue::UnnamedAddr::Global);
+    v.array = IrArray(g, shape);
+    return v;
+  }
+
+  const IrValue& ValueOf(const HloInstruction& inst) {
+    return values_.at(&inst);
+  }
+
+  absl::Status EmitInstruction(const HloInstruction& inst) {
+    if (inlined_.contains(&inst)) return absl::OkStatus();
+    if (!inst.shape().is_static()) {
+      return absl::UnimplementedError(
+          "dynamic shapes are not supported by this backend yet");
+    }
+    switch (inst.opcode()) {
+      case HloOpcode::kParameter:
+        return absl::OkStatus();
+      case HloOpcode::kConstant: {
+        HLOREF_ASSIGN_OR_RETURN(IrValue v,
+                                ConstantValue(inst.literal(), inst.shape()));
+        values_[&inst] = std::move(v);
+        return absl::OkStatus();
+      }
+      case HloOpcode::kAfterAll: {
+        IrValue v;
+        v.shape = inst.shape();
+        values_[&inst] = v;
+        return absl::OkStatus();
+      }
+      case HloOpcode::kTuple: {
+        IrValue v;
+        v.shape = inst.shape();
+        for (const HloInstruction* op : inst.operands()) {
+          v.elements.push_back(ValueOf(*op));
+          v.elements.back().shape =
+              inst.shape().tuple_shapes(v.elements.size() - 1);
+        }
+        values_[&inst] = std::move(v);
+        return absl::OkStatus();
+      }
+      case HloOpcode::kGetTupleElement: {
+        const IrValue& t = ValueOf(*inst.operand(0));
+        values_[&inst] = t.elements.at(inst.attrs().index);
+        return absl::OkStatus();
+      }
+      case HloOpcode::kOptimizationBarrier:
+      case HloOpcode::kAddDependency:
+      case HloOpcode::kDomain:
+        values_[&inst] = ValueOf(*inst.operand(0));
+        return absl::OkStatus();
+      default:
+        break;
+    }
+    ValueStorage storage = StorageOf(inst);
+    if (storage == ValueStorage::kAliases) {
+      switch (inst.opcode()) {
+        case HloOpcode::kBitcast:
+        case HloOpcode::kReshape: {
+          IrValue v;
+          v.shape = inst.shape();
+          v.array =
+              IrArray(ValueOf(*inst.operand(0)).array.base(), inst.shape());
+          values_[&inst] = v;
+          return absl::OkStatus();
+        }
+        case HloOpcode::kAsyncUpdate:
+          values_[&inst] = ValueOf(*inst.operand(0));
+          return absl::OkStatus();
+        case HloOpcode::kAsyncDone:
+        case HloOpcode::kCopyDone: {
+          // async-start / copy-start hold (operands, result, context) and
+          // (destination, source, context): the result is element
+          // 1 / 0.
+          const IrValue& start = ValueOf(*inst.operand(0));
+          int64_t e = inst.opcode() == HloOpcode::kAsyncDone ? 1 : 0;
+          if (!start.IsTuple() ||
+              start.elements.size() <= static_cast<size_t>(e)) {
+            return absl::UnimplementedError("unexpected async state shape");
+          }
+          values_[&inst] = start.elements[e];
+          return absl::OkStatus();
+        }
+        default:
+          return absl::InternalError("unexpected aliasing instruction");
+      }
+    }
+    // An owning instruction.
+    IrValue out = OwnedValue(inst);
+    values_[&inst] = out;
+    bool has_inlined_operand = false;
+    std::vector<IrValue> operands;
+    for (const HloInstruction* op : inst.operands()) {
+      if (inlined_.contains(op)) {
+        has_inlined_operand = true;
+        operands.push_back(IrValue{});
+      } else {
+        operands.push_back(ValueOf(*op));
+      }
+    }
+    if (has_inlined_operand) {
+      // Fusion only inlines into consumers with an elemental emitter.
+      HLOREF_ASSIGN_OR_RETURN(ElementGenerator gen, ElementalGenerator(inst));
+      return Materialize(gen, out.array);
+    }
+    switch (inst.opcode()) {
+      case HloOpcode::kWhile:
+        return EmitWhile(inst, operands[0], out);
+      case HloOpcode::kConditional:
+        return EmitConditional(inst, operands, out);
+      case HloOpcode::kCall:
+        return ctx_.EmitCallComputation(*inst.to_apply(), operands, out);
+      case HloOpcode::kFusion:
+        return EmitFusion(inst, operands, out);
+      case HloOpcode::kAsyncStart:
+        return EmitAsyncStart(inst, operands, out);
+      case HloOpcode::kCopyStart: {
+        HLOREF_RETURN_IF_ERROR(
+            ctx_.EmitCopyValue(operands[0], out.elements[0]));
+        return ctx_.EmitCopyValue(operands[0], out.elements[1]);
+      }
+      case HloOpcode::kBitcast:
+        if (inst.shape().IsArray() && operands[0].IsArray() &&
+            ArrayBytes(inst.shape()) == ArrayBytes(operands[0].shape)) {
+          b_.CreateMemCpy(out.array.base(), llvm::MaybeAlign(1),
+                          operands[0].array.base(), llvm::MaybeAlign(1),
+                          ctx_.I64(ArrayBytes(inst.shape())));
+          return absl::OkStatus();
+        }
+        break;
+      default:
+        break;
+    }
+    absl::Status elemental_status = absl::UnimplementedError(
+        absl::StrCat("the CPU backend does not compile ",
+                     HloOpcodeString(inst.opcode()), " yet"));
+    if (inst.shape().IsArray() && ctx_.table().Elemental(inst.opcode())) {
+      absl::StatusOr<ElementGenerator> gen = ElementalGenerator(inst);
+      if (gen.ok()) return Materialize(*gen, out.array);
+      elemental_status = gen.status();
+    }
+    if (const BufferEmitter& e = ctx_.table().Buffer(inst.opcode())) {
+      return e(ctx_, inst, operands, out);
+    }
+    return elemental_status;
+  }
+
+  absl::Status EmitWhile(const HloInstruction& inst, const IrValue& init,
+                         const IrValue& state) {
+    HLOREF_RETURN_IF_ERROR(ctx_.EmitCopyValue(init, state));
+    IrValue next = ctx_.AllocateValue(inst.shape(), "while.next");
+    llvm::Value* pred_slot = ctx_.EntryAlloca(b_.getInt8Ty(), 1, "while.pred");
+    IrValue pred;
+    pred.shape = Shape::Scalar(PrimitiveType::kPred);
+    pred.array = IrArray(pred_slot, pred.shape);
+    llvm::Function* f = state_.function;
+    llvm::LLVMContext& c = ctx_.context();
+    llvm::BasicBlock* header = llvm::BasicBlock::Create(c, "while.cond", f);
+    llvm::BasicBlock* body = llvm::BasicBlock::Create(c, "while.body", f);
+    llvm::BasicBlock* exit = llvm::BasicBlock::Create(c, "while.exit", f);
+    b_.CreateBr(header);
+    b_.SetInsertPoint(header);
+    HLOREF_RETURN_IF_ERROR(
+        ctx_.EmitCallComputation(*inst.while_condition(), {state}, pred));
+    llvm::Value* p = b_.CreateLoad(b_.getInt8Ty(), pred_slot);
+    b_.CreateCondBr(b_.CreateICmpNE(p, b_.getInt8(0)), body, exit);
+    b_.SetInsertPoint(body);
+    HLOREF_RETURN_IF_ERROR(
+        ctx_.EmitCallComputation(*inst.while_body(), {state}, next));
+    HLOREF_RETURN_IF_ERROR(ctx_.EmitCopyValue(next, state));
+    b_.CreateBr(header);
+    b_.SetInsertPoint(exit);
+    return absl::OkStatus();
+  }
+
+  absl::Status EmitConditional(const HloInstruction& inst,
+                               absl::Span<const IrValue> operands,
+                               const IrValue& out) {
+    absl::Span<HloComputation* const> branches = inst.branch_computations();
+    const int64_t n = static_cast<int64_t>(branches.size());
+    const IrArray& selector = operands[0].array;
+    llvm::Value* sel = selector.EmitRead(ctx_, {});
+    llvm::Value* index;
+    if (selector.element_type() == PrimitiveType::kPred) {
+      // true -> branch 0, false -> branch 1.
+      index = b_.CreateSelect(sel, b_.getInt32(0), b_.getInt32(1));
+    } else {
+      // Out of range -> the last branch (seed 001 "Conditional").
+      llvm::Value* i32 = b_.CreateSExtOrTrunc(sel, b_.getInt32Ty());
+      llvm::Value* in_range = b_.CreateAnd(
+          b_.CreateICmpSGE(i32, b_.getInt32(0)),
+          b_.CreateICmpSLT(i32, b_.getInt32(static_cast<int32_t>(n))));
+      index = b_.CreateSelect(in_range, i32,
+                              b_.getInt32(static_cast<int32_t>(n - 1)));
+    }
+    llvm::Function* f = state_.function;
+    llvm::LLVMContext& c = ctx_.context();
+    llvm::BasicBlock* exit = llvm::BasicBlock::Create(c, "cond.exit", f);
+    llvm::SwitchInst* sw = b_.CreateSwitch(index, exit, n);
+    for (int64_t i = 0; i < n; ++i) {
+      llvm::BasicBlock* bb =
+          llvm::BasicBlock::Create(c, absl::StrCat("cond.branch", i), f);
+      sw->addCase(b_.getInt32(static_cast<uint32_t>(i)), bb);
+      b_.SetInsertPoint(bb);
+      HLOREF_RETURN_IF_ERROR(
+          ctx_.EmitCallComputation(*branches[i], {operands[i + 1]}, out));
+      b_.CreateBr(exit);
+    }
+    b_.SetInsertPoint(exit);
+    return absl::OkStatus();
+  }
+
+  absl::Status EmitAsyncStart(const HloInstruction& inst,
+                              absl::Span<const IrValue> operands,
+                              const IrValue& out) {
+    // ((operands...), result, context...): copy the operands into element 0
+    // (later async-update / done may read them) and run the wrapped
+    // computation into element 1.
+    if (!out.IsTuple() || out.elements.size() < 2 ||
+        inst.called_computations().empty()) {
+      return absl::UnimplementedError("unexpected async-start shape");
+    }
+    const IrValue& held = out.elements[0];
+    if (held.IsTuple() && held.elements.size() == operands.size()) {
+      for (size_t i = 0; i < operands.size(); ++i) {
+        HLOREF_RETURN_IF_ERROR(
+            ctx_.EmitCopyValue(operands[i], held.elements[i]));
+      }
+    }
+    return ctx_.EmitCallComputation(*inst.called_computations()[0], operands,
+                                    out.elements[1]);
+  }
+
+  absl::Status EmitFusion(const HloInstruction& inst,
+                          absl::Span<const IrValue> operands,
+                          const IrValue& out) {
+    const HloComputation* fused = inst.to_apply();
+    if (fused == nullptr && !inst.called_computations().empty()) {
+      fused = inst.called_computations()[0];
+    }
+    if (fused == nullptr)
+      return absl::InvalidArgumentError("fusion without calls");
+    // One loop nest when every fused instruction is elemental and the root
+    // is an array; otherwise the fused computation is called as a function.
+    bool elemental = inst.shape().IsArray();
+    for (const auto& fi : fused->instructions()) {
+      if (!elemental) break;
+      if (fi->opcode() == HloOpcode::kParameter) continue;
+      if (fi->opcode() == HloOpcode::kConstant) {
+        elemental = fi->shape().IsArray();
+        continue;
+      }
+      elemental = CanEmitElementally(ctx_, *fi);
+    }
+    if (!elemental) return ctx_.EmitCallComputation(*fused, operands, out);
+    absl::flat_hash_map<const HloInstruction*, ElementGenerator> gens;
+    for (const auto& fi : fused->instructions()) {
+      const HloInstruction* i = fi.get();
+      if (i->opcode() == HloOpcode::kParameter) {
+        IrArray a = operands[i->parameter_number()].array;
+        EmitContext* ctx = &ctx_;
+        gens[i] = [a, ctx](const IrIndex& idx) -> absl::StatusOr<llvm::Value*> {
+          return a.EmitRead(*ctx, idx);
+        };
+        continue;
+      }
+      if (i->opcode() == HloOpcode::kConstant) {
+        HLOREF_ASSIGN_OR_RETURN(IrValue cv,
+                                ConstantValue(i->literal(), i->shape()));
+        IrArray a = cv.array;
+        EmitContext* ctx = &ctx_;
+        gens[i] = [a, ctx](const IrIndex& idx) -> absl::StatusOr<llvm::Value*> {
+          return a.EmitRead(*ctx, idx);
+        };
+        continue;
+      }
+      std::vector<ElementGenerator> ops;
+      for (const HloInstruction* op : i->operands()) ops.push_back(gens.at(op));
+      absl::StatusOr<ElementGenerator> g =
+          ctx_.table().Elemental(i->opcode())(ctx_, *i, ops);
+      if (!g.ok()) return InstructionCodegenError(*i, g.status());
+      gens[i] = *std::move(g);
+    }
+    return Materialize(gens.at(fused->root()), out.array);
+  }
+
+  EmitContext& ctx_;
+  const HloComputation& comp_;
+  IRBuilder& b_;
+  EmitContext::FunctionState state_;
+  absl::flat_hash_map<const HloInstruction*, IrValue> values_;
+  IrValue results_;
+  absl::flat_hash_set<const HloInstruction*> inlined_;
+  BufferPlan plan_;
+  llvm::Value* scratch_ = nullptr;
+};
+
+}  // namespace
+
+absl::StatusOr<llvm::Function*> EmitComputationFunction(
+    EmitContext& ctx, const HloComputation& computation,
+    const std::string& name) {
+  ComputationEmitter emitter(ctx, computation);
+  return emitter.Emit(name);
+}
+
+}  // namespace hloref::codegen

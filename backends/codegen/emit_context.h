@@ -1,0 +1,156 @@
+// EmitContext: what every emitter of backends/codegen works with while it
+// generates the LLVM IR of one module: the IRBuilder positioned where code
+// goes, the module, the current function's run-context pointer (an opaque
+// `ptr` the target layer gives meaning to), the functions of called
+// computations, and small helpers (constants, loops, scratch memory).
+//
+// Emitters come in two kinds (emitter_table.h):
+//   elemental  given element generators of the operands, return the
+//              generator of the result's elements; the computation emitter
+//              materialises it with a loop nest or inlines it into a
+//              consumer (fusion)
+//   buffer     given the operands' and the result's buffers, emit the whole
+//              instruction (sort, scatter, while, runtime calls ...)
+#ifndef HLOREF_BACKENDS_CODEGEN_EMIT_CONTEXT_H_
+#define HLOREF_BACKENDS_CODEGEN_EMIT_CONTEXT_H_
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "absl/types/span.h"
+#include "backends/codegen/ir_value.h"
+#include "spec/ir/hlo_module.h"
+
+namespace llvm {
+class BasicBlock;
+class Function;
+class FunctionType;
+class LLVMContext;
+class Module;
+class Type;
+class Value;
+class ConstantFolder;
+class IRBuilderDefaultInserter;
+template <typename FolderTy, typename InserterTy>
+class IRBuilder;
+}  // namespace llvm
+
+namespace hloref::codegen {
+
+using IRBuilder =
+    llvm::IRBuilder<llvm::ConstantFolder, llvm::IRBuilderDefaultInserter>;
+
+struct EmitterTable;
+
+// Code generation options shared by every target.
+struct CodegenOptions {
+  // Producer-consumer fusion of element-wise chains in unfused modules
+  // (fusion.h). Off: every instruction gets its own buffer and loop nest.
+  bool fuse_elementwise = true;
+};
+
+class EmitContext {
+ public:
+  EmitContext(llvm::Module& module, IRBuilder& builder,
+              const EmitterTable& table, CodegenOptions options);
+  ~EmitContext();
+
+  llvm::LLVMContext& context() const;
+  llvm::Module& module() const { return module_; }
+  IRBuilder& b() const { return builder_; }
+  const EmitterTable& table() const { return table_; }
+  const CodegenOptions& options() const { return options_; }
+
+  // The run-context pointer of the function being emitted (its first
+  // argument). Runtime calls pass it through.
+  llvm::Value* run_context() const { return run_context_; }
+  void set_run_context(llvm::Value* v) { run_context_ = v; }
+
+  // ---- Called computations. Every computation compiles to one function
+  //   void @name(ptr %ctx, ptr %params, ptr %results)
+  // where %params / %results point to arrays of `ptr`, one per array leaf
+  // of the parameters (in parameter order, depth first) and of the root
+  // shape. The callee never writes its parameters; the results must not
+  // alias the parameters.
+  absl::StatusOr<llvm::Function*> GetComputationFunction(
+      const HloComputation& computation);
+  // Calls `computation` on buffers.
+  absl::Status EmitCallComputation(const HloComputation& computation,
+                                   absl::Span<const IrValue> params,
+                                   const IrValue& result);
+  // Calls a computation whose parameters and result are scalars or tuples
+  // of scalars (reducers, comparators, map and scatter bodies) on COMPUTE
+  // values, one per array leaf of the parameters in order; returns one
+  // compute value per array leaf of the root. Scratch slots are allocas in
+  // the entry block, so LLVM promotes them to registers after inlining.
+  absl::StatusOr<std::vector<llvm::Value*>> EmitCallScalarComputation(
+      const HloComputation& computation, absl::Span<llvm::Value* const> args);
+
+  // ---- Helpers.
+  llvm::Value* I64(int64_t v) const;
+  llvm::Value* I32(int32_t v) const;
+  llvm::Value* I1(bool v) const;
+  llvm::Type* PtrType() const;
+  // An alloca in the current function's entry block (so loops do not grow
+  // the stack); `count` elements of `type`.
+  llvm::Value* EntryAlloca(llvm::Type* type, int64_t count = 1,
+                           absl::string_view name = "");
+  // Scratch memory for `bytes` bytes, 64-byte aligned, valid until the
+  // current function returns: an entry-block alloca when small, otherwise
+  // the target's heap hook (released when the function returns).
+  llvm::Value* EmitScratch(int64_t bytes, absl::string_view name = "");
+  // A new value of `shape` in scratch memory.
+  IrValue AllocateValue(const Shape& shape, absl::string_view name = "");
+  // A function of the runtime, declared on first use.
+  llvm::Function* GetRuntimeFunction(absl::string_view name,
+                                     llvm::FunctionType* type);
+
+  // for (i = start; i < end; i += step) body(i); i64 induction variable.
+  // The builder is left after the loop. Errors from `body` stop emission.
+  absl::Status EmitForLoop(
+      absl::string_view name, llvm::Value* start, llvm::Value* end,
+      llvm::Value* step, const std::function<absl::Status(llvm::Value*)>& body);
+  // Loop nest over every logical index of an array shape, outermost loop
+  // over the most major dimension of its layout (so the innermost loop walks
+  // memory contiguously). Nothing is emitted for a zero-size shape; a
+  // rank-0 shape runs the body once.
+  absl::Status EmitLoopNest(
+      const Shape& shape, absl::string_view name,
+      const std::function<absl::Status(const IrIndex&)>& body);
+  // Copies every array leaf of `from` into `to` (same shapes, possibly
+  // different layouts).
+  absl::Status EmitCopyValue(const IrValue& from, const IrValue& to);
+
+  // Target hooks (set by the target layer): heap scratch and its release.
+  std::function<llvm::Value*(EmitContext&, llvm::Value* bytes)> heap_alloc;
+  std::function<void(EmitContext&, llvm::Value* ptr)> heap_free;
+
+  // Per-function state the computation emitter manages.
+  struct FunctionState {
+    llvm::Function* function = nullptr;
+    llvm::Value* run_context = nullptr;
+    std::vector<llvm::Value*> heap_blocks;  // freed before each return
+  };
+  FunctionState* function_state() { return function_state_; }
+  void set_function_state(FunctionState* s) { function_state_ = s; }
+
+ private:
+  llvm::Module& module_;
+  IRBuilder& builder_;
+  const EmitterTable& table_;
+  CodegenOptions options_;
+  llvm::Value* run_context_ = nullptr;
+  FunctionState* function_state_ = nullptr;
+  std::map<const HloComputation*, llvm::Function*> functions_;
+  int64_t next_function_id_ = 0;
+};
+
+}  // namespace hloref::codegen
+
+#endif  // HLOREF_BACKENDS_CODEGEN_EMIT_CONTEXT_H_

@@ -1,0 +1,104 @@
+#include "backends/codegen/fusion.h"
+
+#include "absl/container/flat_hash_map.h"
+
+namespace hloref::codegen {
+
+namespace {
+
+bool IsElementwiseOpcode(HloOpcode op) {
+  OpFamily f = GetOpInfo(op).family;
+  return f == OpFamily::kElementwiseUnary ||
+         f == OpFamily::kElementwiseBinary || f == OpFamily::kCompareSelect ||
+         op == HloOpcode::kConvert || op == HloOpcode::kReducePrecision ||
+         op == HloOpcode::kBitcastConvert;
+}
+
+bool IsCheapIndexOp(HloOpcode op) {
+  switch (op) {
+    case HloOpcode::kBroadcast:
+    case HloOpcode::kIota:
+    case HloOpcode::kReshape:
+    case HloOpcode::kTranspose:
+    case HloOpcode::kSlice:
+    case HloOpcode::kReverse:
+    case HloOpcode::kCopy:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// Consumers that read each element of each operand at most once.
+bool ReadsOperandsOnce(HloOpcode op) {
+  if (IsElementwiseOpcode(op)) return true;
+  switch (op) {
+    case HloOpcode::kReshape:
+    case HloOpcode::kTranspose:
+    case HloOpcode::kSlice:
+    case HloOpcode::kReverse:
+    case HloOpcode::kCopy:
+    case HloOpcode::kConcatenate:
+    case HloOpcode::kPad:
+      return true;
+    default:
+      return false;
+  }
+}
+
+}  // namespace
+
+bool CanEmitElementally(EmitContext& ctx, const HloInstruction& inst) {
+  if (!inst.shape().IsArray()) return false;
+  const ElementalEmitter& e = ctx.table().Elemental(inst.opcode());
+  if (!e) return false;
+  std::vector<ElementGenerator> placeholders(
+      inst.operand_count(), [](const IrIndex&) -> absl::StatusOr<llvm::Value*> {
+        return absl::InternalError("placeholder generator called");
+      });
+  return e(ctx, inst, placeholders).ok();
+}
+
+absl::flat_hash_set<const HloInstruction*> ChooseInlinedInstructions(
+    EmitContext& ctx, const HloComputation& computation) {
+  absl::flat_hash_set<const HloInstruction*> inlined;
+  if (!ctx.options().fuse_elementwise) return inlined;
+  // Users (with multiplicity) of each instruction.
+  absl::flat_hash_map<const HloInstruction*, std::vector<const HloInstruction*>>
+      users;
+  for (const auto& inst : computation.instructions()) {
+    for (const HloInstruction* op : inst->operands()) {
+      users[op].push_back(inst.get());
+    }
+  }
+  absl::flat_hash_map<const HloInstruction*, bool> elemental;
+  auto can = [&](const HloInstruction* i) {
+    auto it = elemental.find(i);
+    if (it != elemental.end()) return it->second;
+    bool ok = CanEmitElementally(ctx, *i);
+    elemental[i] = ok;
+    return ok;
+  };
+  absl::flat_hash_set<const HloInstruction*> arithmetic_beneath;
+  for (const auto& inst : computation.instructions()) {
+    const HloInstruction* p = inst.get();
+    if (p == computation.root()) continue;
+    HloOpcode op = p->opcode();
+    if (!IsElementwiseOpcode(op) && !IsCheapIndexOp(op)) continue;
+    auto it = users.find(p);
+    if (it == users.end() || it->second.size() != 1) continue;
+    const HloInstruction* consumer = it->second[0];
+    if (!can(p) || !can(consumer)) continue;
+    // Whether arithmetic is inlined somewhere beneath p (p included).
+    bool arithmetic = !IsCheapIndexOp(op);
+    for (const HloInstruction* o : p->operands()) {
+      if (arithmetic_beneath.contains(o)) arithmetic = true;
+    }
+    if (arithmetic && !ReadsOperandsOnce(consumer->opcode())) continue;
+    inlined.insert(p);
+    if (arithmetic) arithmetic_beneath.insert(p);
+  }
+  return inlined;
+}
+
+}  // namespace hloref::codegen

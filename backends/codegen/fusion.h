@@ -1,0 +1,40 @@
+// Producer-consumer fusion of element-wise chains (unfused modules): an
+// instruction is INLINED into its one consumer when both can be emitted
+// elementally, so the consumer's loop nest computes the producer's element
+// where it needs it and no buffer is written in between.
+//
+// Rules (each keeps results identical to unfused code: fusion only moves
+// where an element is computed, never how):
+//   - the producer is an array-valued instruction with an elemental emitter
+//     that accepts it, is not the root, and has exactly one user that uses
+//     it once;
+//   - the consumer has an elemental emitter that accepts it;
+//   - an arithmetic producer (anything but the cheap index-only ops below)
+//     is inlined only into consumers that read each operand element at
+//     most once (element-wise ops, convert, and the data-movement ops that
+//     permute or select elements), so no arithmetic is recomputed;
+//   - cheap producers (broadcast, iota, and the data-movement ops that
+//     only remap an index: reshape, transpose, slice, reverse, copy) may be
+//     inlined into any elemental consumer.
+// A dump's own `fusion` instructions are compiled as one loop nest each by
+// the computation emitter; this pass does not look inside them.
+#ifndef HLOREF_BACKENDS_CODEGEN_FUSION_H_
+#define HLOREF_BACKENDS_CODEGEN_FUSION_H_
+
+#include "absl/container/flat_hash_set.h"
+#include "backends/codegen/emitter_table.h"
+#include "spec/ir/hlo_module.h"
+
+namespace hloref::codegen {
+
+// True when the table's elemental emitter accepts `inst` (it is asked with
+// placeholder operand generators; emitters emit no code until called).
+bool CanEmitElementally(EmitContext& ctx, const HloInstruction& inst);
+
+// The instructions of `computation` to inline into their consumers.
+absl::flat_hash_set<const HloInstruction*> ChooseInlinedInstructions(
+    EmitContext& ctx, const HloComputation& computation);
+
+}  // namespace hloref::codegen
+
+#endif  // HLOREF_BACKENDS_CODEGEN_FUSION_H_

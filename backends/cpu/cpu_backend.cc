@@ -1,0 +1,347 @@
+#include "backends/cpu/cpu_backend.h"
+
+#include <chrono>
+#include <cstdlib>
+#include <map>
+#include <mutex>
+#include <thread>
+
+#include "absl/strings/str_cat.h"
+#include "backends/codegen/emit_context.h"
+#include "backends/codegen/emitter_table.h"
+#include "backends/codegen/ir_value.h"
+#include "backends/codegen/llvm_types.h"
+#include "backends/cpu/cpu_emitters.h"
+#include "backends/cpu/jit.h"
+#include "backends/cpu/runtime/collectives.h"
+#include "backends/cpu/runtime/run_context.h"
+#include "backends/cpu/runtime/thread_pool.h"
+#include "llvm/IR/Function.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+#include "spec/ir/hlo_printer.h"
+#include "spec/util/status_macros.h"
+#include "spec/verifier/verifier.h"
+
+namespace hloref::cpu {
+
+namespace {
+
+using EntryFn = void (*)(RunContext*, void**, void**);
+
+std::mutex stats_mu;
+CompileStats stats;
+
+// Code compiled for one module; shared by the executables (and the cache)
+// that use it.
+struct CompiledModule {
+  std::unique_ptr<JitModule> jit;
+  EntryFn entry = nullptr;
+  std::vector<Shape> param_shapes;  // entry parameters (with layouts)
+  Shape result_shape;               // root shape (with layouts)
+  int64_t replica_count = 1;
+  int64_t num_partitions = 1;
+};
+
+// Every array leaf of a shape gets the descending layout when it has none.
+void DefaultLayouts(Shape* shape) {
+  if (shape->IsTuple()) {
+    for (Shape& e : *shape->mutable_tuple_shapes()) DefaultLayouts(&e);
+  } else if (shape->IsArray() && !shape->has_layout()) {
+    shape->set_layout(Layout::Descending(shape->rank()));
+  }
+}
+
+absl::StatusOr<std::shared_ptr<CompiledModule>> CompileModule(
+    const HloModule& module, const CpuBackendOptions& options) {
+  auto context = std::make_unique<llvm::LLVMContext>();
+  auto llvm_module = std::make_unique<llvm::Module>(module.name(), *context);
+  codegen::IRBuilder builder(*context);
+  static const codegen::EmitterTable* table =
+      new codegen::EmitterTable(CpuEmitterTable());
+  codegen::CodegenOptions cg;
+  cg.fuse_elementwise = options.fuse_elementwise;
+  codegen::EmitContext ctx(*llvm_module, builder, *table, cg);
+  ctx.heap_alloc = [](codegen::EmitContext& c, llvm::Value* bytes) {
+    llvm::Type* ptr = c.PtrType();
+    auto* fty = llvm::FunctionType::get(ptr, {ptr, c.b().getInt64Ty()}, false);
+    return static_cast<llvm::Value*>(
+        c.b().CreateCall(c.GetRuntimeFunction("hloref_cpu_alloc", fty),
+                         {c.run_context(), bytes}));
+  };
+  ctx.heap_free = [](codegen::EmitContext& c, llvm::Value* p) {
+    llvm::Type* ptr = c.PtrType();
+    auto* fty = llvm::FunctionType::get(c.b().getVoidTy(), {ptr, ptr}, false);
+    c.b().CreateCall(c.GetRuntimeFunction("hloref_cpu_free", fty),
+                     {c.run_context(), p});
+  };
+  HLOREF_ASSIGN_OR_RETURN(llvm::Function * entry,
+                          ctx.GetComputationFunction(*module.entry()));
+  // The exported entry point: same ABI, external linkage.
+  llvm::Function* main = llvm::Function::Create(
+      entry->getFunctionType(), llvm::GlobalValue::ExternalLinkage,
+      "hloref_entry", *llvm_module);
+  {
+    llvm::BasicBlock* bb = llvm::BasicBlock::Create(*context, "entry", main);
+    builder.SetInsertPoint(bb);
+    builder.CreateCall(entry,
+                       {main->getArg(0), main->getArg(1), main->getArg(2)});
+    builder.CreateRetVoid();
+  }
+  JitOptions jit_options;
+  jit_options.opt_level = options.opt_level;
+  jit_options.dump_dir = options.dump_dir;
+  if (!options.dump_dir.empty()) {
+    static std::atomic<int64_t> counter{0};
+    std::string name = module.name();
+    for (char& c : name) {
+      if (!isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-' &&
+          c != '.') {
+        c = '_';
+      }
+    }
+    jit_options.dump_name = absl::StrCat(name, ".", counter++);
+  }
+  auto compiled = std::make_shared<CompiledModule>();
+  HLOREF_ASSIGN_OR_RETURN(compiled->jit,
+                          JitModule::Compile(std::move(llvm_module),
+                                             std::move(context), jit_options));
+  HLOREF_ASSIGN_OR_RETURN(void* address, compiled->jit->Lookup("hloref_entry"));
+  compiled->entry = reinterpret_cast<EntryFn>(address);
+  for (int64_t i = 0; i < module.entry()->num_parameters(); ++i) {
+    Shape s = module.entry()->parameter(i)->shape();
+    DefaultLayouts(&s);
+    compiled->param_shapes.push_back(std::move(s));
+  }
+  compiled->result_shape = module.entry()->root()->shape();
+  DefaultLayouts(&compiled->result_shape);
+  compiled->replica_count = module.config().replica_count;
+  compiled->num_partitions = module.config().num_partitions;
+  return compiled;
+}
+
+// 64-byte aligned byte buffers.
+struct AlignedBuffer {
+  explicit AlignedBuffer(int64_t bytes)
+      : data(static_cast<uint8_t*>(std::aligned_alloc(
+            64, (std::max<int64_t>(bytes, 1) + 63) / 64 * 64))) {}
+  ~AlignedBuffer() { std::free(data); }
+  AlignedBuffer(const AlignedBuffer&) = delete;
+  AlignedBuffer(AlignedBuffer&& o) noexcept : data(o.data) { o.data = nullptr; }
+  uint8_t* data;
+};
+
+void CollectLeaves(const Shape& shape, std::vector<const Shape*>* out) {
+  if (shape.IsTuple()) {
+    for (const Shape& e : shape.tuple_shapes()) CollectLeaves(e, out);
+  } else {
+    out->push_back(&shape);
+  }
+}
+
+void CollectLiteralLeaves(const Literal& lit,
+                          std::vector<const Literal*>* out) {
+  if (lit.shape().IsTuple()) {
+    for (const Literal& e : lit.tuple_elements()) CollectLiteralLeaves(e, out);
+  } else {
+    out->push_back(&lit);
+  }
+}
+
+class CpuExecutable : public backends::Executable {
+ public:
+  CpuExecutable(std::shared_ptr<CompiledModule> compiled, int threads)
+      : compiled_(std::move(compiled)), threads_(threads) {}
+
+  absl::StatusOr<std::vector<Literal>> Run(
+      absl::Span<const Literal> args) override {
+    RunContext ctx;
+    return RunOne(args, ctx);
+  }
+
+  absl::StatusOr<std::vector<Literal>> RunWithHost(
+      absl::Span<const Literal> args, backends::HostTransfers& host) override {
+    RunContext ctx;
+    ctx.host = &host;
+    return RunOne(args, ctx);
+  }
+
+  absl::StatusOr<std::vector<std::vector<Literal>>> RunReplicated(
+      absl::Span<const std::vector<Literal>> args) override;
+
+  absl::StatusOr<std::vector<Literal>> RunOne(absl::Span<const Literal> args,
+                                              RunContext& ctx) {
+    const CompiledModule& m = *compiled_;
+    if (args.size() != m.param_shapes.size()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("the module takes ", m.param_shapes.size(),
+                       " arguments, got ", args.size()));
+    }
+    std::vector<AlignedBuffer> buffers;
+    std::vector<void*> params, results;
+    for (size_t i = 0; i < args.size(); ++i) {
+      std::vector<const Shape*> shapes;
+      std::vector<const Literal*> leaves;
+      CollectLeaves(m.param_shapes[i], &shapes);
+      CollectLiteralLeaves(args[i], &leaves);
+      if (shapes.size() != leaves.size()) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "argument ", i, " has shape ", args[i].shape().ToString(),
+            ", the parameter is ", m.param_shapes[i].ToString()));
+      }
+      for (size_t l = 0; l < shapes.size(); ++l) {
+        const Shape& s = *shapes[l];
+        if (!s.IsArray()) continue;
+        const Literal& lit = *leaves[l];
+        if (!lit.shape().IsArray() || lit.element_type() != s.element_type() ||
+            !lit.shape().SameDimensions(s) || lit.HasPadding()) {
+          return absl::InvalidArgumentError(absl::StrCat(
+              "argument ", i, " has shape ", args[i].shape().ToString(),
+              ", the parameter is ", m.param_shapes[i].ToString()));
+        }
+        buffers.emplace_back(codegen::ArrayBytes(s));
+        codegen::LiteralToPhysical(lit, s, buffers.back().data);
+        params.push_back(buffers.back().data);
+      }
+    }
+    std::vector<const Shape*> result_shapes;
+    CollectLeaves(m.result_shape, &result_shapes);
+    std::vector<uint8_t*> result_data;
+    for (const Shape* s : result_shapes) {
+      if (!s->IsArray()) {
+        result_data.push_back(nullptr);
+        continue;
+      }
+      buffers.emplace_back(codegen::ArrayBytes(*s));
+      result_data.push_back(buffers.back().data);
+      results.push_back(buffers.back().data);
+    }
+    if (params.empty()) params.push_back(nullptr);
+    if (results.empty()) results.push_back(nullptr);
+    std::unique_ptr<ThreadPool> pool;
+    if (threads_ > 1) {
+      pool = std::make_unique<ThreadPool>(threads_);
+      ctx.pool = pool.get();
+    }
+    m.entry(&ctx, params.data(), results.data());
+    if (ctx.failed()) return ctx.error();
+    std::vector<Literal> out;
+    for (size_t i = 0; i < result_shapes.size(); ++i) {
+      const Shape& s = *result_shapes[i];
+      if (s.IsToken()) {
+        out.push_back(Literal::Token());
+      } else if (s.IsArray()) {
+        out.push_back(codegen::PhysicalToLiteral(result_data[i], s));
+      } else {
+        out.push_back(Literal(s));
+      }
+    }
+    return out;
+  }
+
+ private:
+  std::shared_ptr<CompiledModule> compiled_;
+  int threads_;
+};
+
+absl::StatusOr<std::vector<std::vector<Literal>>> CpuExecutable::RunReplicated(
+    absl::Span<const std::vector<Literal>> args) {
+  return RunReplicatedParticipants(
+      compiled_->replica_count, compiled_->num_partitions, args,
+      [this](absl::Span<const Literal> a, RunContext& ctx) {
+        return RunOne(a, ctx);
+      });
+}
+
+class CpuBackend : public backends::Backend {
+ public:
+  explicit CpuBackend(CpuBackendOptions options)
+      : options_(std::move(options)) {}
+
+  std::string name() const override { return "cpu"; }
+
+  absl::Status Supports(const HloInstruction&) const override {
+    // What compiles is only known when the emitters see the instruction;
+    // Compile answers Unimplemented for the rest.
+    return absl::OkStatus();
+  }
+
+  absl::StatusOr<std::unique_ptr<backends::Executable>> Compile(
+      const HloModule& module, const backends::CompileOptions&) override {
+    HLOREF_RETURN_IF_ERROR(VerifyModule(module));
+    std::string key;
+    if (options_.compile_cache) {
+      PrintOptions print;
+      print.print_metadata = false;
+      key = PrintModule(module, print);
+      std::lock_guard<std::mutex> lock(cache_mu_);
+      auto it = cache_.find(key);
+      if (it != cache_.end()) {
+        std::lock_guard<std::mutex> l(stats_mu);
+        ++stats.cache_hits;
+        return std::unique_ptr<backends::Executable>(
+            new CpuExecutable(it->second, threads()));
+      }
+    }
+    auto start = std::chrono::steady_clock::now();
+    HLOREF_ASSIGN_OR_RETURN(std::shared_ptr<CompiledModule> compiled,
+                            CompileModule(module, options_));
+    double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+            .count();
+    {
+      std::lock_guard<std::mutex> l(stats_mu);
+      ++stats.modules_compiled;
+      stats.total_compile_seconds += seconds;
+    }
+    if (options_.compile_cache) {
+      std::lock_guard<std::mutex> lock(cache_mu_);
+      cache_[key] = compiled;
+    }
+    return std::unique_ptr<backends::Executable>(
+        new CpuExecutable(std::move(compiled), threads()));
+  }
+
+ private:
+  int threads() const {
+    if (options_.threads > 0) return options_.threads;
+    unsigned n = std::thread::hardware_concurrency();
+    return n == 0 ? 1 : static_cast<int>(n);
+  }
+  CpuBackendOptions options_;
+  std::mutex cache_mu_;
+  std::map<std::string, std::shared_ptr<CompiledModule>> cache_;
+};
+
+}  // namespace
+
+CpuBackendOptions& DefaultCpuBackendOptions() {
+  static CpuBackendOptions* options = new CpuBackendOptions;
+  return *options;
+}
+
+CpuBackendOptions ApplyEnvironment(CpuBackendOptions options) {
+  options.opt_level = OptLevelFromEnvironment(options.opt_level);
+  if (const char* t = std::getenv("HLOREF_CPU_THREADS")) {
+    int n = std::atoi(t);
+    if (n > 0) options.threads = n;
+  }
+  if (const char* d = std::getenv("HLOREF_CPU_DUMP")) {
+    if (d[0] != '\0') options.dump_dir = d;
+  }
+  return options;
+}
+
+absl::StatusOr<std::unique_ptr<backends::Backend>> CreateCpuBackend(
+    CpuBackendOptions options) {
+  return std::unique_ptr<backends::Backend>(
+      new CpuBackend(ApplyEnvironment(std::move(options))));
+}
+
+CompileStats GetCompileStats() {
+  std::lock_guard<std::mutex> l(stats_mu);
+  return stats;
+}
+
+}  // namespace hloref::cpu

@@ -1,0 +1,49 @@
+// `--backend=cpu`: HLO -> LLVM IR (backends/codegen) -> native code
+// through ORC LLJIT on the host CPU. One compiled function per module;
+// ops that need more than a loop nest call the backend's own runtime
+// (backends/cpu/runtime). Never calls the interpreter.
+#ifndef HLOREF_BACKENDS_CPU_CPU_BACKEND_H_
+#define HLOREF_BACKENDS_CPU_CPU_BACKEND_H_
+
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "backends/backend.h"
+
+namespace hloref::cpu {
+
+struct CpuBackendOptions {
+  // LLVM optimisation level 0..3; HLOREF_CPU_OPT overrides.
+  int opt_level = 2;
+  // Worker threads for parallel loop nests (0: the machine's core count);
+  // HLOREF_CPU_THREADS overrides. Results do not depend on it.
+  int threads = 0;
+  // Write each compiled module's IR before / after optimisation and its
+  // assembly here (HLOREF_CPU_DUMP overrides).
+  std::string dump_dir;
+  // Producer-consumer fusion of element-wise chains.
+  bool fuse_elementwise = true;
+  // Reuse compiled code for modules with identical canonical text.
+  bool compile_cache = true;
+};
+
+// The options `--backend=cpu` uses: set by tools from their flags
+// (--cpu-threads, --cpu-dump), then the environment variables above apply.
+CpuBackendOptions& DefaultCpuBackendOptions();
+CpuBackendOptions ApplyEnvironment(CpuBackendOptions options);
+
+absl::StatusOr<std::unique_ptr<backends::Backend>> CreateCpuBackend(
+    CpuBackendOptions options);
+
+// Compile-time statistics of this process (for reports and notes).
+struct CompileStats {
+  int64_t modules_compiled = 0;
+  int64_t cache_hits = 0;
+  double total_compile_seconds = 0;
+};
+CompileStats GetCompileStats();
+
+}  // namespace hloref::cpu
+
+#endif  // HLOREF_BACKENDS_CPU_CPU_BACKEND_H_

@@ -1,0 +1,320 @@
+#include "backends/cpu/jit.h"
+
+#include <cstdlib>
+#include <fstream>
+#include <mutex>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "backends/cpu/runtime/run_context.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
+#include "llvm/ExecutionEngine/Orc/LLJIT.h"
+#include "llvm/ExecutionEngine/Orc/ThreadSafeModule.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Module.h"
+#include "llvm/IR/Verifier.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/CrashRecoveryContext.h"
+#include "llvm/Support/ErrorHandling.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/TargetParser/Host.h"
+#include "llvm/Transforms/Utils/Cloning.h"
+#include "spec/util/status_macros.h"
+
+namespace hloref::cpu {
+
+namespace {
+
+// The message of the last fatal LLVM error on this thread.
+thread_local std::string fatal_message;
+
+void FatalErrorHandler(void*, const char* reason, bool) {
+  fatal_message = reason ? reason : "unknown LLVM fatal error";
+}
+
+void InitializeLlvmOnce() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+    llvm::InitializeNativeTargetAsmParser();
+    llvm::install_fatal_error_handler(&FatalErrorHandler, nullptr);
+    // Fatal errors inside RunSafely unwind to it instead of exiting.
+    llvm::CrashRecoveryContext::Enable();
+  });
+}
+
+// Runs `fn` so that an LLVM fatal error (or crash) inside it becomes an
+// Internal status instead of ending the process.
+absl::Status RunLlvmSafely(absl::string_view what,
+                           const std::function<absl::Status()>& fn) {
+  absl::Status status;
+  llvm::CrashRecoveryContext crc;
+  fatal_message.clear();
+  bool ok = crc.RunSafely([&] { status = fn(); });
+  if (!ok) {
+    return absl::InternalError(
+        absl::StrCat("LLVM failed during ", what, ": ",
+                     fatal_message.empty() ? "crash in LLVM" : fatal_message));
+  }
+  return status;
+}
+
+std::string ErrorToString(llvm::Error error) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << error;
+  return os.str();
+}
+
+absl::StatusOr<std::unique_ptr<llvm::TargetMachine>> CreateHostTargetMachine(
+    int opt_level) {
+  const HostTarget& host = GetHostTarget();
+  std::string error;
+  const llvm::Target* target =
+      llvm::TargetRegistry::lookupTarget(host.triple, error);
+  if (target == nullptr) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("no LLVM target for ", host.triple, ": ", error));
+  }
+  llvm::TargetOptions options;  // IEEE: no unsafe/fast math, no contraction
+  options.AllowFPOpFusion = llvm::FPOpFusion::Strict;
+  llvm::CodeGenOptLevel level = opt_level <= 0   ? llvm::CodeGenOptLevel::None
+                                : opt_level == 1 ? llvm::CodeGenOptLevel::Less
+                                : opt_level == 2
+                                    ? llvm::CodeGenOptLevel::Default
+                                    : llvm::CodeGenOptLevel::Aggressive;
+  std::unique_ptr<llvm::TargetMachine> tm(
+      target->createTargetMachine(host.triple, host.cpu, host.features, options,
+                                  llvm::Reloc::PIC_, std::nullopt, level));
+  if (!tm) return absl::InternalError("cannot create the host TargetMachine");
+  return tm;
+}
+
+absl::Status Optimize(llvm::Module& module, llvm::TargetMachine& tm,
+                      int opt_level) {
+  llvm::LoopAnalysisManager lam;
+  llvm::FunctionAnalysisManager fam;
+  llvm::CGSCCAnalysisManager cgam;
+  llvm::ModuleAnalysisManager mam;
+  llvm::PipelineTuningOptions tuning;
+  tuning.SLPVectorization = opt_level >= 2;
+  tuning.LoopVectorization = opt_level >= 2;
+  llvm::PassBuilder pb(&tm, tuning);
+  pb.registerModuleAnalyses(mam);
+  pb.registerCGSCCAnalyses(cgam);
+  pb.registerFunctionAnalyses(fam);
+  pb.registerLoopAnalyses(lam);
+  pb.crossRegisterProxies(lam, fam, cgam, mam);
+  llvm::OptimizationLevel level = opt_level <= 0   ? llvm::OptimizationLevel::O0
+                                  : opt_level == 1 ? llvm::OptimizationLevel::O1
+                                  : opt_level == 2
+                                      ? llvm::OptimizationLevel::O2
+                                      : llvm::OptimizationLevel::O3;
+  llvm::ModulePassManager mpm = opt_level <= 0
+                                    ? pb.buildO0DefaultPipeline(level)
+                                    : pb.buildPerModuleDefaultPipeline(level);
+  mpm.run(module, mam);
+  return absl::OkStatus();
+}
+
+absl::Status Verify(llvm::Module& module) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  if (llvm::verifyModule(module, &os)) {
+    return absl::InternalError(
+        absl::StrCat("generated LLVM IR is invalid: ", os.str()));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status WriteFile(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+  if (!out) return absl::InternalError(absl::StrCat("cannot write ", path));
+  return absl::OkStatus();
+}
+
+std::string ModuleText(const llvm::Module& module) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  module.print(os, nullptr);
+  return os.str();
+}
+
+absl::StatusOr<std::string> EmitCode(llvm::Module& module,
+                                     llvm::TargetMachine& tm,
+                                     llvm::CodeGenFileType type) {
+  llvm::SmallVector<char, 0> buffer;
+  llvm::raw_svector_ostream os(buffer);
+  llvm::legacy::PassManager pm;
+  if (tm.addPassesToEmitFile(pm, os, nullptr, type)) {
+    return absl::InternalError("the target cannot emit this file type");
+  }
+  pm.run(module);
+  return std::string(buffer.begin(), buffer.end());
+}
+
+}  // namespace
+
+const HostTarget& GetHostTarget() {
+  static const HostTarget* host = [] {
+    InitializeLlvmOnce();
+    auto* h = new HostTarget;
+    h->triple = llvm::sys::getProcessTriple();
+    h->cpu = llvm::sys::getHostCPUName().str();
+    std::vector<std::string> features;
+    for (const auto& f : llvm::sys::getHostCPUFeatures()) {
+      features.push_back(absl::StrCat(f.second ? "+" : "-", f.first().str()));
+    }
+    std::sort(features.begin(), features.end());
+    h->features = absl::StrJoin(features, ",");
+    return h;
+  }();
+  return *host;
+}
+
+absl::Status PrepareModuleForHost(llvm::Module& module) {
+  InitializeLlvmOnce();
+  const HostTarget& host = GetHostTarget();
+  HLOREF_ASSIGN_OR_RETURN(std::unique_ptr<llvm::TargetMachine> tm,
+                          CreateHostTargetMachine(2));
+  module.setTargetTriple(host.triple);
+  module.setDataLayout(tm->createDataLayout());
+  const bool avx512 = host.features.find("+avx512f") != std::string::npos;
+  for (llvm::Function& f : module) {
+    if (f.isDeclaration()) continue;
+    f.addFnAttr("target-cpu", host.cpu);
+    f.addFnAttr("target-features", host.features);
+    if (avx512) f.addFnAttr("prefer-vector-width", "512");
+  }
+  return absl::OkStatus();
+}
+
+int OptLevelFromEnvironment(int fallback) {
+  const char* v = std::getenv("HLOREF_CPU_OPT");
+  if (v == nullptr || v[0] < '0' || v[0] > '3' || v[1] != '\0') return fallback;
+  return v[0] - '0';
+}
+
+JitModule::~JitModule() = default;
+
+absl::StatusOr<std::unique_ptr<JitModule>> JitModule::Compile(
+    std::unique_ptr<llvm::Module> module,
+    std::unique_ptr<llvm::LLVMContext> context, const JitOptions& options) {
+  InitializeLlvmOnce();
+  HLOREF_RETURN_IF_ERROR(PrepareModuleForHost(*module));
+  HLOREF_RETURN_IF_ERROR(Verify(*module));
+  const bool dump = !options.dump_dir.empty();
+  const std::string base =
+      dump ? absl::StrCat(options.dump_dir, "/", options.dump_name) : "";
+  if (dump)
+    HLOREF_RETURN_IF_ERROR(WriteFile(base + ".ll", ModuleText(*module)));
+  HLOREF_ASSIGN_OR_RETURN(std::unique_ptr<llvm::TargetMachine> tm,
+                          CreateHostTargetMachine(options.opt_level));
+  HLOREF_RETURN_IF_ERROR(RunLlvmSafely("optimisation", [&] {
+    return Optimize(*module, *tm, options.opt_level);
+  }));
+  if (dump) {
+    HLOREF_RETURN_IF_ERROR(WriteFile(base + ".opt.ll", ModuleText(*module)));
+    std::unique_ptr<llvm::Module> clone = llvm::CloneModule(*module);
+    absl::StatusOr<std::string> asm_text;
+    HLOREF_RETURN_IF_ERROR(RunLlvmSafely("assembly dump", [&] {
+      asm_text = EmitCode(*clone, *tm, llvm::CodeGenFileType::AssemblyFile);
+      return asm_text.status();
+    }));
+    HLOREF_RETURN_IF_ERROR(WriteFile(base + ".s", *asm_text));
+  }
+
+  std::unique_ptr<JitModule> result(new JitModule);
+  auto jtmb = llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!jtmb) {
+    return absl::InternalError(ErrorToString(jtmb.takeError()));
+  }
+  const HostTarget& host = GetHostTarget();
+  jtmb->setCPU(host.cpu);
+  jtmb->setCodeGenOptLevel(tm->getOptLevel());
+  jtmb->getOptions().AllowFPOpFusion = llvm::FPOpFusion::Strict;
+  auto jit = llvm::orc::LLJITBuilder()
+                 .setJITTargetMachineBuilder(std::move(*jtmb))
+                 .create();
+  if (!jit) return absl::InternalError(ErrorToString(jit.takeError()));
+  result->jit_ = std::move(*jit);
+  llvm::orc::LLJIT& j = *result->jit_;
+  auto generator =
+      llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(
+          j.getDataLayout().getGlobalPrefix());
+  if (!generator)
+    return absl::InternalError(ErrorToString(generator.takeError()));
+  j.getMainJITDylib().addGenerator(std::move(*generator));
+  llvm::orc::SymbolMap symbols;
+  for (const RuntimeSymbol& s : AllRuntimeSymbols()) {
+    symbols[j.mangleAndIntern(s.name)] = {
+        llvm::orc::ExecutorAddr::fromPtr(s.address),
+        llvm::JITSymbolFlags::Exported | llvm::JITSymbolFlags::Callable};
+  }
+  if (llvm::Error e = j.getMainJITDylib().define(
+          llvm::orc::absoluteSymbols(std::move(symbols)))) {
+    return absl::InternalError(ErrorToString(std::move(e)));
+  }
+  if (llvm::Error e = j.addIRModule(
+          llvm::orc::ThreadSafeModule(std::move(module), std::move(context)))) {
+    return absl::InternalError(ErrorToString(std::move(e)));
+  }
+  return result;
+}
+
+absl::StatusOr<void*> JitModule::Lookup(const std::string& name) {
+  absl::StatusOr<void*> address;
+  HLOREF_RETURN_IF_ERROR(RunLlvmSafely("code generation", [&] {
+    auto sym = jit_->lookup(name);
+    if (!sym) {
+      address = absl::InternalError(absl::StrCat(
+          "JIT lookup of ", name, " failed: ", ErrorToString(sym.takeError())));
+    } else {
+      address = sym->toPtr<void*>();
+    }
+    return absl::OkStatus();
+  }));
+  return address;
+}
+
+absl::StatusOr<std::string> JitModule::OptimizeAndEmitAssembly(
+    llvm::Module& module, int opt_level) {
+  InitializeLlvmOnce();
+  HLOREF_RETURN_IF_ERROR(PrepareModuleForHost(module));
+  HLOREF_RETURN_IF_ERROR(Verify(module));
+  HLOREF_ASSIGN_OR_RETURN(std::unique_ptr<llvm::TargetMachine> tm,
+                          CreateHostTargetMachine(opt_level));
+  absl::StatusOr<std::string> text;
+  HLOREF_RETURN_IF_ERROR(RunLlvmSafely("assembly emission", [&] {
+    HLOREF_RETURN_IF_ERROR(Optimize(module, *tm, opt_level));
+    text = EmitCode(module, *tm, llvm::CodeGenFileType::AssemblyFile);
+    return absl::OkStatus();
+  }));
+  return text;
+}
+
+absl::Status JitModule::OptimizeAndEmitObject(llvm::Module& module,
+                                              int opt_level,
+                                              const std::string& path) {
+  InitializeLlvmOnce();
+  HLOREF_RETURN_IF_ERROR(PrepareModuleForHost(module));
+  HLOREF_RETURN_IF_ERROR(Verify(module));
+  HLOREF_ASSIGN_OR_RETURN(std::unique_ptr<llvm::TargetMachine> tm,
+                          CreateHostTargetMachine(opt_level));
+  absl::StatusOr<std::string> object;
+  HLOREF_RETURN_IF_ERROR(RunLlvmSafely("object emission", [&] {
+    HLOREF_RETURN_IF_ERROR(Optimize(module, *tm, opt_level));
+    object = EmitCode(module, *tm, llvm::CodeGenFileType::ObjectFile);
+    return absl::OkStatus();
+  }));
+  HLOREF_RETURN_IF_ERROR(object.status());
+  return WriteFile(path, *object);
+}
+
+}  // namespace hloref::cpu

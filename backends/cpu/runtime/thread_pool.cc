@@ -1,0 +1,93 @@
+#include "backends/cpu/runtime/thread_pool.h"
+
+#include <algorithm>
+
+#include "backends/cpu/runtime/run_context.h"
+
+namespace hloref::cpu {
+
+ThreadPool::ThreadPool(int threads) {
+  for (int i = 1; i < threads; ++i)
+    workers_.emplace_back([this] { WorkerLoop(); });
+}
+
+ThreadPool::~ThreadPool() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stop_ = true;
+  }
+  cv_.notify_all();
+  for (std::thread& t : workers_) t.join();
+}
+
+void ThreadPool::ParallelFor(int64_t n,
+                             const std::function<void(int64_t, int64_t)>& fn) {
+  if (n <= 0) return;
+  const int64_t chunks = std::min<int64_t>(n, threads());
+  if (chunks <= 1) {
+    fn(0, n);
+    return;
+  }
+  auto run_chunk = [&](int64_t c) {
+    int64_t begin = n * c / chunks, end = n * (c + 1) / chunks;
+    fn(begin, end);
+  };
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    job_ = &fn;
+    job_n_ = n;
+    next_chunk_ = 0;
+    chunks_ = chunks;
+    finished_ = 0;
+    ++generation_;
+  }
+  cv_.notify_all();
+  // The calling thread works too.
+  for (;;) {
+    int64_t c;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (next_chunk_ >= chunks_) break;
+      c = next_chunk_++;
+    }
+    run_chunk(c);
+    std::lock_guard<std::mutex> lock(mu_);
+    ++finished_;
+  }
+  std::unique_lock<std::mutex> lock(mu_);
+  done_cv_.wait(lock, [&] { return finished_ == chunks_; });
+  job_ = nullptr;
+}
+
+void ThreadPool::WorkerLoop() {
+  uint64_t seen = 0;
+  for (;;) {
+    std::unique_lock<std::mutex> lock(mu_);
+    cv_.wait(lock,
+             [&] { return stop_ || (job_ != nullptr && generation_ != seen); });
+    if (stop_) return;
+    seen = generation_;
+    while (job_ != nullptr && next_chunk_ < chunks_) {
+      int64_t c = next_chunk_++;
+      const auto* fn = job_;
+      int64_t n = job_n_, chunks = chunks_;
+      lock.unlock();
+      (*fn)(n * c / chunks, n * (c + 1) / chunks);
+      lock.lock();
+      if (++finished_ == chunks_) done_cv_.notify_all();
+    }
+  }
+}
+
+}  // namespace hloref::cpu
+
+extern "C" void hloref_cpu_parallel_for(void* ctx, int64_t n,
+                                        void (*body)(void*, int64_t, int64_t),
+                                        void* env) {
+  auto* run = static_cast<hloref::cpu::RunContext*>(ctx);
+  if (run->pool == nullptr || n < 2) {
+    if (n > 0) body(env, 0, n);
+    return;
+  }
+  run->pool->ParallelFor(n, [&](int64_t b, int64_t e) { body(env, b, e); });
+}
