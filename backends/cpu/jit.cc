@@ -1,6 +1,7 @@
 #include "backends/cpu/jit.h"
 
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <mutex>
 
@@ -212,6 +213,15 @@ absl::StatusOr<std::unique_ptr<JitModule>> JitModule::Compile(
   const bool dump = !options.dump_dir.empty();
   const std::string base =
       dump ? absl::StrCat(options.dump_dir, "/", options.dump_name) : "";
+  if (dump) {
+    std::error_code ec;
+    std::filesystem::create_directories(options.dump_dir, ec);
+    if (ec) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("cannot create the dump directory '", options.dump_dir,
+                       "': ", ec.message()));
+    }
+  }
   if (dump)
     HLOREF_RETURN_IF_ERROR(WriteFile(base + ".ll", ModuleText(*module)));
   HLOREF_ASSIGN_OR_RETURN(std::unique_ptr<llvm::TargetMachine> tm,

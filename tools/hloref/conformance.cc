@@ -22,6 +22,7 @@
 #include "conformance/harness/report.h"
 #include "conformance/harness/suite.h"
 #include "tools/hloref/command_line.h"
+#include "tools/hloref/cpu_flags.h"
 #include "tools/hloref/subcommands.h"
 
 namespace hloref::tools {
@@ -39,7 +40,8 @@ failure explains itself: case, output, element, inputs, expected, got,
 bound, ULP distance and rule.
 
 Options:
-  --backend=NAME          backend to certify: interpreter (default),
+  --backend=NAME          backend to certify: interpreter (default), cpu
+                          (the LLVM JIT compiler, options below),
                           plugin:PATH.so (a library with the C ABI of
                           backends/plugin/hloref_plugin.h) or
                           command:PROGRAM (the out-of-process protocol of
@@ -133,28 +135,23 @@ class Progress {
 }  // namespace
 
 int RunConformance(int argc, char** argv) {
-  auto cl = CommandLine::Parse(argc, argv, 2,
-                               {{"backend", true},
-                                {"suite", true},
-                                {"ops", true},
-                                {"types", true},
-                                {"count", true},
-                                {"seed", true},
-                                {"deviations", true},
-                                {"profile", true},
-                                {"jobs", true},
-                                {"report", true},
-                                {"junit", true},
-                                {"timeout", true},
-                                {"keep-files", false},
-                                {"golden-dir", true},
-                                {"list-ops", false},
-                                {"verbose", false},
-                                {"help", false}});
+  std::vector<OptionSpec> specs = {
+      {"backend", true},     {"suite", true},      {"ops", true},
+      {"types", true},       {"count", true},      {"seed", true},
+      {"deviations", true},  {"profile", true},    {"jobs", true},
+      {"report", true},      {"junit", true},      {"timeout", true},
+      {"keep-files", false}, {"golden-dir", true}, {"list-ops", false},
+      {"verbose", false},    {"help", false}};
+  AddCpuOptionSpecs(&specs);
+  auto cl = CommandLine::Parse(argc, argv, 2, specs);
   if (!cl.ok()) return Usage(std::string(cl.status().message()));
   if (cl->Has("help")) {
     std::fputs(kConformanceHelp, stdout);
+    std::printf("\nCPU backend options:\n%s", kCpuFlagsHelp);
     return 0;
+  }
+  if (absl::Status flags = ApplyCpuFlags(*cl); !flags.ok()) {
+    return Usage(std::string(flags.message()));
   }
   if (!cl->positional().empty()) {
     return Usage(

@@ -10,6 +10,7 @@
 #include "conformance/generators/generator.h"
 #include "tools/hloref/backend_job.h"
 #include "tools/hloref/command_line.h"
+#include "tools/hloref/cpu_flags.h"
 #include "tools/hloref/subcommands.h"
 
 namespace hloref::tools {
@@ -62,21 +63,22 @@ int Fail(const std::string& message) { return Failure("diff", message); }
 }  // namespace
 
 int RunDiff(int argc, char** argv) {
-  auto cl = CommandLine::Parse(argc, argv, 2,
-                               {{"backend", true},
-                                {"deviations", true},
-                                {"profile", true},
-                                {"all", false},
-                                {"no-descend", false},
-                                {"seed", true},
-                                {"participant-args", true},
-                                {"keep", true},
-                                {"timeout", true},
-                                {"help", false}});
+  std::vector<OptionSpec> specs = {
+      {"backend", true},          {"deviations", true},
+      {"profile", true},          {"all", false},
+      {"no-descend", false},      {"seed", true},
+      {"participant-args", true}, {"keep", true},
+      {"timeout", true},          {"help", false}};
+  AddCpuOptionSpecs(&specs);
+  auto cl = CommandLine::Parse(argc, argv, 2, specs);
   if (!cl.ok()) return Usage(std::string(cl.status().message()));
   if (cl->Has("help")) {
     std::fputs(kDiffHelp, stdout);
+    std::printf("\nCPU backend options:\n%s", kCpuFlagsHelp);
     return 0;
+  }
+  if (absl::Status flags = ApplyCpuFlags(*cl); !flags.ok()) {
+    return Usage(std::string(flags.message()));
   }
   bool usage_error = false;
   auto job = ReadBackendJob(*cl, &usage_error);

@@ -2,6 +2,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -20,6 +21,8 @@
 #include "spec/verifier/verifier.h"
 #include "tools/hloref/arguments.h"
 #include "tools/hloref/command_line.h"
+#include "tools/hloref/cpu_flags.h"
+#include "tools/hloref/run_backend.h"
 #include "tools/hloref/subcommands.h"
 
 namespace hloref::tools {
@@ -29,7 +32,8 @@ constexpr char kRunHelp[] =
     R"(Usage: hloref run [options] MODULE.hlo [ARG ...]
 
 Parses and verifies MODULE.hlo, evaluates its entry computation on the
-reference interpreter and prints every result as an HLO literal.
+reference interpreter (or compiles and runs it on another backend with
+--backend) and prints every result as an HLO literal.
 
 Each ARG gives one entry parameter, in parameter order:
   path/to/x.npy           a NumPy file (see README: types NumPy cannot name
@@ -40,7 +44,10 @@ Each ARG gives one entry parameter, in parameter order:
   path/to/x.txt           a file holding an HLO literal (either form)
 
 Options:
-  --out=DIR               also write DIR/result_<i>.npy, one per array in
+  --backend=NAME          run on this backend instead of the oracle: cpu
+                          (the LLVM JIT), plugin:PATH.so, command:PROGRAM
+                          (default: interpreter); same arguments and output
+%CPUFLAGS%  --out=DIR               also write DIR/result_<i>.npy, one per array in
                           the result (a tuple result flattened in order)
   --profile=xla|portable  xla (default): implementation-defined elements
                           take XLA's value; portable: they are reported as
@@ -84,6 +91,13 @@ Options:
 
 Exit status: 0 success, 1 bad input or evaluation error, 2 usage error.
 )";
+
+std::string RunHelp() {
+  std::string help = kRunHelp;
+  size_t at = help.find("%CPUFLAGS%");
+  if (at != std::string::npos) help.replace(at, 10, kCpuFlagsHelp);
+  return help;
+}
 
 void Flatten(const Literal& lit, std::vector<const Literal*>* out) {
   if (lit.shape().IsTuple()) {
@@ -184,33 +198,42 @@ int RunReplicas(Evaluator& evaluator, const HloModule& module,
 }  // namespace
 
 int RunRun(int argc, char** argv) {
-  auto cl = CommandLine::Parse(argc, argv, 2,
-                               {{"out", true},
-                                {"profile", true},
-                                {"replicas", true},
-                                {"participant-args", true},
-                                {"collective-timeout", true},
-                                {"max-elements", true},
-                                {"max-while-iterations", true},
-                                {"timeout", true},
-                                {"infeed", true, /*repeatable=*/true},
-                                {"recv", true, /*repeatable=*/true},
-                                {"custom-call-lib", true, /*repeatable=*/true},
-                                {"seed", true},
-                                {"help", false}});
+  std::vector<OptionSpec> specs = {
+      {"backend", true},
+      {"out", true},
+      {"profile", true},
+      {"replicas", true},
+      {"participant-args", true},
+      {"collective-timeout", true},
+      {"max-elements", true},
+      {"max-while-iterations", true},
+      {"timeout", true},
+      {"infeed", true, /*repeatable=*/true},
+      {"recv", true, /*repeatable=*/true},
+      {"custom-call-lib", true, /*repeatable=*/true},
+      {"seed", true},
+      {"help", false}};
+  AddCpuOptionSpecs(&specs);
+  auto cl = CommandLine::Parse(argc, argv, 2, specs);
   if (!cl.ok()) {
     std::fprintf(stderr, "hloref run: %s\n",
                  std::string(cl.status().message()).c_str());
     return 2;
   }
   if (cl->Has("help")) {
-    std::fputs(kRunHelp, stdout);
+    std::fputs(RunHelp().c_str(), stdout);
     return 0;
   }
   if (cl->positional().empty()) {
-    std::fprintf(stderr, "hloref run: no module given\n\n%s", kRunHelp);
+    std::fprintf(stderr, "hloref run: no module given\n\n%s",
+                 RunHelp().c_str());
     return 2;
   }
+  if (absl::Status s = ApplyCpuFlags(*cl); !s.ok()) {
+    std::fprintf(stderr, "hloref run: %s\n", std::string(s.message()).c_str());
+    return 2;
+  }
+  const std::string backend_name = cl->Get("backend").value_or("interpreter");
   EvaluatorOptions options;
   std::string profile = cl->Get("profile").value_or("xla");
   if (profile == "xla") {
@@ -277,12 +300,16 @@ int RunRun(int argc, char** argv) {
   }
   HostQueues host_queues;
   options.host_queues = &host_queues;
+  // The same values for a backend other than the oracle.
+  std::vector<Literal> infeed_values;
+  std::map<int64_t, std::vector<Literal>> recv_values;
   for (const std::string& value : cl->GetAll("infeed")) {
     auto lit = ReadArgument(value, nullptr);
     if (!lit.ok()) {
       return Fail(absl::InvalidArgumentError(
           absl::StrCat("--infeed=", value, ": ", lit.status().message())));
     }
+    infeed_values.push_back(*lit);
     host_queues.PushInfeed(*std::move(lit));
   }
   for (const std::string& value : cl->GetAll("recv")) {
@@ -299,6 +326,7 @@ int RunRun(int argc, char** argv) {
       return Fail(absl::InvalidArgumentError(
           absl::StrCat("--recv=", value, ": ", lit.status().message())));
     }
+    recv_values[channel].push_back(*lit);
     host_queues.PushRecv(channel, *std::move(lit));
   }
 
@@ -345,6 +373,26 @@ int RunRun(int argc, char** argv) {
   }
 
   Evaluator evaluator(options);
+  if (backend_name != "interpreter") {
+    BackendRunRequest request;
+    request.backend_name = backend_name;
+    request.module = module->get();
+    request.args = std::move(args);
+    request.partitions = evaluator.PartitionCount(**module);
+    request.participants =
+        evaluator.ReplicaCount(**module) * request.partitions;
+    if (std::optional<std::string> dir = cl->Get("participant-args")) {
+      auto read = ReadParticipantArgs(*dir, entry, request.participants);
+      if (!read.ok()) return Fail(read.status());
+      request.participant_args = *std::move(read);
+    }
+    request.uses_host = cl->Has("infeed") || cl->Has("recv");
+    request.host.infeed = std::move(infeed_values);
+    request.host.recv = std::move(recv_values);
+    request.uses_host = request.uses_host || ModuleUsesHost(**module);
+    request.out_dir = cl->Get("out");
+    return RunOnBackend(std::move(request));
+  }
   const bool replicated =
       evaluator.ReplicaCount(**module) * evaluator.PartitionCount(**module) > 1;
   if (cl->Has("participant-args") &&

@@ -1,0 +1,143 @@
+#include "tools/hloref/run_backend.h"
+
+#include <cstdio>
+#include <filesystem>
+
+#include "absl/strings/str_cat.h"
+#include "backends/registry.h"
+#include "spec/types/npy.h"
+
+namespace hloref::tools {
+
+namespace {
+
+int Fail(const std::string& message) {
+  std::fprintf(stderr, "hloref run: %s\n", message.c_str());
+  return 1;
+}
+
+// Rebuilds the root's (possibly tuple) value from the flattened leaves a
+// backend returns.
+Literal Unflatten(const Shape& shape, std::vector<Literal>& leaves,
+                  size_t* next) {
+  if (shape.IsTuple()) {
+    std::vector<Literal> elements;
+    for (const Shape& e : shape.tuple_shapes()) {
+      elements.push_back(Unflatten(e, leaves, next));
+    }
+    return Literal::MakeTuple(std::move(elements));
+  }
+  if (*next >= leaves.size()) return Literal(shape);
+  return std::move(leaves[(*next)++]);
+}
+
+absl::Status WriteLeaves(const std::vector<Literal>& leaves,
+                         const std::string& dir, const std::string& prefix) {
+  for (size_t i = 0; i < leaves.size(); ++i) {
+    if (!leaves[i].shape().IsArray()) continue;
+    absl::Status s =
+        WriteNpyFile(leaves[i], absl::StrCat(dir, "/", prefix, i, ".npy"));
+    if (!s.ok()) return s;
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+bool ModuleUsesHost(const HloModule& module) {
+  for (const auto& comp : module.computations()) {
+    for (const auto& inst : comp->instructions()) {
+      switch (inst->opcode()) {
+        case HloOpcode::kInfeed:
+        case HloOpcode::kOutfeed:
+          return true;
+        case HloOpcode::kSend:
+        case HloOpcode::kRecv:
+          if (inst->attrs().is_host_transfer) return true;
+          break;
+        default:
+          break;
+      }
+    }
+  }
+  return false;
+}
+
+int RunOnBackend(BackendRunRequest request) {
+  auto backend = backends::CreateBackend(request.backend_name);
+  if (!backend.ok()) return Fail(std::string(backend.status().message()));
+  auto exe = (*backend)->Compile(*request.module, {});
+  if (!exe.ok()) {
+    return Fail(
+        absl::StrCat("backend '", request.backend_name,
+                     "' cannot compile the module: ", exe.status().message()));
+  }
+  if (request.out_dir.has_value()) {
+    std::error_code ec;
+    std::filesystem::create_directories(*request.out_dir, ec);
+    if (ec) {
+      return Fail(absl::StrCat("cannot create directory '", *request.out_dir,
+                               "': ", ec.message()));
+    }
+  }
+  const Shape& root = request.module->entry()->root()->shape();
+  if (request.participants > 1) {
+    std::vector<std::vector<Literal>> all = std::move(request.participant_args);
+    if (all.empty()) all.push_back(std::move(request.args));
+    auto results = (*exe)->RunReplicated(all);
+    if (!results.ok()) return Fail(std::string(results.status().message()));
+    for (size_t id = 0; id < results->size(); ++id) {
+      const int64_t r = static_cast<int64_t>(id) / request.partitions;
+      const int64_t p = static_cast<int64_t>(id) % request.partitions;
+      const std::string label =
+          request.partitions == 1
+              ? absl::StrCat("replica ", r)
+              : absl::StrCat("replica ", r, " partition ", p);
+      std::vector<Literal>& leaves = (*results)[id];
+      if (request.out_dir.has_value()) {
+        absl::Status s = WriteLeaves(
+            leaves, *request.out_dir,
+            request.partitions == 1 ? absl::StrCat("result_", r, "_")
+                                    : absl::StrCat("result_", r, "_", p, "_"));
+        if (!s.ok()) return Fail(std::string(s.message()));
+      }
+      size_t next = 0;
+      Literal value = Unflatten(root, leaves, &next);
+      std::printf("%s: %s\n", label.c_str(), value.ToString().c_str());
+    }
+    return 0;
+  }
+  absl::StatusOr<std::vector<Literal>> result =
+      request.uses_host ? (*exe)->RunWithHost(request.args, request.host)
+                        : (*exe)->Run(request.args);
+  if (!result.ok()) return Fail(std::string(result.status().message()));
+  if (request.out_dir.has_value()) {
+    absl::Status s = WriteLeaves(*result, *request.out_dir, "result_");
+    if (s.ok())
+      s = WriteLeaves(request.host.outfeed, *request.out_dir, "outfeed_");
+    for (const auto& [channel, values] : request.host.sent) {
+      if (s.ok()) {
+        s = WriteLeaves(values, *request.out_dir,
+                        absl::StrCat("send_", channel, "_"));
+      }
+    }
+    if (!s.ok()) return Fail(std::string(s.message()));
+  }
+  size_t next = 0;
+  Literal value = Unflatten(root, *result, &next);
+  std::fputs(value.ToString().c_str(), stdout);
+  std::fputs("\n", stdout);
+  for (size_t i = 0; i < request.host.outfeed.size(); ++i) {
+    std::printf("outfeed %zu: %s\n", i,
+                request.host.outfeed[i].ToString().c_str());
+  }
+  for (const auto& [channel, values] : request.host.sent) {
+    for (size_t i = 0; i < values.size(); ++i) {
+      std::printf("send %lld %zu: %s\n", static_cast<long long>(channel), i,
+                  values[i].ToString().c_str());
+    }
+  }
+  return 0;
+}
+
+}  // namespace hloref::tools
