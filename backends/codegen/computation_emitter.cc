@@ -79,10 +79,11 @@ class ComputationEmitter {
         return absl::InvalidArgumentError(
             absl::StrCat("computation ", comp_.name(), " lacks parameter ", i));
       }
-      values_[p] = LoadLeaves(p->shape(), f->getArg(1), &leaf);
+      values_[p] = LoadLeaves(p->shape(), f->getArg(1), &leaf, Origin::kParam);
     }
     leaf = 0;
-    results_ = LoadLeaves(comp_.root()->shape(), f->getArg(2), &leaf);
+    results_ =
+        LoadLeaves(comp_.root()->shape(), f->getArg(2), &leaf, Origin::kResult);
 
     inlined_ = ChooseInlinedInstructions(ctx_, comp_);
     plan_ = AssignBuffers(
@@ -112,17 +113,28 @@ class ComputationEmitter {
   }
 
  private:
-  IrValue LoadLeaves(const Shape& shape, llvm::Value* array, int64_t* leaf) {
+  // Where a buffer pointer of this function comes from, so a loop nest
+  // outlined into a parallel body can re-derive it there.
+  struct Origin {
+    enum Kind { kParam, kResult, kScratch } kind;
+    int64_t index;  // leaf slot, or offset in the scratch block
+  };
+
+  IrValue LoadLeaves(const Shape& shape, llvm::Value* array, int64_t* leaf,
+                     Origin::Kind kind) {
     IrValue v;
     v.shape = shape;
     if (shape.IsTuple()) {
       for (const Shape& e : shape.tuple_shapes()) {
-        v.elements.push_back(LoadLeaves(e, array, leaf));
+        v.elements.push_back(LoadLeaves(e, array, leaf, kind));
       }
     } else if (shape.IsArray()) {
+      int64_t index = (*leaf)++;
       llvm::Value* slot =
-          b_.CreateConstInBoundsGEP1_64(ctx_.PtrType(), array, (*leaf)++);
-      v.array = IrArray(b_.CreateLoad(ctx_.PtrType(), slot), shape);
+          b_.CreateConstInBoundsGEP1_64(ctx_.PtrType(), array, index);
+      llvm::Value* base = b_.CreateLoad(ctx_.PtrType(), slot);
+      origins_[base] = {kind, index};
+      v.array = IrArray(base, shape);
     }
     return v;
   }
@@ -213,6 +225,194 @@ class ComputationEmitter {
       operands.push_back(std::move(g));
     }
     return ctx_.table().Elemental(inst.opcode())(ctx_, inst, operands);
+  }
+
+  // An elemental instruction into `out`: one loop nest, split across
+  // threads when the work is large and the target can.
+  absl::Status EmitElemental(const HloInstruction& inst, const IrArray& out) {
+    if (ShouldParallelize(inst, out)) {
+      absl::StatusOr<bool> done = TryEmitParallel(inst, out);
+      if (!done.ok()) return done.status();
+      if (*done) return absl::OkStatus();
+    }
+    HLOREF_ASSIGN_OR_RETURN(ElementGenerator gen, ElementalGenerator(inst));
+    return Materialize(gen, out);
+  }
+
+  bool ShouldParallelize(const HloInstruction& inst, const IrArray& out) {
+    if (!ctx_.parallel_for || out.shape().rank() == 0) return false;
+    const int64_t outer = out.shape().dimensions(out.minor_to_major().back());
+    if (outer < 2) return false;
+    int64_t work = out.shape().num_elements();
+    for (const HloInstruction* op : inst.operands()) {
+      if (op->shape().IsArray()) {
+        work = std::max(work, op->shape().num_elements());
+      }
+    }
+    return work >= ctx_.parallel_min_work;
+  }
+
+  // Rebuilds `v` with every buffer pointer re-derived in the outlined
+  // function from its origin; false when some pointer has no origin.
+  bool Rebase(const IrValue& v, IrValue* out,
+              const absl::flat_hash_map<llvm::Value*, llvm::Value*>& map) {
+    *out = v;
+    if (v.IsTuple()) {
+      for (size_t i = 0; i < v.elements.size(); ++i) {
+        if (!Rebase(v.elements[i], &out->elements[i], map)) return false;
+      }
+      return true;
+    }
+    if (!v.IsArray()) return true;
+    llvm::Value* base = v.array.base();
+    if (llvm::isa<llvm::GlobalValue>(base)) return true;
+    auto it = map.find(base);
+    if (it == map.end()) return false;
+    out->array = IrArray(it->second, v.shape);
+    return true;
+  }
+
+  // Outlines the loop nest into `void body(ptr env, i64 begin, i64 end)`
+  // over the outermost dimension and hands it to the target's parallel_for.
+  // Returns false (nothing emitted) when some buffer cannot be re-derived.
+  absl::StatusOr<bool> TryEmitParallel(const HloInstruction& inst,
+                                       const IrArray& out) {
+    llvm::LLVMContext& c = ctx_.context();
+    llvm::Type* ptr = ctx_.PtrType();
+    llvm::Function* parent = state_.function;
+    auto* fty = llvm::FunctionType::get(
+        b_.getVoidTy(), {ptr, b_.getInt64Ty(), b_.getInt64Ty()}, false);
+    llvm::Function* body = llvm::Function::Create(
+        fty, llvm::GlobalValue::InternalLinkage,
+        absl::StrCat(parent->getName().str(), ".par.", inst.name()),
+        ctx_.module());
+    body->addFnAttr(llvm::Attribute::NoUnwind);
+    // The body is built with the builder elsewhere; the guard brings it back.
+    absl::StatusOr<bool> built = [&]() -> absl::StatusOr<bool> {
+      llvm::IRBuilderBase::InsertPointGuard guard(b_);
+      llvm::BasicBlock* entry = llvm::BasicBlock::Create(c, "entry", body);
+      llvm::BasicBlock* code = llvm::BasicBlock::Create(c, "body", body);
+      b_.SetInsertPoint(entry);
+      // env = {ctx, params, results, scratch}
+      llvm::Value* env = body->getArg(0);
+      auto load = [&](int i) {
+        return b_.CreateLoad(ptr, b_.CreateConstInBoundsGEP1_64(ptr, env, i));
+      };
+      llvm::Value* new_ctx = load(0);
+      llvm::Value* new_params = load(1);
+      llvm::Value* new_results = load(2);
+      llvm::Value* new_scratch = load(3);
+      absl::flat_hash_map<llvm::Value*, llvm::Value*> map;
+      for (const auto& [old, origin] : origins_) {
+        llvm::Value* v = nullptr;
+        switch (origin.kind) {
+          case Origin::kParam:
+          case Origin::kResult:
+            v = b_.CreateLoad(
+                ptr,
+                b_.CreateConstInBoundsGEP1_64(
+                    ptr,
+                    origin.kind == Origin::kParam ? new_params : new_results,
+                    origin.index));
+            break;
+          case Origin::kScratch:
+            v = b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), new_scratch,
+                                              origin.index);
+            break;
+        }
+        map[old] = v;
+      }
+      absl::flat_hash_map<const HloInstruction*, IrValue> rebased;
+      for (const auto& [i, v] : values_) {
+        IrValue nv;
+        if (Rebase(v, &nv, map)) rebased[i] = std::move(nv);
+      }
+      IrValue new_out;
+      IrValue out_value;
+      out_value.shape = out.shape();
+      out_value.array = out;
+      bool ok = Rebase(out_value, &new_out, map);
+      // Every value the generator may read must have been re-derived.
+      std::function<bool(const HloInstruction*)> reachable_ok =
+          [&](const HloInstruction* i) -> bool {
+        for (const HloInstruction* op : i->operands()) {
+          if (inlined_.contains(op)) {
+            if (!reachable_ok(op)) return false;
+          } else if (!rebased.contains(op)) {
+            return false;
+          }
+        }
+        return true;
+      };
+      if (!ok || !reachable_ok(&inst)) {
+        return false;
+      }
+      // Emit the nest with the outlined function's state.
+      EmitContext::FunctionState body_state;
+      body_state.function = body;
+      body_state.run_context = new_ctx;
+      EmitContext::FunctionState* saved_state = ctx_.function_state();
+      llvm::Value* saved_ctx = ctx_.run_context();
+      ctx_.set_function_state(&body_state);
+      ctx_.set_run_context(new_ctx);
+      std::swap(values_, rebased);
+      b_.SetInsertPoint(code);
+      absl::Status status = [&]() -> absl::Status {
+        HLOREF_ASSIGN_OR_RETURN(ElementGenerator gen, ElementalGenerator(inst));
+        const IrArray& o = new_out.array;
+        const int64_t rank = o.shape().rank();
+        std::vector<int64_t> m2m(o.minor_to_major().begin(),
+                                 o.minor_to_major().end());
+        IrIndex index(rank, nullptr);
+        std::function<absl::Status(int64_t)> nest =
+            [&](int64_t level) -> absl::Status {
+          if (level < 0) {
+            HLOREF_ASSIGN_OR_RETURN(llvm::Value * v, gen(index));
+            o.EmitWrite(ctx_, index, v);
+            return absl::OkStatus();
+          }
+          const int64_t dim = m2m[level];
+          const bool outer = level == rank - 1;
+          return ctx_.EmitForLoop(
+              absl::StrCat("par.d", dim), outer ? body->getArg(1) : ctx_.I64(0),
+              outer ? body->getArg(2) : ctx_.I64(o.shape().dimensions(dim)),
+              ctx_.I64(1), [&](llvm::Value* iv) -> absl::Status {
+                index[dim] = iv;
+                return nest(level - 1);
+              });
+        };
+        return nest(rank - 1);
+      }();
+      std::swap(values_, rebased);
+      ctx_.set_function_state(saved_state);
+      ctx_.set_run_context(saved_ctx);
+      HLOREF_RETURN_IF_ERROR(status);
+      for (llvm::Value* p : body_state.heap_blocks) {
+        if (ctx_.heap_free) ctx_.heap_free(ctx_, p);
+      }
+      b_.CreateRetVoid();
+      b_.SetInsertPoint(entry);
+      b_.CreateBr(code);
+      return true;
+    }();
+    if (!built.ok() || !*built) {
+      body->eraseFromParent();
+      return built;
+    }
+    // In the parent: env = {ctx, params, results, scratch} and the call.
+    llvm::Value* env_array = ctx_.EntryAlloca(ptr, 4, "par.env");
+    llvm::Value* slots[4] = {
+        ctx_.run_context(), parent->getArg(1), parent->getArg(2),
+        scratch_
+            ? scratch_
+            : llvm::ConstantPointerNull::get(llvm::PointerType::get(c, 0))};
+    for (int i = 0; i < 4; ++i) {
+      b_.CreateStore(slots[i],
+                     b_.CreateConstInBoundsGEP1_64(ptr, env_array, i));
+    }
+    const int64_t outer = out.shape().dimensions(out.minor_to_major().back());
+    ctx_.parallel_for(ctx_, ctx_.I64(outer), body, env_array);
+    return true;
   }
 
   absl::Status Materialize(const ElementGenerator& gen, const IrArray& out) {
@@ -355,8 +555,7 @@ class ComputationEmitter {
     }
     if (has_inlined_operand) {
       // Fusion only inlines into consumers with an elemental emitter.
-      HLOREF_ASSIGN_OR_RETURN(ElementGenerator gen, ElementalGenerator(inst));
-      return Materialize(gen, out.array);
+      return EmitElemental(inst, out.array);
     }
     switch (inst.opcode()) {
       case HloOpcode::kWhile:
@@ -390,9 +589,8 @@ class ComputationEmitter {
         absl::StrCat("the CPU backend does not compile ",
                      HloOpcodeString(inst.opcode()), " yet"));
     if (inst.shape().IsArray() && ctx_.table().Elemental(inst.opcode())) {
-      absl::StatusOr<ElementGenerator> gen = ElementalGenerator(inst);
-      if (gen.ok()) return Materialize(*gen, out.array);
-      elemental_status = gen.status();
+      if (CanEmitElementally(ctx_, inst)) return EmitElemental(inst, out.array);
+      elemental_status = ElementalGenerator(inst).status();
     }
     if (const BufferEmitter& e = ctx_.table().Buffer(inst.opcode())) {
       return e(ctx_, inst, operands, out);
@@ -548,6 +746,7 @@ class ComputationEmitter {
   absl::flat_hash_set<const HloInstruction*> inlined_;
   BufferPlan plan_;
   llvm::Value* scratch_ = nullptr;
+  absl::flat_hash_map<llvm::Value*, Origin> origins_;
 };
 
 }  // namespace

@@ -130,6 +130,15 @@ class EmitContext {
   // Target hooks (set by the target layer): heap scratch and its release.
   std::function<llvm::Value*(EmitContext&, llvm::Value* bytes)> heap_alloc;
   std::function<void(EmitContext&, llvm::Value* ptr)> heap_free;
+  // Runs `body` (void body(ptr env, i64 begin, i64 end)) over [0, n) split
+  // into chunks, possibly on several threads, and returns when all chunks
+  // are done. Unset: loop nests are never split.
+  std::function<void(EmitContext&, llvm::Value* n, llvm::Function* body,
+                     llvm::Value* env)>
+      parallel_for;
+  // A loop nest is split across threads when the instruction's work
+  // (result elements, or operand elements when larger) reaches this.
+  int64_t parallel_min_work = 1 << 16;
 
   // Per-function state the computation emitter manages.
   struct FunctionState {

@@ -76,6 +76,14 @@ absl::StatusOr<std::shared_ptr<CompiledModule>> CompileModule(
     c.b().CreateCall(c.GetRuntimeFunction("hloref_cpu_free", fty),
                      {c.run_context(), p});
   };
+  ctx.parallel_for = [](codegen::EmitContext& c, llvm::Value* n,
+                        llvm::Function* body, llvm::Value* env) {
+    llvm::Type* ptr = c.PtrType();
+    auto* fty = llvm::FunctionType::get(
+        c.b().getVoidTy(), {ptr, c.b().getInt64Ty(), ptr, ptr}, false);
+    c.b().CreateCall(c.GetRuntimeFunction("hloref_cpu_parallel_for", fty),
+                     {c.run_context(), n, body, env});
+  };
   HLOREF_ASSIGN_OR_RETURN(llvm::Function * entry,
                           ctx.GetComputationFunction(*module.entry()));
   // The exported entry point: same ABI, external linkage.

@@ -5,6 +5,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "spec/ir/hlo_parser.h"
 
 namespace hloref::cpu {
@@ -101,6 +105,69 @@ ENTRY e {
                            {F32({1, 2})});
   ASSERT_FALSE(out.ok());
   EXPECT_EQ(out.status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+TEST(CpuBackend, LargeLoopNestSplitAcrossThreadsGivesTheSameResult) {
+  // 300 x 300 = 90,000 elements (above the parallel threshold), row-major
+  // and column-major results: out[i] = a[i] + b[i] with a[i] = i and
+  // b[i] = 2i, so out[i] = 3i exactly (every value below 2^24).
+  constexpr int64_t kN = 300;
+  std::vector<float> a(kN * kN), b(kN * kN);
+  for (int64_t i = 0; i < kN * kN; ++i) {
+    a[i] = static_cast<float>(i);
+    b[i] = static_cast<float>(2 * i);
+  }
+  const int64_t dims[] = {kN, kN};
+  auto lit = [&](const std::vector<float>& v) {
+    return Literal::CreateFromValues<float>(PrimitiveType::kF32, dims, v);
+  };
+  for (const char* layout : {"{1,0}", "{0,1}"}) {
+    for (int threads : {1, 2, 3}) {
+      CpuBackendOptions options;
+      options.threads = threads;
+      options.compile_cache = false;
+      auto out = CompileAndRun(absl::StrCat(R"(
+HloModule m
+ENTRY e {
+  a = f32[300,300] parameter(0)
+  b = f32[300,300] parameter(1)
+  ROOT s = f32[300,300])",
+                                            layout, R"( add(a, b)
+})"),
+                               {lit(a), lit(b)}, options);
+      ASSERT_TRUE(out.ok()) << out.status();
+      absl::Span<const float> got = (*out)[0].data<float>();
+      for (int64_t i = 0; i < kN * kN; ++i) {
+        ASSERT_EQ(got[i], static_cast<float>(3 * i))
+            << "element " << i << " layout " << layout << " threads "
+            << threads;
+      }
+    }
+  }
+}
+
+TEST(CpuBackend, DumpWritesIrAndAssembly) {
+  std::string dir = ::testing::TempDir() + "/hloref_cpu_dump";
+  CpuBackendOptions options;
+  options.dump_dir = dir;
+  options.compile_cache = false;
+  auto out = CompileAndRun(R"(
+HloModule dumped
+ENTRY e {
+  a = f32[3] parameter(0)
+  ROOT s = f32[3] add(a, a)
+})",
+                           {F32({1, 2, 3})}, options);
+  ASSERT_TRUE(out.ok()) << out.status();
+  int found = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    std::string name = entry.path().filename().string();
+    if (absl::StartsWith(name, "dumped.")) {
+      found += absl::EndsWith(name, ".opt.ll") || absl::EndsWith(name, ".s") ||
+               absl::EndsWith(name, ".ll");
+    }
+  }
+  EXPECT_GE(found, 3);
 }
 
 }  // namespace

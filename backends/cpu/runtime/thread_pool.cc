@@ -81,13 +81,24 @@ void ThreadPool::WorkerLoop() {
 
 }  // namespace hloref::cpu
 
+namespace {
+// Set while a thread runs a chunk: a parallel loop inside one runs inline
+// (the pool runs one job at a time).
+thread_local bool in_parallel_chunk = false;
+}  // namespace
+
 extern "C" void hloref_cpu_parallel_for(void* ctx, int64_t n,
                                         void (*body)(void*, int64_t, int64_t),
                                         void* env) {
   auto* run = static_cast<hloref::cpu::RunContext*>(ctx);
-  if (run->pool == nullptr || n < 2) {
+  if (run->pool == nullptr || n < 2 || in_parallel_chunk) {
     if (n > 0) body(env, 0, n);
     return;
   }
-  run->pool->ParallelFor(n, [&](int64_t b, int64_t e) { body(env, b, e); });
+  run->pool->ParallelFor(n, [&](int64_t b, int64_t e) {
+    bool saved = in_parallel_chunk;
+    in_parallel_chunk = true;
+    body(env, b, e);
+    in_parallel_chunk = saved;
+  });
 }
