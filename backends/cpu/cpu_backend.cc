@@ -13,6 +13,7 @@
 #include "backends/codegen/llvm_types.h"
 #include "backends/cpu/cpu_emitters.h"
 #include "backends/cpu/jit.h"
+#include "backends/cpu/module_emitter.h"
 #include "backends/cpu/runtime/collectives.h"
 #include "backends/cpu/runtime/run_context.h"
 #include "backends/cpu/runtime/thread_pool.h"
@@ -55,48 +56,10 @@ void DefaultLayouts(Shape* shape) {
 
 absl::StatusOr<std::shared_ptr<CompiledModule>> CompileModule(
     const HloModule& module, const CpuBackendOptions& options) {
-  auto context = std::make_unique<llvm::LLVMContext>();
-  auto llvm_module = std::make_unique<llvm::Module>(module.name(), *context);
-  codegen::IRBuilder builder(*context);
-  static const codegen::EmitterTable* table =
-      new codegen::EmitterTable(CpuEmitterTable());
-  codegen::CodegenOptions cg;
-  cg.fuse_elementwise = options.fuse_elementwise;
-  codegen::EmitContext ctx(*llvm_module, builder, *table, cg);
-  ctx.heap_alloc = [](codegen::EmitContext& c, llvm::Value* bytes) {
-    llvm::Type* ptr = c.PtrType();
-    auto* fty = llvm::FunctionType::get(ptr, {ptr, c.b().getInt64Ty()}, false);
-    return static_cast<llvm::Value*>(
-        c.b().CreateCall(c.GetRuntimeFunction("hloref_cpu_alloc", fty),
-                         {c.run_context(), bytes}));
-  };
-  ctx.heap_free = [](codegen::EmitContext& c, llvm::Value* p) {
-    llvm::Type* ptr = c.PtrType();
-    auto* fty = llvm::FunctionType::get(c.b().getVoidTy(), {ptr, ptr}, false);
-    c.b().CreateCall(c.GetRuntimeFunction("hloref_cpu_free", fty),
-                     {c.run_context(), p});
-  };
-  ctx.parallel_for = [](codegen::EmitContext& c, llvm::Value* n,
-                        llvm::Function* body, llvm::Value* env) {
-    llvm::Type* ptr = c.PtrType();
-    auto* fty = llvm::FunctionType::get(
-        c.b().getVoidTy(), {ptr, c.b().getInt64Ty(), ptr, ptr}, false);
-    c.b().CreateCall(c.GetRuntimeFunction("hloref_cpu_parallel_for", fty),
-                     {c.run_context(), n, body, env});
-  };
-  HLOREF_ASSIGN_OR_RETURN(llvm::Function * entry,
-                          ctx.GetComputationFunction(*module.entry()));
-  // The exported entry point: same ABI, external linkage.
-  llvm::Function* main = llvm::Function::Create(
-      entry->getFunctionType(), llvm::GlobalValue::ExternalLinkage,
-      "hloref_entry", *llvm_module);
-  {
-    llvm::BasicBlock* bb = llvm::BasicBlock::Create(*context, "entry", main);
-    builder.SetInsertPoint(bb);
-    builder.CreateCall(entry,
-                       {main->getArg(0), main->getArg(1), main->getArg(2)});
-    builder.CreateRetVoid();
-  }
+  ModuleEmitOptions emit_options;
+  emit_options.fuse_elementwise = options.fuse_elementwise;
+  HLOREF_ASSIGN_OR_RETURN(EmittedModule emitted,
+                          EmitModuleForCpu(module, emit_options));
   JitOptions jit_options;
   jit_options.opt_level = options.opt_level;
   jit_options.dump_dir = options.dump_dir;
@@ -112,9 +75,10 @@ absl::StatusOr<std::shared_ptr<CompiledModule>> CompileModule(
     jit_options.dump_name = absl::StrCat(name, ".", counter++);
   }
   auto compiled = std::make_shared<CompiledModule>();
-  HLOREF_ASSIGN_OR_RETURN(compiled->jit,
-                          JitModule::Compile(std::move(llvm_module),
-                                             std::move(context), jit_options));
+  HLOREF_ASSIGN_OR_RETURN(
+      compiled->jit,
+      JitModule::Compile(std::move(emitted.module), std::move(emitted.context),
+                         jit_options));
   HLOREF_ASSIGN_OR_RETURN(void* address, compiled->jit->Lookup("hloref_entry"));
   compiled->entry = reinterpret_cast<EntryFn>(address);
   for (int64_t i = 0; i < module.entry()->num_parameters(); ++i) {

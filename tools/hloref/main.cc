@@ -14,12 +14,15 @@ Usage: hloref <command> [options] [arguments]
 
 Commands:
   check FILE.hlo       parse and verify a module, print its canonical text
-  run MODULE.hlo ARG*  evaluate a module on the reference interpreter
+  run MODULE.hlo ARG*  evaluate a module on the oracle (or --backend)
   conformance          certify a backend: golden and generated cases
   diff MODULE.hlo ARG* the first instruction where a backend departs from
                        the oracle
   reduce MODULE.hlo ARG*
                        shrink a module that fails on a backend
+  compile MODULE.hlo -o NAME.o --header=NAME.h
+                       compile a module ahead of time (CPU backend) into
+                       an object file with a C entry point
 
 Run `hloref <command> --help` for a command's options.
 )";
@@ -37,6 +40,7 @@ int main(int argc, char** argv) {
   if (command == "run") return hloref::tools::RunRun(argc, argv);
   if (command == "diff") return hloref::tools::RunDiff(argc, argv);
   if (command == "reduce") return hloref::tools::RunReduce(argc, argv);
+  if (command == "compile") return hloref::tools::RunCompile(argc, argv);
   if (command == "conformance") {
     return hloref::tools::RunConformance(argc, argv);
   }

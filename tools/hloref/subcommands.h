@@ -11,6 +11,7 @@ int RunRun(int argc, char** argv);
 int RunConformance(int argc, char** argv);
 int RunDiff(int argc, char** argv);
 int RunReduce(int argc, char** argv);
+int RunCompile(int argc, char** argv);
 
 }  // namespace hloref::tools
 

@@ -1,0 +1,64 @@
+#include "backends/cpu/module_emitter.h"
+
+#include "backends/codegen/emit_context.h"
+#include "backends/codegen/emitter_table.h"
+#include "backends/cpu/cpu_emitters.h"
+#include "llvm/IR/Function.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+#include "spec/util/status_macros.h"
+
+namespace hloref::cpu {
+
+absl::StatusOr<EmittedModule> EmitModuleForCpu(
+    const HloModule& module, const ModuleEmitOptions& options) {
+  auto context = std::make_unique<llvm::LLVMContext>();
+  auto llvm_module = std::make_unique<llvm::Module>(module.name(), *context);
+  codegen::IRBuilder builder(*context);
+  static const codegen::EmitterTable* table =
+      new codegen::EmitterTable(CpuEmitterTable());
+  codegen::CodegenOptions cg;
+  cg.fuse_elementwise = options.fuse_elementwise;
+  codegen::EmitContext ctx(*llvm_module, builder, *table, cg);
+  ctx.heap_alloc = [](codegen::EmitContext& c, llvm::Value* bytes) {
+    llvm::Type* ptr = c.PtrType();
+    auto* fty = llvm::FunctionType::get(ptr, {ptr, c.b().getInt64Ty()}, false);
+    return static_cast<llvm::Value*>(
+        c.b().CreateCall(c.GetRuntimeFunction("hloref_cpu_alloc", fty),
+                         {c.run_context(), bytes}));
+  };
+  ctx.heap_free = [](codegen::EmitContext& c, llvm::Value* p) {
+    llvm::Type* ptr = c.PtrType();
+    auto* fty = llvm::FunctionType::get(c.b().getVoidTy(), {ptr, ptr}, false);
+    c.b().CreateCall(c.GetRuntimeFunction("hloref_cpu_free", fty),
+                     {c.run_context(), p});
+  };
+  ctx.parallel_for = [](codegen::EmitContext& c, llvm::Value* n,
+                        llvm::Function* body, llvm::Value* env) {
+    llvm::Type* ptr = c.PtrType();
+    auto* fty = llvm::FunctionType::get(
+        c.b().getVoidTy(), {ptr, c.b().getInt64Ty(), ptr, ptr}, false);
+    c.b().CreateCall(c.GetRuntimeFunction("hloref_cpu_parallel_for", fty),
+                     {c.run_context(), n, body, env});
+  };
+  HLOREF_ASSIGN_OR_RETURN(llvm::Function * entry,
+                          ctx.GetComputationFunction(*module.entry()));
+  // The exported entry point: same ABI, external linkage.
+  llvm::Function* main = llvm::Function::Create(
+      entry->getFunctionType(), llvm::GlobalValue::ExternalLinkage,
+      options.entry_name, *llvm_module);
+  {
+    llvm::BasicBlock* bb = llvm::BasicBlock::Create(*context, "entry", main);
+    builder.SetInsertPoint(bb);
+    builder.CreateCall(entry,
+                       {main->getArg(0), main->getArg(1), main->getArg(2)});
+    builder.CreateRetVoid();
+  }
+  EmittedModule emitted;
+  emitted.context = std::move(context);
+  emitted.module = std::move(llvm_module);
+  return emitted;
+}
+
+}  // namespace hloref::cpu

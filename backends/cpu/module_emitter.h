@@ -1,0 +1,39 @@
+// HLO module -> one LLVM module for the host CPU: the emitter table of
+// the CPU target, its runtime hooks (heap scratch, parallel loops), and an
+// exported entry function with the computation ABI
+//   void ENTRY(RunContext* ctx, void** params, void** results)
+// (one pointer per array leaf of the parameters / the root, in physical
+// layout order). Shared by the JIT (cpu_backend.cc) and ahead-of-time
+// compilation (aot.cc).
+#ifndef HLOREF_BACKENDS_CPU_MODULE_EMITTER_H_
+#define HLOREF_BACKENDS_CPU_MODULE_EMITTER_H_
+
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "spec/ir/hlo_module.h"
+
+namespace llvm {
+class LLVMContext;
+class Module;
+}  // namespace llvm
+
+namespace hloref::cpu {
+
+struct EmittedModule {
+  std::unique_ptr<llvm::LLVMContext> context;
+  std::unique_ptr<llvm::Module> module;
+};
+
+struct ModuleEmitOptions {
+  std::string entry_name = "hloref_entry";
+  bool fuse_elementwise = true;
+};
+
+absl::StatusOr<EmittedModule> EmitModuleForCpu(
+    const HloModule& module, const ModuleEmitOptions& options);
+
+}  // namespace hloref::cpu
+
+#endif  // HLOREF_BACKENDS_CPU_MODULE_EMITTER_H_
