@@ -201,7 +201,8 @@ std::vector<int64_t> DrawScaleDims(Rng& rng, const std::vector<int64_t>& dims,
   return out;
 }
 
-// scaled-dot(lhs, lhs_scale, rhs, rhs_scale) (text-format 6.5).
+// scaled-dot(lhs, rhs, lhs_scale, rhs_scale) (XLA's operand order,
+// text-format 6.5).
 absl::StatusOr<Draw> GenerateScaledDot(Rng& rng) {
   Draw d;
   static constexpr PrimitiveType kNarrow[] = {
@@ -246,10 +247,14 @@ absl::StatusOr<Draw> GenerateScaledDot(Rng& rng) {
   std::vector<int64_t> rc(rw.begin() + nb, rw.begin() + nb + nc);
   const Fill fill = DrawAccumulationFill(rng);
   const Fill scale_fill = rng.Chance(0.1) ? Fill::kGeneral : Fill::kFinite;
+  // Scale shapes are drawn lhs first (the draws of earlier generators'
+  // seeds), then parameters are listed in the operand order.
+  const Shape lhs_scale(lst, DrawScaleDims(rng, lhs, lc));
+  const Shape rhs_scale(rst, DrawScaleDims(rng, rhs, rc));
   d.params.push_back({Shape(lt, lhs), fill});
-  d.params.push_back({Shape(lst, DrawScaleDims(rng, lhs, lc)), scale_fill});
   d.params.push_back({Shape(rt, rhs), fill});
-  d.params.push_back({Shape(rst, DrawScaleDims(rng, rhs, rc)), scale_fill});
+  d.params.push_back({lhs_scale, scale_fill});
+  d.params.push_back({rhs_scale, scale_fill});
   // Result: batch, lhs free, rhs free (each in physical order), in `out`.
   std::vector<int64_t> result = batch;
   for (int64_t s : ByPosition(lhs_logical, lw, nb, nlf)) result.push_back(s);

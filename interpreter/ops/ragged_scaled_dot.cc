@@ -47,10 +47,9 @@
 //        neither case; the oracle follows the decomposition above and
 //        marks every element such a group_sizes row reaches).
 //
-// scaled-dot(lhs, lhs_scale, rhs, rhs_scale) (operand order of
-// text-format 6.5, the 2025-08 form; XLA's later HLO prints
-// scaled-dot(lhs, rhs, lhs_scale, rhs_scale) - see the report of this
-// change):
+// scaled-dot(lhs, rhs, lhs_scale, rhs_scale) (XLA's operand order: its
+// parser, printer and every XLA test; text-format 6.5 as corrected - an
+// earlier description had lhs, lhs_scale, rhs, rhs_scale):
 //  - Each scale has its operand's rank; every operand dimension is a
 //    multiple of the scale's; the scale element s[j] covers the contiguous
 //    block j*B .. j*B + B - 1 of that dimension, B = operand size / scale
@@ -611,8 +610,8 @@ absl::StatusOr<Literal> EvalScaledDot(const HloInstruction& inst,
         " is not floating point (scaled-dot.C10; is the module verified?)"));
   }
   const Literal& lhs = *operands[0];
-  const Literal& lhs_scale = *operands[1];
-  const Literal& rhs = *operands[2];
+  const Literal& rhs = *operands[1];
+  const Literal& lhs_scale = *operands[2];
   const Literal& rhs_scale = *operands[3];
   for (int side = 0; side < 2; ++side) {
     const Shape& x = (side == 0 ? lhs : rhs).shape();

@@ -445,16 +445,16 @@ TEST(RaggedDot, RandomCanonicalAgainstNaiveLoop) {
 // (exact in bf16 after scaling), rhs f32.
 TEST(ScaledDot, MxBlockScales) {
   const std::string text = Module(R"(  a = f8e4m3fn[1,4] parameter(0)
-  as = f8e8m0fnu[1,2] parameter(1)
-  b = f32[4,1] parameter(2)
+  b = f32[4,1] parameter(1)
+  as = f8e8m0fnu[1,2] parameter(2)
   bs = f8e8m0fnu[2,1] parameter(3)
-  ROOT r = f32[1,1] scaled-dot(a, as, b, bs), lhs_contracting_dims={1}, rhs_contracting_dims={0})");
+  ROOT r = f32[1,1] scaled-dot(a, b, as, bs), lhs_contracting_dims={1}, rhs_contracting_dims={0})");
   RecordingContext ctx;
   auto r = EvalRootDirect(
       text, &EvalDot,
       {FromDoubles(PrimitiveType::kF8E4M3FN, {1, 4}, {1, 2, 3, 4}),
-       FromDoubles(PrimitiveType::kF8E8M0FNU, {1, 2}, {2, 0.5}),
        FromDoubles(PrimitiveType::kF32, {4, 1}, {1, 1, 2, -1}),
+       FromDoubles(PrimitiveType::kF8E8M0FNU, {1, 2}, {2, 0.5}),
        FromDoubles(PrimitiveType::kF8E8M0FNU, {2, 1}, {1, 4})},
       ctx);
   ASSERT_TRUE(r.ok()) << r.status();
@@ -470,16 +470,16 @@ TEST(ScaledDot, MxBlockScales) {
 // {{2*0.5, 2*0.5}, {8*0.5, 8*0.5}} times the identity.
 TEST(ScaledDot, RowScalesAndWholeBlock) {
   const std::string text = Module(R"(  a = f32[2,2] parameter(0)
-  as = f32[2,1] parameter(1)
-  b = f32[2,2] parameter(2)
+  b = f32[2,2] parameter(1)
+  as = f32[2,1] parameter(2)
   bs = f32[1,1] parameter(3)
-  ROOT r = f32[2,2] scaled-dot(a, as, b, bs), lhs_contracting_dims={1}, rhs_contracting_dims={0})");
+  ROOT r = f32[2,2] scaled-dot(a, b, as, bs), lhs_contracting_dims={1}, rhs_contracting_dims={0})");
   RecordingContext ctx;
   auto r =
       EvalRootDirect(text, &EvalDot,
                      {FromDoubles(PrimitiveType::kF32, {2, 2}, {1, 1, 1, 1}),
-                      FromDoubles(PrimitiveType::kF32, {2, 1}, {2, 8}),
                       FromDoubles(PrimitiveType::kF32, {2, 2}, {1, 0, 0, 1}),
+                      FromDoubles(PrimitiveType::kF32, {2, 1}, {2, 8}),
                       FromDoubles(PrimitiveType::kF32, {1, 1}, {0.5})},
                      ctx);
   ASSERT_TRUE(r.ok()) << r.status();
@@ -493,16 +493,16 @@ TEST(ScaledDot, RowScalesAndWholeBlock) {
 // 1 + 2^-9 + 2^-20 (which f32 could hold).
 TEST(ScaledDot, DequantizedOperandRoundedToItsType) {
   const std::string text = Module(R"(  a = f16[1,1] parameter(0)
-  as = f16[1,1] parameter(1)
-  b = f16[1,1] parameter(2)
+  b = f16[1,1] parameter(1)
+  as = f16[1,1] parameter(2)
   bs = f16[1,1] parameter(3)
-  ROOT r = f32[1,1] scaled-dot(a, as, b, bs), lhs_contracting_dims={1}, rhs_contracting_dims={0})");
+  ROOT r = f32[1,1] scaled-dot(a, b, as, bs), lhs_contracting_dims={1}, rhs_contracting_dims={0})");
   RecordingContext ctx;
   const double x = 1 + std::ldexp(1, -10);
   auto r = EvalRootDirect(text, &EvalDot,
                           {FromDoubles(PrimitiveType::kF16, {1, 1}, {x}),
-                           FromDoubles(PrimitiveType::kF16, {1, 1}, {x}),
                            FromDoubles(PrimitiveType::kF16, {1, 1}, {1}),
+                           FromDoubles(PrimitiveType::kF16, {1, 1}, {x}),
                            FromDoubles(PrimitiveType::kF16, {1, 1}, {1})},
                           ctx);
   ASSERT_TRUE(r.ok()) << r.status();
@@ -516,16 +516,16 @@ TEST(ScaledDot, DequantizedOperandRoundedToItsType) {
 // the f64 result is +inf (the exact product, about 7.6e40, would fit f64).
 TEST(ScaledDot, Bf16DequantizationOverflows) {
   const std::string text = Module(R"(  a = f8e4m3fn[1,1] parameter(0)
-  as = f8e8m0fnu[1,1] parameter(1)
-  b = f8e4m3fn[1,1] parameter(2)
+  b = f8e4m3fn[1,1] parameter(1)
+  as = f8e8m0fnu[1,1] parameter(2)
   bs = f8e8m0fnu[1,1] parameter(3)
-  ROOT r = f64[1,1] scaled-dot(a, as, b, bs), lhs_contracting_dims={1}, rhs_contracting_dims={0})");
+  ROOT r = f64[1,1] scaled-dot(a, b, as, bs), lhs_contracting_dims={1}, rhs_contracting_dims={0})");
   RecordingContext ctx;
   auto r = EvalRootDirect(
       text, &EvalDot,
       {FromDoubles(PrimitiveType::kF8E4M3FN, {1, 1}, {448}),
-       FromDoubles(PrimitiveType::kF8E8M0FNU, {1, 1}, {std::ldexp(1, 127)}),
        FromDoubles(PrimitiveType::kF8E4M3FN, {1, 1}, {1}),
+       FromDoubles(PrimitiveType::kF8E8M0FNU, {1, 1}, {std::ldexp(1, 127)}),
        FromDoubles(PrimitiveType::kF8E8M0FNU, {1, 1}, {1})},
       ctx);
   ASSERT_TRUE(r.ok()) << r.status();

@@ -211,7 +211,7 @@ std::map<std::string, std::string> OpcodeCases() {
   c["scaled-dot"] =
       "p = f32[2,3]{1,0} parameter(0)\n  ps = f32[2,3]{1,0} parameter(1)\n"
       "  q = f32[3,4]{1,0} parameter(2)\n  qs = f32[3,4]{1,0} parameter(3)\n"
-      "  ROOT r = f32[2,4]{1,0} scaled-dot(p, ps, q, qs), "
+      "  ROOT r = f32[2,4]{1,0} scaled-dot(p, q, ps, qs), "
       "lhs_contracting_dims={1}, rhs_contracting_dims={0}";
   c["convolution"] =
       "p = f32[1,4,4,2]{3,2,1,0} parameter(0)\n  k = f32[2,2,1,4]{3,2,1,0} "

@@ -246,14 +246,15 @@ absl::StatusOr<Shape> InferRaggedDot(const HloInstruction& inst) {
   return result;
 }
 
-// scaled-dot(lhs, lhs_scale, rhs, rhs_scale): a dot of lhs and rhs; each
-// scale has its operand's rank and each operand dimension is a multiple of
-// the scale's (block scaling; XLA ScaledDotRewriter
-// CheckOperandAndScaleShapes).
+// scaled-dot(lhs, rhs, lhs_scale, rhs_scale) (XLA's operand order: its
+// parser, printer and tests; docs/hlo-text-format.md 6.5 as corrected): a
+// dot of lhs and rhs; each scale has its operand's rank and each operand
+// dimension is a multiple of the scale's (block scaling; XLA
+// ScaledDotRewriter CheckOperandAndScaleShapes).
 absl::StatusOr<Shape> InferScaledDot(const HloInstruction& inst) {
-  HLOREF_RETURN_IF_ERROR(CheckDotTypes(inst, 0, 2));
-  for (int i : {0, 2}) {
-    HLOREF_RETURN_IF_ERROR(ExpectArrayOperand(inst, i + 1, "scaled-dot.C1"));
+  HLOREF_RETURN_IF_ERROR(CheckDotTypes(inst, 0, 1));
+  for (int i : {2, 3}) {
+    HLOREF_RETURN_IF_ERROR(ExpectArrayOperand(inst, i, "scaled-dot.C1"));
   }
   // scaled-dot.C10: operands, scales and result are real floating point:
   // the op is the block-scaled (MX, NVFP4) dot; XLA's decomposition
@@ -272,9 +273,9 @@ absl::StatusOr<Shape> InferScaledDot(const HloInstruction& inst) {
                 PrimitiveTypeName(inst.shape().element_type()),
                 " must be floating point");
   }
-  for (int i : {0, 2}) {
+  for (int i : {0, 1}) {
     const Shape& x = inst.operand(i)->shape();
-    const Shape& scale = inst.operand(i + 1)->shape();
+    const Shape& scale = inst.operand(i + 2)->shape();
     // scaled-dot.C9: block scales fit their operand.
     bool ok = scale.rank() == x.rank();
     for (int64_t d = 0; ok && d < x.rank(); ++d) {
@@ -282,14 +283,14 @@ absl::StatusOr<Shape> InferScaledDot(const HloInstruction& inst) {
                                    : x.dimensions(d) == 0;
     }
     if (!ok) {
-      return Fail(inst, "scaled-dot.C9", OperandName(inst, i + 1), " ",
+      return Fail(inst, "scaled-dot.C9", OperandName(inst, i + 2), " ",
                   ShapeStr(scale), " does not block-scale ", ShapeStr(x),
                   ": expected the same rank and dimensions dividing it");
     }
   }
   HLOREF_ASSIGN_OR_RETURN(Shape result,
                           DotGeneralShape(inst, inst.operand(0)->shape(),
-                                          inst.operand(2)->shape(), {}));
+                                          inst.operand(1)->shape(), {}));
   result.set_element_type(inst.shape().element_type());
   return result;
 }

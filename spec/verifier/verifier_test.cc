@@ -280,10 +280,14 @@ const Case kCases[] = {
   {"dot.C8", "r", "p = f32[2,3] parameter(0)\nq = f32[3,4] parameter(1)\nROOT r = f32[2,4] dot(p, q), lhs_contracting_dims={1}, rhs_contracting_dims={0}, operand_precision={high}"},
   {"module.C10", "r", "p = f32[2,3] parameter(0)\nq = f32[3,4] parameter(1)\nROOT r = f32[4,2] dot(p, q), lhs_contracting_dims={1}, rhs_contracting_dims={0}"},
   {"ragged-dot.C1", "r", "p = f32[8,3] parameter(0)\nq = f32[3,4] parameter(1)\ng = (s32[2]) parameter(2)\nROOT r = f32[8,4] ragged-dot(p, q, g), lhs_contracting_dims={1}, rhs_contracting_dims={0}, lhs_ragged_dims={1}, rhs_group_dims={}"},
-  {"scaled-dot.C1", "r", "p = f32[2,32] parameter(0)\nps = (f32[2,1]) parameter(1)\nq = f32[32,4] parameter(2)\nqs = f32[1,4] parameter(3)\nROOT r = f32[2,4] scaled-dot(p, ps, q, qs), lhs_contracting_dims={1}, rhs_contracting_dims={0}"},
+  {"scaled-dot.C1", "r", "p = f32[2,32] parameter(0)\nps = (f32[2,1]) parameter(1)\nq = f32[32,4] parameter(2)\nqs = f32[1,4] parameter(3)\nROOT r = f32[2,4] scaled-dot(p, q, ps, qs), lhs_contracting_dims={1}, rhs_contracting_dims={0}"},
   {"ragged-dot.C9", "r", "p = f32[8,3] parameter(0)\nq = f32[2,3,4] parameter(1)\ng = s32[2] parameter(2)\nROOT r = f32[8,4] ragged-dot(p, q, g), lhs_contracting_dims={1}, rhs_contracting_dims={1}, lhs_ragged_dims={}, rhs_group_dims={0}"},
   {"ragged-dot.C10", "r", "p = f32[8,3] parameter(0)\nq = f32[3,4] parameter(1)\ng = s32[2] parameter(2)\nROOT r = f32[8,4] ragged-dot(p, q, g), lhs_contracting_dims={1}, rhs_contracting_dims={0}, lhs_ragged_dims={0}, rhs_group_dims={}"},
-  {"scaled-dot.C9", "r", "p = f32[2,32] parameter(0)\nps = f32[2,3] parameter(1)\nq = f32[32,4] parameter(2)\nqs = f32[1,4] parameter(3)\nROOT r = f32[2,4] scaled-dot(p, ps, q, qs), lhs_contracting_dims={1}, rhs_contracting_dims={0}"},
+  // The older description's order (lhs, lhs_scale, rhs, rhs_scale) is not
+  // XLA's: rhs (f32[32,4]) is read as the lhs scale and does not
+  // block-scale lhs f32[2,32].
+  {"scaled-dot.C9", "r", "p = f32[2,32] parameter(0)\nps = f32[2,1] parameter(1)\nq = f32[32,4] parameter(2)\nqs = f32[1,4] parameter(3)\nROOT r = f32[2,4] scaled-dot(p, ps, q, qs), lhs_contracting_dims={1}, rhs_contracting_dims={0}"},
+  {"scaled-dot.C9", "r", "p = f32[2,32] parameter(0)\nps = f32[2,3] parameter(1)\nq = f32[32,4] parameter(2)\nqs = f32[1,4] parameter(3)\nROOT r = f32[2,4] scaled-dot(p, q, ps, qs), lhs_contracting_dims={1}, rhs_contracting_dims={0}"},
   // ragged-dot.C11: group_sizes [p..., g] with p... the lhs batch dims then the free dims before the ragged one ([2,3] here, not [3]).
   {"ragged-dot.C11", "r", "p = f32[2,5,3] parameter(0)\nq = f32[3,2,3,4] parameter(1)\ng = s32[3,3] parameter(2)\nROOT r = f32[2,5,4] ragged-dot(p, q, g), lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={1}, rhs_contracting_dims={2}, lhs_ragged_dims={1}, rhs_group_dims={0}"},
   // ragged-dot.C11 (contracting mode): the prefix is the batch dims then the contracting dims listed before the ragged one: [4], not [5].
@@ -293,9 +297,9 @@ const Case kCases[] = {
   // ragged-dot.C12: the rhs group dimension cannot be a contracting dimension.
   {"ragged-dot.C12", "r", "p = f32[8,2] parameter(0)\nq = f32[2,4] parameter(1)\ng = s32[2] parameter(2)\nROOT r = f32[8,4] ragged-dot(p, q, g), lhs_contracting_dims={1}, rhs_contracting_dims={0}, lhs_ragged_dims={0}, rhs_group_dims={0}"},
   // scaled-dot.C10: integer operands / scales / result are refused.
-  {"scaled-dot.C10", "r", "p = s8[2,32] parameter(0)\nps = s8[2,1] parameter(1)\nq = s8[32,4] parameter(2)\nqs = s8[1,4] parameter(3)\nROOT r = s32[2,4] scaled-dot(p, ps, q, qs), lhs_contracting_dims={1}, rhs_contracting_dims={0}"},
-  {"scaled-dot.C10", "r", "p = f8e4m3fn[2,32] parameter(0)\nps = s32[2,1] parameter(1)\nq = f8e4m3fn[32,4] parameter(2)\nqs = f8e8m0fnu[1,4] parameter(3)\nROOT r = f32[2,4] scaled-dot(p, ps, q, qs), lhs_contracting_dims={1}, rhs_contracting_dims={0}"},
-  {"scaled-dot.C10", "r", "p = c64[2,32] parameter(0)\nps = f32[2,1] parameter(1)\nq = c64[32,4] parameter(2)\nqs = f32[1,4] parameter(3)\nROOT r = c64[2,4] scaled-dot(p, ps, q, qs), lhs_contracting_dims={1}, rhs_contracting_dims={0}"},
+  {"scaled-dot.C10", "r", "p = s8[2,32] parameter(0)\nps = s8[2,1] parameter(1)\nq = s8[32,4] parameter(2)\nqs = s8[1,4] parameter(3)\nROOT r = s32[2,4] scaled-dot(p, q, ps, qs), lhs_contracting_dims={1}, rhs_contracting_dims={0}"},
+  {"scaled-dot.C10", "r", "p = f8e4m3fn[2,32] parameter(0)\nps = s32[2,1] parameter(1)\nq = f8e4m3fn[32,4] parameter(2)\nqs = f8e8m0fnu[1,4] parameter(3)\nROOT r = f32[2,4] scaled-dot(p, q, ps, qs), lhs_contracting_dims={1}, rhs_contracting_dims={0}"},
+  {"scaled-dot.C10", "r", "p = c64[2,32] parameter(0)\nps = f32[2,1] parameter(1)\nq = c64[32,4] parameter(2)\nqs = f32[1,4] parameter(3)\nROOT r = c64[2,4] scaled-dot(p, q, ps, qs), lhs_contracting_dims={1}, rhs_contracting_dims={0}"},
   // --- convolution
   {"convolution.C1", "r", "p = pred[1,4,1] parameter(0)\nk = pred[3,1,1] parameter(1)\nROOT r = pred[1,2,1] convolution(p, k), window={size=3}, dim_labels=b0f_0io->b0f"},
   {"convolution.C2", "r", "p = f32[1,4,1,1] parameter(0)\nk = f32[3,1,1] parameter(1)\nROOT r = f32[1,2,1] convolution(p, k), window={size=3}, dim_labels=b0f_0io->b0f"},
@@ -524,12 +528,14 @@ const char* const kPositive[] = {
   "p = f32[2] parameter(0)\nq = f32[3] parameter(1)\nROOT r = f32[2,3] dot(p, q), lhs_contracting_dims={}, rhs_contracting_dims={}",
   "p = f32[8,3] parameter(0)\nq = f32[2,3,4] parameter(1)\ng = s32[2] parameter(2)\nROOT r = f32[8,4] ragged-dot(p, q, g), lhs_contracting_dims={1}, rhs_contracting_dims={1}, lhs_ragged_dims={0}, rhs_group_dims={0}",
   "p = f32[2,8] parameter(0)\nq = f32[8,4] parameter(1)\ng = s32[3] parameter(2)\nROOT r = f32[3,2,4] ragged-dot(p, q, g), lhs_contracting_dims={1}, rhs_contracting_dims={0}, lhs_ragged_dims={1}, rhs_group_dims={}",
-  "p = f32[2,32] parameter(0)\nps = f32[2,1] parameter(1)\nq = f32[32,4] parameter(2)\nqs = f32[1,4] parameter(3)\nROOT r = f32[2,4] scaled-dot(p, ps, q, qs), lhs_contracting_dims={1}, rhs_contracting_dims={0}",
+  "p = f32[2,32] parameter(0)\nps = f32[2,1] parameter(1)\nq = f32[32,4] parameter(2)\nqs = f32[1,4] parameter(3)\nROOT r = f32[2,4] scaled-dot(p, q, ps, qs), lhs_contracting_dims={1}, rhs_contracting_dims={0}",
   // ragged-dot: group_sizes with a prefix (batch, then free dims before the ragged one), ragged batch mode, MX scaled-dot.
   "p = f32[2,5,3] parameter(0)\nq = f32[3,2,3,4] parameter(1)\ng = s32[2,3] parameter(2)\nROOT r = f32[2,5,4] ragged-dot(p, q, g), lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={1}, rhs_contracting_dims={2}, lhs_ragged_dims={1}, rhs_group_dims={0}",
   "p = f32[2,4,6] parameter(0)\nq = f32[4,6,3] parameter(1)\ng = s32[4,2] parameter(2)\nROOT r = f32[2,2,3] ragged-dot(p, q, g), lhs_contracting_dims={1,2}, rhs_contracting_dims={0,1}, lhs_ragged_dims={2}",
   "p = s8[4,2,3] parameter(0)\nq = s8[4,3,5] parameter(1)\ng = u32[2] parameter(2)\nROOT r = s32[4,2,5] ragged-dot(p, q, g), lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={0}, rhs_contracting_dims={1}, lhs_ragged_dims={0}",
-  "p = f8e4m3fn[2,64] parameter(0)\nps = f8e8m0fnu[2,2] parameter(1)\nq = f8e5m2[64,3] parameter(2)\nqs = f8e8m0fnu[2,3] parameter(3)\nROOT r = f32[2,3] scaled-dot(p, ps, q, qs), lhs_contracting_dims={1}, rhs_contracting_dims={0}",
+  "p = f8e4m3fn[2,64] parameter(0)\nps = f8e8m0fnu[2,2] parameter(1)\nq = f8e5m2[64,3] parameter(2)\nqs = f8e8m0fnu[2,3] parameter(3)\nROOT r = f32[2,3] scaled-dot(p, q, ps, qs), lhs_contracting_dims={1}, rhs_contracting_dims={0}",
+  // scaled-dot in XLA's operand order (lhs, rhs, lhs_scale, rhs_scale), the example of issue 14.
+  "lhs = f8e4m3fn[32,256] parameter(0)\nrhs = f8e4m3fn[16,256] parameter(1)\nlhs_scale = f8e8m0fnu[32,8] parameter(2)\nrhs_scale = f8e8m0fnu[16,8] parameter(3)\nROOT r = f32[32,16] scaled-dot(lhs, rhs, lhs_scale, rhs_scale), lhs_contracting_dims={1}, rhs_contracting_dims={1}",
   // convolution
   "p = f32[1,5,1] parameter(0)\nk = f32[3,1,1] parameter(1)\nROOT r = f32[1,3,1] convolution(p, k), window={size=3 stride=2 pad=1_1}, dim_labels=b0f_0io->b0f",
   "p = f32[2,8,8,4] parameter(0)\nk = f32[3,3,2,6] parameter(1)\nROOT r = f32[2,3,3,6] convolution(p, k), window={size=3x3 stride=2x2 rhs_dilate=1x1}, dim_labels=b01f_01io->b01f, feature_group_count=2",
