@@ -495,15 +495,19 @@ class ComputationEmitter {
         return absl::OkStatus();
       }
       case HloOpcode::kGetTupleElement: {
-        const IrValue& t = ValueOf(*inst.operand(0));
-        values_[&inst] = t.elements.at(inst.attrs().index);
+        IrValue element =
+            ValueOf(*inst.operand(0)).elements.at(inst.attrs().index);
+        values_[&inst] = std::move(element);
         return absl::OkStatus();
       }
       case HloOpcode::kOptimizationBarrier:
       case HloOpcode::kAddDependency:
-      case HloOpcode::kDomain:
-        values_[&inst] = ValueOf(*inst.operand(0));
+      case HloOpcode::kDomain: {
+        // Copied first: inserting may rehash and move the operand's entry.
+        IrValue operand = ValueOf(*inst.operand(0));
+        values_[&inst] = std::move(operand);
         return absl::OkStatus();
+      }
       default:
         break;
     }
@@ -519,21 +523,24 @@ class ComputationEmitter {
           values_[&inst] = v;
           return absl::OkStatus();
         }
-        case HloOpcode::kAsyncUpdate:
-          values_[&inst] = ValueOf(*inst.operand(0));
+        case HloOpcode::kAsyncUpdate: {
+          IrValue operand = ValueOf(*inst.operand(0));
+          values_[&inst] = std::move(operand);
           return absl::OkStatus();
+        }
         case HloOpcode::kAsyncDone:
         case HloOpcode::kCopyDone: {
           // async-start / copy-start hold (operands, result, context) and
           // (destination, source, context): the result is element
           // 1 / 0.
-          const IrValue& start = ValueOf(*inst.operand(0));
+          IrValue start = ValueOf(*inst.operand(0));
           int64_t e = inst.opcode() == HloOpcode::kAsyncDone ? 1 : 0;
           if (!start.IsTuple() ||
               start.elements.size() <= static_cast<size_t>(e)) {
             return absl::UnimplementedError("unexpected async state shape");
           }
-          values_[&inst] = start.elements[e];
+          IrValue result = start.elements[e];
+          values_[&inst] = std::move(result);
           return absl::OkStatus();
         }
         default:

@@ -267,6 +267,11 @@ absl::Status EmitContext::EmitCopyValue(const IrValue& from,
   for (size_t i = 0; i < src.size(); ++i) {
     const IrArray& s = src[i];
     const IrArray& d = dst[i];
+    if (!s.shape().SameDimensions(d.shape())) {
+      return absl::InternalError(absl::StrCat(
+          "copy between buffers of different shapes: ", s.shape().ToString(),
+          " -> ", d.shape().ToString()));
+    }
     if (s.base() == d.base()) continue;
     if (s.minor_to_major() == d.minor_to_major()) {
       builder_.CreateMemCpy(d.base(), llvm::MaybeAlign(1), s.base(),
