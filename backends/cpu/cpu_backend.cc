@@ -1,5 +1,6 @@
 #include "backends/cpu/cpu_backend.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <map>
@@ -7,6 +8,7 @@
 #include <thread>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "backends/codegen/emit_context.h"
 #include "backends/codegen/emitter_table.h"
 #include "backends/codegen/ir_value.h"
@@ -266,6 +268,7 @@ class CpuBackend : public backends::Backend {
       std::lock_guard<std::mutex> l(stats_mu);
       ++stats.modules_compiled;
       stats.total_compile_seconds += seconds;
+      stats.compile_seconds.push_back(seconds);
     }
     if (options_.compile_cache) {
       std::lock_guard<std::mutex> lock(cache_mu_);
@@ -314,6 +317,22 @@ absl::StatusOr<std::unique_ptr<backends::Backend>> CreateCpuBackend(
 CompileStats GetCompileStats() {
   std::lock_guard<std::mutex> l(stats_mu);
   return stats;
+}
+
+std::string CompileStatsSummary() {
+  CompileStats s = GetCompileStats();
+  if (s.compile_seconds.empty()) return "";
+  std::vector<double> v = s.compile_seconds;
+  std::sort(v.begin(), v.end());
+  auto at = [&](double q) {
+    size_t i = static_cast<size_t>(q * (v.size() - 1) + 0.5);
+    return v[std::min(i, v.size() - 1)] * 1e3;
+  };
+  return absl::StrFormat(
+      "%d modules compiled in %.1f s (median %.1f ms, p99 %.1f ms, max %.1f "
+      "ms); %d compile-cache hits",
+      s.modules_compiled, s.total_compile_seconds, at(0.5), at(0.99),
+      v.back() * 1e3, s.cache_hits);
 }
 
 }  // namespace hloref::cpu

@@ -7,6 +7,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "backends/backend.h"
@@ -41,8 +42,13 @@ struct CompileStats {
   int64_t modules_compiled = 0;
   int64_t cache_hits = 0;
   double total_compile_seconds = 0;
+  // Wall time of every compilation (HLO -> machine code), in order.
+  std::vector<double> compile_seconds;
 };
 CompileStats GetCompileStats();
+// "N modules compiled in T s (median M ms, p99 P ms, max X ms); H cache
+// hits", or "" when nothing was compiled.
+std::string CompileStatsSummary();
 
 }  // namespace hloref::cpu
 

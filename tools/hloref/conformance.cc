@@ -18,6 +18,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "absl/time/time.h"
+#include "backends/cpu/cpu_backend.h"
 #include "backends/registry.h"
 #include "conformance/harness/report.h"
 #include "conformance/harness/suite.h"
@@ -303,6 +304,9 @@ int RunConformance(int argc, char** argv) {
   if (program_cases > 0) {
     std::printf("single-op cases: %s\n%s\n", single_op.ToString().c_str(),
                 conformance::ProgramsSummaryLine(*result).c_str());
+  }
+  if (std::string cpu = cpu::CompileStatsSummary(); !cpu.empty()) {
+    std::printf("cpu backend: %s\n", cpu.c_str());
   }
   if (auto dir = cl->Get("report")) {
     if (absl::Status s = conformance::WriteReportDir(*dir, *result, meta);
