@@ -58,6 +58,46 @@
 namespace hloref {
 namespace {
 
+ShapeInferenceHook g_shape_inference_hook = nullptr;
+
+// Opcodes whose result shape XLA's parser infers (its CanInferShape) and
+// this parser leaves to the shape-inference hook.
+bool HookInfersShape(HloOpcode op) {
+  switch (op) {
+    case HloOpcode::kBatchNormGrad:
+    case HloOpcode::kBatchNormInference:
+    case HloOpcode::kBatchNormTraining:
+    case HloOpcode::kCall:
+    case HloOpcode::kCholesky:
+    case HloOpcode::kConcatenate:
+    case HloOpcode::kConditional:
+    case HloOpcode::kConvolution:
+    case HloOpcode::kDomain:
+    case HloOpcode::kDot:
+    case HloOpcode::kFft:
+    case HloOpcode::kGather:
+    case HloOpcode::kGetDimensionSize:
+    case HloOpcode::kSetDimensionSize:
+    case HloOpcode::kMap:
+    case HloOpcode::kPad:
+    case HloOpcode::kRaggedDot:
+    case HloOpcode::kScaledDot:
+    case HloOpcode::kReduce:
+    case HloOpcode::kReverse:
+    case HloOpcode::kScatter:
+    case HloOpcode::kReduceWindow:
+    case HloOpcode::kSelectAndScatter:
+    case HloOpcode::kSort:
+    case HloOpcode::kTranspose:
+    case HloOpcode::kTriangularSolve:
+    case HloOpcode::kWhile:
+    case HloOpcode::kTopK:
+      return true;
+    default:
+      return false;
+  }
+}
+
 constexpr int kMaxDepth = 64;
 constexpr int64_t kMaxReplicaGroupDevices = int64_t{1} << 20;
 
@@ -1302,6 +1342,7 @@ absl::StatusOr<HloInstruction*> Parser::ParseInstructionBody(
   }
 
   // Result shape.
+  bool infer_later = false;
   if (!shape.has_value()) {
     if (wrapped.has_value() && opcode == HloOpcode::kAsyncStart) {
       return Error(op_tok,
@@ -1314,6 +1355,36 @@ absl::StatusOr<HloInstruction*> Parser::ParseInstructionBody(
         operands.size() == 1 && operands[0]->shape().IsTuple() &&
         operands[0]->shape().tuple_size() >= 2) {
       inferred = operands[0]->shape().tuple_shapes(1);
+    } else if (!wrapped.has_value() && HookInfersShape(opcode)) {
+      if (g_shape_inference_hook == nullptr) {
+        return Error(op_tok, absl::StrCat("the result shape of '",
+                                          HloOpcodeString(opcode),
+                                          "' is inferred by the verifier, "
+                                          "which is not linked here; write "
+                                          "it before the opcode"));
+      }
+      for (HloComputation* c : callees) {
+        if (c->root() == nullptr) {
+          return Error(
+              op_tok,
+              absl::StrCat("the result shape of '", HloOpcodeString(opcode),
+                           "' cannot be inferred before "
+                           "computation '",
+                           c->name(), "' is defined; write it"));
+        }
+      }
+      // Placeholder: XLA's default element type; the hook sets the shape.
+      PrimitiveType t = operands.empty() || !operands[0]->shape().IsArray()
+                            ? PrimitiveType::kF32
+                            : operands[0]->shape().element_type();
+      if ((opcode == HloOpcode::kDot || opcode == HloOpcode::kRaggedDot ||
+           opcode == HloOpcode::kScaledDot ||
+           opcode == HloOpcode::kConvolution) &&
+          operands.size() >= 2 && operands[1]->shape().IsArray()) {
+        t = HigherPrecisionType(t, operands[1]->shape().element_type());
+      }
+      inferred = Shape::Scalar(t);
+      infer_later = true;
     } else {
       HLOREF_RETURN_IF_ERROR(
           InferShape(infer_op, operands, pa.attrs, op_tok, &inferred));
@@ -1437,6 +1508,17 @@ absl::StatusOr<HloInstruction*> Parser::ParseInstructionBody(
     }
     inst->mutable_called_computations()->clear();
     if (from != nullptr) inst->mutable_called_computations()->push_back(from);
+  }
+  if (infer_later) {
+    absl::StatusOr<Shape> inferred = g_shape_inference_hook(*inst);
+    if (!inferred.ok()) {
+      return Error(op_tok, absl::StrCat("cannot infer the result shape of '",
+                                        HloOpcodeString(opcode),
+                                        "': ", inferred.status().message(),
+                                        "; write the shape"));
+    }
+    *inst->mutable_shape() = *std::move(inferred);
+    SetDefaultLayouts(inst->mutable_shape());
   }
   for (auto& [pname, at] : pa.control_predecessor_names) {
     cs->control_refs.emplace_back(nullptr, pname, at);
@@ -1592,6 +1674,18 @@ absl::Status Parser::InferShape(HloOpcode opcode,
       HLOREF_RETURN_IF_ERROR(need(2));
       *out = operands[1]->shape();
       return absl::OkStatus();
+    case HloOpcode::kBroadcast: {
+      // XLA's parser: InferBroadcastShape(operand, dimensions) reads
+      // `dimensions` as sizes prepended to the operand's dimensions (so a
+      // scalar with no dimensions stays a scalar).
+      HLOREF_RETURN_IF_ERROR(need(1));
+      const Shape& o = operands[0]->shape();
+      if (!o.IsArray()) break;
+      std::vector<int64_t> dims = attrs.dimensions;
+      for (int64_t d = 0; d < o.rank(); ++d) dims.push_back(o.dimensions(d));
+      *out = Shape(o.element_type(), dims);
+      return absl::OkStatus();
+    }
     case HloOpcode::kAfterAll:
       *out = Shape::Token();
       return absl::OkStatus();
@@ -2797,6 +2891,20 @@ absl::StatusOr<Literal> ParseLiteralWithShape(const Shape& shape,
   ParseOptions options;
   Parser parser(text, options);
   return parser.ParseLiteralForShape(shape);
+}
+
+void SetShapeInferenceHook(ShapeInferenceHook hook) {
+  g_shape_inference_hook = hook;
+}
+
+PrimitiveType HigherPrecisionType(PrimitiveType a, PrimitiveType b) {
+  auto properties = [](PrimitiveType t) {
+    const FloatFormat* f = FindFloatFormat(t);
+    return std::make_tuple(IsComplex(t), f ? std::ilogb(MaxFinite(*f)) + 1 : -1,
+                           f ? Precision(*f) : -1, BitWidth(t),
+                           KindOf(t) == TypeKind::kSigned);
+  };
+  return properties(b) > properties(a) ? b : a;
 }
 
 }  // namespace hloref

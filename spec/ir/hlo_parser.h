@@ -25,6 +25,27 @@ struct ParseOptions {
   int64_t max_elements = int64_t{1} << 32;
 };
 
+// Result shapes written nowhere: for an instruction without a shape before
+// its opcode, the parser infers what it can itself (tuple, get-tuple-
+// element, elementwise ops, compare, select, broadcast, ...). For the other
+// opcodes whose shape XLA's parser infers (CanInferShape in XLA's
+// hlo_parser.cc: dot, ragged-dot, convolution, reduce, gather, scatter,
+// sort, while, call, ...) it asks this hook, which the verifier library
+// installs (spec/verifier/verifier.cc: its InferShape). The hook sees the
+// instruction with operands, attributes and called computations and a
+// placeholder shape whose element type is XLA's default result type (for
+// the dot family and convolution the higher-precision operand type, XLA's
+// HigherPrecisionElementType). Without a hook such instructions are
+// refused with "write the shape".
+using ShapeInferenceHook = absl::StatusOr<Shape> (*)(const HloInstruction&);
+void SetShapeInferenceHook(ShapeInferenceHook hook);
+
+// XLA's default result element type of a dot or convolution of `a` and `b`
+// without preferred_element_type (primitive_util::HigherPrecisionType):
+// complex over real, then floats by range (overflow exponent), then by
+// precision, then wider, then signed over unsigned.
+PrimitiveType HigherPrecisionType(PrimitiveType a, PrimitiveType b);
+
 // Parses a whole module (with or without the HloModule header). Errors are
 // InvalidArgument "file:line:col: error: <what>, near '<token>'" and carry
 // the location payload of hlo_module.h. The result is parsed, not verified.

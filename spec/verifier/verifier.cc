@@ -16,6 +16,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "spec/ir/hlo_parser.h"
 #include "spec/ir/opcode.h"
 #include "spec/verifier/verifier_internal.h"
 
@@ -683,5 +684,17 @@ absl::Status VerifyModule(const HloModule& module,
   }
   return absl::OkStatus();
 }
+
+// The parser asks the verifier for the result shapes XLA's parser infers
+// (dot, convolution, reduce, ... written without a shape): installed when
+// this library is linked (spec/ir/hlo_parser.h SetShapeInferenceHook).
+namespace {
+const bool kShapeInferenceHookInstalled = [] {
+  SetShapeInferenceHook(
+      static_cast<absl::StatusOr<Shape> (*)(const HloInstruction&)>(
+          &InferShape));
+  return true;
+}();
+}  // namespace
 
 }  // namespace hloref

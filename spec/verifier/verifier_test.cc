@@ -939,5 +939,116 @@ ENTRY e {
   EXPECT_EQ(RuleOf(VerifyModule(**w)), "module.C10");
 }
 
+// Result shapes XLA's parser infers (issue 14): instructions written
+// without a shape before the opcode get the verifier's inferred shape.
+// Expected shapes are derived by hand from the ops' shape rules (seed 001;
+// dot/convolution element type: XLA's HigherPrecisionType of the operands).
+struct InferredCase {
+  const char* entry;     // the root is written without a shape
+  const char* expected;  // its shape, without layout
+};
+
+class InferredShapeTest : public ::testing::TestWithParam<InferredCase> {};
+
+TEST_P(InferredShapeTest, ParsesWithTheInferredShapeAndVerifies) {
+  const std::string text = Module(GetParam().entry);
+  auto m = ParseHloModule(text);
+  ASSERT_TRUE(m.ok()) << m.status() << "\n" << text;
+  const HloInstruction* root = (*m)->entry()->root();
+  EXPECT_EQ(root->shape().ToString(/*print_layout=*/false),
+            GetParam().expected);
+  EXPECT_TRUE(VerifyModule(**m).ok()) << VerifyModule(**m);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Ops, InferredShapeTest,
+    ::testing::Values(
+        InferredCase{"a = f32[2,3] parameter(0)\nb = f32[3,4] parameter(1)\n"
+                     "ROOT d = dot(a, b), lhs_contracting_dims={1}, "
+                     "rhs_contracting_dims={0}",
+                     "f32[2,4]"},
+        // mixed operand types: bf16 x f32 -> f32 (more precision);
+        // s8 x s32 -> s32 (wider); f16 x bf16 -> bf16 (more range).
+        InferredCase{"a = bf16[5,2,3] parameter(0)\nb = f32[5,3] "
+                     "parameter(1)\nROOT d = dot(a, b), lhs_batch_dims={0}, "
+                     "lhs_contracting_dims={2}, rhs_batch_dims={0}, "
+                     "rhs_contracting_dims={1}",
+                     "f32[5,2]"},
+        InferredCase{"a = s8[2,3] parameter(0)\nb = s32[3] parameter(1)\n"
+                     "ROOT d = dot(a, b), lhs_contracting_dims={1}, "
+                     "rhs_contracting_dims={0}",
+                     "s32[2]"},
+        InferredCase{"a = f16[2,3] parameter(0)\nb = bf16[3] parameter(1)\n"
+                     "ROOT d = dot(a, b), lhs_contracting_dims={1}, "
+                     "rhs_contracting_dims={0}",
+                     "bf16[2]"},
+        // 1x8x8x2 input, 3x3 kernel 2->16 features, pad 1: 1x8x8x16.
+        InferredCase{"x = f32[1,8,8,2] parameter(0)\nk = f32[3,3,2,16] "
+                     "parameter(1)\nROOT c = convolution(x, k), "
+                     "window={size=3x3 pad=1_1x1_1}, "
+                     "dim_labels=b01f_01io->b01f",
+                     "f32[1,8,8,16]"},
+        // stride 2 without padding over 5: (5 - 3) / 2 + 1 = 2.
+        InferredCase{"x = f32[1,5,1] parameter(0)\nk = f32[3,1,1] "
+                     "parameter(1)\nROOT c = convolution(x, k), "
+                     "window={size=3 stride=2}, dim_labels=b0f_0io->b0f",
+                     "f32[1,2,1]"},
+        InferredCase{"x = f32[8,3] parameter(0)\ny = f32[2,3,4] "
+                     "parameter(1)\ng = s32[2] parameter(2)\nROOT r = "
+                     "ragged-dot(x, y, g), lhs_contracting_dims={1}, "
+                     "rhs_contracting_dims={1}, lhs_ragged_dims={0}, "
+                     "rhs_group_dims={0}",
+                     "f32[8,4]"},
+        InferredCase{"p = f32[2,3] parameter(0)\nz = f32[] constant(0)\n"
+                     "ROOT r = reduce(p, z), dimensions={0}, to_apply=add_f32",
+                     "f32[3]"},
+        InferredCase{"p = f32[2,3] parameter(0)\nROOT t = transpose(p), "
+                     "dimensions={1,0}",
+                     "f32[3,2]"},
+        InferredCase{"p = f32[2,3] parameter(0)\nq = f32[2,4] parameter(1)\n"
+                     "ROOT c = concatenate(p, q), dimensions={1}",
+                     "f32[2,7]"},
+        InferredCase{"p = f32[3] parameter(0)\nv = f32[] parameter(1)\n"
+                     "ROOT r = pad(p, v), padding=1_2_1",
+                     "f32[8]"},
+        InferredCase{"p = f32[2,3] parameter(0)\nROOT r = reverse(p), "
+                     "dimensions={0}",
+                     "f32[2,3]"},
+        InferredCase{"p = f32[2,3] parameter(0)\nROOT s = sort(p), "
+                     "dimensions={1}, to_apply=lt_f32",
+                     "f32[2,3]"},
+        InferredCase{"p = f32[2,3] parameter(0)\nROOT s = "
+                     "get-dimension-size(p), dimensions={1}",
+                     "s32[]"},
+        // broadcast: XLA reads dimensions as sizes prepended to the
+        // operand's (InferBroadcastShape(operand, sizes)); a scalar
+        // without dimensions stays a scalar.
+        InferredCase{"p = f32[] parameter(0)\nROOT b = broadcast(p), "
+                     "dimensions={}",
+                     "f32[]"},
+        // Nested: an inferred dot feeds an inferred reduce.
+        InferredCase{"a = f32[2,3] parameter(0)\nb = f32[3,4] parameter(1)\n"
+                     "d = dot(a, b), lhs_contracting_dims={1}, "
+                     "rhs_contracting_dims={0}\nz = f32[] constant(0)\n"
+                     "ROOT r = reduce(d, z), dimensions={1}, to_apply=add_f32",
+                     "f32[2]"}));
+
+TEST(InferredShapeTest, RefusedWhereXlaNeedsTheShape) {
+  // reshape's result is not determined by its operand (XLA's parser also
+  // refuses it).
+  auto m =
+      ParseHloModule(Module("p = f32[2,3] parameter(0)\nROOT r = reshape(p)"));
+  ASSERT_FALSE(m.ok());
+  EXPECT_THAT(std::string(m.status().message()), HasSubstr("reshape"));
+  // A dot whose dimension numbers are wrong: the parser reports the
+  // verifier's rule.
+  auto d = ParseHloModule(
+      Module("a = f32[2,3] parameter(0)\nb = f32[4,5] parameter(1)\n"
+             "ROOT d = dot(a, b), lhs_contracting_dims={1}, "
+             "rhs_contracting_dims={0}"));
+  ASSERT_FALSE(d.ok());
+  EXPECT_THAT(std::string(d.status().message()), HasSubstr("dot.C3"));
+}
+
 }  // namespace
 }  // namespace hloref
