@@ -527,12 +527,13 @@ absl::Status EmitSelectAndScatter(EmitContext& ctx, const HloInstruction& inst,
             return absl::InvalidArgumentError(
                 "select computation must return pred[]");
           }
+          llvm::Value* moves = b.CreateNot(keep[0]);
           llvm::BasicBlock* call_end = b.GetInsertBlock();
           b.CreateBr(join);
           b.SetInsertPoint(join);
           llvm::PHINode* take = b.CreatePHI(b.getInt1Ty(), 2, "sas.take");
           take->addIncoming(ctx.I1(true), pre);
-          take->addIncoming(b.CreateNot(keep[0]), call_end);
+          take->addIncoming(moves, call_end);
           return EmitIf(
               ctx, take,
               [&]() -> absl::Status {
