@@ -75,11 +75,50 @@ absl::StatusOr<int64_t> ShardCount(const HloInstruction& inst) {
   return shards;
 }
 
+// True when the text does not fix the number of participants: empty
+// replica_groups (every device of the op's mode) and no replica_count /
+// num_partitions in the header. XLA's tests set the count at run time, and
+// XLA's verifier accepts such modules; the count is checked when it is
+// known (the header, or the run: the interpreter checks each collective's
+// result against its group at run time).
+bool ParticipantCountOpen(const HloInstruction& inst) {
+  return inst.attrs().replica_groups.groups.empty() && IdSpace(inst) == 0;
+}
+
+// With the count open: the count the written result implies, the same for
+// every operand (all-gather: result = operand * n along d; reduce-scatter:
+// operand = result * n), or 1 when the written shape implies none (the
+// shape check then reports the mismatch as for a known count).
+int64_t ImpliedShardCount(const HloInstruction& inst, int64_t d, bool gather) {
+  Shape written = inst.shape();
+  if (inst.opcode() == HloOpcode::kAllGatherStart && written.IsTuple() &&
+      written.tuple_size() == 2) {
+    written = written.tuple_shapes(1);
+  }
+  const int64_t count = inst.operand_count();
+  if (count > 1 && (!written.IsTuple() || written.tuple_size() != count)) {
+    return 1;
+  }
+  int64_t n = 0;
+  for (int64_t i = 0; i < count; ++i) {
+    const Shape& r = count > 1 ? written.tuple_shapes(i) : written;
+    const Shape& s = inst.operand(i)->shape();
+    if (!r.IsArray() || r.rank() != s.rank() || d >= s.rank()) return 1;
+    const int64_t big = gather ? r.dimensions(d) : s.dimensions(d);
+    const int64_t small = gather ? s.dimensions(d) : r.dimensions(d);
+    if (small <= 0 || big % small != 0 || big / small < 1) return 1;
+    if (n != 0 && n != big / small) return 1;
+    n = big / small;
+  }
+  return n > 0 ? n : 1;
+}
+
 absl::StatusOr<Shape> InferAllGather(const HloInstruction& inst) {
   HLOREF_RETURN_IF_ERROR(CheckReplicaGroups(inst));
   HLOREF_RETURN_IF_ERROR(ExpectArrays(inst));
   HLOREF_ASSIGN_OR_RETURN(int64_t d, OneDimension(inst));
   HLOREF_ASSIGN_OR_RETURN(int64_t shards, ShardCount(inst));
+  if (ParticipantCountOpen(inst)) shards = ImpliedShardCount(inst, d, true);
   std::vector<Shape> operands, results;
   for (int64_t i = 0; i < inst.operand_count(); ++i) {
     const Shape& s = inst.operand(i)->shape();
@@ -102,6 +141,7 @@ absl::StatusOr<Shape> InferReduceScatter(const HloInstruction& inst) {
   HLOREF_RETURN_IF_ERROR(ExpectArrays(inst));
   HLOREF_ASSIGN_OR_RETURN(int64_t d, OneDimension(inst));
   HLOREF_ASSIGN_OR_RETURN(int64_t shards, ShardCount(inst));
+  if (ParticipantCountOpen(inst)) shards = ImpliedShardCount(inst, d, false);
   std::vector<Shape> results;
   for (int64_t i = 0; i < inst.operand_count(); ++i) {
     const Shape& s = inst.operand(i)->shape();
@@ -143,7 +183,8 @@ absl::StatusOr<Shape> InferAllToAll(const HloInstruction& inst) {
     }
     HLOREF_ASSIGN_OR_RETURN(int64_t d, OneDimension(inst));
     const Shape& s = inst.operand(0)->shape();
-    if (s.dimensions(d) % split_count != 0) {
+    // With the participant count open, C7 waits for the count (run time).
+    if (!ParticipantCountOpen(inst) && s.dimensions(d) % split_count != 0) {
       return Fail(inst, "all-to-all.C7", "split dimension ", d, " has size ",
                   s.dimensions(d), ", not divisible by split_count ",
                   split_count);
@@ -151,7 +192,8 @@ absl::StatusOr<Shape> InferAllToAll(const HloInstruction& inst) {
     return results[0];
   }
   // Tuple form: each operand goes to one participant; one per participant.
-  if (inst.operand_count() != split_count && inst.operand_count() != 1) {
+  if (!ParticipantCountOpen(inst) && inst.operand_count() != split_count &&
+      inst.operand_count() != 1) {
     return Fail(inst, "all-to-all.C7", "the tuple form has ",
                 inst.operand_count(),
                 " operands, expected one per "

@@ -233,6 +233,7 @@ int64_t DeviceCount(const HloInstruction& inst) {
   if (m == nullptr) return 0;
   return m->config().replica_count * m->config().num_partitions;
 }
+}  // namespace
 
 // The number of ids in the space the groups index (replicas, partitions or
 // global devices); 0 when the module does not say.
@@ -257,7 +258,6 @@ int64_t IdSpace(const HloInstruction& inst) {
       return replicas;  // cross-replica-and-partition mode
   }
 }
-}  // namespace
 
 absl::Status CheckReplicaGroups(const HloInstruction& inst) {
   const std::string op(HloOpcodeString(inst.opcode()));

@@ -91,6 +91,9 @@ absl::Status CheckReplicaGroups(const HloInstruction& inst);
 // empty replica_groups, all participants of the op's mode. `<op>.C4` when
 // groups have different sizes and `uniform` is required.
 absl::StatusOr<int64_t> GroupSize(const HloInstruction& inst, bool uniform);
+// The number of ids in the space a collective's groups index (replicas,
+// partitions or global devices); 0 when the module header does not say.
+int64_t IdSpace(const HloInstruction& inst);
 
 // Sets of element-type kinds an op accepts.
 enum TypeSet : unsigned {

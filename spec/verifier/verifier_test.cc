@@ -1050,5 +1050,66 @@ TEST(InferredShapeTest, RefusedWhereXlaNeedsTheShape) {
   EXPECT_THAT(std::string(d.status().message()), HasSubstr("dot.C3"));
 }
 
+// Collectives whose participant count the text does not fix (issue 14):
+// replica_groups={} and no replica_count/num_partitions in the header (XLA's
+// tests set the count at run time). The verifier accepts a result consistent
+// with some participant count and checks the count once the header states
+// it (the interpreter checks it at run time).
+TEST(CollectivesVerifierTest, OpenParticipantCountAcceptsXlaShapes) {
+  const char* open[] = {
+      // all-gather of f32[2] over 4 participants: f32[8].
+      "HloModule m\nENTRY e {\n  p = f32[2] parameter(0)\n  ROOT g = f32[8] "
+      "all-gather(p), replica_groups={}, dimensions={0}\n}\n",
+      // two operands, both gathered over the same 3 participants.
+      "HloModule m\nENTRY e {\n  p = f32[2] parameter(0)\n  q = s32[1,4] "
+      "parameter(1)\n  ROOT g = (f32[6], s32[3,4]) all-gather(p, q), "
+      "replica_groups={}, dimensions={0}\n}\n",
+      // reduce-scatter of f32[8] over 4 participants: f32[2].
+      "HloModule m\nadd {\n  a = f32[] parameter(0)\n  b = f32[] "
+      "parameter(1)\n  ROOT r = f32[] add(a, b)\n}\nENTRY e {\n  p = f32[8] "
+      "parameter(0)\n  ROOT r = f32[2] reduce-scatter(p), replica_groups={}, "
+      "dimensions={0}, to_apply=add\n}\n",
+      // all-to-all: 6 is not divisible by an unknown split count (checked
+      // at run time), and the tuple form's operand count is one per
+      // participant, 3 here.
+      "HloModule m\nENTRY e {\n  p = f32[6] parameter(0)\n  ROOT a = f32[6] "
+      "all-to-all(p), replica_groups={}, dimensions={0}\n}\n",
+      "HloModule m\nENTRY e {\n  p = f32[2] parameter(0)\n  ROOT a = (f32[2], "
+      "f32[2], f32[2]) all-to-all(p, p, p), replica_groups={}\n}\n",
+  };
+  for (const char* text : open) {
+    auto m = ParseHloModule(text);
+    ASSERT_TRUE(m.ok()) << m.status();
+    EXPECT_TRUE(VerifyModule(**m).ok()) << VerifyModule(**m) << "\n" << text;
+  }
+  // Operands implying different counts (2 and 3) are refused.
+  auto mixed = ParseHloModule(
+      "HloModule m\nENTRY e {\n  p = f32[2] parameter(0)\n  q = f32[2] "
+      "parameter(1)\n  ROOT g = (f32[4], f32[6]) all-gather(p, q), "
+      "replica_groups={}, dimensions={0}\n}\n");
+  ASSERT_TRUE(mixed.ok());
+  EXPECT_EQ(RuleOf(VerifyModule(**mixed)), "module.C10");
+  // A result no count explains (7 is not a multiple of 2) is refused.
+  auto odd = ParseHloModule(
+      "HloModule m\nENTRY e {\n  p = f32[2] parameter(0)\n  ROOT g = f32[7] "
+      "all-gather(p), replica_groups={}, dimensions={0}\n}\n");
+  ASSERT_TRUE(odd.ok());
+  EXPECT_EQ(RuleOf(VerifyModule(**odd)), "module.C10");
+  // Once the header states the count, it is checked: 2 replicas gather
+  // f32[2] into f32[4], not f32[8].
+  auto fixed = ParseHloModule(
+      "HloModule m, replica_count=2\nENTRY e {\n  p = f32[2] parameter(0)\n"
+      "  ROOT g = f32[8] all-gather(p), replica_groups={}, "
+      "dimensions={0}\n}\n");
+  ASSERT_TRUE(fixed.ok());
+  EXPECT_EQ(RuleOf(VerifyModule(**fixed)), "module.C10");
+  auto a2a = ParseHloModule(
+      "HloModule m, replica_count=4\nENTRY e {\n  p = f32[6] parameter(0)\n"
+      "  ROOT a = f32[6] all-to-all(p), replica_groups={}, "
+      "dimensions={0}\n}\n");
+  ASSERT_TRUE(a2a.ok());
+  EXPECT_EQ(RuleOf(VerifyModule(**a2a)), "all-to-all.C7");
+}
+
 }  // namespace
 }  // namespace hloref
