@@ -1,0 +1,292 @@
+#include "backends/codegen/complex_ir.h"
+
+#include <limits>
+#include <optional>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "backends/codegen/emit_context.h"
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/IRBuilder.h"
+
+namespace hloref::codegen {
+namespace {
+
+using Fn = ScalarFn;
+
+llvm::Value* Re(EmitContext& ctx, llvm::Value* z) {
+  return ctx.b().CreateExtractValue(z, {0});
+}
+llvm::Value* Im(EmitContext& ctx, llvm::Value* z) {
+  return ctx.b().CreateExtractValue(z, {1});
+}
+
+// The component type of a complex compute value.
+llvm::Type* Component(EmitContext& ctx, PrimitiveType t) {
+  return t == PrimitiveType::kC64 ? ctx.b().getFloatTy()
+                                  : ctx.b().getDoubleTy();
+}
+
+// A complex value of type `t` from two double (or component-typed) parts,
+// each rounded once to the component type.
+llvm::Value* Make(EmitContext& ctx, PrimitiveType t, llvm::Value* re,
+                  llvm::Value* im) {
+  IRBuilder& b = ctx.b();
+  llvm::Type* c = Component(ctx, t);
+  auto fit = [&](llvm::Value* v) {
+    return v->getType() == c ? v : b.CreateFPTrunc(v, c);
+  };
+  llvm::Type* st = llvm::StructType::get(ctx.context(), {c, c});
+  llvm::Value* z = llvm::UndefValue::get(st);
+  z = b.CreateInsertValue(z, fit(re), {0});
+  return b.CreateInsertValue(z, fit(im), {1});
+}
+
+std::optional<ComplexFn> RuntimeFnOf(HloOpcode op) {
+  switch (op) {
+    case HloOpcode::kSqrt:
+      return ComplexFn::kSqrt;
+    case HloOpcode::kRsqrt:
+      return ComplexFn::kRsqrt;
+    case HloOpcode::kExp:
+      return ComplexFn::kExp;
+    case HloOpcode::kExpm1:
+      return ComplexFn::kExpm1;
+    case HloOpcode::kLog:
+      return ComplexFn::kLog;
+    case HloOpcode::kLog1p:
+      return ComplexFn::kLog1p;
+    case HloOpcode::kLogistic:
+      return ComplexFn::kLogistic;
+    case HloOpcode::kSin:
+      return ComplexFn::kSin;
+    case HloOpcode::kCos:
+      return ComplexFn::kCos;
+    case HloOpcode::kTan:
+      return ComplexFn::kTan;
+    case HloOpcode::kTanh:
+      return ComplexFn::kTanh;
+    case HloOpcode::kSinh:
+      return ComplexFn::kSinh;
+    case HloOpcode::kCosh:
+      return ComplexFn::kCosh;
+    case HloOpcode::kAsin:
+      return ComplexFn::kAsin;
+    case HloOpcode::kAcos:
+      return ComplexFn::kAcos;
+    case HloOpcode::kAsinh:
+      return ComplexFn::kAsinh;
+    case HloOpcode::kAcosh:
+      return ComplexFn::kAcosh;
+    case HloOpcode::kAtanh:
+      return ComplexFn::kAtanh;
+    default:
+      return std::nullopt;
+  }
+}
+
+// Calls a runtime function whose last argument is `double out[2]` and
+// returns the complex value of type `t` it wrote.
+llvm::Value* CallRuntime(EmitContext& ctx, PrimitiveType t, const char* name,
+                         std::vector<llvm::Value*> args) {
+  IRBuilder& b = ctx.b();
+  llvm::Type* dbl = b.getDoubleTy();
+  llvm::Value* out = ctx.EntryAlloca(dbl, 2, "complex.out");
+  std::vector<llvm::Type*> params;
+  for (llvm::Value* a : args) params.push_back(a->getType());
+  params.push_back(ctx.PtrType());
+  args.push_back(out);
+  auto* fty = llvm::FunctionType::get(b.getVoidTy(), params, false);
+  b.CreateCall(ctx.GetRuntimeFunction(name, fty), args);
+  llvm::Value* re = b.CreateLoad(dbl, out);
+  llvm::Value* im =
+      b.CreateLoad(dbl, b.CreateConstInBoundsGEP1_64(dbl, out, 1));
+  return Make(ctx, t, re, im);
+}
+
+// |z| as a double: hypot of the (exactly widened) parts.
+llvm::Value* AbsDouble(EmitContext& ctx, llvm::Value* z) {
+  return EmitMathCall(
+      ctx, "hypot",
+      {EmitToDouble(ctx, Re(ctx, z)), EmitToDouble(ctx, Im(ctx, z))});
+}
+
+// XLA's complex division (Smith's algorithm, then C99-style recovery when
+// both parts came out NaN), on double parts.
+std::pair<llvm::Value*, llvm::Value*> Divide(EmitContext& ctx, llvm::Value* ar,
+                                             llvm::Value* ai, llvm::Value* br,
+                                             llvm::Value* bi) {
+  IRBuilder& b = ctx.b();
+  llvm::Type* d = ar->getType();
+  const double inf = std::numeric_limits<double>::infinity();
+  llvm::Value* use_imag = b.CreateFCmpOLT(EmitFabs(ctx, br), EmitFabs(ctx, bi));
+  // |br| < |bi|.
+  llvm::Value* r1 = b.CreateFDiv(br, bi);
+  llvm::Value* d1 = b.CreateFAdd(b.CreateFMul(br, r1), bi);
+  llvm::Value* re1 = b.CreateFDiv(b.CreateFAdd(b.CreateFMul(ar, r1), ai), d1);
+  llvm::Value* im1 = b.CreateFDiv(b.CreateFSub(b.CreateFMul(ai, r1), ar), d1);
+  // Otherwise.
+  llvm::Value* r2 = b.CreateFDiv(bi, br);
+  llvm::Value* d2 = b.CreateFAdd(b.CreateFMul(bi, r2), br);
+  llvm::Value* re2 = b.CreateFDiv(b.CreateFAdd(b.CreateFMul(ai, r2), ar), d2);
+  llvm::Value* im2 = b.CreateFDiv(b.CreateFSub(ai, b.CreateFMul(ar, r2)), d2);
+  llvm::Value* re = b.CreateSelect(use_imag, re1, re2);
+  llvm::Value* im = b.CreateSelect(use_imag, im1, im2);
+
+  llvm::Value* zero = FpConst(d, 0.0);
+  llvm::Value* one = FpConst(d, 1.0);
+  llvm::Value* inf_c = FpConst(d, inf);
+  auto is_inf_unit = [&](llvm::Value* x) {
+    // copysign(isinf(x) ? 1 : 0, x)
+    return EmitCopySign(ctx, b.CreateSelect(EmitIsInf(ctx, x), one, zero), x);
+  };
+  // Case 1: zero denominator, numerator not all NaN.
+  llvm::Value* c1 = b.CreateAnd(
+      b.CreateAnd(b.CreateFCmpOEQ(br, zero), b.CreateFCmpOEQ(bi, zero)),
+      b.CreateOr(b.CreateNot(EmitIsNan(ctx, ar)),
+                 b.CreateNot(EmitIsNan(ctx, ai))));
+  llvm::Value* sinf = EmitCopySign(ctx, inf_c, br);
+  llvm::Value* c1re = b.CreateFMul(sinf, ar);
+  llvm::Value* c1im = b.CreateFMul(sinf, ai);
+  // Case 2: infinite numerator, finite denominator.
+  llvm::Value* c2 =
+      b.CreateAnd(b.CreateOr(EmitIsInf(ctx, ar), EmitIsInf(ctx, ai)),
+                  b.CreateAnd(EmitIsFinite(ctx, br), EmitIsFinite(ctx, bi)));
+  llvm::Value* a2 = is_inf_unit(ar);
+  llvm::Value* b2 = is_inf_unit(ai);
+  llvm::Value* c2re = b.CreateFMul(
+      inf_c, b.CreateFAdd(b.CreateFMul(a2, br), b.CreateFMul(b2, bi)));
+  llvm::Value* c2im = b.CreateFMul(
+      inf_c, b.CreateFSub(b.CreateFMul(b2, br), b.CreateFMul(a2, bi)));
+  // Case 3: finite numerator, infinite denominator.
+  llvm::Value* c3 =
+      b.CreateAnd(b.CreateOr(EmitIsInf(ctx, br), EmitIsInf(ctx, bi)),
+                  b.CreateAnd(EmitIsFinite(ctx, ar), EmitIsFinite(ctx, ai)));
+  llvm::Value* c2u = is_inf_unit(br);
+  llvm::Value* d2u = is_inf_unit(bi);
+  llvm::Value* c3re = b.CreateFMul(
+      zero, b.CreateFAdd(b.CreateFMul(ar, c2u), b.CreateFMul(ai, d2u)));
+  llvm::Value* c3im = b.CreateFMul(
+      zero, b.CreateFSub(b.CreateFMul(ai, c2u), b.CreateFMul(ar, d2u)));
+
+  llvm::Value* both_nan = b.CreateAnd(EmitIsNan(ctx, re), EmitIsNan(ctx, im));
+  llvm::Value* fre = b.CreateSelect(
+      c1, c1re, b.CreateSelect(c2, c2re, b.CreateSelect(c3, c3re, re)));
+  llvm::Value* fim = b.CreateSelect(
+      c1, c1im, b.CreateSelect(c2, c2im, b.CreateSelect(c3, c3im, im)));
+  return {b.CreateSelect(both_nan, fre, re), b.CreateSelect(both_nan, fim, im)};
+}
+
+absl::Status TypeError(HloOpcode op, PrimitiveType t) {
+  return absl::UnimplementedError(absl::StrCat(HloOpcodeString(op),
+                                               " does not accept element type ",
+                                               PrimitiveTypeName(t)));
+}
+
+}  // namespace
+
+llvm::Value* EmitComplexEqual(EmitContext& ctx, llvm::Value* a,
+                              llvm::Value* b) {
+  IRBuilder& ir = ctx.b();
+  return ir.CreateAnd(ir.CreateFCmpOEQ(Re(ctx, a), Re(ctx, b)),
+                      ir.CreateFCmpOEQ(Im(ctx, a), Im(ctx, b)));
+}
+
+absl::StatusOr<ScalarFn> ComplexUnaryFn(HloOpcode op, PrimitiveType t) {
+  const PrimitiveType comp = ComplexComponentType(t);
+  if (std::optional<ComplexFn> fn = RuntimeFnOf(op)) {
+    const int32_t code = static_cast<int32_t>(*fn);
+    return Fn([t, code](EmitContext& ctx, absl::Span<llvm::Value* const> a) {
+      llvm::Value* z = a[0];
+      return CallRuntime(ctx, t, "hloref_cpu_complex_unary",
+                         {ctx.I32(code), EmitToDouble(ctx, Re(ctx, z)),
+                          EmitToDouble(ctx, Im(ctx, z))});
+    });
+  }
+  switch (op) {
+    case HloOpcode::kReal:
+      return Fn([](EmitContext& ctx, absl::Span<llvm::Value* const> a) {
+        return Re(ctx, a[0]);
+      });
+    case HloOpcode::kImag:
+      return Fn([](EmitContext& ctx, absl::Span<llvm::Value* const> a) {
+        return Im(ctx, a[0]);
+      });
+    case HloOpcode::kNegate:
+      // fneg on each part: only the sign bits change.
+      return Fn([t](EmitContext& ctx, absl::Span<llvm::Value* const> a) {
+        return Make(ctx, t, ctx.b().CreateFNeg(Re(ctx, a[0])),
+                    ctx.b().CreateFNeg(Im(ctx, a[0])));
+      });
+    case HloOpcode::kAbs:
+      // hypot in double: correctly rounded parts for c64, libm's hypot
+      // (< 1 ulp) for c128.
+      return Fn([comp](EmitContext& ctx, absl::Span<llvm::Value* const> a) {
+        return EmitRoundToFloat(ctx, comp, AbsDouble(ctx, a[0]));
+      });
+    case HloOpcode::kSign:
+      // z / |z|, and z itself for z == 0.
+      return Fn([t](EmitContext& ctx, absl::Span<llvm::Value* const> a) {
+        IRBuilder& b = ctx.b();
+        llvm::Value* z = a[0];
+        llvm::Value* re = EmitToDouble(ctx, Re(ctx, z));
+        llvm::Value* im = EmitToDouble(ctx, Im(ctx, z));
+        llvm::Value* m = AbsDouble(ctx, z);
+        llvm::Value* zero = FpConst(b.getDoubleTy(), 0.0);
+        llvm::Value* is_zero =
+            b.CreateAnd(b.CreateFCmpOEQ(re, zero), b.CreateFCmpOEQ(im, zero));
+        llvm::Value* s = Make(ctx, t, b.CreateFDiv(re, m), b.CreateFDiv(im, m));
+        return b.CreateSelect(is_zero, z, s);
+      });
+    default:
+      return TypeError(op, t);
+  }
+}
+
+absl::StatusOr<ScalarFn> ComplexBinaryFn(HloOpcode op, PrimitiveType t) {
+  switch (op) {
+    case HloOpcode::kAdd:
+    case HloOpcode::kSubtract:
+      return Fn([t, op](EmitContext& ctx, absl::Span<llvm::Value* const> a) {
+        IRBuilder& b = ctx.b();
+        auto f = [&](llvm::Value* x, llvm::Value* y) {
+          return op == HloOpcode::kAdd ? b.CreateFAdd(x, y)
+                                       : b.CreateFSub(x, y);
+        };
+        return Make(ctx, t, f(Re(ctx, a[0]), Re(ctx, a[1])),
+                    f(Im(ctx, a[0]), Im(ctx, a[1])));
+      });
+    case HloOpcode::kMultiply:
+      // Textbook (ac - bd) + i(ad + bc); c64 in double (exact products).
+      return Fn([t](EmitContext& ctx, absl::Span<llvm::Value* const> a) {
+        IRBuilder& b = ctx.b();
+        llvm::Value* ar = EmitToDouble(ctx, Re(ctx, a[0]));
+        llvm::Value* ai = EmitToDouble(ctx, Im(ctx, a[0]));
+        llvm::Value* br = EmitToDouble(ctx, Re(ctx, a[1]));
+        llvm::Value* bi = EmitToDouble(ctx, Im(ctx, a[1]));
+        return Make(ctx, t,
+                    b.CreateFSub(b.CreateFMul(ar, br), b.CreateFMul(ai, bi)),
+                    b.CreateFAdd(b.CreateFMul(ar, bi), b.CreateFMul(ai, br)));
+      });
+    case HloOpcode::kDivide:
+      return Fn([t](EmitContext& ctx, absl::Span<llvm::Value* const> a) {
+        auto [re, im] = Divide(ctx, EmitToDouble(ctx, Re(ctx, a[0])),
+                               EmitToDouble(ctx, Im(ctx, a[0])),
+                               EmitToDouble(ctx, Re(ctx, a[1])),
+                               EmitToDouble(ctx, Im(ctx, a[1])));
+        return Make(ctx, t, re, im);
+      });
+    case HloOpcode::kPower:
+      return Fn([t](EmitContext& ctx, absl::Span<llvm::Value* const> a) {
+        return CallRuntime(
+            ctx, t, "hloref_cpu_complex_pow",
+            {EmitToDouble(ctx, Re(ctx, a[0])), EmitToDouble(ctx, Im(ctx, a[0])),
+             EmitToDouble(ctx, Re(ctx, a[1])),
+             EmitToDouble(ctx, Im(ctx, a[1]))});
+      });
+    default:
+      return TypeError(op, t);
+  }
+}
+
+}  // namespace hloref::codegen
