@@ -1,12 +1,29 @@
 // Collectives between the participant threads of a replicated run, and
 // the driver that runs every participant (Executable::RunReplicated).
+//
+// Generated code calls hloref_cpu_collective with a descriptor the
+// emitter (backends/cpu/emitters/collectives.cc) writes as a constant i64
+// array; the runtime resolves the participant's group from the run's
+// topology (text-format 6.11 modes, as the oracle: interpreter/ops/
+// collectives.cc), meets the group at a rendezvous (CollectiveGroup) and
+// computes this participant's result. Every array the runtime sees is in
+// row-major (descending) order: the emitter copies other layouts.
 #ifndef HLOREF_BACKENDS_CPU_RUNTIME_COLLECTIVES_H_
 #define HLOREF_BACKENDS_CPU_RUNTIME_COLLECTIVES_H_
 
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
 #include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <tuple>
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/time/time.h"
 #include "absl/types/span.h"
 #include "backends/cpu/runtime/run_context.h"
 #include "spec/types/literal.h"
@@ -23,6 +40,118 @@ absl::StatusOr<std::vector<std::vector<Literal>>> RunReplicatedParticipants(
     int64_t replicas, int64_t partitions,
     absl::Span<const std::vector<Literal>> args, const ParticipantRun& run);
 
+// The descriptor kinds of hloref_cpu_collective (element 0).
+enum class CollectiveKind : int64_t {
+  kAllReduce = 0,
+  kReduceScatter = 1,
+  kAllGather = 2,
+  kAllToAllArray = 3,
+  kAllToAllTuple = 4,
+  kCollectivePermute = 5,
+  kCollectiveBroadcast = 6,
+  kRaggedAllToAll = 7,
+};
+// Group modes (element 1), XLA's CollectiveOpGroupMode.
+enum class CollectiveMode : int64_t {
+  kCrossReplica = 0,
+  kCrossPartition = 1,
+  kCrossReplicaAndPartition = 2,
+  kFlattenedId = 3,
+};
+
+// One participant's contribution: a copy of each of its operand arrays.
+using Contribution = std::vector<std::vector<uint8_t>>;
+
+// The rendezvous of one replicated run. A meeting point is keyed by the
+// instruction (its descriptor's address), the group's first id and the
+// execution count of the instruction on the participant. A participant
+// waiting at a meeting point gets an error (never waits forever) when a
+// member of its group finished without arriving, when every participant
+// still running waits at a meeting point that cannot complete, when the
+// run was abandoned after a failure, or after `timeout`.
+class CollectiveGroup {
+ public:
+  CollectiveGroup(int64_t replicas, int64_t partitions, absl::Duration timeout);
+  CollectiveGroup(const CollectiveGroup&) = delete;
+  CollectiveGroup& operator=(const CollectiveGroup&) = delete;
+
+  int64_t replicas() const { return replicas_; }
+  int64_t partitions() const { return partitions_; }
+  int64_t size() const { return replicas_ * partitions_; }
+  // "replica 1", "partition 0" or "replica 1 partition 0".
+  std::string DeviceName(int64_t id) const;
+
+  // The 1-based count of executions of `key` by participant `me`.
+  int64_t CountExecution(int64_t me, const void* key);
+
+  // Contributes and waits for the group (global ids in group order, with
+  // `me`); returns the contributions in group order.
+  absl::StatusOr<std::shared_ptr<const std::vector<Contribution>>> Exchange(
+      const void* key, const std::string& name, int64_t execution,
+      absl::Span<const int64_t> group, int64_t me, Contribution mine);
+
+  // A participant's run ended (once per participant).
+  void Finish(int64_t me, const absl::Status& status);
+  // A participant failed while still running: the others stop waiting.
+  void Abort(int64_t me, const absl::Status& status);
+
+ private:
+  struct Key {
+    const void* inst;
+    int64_t leader;
+    int64_t execution;
+    bool operator<(const Key& o) const {
+      return std::tie(inst, leader, execution) <
+             std::tie(o.inst, o.leader, o.execution);
+    }
+  };
+  struct Slot {
+    std::string name;
+    int64_t execution = 0;
+    std::vector<int64_t> group;
+    std::vector<bool> arrived;
+    int64_t arrived_count = 0;
+    std::shared_ptr<std::vector<Contribution>> values;
+    bool complete = false;
+    absl::Status error;
+  };
+  enum class State : uint8_t { kRunning, kWaiting, kFinished };
+
+  absl::Status SlotErrorLocked(const Slot& slot, absl::StatusCode code,
+                               const std::string& why) const;
+  void FailDeadSlotsLocked();
+  void FailSlotLocked(Slot& slot, absl::Status error);
+  void CancelLocked(int64_t me, const absl::Status& status);
+
+  const int64_t replicas_;
+  const int64_t partitions_;
+  const absl::Duration timeout_;
+  // Per participant, touched only by its own thread.
+  std::vector<std::map<const void*, int64_t>> executions_;
+
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  std::map<Key, std::shared_ptr<Slot>> slots_;
+  std::vector<State> state_;
+  std::vector<const Slot*> waiting_at_;
+  std::vector<absl::Status> final_status_;
+  bool cancelled_ = false;
+  std::string cancel_reason_;
+};
+
 }  // namespace hloref::cpu
+
+extern "C" {
+// The collective described by `desc` (see emitters/collectives.cc): reads
+// the operand arrays `in`, writes the result arrays `out` (row-major).
+// `reducer`: the compiled to_apply (void(ptr ctx, ptr params, ptr
+// results)) of all-reduce / reduce-scatter, else null. `name`: the
+// instruction's name for messages.
+void hloref_cpu_collective(hloref::cpu::RunContext* ctx, const int64_t* desc,
+                           const char* name, void** in, void** out,
+                           void* reducer);
+uint32_t hloref_cpu_replica_id(hloref::cpu::RunContext* ctx);
+uint32_t hloref_cpu_partition_id(hloref::cpu::RunContext* ctx);
+}
 
 #endif  // HLOREF_BACKENDS_CPU_RUNTIME_COLLECTIVES_H_
