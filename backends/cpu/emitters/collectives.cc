@@ -101,6 +101,13 @@ llvm::Value* PtrArray(EmitContext& ctx, const std::vector<llvm::Value*>& ptrs,
   return arr;
 }
 
+IrValue ArrayValue(const IrArray& a) {
+  IrValue v;
+  v.shape = a.shape();
+  v.array = a;
+  return v;
+}
+
 void AppendArray(const IrArray& a, std::vector<int64_t>* d) {
   d->push_back(static_cast<int64_t>(a.element_type()));
   d->push_back(a.shape().rank());
@@ -160,7 +167,7 @@ absl::Status EmitCollectiveCall(EmitContext& ctx, const HloInstruction& inst,
       in_ptrs.push_back(a.base());
       continue;
     }
-    IrValue from{a.shape(), a, {}};
+    IrValue from = ArrayValue(a);
     IrValue tmp = ctx.AllocateValue(RowMajorShape(a.shape()), "coll.in");
     HLOREF_RETURN_IF_ERROR(ctx.EmitCopyValue(from, tmp));
     in_ptrs.push_back(tmp.array.base());
@@ -172,7 +179,7 @@ absl::Status EmitCollectiveCall(EmitContext& ctx, const HloInstruction& inst,
       continue;
     }
     IrValue tmp = ctx.AllocateValue(RowMajorShape(a.shape()), "coll.out");
-    copies_out.emplace_back(tmp, IrValue{a.shape(), a, {}});
+    copies_out.emplace_back(tmp, ArrayValue(a));
     out_ptrs.push_back(tmp.array.base());
   }
   llvm::Value* reducer = llvm::ConstantPointerNull::get(
