@@ -119,6 +119,54 @@ ENTRY e {
   }
 }
 
+TEST(Reduce, LargeOutputsRunAcrossThreads) {
+  // 300 x 257 elements (more than the parallel threshold, so the loop nest
+  // is outlined and split): x[k][j] = j, so every row sums to
+  // 256 * 257 / 2 = 32896 and every column to 300 j (column-major operand,
+  // reduced along dimension 0). Also s32 maximum of x[k][j] = k - j along
+  // the rows: k (at j = 0).
+  std::vector<float> x;
+  std::vector<int32_t> xi;
+  for (int64_t k = 0; k < 300; ++k) {
+    for (int64_t j = 0; j < 257; ++j) {
+      x.push_back(j);
+      xi.push_back(static_cast<int32_t>(k - j));
+    }
+  }
+  auto out = CompileAndRun(
+      R"(
+HloModule m
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+max {
+  a = s32[] parameter(0)
+  b = s32[] parameter(1)
+  ROOT s = s32[] maximum(a, b)
+}
+ENTRY e {
+  x = f32[300,257]{0,1} parameter(0)
+  y = s32[300,257] parameter(1)
+  z = f32[] constant(0)
+  lo = s32[] constant(-2147483648)
+  r = f32[300] reduce(x, z), dimensions={1}, to_apply=add
+  c = f32[257] reduce(x, z), dimensions={0}, to_apply=add
+  m = s32[300] reduce(y, lo), dimensions={1}, to_apply=max
+  ROOT t = (f32[300], f32[257], s32[300]) tuple(r, c, m)
+})",
+      {F32({300, 257}, x), Literal::CreateFromValues<int32_t>(
+                               PrimitiveType::kS32, {300, 257}, xi)});
+  ASSERT_TRUE(out.ok()) << out.status();
+  ASSERT_EQ(out->size(), 3u);
+  for (float v : Values((*out)[0])) ASSERT_EQ(v, 32896);
+  std::vector<float> cols = Values((*out)[1]);
+  for (int64_t j = 0; j < 257; ++j) ASSERT_EQ(cols[j], 300 * j) << j;
+  auto m = (*out)[2].data<int32_t>();
+  for (int64_t k = 0; k < 300; ++k) ASSERT_EQ(m[k], k) << k;
+}
+
 TEST(Reduce, VariadicTuple) {
   // Two sums at once: 0+1+2+3 = 6 and 100+10+20+30 = 160.
   auto out = CompileAndRun(R"(
