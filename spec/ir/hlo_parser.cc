@@ -267,8 +267,15 @@ class Parser {
   absl::Status ParseShapeImpl(Shape* out);
   absl::Status ParseLayout(const Shape& shape, Layout* out);
   bool AtShape() const {
-    return Is(TokKind::kLparen) || (Is(TokKind::kIdent) && !tok_.percent &&
-                                    IsPrimitiveTypeName(tok_.text));
+    return Is(TokKind::kLparen) ||
+           (Is(TokKind::kIdent) && !tok_.percent &&
+            IsPrimitiveTypeName(tok_.text)) ||
+           AtBufferShape();
+  }
+  // Newer XLA's buffer shape `b(f32[2,4])` (custom-call operands/results).
+  bool AtBufferShape() const {
+    return Is(TokKind::kIdent) && !tok_.percent && tok_.text == "b" &&
+           PeekNext().kind == TokKind::kLparen;
   }
   absl::Status ParseLiteralValue(const Shape& shape, Literal* out);
   absl::Status ParseArrayLevel(Literal* lit, int64_t dim, int64_t base);
@@ -469,6 +476,15 @@ absl::Status Parser::ParseShapeImpl(Shape* out) {
     }
     *out = Shape::Tuple(std::move(elements));
     return absl::OkStatus();
+  }
+  if (AtBufferShape()) {
+    // `b(f32[2,4])`: a buffer holding an array; the oracle has values, not
+    // buffers, so it is read as the array shape it holds.
+    Warn(tok_, "buffer shape b(...) read as the array shape it holds");
+    Next();
+    Next();
+    HLOREF_RETURN_IF_ERROR(ParseShapeImpl(out));
+    return Expect(TokKind::kRparen, "')' after the buffer's shape");
   }
   if (!Is(TokKind::kIdent) || tok_.percent) {
     return ErrorHere("expected a shape");
@@ -905,16 +921,21 @@ absl::StatusOr<std::unique_ptr<HloModule>> Parser::ParseModule() {
   if (IsWord("HloModule")) {
     headerless = false;
     Next();
-    if (!Is(TokKind::kIdent) && !Is(TokKind::kString)) {
+    // Older dumps end the header with a colon (`HloModule name:`), which
+    // the lexer reads with the name.
+    const bool name_colon = Is(TokKind::kNameColon);
+    if (!Is(TokKind::kIdent) && !Is(TokKind::kString) && !name_colon) {
       return ErrorHere("expected the module name after HloModule");
     }
     module_->set_name(tok_.text);
     Next();
     absl::flat_hash_set<std::string> seen;
-    while (Is(TokKind::kComma)) {
+    while (!name_colon && Is(TokKind::kComma)) {
       Next();
       HLOREF_RETURN_IF_ERROR(ParseHeaderAttribute(&seen));
     }
+    // ... or after header attributes (`HloModule name, a=1:`).
+    if (Is(TokKind::kColon)) Next();
   }
   if (IsWord("FileNames")) HLOREF_RETURN_IF_ERROR(ParseStackFrames());
   while (!Is(TokKind::kEof)) {
@@ -1543,8 +1564,9 @@ absl::Status Parser::ParseOperands(CompState* cs,
     const Token shape_tok = tok_;
     // An instruction may be named like an element type (`s1`, `u4`): in
     // operand position such a word starts a shape only when `[` follows.
-    const bool type_named_operand =
-        Is(TokKind::kIdent) && PeekNext().kind != TokKind::kLsquare;
+    const bool type_named_operand = Is(TokKind::kIdent) &&
+                                    PeekNext().kind != TokKind::kLsquare &&
+                                    !AtBufferShape();
     if (AtShape() && !type_named_operand) {
       Shape s;
       HLOREF_RETURN_IF_ERROR(ParseShapeImpl(&s));

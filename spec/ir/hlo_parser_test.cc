@@ -877,6 +877,36 @@ TEST(HloParserFormsTest, UnknownHeaderAttributeWarns) {
   EXPECT_THAT(warnings[0], HasSubstr("origin_recovery_table"));
 }
 
+// Older and newer syntax XLA prints (issue 14): `HloModule name:` with a
+// colon (older dumps) and buffer shapes `b(f32[2,4])` on custom-calls
+// (newer XLA), read as the array shape with a warning.
+TEST(HloParserFormsTest, HeaderColonAndBufferShapes) {
+  auto colon = ParseHloModule(
+      "HloModule old_dump:\n\nENTRY e {\n  ROOT p = f32[] parameter(0)\n}\n");
+  ASSERT_TRUE(colon.ok()) << colon.status();
+  EXPECT_EQ((*colon)->name(), "old_dump");
+  auto colon_attrs = ParseHloModule(
+      "HloModule old_dump, replica_count=2:\nENTRY e {\n  ROOT p = f32[] "
+      "parameter(0)\n}\n");
+  ASSERT_TRUE(colon_attrs.ok()) << colon_attrs.status();
+  EXPECT_EQ((*colon_attrs)->config().replica_count, 2);
+
+  std::vector<std::string> warnings;
+  ParseOptions options;
+  options.warnings = &warnings;
+  auto m = ParseHloModule(
+      "HloModule m\nENTRY e {\n  p = f32[2,4] parameter(0)\n  ROOT c = "
+      "b(f32[2,4]{1,0}) custom-call(b(f32[2,4]{1,0}) p), "
+      "custom_call_target=\"foo\"\n}\n",
+      options);
+  ASSERT_TRUE(m.ok()) << m.status();
+  const HloInstruction* root = (*m)->entry()->root();
+  EXPECT_EQ(root->shape().ToString(false), "f32[2,4]");
+  EXPECT_EQ(root->operand(0)->name(), "p");
+  ASSERT_FALSE(warnings.empty());
+  EXPECT_THAT(warnings[0], HasSubstr("buffer shape"));
+}
+
 TEST(HloParserFormsTest, BareScalarForArrayConstantSetsElementZero) {
   std::vector<std::string> warnings;
   ParseOptions options;

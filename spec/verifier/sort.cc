@@ -51,12 +51,12 @@ absl::StatusOr<Shape> InferTopK(const HloInstruction& inst) {
     return Fail(inst, "topk.C2", "k is ", k, ", expected a value in [0, ", last,
                 "]");
   }
-  // topk.C3: the values are ordered, so they are not complex (and not
-  // pred, which XLA's TopK does not sort either).
-  if (IsComplex(operand.element_type()) ||
-      operand.element_type() == PrimitiveType::kPred) {
+  // topk.C3: the values are ordered, so they are not complex. pred is
+  // accepted as XLA accepts it (XLA:CPU compiles and runs topk on pred;
+  // false < true, its comparator's order).
+  if (IsComplex(operand.element_type())) {
     return Fail(inst, "topk.C3",
-                "topk needs integer or floating-point values, "
+                "topk needs pred, integer or floating-point values, "
                 "got ",
                 PrimitiveTypeName(operand.element_type()));
   }

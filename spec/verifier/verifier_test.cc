@@ -563,6 +563,8 @@ const char* const kPositive[] = {
   "p = f32[4,3] parameter(0)\nROOT r = f32[4,3] sort(p), dimensions={0}, is_stable=true, to_apply=lt_f32",
   "p = f32[4] parameter(0)\nq = s32[4] parameter(1)\nROOT r = (f32[4], s32[4]) sort(p, q), dimensions={0}, to_apply=lt_f32_s32",
   "p = f32[3,8] parameter(0)\nROOT r = (f32[3,2], s32[3,2]) topk(p), k=2, largest=true",
+  // topk on pred, as XLA:CPU compiles and runs it (issue 14).
+  "p = pred[2,5] parameter(0)\nROOT r = (pred[2,3], s32[2,3]) topk(p), k=3",
   // control flow
   "p = f32[2] parameter(0)\nROOT r = f32[2] call(p), to_apply=id_f32_2",
   "p = f32[2] parameter(0)\nROOT r = f32[2] call(p), to_apply=id_f32_2, is_composite=true",
