@@ -71,19 +71,33 @@ class ComputationEmitter {
     llvm::BasicBlock* body = llvm::BasicBlock::Create(c, "body", f);
     b_.SetInsertPoint(entry);
 
-    // Parameter and result leaves.
+    // Parameter and result leaves: array buffers first, then the sizes of
+    // the dynamic ones (ir_value.h).
     int64_t leaf = 0;
+    int64_t dynamic_slot = 0;
     for (int64_t i = 0; i < comp_.num_parameters(); ++i) {
       const HloInstruction* p = comp_.parameter(i);
       if (p == nullptr) {
         return absl::InvalidArgumentError(
             absl::StrCat("computation ", comp_.name(), " lacks parameter ", i));
       }
-      values_[p] = LoadLeaves(p->shape(), f->getArg(1), &leaf, Origin::kParam);
+      std::vector<Shape> arrays;
+      CollectArrayShapes(p->shape(), &arrays);
+      dynamic_slot += static_cast<int64_t>(arrays.size());
+    }
+    for (int64_t i = 0; i < comp_.num_parameters(); ++i) {
+      const HloInstruction* p = comp_.parameter(i);
+      values_[p] = LoadLeaves(p->shape(), f->getArg(1), &leaf, &dynamic_slot,
+                              Origin::kParam);
     }
     leaf = 0;
-    results_ =
-        LoadLeaves(comp_.root()->shape(), f->getArg(2), &leaf, Origin::kResult);
+    {
+      std::vector<Shape> arrays;
+      CollectArrayShapes(comp_.root()->shape(), &arrays);
+      dynamic_slot = static_cast<int64_t>(arrays.size());
+    }
+    results_ = LoadLeaves(comp_.root()->shape(), f->getArg(2), &leaf,
+                          &dynamic_slot, Origin::kResult);
 
     inlined_ = ChooseInlinedInstructions(ctx_, comp_);
     plan_ = AssignBuffers(
@@ -121,12 +135,12 @@ class ComputationEmitter {
   };
 
   IrValue LoadLeaves(const Shape& shape, llvm::Value* array, int64_t* leaf,
-                     Origin::Kind kind) {
+                     int64_t* dynamic_slot, Origin::Kind kind) {
     IrValue v;
     v.shape = shape;
     if (shape.IsTuple()) {
       for (const Shape& e : shape.tuple_shapes()) {
-        v.elements.push_back(LoadLeaves(e, array, leaf, kind));
+        v.elements.push_back(LoadLeaves(e, array, leaf, dynamic_slot, kind));
       }
     } else if (shape.IsArray()) {
       int64_t index = (*leaf)++;
@@ -135,6 +149,11 @@ class ComputationEmitter {
       llvm::Value* base = b_.CreateLoad(ctx_.PtrType(), slot);
       origins_[base] = {kind, index};
       v.array = IrArray(base, shape);
+      if (!shape.is_static()) {
+        v.sizes = b_.CreateLoad(
+            ctx_.PtrType(), b_.CreateConstInBoundsGEP1_64(ctx_.PtrType(), array,
+                                                          (*dynamic_slot)++));
+      }
     }
     return v;
   }
@@ -192,9 +211,12 @@ class ComputationEmitter {
       if (s.IsTuple()) {
         for (const Shape& e : s.tuple_shapes()) v.elements.push_back(build(e));
       } else if (s.IsArray()) {
-        llvm::Value* p = b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), scratch_,
-                                                       offsets[leaf++]);
+        const int64_t offset = offsets[leaf++];
+        llvm::Value* p =
+            b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), scratch_, offset);
+        origins_[p] = {Origin::kScratch, offset};
         v.array = IrArray(p, s);
+        if (!s.is_static()) v.sizes = ctx_.AllocateSizes(s);
       }
       return v;
     };
@@ -227,6 +249,214 @@ class ComputationEmitter {
     return ctx_.table().Elemental(inst.opcode())(ctx_, inst, operands);
   }
 
+  // Decomposes a row-major linear position over runtime `sizes` (i64
+  // values, one per dimension) into a logical index.
+  IrIndex DecomposeRowMajor(llvm::Value* linear,
+                            const std::vector<llvm::Value*>& sizes) {
+    IrIndex index(sizes.size(), nullptr);
+    for (int64_t d = static_cast<int64_t>(sizes.size()) - 1; d >= 0; --d) {
+      // A zero size never reaches here (the loop does not run).
+      llvm::Value* size = b_.CreateSelect(
+          b_.CreateICmpEQ(sizes[d], ctx_.I64(0)), ctx_.I64(1), sizes[d]);
+      index[d] = b_.CreateURem(linear, size);
+      linear = b_.CreateUDiv(linear, size);
+    }
+    return index;
+  }
+
+  void ReportError(const std::string& message) {
+    if (ctx_.report_error) ctx_.report_error(ctx_, message);
+  }
+
+  // A size operand's value as i64 (sign- or zero-extended by its type).
+  llvm::Value* ReadSizeOperand(const HloInstruction& op) {
+    const IrValue& v = ValueOf(op);
+    llvm::Value* x =
+        v.array.EmitRead(ctx_, IrIndex(v.shape.rank(), ctx_.I64(0)));
+    if (x->getType()->isIntegerTy(1)) return b_.CreateZExt(x, b_.getInt64Ty());
+    return IsSignedInt(v.shape.element_type())
+               ? b_.CreateSExtOrTrunc(x, b_.getInt64Ty())
+               : b_.CreateZExtOrTrunc(x, b_.getInt64Ty());
+  }
+
+  // Bounded dynamic shapes (the oracle's rules, interpreter/dynamic_sizes.h
+  // and seed 001 "SetDimensionSize" / "GetDimensionSize"): returns true
+  // when `inst` was emitted here. Element-wise ops compute every element
+  // of the bounds (padding is don't-care) and take their operand's runtime
+  // sizes; values only pass through tuples, control flow and calls with
+  // their sizes; any other op on a dynamic value is Unimplemented.
+  absl::StatusOr<bool> EmitDynamicShapeRules(const HloInstruction& inst) {
+    bool dynamic = !inst.shape().is_static();
+    for (const HloInstruction* op : inst.operands()) {
+      dynamic = dynamic || !op->shape().is_static();
+    }
+    const std::string where = inst.ShortDescription();
+    switch (inst.opcode()) {
+      case HloOpcode::kGetDimensionSize: {
+        const int64_t d = inst.attrs().dimensions.at(0);
+        IrValue out = OwnedValue(inst);
+        values_[&inst] = out;
+        llvm::Value* size =
+            ctx_.EmitDimensionSize(ValueOf(*inst.operand(0)), d);
+        llvm::Type* t = out.array.EmitRead(ctx_, {})->getType();
+        out.array.EmitWrite(ctx_, {}, b_.CreateTrunc(size, t));
+        return true;
+      }
+      case HloOpcode::kSetDimensionSize: {
+        const int64_t d = inst.attrs().dimensions.at(0);
+        const IrValue operand = ValueOf(*inst.operand(0));
+        IrValue out = OwnedValue(inst);
+        values_[&inst] = out;
+        b_.CreateMemCpy(out.array.base(), llvm::MaybeAlign(1),
+                        operand.array.base(), llvm::MaybeAlign(1),
+                        ctx_.I64(ArrayBytes(inst.shape())));
+        llvm::Value* size = ReadSizeOperand(*inst.operand(1));
+        const int64_t bound = inst.shape().dimensions(d);
+        llvm::Value* bad = b_.CreateOr(b_.CreateICmpSLT(size, ctx_.I64(0)),
+                                       b_.CreateICmpSGT(size, ctx_.I64(bound)));
+        EmitIf(bad, [&] {
+          ReportError(absl::StrCat(where, ": runtime size outside [0, ", bound,
+                                   "] of dimension ", d,
+                                   " (impl.dynamic.3: undefined in XLA)"));
+        });
+        size = b_.CreateSelect(bad, ctx_.I64(bound), size);
+        if (out.sizes != nullptr) {
+          for (int64_t i = 0; i < inst.shape().rank(); ++i) {
+            llvm::Value* v = i == d ? size : ctx_.EmitDimensionSize(operand, i);
+            b_.CreateStore(v, b_.CreateConstInBoundsGEP1_64(b_.getInt64Ty(),
+                                                            out.sizes, i));
+          }
+        }
+        return true;
+      }
+      case HloOpcode::kDynamicReshape: {
+        const IrValue operand = ValueOf(*inst.operand(0));
+        IrValue out = OwnedValue(inst);
+        values_[&inst] = out;
+        const Shape& shape = inst.shape();
+        std::vector<llvm::Value*> sizes, operand_sizes;
+        llvm::Value* product = ctx_.I64(1);
+        llvm::Value* bad = ctx_.I1(false);
+        for (int64_t d = 0; d < shape.rank(); ++d) {
+          llvm::Value* size = ReadSizeOperand(*inst.operand(1 + d));
+          const int64_t bound = shape.dimensions(d);
+          llvm::Value* wrong =
+              shape.is_dynamic_dimension(d)
+                  ? b_.CreateOr(b_.CreateICmpSLT(size, ctx_.I64(0)),
+                                b_.CreateICmpSGT(size, ctx_.I64(bound)))
+                  : b_.CreateICmpNE(size, ctx_.I64(bound));
+          bad = b_.CreateOr(bad, wrong);
+          size = b_.CreateSelect(wrong, ctx_.I64(0), size);
+          sizes.push_back(size);
+          product = b_.CreateMul(product, size);
+        }
+        llvm::Value* valid = ctx_.I64(1);
+        for (int64_t d = 0; d < operand.shape.rank(); ++d) {
+          operand_sizes.push_back(ctx_.EmitDimensionSize(operand, d));
+          valid = b_.CreateMul(valid, operand_sizes.back());
+        }
+        bad = b_.CreateOr(bad, b_.CreateICmpNE(product, valid));
+        EmitIf(bad, [&] {
+          ReportError(absl::StrCat(
+              where,
+              ": runtime sizes out of range or not holding the operand's "
+              "valid elements (impl.dynamic.3)"));
+        });
+        llvm::Value* total = b_.CreateSelect(bad, ctx_.I64(0), product);
+        if (out.sizes != nullptr) {
+          for (int64_t d = 0; d < shape.rank(); ++d) {
+            b_.CreateStore(sizes[d], b_.CreateConstInBoundsGEP1_64(
+                                         b_.getInt64Ty(), out.sizes, d));
+          }
+        }
+        llvm::Type* st = StorageType(ctx_.context(), shape.element_type());
+        HLOREF_RETURN_IF_ERROR(ctx_.EmitForLoop(
+            "dynamic_reshape", ctx_.I64(0), total, ctx_.I64(1),
+            [&](llvm::Value* k) -> absl::Status {
+              IrIndex from = DecomposeRowMajor(k, operand_sizes);
+              IrIndex to = DecomposeRowMajor(k, sizes);
+              llvm::Value* x = b_.CreateLoad(
+                  st, operand.array.EmitElementPointer(ctx_, from));
+              b_.CreateStore(x, out.array.EmitElementPointer(ctx_, to));
+              return absl::OkStatus();
+            }));
+        return true;
+      }
+      default:
+        break;
+    }
+    if (!dynamic) return false;
+    switch (inst.opcode()) {
+      case HloOpcode::kParameter:
+      case HloOpcode::kTuple:
+      case HloOpcode::kGetTupleElement:
+      case HloOpcode::kOptimizationBarrier:
+      case HloOpcode::kDomain:
+      case HloOpcode::kAddDependency:
+      case HloOpcode::kWhile:
+      case HloOpcode::kConditional:
+      case HloOpcode::kCall:
+        return false;  // sizes travel with the values
+      default:
+        break;
+    }
+    const OpFamily family = GetOpInfo(inst.opcode()).family;
+    const bool elementwise =
+        family == OpFamily::kElementwiseUnary ||
+        family == OpFamily::kElementwiseBinary ||
+        family == OpFamily::kCompareSelect ||
+        inst.opcode() == HloOpcode::kConvert ||
+        inst.opcode() == HloOpcode::kReducePrecision ||
+        inst.opcode() == HloOpcode::kCopy ||
+        (inst.opcode() == HloOpcode::kBitcastConvert &&
+         inst.shape().rank() == inst.operand(0)->shape().rank());
+    if (!elementwise || !inst.shape().IsArray() ||
+        !CanEmitElementally(ctx_, inst)) {
+      return absl::UnimplementedError(absl::StrCat(
+          HloOpcodeString(inst.opcode()),
+          " on bounded dynamic shapes is not supported by this backend "
+          "(element-wise ops, get/set-dimension-size, dynamic-reshape, "
+          "tuples, calls and control flow are)"));
+    }
+    IrValue out = OwnedValue(inst);
+    values_[&inst] = out;
+    HLOREF_RETURN_IF_ERROR(EmitElemental(inst, out.array));
+    // The runtime sizes of the operand of the same dimensions.
+    const IrValue* source = nullptr;
+    for (const HloInstruction* op : inst.operands()) {
+      const IrValue& v = ValueOf(*op);
+      if (v.IsArray() && v.shape.rank() == inst.shape().rank()) {
+        if (source == nullptr ||
+            (source->sizes == nullptr && v.sizes != nullptr)) {
+          source = &v;
+        }
+      }
+    }
+    if (out.sizes != nullptr) {
+      for (int64_t d = 0; d < inst.shape().rank(); ++d) {
+        llvm::Value* size = source != nullptr
+                                ? ctx_.EmitDimensionSize(*source, d)
+                                : ctx_.I64(inst.shape().dimensions(d));
+        b_.CreateStore(
+            size, b_.CreateConstInBoundsGEP1_64(b_.getInt64Ty(), out.sizes, d));
+      }
+    }
+    return true;
+  }
+
+  // if (cond) then();
+  void EmitIf(llvm::Value* cond, const std::function<void()>& then) {
+    llvm::Function* f = b_.GetInsertBlock()->getParent();
+    llvm::BasicBlock* yes = llvm::BasicBlock::Create(ctx_.context(), "if", f);
+    llvm::BasicBlock* done =
+        llvm::BasicBlock::Create(ctx_.context(), "endif", f);
+    b_.CreateCondBr(cond, yes, done);
+    b_.SetInsertPoint(yes);
+    then();
+    b_.CreateBr(done);
+    b_.SetInsertPoint(done);
+  }
+
   // An elemental instruction into `out`: one loop nest, split across
   // threads when the work is large and the target can.
   absl::Status EmitElemental(const HloInstruction& inst, const IrArray& out) {
@@ -240,7 +470,10 @@ class ComputationEmitter {
   }
 
   bool ShouldParallelize(const HloInstruction& inst, const IrArray& out) {
-    if (!ctx_.parallel_for || out.shape().rank() == 0) return false;
+    if (!ctx_.parallel_for || out.shape().rank() == 0 ||
+        !out.shape().is_static()) {
+      return false;
+    }
     const int64_t outer = out.shape().dimensions(out.minor_to_major().back());
     if (outer < 2) return false;
     int64_t work = out.shape().num_elements();
@@ -264,6 +497,7 @@ class ComputationEmitter {
       return true;
     }
     if (!v.IsArray()) return true;
+    out->sizes = nullptr;  // sizes are read outside the outlined loop
     llvm::Value* base = v.array.base();
     if (llvm::isa<llvm::GlobalValue>(base)) return true;
     auto it = map.find(base);
@@ -464,10 +698,8 @@ class ComputationEmitter {
 
   absl::Status EmitInstruction(const HloInstruction& inst) {
     if (inlined_.contains(&inst)) return absl::OkStatus();
-    if (!inst.shape().is_static()) {
-      return absl::UnimplementedError(
-          "dynamic shapes are not supported by this backend yet");
-    }
+    HLOREF_ASSIGN_OR_RETURN(bool handled, EmitDynamicShapeRules(inst));
+    if (handled) return absl::OkStatus();
     switch (inst.opcode()) {
       case HloOpcode::kParameter:
         return absl::OkStatus();
@@ -705,6 +937,10 @@ class ComputationEmitter {
     bool elemental = inst.shape().IsArray();
     for (const auto& fi : fused->instructions()) {
       if (!elemental) break;
+      if (!fi->shape().is_static()) {
+        elemental = false;
+        break;
+      }
       if (fi->opcode() == HloOpcode::kParameter) continue;
       if (fi->opcode() == HloOpcode::kConstant) {
         elemental = fi->shape().IsArray();

@@ -190,6 +190,20 @@ IrValue EmitContext::AllocateValue(const Shape& shape, absl::string_view name) {
   return v;
 }
 
+llvm::Value* EmitContext::AllocateSizes(const Shape& shape) {
+  return EntryAlloca(builder_.getInt64Ty(), std::max<int64_t>(1, shape.rank()),
+                     "sizes");
+}
+
+llvm::Value* EmitContext::EmitDimensionSize(const IrValue& v, int64_t dim) {
+  if (v.sizes == nullptr || !v.shape.is_dynamic_dimension(dim)) {
+    return I64(v.shape.dimensions(dim));
+  }
+  return builder_.CreateLoad(
+      builder_.getInt64Ty(),
+      builder_.CreateConstInBoundsGEP1_64(builder_.getInt64Ty(), v.sizes, dim));
+}
+
 llvm::Function* EmitContext::GetRuntimeFunction(absl::string_view name,
                                                 llvm::FunctionType* type) {
   llvm::FunctionCallee callee = module_.getOrInsertFunction(

@@ -127,6 +127,14 @@ class EmitContext {
   // different layouts).
   absl::Status EmitCopyValue(const IrValue& from, const IrValue& to);
 
+  // Reports a run-time error with `message` (the run fails with it; code
+  // after the call still runs and must stay memory safe). Unset: ignored.
+  std::function<void(EmitContext&, const std::string& message)> report_error;
+  // i64 runtime sizes for a dynamic array of `shape` (an entry alloca).
+  llvm::Value* AllocateSizes(const Shape& shape);
+  // The runtime size of dimension `dim` of `v` (its bound when static).
+  llvm::Value* EmitDimensionSize(const IrValue& v, int64_t dim);
+
   // Target hooks (set by the target layer): heap scratch and its release.
   std::function<llvm::Value*(EmitContext&, llvm::Value* bytes)> heap_alloc;
   std::function<void(EmitContext&, llvm::Value* ptr)> heap_free;

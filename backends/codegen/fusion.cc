@@ -88,6 +88,9 @@ absl::flat_hash_set<const HloInstruction*> ChooseInlinedInstructions(
     auto it = users.find(p);
     if (it == users.end() || it->second.size() != 1) continue;
     const HloInstruction* consumer = it->second[0];
+    // Dynamic values keep their own buffers (their runtime sizes are
+    // tracked per materialised value).
+    if (!p->shape().is_static() || !consumer->shape().is_static()) continue;
     if (!can(p) || !can(consumer)) continue;
     // Whether arithmetic is inlined somewhere beneath p (p included).
     bool arithmetic = !IsCheapIndexOp(op);

@@ -68,6 +68,23 @@ void IrValue::CollectArrays(std::vector<IrArray>* out) const {
   }
 }
 
+void IrValue::CollectSizes(std::vector<llvm::Value*>* out) const {
+  if (IsArray()) {
+    if (!shape.is_static()) out->push_back(sizes);
+  } else if (IsTuple()) {
+    for (const IrValue& e : elements) e.CollectSizes(out);
+  }
+}
+
+int64_t CountDynamicArrayLeaves(const Shape& shape) {
+  if (shape.IsArray()) return shape.is_static() ? 0 : 1;
+  int64_t n = 0;
+  if (shape.IsTuple()) {
+    for (const Shape& e : shape.tuple_shapes()) n += CountDynamicArrayLeaves(e);
+  }
+  return n;
+}
+
 int64_t ArrayBytes(const Shape& shape) {
   int64_t n = 1;
   for (int64_t d : shape.dimensions()) n *= d;

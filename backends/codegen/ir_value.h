@@ -65,16 +65,30 @@ class IrArray {
 
 // A value of any shape: an array (one buffer), a tuple (its elements) or a
 // token (nothing).
+//
+// Bounded dynamic arrays (`f32[<=8,3]`): the buffer holds the bounds'
+// elements (row-major over the bounds in physical order, as for a static
+// array of the bound shape); `sizes` points to rank i64 runtime sizes.
+// Elements beyond a runtime size are padding (don't-care).
 struct IrValue {
   Shape shape;
   IrArray array;                  // arrays only
+  llvm::Value* sizes = nullptr;   // dynamic arrays only: i64[rank]
   std::vector<IrValue> elements;  // tuples only
 
   bool IsArray() const { return shape.IsArray(); }
   bool IsTuple() const { return shape.IsTuple(); }
+  bool IsDynamicArray() const { return IsArray() && !shape.is_static(); }
   // Depth-first leaves that are arrays (tokens are skipped), in order.
   void CollectArrays(std::vector<IrArray>* out) const;
+  // The sizes pointers of the dynamic array leaves, depth first.
+  void CollectSizes(std::vector<llvm::Value*>* out) const;
 };
+
+// Computation ABI (emit_context.h): the params / results arrays hold one
+// pointer per array leaf, then one pointer to the i64 runtime sizes of each
+// DYNAMIC array leaf, both depth first.
+int64_t CountDynamicArrayLeaves(const Shape& shape);
 
 // Bytes an array shape takes in a buffer (elements * StorageBytes);
 // bounded dynamic dimensions take their bound.

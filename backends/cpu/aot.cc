@@ -142,6 +142,16 @@ absl::Status CompileAheadOfTime(const HloModule& module,
                                                    options.function_name,
                                                    "' is not a C identifier"));
   }
+  for (int64_t i = 0; i < module.entry()->num_parameters(); ++i) {
+    if (!module.entry()->parameter(i)->shape().is_static()) {
+      return absl::UnimplementedError(
+          "ahead-of-time compilation of dynamically shaped parameters");
+    }
+  }
+  if (!module.entry()->root()->shape().is_static()) {
+    return absl::UnimplementedError(
+        "ahead-of-time compilation of a dynamically shaped result");
+  }
   ModuleEmitOptions emit;
   emit.entry_name = absl::StrCat(options.function_name, "_hloref_entry");
   HLOREF_ASSIGN_OR_RETURN(EmittedModule emitted,

@@ -154,6 +154,11 @@ class CpuExecutable : public backends::Executable {
     }
     std::vector<AlignedBuffer> buffers;
     std::vector<void*> params, results;
+    // Runtime sizes of dynamic leaves: appended after the buffers
+    // (codegen/ir_value.h ABI).
+    // (Moving an inner vector keeps its data pointer, so growth is safe.)
+    std::vector<std::vector<int64_t>> sizes;
+    std::vector<void*> param_sizes, result_sizes;
     for (size_t i = 0; i < args.size(); ++i) {
       std::vector<const Shape*> shapes;
       std::vector<const Literal*> leaves;
@@ -169,7 +174,8 @@ class CpuExecutable : public backends::Executable {
         if (!s.IsArray()) continue;
         const Literal& lit = *leaves[l];
         if (!lit.shape().IsArray() || lit.element_type() != s.element_type() ||
-            !lit.shape().SameDimensions(s) || lit.HasPadding()) {
+            !lit.shape().SameDimensions(s) ||
+            (s.is_static() && lit.HasPadding())) {
           return absl::InvalidArgumentError(absl::StrCat(
               "argument ", i, " has shape ", args[i].shape().ToString(),
               ", the parameter is ", m.param_shapes[i].ToString()));
@@ -177,20 +183,36 @@ class CpuExecutable : public backends::Executable {
         buffers.emplace_back(codegen::ArrayBytes(s));
         codegen::LiteralToPhysical(lit, s, buffers.back().data);
         params.push_back(buffers.back().data);
+        if (!s.is_static()) {
+          sizes.emplace_back(lit.dynamic_sizes().begin(),
+                             lit.dynamic_sizes().end());
+          param_sizes.push_back(sizes.back().data());
+        }
       }
     }
+    params.insert(params.end(), param_sizes.begin(), param_sizes.end());
     std::vector<const Shape*> result_shapes;
     CollectLeaves(m.result_shape, &result_shapes);
     std::vector<uint8_t*> result_data;
+    std::vector<int64_t*> result_dims;
     for (const Shape* s : result_shapes) {
       if (!s->IsArray()) {
         result_data.push_back(nullptr);
+        result_dims.push_back(nullptr);
         continue;
       }
       buffers.emplace_back(codegen::ArrayBytes(*s));
       result_data.push_back(buffers.back().data);
       results.push_back(buffers.back().data);
+      if (!s->is_static()) {
+        sizes.emplace_back(s->dimensions().begin(), s->dimensions().end());
+        result_dims.push_back(sizes.back().data());
+        result_sizes.push_back(sizes.back().data());
+      } else {
+        result_dims.push_back(nullptr);
+      }
     }
+    results.insert(results.end(), result_sizes.begin(), result_sizes.end());
     if (params.empty()) params.push_back(nullptr);
     if (results.empty()) results.push_back(nullptr);
     std::unique_ptr<ThreadPool> pool;
@@ -206,7 +228,20 @@ class CpuExecutable : public backends::Executable {
       if (s.IsToken()) {
         out.push_back(Literal::Token());
       } else if (s.IsArray()) {
-        out.push_back(codegen::PhysicalToLiteral(result_data[i], s));
+        Literal lit = codegen::PhysicalToLiteral(result_data[i], s);
+        if (result_dims[i] != nullptr) {
+          for (int64_t d = 0; d < s.rank(); ++d) {
+            if (!s.is_dynamic_dimension(d)) continue;
+            const int64_t size = result_dims[i][d];
+            if (size < 0 || size > s.dimensions(d)) {
+              return absl::InternalError(
+                  absl::StrCat("runtime size ", size, " of result dimension ",
+                               d, " lies outside its bound"));
+            }
+            lit.SetDynamicSize(d, size);
+          }
+        }
+        out.push_back(std::move(lit));
       } else {
         out.push_back(Literal(s));
       }

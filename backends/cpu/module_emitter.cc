@@ -34,6 +34,13 @@ absl::StatusOr<EmittedModule> EmitModuleForCpu(
     c.b().CreateCall(c.GetRuntimeFunction("hloref_cpu_free", fty),
                      {c.run_context(), p});
   };
+  ctx.report_error = [](codegen::EmitContext& c, const std::string& message) {
+    llvm::Type* ptr = c.PtrType();
+    auto* fty = llvm::FunctionType::get(c.b().getVoidTy(), {ptr, ptr}, false);
+    llvm::Value* text = c.b().CreateGlobalStringPtr(message, "error_message");
+    c.b().CreateCall(c.GetRuntimeFunction("hloref_cpu_error", fty),
+                     {c.run_context(), text});
+  };
   ctx.parallel_for = [](codegen::EmitContext& c, llvm::Value* n,
                         llvm::Function* body, llvm::Value* env) {
     llvm::Type* ptr = c.PtrType();
