@@ -484,7 +484,9 @@ absl::StatusOr<Fn> BinaryIntFn(HloOpcode op, PrimitiveType t) {
         }
         if (!is_signed) return result;
         llvm::Value* negative = b.CreateICmpSLT(e, IntConst(it, 0));
-        llvm::Value* neg_result = b.CreateZExt(b.CreateICmpEQ(x, one), it);
+        // b == 1 on the value (s1 has no 1: its bit pattern 1 is -1).
+        llvm::Value* neg_result = b.CreateZExt(
+            b.CreateICmpEQ(b.CreateSExt(x, b.getInt64Ty()), b.getInt64(1)), it);
         return b.CreateSelect(negative, neg_result, result);
       });
     case HloOpcode::kMulhi:
