@@ -53,23 +53,39 @@ absl::Status EmitContext::EmitCallComputation(const HloComputation& computation,
                                               const IrValue& result) {
   HLOREF_ASSIGN_OR_RETURN(llvm::Function * f,
                           GetComputationFunction(computation));
+  // Array leaves, then the runtime sizes of the dynamic ones (ir_value.h).
   std::vector<IrArray> param_arrays, result_arrays;
-  for (const IrValue& p : params) p.CollectArrays(&param_arrays);
+  std::vector<llvm::Value*> param_sizes, result_sizes;
+  for (const IrValue& p : params) {
+    p.CollectArrays(&param_arrays);
+    p.CollectSizes(&param_sizes);
+  }
   result.CollectArrays(&result_arrays);
+  result.CollectSizes(&result_sizes);
+  std::vector<llvm::Value*> param_slots, result_slots;
+  for (const IrArray& a : param_arrays) param_slots.push_back(a.base());
+  param_slots.insert(param_slots.end(), param_sizes.begin(), param_sizes.end());
+  for (const IrArray& a : result_arrays) result_slots.push_back(a.base());
+  result_slots.insert(result_slots.end(), result_sizes.begin(),
+                      result_sizes.end());
+  for (llvm::Value* v : param_slots) {
+    if (v == nullptr) return absl::InternalError("a dynamic value lacks sizes");
+  }
+  for (llvm::Value* v : result_slots) {
+    if (v == nullptr) return absl::InternalError("a dynamic value lacks sizes");
+  }
   llvm::Type* ptr = PtrType();
   llvm::Value* params_array =
-      EntryAlloca(ptr, std::max<int64_t>(1, param_arrays.size()), "params");
+      EntryAlloca(ptr, std::max<int64_t>(1, param_slots.size()), "params");
   llvm::Value* results_array =
-      EntryAlloca(ptr, std::max<int64_t>(1, result_arrays.size()), "results");
-  for (size_t i = 0; i < param_arrays.size(); ++i) {
-    builder_.CreateStore(
-        param_arrays[i].base(),
-        builder_.CreateConstInBoundsGEP1_64(ptr, params_array, i));
+      EntryAlloca(ptr, std::max<int64_t>(1, result_slots.size()), "results");
+  for (size_t i = 0; i < param_slots.size(); ++i) {
+    builder_.CreateStore(param_slots[i], builder_.CreateConstInBoundsGEP1_64(
+                                             ptr, params_array, i));
   }
-  for (size_t i = 0; i < result_arrays.size(); ++i) {
-    builder_.CreateStore(
-        result_arrays[i].base(),
-        builder_.CreateConstInBoundsGEP1_64(ptr, results_array, i));
+  for (size_t i = 0; i < result_slots.size(); ++i) {
+    builder_.CreateStore(result_slots[i], builder_.CreateConstInBoundsGEP1_64(
+                                              ptr, results_array, i));
   }
   builder_.CreateCall(f, {run_context_, params_array, results_array});
   return absl::OkStatus();
@@ -186,6 +202,7 @@ IrValue EmitContext::AllocateValue(const Shape& shape, absl::string_view name) {
     }
   } else if (shape.IsArray()) {
     v.array = IrArray(EmitScratch(ArrayBytes(shape), name), shape);
+    if (!shape.is_static()) v.sizes = AllocateSizes(shape);
   }
   return v;
 }
@@ -272,6 +289,28 @@ absl::Status EmitContext::EmitLoopNest(
 
 absl::Status EmitContext::EmitCopyValue(const IrValue& from,
                                         const IrValue& to) {
+  // The runtime sizes of dynamic leaves first.
+  std::vector<const IrValue*> from_dynamic, to_dynamic;
+  std::function<void(const IrValue&, std::vector<const IrValue*>*)> dynamic =
+      [&](const IrValue& v, std::vector<const IrValue*>* out) {
+        if (v.IsDynamicArray()) out->push_back(&v);
+        for (const IrValue& e : v.elements) dynamic(e, out);
+      };
+  dynamic(from, &from_dynamic);
+  dynamic(to, &to_dynamic);
+  if (from_dynamic.size() != to_dynamic.size()) {
+    return absl::InternalError("EmitCopyValue: dynamic leaf counts differ");
+  }
+  for (size_t i = 0; i < from_dynamic.size(); ++i) {
+    const IrValue& f = *from_dynamic[i];
+    const IrValue& t = *to_dynamic[i];
+    if (f.sizes == nullptr || t.sizes == nullptr) {
+      return absl::InternalError("a dynamic value lacks its runtime sizes");
+    }
+    if (f.sizes == t.sizes) continue;
+    builder_.CreateMemCpy(t.sizes, llvm::MaybeAlign(8), f.sizes,
+                          llvm::MaybeAlign(8), I64(8 * f.shape.rank()));
+  }
   std::vector<IrArray> src, dst;
   from.CollectArrays(&src);
   to.CollectArrays(&dst);
