@@ -1,5 +1,6 @@
 #include "backends/codegen/computation_emitter.h"
 
+#include <algorithm>
 #include <functional>
 #include <memory>
 
@@ -386,6 +387,10 @@ class ComputationEmitter {
         break;
     }
     if (!dynamic) return false;
+    if (inst.opcode() == HloOpcode::kReduce) {
+      HLOREF_RETURN_IF_ERROR(EmitDynamicReduce(inst));
+      return true;
+    }
     switch (inst.opcode()) {
       case HloOpcode::kParameter:
       case HloOpcode::kTuple:
@@ -442,6 +447,104 @@ class ComputationEmitter {
       }
     }
     return true;
+  }
+
+  // reduce (single or variadic) whose inputs are bounded dynamic: every
+  // result element folds the VALID elements of the reduced dimensions
+  // (runtime sizes), in row-major order, starting from the init values
+  // (padding is skipped, as the oracle and seed 001's SetDimensionSize
+  // example do). The result's kept dimensions take the inputs' runtime
+  // sizes.
+  absl::Status EmitDynamicReduce(const HloInstruction& inst) {
+    const int64_t n = inst.operand_count() / 2;
+    const HloComputation* reducer = inst.to_apply();
+    if (reducer == nullptr) return absl::InvalidArgumentError("no to_apply");
+    std::vector<IrValue> inputs, inits;
+    for (int64_t i = 0; i < n; ++i) {
+      inputs.push_back(ValueOf(*inst.operand(i)));
+      inits.push_back(ValueOf(*inst.operand(n + i)));
+      if (!inst.operand(n + i)->shape().is_static()) {
+        return absl::UnimplementedError("reduce with dynamic init values");
+      }
+    }
+    IrValue out = OwnedValue(inst);
+    values_[&inst] = out;
+    std::vector<IrValue*> outs;
+    if (out.IsTuple()) {
+      for (IrValue& e : out.elements) outs.push_back(&e);
+    } else {
+      outs.push_back(&out);
+    }
+    const Shape& in_shape = inputs[0].shape;
+    const std::vector<int64_t>& reduced = inst.attrs().dimensions;
+    std::vector<bool> is_reduced(in_shape.rank(), false);
+    for (int64_t d : reduced) is_reduced[d] = true;
+    std::vector<int64_t> kept;
+    for (int64_t d = 0; d < in_shape.rank(); ++d) {
+      if (!is_reduced[d]) kept.push_back(d);
+    }
+    // Runtime sizes of the results' (kept) dimensions.
+    for (IrValue* o : outs) {
+      if (o->sizes == nullptr) continue;
+      for (size_t k = 0; k < kept.size(); ++k) {
+        b_.CreateStore(
+            ctx_.EmitDimensionSize(inputs[0], kept[k]),
+            b_.CreateConstInBoundsGEP1_64(b_.getInt64Ty(), o->sizes, k));
+      }
+    }
+    const Shape& out_shape = outs[0]->shape;
+    return ctx_.EmitLoopNest(
+        out_shape, "dyn_reduce", [&](const IrIndex& oidx) -> absl::Status {
+          // Accumulators start at the init values.
+          std::vector<llvm::Value*> acc_slots;
+          for (int64_t i = 0; i < n; ++i) {
+            llvm::Value* init = inits[i].array.EmitRead(ctx_, {});
+            llvm::Value* slot = ctx_.EntryAlloca(init->getType(), 1, "acc");
+            b_.CreateStore(init, slot);
+            acc_slots.push_back(slot);
+          }
+          IrIndex index(in_shape.rank(), nullptr);
+          for (size_t k = 0; k < kept.size(); ++k) index[kept[k]] = oidx[k];
+          std::function<absl::Status(size_t)> nest =
+              [&](size_t level) -> absl::Status {
+            if (level == reduced.size()) {
+              std::vector<llvm::Value*> args;
+              for (int64_t i = 0; i < n; ++i) {
+                args.push_back(b_.CreateLoad(
+                    ComputeType(ctx_.context(), inputs[i].shape.element_type()),
+                    acc_slots[i]));
+              }
+              for (int64_t i = 0; i < n; ++i) {
+                args.push_back(inputs[i].array.EmitRead(ctx_, index));
+              }
+              HLOREF_ASSIGN_OR_RETURN(
+                  std::vector<llvm::Value*> r,
+                  ctx_.EmitCallScalarComputation(*reducer, args));
+              for (int64_t i = 0; i < n; ++i)
+                b_.CreateStore(r[i], acc_slots[i]);
+              return absl::OkStatus();
+            }
+            // Reduced dimensions in increasing order: row-major.
+            std::vector<int64_t> dims = reduced;
+            std::sort(dims.begin(), dims.end());
+            const int64_t d = dims[level];
+            return ctx_.EmitForLoop(
+                absl::StrCat("dyn_reduce.d", d), ctx_.I64(0),
+                ctx_.EmitDimensionSize(inputs[0], d), ctx_.I64(1),
+                [&](llvm::Value* iv) -> absl::Status {
+                  index[d] = iv;
+                  return nest(level + 1);
+                });
+          };
+          HLOREF_RETURN_IF_ERROR(nest(0));
+          for (int64_t i = 0; i < n; ++i) {
+            llvm::Type* t =
+                ComputeType(ctx_.context(), inputs[i].shape.element_type());
+            outs[i]->array.EmitWrite(ctx_, oidx,
+                                     b_.CreateLoad(t, acc_slots[i]));
+          }
+          return absl::OkStatus();
+        });
   }
 
   // if (cond) then();
