@@ -40,6 +40,10 @@ struct CompileOptions {
   // command: where exchange directories are created; empty: the system
   // temporary directory ($TMPDIR or /tmp).
   std::string work_dir;
+  // Shared libraries that serve custom-call targets with the ABI of
+  // `hloref run --custom-call-lib` (`void f(void* out, void** in)`), for
+  // in-process backends that compile custom-calls (cpu). Others ignore it.
+  std::vector<std::string> custom_call_libraries;
 };
 
 // What a run exchanges with the host besides its arguments and results

@@ -17,6 +17,8 @@
 #include "backends/cpu/jit.h"
 #include "backends/cpu/module_emitter.h"
 #include "backends/cpu/runtime/collectives.h"
+#include "backends/cpu/runtime/custom_call.h"
+#include "backends/cpu/runtime/host.h"
 #include "backends/cpu/runtime/run_context.h"
 #include "backends/cpu/runtime/thread_pool.h"
 #include "llvm/IR/Function.h"
@@ -220,7 +222,10 @@ class CpuExecutable : public backends::Executable {
       pool = std::make_unique<ThreadPool>(threads_);
       ctx.pool = pool.get();
     }
+    if (ctx.rng_state == nullptr) ctx.rng_state = rng_state_;
     m.entry(&ctx, params.data(), results.data());
+    // Device send values nobody received die with the run.
+    ReleaseDeviceChannels(&ctx);
     if (ctx.failed()) return ctx.error();
     std::vector<Literal> out;
     for (size_t i = 0; i < result_shapes.size(); ++i) {
@@ -249,6 +254,12 @@ class CpuExecutable : public backends::Executable {
     return out;
   }
 
+  // rng / rng-get-and-update-state: this executable's generator state
+  // {seed, S.low, S.high} (the oracle's default seed 0), carried over
+  // between runs; replicated runs give each participant a copy offset by
+  // (replica << 32 | partition) in the high word and leave this one.
+  uint64_t rng_state_[3] = {0, 0, 0};
+
  private:
   std::shared_ptr<CompiledModule> compiled_;
   int threads_;
@@ -259,6 +270,11 @@ absl::StatusOr<std::vector<std::vector<Literal>>> CpuExecutable::RunReplicated(
   return RunReplicatedParticipants(
       compiled_->replica_count, compiled_->num_partitions, args,
       [this](absl::Span<const Literal> a, RunContext& ctx) {
+        uint64_t state[3] = {
+            rng_state_[0], rng_state_[1],
+            rng_state_[2] + ((static_cast<uint64_t>(ctx.replica_id) << 32) |
+                             static_cast<uint64_t>(ctx.partition_id))};
+        ctx.rng_state = state;
         return RunOne(a, ctx);
       });
 }
@@ -277,8 +293,12 @@ class CpuBackend : public backends::Backend {
   }
 
   absl::StatusOr<std::unique_ptr<backends::Executable>> Compile(
-      const HloModule& module, const backends::CompileOptions&) override {
+      const HloModule& module,
+      const backends::CompileOptions& compile_options) override {
     HLOREF_RETURN_IF_ERROR(VerifyModule(module));
+    for (const std::string& library : compile_options.custom_call_libraries) {
+      HLOREF_RETURN_IF_ERROR(AddCustomCallLibrary(library));
+    }
     std::string key;
     if (options_.compile_cache) {
       PrintOptions print;

@@ -407,7 +407,9 @@ CaseResult RunRaw(const GoldenCase& c, const RunOptions& options) {
     };
     absl::Status supported = backends::SupportsModule(backend, **module);
     if (!supported.ok()) return backend_error("supports", supported);
-    auto executable = backend.Compile(**module, options.compile_options);
+    backends::CompileOptions compile_options = options.compile_options;
+    if (!library.empty()) compile_options.custom_call_libraries = {library};
+    auto executable = backend.Compile(**module, compile_options);
     if (!executable.ok()) return backend_error("compile", executable.status());
     absl::StatusOr<std::vector<Literal>> values;
     if (host_transfers) {
