@@ -8,6 +8,7 @@
 #include "backends/codegen/emit_context.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/Intrinsics.h"
 
 namespace hloref::codegen {
 namespace {
@@ -231,8 +232,21 @@ absl::StatusOr<ScalarFn> ComplexUnaryFn(HloOpcode op, PrimitiveType t) {
         llvm::Value* z = a[0];
         llvm::Value* re = EmitToDouble(ctx, Re(ctx, z));
         llvm::Value* im = EmitToDouble(ctx, Im(ctx, z));
-        llvm::Value* m = AbsDouble(ctx, z);
         llvm::Value* zero = FpConst(b.getDoubleTy(), 0.0);
+        // Scale by a power of two (exact) so that |z| neither underflows
+        // into the subnormals nor overflows (c128's extremes).
+        llvm::Value* big = b.CreateBinaryIntrinsic(
+            llvm::Intrinsic::maxnum, EmitFabs(ctx, re), EmitFabs(ctx, im));
+        llvm::Value* scale = b.CreateSelect(
+            b.CreateFCmpOLT(big, FpConst(b.getDoubleTy(), 0x1p-500)),
+            FpConst(b.getDoubleTy(), 0x1p600),
+            b.CreateSelect(
+                b.CreateFCmpOGT(big, FpConst(b.getDoubleTy(), 0x1p500)),
+                FpConst(b.getDoubleTy(), 0x1p-600),
+                FpConst(b.getDoubleTy(), 1.0)));
+        re = b.CreateFMul(re, scale);
+        im = b.CreateFMul(im, scale);
+        llvm::Value* m = EmitMathCall(ctx, "hypot", {re, im});
         llvm::Value* is_zero =
             b.CreateAnd(b.CreateFCmpOEQ(re, zero), b.CreateFCmpOEQ(im, zero));
         llvm::Value* s = Make(ctx, t, b.CreateFDiv(re, m), b.CreateFDiv(im, m));
