@@ -1,13 +1,19 @@
 #!/usr/bin/env bash
-# Installs every build and test dependency of hloref from Debian's archive.
-# Idempotent: packages already present are no-ops. Needs root (or sudo).
+# Installs every build and test dependency of hloref from Debian's archive,
+# and a project virtual environment .venv/ (git-ignored) with a pinned jax
+# for the XLA:CPU differential tests (backends.xla_jax and
+# conformance.xla_verifier_agreement skip with the reason without it).
+# Idempotent: packages already present are no-ops, and an up-to-date .venv/
+# costs one file comparison. Needs root (or sudo) for the Debian part.
+# HLOREF_NO_VENV=1 skips the virtual environment.
 set -euo pipefail
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 
 SUDO=""
 if [ "$(id -u)" != "0" ]; then SUDO="sudo"; fi
 
 PACKAGES=(
-  cmake ninja-build g++ make git python3
+  cmake ninja-build g++ make git python3 python3-venv
   libgtest-dev libgmock-dev googletest libbenchmark-dev
   libabsl-dev libprotobuf-dev protobuf-compiler libeigen3-dev
   llvm-19-dev libzstd-dev libmpfr-dev libgmp-dev
@@ -32,4 +38,37 @@ if [ -x /usr/local/cuda/bin/nvcc ]; then
   echo "setup: CUDA toolkit found at /usr/local/cuda (GPU parts will build)"
 else
   echo "setup: no CUDA toolkit at /usr/local/cuda/bin/nvcc (GPU parts will be skipped)"
+fi
+
+# The virtual environment: the versions tools/backends/xla_jax.py was tested
+# with (jax 0.10.2 needs numpy >= 2; scipy and opt_einsum are jax's own
+# dependencies, pinned so that a later release cannot change the result).
+# Creating it takes about 30 s with a warm network (136 MB of wheels).
+VENV_PINS=(jax==0.10.2 jaxlib==0.10.2 ml_dtypes==0.6.0 numpy==2.4.6
+  scipy==1.17.1 opt_einsum==3.4.0)
+VENV="$ROOT/.venv"
+STAMP="$VENV/hloref-pins.txt"
+if [ "${HLOREF_NO_VENV:-0}" != "0" ]; then
+  echo "setup: HLOREF_NO_VENV set: no .venv (the XLA:CPU tests will skip)"
+elif [ -x "$VENV/bin/python3" ] && [ -f "$STAMP" ] &&
+  [ "$(cat "$STAMP")" = "${VENV_PINS[*]}" ]; then
+  echo "setup: .venv present (${VENV_PINS[*]})"
+else
+  # Debian's python3 (PEP 668 managed: no system-wide pip installs) when
+  # there is one, else the python3 on PATH.
+  PY=python3
+  if [ -x /usr/bin/python3 ]; then PY=/usr/bin/python3; fi
+  echo "setup: creating .venv with ${VENV_PINS[*]}"
+  rm -rf "$VENV"
+  if "$PY" -m venv "$VENV" &&
+    "$VENV/bin/pip" install -q --disable-pip-version-check \
+      "${VENV_PINS[@]}" &&
+    "$VENV/bin/python3" -c 'import jax, jaxlib, ml_dtypes, numpy'; then
+    echo "${VENV_PINS[*]}" >"$STAMP"
+  else
+    # Optional: without it the XLA:CPU tests skip, the rest is unaffected.
+    echo "setup: WARNING: could not create .venv (no network?): the XLA:CPU" \
+      "differential tests will skip" >&2
+    rm -rf "$VENV"
+  fi
 fi

@@ -1,7 +1,10 @@
 // Runs a few golden-style modules on XLA:CPU through the command backend
 // tools/backends/xla_jax.py and checks hand-derived results. Exits 77
-// (CTest's SKIP_RETURN_CODE) with the reason when python3 cannot import
+// (CTest's SKIP_RETURN_CODE) with the reason when the python it uses
+// (.venv/bin/python3, made by tools/setup.sh, else python3) cannot import
 // jax, so machines without jax skip it cleanly.
+#include <unistd.h>
+
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -48,15 +51,35 @@ void Case(Backend& backend, const std::string& name, absl::string_view text,
   Check(check(*out), name);
 }
 
+// The project's virtual environment (.venv/ at the repository root, made
+// by tools/setup.sh with the pinned jax) when it exists, else python3.
+std::string Python() {
+  std::string script = HLOREF_XLA_JAX;
+  const std::string suffix = "tools/backends/xla_jax.py";
+  if (script.size() >= suffix.size() &&
+      script.compare(script.size() - suffix.size(), suffix.size(), suffix) ==
+          0) {
+    std::string venv =
+        script.substr(0, script.size() - suffix.size()) + ".venv/bin/python3";
+    if (access(venv.c_str(), X_OK) == 0) return venv;
+  }
+  return "python3";
+}
+
 int Main() {
-  if (std::system("python3 -c 'import jax, ml_dtypes' >/dev/null 2>&1") != 0) {
+  const std::string python = Python();
+  if (std::system(
+          (python + " -c 'import jax, ml_dtypes' >/dev/null 2>&1").c_str()) !=
+      0) {
     std::printf(
-        "SKIP: python3 cannot import jax and ml_dtypes; `pip install "
-        "jax==0.10.2 jaxlib==0.10.2` to run XLA:CPU through "
-        "tools/backends/xla_jax.py\n");
+        "SKIP: %s cannot import jax and ml_dtypes; `bash tools/setup.sh` "
+        "makes .venv/ with the pinned jax to run XLA:CPU through "
+        "tools/backends/xla_jax.py\n",
+        python.c_str());
     return 77;
   }
-  auto backend = CreateCommandBackend(std::string("python3 ") + HLOREF_XLA_JAX);
+  std::printf("python: %s\n", python.c_str());
+  auto backend = CreateCommandBackend(python + " " + HLOREF_XLA_JAX);
   if (!backend.ok()) {
     std::printf("FAIL: %s\n", std::string(backend.status().message()).c_str());
     return 1;

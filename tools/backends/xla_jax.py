@@ -13,7 +13,10 @@ flattened), exits 0; exits 3 with a message on stderr for "unsupported"
 module as unimplemented; tuple or token parameters), 4 when jax is not
 installed, 1 on any other error.
 
-Tested with jax==0.10.2, jaxlib==0.10.2, ml_dtypes==0.6.0 (Python 3.11).
+Tested with jax==0.10.2, jaxlib==0.10.2, ml_dtypes==0.6.0, numpy==2.4.6
+(Python 3.11): tools/setup.sh installs them into .venv/ at the repository
+root, and this script re-runs itself under .venv/bin/python3 when that
+exists (HLOREF_XLA_JAX_NO_VENV=1 keeps the calling python).
 
 The route from HLO text to an executable in that jaxlib (jaxlib has no
 "compile HLO text" call; its clients compile StableHLO):
@@ -50,6 +53,29 @@ holds the value. ml_dtypes gives the views.
 import os
 import re
 import sys
+
+
+def _use_project_venv():
+    """Re-runs this script under the project's virtual environment
+    (.venv/ at the repository root, made by tools/setup.sh with the pinned
+    jax) when it exists and this interpreter is another one, so that
+    `python3 xla_jax.py` and `command:tools/backends/xla_jax.py` both get
+    the pinned jax. HLOREF_XLA_JAX_NO_VENV=1 keeps the current python."""
+    if os.environ.get("HLOREF_XLA_JAX_NO_VENV", "") not in ("", "0"):
+        return
+    root = os.path.dirname(os.path.dirname(os.path.dirname(
+        os.path.realpath(__file__))))
+    venv = os.path.join(root, ".venv")
+    python = os.path.join(venv, "bin", "python3")
+    if not os.access(python, os.X_OK):
+        return
+    if os.path.realpath(sys.prefix) == os.path.realpath(venv):
+        return
+    os.execv(python, [python, os.path.realpath(__file__)] + sys.argv[1:])
+
+
+if __name__ == "__main__":
+    _use_project_venv()
 
 UNSUPPORTED = 3
 UNAVAILABLE = 4
