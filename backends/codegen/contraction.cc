@@ -13,10 +13,16 @@
 //     rhs_contracting_dims).
 //   * Accumulation (numerics.md decision 4, class A): float results
 //     accumulate in f64 (products of operands up to f32 precision are exact
-//     there; f64 operands round each product once) and round ONCE to the
-//     result type (fptrunc for f32, EmitRoundToType for narrow floats), so
-//     the error stays far inside the comparator's gamma_m(u_T) * S bound
-//     for any m >= 1 and is the correctly rounded sum when m = 0. Complex
+//     there) and round ONCE to the result type (fptrunc for f32,
+//     EmitRoundToType for narrow floats), so the error stays far inside
+//     the comparator's gamma_m(u_T) * S bound for any m >= 1 and is the
+//     correctly rounded sum when m = 0. When an operand is f64 or c128 the
+//     products can overflow or underflow f64 where the oracle's exact sum
+//     does not (1e200*1e200 - 1e200*1e200 is 0, not inf - inf = NaN; a sum
+//     past f64's range must round to inf): those sums run in x87 extended
+//     precision (IEEE quad off x86), whose exponent range holds every
+//     product, and round once to f64 at the end. f8e8m0fnu results round
+//     on the type's grid first (RoundSumToType). Complex
 //     results accumulate both components in f64 the same way (re += ar*br,
 //     re += (-ai)*bi, im += ar*bi, im += ai*br). Integer results wrap in
 //     the result width (operands sign- or zero-extended by their own
