@@ -391,6 +391,7 @@ int RunRun(int argc, char** argv) {
     request.host.recv = std::move(recv_values);
     request.uses_host = request.uses_host || ModuleUsesHost(**module);
     request.out_dir = cl->Get("out");
+    request.custom_call_libraries = options.custom_call_libraries;
     return RunOnBackend(std::move(request));
   }
   const bool replicated =

@@ -66,7 +66,9 @@ bool ModuleUsesHost(const HloModule& module) {
 int RunOnBackend(BackendRunRequest request) {
   auto backend = backends::CreateBackend(request.backend_name);
   if (!backend.ok()) return Fail(std::string(backend.status().message()));
-  auto exe = (*backend)->Compile(*request.module, {});
+  backends::CompileOptions compile_options;
+  compile_options.custom_call_libraries = request.custom_call_libraries;
+  auto exe = (*backend)->Compile(*request.module, compile_options);
   if (!exe.ok()) {
     return Fail(
         absl::StrCat("backend '", request.backend_name,

@@ -27,6 +27,8 @@ struct BackendRunRequest {
   backends::HostTransfers host;
   bool uses_host = false;
   std::optional<std::string> out_dir;
+  // --custom-call-lib paths, handed to the backend's compile options.
+  std::vector<std::string> custom_call_libraries;
 };
 
 // Whether the module has infeed, outfeed or host-transfer send/recv.
