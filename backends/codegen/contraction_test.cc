@@ -299,6 +299,27 @@ ENTRY e {
   EXPECT_EQ((*out)[0].GetAsComplex(0), std::complex<double>(-18, 68));
 }
 
+TEST(Dot, FusedIndexProducersAndLayouts) {
+  // a = [[1,2,3],[4,5,6]] stored column-major ({0,1}); t = transpose(a) =
+  // [[1,4],[2,5],[3,6]]; bc[i][j] = c[i] with c = {1,10,100}. Contracting
+  // t's dim 0 with bc's dim 0: out[m][n] = sum_i t[i][m] * c[i]: m=0: 1 +
+  // 20 + 300 = 321, m=1: 4 + 50 + 600 = 654, for every n; the result is
+  // stored column-major too.
+  std::vector<double> got = RunValues(
+      R"(
+HloModule m
+ENTRY e {
+  a = f32[2,3]{0,1} parameter(0)
+  c = f32[3] parameter(1)
+  t = f32[3,2] transpose(a), dimensions={1,0}
+  bc = f32[3,4] broadcast(c), dimensions={0}
+  ROOT d = f32[2,4]{0,1} dot(t, bc), lhs_contracting_dims={0}, rhs_contracting_dims={0}
+})",
+      {Lit(PrimitiveType::kF32, {2, 3}, {1, 2, 3, 4, 5, 6}),
+       Lit(PrimitiveType::kF32, {3}, {1, 10, 100})});
+  EXPECT_EQ(got, (std::vector<double>{321, 321, 321, 321, 654, 654, 654, 654}));
+}
+
 // ---- convolution
 
 // A 1-D convolution of x[5] with kernel k[3] (b0f_0io->b0f) and `window`.
