@@ -447,6 +447,26 @@ ENTRY e {
             (std::vector<double>{2, 20, 20, 0}));
 }
 
+TEST(RaggedDot, NegativeSizeOverlapsGroups) {
+  // XLA's masks (impl.ragged-dot.2): sizes {3, -2, 2} give the cumulative
+  // ends 3, 1, 3: group 0 = [0,3), group 1 = [3,1) (empty), group 2 =
+  // [1,3). Rows 1 and 2 belong to groups 0 and 2, whose contributions add;
+  // row 3 to none. lhs ones[4,1], rhs groups 1, 10, 100: {1, 101, 101, 0}.
+  std::vector<double> got = RunValues(
+      R"(
+HloModule m
+ENTRY e {
+  a = f32[4,1] parameter(0)
+  b = f32[3,1,1] parameter(1)
+  g = s32[3] parameter(2)
+  ROOT r = f32[4,1] ragged-dot(a, b, g), lhs_contracting_dims={1}, rhs_contracting_dims={1}, lhs_ragged_dims={0}, rhs_group_dims={0}
+})",
+      {Filled(PrimitiveType::kF32, {4, 1}, 1),
+       Lit(PrimitiveType::kF32, {3, 1, 1}, {1, 10, 100}),
+       Lit(PrimitiveType::kS32, {3}, {3, -2, 2})});
+  EXPECT_EQ(got, (std::vector<double>{1, 101, 101, 0}));
+}
+
 TEST(RaggedDot, ContractingMode) {
   // lhs [1,4] = 1,2,3,4; rhs ones[4,1]; sizes {1,3}: group 0 sums k=0 (1),
   // group 1 sums k=1..3 (2+3+4 = 9). Result [g=2,1,1].
