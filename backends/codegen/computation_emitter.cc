@@ -579,13 +579,26 @@ class ComputationEmitter {
     }
     const int64_t outer = out.shape().dimensions(out.minor_to_major().back());
     if (outer < 2) return false;
+    // Work: the larger of the result and the operands, times the number of
+    // instructions fused into this loop nest (a long element-wise chain is
+    // worth splitting even over few elements).
     int64_t work = out.shape().num_elements();
     for (const HloInstruction* op : inst.operands()) {
       if (op->shape().IsArray()) {
         work = std::max(work, op->shape().num_elements());
       }
     }
-    return work >= ctx_.parallel_min_work;
+    int64_t fused = 1;
+    std::vector<const HloInstruction*> stack(inst.operands().begin(),
+                                             inst.operands().end());
+    while (!stack.empty() && fused < 1024) {
+      const HloInstruction* op = stack.back();
+      stack.pop_back();
+      if (!inlined_.contains(op)) continue;
+      ++fused;
+      stack.insert(stack.end(), op->operands().begin(), op->operands().end());
+    }
+    return work * fused >= ctx_.parallel_min_work;
   }
 
   // Rebuilds `v` with every buffer pointer re-derived in the outlined

@@ -47,16 +47,18 @@ std::vector<Literal> Arguments(const HloModule& module) {
   return args;
 }
 
-// x -> 200 element-wise instructions over f32[16384] (add, multiply,
-// subtract, maximum in turn with a second parameter).
-std::string ChainModule() {
+// x -> 200 element-wise instructions over f32[16384] with a second
+// parameter: add, multiply, subtract, maximum in turn (with_max), or add,
+// multiply, subtract only.
+std::string ChainModule(bool with_max) {
   std::string text =
       "HloModule chain\nENTRY e {\n  x0 = f32[16384] parameter(0)\n"
       "  y = f32[16384] parameter(1)\n";
   const char* ops[] = {"add", "multiply", "subtract", "maximum"};
   for (int i = 1; i <= 200; ++i) {
     absl::StrAppend(&text, i == 200 ? "  ROOT " : "  ", "x", i,
-                    " = f32[16384] ", ops[i % 4], "(x", i - 1, ", y)\n");
+                    " = f32[16384] ", ops[i % (with_max ? 4 : 3)], "(x", i - 1,
+                    ", y)\n");
   }
   return text + "}\n";
 }
@@ -113,8 +115,14 @@ std::string ReadExample(const std::string& name) {
   return text;
 }
 
-void BM_Chain200(benchmark::State& state) { RunModule(state, ChainModule()); }
+void BM_Chain200(benchmark::State& state) {
+  RunModule(state, ChainModule(/*with_max=*/true));
+}
 BENCHMARK(BM_Chain200);
+void BM_Chain200NoMax(benchmark::State& state) {
+  RunModule(state, ChainModule(/*with_max=*/false));
+}
+BENCHMARK(BM_Chain200NoMax);
 
 #define HLOREF_EXAMPLE_BENCHMARK(Name, file) \
   void BM_##Name(benchmark::State& state) {  \
