@@ -726,10 +726,12 @@ class ComputationEmitter {
           return ctx_.EmitForLoop(
               absl::StrCat("par.d", dim), outer ? body->getArg(1) : ctx_.I64(0),
               outer ? body->getArg(2) : ctx_.I64(o.shape().dimensions(dim)),
-              ctx_.I64(1), [&](llvm::Value* iv) -> absl::Status {
+              ctx_.I64(1),
+              [&](llvm::Value* iv) -> absl::Status {
                 index[dim] = iv;
                 return nest(level - 1);
-              });
+              },
+              level == 0 ? 4 : 0);
         };
         return nest(rank - 1);
       }();

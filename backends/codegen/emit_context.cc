@@ -7,6 +7,7 @@
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/Function.h"
 #include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/Metadata.h"
 #include "llvm/IR/Module.h"
 #include "spec/util/status_macros.h"
 
@@ -230,7 +231,8 @@ llvm::Function* EmitContext::GetRuntimeFunction(absl::string_view name,
 
 absl::Status EmitContext::EmitForLoop(
     absl::string_view name, llvm::Value* start, llvm::Value* end,
-    llvm::Value* step, const std::function<absl::Status(llvm::Value*)>& body) {
+    llvm::Value* step, const std::function<absl::Status(llvm::Value*)>& body,
+    int interleave) {
   IRBuilder& b = builder_;
   llvm::Function* f = b.GetInsertBlock()->getParent();
   std::string n(name);
@@ -250,7 +252,18 @@ absl::Status EmitContext::EmitForLoop(
   llvm::Value* next = b.CreateAdd(iv, step, n + ".next", /*NUW=*/true,
                                   /*NSW=*/true);
   iv->addIncoming(next, b.GetInsertBlock());
-  b.CreateBr(header);
+  llvm::BranchInst* latch = b.CreateBr(header);
+  if (interleave > 1) {
+    llvm::LLVMContext& c = context();
+    llvm::Metadata* count[] = {
+        llvm::MDString::get(c, "llvm.loop.interleave.count"),
+        llvm::ConstantAsMetadata::get(b.getInt32(interleave))};
+    llvm::TempMDTuple temp = llvm::MDNode::getTemporary(c, {});
+    llvm::Metadata* ops[] = {temp.get(), llvm::MDNode::get(c, count)};
+    llvm::MDNode* loop = llvm::MDNode::getDistinct(c, ops);
+    loop->replaceOperandWith(0, loop);
+    latch->setMetadata(llvm::LLVMContext::MD_loop, loop);
+  }
   b.SetInsertPoint(exit);
   return absl::OkStatus();
 }
@@ -277,12 +290,15 @@ absl::Status EmitContext::EmitLoopNest(
       index[dim] = I64(0);
       return nest(level - 1);
     }
-    return EmitForLoop(absl::StrCat(name, ".d", dim), I64(0),
-                       I64(shape.dimensions(dim)), I64(1),
-                       [&](llvm::Value* iv) -> absl::Status {
-                         index[dim] = iv;
-                         return nest(level - 1);
-                       });
+    // The innermost loop walks memory contiguously: interleave it.
+    return EmitForLoop(
+        absl::StrCat(name, ".d", dim), I64(0), I64(shape.dimensions(dim)),
+        I64(1),
+        [&](llvm::Value* iv) -> absl::Status {
+          index[dim] = iv;
+          return nest(level - 1);
+        },
+        level == 0 ? 4 : 0);
   };
   return nest(rank - 1);
 }

@@ -113,9 +113,13 @@ class EmitContext {
 
   // for (i = start; i < end; i += step) body(i); i64 induction variable.
   // The builder is left after the loop. Errors from `body` stop emission.
+  // `interleave` > 1 asks LLVM's loop vectoriser to interleave that many
+  // vector iterations (independent chains hide the latency of long
+  // dependent element computations); it never changes results.
   absl::Status EmitForLoop(
       absl::string_view name, llvm::Value* start, llvm::Value* end,
-      llvm::Value* step, const std::function<absl::Status(llvm::Value*)>& body);
+      llvm::Value* step, const std::function<absl::Status(llvm::Value*)>& body,
+      int interleave = 0);
   // Loop nest over every logical index of an array shape, outermost loop
   // over the most major dimension of its layout (so the innermost loop walks
   // memory contiguously). Nothing is emitted for a zero-size shape; a
