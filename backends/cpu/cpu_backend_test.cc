@@ -81,8 +81,30 @@ ENTRY e {
 }
 
 TEST(CpuBackend, UnsupportedOpIsUnimplemented) {
-  // A reduce over a bounded dynamic dimension is not compiled (yet): it
-  // must be Unimplemented naming the op, never a wrong answer.
+  // A transpose of a bounded dynamic value is not compiled (yet): it must
+  // be Unimplemented naming the op, never a wrong answer.
+  auto out =
+      CompileAndRun(R"(
+HloModule m
+ENTRY e {
+  a = f32[2,2] parameter(0)
+  n = s32[] parameter(1)
+  d = f32[<=2,2] set-dimension-size(a, n), dimensions={0}
+  ROOT t = f32[2,<=2] transpose(d), dimensions={1,0}
+})",
+                    {Literal::CreateFromValues<float>(PrimitiveType::kF32,
+                                                      {2, 2}, {1, 2, 3, 4}),
+                     Literal::CreateR0<int32_t>(PrimitiveType::kS32, 1)});
+  ASSERT_FALSE(out.ok());
+  EXPECT_EQ(out.status().code(), absl::StatusCode::kUnimplemented)
+      << out.status();
+  EXPECT_THAT(std::string(out.status().message()),
+              ::testing::HasSubstr("transpose on bounded dynamic shapes"));
+}
+
+TEST(CpuBackend, ReduceSkipsPadding) {
+  // Sum of the first 2 of {1, 2, 3, 4} with init 10: 10 + 1 + 2 = 13 (by
+  // hand); the padding elements 3 and 4 are not folded.
   auto out = CompileAndRun(
       R"(
 HloModule m
@@ -95,15 +117,12 @@ ENTRY e {
   a = f32[4] parameter(0)
   n = s32[] parameter(1)
   d = f32[<=4] set-dimension-size(a, n), dimensions={0}
-  z = f32[] constant(0)
+  z = f32[] constant(10)
   ROOT r = f32[] reduce(d, z), dimensions={0}, to_apply=add
 })",
       {F32({1, 2, 3, 4}), Literal::CreateR0<int32_t>(PrimitiveType::kS32, 2)});
-  ASSERT_FALSE(out.ok());
-  EXPECT_EQ(out.status().code(), absl::StatusCode::kUnimplemented)
-      << out.status();
-  EXPECT_THAT(std::string(out.status().message()),
-              ::testing::HasSubstr("reduce on bounded dynamic shapes"));
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ((*out)[0].data<float>()[0], 13);
 }
 
 TEST(CpuBackend, DynamicSizesTravelThroughElementwiseOps) {
