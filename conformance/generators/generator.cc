@@ -79,6 +79,12 @@ std::vector<int64_t> DrawDims(Rng& rng, int min_rank, int max_rank) {
     const uint64_t r = rng.Below(20);
     d = r == 0 ? 0
                : (r == 1 ? 7 : (r == 2 ? rng.Range(8, 17) : rng.Range(1, 5)));
+    // Sizes that are no multiple of a vector width or tile, for compiled
+    // backends' loop tails (rank <= 2 keeps the element count small).
+    if (r == 3 && rank <= 2) {
+      constexpr int64_t kOdd[] = {17, 31, 65, 127};
+      d = kOdd[rng.Below(4)];
+    }
   }
   return dims;
 }
@@ -168,7 +174,8 @@ namespace {
 constexpr int kMaxAttempts = 96;
 
 std::string ModuleText(const gen::Draw& draw, const std::string& name,
-                       const std::string& result_shape) {
+                       const std::string& result_shape,
+                       bool print_layouts = false) {
   // The header states the participants only when there are several, so
   // single-participant modules keep the plain header they always had.
   std::string header = absl::StrCat("HloModule ", name);
@@ -182,7 +189,7 @@ std::string ModuleText(const gen::Draw& draw, const std::string& name,
     // A case about `parameter` declares its root parameter on the ROOT line.
     if (draw.op_text == absl::StrCat("parameter(", i, ")")) continue;
     absl::StrAppend(&text, "  p", i, " = ",
-                    draw.params[i].shape.ToString(/*print_layout=*/false),
+                    draw.params[i].shape.ToString(print_layouts),
                     " parameter(", i, ")\n");
   }
   absl::StrAppend(&text, draw.prelude, "  ROOT r = ", result_shape, " ",
@@ -254,6 +261,48 @@ std::vector<HloOpcode> GeneratedOps() {
   return *ops;
 }
 
+// Gives every array parameter of rank >= 2 and an array result of rank >= 2
+// a random permutation layout, for a quarter of the seeds; false (nothing
+// changed) for the other seeds and for ops whose meaning depends on the
+// layout (bitcast) or whose shapes travel through other channels (host
+// I/O, parameter cases, custom-call).
+bool DrawLayouts(HloOpcode opcode, uint64_t seed, gen::Draw* draw,
+                 Shape* result) {
+  switch (opcode) {
+    case HloOpcode::kBitcast:
+    case HloOpcode::kParameter:
+    case HloOpcode::kCustomCall:
+    case HloOpcode::kInfeed:
+    case HloOpcode::kOutfeed:
+    case HloOpcode::kSend:
+    case HloOpcode::kRecv:
+    case HloOpcode::kSendDone:
+    case HloOpcode::kRecvDone:
+      return false;
+    default:
+      break;
+  }
+  gen::Rng rng(seed * 0xA24BAED4963EE407ull + 0x9FB21C651E98DF25ull +
+               static_cast<uint64_t>(opcode));
+  if (rng.Below(4) != 0) return false;
+  bool changed = false;
+  auto permute = [&](Shape* s) {
+    if (!s->IsArray() || s->rank() < 2) return;
+    std::vector<int64_t> m2m(s->rank());
+    for (int64_t i = 0; i < s->rank(); ++i) m2m[i] = i;
+    for (int64_t i = s->rank() - 1; i > 0; --i) {
+      std::swap(m2m[i], m2m[rng.Below(static_cast<uint64_t>(i) + 1)]);
+    }
+    Layout layout;
+    layout.minor_to_major = m2m;
+    s->set_layout(layout);
+    changed = true;
+  };
+  for (gen::ParamSpec& p : draw->params) permute(&p.shape);
+  permute(result);
+  return changed;
+}
+
 bool HasGenerator(HloOpcode opcode) {
   for (HloOpcode op : GeneratedOps()) {
     if (op == opcode) return true;
@@ -308,9 +357,13 @@ absl::StatusOr<GeneratedCase> GenerateCase(HloOpcode opcode, uint64_t seed) {
       }
       result = *inferred;
     }
+    // A quarter of the cases give the entry's parameters and result
+    // random non-default layouts (drawn from their own stream, so the draw
+    // itself does not change): compiled backends must honour them.
+    const bool layouts = DrawLayouts(opcode, seed, &*draw, &result);
     GeneratedCase c;
-    c.module_text =
-        ModuleText(*draw, module_name, result.ToString(/*print_layout=*/false));
+    c.module_text = ModuleText(*draw, module_name, result.ToString(layouts),
+                               layouts);
     auto module = ParseHloModule(c.module_text);
     if (!module.ok()) {
       last_error = std::string(module.status().message());
