@@ -317,6 +317,20 @@ TEST(Elementwise, ComplexDivision) {
   EXPECT_EQ(z.imag(), INFINITY);
 }
 
+TEST(Elementwise, ComplexSignOfSubnormalParts) {
+  // sign(-d + d i) with d = 2^-1074 (the smallest subnormal) is
+  // (-1 + i) / sqrt(2) = (-0.70710678118654752, 0.70710678118654752): |z|
+  // must not be rounded to a subnormal before dividing.
+  Literal a(Shape::Array(PrimitiveType::kC128, {1}));
+  a.SetFromComplex(0, {-0x1p-1074, 0x1p-1074});
+  auto out =
+      CompileAndRun(Module("sign", "c128", 1, "c128", 1), {std::move(a)});
+  ASSERT_TRUE(out.ok()) << out.status();
+  std::complex<double> z = (*out)[0].GetAsComplex(0);
+  EXPECT_NEAR(z.real(), -0.70710678118654752, 1e-15);
+  EXPECT_NEAR(z.imag(), 0.70710678118654752, 1e-15);
+}
+
 TEST(Elementwise, NegateOnNarrowFloatEncodings) {
   // f16: the sign bit flips, NaN payloads stay (0x7E01 -> 0xFE01).
   auto f16 =
