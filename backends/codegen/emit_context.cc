@@ -49,9 +49,63 @@ absl::StatusOr<llvm::Function*> EmitContext::GetComputationFunction(
   return *f;
 }
 
+namespace {
+// Whether every array leaf of `v` has the layout `shape` gives it (the
+// descending default when absent).
+bool LayoutsMatch(const IrValue& v, const Shape& shape) {
+  if (shape.IsTuple()) {
+    if (!v.IsTuple() || v.elements.size() != shape.tuple_shapes().size()) {
+      return false;
+    }
+    for (size_t i = 0; i < v.elements.size(); ++i) {
+      if (!LayoutsMatch(v.elements[i], shape.tuple_shapes(i))) return false;
+    }
+    return true;
+  }
+  if (!shape.IsArray()) return true;
+  if (!v.IsArray()) return false;
+  std::vector<int64_t> want = shape.LayoutOrDefault().minor_to_major;
+  if (static_cast<int64_t>(want.size()) != shape.rank()) {
+    want = Layout::Descending(shape.rank()).minor_to_major;
+  }
+  return absl::Span<const int64_t>(want) == v.array.minor_to_major();
+}
+}  // namespace
+
 absl::Status EmitContext::EmitCallComputation(const HloComputation& computation,
                                               absl::Span<const IrValue> params,
                                               const IrValue& result) {
+  // The callee's parameters and root have their own layouts (a computation
+  // written without layouts uses the descending default): values in other
+  // layouts are copied into the callee's layout first, and a result
+  // computed in the root's layout is copied out after the call.
+  if (static_cast<int64_t>(params.size()) == computation.num_parameters()) {
+    bool params_match = true;
+    for (size_t i = 0; i < params.size(); ++i) {
+      params_match = params_match &&
+                     LayoutsMatch(params[i], computation.parameter(i)->shape());
+    }
+    const Shape& root = computation.root()->shape();
+    const bool result_matches = LayoutsMatch(result, root);
+    if (!params_match || !result_matches) {
+      std::vector<IrValue> relaid;
+      for (size_t i = 0; i < params.size(); ++i) {
+        const Shape& want = computation.parameter(i)->shape();
+        if (LayoutsMatch(params[i], want)) {
+          relaid.push_back(params[i]);
+          continue;
+        }
+        Shape s = want;
+        relaid.push_back(AllocateValue(s, "relayout"));
+        HLOREF_RETURN_IF_ERROR(EmitCopyValue(params[i], relaid.back()));
+      }
+      if (result_matches)
+        return EmitCallComputation(computation, relaid, result);
+      IrValue temp = AllocateValue(root, "relayout");
+      HLOREF_RETURN_IF_ERROR(EmitCallComputation(computation, relaid, temp));
+      return EmitCopyValue(temp, result);
+    }
+  }
   HLOREF_ASSIGN_OR_RETURN(llvm::Function * f,
                           GetComputationFunction(computation));
   // Array leaves, then the runtime sizes of the dynamic ones (ir_value.h).
