@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "backends/cpu/cpu_emitters.h"
+#include "backends/cpu/emitters/emitter_util.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/DerivedTypes.h"
 #include "llvm/IR/Function.h"
@@ -18,33 +19,6 @@ namespace {
 using codegen::EmitContext;
 using codegen::IrArray;
 using codegen::IrValue;
-
-llvm::Value* ConstI64Array(EmitContext& ctx, const std::vector<int64_t>& v) {
-  llvm::Type* i64 = ctx.b().getInt64Ty();
-  std::vector<llvm::Constant*> elems;
-  for (int64_t x : v) elems.push_back(llvm::ConstantInt::get(i64, x));
-  if (elems.empty()) elems.push_back(llvm::ConstantInt::get(i64, 0));
-  auto* type = llvm::ArrayType::get(i64, elems.size());
-  return new llvm::GlobalVariable(ctx.module(), type, /*isConstant=*/true,
-                                  llvm::GlobalValue::PrivateLinkage,
-                                  llvm::ConstantArray::get(type, elems),
-                                  "hloref.linalg.consts");
-}
-
-std::vector<int64_t> Strides(const IrArray& a) {
-  const Shape& s = a.shape();
-  std::vector<int64_t> strides(s.rank(), 0);
-  int64_t stride = 1;
-  for (int64_t d : a.minor_to_major()) {
-    strides[d] = stride;
-    stride *= s.dimensions(d);
-  }
-  return strides;
-}
-
-std::vector<int64_t> Dims(const Shape& s) {
-  return std::vector<int64_t>(s.dimensions().begin(), s.dimensions().end());
-}
 
 // A float or complex [..., M, M] array.
 absl::Status CheckSquare(const HloInstruction& inst, const Shape& s) {

@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "backends/codegen/llvm_types.h"
 #include "backends/cpu/cpu_emitters.h"
+#include "backends/cpu/emitters/emitter_util.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/DerivedTypes.h"
 #include "llvm/IR/Function.h"
@@ -23,45 +24,6 @@ namespace {
 using codegen::EmitContext;
 using codegen::IrArray;
 using codegen::IrValue;
-
-// A private constant i64 array in the module.
-llvm::Value* ConstI64Array(EmitContext& ctx, const std::vector<int64_t>& v) {
-  llvm::Type* i64 = ctx.b().getInt64Ty();
-  std::vector<llvm::Constant*> elems;
-  for (int64_t x : v) elems.push_back(llvm::ConstantInt::get(i64, x));
-  if (elems.empty()) elems.push_back(llvm::ConstantInt::get(i64, 0));
-  auto* type = llvm::ArrayType::get(i64, elems.size());
-  return new llvm::GlobalVariable(ctx.module(), type, /*isConstant=*/true,
-                                  llvm::GlobalValue::PrivateLinkage,
-                                  llvm::ConstantArray::get(type, elems),
-                                  "hloref.sort.consts");
-}
-
-// Stride in elements of every logical dimension of a buffer.
-std::vector<int64_t> Strides(const IrArray& a) {
-  const Shape& s = a.shape();
-  std::vector<int64_t> strides(s.rank(), 0);
-  int64_t stride = 1;
-  for (int64_t d : a.minor_to_major()) {
-    strides[d] = stride;
-    stride *= s.dimensions(d);
-  }
-  return strides;
-}
-
-// A stack array of pointers holding `values`.
-llvm::Value* PointerArray(EmitContext& ctx,
-                          const std::vector<llvm::Value*>& values,
-                          const char* name) {
-  llvm::Type* ptr = ctx.PtrType();
-  llvm::Value* array =
-      ctx.EntryAlloca(ptr, std::max<int64_t>(1, values.size()), name);
-  for (size_t i = 0; i < values.size(); ++i) {
-    ctx.b().CreateStore(values[i],
-                        ctx.b().CreateConstInBoundsGEP1_64(ptr, array, i));
-  }
-  return array;
-}
 
 absl::Status EmitSort(EmitContext& ctx, const HloInstruction& inst,
                       absl::Span<const IrValue> operands,
