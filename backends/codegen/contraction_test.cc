@@ -13,21 +13,11 @@
 
 #include "absl/strings/str_cat.h"
 #include "backends/cpu/cpu_backend.h"
+#include "backends/cpu/cpu_test_util.h"
 #include "spec/ir/hlo_parser.h"
 
 namespace hloref::cpu {
 namespace {
-
-absl::StatusOr<std::vector<Literal>> CompileAndRun(absl::string_view text,
-                                                   std::vector<Literal> args) {
-  auto module = ParseHloModule(text);
-  if (!module.ok()) return module.status();
-  auto backend = CreateCpuBackend({});
-  if (!backend.ok()) return backend.status();
-  auto exe = (*backend)->Compile(**module, {});
-  if (!exe.ok()) return exe.status();
-  return (*exe)->Run(args);
-}
 
 // A literal from exactly representable values (row-major).
 Literal Lit(PrimitiveType type, std::vector<int64_t> dims,

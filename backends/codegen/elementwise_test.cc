@@ -15,21 +15,11 @@
 
 #include "absl/strings/str_cat.h"
 #include "backends/cpu/cpu_backend.h"
+#include "backends/cpu/cpu_test_util.h"
 #include "spec/ir/hlo_parser.h"
 
 namespace hloref::cpu {
 namespace {
-
-absl::StatusOr<std::vector<Literal>> CompileAndRun(absl::string_view text,
-                                                   std::vector<Literal> args) {
-  auto module = ParseHloModule(text);
-  if (!module.ok()) return module.status();
-  auto backend = CreateCpuBackend({});
-  if (!backend.ok()) return backend.status();
-  auto exe = (*backend)->Compile(**module, {});
-  if (!exe.ok()) return exe.status();
-  return (*exe)->Run(args);
-}
 
 Literal Ints(PrimitiveType type, const std::vector<int64_t>& values) {
   Literal lit(Shape::Array(type, {static_cast<int64_t>(values.size())}));
@@ -53,14 +43,6 @@ Literal FromBits(PrimitiveType type, const std::vector<uint64_t>& bits) {
     lit.SetRawBits(static_cast<int64_t>(i), bits[i]);
   }
   return lit;
-}
-
-std::vector<uint64_t> Bits(const Literal& lit) {
-  std::vector<uint64_t> out;
-  for (int64_t i = 0; i < lit.element_count(); ++i) {
-    out.push_back(lit.GetRawBits(i));
-  }
-  return out;
 }
 
 uint64_t F32(float f) {

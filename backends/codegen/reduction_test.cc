@@ -10,6 +10,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "backends/cpu/cpu_backend.h"
+#include "backends/cpu/cpu_test_util.h"
 #include "spec/ir/hlo_parser.h"
 
 namespace hloref::cpu {
@@ -17,17 +18,6 @@ namespace {
 
 using ::testing::ElementsAre;
 using ::testing::ElementsAreArray;
-
-absl::StatusOr<std::vector<Literal>> CompileAndRun(absl::string_view text,
-                                                   std::vector<Literal> args) {
-  auto module = ParseHloModule(text);
-  if (!module.ok()) return module.status();
-  auto backend = CreateCpuBackend({});
-  if (!backend.ok()) return backend.status();
-  auto exe = (*backend)->Compile(**module, {});
-  if (!exe.ok()) return exe.status();
-  return (*exe)->Run(args);
-}
 
 Literal F32(std::vector<float> v) {
   return Literal::CreateR1<float>(PrimitiveType::kF32, v);
