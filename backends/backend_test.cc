@@ -43,8 +43,9 @@ class RefusingBackend : public Backend {
 TEST(RegistryTest, BuiltinsAreListed) {
   BackendRegistry registry;
   ASSERT_TRUE(RegisterBuiltinBackends(&registry).ok());
-  EXPECT_THAT(registry.Usages(), ElementsAre("command:<program>", "interpreter",
-                                             "plugin:<path.so>"));
+  EXPECT_THAT(registry.Usages(),
+              ElementsAre("command:<program>", "cpu", "interpreter",
+                          "plugin:<path.so>"));
   // Registering twice is refused, not silently replaced.
   absl::Status again = RegisterBuiltinBackends(&registry);
   EXPECT_EQ(again.code(), absl::StatusCode::kAlreadyExists);
@@ -54,6 +55,9 @@ TEST(RegistryTest, CreatesByExactNameAndByPrefix) {
   auto interp = CreateBackend("interpreter");
   ASSERT_TRUE(interp.ok()) << interp.status();
   EXPECT_EQ((*interp)->name(), "interpreter");
+  auto cpu = CreateBackend("cpu");
+  ASSERT_TRUE(cpu.ok()) << cpu.status();
+  EXPECT_EQ((*cpu)->name(), "cpu");
 
   auto sh = CreateBackend("command:sh");
   ASSERT_TRUE(sh.ok()) << sh.status();
