@@ -12,7 +12,6 @@ BUILD=${BUILD_DIR:-build}
 HLOREF=$BUILD/tools/hloref
 echo "== hloref conformance --backend=cpu"
 "$HLOREF" conformance --backend=cpu --report="$BUILD/conformance-report-cpu"
-echo "report: $BUILD/conformance-report-cpu/report.html (JSON: report.json, JUnit: junit.xml)"
 for f in examples/*.hlo; do
   echo "== hloref check $f"
   "$HLOREF" check --quiet "$f"
