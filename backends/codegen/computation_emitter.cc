@@ -327,11 +327,12 @@ class ComputationEmitter {
         const int64_t bound = inst.shape().dimensions(d);
         llvm::Value* bad = b_.CreateOr(b_.CreateICmpSLT(size, ctx_.I64(0)),
                                        b_.CreateICmpSGT(size, ctx_.I64(bound)));
-        EmitIf(bad, [&] {
+        HLOREF_RETURN_IF_ERROR(ctx_.EmitIf(bad, [&] {
           ReportError(absl::StrCat(where, ": runtime size outside [0, ", bound,
                                    "] of dimension ", d,
                                    " (impl.dynamic.3: undefined in XLA)"));
-        });
+          return absl::OkStatus();
+        }));
         size = b_.CreateSelect(bad, ctx_.I64(bound), size);
         if (out.sizes != nullptr) {
           for (int64_t i = 0; i < inst.shape().rank(); ++i) {
@@ -369,12 +370,13 @@ class ComputationEmitter {
           valid = b_.CreateMul(valid, operand_sizes.back());
         }
         bad = b_.CreateOr(bad, b_.CreateICmpNE(product, valid));
-        EmitIf(bad, [&] {
+        HLOREF_RETURN_IF_ERROR(ctx_.EmitIf(bad, [&] {
           ReportError(absl::StrCat(
               where,
               ": runtime sizes out of range or not holding the operand's "
               "valid elements (impl.dynamic.3)"));
-        });
+          return absl::OkStatus();
+        }));
         llvm::Value* total = b_.CreateSelect(bad, ctx_.I64(0), product);
         if (out.sizes != nullptr) {
           for (int64_t d = 0; d < shape.rank(); ++d) {
@@ -557,19 +559,6 @@ class ComputationEmitter {
           }
           return absl::OkStatus();
         });
-  }
-
-  // if (cond) then();
-  void EmitIf(llvm::Value* cond, const std::function<void()>& then) {
-    llvm::Function* f = b_.GetInsertBlock()->getParent();
-    llvm::BasicBlock* yes = llvm::BasicBlock::Create(ctx_.context(), "if", f);
-    llvm::BasicBlock* done =
-        llvm::BasicBlock::Create(ctx_.context(), "endif", f);
-    b_.CreateCondBr(cond, yes, done);
-    b_.SetInsertPoint(yes);
-    then();
-    b_.CreateBr(done);
-    b_.SetInsertPoint(done);
   }
 
   // An elemental instruction into `out`: one loop nest, split across

@@ -100,24 +100,6 @@ std::vector<int64_t> OtherDims(int64_t rank, absl::Span<const int64_t> a,
   return out;
 }
 
-// Emits `then_body` under `cond` and leaves the builder after it.
-absl::Status EmitIf(EmitContext& ctx, llvm::Value* cond,
-                    const std::function<absl::Status()>& then_body,
-                    absl::string_view name) {
-  IRBuilder& b = ctx.b();
-  llvm::Function* f = b.GetInsertBlock()->getParent();
-  llvm::BasicBlock* then_bb =
-      llvm::BasicBlock::Create(ctx.context(), absl::StrCat(name, ".then"), f);
-  llvm::BasicBlock* cont =
-      llvm::BasicBlock::Create(ctx.context(), absl::StrCat(name, ".cont"), f);
-  b.CreateCondBr(cond, then_bb, cont);
-  b.SetInsertPoint(then_bb);
-  HLOREF_RETURN_IF_ERROR(then_body());
-  b.CreateBr(cont);
-  b.SetInsertPoint(cont);
-  return absl::OkStatus();
-}
-
 // Row-major loop nest over `sizes` (size-1 dimensions get the constant 0,
 // a zero size runs nothing); body gets one i64 per dimension.
 absl::Status EmitNest(EmitContext& ctx, absl::Span<const int64_t> sizes,
@@ -514,7 +496,7 @@ absl::Status EmitContract(
     };
     if (!filter) return term();
     HLOREF_ASSIGN_OR_RETURN(llvm::Value * keep, filter(c));
-    return EmitIf(ctx, keep, term, "dot.keep");
+    return ctx.EmitIf(keep, term, "dot.keep");
   });
 }
 
@@ -689,8 +671,8 @@ absl::StatusOr<ElementGenerator> EmitConvolution(
                                  ctx.I64(0)));
               in_pos = b.CreateUDiv(pos, ctx.I64(wd.base_dilation));
             }
-            return EmitIf(
-                ctx, valid,
+            return ctx.EmitIf(
+                valid,
                 [&, d, k]() -> absl::Status {
                   lidx[dn.input_spatial_dimensions[d]] = in_pos;
                   ridx[dn.kernel_spatial_dimensions[d]] =
@@ -904,8 +886,8 @@ absl::StatusOr<ElementGenerator> EmitRaggedDot(
               llvm::Value* start = b.CreateLoad(it, cum);
               llvm::Value* end = b.CreateAdd(start, s);
               b.CreateStore(end, cum);
-              return EmitIf(
-                  ctx, EmitMember(ctx, plan, start, end, i),
+              return ctx.EmitIf(
+                  EmitMember(ctx, plan, start, end, i),
                   [&]() -> absl::Status {
                     IrIndex rg = ridx;
                     rg[plan.rhs_group] = g;

@@ -322,6 +322,23 @@ absl::Status EmitContext::EmitForLoop(
   return absl::OkStatus();
 }
 
+absl::Status EmitContext::EmitIf(llvm::Value* cond,
+                                 const std::function<absl::Status()>& then_body,
+                                 absl::string_view name) {
+  IRBuilder& b = builder_;
+  llvm::Function* f = b.GetInsertBlock()->getParent();
+  llvm::BasicBlock* then_bb =
+      llvm::BasicBlock::Create(context(), absl::StrCat(name, ".then"), f);
+  llvm::BasicBlock* cont =
+      llvm::BasicBlock::Create(context(), absl::StrCat(name, ".cont"), f);
+  b.CreateCondBr(cond, then_bb, cont);
+  b.SetInsertPoint(then_bb);
+  HLOREF_RETURN_IF_ERROR(then_body());
+  b.CreateBr(cont);
+  b.SetInsertPoint(cont);
+  return absl::OkStatus();
+}
+
 absl::Status EmitContext::EmitLoopNest(
     const Shape& shape, absl::string_view name,
     const std::function<absl::Status(const IrIndex&)>& body) {

@@ -120,6 +120,10 @@ class EmitContext {
       absl::string_view name, llvm::Value* start, llvm::Value* end,
       llvm::Value* step, const std::function<absl::Status(llvm::Value*)>& body,
       int interleave = 0);
+  // if (cond) then_body(); the builder is left after it.
+  absl::Status EmitIf(llvm::Value* cond,
+                      const std::function<absl::Status()>& then_body,
+                      absl::string_view name = "if");
   // Loop nest over every logical index of an array shape, outermost loop
   // over the most major dimension of its layout (so the innermost loop walks
   // memory contiguously). Nothing is emitted for a zero-size shape; a

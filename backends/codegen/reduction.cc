@@ -96,24 +96,6 @@ absl::StatusOr<std::vector<llvm::Value*>> EmitFold(
   return out;
 }
 
-// Emits `then_body` under `cond` and leaves the builder after it.
-absl::Status EmitIf(EmitContext& ctx, llvm::Value* cond,
-                    const std::function<absl::Status()>& then_body,
-                    absl::string_view name) {
-  IRBuilder& b = ctx.b();
-  llvm::Function* f = b.GetInsertBlock()->getParent();
-  llvm::BasicBlock* then_bb =
-      llvm::BasicBlock::Create(ctx.context(), absl::StrCat(name, ".then"), f);
-  llvm::BasicBlock* cont =
-      llvm::BasicBlock::Create(ctx.context(), absl::StrCat(name, ".cont"), f);
-  b.CreateCondBr(cond, then_bb, cont);
-  b.SetInsertPoint(then_bb);
-  HLOREF_RETURN_IF_ERROR(then_body());
-  b.CreateBr(cont);
-  b.SetInsertPoint(cont);
-  return absl::OkStatus();
-}
-
 // ---- reduce
 
 struct ReducePlan {
@@ -303,8 +285,8 @@ PositionVisitor WindowVisitor(EmitContext& ctx, const WindowPlan& p,
           ok = ok == nullptr ? v : b.CreateAnd(ok, v);
         }
         if (ok == nullptr) return body(pos);
-        return EmitIf(
-            ctx, ok, [&] { return body(pos); }, "window.valid");
+        return ctx.EmitIf(
+            ok, [&] { return body(pos); }, "window.valid");
       }
       const WindowDimension& wd = p.window[d];
       const int64_t dilated =
@@ -534,8 +516,8 @@ absl::Status EmitSelectAndScatter(EmitContext& ctx, const HloInstruction& inst,
           llvm::PHINode* take = b.CreatePHI(b.getInt1Ty(), 2, "sas.take");
           take->addIncoming(ctx.I1(true), pre);
           take->addIncoming(moves, call_end);
-          return EmitIf(
-              ctx, take,
+          return ctx.EmitIf(
+              take,
               [&]() -> absl::Status {
                 b.CreateStore(ctx.I1(true), have_slot);
                 b.CreateStore(candidate, value_slot);
@@ -547,8 +529,8 @@ absl::Status EmitSelectAndScatter(EmitContext& ctx, const HloInstruction& inst,
               "sas.take");
         }));
         llvm::Value* have = b.CreateLoad(b.getInt1Ty(), have_slot);
-        return EmitIf(
-            ctx, have,
+        return ctx.EmitIf(
+            have,
             [&]() -> absl::Status {
               IrIndex sel(rank);
               for (size_t d = 0; d < rank; ++d) {
