@@ -98,6 +98,23 @@ absl::StatusOr<std::vector<llvm::Value*>> EmitFold(
 
 // ---- reduce
 
+// reduce and reduce-window take N inputs, then N init values, and a
+// reducer: returns N after checking that every operand is an array of a
+// type the emitters take.
+absl::StatusOr<int64_t> VariadicInputCount(const HloInstruction& inst,
+                                           absl::string_view op) {
+  const int64_t count = inst.operand_count();
+  if (count < 2 || count % 2 != 0 || inst.to_apply() == nullptr) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(op, " needs N operands, N init values and to_apply"));
+  }
+  for (int64_t j = 0; j < count; ++j) {
+    HLOREF_RETURN_IF_ERROR(
+        CheckArrayType(inst.operand(j)->shape(), absl::StrCat("operand ", j)));
+  }
+  return count / 2;
+}
+
 struct ReducePlan {
   int64_t n = 0;                 // operands
   std::vector<int64_t> reduced;  // ascending
@@ -108,16 +125,7 @@ struct ReducePlan {
 
 absl::StatusOr<ReducePlan> PlanReduce(const HloInstruction& inst) {
   ReducePlan p;
-  const int64_t count = inst.operand_count();
-  if (count < 2 || count % 2 != 0 || inst.to_apply() == nullptr) {
-    return absl::InvalidArgumentError(
-        "reduce needs N operands, N init values and to_apply");
-  }
-  p.n = count / 2;
-  for (int64_t j = 0; j < count; ++j) {
-    HLOREF_RETURN_IF_ERROR(
-        CheckArrayType(inst.operand(j)->shape(), absl::StrCat("operand ", j)));
-  }
+  HLOREF_ASSIGN_OR_RETURN(p.n, VariadicInputCount(inst, "reduce"));
   const Shape& s0 = inst.operand(0)->shape();
   p.in_dims.assign(s0.dimensions().begin(), s0.dimensions().end());
   for (int64_t j = 0; j < p.n; ++j) {
@@ -325,16 +333,7 @@ struct ReduceWindowPlan {
 
 absl::StatusOr<ReduceWindowPlan> PlanReduceWindow(const HloInstruction& inst) {
   ReduceWindowPlan p;
-  const int64_t count = inst.operand_count();
-  if (count < 2 || count % 2 != 0 || inst.to_apply() == nullptr) {
-    return absl::InvalidArgumentError(
-        "reduce-window needs N operands, N init values and to_apply");
-  }
-  p.n = count / 2;
-  for (int64_t j = 0; j < count; ++j) {
-    HLOREF_RETURN_IF_ERROR(
-        CheckArrayType(inst.operand(j)->shape(), absl::StrCat("operand ", j)));
-  }
+  HLOREF_ASSIGN_OR_RETURN(p.n, VariadicInputCount(inst, "reduce-window"));
   const Shape& s0 = inst.operand(0)->shape();
   for (int64_t j = 0; j < p.n; ++j) {
     const Shape& s = inst.operand(j)->shape();
