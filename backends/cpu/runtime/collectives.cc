@@ -28,216 +28,23 @@ namespace hloref::cpu {
 
 CollectiveGroup::CollectiveGroup(int64_t replicas, int64_t partitions,
                                  absl::Duration timeout)
-    : replicas_(replicas),
-      partitions_(partitions),
-      timeout_(timeout),
-      executions_(static_cast<size_t>(replicas * partitions)),
-      state_(static_cast<size_t>(replicas * partitions), State::kRunning),
-      waiting_at_(static_cast<size_t>(replicas * partitions), nullptr),
-      final_status_(static_cast<size_t>(replicas * partitions)) {}
-
-std::string CollectiveGroup::DeviceName(int64_t id) const {
-  const int64_t r = id / partitions_;
-  const int64_t p = id % partitions_;
-  if (partitions_ == 1) return absl::StrCat("replica ", r);
-  if (replicas_ == 1) return absl::StrCat("partition ", p);
-  return absl::StrCat("replica ", r, " partition ", p);
-}
+    : CollectiveRendezvous<Contribution>(replicas, partitions, timeout),
+      executions_(static_cast<size_t>(replicas * partitions)) {}
 
 int64_t CollectiveGroup::CountExecution(int64_t me, const void* key) {
   return ++executions_[static_cast<size_t>(me)][key];
 }
 
-absl::Status CollectiveGroup::SlotErrorLocked(const Slot& slot,
-                                              absl::StatusCode code,
-                                              const std::string& why) const {
-  std::vector<std::string> arrived, missing;
-  for (size_t i = 0; i < slot.group.size(); ++i) {
-    const int64_t id = slot.group[i];
-    if (slot.arrived[i]) {
-      arrived.push_back(DeviceName(id));
-      continue;
-    }
-    std::string what;
-    switch (state_[id]) {
-      case State::kFinished:
-        what = final_status_[id].ok()
-                   ? "finished its run without reaching it"
-                   : absl::StrCat("failed before reaching it: ",
-                                  final_status_[id].message());
-        break;
-      case State::kWaiting:
-        what =
-            waiting_at_[id] == nullptr
-                ? "waits at another collective"
-                : absl::StrCat("waits at %", waiting_at_[id]->name,
-                               " (execution ", waiting_at_[id]->execution, ")");
-        break;
-      case State::kRunning:
-        what = "still running";
-        break;
-    }
-    missing.push_back(absl::StrCat(DeviceName(id), " (", what, ")"));
-  }
-  return absl::Status(
-      code,
-      absl::StrCat("%", slot.name, ": ", why, " (execution ", slot.execution,
-                   " of this instruction on each participant); arrived: ",
-                   arrived.empty() ? "none" : absl::StrJoin(arrived, ", "),
-                   "; did not arrive: ", absl::StrJoin(missing, ", ")));
-}
-
-void CollectiveGroup::FailSlotLocked(Slot& slot, absl::Status error) {
-  slot.error = std::move(error);
-  for (size_t i = 0; i < slot.group.size(); ++i) {
-    const int64_t id = slot.group[i];
-    if (slot.arrived[i] && state_[id] == State::kWaiting &&
-        waiting_at_[id] == &slot) {
-      state_[id] = State::kRunning;
-      waiting_at_[id] = nullptr;
-    }
-  }
-}
-
-void CollectiveGroup::FailDeadSlotsLocked() {
-  bool changed = false;
-  std::vector<std::pair<Slot*, absl::Status>> dead;
-  for (auto& [key, slot] : slots_) {
-    if (slot->complete || !slot->error.ok()) continue;
-    for (size_t i = 0; i < slot->group.size(); ++i) {
-      const int64_t id = slot->group[i];
-      if (slot->arrived[i] || state_[id] != State::kFinished) continue;
-      dead.emplace_back(
-          slot.get(),
-          final_status_[id].ok()
-              ? SlotErrorLocked(*slot, absl::StatusCode::kDeadlineExceeded,
-                                "deadlock: a participant will never reach this")
-              : SlotErrorLocked(*slot, absl::StatusCode::kAborted,
-                                "abandoned: a participant failed before "
-                                "reaching this"));
-      break;
-    }
-  }
-  for (auto& [slot, error] : dead) FailSlotLocked(*slot, std::move(error));
-  changed |= !dead.empty();
-  bool any_running = false, any_waiting = false;
-  for (State s : state_) {
-    any_running |= s == State::kRunning;
-    any_waiting |= s == State::kWaiting;
-  }
-  if (!any_running && any_waiting) {
-    std::vector<std::pair<Slot*, absl::Status>> errors;
-    for (auto& [key, slot] : slots_) {
-      if (slot->complete || !slot->error.ok()) continue;
-      errors.emplace_back(
-          slot.get(),
-          SlotErrorLocked(*slot, absl::StatusCode::kDeadlineExceeded,
-                          "deadlock: every participant that has not finished "
-                          "waits at a collective that cannot complete; at "
-                          "this"));
-    }
-    for (auto& [slot, error] : errors) FailSlotLocked(*slot, std::move(error));
-    changed |= !errors.empty();
-  }
-  if (changed) cv_.notify_all();
-}
-
 absl::StatusOr<std::shared_ptr<const std::vector<Contribution>>>
-CollectiveGroup::Exchange(const void* key_inst, const std::string& name,
+CollectiveGroup::Exchange(const void* key, const std::string& name,
                           int64_t execution, absl::Span<const int64_t> group,
                           int64_t me, Contribution mine) {
-  auto pos = std::find(group.begin(), group.end(), me);
-  if (pos == group.end()) {
-    return absl::InternalError(absl::StrCat("%", name, ": ", DeviceName(me),
-                                            " is not in its own group"));
-  }
-  const size_t index = static_cast<size_t>(pos - group.begin());
-  std::unique_lock<std::mutex> lock(mu_);
-  if (cancelled_) return absl::AbortedError(cancel_reason_);
-  const Key key{key_inst, group[0], execution};
-  std::shared_ptr<Slot>& entry = slots_[key];
-  if (entry == nullptr) {
-    entry = std::make_shared<Slot>();
-    entry->name = name;
-    entry->execution = execution;
-    entry->group.assign(group.begin(), group.end());
-    entry->arrived.assign(group.size(), false);
-    entry->values = std::make_shared<std::vector<Contribution>>(group.size());
-  }
-  std::shared_ptr<Slot> slot = entry;
-  if (!std::equal(slot->group.begin(), slot->group.end(), group.begin(),
-                  group.end())) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "%", name, ": ", DeviceName(me), " meets group {",
-        absl::StrJoin(group, ","), "}, another participant met group {",
-        absl::StrJoin(slot->group, ","), "} at the same collective"));
-  }
-  if (!slot->error.ok()) return slot->error;
-  if (slot->arrived[index]) {
-    return absl::InternalError(
-        absl::StrCat("%", name, ": ", DeviceName(me), " arrived twice"));
-  }
-  (*slot->values)[index] = std::move(mine);
-  slot->arrived[index] = true;
-  if (++slot->arrived_count == static_cast<int64_t>(slot->group.size())) {
-    slot->complete = true;
-    for (int64_t id : slot->group) {
-      if (id != me && state_[id] == State::kWaiting) {
-        state_[id] = State::kRunning;
-        waiting_at_[id] = nullptr;
-      }
-    }
-    slots_.erase(key);
-    cv_.notify_all();
-    return std::shared_ptr<const std::vector<Contribution>>(slot->values);
-  }
-  state_[me] = State::kWaiting;
-  waiting_at_[me] = slot.get();
-  FailDeadSlotsLocked();
-  const auto deadline =
-      std::chrono::steady_clock::now() + absl::ToChronoNanoseconds(timeout_);
-  while (!slot->complete && slot->error.ok() && !cancelled_) {
-    if (cv_.wait_until(lock, deadline) == std::cv_status::timeout &&
-        !slot->complete && slot->error.ok() && !cancelled_) {
-      FailSlotLocked(
-          *slot, SlotErrorLocked(
-                     *slot, absl::StatusCode::kDeadlineExceeded,
-                     absl::StrCat("deadlock suspected: waited ",
-                                  absl::FormatDuration(timeout_), " at this")));
-      cv_.notify_all();
-    }
-  }
-  if (state_[me] == State::kWaiting) state_[me] = State::kRunning;
-  waiting_at_[me] = nullptr;
-  if (slot->complete) {
-    return std::shared_ptr<const std::vector<Contribution>>(slot->values);
-  }
-  if (!slot->error.ok()) return slot->error;
-  return absl::AbortedError(cancel_reason_);
-}
-
-void CollectiveGroup::CancelLocked(int64_t me, const absl::Status& status) {
-  if (status.ok() || cancelled_) return;
-  cancel_reason_ = absl::StrCat("abandoned because ", DeviceName(me),
-                                " failed: ", status.message());
-  cancelled_ = true;
-}
-
-void CollectiveGroup::Finish(int64_t me, const absl::Status& status) {
-  std::lock_guard<std::mutex> lock(mu_);
-  if (me < 0 || me >= size()) return;
-  state_[me] = State::kFinished;
-  waiting_at_[me] = nullptr;
-  final_status_[me] = status;
-  CancelLocked(me, status);
-  FailDeadSlotsLocked();
-  cv_.notify_all();
-}
-
-void CollectiveGroup::Abort(int64_t me, const absl::Status& status) {
-  std::lock_guard<std::mutex> lock(mu_);
-  CancelLocked(me, status);
-  cv_.notify_all();
+  CollectiveSite site;
+  site.id = key;
+  site.prefix = absl::StrCat("%", name, ": ");
+  site.name = name;
+  site.noun = "this";
+  return Meet(site, execution, group, me, std::move(mine));
 }
 
 // ---------------------------------------------------------------------------

@@ -11,15 +11,11 @@
 #ifndef HLOREF_BACKENDS_CPU_RUNTIME_COLLECTIVES_H_
 #define HLOREF_BACKENDS_CPU_RUNTIME_COLLECTIVES_H_
 
-#include <atomic>
-#include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <string>
-#include <tuple>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -27,6 +23,7 @@
 #include "absl/types/span.h"
 #include "backends/cpu/runtime/run_context.h"
 #include "spec/types/literal.h"
+#include "spec/util/rendezvous.h"
 
 namespace hloref::cpu {
 
@@ -62,24 +59,18 @@ enum class CollectiveMode : int64_t {
 // One participant's contribution: a copy of each of its operand arrays.
 using Contribution = std::vector<std::vector<uint8_t>>;
 
-// The rendezvous of one replicated run. A meeting point is keyed by the
-// instruction (its descriptor's address), the group's first id and the
-// execution count of the instruction on the participant. A participant
-// waiting at a meeting point gets an error (never waits forever) when a
-// member of its group finished without arriving, when every participant
-// still running waits at a meeting point that cannot complete, when the
-// run was abandoned after a failure, or after `timeout`.
-class CollectiveGroup {
+// The rendezvous of one replicated run (spec/util/rendezvous.h, shared with
+// the oracle: deadlock detection, abandonment after a failure, timeout). A
+// meeting point is keyed by the instruction (its descriptor's address),
+// the group's first id and the execution count of the instruction on the
+// participant, which CountExecution keeps.
+class CollectiveGroup : public CollectiveRendezvous<Contribution> {
  public:
   CollectiveGroup(int64_t replicas, int64_t partitions, absl::Duration timeout);
-  CollectiveGroup(const CollectiveGroup&) = delete;
-  CollectiveGroup& operator=(const CollectiveGroup&) = delete;
 
-  int64_t replicas() const { return replicas_; }
-  int64_t partitions() const { return partitions_; }
-  int64_t size() const { return replicas_ * partitions_; }
-  // "replica 1", "partition 0" or "replica 1 partition 0".
-  std::string DeviceName(int64_t id) const;
+  int64_t replicas() const { return replica_count(); }
+  int64_t partitions() const { return partition_count(); }
+  int64_t size() const { return device_count(); }
 
   // The 1-based count of executions of `key` by participant `me`.
   int64_t CountExecution(int64_t me, const void* key);
@@ -90,53 +81,9 @@ class CollectiveGroup {
       const void* key, const std::string& name, int64_t execution,
       absl::Span<const int64_t> group, int64_t me, Contribution mine);
 
-  // A participant's run ended (once per participant).
-  void Finish(int64_t me, const absl::Status& status);
-  // A participant failed while still running: the others stop waiting.
-  void Abort(int64_t me, const absl::Status& status);
-
  private:
-  struct Key {
-    const void* inst;
-    int64_t leader;
-    int64_t execution;
-    bool operator<(const Key& o) const {
-      return std::tie(inst, leader, execution) <
-             std::tie(o.inst, o.leader, o.execution);
-    }
-  };
-  struct Slot {
-    std::string name;
-    int64_t execution = 0;
-    std::vector<int64_t> group;
-    std::vector<bool> arrived;
-    int64_t arrived_count = 0;
-    std::shared_ptr<std::vector<Contribution>> values;
-    bool complete = false;
-    absl::Status error;
-  };
-  enum class State : uint8_t { kRunning, kWaiting, kFinished };
-
-  absl::Status SlotErrorLocked(const Slot& slot, absl::StatusCode code,
-                               const std::string& why) const;
-  void FailDeadSlotsLocked();
-  void FailSlotLocked(Slot& slot, absl::Status error);
-  void CancelLocked(int64_t me, const absl::Status& status);
-
-  const int64_t replicas_;
-  const int64_t partitions_;
-  const absl::Duration timeout_;
   // Per participant, touched only by its own thread.
   std::vector<std::map<const void*, int64_t>> executions_;
-
-  mutable std::mutex mu_;
-  std::condition_variable cv_;
-  std::map<Key, std::shared_ptr<Slot>> slots_;
-  std::vector<State> state_;
-  std::vector<const Slot*> waiting_at_;
-  std::vector<absl::Status> final_status_;
-  bool cancelled_ = false;
-  std::string cancel_reason_;
 };
 
 }  // namespace hloref::cpu
