@@ -688,57 +688,14 @@ absl::StatusOr<std::vector<EvalResult>> Evaluator::RunReplicated(
     const HloModule& module, absl::Span<const std::vector<Literal>> args) {
   const int64_t replicas = ReplicaCount(module);
   const int64_t partitions = PartitionCount(module);
-  constexpr int64_t kMaxParticipants = 1024;
-  if (replicas < 1 || partitions < 1 ||
-      replicas * partitions > kMaxParticipants) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "a replicated run needs 1 to ", kMaxParticipants, " participants; got ",
-        replicas, " replica(s) x ", partitions, " partition(s)"));
-  }
-  const int64_t n = replicas * partitions;
-  if (args.size() != 1 && static_cast<int64_t>(args.size()) != n) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "RunReplicated: ", args.size(), " argument lists for ", n,
-        " participants (give one per participant, or one for all)"));
-  }
+  HLOREF_RETURN_IF_ERROR(
+      CheckParticipants(replicas, partitions, args.size()).status());
   Rendezvous rendezvous(replicas, partitions, options_.collective_timeout);
-  std::vector<absl::StatusOr<EvalResult>> results(
-      static_cast<size_t>(n), absl::UnknownError("not run"));
-  std::vector<std::thread> threads;
-  threads.reserve(static_cast<size_t>(n));
-  for (int64_t id = 0; id < n; ++id) {
-    threads.emplace_back([&, id] {
-      const auto& my_args = args.size() == 1 ? args[0] : args[id];
-      results[id] = RunParticipant(module, my_args, &rendezvous,
-                                   id / partitions, id % partitions);
-      rendezvous.Finish(id, results[id].status());
-    });
-  }
-  for (std::thread& t : threads) t.join();
-
-  // The root cause: an error not caused by another participant's failure
-  // (Aborted marks those), first in participant order.
-  const absl::Status* first = nullptr;
-  int64_t first_id = -1;
-  for (int64_t id = 0; id < n; ++id) {
-    const absl::Status& s = results[id].status();
-    if (s.ok()) continue;
-    const bool root = s.code() != absl::StatusCode::kAborted;
-    if (first == nullptr ||
-        (root && first->code() == absl::StatusCode::kAborted)) {
-      first = &s;
-      first_id = id;
-    }
-  }
-  if (first != nullptr) {
-    return absl::Status(
-        first->code(),
-        absl::StrCat(rendezvous.DeviceName(first_id), ": ", first->message()));
-  }
-  std::vector<EvalResult> out;
-  out.reserve(static_cast<size_t>(n));
-  for (auto& r : results) out.push_back(*std::move(r));
-  return out;
+  return RunParticipantThreads<EvalResult>(rendezvous, [&](int64_t id) {
+    const auto& my_args = args.size() == 1 ? args[0] : args[id];
+    return RunParticipant(module, my_args, &rendezvous, id / partitions,
+                          id % partitions);
+  });
 }
 
 absl::StatusOr<EvalResult> Evaluator::RunParticipant(

@@ -41,6 +41,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -368,6 +369,70 @@ class CollectiveRendezvous {
   std::atomic<bool> cancelled_{false};
   std::string cancel_reason_;
 };
+
+// The participant count of a run with `replicas` x `partitions` devices and
+// `arg_lists` argument lists (one per participant, or one for all);
+// InvalidArgument when the run cannot be simulated.
+inline absl::StatusOr<int64_t> CheckParticipants(int64_t replicas,
+                                                 int64_t partitions,
+                                                 size_t arg_lists) {
+  constexpr int64_t kMaxParticipants = 1024;
+  if (replicas < 1 || partitions < 1 ||
+      replicas * partitions > kMaxParticipants) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "a replicated run needs 1 to ", kMaxParticipants, " participants; got ",
+        replicas, " replica(s) x ", partitions, " partition(s)"));
+  }
+  const int64_t n = replicas * partitions;
+  if (arg_lists != 1 && static_cast<int64_t>(arg_lists) != n) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "RunReplicated: ", arg_lists, " argument lists for ", n,
+        " participants (give one per participant, or one for all)"));
+  }
+  return n;
+}
+
+// Runs `run(id)` for every participant of `rendezvous` on a thread of its
+// own, telling the rendezvous when each finishes. Returns every result in
+// participant order, or the root cause of a failure: the first error in
+// participant order that another participant's failure did not cause
+// (those are Aborted), prefixed with the participant's name.
+template <typename Result, typename Value, typename Run>
+absl::StatusOr<std::vector<Result>> RunParticipantThreads(
+    CollectiveRendezvous<Value>& rendezvous, const Run& run) {
+  const int64_t n = rendezvous.device_count();
+  std::vector<absl::StatusOr<Result>> results(static_cast<size_t>(n),
+                                              absl::UnknownError("not run"));
+  std::vector<std::thread> threads;
+  threads.reserve(static_cast<size_t>(n));
+  for (int64_t id = 0; id < n; ++id) {
+    threads.emplace_back([&, id] {
+      results[id] = run(id);
+      rendezvous.Finish(id, results[id].status());
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  const absl::Status* first = nullptr;
+  int64_t first_id = -1;
+  for (int64_t id = 0; id < n; ++id) {
+    const absl::Status& s = results[id].status();
+    if (s.ok()) continue;
+    if (first == nullptr || (s.code() != absl::StatusCode::kAborted &&
+                             first->code() == absl::StatusCode::kAborted)) {
+      first = &s;
+      first_id = id;
+    }
+  }
+  if (first != nullptr) {
+    return absl::Status(
+        first->code(),
+        absl::StrCat(rendezvous.DeviceName(first_id), ": ", first->message()));
+  }
+  std::vector<Result> out;
+  out.reserve(static_cast<size_t>(n));
+  for (auto& r : results) out.push_back(*std::move(r));
+  return out;
+}
 
 }  // namespace hloref
 

@@ -53,60 +53,21 @@ CollectiveGroup::Exchange(const void* key, const std::string& name,
 absl::StatusOr<std::vector<std::vector<Literal>>> RunReplicatedParticipants(
     int64_t replicas, int64_t partitions,
     absl::Span<const std::vector<Literal>> args, const ParticipantRun& run) {
-  constexpr int64_t kMaxParticipants = 1024;
-  if (replicas < 1 || partitions < 1 ||
-      replicas * partitions > kMaxParticipants) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "a replicated run needs 1 to ", kMaxParticipants, " participants; got ",
-        replicas, " replica(s) x ", partitions, " partition(s)"));
-  }
-  const int64_t n = replicas * partitions;
-  if (args.size() != 1 && static_cast<int64_t>(args.size()) != n) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "RunReplicated: ", args.size(), " argument lists for ", n,
-        " participants (give one per participant, or one for all)"));
-  }
+  HLOREF_RETURN_IF_ERROR(
+      CheckParticipants(replicas, partitions, args.size()).status());
   CollectiveGroup group(replicas, partitions, absl::Seconds(10));
-  std::vector<absl::StatusOr<std::vector<Literal>>> results(
-      static_cast<size_t>(n), absl::UnknownError("not run"));
-  std::vector<std::thread> threads;
-  threads.reserve(static_cast<size_t>(n));
-  for (int64_t id = 0; id < n; ++id) {
-    threads.emplace_back([&, id] {
-      RunContext ctx;
-      ctx.replica_id = id / partitions;
-      ctx.partition_id = id % partitions;
-      ctx.num_replicas = replicas;
-      ctx.num_partitions = partitions;
-      ctx.collectives = &group;
-      const auto& mine = args.size() == 1 ? args[0] : args[id];
-      results[id] = run(mine, ctx);
-      ReleaseDeviceChannels(&ctx);
-      group.Finish(id, results[id].status());
-    });
-  }
-  for (std::thread& t : threads) t.join();
-  // The root cause: the first error in participant order that another
-  // participant's failure did not cause (those are Aborted).
-  const absl::Status* first = nullptr;
-  int64_t first_id = -1;
-  for (int64_t id = 0; id < n; ++id) {
-    const absl::Status& s = results[id].status();
-    if (s.ok()) continue;
-    if (first == nullptr || (s.code() != absl::StatusCode::kAborted &&
-                             first->code() == absl::StatusCode::kAborted)) {
-      first = &s;
-      first_id = id;
-    }
-  }
-  if (first != nullptr) {
-    return absl::Status(first->code(), absl::StrCat(group.DeviceName(first_id),
-                                                    ": ", first->message()));
-  }
-  std::vector<std::vector<Literal>> out;
-  out.reserve(static_cast<size_t>(n));
-  for (auto& r : results) out.push_back(*std::move(r));
-  return out;
+  return RunParticipantThreads<std::vector<Literal>>(group, [&](int64_t id) {
+    RunContext ctx;
+    ctx.replica_id = id / partitions;
+    ctx.partition_id = id % partitions;
+    ctx.num_replicas = replicas;
+    ctx.num_partitions = partitions;
+    ctx.collectives = &group;
+    const auto& mine = args.size() == 1 ? args[0] : args[id];
+    absl::StatusOr<std::vector<Literal>> result = run(mine, ctx);
+    ReleaseDeviceChannels(&ctx);
+    return result;
+  });
 }
 
 // ---------------------------------------------------------------------------
