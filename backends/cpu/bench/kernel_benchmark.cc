@@ -1,0 +1,696 @@
+// The CPU backend's kernels side by side with their peers, in one process
+// and one run (issue 15): GEMM (f32, f64, bf16, s8; square, skinny,
+// batched), ResNet-50 convolutions and a depthwise one, row / column
+// reductions, argmax and layer norm, each compiled from an HLO module
+// through the backend's public API (cpu_backend.h) and timed on its warm
+// run, next to oneDNN, OpenBLAS and Eigen on the same shape and the
+// machine's limits (f32 FMA peak, memory bandwidth) measured in the same
+// run. Every workload runs with 1 and 2 threads (hloref: CpuBackendOptions
+// threads; oneDNN: OpenMP threads; OpenBLAS: openblas_set_num_threads;
+// Eigen: a ThreadPoolDevice).
+//
+// Benchmarks are named WORKLOAD/tTHREADS/IMPL. Counters: GFLOP/s or GB/s
+// (from wall time), compile_ms for hloref. After the run a summary table
+// gives, per workload and thread count, every implementation's median rate
+// and hloref/peer (above 1: hloref is faster), plus hloref as a share of the
+// FMA peak (GEMM, convolution) or of the sum bandwidth (reductions).
+//
+// Flags (before Google Benchmark's own):
+//   --quick            tiny shapes (the ctest smoke run; no timing claims)
+//   --big              also the largest shapes (GEMM 2048, 16x4096x11008),
+//                      which the current element-wise dot takes minutes on
+//   --threads=1,2      thread counts to measure (default 1,2)
+//   --summary_md=PATH  also write the summary as a Markdown table
+//   --no_hloref        peers and limits only
+//
+// hloref's figures include what Executable::Run costs a user: arguments are
+// copied into the compiled module's buffers and results out of them on
+// every call.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "backends/cpu/bench/peers.h"
+#include "backends/cpu/cpu_backend.h"
+#include "benchmark/benchmark.h"
+#include "spec/ir/hlo_parser.h"
+#include "spec/verifier/verifier.h"
+
+namespace hloref::cpu::bench {
+namespace {
+
+struct Flags {
+  bool quick = false;
+  bool big = false;
+  bool hloref = true;
+  std::vector<int> threads = {1, 2};
+  std::string summary_md;
+};
+Flags g_flags;
+
+// ------------------------------------------------------------- workloads
+enum class Unit { kFlops, kBytes };
+
+struct WorkloadInfo {
+  std::string name;  // e.g. gemm_f32_1024x1024x1024
+  std::string kind;  // gemm, conv, reduce, limit
+  Unit unit = Unit::kFlops;
+  double work = 0;  // flops or bytes per run
+};
+std::vector<WorkloadInfo> g_workloads;  // in registration order
+
+using Factory =
+    std::function<std::unique_ptr<Workload>(int threads, std::string* error)>;
+
+// The CPU backend on one HLO module: parsed, verified and compiled in the
+// constructor (compile time recorded), arguments made once.
+class HlorefWorkload : public Workload {
+ public:
+  static std::unique_ptr<HlorefWorkload> Create(const std::string& text,
+                                                int threads,
+                                                std::string* error) {
+    auto w = std::unique_ptr<HlorefWorkload>(new HlorefWorkload());
+    auto module = ParseHloModule(text);
+    if (!module.ok()) {
+      *error = absl::StrCat("parse: ", module.status().message());
+      return nullptr;
+    }
+    if (absl::Status s = VerifyModule(**module); !s.ok()) {
+      *error = absl::StrCat("verify: ", s.message());
+      return nullptr;
+    }
+    CpuBackendOptions options;
+    options.threads = threads;
+    options.compile_cache = false;
+    auto backend = CreateCpuBackend(options);
+    if (!backend.ok()) {
+      *error = std::string(backend.status().message());
+      return nullptr;
+    }
+    const auto start = std::chrono::steady_clock::now();
+    auto exe = (*backend)->Compile(**module, {});
+    w->compile_seconds_ =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+            .count();
+    if (!exe.ok()) {
+      *error = absl::StrCat("compile: ", exe.status().message());
+      return nullptr;
+    }
+    w->backend_ = std::move(*backend);
+    w->exe_ = std::move(*exe);
+    uint64_t seed = 12345;
+    for (int64_t i = 0; i < (*module)->entry()->num_parameters(); ++i) {
+      Literal lit((*module)->entry()->parameter(i)->shape());
+      const int64_t n = lit.element_count();
+      if (lit.element_type() == PrimitiveType::kF32) {
+        float* p = lit.mutable_data<float>().data();
+        for (int64_t j = 0; j < n; ++j) {
+          seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+          p[j] =
+              static_cast<float>(static_cast<int64_t>(seed >> 40) - (1 << 23)) /
+              (1 << 23);
+        }
+      } else {
+        for (int64_t j = 0; j < n; ++j) {
+          seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+          const double v = static_cast<double>(
+                               static_cast<int64_t>(seed >> 40) - (1 << 23)) /
+                           (1 << 23);
+          if (lit.element_type() == PrimitiveType::kS8) {
+            lit.SetFromInt64(j, static_cast<int64_t>(v * 100));
+          } else {
+            lit.SetFromDouble(j, v);
+          }
+        }
+      }
+      w->args_.push_back(std::move(lit));
+    }
+    // One run now: the first-run costs stay out of the timing, and an error
+    // is reported here instead of inside the timed loop.
+    auto out = w->exe_->Run(w->args_);
+    if (!out.ok()) {
+      *error = absl::StrCat("run: ", out.status().message());
+      return nullptr;
+    }
+    return w;
+  }
+  void Run() override {
+    auto out = exe_->Run(args_);
+    benchmark::DoNotOptimize(out);
+  }
+  double compile_seconds() const { return compile_seconds_; }
+
+ private:
+  HlorefWorkload() = default;
+  std::unique_ptr<backends::Backend> backend_;
+  std::unique_ptr<backends::Executable> exe_;
+  std::vector<Literal> args_;
+  double compile_seconds_ = 0;
+};
+
+// One live workload at a time: benchmarks run in registration order and a
+// workload's repetitions run back to back, so the previous one's memory is
+// released before the next is built.
+struct Live {
+  std::string name;
+  std::unique_ptr<Workload> work;
+  std::string error;
+  double compile_seconds = 0;
+};
+Live g_live;
+
+void RunCase(benchmark::State& state, const std::string& name,
+             const Factory& factory, int threads, const WorkloadInfo& info) {
+  if (g_live.name != name) {
+    g_live = Live();
+    g_live.name = name;
+    g_live.work = factory(threads, &g_live.error);
+    if (g_live.work != nullptr) {
+      if (auto* h = dynamic_cast<HlorefWorkload*>(g_live.work.get())) {
+        g_live.compile_seconds = h->compile_seconds();
+      } else {
+        g_live.work->Run();  // warm-up (hloref's ran in Create)
+      }
+    }
+  }
+  if (g_live.work == nullptr) {
+    state.SkipWithError(g_live.error.c_str());
+    return;
+  }
+  for (auto _ : state) g_live.work->Run();
+  state.counters[info.unit == Unit::kFlops ? "GFLOP/s" : "GB/s"] =
+      benchmark::Counter(info.work * 1e-9,
+                         benchmark::Counter::kIsIterationInvariantRate);
+  if (g_live.compile_seconds > 0) {
+    state.counters["compile_ms"] = g_live.compile_seconds * 1e3;
+  }
+}
+
+// Registers WORKLOAD/tT/IMPL for every thread count; `peer` returns null
+// (no row) where the peer does not take the shape.
+void Add(const WorkloadInfo& info, const std::string& impl,
+         const Factory& factory, double min_time = 0) {
+  for (int t : g_flags.threads) {
+    const std::string name = absl::StrCat(info.name, "/t", t, "/", impl);
+    auto* b = benchmark::RegisterBenchmark(
+        name.c_str(), [name, factory, t, info](benchmark::State& state) {
+          RunCase(state, name, factory, t, info);
+        });
+    b->UseRealTime()->Unit(benchmark::kMillisecond);
+    if (min_time > 0) b->MinTime(min_time);
+  }
+}
+
+void AddInfo(const WorkloadInfo& info) {
+  for (const WorkloadInfo& w : g_workloads) {
+    if (w.name == info.name) return;
+  }
+  g_workloads.push_back(info);
+}
+
+Factory Hloref(std::string text) {
+  return [text](int threads, std::string* error) -> std::unique_ptr<Workload> {
+    return HlorefWorkload::Create(text, threads, error);
+  };
+}
+
+template <typename F>
+Factory Peer(F make, std::string what) {
+  return [make, what](int threads,
+                      std::string* error) -> std::unique_ptr<Workload> {
+    try {
+      auto w = make(threads);
+      if (w == nullptr) *error = what + " does not take this shape";
+      return w;
+    } catch (const std::exception& e) {
+      *error = what + ": " + e.what();
+      return nullptr;
+    }
+  };
+}
+
+// ------------------------------------------------------------ HLO texts
+const char* HloType(DType t) {
+  switch (t) {
+    case DType::kF32:
+      return "f32";
+    case DType::kF64:
+      return "f64";
+    case DType::kBF16:
+      return "bf16";
+    case DType::kS8:
+      return "s8";
+  }
+  return "?";
+}
+
+std::string GemmHlo(const GemmShape& s) {
+  const char* in = HloType(s.type);
+  const char* out = s.type == DType::kS8    ? "s32"
+                    : s.type == DType::kF64 ? "f64"
+                                            : "f32";
+  if (s.batch > 1) {
+    return absl::StrFormat(
+        "HloModule gemm\nENTRY e {\n"
+        "  a = %s[%d,%d,%d] parameter(0)\n  b = %s[%d,%d,%d] parameter(1)\n"
+        "  ROOT d = %s[%d,%d,%d] dot(a, b), lhs_batch_dims={0}, "
+        "rhs_batch_dims={0}, lhs_contracting_dims={2}, "
+        "rhs_contracting_dims={1}\n}\n",
+        in, s.batch, s.m, s.k, in, s.batch, s.k, s.n, out, s.batch, s.m, s.n);
+  }
+  return absl::StrFormat(
+      "HloModule gemm\nENTRY e {\n"
+      "  a = %s[%d,%d] parameter(0)\n  b = %s[%d,%d] parameter(1)\n"
+      "  ROOT d = %s[%d,%d] dot(a, b), lhs_contracting_dims={1}, "
+      "rhs_contracting_dims={0}\n}\n",
+      in, s.m, s.k, in, s.k, s.n, out, s.m, s.n);
+}
+
+std::string ConvHlo(const ConvShape& s) {
+  return absl::StrFormat(
+      "HloModule conv\nENTRY e {\n"
+      "  x = f32[1,%d,%d,%d] parameter(0)\n"
+      "  w = f32[%d,%d,%d,%d] parameter(1)\n"
+      "  ROOT y = f32[1,%d,%d,%d] convolution(x, w), window={size=%dx%d "
+      "stride=%dx%d pad=%d_%dx%d_%d}, dim_labels=b01f_01io->b01f, "
+      "feature_group_count=%d\n}\n",
+      s.h, s.w, s.c, s.kh, s.kw, s.c / s.groups, s.out_c, s.out_h(), s.out_w(),
+      s.out_c, s.kh, s.kw, s.stride, s.stride, s.pad, s.pad, s.pad, s.pad,
+      s.groups);
+}
+
+std::string ReduceHlo(const ReduceShape& s) {
+  const bool row =
+      s.kind == ReduceKind::kRowSum || s.kind == ReduceKind::kRowMax;
+  const bool sum =
+      s.kind == ReduceKind::kRowSum || s.kind == ReduceKind::kColSum;
+  const char* in = HloType(s.type);
+  // Sums accumulate in f32 (bf16 input converted first, as JAX emits);
+  // max is exact in the input type.
+  const char* acc = sum ? "f32" : in;
+  std::string text = absl::StrFormat(
+      "HloModule reduce\nred {\n  a = %s[] parameter(0)\n"
+      "  b = %s[] parameter(1)\n  ROOT r = %s[] %s(a, b)\n}\n"
+      "ENTRY e {\n  x = %s[%d,%d] parameter(0)\n",
+      acc, acc, acc, sum ? "add" : "maximum", in, s.rows, s.cols);
+  std::string operand = "x";
+  if (sum && s.type != DType::kF32) {
+    absl::StrAppendFormat(&text, "  xf = f32[%d,%d] convert(x)\n", s.rows,
+                          s.cols);
+    operand = "xf";
+  }
+  absl::StrAppendFormat(&text,
+                        "  z = %s[] constant(%s)\n"
+                        "  ROOT r = %s[%d] reduce(%s, z), dimensions={%d}, "
+                        "to_apply=red\n}\n",
+                        acc, sum ? "0" : "-inf", acc, row ? s.rows : s.cols,
+                        operand, row ? 1 : 0);
+  return text;
+}
+
+std::string ArgmaxHlo(int64_t n) {
+  return absl::StrFormat(
+      "HloModule argmax\ncmp {\n"
+      "  av = f32[] parameter(0)\n  ai = s32[] parameter(1)\n"
+      "  bv = f32[] parameter(2)\n  bi = s32[] parameter(3)\n"
+      "  gt = pred[] compare(av, bv), direction=GT\n"
+      "  eq = pred[] compare(av, bv), direction=EQ\n"
+      "  lt = pred[] compare(ai, bi), direction=LT\n"
+      "  tie = pred[] and(eq, lt)\n  pick = pred[] or(gt, tie)\n"
+      "  v = f32[] select(pick, av, bv)\n  i = s32[] select(pick, ai, bi)\n"
+      "  ROOT t = (f32[], s32[]) tuple(v, i)\n}\n"
+      "ENTRY e {\n  x = f32[%d] parameter(0)\n"
+      "  idx = s32[%d] iota(), iota_dimension=0\n"
+      "  ninf = f32[] constant(-inf)\n  zero = s32[] constant(0)\n"
+      "  ROOT r = (f32[], s32[]) reduce(x, idx, ninf, zero), "
+      "dimensions={0}, to_apply=cmp\n}\n",
+      n, n);
+}
+
+std::string LayerNormHlo(int64_t r, int64_t c) {
+  return absl::StrFormat(
+      "HloModule layer_norm\nadd {\n  a = f32[] parameter(0)\n"
+      "  b = f32[] parameter(1)\n  ROOT s = f32[] add(a, b)\n}\n"
+      "ENTRY e {\n  x = f32[%d,%d] parameter(0)\n  g = f32[%d] parameter(1)\n"
+      "  b = f32[%d] parameter(2)\n  z = f32[] constant(0)\n"
+      "  s = f32[%d] reduce(x, z), dimensions={1}, to_apply=add\n"
+      "  n = f32[] constant(%d)\n  nb = f32[%d] broadcast(n), dimensions={}\n"
+      "  mean = f32[%d] divide(s, nb)\n"
+      "  meanb = f32[%d,%d] broadcast(mean), dimensions={0}\n"
+      "  xc = f32[%d,%d] subtract(x, meanb)\n"
+      "  sq = f32[%d,%d] multiply(xc, xc)\n"
+      "  ss = f32[%d] reduce(sq, z), dimensions={1}, to_apply=add\n"
+      "  var = f32[%d] divide(ss, nb)\n  eps = f32[] constant(1e-05)\n"
+      "  epsb = f32[%d] broadcast(eps), dimensions={}\n"
+      "  ve = f32[%d] add(var, epsb)\n  rs = f32[%d] rsqrt(ve)\n"
+      "  rsb = f32[%d,%d] broadcast(rs), dimensions={0}\n"
+      "  xn = f32[%d,%d] multiply(xc, rsb)\n"
+      "  gb = f32[%d,%d] broadcast(g), dimensions={1}\n"
+      "  bb = f32[%d,%d] broadcast(b), dimensions={1}\n"
+      "  y = f32[%d,%d] multiply(xn, gb)\n"
+      "  ROOT o = f32[%d,%d] add(y, bb)\n}\n",
+      r, c, c, c, r, c, r, r, r, c, r, c, r, c, r, r, r, r, r, r, c, r, c, r, c,
+      r, c, r, c, r, c);
+}
+
+// ---------------------------------------------------------- registration
+void RegisterGemm(const GemmShape& s, double hloref_min_time = 0) {
+  WorkloadInfo info;
+  info.name = s.batch > 1
+                  ? absl::StrFormat("gemm_%s_b%d_%dx%dx%d", DTypeName(s.type),
+                                    s.batch, s.m, s.k, s.n)
+                  : absl::StrFormat("gemm_%s_%dx%dx%d", DTypeName(s.type), s.m,
+                                    s.k, s.n);
+  info.kind = "gemm";
+  info.work = 2.0 * s.batch * s.m * s.k * s.n;
+  AddInfo(info);
+  if (g_flags.hloref) Add(info, "hloref", Hloref(GemmHlo(s)), hloref_min_time);
+  if (HaveOneDnn() && s.type != DType::kF64) {
+    Add(info, "onednn",
+        Peer([s](int t) { return OneDnnGemm(s, t); }, "oneDNN"));
+  }
+  if (HaveOpenBlas() && (s.type == DType::kF32 || s.type == DType::kF64)) {
+    Add(info, "openblas",
+        Peer([s](int t) { return OpenBlasGemm(s, t); }, "OpenBLAS"));
+  }
+  if (s.type == DType::kF32 || s.type == DType::kF64) {
+    Add(info, "eigen", Peer([s](int t) { return EigenGemm(s, t); }, "Eigen"));
+  }
+}
+
+void RegisterConv(const std::string& label, const ConvShape& s,
+                  double hloref_min_time = 0) {
+  WorkloadInfo info;
+  info.name =
+      absl::StrFormat("conv_%s_%dx%dx%d_to_%d", label, s.h, s.w, s.c, s.out_c);
+  info.kind = "conv";
+  info.work =
+      2.0 * s.out_h() * s.out_w() * s.out_c * (s.c / s.groups) * s.kh * s.kw;
+  AddInfo(info);
+  if (g_flags.hloref) Add(info, "hloref", Hloref(ConvHlo(s)), hloref_min_time);
+  if (HaveOneDnn()) {
+    Add(info, "onednn",
+        Peer([s](int t) { return OneDnnConv(s, t); }, "oneDNN"));
+  }
+}
+
+void RegisterReduce(const ReduceShape& s) {
+  static const char* kinds[] = {"rowsum", "colsum", "rowmax", "colmax"};
+  WorkloadInfo info;
+  info.name =
+      absl::StrFormat("reduce_%s_%s_%dx%d", kinds[static_cast<int>(s.kind)],
+                      DTypeName(s.type), s.rows, s.cols);
+  info.kind = "reduce";
+  info.unit = Unit::kBytes;
+  info.work =
+      static_cast<double>(s.rows) * s.cols * (s.type == DType::kF32 ? 4 : 2);
+  AddInfo(info);
+  if (g_flags.hloref) Add(info, "hloref", Hloref(ReduceHlo(s)));
+  if (HaveOneDnn()) {
+    Add(info, "onednn",
+        Peer([s](int t) { return OneDnnReduce(s, t); }, "oneDNN"));
+  }
+  if (s.type == DType::kF32) {
+    Add(info, "eigen", Peer([s](int t) { return EigenReduce(s, t); }, "Eigen"));
+  }
+}
+
+void RegisterAll() {
+  const bool q = g_flags.quick;
+  // Machine limits first: the reference for every later row.
+  {
+    WorkloadInfo fma{"limit_fma_peak_f32", "limit", Unit::kFlops, 0};
+    fma.work = FmaPeakFlops(1);  // per thread; scaled below per thread count
+    AddInfo(fma);
+    for (int t : g_flags.threads) {
+      const std::string name = absl::StrCat(fma.name, "/t", t, "/machine");
+      WorkloadInfo scaled = fma;
+      scaled.work = FmaPeakFlops(t);
+      Factory f = [](int threads, std::string*) { return FmaPeak(threads); };
+      auto* b = benchmark::RegisterBenchmark(
+          name.c_str(), [name, f, t, scaled](benchmark::State& state) {
+            RunCase(state, name, f, t, scaled);
+          });
+      b->UseRealTime()->Unit(benchmark::kMillisecond);
+    }
+    const int64_t bytes = q ? (int64_t{4} << 20) : (int64_t{512} << 20);
+    WorkloadInfo sum{"limit_bw_sum", "limit", Unit::kBytes,
+                     static_cast<double>(bytes)};
+    AddInfo(sum);
+    Add(sum, "machine",
+        [bytes](int t, std::string*) { return BandwidthSum(bytes, t); });
+    WorkloadInfo triad{"limit_bw_triad", "limit", Unit::kBytes, 0};
+    triad.work = static_cast<double>(bytes / 3 / 4 * 4 * 3);
+    AddInfo(triad);
+    Add(triad, "machine",
+        [bytes](int t, std::string*) { return BandwidthTriad(bytes, t); });
+  }
+  // GEMM.
+  const std::vector<int64_t> square =
+      q ? std::vector<int64_t>{32}
+        : (g_flags.big ? std::vector<int64_t>{256, 512, 1024, 2048}
+                       : std::vector<int64_t>{256, 512, 1024});
+  for (DType t : {DType::kF32, DType::kBF16, DType::kS8}) {
+    for (int64_t n : square) {
+      RegisterGemm({1, n, n, n, t}, n >= 1024 ? 0.01 : 0);
+    }
+  }
+  RegisterGemm({1, q ? 32 : 1024, q ? 32 : 1024, q ? 32 : 1024, DType::kF64},
+               0.01);
+  if (q) {
+    RegisterGemm({1, 1, 64, 64, DType::kF32});
+    RegisterGemm({2, 8, 4, 8, DType::kF32});
+  } else {
+    RegisterGemm({1, 1, 4096, 4096, DType::kF32});
+    RegisterGemm({1, 8, 4096, 4096, DType::kF32}, 0.01);
+    if (g_flags.big) RegisterGemm({1, 16, 4096, 11008, DType::kF32}, 0.01);
+    RegisterGemm({32, 128, 64, 128, DType::kF32});
+  }
+  // Convolutions (batch 1, NHWC / HWIO).
+  const int64_t hw = q ? 8 : 56;
+  const double conv_min = q ? 0 : 0.01;
+  RegisterConv("3x3", {hw, hw, q ? 8 : 64, q ? 8 : 64, 3, 3, 1, 1, 1},
+               conv_min);
+  RegisterConv("1x1", {hw, hw, q ? 16 : 256, q ? 8 : 64, 1, 1, 1, 0, 1},
+               conv_min);
+  RegisterConv("3x3s2", {hw, hw, q ? 8 : 128, q ? 8 : 128, 3, 3, 2, 1, 1},
+               conv_min);
+  RegisterConv("dw3x3",
+               {hw, hw, q ? 16 : 256, q ? 16 : 256, 3, 3, 1, 1, q ? 16 : 256},
+               conv_min);
+  // Reductions.
+  const int64_t rows = q ? 64 : 4096, cols = q ? 32 : 1024;
+  for (DType t : {DType::kF32, DType::kBF16}) {
+    for (ReduceKind k : {ReduceKind::kRowSum, ReduceKind::kColSum,
+                         ReduceKind::kRowMax, ReduceKind::kColMax}) {
+      RegisterReduce({rows, cols, k, t});
+    }
+  }
+  {
+    const int64_t n = q ? 100 : 50000;
+    WorkloadInfo info{absl::StrCat("argmax_f32_", n), "reduce", Unit::kBytes,
+                      4.0 * n};
+    AddInfo(info);
+    if (g_flags.hloref) Add(info, "hloref", Hloref(ArgmaxHlo(n)));
+    Add(info, "eigen", Peer([n](int t) { return EigenArgmax(n, t); }, "Eigen"));
+  }
+  {
+    const int64_t r = q ? 16 : 4096, c = q ? 32 : 768;
+    // Bytes: read x once, write y once (the least any implementation moves).
+    WorkloadInfo info{absl::StrFormat("layernorm_f32_%dx%d", r, c), "reduce",
+                      Unit::kBytes, 8.0 * r * c};
+    AddInfo(info);
+    if (g_flags.hloref) Add(info, "hloref", Hloref(LayerNormHlo(r, c)));
+    if (HaveOneDnn()) {
+      Add(info, "onednn",
+          Peer([r, c](int t) { return OneDnnLayerNorm(r, c, t); }, "oneDNN"));
+    }
+  }
+}
+
+// ------------------------------------------------------------- summary
+// Collects every iteration run's wall time per benchmark name (the
+// repetitions), then prints medians and ratios.
+class CollectingReporter : public benchmark::ConsoleReporter {
+ public:
+  void ReportRuns(const std::vector<Run>& runs) override {
+    ConsoleReporter::ReportRuns(runs);
+    for (const Run& r : runs) {
+      if (r.run_type != Run::RT_Iteration) continue;
+      const std::string name = r.run_name.function_name;
+      if (r.error_occurred) {
+        errors_[name] = r.error_message;
+        continue;
+      }
+      if (r.iterations > 0) {
+        seconds_[name].push_back(r.real_accumulated_time /
+                                 static_cast<double>(r.iterations));
+      }
+    }
+  }
+  // Median seconds per run, or < 0 when absent.
+  double Median(const std::string& name) const {
+    auto it = seconds_.find(name);
+    if (it == seconds_.end() || it->second.empty()) return -1;
+    std::vector<double> v = it->second;
+    std::sort(v.begin(), v.end());
+    const size_t n = v.size();
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+  }
+  size_t Samples(const std::string& name) const {
+    auto it = seconds_.find(name);
+    return it == seconds_.end() ? 0 : it->second.size();
+  }
+  const std::map<std::string, std::string>& errors() const { return errors_; }
+
+ private:
+  std::map<std::string, std::vector<double>> seconds_;
+  std::map<std::string, std::string> errors_;
+};
+
+std::string Summary(const CollectingReporter& rep, bool markdown) {
+  const std::vector<std::string> peers = {"onednn", "openblas", "eigen"};
+  const std::map<std::string, std::string> peer_names = {
+      {"onednn", "oneDNN"}, {"openblas", "OpenBLAS"}, {"eigen", "Eigen"}};
+  auto rate = [&](const WorkloadInfo& w, int t, const std::string& impl) {
+    const double s = rep.Median(absl::StrCat(w.name, "/t", t, "/", impl));
+    if (s <= 0) return -1.0;
+    double work = w.work;
+    if (w.name == "limit_fma_peak_f32") work = FmaPeakFlops(t);
+    return work / s * 1e-9;
+  };
+  auto limit_of = [&](const WorkloadInfo& w, int t) -> double {
+    for (const WorkloadInfo& l : g_workloads) {
+      if (w.kind == "gemm" || w.kind == "conv") {
+        if (l.name == "limit_fma_peak_f32") return rate(l, t, "machine");
+      } else if (w.kind == "reduce") {
+        if (l.name == "limit_bw_sum") return rate(l, t, "machine");
+      }
+    }
+    return -1;
+  };
+  auto fmt = [](double x, const char* f) {
+    return x < 0 ? std::string("-") : absl::StrFormat(f, x);
+  };
+  std::string out;
+  const std::string sep = markdown ? " | " : "  ";
+  auto row = [&](const std::vector<std::string>& cells) {
+    if (markdown) {
+      out += "| " + absl::StrJoin(cells, " | ") + " |\n";
+    } else {
+      out += absl::StrFormat("%-34s %3s %9s %9s %9s %9s %8s %8s %8s %8s\n",
+                             cells[0], cells[1], cells[2], cells[3], cells[4],
+                             cells[5], cells[6], cells[7], cells[8], cells[9]);
+    }
+  };
+  row({"workload (unit)", "thr", "hloref", "oneDNN", "OpenBLAS", "Eigen",
+       "x oneDNN", "x OpenBLAS", "x Eigen", "% limit"});
+  if (markdown) out += "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n";
+  for (const WorkloadInfo& w : g_workloads) {
+    for (int t : g_flags.threads) {
+      const char* unit = w.unit == Unit::kFlops ? "GFLOP/s" : "GB/s";
+      if (w.kind == "limit") {
+        row({absl::StrCat(w.name, " (", unit, ")"), absl::StrCat(t),
+             fmt(rate(w, t, "machine"), "%.1f"), "", "", "", "", "", "", ""});
+        continue;
+      }
+      const double ours = rate(w, t, "hloref");
+      std::vector<std::string> cells = {absl::StrCat(w.name, " (", unit, ")"),
+                                        absl::StrCat(t), fmt(ours, "%.2f")};
+      std::vector<std::string> ratios;
+      for (const std::string& p : peers) {
+        const double theirs = rate(w, t, p);
+        cells.push_back(fmt(theirs, "%.2f"));
+        ratios.push_back(ours > 0 && theirs > 0
+                             ? absl::StrFormat("%.3f", ours / theirs)
+                             : "-");
+      }
+      cells.insert(cells.end(), ratios.begin(), ratios.end());
+      const double limit = limit_of(w, t);
+      cells.push_back(ours > 0 && limit > 0
+                          ? absl::StrFormat("%.1f%%", 100 * ours / limit)
+                          : "-");
+      row(cells);
+    }
+  }
+  (void)sep;
+  return out;
+}
+
+bool ParseFlags(int* argc, char** argv) {
+  int out = 1;
+  for (int i = 1; i < *argc; ++i) {
+    std::string a = argv[i];
+    if (a == "--quick") {
+      g_flags.quick = true;
+    } else if (a == "--big") {
+      g_flags.big = true;
+    } else if (a == "--no_hloref") {
+      g_flags.hloref = false;
+    } else if (a.rfind("--summary_md=", 0) == 0) {
+      g_flags.summary_md = a.substr(13);
+    } else if (a.rfind("--threads=", 0) == 0) {
+      g_flags.threads.clear();
+      for (absl::string_view p : absl::StrSplit(a.substr(10), ',')) {
+        int t = 0;
+        if (!absl::SimpleAtoi(p, &t) || t < 1 || t > 256) {
+          std::fprintf(stderr, "kernel_benchmark: bad --threads value '%s'\n",
+                       std::string(p).c_str());
+          return false;
+        }
+        g_flags.threads.push_back(t);
+      }
+    } else {
+      argv[out++] = argv[i];
+    }
+  }
+  *argc = out;
+  return true;
+}
+
+}  // namespace
+}  // namespace hloref::cpu::bench
+
+int main(int argc, char** argv) {
+  using namespace hloref::cpu::bench;
+  if (!ParseFlags(&argc, argv)) return 2;
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 2;
+  std::printf("peers: %s\nFMA peak loop: %s\n", PeerVersions().c_str(),
+              FmaIsa());
+  RegisterAll();
+  CollectingReporter reporter;
+  benchmark::RunSpecifiedBenchmarks(&reporter);
+  const std::string table = Summary(reporter, /*markdown=*/false);
+  std::printf(
+      "\nSummary: median rate per implementation; x PEER = hloref / PEER "
+      "(above 1: hloref faster); %% limit = hloref / FMA peak (GEMM, conv) "
+      "or / sum bandwidth (reductions) at the same thread count\n%s",
+      table.c_str());
+  for (const auto& [name, message] : reporter.errors()) {
+    std::printf("skipped %s: %s\n", name.c_str(), message.c_str());
+  }
+  if (!g_flags.summary_md.empty()) {
+    FILE* f = std::fopen(g_flags.summary_md.c_str(), "w");
+    if (f == nullptr) {
+      std::fprintf(stderr, "kernel_benchmark: cannot write %s\n",
+                   g_flags.summary_md.c_str());
+      return 1;
+    }
+    std::fputs(Summary(reporter, /*markdown=*/true).c_str(), f);
+    std::fclose(f);
+  }
+  benchmark::Shutdown();
+  return 0;
+}
