@@ -22,6 +22,12 @@
 //   --threads=1,2      thread counts to measure (default 1,2)
 //   --summary_md=PATH  also write the summary as a Markdown table
 //   --no_hloref        peers and limits only
+//   --module=PATH.hlo  (repeatable) time the CPU backend on this module
+//                      (compile once, warm runs; f32 arguments uniform in
+//                      [-1, 1), others from the same stream) as
+//                      module_NAME/tT/hloref, and only the modules: no
+//                      kernels, peers or limits (tools/bench/modules_vs_xla.py
+//                      uses it)
 //
 // hloref's figures include what Executable::Run costs a user: arguments are
 // copied into the compiled module's buffers and results out of them on
@@ -56,11 +62,12 @@ struct Flags {
   bool hloref = true;
   std::vector<int> threads = {1, 2};
   std::string summary_md;
+  std::vector<std::string> modules;
 };
 Flags g_flags;
 
 // ------------------------------------------------------------- workloads
-enum class Unit { kFlops, kBytes };
+enum class Unit { kFlops, kBytes, kNone };
 
 struct WorkloadInfo {
   std::string name;  // e.g. gemm_f32_1024x1024x1024
@@ -189,9 +196,11 @@ void RunCase(benchmark::State& state, const std::string& name,
     return;
   }
   for (auto _ : state) g_live.work->Run();
-  state.counters[info.unit == Unit::kFlops ? "GFLOP/s" : "GB/s"] =
-      benchmark::Counter(info.work * 1e-9,
-                         benchmark::Counter::kIsIterationInvariantRate);
+  if (info.unit != Unit::kNone) {
+    state.counters[info.unit == Unit::kFlops ? "GFLOP/s" : "GB/s"] =
+        benchmark::Counter(info.work * 1e-9,
+                           benchmark::Counter::kIsIterationInvariantRate);
+  }
   if (g_live.compile_seconds > 0) {
     state.counters["compile_ms"] = g_live.compile_seconds * 1e3;
   }
@@ -426,7 +435,42 @@ void RegisterReduce(const ReduceShape& s) {
   }
 }
 
+// A module file: its whole text, or "" when it cannot be read.
+std::string ReadFile(const std::string& path) {
+  FILE* f = std::fopen(path.c_str(), "rb");
+  if (f == nullptr) return "";
+  std::string text;
+  char buf[1 << 16];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) text.append(buf, n);
+  std::fclose(f);
+  return text;
+}
+
+void RegisterModules() {
+  for (const std::string& path : g_flags.modules) {
+    std::string stem = path.substr(path.find_last_of('/') + 1);
+    stem = stem.substr(0, stem.find('.'));
+    WorkloadInfo info{absl::StrCat("module_", stem), "module", Unit::kNone, 0};
+    AddInfo(info);
+    const std::string text = ReadFile(path);
+    Add(info, "hloref",
+        [text, path](int threads,
+                     std::string* error) -> std::unique_ptr<Workload> {
+          if (text.empty()) {
+            *error = absl::StrCat("cannot read ", path);
+            return nullptr;
+          }
+          return HlorefWorkload::Create(text, threads, error);
+        });
+  }
+}
+
 void RegisterAll() {
+  if (!g_flags.modules.empty()) {
+    RegisterModules();
+    return;
+  }
   const bool q = g_flags.quick;
   // Machine limits first: the reference for every later row.
   {
@@ -589,7 +633,7 @@ std::string Summary(const CollectingReporter& rep, bool markdown) {
     if (markdown) {
       out += "| " + absl::StrJoin(cells, " | ") + " |\n";
     } else {
-      out += absl::StrFormat("%-34s %3s %9s %9s %9s %9s %8s %8s %8s %8s\n",
+      out += absl::StrFormat("%-40s %3s %9s %9s %9s %9s %8s %10s %8s %8s\n",
                              cells[0], cells[1], cells[2], cells[3], cells[4],
                              cells[5], cells[6], cells[7], cells[8], cells[9]);
     }
@@ -598,7 +642,14 @@ std::string Summary(const CollectingReporter& rep, bool markdown) {
        "x oneDNN", "x OpenBLAS", "x Eigen", "% limit"});
   if (markdown) out += "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n";
   for (const WorkloadInfo& w : g_workloads) {
+    if (w.unit == Unit::kNone) continue;
     for (int t : g_flags.threads) {
+      bool any = false;
+      for (const char* impl :
+           {"hloref", "onednn", "openblas", "eigen", "machine"}) {
+        any = any || rate(w, t, impl) > 0;
+      }
+      if (!any) continue;
       const char* unit = w.unit == Unit::kFlops ? "GFLOP/s" : "GB/s";
       if (w.kind == "limit") {
         row({absl::StrCat(w.name, " (", unit, ")"), absl::StrCat(t),
@@ -638,6 +689,8 @@ bool ParseFlags(int* argc, char** argv) {
       g_flags.big = true;
     } else if (a == "--no_hloref") {
       g_flags.hloref = false;
+    } else if (a.rfind("--module=", 0) == 0) {
+      g_flags.modules.push_back(a.substr(9));
     } else if (a.rfind("--summary_md=", 0) == 0) {
       g_flags.summary_md = a.substr(13);
     } else if (a.rfind("--threads=", 0) == 0) {

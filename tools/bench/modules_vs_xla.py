@@ -1,0 +1,265 @@
+#!/usr/bin/env python3
+"""The CPU backend against XLA:CPU and the oracle on realistic modules
+(tools/bench/modules/*.hlo: MLP, attention, multi-head attention, conv
+block, sum/mean, layer norm, top-k, sort), measured in one run of this
+script on the same machine.
+
+Per module and thread count it reports:
+  - hloref: compile time (Backend::Compile, HLO -> machine code) and the
+    median warm run, from backends/cpu/bench/kernel_benchmark --module
+    (CpuBackendOptions.threads = T, pinned with taskset to T cores);
+  - XLA:CPU through the venv's jaxlib (the route of tools/bench/cpu_vs_xla.py
+    and tools/backends/xla_jax.py: HLO text -> XlaComputation -> StableHLO
+    -> client.compile_and_load): compile time of compile_and_load and the
+    median warm execute + block_until_ready, in a worker process whose
+    affinity is set to the same T cores *before* jax is imported, so
+    XLA:CPU's thread pool has T threads;
+  - the oracle (one thread only): wall time of `hloref run MODULE ARGS`
+    minus that of `hloref check MODULE` (process start, parse, verify), so
+    it still includes printing the result as text;
+  - x XLA = XLA warm time / hloref warm time (above 1: hloref faster) and
+    x oracle = oracle time / hloref warm time.
+
+Usage: .venv/bin/python3 tools/bench/modules_vs_xla.py [--build DIR]
+         [--threads 1,2] [--repetitions N] [--markdown OUT.md]
+         [--no-oracle] [--modules a.hlo,b.hlo]
+"""
+import argparse
+import glob
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+MODULES_DIR = os.path.join(ROOT, "tools", "bench", "modules")
+
+
+def median(xs):
+    xs = sorted(xs)
+    n = len(xs)
+    return xs[n // 2] if n % 2 else 0.5 * (xs[n // 2 - 1] + xs[n // 2])
+
+
+def random_args(shapes_dtypes, seed=12345):
+    import numpy as np
+    rng = np.random.default_rng(seed)
+    args = []
+    for dims, dtype in shapes_dtypes:
+        if np.issubdtype(dtype, np.floating):
+            args.append(rng.uniform(-1, 1, size=dims).astype(dtype))
+        else:
+            args.append(np.zeros(dims, dtype=dtype))
+    return args
+
+
+# ------------------------------------------------------------ XLA worker
+def xla_worker(cores, paths, min_seconds):
+    """Runs in its own process: affinity first, then jax."""
+    os.sched_setaffinity(0, set(cores))
+    import jax
+    import jax.extend.backend as jax_backend
+    import jaxlib._hlo as xla_hlo
+    import jaxlib._jax as xla_jax
+    client = jax_backend.get_backend("cpu")
+    device = client.local_devices()[0]
+    results = {}
+    for path in paths:
+        name = os.path.splitext(os.path.basename(path))[0]
+        try:
+            with open(path) as f:
+                text = f.read()
+            module = xla_hlo.hlo_module_from_text(text)
+            computation = xla_hlo.XlaComputation(
+                module.as_serialized_hlo_module_proto())
+            mlir = xla_jax.mlir.xla_computation_to_mlir_module(computation)
+            t0 = time.perf_counter()
+            executable = client.compile_and_load(
+                mlir, xla_jax.DeviceList((device,)), xla_jax.CompileOptions())
+            compile_s = time.perf_counter() - t0
+            shape = computation.program_shape()
+            host = random_args([(p.dimensions(), p.numpy_dtype())
+                                for p in shape.parameter_shapes()])
+            args = [jax.device_put(a, device) for a in host]
+
+            def run():
+                for o in executable.execute(args):
+                    o.block_until_ready()
+
+            for _ in range(3):
+                run()
+            samples = []
+            start = time.perf_counter()
+            while time.perf_counter() - start < min_seconds or len(samples) < 10:
+                t = time.perf_counter()
+                run()
+                samples.append(time.perf_counter() - t)
+            results[name] = {"compile_s": compile_s, "run_s": median(samples)}
+        except Exception as e:  # a module XLA:CPU does not take
+            results[name] = {"error": str(e)[:200]}
+    print(json.dumps(results))
+
+
+def run_xla(cores, paths, min_seconds):
+    out = subprocess.run(
+        [sys.executable, os.path.abspath(__file__), "--xla-worker",
+         "--cores", ",".join(map(str, cores)), "--min-time", str(min_seconds),
+         "--modules", ",".join(paths)],
+        check=True, capture_output=True, text=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+# ----------------------------------------------------------------- hloref
+def run_hloref(build, cores, threads, paths, repetitions, min_seconds):
+    bench = os.path.join(build, "backends", "cpu", "bench", "kernel_benchmark")
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "out.json")
+        cmd = ["taskset", "-c", ",".join(map(str, cores)), bench,
+               f"--threads={threads}", f"--benchmark_out={out}",
+               "--benchmark_out_format=json",
+               f"--benchmark_min_time={min_seconds}",
+               f"--benchmark_repetitions={repetitions}"]
+        cmd += [f"--module={p}" for p in paths]
+        subprocess.run(cmd, check=True, capture_output=True, text=True)
+        with open(out) as f:
+            data = json.load(f)
+    unit = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
+    times, compile_s, errors = {}, {}, {}
+    for b in data["benchmarks"]:
+        if b.get("run_type") != "iteration":
+            continue
+        name = b["run_name"].split("/")[0][len("module_"):]
+        if b.get("error_occurred"):
+            errors[name] = b.get("error_message", "error")
+            continue
+        times.setdefault(name, []).append(b["real_time"] * unit[b["time_unit"]])
+        if "compile_ms" in b:
+            compile_s[name] = b["compile_ms"] * 1e-3
+    res = {}
+    for name in set(times) | set(errors):
+        if name in errors:
+            res[name] = {"error": errors[name][:200]}
+        else:
+            res[name] = {"run_s": median(times[name]),
+                         "compile_s": compile_s.get(name, float("nan"))}
+    return res
+
+
+# ----------------------------------------------------------------- oracle
+def run_oracle(build, core, path, timeout):
+    """Wall time of `hloref run` minus `hloref check`; None on error."""
+    import numpy as np
+    hloref = os.path.join(build, "tools", "hloref")
+    pin = ["taskset", "-c", str(core)]
+    # Parameter shapes from hloref's own canonical text of the entry.
+    text = subprocess.run([hloref, "check", path], check=True,
+                          capture_output=True, text=True).stdout
+    shapes = parse_entry_params(text)
+    with tempfile.TemporaryDirectory() as tmp:
+        files = []
+        for i, a in enumerate(random_args(shapes)):
+            f = os.path.join(tmp, f"arg{i}.npy")
+            np.save(f, a)
+            files.append(f)
+
+        def wall(cmd):
+            t = time.perf_counter()
+            subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL, timeout=timeout)
+            return time.perf_counter() - t
+
+        try:
+            base = min(wall(pin + [hloref, "check", path]) for _ in range(3))
+            run = wall(pin + [hloref, "run", path] + files)
+        except (subprocess.CalledProcessError, subprocess.TimeoutExpired) as e:
+            return None, str(e)[:120]
+        return max(run - base, 0.0), None
+
+
+def parse_entry_params(text):
+    """[(dims, numpy dtype)] of the entry's parameters, from
+    `hloref check`'s canonical text (parameter(i) instructions of ENTRY)."""
+    import re
+    import numpy as np
+    types = {"f32": np.float32, "f64": np.float64, "s32": np.int32,
+             "s64": np.int64, "s8": np.int8, "u8": np.uint8,
+             "pred": np.bool_, "f16": np.float16}
+    entry = text[text.index("ENTRY"):]
+    params = {}
+    for m in re.finditer(r"= (\w+)\[([0-9,]*)\](?:\{[0-9,]*\})? parameter\((\d+)\)", entry):
+        dims = [int(d) for d in m.group(2).split(",") if d]
+        params[int(m.group(3))] = (dims, types[m.group(1)])
+    return [params[i] for i in sorted(params)]
+
+
+# ------------------------------------------------------------------- main
+def fmt_ms(x):
+    return "-" if x is None or x != x else f"{x * 1e3:.3f}"
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--build", default=os.path.join(ROOT, "build"))
+    ap.add_argument("--threads", default="1,2")
+    ap.add_argument("--repetitions", type=int, default=3)
+    ap.add_argument("--min-time", type=float, default=0.3)
+    ap.add_argument("--markdown")
+    ap.add_argument("--no-oracle", action="store_true")
+    ap.add_argument("--oracle-timeout", type=float, default=300)
+    ap.add_argument("--modules")
+    ap.add_argument("--xla-worker", action="store_true")
+    ap.add_argument("--cores")
+    args = ap.parse_args()
+    paths = (args.modules.split(",") if args.modules
+             else sorted(glob.glob(os.path.join(MODULES_DIR, "*.hlo"))))
+    if args.xla_worker:
+        xla_worker([int(c) for c in args.cores.split(",")], paths, args.min_time)
+        return 0
+    available = sorted(os.sched_getaffinity(0))
+    names = [os.path.splitext(os.path.basename(p))[0] for p in paths]
+    oracle = {}
+    if not args.no_oracle:
+        for p, n in zip(paths, names):
+            t, err = run_oracle(args.build, available[0], p, args.oracle_timeout)
+            oracle[n] = t
+            if err:
+                print(f"oracle {n}: {err}", file=sys.stderr)
+    header = ("| module | threads | hloref compile ms | XLA compile ms | "
+              "hloref warm ms | XLA warm ms | oracle ms | x XLA | x oracle |")
+    lines = [header, "|---|--:|--:|--:|--:|--:|--:|--:|--:|"]
+    for t in [int(x) for x in args.threads.split(",")]:
+        if t > len(available):
+            print(f"skipping {t} threads: only {len(available)} cores",
+                  file=sys.stderr)
+            continue
+        cores = available[:t]
+        ours = run_hloref(args.build, cores, t, paths, args.repetitions,
+                          args.min_time)
+        theirs = run_xla(cores, paths, args.min_time)
+        for n in names:
+            o, x = ours.get(n, {}), theirs.get(n, {})
+            orc = oracle.get(n) if t == 1 else None
+            run_o, run_x = o.get("run_s"), x.get("run_s")
+            ratio_x = f"{run_x / run_o:.3f}" if run_o and run_x else "-"
+            ratio_o = f"{orc / run_o:.1f}" if run_o and orc else "-"
+            note = ""
+            if "error" in o:
+                note += f" (hloref: {o['error']})"
+            if "error" in x:
+                note += f" (XLA: {x['error']})"
+            lines.append(
+                f"| {n}{note} | {t} | {fmt_ms(o.get('compile_s'))} | "
+                f"{fmt_ms(x.get('compile_s'))} | {fmt_ms(run_o)} | "
+                f"{fmt_ms(run_x)} | {fmt_ms(orc)} | {ratio_x} | {ratio_o} |")
+    table = "\n".join(lines) + "\n"
+    print(table)
+    if args.markdown:
+        with open(args.markdown, "w") as f:
+            f.write(table)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
