@@ -1,15 +1,17 @@
 // The fft runtime of the CPU backend: FFT, IFFT, RFFT and IRFFT over the 1
-// to 3 minor dimensions, computed in complex<long double> (64-bit
-// significand) with a mixed-radix decimation in time (smallest prime factor
-// first, direct DFTs for prime lengths) and twiddles from sinl/cosl (exact
-// at multiples of a quarter turn); each result component is rounded once to
-// the result type. The error is orders of magnitude below FFT_BOUND's
-// 8 u L ||Y||_2 for f32 and f64 results.
+// to 3 minor dimensions. Each 1-D transform is Eigen 3.4's FFT module
+// (unsupported/Eigen/FFT, its kissfft mixed-radix engine, unscaled both
+// ways) in complex<long double> (64-bit significand, twiddles computed in
+// long double); the multi-dimensional transforms, the RFFT half spectrum,
+// the IRFFT Hermitian extension and the 1/N scaling of the inverses are
+// hloref's (the oracle's documented rules). Each result component is
+// rounded once to the result type; the error is orders of magnitude below
+// FFT_BOUND's 8 u L ||Y||_2 for f32 and f64 results.
+#include "unsupported/Eigen/FFT"
+
 #include <cmath>
 #include <complex>
 #include <cstdint>
-#include <map>
-#include <utility>
 #include <vector>
 
 #include "backends/cpu/runtime/array_ops.h"
@@ -22,98 +24,31 @@ namespace {
 using rt::CL;
 using LD = long double;
 
-// exp(-+ 2 pi i m / n), m in [0, n).
-CL Twiddle(int64_t m, int64_t n, bool inverse) {
-  const LD sign = inverse ? 1 : -1;
-  if ((4 * m) % n == 0) {
-    switch ((4 * m) / n) {
-      case 0:
-        return CL(1, 0);
-      case 1:
-        return CL(0, sign);
-      case 2:
-        return CL(-1, 0);
-      default:
-        return CL(0, -sign);
+using Fft = Eigen::FFT<LD>;
+
+// An FFT engine whose inverse is unscaled (the callers divide by N once
+// over all the transformed axes).
+struct UnscaledFft {
+  UnscaledFft() { fft.SetFlag(Fft::Unscaled); }
+  // result[k] = sum_j line[j] exp(-+2 pi i j k / n) (+ for the inverse).
+  void Transform(const std::vector<CL>& line, std::vector<CL>& result,
+                 bool inverse) {
+    if (line.size() <= 1) {  // kissfft has no length-1 plan (it crashes)
+      result = line;
+      return;
+    }
+    if (inverse) {
+      fft.inv(result, line);
+    } else {
+      fft.fwd(result, line);
     }
   }
-  const LD two_pi = 2 * std::acos(LD{-1});
-  const LD angle = two_pi * static_cast<LD>(m) / static_cast<LD>(n);
-  return CL(std::cos(angle), sign * std::sin(angle));
-}
-
-struct Twiddles {
-  int64_t n = 0;
-  std::vector<CL> w;
+  Fft fft;
 };
-
-class TwiddleCache {
- public:
-  const Twiddles& Get(int64_t n, bool inverse) {
-    auto key = std::make_pair(n, inverse);
-    auto it = cache_.find(key);
-    if (it == cache_.end()) {
-      Twiddles t;
-      t.n = n;
-      t.w.resize(static_cast<size_t>(n));
-      for (int64_t m = 0; m < n; ++m) t.w[m] = Twiddle(m, n, inverse);
-      it = cache_.emplace(key, std::move(t)).first;
-    }
-    return it->second;
-  }
-
- private:
-  std::map<std::pair<int64_t, bool>, Twiddles> cache_;
-};
-
-int64_t SmallestPrimeFactor(int64_t n) {
-  if (n % 2 == 0) return 2;
-  for (int64_t p = 3; p * p <= n; p += 2) {
-    if (n % p == 0) return p;
-  }
-  return n;
-}
-
-// out[k] = sum_j in[j * stride] w_n^(jk), w_n^m = table.w[m * step]
-// (table.n == n * step).
-void Transform(const CL* in, int64_t stride, int64_t n, CL* out,
-               const Twiddles& table, int64_t step) {
-  if (n == 1) {
-    out[0] = in[0];
-    return;
-  }
-  const int64_t p = SmallestPrimeFactor(n);
-  const int64_t m = n / p;
-  if (m == 1) {
-    for (int64_t k = 0; k < n; ++k) {
-      CL acc = in[0];
-      for (int64_t j = 1; j < n; ++j) {
-        acc += in[j * stride] * table.w[((j * k) % n) * step];
-      }
-      out[k] = acc;
-    }
-    return;
-  }
-  std::vector<CL> sub(static_cast<size_t>(n));
-  for (int64_t r = 0; r < p; ++r) {
-    Transform(in + r * stride, stride * p, m, sub.data() + r * m, table,
-              step * p);
-  }
-  for (int64_t k = 0; k < m; ++k) {
-    for (int64_t q = 0; q < p; ++q) {
-      const int64_t big_k = k + q * m;
-      CL acc = sub[k];
-      for (int64_t r = 1; r < p; ++r) {
-        acc += sub[r * m + k] * table.w[((r * big_k) % n) * step];
-      }
-      out[big_k] = acc;
-    }
-  }
-}
 
 // Transforms every line along `axis` of the row-major box `box` in place.
 void TransformAxis(std::vector<CL>& data, const std::vector<int64_t>& box,
-                   int64_t axis, bool inverse, TwiddleCache& cache) {
+                   int64_t axis, bool inverse, UnscaledFft& fft) {
   const int64_t n = box[axis];
   if (n <= 1) return;
   int64_t outer = 1, inner = 1;
@@ -121,13 +56,12 @@ void TransformAxis(std::vector<CL>& data, const std::vector<int64_t>& box,
   for (int64_t d = axis + 1; d < static_cast<int64_t>(box.size()); ++d) {
     inner *= box[d];
   }
-  const Twiddles& table = cache.Get(n, inverse);
   std::vector<CL> line(static_cast<size_t>(n)), result(static_cast<size_t>(n));
   for (int64_t o = 0; o < outer; ++o) {
     for (int64_t i = 0; i < inner; ++i) {
       const int64_t base = o * n * inner + i;
       for (int64_t j = 0; j < n; ++j) line[j] = data[base + j * inner];
-      Transform(line.data(), 1, n, result.data(), table, 1);
+      fft.Transform(line, result, inverse);
       for (int64_t j = 0; j < n; ++j) data[base + j * inner] = result[j];
     }
   }
@@ -198,7 +132,7 @@ void hloref_cpu_fft(hloref::cpu::RunContext* ctx, int32_t in_type_id,
   for (int64_t l : full) full_size *= l;
   const int64_t in_size = static_cast<int64_t>(in_off.size());
   const int64_t out_size = static_cast<int64_t>(out_off.size());
-  hloref::cpu::TwiddleCache cache;
+  hloref::cpu::UnscaledFft fft;
   std::vector<int64_t> batch(static_cast<size_t>(rank), 0);
   do {
     const int64_t in_base = rt::Offset(batch, in_strides, rank);
@@ -217,7 +151,7 @@ void hloref_cpu_fft(hloref::cpu::RunContext* ctx, int32_t in_type_id,
     }
     if (!real_out) {
       for (int64_t a = nlen - 1; a >= 0; --a) {
-        hloref::cpu::TransformAxis(data, full, a, inverse, cache);
+        hloref::cpu::TransformAxis(data, full, a, inverse, fft);
       }
       // The output box (RFFT: entries 0..n/2 of the innermost axis) of the
       // full row-major box.
@@ -236,9 +170,8 @@ void hloref_cpu_fft(hloref::cpu::RunContext* ctx, int32_t in_type_id,
     // innermost line the Hermitian extension, an inverse DFT and the real
     // part.
     for (int64_t a = nlen - 2; a >= 0; --a) {
-      hloref::cpu::TransformAxis(data, in_box, a, /*inverse=*/true, cache);
+      hloref::cpu::TransformAxis(data, in_box, a, /*inverse=*/true, fft);
     }
-    const hloref::cpu::Twiddles& table = cache.Get(n_last, /*inverse=*/true);
     const int64_t lines = in_size / half;
     std::vector<CL> line(static_cast<size_t>(n_last)),
         result(static_cast<size_t>(n_last));
@@ -247,7 +180,7 @@ void hloref_cpu_fft(hloref::cpu::RunContext* ctx, int32_t in_type_id,
       for (int64_t j = half; j < n_last; ++j) {
         line[j] = std::conj(data[l * half + (n_last - j)]);
       }
-      hloref::cpu::Transform(line.data(), 1, n_last, result.data(), table, 1);
+      fft.Transform(line, result, /*inverse=*/true);
       for (int64_t j = 0; j < n_last; ++j) {
         const int64_t o = l * n_last + j;
         rt::StoreWide(out_type, out + (out_base + out_off[o]) * out_bytes,
