@@ -5,7 +5,8 @@
 # conformance.xla_verifier_agreement skip with the reason without it).
 # Idempotent: packages already present are no-ops, and an up-to-date .venv/
 # costs one file comparison. Needs root (or sudo) for the Debian part.
-# HLOREF_NO_VENV=1 skips the virtual environment.
+# HLOREF_NO_VENV=1 skips the virtual environment; HLOREF_NO_BENCH_PEERS=1
+# skips the benchmark-only peers (oneDNN, OpenBLAS).
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 
@@ -32,6 +33,33 @@ if [ "${#missing[@]}" -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
 else
   echo "setup: all Debian packages present"
+fi
+
+# Benchmark-only peers of backends/cpu/bench/kernel_benchmark (issue 15):
+# oneDNN and OpenBLAS from Debian's archive. Optional: when absent (or when
+# HLOREF_NO_BENCH_PEERS=1) the benchmark builds without them and says so;
+# nothing else uses them.
+BENCH_PEERS=(libdnnl-dev libopenblas-dev)
+if [ "${HLOREF_NO_BENCH_PEERS:-0}" != "0" ]; then
+  echo "setup: HLOREF_NO_BENCH_PEERS set: no oneDNN / OpenBLAS benchmark peers"
+else
+  missing_peers=()
+  for p in "${BENCH_PEERS[@]}"; do
+    if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+      missing_peers+=("$p")
+    fi
+  done
+  if [ "${#missing_peers[@]}" -gt 0 ]; then
+    echo "setup: installing benchmark peers ${missing_peers[*]}"
+    if ! { $SUDO apt-get update -qq &&
+      DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq \
+        --no-install-recommends "${missing_peers[@]}"; }; then
+      echo "setup: WARNING: could not install ${missing_peers[*]}: the kernel" \
+        "benchmark builds without those peers" >&2
+    fi
+  else
+    echo "setup: benchmark peers present (${BENCH_PEERS[*]})"
+  fi
 fi
 
 if [ -x /usr/local/cuda/bin/nvcc ]; then
