@@ -59,26 +59,12 @@
 #include "interpreter/ops/exact_sum.h"
 #include "interpreter/ops/families.h"
 #include "interpreter/replicas.h"
+#include "spec/ir/collective_groups.h"
 
 namespace hloref {
 namespace {
 
-enum class GroupMode {
-  kCrossReplica,
-  kCrossPartition,
-  kCrossReplicaAndPartition,
-  kFlattenedId,
-};
-
-// Where this participant runs.
-struct Topology {
-  int64_t replicas = 1;
-  int64_t partitions = 1;
-  int64_t replica = 0;
-  int64_t partition = 0;
-  int64_t me() const { return replica * partitions + partition; }
-  int64_t global(int64_t r, int64_t p) const { return r * partitions + p; }
-};
+using Topology = DeviceTopology;
 
 Topology TopologyOf(EvalContext& ctx) {
   Topology t;
@@ -91,123 +77,15 @@ Topology TopologyOf(EvalContext& ctx) {
   return t;
 }
 
-bool HasChannel(const HloInstruction& inst) {
-  return inst.attrs().has(AttrId::kChannelId) && inst.attrs().channel_id > 0;
-}
-
-absl::StatusOr<GroupMode> ModeOf(const HloInstruction& inst) {
-  const bool channel = HasChannel(inst);
-  const bool global = inst.attrs().use_global_device_ids;
-  switch (inst.opcode()) {
-    case HloOpcode::kAllToAll:
-    case HloOpcode::kRaggedAllToAll:  // as all-to-all (XLA's group modes)
-    case HloOpcode::kCollectivePermute:
-    case HloOpcode::kCollectivePermuteStart:
-    case HloOpcode::kCollectiveBroadcast:
-      return channel ? GroupMode::kCrossPartition : GroupMode::kCrossReplica;
-    default:
-      break;
-  }
-  if (!channel) {
-    if (global) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(InstructionPrefix(inst),
-                       "use_global_device_ids=true needs a channel_id "
-                       "(text-format 6.11)"));
-    }
-    return GroupMode::kCrossReplica;
-  }
-  return global ? GroupMode::kFlattenedId
-                : GroupMode::kCrossReplicaAndPartition;
-}
-
-absl::string_view ModeName(GroupMode mode) {
-  switch (mode) {
-    case GroupMode::kCrossReplica:
-      return "cross-replica (replica ids)";
-    case GroupMode::kCrossPartition:
-      return "cross-partition (partition ids)";
-    case GroupMode::kCrossReplicaAndPartition:
-      return "cross-replica-and-partition (replica ids)";
-    case GroupMode::kFlattenedId:
-      return "flattened global ids";
-  }
-  return "?";
-}
-
 // The participants (global ids, in group order) of this participant's
 // group.
 absl::StatusOr<std::vector<int64_t>> GroupOf(const HloInstruction& inst,
                                              const Topology& t) {
-  HLOREF_ASSIGN_OR_RETURN(GroupMode mode, ModeOf(inst));
-  int64_t id_space = 0;
-  int64_t my_id = 0;
-  switch (mode) {
-    case GroupMode::kCrossReplica:
-    case GroupMode::kCrossReplicaAndPartition:
-      id_space = t.replicas;
-      my_id = t.replica;
-      break;
-    case GroupMode::kCrossPartition:
-      id_space = t.partitions;
-      my_id = t.partition;
-      break;
-    case GroupMode::kFlattenedId:
-      id_space = t.replicas * t.partitions;
-      my_id = t.me();
-      break;
-  }
-  std::vector<int64_t> ids;
-  const auto& groups = inst.attrs().replica_groups.groups;
-  if (groups.empty() && mode == GroupMode::kFlattenedId) {
-    // As XLA: flattened ids name their participants explicitly.
-    return absl::InvalidArgumentError(
-        absl::StrCat(InstructionPrefix(inst),
-                     "use_global_device_ids=true needs explicit "
-                     "replica_groups (flattened ids cannot be empty)"));
-  }
-  if (groups.empty()) {
-    for (int64_t i = 0; i < id_space; ++i) ids.push_back(i);
-  } else {
-    for (const auto& g : groups) {
-      for (int64_t id : g) {
-        if (id < 0 || id >= id_space) {
-          return absl::InvalidArgumentError(absl::StrCat(
-              InstructionPrefix(inst), "replica group {", absl::StrJoin(g, ","),
-              "} has id ", id, ", but the run has ", id_space, " ids in mode ",
-              ModeName(mode), " (", t.replicas, " replica(s) x ", t.partitions,
-              " partition(s))"));
-        }
-      }
-      if (std::find(g.begin(), g.end(), my_id) != g.end()) ids = g;
-    }
-    if (ids.empty()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(InstructionPrefix(inst), "id ", my_id, " (replica ",
-                       t.replica, ", partition ", t.partition,
-                       ") is in no replica group (mode ", ModeName(mode), ")"));
-    }
-  }
-  std::vector<int64_t> group;
-  switch (mode) {
-    case GroupMode::kCrossReplica:
-      for (int64_t r : ids) group.push_back(t.global(r, t.partition));
-      break;
-    case GroupMode::kCrossPartition:
-      for (int64_t p : ids) group.push_back(t.global(t.replica, p));
-      break;
-    case GroupMode::kCrossReplicaAndPartition:
-      for (int64_t r : ids) {
-        for (int64_t p = 0; p < t.partitions; ++p) {
-          group.push_back(t.global(r, p));
-        }
-      }
-      break;
-    case GroupMode::kFlattenedId:
-      group = ids;
-      break;
-  }
-  return group;
+  const std::string where = InstructionPrefix(inst);
+  HLOREF_ASSIGN_OR_RETURN(CollectiveGroupMode mode,
+                          CollectiveGroupModeOf(inst, where));
+  return ResolveCollectiveGroup(mode, inst.attrs().replica_groups.groups, t,
+                                where);
 }
 
 struct Exchanged {
@@ -653,7 +531,7 @@ absl::StatusOr<Literal> CollectivePermute(
   const Topology t = TopologyOf(ctx);
   // Pairs name replica ids (no channel_id) or partition ids (channel_id:
   // cross-partition), within this participant's partition or replica.
-  const bool cross_partition = HasChannel(inst);
+  const bool cross_partition = HasCollectiveChannel(inst);
   const int64_t id_space = cross_partition ? t.partitions : t.replicas;
   const int64_t my_id = cross_partition ? t.partition : t.replica;
   auto global = [&](int64_t id) {

@@ -25,6 +25,7 @@
 #include "llvm/IR/GlobalVariable.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Module.h"
+#include "spec/ir/collective_groups.h"
 #include "spec/util/status_macros.h"
 
 namespace hloref::cpu {
@@ -33,37 +34,6 @@ namespace {
 using codegen::EmitContext;
 using codegen::IrArray;
 using codegen::IrValue;
-
-bool HasChannel(const HloInstruction& inst) {
-  return inst.attrs().has(AttrId::kChannelId) && inst.attrs().channel_id > 0;
-}
-
-absl::StatusOr<CollectiveMode> ModeOf(const HloInstruction& inst) {
-  const bool channel = HasChannel(inst);
-  const bool global = inst.attrs().use_global_device_ids;
-  switch (inst.opcode()) {
-    case HloOpcode::kAllToAll:
-    case HloOpcode::kRaggedAllToAll:
-    case HloOpcode::kCollectivePermute:
-    case HloOpcode::kCollectivePermuteStart:
-    case HloOpcode::kCollectiveBroadcast:
-      return channel ? CollectiveMode::kCrossPartition
-                     : CollectiveMode::kCrossReplica;
-    default:
-      break;
-  }
-  if (!channel) {
-    if (global) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("%", inst.name(),
-                       ": use_global_device_ids=true needs a channel_id "
-                       "(text-format 6.11)"));
-    }
-    return CollectiveMode::kCrossReplica;
-  }
-  return global ? CollectiveMode::kFlattenedId
-                : CollectiveMode::kCrossReplicaAndPartition;
-}
 
 bool IsRowMajor(const IrArray& a) {
   auto m2m = a.minor_to_major();
@@ -122,9 +92,11 @@ absl::Status EmitCollectiveCall(EmitContext& ctx, const HloInstruction& inst,
                                 bool with_reducer) {
   std::vector<int64_t> desc;
   desc.push_back(static_cast<int64_t>(kind));
-  HLOREF_ASSIGN_OR_RETURN(CollectiveMode mode, ModeOf(inst));
+  HLOREF_ASSIGN_OR_RETURN(
+      CollectiveGroupMode mode,
+      CollectiveGroupModeOf(inst, absl::StrCat("%", inst.name(), ": ")));
   desc.push_back(static_cast<int64_t>(mode));
-  desc.push_back(HasChannel(inst) ? inst.attrs().channel_id : 0);
+  desc.push_back(HasCollectiveChannel(inst) ? inst.attrs().channel_id : 0);
   int64_t dim = -1;
   if (kind == CollectiveKind::kReduceScatter ||
       kind == CollectiveKind::kAllGather ||

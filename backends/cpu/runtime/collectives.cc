@@ -18,6 +18,7 @@
 #include "absl/strings/str_join.h"
 #include "backends/cpu/runtime/host.h"
 #include "backends/cpu/runtime/runtime_symbols.h"
+#include "spec/ir/collective_groups.h"
 #include "spec/types/primitive_type.h"
 #include "spec/util/status_macros.h"
 
@@ -89,7 +90,7 @@ struct ArrayDesc {
 
 struct Desc {
   CollectiveKind kind;
-  CollectiveMode mode;
+  CollectiveGroupMode mode;
   int64_t channel_id;
   int64_t dim;
   std::vector<std::vector<int64_t>> groups;
@@ -100,7 +101,7 @@ struct Desc {
 Desc Parse(const int64_t* p) {
   Desc d;
   d.kind = static_cast<CollectiveKind>(*p++);
-  d.mode = static_cast<CollectiveMode>(*p++);
+  d.mode = static_cast<CollectiveGroupMode>(*p++);
   d.channel_id = *p++;
   d.dim = *p++;
   const int64_t g = *p++;
@@ -128,93 +129,12 @@ Desc Parse(const int64_t* p) {
   return d;
 }
 
-struct Topology {
-  int64_t replicas, partitions, replica, partition;
-  int64_t me() const { return replica * partitions + partition; }
-  int64_t global(int64_t r, int64_t p) const { return r * partitions + p; }
-};
-
-absl::string_view ModeName(CollectiveMode mode) {
-  switch (mode) {
-    case CollectiveMode::kCrossReplica:
-      return "cross-replica (replica ids)";
-    case CollectiveMode::kCrossPartition:
-      return "cross-partition (partition ids)";
-    case CollectiveMode::kCrossReplicaAndPartition:
-      return "cross-replica-and-partition (replica ids)";
-    case CollectiveMode::kFlattenedId:
-      return "flattened global ids";
-  }
-  return "?";
-}
+using Topology = DeviceTopology;
 
 absl::StatusOr<std::vector<int64_t>> GroupOf(const Desc& d, const Topology& t,
                                              const std::string& name) {
-  int64_t id_space = 0, my_id = 0;
-  switch (d.mode) {
-    case CollectiveMode::kCrossReplica:
-    case CollectiveMode::kCrossReplicaAndPartition:
-      id_space = t.replicas;
-      my_id = t.replica;
-      break;
-    case CollectiveMode::kCrossPartition:
-      id_space = t.partitions;
-      my_id = t.partition;
-      break;
-    case CollectiveMode::kFlattenedId:
-      id_space = t.replicas * t.partitions;
-      my_id = t.me();
-      break;
-  }
-  std::vector<int64_t> ids;
-  if (d.groups.empty() && d.mode == CollectiveMode::kFlattenedId) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("%", name,
-                     ": use_global_device_ids=true needs explicit "
-                     "replica_groups (flattened ids cannot be empty)"));
-  }
-  if (d.groups.empty()) {
-    for (int64_t i = 0; i < id_space; ++i) ids.push_back(i);
-  } else {
-    for (const auto& g : d.groups) {
-      for (int64_t id : g) {
-        if (id < 0 || id >= id_space) {
-          return absl::InvalidArgumentError(absl::StrCat(
-              "%", name, ": replica group {", absl::StrJoin(g, ","),
-              "} has id ", id, ", but the run has ", id_space, " ids in mode ",
-              ModeName(d.mode), " (", t.replicas, " replica(s) x ",
-              t.partitions, " partition(s))"));
-        }
-      }
-      if (std::find(g.begin(), g.end(), my_id) != g.end()) ids = g;
-    }
-    if (ids.empty()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "%", name, ": id ", my_id, " (replica ", t.replica, ", partition ",
-          t.partition, ") is in no replica group (mode ", ModeName(d.mode),
-          ")"));
-    }
-  }
-  std::vector<int64_t> group;
-  switch (d.mode) {
-    case CollectiveMode::kCrossReplica:
-      for (int64_t r : ids) group.push_back(t.global(r, t.partition));
-      break;
-    case CollectiveMode::kCrossPartition:
-      for (int64_t p : ids) group.push_back(t.global(t.replica, p));
-      break;
-    case CollectiveMode::kCrossReplicaAndPartition:
-      for (int64_t r : ids) {
-        for (int64_t p = 0; p < t.partitions; ++p) {
-          group.push_back(t.global(r, p));
-        }
-      }
-      break;
-    case CollectiveMode::kFlattenedId:
-      group = ids;
-      break;
-  }
-  return group;
+  return ResolveCollectiveGroup(d.mode, d.groups, t,
+                                absl::StrCat("%", name, ": "));
 }
 
 struct Exchanged {

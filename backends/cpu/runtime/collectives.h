@@ -48,13 +48,8 @@ enum class CollectiveKind : int64_t {
   kCollectiveBroadcast = 6,
   kRaggedAllToAll = 7,
 };
-// Group modes (element 1), XLA's CollectiveOpGroupMode.
-enum class CollectiveMode : int64_t {
-  kCrossReplica = 0,
-  kCrossPartition = 1,
-  kCrossReplicaAndPartition = 2,
-  kFlattenedId = 3,
-};
+// Element 1 of a descriptor is a CollectiveGroupMode
+// (spec/ir/collective_groups.h).
 
 // One participant's contribution: a copy of each of its operand arrays.
 using Contribution = std::vector<std::vector<uint8_t>>;
