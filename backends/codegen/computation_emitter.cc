@@ -8,6 +8,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "backends/codegen/buffer_assignment.h"
+#include "backends/codegen/dynamic_shapes.h"
 #include "backends/codegen/emitter_table.h"
 #include "backends/codegen/fusion.h"
 #include "backends/codegen/llvm_types.h"
@@ -48,7 +49,7 @@ bool IsRowMajorReinterpretation(const Shape& from, const Shape& to) {
   return descending(from) && descending(to);
 }
 
-class ComputationEmitter {
+class ComputationEmitter : public DynamicShapeHost {
  public:
   ComputationEmitter(EmitContext& ctx, const HloComputation& comp)
       : ctx_(ctx), comp_(comp), b_(ctx.b()) {}
@@ -189,7 +190,9 @@ class ComputationEmitter {
         }
         return ValueStorage::kOwns;
       case HloOpcode::kReshape:
-        if (IsRowMajorReinterpretation(inst.operand(0)->shape(),
+        // A dynamic reshape moves valid elements (dynamic_shapes.h).
+        if (inst.shape().is_static() && inst.operand(0)->shape().is_static() &&
+            IsRowMajorReinterpretation(inst.operand(0)->shape(),
                                        inst.shape()) &&
             !inlined_.contains(inst.operand(0))) {
           return ValueStorage::kAliases;
@@ -247,318 +250,9 @@ class ComputationEmitter {
       HLOREF_ASSIGN_OR_RETURN(ElementGenerator g, GeneratorOf(*op));
       operands.push_back(std::move(g));
     }
-    return ctx_.table().Elemental(inst.opcode())(ctx_, inst, operands);
-  }
-
-  // An array buffer seen as its static bound shape (no runtime sizes).
-  static IrValue StaticView(const IrArray& array) {
-    IrValue v;
-    v.shape = array.shape();
-    for (int64_t d = 0; d < v.shape.rank(); ++d) {
-      v.shape.set_dynamic_dimension(d, false);
-    }
-    v.array = array;
-    return v;
-  }
-
-  // Decomposes a row-major linear position over runtime `sizes` (i64
-  // values, one per dimension) into a logical index.
-  IrIndex DecomposeRowMajor(llvm::Value* linear,
-                            const std::vector<llvm::Value*>& sizes) {
-    IrIndex index(sizes.size(), nullptr);
-    for (int64_t d = static_cast<int64_t>(sizes.size()) - 1; d >= 0; --d) {
-      // A zero size never reaches here (the loop does not run).
-      llvm::Value* size = b_.CreateSelect(
-          b_.CreateICmpEQ(sizes[d], ctx_.I64(0)), ctx_.I64(1), sizes[d]);
-      index[d] = b_.CreateURem(linear, size);
-      linear = b_.CreateUDiv(linear, size);
-    }
-    return index;
-  }
-
-  void ReportError(const std::string& message) {
-    if (ctx_.report_error) ctx_.report_error(ctx_, message);
-  }
-
-  // A size operand's value as i64 (sign- or zero-extended by its type).
-  llvm::Value* ReadSizeOperand(const HloInstruction& op) {
-    const IrValue& v = ValueOf(op);
-    llvm::Value* x =
-        v.array.EmitRead(ctx_, IrIndex(v.shape.rank(), ctx_.I64(0)));
-    if (x->getType()->isIntegerTy(1)) return b_.CreateZExt(x, b_.getInt64Ty());
-    return IsSignedInt(v.shape.element_type())
-               ? b_.CreateSExtOrTrunc(x, b_.getInt64Ty())
-               : b_.CreateZExtOrTrunc(x, b_.getInt64Ty());
-  }
-
-  // Bounded dynamic shapes (the oracle's rules, interpreter/dynamic_sizes.h
-  // and seed 001 "SetDimensionSize" / "GetDimensionSize"): returns true
-  // when `inst` was emitted here. Element-wise ops compute every element
-  // of the bounds (padding is don't-care) and take their operand's runtime
-  // sizes; values only pass through tuples, control flow and calls with
-  // their sizes; any other op on a dynamic value is Unimplemented.
-  absl::StatusOr<bool> EmitDynamicShapeRules(const HloInstruction& inst) {
-    bool dynamic = !inst.shape().is_static();
-    for (const HloInstruction* op : inst.operands()) {
-      dynamic = dynamic || !op->shape().is_static();
-    }
-    const std::string where = inst.ShortDescription();
-    switch (inst.opcode()) {
-      case HloOpcode::kGetDimensionSize: {
-        const int64_t d = inst.attrs().dimensions.at(0);
-        IrValue out = OwnedValue(inst);
-        values_[&inst] = out;
-        llvm::Value* size =
-            ctx_.EmitDimensionSize(ValueOf(*inst.operand(0)), d);
-        llvm::Type* t = out.array.EmitRead(ctx_, {})->getType();
-        out.array.EmitWrite(ctx_, {}, b_.CreateTrunc(size, t));
-        return true;
-      }
-      case HloOpcode::kSetDimensionSize: {
-        const int64_t d = inst.attrs().dimensions.at(0);
-        const IrValue operand = ValueOf(*inst.operand(0));
-        IrValue out = OwnedValue(inst);
-        values_[&inst] = out;
-        // The bounds' elements, whatever the two layouts (padding too:
-        // growing the size makes it valid, as in the oracle).
-        HLOREF_RETURN_IF_ERROR(ctx_.EmitCopyValue(StaticView(operand.array),
-                                                  StaticView(out.array)));
-        llvm::Value* size = ReadSizeOperand(*inst.operand(1));
-        const int64_t bound = inst.shape().dimensions(d);
-        llvm::Value* bad = b_.CreateOr(b_.CreateICmpSLT(size, ctx_.I64(0)),
-                                       b_.CreateICmpSGT(size, ctx_.I64(bound)));
-        HLOREF_RETURN_IF_ERROR(ctx_.EmitIf(bad, [&] {
-          ReportError(absl::StrCat(where, ": runtime size outside [0, ", bound,
-                                   "] of dimension ", d,
-                                   " (impl.dynamic.3: undefined in XLA)"));
-          return absl::OkStatus();
-        }));
-        size = b_.CreateSelect(bad, ctx_.I64(bound), size);
-        if (out.sizes != nullptr) {
-          for (int64_t i = 0; i < inst.shape().rank(); ++i) {
-            llvm::Value* v = i == d ? size : ctx_.EmitDimensionSize(operand, i);
-            b_.CreateStore(v, b_.CreateConstInBoundsGEP1_64(b_.getInt64Ty(),
-                                                            out.sizes, i));
-          }
-        }
-        return true;
-      }
-      case HloOpcode::kDynamicReshape: {
-        const IrValue operand = ValueOf(*inst.operand(0));
-        IrValue out = OwnedValue(inst);
-        values_[&inst] = out;
-        const Shape& shape = inst.shape();
-        std::vector<llvm::Value*> sizes, operand_sizes;
-        llvm::Value* product = ctx_.I64(1);
-        llvm::Value* bad = ctx_.I1(false);
-        for (int64_t d = 0; d < shape.rank(); ++d) {
-          llvm::Value* size = ReadSizeOperand(*inst.operand(1 + d));
-          const int64_t bound = shape.dimensions(d);
-          llvm::Value* wrong =
-              shape.is_dynamic_dimension(d)
-                  ? b_.CreateOr(b_.CreateICmpSLT(size, ctx_.I64(0)),
-                                b_.CreateICmpSGT(size, ctx_.I64(bound)))
-                  : b_.CreateICmpNE(size, ctx_.I64(bound));
-          bad = b_.CreateOr(bad, wrong);
-          size = b_.CreateSelect(wrong, ctx_.I64(0), size);
-          sizes.push_back(size);
-          product = b_.CreateMul(product, size);
-        }
-        llvm::Value* valid = ctx_.I64(1);
-        for (int64_t d = 0; d < operand.shape.rank(); ++d) {
-          operand_sizes.push_back(ctx_.EmitDimensionSize(operand, d));
-          valid = b_.CreateMul(valid, operand_sizes.back());
-        }
-        bad = b_.CreateOr(bad, b_.CreateICmpNE(product, valid));
-        HLOREF_RETURN_IF_ERROR(ctx_.EmitIf(bad, [&] {
-          ReportError(absl::StrCat(
-              where,
-              ": runtime sizes out of range or not holding the operand's "
-              "valid elements (impl.dynamic.3)"));
-          return absl::OkStatus();
-        }));
-        llvm::Value* total = b_.CreateSelect(bad, ctx_.I64(0), product);
-        if (out.sizes != nullptr) {
-          for (int64_t d = 0; d < shape.rank(); ++d) {
-            b_.CreateStore(sizes[d], b_.CreateConstInBoundsGEP1_64(
-                                         b_.getInt64Ty(), out.sizes, d));
-          }
-        }
-        llvm::Type* st = StorageType(ctx_.context(), shape.element_type());
-        HLOREF_RETURN_IF_ERROR(ctx_.EmitForLoop(
-            "dynamic_reshape", ctx_.I64(0), total, ctx_.I64(1),
-            [&](llvm::Value* k) -> absl::Status {
-              IrIndex from = DecomposeRowMajor(k, operand_sizes);
-              IrIndex to = DecomposeRowMajor(k, sizes);
-              llvm::Value* x = b_.CreateLoad(
-                  st, operand.array.EmitElementPointer(ctx_, from));
-              b_.CreateStore(x, out.array.EmitElementPointer(ctx_, to));
-              return absl::OkStatus();
-            }));
-        return true;
-      }
-      default:
-        break;
-    }
-    if (!dynamic) return false;
-    if (inst.opcode() == HloOpcode::kReduce) {
-      HLOREF_RETURN_IF_ERROR(EmitDynamicReduce(inst));
-      return true;
-    }
-    switch (inst.opcode()) {
-      case HloOpcode::kParameter:
-      case HloOpcode::kTuple:
-      case HloOpcode::kGetTupleElement:
-      case HloOpcode::kOptimizationBarrier:
-      case HloOpcode::kDomain:
-      case HloOpcode::kAddDependency:
-      case HloOpcode::kWhile:
-      case HloOpcode::kConditional:
-      case HloOpcode::kCall:
-        return false;  // sizes travel with the values
-      default:
-        break;
-    }
-    const OpFamily family = GetOpInfo(inst.opcode()).family;
-    const bool elementwise =
-        family == OpFamily::kElementwiseUnary ||
-        family == OpFamily::kElementwiseBinary ||
-        family == OpFamily::kCompareSelect ||
-        inst.opcode() == HloOpcode::kConvert ||
-        inst.opcode() == HloOpcode::kReducePrecision ||
-        inst.opcode() == HloOpcode::kCopy ||
-        (inst.opcode() == HloOpcode::kBitcastConvert &&
-         inst.shape().rank() == inst.operand(0)->shape().rank());
-    if (!elementwise || !inst.shape().IsArray() ||
-        !CanEmitElementally(ctx_, inst)) {
-      return absl::UnimplementedError(absl::StrCat(
-          HloOpcodeString(inst.opcode()),
-          " on bounded dynamic shapes is not supported by this backend "
-          "(element-wise ops, get/set-dimension-size, dynamic-reshape, "
-          "tuples, calls and control flow are)"));
-    }
-    IrValue out = OwnedValue(inst);
-    values_[&inst] = out;
-    HLOREF_RETURN_IF_ERROR(EmitElemental(inst, out.array));
-    // The runtime sizes of the operand of the same dimensions.
-    const IrValue* source = nullptr;
-    for (const HloInstruction* op : inst.operands()) {
-      const IrValue& v = ValueOf(*op);
-      if (v.IsArray() && v.shape.rank() == inst.shape().rank()) {
-        if (source == nullptr ||
-            (source->sizes == nullptr && v.sizes != nullptr)) {
-          source = &v;
-        }
-      }
-    }
-    if (out.sizes != nullptr) {
-      for (int64_t d = 0; d < inst.shape().rank(); ++d) {
-        llvm::Value* size = source != nullptr
-                                ? ctx_.EmitDimensionSize(*source, d)
-                                : ctx_.I64(inst.shape().dimensions(d));
-        b_.CreateStore(
-            size, b_.CreateConstInBoundsGEP1_64(b_.getInt64Ty(), out.sizes, d));
-      }
-    }
-    return true;
-  }
-
-  // reduce (single or variadic) whose inputs are bounded dynamic: every
-  // result element folds the VALID elements of the reduced dimensions
-  // (runtime sizes), in row-major order, starting from the init values
-  // (padding is skipped, as the oracle and seed 001's SetDimensionSize
-  // example do). The result's kept dimensions take the inputs' runtime
-  // sizes.
-  absl::Status EmitDynamicReduce(const HloInstruction& inst) {
-    const int64_t n = inst.operand_count() / 2;
-    const HloComputation* reducer = inst.to_apply();
-    if (reducer == nullptr) return absl::InvalidArgumentError("no to_apply");
-    std::vector<IrValue> inputs, inits;
-    for (int64_t i = 0; i < n; ++i) {
-      inputs.push_back(ValueOf(*inst.operand(i)));
-      inits.push_back(ValueOf(*inst.operand(n + i)));
-      if (!inst.operand(n + i)->shape().is_static()) {
-        return absl::UnimplementedError("reduce with dynamic init values");
-      }
-    }
-    IrValue out = OwnedValue(inst);
-    values_[&inst] = out;
-    std::vector<IrValue*> outs;
-    if (out.IsTuple()) {
-      for (IrValue& e : out.elements) outs.push_back(&e);
-    } else {
-      outs.push_back(&out);
-    }
-    const Shape& in_shape = inputs[0].shape;
-    const std::vector<int64_t>& reduced = inst.attrs().dimensions;
-    std::vector<bool> is_reduced(in_shape.rank(), false);
-    for (int64_t d : reduced) is_reduced[d] = true;
-    std::vector<int64_t> kept;
-    for (int64_t d = 0; d < in_shape.rank(); ++d) {
-      if (!is_reduced[d]) kept.push_back(d);
-    }
-    // Runtime sizes of the results' (kept) dimensions.
-    for (IrValue* o : outs) {
-      if (o->sizes == nullptr) continue;
-      for (size_t k = 0; k < kept.size(); ++k) {
-        b_.CreateStore(
-            ctx_.EmitDimensionSize(inputs[0], kept[k]),
-            b_.CreateConstInBoundsGEP1_64(b_.getInt64Ty(), o->sizes, k));
-      }
-    }
-    const Shape& out_shape = outs[0]->shape;
-    return ctx_.EmitLoopNest(
-        out_shape, "dyn_reduce", [&](const IrIndex& oidx) -> absl::Status {
-          // Accumulators start at the init values.
-          std::vector<llvm::Value*> acc_slots;
-          for (int64_t i = 0; i < n; ++i) {
-            llvm::Value* init = inits[i].array.EmitRead(ctx_, {});
-            llvm::Value* slot = ctx_.EntryAlloca(init->getType(), 1, "acc");
-            b_.CreateStore(init, slot);
-            acc_slots.push_back(slot);
-          }
-          IrIndex index(in_shape.rank(), nullptr);
-          for (size_t k = 0; k < kept.size(); ++k) index[kept[k]] = oidx[k];
-          std::function<absl::Status(size_t)> nest =
-              [&](size_t level) -> absl::Status {
-            if (level == reduced.size()) {
-              std::vector<llvm::Value*> args;
-              for (int64_t i = 0; i < n; ++i) {
-                args.push_back(b_.CreateLoad(
-                    ComputeType(ctx_.context(), inputs[i].shape.element_type()),
-                    acc_slots[i]));
-              }
-              for (int64_t i = 0; i < n; ++i) {
-                args.push_back(inputs[i].array.EmitRead(ctx_, index));
-              }
-              HLOREF_ASSIGN_OR_RETURN(
-                  std::vector<llvm::Value*> r,
-                  ctx_.EmitCallScalarComputation(*reducer, args));
-              for (int64_t i = 0; i < n; ++i)
-                b_.CreateStore(r[i], acc_slots[i]);
-              return absl::OkStatus();
-            }
-            // Reduced dimensions in increasing order: row-major.
-            std::vector<int64_t> dims = reduced;
-            std::sort(dims.begin(), dims.end());
-            const int64_t d = dims[level];
-            return ctx_.EmitForLoop(
-                absl::StrCat("dyn_reduce.d", d), ctx_.I64(0),
-                ctx_.EmitDimensionSize(inputs[0], d), ctx_.I64(1),
-                [&](llvm::Value* iv) -> absl::Status {
-                  index[d] = iv;
-                  return nest(level + 1);
-                });
-          };
-          HLOREF_RETURN_IF_ERROR(nest(0));
-          for (int64_t i = 0; i < n; ++i) {
-            llvm::Type* t =
-                ComputeType(ctx_.context(), inputs[i].shape.element_type());
-            outs[i]->array.EmitWrite(ctx_, oidx,
-                                     b_.CreateLoad(t, acc_slots[i]));
-          }
-          return absl::OkStatus();
-        });
+    // Dynamic shapes: the emitter sees the bounds (dynamic_shapes.h).
+    return ctx_.table().Elemental(inst.opcode())(ctx_, StaticTwin(ctx_, inst),
+                                                 operands);
   }
 
   // An elemental instruction into `out`: one loop nest, split across
@@ -795,9 +489,7 @@ class ComputationEmitter {
       return absl::InvalidArgumentError(
           "the constant's value is elided ({...}); it cannot be compiled");
     }
-    if (!shape.is_static()) {
-      return absl::UnimplementedError("dynamic-shaped constants");
-    }
+    if (!shape.is_static()) return EmitDynamicConstant(ctx_, literal, shape);
     std::vector<uint8_t> bytes(std::max<int64_t>(ArrayBytes(shape), 1));
     LiteralToPhysical(literal, shape, bytes.data());
     llvm::Constant* init = llvm::ConstantDataArray::get(
@@ -815,10 +507,35 @@ class ComputationEmitter {
     return values_.at(&inst);
   }
 
+  // DynamicShapeHost (dynamic_shapes.h).
+  const IrValue* MaterializedValue(const HloInstruction& inst) override {
+    auto it = values_.find(&inst);
+    return it == values_.end() ? nullptr : &it->second;
+  }
+  IrValue DefineOwnedValue(const HloInstruction& inst) override {
+    IrValue out = OwnedValue(inst);
+    values_[&inst] = out;
+    return out;
+  }
+  absl::Status EmitStatic(const HloInstruction& inst) override {
+    return EmitStaticInstruction(inst);
+  }
+  void SetValue(const HloInstruction& inst, IrValue value) override {
+    values_[&inst] = std::move(value);
+  }
+
   absl::Status EmitInstruction(const HloInstruction& inst) {
     if (inlined_.contains(&inst)) return absl::OkStatus();
-    HLOREF_ASSIGN_OR_RETURN(bool handled, EmitDynamicShapeRules(inst));
+    // Bounded dynamic shapes: the oracle's rules (dynamic_shapes.h).
+    HLOREF_ASSIGN_OR_RETURN(bool handled,
+                            EmitDynamicShapeRules(ctx_, inst, *this));
     if (handled) return absl::OkStatus();
+    return EmitStaticInstruction(inst);
+  }
+
+  // An instruction over the bounds of its shapes (the whole of it for
+  // static shapes).
+  absl::Status EmitStaticInstruction(const HloInstruction& inst) {
     switch (inst.opcode()) {
       case HloOpcode::kParameter:
         return absl::OkStatus();
@@ -947,11 +664,13 @@ class ComputationEmitter {
         absl::StrCat("the CPU backend does not compile ",
                      HloOpcodeString(inst.opcode()), " yet"));
     if (inst.shape().IsArray() && ctx_.table().Elemental(inst.opcode())) {
-      if (CanEmitElementally(ctx_, inst)) return EmitElemental(inst, out.array);
+      if (CanEmitElementally(ctx_, StaticTwin(ctx_, inst))) {
+        return EmitElemental(inst, out.array);
+      }
       elemental_status = ElementalGenerator(inst).status();
     }
     if (const BufferEmitter& e = ctx_.table().Buffer(inst.opcode())) {
-      return e(ctx_, inst, operands, out);
+      return e(ctx_, StaticTwin(ctx_, inst), operands, out);
     }
     return elemental_status;
   }

@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -138,6 +139,12 @@ class EmitContext {
   // Reports a run-time error with `message` (the run fails with it; code
   // after the call still runs and must stay memory safe). Unset: ignored.
   std::function<void(EmitContext&, const std::string& message)> report_error;
+  // The same with the error's class (the status code the run fails with,
+  // so a backend's verdict can match the oracle's: Unimplemented,
+  // OutOfRange ...). Unset: report_error is used.
+  std::function<void(EmitContext&, absl::StatusCode code,
+                     const std::string& message)>
+      report_error_code;
   // i64 runtime sizes for a dynamic array of `shape` (an entry alloca).
   llvm::Value* AllocateSizes(const Shape& shape);
   // The runtime size of dimension `dim` of `v` (its bound when static).
@@ -155,6 +162,11 @@ class EmitContext {
   // A loop nest is split across threads when the instruction's work
   // (result elements, or operand elements when larger) reaches this.
   int64_t parallel_min_work = 1 << 16;
+
+  // State of the bounded-dynamic-shape rules for this module
+  // (dynamic_shapes.cc: a static twin of the module whose instructions the
+  // family emitters see), kept alive as long as the context.
+  std::shared_ptr<void> dynamic_shape_state;
 
   // Per-function state the computation emitter manages.
   struct FunctionState {

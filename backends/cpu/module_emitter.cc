@@ -41,6 +41,16 @@ absl::StatusOr<EmittedModule> EmitModuleForCpu(
     c.b().CreateCall(c.GetRuntimeFunction("hloref_cpu_error", fty),
                      {c.run_context(), text});
   };
+  ctx.report_error_code = [](codegen::EmitContext& c, absl::StatusCode code,
+                             const std::string& message) {
+    llvm::Type* ptr = c.PtrType();
+    auto* fty = llvm::FunctionType::get(c.b().getVoidTy(),
+                                        {ptr, c.b().getInt32Ty(), ptr}, false);
+    llvm::Value* text = c.b().CreateGlobalStringPtr(message, "error_message");
+    c.b().CreateCall(
+        c.GetRuntimeFunction("hloref_cpu_error_code", fty),
+        {c.run_context(), c.b().getInt32(static_cast<int32_t>(code)), text});
+  };
   ctx.parallel_for = [](codegen::EmitContext& c, llvm::Value* n,
                         llvm::Function* body, llvm::Value* env) {
     llvm::Type* ptr = c.PtrType();

@@ -3,6 +3,7 @@
 #include <cstdlib>
 
 #include "absl/strings/str_cat.h"
+#include "backends/cpu/runtime/gemm.h"
 #include "backends/cpu/runtime/runtime_symbols.h"
 #include "backends/cpu/runtime/thread_pool.h"
 
@@ -24,6 +25,8 @@ RuntimeSymbolList AllRuntimeSymbols() {
       {"hloref_cpu_alloc", reinterpret_cast<void*>(&hloref_cpu_alloc)},
       {"hloref_cpu_free", reinterpret_cast<void*>(&hloref_cpu_free)},
       {"hloref_cpu_error", reinterpret_cast<void*>(&hloref_cpu_error)},
+      {"hloref_cpu_error_code",
+       reinterpret_cast<void*>(&hloref_cpu_error_code)},
       {"hloref_cpu_parallel_for",
        reinterpret_cast<void*>(&hloref_cpu_parallel_for)},
   };
@@ -35,6 +38,7 @@ RuntimeSymbolList AllRuntimeSymbols() {
   AddHostRuntimeSymbols(list);
   AddCustomCallRuntimeSymbols(list);
   AddMathRuntimeSymbols(list);
+  AddGemmRuntimeSymbols(list);
   return list;
 }
 
@@ -58,6 +62,16 @@ void hloref_cpu_free(hloref::cpu::RunContext*, void* p) { std::free(p); }
 
 void hloref_cpu_error(hloref::cpu::RunContext* ctx, const char* message) {
   ctx->SetError(absl::InternalError(message));
+}
+
+void hloref_cpu_error_code(hloref::cpu::RunContext* ctx, int32_t code,
+                           const char* message) {
+  const bool known =
+      code > 0 &&
+      code <= static_cast<int32_t>(absl::StatusCode::kUnauthenticated);
+  ctx->SetError(absl::Status(
+      known ? static_cast<absl::StatusCode>(code) : absl::StatusCode::kInternal,
+      message));
 }
 
 }  // extern "C"

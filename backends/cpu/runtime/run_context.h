@@ -63,6 +63,9 @@ void* hloref_cpu_alloc(hloref::cpu::RunContext* ctx, int64_t bytes);
 void hloref_cpu_free(hloref::cpu::RunContext* ctx, void* p);
 // Records an error (a NUL-terminated message) for the run.
 void hloref_cpu_error(hloref::cpu::RunContext* ctx, const char* message);
+// The same with the error's absl::StatusCode (an unknown code: Internal).
+void hloref_cpu_error_code(hloref::cpu::RunContext* ctx, int32_t code,
+                           const char* message);
 }
 
 #endif  // HLOREF_BACKENDS_CPU_RUNTIME_RUN_CONTEXT_H_
