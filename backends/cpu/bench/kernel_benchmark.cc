@@ -40,6 +40,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/strings/numbers.h"
@@ -181,6 +182,12 @@ void RunCase(benchmark::State& state, const std::string& name,
              const Factory& factory, int threads, const WorkloadInfo& info) {
   if (g_live.name != name) {
     g_live = Live();
+    // Idle worker threads of the previous implementation (OpenBLAS's spin
+    // for up to ~0.1 s after a call, OpenMP's and Eigen's briefly) would
+    // share the cores with this one's first iterations: let them park.
+    if (!g_flags.quick) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(250));
+    }
     g_live.name = name;
     g_live.work = factory(threads, &g_live.error);
     if (g_live.work != nullptr) {
