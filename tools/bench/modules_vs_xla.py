@@ -154,8 +154,11 @@ def run_oracle(build, core, path, timeout):
     hloref = os.path.join(build, "tools", "hloref")
     pin = ["taskset", "-c", str(core)]
     # Parameter shapes from hloref's own canonical text of the entry.
-    text = subprocess.run([hloref, "check", path], check=True,
-                          capture_output=True, text=True).stdout
+    try:
+        text = subprocess.run([hloref, "check", path], check=True,
+                              capture_output=True, text=True).stdout
+    except (OSError, subprocess.CalledProcessError) as e:
+        return None, str(e)[:120]
     shapes = parse_entry_params(text)
     with tempfile.TemporaryDirectory() as tmp:
         files = []
@@ -173,7 +176,8 @@ def run_oracle(build, core, path, timeout):
         try:
             base = min(wall(pin + [hloref, "check", path]) for _ in range(3))
             run = wall(pin + [hloref, "run", path] + files)
-        except (subprocess.CalledProcessError, subprocess.TimeoutExpired) as e:
+        except (OSError, subprocess.CalledProcessError,
+                subprocess.TimeoutExpired) as e:
             return None, str(e)[:120]
         return max(run - base, 0.0), None
 

@@ -30,8 +30,13 @@ trap 'rm -rf "$TMP"' EXIT
 if [ "${SKIP_BUILD:-0}" = "0" ]; then
   cmake --build "$BUILD" --target kernel_benchmark hloref
 fi
-BENCH="$BUILD/backends/cpu/bench/kernel_benchmark"
-[ -x "$BENCH" ] || { echo "run_performance: no $BENCH (build it first)" >&2; exit 1; }
+for b in backends/cpu/bench/kernel_benchmark tools/hloref; do
+  [ -x "$BUILD/$b" ] || { echo "run_performance: no $BUILD/$b (build it first)" >&2; exit 1; }
+  # A private copy: a rebuild in the tree during the run cannot swap it.
+  mkdir -p "$TMP/build/$(dirname "$b")"
+  cp "$BUILD/$b" "$TMP/build/$b"
+done
+BENCH="$TMP/build/backends/cpu/bench/kernel_benchmark"
 
 CORES="$(python3 -c 'import os; print(",".join(map(str, sorted(os.sched_getaffinity(0)))))')"
 NCORES="$(echo "$CORES" | tr ',' '\n' | wc -l)"
@@ -60,7 +65,7 @@ VENV_PY="$ROOT/.venv/bin/python3"
 MODULES_NOTE=""
 if [ -x "$VENV_PY" ] && "$VENV_PY" -c 'import jax' 2>/dev/null; then
   echo "run_performance: modules vs XLA:CPU and the oracle"
-  MOD_CMD=("$VENV_PY" "$ROOT/tools/bench/modules_vs_xla.py" --build "$BUILD"
+  MOD_CMD=("$VENV_PY" "$ROOT/tools/bench/modules_vs_xla.py" --build "$TMP/build"
     --threads "$THREADS" --repetitions "$REPS" --markdown "$TMP/modules.md")
   "${MOD_CMD[@]}" | tee "$TMP/modules.log"
 else
@@ -70,7 +75,7 @@ fi
 LOAD_AFTER="$(cut -d' ' -f1-3 /proc/loadavg)"
 
 # ------------------------------------------------------------- the doc
-lscpu_field() { lscpu | sed -n "s/^$1:[[:space:]]*//p" | head -1; }
+lscpu_field() { LC_ALL=C lscpu | grep -F "$1:" | head -1 | sed 's/^[^:]*:[[:space:]]*//'; }
 ISA="$(grep -m1 '^flags' /proc/cpuinfo | tr ' ' '\n' |
   grep -E '^(avx|avx2|fma|f16c|avx512.*|amx.*|avx_vnni.*)$' | sort | tr '\n' ' ')"
 COMMIT="$(git -C "$ROOT" rev-parse --short HEAD)"
@@ -88,7 +93,7 @@ DIRTY="$(git -C "$ROOT" status --porcelain -- backends spec | awk '{print $2}' |
   echo
   echo "### Machine"
   echo
-  echo "- CPU: $(lscpu_field 'Model name'), $(lscpu_field 'Core\(s\) per socket') cores x $(lscpu_field 'Thread\(s\) per core') thread(s), $(lscpu_field 'Socket\(s\)') socket(s); hypervisor: $(lscpu_field 'Hypervisor vendor' || true)"
+  echo "- CPU: $(lscpu_field 'Model name'), $(lscpu_field 'Core(s) per socket') core(s) x $(lscpu_field 'Thread(s) per core') thread(s) per socket, $(lscpu_field 'Socket(s)') socket(s), $(nproc) CPUs online; hypervisor: $(lscpu_field 'Hypervisor vendor' || true)"
   echo "- ISA: $ISA"
   echo "- Caches: L1d $(lscpu_field 'L1d cache'), L2 $(lscpu_field 'L2 cache'), L3 $(lscpu_field 'L3 cache')"
   echo "- Memory: $(free -g | awk '/^Mem:/ {print $2}') GiB; kernel $(uname -r); compiler $(c++ --version | head -1)"
@@ -99,9 +104,11 @@ DIRTY="$(git -C "$ROOT" status --porcelain -- backends spec | awk '{print $2}' |
   echo
   echo '```'
   echo "tools/bench/run_performance.sh   # REPS=$REPS BIG=$BIG"
-  echo "${KERNEL_CMD[*]}" | sed "s|$ROOT/||g; s|$TMP/|/tmp/|g"
-  [ "$BIG" != "0" ] && echo "${BIG_CMD[*]}" | sed "s|$ROOT/||g; s|$TMP/|/tmp/|g"
-  [ -n "${MOD_CMD+x}" ] && echo "${MOD_CMD[*]}" | sed "s|$ROOT/||g; s|$TMP/|/tmp/|g"
+  # (paths shown relative to the checkout; the run used copies of build/.)
+  shown() { sed "s|$TMP/build|build|g; s|$TMP/|/tmp/|g; s|$ROOT/||g"; }
+  echo "${KERNEL_CMD[*]}" | shown
+  if [ "$BIG" != "0" ]; then echo "${BIG_CMD[*]}" | shown; fi
+  if [ -n "${MOD_CMD+x}" ]; then echo "${MOD_CMD[*]}" | shown; fi
   echo '```'
   echo
   echo "### Kernels (median of $REPS repetitions)"
