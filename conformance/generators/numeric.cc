@@ -38,8 +38,11 @@ absl::StatusOr<Draw> GenerateRng(HloOpcode op, Rng& rng) {
       static constexpr const char* kAlgorithms[] = {
           "rng_default", "rng_three_fry", "rng_philox"};
       const int64_t a = rng.Below(3);
-      // Philox accepts a two- or three-word state; the others two words.
-      const int64_t words = (a == 2 && rng.Chance(0.5)) ? 3 : 2;
+      // Philox (and default) read a two- or three-word state, three_fry two
+      // words; sometimes the state is longer (its other words come back
+      // unchanged, impl.rng-bit-generator.3).
+      int64_t words = (a != 1 && rng.Chance(0.5)) ? 3 : 2;
+      if (rng.Chance(0.15)) words += rng.Range(1, 2);
       const Shape state(PrimitiveType::kU64, {words});
       const PrimitiveType t = DrawType(rng);
       const Shape out(t, DrawDims(rng, 0, 3));

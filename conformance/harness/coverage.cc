@@ -44,7 +44,7 @@ struct Accepts {
 // Which element-type classes each op accepts, from the rules of seed 001 and
 // docs/hlo-text-format.md as the verifier states them (spec/verifier/*.cc:
 // the `accepted` sets of the element-wise families, compare.C4, convert's
-// complex rule, convolution's pred rule, linalg's C1, fft's and batch norm's
+// complex rule, linalg's C1, fft's and batch norm's
 // float rules). coverage_test.cc checks every op it can build a one-
 // instruction module for against InferShape, class by class. Ops not listed
 // accept every class.
@@ -106,7 +106,8 @@ constexpr Accepts kAccepts[] = {
     {"iota", S | U | F | C},
     {"ragged-dot", S | U | F | C},
     {"scaled-dot", F},
-    {"convolution", S | U | F | C},
+    // XLA's convolution accepts pred as well (issue 14, impl.convolution.1).
+    {"convolution", ALL},
     {"topk", S | U | F},
     // The first operand is the branch index (s32) or the predicate.
     {"conditional", P | S},

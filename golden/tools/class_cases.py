@@ -562,12 +562,42 @@ def rng_cases():
                "impl: impl.rng-bit-generator.1, impl.rng-bit-generator.2"],
         note="u64[2] state: counter low = state[1], high = state[0] (the "
              "key); only the low counter word is written back"))
+    # Longer states (impl.rng-bit-generator.3): the algorithm reads the
+    # leading words; the others come back unchanged.
+    extra_word = 0xDEADBEEFCAFEF00D
+    bits, nc = threefry_u32(key, c, 4)
+    add("ops/rng-bit-generator.golden", case(
+        "three_fry_state3_extra_word_kept",
+        mod("tfx", "u64[3]", "u32[4]", "rng_three_fry"),
+        args=["u64[3]{0} {%d, %d, %d}" % (key, c, extra_word)],
+        expect="(u64[3], u32[4]) ({%d, %d, %d}, {%s})" % (
+            key, nc, extra_word, ", ".join(map(str, bits))),
+        prov=prov,
+        extra=["profile: xla",
+               "impl: impl.rng-bit-generator.2, impl.rng-bit-generator.3"],
+        note="THREE_FRY reads state[0] (key) and state[1] (counter) only, "
+             "as XLA's RngBitGeneratorExpander: the bits are those of "
+             "three_fry_u32_4; state[2] comes back unchanged"))
+    bits, nlo, nhi = philox_u32(key, M64 - 1, 5, 6)
+    add("ops/rng-bit-generator.golden", case(
+        "philox_state4_extra_word_kept",
+        mod("phx", "u64[4]", "u32[6]", "rng_philox"),
+        args=["u64[4]{0} {%d, %d, 5, %d}" % (key, M64 - 1, extra_word)],
+        expect="(u64[4], u32[6]) ({%d, %d, %d, %d}, {%s})" % (
+            key, nlo, nhi, extra_word, ", ".join(map(str, bits))),
+        prov=prov,
+        extra=["profile: xla",
+               "impl: impl.rng-bit-generator.2, impl.rng-bit-generator.3"],
+        note="PHILOX reads state[0] (key) and state[1..2] (counter) as for "
+             "u64[3] (philox_u32_6_state3_carry's bits); state[3] comes back "
+             "unchanged"))
     add("errors/rng-bit-generator.golden", case(
-        "three_fry_state_size_3",
-        "HloModule e\n\nENTRY main {\n  s = u64[3] parameter(0)\n"
-        "  ROOT r = (u64[3], u32[4]) rng-bit-generator(s), algorithm=rng_three_fry\n}",
+        "state_size_1",
+        "HloModule e\n\nENTRY main {\n  s = u64[1] parameter(0)\n"
+        "  ROOT r = (u64[1], u32[4]) rng-bit-generator(s), algorithm=rng_three_fry\n}",
         error="rng-bit-generator.C2",
-        prov="hand-derived: THREE_FRY takes a u64[2] state"))
+        prov="hand-derived: every algorithm reads a key word and a counter "
+             "word (XLA's expander slices state[1], which a u64[1] lacks)"))
     add("errors/rng-bit-generator.golden", case(
         "state_not_u64",
         "HloModule e\n\nENTRY main {\n  s = u32[2] parameter(0)\n"
@@ -820,6 +850,44 @@ def conv_sas_dot_scatter_cases():
             expect=lit(ty, np.array(out, T[cls][1]).reshape(1, 3, 1)),
             prov="independent computation: numpy, out[i] = x[i] k[0] + "
                  "x[i+1] k[1] (no kernel flip; integers wrap; inf - inf = nan)"))
+    # pred operands (impl.convolution.1): x[b=0][w][f], k[w][i][o=0].
+    xp = np.array([[1, 1], [1, 0], [0, 0], [1, 0]], bool).reshape(1, 4, 2)
+    kp = np.array([[1, 1], [0, 1]], bool).reshape(2, 2, 1)
+    for ty, out in (("pred", [True, True, False]), ("s32", [2, 1, 0]),
+                    ("f32", [2, 1, 0])):
+        dt = {"pred": bool, "s32": np.int32, "f32": np.float32}[ty]
+        add("ops/convolution.golden", case(
+            "pred_operands_%s_result" % ty,
+            simple("conv_pred_%s" % ty, ["pred[1,4,2]", "pred[2,2,1]"],
+                   "%s[1,3,1]" % ty,
+                   "convolution(p0, p1), window={size=2}, dim_labels=b0f_0io->b0f", 0, 0),
+            args=[lit("pred", xp), lit("pred", kp)],
+            expect=lit(ty, np.array(out, dt).reshape(1, 3, 1)),
+            cls="pred", extra=["profile: xla", "impl: impl.convolution.1"],
+            prov=hand("out[i] over w in {0,1}, f in {0,1} of x[i+w][f] AND "
+                      "k[w][f]: the true products are (w0,f0),(w0,f1) for "
+                      "i=0; (w0,f0) for i=1; none for i=2. A pred result "
+                      "ORs them (true, true, false: two true products give "
+                      "true, not their sum mod 2), a numeric result counts "
+                      "them (2, 1, 0); the same values from XLA:CPU "
+                      "(jaxlib 0.10.2)")))
+    add("ops/convolution.golden", case(
+        "pred_operands_256_products",
+        simple("conv_pred_256", ["pred[1,1,256]", "pred[1,256,1]"],
+               "(pred[1,1,1], s8[1,1,1], s32[1,1,1])",
+               "tuple(a, b, c)", 0, 0).replace(
+            "  ROOT r",
+            "  a = pred[1,1,1] convolution(p0, p1), window={size=1}, dim_labels=b0f_0io->b0f\n"
+            "  b = s8[1,1,1] convolution(p0, p1), window={size=1}, dim_labels=b0f_0io->b0f\n"
+            "  c = s32[1,1,1] convolution(p0, p1), window={size=1}, dim_labels=b0f_0io->b0f\n"
+            "  ROOT r"),
+        args=[lit("pred", np.ones((1, 1, 256), bool)),
+              lit("pred", np.ones((1, 256, 1), bool))],
+        expect="(pred[1,1,1], s8[1,1,1], s32[1,1,1]) ({{{true}}}, {{{0}}}, {{{256}}})",
+        cls="pred", extra=["profile: xla", "impl: impl.convolution.1"],
+        prov=hand("256 true products: pred result true (OR, no wrap), s8 "
+                  "result 256 mod 256 = 0, s32 result 256; the same values "
+                  "from XLA:CPU (jaxlib 0.10.2)")))
     add("ops/convolution.golden", case(
         "f32_pad_stride",
         simple("conv_ps", ["f32[1,4,1]", "f32[2,1,1]"], "f32[1,3,1]",

@@ -348,6 +348,9 @@ absl::Status ComplexConv(const HloInstruction& inst, EvalContext& ctx,
 // elements), and pairs with kernel element w (size-1-w when reversed).
 // Groups (feature_group_count, batch_group_count): consecutive splits of
 // the output features, as the seed describes.
+// pred operands (seed 001 is silent; impl.convolution.1, as XLA:CPU): a
+// pred result is the OR of (lhs AND rhs) over the same terms; other
+// results count the true products (true = 1) in the result type.
 absl::StatusOr<Literal> EvalConvolution(
     const HloInstruction& inst, absl::Span<const Literal* const> operands,
     EvalContext& ctx) {
@@ -437,7 +440,8 @@ absl::StatusOr<Literal> EvalConvolution(
             const int64_t* xs = xb + q->first * plan.in_features;
             const int64_t* ws = wo + q->second * cg;
             for (int64_t c = 0; c < cg; ++c) {
-              // Two's-complement wrap in the result width (XLA profile).
+              // Two's-complement wrap in the result width (XLA profile);
+              // a pred result ORs the ANDs (impl.convolution.1).
               sum +=
                   static_cast<uint64_t>(xs[c]) * static_cast<uint64_t>(ws[c]);
               any = any || (xs[c] != 0 && ws[c] != 0);

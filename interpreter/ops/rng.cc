@@ -4,6 +4,7 @@
 // rng.h and spec/impl_defined.md.
 #include "interpreter/ops/rng.h"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -151,6 +152,9 @@ absl::StatusOr<RandomAlgorithm> AlgorithmOf(const HloInstruction& inst) {
 // deterministic function of the initial state", not across backends, so
 // the bits of THREE_FRY and PHILOX are XLA's layout, marked for the
 // portable profile.
+// impl.rng-bit-generator.3: state words past those the algorithm reads
+// (XLA:CPU compiles only u64[2] for THREE_FRY and u64[2] or u64[3] for
+// PHILOX) come back unchanged.
 absl::StatusOr<Literal> EvalRngBitGenerator(
     const HloInstruction& inst, absl::Span<const Literal* const> operands,
     EvalContext& ctx) {
@@ -390,10 +394,13 @@ absl::StatusOr<std::pair<Literal, Literal>> GenerateRandomBits(
   }
   const int64_t words = state_shape.dimensions(0);
   const bool philox = algorithm == RandomAlgorithm::kPhilox;
-  if ((philox && words != 2 && words != 3) || (!philox && words != 2)) {
+  // Both algorithms read a key and at least one counter word; words past
+  // those they read (three_fry: 2, philox: 3) are kept unchanged
+  // (impl.rng-bit-generator.3).
+  if (words < 2) {
     return absl::InvalidArgumentError(
         absl::StrCat(philox ? "rng_philox" : "rng_three_fry", " state has ",
-                     words, " words, expected ", philox ? "2 or 3" : "2"));
+                     words, " words, expected at least 2"));
   }
   const PrimitiveType type = output_shape.element_type();
   if (!output_shape.IsArray() || !IsInteger(type)) {
@@ -404,18 +411,19 @@ absl::StatusOr<std::pair<Literal, Literal>> GenerateRandomBits(
   absl::Span<const uint64_t> s = state.data<uint64_t>();
   Literal new_state(state_shape);
   absl::Span<uint64_t> ns = new_state.mutable_data<uint64_t>();
+  std::copy(s.begin(), s.end(), ns.begin());
   Literal out(output_shape);
   const uint64_t key = s[0];
   ns[0] = key;
   if (philox) {
-    // u64[3]: counter (low, high) = (s[1], s[2]). u64[2]: XLA reverses the
-    // state, so (low, high) = (s[1], s[0]) and only the low word of the new
-    // counter is written back.
+    // u64[3] or more: counter (low, high) = (s[1], s[2]). u64[2]: XLA
+    // reverses the state, so (low, high) = (s[1], s[0]) and only the low
+    // word of the new counter is written back.
     const absl::uint128 counter =
-        absl::MakeUint128(words == 3 ? s[2] : s[0], s[1]);
+        absl::MakeUint128(words >= 3 ? s[2] : s[0], s[1]);
     const absl::uint128 next = PhiloxFill(key, counter, out);
     ns[1] = absl::Uint128Low64(next);
-    if (words == 3) ns[2] = absl::Uint128High64(next);
+    if (words >= 3) ns[2] = absl::Uint128High64(next);
   } else {
     ns[1] = ThreeFryFill(key, s[1], out);
   }

@@ -594,7 +594,10 @@ class Printer {
           flag(a.is_reverse);
           break;
         case AttrId::kIsStable:
-          flag(a.is_stable);
+          // XLA's topk has no is_stable (jaxlib 0.10.2's parser: "unexpected
+          // attribute is_stable"): the printer leaves it out there so XLA
+          // reads what hloref prints; the parser still reads it.
+          if (op != HloOpcode::kTopK) flag(a.is_stable);
           break;
         case AttrId::kK:
           add(id, absl::StrCat(a.k));

@@ -218,6 +218,25 @@ namespace {
 // XLA's parser reads `-0` as +0 but `-0.0` as -0 (checked with jaxlib
 // 0.10.2's hlo_module_from_text): the option writes negative zeros so that
 // they survive, and leaves every other number alone.
+// XLA's topk has no is_stable attribute (jaxlib 0.10.2 refuses it): the
+// parser reads it, the printer leaves it out on topk (issue 14); sort keeps
+// it.
+TEST(HloPrinterTest, TopKPrintsWithoutIsStable) {
+  auto m = MustParse(R"(ENTRY e {
+  p = f32[2,5] parameter(0)
+  t = (f32[2,3], s32[2,3]) topk(p), k=3, largest=true, is_stable=true
+  ROOT s = f32[2,5] sort(p), dimensions={1}, is_stable=true, to_apply={ x = f32[] parameter(0) y = f32[] parameter(1) ROOT c = pred[] compare(x, y), direction=LT }
+})");
+  ASSERT_NE(m, nullptr);
+  const HloComputation* e = m->entry();
+  EXPECT_TRUE(e->FindInstruction("t")->attrs().is_stable);
+  const std::string topk = PrintInstruction(*e->FindInstruction("t"));
+  EXPECT_THAT(topk, HasSubstr("topk(%p), k=3, largest=true"));
+  EXPECT_THAT(topk, Not(HasSubstr("is_stable")));
+  EXPECT_THAT(PrintInstruction(*e->FindInstruction("s")),
+              HasSubstr("is_stable=true"));
+}
+
 TEST(HloPrinterTest, NegativeZeroAsDecimal) {
   auto m = MustParse(R"(ENTRY e {
   a = f32[6] constant({-0, 0, -0.5, -1e-05, -10, -0})

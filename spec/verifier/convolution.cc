@@ -22,16 +22,17 @@ absl::StatusOr<Shape> InferConvolution(const HloInstruction& inst) {
   if (inst.opcode() != HloOpcode::kConvolution) {
     return WrongFamily(inst, "convolution");
   }
-  // convolution.C1: lhs and rhs arrays; result array of a type matching
-  // the operands' number class.
+  // convolution.C1: lhs and rhs arrays; result array, complex exactly when
+  // the operands are. pred operands are allowed: seed 001 does not type
+  // them, XLA's shape inference and XLA:CPU accept them (a pred result is
+  // the OR of the ANDs, as dot on pred; impl.convolution.1).
   HLOREF_RETURN_IF_ERROR(ExpectArrayOperand(inst, 0, "convolution.C1"));
   HLOREF_RETURN_IF_ERROR(ExpectArrayOperand(inst, 1, "convolution.C1"));
   const Shape& lhs = inst.operand(0)->shape();
   const Shape& rhs = inst.operand(1)->shape();
   if (!inst.shape().IsArray() ||
       IsComplex(lhs.element_type()) != IsComplex(rhs.element_type()) ||
-      IsComplex(lhs.element_type()) != IsComplex(inst.shape().element_type()) ||
-      IsPred(lhs.element_type()) || IsPred(rhs.element_type())) {
+      IsComplex(lhs.element_type()) != IsComplex(inst.shape().element_type())) {
     return Fail(inst, "convolution.C1", "operand types ", ShapeStr(lhs), ", ",
                 ShapeStr(rhs), " and result ", ShapeStr(inst.shape()),
                 " are not a valid convolution typing");

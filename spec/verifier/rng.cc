@@ -51,13 +51,19 @@ absl::StatusOr<Shape> InferRngBitGenerator(const HloInstruction& inst) {
     return Fail(inst, "rng-bit-generator.C1", "state is ", ShapeStr(state),
                 ", expected a u64 vector");
   }
-  // rng-bit-generator.C2: three_fry uses u64[2], philox u64[2] or u64[3].
+  // rng-bit-generator.C2: every algorithm reads a key word and a counter
+  // word (seed 001: the state's "required shape ... dependent on the
+  // algorithm used"). XLA's verifier takes any state whose output state
+  // has the same shape, and XLA's expander reads state[0] (key), state[1]
+  // (THREE_FRY counter) or state[1..2] (PHILOX counter), so longer states
+  // are accepted; the words past those come back unchanged
+  // (impl.rng-bit-generator.3). Shorter states cannot be expanded.
   const std::string& alg = inst.attrs().algorithm;
   const int64_t n = state.dimensions(0);
-  if ((alg == "rng_three_fry" && n != 2) ||
-      (alg == "rng_philox" && n != 2 && n != 3)) {
-    return Fail(inst, "rng-bit-generator.C2", alg, " state has ", n,
-                " words, expected ", alg == "rng_philox" ? "2 or 3" : "2");
+  if (n < 2) {
+    return Fail(inst, "rng-bit-generator.C2", alg.empty() ? "rng_default" : alg,
+                " state has ", n,
+                " words, expected at least 2 (a key and a counter)");
   }
   // rng-bit-generator.C3: the result is (state shape, output array of
   // unsigned integers), the output shape as written.

@@ -261,6 +261,21 @@ int64_t IdSpace(const HloInstruction& inst) {
 
 absl::Status CheckReplicaGroups(const HloInstruction& inst) {
   const std::string op(HloOpcodeString(inst.opcode()));
+  // <op>.C9: use_global_device_ids=true names global device ids, which
+  // need a channel (XLA: "Cannot have use_global_device_ids=true without
+  // channel_id", its parser for all-reduce(-start) and reduce-scatter, its
+  // verifier for all-gather(-start)). A channel_id <= 0 is no channel: XLA's
+  // proto keeps only positive ids, and StableHLO says "channel_id must be
+  // positive when useGlobalDeviceIds is set".
+  const HloAttributes& attrs = inst.attrs();
+  if (attrs.use_global_device_ids &&
+      !(attrs.has(AttrId::kChannelId) && attrs.channel_id > 0)) {
+    return Fail(inst, op + ".C9",
+                "use_global_device_ids=true needs a positive channel_id, got ",
+                attrs.has(AttrId::kChannelId)
+                    ? absl::StrCat("channel_id=", attrs.channel_id)
+                    : std::string("none"));
+  }
   const auto& groups = inst.attrs().replica_groups.groups;
   std::set<int64_t> seen;
   const int64_t limit = IdSpace(inst);

@@ -301,7 +301,8 @@ const Case kCases[] = {
   {"scaled-dot.C10", "r", "p = f8e4m3fn[2,32] parameter(0)\nps = s32[2,1] parameter(1)\nq = f8e4m3fn[32,4] parameter(2)\nqs = f8e8m0fnu[1,4] parameter(3)\nROOT r = f32[2,4] scaled-dot(p, q, ps, qs), lhs_contracting_dims={1}, rhs_contracting_dims={0}"},
   {"scaled-dot.C10", "r", "p = c64[2,32] parameter(0)\nps = f32[2,1] parameter(1)\nq = c64[32,4] parameter(2)\nqs = f32[1,4] parameter(3)\nROOT r = c64[2,4] scaled-dot(p, q, ps, qs), lhs_contracting_dims={1}, rhs_contracting_dims={0}"},
   // --- convolution
-  {"convolution.C1", "r", "p = pred[1,4,1] parameter(0)\nk = pred[3,1,1] parameter(1)\nROOT r = pred[1,2,1] convolution(p, k), window={size=3}, dim_labels=b0f_0io->b0f"},
+  // convolution.C1: complex lhs with a real kernel (pred is allowed, issue 14).
+  {"convolution.C1", "r", "p = c64[1,4,1] parameter(0)\nk = f32[3,1,1] parameter(1)\nROOT r = c64[1,2,1] convolution(p, k), window={size=3}, dim_labels=b0f_0io->b0f"},
   {"convolution.C2", "r", "p = f32[1,4,1,1] parameter(0)\nk = f32[3,1,1] parameter(1)\nROOT r = f32[1,2,1] convolution(p, k), window={size=3}, dim_labels=b0f_0io->b0f"},
   {"convolution.C3", "r", "p = f32[1,4,1] parameter(0)\nk = f32[3,1,1] parameter(1)\nROOT r = f32[1,3,1] convolution(p, k), window={size=2}, dim_labels=b0f_0io->b0f"},
   {"convolution.C4", "r", "p = f32[2,4,4] parameter(0)\nk = f32[3,2,4] parameter(1)\nROOT r = f32[1,2,4] convolution(p, k), window={size=3}, dim_labels=b0f_0io->b0f, feature_group_count=2, batch_group_count=2"},
@@ -389,6 +390,11 @@ const Case kCases[] = {
   {"all-reduce.C2", "r", "p = f32[2] parameter(0)\nROOT r = f32[2] all-reduce(p), replica_groups={{0,4}}, to_apply=add_f32", ", replica_count=4"},
   {"all-reduce.C5", "r", "p = (f32[2]) parameter(0)\nROOT r = (f32[2]) all-reduce(p), replica_groups={}, to_apply=add_f32"},
   {"all-reduce.C7", "r", "p = s32[2] parameter(0)\nROOT r = s32[2] all-reduce(p), replica_groups={}, to_apply=add_f32"},
+  // X.C9: use_global_device_ids=true without a (positive) channel_id, as XLA refuses it.
+  {"all-reduce.C9", "r", "p = f32[2] parameter(0)\nROOT r = f32[2] all-reduce(p), replica_groups={{0}}, use_global_device_ids=true, to_apply=add_f32"},
+  {"all-reduce.C9", "r", "p = f32[2] parameter(0)\nROOT r = f32[2] all-reduce(p), channel_id=0, replica_groups={{0}}, use_global_device_ids=true, to_apply=add_f32"},
+  {"all-gather.C9", "r", "p = f32[2] parameter(0)\nROOT r = f32[2] all-gather(p), replica_groups={{0}}, use_global_device_ids=true, dimensions={0}"},
+  {"reduce-scatter.C9", "r", "p = f32[2] parameter(0)\nROOT r = f32[2] reduce-scatter(p), channel_id=-1, replica_groups={{0}}, use_global_device_ids=true, dimensions={0}, to_apply=add_f32"},
   {"all-gather.C4", "r", "p = f32[2] parameter(0)\nROOT r = f32[4] all-gather(p), replica_groups={{0,1},{2}}, dimensions={0}", ", replica_count=3"},
   {"all-gather.C6", "r", "p = f32[2] parameter(0)\nROOT r = f32[4] all-gather(p), replica_groups={{0,1}}, dimensions={1}", ", replica_count=2"},
   {"module.C10", "r", "p = f32[2] parameter(0)\nROOT r = f32[2] all-gather(p), replica_groups={{0,1}}, dimensions={0}", ", replica_count=2"},
@@ -407,7 +413,8 @@ const Case kCases[] = {
   {"rng.C3", "r", "a = s32[] parameter(0)\nROOT r = s32[2] rng(a, a), distribution=rng_normal"},
   {"rng.C4", "r", "a = c64[] parameter(0)\nROOT r = c64[2] rng(a, a), distribution=rng_uniform"},
   {"rng-bit-generator.C1", "r", "s = u32[2] parameter(0)\nROOT r = (u32[2], u32[4]) rng-bit-generator(s), algorithm=rng_default"},
-  {"rng-bit-generator.C2", "r", "s = u64[3] parameter(0)\nROOT r = (u64[3], u32[4]) rng-bit-generator(s), algorithm=rng_three_fry"},
+  {"rng-bit-generator.C2", "r", "s = u64[1] parameter(0)\nROOT r = (u64[1], u32[4]) rng-bit-generator(s), algorithm=rng_three_fry"},
+  {"rng-bit-generator.C2", "r", "s = u64[0] parameter(0)\nROOT r = (u64[0], u32[4]) rng-bit-generator(s), algorithm=rng_philox"},
   {"rng-bit-generator.C3", "r", "s = u64[2] parameter(0)\nROOT r = (u64[2], f32[4]) rng-bit-generator(s), algorithm=rng_philox"},
   {"module.C10", "r", "ROOT r = u64[3] rng-get-and-update-state(), delta=4"},
   // --- fft
@@ -542,6 +549,9 @@ const char* const kPositive[] = {
   "p = f32[4,5,3] parameter(0)\nk = f32[3,3,4] parameter(1)\nROOT r = f32[2,5,4] convolution(p, k), window={size=3 pad=1_1}, dim_labels=b0f_0io->b0f, batch_group_count=2",
   "p = f32[1,3,4] parameter(0)\nk = f32[2,3,2] parameter(1)\nROOT r = f32[1,2,8] convolution(p, k), window={size=2 pad=1_1 lhs_dilate=2}, dim_labels=bf0_oi0->bf0",
   "p = f32[1,1] parameter(0)\nk = f32[1,4] parameter(1)\nROOT r = f32[1,4] convolution(p, k), dim_labels=bf_io->bf",
+  // convolution on pred, as XLA parses, verifies and runs it (issue 14).
+  "p = pred[1,4,1] parameter(0)\nk = pred[3,1,1] parameter(1)\nROOT r = pred[1,2,1] convolution(p, k), window={size=3}, dim_labels=b0f_0io->b0f",
+  "p = pred[1,4,2] parameter(0)\nk = pred[3,2,1] parameter(1)\nROOT r = s32[1,2,1] convolution(p, k), window={size=3}, dim_labels=b0f_0io->b0f",
   // reduce family
   "p = f32[2,3] parameter(0)\nz = f32[] constant(0)\nROOT r = f32[3] reduce(p, z), dimensions={0}, to_apply=add_f32",
   "p = f32[2,3] parameter(0)\nq = s32[2,3] parameter(1)\nz = f32[] constant(0)\ni = s32[] constant(0)\nROOT r = (f32[2], s32[2]) reduce(p, q, z, i), dimensions={1}, to_apply=argmax",
@@ -597,6 +607,9 @@ const char* const kPositive[] = {
   "a = s32[] parameter(0)\nROOT r = s32[3] rng(a, a), distribution=rng_uniform",
   "s = u64[2] parameter(0)\nROOT r = (u64[2], u32[4,4]) rng-bit-generator(s), algorithm=rng_three_fry",
   "s = u64[3] parameter(0)\nROOT r = (u64[3], u8[7]) rng-bit-generator(s), algorithm=rng_philox",
+  // Longer states, as XLA's verifier accepts them (impl.rng-bit-generator.3).
+  "s = u64[3] parameter(0)\nROOT r = (u64[3], u32[4]) rng-bit-generator(s), algorithm=rng_three_fry",
+  "s = u64[5] parameter(0)\nROOT r = (u64[5], u32[4]) rng-bit-generator(s), algorithm=rng_default",
   "ROOT r = u64[2] rng-get-and-update-state(), delta=4096",
   // fft
   "p = c64[8,32] parameter(0)\nROOT r = c64[8,32] fft(p), fft_type=FFT, fft_length={32}",

@@ -65,10 +65,8 @@ absl::Status EmitRngBitGenerator(EmitContext& ctx, const HloInstruction& inst,
   }
   const int64_t words =
       state.shape().rank() == 1 ? state.shape().dimensions(0) : 0;
-  const bool philox = algorithm != 1;
   if (state.element_type() != PrimitiveType::kU64 ||
-      state.shape().rank() != 1 ||
-      (philox ? (words != 2 && words != 3) : words != 2) ||
+      state.shape().rank() != 1 || words < 2 ||
       new_state.shape().dimensions() != state.shape().dimensions() ||
       new_state.element_type() != PrimitiveType::kU64) {
     return absl::InvalidArgumentError(

@@ -284,21 +284,26 @@ void hloref_cpu_rng_bit_generator(hloref::cpu::RunContext* ctx,
   using hloref::cpu::U128;
   const auto type = static_cast<hloref::PrimitiveType>(type_id);
   const bool philox = algorithm != 1;
-  if ((philox && words != 2 && words != 3) || (!philox && words != 2)) {
-    hloref_cpu_error(ctx, "rng-bit-generator: state of the wrong size");
+  if (words < 2) {
+    hloref_cpu_error(ctx, "rng-bit-generator: state of fewer than 2 words");
     return;
   }
-  // Read the whole state first: new_state never aliases it, but be safe.
-  uint64_t s[3] = {state[0], state[1], words == 3 ? state[2] : 0};
+  // Read the words the algorithm uses first: new_state never aliases the
+  // state, but be safe.
+  uint64_t s[3] = {state[0], state[1], words >= 3 ? state[2] : 0};
+  // Words past those the algorithm reads (three_fry: 2, philox: 3) come
+  // back unchanged (impl.rng-bit-generator.3); each is read before its own
+  // position is written.
+  for (int64_t i = philox ? 3 : 2; i < words; ++i) new_state[i] = state[i];
   const uint64_t key = s[0];
   uint8_t* o = static_cast<uint8_t*>(out);
   if (philox) {
-    const U128 counter = (U128{words == 3 ? s[2] : s[0]} << 64) | U128{s[1]};
+    const U128 counter = (U128{words >= 3 ? s[2] : s[0]} << 64) | U128{s[1]};
     const U128 next =
         hloref::cpu::PhiloxFill(key, counter, type, o, rank, dims, strides);
     new_state[0] = key;
     new_state[1] = static_cast<uint64_t>(next);
-    if (words == 3) new_state[2] = static_cast<uint64_t>(next >> 64);
+    if (words >= 3) new_state[2] = static_cast<uint64_t>(next >> 64);
   } else {
     const uint64_t next =
         hloref::cpu::ThreeFryFill(key, s[1], type, o, rank, dims, strides);
