@@ -10,9 +10,14 @@
 //     product; pred add is or, multiply is and.
 //   * floats: f32 and f64 arithmetic is IEEE; narrow floats compute in
 //     double (exact products and sums) and round once to the type.
-//     Transcendentals call the C library in double (f32 and narrower round
-//     the double once). maximum/minimum propagate NaN and order -0 < +0;
-//     negate/abs only touch the sign (payloads kept).
+//     Transcendentals of f32 and narrower types: math_ir.h's kernels,
+//     vectorisable double polynomials (exp, expm1, log, log1p, logistic,
+//     tanh, sin, cos, tan, erf, sinh, cosh, asinh, acosh, atanh, pow),
+//     rounded once; acos, asin, atan2 and cbrt, and every f64
+//     transcendental, call the C library in double (scalar calls: they
+//     keep those loops from vectorising; see math_ir.h for why f64 does).
+//     maximum/minimum propagate NaN and order -0 < +0; negate/abs only touch
+//     the sign (payloads kept).
 //   * compare: IEEE on the exact values; TOTALORDER on the encodings'
 //     sign-magnitude keys; integer comparisons by the comparison type.
 //   * complex: complex_ir.h.
@@ -117,6 +122,45 @@ std::optional<const char*> LibmNameOf(HloOpcode op) {
   }
 }
 
+// The vectorisable kernel of `op` for f32 and narrower types (math_ir.h).
+using KernelFn = llvm::Value* (*)(EmitContext&, llvm::Value*);
+std::optional<KernelFn> KernelOf(HloOpcode op) {
+  switch (op) {
+    case HloOpcode::kExp:
+      return &EmitExpKernel;
+    case HloOpcode::kExpm1:
+      return &EmitExpm1Kernel;
+    case HloOpcode::kLog:
+      return &EmitLogKernel;
+    case HloOpcode::kLog1p:
+      return &EmitLog1pKernel;
+    case HloOpcode::kLogistic:
+      return &EmitLogisticKernel;
+    case HloOpcode::kTanh:
+      return &EmitTanhKernel;
+    case HloOpcode::kSin:
+      return &EmitSinKernel;
+    case HloOpcode::kCos:
+      return &EmitCosKernel;
+    case HloOpcode::kTan:
+      return &EmitTanKernel;
+    case HloOpcode::kErf:
+      return &EmitErfKernel;
+    case HloOpcode::kSinh:
+      return &EmitSinhKernel;
+    case HloOpcode::kCosh:
+      return &EmitCoshKernel;
+    case HloOpcode::kAsinh:
+      return &EmitAsinhKernel;
+    case HloOpcode::kAcosh:
+      return &EmitAcoshKernel;
+    case HloOpcode::kAtanh:
+      return &EmitAtanhKernel;
+    default:
+      return std::nullopt;
+  }
+}
+
 absl::StatusOr<Fn> UnaryFloatFn(HloOpcode op, PrimitiveType t,
                                 PrimitiveType out) {
   const bool narrow = IsMinifloat(t);
@@ -124,6 +168,12 @@ absl::StatusOr<Fn> UnaryFloatFn(HloOpcode op, PrimitiveType t,
   auto round = [out](EmitContext& ctx, llvm::Value* v) {
     return EmitRoundToFloat(ctx, out, v);
   };
+  if (std::optional<KernelFn> kernel = KernelOf(op);
+      kernel && t != PrimitiveType::kF64) {
+    return Fn([k = *kernel, round](EmitContext& ctx, Args a) {
+      return round(ctx, k(ctx, EmitToDouble(ctx, a[0])));
+    });
+  }
   if (std::optional<const char*> name = LibmNameOf(op)) {
     const std::string fname = *name;
     return Fn([fname, round](EmitContext& ctx, Args a) {
@@ -318,6 +368,13 @@ absl::StatusOr<Fn> BinaryFloatFn(HloOpcode op, PrimitiveType t,
       });
     }
     case HloOpcode::kPower:
+      if (t != PrimitiveType::kF64) {
+        return Fn([round](EmitContext& ctx, Args a) {
+          return round(ctx, EmitPowKernel(ctx, EmitToDouble(ctx, a[0]),
+                                          EmitToDouble(ctx, a[1])));
+        });
+      }
+      [[fallthrough]];
     case HloOpcode::kAtan2: {
       const std::string name = op == HloOpcode::kPower ? "pow" : "atan2";
       return Fn([name, round](EmitContext& ctx, Args a) {

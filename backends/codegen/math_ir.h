@@ -1,7 +1,27 @@
 // Scalar floating-point helpers of the element-wise families: IEEE tests
 // (NaN, inf, finite), XLA's NaN-propagating maximum/minimum, calls of the C
-// math library, and the one rounding of a wide result to a float type.
-// Every helper emits plain IEEE operations (no fast-math flags, no FMA).
+// math library, the one rounding of a wide result to a float type, and the
+// transcendental kernels for f32 and narrower results (below). Every helper
+// emits plain IEEE operations (no fast-math flags, no FMA contraction, IEEE
+// division and sqrt, subnormals preserved).
+//
+// Why the kernels are polynomials of our own, in IR, evaluated in double:
+//   * Target independent: straight-line IEEE arithmetic, selects and
+//     integer bit operations only (no calls, no branches, no tables), so
+//     LLVM's loop vectoriser widens them on any target (8 doubles per zmm
+//     on AVX-512) and the GPU backend can reuse them unchanged.
+//   * Accuracy: an f32 (or narrower) argument is exact in double, and each
+//     kernel's double result is within about 2^-44 relative of the exact
+//     value (range reduction exact or double-double, Taylor / series
+//     polynomials truncated below 2^-54). Rounded once to f32 that is
+//     within 0.5 + 2^-20 ulp, far inside numerics.md's budgets (f32 exp 8,
+//     log 4, sin 4 ..., f16/bf16/f8 1 ulp), and the special values come
+//     out as the oracle's because they are handled explicitly.
+//   * f64 results keep scalar glibc libm (< 1 ulp): libmvec's vector
+//     variants are documented at up to 4 ulp, above the f64 budgets of
+//     2 ulp (exp, log, sin, ...), and f64 polynomials of our own would need
+//     double-double evaluation and a 1100-bit Payne-Hanek reduction to stay
+//     inside them.
 #ifndef HLOREF_BACKENDS_CODEGEN_MATH_IR_H_
 #define HLOREF_BACKENDS_CODEGEN_MATH_IR_H_
 
@@ -53,6 +73,40 @@ llvm::Value* EmitToDouble(EmitContext& ctx, llvm::Value* x);
 // as `type`'s compute value (double for f64, float otherwise).
 llvm::Value* EmitRoundToFloat(EmitContext& ctx, PrimitiveType type,
                               llvm::Value* x);
+
+// ---- Transcendental kernels for f32 and narrower results.
+// Every argument is a double holding a value of f32 or of a narrower float
+// type (at most 24 significant bits, |x| < 2^128, or +-0, +-inf, NaN); the
+// result is a double within about 2^-44 relative of the exact value (the
+// subnormal results of f32 come out exact to that relative accuracy too:
+// they are normal in double), meant to be rounded once to the result type.
+// Results beyond f32's range are double's (exp(-800) is 0, exp(800) inf;
+// f8e8m0fnu has no zero, so a zero result becomes NaN there). NaN
+// arguments give NaN; the C Annex F special cases are explicit.
+llvm::Value* EmitExpKernel(EmitContext& ctx, llvm::Value* x);
+llvm::Value* EmitExpm1Kernel(EmitContext& ctx, llvm::Value* x);
+llvm::Value* EmitLogKernel(EmitContext& ctx, llvm::Value* x);
+llvm::Value* EmitLog1pKernel(EmitContext& ctx, llvm::Value* x);
+// 1 / (1 + exp(-x)).
+llvm::Value* EmitLogisticKernel(EmitContext& ctx, llvm::Value* x);
+llvm::Value* EmitTanhKernel(EmitContext& ctx, llvm::Value* x);
+// sin, cos and tan reduce |x| modulo pi/2 exactly (a Payne-Hanek reduction
+// with 216 bits of 2/pi in 24-bit pieces, each product exact in double,
+// summed in double-double), so every f32 argument is accurate.
+llvm::Value* EmitSinKernel(EmitContext& ctx, llvm::Value* x);
+llvm::Value* EmitCosKernel(EmitContext& ctx, llvm::Value* x);
+llvm::Value* EmitTanKernel(EmitContext& ctx, llvm::Value* x);
+llvm::Value* EmitErfKernel(EmitContext& ctx, llvm::Value* x);
+llvm::Value* EmitSinhKernel(EmitContext& ctx, llvm::Value* x);
+llvm::Value* EmitCoshKernel(EmitContext& ctx, llvm::Value* x);
+llvm::Value* EmitAsinhKernel(EmitContext& ctx, llvm::Value* x);
+llvm::Value* EmitAcoshKernel(EmitContext& ctx, llvm::Value* x);
+llvm::Value* EmitAtanhKernel(EmitContext& ctx, llvm::Value* x);
+// pow(x, y) with C Annex F's special cases (pow(x, +-0) = 1 and
+// pow(1, y) = 1 even for NaN, pow(-1, +-inf) = 1, NaN for a negative
+// finite base and a finite non-integer exponent, signed zeros and
+// infinities for odd integer exponents).
+llvm::Value* EmitPowKernel(EmitContext& ctx, llvm::Value* x, llvm::Value* y);
 
 }  // namespace hloref::codegen
 
