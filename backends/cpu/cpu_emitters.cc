@@ -5,6 +5,7 @@ namespace hloref::cpu {
 codegen::EmitterTable CpuEmitterTable() {
   codegen::EmitterTable table = codegen::DefaultEmitterTable();
   RegisterCpuSortEmitters(table);
+  RegisterCpuDotEmitters(table);
   RegisterCpuFftEmitters(table);
   RegisterCpuLinalgEmitters(table);
   RegisterCpuRngEmitters(table);

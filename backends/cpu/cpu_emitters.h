@@ -9,6 +9,7 @@
 namespace hloref::cpu {
 
 void RegisterCpuSortEmitters(codegen::EmitterTable& table);  // sort, topk
+void RegisterCpuDotEmitters(codegen::EmitterTable& table);   // dot (GEMM)
 void RegisterCpuFftEmitters(codegen::EmitterTable& table);   // fft
 void RegisterCpuLinalgEmitters(
     codegen::EmitterTable& table);  // cholesky, triangular-solve

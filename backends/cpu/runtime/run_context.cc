@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "backends/cpu/runtime/gemm.h"
+#include "backends/cpu/runtime/gemm.h"
 #include "backends/cpu/runtime/runtime_symbols.h"
 #include "backends/cpu/runtime/thread_pool.h"
 
@@ -38,6 +39,7 @@ RuntimeSymbolList AllRuntimeSymbols() {
   AddHostRuntimeSymbols(list);
   AddCustomCallRuntimeSymbols(list);
   AddMathRuntimeSymbols(list);
+  AddGemmRuntimeSymbols(list);
   AddGemmRuntimeSymbols(list);
   return list;
 }

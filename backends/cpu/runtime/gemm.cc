@@ -1,0 +1,881 @@
+// The dot runtime's driver: offset tables, the blocked loop nest, packing,
+// the range guard and its wide fallback, threads (design: gemm.h and
+// docs/cpu-kernels.md).
+//
+// Loop nest of one work item (a batch index, a range of M rows and a
+// range of at most NC columns; items are split across the thread pool):
+//   for each K block of KC (pc):
+//     B block [KC x NC] packed into NR-wide panels (L2-resident), or read
+//       in place (skinny M with a row-major B: no packing, the block is
+//       streamed once from memory and re-read from L2)
+//     for each 6-row panel of A (ir): pack A [6 x KC] (L1-resident)
+//       for each NR-wide panel of B (jr): microkernel on C[6 x NR]
+// KC and NC come from the host's L1 and L2 sizes. Each output element is
+// one FMA chain over k = 0 .. K-1 in order (the kernel continues C's
+// value across K blocks), whatever the item split or the thread count.
+#include "backends/cpu/runtime/gemm.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cfloat>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <mutex>
+
+#include "absl/strings/str_cat.h"
+#include "backends/cpu/runtime/thread_pool.h"
+#include "spec/types/minifloat.h"
+
+namespace hloref::cpu {
+namespace {
+
+using gemm::GemmKernels;
+using gemm::kGemmMr;
+
+constexpr int64_t kDescVersion = 1;
+constexpr int64_t kNotAffine = std::numeric_limits<int64_t>::min();
+
+thread_local bool last_used_fallback = false;
+
+bool IsNarrowFloat(PrimitiveType t) {
+  return IsFloat(t) && t != PrimitiveType::kF32 && t != PrimitiveType::kF64 &&
+         (StorageBytes(t) == 1 || StorageBytes(t) == 2);
+}
+
+// ---- element loads (the operand's storage -> the accumulation type)
+
+// The f32 value of every encoding of a float type of 1 or 2 bytes, built
+// once per type (exact: every value of these types is an f32 value).
+const float* NarrowTable(PrimitiveType t) {
+  static std::mutex mu;
+  static std::unique_ptr<float[]> tables[64];
+  const int id = static_cast<int>(t);
+  std::lock_guard<std::mutex> lock(mu);
+  if (!tables[id]) {
+    const FloatFormat& f = FormatOf(t);
+    const int64_t n = int64_t{1} << (8 * StorageBytes(t));
+    tables[id] = std::make_unique<float[]>(n);
+    for (int64_t bits = 0; bits < n; ++bits) {
+      const uint32_t v = DecodeFloatToF32Bits(f, static_cast<uint64_t>(bits));
+      std::memcpy(&tables[id][bits], &v, sizeof(float));
+    }
+  }
+  return tables[id].get();
+}
+
+// Loads element `i` of a buffer as T (float or double).
+template <typename T>
+struct Loader {
+  PrimitiveType type;
+  const void* base;
+  const float* table = nullptr;  // narrow floats
+
+  T operator()(int64_t i) const {
+    switch (type) {
+      case PrimitiveType::kF32:
+        return static_cast<T>(static_cast<const float*>(base)[i]);
+      case PrimitiveType::kF64:
+        return static_cast<T>(static_cast<const double*>(base)[i]);
+      case PrimitiveType::kBF16: {
+        const uint32_t bits = uint32_t{static_cast<const uint16_t*>(base)[i]}
+                              << 16;
+        float f;
+        std::memcpy(&f, &bits, sizeof(f));
+        return static_cast<T>(f);
+      }
+      default:
+        if (StorageBytes(type) == 1) {
+          return static_cast<T>(table[static_cast<const uint8_t*>(base)[i]]);
+        }
+        return static_cast<T>(table[static_cast<const uint16_t*>(base)[i]]);
+    }
+  }
+};
+
+template <typename T>
+Loader<T> MakeLoader(PrimitiveType type, const void* base) {
+  Loader<T> l{type, base};
+  if (IsNarrowFloat(type) && type != PrimitiveType::kBF16) {
+    l.table = NarrowTable(type);
+  }
+  return l;
+}
+
+int32_t LoadSmallInt(PrimitiveType type, const void* base, int64_t i) {
+  return type == PrimitiveType::kS8
+             ? int32_t{static_cast<const int8_t*>(base)[i]}
+             : int32_t{static_cast<const uint8_t*>(base)[i]};
+}
+
+// ---- the range guard's statistics (on values already in type T)
+
+template <typename T>
+struct Bits;
+template <>
+struct Bits<float> {
+  using U = uint32_t;
+  static constexpr U kAbs = 0x7fffffffu;
+  static constexpr U kInf = 0x7f800000u;
+};
+template <>
+struct Bits<double> {
+  using U = uint64_t;
+  static constexpr U kAbs = 0x7fffffffffffffffull;
+  static constexpr U kInf = 0x7ff0000000000000ull;
+};
+
+// max |x| and the smallest nonzero |x| as bit patterns (the order of
+// nonnegative IEEE bit patterns is the order of their values; inf and NaN
+// are above every finite one).
+template <typename T>
+struct Stats {
+  using U = typename Bits<T>::U;
+  U max_abs = 0;
+  U min_nz_minus1 = std::numeric_limits<U>::max();  // (|x| bits) - 1
+
+  // A contiguous run of n values, copied to dst too when dst is not null.
+  void CopyScan(const GemmKernels& k, const T* src, T* dst, int64_t n) {
+    if constexpr (sizeof(T) == 4) {
+      k.scan32(reinterpret_cast<const uint32_t*>(src),
+               reinterpret_cast<uint32_t*>(dst), n, &max_abs, &min_nz_minus1);
+    } else {
+      k.scan64(reinterpret_cast<const uint64_t*>(src),
+               reinterpret_cast<uint64_t*>(dst), n, &max_abs, &min_nz_minus1);
+    }
+  }
+  void Merge(const Stats& o) {
+    max_abs = std::max(max_abs, o.max_abs);
+    min_nz_minus1 = std::min(min_nz_minus1, o.min_nz_minus1);
+  }
+  bool HasNonzero() const {
+    return min_nz_minus1 != std::numeric_limits<U>::max();
+  }
+  bool Finite() const { return max_abs < Bits<T>::kInf; }
+  long double MaxAbs() const { return FromBits(max_abs); }
+  long double MinNonzero() const { return FromBits(min_nz_minus1 + 1); }
+  static long double FromBits(U u) {
+    T v;
+    std::memcpy(&v, &u, sizeof(v));
+    return static_cast<long double>(v);
+  }
+};
+
+// Whether an FMA chain in T over these operands stays in T's normal range
+// (see gemm.h): then every step's rounding error is at most u * S.
+template <typename T>
+bool FastPathSafe(const Stats<T>& a, const Stats<T>& b, int64_t k) {
+  if (!a.Finite() || !b.Finite()) return false;
+  if (!a.HasNonzero() || !b.HasNonzero()) return true;  // every product 0
+  const long double max_t = std::numeric_limits<T>::max();
+  const long double min_t = std::numeric_limits<T>::min();  // smallest normal
+  if (static_cast<long double>(k) * a.MaxAbs() * b.MaxAbs() >= max_t / 2) {
+    return false;
+  }
+  return a.MinNonzero() * b.MinNonzero() >= min_t;
+}
+
+// ---- the problem: offset tables and the blocking
+
+std::vector<int64_t> Offsets(const std::vector<DotDims::Dim>& dims,
+                             int64_t DotDims::Dim::*stride) {
+  int64_t n = 1;
+  for (const auto& d : dims) n *= d.size;
+  std::vector<int64_t> out(static_cast<size_t>(n), 0);
+  // Row-major over the group: the last dimension varies fastest.
+  int64_t block = n;
+  for (const auto& d : dims) {
+    if (d.size == 0) break;
+    block /= d.size;
+    for (int64_t i = 0; i < n; ++i)
+      out[i] += ((i / block) % d.size) * (d.*stride);
+  }
+  return out;
+}
+
+int64_t AffineStride(const std::vector<int64_t>& t) {
+  if (t.size() <= 1) return 0;
+  const int64_t s = t[1] - t[0];
+  for (size_t i = 0; i < t.size(); ++i) {
+    if (t[i] != t[0] + static_cast<int64_t>(i) * s) return kNotAffine;
+  }
+  return s;
+}
+
+struct Problem {
+  GemmPath path = GemmPath::kNone;
+  PrimitiveType lt, rt, ot;
+  int64_t batch = 1, m = 1, n = 1, k = 1;
+  // Element offsets: a = lhs, b = rhs, c = out.
+  std::vector<int64_t> a_b, b_b, c_b, a_m, c_m, b_n, c_n, a_k, b_k;
+  int64_t c_ms = kNotAffine, c_ns = kNotAffine, b_ks = kNotAffine,
+          b_ns = kNotAffine, a_ks = kNotAffine, a_ms = kNotAffine;
+  // Blocking.
+  int64_t kc = 256, nc = 512, m_chunk = 1, n_blocks = 1, m_blocks = 1;
+  bool direct_b = false, direct_c = false;
+  bool swapped = false;  // lhs and rhs exchanged (C^T = B^T A^T)
+  int64_t items() const { return batch * m_blocks * n_blocks; }
+};
+
+int64_t CacheBytes(int name, int64_t fallback) {
+  const long v = sysconf(name);
+  return v > 0 ? v : fallback;
+}
+
+int64_t EnvInt(const char* name, int64_t fallback) {
+  const char* s = std::getenv(name);
+  if (s == nullptr || *s == 0) return fallback;
+  const long long v = std::atoll(s);
+  return v > 0 ? v : fallback;
+}
+
+int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+int64_t RoundUp(int64_t a, int64_t b) { return CeilDiv(a, b) * b; }
+
+int64_t Nr(GemmPath p) {
+  return p == GemmPath::kF64
+             ? gemm::kGemmNrF64
+             : (p == GemmPath::kF32 ? gemm::kGemmNrF32 : gemm::kGemmNrInt);
+}
+int64_t ElemBytes(GemmPath p) { return p == GemmPath::kF64 ? 8 : 4; }
+
+absl::StatusOr<Problem> MakeProblem(const DotDims& d, int threads) {
+  Problem p;
+  p.path = GemmPathFor(d.lhs_type, d.rhs_type, d.out_type);
+  if (p.path == GemmPath::kNone) {
+    return absl::UnimplementedError(absl::StrCat(
+        "dot runtime: no GEMM path for ", PrimitiveTypeName(d.lhs_type), " x ",
+        PrimitiveTypeName(d.rhs_type), " -> ", PrimitiveTypeName(d.out_type)));
+  }
+  p.lt = d.lhs_type;
+  p.rt = d.rhs_type;
+  p.ot = d.out_type;
+  for (const auto* g : {&d.batch, &d.m, &d.n, &d.k}) {
+    for (const auto& dim : *g) {
+      if (dim.size < 0) {
+        return absl::InvalidArgumentError("dot runtime: negative dimension");
+      }
+    }
+  }
+  using D = DotDims::Dim;
+  p.a_b = Offsets(d.batch, &D::lhs);
+  p.b_b = Offsets(d.batch, &D::rhs);
+  p.c_b = Offsets(d.batch, &D::out);
+  p.a_m = Offsets(d.m, &D::lhs);
+  p.c_m = Offsets(d.m, &D::out);
+  p.b_n = Offsets(d.n, &D::rhs);
+  p.c_n = Offsets(d.n, &D::out);
+  p.a_k = Offsets(d.k, &D::lhs);
+  p.b_k = Offsets(d.k, &D::rhs);
+  p.batch = static_cast<int64_t>(p.a_b.size());
+  p.m = static_cast<int64_t>(p.a_m.size());
+  p.n = static_cast<int64_t>(p.b_n.size());
+  p.k = static_cast<int64_t>(p.a_k.size());
+  // The kernel vectorises along N: a narrow N with a taller M runs as the
+  // transposed product (C^T = B^T A^T: the tables swap roles; each
+  // element's sum is the same chain over k).
+  if (p.n < Nr(p.path) && p.m > p.n) {
+    std::swap(p.lt, p.rt);
+    std::swap(p.a_b, p.b_b);
+    std::swap(p.a_m, p.b_n);
+    std::swap(p.c_m, p.c_n);
+    std::swap(p.a_k, p.b_k);
+    std::swap(p.m, p.n);
+    p.swapped = true;
+  }
+  p.c_ms = AffineStride(p.c_m);
+  p.c_ns = AffineStride(p.c_n);
+  p.b_ks = AffineStride(p.b_k);
+  p.b_ns = AffineStride(p.b_n);
+  p.a_ks = AffineStride(p.a_k);
+  p.a_ms = AffineStride(p.a_m);
+  const bool acc_out =
+      (p.path == GemmPath::kF32 && p.ot == PrimitiveType::kF32) ||
+      (p.path == GemmPath::kF64 && p.ot == PrimitiveType::kF64) ||
+      p.path == GemmPath::kInt;
+  p.direct_c = acc_out && p.c_ns == 1 && p.c_ms != kNotAffine;
+  const bool identity_b =
+      (p.path == GemmPath::kF32 && p.rt == PrimitiveType::kF32) ||
+      (p.path == GemmPath::kF64 && p.rt == PrimitiveType::kF64);
+  p.direct_b =
+      false && identity_b && p.m <= 16 && p.b_ns == 1 && p.b_ks != kNotAffine;
+
+  // Blocking from the caches: the A panel [6 x KC] in a third of L1, the B
+  // block [KC x NC] the size of L2 (measured: a larger NC amortises the A
+  // packing over more B panels, which beat keeping L2 half free).
+  // HLOREF_CPU_GEMM_KC / _NC override both (tuning).
+  const int64_t eb = ElemBytes(p.path), nr = Nr(p.path);
+  const int64_t l1 = CacheBytes(_SC_LEVEL1_DCACHE_SIZE, 32 << 10);
+  const int64_t l2 = CacheBytes(_SC_LEVEL2_CACHE_SIZE, 1 << 20);
+  int64_t kc_max =
+      std::clamp<int64_t>(l1 / 3 / (kGemmMr * eb) / 16 * 16, 64, 512);
+  kc_max = EnvInt("HLOREF_CPU_GEMM_KC", kc_max);
+  int64_t nc_max = std::max<int64_t>(nr, l2 / (kc_max * eb) / nr * nr);
+  nc_max = RoundUp(EnvInt("HLOREF_CPU_GEMM_NC", nc_max), nr);
+  // Balanced blocks (no tiny last block); integer K blocks are even (pairs).
+  const int64_t kb = std::max<int64_t>(1, CeilDiv(p.k, kc_max));
+  p.kc = std::max<int64_t>(1, CeilDiv(p.k, kb));
+  if (p.path == GemmPath::kInt) p.kc = RoundUp(p.kc, 2);
+  p.n_blocks = std::max<int64_t>(1, CeilDiv(p.n, nc_max));
+  p.nc = RoundUp(CeilDiv(std::max<int64_t>(p.n, 1), p.n_blocks), nr);
+  p.n_blocks = std::max<int64_t>(1, CeilDiv(p.n, p.nc));
+  // M chunks: at most 1536 rows (bounds the C scratch), and enough items
+  // for the threads (>= 2 per thread when M allows chunks of >= 48 rows,
+  // each chunk packing its own B blocks).
+  int64_t m_blocks = CeilDiv(p.m, 1536);
+  const int64_t base = p.batch * p.n_blocks;
+  if (threads > 1 && base < 2 * threads) {
+    m_blocks = std::max(m_blocks, CeilDiv(2 * threads, base));
+  }
+  m_blocks = std::clamp<int64_t>(m_blocks, 1, std::max<int64_t>(1, p.m / 48));
+  p.m_chunk = RoundUp(CeilDiv(std::max<int64_t>(p.m, 1), m_blocks), kGemmMr);
+  p.m_blocks = std::max<int64_t>(1, CeilDiv(p.m, p.m_chunk));
+  return p;
+}
+
+// ---- aligned scratch
+
+struct Scratch {
+  void* p = nullptr;
+  explicit Scratch(int64_t bytes) {
+    p = std::aligned_alloc(
+        64, static_cast<size_t>(RoundUp(std::max<int64_t>(bytes, 64), 64)));
+  }
+  ~Scratch() { std::free(p); }
+  Scratch(const Scratch&) = delete;
+  Scratch& operator=(const Scratch&) = delete;
+};
+
+// ---- stores of the result
+
+template <typename T>
+void StoreOut(PrimitiveType ot, void* out, int64_t i, T v) {
+  switch (ot) {
+    case PrimitiveType::kF32:
+      static_cast<float*>(out)[i] = static_cast<float>(v);
+      return;
+    case PrimitiveType::kF64:
+      static_cast<double*>(out)[i] = static_cast<double>(v);
+      return;
+    default: {
+      // bf16 / f16: one rounding from the f32 (or wider) sum.
+      const FloatFormat& f = FormatOf(ot);
+      uint64_t bits;
+      if constexpr (std::is_same_v<T, float>) {
+        uint32_t fb;
+        std::memcpy(&fb, &v, sizeof(fb));
+        bits = EncodeFloatFromF32Bits(f, fb);
+      } else {
+        bits = EncodeFloat(f, static_cast<double>(v));
+      }
+      static_cast<uint16_t*>(out)[i] = static_cast<uint16_t>(bits);
+      return;
+    }
+  }
+}
+
+void StoreInt(PrimitiveType ot, void* out, int64_t i, int32_t v) {
+  static_cast<int32_t*>(out)[i] = v;  // s32 and u32 share the bits
+}
+
+// ---- the float path (T = float or double)
+
+struct Shared {
+  const Problem* p;
+  const GemmKernels* kernels;
+  const void* lhs;
+  const void* rhs;
+  void* out;
+  std::mutex mu;
+  bool failed_alloc = false;
+  // Range-guard statistics, merged from every chunk.
+  Stats<float> sa32, sb32;
+  Stats<double> sa64, sb64;
+};
+
+// Packs A rows [i0, i0 + mr) x [k0, k0 + kc) as a[k * 6 + r] (rows past mr
+// zero): contiguous copies when A is T with unit stride along K (row-major)
+// or along M (column-major), the offset tables otherwise.
+template <typename T>
+void PackA(const Problem& p, const Loader<T>& la, const void* lhs,
+           int64_t a_off, int64_t i0, int mr, int64_t k0, int64_t kc,
+           T* apanel) {
+  const bool same = p.lt == (std::is_same_v<T, float> ? PrimitiveType::kF32
+                                                      : PrimitiveType::kF64);
+  const T* src = static_cast<const T*>(lhs) + a_off;
+  const int64_t* am = p.a_m.data() + i0;
+  const int64_t* ak = p.a_k.data() + k0;
+  if (mr < kGemmMr) {
+    for (int64_t k = 0; k < kc; ++k) {
+      for (int r = mr; r < kGemmMr; ++r) apanel[k * kGemmMr + r] = T(0);
+    }
+  }
+  if (same && p.a_ks == 1) {
+    for (int r = 0; r < mr; ++r) {
+      const T* row = src + am[r] + ak[0];
+      for (int64_t k = 0; k < kc; ++k) apanel[k * kGemmMr + r] = row[k];
+    }
+    return;
+  }
+  if (same && p.a_ms == 1) {
+    for (int64_t k = 0; k < kc; ++k) {
+      const T* col = src + am[0] + ak[k];
+      for (int r = 0; r < mr; ++r) apanel[k * kGemmMr + r] = col[r];
+    }
+    return;
+  }
+  for (int r = 0; r < mr; ++r) {
+    const int64_t row = a_off + am[r];
+    for (int64_t k = 0; k < kc; ++k) apanel[k * kGemmMr + r] = la(row + ak[k]);
+  }
+}
+
+// Packs B [k0, k0 + kc) x [n0, n0 + ncols) into kNr-wide panels
+// (panel q at q * kc * kNr, row k of it at k * kNr), zero-padded. Rows are
+// read contiguously when B is T with unit stride along N; columns when
+// its stride along K is 1; through the tables otherwise.
+template <typename T, int64_t kNr>
+void PackB(const Problem& p, const Loader<T>& lb, const void* rhs,
+           int64_t b_off, int64_t n0, int64_t ncols, int64_t k0, int64_t kc,
+           T* bblock, const GemmKernels& kernels, Stats<T>& stats) {
+  const bool same = p.rt == (std::is_same_v<T, float> ? PrimitiveType::kF32
+                                                      : PrimitiveType::kF64);
+  const T* src = static_cast<const T*>(rhs) + b_off;
+  const int64_t* bn = p.b_n.data() + n0;
+  const int64_t* bk = p.b_k.data() + k0;
+  const int64_t tail = ncols % kNr;
+  if (tail != 0) {
+    T* last = bblock + (ncols / kNr) * kc * kNr;
+    for (int64_t k = 0; k < kc; ++k) {
+      for (int64_t j = tail; j < kNr; ++j) last[k * kNr + j] = T(0);
+    }
+  }
+  if (same && p.b_ns == 1) {
+    for (int64_t k = 0; k < kc; ++k) {
+      const T* row = src + bk[k] + bn[0];
+      for (int64_t j0 = 0; j0 < ncols; j0 += kNr) {
+        stats.CopyScan(kernels, row + j0, bblock + ((j0 / kNr) * kc + k) * kNr,
+                       std::min(kNr, ncols - j0));
+      }
+    }
+    return;
+  }
+  const int64_t total = CeilDiv(ncols, kNr) * kc * kNr;
+  if (p.b_ks == 1) {
+    for (int64_t j = 0; j < ncols; ++j) {
+      T* dst = bblock + (j / kNr) * kc * kNr + j % kNr;
+      const int64_t col = bn[j] + bk[0];
+      for (int64_t k = 0; k < kc; ++k) dst[k * kNr] = lb(b_off + col + k);
+    }
+    stats.CopyScan(kernels, bblock, nullptr, total);
+    return;
+  }
+  for (int64_t k = 0; k < kc; ++k) {
+    const int64_t row = b_off + bk[k];
+    for (int64_t j = 0; j < ncols; ++j) {
+      bblock[((j / kNr) * kc + k) * kNr + j % kNr] = lb(row + bn[j]);
+    }
+  }
+  stats.CopyScan(kernels, bblock, nullptr, total);
+}
+
+template <typename T>
+void RunFloatItems(Shared& sh, int64_t item_begin, int64_t item_end) {
+  const Problem& p = *sh.p;
+  constexpr int64_t kNr =
+      std::is_same_v<T, float> ? gemm::kGemmNrF32 : gemm::kGemmNrF64;
+  const Loader<T> la = MakeLoader<T>(p.lt, sh.lhs);
+  const Loader<T> lb = MakeLoader<T>(p.rt, sh.rhs);
+  Scratch a_buf(p.kc * kGemmMr * sizeof(T));
+  Scratch b_buf(p.direct_b ? 64
+                           : p.kc * p.nc * static_cast<int64_t>(sizeof(T)));
+  Scratch c_buf(
+      p.direct_c ? 64 : p.m_chunk * p.nc * static_cast<int64_t>(sizeof(T)));
+  if (a_buf.p == nullptr || b_buf.p == nullptr || c_buf.p == nullptr) {
+    std::lock_guard<std::mutex> lock(sh.mu);
+    sh.failed_alloc = true;
+    return;
+  }
+  T* apanel = static_cast<T*>(a_buf.p);
+  T* bblock = static_cast<T*>(b_buf.p);
+  Stats<T> sa, sb;
+  for (int64_t item = item_begin; item < item_end; ++item) {
+    const int64_t ni = item % p.n_blocks;
+    const int64_t mi = (item / p.n_blocks) % p.m_blocks;
+    const int64_t bi = item / (p.n_blocks * p.m_blocks);
+    const int64_t m0 = mi * p.m_chunk, m1 = std::min(p.m, m0 + p.m_chunk);
+    const int64_t n0 = ni * p.nc, n1 = std::min(p.n, n0 + p.nc);
+    if (m0 >= m1 || n0 >= n1) continue;
+    const int64_t ncols = n1 - n0;
+    T* c;
+    int64_t ldc;
+    if (p.direct_c) {
+      c = static_cast<T*>(sh.out) + p.c_b[bi] + p.c_m[m0] + p.c_n[n0];
+      ldc = p.c_ms;
+    } else {
+      c = static_cast<T*>(c_buf.p);
+      ldc = RoundUp(ncols, 16);
+    }
+    const int64_t a_off = p.a_b[bi], b_off = p.b_b[bi];
+    for (int64_t k0 = 0; k0 < p.k; k0 += p.kc) {
+      const int64_t kc = std::min(p.kc, p.k - k0);
+      const T* bbase;
+      int64_t ldb;
+      if (p.direct_b) {
+        bbase = static_cast<const T*>(sh.rhs) + b_off + p.b_k[k0] + p.b_n[n0];
+        ldb = p.b_ks;
+        for (int64_t k = 0; k < kc; ++k) {
+          sb.CopyScan(*sh.kernels, bbase + k * ldb, nullptr, ncols);
+        }
+      } else {
+        // Pack B [kc x ncols] into kNr-wide panels, zero-padded.
+        PackB<T, kNr>(p, lb, sh.rhs, b_off, n0, ncols, k0, kc, bblock,
+                      *sh.kernels, sb);
+        bbase = bblock;
+        ldb = kNr;
+      }
+      for (int64_t i0 = m0; i0 < m1; i0 += kGemmMr) {
+        const int mr = static_cast<int>(std::min<int64_t>(kGemmMr, m1 - i0));
+        // Pack A [mr x kc] as a[k * 6 + r]; unused rows are zero.
+        PackA<T>(p, la, sh.lhs, a_off, i0, mr, k0, kc, apanel);
+        sa.CopyScan(*sh.kernels, apanel, nullptr, kc * kGemmMr);
+        T* crow = c + (i0 - m0) * ldc;
+        for (int64_t j0 = 0; j0 < ncols; j0 += kNr) {
+          const int nr = static_cast<int>(std::min<int64_t>(kNr, ncols - j0));
+          const T* bp = p.direct_b ? bbase + j0 : bbase + (j0 / kNr) * kc * kNr;
+          const bool full = !p.direct_b || nr == kNr;
+          if constexpr (std::is_same_v<T, float>) {
+            sh.kernels->f32(kc, apanel, bp, ldb, crow + j0, ldc, mr, nr, k0 > 0,
+                            full);
+          } else {
+            sh.kernels->f64(kc, apanel, bp, ldb, crow + j0, ldc, mr, nr, k0 > 0,
+                            full);
+          }
+        }
+      }
+    }
+    if (!p.direct_c) {
+      const int64_t cb = p.c_b[bi];
+      for (int64_t i = m0; i < m1; ++i) {
+        const T* src = c + (i - m0) * ldc;
+        for (int64_t j = n0; j < n1; ++j) {
+          StoreOut<T>(p.ot, sh.out, cb + p.c_m[i] + p.c_n[j], src[j - n0]);
+        }
+      }
+    }
+  }
+  std::lock_guard<std::mutex> lock(sh.mu);
+  if constexpr (std::is_same_v<T, float>) {
+    sh.sa32.Merge(sa);
+    sh.sb32.Merge(sb);
+  } else {
+    sh.sa64.Merge(sa);
+    sh.sb64.Merge(sb);
+  }
+}
+
+// The wide sequential fallback of the float paths: each element one sum in
+// k order in W (double for the f32 path, long double for f64), rounded once.
+template <typename T, typename W>
+void RunWideRows(Shared& sh, int64_t row_begin, int64_t row_end) {
+  const Problem& p = *sh.p;
+  const Loader<T> la = MakeLoader<T>(p.lt, sh.lhs);
+  const Loader<T> lb = MakeLoader<T>(p.rt, sh.rhs);
+  for (int64_t row = row_begin; row < row_end; ++row) {
+    const int64_t bi = row / p.m, i = row % p.m;
+    const int64_t arow = p.a_b[bi] + p.a_m[i];
+    for (int64_t j = 0; j < p.n; ++j) {
+      const int64_t bcol = p.b_b[bi] + p.b_n[j];
+      W acc = 0;
+      for (int64_t k = 0; k < p.k; ++k) {
+        acc += static_cast<W>(la(arow + p.a_k[k])) *
+               static_cast<W>(lb(bcol + p.b_k[k]));
+      }
+      const int64_t o = p.c_b[bi] + p.c_m[i] + p.c_n[j];
+      if constexpr (std::is_same_v<T, float>) {
+        // One rounding from f64 (EncodeFloat is correctly rounded).
+        if (p.ot == PrimitiveType::kF32) {
+          static_cast<float*>(sh.out)[o] = static_cast<float>(acc);
+        } else {
+          static_cast<uint16_t*>(sh.out)[o] = static_cast<uint16_t>(
+              EncodeFloat(FormatOf(p.ot), static_cast<double>(acc)));
+        }
+      } else {
+        static_cast<double*>(sh.out)[o] = static_cast<double>(acc);
+      }
+    }
+  }
+}
+
+// ---- the integer path: operands widened to s16 pairs along K.
+
+void RunIntItems(Shared& sh, int64_t item_begin, int64_t item_end) {
+  const Problem& p = *sh.p;
+  constexpr int64_t kNr = gemm::kGemmNrInt;
+  const int64_t kp_max = p.kc / 2;
+  Scratch a_buf(kp_max * kGemmMr * 2 * sizeof(int16_t));
+  Scratch b_buf(kp_max * 2 * p.nc * static_cast<int64_t>(sizeof(int16_t)));
+  Scratch c_buf(p.direct_c
+                    ? 64
+                    : p.m_chunk * p.nc * static_cast<int64_t>(sizeof(int32_t)));
+  if (a_buf.p == nullptr || b_buf.p == nullptr || c_buf.p == nullptr) {
+    std::lock_guard<std::mutex> lock(sh.mu);
+    sh.failed_alloc = true;
+    return;
+  }
+  int16_t* apanel = static_cast<int16_t*>(a_buf.p);
+  int16_t* bblock = static_cast<int16_t*>(b_buf.p);
+  for (int64_t item = item_begin; item < item_end; ++item) {
+    const int64_t ni = item % p.n_blocks;
+    const int64_t mi = (item / p.n_blocks) % p.m_blocks;
+    const int64_t bi = item / (p.n_blocks * p.m_blocks);
+    const int64_t m0 = mi * p.m_chunk, m1 = std::min(p.m, m0 + p.m_chunk);
+    const int64_t n0 = ni * p.nc, n1 = std::min(p.n, n0 + p.nc);
+    if (m0 >= m1 || n0 >= n1) continue;
+    const int64_t ncols = n1 - n0;
+    int32_t* c;
+    int64_t ldc;
+    if (p.direct_c) {
+      c = static_cast<int32_t*>(sh.out) + p.c_b[bi] + p.c_m[m0] + p.c_n[n0];
+      ldc = p.c_ms;
+    } else {
+      c = static_cast<int32_t*>(c_buf.p);
+      ldc = RoundUp(ncols, 16);
+    }
+    const int64_t a_off = p.a_b[bi], b_off = p.b_b[bi];
+    for (int64_t k0 = 0; k0 < p.k; k0 += p.kc) {
+      const int64_t kc = std::min(p.kc, p.k - k0);
+      const int64_t kp = CeilDiv(kc, 2);
+      for (int64_t j0 = 0; j0 < ncols; j0 += kNr) {
+        const int64_t nr = std::min<int64_t>(kNr, ncols - j0);
+        int16_t* panel = bblock + (j0 / kNr) * kp * 2 * kNr;
+        const int64_t* bn = p.b_n.data() + n0 + j0;
+        for (int64_t q = 0; q < kp; ++q) {
+          int16_t* dst = panel + q * 2 * kNr;
+          for (int h = 0; h < 2; ++h) {
+            const int64_t k = 2 * q + h;
+            if (k >= kc) {
+              for (int64_t j = 0; j < kNr; ++j) dst[2 * j + h] = 0;
+              continue;
+            }
+            const int64_t row = b_off + p.b_k[k0 + k];
+            for (int64_t j = 0; j < nr; ++j) {
+              dst[2 * j + h] =
+                  static_cast<int16_t>(LoadSmallInt(p.rt, sh.rhs, row + bn[j]));
+            }
+            for (int64_t j = nr; j < kNr; ++j) dst[2 * j + h] = 0;
+          }
+        }
+      }
+      for (int64_t i0 = m0; i0 < m1; i0 += kGemmMr) {
+        const int mr = static_cast<int>(std::min<int64_t>(kGemmMr, m1 - i0));
+        for (int r = 0; r < kGemmMr; ++r) {
+          const int64_t row = r < mr ? a_off + p.a_m[i0 + r] : 0;
+          for (int64_t k = 0; k < 2 * kp; ++k) {
+            const int16_t v = r < mr && k < kc
+                                  ? static_cast<int16_t>(LoadSmallInt(
+                                        p.lt, sh.lhs, row + p.a_k[k0 + k]))
+                                  : int16_t{0};
+            apanel[((k / 2) * kGemmMr + r) * 2 + (k % 2)] = v;
+          }
+        }
+        int32_t* crow = c + (i0 - m0) * ldc;
+        for (int64_t j0 = 0; j0 < ncols; j0 += kNr) {
+          const int nr = static_cast<int>(std::min<int64_t>(kNr, ncols - j0));
+          const int16_t* bp = bblock + (j0 / kNr) * kp * 2 * kNr;
+          sh.kernels->i16(kp, apanel, bp, 2 * kNr, crow + j0, ldc, mr, nr,
+                          k0 > 0, true);
+        }
+      }
+    }
+    if (!p.direct_c) {
+      const int64_t cb = p.c_b[bi];
+      for (int64_t i = m0; i < m1; ++i) {
+        for (int64_t j = n0; j < n1; ++j) {
+          StoreInt(p.ot, sh.out, cb + p.c_m[i] + p.c_n[j],
+                   c[(i - m0) * ldc + (j - n0)]);
+        }
+      }
+    }
+  }
+}
+
+// Runs body(begin, end) over [0, n) on the run's pool.
+template <typename Body>
+void Parallel(RunContext* ctx, int64_t n, Body& body) {
+  hloref_cpu_parallel_for(
+      ctx, n,
+      [](void* env, int64_t b, int64_t e) { (*static_cast<Body*>(env))(b, e); },
+      &body);
+}
+
+absl::Status RunDotIn(RunContext* ctx, const DotDims& dims, const void* lhs,
+                      const void* rhs, void* out, const GemmKernels& kernels) {
+  last_used_fallback = false;
+  const int threads = ctx->pool != nullptr ? ctx->pool->threads() : 1;
+  absl::StatusOr<Problem> problem = MakeProblem(dims, threads);
+  if (!problem.ok()) return problem.status();
+  const Problem& p = *problem;
+  if (p.batch == 0 || p.m == 0 || p.n == 0) return absl::OkStatus();
+  Shared sh;
+  sh.p = &p;
+  sh.kernels = &kernels;
+  sh.lhs = p.swapped ? rhs : lhs;
+  sh.rhs = p.swapped ? lhs : rhs;
+  sh.out = out;
+  if (p.k == 0) {
+    // Empty sums: zeros of the result type (+0 in every float type).
+    for (int64_t bi = 0; bi < p.batch; ++bi) {
+      for (int64_t i = 0; i < p.m; ++i) {
+        for (int64_t j = 0; j < p.n; ++j) {
+          const int64_t o = p.c_b[bi] + p.c_m[i] + p.c_n[j];
+          if (p.path == GemmPath::kInt) {
+            StoreInt(p.ot, out, o, 0);
+          } else {
+            StoreOut<float>(p.ot, out, o, 0.0f);
+          }
+        }
+      }
+    }
+    return absl::OkStatus();
+  }
+  bool safe = true;
+  switch (p.path) {
+    case GemmPath::kF32: {
+      auto body = [&](int64_t b, int64_t e) { RunFloatItems<float>(sh, b, e); };
+      Parallel(ctx, p.items(), body);
+      safe = FastPathSafe(sh.sa32, sh.sb32, p.k);
+      break;
+    }
+    case GemmPath::kF64: {
+      auto body = [&](int64_t b, int64_t e) {
+        RunFloatItems<double>(sh, b, e);
+      };
+      Parallel(ctx, p.items(), body);
+      safe = FastPathSafe(sh.sa64, sh.sb64, p.k);
+      break;
+    }
+    case GemmPath::kInt: {
+      auto body = [&](int64_t b, int64_t e) { RunIntItems(sh, b, e); };
+      Parallel(ctx, p.items(), body);
+      break;
+    }
+    case GemmPath::kNone:
+      return absl::InternalError("dot runtime: no path");
+  }
+  if (sh.failed_alloc) {
+    return absl::ResourceExhaustedError(
+        "dot runtime: cannot allocate packing buffers");
+  }
+  if (!safe) {
+    last_used_fallback = true;
+    if (p.path == GemmPath::kF32) {
+      auto body = [&](int64_t b, int64_t e) {
+        RunWideRows<float, double>(sh, b, e);
+      };
+      Parallel(ctx, p.batch * p.m, body);
+    } else {
+      auto body = [&](int64_t b, int64_t e) {
+        RunWideRows<double, long double>(sh, b, e);
+      };
+      Parallel(ctx, p.batch * p.m, body);
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+GemmPath GemmPathFor(PrimitiveType lhs, PrimitiveType rhs, PrimitiveType out) {
+  auto f32_operand = [](PrimitiveType t) {
+    return t == PrimitiveType::kF32 || IsNarrowFloat(t);
+  };
+  auto small_int = [](PrimitiveType t) {
+    return t == PrimitiveType::kS8 || t == PrimitiveType::kU8;
+  };
+  if (out == PrimitiveType::kF64 && IsFloat(lhs) && IsFloat(rhs) &&
+      (lhs == PrimitiveType::kF64 || f32_operand(lhs)) &&
+      (rhs == PrimitiveType::kF64 || f32_operand(rhs))) {
+    return GemmPath::kF64;
+  }
+  if ((out == PrimitiveType::kF32 || out == PrimitiveType::kBF16 ||
+       out == PrimitiveType::kF16) &&
+      f32_operand(lhs) && f32_operand(rhs)) {
+    return GemmPath::kF32;
+  }
+  if ((out == PrimitiveType::kS32 || out == PrimitiveType::kU32) &&
+      small_int(lhs) && small_int(rhs)) {
+    return GemmPath::kInt;
+  }
+  return GemmPath::kNone;
+}
+
+std::vector<int64_t> EncodeDotDims(const DotDims& d) {
+  std::vector<int64_t> v = {kDescVersion,
+                            static_cast<int64_t>(d.lhs_type),
+                            static_cast<int64_t>(d.rhs_type),
+                            static_cast<int64_t>(d.out_type),
+                            static_cast<int64_t>(d.batch.size()),
+                            static_cast<int64_t>(d.m.size()),
+                            static_cast<int64_t>(d.n.size()),
+                            static_cast<int64_t>(d.k.size())};
+  for (const auto* g : {&d.batch, &d.m, &d.n, &d.k}) {
+    for (const auto& dim : *g) {
+      v.insert(v.end(), {dim.size, dim.lhs, dim.rhs, dim.out});
+    }
+  }
+  return v;
+}
+
+absl::StatusOr<DotDims> DecodeDotDims(const int64_t* desc) {
+  if (desc == nullptr || desc[0] != kDescVersion) {
+    return absl::InvalidArgumentError("dot runtime: bad descriptor version");
+  }
+  DotDims d;
+  d.lhs_type = static_cast<PrimitiveType>(desc[1]);
+  d.rhs_type = static_cast<PrimitiveType>(desc[2]);
+  d.out_type = static_cast<PrimitiveType>(desc[3]);
+  const int64_t* pos = desc + 8;
+  std::vector<DotDims::Dim>* groups[] = {&d.batch, &d.m, &d.n, &d.k};
+  for (int g = 0; g < 4; ++g) {
+    const int64_t count = desc[4 + g];
+    if (count < 0 || count > 64) {
+      return absl::InvalidArgumentError("dot runtime: bad dimension count");
+    }
+    for (int64_t i = 0; i < count; ++i, pos += 4) {
+      groups[g]->push_back({pos[0], pos[1], pos[2], pos[3]});
+    }
+  }
+  return d;
+}
+
+absl::Status RunDot(const DotDims& dims, const void* lhs, const void* rhs,
+                    void* out, ThreadPool* threads,
+                    const gemm::GemmKernels& kernels) {
+  RunContext ctx;
+  ctx.pool = threads;
+  return RunDotIn(&ctx, dims, lhs, rhs, out, kernels);
+}
+
+bool LastDotUsedWideFallback() { return last_used_fallback; }
+
+void AddGemmRuntimeSymbols(RuntimeSymbolList& list) {
+  list.push_back({"hloref_cpu_dot", reinterpret_cast<void*>(&hloref_cpu_dot)});
+}
+
+}  // namespace hloref::cpu
+
+extern "C" void hloref_cpu_dot(hloref::cpu::RunContext* ctx,
+                               const int64_t* desc, const void* lhs,
+                               const void* rhs, void* out) {
+  absl::StatusOr<hloref::cpu::DotDims> dims = hloref::cpu::DecodeDotDims(desc);
+  absl::Status status =
+      dims.ok() ? hloref::cpu::RunDotIn(ctx, *dims, lhs, rhs, out,
+                                        hloref::cpu::gemm::HostGemmKernels())
+                : dims.status();
+  if (!status.ok()) ctx->SetError(status);
+}

@@ -1,0 +1,95 @@
+// The CPU backend's dot runtime: a packed, cache-blocked GEMM for any
+// dot_general (batch, free and contracting dimensions in any position and
+// layout), called from the dot buffer emitter (backends/cpu/emitters/dot.cc)
+// for shapes above the small-shape threshold. docs/cpu-kernels.md
+// describes the design; gemm_kernels.h the microkernels.
+//
+// What it computes is seed 001 "DotGeneral": out[batch, m, n] = sum over
+// the contracting multi-index k of lhs[batch, m, k] * rhs[batch, k, n],
+// where batch, m, n and k each stand for a group of logical dimensions
+// (the emitter passes each dimension's size and element stride in every
+// operand it appears in, so transposed or permuted layouts fold into the
+// packing without a copy).
+//
+// Paths (GemmPathFor), all conformant with numerics.md 7.3 (class A) and
+// no declared deviation:
+//   * f32: operands f32, bf16, f16 or an 8-bit float type (converted to
+//     f32 while packing: every product of two such values is exact in
+//     f32's precision), result f32, bf16 or f16; FMA accumulation in f32,
+//     the result rounded once to a narrower type.
+//   * f64: result f64, operands any float type up to f64; FMA in f64.
+//   * int: operands s8 / u8, result s32 / u32: widened to s16 pairs
+//     (vpdpwssd on AVX512-VNNI), sums wrap modulo 2^32 exactly as the
+//     oracle's do.
+// Range guard (float paths): an FMA chain in the accumulation type meets
+// the gamma_m(u) * S bound only while no partial result leaves the normal
+// range. The packing routines record max |x| and the smallest nonzero |x|
+// of both operands (and whether any is inf or NaN); when K * max|a| *
+// max|b| could overflow, a nonzero product could fall below the smallest
+// normal, or an operand is not finite, the dot is recomputed with a wide
+// sequential accumulator (f64 for the f32 path, long double for f64), as
+// the elemental emitter does. The decision depends on the data only, so
+// results never depend on the thread count.
+#ifndef HLOREF_BACKENDS_CPU_RUNTIME_GEMM_H_
+#define HLOREF_BACKENDS_CPU_RUNTIME_GEMM_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "backends/cpu/runtime/gemm_kernels.h"
+#include "backends/cpu/runtime/run_context.h"
+#include "spec/types/primitive_type.h"
+
+namespace hloref::cpu {
+
+class ThreadPool;
+
+enum class GemmPath { kNone, kF32, kF64, kInt };
+
+// The GEMM path for these element types (kNone: keep the elemental
+// emitter).
+GemmPath GemmPathFor(PrimitiveType lhs, PrimitiveType rhs, PrimitiveType out);
+
+// A dot_general in the runtime's terms: four groups of logical dimensions,
+// each with its size and its element stride in the operands it belongs to
+// (0 where it does not: m has no rhs stride, n no lhs stride, k no out
+// stride). Each group is iterated row-major in the order given.
+struct DotDims {
+  struct Dim {
+    int64_t size = 1;
+    int64_t lhs = 0, rhs = 0, out = 0;
+  };
+  PrimitiveType lhs_type = PrimitiveType::kF32;
+  PrimitiveType rhs_type = PrimitiveType::kF32;
+  PrimitiveType out_type = PrimitiveType::kF32;
+  std::vector<Dim> batch, m, n, k;
+};
+
+// The flat i64 form generated code passes (a constant array): version,
+// types, group sizes, then 4 i64 per dimension.
+std::vector<int64_t> EncodeDotDims(const DotDims& dims);
+absl::StatusOr<DotDims> DecodeDotDims(const int64_t* desc);
+
+// Runs the dot on `threads` (null: the calling thread) with `kernels`.
+// Errors: an unsupported type combination or malformed dims.
+absl::Status RunDot(const DotDims& dims, const void* lhs, const void* rhs,
+                    void* out, ThreadPool* threads,
+                    const gemm::GemmKernels& kernels);
+
+// Whether the last RunDot on this thread took the wide fallback (tests).
+bool LastDotUsedWideFallback();
+
+void AddGemmRuntimeSymbols(RuntimeSymbolList& list);
+
+}  // namespace hloref::cpu
+
+extern "C" {
+// Generated code's entry: `desc` from EncodeDotDims; errors are recorded on
+// the run context.
+void hloref_cpu_dot(hloref::cpu::RunContext* ctx, const int64_t* desc,
+                    const void* lhs, const void* rhs, void* out);
+}
+
+#endif  // HLOREF_BACKENDS_CPU_RUNTIME_GEMM_H_

@@ -1,0 +1,82 @@
+// The GEMM microkernels of the CPU backend's dot runtime (gemm.cc): one
+// register tile C[mr x nr] (+)= A_panel[mr x kc] * B[kc x nr] per call,
+// for f32 and f64 (FMA accumulation in the type) and for integers widened
+// to s16 pairs (s32 accumulation, wrapping). Each ISA (AVX-512 with
+// intrinsics, and a portable C++ version the compiler vectorises for
+// whatever the baseline is) has the same packed layouts, so the driver and
+// the packing routines are shared and the choice is one pointer table
+// picked once from CPUID (HostGemmKernels).
+//
+// Summation order, the same in every kernel: each C element is one FMA
+// (or multiply-add) chain over k = 0, 1, ..., kc-1 starting from 0 or from
+// C's previous value. The driver calls kernels over consecutive K blocks,
+// so an output element's value depends only on K's blocking, never on the
+// thread count or the tile it landed in.
+//
+// Layouts (shared by every kernel):
+//   A panel  a[k * kGemmMr + r], r < mr (rows mr..kGemmMr-1 unused);
+//            integers: a[(p * kGemmMr + r) * 2 + {0,1}] = A[r][2p + {0,1}]
+//   B rows   b[k * ldb + j], j < nr (a packed panel has ldb = NR and zero
+//            padding up to NR; an unpacked row-major B has its own ldb);
+//            integers: b[p * ldb + 2 j + {0,1}] = B[2p + {0,1}][j]
+//   C        c[r * ldc + j] for r < mr, j < nr; nothing else is written.
+#ifndef HLOREF_BACKENDS_CPU_RUNTIME_GEMM_KERNELS_H_
+#define HLOREF_BACKENDS_CPU_RUNTIME_GEMM_KERNELS_H_
+
+#include <cstdint>
+
+namespace hloref::cpu::gemm {
+
+// Register tile: 6 rows x 4 vectors of 16 f32 (64 columns) = 24 zmm
+// accumulators (oneDNN brgemm's 6x64); f64: 6 x 32; integers: 6 x 64 s32.
+constexpr int kGemmMr = 6;
+constexpr int kGemmNrF32 = 64;
+constexpr int kGemmNrF64 = 32;
+constexpr int kGemmNrInt = 64;
+
+// accumulate: C += A*B (C's old value starts each chain) or C = A*B.
+// full_b_rows: every B row has NR readable elements (packed, or an
+// unpacked B whose tile is not at the N edge); otherwise only nr are read.
+using GemmKernelF32 = void (*)(int64_t kc, const float* a, const float* b,
+                               int64_t ldb, float* c, int64_t ldc, int mr,
+                               int nr, bool accumulate, bool full_b_rows);
+using GemmKernelF64 = void (*)(int64_t kc, const double* a, const double* b,
+                               int64_t ldb, double* c, int64_t ldc, int mr,
+                               int nr, bool accumulate, bool full_b_rows);
+// kp: number of k PAIRS; ldb in int16 elements per k pair.
+using GemmKernelInt = void (*)(int64_t kp, const int16_t* a, const int16_t* b,
+                               int64_t ldb, int32_t* c, int64_t ldc, int mr,
+                               int nr, bool accumulate, bool full_b_rows);
+
+// The range guard's statistics over n values of 32 or 64 bits (f32 / f64
+// bit patterns): *max_abs = max(|x| bits), *min_nz_m1 = min(|x| bits - 1)
+// (zero wraps to the maximum, so it is the smallest nonzero |x| minus 1);
+// both are updated, not reset. When dst is not null the values are also
+// copied there (packing and scanning in one pass).
+using GemmCopyScan32 = void (*)(const uint32_t* src, uint32_t* dst, int64_t n,
+                                uint32_t* max_abs, uint32_t* min_nz_m1);
+using GemmCopyScan64 = void (*)(const uint64_t* src, uint64_t* dst, int64_t n,
+                                uint64_t* max_abs, uint64_t* min_nz_m1);
+
+struct GemmKernels {
+  const char* name;  // "avx512", "avx512-vnni", "portable"
+  GemmKernelF32 f32;
+  GemmKernelF64 f64;
+  GemmKernelInt i16;
+  GemmCopyScan32 scan32;
+  GemmCopyScan64 scan64;
+};
+
+// The portable kernels (plain C++, any x86-64 or other host).
+const GemmKernels& PortableGemmKernels();
+// AVX-512 kernels (f32/f64 need avx512f; the integer kernel needs
+// avx512_vnni and is the portable one otherwise); null when the host lacks
+// avx512f (or the OS does not save zmm state).
+const GemmKernels* Avx512GemmKernels();
+// The best kernels for this host, chosen once. HLOREF_CPU_GEMM_ISA=portable
+// in the environment forces the portable ones (for bisecting).
+const GemmKernels& HostGemmKernels();
+
+}  // namespace hloref::cpu::gemm
+
+#endif  // HLOREF_BACKENDS_CPU_RUNTIME_GEMM_KERNELS_H_

@@ -1,0 +1,367 @@
+// Unit tests of the dot runtime (gemm.h) and its microkernels against an
+// independent reference: a naive long-double loop in this file (exact for
+// the products of f32 / narrow operands, 64-bit significand sums), judged
+// with the class-A bound of docs/numerics.md 7.3 (gamma_K(u) * S plus half
+// an ulp of the result); integers exactly (int64 sums wrapped to 32 bits).
+#include "backends/cpu/runtime/gemm.h"
+
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <tuple>
+#include <vector>
+
+#include "backends/cpu/runtime/thread_pool.h"
+#include "gtest/gtest.h"
+#include "spec/types/minifloat.h"
+
+namespace hloref::cpu {
+namespace {
+
+using gemm::GemmKernels;
+
+// Kernel sets to test: the portable one and, when the host has it, AVX-512.
+std::vector<const GemmKernels*> KernelSets() {
+  std::vector<const GemmKernels*> v = {&gemm::PortableGemmKernels()};
+  if (const GemmKernels* k = gemm::Avx512GemmKernels()) v.push_back(k);
+  return v;
+}
+
+// A [batch, M, K] x [batch, K, N] problem with a layout per operand:
+// lhs_kmajor puts M innermost ("transposed A"), rhs_nminor keeps N
+// innermost (row-major B), out_nminor N innermost.
+struct Layout {
+  bool lhs_kmajor = false, rhs_nminor = true, out_nminor = true;
+};
+
+DotDims MakeDims(PrimitiveType lt, PrimitiveType rt, PrimitiveType ot,
+                 int64_t batch, int64_t m, int64_t n, int64_t k,
+                 Layout layout) {
+  DotDims d;
+  d.lhs_type = lt;
+  d.rhs_type = rt;
+  d.out_type = ot;
+  // lhs [batch][m][k] or [batch][k][m]; rhs [batch][k][n] or [batch][n][k];
+  // out [batch][m][n] or [batch][n][m].
+  const int64_t ls_m = layout.lhs_kmajor ? 1 : k;
+  const int64_t ls_k = layout.lhs_kmajor ? m : 1;
+  const int64_t rs_n = layout.rhs_nminor ? 1 : k;
+  const int64_t rs_k = layout.rhs_nminor ? n : 1;
+  const int64_t os_m = layout.out_nminor ? n : 1;
+  const int64_t os_n = layout.out_nminor ? 1 : m;
+  if (batch > 1) d.batch.push_back({batch, m * k, k * n, m * n});
+  d.m.push_back({m, ls_m, 0, os_m});
+  d.n.push_back({n, 0, rs_n, os_n});
+  d.k.push_back({k, ls_k, rs_k, 0});
+  return d;
+}
+
+int64_t Offset(const std::vector<DotDims::Dim>& g, int64_t i,
+               int64_t DotDims::Dim::*s) {
+  // Single-dimension groups in these tests.
+  return g.empty() ? 0 : i * (g[0].*s);
+}
+
+// Reference: y and S per output element (long double, k order).
+struct Ref {
+  std::vector<long double> y, s;
+};
+template <typename A, typename B>
+Ref Reference(const DotDims& d, const std::vector<A>& a,
+              const std::vector<B>& b, long double (*la)(A),
+              long double (*lb)(B)) {
+  const int64_t nb = d.batch.empty() ? 1 : d.batch[0].size;
+  const int64_t m = d.m[0].size, n = d.n[0].size, k = d.k[0].size;
+  Ref r;
+  r.y.assign(nb * m * n, 0);
+  r.s.assign(nb * m * n, 0);
+  using D = DotDims::Dim;
+  for (int64_t bi = 0; bi < nb; ++bi) {
+    for (int64_t i = 0; i < m; ++i) {
+      for (int64_t j = 0; j < n; ++j) {
+        long double y = 0, s = 0;
+        for (int64_t q = 0; q < k; ++q) {
+          const long double t = la(a[Offset(d.batch, bi, &D::lhs) +
+                                     i * d.m[0].lhs + q * d.k[0].lhs]) *
+                                lb(b[Offset(d.batch, bi, &D::rhs) +
+                                     j * d.n[0].rhs + q * d.k[0].rhs]);
+          y += t;
+          s += std::fabs(t);
+        }
+        const int64_t o =
+            Offset(d.batch, bi, &D::out) + i * d.m[0].out + j * d.n[0].out;
+        r.y[o] = y;
+        r.s[o] = s;
+      }
+    }
+  }
+  return r;
+}
+
+long double FromF32(float v) { return v; }
+long double FromF64(double v) { return v; }
+long double FromBf16(uint16_t v) {
+  return DecodeFloat(FormatOf(PrimitiveType::kBF16), v);
+}
+
+// The class-A bound for an accumulation in unit u (m = K steps) plus half
+// an ulp of the result type at y.
+long double Bound(long double s, int64_t k, double u, double half_ulp) {
+  const long double g = k * u / (1 - k * u);
+  return g * s + half_ulp;
+}
+
+double HalfUlpF32(long double y) {
+  const double a = std::fabs(static_cast<double>(y));
+  if (a < 0x1p-126) return 0x1p-150;
+  return std::ldexp(1.0, std::ilogb(a) - 24);
+}
+double HalfUlpF64(long double y) {
+  const double a = std::fabs(static_cast<double>(y));
+  if (a < 0x1p-1022) return 0x1p-1074 / 2;
+  return std::ldexp(1.0, std::ilogb(a) - 53);
+}
+
+std::vector<float> RandomF32(int64_t n, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  std::vector<float> v(n);
+  for (auto& x : v) x = u(rng);
+  return v;
+}
+
+// Shapes across every edge class of the 6 x 64 tile and the K blocking.
+const std::vector<std::tuple<int64_t, int64_t, int64_t>> kShapes = {
+    {1, 1, 1},     {1, 64, 1},    {5, 63, 7},     {6, 64, 8},
+    {7, 65, 9},    {13, 129, 33}, {37, 200, 300}, {64, 64, 64},
+    {100, 3, 257}, {2, 500, 600}, {130, 70, 513}, {16, 1000, 100}};
+
+TEST(GemmTest, F32MatchesLongDoubleReference) {
+  for (const GemmKernels* kernels : KernelSets()) {
+    for (const auto& [m, n, k] : kShapes) {
+      for (int lay = 0; lay < 8; ++lay) {
+        const Layout layout{(lay & 1) != 0, (lay & 2) == 0, (lay & 4) == 0};
+        const int64_t batch = lay == 5 ? 3 : 1;
+        const DotDims d = MakeDims(PrimitiveType::kF32, PrimitiveType::kF32,
+                                   PrimitiveType::kF32, batch, m, n, k, layout);
+        const std::vector<float> a = RandomF32(batch * m * k, 1 + m);
+        const std::vector<float> b = RandomF32(batch * k * n, 2 + n);
+        std::vector<float> c(batch * m * n, NAN);
+        ASSERT_TRUE(
+            RunDot(d, a.data(), b.data(), c.data(), nullptr, *kernels).ok());
+        EXPECT_FALSE(LastDotUsedWideFallback());
+        const Ref r = Reference(d, a, b, FromF32, FromF32);
+        for (size_t i = 0; i < c.size(); ++i) {
+          const long double err = std::fabs(c[i] - r.y[i]);
+          ASSERT_LE(err, Bound(r.s[i], k, 0x1p-24, HalfUlpF32(r.y[i])))
+              << kernels->name << " m=" << m << " n=" << n << " k=" << k
+              << " layout=" << lay << " element " << i << ": got " << c[i]
+              << ", exact " << static_cast<double>(r.y[i]);
+        }
+      }
+    }
+  }
+}
+
+TEST(GemmTest, ThreadCountDoesNotChangeResults) {
+  ThreadPool two(2), three(3);
+  for (const auto& [m, n, k] : kShapes) {
+    const DotDims d = MakeDims(PrimitiveType::kF32, PrimitiveType::kF32,
+                               PrimitiveType::kF32, 2, m, n, k, Layout{});
+    const std::vector<float> a = RandomF32(2 * m * k, 3);
+    const std::vector<float> b = RandomF32(2 * k * n, 4);
+    std::vector<float> c1(2 * m * n), c2(2 * m * n), c3(2 * m * n);
+    const GemmKernels& kern = gemm::HostGemmKernels();
+    ASSERT_TRUE(RunDot(d, a.data(), b.data(), c1.data(), nullptr, kern).ok());
+    ASSERT_TRUE(RunDot(d, a.data(), b.data(), c2.data(), &two, kern).ok());
+    ASSERT_TRUE(RunDot(d, a.data(), b.data(), c3.data(), &three, kern).ok());
+    EXPECT_EQ(0, std::memcmp(c1.data(), c2.data(), c1.size() * sizeof(float)))
+        << m << "x" << n << "x" << k;
+    EXPECT_EQ(0, std::memcmp(c1.data(), c3.data(), c1.size() * sizeof(float)))
+        << m << "x" << n << "x" << k;
+  }
+}
+
+TEST(GemmTest, F64MatchesLongDoubleReference) {
+  for (const GemmKernels* kernels : KernelSets()) {
+    for (const auto& [m, n, k] : kShapes) {
+      const Layout layout{m % 2 == 1, n % 2 == 0, true};
+      const DotDims d = MakeDims(PrimitiveType::kF64, PrimitiveType::kF64,
+                                 PrimitiveType::kF64, 1, m, n, k, layout);
+      std::mt19937 rng(m * n);
+      std::uniform_real_distribution<double> u(-1.0, 1.0);
+      std::vector<double> a(m * k), b(k * n), c(m * n, NAN);
+      for (auto& x : a) x = u(rng);
+      for (auto& x : b) x = u(rng);
+      ASSERT_TRUE(
+          RunDot(d, a.data(), b.data(), c.data(), nullptr, *kernels).ok());
+      const Ref r = Reference(d, a, b, FromF64, FromF64);
+      for (size_t i = 0; i < c.size(); ++i) {
+        // The reference's own error: K roundings of a 64-bit significand.
+        const long double ref_err = k * 0x1p-64L * r.s[i];
+        ASSERT_LE(std::fabs(c[i] - r.y[i]),
+                  Bound(r.s[i], k, 0x1p-53, HalfUlpF64(r.y[i])) + ref_err)
+            << kernels->name << " " << m << "x" << n << "x" << k;
+      }
+    }
+  }
+}
+
+TEST(GemmTest, Bf16OperandsAndResult) {
+  const FloatFormat& bf16 = FormatOf(PrimitiveType::kBF16);
+  for (const GemmKernels* kernels : KernelSets()) {
+    const int64_t m = 19, n = 77, k = 300;
+    const DotDims d = MakeDims(PrimitiveType::kBF16, PrimitiveType::kBF16,
+                               PrimitiveType::kBF16, 1, m, n, k, Layout{});
+    const std::vector<float> af = RandomF32(m * k, 5), bf = RandomF32(k * n, 6);
+    std::vector<uint16_t> a(m * k), b(k * n), c(m * n);
+    for (size_t i = 0; i < a.size(); ++i) a[i] = EncodeFloat(bf16, af[i]);
+    for (size_t i = 0; i < b.size(); ++i) b[i] = EncodeFloat(bf16, bf[i]);
+    ASSERT_TRUE(
+        RunDot(d, a.data(), b.data(), c.data(), nullptr, *kernels).ok());
+    const Ref r = Reference(d, a, b, FromBf16, FromBf16);
+    for (size_t i = 0; i < c.size(); ++i) {
+      const long double got = DecodeFloat(bf16, c[i]);
+      // Tighter than the suite's bound (which allows accumulation in
+      // bf16): f32 accumulation, then one rounding to bf16.
+      const double big = std::max(std::fabs(static_cast<double>(r.y[i])),
+                                  std::fabs(static_cast<double>(got)));
+      const double half_ulp = std::ldexp(1.0, std::ilogb(big) - 8);
+      ASSERT_LE(std::fabs(got - r.y[i]),
+                Bound(r.s[i], k, 0x1p-24, 0) * 1.01 + half_ulp)
+          << kernels->name << " element " << i;
+    }
+  }
+}
+
+TEST(GemmTest, IntegersWrapExactly) {
+  for (const GemmKernels* kernels : KernelSets()) {
+    for (PrimitiveType lt : {PrimitiveType::kS8, PrimitiveType::kU8}) {
+      for (PrimitiveType rt : {PrimitiveType::kS8, PrimitiveType::kU8}) {
+        // K = 40001 (odd: a padded pair) with u8 x u8 up to 255 * 255 sums
+        // past 2^31, so the s32 result wraps.
+        for (const auto& [m, n, k] :
+             std::vector<std::tuple<int64_t, int64_t, int64_t>>{
+                 {7, 67, 513}, {3, 5, 40001}, {64, 64, 64}}) {
+          const Layout layout{m == 7, n != 67, true};
+          const DotDims d =
+              MakeDims(lt, rt, PrimitiveType::kS32, 1, m, n, k, layout);
+          std::mt19937 rng(k);
+          std::vector<uint8_t> a(m * k), b(k * n);
+          for (auto& x : a) x = k == 40001 ? 200 + rng() % 56 : rng() & 0xff;
+          for (auto& x : b) x = k == 40001 ? 200 + rng() % 56 : rng() & 0xff;
+          std::vector<int32_t> c(m * n);
+          ASSERT_TRUE(
+              RunDot(d, a.data(), b.data(), c.data(), nullptr, *kernels).ok());
+          for (int64_t i = 0; i < m; ++i) {
+            for (int64_t j = 0; j < n; ++j) {
+              int64_t sum = 0;
+              for (int64_t q = 0; q < k; ++q) {
+                const uint8_t x = a[i * d.m[0].lhs + q * d.k[0].lhs];
+                const uint8_t y = b[j * d.n[0].rhs + q * d.k[0].rhs];
+                const int64_t xv = lt == PrimitiveType::kS8
+                                       ? int64_t{static_cast<int8_t>(x)}
+                                       : int64_t{x};
+                const int64_t yv = rt == PrimitiveType::kS8
+                                       ? int64_t{static_cast<int8_t>(y)}
+                                       : int64_t{y};
+                sum += xv * yv;
+              }
+              ASSERT_EQ(static_cast<int32_t>(static_cast<uint32_t>(sum)),
+                        c[i * d.m[0].out + j * d.n[0].out])
+                  << kernels->name << " " << m << "x" << n << "x" << k;
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+// Products below f32's smallest normal: the FMA chain could lose more
+// than the bound allows, so the wide fallback must run (and be exact to
+// one rounding here).
+TEST(GemmTest, TinyProductsTakeTheWideFallback) {
+  const int64_t m = 8, n = 70, k = 100;
+  const DotDims d = MakeDims(PrimitiveType::kF32, PrimitiveType::kF32,
+                             PrimitiveType::kF32, 1, m, n, k, Layout{});
+  std::vector<float> a = RandomF32(m * k, 7), b = RandomF32(k * n, 8);
+  for (auto& x : a) x *= 0x1p-70f;
+  for (auto& x : b) x *= 0x1p-70f;
+  std::vector<float> c(m * n);
+  ASSERT_TRUE(
+      RunDot(d, a.data(), b.data(), c.data(), nullptr, gemm::HostGemmKernels())
+          .ok());
+  EXPECT_TRUE(LastDotUsedWideFallback());
+  const Ref r = Reference(d, a, b, FromF32, FromF32);
+  for (size_t i = 0; i < c.size(); ++i) {
+    // One rounding of a (nearly exact) f64 sum into f32's subnormal range.
+    ASSERT_LE(std::fabs(c[i] - r.y[i]), 0x1p-150L + 0x1p-170L) << i;
+  }
+}
+
+// f64 products past f64's range whose exact sum is 0.
+TEST(GemmTest, F64OverflowingProductsTakeTheWideFallback) {
+  const int64_t m = 6, n = 64, k = 64;
+  const DotDims d = MakeDims(PrimitiveType::kF64, PrimitiveType::kF64,
+                             PrimitiveType::kF64, 1, m, n, k, Layout{});
+  std::vector<double> a(m * k), b(k * n, 1e200);
+  for (int64_t i = 0; i < m; ++i) {
+    for (int64_t q = 0; q < k; ++q) a[i * k + q] = q % 2 == 0 ? 1e200 : -1e200;
+  }
+  std::vector<double> c(m * n, NAN);
+  ASSERT_TRUE(
+      RunDot(d, a.data(), b.data(), c.data(), nullptr, gemm::HostGemmKernels())
+          .ok());
+  EXPECT_TRUE(LastDotUsedWideFallback());
+  for (double v : c) ASSERT_EQ(v, 0.0);
+}
+
+TEST(GemmTest, NonFiniteOperandsFollowIeee) {
+  const int64_t m = 6, n = 64, k = 10;
+  const DotDims d = MakeDims(PrimitiveType::kF32, PrimitiveType::kF32,
+                             PrimitiveType::kF32, 1, m, n, k, Layout{});
+  std::vector<float> a(m * k, 1.0f), b(k * n, 2.0f), c(m * n);
+  a[0] = INFINITY;  // row 0: inf * 2 + ... = inf
+  b[5] = 0.0f;      // column 5 of row 0: inf * 0 = NaN
+  ASSERT_TRUE(
+      RunDot(d, a.data(), b.data(), c.data(), nullptr, gemm::HostGemmKernels())
+          .ok());
+  EXPECT_TRUE(std::isinf(c[0]) && c[0] > 0);
+  EXPECT_TRUE(std::isnan(c[5]));
+  EXPECT_EQ(c[n], 20.0f);
+}
+
+TEST(GemmTest, ZeroKGivesZeros) {
+  const DotDims d = MakeDims(PrimitiveType::kF32, PrimitiveType::kF32,
+                             PrimitiveType::kF32, 1, 5, 7, 0, Layout{});
+  std::vector<float> c(35, NAN);
+  ASSERT_TRUE(
+      RunDot(d, nullptr, nullptr, c.data(), nullptr, gemm::HostGemmKernels())
+          .ok());
+  for (float v : c) ASSERT_EQ(v, 0.0f);
+}
+
+TEST(GemmTest, DescriptorRoundTripAndErrors) {
+  DotDims d =
+      MakeDims(PrimitiveType::kF32, PrimitiveType::kBF16, PrimitiveType::kF32,
+               2, 3, 4, 5, Layout{true, false, true});
+  const std::vector<int64_t> v = EncodeDotDims(d);
+  absl::StatusOr<DotDims> back = DecodeDotDims(v.data());
+  ASSERT_TRUE(back.ok());
+  EXPECT_EQ(back->rhs_type, PrimitiveType::kBF16);
+  ASSERT_EQ(back->k.size(), 1u);
+  EXPECT_EQ(back->k[0].lhs, d.k[0].lhs);
+  std::vector<int64_t> bad = v;
+  bad[0] = 99;
+  EXPECT_FALSE(DecodeDotDims(bad.data()).ok());
+  DotDims c64 = d;
+  c64.out_type = PrimitiveType::kC64;
+  EXPECT_EQ(
+      RunDot(c64, nullptr, nullptr, nullptr, nullptr, gemm::HostGemmKernels())
+          .code(),
+      absl::StatusCode::kUnimplemented);
+}
+
+}  // namespace
+}  // namespace hloref::cpu
