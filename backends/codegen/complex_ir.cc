@@ -43,7 +43,7 @@ llvm::Value* Make(EmitContext& ctx, PrimitiveType t, llvm::Value* re,
   return b.CreateInsertValue(z, fit(im), {1});
 }
 
-std::optional<ComplexFn> RuntimeFnOf(HloOpcode op) {
+std::optional<ComplexFn> TargetFnOf(HloOpcode op) {
   switch (op) {
     case HloOpcode::kSqrt:
       return ComplexFn::kSqrt;
@@ -86,23 +86,18 @@ std::optional<ComplexFn> RuntimeFnOf(HloOpcode op) {
   }
 }
 
-// Calls a runtime function whose last argument is `double out[2]` and
-// returns the complex value of type `t` it wrote.
-llvm::Value* CallRuntime(EmitContext& ctx, PrimitiveType t, const char* name,
-                         std::vector<llvm::Value*> args) {
-  IRBuilder& b = ctx.b();
-  llvm::Type* dbl = b.getDoubleTy();
-  llvm::Value* out = ctx.EntryAlloca(dbl, 2, "complex.out");
-  std::vector<llvm::Type*> params;
-  for (llvm::Value* a : args) params.push_back(a->getType());
-  params.push_back(ctx.PtrType());
-  args.push_back(out);
-  auto* fty = llvm::FunctionType::get(b.getVoidTy(), params, false);
-  b.CreateCall(ctx.GetRuntimeFunction(name, fty), args);
-  llvm::Value* re = b.CreateLoad(dbl, out);
-  llvm::Value* im =
-      b.CreateLoad(dbl, b.CreateConstInBoundsGEP1_64(dbl, out, 1));
+// The target's complex function `fn` of the double parts (complex_math),
+// as a complex value of type `t`.
+llvm::Value* CallTarget(EmitContext& ctx, PrimitiveType t, ComplexFn fn,
+                        std::vector<llvm::Value*> parts) {
+  auto [re, im] = ctx.complex_math(ctx, static_cast<int32_t>(fn), parts);
   return Make(ctx, t, re, im);
+}
+
+absl::Status NoHook(HloOpcode op) {
+  return absl::UnimplementedError(
+      absl::StrCat("complex ", HloOpcodeString(op),
+                   " needs the target's complex_math hook"));
 }
 
 // |z| as a double: hypot of the (exactly widened) parts.
@@ -193,16 +188,18 @@ llvm::Value* EmitComplexEqual(EmitContext& ctx, llvm::Value* a,
                       ir.CreateFCmpOEQ(Im(ctx, a), Im(ctx, b)));
 }
 
-absl::StatusOr<ScalarFn> ComplexUnaryFn(HloOpcode op, PrimitiveType t) {
+absl::StatusOr<ScalarFn> ComplexUnaryFn(const EmitContext& ctx, HloOpcode op,
+                                        PrimitiveType t) {
   const PrimitiveType comp = ComplexComponentType(t);
-  if (std::optional<ComplexFn> fn = RuntimeFnOf(op)) {
-    const int32_t code = static_cast<int32_t>(*fn);
-    return Fn([t, code](EmitContext& ctx, absl::Span<llvm::Value* const> a) {
-      llvm::Value* z = a[0];
-      return CallRuntime(ctx, t, "hloref_cpu_complex_unary",
-                         {ctx.I32(code), EmitToDouble(ctx, Re(ctx, z)),
-                          EmitToDouble(ctx, Im(ctx, z))});
-    });
+  if (std::optional<ComplexFn> fn = TargetFnOf(op)) {
+    if (!ctx.complex_math) return NoHook(op);
+    return Fn(
+        [t, fn = *fn](EmitContext& ctx, absl::Span<llvm::Value* const> a) {
+          llvm::Value* z = a[0];
+          return CallTarget(
+              ctx, t, fn,
+              {EmitToDouble(ctx, Re(ctx, z)), EmitToDouble(ctx, Im(ctx, z))});
+        });
   }
   switch (op) {
     case HloOpcode::kReal:
@@ -257,7 +254,8 @@ absl::StatusOr<ScalarFn> ComplexUnaryFn(HloOpcode op, PrimitiveType t) {
   }
 }
 
-absl::StatusOr<ScalarFn> ComplexBinaryFn(HloOpcode op, PrimitiveType t) {
+absl::StatusOr<ScalarFn> ComplexBinaryFn(const EmitContext& ctx, HloOpcode op,
+                                         PrimitiveType t) {
   switch (op) {
     case HloOpcode::kAdd:
     case HloOpcode::kSubtract:
@@ -291,9 +289,10 @@ absl::StatusOr<ScalarFn> ComplexBinaryFn(HloOpcode op, PrimitiveType t) {
         return Make(ctx, t, re, im);
       });
     case HloOpcode::kPower:
+      if (!ctx.complex_math) return NoHook(op);
       return Fn([t](EmitContext& ctx, absl::Span<llvm::Value* const> a) {
-        return CallRuntime(
-            ctx, t, "hloref_cpu_complex_pow",
+        return CallTarget(
+            ctx, t, ComplexFn::kPow,
             {EmitToDouble(ctx, Re(ctx, a[0])), EmitToDouble(ctx, Im(ctx, a[0])),
              EmitToDouble(ctx, Re(ctx, a[1])),
              EmitToDouble(ctx, Im(ctx, a[1]))});

@@ -2,9 +2,10 @@
 // compute values). Arithmetic is emitted inline with XLA's formulas
 // (numerics.md 3.4: textbook multiply, Smith division with C99 recovery,
 // sign = z / |z|, abs = hypot); c64 is computed in double and rounded once
-// per component. Transcendentals and pow call the target's runtime
-// (`hloref_cpu_complex_unary` / `hloref_cpu_complex_pow`, computed in long
-// double), whose function numbering is ComplexFn below.
+// per component. Transcendentals and pow go through the target's hook
+// EmitContext::complex_math (the CPU backend calls its runtime, computed in
+// long double), whose function numbering is ComplexFn below; without the
+// hook those ops are unimplemented.
 #ifndef HLOREF_BACKENDS_CODEGEN_COMPLEX_IR_H_
 #define HLOREF_BACKENDS_CODEGEN_COMPLEX_IR_H_
 
@@ -16,11 +17,8 @@
 
 namespace hloref::codegen {
 
-// The runtime's complex unary functions:
-//   void hloref_cpu_complex_unary(int32_t fn, double re, double im,
-//                                 double out[2]);
-//   void hloref_cpu_complex_pow(double a, double b, double c, double d,
-//                               double out[2]);   // (a + ib)^(c + id)
+// The complex functions of EmitContext::complex_math: unary functions of
+// (re, im), and kPow of (a, b, c, d) = (a + ib)^(c + id).
 enum class ComplexFn : int32_t {
   kSqrt = 0,
   kRsqrt,
@@ -40,14 +38,18 @@ enum class ComplexFn : int32_t {
   kAsinh,
   kAcosh,
   kAtanh,
+  kPow,
 };
 
 // The scalar function of a unary op on the complex type `t` (result: `t`,
 // or its component type for abs / real / imag). Unimplemented for ops the
-// type does not take.
-absl::StatusOr<ScalarFn> ComplexUnaryFn(HloOpcode op, PrimitiveType t);
+// type does not take, and for transcendentals when `ctx` has no
+// complex_math hook.
+absl::StatusOr<ScalarFn> ComplexUnaryFn(const EmitContext& ctx, HloOpcode op,
+                                        PrimitiveType t);
 // The scalar function of a binary op on two values of complex type `t`.
-absl::StatusOr<ScalarFn> ComplexBinaryFn(HloOpcode op, PrimitiveType t);
+absl::StatusOr<ScalarFn> ComplexBinaryFn(const EmitContext& ctx, HloOpcode op,
+                                         PrimitiveType t);
 // compare EQ / NE on complex values (componentwise IEEE equality).
 llvm::Value* EmitComplexEqual(EmitContext& ctx, llvm::Value* a, llvm::Value* b);
 

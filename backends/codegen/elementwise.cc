@@ -323,7 +323,7 @@ absl::StatusOr<ElementGenerator> EmitUnary(
       fn = UnaryFloatFn(inst.opcode(), t, out);
       break;
     case TypeKind::kComplex:
-      fn = ComplexUnaryFn(inst.opcode(), t);
+      fn = ComplexUnaryFn(ctx, inst.opcode(), t);
       break;
     case TypeKind::kPred:
     case TypeKind::kSigned:
@@ -583,7 +583,7 @@ absl::StatusOr<ElementGenerator> EmitBinary(
       fn = BinaryFloatFn(inst.opcode(), t, out);
       break;
     case TypeKind::kComplex:
-      fn = ComplexBinaryFn(inst.opcode(), t);
+      fn = ComplexBinaryFn(ctx, inst.opcode(), t);
       break;
     case TypeKind::kPred:
     case TypeKind::kSigned:

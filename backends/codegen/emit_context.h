@@ -19,6 +19,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -153,6 +154,13 @@ class EmitContext {
   // Target hooks (set by the target layer): heap scratch and its release.
   std::function<llvm::Value*(EmitContext&, llvm::Value* bytes)> heap_alloc;
   std::function<void(EmitContext&, llvm::Value* ptr)> heap_free;
+  // Complex transcendentals and complex pow (complex_ir.h): computes
+  // function `fn` (a ComplexFn code) of the double parts `parts` (re, im;
+  // for pow the base's then the exponent's) and returns the result's
+  // {re, im} as doubles. Unset: those ops are unimplemented.
+  std::function<std::pair<llvm::Value*, llvm::Value*>(
+      EmitContext&, int32_t fn, absl::Span<llvm::Value* const> parts)>
+      complex_math;
   // Runs `body` (void body(ptr env, i64 begin, i64 end)) over [0, n) split
   // into chunks, possibly on several threads, and returns when all chunks
   // are done. Unset: loop nests are never split.

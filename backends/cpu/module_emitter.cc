@@ -1,5 +1,6 @@
 #include "backends/cpu/module_emitter.h"
 
+#include "backends/codegen/complex_ir.h"
 #include "backends/codegen/emit_context.h"
 #include "backends/codegen/emitter_table.h"
 #include "backends/cpu/cpu_emitters.h"
@@ -50,6 +51,33 @@ absl::StatusOr<EmittedModule> EmitModuleForCpu(
     c.b().CreateCall(
         c.GetRuntimeFunction("hloref_cpu_error_code", fty),
         {c.run_context(), c.b().getInt32(static_cast<int32_t>(code)), text});
+  };
+  // Complex transcendentals: runtime/math.cc (long double), through
+  //   void hloref_cpu_complex_unary(i32 fn, double re, double im, ptr out)
+  //   void hloref_cpu_complex_pow(double a, double b, double c, double d,
+  //                               ptr out)
+  // writing double out[2].
+  ctx.complex_math = [](codegen::EmitContext& c, int32_t fn,
+                        absl::Span<llvm::Value* const> parts) {
+    codegen::IRBuilder& b = c.b();
+    llvm::Type* dbl = b.getDoubleTy();
+    llvm::Value* out = c.EntryAlloca(dbl, 2, "complex.out");
+    std::vector<llvm::Value*> args;
+    const bool pow = fn == static_cast<int32_t>(codegen::ComplexFn::kPow);
+    if (!pow) args.push_back(c.I32(fn));
+    args.insert(args.end(), parts.begin(), parts.end());
+    args.push_back(out);
+    std::vector<llvm::Type*> params;
+    for (llvm::Value* a : args) params.push_back(a->getType());
+    auto* fty = llvm::FunctionType::get(b.getVoidTy(), params, false);
+    b.CreateCall(
+        c.GetRuntimeFunction(
+            pow ? "hloref_cpu_complex_pow" : "hloref_cpu_complex_unary", fty),
+        args);
+    llvm::Value* re = b.CreateLoad(dbl, out);
+    llvm::Value* im =
+        b.CreateLoad(dbl, b.CreateConstInBoundsGEP1_64(dbl, out, 1));
+    return std::make_pair(re, im);
   };
   ctx.parallel_for = [](codegen::EmitContext& c, llvm::Value* n,
                         llvm::Function* body, llvm::Value* env) {

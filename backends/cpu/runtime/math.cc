@@ -1,5 +1,7 @@
 // The math runtime of the CPU backend: complex transcendentals and complex
-// pow (backends/codegen/complex_ir.h), computed in long double (64-bit
+// pow, what the CPU target's EmitContext::complex_math hook calls
+// (module_emitter.cc; numbering: backends/codegen/complex_ir.h's
+// ComplexFn), computed in long double (64-bit
 // significand) with the C library's complex functions and XLA's special
 // cases (numerics.md 3.4), then rounded to double; the generated code
 // rounds once more to float for c64.
@@ -79,6 +81,8 @@ CLD Eval(int32_t fn, CLD z) {
       return std::acosh(z);
     case ComplexFn::kAtanh:
       return std::atanh(z);
+    case ComplexFn::kPow:  // hloref_cpu_complex_pow, below
+      break;
   }
   const long double nan = std::nanl("");
   return CLD(nan, nan);
