@@ -80,6 +80,27 @@ TEST(Generators, NewFamiliesYieldVerifiedCases) {
   }
 }
 
+// Issue 14: convolution draws pred operands sometimes, and rng-bit-generator
+// sometimes a state longer than its algorithm reads.
+TEST(Generators, ConvolutionPredAndLongRngStates) {
+  int pred_conv = 0, long_state = 0;
+  for (uint64_t seed = 0; seed < 300; ++seed) {
+    auto conv = GenerateCase(HloOpcode::kConvolution, seed);
+    if (conv.ok() &&
+        conv->args[0].shape().element_type() == PrimitiveType::kPred) {
+      ++pred_conv;
+    }
+    auto rbg = GenerateCase(HloOpcode::kRngBitGenerator, seed);
+    ASSERT_TRUE(rbg.ok()) << rbg.status();
+    const Shape& state = rbg->args[0].shape();
+    const bool three_fry =
+        rbg->module_text.find("rng_three_fry") != std::string::npos;
+    if (state.dimensions(0) > (three_fry ? 2 : 3)) ++long_state;
+  }
+  EXPECT_GE(pred_conv, 3);
+  EXPECT_GE(long_state, 10);
+}
+
 TEST(Generators, FftCoversBothComplexTypes) {
   std::set<PrimitiveType> types;
   for (uint64_t seed = 0; seed < 40; ++seed) {

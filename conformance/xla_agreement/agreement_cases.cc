@@ -18,6 +18,8 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "conformance/generators/generator.h"
 #include "spec/ir/hlo_parser.h"
@@ -29,15 +31,30 @@ namespace {
 
 constexpr char kMarker[] = "#### ";
 
+// The generator's module text with topk's is_stable left out, as hloref's
+// printer leaves it out: XLA (jaxlib 0.10.2) has no such attribute on topk
+// and refuses the whole module for it, which says nothing of the verifier
+// rules compared here. hloref reads the text either way.
+std::string AsXlaReads(const std::string& text) {
+  std::vector<std::string> lines = absl::StrSplit(text, '\n');
+  for (std::string& line : lines) {
+    if (!absl::StrContains(line, " topk(")) continue;
+    line = absl::StrReplaceAll(
+        line, {{", is_stable=true", ""}, {", is_stable=false", ""}});
+  }
+  return absl::StrJoin(lines, "\n");
+}
+
 int Generate(int64_t per_op, uint64_t base) {
   for (HloOpcode op : GeneratedOps()) {
     for (int64_t k = 0; k < per_op; ++k) {
       const uint64_t seed = base + static_cast<uint64_t>(k);
       auto c = GenerateCase(op, seed);
       if (!c.ok()) continue;  // no valid draw: nothing to compare
-      std::printf(
-          "%s%s %llu\n%s\n", kMarker, std::string(HloOpcodeString(op)).c_str(),
-          static_cast<unsigned long long>(seed), c->module_text.c_str());
+      std::printf("%s%s %llu\n%s\n", kMarker,
+                  std::string(HloOpcodeString(op)).c_str(),
+                  static_cast<unsigned long long>(seed),
+                  AsXlaReads(c->module_text).c_str());
     }
   }
   return 0;
