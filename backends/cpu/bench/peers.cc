@@ -29,7 +29,7 @@ void Fill(float* x, int64_t n, uint64_t seed) {
            (1 << 23);
   }
 }
-uint16_t ToBf16(float f) {
+[[maybe_unused]] uint16_t ToBf16(float f) {
   uint32_t u;
   std::memcpy(&u, &f, 4);
   u += 0x7fff + ((u >> 16) & 1);  // round to nearest even (finite inputs)
