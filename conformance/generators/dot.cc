@@ -7,7 +7,12 @@
 // dimension (sometimes exactly), with empty groups. scaled-dot: float
 // operands with block scales (f8e8m0fnu and other float scale types)
 // dividing every dimension, MX-like blocks of 32 along the contraction.
+// Blocked dots (GenerateBlockedDot): shapes past the CPU backend's GEMM
+// tile (6 x 64 f32, 6 x 32 f64), K blocks and thread split, with odd sizes
+// so every edge tile runs; the large ones (M, N, K up to ~600, operands
+// past the L2 size) only under HLOREF_CONFORMANCE_LARGE_DOT=1.
 #include <algorithm>
+#include <cstdlib>
 #include <string>
 #include <utility>
 #include <vector>
@@ -270,12 +275,120 @@ absl::StatusOr<Draw> GenerateScaledDot(Rng& rng) {
   return d;
 }
 
+// Large blocked dots (oracle time ~seconds each) are drawn only when the
+// environment sets HLOREF_CONFORMANCE_LARGE_DOT=1 (the slow-labelled
+// cpu.conformance_dot_large run); the default, CI-sized set draws the
+// moderate ones (at most ~2M multiply-adds) now and then.
+bool LargeDots() {
+  static const bool large = [] {
+    const char* v = std::getenv("HLOREF_CONFORMANCE_LARGE_DOT");
+    return v != nullptr && std::string(v) == "1";
+  }();
+  return large;
+}
+
+// A size around the GEMM's edges: one off a multiple of the 6-row tile or
+// the 64 / 32-column panels, or uniform in [1, hi].
+int64_t BlockedSize(Rng& rng, int64_t hi) {
+  static constexpr int64_t kEdges[] = {1,  5,  6,  7,   13,  31,  32,  33,
+                                       63, 64, 65, 127, 129, 191, 193, 257};
+  if (rng.Chance(0.5)) {
+    const int64_t v = kEdges[rng.Below(sizeof(kEdges) / sizeof(kEdges[0]))];
+    if (v <= hi) return v;
+  }
+  return rng.Range(1, hi);
+}
+
+// A dot whose shape reaches the CPU backend's packed GEMM: one or two
+// dimensions per group at random positions, element types of its paths
+// (f32 mostly; narrow floats, f64, s8/u8 into s32) and sometimes others.
+absl::StatusOr<Draw> GenerateBlockedDot(Rng& rng) {
+  Draw d;
+  const bool large = LargeDots();
+  static constexpr PrimitiveType kTypes[] = {
+      PrimitiveType::kF32,  PrimitiveType::kF32,      PrimitiveType::kF32,
+      PrimitiveType::kBF16, PrimitiveType::kF16,      PrimitiveType::kF64,
+      PrimitiveType::kS8,   PrimitiveType::kF8E4M3FN, PrimitiveType::kU8};
+  const PrimitiveType t = rng.Pick<PrimitiveType>(kTypes);
+  // M, N, K sizes; the product stays under 2M multiply-adds by default.
+  const int64_t hi = large ? 600 : 200;
+  int64_t m = BlockedSize(rng, hi), n = BlockedSize(rng, hi),
+          k = BlockedSize(rng, large ? 700 : 300);
+  const int64_t budget = large ? int64_t{300} * 1000 * 1000 : 2000000;
+  while (m * n * k > budget) {
+    if (m >= n && m >= k) {
+      m = (m + 1) / 2;
+    } else if (n >= k) {
+      n = (n + 1) / 2;
+    } else {
+      k = (k + 1) / 2;
+    }
+  }
+  if (rng.Chance(0.15)) m = rng.Range(1, 16);  // skinny (decoding-like)
+  const int64_t nb = rng.Chance(0.3) ? 1 : 0;
+  std::vector<int64_t> batch, lfree, contr, rfree;
+  if (nb == 1) batch.push_back(rng.Range(2, 3));
+  // Sometimes a group is two dimensions (a 2-D M or K).
+  auto split = [&](int64_t size, std::vector<int64_t>* out) {
+    if (size >= 4 && size % 2 == 0 && rng.Chance(0.2)) {
+      out->push_back(2);
+      out->push_back(size / 2);
+    } else {
+      out->push_back(size);
+    }
+  };
+  split(m, &lfree);
+  split(k, &contr);
+  split(n, &rfree);
+  std::vector<int64_t> lhs_logical = batch, rhs_logical = batch;
+  lhs_logical.insert(lhs_logical.end(), lfree.begin(), lfree.end());
+  lhs_logical.insert(lhs_logical.end(), contr.begin(), contr.end());
+  rhs_logical.insert(rhs_logical.end(), contr.begin(), contr.end());
+  rhs_logical.insert(rhs_logical.end(), rfree.begin(), rfree.end());
+  std::vector<int64_t> lhs, rhs, lw, rw;
+  Place(rng, lhs_logical, &lhs, &lw);
+  Place(rng, rhs_logical, &rhs, &rw);
+  const int64_t b = static_cast<int64_t>(batch.size());
+  const int64_t nlf = static_cast<int64_t>(lfree.size());
+  const int64_t c = static_cast<int64_t>(contr.size());
+  const int64_t nrf = static_cast<int64_t>(rfree.size());
+  std::vector<int64_t> lb(lw.begin(), lw.begin() + b);
+  std::vector<int64_t> rb(rw.begin(), rw.begin() + b);
+  std::vector<int64_t> lc(lw.begin() + b + nlf, lw.end());
+  std::vector<int64_t> rc(rw.begin() + b, rw.begin() + b + c);
+  const Fill fill = DrawAccumulationFill(rng);
+  d.params.push_back({Shape(t, lhs), fill});
+  d.params.push_back({Shape(t, rhs), fill});
+  // Integers accumulate into s32; narrow floats sometimes into f32.
+  PrimitiveType out = t;
+  if (t == PrimitiveType::kS8 || t == PrimitiveType::kU8) {
+    out = PrimitiveType::kS32;
+  } else if ((t == PrimitiveType::kBF16 || t == PrimitiveType::kF16 ||
+              t == PrimitiveType::kF8E4M3FN) &&
+             rng.Chance(0.5)) {
+    out = PrimitiveType::kF32;
+  }
+  std::vector<int64_t> result = batch;
+  for (int64_t s : ByPosition(lhs_logical, lw, b, nlf)) result.push_back(s);
+  for (int64_t s : ByPosition(rhs_logical, rw, b + c, nrf)) {
+    result.push_back(s);
+  }
+  d.result_shape = Shape(out, result);
+  d.op_text = "dot(p0, p1)";
+  if (b > 0) absl::StrAppend(&d.op_text, ", lhs_batch_dims=", ListText(lb));
+  absl::StrAppend(&d.op_text, ", lhs_contracting_dims=", ListText(lc));
+  if (b > 0) absl::StrAppend(&d.op_text, ", rhs_batch_dims=", ListText(rb));
+  absl::StrAppend(&d.op_text, ", rhs_contracting_dims=", ListText(rc));
+  return d;
+}
+
 }  // namespace
 
 absl::StatusOr<Draw> GenerateDot(HloOpcode op, Rng& rng) {
   if (op == HloOpcode::kRaggedDot) return GenerateRaggedDot(rng);
   if (op == HloOpcode::kScaledDot) return GenerateScaledDot(rng);
   if (op != HloOpcode::kDot) return absl::UnimplementedError("no generator");
+  if (LargeDots()) return GenerateBlockedDot(rng);
   Draw d;
   const PrimitiveType t = DrawType(rng);
   const int64_t nb = rng.Range(0, 2), nlf = rng.Range(0, 2),
@@ -313,6 +426,9 @@ absl::StatusOr<Draw> GenerateDot(HloOpcode op, Rng& rng) {
     absl::StrAppend(&d.op_text, ", rhs_batch_dims=", ListText(rb));
   }
   absl::StrAppend(&d.op_text, ", rhs_contracting_dims=", ListText(rc));
+  // Drawn last, so the cases above keep their seeds: now and then a
+  // blocked (GEMM-sized) dot instead.
+  if (rng.Chance(0.06)) return GenerateBlockedDot(rng);
   return d;
 }
 

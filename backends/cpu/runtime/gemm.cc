@@ -5,9 +5,7 @@
 // Loop nest of one work item (a batch index, a range of M rows and a
 // range of at most NC columns; items are split across the thread pool):
 //   for each K block of KC (pc):
-//     B block [KC x NC] packed into NR-wide panels (L2-resident), or read
-//       in place (skinny M with a row-major B: no packing, the block is
-//       streamed once from memory and re-read from L2)
+//     B block [KC x NC] packed into NR-wide panels (L2-resident)
 //     for each 6-row panel of A (ir): pack A [6 x KC] (L1-resident)
 //       for each NR-wide panel of B (jr): microkernel on C[6 x NR]
 // KC and NC come from the host's L1 and L2 sizes. Each output element is
@@ -216,8 +214,8 @@ struct Problem {
           b_ns = kNotAffine, a_ks = kNotAffine, a_ms = kNotAffine;
   // Blocking.
   int64_t kc = 256, nc = 512, m_chunk = 1, n_blocks = 1, m_blocks = 1;
-  bool direct_b = false, direct_c = false;
-  bool swapped = false;  // lhs and rhs exchanged (C^T = B^T A^T)
+  bool direct_c = false;  // the kernel writes the output in place
+  bool swapped = false;   // lhs and rhs exchanged (C^T = B^T A^T)
   int64_t items() const { return batch * m_blocks * n_blocks; }
 };
 
@@ -298,11 +296,6 @@ absl::StatusOr<Problem> MakeProblem(const DotDims& d, int threads) {
       (p.path == GemmPath::kF64 && p.ot == PrimitiveType::kF64) ||
       p.path == GemmPath::kInt;
   p.direct_c = acc_out && p.c_ns == 1 && p.c_ms != kNotAffine;
-  const bool identity_b =
-      (p.path == GemmPath::kF32 && p.rt == PrimitiveType::kF32) ||
-      (p.path == GemmPath::kF64 && p.rt == PrimitiveType::kF64);
-  p.direct_b =
-      false && identity_b && p.m <= 16 && p.b_ns == 1 && p.b_ks != kNotAffine;
 
   // Blocking from the caches: the A panel [6 x KC] in a third of L1, the B
   // block [KC x NC] the size of L2 (measured: a larger NC amortises the A
@@ -491,8 +484,7 @@ void RunFloatItems(Shared& sh, int64_t item_begin, int64_t item_end) {
   const Loader<T> la = MakeLoader<T>(p.lt, sh.lhs);
   const Loader<T> lb = MakeLoader<T>(p.rt, sh.rhs);
   Scratch a_buf(p.kc * kGemmMr * sizeof(T));
-  Scratch b_buf(p.direct_b ? 64
-                           : p.kc * p.nc * static_cast<int64_t>(sizeof(T)));
+  Scratch b_buf(p.kc * p.nc * static_cast<int64_t>(sizeof(T)));
   Scratch c_buf(
       p.direct_c ? 64 : p.m_chunk * p.nc * static_cast<int64_t>(sizeof(T)));
   if (a_buf.p == nullptr || b_buf.p == nullptr || c_buf.p == nullptr) {
@@ -523,21 +515,11 @@ void RunFloatItems(Shared& sh, int64_t item_begin, int64_t item_end) {
     const int64_t a_off = p.a_b[bi], b_off = p.b_b[bi];
     for (int64_t k0 = 0; k0 < p.k; k0 += p.kc) {
       const int64_t kc = std::min(p.kc, p.k - k0);
-      const T* bbase;
-      int64_t ldb;
-      if (p.direct_b) {
-        bbase = static_cast<const T*>(sh.rhs) + b_off + p.b_k[k0] + p.b_n[n0];
-        ldb = p.b_ks;
-        for (int64_t k = 0; k < kc; ++k) {
-          sb.CopyScan(*sh.kernels, bbase + k * ldb, nullptr, ncols);
-        }
-      } else {
-        // Pack B [kc x ncols] into kNr-wide panels, zero-padded.
-        PackB<T, kNr>(p, lb, sh.rhs, b_off, n0, ncols, k0, kc, bblock,
-                      *sh.kernels, sb);
-        bbase = bblock;
-        ldb = kNr;
-      }
+      // Pack B [kc x ncols] into kNr-wide panels, zero-padded. (Skinny M
+      // packs too: reading a row-major B in place was slower here, its
+      // 64-column panels strided by N rows conflicting in L1 and L2.)
+      PackB<T, kNr>(p, lb, sh.rhs, b_off, n0, ncols, k0, kc, bblock,
+                    *sh.kernels, sb);
       for (int64_t i0 = m0; i0 < m1; i0 += kGemmMr) {
         const int mr = static_cast<int>(std::min<int64_t>(kGemmMr, m1 - i0));
         // Pack A [mr x kc] as a[k * 6 + r]; unused rows are zero.
@@ -546,14 +528,13 @@ void RunFloatItems(Shared& sh, int64_t item_begin, int64_t item_end) {
         T* crow = c + (i0 - m0) * ldc;
         for (int64_t j0 = 0; j0 < ncols; j0 += kNr) {
           const int nr = static_cast<int>(std::min<int64_t>(kNr, ncols - j0));
-          const T* bp = p.direct_b ? bbase + j0 : bbase + (j0 / kNr) * kc * kNr;
-          const bool full = !p.direct_b || nr == kNr;
+          const T* bp = bblock + (j0 / kNr) * kc * kNr;
           if constexpr (std::is_same_v<T, float>) {
-            sh.kernels->f32(kc, apanel, bp, ldb, crow + j0, ldc, mr, nr, k0 > 0,
-                            full);
+            sh.kernels->f32(kc, apanel, bp, kNr, crow + j0, ldc, mr, nr, k0 > 0,
+                            true);
           } else {
-            sh.kernels->f64(kc, apanel, bp, ldb, crow + j0, ldc, mr, nr, k0 > 0,
-                            full);
+            sh.kernels->f64(kc, apanel, bp, kNr, crow + j0, ldc, mr, nr, k0 > 0,
+                            true);
           }
         }
       }

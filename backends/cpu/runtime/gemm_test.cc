@@ -332,6 +332,75 @@ TEST(GemmTest, NonFiniteOperandsFollowIeee) {
   EXPECT_EQ(c[n], 20.0f);
 }
 
+// The microkernels alone: an unpacked B (ldb = 100, only nr columns
+// readable) against a naive f32 FMA chain in k order, for every mr and an
+// N edge, with and without C's old value.
+TEST(GemmKernelTest, UnpackedRowsAndEdgesMatchAnFmaChain) {
+  const int64_t kc = 37, ldb = 100, ldc = 70;
+  const std::vector<float> a = RandomF32(kc * gemm::kGemmMr, 9);
+  const std::vector<float> b = RandomF32(kc * ldb, 10);
+  for (const GemmKernels* kernels : KernelSets()) {
+    for (int mr = 1; mr <= gemm::kGemmMr; ++mr) {
+      for (int nr : {1, 17, 37, 64}) {
+        for (bool acc : {false, true}) {
+          // B's row k holds nr valid values followed by the next row's; a
+          // masked kernel must not read past nr (the tail is NaN here).
+          std::vector<float> bt(b);
+          for (int64_t k = 0; k < kc; ++k) {
+            for (int64_t j = nr; j < ldb; ++j) bt[k * ldb + j] = NAN;
+          }
+          std::vector<float> c(gemm::kGemmMr * ldc, 0.5f);
+          kernels->f32(kc, a.data(), bt.data(), ldb, c.data(), ldc, mr, nr, acc,
+                       /*full_b_rows=*/nr == 64);
+          for (int r = 0; r < gemm::kGemmMr; ++r) {
+            for (int j = 0; j < ldc; ++j) {
+              const float got = c[r * ldc + j];
+              if (r >= mr || j >= nr) {
+                ASSERT_EQ(got, 0.5f) << "wrote outside the tile";
+                continue;
+              }
+              long double want = acc ? 0.5L : 0.0L;
+              for (int64_t k = 0; k < kc; ++k) {
+                want += static_cast<long double>(a[k * gemm::kGemmMr + r]) *
+                        b[k * ldb + j];
+              }
+              ASSERT_NEAR(got, static_cast<double>(want), 1e-5)
+                  << kernels->name << " mr=" << mr << " nr=" << nr;
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST(GemmKernelTest, CopyScanFindsExtremes) {
+  for (const GemmKernels* kernels : KernelSets()) {
+    for (int64_t n : {1, 15, 16, 17, 100}) {
+      std::vector<float> v(n, 0.0f);
+      for (int64_t i = 0; i < n; ++i) v[i] = (i % 3 == 0) ? 0.0f : -1.5f * i;
+      v[n - 1] = n > 1 ? 0x1p-140f : 0.0f;  // a subnormal, last (the tail)
+      std::vector<float> copy(n, 7.0f);
+      uint32_t mx = 0, mn = ~0u;
+      kernels->scan32(reinterpret_cast<const uint32_t*>(v.data()),
+                      reinterpret_cast<uint32_t*>(copy.data()), n, &mx, &mn);
+      EXPECT_EQ(0, std::memcmp(v.data(), copy.data(), n * sizeof(float)));
+      float max_abs, min_nz;
+      const uint32_t mn1 = mn + 1;
+      std::memcpy(&max_abs, &mx, 4);
+      std::memcpy(&min_nz, &mn1, 4);
+      float want_max = 0;
+      for (float x : v) want_max = std::max(want_max, std::fabs(x));
+      EXPECT_EQ(max_abs, want_max) << kernels->name << " n=" << n;
+      if (n > 1) {
+        EXPECT_EQ(min_nz, 0x1p-140f) << kernels->name << " n=" << n;
+      } else {
+        EXPECT_EQ(mn, ~0u) << "no nonzero value";
+      }
+    }
+  }
+}
+
 TEST(GemmTest, ZeroKGivesZeros) {
   const DotDims d = MakeDims(PrimitiveType::kF32, PrimitiveType::kF32,
                              PrimitiveType::kF32, 1, 5, 7, 0, Layout{});
