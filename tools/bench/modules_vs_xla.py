@@ -113,37 +113,40 @@ def run_xla(cores, paths, min_seconds):
 
 # ----------------------------------------------------------------- hloref
 def run_hloref(build, cores, threads, paths, repetitions, min_seconds):
+    """One kernel_benchmark process per module, so that a module the CPU
+    backend crashes on is reported as such and the others still run."""
     bench = os.path.join(build, "backends", "cpu", "bench", "kernel_benchmark")
-    with tempfile.TemporaryDirectory() as tmp:
-        out = os.path.join(tmp, "out.json")
-        cmd = ["taskset", "-c", ",".join(map(str, cores)), bench,
-               f"--threads={threads}", f"--benchmark_out={out}",
-               "--benchmark_out_format=json",
-               f"--benchmark_min_time={min_seconds}",
-               f"--benchmark_repetitions={repetitions}"]
-        cmd += [f"--module={p}" for p in paths]
-        subprocess.run(cmd, check=True, capture_output=True, text=True)
-        with open(out) as f:
-            data = json.load(f)
     unit = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
-    times, compile_s, errors = {}, {}, {}
-    for b in data["benchmarks"]:
-        if b.get("run_type") != "iteration":
-            continue
-        name = b["run_name"].split("/")[0][len("module_"):]
-        if b.get("error_occurred"):
-            errors[name] = b.get("error_message", "error")
-            continue
-        times.setdefault(name, []).append(b["real_time"] * unit[b["time_unit"]])
-        if "compile_ms" in b:
-            compile_s[name] = b["compile_ms"] * 1e-3
     res = {}
-    for name in set(times) | set(errors):
-        if name in errors:
-            res[name] = {"error": errors[name][:200]}
+    for path in paths:
+        name = os.path.splitext(os.path.basename(path))[0]
+        with tempfile.TemporaryDirectory() as tmp:
+            out = os.path.join(tmp, "out.json")
+            cmd = ["taskset", "-c", ",".join(map(str, cores)), bench,
+                   f"--threads={threads}", f"--benchmark_out={out}",
+                   "--benchmark_out_format=json",
+                   f"--benchmark_min_time={min_seconds}",
+                   f"--benchmark_repetitions={repetitions}",
+                   f"--module={path}"]
+            p = subprocess.run(cmd, capture_output=True, text=True)
+            if p.returncode != 0 or not os.path.exists(out):
+                res[name] = {"error": f"kernel_benchmark exit status {p.returncode}"}
+                continue
+            with open(out) as f:
+                data = json.load(f)
+        times, compile_s, error = [], float("nan"), None
+        for b in data["benchmarks"]:
+            if b.get("run_type") != "iteration":
+                continue
+            if b.get("error_occurred"):
+                error = b.get("error_message", "error")[:200]
+                continue
+            times.append(b["real_time"] * unit[b["time_unit"]])
+            compile_s = b.get("compile_ms", float("nan")) * 1e-3
+        if error or not times:
+            res[name] = {"error": error or "no timing"}
         else:
-            res[name] = {"run_s": median(times[name]),
-                         "compile_s": compile_s.get(name, float("nan"))}
+            res[name] = {"run_s": median(times), "compile_s": compile_s}
     return res
 
 
