@@ -95,7 +95,8 @@ absl::StatusOr<Shape> DotGeneralShape(const HloInstruction& inst,
 }
 
 // <op>.C1 arrays; <op>.C6 element types of one number class, not pred
-// mixed with numbers; <op>.C7 the result type of the same class family;
+// mixed with numbers (dot: XLA's mixed classes are read with a warning);
+// <op>.C7 a complex result exactly with a complex operand;
 // <op>.C8 operand_precision has 0 or 2 entries.
 absl::Status CheckDotTypes(const HloInstruction& inst, int64_t lhs_i,
                            int64_t rhs_i) {
@@ -104,20 +105,35 @@ absl::Status CheckDotTypes(const HloInstruction& inst, int64_t lhs_i,
   HLOREF_RETURN_IF_ERROR(ExpectArrayOperand(inst, rhs_i, op + ".C1"));
   const PrimitiveType l = inst.operand(lhs_i)->shape().element_type();
   const PrimitiveType r = inst.operand(rhs_i)->shape().element_type();
-  if (l != r && NumberClass(l) != NumberClass(r)) {
-    return Fail(inst, op + ".C6", "lhs element type ", PrimitiveTypeName(l),
-                " and rhs element type ", PrimitiveTypeName(r),
-                " must both be integers, both floating point or both complex");
-  }
   if (!inst.shape().IsArray()) {
     return Fail(inst, op + ".C7", "result must be an array, got ",
                 ShapeStr(inst.shape()));
   }
   const PrimitiveType out = inst.shape().element_type();
-  if (IsComplex(l) != IsComplex(out)) {
+  if (l != r && NumberClass(l) != NumberClass(r)) {
+    if (inst.opcode() != HloOpcode::kDot) {
+      return Fail(inst, op + ".C6", "lhs element type ", PrimitiveTypeName(l),
+                  " and rhs element type ", PrimitiveTypeName(r),
+                  " must both be integers, both floating point or both "
+                  "complex");
+    }
+    // Seed 001 DotGeneral types both operands "array of type T"; XLA's
+    // shape inference (given the result type) and XLA:CPU take operands of
+    // different classes (bf16 x s8, s32 x pred, c64 x f32: checked with
+    // jaxlib 0.10.2), and jax emits them (mixed-dtype dot_general). Read
+    // as XLA does, with a warning; the values are each operand's, exactly
+    // (dot.h).
+    Warn(inst, op + ".C6",
+         absl::StrCat("lhs element type ", PrimitiveTypeName(l),
+                      " and rhs element type ", PrimitiveTypeName(r),
+                      " differ in class: seed 001 DotGeneral types both "
+                      "operands \"array of type T\"; read as XLA accepts it"));
+  }
+  if ((IsComplex(l) || IsComplex(r)) != IsComplex(out)) {
     return Fail(inst, op + ".C7", "result element type ",
-                PrimitiveTypeName(out), " does not fit operand type ",
-                PrimitiveTypeName(l), " (complex only with complex)");
+                PrimitiveTypeName(out), " does not fit operand types ",
+                PrimitiveTypeName(l), " and ", PrimitiveTypeName(r),
+                " (a complex result exactly with complex operands)");
   }
   const auto& precision = inst.attrs().operand_precision;
   if (!precision.empty() && precision.size() != 2) {

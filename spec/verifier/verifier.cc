@@ -656,8 +656,33 @@ absl::StatusOr<Shape> InferShape(const HloInstruction& inst) {
   return absl::InternalError("verifier: unknown op family");
 }
 
+namespace {
+// The warnings of the VerifyModule call running on this thread.
+thread_local std::vector<std::string>* current_warnings = nullptr;
+
+class WarningSink {
+ public:
+  explicit WarningSink(std::vector<std::string>* sink)
+      : saved_(current_warnings) {
+    current_warnings = sink;
+  }
+  ~WarningSink() { current_warnings = saved_; }
+
+ private:
+  std::vector<std::string>* saved_;
+};
+}  // namespace
+
+void verifier_internal::Warn(const HloInstruction& inst, absl::string_view rule,
+                             absl::string_view message) {
+  if (current_warnings == nullptr) return;
+  const absl::Status located = InstructionError(inst, rule, message);
+  current_warnings->push_back(absl::StrCat("warning: ", located.message()));
+}
+
 absl::Status VerifyModule(const HloModule& module,
                           const VerifyOptions& options) {
+  WarningSink sink(options.warnings);
   // module.C1: one entry computation.
   if (module.computations().empty()) {
     return absl::InvalidArgumentError(absl::StrCat(

@@ -4,6 +4,9 @@
 #ifndef HLOREF_SPEC_VERIFIER_VERIFIER_H_
 #define HLOREF_SPEC_VERIFIER_VERIFIER_H_
 
+#include <string>
+#include <vector>
+
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "spec/ir/hlo_module.h"
@@ -14,6 +17,10 @@ struct VerifyOptions {
   // Reject shapes above this many elements (huge shapes fail here with a
   // clear message instead of in an allocation).
   int64_t max_elements = int64_t{1} << 32;
+  // Where seed 001 and XLA disagree and hloref reads what XLA accepts
+  // (issue 14), one line per such instruction, naming the disagreement:
+  // "<location>: warning: [<rule>] ...". Null: not collected.
+  std::vector<std::string>* warnings = nullptr;
 };
 
 // Checks the whole module: structure (one entry, parameters 0..N-1, called

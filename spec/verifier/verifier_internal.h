@@ -28,6 +28,12 @@ absl::Status Fail(const HloInstruction& inst, absl::string_view rule,
   return InstructionError(inst, rule, absl::StrCat(pieces...));
 }
 
+// A point where seed 001 and XLA disagree and hloref reads what XLA
+// accepts: recorded in VerifyOptions::warnings of the VerifyModule call in
+// progress on this thread (dropped outside one, e.g. from InferShape).
+void Warn(const HloInstruction& inst, absl::string_view rule,
+          absl::string_view message);
+
 // `{1,2}`.
 std::string DimsStr(absl::Span<const int64_t> dims);
 // A shape without layout, `f32[2,3]`.

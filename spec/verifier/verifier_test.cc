@@ -275,7 +275,9 @@ const Case kCases[] = {
   {"dot.C4", "r", "p = f32[2,3] parameter(0)\nq = f32[3,4] parameter(1)\nROOT r = f32[2,4] dot(p, q), lhs_contracting_dims={2}, rhs_contracting_dims={0}"},
   {"dot.C4", "r", "p = f32[3,3] parameter(0)\nq = f32[3,3] parameter(1)\nROOT r = f32[3] dot(p, q), lhs_batch_dims={1}, lhs_contracting_dims={1}, rhs_batch_dims={0}, rhs_contracting_dims={1}"},
   {"dot.C5", "r", "p = f32[2,3,4] parameter(0)\nq = f32[5,4,6] parameter(1)\nROOT r = f32[2,3,6] dot(p, q), lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={0}, rhs_contracting_dims={1}"},
-  {"dot.C6", "r", "p = f32[2,3] parameter(0)\nq = s32[3,4] parameter(1)\nROOT r = f32[2,4] dot(p, q), lhs_contracting_dims={1}, rhs_contracting_dims={0}"},
+  // dot.C6 is a warning on dot (XLA's mixed classes, VerifierApiTest.DotMixedClassesWarn); ragged-dot keeps the rule.
+  {"ragged-dot.C6", "r", "p = f32[8,3] parameter(0)\nq = s32[3,4] parameter(1)\ng = s32[2] parameter(2)\nROOT r = f32[8,4] ragged-dot(p, q, g), lhs_contracting_dims={1}, rhs_contracting_dims={0}, lhs_ragged_dims={0}, rhs_group_dims={}"},
+  {"dot.C7", "r", "p = f32[2,3] parameter(0)\nq = c64[3,4] parameter(1)\nROOT r = f32[2,4] dot(p, q), lhs_contracting_dims={1}, rhs_contracting_dims={0}"},
   {"dot.C7", "r", "p = f32[2,3] parameter(0)\nq = f32[3,4] parameter(1)\nROOT r = c64[2,4] dot(p, q), lhs_contracting_dims={1}, rhs_contracting_dims={0}"},
   {"dot.C8", "r", "p = f32[2,3] parameter(0)\nq = f32[3,4] parameter(1)\nROOT r = f32[2,4] dot(p, q), lhs_contracting_dims={1}, rhs_contracting_dims={0}, operand_precision={high}"},
   {"module.C10", "r", "p = f32[2,3] parameter(0)\nq = f32[3,4] parameter(1)\nROOT r = f32[4,2] dot(p, q), lhs_contracting_dims={1}, rhs_contracting_dims={0}"},
@@ -878,6 +880,38 @@ TEST(VerifierApiTest, InferShapeGivesExpected) {
   EXPECT_EQ(
       std::vector<int64_t>(s->dimensions().begin(), s->dimensions().end()),
       (std::vector<int64_t>{2, 5}));
+}
+
+// Issue 14: dot operands of different classes (seed 001: both "array of
+// type T") are read as XLA reads them, with a warning naming the rule.
+TEST(VerifierApiTest, DotMixedClassesWarn) {
+  auto m = ParseHloModule(R"(HloModule m
+ENTRY e {
+  p = bf16[2,3] parameter(0)
+  q = s8[3,4] parameter(1)
+  ROOT r = bf16[2,4] dot(p, q), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+})");
+  ASSERT_TRUE(m.ok()) << m.status();
+  std::vector<std::string> warnings;
+  VerifyOptions options;
+  options.warnings = &warnings;
+  ASSERT_TRUE(VerifyModule(**m, options).ok());
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_THAT(warnings[0], HasSubstr("[dot.C6]"));
+  EXPECT_THAT(warnings[0], HasSubstr("seed 001"));
+  // Without a sink the module verifies the same, silently.
+  EXPECT_TRUE(VerifyModule(**m).ok());
+  // Same class: no warning.
+  auto same = ParseHloModule(R"(HloModule m
+ENTRY e {
+  p = bf16[2,3] parameter(0)
+  q = f32[3,4] parameter(1)
+  ROOT r = f32[2,4] dot(p, q), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+})");
+  ASSERT_TRUE(same.ok()) << same.status();
+  warnings.clear();
+  ASSERT_TRUE(VerifyModule(**same, options).ok());
+  EXPECT_TRUE(warnings.empty());
 }
 
 TEST(VerifierApiTest, DotMessageStatesSizes) {
