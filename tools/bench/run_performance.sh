@@ -15,7 +15,8 @@
 #
 # Usage: tools/bench/run_performance.sh            (builds, runs, writes)
 # Environment: BUILD_DIR (default build), REPS (3), BIG (1), SKIP_BUILD=1
-# (use the binaries as built), OUT (default docs/performance.md),
+# (use the binaries as built), OUT (default docs/performance.md), MODULES=0
+# (no modules part),
 # QUICK=1 (tiny shapes, for checking this script; do not commit its doc).
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -47,11 +48,32 @@ QUICK_FLAG=()
 
 START="$(date -u '+%Y-%m-%d %H:%M UTC')"
 LOAD_BEFORE="$(cut -d' ' -f1-3 /proc/loadavg)"
+# One process per kernel family (each with the limits, measured again
+# beside it), so that a crash of the backend on one family loses only that
+# family's rows, which the table then says.
 echo "run_performance: kernels (threads $THREADS, $REPS repetitions, cores $CORES)"
 KERNEL_CMD=(taskset -c "$CORES" "$BENCH" "${QUICK_FLAG[@]}" --threads="$THREADS"
-  --benchmark_repetitions="$REPS" --benchmark_min_time="$MIN_TIME"
-  --summary_md="$TMP/kernels.md")
-"${KERNEL_CMD[@]}" | tee "$TMP/kernels.log"
+  --benchmark_repetitions="$REPS" --benchmark_min_time="$MIN_TIME")
+: >"$TMP/kernels.md"
+: >"$TMP/kernels.log"
+first=1
+for family in gemm conv "reduce|argmax|layernorm"; do
+  rc=0
+  "${KERNEL_CMD[@]}" "--benchmark_filter=^(limit|$family)" \
+    --summary_md="$TMP/family.md" >"$TMP/family.log" 2>&1 || rc=$?
+  cat "$TMP/family.log" >>"$TMP/kernels.log"
+  tail -n 80 "$TMP/family.log"
+  if [ "$rc" != "0" ] || [ ! -s "$TMP/family.md" ]; then
+    [ "$first" = "1" ] && printf '| workload (unit) | thr | hloref | oneDNN | OpenBLAS | Eigen | x oneDNN | x OpenBLAS | x Eigen | %% limit |\n|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n' >>"$TMP/kernels.md"
+    echo "| $family: the run stopped (exit status $rc), no figures |  |  |  |  |  |  |  |  |  |" >>"$TMP/kernels.md"
+  elif [ "$first" = "1" ]; then
+    cat "$TMP/family.md" >>"$TMP/kernels.md"
+  else
+    tail -n +3 "$TMP/family.md" | grep -v '^| limit_' >>"$TMP/kernels.md" || true
+  fi
+  rm -f "$TMP/family.md"
+  first=0
+done
 
 if [ "$BIG" != "0" ]; then
   echo "run_performance: largest shapes (1 repetition)"
@@ -63,7 +85,9 @@ fi
 
 VENV_PY="$ROOT/.venv/bin/python3"
 MODULES_NOTE=""
-if [ -x "$VENV_PY" ] && "$VENV_PY" -c 'import jax' 2>/dev/null; then
+if [ "${MODULES:-1}" = "0" ]; then
+  MODULES_NOTE="(skipped: MODULES=0)"
+elif [ -x "$VENV_PY" ] && "$VENV_PY" -c 'import jax' 2>/dev/null; then
   echo "run_performance: modules vs XLA:CPU and the oracle"
   MOD_CMD=("$VENV_PY" "$ROOT/tools/bench/modules_vs_xla.py" --build "$TMP/build"
     --threads "$THREADS" --repetitions "$REPS" --markdown "$TMP/modules.md")
@@ -106,7 +130,7 @@ DIRTY="$(git -C "$ROOT" status --porcelain -- backends spec | awk '{print $2}' |
   echo "tools/bench/run_performance.sh   # REPS=$REPS BIG=$BIG"
   # (paths shown relative to the checkout; the run used copies of build/.)
   shown() { sed "s|$TMP/build|build|g; s|$TMP/|/tmp/|g; s|$ROOT/||g"; }
-  echo "${KERNEL_CMD[*]}" | shown
+  echo "${KERNEL_CMD[*]} --benchmark_filter='^(limit|FAMILY)' --summary_md=/tmp/family.md   # FAMILY = gemm, conv, reduce|argmax|layernorm" | shown
   if [ "$BIG" != "0" ]; then echo "${BIG_CMD[*]}" | shown; fi
   if [ -n "${MOD_CMD+x}" ]; then echo "${MOD_CMD[*]}" | shown; fi
   echo '```'
@@ -117,7 +141,9 @@ DIRTY="$(git -C "$ROOT" status --porcelain -- backends spec | awk '{print $2}' |
   echo "input channels per group x window) or GB/s (bytes read; layer norm:"
   echo "read + write). \`x PEER\` = hloref rate / peer rate (above 1: hloref is"
   echo "faster). \`% limit\` = hloref / the FMA peak (GEMM, convolution) or the"
-  echo "sum bandwidth (reductions) of the same run and thread count."
+  echo "sum bandwidth over the reductions' 16 MiB working set (reductions) of the"
+  echo "same process and thread count (limit rows: from the GEMM process; each"
+  echo "family's process measures the limits again beside its kernels)."
   echo
   cat "$TMP/kernels.md"
   if [ -f "$TMP/big.md" ]; then
