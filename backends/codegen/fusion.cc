@@ -46,6 +46,20 @@ bool ReadsOperandsOnce(HloOpcode op) {
   }
 }
 
+// A reduce reads each element of its N inputs once (every input element
+// feeds one output element), its N init values once per output element:
+// arithmetic may be inlined into the inputs only.
+bool ReadsOperandOnce(const HloInstruction& consumer,
+                      const HloInstruction* operand) {
+  if (ReadsOperandsOnce(consumer.opcode())) return true;
+  if (consumer.opcode() != HloOpcode::kReduce) return false;
+  const int64_t n = consumer.operand_count() / 2;
+  for (int64_t j = n; j < consumer.operand_count(); ++j) {
+    if (consumer.operand(j) == operand) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 bool CanEmitElementally(EmitContext& ctx, const HloInstruction& inst) {
@@ -97,7 +111,7 @@ absl::flat_hash_set<const HloInstruction*> ChooseInlinedInstructions(
     for (const HloInstruction* o : p->operands()) {
       if (arithmetic_beneath.contains(o)) arithmetic = true;
     }
-    if (arithmetic && !ReadsOperandsOnce(consumer->opcode())) continue;
+    if (arithmetic && !ReadsOperandOnce(*consumer, p)) continue;
     inlined.insert(p);
     if (arithmetic) arithmetic_beneath.insert(p);
   }

@@ -12,7 +12,8 @@
 //   - an arithmetic producer (anything but the cheap index-only ops below)
 //     is inlined only into consumers that read each operand element at
 //     most once (element-wise ops, convert, and the data-movement ops that
-//     permute or select elements), so no arithmetic is recomputed;
+//     permute or select elements, and reduce for its inputs but not its
+//     init values), so no arithmetic is recomputed;
 //   - cheap producers (broadcast, iota, and the data-movement ops that
 //     only remap an index: reshape, transpose, slice, reverse, copy) may be
 //     inlined into any elemental consumer.

@@ -10,6 +10,30 @@
 //     add it is one summation order, within the class-A bound the
 //     comparator applies (numerics.md 7.3); multiply likewise within the
 //     product bound.
+//   * Vector kernels (single-operand reduce of f32, f64, bf16, f16 and 8-
+//     to 64-bit integers and pred, static shapes; HLOREF_CPU_REDUCE_VECTOR=0
+//     turns them off for comparisons). The operand's physically most minor
+//     dimension of size > 1 decides:
+//       - reduced ("row" reduction): only for reducers that are one
+//         element-wise op of the two parameters and that the suite accepts
+//         in any order (integer add/mul/max/min/and/or/xor: exact in any
+//         order; float add: class A, whose bound covers every summation
+//         tree; float max/min: exact with any zero sign). One fixed tree,
+//         independent of the thread count and of the host's vector width
+//         (EmitRowReduce: 4 accumulators of 512 bits, lanes combined in
+//         halves, init last). bf16/f16 accumulate in f32 and round once,
+//         within the class-A bound of the type. Float multiply and other
+//         reducers keep the sequential fold.
+//       - kept ("column" reduction): outputs along that dimension are
+//         computed a block at a time, streaming the operand's rows into
+//         lane-wise accumulators: each output is still the sequential fold
+//         in the oracle's order, so every reducer computation applies (the
+//         recognised ops as vector instructions, others lane by lane).
+//     Operand elements come from the operand's element generator, one call
+//     per lane, so element-wise producers fused into the reduce
+//     (fusion.cc) are computed where they are read; LLVM turns the
+//     consecutive loads into vector loads and the lane-wise arithmetic into
+//     vector arithmetic.
 //   * reduce-window: the same fold over the window positions in row-major
 //     order of the window; positions on padding or in base-dilation holes
 //     are skipped (the fold never sees them, as the oracle does).
@@ -26,15 +50,21 @@
 //     outputs, then the final carries (the inits when n == 0).
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <functional>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "backends/codegen/emitter_table.h"
 #include "backends/codegen/llvm_types.h"
 #include "llvm/IR/Constants.h"
+#include "llvm/IR/DerivedTypes.h"
 #include "llvm/IR/Function.h"
 #include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/Instructions.h"
+#include "llvm/IR/Module.h"
 #include "spec/util/status_macros.h"
 
 namespace hloref::codegen {
@@ -192,6 +222,519 @@ PositionVisitor ReduceVisitor(EmitContext& ctx, const ReducePlan& p,
       };
 }
 
+// ---- vectorised reduce (docs in the file comment: "Vector kernels")
+
+// The reducer as one lane-wise operation, when its computation is exactly
+// `op(parameter 0, parameter 1)` (either order) on scalars of `type`.
+enum class LaneOp { kNone, kAdd, kMul, kMax, kMin, kAnd, kOr, kXor };
+
+LaneOp SimpleReducer(const HloComputation& comp, PrimitiveType type) {
+  if (comp.num_parameters() != 2 || comp.instruction_count() != 3) {
+    return LaneOp::kNone;
+  }
+  const HloInstruction* root = comp.root();
+  if (root == nullptr || root->operand_count() != 2 ||
+      !root->shape().IsArray() || root->shape().rank() != 0 ||
+      root->shape().element_type() != type) {
+    return LaneOp::kNone;
+  }
+  const HloInstruction* p0 = comp.parameter(0);
+  const HloInstruction* p1 = comp.parameter(1);
+  if (!((root->operand(0) == p0 && root->operand(1) == p1) ||
+        (root->operand(0) == p1 && root->operand(1) == p0))) {
+    return LaneOp::kNone;
+  }
+  switch (root->opcode()) {
+    case HloOpcode::kAdd:
+      return LaneOp::kAdd;
+    case HloOpcode::kMultiply:
+      return LaneOp::kMul;
+    case HloOpcode::kMaximum:
+      return LaneOp::kMax;
+    case HloOpcode::kMinimum:
+      return LaneOp::kMin;
+    case HloOpcode::kAnd:
+      return LaneOp::kAnd;
+    case HloOpcode::kOr:
+      return LaneOp::kOr;
+    case HloOpcode::kXor:
+      return LaneOp::kXor;
+    default:
+      return LaneOp::kNone;
+  }
+}
+
+bool IsVectorFloat(PrimitiveType t) {
+  return t == PrimitiveType::kF32 || t == PrimitiveType::kF64 ||
+         t == PrimitiveType::kBF16 || t == PrimitiveType::kF16;
+}
+
+bool IsVectorInt(PrimitiveType t) {
+  if (IsPred(t)) return true;
+  if (!IsSignedInt(t) && !IsUnsignedInt(t)) return false;
+  const int w = BitWidth(t);
+  return w == 8 || w == 16 || w == 32 || w == 64;
+}
+
+// Whether `op` on `t` may be evaluated in any order: the suite accepts every
+// order of these (numerics.md 7.3: integer reductions wrap exactly in any
+// order; max/min are exact, NaN-propagating, with any zero sign; float add
+// is judged by the class-A bound, which covers every summation tree).
+// Float multiply is not reassociated (intermediate overflow / underflow
+// depends on the order).
+bool Reassociable(LaneOp op, PrimitiveType t) {
+  if (op == LaneOp::kNone) return false;
+  if (IsVectorInt(t)) return true;
+  if (IsVectorFloat(t)) {
+    return op == LaneOp::kAdd || op == LaneOp::kMax || op == LaneOp::kMin;
+  }
+  return false;
+}
+
+// a op b, lane-wise on vectors or on scalars of t's compute type. Float
+// max/min propagate NaN (either operand NaN gives a NaN); the sign of a
+// zero result is either operand's (the suite accepts any zero sign of a
+// reduce with max/min).
+llvm::Value* EmitLaneOp(EmitContext& ctx, LaneOp op, PrimitiveType t,
+                        llvm::Value* a, llvm::Value* c) {
+  IRBuilder& b = ctx.b();
+  const bool fp = IsFloat(t);
+  const bool is_signed = IsSignedInt(t);
+  switch (op) {
+    case LaneOp::kAdd:
+      return fp ? b.CreateFAdd(a, c) : b.CreateAdd(a, c);
+    case LaneOp::kMul:
+      return fp ? b.CreateFMul(a, c) : b.CreateMul(a, c);
+    case LaneOp::kMax:
+    case LaneOp::kMin: {
+      const bool max = op == LaneOp::kMax;
+      if (fp) {
+        llvm::Value* pick_a =
+            max ? b.CreateFCmpOGT(a, c) : b.CreateFCmpOLT(a, c);
+        pick_a = b.CreateOr(pick_a, b.CreateFCmpUNO(a, a));
+        return b.CreateSelect(pick_a, a, c);
+      }
+      llvm::Value* gt =
+          is_signed ? b.CreateICmpSGT(a, c) : b.CreateICmpUGT(a, c);
+      return max ? b.CreateSelect(gt, a, c) : b.CreateSelect(gt, c, a);
+    }
+    case LaneOp::kAnd:
+      return b.CreateAnd(a, c);
+    case LaneOp::kOr:
+      return b.CreateOr(a, c);
+    case LaneOp::kXor:
+      return b.CreateXor(a, c);
+    case LaneOp::kNone:
+      break;
+  }
+  return nullptr;
+}
+
+// The identity of `op` on t's compute type (x op identity == x for every x,
+// NaN and both zeros included): -0 for float add, -inf / +inf for float
+// max / min, the extreme integers, all ones for and.
+llvm::Constant* LaneIdentity(EmitContext& ctx, LaneOp op, PrimitiveType t) {
+  llvm::Type* ty = ComputeType(ctx.context(), t);
+  if (IsFloat(t)) {
+    switch (op) {
+      case LaneOp::kAdd:
+        return llvm::ConstantFP::getNegativeZero(ty);
+      case LaneOp::kMul:
+        return llvm::ConstantFP::get(ty, 1.0);
+      case LaneOp::kMax:
+        return llvm::ConstantFP::getInfinity(ty, /*Negative=*/true);
+      case LaneOp::kMin:
+        return llvm::ConstantFP::getInfinity(ty, /*Negative=*/false);
+      default:
+        return nullptr;
+    }
+  }
+  const unsigned w = ty->getIntegerBitWidth();
+  const bool is_signed = IsSignedInt(t);
+  switch (op) {
+    case LaneOp::kAdd:
+    case LaneOp::kOr:
+    case LaneOp::kXor:
+      return llvm::ConstantInt::get(ty, 0);
+    case LaneOp::kMul:
+      return llvm::ConstantInt::get(ty, 1);
+    case LaneOp::kAnd:
+      return llvm::ConstantInt::get(ctx.context(), llvm::APInt::getAllOnes(w));
+    case LaneOp::kMax:
+      return llvm::ConstantInt::get(
+          ctx.context(), is_signed ? llvm::APInt::getSignedMinValue(w)
+                                   : llvm::APInt::getMinValue(w));
+    case LaneOp::kMin:
+      return llvm::ConstantInt::get(
+          ctx.context(), is_signed ? llvm::APInt::getSignedMaxValue(w)
+                                   : llvm::APInt::getMaxValue(w));
+    case LaneOp::kNone:
+      break;
+  }
+  return nullptr;
+}
+
+// An entry-block alloca of `count` vectors of `vt`, aligned for them
+// (EntryAlloca aligns to 16 bytes; vector loads assume the type's own
+// alignment).
+llvm::Value* VectorAlloca(EmitContext& ctx, llvm::Type* vt, int64_t count,
+                          absl::string_view name) {
+  llvm::Value* a = ctx.EntryAlloca(vt, count, name);
+  llvm::cast<llvm::AllocaInst>(a)->setAlignment(
+      ctx.module().getDataLayout().getPrefTypeAlign(vt));
+  return a;
+}
+
+// Lanes per vector: 512 bits of the compute type (at most 64 lanes).
+int64_t VectorLanes(PrimitiveType t) {
+  if (IsPred(t)) return 64;
+  const int bits = IsMinifloat(t) ? 32 : BitWidth(t);
+  return std::min<int64_t>(64, 512 / bits);
+}
+
+// The operand's physically most minor dimension of size > 1 (its layout's
+// minor_to_major order), or -1 when every dimension has size 1.
+int64_t PhysicalMinorDimension(const Shape& shape) {
+  const Layout layout = shape.LayoutOrDefault();
+  std::vector<int64_t> m2m = layout.minor_to_major;
+  if (static_cast<int64_t>(m2m.size()) != shape.rank()) {
+    m2m = Layout::Descending(shape.rank()).minor_to_major;
+  }
+  for (int64_t d : m2m) {
+    if (shape.dimensions(d) > 1) return d;
+  }
+  return -1;
+}
+
+// `count` consecutive elements of the operand along dimension `dim`,
+// starting at pos[dim] + first (an i64 value), as a vector of `lanes`
+// lanes; lanes from `count` on hold `fill`. One generator call per lane:
+// LLVM turns consecutive loads into a vector load and lane-wise arithmetic
+// of fused producers into vector arithmetic (SLP).
+absl::StatusOr<llvm::Value*> EmitGatherLanes(EmitContext& ctx,
+                                             const ElementGenerator& gen,
+                                             IrIndex pos, int64_t dim,
+                                             llvm::Value* first, int64_t count,
+                                             int64_t lanes, llvm::Value* fill) {
+  IRBuilder& b = ctx.b();
+  llvm::Value* v = b.CreateVectorSplat(lanes, fill);
+  llvm::Value* base = pos[dim];
+  for (int64_t l = 0; l < count; ++l) {
+    pos[dim] = b.CreateAdd(base, b.CreateAdd(first, ctx.I64(l)));
+    HLOREF_ASSIGN_OR_RETURN(llvm::Value * x, gen(pos));
+    v = b.CreateInsertElement(v, x, l);
+  }
+  return v;
+}
+
+// Combines the lanes of `v` pairwise in halves (lane i with lane i + w/2,
+// w = lanes, lanes/2, ..., 2) and returns lane 0: a fixed tree.
+llvm::Value* EmitHorizontal(EmitContext& ctx, LaneOp op, PrimitiveType t,
+                            llvm::Value* v, int64_t lanes) {
+  IRBuilder& b = ctx.b();
+  for (int64_t w = lanes; w > 1; w /= 2) {
+    std::vector<int> lo, hi;
+    for (int64_t i = 0; i < w / 2; ++i) {
+      lo.push_back(static_cast<int>(i));
+      hi.push_back(static_cast<int>(i + w / 2));
+    }
+    v = EmitLaneOp(ctx, op, t, b.CreateShuffleVector(v, lo),
+                   b.CreateShuffleVector(v, hi));
+  }
+  return b.CreateExtractElement(v, uint64_t{0});
+}
+
+constexpr int64_t kRowAccumulators = 4;
+
+// Row reduction (the operand's physical minor dimension `minor` is
+// reduced), for one output element `out`. Deterministic tree:
+//   * kRowAccumulators vector accumulators of L lanes (L = VectorLanes),
+//     starting at the identity;
+//   * for every position of the other reduced dimensions (row-major), the
+//     minor dimension (size R) in chunks of L * kRowAccumulators
+//     elements: element p of the row goes to accumulator (p / L) % 4,
+//     lane p % L (chunks in order); the last R % L elements go to
+//     accumulator 0 (other lanes: the identity);
+//   * then acc = (acc0 op acc1) op (acc2 op acc3), the lanes combined in
+//     halves (EmitHorizontal), and the result is init op that.
+// Minifloats accumulate in f32 and round once at the end.
+absl::StatusOr<llvm::Value*> EmitRowReduce(
+    EmitContext& ctx, const ReducePlan& p, LaneOp op, int64_t minor,
+    const ElementGenerator& input, llvm::Value* init, const IrIndex& out) {
+  IRBuilder& b = ctx.b();
+  const PrimitiveType t = p.types[0];
+  const int64_t lanes = VectorLanes(t);
+  const int64_t rlen = p.in_dims[minor];
+  llvm::Type* ct = ComputeType(ctx.context(), t);
+  llvm::Type* vt = llvm::FixedVectorType::get(ct, lanes);
+  llvm::Constant* ident = LaneIdentity(ctx, op, t);
+  llvm::Value* ident_v = b.CreateVectorSplat(lanes, ident);
+  std::vector<llvm::Value*> acc(kRowAccumulators);
+  for (int64_t k = 0; k < kRowAccumulators; ++k) {
+    acc[k] = VectorAlloca(ctx, vt, 1, "row.acc");
+    b.CreateStore(ident_v, acc[k]);
+  }
+  IrIndex pos(p.in_dims.size(), nullptr);
+  for (size_t k = 0; k < p.kept.size(); ++k) pos[p.kept[k]] = out[k];
+  pos[minor] = ctx.I64(0);
+  auto accumulate = [&](int64_t k, llvm::Value* first,
+                        int64_t count) -> absl::Status {
+    HLOREF_ASSIGN_OR_RETURN(
+        llvm::Value * x,
+        EmitGatherLanes(ctx, input, pos, minor, first, count, lanes, ident));
+    llvm::Value* a = b.CreateLoad(vt, acc[k]);
+    b.CreateStore(EmitLaneOp(ctx, op, t, a, x), acc[k]);
+    return absl::OkStatus();
+  };
+  const int64_t chunk = lanes * kRowAccumulators;
+  const int64_t chunks = rlen / chunk;
+  auto row = [&]() -> absl::Status {
+    if (chunks > 0) {
+      HLOREF_RETURN_IF_ERROR(ctx.EmitForLoop(
+          "row.chunk", ctx.I64(0), ctx.I64(chunks), ctx.I64(1),
+          [&](llvm::Value* c) -> absl::Status {
+            llvm::Value* first = b.CreateMul(c, ctx.I64(chunk));
+            for (int64_t k = 0; k < kRowAccumulators; ++k) {
+              HLOREF_RETURN_IF_ERROR(
+                  accumulate(k, b.CreateAdd(first, ctx.I64(k * lanes)), lanes));
+            }
+            return absl::OkStatus();
+          }));
+    }
+    int64_t done = chunks * chunk;
+    for (int64_t k = 0; done + lanes <= rlen; ++k, done += lanes) {
+      HLOREF_RETURN_IF_ERROR(accumulate(k, ctx.I64(done), lanes));
+    }
+    if (done < rlen) {
+      HLOREF_RETURN_IF_ERROR(accumulate(0, ctx.I64(done), rlen - done));
+    }
+    return absl::OkStatus();
+  };
+  // The other reduced dimensions, row-major, around the row.
+  std::function<absl::Status(size_t)> nest = [&](size_t level) {
+    if (level == p.reduced.size()) return row();
+    const int64_t d = p.reduced[level];
+    if (d == minor) return nest(level + 1);
+    if (p.in_dims[d] == 1) {
+      pos[d] = ctx.I64(0);
+      return nest(level + 1);
+    }
+    return ctx.EmitForLoop(absl::StrCat("row.d", d), ctx.I64(0),
+                           ctx.I64(p.in_dims[d]), ctx.I64(1),
+                           [&](llvm::Value* iv) -> absl::Status {
+                             pos[d] = iv;
+                             return nest(level + 1);
+                           });
+  };
+  HLOREF_RETURN_IF_ERROR(nest(0));
+  llvm::Value* a01 = EmitLaneOp(ctx, op, t, b.CreateLoad(vt, acc[0]),
+                                b.CreateLoad(vt, acc[1]));
+  llvm::Value* a23 = EmitLaneOp(ctx, op, t, b.CreateLoad(vt, acc[2]),
+                                b.CreateLoad(vt, acc[3]));
+  llvm::Value* total =
+      EmitHorizontal(ctx, op, t, EmitLaneOp(ctx, op, t, a01, a23), lanes);
+  llvm::Value* r = EmitLaneOp(ctx, op, t, init, total);
+  return IsMinifloat(t) ? EmitRoundToType(ctx, t, r) : r;
+}
+
+// Elements of a column block: the block spans kColumnBlockBytes of compute
+// values along the operand's minor (kept) dimension.
+constexpr int64_t kColumnBlockBytes = 8192;
+
+// Column reduction (the operand's physical minor dimension `minor` is
+// kept), for output element `out`. The outputs along `minor` are computed
+// a block at a time into a cache: for every reduced position in row-major
+// order, the block's lanes fold that position's element, so every output
+// is the sequential fold of the reducer in the oracle's order (no
+// reassociation: any reducer computation, applied lane-wise; the
+// recognised element-wise reducers as vector instructions, others per
+// lane). The block is recomputed whenever `out` leaves it. Minifloat
+// reducers recognised as LaneOps accumulate in f32 and round once.
+absl::StatusOr<llvm::Value*> EmitColumnReduce(
+    EmitContext& ctx, const ReducePlan& p, const HloComputation& comp,
+    LaneOp op, int64_t minor, bool split_on_minor,
+    const ElementGenerator& input, llvm::Value* init, const IrIndex& out) {
+  IRBuilder& b = ctx.b();
+  const PrimitiveType t = p.types[0];
+  const int64_t lanes = VectorLanes(t);
+  const int64_t cols = p.in_dims[minor];
+  llvm::Type* ct = ComputeType(ctx.context(), t);
+  llvm::Type* vt = llvm::FixedVectorType::get(ct, lanes);
+  const int64_t compute_bytes = std::max<int64_t>(1, BitWidth(t) / 8);
+  int64_t block = std::max<int64_t>(
+      lanes,
+      kColumnBlockBytes / (IsMinifloat(t) ? 4 : compute_bytes) / lanes * lanes);
+  block = std::min<int64_t>(block, (cols + lanes - 1) / lanes * lanes);
+  // When the outputs along `minor` are what the loop nest splits across
+  // threads (their dimension is the output's most major), at least two
+  // blocks, so that two threads do not both compute one block. Results do
+  // not depend on the block size (every output is a sequential fold).
+  if (split_on_minor && cols >= 2 * lanes) {
+    block = std::min<int64_t>(block, (cols / 2 + lanes - 1) / lanes * lanes);
+  }
+  const int64_t kminor =
+      std::find(p.kept.begin(), p.kept.end(), minor) - p.kept.begin();
+  // The cache holds whole vectors (pred vectors are bit-packed in memory,
+  // so lanes are never addressed as scalars there).
+  llvm::Value* cache = VectorAlloca(ctx, vt, block / lanes, "col.cache");
+  llvm::Value* key_slot = ctx.EntryAlloca(b.getInt64Ty(), 1, "col.key");
+  {
+    // The key starts invalid, stored in the entry block (after the allocas).
+    llvm::Function* f = b.GetInsertBlock()->getParent();
+    llvm::BasicBlock& entry = f->getEntryBlock();
+    llvm::IRBuilder<> eb(&entry, entry.getTerminator()
+                                     ? entry.getTerminator()->getIterator()
+                                     : entry.end());
+    eb.CreateStore(eb.getInt64(-1), key_slot);
+  }
+  // key = linear index of the kept dimensions but `minor`, times the
+  // number of blocks, plus the block number.
+  const int64_t nblocks = (cols + block - 1) / block;
+  llvm::Value* blk = b.CreateUDiv(out[kminor], ctx.I64(block));
+  llvm::Value* key = ctx.I64(0);
+  for (size_t k = 0; k < p.kept.size(); ++k) {
+    if (static_cast<int64_t>(k) == kminor) continue;
+    key = b.CreateAdd(b.CreateMul(key, ctx.I64(p.in_dims[p.kept[k]])), out[k]);
+  }
+  key = b.CreateAdd(b.CreateMul(key, ctx.I64(nblocks)), blk);
+  llvm::Value* start = b.CreateMul(blk, ctx.I64(block));
+  auto lane_fold = [&](llvm::Value* a, llvm::Value* x,
+                       int64_t count) -> absl::StatusOr<llvm::Value*> {
+    if (op != LaneOp::kNone) return EmitLaneOp(ctx, op, t, a, x);
+    llvm::Value* r = a;
+    for (int64_t l = 0; l < count; ++l) {
+      HLOREF_ASSIGN_OR_RETURN(
+          std::vector<llvm::Value*> v,
+          ctx.EmitCallScalarComputation(comp, {b.CreateExtractElement(a, l),
+                                               b.CreateExtractElement(x, l)}));
+      if (v.size() != 1 || v[0]->getType() != ct) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "reducer ", comp.name(), " must return one scalar of the type"));
+      }
+      r = b.CreateInsertElement(r, v[0], l);
+    }
+    return r;
+  };
+  // Fills the cache for a block of `width` columns (a compile-time count).
+  auto fill = [&](int64_t width) -> absl::Status {
+    const int64_t nvec = (width + lanes - 1) / lanes;
+    llvm::Value* init_v = b.CreateVectorSplat(lanes, init);
+    auto vec_at = [&](llvm::Value* g) {
+      return b.CreateInBoundsGEP(vt, cache, g);
+    };
+    // Full vectors then (if any) one partial vector: the cache holds
+    // block / lanes vectors.
+    for (int64_t g = 0; g < nvec; ++g) {
+      b.CreateStore(init_v, vec_at(ctx.I64(g)));
+    }
+    IrIndex pos(p.in_dims.size(), nullptr);
+    for (size_t k = 0; k < p.kept.size(); ++k) pos[p.kept[k]] = out[k];
+    pos[minor] = start;
+    auto step = [&](llvm::Value* g, int64_t count) -> absl::Status {
+      llvm::Value* first = b.CreateMul(g, ctx.I64(lanes));
+      HLOREF_ASSIGN_OR_RETURN(
+          llvm::Value * x,
+          EmitGatherLanes(ctx, input, pos, minor, first, count, lanes, init));
+      llvm::Value* ptr = vec_at(g);
+      llvm::Value* a = b.CreateLoad(vt, ptr);
+      HLOREF_ASSIGN_OR_RETURN(llvm::Value * r, lane_fold(a, x, count));
+      b.CreateStore(r, ptr);
+      return absl::OkStatus();
+    };
+    std::function<absl::Status(size_t)> nest = [&](size_t level) {
+      if (level == p.reduced.size()) {
+        const int64_t full = width / lanes;
+        if (full > 0) {
+          HLOREF_RETURN_IF_ERROR(
+              ctx.EmitForLoop("col.g", ctx.I64(0), ctx.I64(full), ctx.I64(1),
+                              [&](llvm::Value* g) { return step(g, lanes); }));
+        }
+        if (width % lanes != 0) {
+          return step(ctx.I64(full), width % lanes);
+        }
+        return absl::OkStatus();
+      }
+      const int64_t d = p.reduced[level];
+      if (p.in_dims[d] == 1) {
+        pos[d] = ctx.I64(0);
+        return nest(level + 1);
+      }
+      return ctx.EmitForLoop(absl::StrCat("col.d", d), ctx.I64(0),
+                             ctx.I64(p.in_dims[d]), ctx.I64(1),
+                             [&](llvm::Value* iv) -> absl::Status {
+                               pos[d] = iv;
+                               return nest(level + 1);
+                             });
+    };
+    return nest(0);
+  };
+  llvm::Value* stale =
+      b.CreateICmpNE(b.CreateLoad(b.getInt64Ty(), key_slot), key);
+  HLOREF_RETURN_IF_ERROR(ctx.EmitIf(
+      stale,
+      [&]() -> absl::Status {
+        const int64_t last = cols % block;
+        if (last == 0) {
+          HLOREF_RETURN_IF_ERROR(fill(block));
+        } else {
+          // Only the last block is partial.
+          llvm::Value* is_last = b.CreateICmpEQ(blk, ctx.I64(nblocks - 1));
+          llvm::Function* f = b.GetInsertBlock()->getParent();
+          llvm::BasicBlock* partial =
+              llvm::BasicBlock::Create(ctx.context(), "col.partial", f);
+          llvm::BasicBlock* whole =
+              llvm::BasicBlock::Create(ctx.context(), "col.whole", f);
+          llvm::BasicBlock* join =
+              llvm::BasicBlock::Create(ctx.context(), "col.filled", f);
+          b.CreateCondBr(is_last, partial, whole);
+          b.SetInsertPoint(partial);
+          HLOREF_RETURN_IF_ERROR(fill(last));
+          b.CreateBr(join);
+          b.SetInsertPoint(whole);
+          HLOREF_RETURN_IF_ERROR(fill(block));
+          b.CreateBr(join);
+          b.SetInsertPoint(join);
+        }
+        b.CreateStore(key, key_slot);
+        return absl::OkStatus();
+      },
+      "col.stale"));
+  llvm::Value* offset = b.CreateSub(out[kminor], start);
+  llvm::Value* r = b.CreateExtractElement(
+      b.CreateLoad(vt, b.CreateInBoundsGEP(
+                           vt, cache, b.CreateUDiv(offset, ctx.I64(lanes)))),
+      b.CreateURem(offset, ctx.I64(lanes)));
+  return IsMinifloat(t) && op != LaneOp::kNone ? EmitRoundToType(ctx, t, r) : r;
+}
+
+// The vector kernel for a single-operand reduce, or nullopt when the scalar
+// fold applies (see the file comment).
+std::optional<int64_t> VectorKernelMinor(const HloInstruction& inst,
+                                         const ReducePlan& p, bool* row) {
+  static const bool enabled = [] {
+    const char* v = std::getenv("HLOREF_CPU_REDUCE_VECTOR");
+    return v == nullptr || std::string(v) != "0";
+  }();
+  if (!enabled || p.n != 1 || p.reduced.empty()) return std::nullopt;
+  const PrimitiveType t = p.types[0];
+  if (!IsVectorFloat(t) && !IsVectorInt(t)) return std::nullopt;
+  const Shape& s = inst.operand(0)->shape();
+  if (!s.is_static()) return std::nullopt;
+  const int64_t minor = PhysicalMinorDimension(s);
+  if (minor < 0) return std::nullopt;
+  *row = std::binary_search(p.reduced.begin(), p.reduced.end(), minor);
+  const int64_t lanes = VectorLanes(t);
+  if (*row) {
+    if (!Reassociable(SimpleReducer(*inst.to_apply(), t), t) ||
+        p.in_dims[minor] < lanes / 2) {
+      return std::nullopt;
+    }
+  } else if (p.in_dims[minor] < lanes / 2) {
+    return std::nullopt;
+  }
+  return minor;
+}
+
 absl::StatusOr<ElementGenerator> EmitReduceElemental(
     EmitContext& ctx, const HloInstruction& inst,
     absl::Span<const ElementGenerator> operands) {
@@ -204,10 +747,33 @@ absl::StatusOr<ElementGenerator> EmitReduceElemental(
   }
   std::vector<ElementGenerator> ops(operands.begin(), operands.end());
   const HloComputation* comp = inst.to_apply();
+  bool row = false;
+  const std::optional<int64_t> minor = VectorKernelMinor(inst, plan, &row);
+  const LaneOp op = SimpleReducer(*comp, plan.types[0]);
+  // Whether the output's most major dimension (the one parallel loop nests
+  // split) is the operand's minor one.
+  bool split_on_minor = false;
+  if (minor && !row) {
+    const Shape& out = inst.shape();
+    const Layout layout = out.LayoutOrDefault();
+    const int64_t major =
+        static_cast<int64_t>(layout.minor_to_major.size()) == out.rank()
+            ? layout.minor_to_major.back()
+            : 0;
+    split_on_minor = major < static_cast<int64_t>(plan.kept.size()) &&
+                     plan.kept[major] == *minor;
+  }
   return ElementGenerator(
-      [&ctx, plan = std::move(plan), ops = std::move(ops),
-       comp](const IrIndex& index) -> absl::StatusOr<llvm::Value*> {
+      [&ctx, plan = std::move(plan), ops = std::move(ops), comp, minor, row, op,
+       split_on_minor](const IrIndex& index) -> absl::StatusOr<llvm::Value*> {
         HLOREF_ASSIGN_OR_RETURN(llvm::Value * init, ops[1](IrIndex{}));
+        if (minor && row) {
+          return EmitRowReduce(ctx, plan, op, *minor, ops[0], init, index);
+        }
+        if (minor) {
+          return EmitColumnReduce(ctx, plan, *comp, op, *minor, split_on_minor,
+                                  ops[0], init, index);
+        }
         HLOREF_ASSIGN_OR_RETURN(
             std::vector<llvm::Value*> r,
             EmitFold(ctx, *comp, plan.types, {init}, {ops[0]},

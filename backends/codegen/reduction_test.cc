@@ -5,7 +5,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdint>
+#include <cstring>
+#include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -182,6 +185,352 @@ ENTRY e {
   ASSERT_EQ(out->size(), 2u);
   EXPECT_THAT(Values((*out)[0]), ElementsAre(6));
   EXPECT_THAT(Values((*out)[1]), ElementsAre(160));
+}
+
+// ---- the vector kernels (reduction.cc "Vector kernels")
+
+// Deterministic pseudo-random floats in [-1, 1) (an LCG; the values are
+// inputs only, never expected values).
+std::vector<float> RandomFloats(int64_t n, uint64_t seed) {
+  std::vector<float> v(n);
+  for (float& x : v) {
+    seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+    x = static_cast<float>(static_cast<int64_t>(seed >> 40) - (1 << 23)) /
+        (1 << 23);
+  }
+  return v;
+}
+
+// The documented row-reduction tree of an f32 add, restated independently
+// in plain C++ (float arithmetic, no LLVM): 4 accumulators of 16 lanes from
+// -0, element p of the row to accumulator (p / 16) % 4 in chunks of 64,
+// then the remaining whole vectors to accumulators 0, 1, ... and the last
+// R % 16 elements to accumulator 0; (a0 + a1) + (a2 + a3), lanes added in
+// halves (i + w/2 into i), then init + total.
+float DocumentedRowSum(const float* row, int64_t r, float init) {
+  float acc[4][16];
+  for (auto& a : acc) {
+    for (float& l : a) l = -0.0f;
+  }
+  int64_t p = 0;
+  for (; p + 64 <= r; p += 64) {
+    for (int k = 0; k < 4; ++k) {
+      for (int l = 0; l < 16; ++l) acc[k][l] += row[p + 16 * k + l];
+    }
+  }
+  for (int k = 0; p + 16 <= r; ++k, p += 16) {
+    for (int l = 0; l < 16; ++l) acc[k][l] += row[p + l];
+  }
+  for (int l = 0; p + l < r; ++l) acc[0][l] += row[p + l];
+  float v[16];
+  for (int l = 0; l < 16; ++l) {
+    v[l] = (acc[0][l] + acc[1][l]) + (acc[2][l] + acc[3][l]);
+  }
+  for (int w = 16; w > 1; w /= 2) {
+    for (int l = 0; l < w / 2; ++l) v[l] = v[l] + v[l + w / 2];
+  }
+  return init + v[0];
+}
+
+TEST(VectorReduce, RowSumFollowsTheDocumentedTreeAtEveryThreadCount) {
+  // Random f32 rows of odd lengths: the compiled row sums must equal the
+  // documented tree bit for bit, with 1 and 2 threads, and the column sums
+  // (no reassociation) the sequential fold init + x0 + x1 + ... .
+  for (int64_t r : {9, 17, 63, 65, 100, 1031}) {
+    const int64_t rows = 70;
+    std::vector<float> x = RandomFloats(rows * r, r);
+    const std::string text = Module(absl::StrCat(
+        "ENTRY e {\n  x = f32[", rows, ",", r,
+        "] parameter(0)\n  z = f32[] constant(0.25)\n  s = f32[", rows,
+        "] reduce(x, z), dimensions={1}, to_apply=add\n  c = f32[", r,
+        "] reduce(x, z), dimensions={0}, to_apply=add\n  ROOT t = (f32[", rows,
+        "], f32[", r, "]) tuple(s, c)\n}\n"));
+    for (int threads : {1, 2}) {
+      CpuBackendOptions options;
+      options.threads = threads;
+      auto out = CompileAndRun(text, {F32({rows, r}, x)}, options);
+      ASSERT_TRUE(out.ok()) << out.status();
+      std::vector<float> s = Values((*out)[0]);
+      std::vector<float> c = Values((*out)[1]);
+      for (int64_t i = 0; i < rows; ++i) {
+        ASSERT_EQ(s[i], DocumentedRowSum(&x[i * r], r, 0.25f))
+            << "r = " << r << " row " << i << " threads " << threads;
+      }
+      for (int64_t j = 0; j < r; ++j) {
+        float want = 0.25f;
+        for (int64_t i = 0; i < rows; ++i) want += x[i * r + j];
+        ASSERT_EQ(c[j], want) << "r = " << r << " column " << j;
+      }
+    }
+  }
+}
+
+TEST(VectorReduce, MultiDimensionalAndColumnMajor) {
+  // x[a][b][c] = a + 2b + 3c (small integers: every order is exact), shape
+  // [5, 7, 131] with a column-major layout {0,1,2} (dimension 0 minor):
+  // sums over {0, 2} (a row reduction: the physical minor dimension 0 is
+  // reduced) and over {1} (a column reduction). By hand:
+  //   sum over a, c of (a + 2b + 3c) = 131*10 + 5*131*2b + 5*3*(130*131/2)
+  //   sum over b of (a + 2b + 3c) = 7a + 2*21 + 7*3c.
+  std::vector<float> x;
+  for (int64_t a = 0; a < 5; ++a) {
+    for (int64_t b = 0; b < 7; ++b) {
+      for (int64_t c = 0; c < 131; ++c) x.push_back(a + 2 * b + 3 * c);
+    }
+  }
+  auto out = CompileAndRun(Module(R"(
+ENTRY e {
+  x = f32[5,7,131]{0,1,2} parameter(0)
+  z = f32[] constant(0)
+  r = f32[7] reduce(x, z), dimensions={0,2}, to_apply=add
+  c = f32[5,131] reduce(x, z), dimensions={1}, to_apply=add
+  ROOT t = (f32[7], f32[5,131]) tuple(r, c)
+})"),
+                           {F32({5, 7, 131}, x)});
+  ASSERT_TRUE(out.ok()) << out.status();
+  std::vector<float> r = Values((*out)[0]);
+  for (int64_t b = 0; b < 7; ++b) {
+    EXPECT_EQ(r[b], 131 * 10 + 5 * 131 * 2 * b + 15 * (130 * 131 / 2)) << b;
+  }
+  std::vector<float> c = Values((*out)[1]);
+  for (int64_t a = 0; a < 5; ++a) {
+    for (int64_t k = 0; k < 131; ++k) {
+      ASSERT_EQ(c[a * 131 + k], 7 * a + 42 + 21 * k) << a << "," << k;
+    }
+  }
+}
+
+TEST(VectorReduce, MaxPropagatesNaNInEveryLaneAndTail) {
+  // f32 [3, 37]: row 0 all finite (max 36 at j = 36, in the scalar tail of
+  // the 16-lane vectors), row 1 a NaN at j = 35 (tail lane), row 2 a NaN
+  // at j = 3; column j of a [37, 40] operand holds a NaN at row j when j is
+  // odd. max over rows and columns: NaN wherever a NaN is reduced.
+  std::vector<float> x(3 * 37);
+  for (int64_t j = 0; j < 37; ++j) {
+    x[j] = j - 18.5f + (j == 36 ? 18.5f : 0);  // max 36 at the end
+    x[37 + j] = j;
+    x[74 + j] = -j;
+  }
+  x[37 + 35] = NAN;
+  x[74 + 3] = NAN;
+  std::vector<float> y(37 * 40);
+  for (int64_t i = 0; i < 37; ++i) {
+    for (int64_t j = 0; j < 40; ++j) {
+      y[i * 40 + j] = (j % 2 == 1 && i == j % 37) ? NAN : i - j;
+    }
+  }
+  auto out = CompileAndRun(R"(
+HloModule m
+max {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] maximum(a, b)
+}
+ENTRY e {
+  x = f32[3,37] parameter(0)
+  y = f32[37,40] parameter(1)
+  lo = f32[] constant(-inf)
+  r = f32[3] reduce(x, lo), dimensions={1}, to_apply=max
+  c = f32[40] reduce(y, lo), dimensions={0}, to_apply=max
+  ROOT t = (f32[3], f32[40]) tuple(r, c)
+})",
+                           {F32({3, 37}, x), F32({37, 40}, y)});
+  ASSERT_TRUE(out.ok()) << out.status();
+  std::vector<float> r = Values((*out)[0]);
+  EXPECT_EQ(r[0], 36);
+  EXPECT_TRUE(std::isnan(r[1]));
+  EXPECT_TRUE(std::isnan(r[2]));
+  std::vector<float> c = Values((*out)[1]);
+  for (int64_t j = 0; j < 40; ++j) {
+    // Without a NaN, column j's maximum is 36 - j (row 36).
+    if (j % 2 == 1) {
+      EXPECT_TRUE(std::isnan(c[j])) << j;
+    } else {
+      EXPECT_EQ(c[j], 36 - j) << j;
+    }
+  }
+}
+
+TEST(VectorReduce, NonAssociativeReducerKeepsTheSequentialOrder) {
+  // f(acc, x) = 2 * acc + x on s32 is neither associative nor commutative:
+  // its fold is Horner's rule, init * 2^n + sum x_i 2^(n-1-i) (mod 2^32).
+  // Column reductions apply it lane-wise in the oracle's order; row
+  // reductions must not reassociate it. Expected values by Horner's rule
+  // in uint32 arithmetic.
+  const int64_t n = 45, m = 70;
+  std::vector<int32_t> x(n * m);
+  for (int64_t i = 0; i < n * m; ++i) x[i] = static_cast<int32_t>(i % 7) - 3;
+  auto out = CompileAndRun(
+      R"(
+HloModule m
+horner {
+  a = s32[] parameter(0)
+  b = s32[] parameter(1)
+  two = s32[] constant(2)
+  d = s32[] multiply(a, two)
+  ROOT s = s32[] add(d, b)
+}
+ENTRY e {
+  x = s32[45,70] parameter(0)
+  z = s32[] constant(1)
+  r = s32[45] reduce(x, z), dimensions={1}, to_apply=horner
+  c = s32[70] reduce(x, z), dimensions={0}, to_apply=horner
+  ROOT t = (s32[45], s32[70]) tuple(r, c)
+})",
+      {Literal::CreateFromValues<int32_t>(PrimitiveType::kS32, {n, m}, x)});
+  ASSERT_TRUE(out.ok()) << out.status();
+  auto r = (*out)[0].data<int32_t>();
+  auto c = (*out)[1].data<int32_t>();
+  for (int64_t i = 0; i < n; ++i) {
+    uint32_t h = 1;
+    for (int64_t j = 0; j < m; ++j)
+      h = 2 * h + static_cast<uint32_t>(x[i * m + j]);
+    ASSERT_EQ(static_cast<uint32_t>(r[i]), h) << "row " << i;
+  }
+  for (int64_t j = 0; j < m; ++j) {
+    uint32_t h = 1;
+    for (int64_t i = 0; i < n; ++i)
+      h = 2 * h + static_cast<uint32_t>(x[i * m + j]);
+    ASSERT_EQ(static_cast<uint32_t>(c[j]), h) << "column " << j;
+  }
+}
+
+TEST(VectorReduce, IntegerWrapPredAndBf16) {
+  // s8 add over 1000 elements of 100: 100000 mod 256 = 160 -> -96 as s8.
+  // u8 max of (j * 37) mod 256 over j < 300: 255 (j = 7*... any); checked
+  // against a plain loop. pred or / and over 200 lanes with one true / one
+  // false at j = 199 (the tail). bf16 add of 0/1 values (every partial sum
+  // <= 256 is exact in bf16): the count of ones; bf16 max of -j: 0.
+  std::vector<int8_t> s8(1000, 100);
+  std::vector<uint8_t> u8(300);
+  uint8_t umax = 0;
+  for (int64_t j = 0; j < 300; ++j) {
+    u8[j] = static_cast<uint8_t>((j * 37 + 11) % 251);
+    umax = std::max(umax, u8[j]);
+  }
+  std::vector<bool> ors(200, false), ands(200, true);
+  ors[199] = true;
+  ands[199] = false;
+  Literal p_or(Shape(PrimitiveType::kPred, {200}));
+  Literal p_and(Shape(PrimitiveType::kPred, {200}));
+  for (int64_t j = 0; j < 200; ++j) {
+    p_or.SetRawBits(j, ors[j]);
+    p_and.SetRawBits(j, ands[j]);
+  }
+  Literal b16(Shape(PrimitiveType::kBF16, {2, 250}));
+  int64_t ones = 0;
+  for (int64_t j = 0; j < 250; ++j) {
+    const bool one = (j * 7) % 3 == 0;
+    ones += one;
+    b16.SetRawBits(j, one ? 0x3f80 : 0);  // 1.0 or +0
+    // -j in bf16 (exact for j < 256): sign, exponent, 7 fraction bits.
+    float v = -static_cast<float>(j);
+    uint32_t u;
+    std::memcpy(&u, &v, 4);
+    b16.SetRawBits(250 + j, u >> 16);
+  }
+  auto out = CompileAndRun(
+      R"(
+HloModule m
+adds8 {
+  a = s8[] parameter(0)
+  b = s8[] parameter(1)
+  ROOT s = s8[] add(a, b)
+}
+maxu8 {
+  a = u8[] parameter(0)
+  b = u8[] parameter(1)
+  ROOT s = u8[] maximum(a, b)
+}
+orp {
+  a = pred[] parameter(0)
+  b = pred[] parameter(1)
+  ROOT s = pred[] or(a, b)
+}
+andp {
+  a = pred[] parameter(0)
+  b = pred[] parameter(1)
+  ROOT s = pred[] and(a, b)
+}
+addb {
+  a = bf16[] parameter(0)
+  b = bf16[] parameter(1)
+  ROOT s = bf16[] add(a, b)
+}
+maxb {
+  a = bf16[] parameter(0)
+  b = bf16[] parameter(1)
+  ROOT s = bf16[] maximum(a, b)
+}
+ENTRY e {
+  x = s8[1000] parameter(0)
+  y = u8[300] parameter(1)
+  p = pred[200] parameter(2)
+  q = pred[200] parameter(3)
+  w = bf16[2,250] parameter(4)
+  z8 = s8[] constant(0)
+  zu = u8[] constant(0)
+  f = pred[] constant(false)
+  t = pred[] constant(true)
+  zb = bf16[] constant(-0)
+  lb = bf16[] constant(-inf)
+  a = s8[] reduce(x, z8), dimensions={0}, to_apply=adds8
+  m = u8[] reduce(y, zu), dimensions={0}, to_apply=maxu8
+  o = pred[] reduce(p, f), dimensions={0}, to_apply=orp
+  n = pred[] reduce(q, t), dimensions={0}, to_apply=andp
+  sl = bf16[1,250] slice(w), slice={[0:1], [0:250]}
+  sm = bf16[1,250] slice(w), slice={[1:2], [0:250]}
+  bs = bf16[1] reduce(sl, zb), dimensions={1}, to_apply=addb
+  bm = bf16[1] reduce(sm, lb), dimensions={1}, to_apply=maxb
+  ROOT r = (s8[], u8[], pred[], pred[], bf16[1], bf16[1]) tuple(a, m, o, n, bs, bm)
+})",
+      {Literal::CreateFromValues<int8_t>(PrimitiveType::kS8, {1000}, s8),
+       Literal::CreateFromValues<uint8_t>(PrimitiveType::kU8, {300}, u8),
+       std::move(p_or), std::move(p_and), std::move(b16)});
+  ASSERT_TRUE(out.ok()) << out.status();
+  ASSERT_EQ(out->size(), 6u);
+  EXPECT_EQ((*out)[0].data<int8_t>()[0], -96);
+  EXPECT_EQ((*out)[1].data<uint8_t>()[0], umax);
+  EXPECT_EQ((*out)[2].GetRawBits(0), 1u);
+  EXPECT_EQ((*out)[3].GetRawBits(0), 0u);
+  float want = static_cast<float>(ones);
+  uint32_t wu;
+  std::memcpy(&wu, &want, 4);
+  EXPECT_EQ((*out)[4].GetRawBits(0), wu >> 16) << ones;
+  EXPECT_EQ((*out)[5].GetRawBits(0) & 0x7fff, 0u);  // a zero, either sign
+}
+
+TEST(VectorReduce, FusedProducerFeedsTheReduce) {
+  // sum of squares of (x - 1) along rows, the subtract and multiply inlined
+  // into the reduce: x[i][j] = j % 5, so each row of 130 holds 26 copies of
+  // (-1)^2 + 0 + 1 + 4 + 9 = 15 -> 390 (exact), with fusion and without.
+  std::vector<float> x;
+  for (int64_t i = 0; i < 4; ++i) {
+    for (int64_t j = 0; j < 130; ++j) x.push_back(j % 5);
+  }
+  const char* text = R"(
+HloModule m
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY e {
+  x = f32[4,130] parameter(0)
+  one = f32[] constant(1)
+  ob = f32[4,130] broadcast(one), dimensions={}
+  d = f32[4,130] subtract(x, ob)
+  d2 = f32[4,130] multiply(d, d)
+  z = f32[] constant(0)
+  ROOT r = f32[4] reduce(d2, z), dimensions={1}, to_apply=add
+})";
+  for (bool fuse : {true, false}) {
+    CpuBackendOptions options;
+    options.fuse_elementwise = fuse;
+    auto out = CompileAndRun(text, {F32({4, 130}, x)}, options);
+    ASSERT_TRUE(out.ok()) << out.status();
+    EXPECT_THAT(Values((*out)[0]), ElementsAre(390, 390, 390, 390));
+  }
 }
 
 TEST(ReduceWindow, PaddingStrideAndDilations) {

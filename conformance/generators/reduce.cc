@@ -5,8 +5,10 @@
 // select-and-scatter with every select direction; scan with 1-2 inputs,
 // 0-2 carries and 0-2 outputs, forward and reverse, any scan dimension
 // (zero-length ones included), the cumulative-add step with and without
-// is_associative.
+// is_associative. Odd sizes around the CPU backend's vector widths and
+// blocks; operands above the L2 size under HLOREF_CONFORMANCE_LARGE_REDUCE.
 #include <algorithm>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -187,6 +189,39 @@ absl::StatusOr<std::string> IdentityText(const std::string& reducer,
   return absl::InvalidArgumentError("no float identity for " + reducer);
 }
 
+// Operands above the L2 size (2 MiB) are drawn only when the environment
+// sets HLOREF_CONFORMANCE_LARGE_REDUCE=1 (the slow-labelled
+// cpu.conformance_reduce_large run): the default, CI-sized set stays cheap
+// for the oracle.
+bool LargeOperands() {
+  static const bool large = [] {
+    const char* v = std::getenv("HLOREF_CONFORMANCE_LARGE_REDUCE");
+    return v != nullptr && std::string(v) == "1";
+  }();
+  return large;
+}
+
+// Sizes one off the CPU backend's vector lane counts (8, 16, 32, 64),
+// its row chunks (4 vectors) and column blocks (2 KiB of compute values:
+// 256 to 2048 elements), so every tail path of the vector reduce kernels
+// is exercised.
+int64_t OddSize(Rng& rng) {
+  static constexpr int64_t kSizes[] = {7,   9,   15,   17,   31,   33,
+                                       63,  65,  127,  129,  255,  257,
+                                       511, 513, 1023, 1025, 2047, 2049};
+  return kSizes[rng.Below(sizeof(kSizes) / sizeof(kSizes[0]))];
+}
+
+// A rank-2 or rank-3 operand with an odd minor dimension and more than
+// 2.2 MiB of storage.
+std::vector<int64_t> LargeDims(Rng& rng, PrimitiveType t) {
+  const int64_t minor = rng.Range(1000, 1100) | 1;
+  const int64_t elements = (22 << 20) / 10 / StorageBytes(t) + 1;
+  const int64_t rows = (elements + minor - 1) / minor + rng.Range(0, 7);
+  if (rng.Chance(0.5)) return {rows, minor};
+  return {3, (rows + 2) / 3, minor};
+}
+
 }  // namespace
 
 absl::StatusOr<Draw> GenerateReduce(HloOpcode op, Rng& rng) {
@@ -197,8 +232,14 @@ absl::StatusOr<Draw> GenerateReduce(HloOpcode op, Rng& rng) {
   switch (op) {
     case HloOpcode::kReduce: {
       std::vector<int64_t> dims = DrawDims(rng, 1, 3);
-      if (reducer != "multiply" && rng.Chance(0.1)) {
+      if (reducer != "multiply" && LargeOperands() && rng.Chance(0.5)) {
+        dims = LargeDims(rng, t);
+      } else if (reducer != "multiply" && rng.Chance(0.1)) {
         dims = {rng.Range(100, 1000)};  // a long reduction
+      } else if (reducer != "multiply" && rng.Chance(0.15)) {
+        // Row, column and multi-dimensional reductions over odd sizes.
+        dims = {rng.Range(1, 5), OddSize(rng)};
+        if (rng.Chance(0.3)) dims.insert(dims.begin(), rng.Range(2, 3));
       }
       std::vector<int64_t> which;
       for (size_t i = 0; i < dims.size(); ++i) {
@@ -216,11 +257,20 @@ absl::StatusOr<Draw> GenerateReduce(HloOpcode op, Rng& rng) {
       return d;
     }
     case HloOpcode::kReduceWindow: {
-      const std::vector<int64_t> dims = DrawDims(rng, 1, 3);
+      std::vector<int64_t> dims = DrawDims(rng, 1, 3);
+      const bool large =
+          reducer != "multiply" && LargeOperands() && rng.Chance(0.5);
+      if (large) {
+        dims = LargeDims(rng, t);
+      } else if (reducer != "multiply" && rng.Chance(0.1)) {
+        dims = {rng.Range(1, 4), OddSize(rng)};
+      }
       std::vector<std::string> size, stride, pad, ld, rd;
       bool any_ld = false, any_rd = false;
       for (int64_t n : dims) {
-        size.push_back(absl::StrCat(rng.Range(1, std::max<int64_t>(n, 1))));
+        // Large and odd-sized operands: pooling-sized windows (up to 4).
+        const int64_t most = dims.back() > 8 ? std::min<int64_t>(n, 4) : n;
+        size.push_back(absl::StrCat(rng.Range(1, std::max<int64_t>(most, 1))));
         stride.push_back(absl::StrCat(rng.Range(1, 2)));
         pad.push_back(absl::StrCat(rng.Range(0, 1), "_", rng.Range(0, 1)));
         const bool l = rng.Chance(0.15), r = rng.Chance(0.15);
