@@ -533,6 +533,95 @@ ENTRY e {
   }
 }
 
+TEST(VectorReduce, ArgmaxAndArgminWithTies) {
+  // argmax (first index of the largest value) of f32 x[k] = (k * 7919) % 1000
+  // over 5003 elements, and argmin of s32 y[k] = (k * 7919) % 997 with
+  // int ties, by the XLA-style order-select reducer (ties: smaller index).
+  // Expected by plain loops. Rows of a [3, 1000] operand too (row 1: the
+  // maximum 999 occurs twice, at 10 and at 900: index 10 wins).
+  const int64_t n = 5003;
+  std::vector<float> x(n);
+  std::vector<int32_t> y(n);
+  for (int64_t k = 0; k < n; ++k) {
+    x[k] = static_cast<float>((k * 7919) % 1000);
+    y[k] = static_cast<int32_t>((k * 7919) % 997);
+  }
+  int64_t best_x = 0, best_y = 0;
+  for (int64_t k = 1; k < n; ++k) {
+    if (x[k] > x[best_x]) best_x = k;
+    if (y[k] < y[best_y]) best_y = k;
+  }
+  std::vector<float> m(3 * 1000);
+  for (int64_t i = 0; i < 3; ++i) {
+    for (int64_t j = 0; j < 1000; ++j) m[i * 1000 + j] = (j * 31 + i) % 997;
+  }
+  m[1000 + 10] = 999;
+  m[1000 + 900] = 999;
+  std::vector<int32_t> best_m(3, 0);
+  for (int64_t i = 0; i < 3; ++i) {
+    for (int64_t j = 1; j < 1000; ++j) {
+      if (m[i * 1000 + j] > m[i * 1000 + best_m[i]]) best_m[i] = j;
+    }
+  }
+  auto out = CompileAndRun(
+      R"(
+HloModule m
+argmax {
+  av = f32[] parameter(0)
+  ai = s32[] parameter(1)
+  bv = f32[] parameter(2)
+  bi = s32[] parameter(3)
+  gt = pred[] compare(av, bv), direction=GT
+  eq = pred[] compare(av, bv), direction=EQ
+  lt = pred[] compare(ai, bi), direction=LT
+  tie = pred[] and(eq, lt)
+  pick = pred[] or(gt, tie)
+  v = f32[] select(pick, av, bv)
+  i = s32[] select(pick, ai, bi)
+  ROOT t = (f32[], s32[]) tuple(v, i)
+}
+argmin {
+  av = s32[] parameter(0)
+  ai = s32[] parameter(1)
+  bv = s32[] parameter(2)
+  bi = s32[] parameter(3)
+  lt = pred[] compare(av, bv), direction=LT
+  eq = pred[] compare(av, bv), direction=EQ
+  il = pred[] compare(ai, bi), direction=LT
+  tie = pred[] and(eq, il)
+  pick = pred[] or(lt, tie)
+  v = s32[] select(pick, av, bv)
+  i = s32[] select(pick, ai, bi)
+  ROOT t = (s32[], s32[]) tuple(v, i)
+}
+ENTRY e {
+  x = f32[5003] parameter(0)
+  y = s32[5003] parameter(1)
+  m = f32[3,1000] parameter(2)
+  k = s32[5003] iota(), iota_dimension=0
+  km = s32[3,1000] iota(), iota_dimension=1
+  lo = f32[] constant(-inf)
+  hi = s32[] constant(2147483647)
+  z = s32[] constant(0)
+  ax = (f32[], s32[]) reduce(x, k, lo, z), dimensions={0}, to_apply=argmax
+  ay = (s32[], s32[]) reduce(y, k, hi, z), dimensions={0}, to_apply=argmin
+  am = (f32[3], s32[3]) reduce(m, km, lo, z), dimensions={1}, to_apply=argmax
+  ix = s32[] get-tuple-element(ax), index=1
+  iy = s32[] get-tuple-element(ay), index=1
+  im = s32[3] get-tuple-element(am), index=1
+  ROOT t = (s32[], s32[], s32[3]) tuple(ix, iy, im)
+})",
+      {F32({n}, x),
+       Literal::CreateFromValues<int32_t>(PrimitiveType::kS32, {n}, y),
+       F32({3, 1000}, m)});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ((*out)[0].data<int32_t>()[0], best_x);
+  EXPECT_EQ((*out)[1].data<int32_t>()[0], best_y);
+  auto im = (*out)[2].data<int32_t>();
+  EXPECT_EQ(best_m[1], 10);
+  for (int64_t i = 0; i < 3; ++i) EXPECT_EQ(im[i], best_m[i]) << i;
+}
+
 TEST(ReduceWindow, PaddingStrideAndDilations) {
   // x = [1,2,3,4,5].
   // size 3, stride 2, pad 1_1, init 0: windows at -1..1, 1..3, 3..5 ->
