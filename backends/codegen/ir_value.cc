@@ -100,6 +100,21 @@ void CollectArrayShapes(const Shape& shape, std::vector<Shape>* out) {
 }
 
 namespace {
+// Whether the physical order of `shape`'s elements is row-major (then the
+// copies below are one memcpy: per-element copies cost about as much as a
+// 200-instruction element-wise loop over the same array).
+bool PhysicalIsRowMajor(const Shape& shape) {
+  const Layout layout = shape.LayoutOrDefault();
+  return static_cast<int64_t>(layout.minor_to_major.size()) != shape.rank() ||
+         layout.IsDescending();
+}
+
+int64_t ElementCount(const Shape& shape) {
+  int64_t n = 1;
+  for (int64_t d : shape.dimensions()) n *= d;
+  return n;
+}
+
 // Calls f(row_major_linear, physical_linear) for every element.
 template <typename F>
 void ForEachPhysical(const Shape& shape, F f) {
@@ -139,6 +154,10 @@ void LiteralToPhysical(const Literal& literal, const Shape& buffer_shape,
                        uint8_t* out) {
   const int bytes = StorageBytes(buffer_shape.element_type());
   const uint8_t* in = literal.raw().data();
+  if (PhysicalIsRowMajor(buffer_shape)) {
+    std::memcpy(out, in, ElementCount(buffer_shape) * bytes);
+    return;
+  }
   ForEachPhysical(buffer_shape, [&](int64_t logical, int64_t physical) {
     std::memcpy(out + physical * bytes, in + logical * bytes, bytes);
   });
@@ -148,6 +167,10 @@ Literal PhysicalToLiteral(const uint8_t* data, const Shape& buffer_shape) {
   Literal literal(buffer_shape);
   const int bytes = StorageBytes(buffer_shape.element_type());
   uint8_t* out = literal.mutable_raw().data();
+  if (PhysicalIsRowMajor(buffer_shape)) {
+    std::memcpy(out, data, ElementCount(buffer_shape) * bytes);
+    return literal;
+  }
   ForEachPhysical(buffer_shape, [&](int64_t logical, int64_t physical) {
     std::memcpy(out + logical * bytes, data + physical * bytes, bytes);
   });

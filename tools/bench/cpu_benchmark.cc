@@ -50,17 +50,45 @@ std::vector<Literal> Arguments(const HloModule& module) {
 // x -> 200 element-wise instructions over f32[16384] with a second
 // parameter: add, multiply, subtract, maximum in turn (with_max), or add,
 // multiply, subtract only.
-std::string ChainModule(bool with_max) {
+std::string ChainModule(bool with_max, int length = 200) {
   std::string text =
       "HloModule chain\nENTRY e {\n  x0 = f32[16384] parameter(0)\n"
       "  y = f32[16384] parameter(1)\n";
   const char* ops[] = {"add", "multiply", "subtract", "maximum"};
-  for (int i = 1; i <= 200; ++i) {
-    absl::StrAppend(&text, i == 200 ? "  ROOT " : "  ", "x", i,
+  for (int i = 1; i <= length; ++i) {
+    absl::StrAppend(&text, i == length ? "  ROOT " : "  ", "x", i,
                     " = f32[16384] ", ops[i % (with_max ? 4 : 3)], "(x", i - 1,
                     ", y)\n");
   }
   return text + "}\n";
+}
+
+// Transcendental-heavy element-wise work on f32[16384] (one fused loop):
+// exp and tanh of x, their product through logistic, log1p, sine and
+// erf, summed up (math_ir.h's vectorised kernels).
+std::string TranscendentalModule() {
+  return "HloModule transcendental\nENTRY e {\n"
+         "  x = f32[16384] parameter(0)\n"
+         "  y = f32[16384] parameter(1)\n"
+         "  e = f32[16384] exponential(x)\n"
+         "  t = f32[16384] tanh(y)\n"
+         "  p = f32[16384] multiply(e, t)\n"
+         "  l = f32[16384] logistic(p)\n"
+         "  g = f32[16384] log-plus-one(l)\n"
+         "  s = f32[16384] sine(p)\n"
+         "  r = f32[16384] erf(x)\n"
+         "  a = f32[16384] add(g, s)\n"
+         "  ROOT o = f32[16384] add(a, r)\n"
+         "}\n";
+}
+
+// Only exp and tanh, the most common pair (softmax, GELU).
+std::string ExpTanhModule() {
+  return "HloModule exp_tanh\nENTRY e {\n"
+         "  x = f32[16384] parameter(0)\n"
+         "  e = f32[16384] exponential(x)\n"
+         "  ROOT t = f32[16384] tanh(e)\n"
+         "}\n";
 }
 
 void RunModule(benchmark::State& state, const std::string& text) {
@@ -123,6 +151,18 @@ void BM_Chain200NoMax(benchmark::State& state) {
   RunModule(state, ChainModule(/*with_max=*/false));
 }
 BENCHMARK(BM_Chain200NoMax);
+// One instruction of the chain: the same arguments and result, so its time
+// is mostly the per-run cost (argument and result copies, allocation).
+void BM_Chain1(benchmark::State& state) {
+  RunModule(state, ChainModule(/*with_max=*/false, /*length=*/1));
+}
+BENCHMARK(BM_Chain1);
+void BM_Transcendental(benchmark::State& state) {
+  RunModule(state, TranscendentalModule());
+}
+BENCHMARK(BM_Transcendental);
+void BM_ExpTanh(benchmark::State& state) { RunModule(state, ExpTanhModule()); }
+BENCHMARK(BM_ExpTanh);
 
 #define HLOREF_EXAMPLE_BENCHMARK(Name, file) \
   void BM_##Name(benchmark::State& state) {  \
