@@ -82,6 +82,26 @@ ENTRY e {
   }
 }
 
+TEST(DynamicShapes, StaticArgumentWithinTheBoundsIsAccepted) {
+  // As the oracle: f32[2,3] for f32[<=4,3] becomes runtime sizes (2,3);
+  // f32[5,3] is above the bound and refused with the reason.
+  constexpr absl::string_view kText = R"(
+HloModule m
+ENTRY e {
+  p = f32[<=4,3] parameter(0)
+  ROOT t = f32[3,<=4] transpose(p), dimensions={1,0}
+})";
+  auto out = RunCpu(kText, {*ParseLiteral("f32[2,3] {{1,2,3},{4,5,6}}")});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_THAT(Sizes((*out)[0]), ElementsAre(3, 2));
+  EXPECT_THAT(Valid((*out)[0]), ElementsAre(1, 4, 2, 5, 3, 6));
+  auto big = RunCpu(
+      kText,
+      {*ParseLiteral("f32[5,3] {{1,2,3},{4,5,6},{7,8,9},{1,1,1},{2,2,2}}")});
+  ASSERT_FALSE(big.ok());
+  EXPECT_THAT(big.status().message(), HasSubstr("above its bound 4"));
+}
+
 TEST(DynamicShapes, BroadcastKeepsTheOperandsSize) {
   // Operand dimension 0 (bound 4, size 2) maps to result dimension 1 of
   // bound 4: size 2; the added dimension 0 is full (2).

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <thread>
 
@@ -161,6 +162,7 @@ class CpuExecutable : public backends::Executable {
     // (Moving an inner vector keeps its data pointer, so growth is safe.)
     std::vector<std::vector<int64_t>> sizes;
     std::vector<void*> param_sizes, result_sizes;
+    std::vector<std::unique_ptr<Literal>> converted;
     for (size_t i = 0; i < args.size(); ++i) {
       std::vector<const Shape*> shapes;
       std::vector<const Literal*> leaves;
@@ -174,7 +176,22 @@ class CpuExecutable : public backends::Executable {
       for (size_t l = 0; l < shapes.size(); ++l) {
         const Shape& s = *shapes[l];
         if (!s.IsArray()) continue;
-        const Literal& lit = *leaves[l];
+        const Literal* leaf = leaves[l];
+        // A dynamic parameter also takes a static array within its bounds
+        // (as the oracle: Literal::ToBoundedDynamic).
+        if (!s.is_static() && leaf->shape().IsArray() &&
+            !leaf->shape().SameDimensions(s)) {
+          absl::StatusOr<Literal> bounded = Literal::ToBoundedDynamic(*leaf, s);
+          if (!bounded.ok()) {
+            return absl::InvalidArgumentError(absl::StrCat(
+                "argument ", i, " has shape ", args[i].shape().ToString(),
+                ", the parameter is ", m.param_shapes[i].ToString(), ": ",
+                bounded.status().message()));
+          }
+          converted.push_back(std::make_unique<Literal>(*std::move(bounded)));
+          leaf = converted.back().get();
+        }
+        const Literal& lit = *leaf;
         if (!lit.shape().IsArray() || lit.element_type() != s.element_type() ||
             !lit.shape().SameDimensions(s) ||
             (s.is_static() && lit.HasPadding())) {
