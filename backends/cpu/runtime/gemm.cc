@@ -136,14 +136,19 @@ struct Stats {
   U max_abs = 0;
   U min_nz_minus1 = std::numeric_limits<U>::max();  // (|x| bits) - 1
 
-  // A contiguous run of n values, copied to dst too when dst is not null.
-  void CopyScan(const GemmKernels& k, const T* src, T* dst, int64_t n) {
+  // n values from src, copied to dst too when it is not null: contiguous,
+  // or in chunks of `chunk` values `dst_stride` apart.
+  void CopyScan(const GemmKernels& k, const T* src, T* dst, int64_t n,
+                int64_t chunk = 0, int64_t dst_stride = 0) {
+    if (chunk <= 0) chunk = dst_stride = std::max<int64_t>(n, 1);
     if constexpr (sizeof(T) == 4) {
       k.scan32(reinterpret_cast<const uint32_t*>(src),
-               reinterpret_cast<uint32_t*>(dst), n, &max_abs, &min_nz_minus1);
+               reinterpret_cast<uint32_t*>(dst), n, chunk, dst_stride, &max_abs,
+               &min_nz_minus1);
     } else {
       k.scan64(reinterpret_cast<const uint64_t*>(src),
-               reinterpret_cast<uint64_t*>(dst), n, &max_abs, &min_nz_minus1);
+               reinterpret_cast<uint64_t*>(dst), n, chunk, dst_stride, &max_abs,
+               &min_nz_minus1);
     }
   }
   void Merge(const Stats& o) {
@@ -215,6 +220,7 @@ struct Problem {
   // Blocking.
   int64_t kc = 256, nc = 512, m_chunk = 1, n_blocks = 1, m_blocks = 1;
   bool direct_c = false;  // the kernel writes the output in place
+  bool gemv = false;      // skinny M: RunGemvItems
   bool swapped = false;   // lhs and rhs exchanged (C^T = B^T A^T)
   int64_t items() const { return batch * m_blocks * n_blocks; }
 };
@@ -298,8 +304,11 @@ absl::StatusOr<Problem> MakeProblem(const DotDims& d, int threads) {
   p.direct_c = acc_out && p.c_ns == 1 && p.c_ms != kNotAffine;
 
   // Blocking from the caches: the A panel [6 x KC] in a third of L1, the B
-  // block [KC x NC] the size of L2 (measured: a larger NC amortises the A
-  // packing over more B panels, which beat keeping L2 half free).
+  // block [KC x NC] twice the L2 size (measured at 1024^3 f32: NC = 1152
+  // ran ~1.05x OpenBLAS where half the L2 (288) ran ~0.7x and the L2 size
+  // (576) ~0.93x; the A panel is repacked once per B block, and a wider
+  // block amortises that over more B panels, the panels streaming from L2
+  // and L3 fast enough for 24 FMAs per 256 bytes).
   // HLOREF_CPU_GEMM_KC / _NC override both (tuning).
   const int64_t eb = ElemBytes(p.path), nr = Nr(p.path);
   const int64_t l1 = CacheBytes(_SC_LEVEL1_DCACHE_SIZE, 32 << 10);
@@ -307,7 +316,7 @@ absl::StatusOr<Problem> MakeProblem(const DotDims& d, int threads) {
   int64_t kc_max =
       std::clamp<int64_t>(l1 / 3 / (kGemmMr * eb) / 16 * 16, 64, 512);
   kc_max = EnvInt("HLOREF_CPU_GEMM_KC", kc_max);
-  int64_t nc_max = std::max<int64_t>(nr, l2 / (kc_max * eb) / nr * nr);
+  int64_t nc_max = std::max<int64_t>(nr, 2 * l2 / (kc_max * eb) / nr * nr);
   nc_max = RoundUp(EnvInt("HLOREF_CPU_GEMM_NC", nc_max), nr);
   // Balanced blocks (no tiny last block); integer K blocks are even (pairs).
   const int64_t kb = std::max<int64_t>(1, CeilDiv(p.k, kc_max));
@@ -327,6 +336,24 @@ absl::StatusOr<Problem> MakeProblem(const DotDims& d, int threads) {
   m_blocks = std::clamp<int64_t>(m_blocks, 1, std::max<int64_t>(1, p.m / 48));
   p.m_chunk = RoundUp(CeilDiv(std::max<int64_t>(p.m, 1), m_blocks), kGemmMr);
   p.m_blocks = std::max<int64_t>(1, CeilDiv(p.m, p.m_chunk));
+  // Skinny M over a row-major B of the accumulation type: the row-streaming
+  // GEMV kernel reads B in place (no packing), all M rows at once, columns
+  // split into items of >= 256 (two per thread when N allows).
+  const bool same_b =
+      (p.path == GemmPath::kF32 && p.rt == PrimitiveType::kF32) ||
+      (p.path == GemmPath::kF64 && p.rt == PrimitiveType::kF64);
+  p.gemv = same_b && p.m <= gemm::kGemvMaxRows && p.b_ns == 1 &&
+           p.b_ks != kNotAffine;
+  if (p.gemv) {
+    p.m_blocks = 1;
+    p.m_chunk = p.m;
+    int64_t n_blocks =
+        std::max<int64_t>(CeilDiv(p.n, 4096), threads > 1 ? 2 * threads : 1);
+    n_blocks =
+        std::clamp<int64_t>(n_blocks, 1, std::max<int64_t>(1, p.n / 256));
+    p.nc = RoundUp(CeilDiv(p.n, n_blocks), 64);
+    p.n_blocks = std::max<int64_t>(1, CeilDiv(p.n, p.nc));
+  }
   return p;
 }
 
@@ -450,10 +477,8 @@ void PackB(const Problem& p, const Loader<T>& lb, const void* rhs,
   if (same && p.b_ns == 1) {
     for (int64_t k = 0; k < kc; ++k) {
       const T* row = src + bk[k] + bn[0];
-      for (int64_t j0 = 0; j0 < ncols; j0 += kNr) {
-        stats.CopyScan(kernels, row + j0, bblock + ((j0 / kNr) * kc + k) * kNr,
-                       std::min(kNr, ncols - j0));
-      }
+      // The row's panels are kc * kNr apart: one call per row.
+      stats.CopyScan(kernels, row, bblock + k * kNr, ncols, kNr, kc * kNr);
     }
     return;
   }
@@ -477,12 +502,93 @@ void PackB(const Problem& p, const Loader<T>& lb, const void* rhs,
 }
 
 template <typename T>
+void MergeStats(Shared& sh, const Stats<T>& sa, const Stats<T>& sb) {
+  std::lock_guard<std::mutex> lock(sh.mu);
+  if constexpr (std::is_same_v<T, float>) {
+    sh.sa32.Merge(sa);
+    sh.sb32.Merge(sb);
+  } else {
+    sh.sa64.Merge(sa);
+    sh.sb64.Merge(sb);
+  }
+}
+
+// The skinny-M items: A rows converted and scanned into `abuf` [m x K],
+// B rows scanned 64 at a time just before the kernel streams them (the
+// scan brings them into L2; the kernel then reads them from there).
+template <typename T>
+void RunGemvItems(Shared& sh, const Loader<T>& la, Stats<T>& sa, Stats<T>& sb,
+                  int64_t item_begin, int64_t item_end) {
+  const Problem& p = *sh.p;
+  Scratch a_buf(p.m * p.k * static_cast<int64_t>(sizeof(T)));
+  Scratch c_buf(p.direct_c ? 64 : p.m * RoundUp(p.nc, 16) * int64_t{sizeof(T)});
+  if (a_buf.p == nullptr || c_buf.p == nullptr) {
+    std::lock_guard<std::mutex> lock(sh.mu);
+    sh.failed_alloc = true;
+    return;
+  }
+  T* a = static_cast<T*>(a_buf.p);
+  for (int64_t item = item_begin; item < item_end; ++item) {
+    const int64_t ni = item % p.n_blocks;
+    const int64_t bi = item / p.n_blocks;
+    const int64_t n0 = ni * p.nc, n1 = std::min(p.n, n0 + p.nc);
+    if (n0 >= n1) continue;
+    const int64_t ncols = n1 - n0;
+    const int64_t a_off = p.a_b[bi];
+    for (int64_t r = 0; r < p.m; ++r) {
+      for (int64_t k = 0; k < p.k; ++k) {
+        a[r * p.k + k] = la(a_off + p.a_m[r] + p.a_k[k]);
+      }
+    }
+    sa.CopyScan(*sh.kernels, a, nullptr, p.m * p.k);
+    T* c;
+    int64_t ldc;
+    if (p.direct_c) {
+      c = static_cast<T*>(sh.out) + p.c_b[bi] + p.c_m[0] + p.c_n[n0];
+      ldc = p.c_ms;
+    } else {
+      c = static_cast<T*>(c_buf.p);
+      ldc = RoundUp(ncols, 16);
+    }
+    const T* b = static_cast<const T*>(sh.rhs) + p.b_b[bi] + p.b_n[n0];
+    for (int64_t k0 = 0; k0 < p.k; k0 += 64) {
+      const int64_t kk = std::min<int64_t>(64, p.k - k0);
+      for (int64_t k = k0; k < k0 + kk; ++k) {
+        sb.CopyScan(*sh.kernels, b + p.b_k[k], nullptr, ncols);
+      }
+      if constexpr (std::is_same_v<T, float>) {
+        sh.kernels->gemv_f32(static_cast<int>(p.m), kk, a + k0, p.k,
+                             b + p.b_k[k0], p.b_ks, ncols, c, ldc, k0 > 0);
+      } else {
+        sh.kernels->gemv_f64(static_cast<int>(p.m), kk, a + k0, p.k,
+                             b + p.b_k[k0], p.b_ks, ncols, c, ldc, k0 > 0);
+      }
+    }
+    if (!p.direct_c) {
+      const int64_t cb = p.c_b[bi];
+      for (int64_t i = 0; i < p.m; ++i) {
+        for (int64_t j = n0; j < n1; ++j) {
+          StoreOut<T>(p.ot, sh.out, cb + p.c_m[i] + p.c_n[j],
+                      c[i * ldc + (j - n0)]);
+        }
+      }
+    }
+  }
+}
+
+template <typename T>
 void RunFloatItems(Shared& sh, int64_t item_begin, int64_t item_end) {
   const Problem& p = *sh.p;
   constexpr int64_t kNr =
       std::is_same_v<T, float> ? gemm::kGemmNrF32 : gemm::kGemmNrF64;
   const Loader<T> la = MakeLoader<T>(p.lt, sh.lhs);
   const Loader<T> lb = MakeLoader<T>(p.rt, sh.rhs);
+  if (p.gemv) {
+    Stats<T> sa, sb;
+    RunGemvItems<T>(sh, la, sa, sb, item_begin, item_end);
+    MergeStats(sh, sa, sb);
+    return;
+  }
   Scratch a_buf(p.kc * kGemmMr * sizeof(T));
   Scratch b_buf(p.kc * p.nc * static_cast<int64_t>(sizeof(T)));
   Scratch c_buf(
@@ -549,14 +655,7 @@ void RunFloatItems(Shared& sh, int64_t item_begin, int64_t item_end) {
       }
     }
   }
-  std::lock_guard<std::mutex> lock(sh.mu);
-  if constexpr (std::is_same_v<T, float>) {
-    sh.sa32.Merge(sa);
-    sh.sb32.Merge(sb);
-  } else {
-    sh.sa64.Merge(sa);
-    sh.sb64.Merge(sb);
-  }
+  MergeStats(sh, sa, sb);
 }
 
 // The wide sequential fallback of the float paths: each element one sum in

@@ -94,32 +94,66 @@ void PortableInt(int64_t kp, const int16_t* a, const int16_t* b, int64_t ldb,
 }
 
 template <typename U>
-void PortableCopyScan(const U* src, U* dst, int64_t n, U* max_abs,
-                      U* min_nz_m1) {
+void PortableCopyScan(const U* src, U* dst, int64_t n, int64_t chunk,
+                      int64_t dst_stride, U* max_abs, U* min_nz_m1) {
   constexpr U kAbs = ~U{0} >> 1;
   U mx = *max_abs, mn = *min_nz_m1;
-  for (int64_t i = 0; i < n; ++i) {
-    const U v = src[i];
-    if (dst != nullptr) dst[i] = v;
-    const U u = v & kAbs;
-    mx = u > mx ? u : mx;
-    mn = u - 1 < mn ? u - 1 : mn;
+  for (int64_t c0 = 0; c0 < n; c0 += chunk) {
+    const int64_t len = std::min(chunk, n - c0);
+    U* d = dst != nullptr ? dst + (c0 / chunk) * dst_stride : nullptr;
+    for (int64_t i = 0; i < len; ++i) {
+      const U v = src[c0 + i];
+      if (d != nullptr) d[i] = v;
+      const U u = v & kAbs;
+      mx = u > mx ? u : mx;
+      mn = u - 1 < mn ? u - 1 : mn;
+    }
   }
   *max_abs = mx;
   *min_nz_m1 = mn;
 }
 void PortableCopyScan32(const uint32_t* src, uint32_t* dst, int64_t n,
-                        uint32_t* mx, uint32_t* mn) {
-  PortableCopyScan<uint32_t>(src, dst, n, mx, mn);
+                        int64_t chunk, int64_t dst_stride, uint32_t* mx,
+                        uint32_t* mn) {
+  PortableCopyScan<uint32_t>(src, dst, n, chunk, dst_stride, mx, mn);
 }
 void PortableCopyScan64(const uint64_t* src, uint64_t* dst, int64_t n,
-                        uint64_t* mx, uint64_t* mn) {
-  PortableCopyScan<uint64_t>(src, dst, n, mx, mn);
+                        int64_t chunk, int64_t dst_stride, uint64_t* mx,
+                        uint64_t* mn) {
+  PortableCopyScan<uint64_t>(src, dst, n, chunk, dst_stride, mx, mn);
 }
 
-const GemmKernels kPortable = {"portable",         PortableF32,
-                               PortableF64,        PortableInt,
-                               PortableCopyScan32, PortableCopyScan64};
+template <typename T>
+void PortableGemv(int mr, int64_t kc, const T* a, int64_t lda, const T* b,
+                  int64_t ldb, int64_t n, T* c, int64_t ldc, bool accumulate) {
+  for (int m = 0; m < mr; ++m) {
+    if (!accumulate) {
+      for (int64_t j = 0; j < n; ++j) c[m * ldc + j] = T(0);
+    }
+  }
+  for (int64_t k = 0; k < kc; ++k) {
+    const T* brow = b + k * ldb;
+    for (int m = 0; m < mr; ++m) {
+      const T am = a[m * lda + k];
+      T* crow = c + m * ldc;
+      for (int64_t j = 0; j < n; ++j) crow[j] += am * brow[j];
+    }
+  }
+}
+void PortableGemvF32(int mr, int64_t kc, const float* a, int64_t lda,
+                     const float* b, int64_t ldb, int64_t n, float* c,
+                     int64_t ldc, bool accumulate) {
+  PortableGemv<float>(mr, kc, a, lda, b, ldb, n, c, ldc, accumulate);
+}
+void PortableGemvF64(int mr, int64_t kc, const double* a, int64_t lda,
+                     const double* b, int64_t ldb, int64_t n, double* c,
+                     int64_t ldc, bool accumulate) {
+  PortableGemv<double>(mr, kc, a, lda, b, ldb, n, c, ldc, accumulate);
+}
+
+const GemmKernels kPortable = {
+    "portable",         PortableF32,        PortableF64,     PortableInt,
+    PortableCopyScan32, PortableCopyScan64, PortableGemvF32, PortableGemvF64};
 
 #ifdef HLOREF_GEMM_X86
 
@@ -325,61 +359,201 @@ HLOREF_GEMM_DISPATCH(Avx512Int, Avx512IntTile, int16_t, int32_t)
 #undef HLOREF_GEMM_DISPATCH
 
 HLOREF_AVX512 void Avx512CopyScan32(const uint32_t* src, uint32_t* dst,
-                                    int64_t n, uint32_t* max_abs,
+                                    int64_t n, int64_t chunk,
+                                    int64_t dst_stride, uint32_t* max_abs,
                                     uint32_t* min_nz_m1) {
   const __m512i abs = _mm512_set1_epi32(0x7fffffff);
   const __m512i one = _mm512_set1_epi32(1);
   __m512i mx = _mm512_set1_epi32(static_cast<int>(*max_abs));
   __m512i mn = _mm512_set1_epi32(static_cast<int>(*min_nz_m1));
-  for (int64_t i = 0; i < n; i += 16) {
-    const __mmask16 m =
-        n - i >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << (n - i)) - 1);
-    const __m512i v = _mm512_maskz_loadu_epi32(m, src + i);
-    if (dst != nullptr) _mm512_mask_storeu_epi32(dst + i, m, v);
-    const __m512i u = _mm512_and_si512(v, abs);
-    mx = _mm512_mask_max_epu32(mx, m, mx, u);
-    mn = _mm512_mask_min_epu32(mn, m, mn, _mm512_sub_epi32(u, one));
+  for (int64_t c0 = 0; c0 < n; c0 += chunk) {
+    const int64_t len = std::min(chunk, n - c0);
+    const uint32_t* s = src + c0;
+    uint32_t* d = dst != nullptr ? dst + (c0 / chunk) * dst_stride : nullptr;
+    for (int64_t i = 0; i < len; i += 16) {
+      const __mmask16 m =
+          len - i >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << (len - i)) - 1);
+      const __m512i v = _mm512_maskz_loadu_epi32(m, s + i);
+      if (d != nullptr) _mm512_mask_storeu_epi32(d + i, m, v);
+      const __m512i u = _mm512_and_si512(v, abs);
+      mx = _mm512_mask_max_epu32(mx, m, mx, u);
+      mn = _mm512_mask_min_epu32(mn, m, mn, _mm512_sub_epi32(u, one));
+    }
   }
   // (GCC 12's _mm512_reduce_* trip -Wuninitialized: reduce by hand.)
   alignas(64) uint32_t hx[16], hn[16];
   _mm512_store_si512(hx, mx);
   _mm512_store_si512(hn, mn);
-  for (int i = 0; i < 16; ++i) {
-    *max_abs = std::max(*max_abs, hx[i]);
-    *min_nz_m1 = std::min(*min_nz_m1, hn[i]);
+  uint32_t rx = hx[0], rn = hn[0];
+  for (int i = 1; i < 16; ++i) {
+    rx = std::max(rx, hx[i]);
+    rn = std::min(rn, hn[i]);
   }
+  *max_abs = rx;
+  *min_nz_m1 = rn;
 }
 
 HLOREF_AVX512 void Avx512CopyScan64(const uint64_t* src, uint64_t* dst,
-                                    int64_t n, uint64_t* max_abs,
+                                    int64_t n, int64_t chunk,
+                                    int64_t dst_stride, uint64_t* max_abs,
                                     uint64_t* min_nz_m1) {
   const __m512i abs = _mm512_set1_epi64(0x7fffffffffffffffll);
   const __m512i one = _mm512_set1_epi64(1);
   __m512i mx = _mm512_set1_epi64(static_cast<long long>(*max_abs));
   __m512i mn = _mm512_set1_epi64(static_cast<long long>(*min_nz_m1));
-  for (int64_t i = 0; i < n; i += 8) {
-    const __mmask8 m =
-        n - i >= 8 ? __mmask8(0xFF) : __mmask8((1u << (n - i)) - 1);
-    const __m512i v = _mm512_maskz_loadu_epi64(m, src + i);
-    if (dst != nullptr) _mm512_mask_storeu_epi64(dst + i, m, v);
-    const __m512i u = _mm512_and_si512(v, abs);
-    mx = _mm512_mask_max_epu64(mx, m, mx, u);
-    mn = _mm512_mask_min_epu64(mn, m, mn, _mm512_sub_epi64(u, one));
+  for (int64_t c0 = 0; c0 < n; c0 += chunk) {
+    const int64_t len = std::min(chunk, n - c0);
+    const uint64_t* s = src + c0;
+    uint64_t* d = dst != nullptr ? dst + (c0 / chunk) * dst_stride : nullptr;
+    for (int64_t i = 0; i < len; i += 8) {
+      const __mmask8 m =
+          len - i >= 8 ? __mmask8(0xFF) : __mmask8((1u << (len - i)) - 1);
+      const __m512i v = _mm512_maskz_loadu_epi64(m, s + i);
+      if (d != nullptr) _mm512_mask_storeu_epi64(d + i, m, v);
+      const __m512i u = _mm512_and_si512(v, abs);
+      mx = _mm512_mask_max_epu64(mx, m, mx, u);
+      mn = _mm512_mask_min_epu64(mn, m, mn, _mm512_sub_epi64(u, one));
+    }
   }
   alignas(64) uint64_t hx[8], hn[8];
   _mm512_store_si512(hx, mx);
   _mm512_store_si512(hn, mn);
-  for (int i = 0; i < 8; ++i) {
-    *max_abs = std::max(*max_abs, hx[i]);
-    *min_nz_m1 = std::min(*min_nz_m1, hn[i]);
+  uint64_t rx = hx[0], rn = hn[0];
+  for (int i = 1; i < 8; ++i) {
+    rx = std::max(rx, hx[i]);
+    rn = std::min(rn, hn[i]);
+  }
+  *max_abs = rx;
+  *min_nz_m1 = rn;
+}
+
+// Vector traits for the GEMV template.
+struct F32Vec {
+  using T = float;
+  using V = __m512;
+  using M = __mmask16;
+  static constexpr int kLanes = 16;
+  HLOREF_AVX512 static V Load(M m, const T* p) {
+    return _mm512_maskz_loadu_ps(m, p);
+  }
+  HLOREF_AVX512 static void Store(M m, T* p, V v) {
+    _mm512_mask_storeu_ps(p, m, v);
+  }
+  HLOREF_AVX512 static V Set1(T x) { return _mm512_set1_ps(x); }
+  HLOREF_AVX512 static V Fma(V a, V b, V c) { return _mm512_fmadd_ps(a, b, c); }
+  HLOREF_AVX512 static V Zero() { return _mm512_setzero_ps(); }
+};
+struct F64Vec {
+  using T = double;
+  using V = __m512d;
+  using M = __mmask8;
+  static constexpr int kLanes = 8;
+  HLOREF_AVX512 static V Load(M m, const T* p) {
+    return _mm512_maskz_loadu_pd(m, p);
+  }
+  HLOREF_AVX512 static void Store(M m, T* p, V v) {
+    _mm512_mask_storeu_pd(p, m, v);
+  }
+  HLOREF_AVX512 static V Set1(T x) { return _mm512_set1_pd(x); }
+  HLOREF_AVX512 static V Fma(V a, V b, V c) { return _mm512_fmadd_pd(a, b, c); }
+  HLOREF_AVX512 static V Zero() { return _mm512_setzero_pd(); }
+};
+
+// kKk rows of B (k0 .. k0 + kKk - 1) into kMr rows of C, 2 vectors of
+// columns per step; the A broadcasts are hoisted out of the column loop.
+template <typename X, int kMr, int kKk>
+HLOREF_AVX512 void Avx512GemvStep(const typename X::T* a, int64_t lda,
+                                  const typename X::T* b, int64_t ldb,
+                                  int64_t n, typename X::T* c, int64_t ldc,
+                                  bool first) {
+  using V = typename X::V;
+  using M = typename X::M;
+  constexpr int kL = X::kLanes;
+  V av[kMr][kKk];
+#pragma GCC unroll 4
+  for (int m = 0; m < kMr; ++m) {
+#pragma GCC unroll 4
+    for (int q = 0; q < kKk; ++q) av[m][q] = X::Set1(a[m * lda + q]);
+  }
+  for (int64_t j = 0; j < n; j += kL) {
+    const int64_t rem = n - j;
+    const M mask = rem >= kL ? M(~M(0)) : M((1u << rem) - 1u);
+    V bv[kKk];
+#pragma GCC unroll 4
+    for (int q = 0; q < kKk; ++q) bv[q] = X::Load(mask, b + q * ldb + j);
+#pragma GCC unroll 4
+    for (int m = 0; m < kMr; ++m) {
+      V acc = first ? X::Zero() : X::Load(mask, c + m * ldc + j);
+#pragma GCC unroll 4
+      for (int q = 0; q < kKk; ++q) acc = X::Fma(av[m][q], bv[q], acc);
+      X::Store(mask, c + m * ldc + j, acc);
+    }
   }
 }
 
-const GemmKernels kAvx512 = {"avx512",    Avx512F32,        Avx512F64,
-                             PortableInt, Avx512CopyScan32, Avx512CopyScan64};
-const GemmKernels kAvx512Vnni = {"avx512-vnni",    Avx512F32,
-                                 Avx512F64,        Avx512Int,
-                                 Avx512CopyScan32, Avx512CopyScan64};
+template <typename X, int kMr>
+HLOREF_AVX512 void Avx512GemvRows(int64_t kc, const typename X::T* a,
+                                  int64_t lda, const typename X::T* b,
+                                  int64_t ldb, int64_t n, typename X::T* c,
+                                  int64_t ldc, bool accumulate) {
+  int64_t k = 0;
+  for (; k + 4 <= kc; k += 4) {
+    Avx512GemvStep<X, kMr, 4>(a + k, lda, b + k * ldb, ldb, n, c, ldc,
+                              k == 0 && !accumulate);
+  }
+  const bool first = k == 0 && !accumulate;
+  switch (kc - k) {
+    case 3:
+      Avx512GemvStep<X, kMr, 3>(a + k, lda, b + k * ldb, ldb, n, c, ldc, first);
+      break;
+    case 2:
+      Avx512GemvStep<X, kMr, 2>(a + k, lda, b + k * ldb, ldb, n, c, ldc, first);
+      break;
+    case 1:
+      Avx512GemvStep<X, kMr, 1>(a + k, lda, b + k * ldb, ldb, n, c, ldc, first);
+      break;
+    default:
+      if (kc == 0 && !accumulate) {
+        for (int m = 0; m < kMr; ++m) {
+          for (int64_t j = 0; j < n; ++j) c[m * ldc + j] = 0;
+        }
+      }
+      break;
+  }
+}
+
+template <typename X>
+void Avx512Gemv(int mr, int64_t kc, const typename X::T* a, int64_t lda,
+                const typename X::T* b, int64_t ldb, int64_t n,
+                typename X::T* c, int64_t ldc, bool accumulate) {
+  switch (mr) {
+    case 1:
+      return Avx512GemvRows<X, 1>(kc, a, lda, b, ldb, n, c, ldc, accumulate);
+    case 2:
+      return Avx512GemvRows<X, 2>(kc, a, lda, b, ldb, n, c, ldc, accumulate);
+    case 3:
+      return Avx512GemvRows<X, 3>(kc, a, lda, b, ldb, n, c, ldc, accumulate);
+    default:
+      return Avx512GemvRows<X, 4>(kc, a, lda, b, ldb, n, c, ldc, accumulate);
+  }
+}
+void Avx512GemvF32(int mr, int64_t kc, const float* a, int64_t lda,
+                   const float* b, int64_t ldb, int64_t n, float* c,
+                   int64_t ldc, bool accumulate) {
+  Avx512Gemv<F32Vec>(mr, kc, a, lda, b, ldb, n, c, ldc, accumulate);
+}
+void Avx512GemvF64(int mr, int64_t kc, const double* a, int64_t lda,
+                   const double* b, int64_t ldb, int64_t n, double* c,
+                   int64_t ldc, bool accumulate) {
+  Avx512Gemv<F64Vec>(mr, kc, a, lda, b, ldb, n, c, ldc, accumulate);
+}
+
+const GemmKernels kAvx512 = {"avx512",      Avx512F32,        Avx512F64,
+                             PortableInt,   Avx512CopyScan32, Avx512CopyScan64,
+                             Avx512GemvF32, Avx512GemvF64};
+const GemmKernels kAvx512Vnni = {
+    "avx512-vnni",    Avx512F32,        Avx512F64,     Avx512Int,
+    Avx512CopyScan32, Avx512CopyScan64, Avx512GemvF32, Avx512GemvF64};
 
 #endif  // HLOREF_GEMM_X86
 

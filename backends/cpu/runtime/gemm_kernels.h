@@ -52,11 +52,28 @@ using GemmKernelInt = void (*)(int64_t kp, const int16_t* a, const int16_t* b,
 // bit patterns): *max_abs = max(|x| bits), *min_nz_m1 = min(|x| bits - 1)
 // (zero wraps to the maximum, so it is the smallest nonzero |x| minus 1);
 // both are updated, not reset. When dst is not null the values are also
-// copied there (packing and scanning in one pass).
+// copied there (packing and scanning in one pass), in chunks: value i goes
+// to dst[(i / chunk) * dst_stride + i % chunk] (chunk >= 1; a contiguous
+// copy has dst_stride = chunk).
 using GemmCopyScan32 = void (*)(const uint32_t* src, uint32_t* dst, int64_t n,
+                                int64_t chunk, int64_t dst_stride,
                                 uint32_t* max_abs, uint32_t* min_nz_m1);
 using GemmCopyScan64 = void (*)(const uint64_t* src, uint64_t* dst, int64_t n,
+                                int64_t chunk, int64_t dst_stride,
                                 uint64_t* max_abs, uint64_t* min_nz_m1);
+
+// Skinny M: c[m * ldc + j] (+)= sum over k < kc of a[m * lda + k] *
+// b[k * ldb + j], for m < mr <= kGemvMaxRows and j < n. B is read in place,
+// whole rows in k order (memory streams, no packing); each element is one
+// FMA chain in k order (after c's old value when accumulate), the same
+// order as the tile kernels.
+constexpr int kGemvMaxRows = 4;
+using GemvKernelF32 = void (*)(int mr, int64_t kc, const float* a, int64_t lda,
+                               const float* b, int64_t ldb, int64_t n, float* c,
+                               int64_t ldc, bool accumulate);
+using GemvKernelF64 = void (*)(int mr, int64_t kc, const double* a, int64_t lda,
+                               const double* b, int64_t ldb, int64_t n,
+                               double* c, int64_t ldc, bool accumulate);
 
 struct GemmKernels {
   const char* name;  // "avx512", "avx512-vnni", "portable"
@@ -65,6 +82,8 @@ struct GemmKernels {
   GemmKernelInt i16;
   GemmCopyScan32 scan32;
   GemmCopyScan64 scan64;
+  GemvKernelF32 gemv_f32;
+  GemvKernelF64 gemv_f64;
 };
 
 // The portable kernels (plain C++, any x86-64 or other host).

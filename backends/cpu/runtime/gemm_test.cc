@@ -383,7 +383,24 @@ TEST(GemmKernelTest, CopyScanFindsExtremes) {
       std::vector<float> copy(n, 7.0f);
       uint32_t mx = 0, mn = ~0u;
       kernels->scan32(reinterpret_cast<const uint32_t*>(v.data()),
-                      reinterpret_cast<uint32_t*>(copy.data()), n, &mx, &mn);
+                      reinterpret_cast<uint32_t*>(copy.data()), n, n, n, &mx,
+                      &mn);
+      // Chunked: chunks of 7 values 10 apart.
+      std::vector<float> chunked((n / 7 + 1) * 10, 7.0f);
+      uint32_t mx2 = 0, mn2 = ~0u;
+      kernels->scan32(reinterpret_cast<const uint32_t*>(v.data()),
+                      reinterpret_cast<uint32_t*>(chunked.data()), n, 7, 10,
+                      &mx2, &mn2);
+      EXPECT_EQ(mx2, mx);
+      EXPECT_EQ(mn2, mn);
+      for (int64_t i = 0; i < n; ++i) {
+        ASSERT_EQ(chunked[(i / 7) * 10 + i % 7], v[i]) << kernels->name;
+      }
+      for (size_t i = 0; i < chunked.size(); ++i) {
+        if (i % 10 >= 7) {
+          ASSERT_EQ(chunked[i], 7.0f) << "gap written";
+        }
+      }
       EXPECT_EQ(0, std::memcmp(v.data(), copy.data(), n * sizeof(float)));
       float max_abs, min_nz;
       const uint32_t mn1 = mn + 1;
