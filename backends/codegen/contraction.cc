@@ -1,7 +1,10 @@
 // The contraction family as elemental emitters: dot (dot-general),
 // ragged-dot, scaled-dot and convolution. Each output element's generator
 // loops over the contracted positions and accumulates the products; no
-// packing or tiling yet (fast GEMM kernels are a later issue).
+// packing or tiling here. A target may take large dots elsewhere: the CPU
+// backend declines dots above its GEMM threshold in this emitter and runs
+// them on its packed GEMM runtime (backends/cpu/emitters/dot.cc,
+// docs/cpu-kernels.md); small dots stay here, where they inline and fuse.
 //
 // Semantics are the oracle's (seed 001 "DotGeneral", "ConvWithGeneral
 // Padding"; interpreter/ops/{dot,convolution,ragged_scaled_dot}.cc),
