@@ -748,6 +748,19 @@ ComparisonResult CompareToOracle(const HloModule& module,
           ", got ", have.shape().ToString(false));
       return result;
     }
+    // Runtime sizes are part of the value: a backend that reports sizes
+    // (a dynamic result) must report the oracle's. (A backend that returns
+    // only the valid part was placed back above with the oracle's sizes.)
+    if (!want.shape().is_static() && !have.shape().is_static() &&
+        !absl::c_equal(have.dynamic_sizes(), want.dynamic_sizes())) {
+      result.ok = false;
+      result.structure_error = absl::StrCat(
+          "output ", o, ": expected runtime sizes (",
+          absl::StrJoin(want.dynamic_sizes(), ","), ") of ",
+          want.shape().ToString(false), ", got (",
+          absl::StrJoin(have.dynamic_sizes(), ","), ")");
+      return result;
+    }
     const HloInstruction* inst = root;
     if (root->opcode() == HloOpcode::kTuple &&
         o < static_cast<size_t>(root->operand_count()) &&

@@ -233,6 +233,14 @@ TEST(Comparator, DynamicPaddingIsNeverComparedAndCompactResultsAreAccepted) {
   ComparisonResult wrong_size = Compare(f, "f32[3] {1, 2, 3}");
   EXPECT_FALSE(wrong_size.ok);
   EXPECT_FALSE(wrong_size.structure_error.empty());
+  // A dynamic result carries its runtime sizes, and they must be the
+  // oracle's (2).
+  EXPECT_TRUE(Compare(f, "f32[<=4](2) {1, 2}").ok);
+  ComparisonResult wrong_sizes = Compare(f, "f32[<=4](3) {1, 2, 3}");
+  EXPECT_FALSE(wrong_sizes.ok);
+  EXPECT_NE(wrong_sizes.structure_error.find("expected runtime sizes (2)"),
+            std::string::npos)
+      << wrong_sizes.structure_error;
 }
 
 // all-reduce-start/done with a float add: done is judged with start's
