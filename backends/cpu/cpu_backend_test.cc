@@ -69,26 +69,35 @@ ENTRY e {
   EXPECT_EQ((*out)[1].data<float>()[0], 45);
 }
 
-TEST(CpuBackend, UnsupportedOpIsUnimplemented) {
-  // A transpose of a bounded dynamic value is not compiled (yet): it must
-  // be Unimplemented naming the op, never a wrong answer.
-  auto out =
-      CompileAndRun(R"(
+TEST(CpuBackend, PaddedValueReachingAnOpWithoutPaddingRulesIsUnimplemented) {
+  // reverse does not handle padded dynamic values (as the oracle's
+  // CheckPaddedOperands): with runtime size 1 of bound 2 the run is
+  // Unimplemented naming the op, never a wrong answer; with size 2 (no
+  // padding) it runs: rows swapped.
+  constexpr absl::string_view kText = R"(
 HloModule m
 ENTRY e {
   a = f32[2,2] parameter(0)
   n = s32[] parameter(1)
   d = f32[<=2,2] set-dimension-size(a, n), dimensions={0}
-  ROOT t = f32[2,<=2] transpose(d), dimensions={1,0}
-})",
-                    {Literal::CreateFromValues<float>(PrimitiveType::kF32,
-                                                      {2, 2}, {1, 2, 3, 4}),
-                     Literal::CreateR0<int32_t>(PrimitiveType::kS32, 1)});
+  ROOT t = f32[<=2,2] reverse(d), dimensions={0}
+})";
+  auto args = [](int32_t n) {
+    std::vector<Literal> v;
+    v.push_back(Literal::CreateFromValues<float>(PrimitiveType::kF32, {2, 2},
+                                                 {1, 2, 3, 4}));
+    v.push_back(Literal::CreateR0<int32_t>(PrimitiveType::kS32, n));
+    return v;
+  };
+  auto out = CompileAndRun(kText, args(1));
   ASSERT_FALSE(out.ok());
   EXPECT_EQ(out.status().code(), absl::StatusCode::kUnimplemented)
       << out.status();
   EXPECT_THAT(std::string(out.status().message()),
-              ::testing::HasSubstr("transpose on bounded dynamic shapes"));
+              ::testing::HasSubstr("reverse is not evaluated on padded"));
+  auto full = CompileAndRun(kText, args(2));
+  ASSERT_TRUE(full.ok()) << full.status();
+  EXPECT_THAT((*full)[0].data<float>(), ::testing::ElementsAre(3, 4, 1, 2));
 }
 
 TEST(CpuBackend, ReduceSkipsPadding) {
