@@ -4,7 +4,6 @@
 
 #include "absl/strings/str_cat.h"
 #include "backends/cpu/runtime/gemm.h"
-#include "backends/cpu/runtime/gemm.h"
 #include "backends/cpu/runtime/runtime_symbols.h"
 #include "backends/cpu/runtime/thread_pool.h"
 
@@ -39,7 +38,6 @@ RuntimeSymbolList AllRuntimeSymbols() {
   AddHostRuntimeSymbols(list);
   AddCustomCallRuntimeSymbols(list);
   AddMathRuntimeSymbols(list);
-  AddGemmRuntimeSymbols(list);
   AddGemmRuntimeSymbols(list);
   return list;
 }
