@@ -417,6 +417,39 @@ struct Shared {
   Stats<double> sa64, sb64;
 };
 
+// One work item of the packed loops: batch bi, rows [m0, m1), columns
+// [n0, n1). Items run batch-major, then M blocks, then N blocks.
+struct Tile {
+  int64_t bi, m0, m1, n0, n1;
+  int64_t cols() const { return n1 - n0; }
+};
+
+// Item `item` as a tile; false when it is empty (an edge block).
+bool TileOf(const Problem& p, int64_t item, Tile* t) {
+  const int64_t ni = item % p.n_blocks;
+  const int64_t mi = (item / p.n_blocks) % p.m_blocks;
+  t->bi = item / (p.n_blocks * p.m_blocks);
+  t->m0 = mi * p.m_chunk;
+  t->m1 = std::min(p.m, t->m0 + p.m_chunk);
+  t->n0 = ni * p.nc;
+  t->n1 = std::min(p.n, t->n0 + p.nc);
+  return t->m0 < t->m1 && t->n0 < t->n1;
+}
+
+// Where a tile's C block is accumulated: straight into the result
+// (direct_c: the result is the accumulator type, unit stride along N) or
+// into the chunk's scratch, `ldc` elements per row.
+template <typename Acc>
+Acc* TileTarget(const Problem& p, void* out, void* scratch, const Tile& t,
+                int64_t* ldc) {
+  if (p.direct_c) {
+    *ldc = p.c_ms;
+    return static_cast<Acc*>(out) + p.c_b[t.bi] + p.c_m[t.m0] + p.c_n[t.n0];
+  }
+  *ldc = RoundUp(t.cols(), 16);
+  return static_cast<Acc*>(scratch);
+}
+
 // Packs A rows [i0, i0 + mr) x [k0, k0 + kc) as a[k * 6 + r] (rows past mr
 // zero): contiguous copies when A is T with unit stride along K (row-major)
 // or along M (column-major), the offset tables otherwise.
@@ -602,22 +635,12 @@ void RunFloatItems(Shared& sh, int64_t item_begin, int64_t item_end) {
   T* bblock = static_cast<T*>(b_buf.p);
   Stats<T> sa, sb;
   for (int64_t item = item_begin; item < item_end; ++item) {
-    const int64_t ni = item % p.n_blocks;
-    const int64_t mi = (item / p.n_blocks) % p.m_blocks;
-    const int64_t bi = item / (p.n_blocks * p.m_blocks);
-    const int64_t m0 = mi * p.m_chunk, m1 = std::min(p.m, m0 + p.m_chunk);
-    const int64_t n0 = ni * p.nc, n1 = std::min(p.n, n0 + p.nc);
-    if (m0 >= m1 || n0 >= n1) continue;
-    const int64_t ncols = n1 - n0;
-    T* c;
+    Tile t;
+    if (!TileOf(p, item, &t)) continue;
+    const int64_t bi = t.bi, m0 = t.m0, m1 = t.m1, n0 = t.n0, n1 = t.n1;
+    const int64_t ncols = t.cols();
     int64_t ldc;
-    if (p.direct_c) {
-      c = static_cast<T*>(sh.out) + p.c_b[bi] + p.c_m[m0] + p.c_n[n0];
-      ldc = p.c_ms;
-    } else {
-      c = static_cast<T*>(c_buf.p);
-      ldc = RoundUp(ncols, 16);
-    }
+    T* c = TileTarget<T>(p, sh.out, c_buf.p, t, &ldc);
     const int64_t a_off = p.a_b[bi], b_off = p.b_b[bi];
     for (int64_t k0 = 0; k0 < p.k; k0 += p.kc) {
       const int64_t kc = std::min(p.kc, p.k - k0);
@@ -710,22 +733,12 @@ void RunIntItems(Shared& sh, int64_t item_begin, int64_t item_end) {
   int16_t* apanel = static_cast<int16_t*>(a_buf.p);
   int16_t* bblock = static_cast<int16_t*>(b_buf.p);
   for (int64_t item = item_begin; item < item_end; ++item) {
-    const int64_t ni = item % p.n_blocks;
-    const int64_t mi = (item / p.n_blocks) % p.m_blocks;
-    const int64_t bi = item / (p.n_blocks * p.m_blocks);
-    const int64_t m0 = mi * p.m_chunk, m1 = std::min(p.m, m0 + p.m_chunk);
-    const int64_t n0 = ni * p.nc, n1 = std::min(p.n, n0 + p.nc);
-    if (m0 >= m1 || n0 >= n1) continue;
-    const int64_t ncols = n1 - n0;
-    int32_t* c;
+    Tile t;
+    if (!TileOf(p, item, &t)) continue;
+    const int64_t bi = t.bi, m0 = t.m0, m1 = t.m1, n0 = t.n0, n1 = t.n1;
+    const int64_t ncols = t.cols();
     int64_t ldc;
-    if (p.direct_c) {
-      c = static_cast<int32_t*>(sh.out) + p.c_b[bi] + p.c_m[m0] + p.c_n[n0];
-      ldc = p.c_ms;
-    } else {
-      c = static_cast<int32_t*>(c_buf.p);
-      ldc = RoundUp(ncols, 16);
-    }
+    int32_t* c = TileTarget<int32_t>(p, sh.out, c_buf.p, t, &ldc);
     const int64_t a_off = p.a_b[bi], b_off = p.b_b[bi];
     for (int64_t k0 = 0; k0 < p.k; k0 += p.kc) {
       const int64_t kc = std::min(p.kc, p.k - k0);
