@@ -234,11 +234,8 @@ class CpuExecutable : public backends::Executable {
     results.insert(results.end(), result_sizes.begin(), result_sizes.end());
     if (params.empty()) params.push_back(nullptr);
     if (results.empty()) results.push_back(nullptr);
-    std::unique_ptr<ThreadPool> pool;
-    if (threads_ > 1) {
-      pool = std::make_unique<ThreadPool>(threads_);
-      ctx.pool = pool.get();
-    }
+    PoolLease pool(*this);
+    ctx.pool = pool.get();
     if (ctx.rng_state == nullptr) ctx.rng_state = rng_state_;
     m.entry(&ctx, params.data(), results.data());
     // Device send values nobody received die with the run.
@@ -278,8 +275,38 @@ class CpuExecutable : public backends::Executable {
   uint64_t rng_state_[3] = {0, 0, 0};
 
  private:
+  // A worker pool for one run, taken from the executable's idle pools
+  // (or made) and given back after the run, so repeated runs do not start
+  // threads; concurrent runs (replicated participants) each get their own.
+  class PoolLease {
+   public:
+    explicit PoolLease(const CpuExecutable& e) : e_(e) {
+      if (e_.threads_ <= 1) return;
+      std::lock_guard<std::mutex> lock(e_.pools_mu_);
+      if (!e_.idle_pools_.empty()) {
+        pool_ = std::move(e_.idle_pools_.back());
+        e_.idle_pools_.pop_back();
+      }
+      if (pool_ == nullptr) pool_ = std::make_unique<ThreadPool>(e_.threads_);
+    }
+    ~PoolLease() {
+      if (pool_ == nullptr) return;
+      std::lock_guard<std::mutex> lock(e_.pools_mu_);
+      e_.idle_pools_.push_back(std::move(pool_));
+    }
+    PoolLease(const PoolLease&) = delete;
+    PoolLease& operator=(const PoolLease&) = delete;
+    ThreadPool* get() const { return pool_.get(); }
+
+   private:
+    const CpuExecutable& e_;
+    std::unique_ptr<ThreadPool> pool_;
+  };
+
   std::shared_ptr<CompiledModule> compiled_;
   int threads_;
+  mutable std::mutex pools_mu_;
+  mutable std::vector<std::unique_ptr<ThreadPool>> idle_pools_;
 };
 
 absl::StatusOr<std::vector<std::vector<Literal>>> CpuExecutable::RunReplicated(
