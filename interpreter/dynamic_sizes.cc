@@ -13,19 +13,6 @@
 
 namespace hloref {
 
-bool IsElementwiseForSizes(HloOpcode op) {
-  if (op == HloOpcode::kMap) return true;
-  switch (GetOpInfo(op).family) {
-    case OpFamily::kElementwiseUnary:
-    case OpFamily::kElementwiseBinary:
-    case OpFamily::kCompareSelect:
-    case OpFamily::kConvert:
-      return true;
-    default:
-      return false;
-  }
-}
-
 bool HandlesPaddedOperands(HloOpcode op) {
   if (IsElementwiseForSizes(op)) return true;
   switch (op) {

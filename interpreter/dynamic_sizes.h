@@ -54,9 +54,8 @@ inline constexpr absl::string_view kSizeMismatchImplId = "impl.dynamic.2";
 
 // Whether the evaluator of `op` honours runtime sizes of its operands.
 bool HandlesPaddedOperands(HloOpcode op);
-// Whether `op` is element-wise for runtime sizes (EvaluatorImpl sets the
-// result's sizes with PropagateElementwiseSizes).
-bool IsElementwiseForSizes(HloOpcode op);
+// IsElementwiseForSizes (spec/ir/opcode.h): EvaluatorImpl sets the
+// result's sizes of those ops with PropagateElementwiseSizes.
 
 // Before evaluating `inst`: Unimplemented, naming the op and the operand,
 // when an operand has padding and the op does not honour runtime sizes.

@@ -32,20 +32,6 @@ bool AnyDynamicLeaf(const Shape& shape) {
   return shape.IsArray() && !shape.is_static();
 }
 
-// The oracle's IsElementwiseForSizes (interpreter/dynamic_sizes.cc).
-bool IsElementwiseForSizes(HloOpcode op) {
-  if (op == HloOpcode::kMap) return true;
-  switch (GetOpInfo(op).family) {
-    case OpFamily::kElementwiseUnary:
-    case OpFamily::kElementwiseBinary:
-    case OpFamily::kCompareSelect:
-    case OpFamily::kConvert:
-      return true;
-    default:
-      return false;
-  }
-}
-
 class DynamicEmitter {
  public:
   DynamicEmitter(EmitContext& ctx, const HloInstruction& inst,

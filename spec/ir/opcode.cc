@@ -94,6 +94,19 @@ const Tables& GetTables() {
 
 }  // namespace
 
+bool IsElementwiseForSizes(HloOpcode op) {
+  if (op == HloOpcode::kMap) return true;
+  switch (GetOpInfo(op).family) {
+    case OpFamily::kElementwiseUnary:
+    case OpFamily::kElementwiseBinary:
+    case OpFamily::kCompareSelect:
+    case OpFamily::kConvert:
+      return true;
+    default:
+      return false;
+  }
+}
+
 const OpInfo& GetOpInfo(HloOpcode opcode) {
   return GetTables().ops[static_cast<size_t>(opcode)];
 }

@@ -92,8 +92,8 @@ enum class AttrKind : uint8_t {
 
 struct OpAttrSpec {
   AttrId id;
-  bool required;       // `!` in ops.def
-  bool always_print;   // `+` in ops.def
+  bool required;      // `!` in ops.def
+  bool always_print;  // `+` in ops.def
 };
 
 struct OpInfo {
@@ -107,6 +107,11 @@ struct OpInfo {
 };
 
 const OpInfo& GetOpInfo(HloOpcode opcode);
+
+// Whether `op` is element-wise for bounded dynamic sizes: its result takes
+// its operands' common runtime sizes (map and the element-wise, compare /
+// select and convert families). The oracle and the backends share it.
+bool IsElementwiseForSizes(HloOpcode op);
 absl::Span<const OpInfo> AllOps();
 absl::string_view HloOpcodeString(HloOpcode opcode);
 // Parses an opcode word. Error names the word; for the removed opcodes
