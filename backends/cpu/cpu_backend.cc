@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <cstdlib>
 #include <map>
 #include <memory>
@@ -126,6 +127,24 @@ void CollectLiteralLeaves(const Literal& lit,
   }
 }
 
+// Whether a literal's storage (`data`, `bytes` long) is exactly the buffer
+// compiled code expects for an array leaf of shape `s`: a Literal holds its
+// elements row-major over the bounds, StorageBytes each (spec/types/
+// literal.h), which is the buffer when the layout lists the dimensions
+// major to minor (codegen/ir_value.h); the address must be aligned for any
+// element type's loads (16 bytes, what malloc gives a Literal) and the
+// array non-empty (an empty vector may have no address).
+bool UsesStorageDirectly(const Shape& s, const uint8_t* data, size_t bytes) {
+  if (data == nullptr || bytes == 0 ||
+      reinterpret_cast<uintptr_t>(data) % 16 != 0) {
+    return false;
+  }
+  if (static_cast<int64_t>(bytes) != codegen::ArrayBytes(s)) return false;
+  const Layout layout = s.LayoutOrDefault();
+  return static_cast<int64_t>(layout.minor_to_major.size()) != s.rank() ||
+         layout.IsDescending();
+}
+
 class CpuExecutable : public backends::Executable {
  public:
   CpuExecutable(std::shared_ptr<CompiledModule> compiled, int threads)
@@ -155,6 +174,12 @@ class CpuExecutable : public backends::Executable {
           absl::StrCat("the module takes ", m.param_shapes.size(),
                        " arguments, got ", args.size()));
     }
+    // Generated code only reads parameter buffers and only writes result
+    // buffers (buffer assignment never places a temporary in either), so
+    // an argument leaf whose storage already is the buffer the code
+    // expects is passed by pointer, and result leaves are written straight
+    // into the storage of the literals returned (UsesStorageDirectly);
+    // the other leaves go through copies.
     std::vector<AlignedBuffer> buffers;
     std::vector<void*> params, results;
     // Runtime sizes of dynamic leaves: appended after the buffers
@@ -163,9 +188,11 @@ class CpuExecutable : public backends::Executable {
     std::vector<std::vector<int64_t>> sizes;
     std::vector<void*> param_sizes, result_sizes;
     std::vector<std::unique_ptr<Literal>> converted;
+    std::vector<const Shape*> shapes;
+    std::vector<const Literal*> leaves;
     for (size_t i = 0; i < args.size(); ++i) {
-      std::vector<const Shape*> shapes;
-      std::vector<const Literal*> leaves;
+      shapes.clear();
+      leaves.clear();
       CollectLeaves(m.param_shapes[i], &shapes);
       CollectLiteralLeaves(args[i], &leaves);
       if (shapes.size() != leaves.size()) {
@@ -199,9 +226,15 @@ class CpuExecutable : public backends::Executable {
               "argument ", i, " has shape ", args[i].shape().ToString(),
               ", the parameter is ", m.param_shapes[i].ToString()));
         }
-        buffers.emplace_back(codegen::ArrayBytes(s));
-        codegen::LiteralToPhysical(lit, s, buffers.back().data);
-        params.push_back(buffers.back().data);
+        const uint8_t* storage = lit.raw().data();
+        if (UsesStorageDirectly(s, storage, lit.raw().size())) {
+          // Read only (see above): the const_cast never leads to a write.
+          params.push_back(const_cast<uint8_t*>(storage));
+        } else {
+          buffers.emplace_back(codegen::ArrayBytes(s));
+          codegen::LiteralToPhysical(lit, s, buffers.back().data);
+          params.push_back(buffers.back().data);
+        }
         if (!s.is_static()) {
           sizes.emplace_back(lit.dynamic_sizes().begin(),
                              lit.dynamic_sizes().end());
@@ -212,23 +245,32 @@ class CpuExecutable : public backends::Executable {
     params.insert(params.end(), param_sizes.begin(), param_sizes.end());
     std::vector<const Shape*> result_shapes;
     CollectLeaves(m.result_shape, &result_shapes);
-    std::vector<uint8_t*> result_data;
-    std::vector<int64_t*> result_dims;
-    for (const Shape* s : result_shapes) {
-      if (!s->IsArray()) {
-        result_data.push_back(nullptr);
-        result_dims.push_back(nullptr);
+    // The result literals first (reserved: their storage must not move
+    // once the compiled code has its address), then their buffers.
+    std::vector<Literal> out;
+    out.reserve(result_shapes.size());
+    std::vector<uint8_t*> copy_from(result_shapes.size(), nullptr);
+    std::vector<int64_t*> result_dims(result_shapes.size(), nullptr);
+    for (size_t i = 0; i < result_shapes.size(); ++i) {
+      const Shape& s = *result_shapes[i];
+      if (s.IsToken()) {
+        out.push_back(Literal::Token());
         continue;
       }
-      buffers.emplace_back(codegen::ArrayBytes(*s));
-      result_data.push_back(buffers.back().data);
-      results.push_back(buffers.back().data);
-      if (!s->is_static()) {
-        sizes.emplace_back(s->dimensions().begin(), s->dimensions().end());
-        result_dims.push_back(sizes.back().data());
-        result_sizes.push_back(sizes.back().data());
+      out.push_back(Literal(s));
+      if (!s.IsArray()) continue;
+      uint8_t* storage = out.back().mutable_raw().data();
+      if (UsesStorageDirectly(s, storage, out.back().raw().size())) {
+        results.push_back(storage);
       } else {
-        result_dims.push_back(nullptr);
+        buffers.emplace_back(codegen::ArrayBytes(s));
+        copy_from[i] = buffers.back().data;
+        results.push_back(buffers.back().data);
+      }
+      if (!s.is_static()) {
+        sizes.emplace_back(s.dimensions().begin(), s.dimensions().end());
+        result_dims[i] = sizes.back().data();
+        result_sizes.push_back(sizes.back().data());
       }
     }
     results.insert(results.end(), result_sizes.begin(), result_sizes.end());
@@ -241,28 +283,24 @@ class CpuExecutable : public backends::Executable {
     // Device send values nobody received die with the run.
     ReleaseDeviceChannels(&ctx);
     if (ctx.failed()) return ctx.error();
-    std::vector<Literal> out;
     for (size_t i = 0; i < result_shapes.size(); ++i) {
       const Shape& s = *result_shapes[i];
-      if (s.IsToken()) {
-        out.push_back(Literal::Token());
-      } else if (s.IsArray()) {
-        Literal lit = codegen::PhysicalToLiteral(result_data[i], s);
-        if (result_dims[i] != nullptr) {
-          for (int64_t d = 0; d < s.rank(); ++d) {
-            if (!s.is_dynamic_dimension(d)) continue;
-            const int64_t size = result_dims[i][d];
-            if (size < 0 || size > s.dimensions(d)) {
-              return absl::InternalError(
-                  absl::StrCat("runtime size ", size, " of result dimension ",
-                               d, " lies outside its bound"));
-            }
-            lit.SetDynamicSize(d, size);
+      if (!s.IsArray()) continue;
+      Literal& lit = out[i];
+      if (copy_from[i] != nullptr) {
+        lit = codegen::PhysicalToLiteral(copy_from[i], s);
+      }
+      if (result_dims[i] != nullptr) {
+        for (int64_t d = 0; d < s.rank(); ++d) {
+          if (!s.is_dynamic_dimension(d)) continue;
+          const int64_t size = result_dims[i][d];
+          if (size < 0 || size > s.dimensions(d)) {
+            return absl::InternalError(absl::StrCat("runtime size ", size,
+                                                    " of result dimension ", d,
+                                                    " lies outside its bound"));
           }
+          lit.SetDynamicSize(d, size);
         }
-        out.push_back(std::move(lit));
-      } else {
-        out.push_back(Literal(s));
       }
     }
     return out;

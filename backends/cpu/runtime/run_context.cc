@@ -6,6 +6,7 @@
 #include "backends/cpu/runtime/gemm.h"
 #include "backends/cpu/runtime/runtime_symbols.h"
 #include "backends/cpu/runtime/thread_pool.h"
+#include "backends/cpu/runtime/topk.h"
 
 namespace hloref::cpu {
 
@@ -31,6 +32,7 @@ RuntimeSymbolList AllRuntimeSymbols() {
        reinterpret_cast<void*>(&hloref_cpu_parallel_for)},
   };
   AddSortRuntimeSymbols(list);
+  AddTopKRuntimeSymbols(list);
   AddFftRuntimeSymbols(list);
   AddLinalgRuntimeSymbols(list);
   AddRngRuntimeSymbols(list);

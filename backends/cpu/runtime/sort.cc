@@ -1,5 +1,6 @@
 // The sort runtime of the CPU backend: sort (any comparator, compiled
-// code called through a function pointer) and topk.
+// code called through a function pointer). topk has its own selection
+// kernel (topk.cc).
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
@@ -40,33 +41,11 @@ void MergeSort(std::vector<int64_t>& perm, std::vector<int64_t>& buffer,
   }
 }
 
-// XLA's total order key for topk (see array_ops.h).
-int64_t TotalOrderKey(PrimitiveType type, const uint8_t* p) {
-  if (IsFloat(type)) {
-    const FloatFormat& format = FormatOf(type);
-    const uint64_t bits =
-        rt::LoadBits(p, StorageBytes(type)) & rt::LowMask(format.total_bits);
-    const int mag_bits = format.total_bits - (format.has_sign ? 1 : 0);
-    const int64_t mag = static_cast<int64_t>(bits & rt::LowMask(mag_bits));
-    const bool negative =
-        format.has_sign && ((bits >> (format.total_bits - 1)) & 1) != 0;
-    return negative ? -mag - 1 : mag;
-  }
-  if (IsUnsignedInt(type)) {
-    const uint64_t bits =
-        rt::LoadBits(p, StorageBytes(type)) & rt::LowMask(BitWidth(type));
-    return static_cast<int64_t>(bits ^ (uint64_t{1} << 63));
-  }
-  return rt::LoadInt(type, p);  // signed integers, pred
-}
-
 }  // namespace
 
 void AddSortRuntimeSymbols(RuntimeSymbolList& list) {
   list.push_back(
       {"hloref_cpu_sort", reinterpret_cast<void*>(&hloref_cpu_sort)});
-  list.push_back(
-      {"hloref_cpu_topk", reinterpret_cast<void*>(&hloref_cpu_topk)});
 }
 
 }  // namespace hloref::cpu
@@ -120,48 +99,6 @@ void hloref_cpu_sort(hloref::cpu::RunContext* ctx,
     }
     if (ctx->failed()) return;
   } while (hloref::cpu::rt::NextIndex(index, dims, rank, dimension));
-}
-
-void hloref_cpu_topk(hloref::cpu::RunContext* ctx, int32_t type_id,
-                     const void* operand, void* values, void* indices,
-                     int64_t rank, const int64_t* dims,
-                     const int64_t* in_strides, const int64_t* value_strides,
-                     const int64_t* index_strides, int64_t k, int32_t largest) {
-  (void)ctx;
-  using hloref::cpu::rt::Offset;
-  const auto type = static_cast<hloref::PrimitiveType>(type_id);
-  const int bytes = hloref::StorageBytes(type);
-  const int64_t last = rank - 1;
-  const int64_t n = dims[last];
-  if (n == 0 || k == 0 || hloref::cpu::rt::Product(dims, 0, rank) == 0) {
-    return;
-  }
-  const uint8_t* in = static_cast<const uint8_t*>(operand);
-  uint8_t* vout = static_cast<uint8_t*>(values);
-  uint8_t* iout = static_cast<uint8_t*>(indices);
-  std::vector<int64_t> keys(n), order(n);
-  std::vector<int64_t> index(rank, 0);
-  do {
-    const int64_t in_base = Offset(index, in_strides, rank);
-    const int64_t v_base = Offset(index, value_strides, rank);
-    const int64_t i_base = Offset(index, index_strides, rank);
-    for (int64_t i = 0; i < n; ++i) {
-      keys[i] = hloref::cpu::TotalOrderKey(
-          type, in + (in_base + i * in_strides[last]) * bytes);
-    }
-    std::iota(order.begin(), order.end(), int64_t{0});
-    std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
-      return largest ? keys[a] > keys[b] : keys[a] < keys[b];
-    });
-    for (int64_t j = 0; j < k; ++j) {
-      const int64_t src = order[j];
-      std::memcpy(vout + (v_base + j * value_strides[last]) * bytes,
-                  in + (in_base + src * in_strides[last]) * bytes,
-                  static_cast<size_t>(bytes));
-      const int32_t pos = static_cast<int32_t>(src);
-      std::memcpy(iout + (i_base + j * index_strides[last]) * 4, &pos, 4);
-    }
-  } while (hloref::cpu::rt::NextIndex(index, dims, last));
 }
 
 }  // extern "C"
