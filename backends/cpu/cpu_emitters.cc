@@ -6,6 +6,7 @@ codegen::EmitterTable CpuEmitterTable() {
   codegen::EmitterTable table = codegen::DefaultEmitterTable();
   RegisterCpuSortEmitters(table);
   RegisterCpuDotEmitters(table);
+  RegisterCpuConvolutionEmitters(table);
   RegisterCpuFftEmitters(table);
   RegisterCpuLinalgEmitters(table);
   RegisterCpuRngEmitters(table);

@@ -10,7 +10,9 @@ namespace hloref::cpu {
 
 void RegisterCpuSortEmitters(codegen::EmitterTable& table);  // sort, topk
 void RegisterCpuDotEmitters(codegen::EmitterTable& table);   // dot (GEMM)
-void RegisterCpuFftEmitters(codegen::EmitterTable& table);   // fft
+void RegisterCpuConvolutionEmitters(
+    codegen::EmitterTable& table);  // convolution (implicit GEMM)
+void RegisterCpuFftEmitters(codegen::EmitterTable& table);  // fft
 void RegisterCpuLinalgEmitters(
     codegen::EmitterTable& table);  // cholesky, triangular-solve
 void RegisterCpuRngEmitters(

@@ -3,6 +3,7 @@
 #include <cstdlib>
 
 #include "absl/strings/str_cat.h"
+#include "backends/cpu/runtime/conv.h"
 #include "backends/cpu/runtime/gemm.h"
 #include "backends/cpu/runtime/runtime_symbols.h"
 #include "backends/cpu/runtime/thread_pool.h"
@@ -41,6 +42,7 @@ RuntimeSymbolList AllRuntimeSymbols() {
   AddCustomCallRuntimeSymbols(list);
   AddMathRuntimeSymbols(list);
   AddGemmRuntimeSymbols(list);
+  AddConvRuntimeSymbols(list);
   return list;
 }
 

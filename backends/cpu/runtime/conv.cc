@@ -1,0 +1,919 @@
+// The convolution runtime's driver: the problem as a GEMM per group, the
+// filter packing, the per-strip row-pointer tables, the blocked loop nest,
+// the range guard and its wide fallback, threads (design: conv.h and
+// docs/cpu-kernels.md "Convolution").
+//
+// Loop nest of one work item (a group, a block of output rows M and a block
+// of output-feature panels; items are split across the thread pool):
+//   for each channel chunk q (the filter block [taps x cc x nc] in L2):
+//     for each strip of 6 output rows:
+//       row pointers [tap][6] into the input (zero row where the window
+//       falls on padding or a dilation hole)
+//       for each NR-wide panel: microkernel on C[6 x NR]
+// Each output element is one FMA chain over (q, tap, channel) in that
+// order (the kernel continues C's value across chunks), whatever the item
+// split or the thread count.
+#include "backends/cpu/runtime/conv.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <mutex>
+#include <type_traits>
+
+#include "absl/strings/str_cat.h"
+#include "backends/cpu/runtime/gemm.h"
+#include "backends/cpu/runtime/thread_pool.h"
+#include "spec/types/minifloat.h"
+
+namespace hloref::cpu {
+namespace {
+
+using conv::ConvKernels;
+using conv::kConvMr;
+
+constexpr int64_t kDescVersion = 1;
+constexpr int64_t kMaxSpatial = 8;
+
+thread_local const char* last_path = "empty";
+
+bool IsNarrowFloat(PrimitiveType t) {
+  return IsFloat(t) && t != PrimitiveType::kF32 && t != PrimitiveType::kF64 &&
+         (StorageBytes(t) == 1 || StorageBytes(t) == 2);
+}
+
+// ---- element loads (any float type of the paths -> T, exactly)
+
+// The f32 value of every encoding of a float type of 1 or 2 bytes.
+const float* NarrowTable(PrimitiveType t) {
+  static std::mutex mu;
+  static std::unique_ptr<float[]> tables[64];
+  const int id = static_cast<int>(t);
+  std::lock_guard<std::mutex> lock(mu);
+  if (!tables[id]) {
+    const FloatFormat& f = FormatOf(t);
+    const int64_t n = int64_t{1} << (8 * StorageBytes(t));
+    tables[id] = std::make_unique<float[]>(n);
+    for (int64_t bits = 0; bits < n; ++bits) {
+      const uint32_t v = DecodeFloatToF32Bits(f, static_cast<uint64_t>(bits));
+      std::memcpy(&tables[id][bits], &v, sizeof(float));
+    }
+  }
+  return tables[id].get();
+}
+
+template <typename T>
+struct Loader {
+  PrimitiveType type;
+  const void* base;
+  const float* table = nullptr;
+
+  T operator()(int64_t i) const {
+    switch (type) {
+      case PrimitiveType::kF32:
+        return static_cast<T>(static_cast<const float*>(base)[i]);
+      case PrimitiveType::kF64:
+        return static_cast<T>(static_cast<const double*>(base)[i]);
+      default:
+        if (StorageBytes(type) == 1) {
+          return static_cast<T>(table[static_cast<const uint8_t*>(base)[i]]);
+        }
+        return static_cast<T>(table[static_cast<const uint16_t*>(base)[i]]);
+    }
+  }
+};
+
+template <typename T>
+Loader<T> MakeLoader(PrimitiveType type, const void* base) {
+  Loader<T> l{type, base};
+  if (IsNarrowFloat(type)) l.table = NarrowTable(type);
+  return l;
+}
+
+// ---- the range guard's statistics (as the GEMM's, gemm.cc)
+
+template <typename T>
+struct Bits;
+template <>
+struct Bits<float> {
+  using U = uint32_t;
+  static constexpr U kInf = 0x7f800000u;
+};
+template <>
+struct Bits<double> {
+  using U = uint64_t;
+  static constexpr U kInf = 0x7ff0000000000000ull;
+};
+
+template <typename T>
+struct Stats {
+  using U = typename Bits<T>::U;
+  U max_abs = 0;
+  U min_nz_minus1 = std::numeric_limits<U>::max();
+
+  void Scan(const gemm::GemmKernels& k, const T* src, int64_t n) {
+    if (n <= 0) return;
+    if constexpr (sizeof(T) == 4) {
+      k.scan32(reinterpret_cast<const uint32_t*>(src), nullptr, n, n, n,
+               &max_abs, &min_nz_minus1);
+    } else {
+      k.scan64(reinterpret_cast<const uint64_t*>(src), nullptr, n, n, n,
+               &max_abs, &min_nz_minus1);
+    }
+  }
+  void Merge(const Stats& o) {
+    max_abs = std::max(max_abs, o.max_abs);
+    min_nz_minus1 = std::min(min_nz_minus1, o.min_nz_minus1);
+  }
+  bool HasNonzero() const {
+    return min_nz_minus1 != std::numeric_limits<U>::max();
+  }
+  bool Finite() const { return max_abs < Bits<T>::kInf; }
+  long double MaxAbs() const { return FromBits(max_abs); }
+  long double MinNonzero() const { return FromBits(min_nz_minus1 + 1); }
+  static long double FromBits(U u) {
+    T v;
+    std::memcpy(&v, &u, sizeof(v));
+    return static_cast<long double>(v);
+  }
+};
+
+// Whether an FMA chain in T over K products of these operands stays in T's
+// normal range (the GEMM's rule, gemm.h): then each rounding errs by at
+// most u times the partial sum's magnitude, inside gamma_K(u) * S.
+template <typename T>
+bool FastPathSafe(const Stats<T>& a, const Stats<T>& b, int64_t k) {
+  if (!a.Finite() || !b.Finite()) return false;
+  if (!a.HasNonzero() || !b.HasNonzero()) return true;
+  const long double max_t = std::numeric_limits<T>::max();
+  const long double min_t = std::numeric_limits<T>::min();
+  if (static_cast<long double>(k) * a.MaxAbs() * b.MaxAbs() >= max_t / 2) {
+    return false;
+  }
+  return a.MinNonzero() * b.MinNonzero() >= min_t;
+}
+
+// ---- helpers
+
+int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+int64_t RoundUp(int64_t a, int64_t b) { return CeilDiv(a, b) * b; }
+
+int64_t CacheBytes(int name, int64_t fallback) {
+  const long v = sysconf(name);
+  return v > 0 ? v : fallback;
+}
+
+int64_t EnvInt(const char* name, int64_t fallback) {
+  const char* s = std::getenv(name);
+  if (s == nullptr || *s == 0) return fallback;
+  const long long v = std::atoll(s);
+  return v > 0 ? v : fallback;
+}
+
+struct Scratch {
+  void* p = nullptr;
+  explicit Scratch(int64_t bytes) {
+    p = std::aligned_alloc(
+        64, static_cast<size_t>(RoundUp(std::max<int64_t>(bytes, 64), 64)));
+  }
+  ~Scratch() { std::free(p); }
+  Scratch(const Scratch&) = delete;
+  Scratch& operator=(const Scratch&) = delete;
+};
+
+template <typename T>
+void StoreOut(PrimitiveType ot, void* out, int64_t i, T v) {
+  switch (ot) {
+    case PrimitiveType::kF32:
+      static_cast<float*>(out)[i] = static_cast<float>(v);
+      return;
+    case PrimitiveType::kF64:
+      static_cast<double*>(out)[i] = static_cast<double>(v);
+      return;
+    default: {
+      // bf16 / f16: one rounding from the f32 (or wider) sum.
+      const FloatFormat& f = FormatOf(ot);
+      uint64_t bits;
+      if constexpr (std::is_same_v<T, float>) {
+        uint32_t fb;
+        std::memcpy(&fb, &v, sizeof(fb));
+        bits = EncodeFloatFromF32Bits(f, fb);
+      } else {
+        bits = EncodeFloat(f, static_cast<double>(v));
+      }
+      static_cast<uint16_t*>(out)[i] = static_cast<uint16_t>(bits);
+      return;
+    }
+  }
+}
+
+template <typename Body>
+void Parallel(RunContext* ctx, int64_t n, Body& body) {
+  if (n <= 0) return;
+  hloref_cpu_parallel_for(
+      ctx, n,
+      [](void* env, int64_t b, int64_t e) { (*static_cast<Body*>(env))(b, e); },
+      &body);
+}
+
+// ---- the problem
+
+struct Problem {
+  ConvDims d;
+  bool f64 = false;
+  int64_t nsp = 0;
+  int64_t groups = 1, cg = 0, ng = 0, ntaps = 1, m = 0, k = 0;
+  int64_t out_spatial = 1;  // product of the output spatial sizes
+  // Per tap (row-major over the kernel's spatial dimensions): the kernel
+  // element offset (reversal applied) and the window offset per dimension
+  // (w_d * window_dilation).
+  std::vector<int64_t> tap_kernel, tap_shift;
+  std::vector<int64_t> dilated;  // (input_size - 1) * base_dilation + 1
+  bool depthwise = false;
+  // Blocking (the GEMM path).
+  int64_t nr = 64, panels = 1, nc_panels = 1, n_blocks = 1;
+  int64_t cc = 1, chunks = 1;
+  int64_t m_chunk = 6, m_blocks = 1;
+  bool direct_c = false;
+  int64_t items() const { return groups * m_blocks * n_blocks; }
+};
+
+absl::StatusOr<Problem> MakeProblem(const ConvDims& d, int threads) {
+  Problem p;
+  p.d = d;
+  if (!ConvPathFor(d.input_type, d.kernel_type, d.output_type)) {
+    return absl::UnimplementedError(absl::StrCat(
+        "convolution runtime: no path for ", PrimitiveTypeName(d.input_type),
+        " x ", PrimitiveTypeName(d.kernel_type), " -> ",
+        PrimitiveTypeName(d.output_type)));
+  }
+  p.f64 = d.output_type == PrimitiveType::kF64;
+  p.nsp = static_cast<int64_t>(d.spatial.size());
+  if (p.nsp > kMaxSpatial) {
+    return absl::UnimplementedError(
+        "convolution runtime: more than 8 spatial dimensions");
+  }
+  const int64_t fgc = d.feature_group_count, bgc = d.batch_group_count;
+  bool ok = fgc >= 1 && bgc >= 1 && d.input_batch >= 0 &&
+            d.input_feature >= 0 && d.kernel_input_feature >= 0 &&
+            d.kernel_output_feature >= 0 && d.output_batch >= 0 &&
+            d.output_feature == d.kernel_output_feature;
+  if (ok) {
+    ok = d.input_feature == d.kernel_input_feature * fgc &&
+         d.output_feature % fgc == 0 && d.output_feature % bgc == 0 &&
+         d.input_batch == d.output_batch * bgc;
+  }
+  for (const ConvDims::Spatial& s : d.spatial) {
+    ok = ok && s.input_size >= 0 && s.kernel_size >= 0 && s.output_size >= 0 &&
+         s.stride >= 1 && s.base_dilation >= 1 && s.window_dilation >= 1;
+  }
+  if (!ok) {
+    return absl::InvalidArgumentError(
+        "convolution runtime: dimensions do not describe a convolution");
+  }
+  if (fgc > 1 && bgc > 1) {
+    return absl::UnimplementedError(
+        "convolution runtime: feature and batch groups together");
+  }
+  p.groups = fgc * bgc;
+  p.cg = d.kernel_input_feature;
+  p.ng = d.output_feature / p.groups;
+  p.out_spatial = 1;
+  p.ntaps = 1;
+  for (const ConvDims::Spatial& s : d.spatial) {
+    p.out_spatial *= s.output_size;
+    p.ntaps *= s.kernel_size;
+    p.dilated.push_back(
+        s.input_size == 0 ? 0 : (s.input_size - 1) * s.base_dilation + 1);
+  }
+  p.m = d.output_batch * p.out_spatial;
+  p.k = p.ntaps * p.cg;
+  p.tap_kernel.assign(p.ntaps, 0);
+  p.tap_shift.assign(p.ntaps * p.nsp, 0);
+  for (int64_t t = 0; t < p.ntaps; ++t) {
+    int64_t rem = t;
+    for (int64_t dd = p.nsp - 1; dd >= 0; --dd) {
+      const ConvDims::Spatial& s = d.spatial[dd];
+      const int64_t w = rem % s.kernel_size;
+      rem /= s.kernel_size;
+      const int64_t kw = s.reversal ? s.kernel_size - 1 - w : w;
+      p.tap_kernel[t] += kw * s.kernel_stride;
+      p.tap_shift[t * p.nsp + dd] = w * s.window_dilation;
+    }
+  }
+  const int64_t eb = p.f64 ? 8 : 4;
+  const PrimitiveType acc_type =
+      p.f64 ? PrimitiveType::kF64 : PrimitiveType::kF32;
+  p.depthwise = fgc > 1 && p.cg == 1 && p.ng == 1;
+  p.direct_c = d.output_type == acc_type &&
+               (d.output_feature_stride == 1 || d.output_feature <= 1);
+  // Blocking: N blocks of at most 4 panels; channel chunks so that the
+  // filter block [taps x cc x nc] takes at most half the L2
+  // (HLOREF_CPU_CONV_L2 overrides the L2 size: tuning and tests).
+  p.nr = p.f64 ? conv::kConvNrF64 : conv::kConvNrF32;
+  p.panels = std::max<int64_t>(1, CeilDiv(p.ng, p.nr));
+  p.nc_panels = std::min<int64_t>(p.panels, 4);
+  p.n_blocks = CeilDiv(p.panels, p.nc_panels);
+  p.nc_panels = CeilDiv(p.panels, p.n_blocks);
+  const int64_t l2 =
+      EnvInt("HLOREF_CPU_CONV_L2", CacheBytes(_SC_LEVEL2_CACHE_SIZE, 1 << 20));
+  const int64_t cc_max = std::max<int64_t>(
+      1, (l2 / 2) / std::max<int64_t>(1, p.ntaps * p.nc_panels * p.nr * eb));
+  p.chunks = std::max<int64_t>(1, CeilDiv(p.cg, cc_max));
+  p.cc = std::max<int64_t>(1, CeilDiv(p.cg, p.chunks));
+  p.chunks = std::max<int64_t>(1, CeilDiv(p.cg, p.cc));
+  // M blocks: at most 768 rows (bounds the C scratch), and enough items for
+  // the threads (>= 2 per thread when blocks keep >= 48 rows).
+  const int64_t base = p.depthwise ? 1 : p.groups * p.n_blocks;
+  int64_t m_blocks = CeilDiv(std::max<int64_t>(p.m, 1), 768);
+  if (threads > 1 && base < 2 * threads) {
+    m_blocks = std::max(m_blocks, CeilDiv(2 * threads, base));
+  }
+  m_blocks = std::clamp<int64_t>(m_blocks, 1, std::max<int64_t>(1, p.m / 48));
+  p.m_chunk = RoundUp(CeilDiv(std::max<int64_t>(p.m, 1), m_blocks), kConvMr);
+  p.m_blocks = std::max<int64_t>(1, CeilDiv(p.m, p.m_chunk));
+  return p;
+}
+
+// ---- the input as the kernels read it: channels contiguous, every other
+// dimension by its stride (the buffer itself when it already is that, in
+// the accumulation type; otherwise a converted copy).
+
+template <typename T>
+struct Input {
+  const T* base = nullptr;
+  int64_t batch_stride = 0;
+  int64_t sp_stride[kMaxSpatial] = {};
+};
+
+struct Shared {
+  const Problem* p;
+  const ConvKernels* kernels;
+  RunContext* ctx;
+  const void* input;
+  const void* kernel;
+  void* output;
+  std::mutex mu;
+  bool failed_alloc = false;
+};
+
+// Row pointers of one strip of output rows [m0, m0 + mr): rows[t * 6 + r]
+// is the input row (channel 0 of the group's batch) of row r under tap t,
+// or `zero` off the input; coff[r] the row's output offset.
+template <typename T>
+void StripRows(const Problem& p, const Input<T>& in, const T* zero,
+               int64_t batch_off, int64_t m0, int mr, const T** rows,
+               int64_t* coff) {
+  const ConvDims& d = p.d;
+  const int64_t nsp = p.nsp;
+  int64_t boff[kConvMr];
+  int64_t base[kConvMr][kMaxSpatial];
+  for (int r = 0; r < mr; ++r) {
+    int64_t rem = m0 + r;
+    int64_t co = 0;
+    for (int64_t dd = nsp - 1; dd >= 0; --dd) {
+      const ConvDims::Spatial& s = d.spatial[dd];
+      const int64_t o = rem % s.output_size;
+      rem /= s.output_size;
+      base[r][dd] = o * s.stride - s.padding_low;
+      co += o * s.output_stride;
+    }
+    boff[r] = batch_off + rem * in.batch_stride;
+    coff[r] = co + rem * d.output_batch_stride;
+  }
+  for (int64_t t = 0; t < p.ntaps; ++t) {
+    const int64_t* shift = p.tap_shift.data() + t * nsp;
+    const T** trow = rows + t * kConvMr;
+    for (int r = 0; r < kConvMr; ++r) {
+      if (r >= mr) {
+        trow[r] = zero;
+        continue;
+      }
+      int64_t off = boff[r];
+      bool valid = true;
+      for (int64_t dd = 0; dd < nsp && valid; ++dd) {
+        int64_t pos = base[r][dd] + shift[dd];
+        const int64_t ld = d.spatial[dd].base_dilation;
+        if (pos < 0 || pos >= p.dilated[dd]) {
+          valid = false;
+        } else if (ld > 1) {
+          if (pos % ld != 0) {
+            valid = false;
+          } else {
+            pos /= ld;
+          }
+        }
+        off += pos * in.sp_stride[dd];
+      }
+      trow[r] = valid ? in.base + off : zero;
+    }
+  }
+}
+
+// The group's input batch offset and first input channel.
+template <typename T>
+void GroupInput(const Problem& p, const Input<T>& in, int64_t g,
+                int64_t* batch_off, int64_t* ci0) {
+  const bool bgroups = p.d.batch_group_count > 1;
+  *batch_off = bgroups ? g * p.d.output_batch * in.batch_stride : 0;
+  *ci0 = bgroups ? 0 : g * p.cg;
+}
+
+template <typename T>
+void KernelCall(const ConvKernels& k, int64_t ntaps, int64_t kc,
+                const T* const* rows, int64_t a_off, const T* b,
+                T* const* c_rows, int mr, int nr, bool accumulate) {
+  if constexpr (std::is_same_v<T, float>) {
+    k.f32(ntaps, kc, rows, a_off, b, c_rows, mr, nr, accumulate);
+  } else {
+    k.f64(ntaps, kc, rows, a_off, b, c_rows, mr, nr, accumulate);
+  }
+}
+
+// The implicit-GEMM items (see the file comment).
+template <typename T>
+void RunGemmItems(Shared& sh, const Input<T>& in, const T* zero, const T* bpack,
+                  int64_t item_begin, int64_t item_end) {
+  const Problem& p = *sh.p;
+  const int64_t nr_full = p.nr;
+  const int64_t ldc = p.nc_panels * nr_full;
+  Scratch rows_buf(p.ntaps * kConvMr * static_cast<int64_t>(sizeof(T*)));
+  Scratch c_buf(p.direct_c ? 64 : p.m_chunk * ldc * int64_t{sizeof(T)});
+  if (rows_buf.p == nullptr || c_buf.p == nullptr) {
+    std::lock_guard<std::mutex> lock(sh.mu);
+    sh.failed_alloc = true;
+    return;
+  }
+  const T** rows = static_cast<const T**>(rows_buf.p);
+  T* scratch = static_cast<T*>(c_buf.p);
+  T* out = static_cast<T*>(sh.output);
+  const int64_t ofs = p.d.output_feature_stride;
+  for (int64_t item = item_begin; item < item_end; ++item) {
+    const int64_t ni = item % p.n_blocks;
+    const int64_t mi = (item / p.n_blocks) % p.m_blocks;
+    const int64_t g = item / (p.n_blocks * p.m_blocks);
+    const int64_t m0 = mi * p.m_chunk, m1 = std::min(p.m, m0 + p.m_chunk);
+    const int64_t p0 = ni * p.nc_panels;
+    const int64_t p1 = std::min(p.panels, p0 + p.nc_panels);
+    if (m0 >= m1 || p0 >= p1) continue;
+    int64_t batch_off, ci0;
+    GroupInput(p, in, g, &batch_off, &ci0);
+    const int64_t n_base = g * p.ng;  // the group's first output feature
+    int64_t coff[kConvMr];
+    T* c_rows[kConvMr];
+    for (int64_t q = 0; q < p.chunks; ++q) {
+      const int64_t k0 = q * p.cc;
+      const int64_t kc = std::min(p.cc, p.cg - k0);
+      for (int64_t s0 = m0; s0 < m1; s0 += kConvMr) {
+        const int mr = static_cast<int>(std::min<int64_t>(kConvMr, m1 - s0));
+        StripRows<T>(p, in, zero, batch_off, s0, mr, rows, coff);
+        for (int64_t pi = p0; pi < p1; ++pi) {
+          const int nr =
+              static_cast<int>(std::min<int64_t>(nr_full, p.ng - pi * nr_full));
+          for (int r = 0; r < kConvMr; ++r) {
+            c_rows[r] =
+                p.direct_c
+                    ? (r < mr ? out + coff[r] + (n_base + pi * nr_full) * ofs
+                              : nullptr)
+                    : scratch + (s0 - m0 + r) * ldc + (pi - p0) * nr_full;
+          }
+          const T* b =
+              bpack + ((g * p.panels + pi) * p.k + k0 * p.ntaps) * nr_full;
+          KernelCall<T>(*sh.kernels, p.ntaps, kc, rows, ci0 + k0, b, c_rows, mr,
+                        nr, q > 0);
+        }
+      }
+    }
+    if (!p.direct_c) {
+      const int64_t j0 = p0 * nr_full, j1 = std::min(p.ng, p1 * nr_full);
+      for (int64_t s0 = m0; s0 < m1; s0 += kConvMr) {
+        const int mr = static_cast<int>(std::min<int64_t>(kConvMr, m1 - s0));
+        StripRows<T>(p, in, zero, batch_off, s0, mr, rows, coff);
+        for (int r = 0; r < mr; ++r) {
+          const T* src = scratch + (s0 - m0 + r) * ldc;
+          for (int64_t j = j0; j < j1; ++j) {
+            StoreOut<T>(p.d.output_type, sh.output,
+                        coff[r] + (n_base + j) * ofs, src[j - j0]);
+          }
+        }
+      }
+    }
+  }
+}
+
+// The depthwise items: rows [m0, m1) x every feature, 6 rows and kDwCols
+// features per kernel call. w is the packed filter [tap][feature].
+template <typename T>
+void RunDepthwiseItems(Shared& sh, const Input<T>& in, const T* zero,
+                       const T* w, int64_t item_begin, int64_t item_end) {
+  const Problem& p = *sh.p;
+  const int64_t channels = p.d.output_feature;
+  constexpr int64_t kCols =
+      std::is_same_v<T, float> ? conv::kDwColsF32 : conv::kDwColsF64;
+  Scratch rows_buf(p.ntaps * kConvMr * static_cast<int64_t>(sizeof(T*)));
+  Scratch c_buf(p.direct_c ? 64 : kConvMr * channels * int64_t{sizeof(T)});
+  if (rows_buf.p == nullptr || c_buf.p == nullptr) {
+    std::lock_guard<std::mutex> lock(sh.mu);
+    sh.failed_alloc = true;
+    return;
+  }
+  const T** rows = static_cast<const T**>(rows_buf.p);
+  T* scratch = static_cast<T*>(c_buf.p);
+  T* out = static_cast<T*>(sh.output);
+  const int64_t ofs = p.d.output_feature_stride;
+  int64_t coff[kConvMr];
+  T* c_rows[kConvMr];
+  for (int64_t item = item_begin; item < item_end; ++item) {
+    const int64_t m0 = item * p.m_chunk, m1 = std::min(p.m, m0 + p.m_chunk);
+    for (int64_t s0 = m0; s0 < m1; s0 += kConvMr) {
+      const int mr = static_cast<int>(std::min<int64_t>(kConvMr, m1 - s0));
+      StripRows<T>(p, in, zero, 0, s0, mr, rows, coff);
+      for (int r = 0; r < kConvMr; ++r) {
+        c_rows[r] = p.direct_c ? (r < mr ? out + coff[r] : nullptr)
+                               : scratch + r * channels;
+      }
+      for (int64_t c0 = 0; c0 < channels; c0 += kCols) {
+        const int nc = static_cast<int>(std::min(kCols, channels - c0));
+        if constexpr (std::is_same_v<T, float>) {
+          sh.kernels->dw_f32(p.ntaps, rows, c0, w + c0, channels, c_rows, c0,
+                             mr, nc);
+        } else {
+          sh.kernels->dw_f64(p.ntaps, rows, c0, w + c0, channels, c_rows, c0,
+                             mr, nc);
+        }
+      }
+      if (!p.direct_c) {
+        for (int r = 0; r < mr; ++r) {
+          for (int64_t j = 0; j < channels; ++j) {
+            StoreOut<T>(p.d.output_type, sh.output, coff[r] + j * ofs,
+                        scratch[r * channels + j]);
+          }
+        }
+      }
+    }
+  }
+}
+
+// The wide sequential fallback: each element one sum in (tap, channel)
+// order in W (double for the f32 path, long double for f64), rounded once.
+template <typename T, typename W>
+void RunWideRows(Shared& sh, const Input<T>& in, const T* zero,
+                 int64_t row_begin, int64_t row_end) {
+  const Problem& p = *sh.p;
+  const ConvDims& d = p.d;
+  const Loader<T> lk = MakeLoader<T>(d.kernel_type, sh.kernel);
+  std::vector<const T*> rows(p.ntaps * kConvMr);
+  int64_t coff[kConvMr];
+  for (int64_t row = row_begin; row < row_end; ++row) {
+    const int64_t g = row / p.m, m = row % p.m;
+    int64_t batch_off, ci0;
+    GroupInput(p, in, g, &batch_off, &ci0);
+    StripRows<T>(p, in, zero, batch_off, m, 1, rows.data(), coff);
+    for (int64_t n = 0; n < p.ng; ++n) {
+      const int64_t o = g * p.ng + n;
+      W acc = 0;
+      for (int64_t t = 0; t < p.ntaps; ++t) {
+        const T* x = rows[t * kConvMr];
+        if (x == zero) continue;
+        for (int64_t c = 0; c < p.cg; ++c) {
+          acc +=
+              static_cast<W>(x[ci0 + c]) *
+              static_cast<W>(lk(o * d.kernel_output_stride +
+                                c * d.kernel_input_stride + p.tap_kernel[t]));
+        }
+      }
+      const int64_t i = coff[0] + o * d.output_feature_stride;
+      if constexpr (std::is_same_v<T, float>) {
+        if (d.output_type == PrimitiveType::kF32) {
+          static_cast<float*>(sh.output)[i] = static_cast<float>(acc);
+        } else {
+          static_cast<uint16_t*>(sh.output)[i] = static_cast<uint16_t>(
+              EncodeFloat(FormatOf(d.output_type), static_cast<double>(acc)));
+        }
+      } else {
+        static_cast<double*>(sh.output)[i] = static_cast<double>(acc);
+      }
+    }
+  }
+}
+
+// Builds the kernels' view of the input (in place or a converted copy) and
+// scans it for the range guard.
+template <typename T>
+bool PrepareInput(Shared& sh, Input<T>* in, std::unique_ptr<Scratch>* copy,
+                  Stats<T>* stats) {
+  const Problem& p = *sh.p;
+  const ConvDims& d = p.d;
+  const PrimitiveType acc_type =
+      std::is_same_v<T, float> ? PrimitiveType::kF32 : PrimitiveType::kF64;
+  int64_t in_spatial = 1;
+  for (const ConvDims::Spatial& s : d.spatial) in_spatial *= s.input_size;
+  const int64_t total = d.input_batch * d.input_feature * in_spatial;
+  const gemm::GemmKernels& gk = *sh.kernels->gemm;
+  auto scan = [&](const T* data) {
+    constexpr int64_t kPiece = 1 << 16;
+    auto body = [&](int64_t b, int64_t e) {
+      Stats<T> s;
+      for (int64_t i = b; i < e; ++i) {
+        s.Scan(gk, data + i * kPiece, std::min(kPiece, total - i * kPiece));
+      }
+      std::lock_guard<std::mutex> lock(sh.mu);
+      stats->Merge(s);
+    };
+    Parallel(sh.ctx, CeilDiv(total, kPiece), body);
+  };
+  if (d.input_type == acc_type &&
+      (d.input_feature_stride == 1 || d.input_feature <= 1)) {
+    in->base = static_cast<const T*>(sh.input);
+    in->batch_stride = d.input_batch_stride;
+    for (int64_t i = 0; i < p.nsp; ++i) {
+      in->sp_stride[i] = d.spatial[i].input_stride;
+    }
+    scan(in->base);
+    return true;
+  }
+  // Copy: [batch][spatial row-major][feature], converted to T (exact).
+  *copy = std::make_unique<Scratch>(total * int64_t{sizeof(T)});
+  if ((*copy)->p == nullptr) return false;
+  T* dst = static_cast<T*>((*copy)->p);
+  const int64_t c = d.input_feature;
+  int64_t stride = c;
+  for (int64_t i = p.nsp - 1; i >= 0; --i) {
+    in->sp_stride[i] = stride;
+    stride *= d.spatial[i].input_size;
+  }
+  in->batch_stride = stride;
+  in->base = dst;
+  const Loader<T> li = MakeLoader<T>(d.input_type, sh.input);
+  auto body = [&](int64_t b, int64_t e) {
+    for (int64_t row = b; row < e; ++row) {
+      int64_t rem = row, src = 0;
+      for (int64_t i = p.nsp - 1; i >= 0; --i) {
+        const ConvDims::Spatial& s = d.spatial[i];
+        src += (rem % s.input_size) * s.input_stride;
+        rem /= s.input_size;
+      }
+      src += rem * d.input_batch_stride;
+      T* drow = dst + row * c;
+      for (int64_t f = 0; f < c; ++f) {
+        drow[f] = li(src + f * d.input_feature_stride);
+      }
+    }
+  };
+  Parallel(sh.ctx, d.input_batch * in_spatial, body);
+  scan(dst);
+  return true;
+}
+
+template <typename T>
+absl::Status RunFloat(Shared& sh) {
+  const Problem& p = *sh.p;
+  const ConvDims& d = p.d;
+  Input<T> in;
+  std::unique_ptr<Scratch> in_copy;
+  Stats<T> sa, sb;
+  if (!PrepareInput<T>(sh, &in, &in_copy, &sa)) {
+    return absl::ResourceExhaustedError(
+        "convolution runtime: cannot allocate the input copy");
+  }
+  // A zero row as long as the input's feature dimension.
+  Scratch zero_buf(std::max<int64_t>(d.input_feature, 1) *
+                   static_cast<int64_t>(sizeof(T)));
+  if (zero_buf.p == nullptr) {
+    return absl::ResourceExhaustedError(
+        "convolution runtime: cannot allocate the zero row");
+  }
+  std::memset(
+      zero_buf.p, 0,
+      static_cast<size_t>(std::max<int64_t>(d.input_feature, 1)) * sizeof(T));
+  const T* zero = static_cast<const T*>(zero_buf.p);
+  const Loader<T> lk = MakeLoader<T>(d.kernel_type, sh.kernel);
+  if (p.depthwise) {
+    // Filter as w[tap][feature].
+    const int64_t channels = d.output_feature;
+    Scratch w_buf(p.ntaps * channels * static_cast<int64_t>(sizeof(T)));
+    if (w_buf.p == nullptr) {
+      return absl::ResourceExhaustedError(
+          "convolution runtime: cannot allocate the packed filter");
+    }
+    T* w = static_cast<T*>(w_buf.p);
+    for (int64_t t = 0; t < p.ntaps; ++t) {
+      for (int64_t c = 0; c < channels; ++c) {
+        w[t * channels + c] = lk(c * d.kernel_output_stride + p.tap_kernel[t]);
+      }
+    }
+    sb.Scan(*sh.kernels->gemm, w, p.ntaps * channels);
+    last_path = "depthwise";
+    auto body = [&](int64_t b, int64_t e) {
+      RunDepthwiseItems<T>(sh, in, zero, w, b, e);
+    };
+    Parallel(sh.ctx, p.m_blocks, body);
+  } else {
+    // Filter panels: for group g and panel pi, [chunk][tap][k][NR] (NR
+    // output features, zero past the group's), so a chunk's block of every
+    // tap is contiguous.
+    const int64_t nr = p.nr;
+    const int64_t block = p.k * nr;  // one (group, panel)
+    Scratch b_buf(p.groups * p.panels * block *
+                  static_cast<int64_t>(sizeof(T)));
+    if (b_buf.p == nullptr) {
+      return absl::ResourceExhaustedError(
+          "convolution runtime: cannot allocate the packed filter");
+    }
+    T* bpack = static_cast<T*>(b_buf.p);
+    auto pack = [&](int64_t b, int64_t e) {
+      Stats<T> s;
+      for (int64_t gp = b; gp < e; ++gp) {
+        const int64_t g = gp / p.panels, pi = gp % p.panels;
+        T* dst = bpack + gp * block;
+        const int64_t n0 = pi * nr;
+        const int64_t cols = std::min(nr, p.ng - n0);
+        for (int64_t q = 0; q < p.chunks; ++q) {
+          const int64_t k0 = q * p.cc, kc = std::min(p.cc, p.cg - k0);
+          T* qdst = dst + k0 * p.ntaps * nr;
+          for (int64_t t = 0; t < p.ntaps; ++t) {
+            for (int64_t k = 0; k < kc; ++k) {
+              T* row = qdst + (t * kc + k) * nr;
+              const int64_t src = (k0 + k) * d.kernel_input_stride +
+                                  p.tap_kernel[t] +
+                                  (g * p.ng + n0) * d.kernel_output_stride;
+              for (int64_t j = 0; j < cols; ++j) {
+                row[j] = lk(src + j * d.kernel_output_stride);
+              }
+              for (int64_t j = cols; j < nr; ++j) row[j] = T(0);
+            }
+          }
+        }
+        s.Scan(*sh.kernels->gemm, dst, block);
+      }
+      std::lock_guard<std::mutex> lock(sh.mu);
+      sb.Merge(s);
+    };
+    Parallel(sh.ctx, p.groups * p.panels, pack);
+    last_path = "gemm";
+    auto body = [&](int64_t b, int64_t e) {
+      RunGemmItems<T>(sh, in, zero, bpack, b, e);
+    };
+    Parallel(sh.ctx, p.items(), body);
+  }
+  if (sh.failed_alloc) {
+    return absl::ResourceExhaustedError(
+        "convolution runtime: cannot allocate scratch buffers");
+  }
+  if (!FastPathSafe(sa, sb, p.k)) {
+    last_path = "wide";
+    using W = std::conditional_t<std::is_same_v<T, float>, double, long double>;
+    auto body = [&](int64_t b, int64_t e) {
+      RunWideRows<T, W>(sh, in, zero, b, e);
+    };
+    Parallel(sh.ctx, p.groups * p.m, body);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status RunConvolutionIn(RunContext* ctx, const ConvDims& dims,
+                              const void* input, const void* kernel,
+                              void* output, const ConvKernels& kernels) {
+  last_path = "empty";
+  const int threads = ctx->pool != nullptr ? ctx->pool->threads() : 1;
+  absl::StatusOr<Problem> problem = MakeProblem(dims, threads);
+  if (!problem.ok()) return problem.status();
+  const Problem& p = *problem;
+  if (p.m == 0 || p.ng == 0) return absl::OkStatus();
+  Shared sh;
+  sh.p = &p;
+  sh.kernels = &kernels;
+  sh.ctx = ctx;
+  sh.input = input;
+  sh.kernel = kernel;
+  sh.output = output;
+  if (p.k == 0) {
+    // Empty sums: +0 in every output.
+    for (int64_t g = 0; g < p.groups; ++g) {
+      for (int64_t m = 0; m < p.m; ++m) {
+        int64_t rem = m, co = 0;
+        for (int64_t i = p.nsp - 1; i >= 0; --i) {
+          const ConvDims::Spatial& s = dims.spatial[i];
+          co += (rem % s.output_size) * s.output_stride;
+          rem /= s.output_size;
+        }
+        co += rem * dims.output_batch_stride;
+        for (int64_t n = 0; n < p.ng; ++n) {
+          StoreOut<float>(dims.output_type, output,
+                          co + (g * p.ng + n) * dims.output_feature_stride,
+                          0.0f);
+        }
+      }
+    }
+    return absl::OkStatus();
+  }
+  return p.f64 ? RunFloat<double>(sh) : RunFloat<float>(sh);
+}
+
+}  // namespace
+
+bool ConvPathFor(PrimitiveType input, PrimitiveType kernel,
+                 PrimitiveType output) {
+  const GemmPath path = GemmPathFor(input, kernel, output);
+  return path == GemmPath::kF32 || path == GemmPath::kF64;
+}
+
+std::vector<int64_t> EncodeConvDims(const ConvDims& d) {
+  std::vector<int64_t> v = {kDescVersion,
+                            static_cast<int64_t>(d.input_type),
+                            static_cast<int64_t>(d.kernel_type),
+                            static_cast<int64_t>(d.output_type),
+                            d.feature_group_count,
+                            d.batch_group_count,
+                            d.input_batch,
+                            d.input_batch_stride,
+                            d.input_feature,
+                            d.input_feature_stride,
+                            d.kernel_input_feature,
+                            d.kernel_input_stride,
+                            d.kernel_output_feature,
+                            d.kernel_output_stride,
+                            d.output_batch,
+                            d.output_batch_stride,
+                            d.output_feature,
+                            d.output_feature_stride,
+                            static_cast<int64_t>(d.spatial.size())};
+  for (const ConvDims::Spatial& s : d.spatial) {
+    v.insert(v.end(),
+             {s.input_size, s.input_stride, s.kernel_size, s.kernel_stride,
+              s.output_size, s.output_stride, s.stride, s.padding_low,
+              s.base_dilation, s.window_dilation, s.reversal ? 1 : 0});
+  }
+  return v;
+}
+
+absl::StatusOr<ConvDims> DecodeConvDims(const int64_t* desc) {
+  if (desc == nullptr || desc[0] != kDescVersion) {
+    return absl::InvalidArgumentError(
+        "convolution runtime: bad descriptor version");
+  }
+  ConvDims d;
+  d.input_type = static_cast<PrimitiveType>(desc[1]);
+  d.kernel_type = static_cast<PrimitiveType>(desc[2]);
+  d.output_type = static_cast<PrimitiveType>(desc[3]);
+  d.feature_group_count = desc[4];
+  d.batch_group_count = desc[5];
+  d.input_batch = desc[6];
+  d.input_batch_stride = desc[7];
+  d.input_feature = desc[8];
+  d.input_feature_stride = desc[9];
+  d.kernel_input_feature = desc[10];
+  d.kernel_input_stride = desc[11];
+  d.kernel_output_feature = desc[12];
+  d.kernel_output_stride = desc[13];
+  d.output_batch = desc[14];
+  d.output_batch_stride = desc[15];
+  d.output_feature = desc[16];
+  d.output_feature_stride = desc[17];
+  const int64_t n = desc[18];
+  if (n < 0 || n > kMaxSpatial) {
+    return absl::InvalidArgumentError(
+        "convolution runtime: bad spatial dimension count");
+  }
+  const int64_t* s = desc + 19;
+  for (int64_t i = 0; i < n; ++i, s += 11) {
+    d.spatial.push_back({s[0], s[1], s[2], s[3], s[4], s[5], s[6], s[7], s[8],
+                         s[9], s[10] != 0});
+  }
+  return d;
+}
+
+absl::Status RunConvolution(const ConvDims& dims, const void* input,
+                            const void* kernel, void* output,
+                            ThreadPool* threads,
+                            const conv::ConvKernels& kernels) {
+  RunContext ctx;
+  ctx.pool = threads;
+  return RunConvolutionIn(&ctx, dims, input, kernel, output, kernels);
+}
+
+const char* LastConvolutionPath() { return last_path; }
+
+void AddConvRuntimeSymbols(RuntimeSymbolList& list) {
+  list.push_back({"hloref_cpu_convolution",
+                  reinterpret_cast<void*>(&hloref_cpu_convolution)});
+}
+
+}  // namespace hloref::cpu
+
+extern "C" void hloref_cpu_convolution(hloref::cpu::RunContext* ctx,
+                                       const int64_t* desc, const void* input,
+                                       const void* kernel, void* output) {
+  absl::StatusOr<hloref::cpu::ConvDims> dims =
+      hloref::cpu::DecodeConvDims(desc);
+  absl::Status status = dims.ok() ? hloref::cpu::RunConvolutionIn(
+                                        ctx, *dims, input, kernel, output,
+                                        hloref::cpu::conv::HostConvKernels())
+                                  : dims.status();
+  if (!status.ok()) ctx->SetError(status);
+}

@@ -1,0 +1,88 @@
+// The convolution microkernels of the CPU backend's convolution runtime
+// (conv.cc; design in docs/cpu-kernels.md "Convolution").
+//
+// Implicit GEMM without an A panel: the GEMM microkernel (gemm_kernels.h)
+// broadcasts A from a packed [k][6] panel; these kernels broadcast it from
+// six *row pointers per kernel tap* straight into the input, so a window's
+// stride, padding, lhs / rhs dilation and batch offset live in the pointer
+// table the driver builds per 6-row strip (a padded or hole position
+// points at a zero row), and the input is never packed or expanded into
+// im2col. The kernel's B side is the packed filter, [tap][k][NR] per
+// NR-wide panel of output features, zero-padded to NR.
+//
+// Summation order, the same in every kernel: each C element is one FMA (or
+// multiply-add) chain over t = 0 .. ntaps-1, and within a tap over
+// k = 0 .. kc-1, starting from 0 or from C's previous value. The driver
+// calls the kernel over consecutive channel chunks in a fixed order, so an
+// output element's value depends on the problem only, never on the thread
+// count or the tile it landed in.
+#ifndef HLOREF_BACKENDS_CPU_RUNTIME_CONV_KERNELS_H_
+#define HLOREF_BACKENDS_CPU_RUNTIME_CONV_KERNELS_H_
+
+#include <cstdint>
+
+#include "backends/cpu/runtime/gemm_kernels.h"
+
+namespace hloref::cpu::conv {
+
+// Register tile: 6 output positions x 4 vectors of output features (64 f32
+// or 32 f64): 24 zmm accumulators, the GEMM's shape.
+constexpr int kConvMr = 6;
+constexpr int kConvNrF32 = 64;
+constexpr int kConvNrF64 = 32;
+
+// Implicit-GEMM tile. For r < kConvMr and t < ntaps, a_rows[t * kConvMr + r]
+// points at the input row of output position r under tap t (channels
+// contiguous; every row pointer must be readable at a_off .. a_off + kc-1,
+// rows past mr included: the driver points them at a zero row). b is the
+// packed panel: b[(t * kc + k) * NR + j], zero past nr.
+//   c_rows[r][j] (+)= sum_t sum_k a_rows[t*6 + r][a_off + k] * b[(t*kc+k)*NR +
+//   j]
+// for r < mr, j < nr (nothing else is read or written in C).
+using ConvKernelF32 = void (*)(int64_t ntaps, int64_t kc,
+                               const float* const* a_rows, int64_t a_off,
+                               const float* b, float* const* c_rows, int mr,
+                               int nr, bool accumulate);
+using ConvKernelF64 = void (*)(int64_t ntaps, int64_t kc,
+                               const double* const* a_rows, int64_t a_off,
+                               const double* b, double* const* c_rows, int mr,
+                               int nr, bool accumulate);
+
+// Depthwise (one input feature per group, one output feature per input
+// feature): vectorised along the features. For r < mr and j < nc (at most
+// kDwCols: 4 vectors):
+//   c_rows[r][c_off + j] = sum_t a_rows[t*6 + r][a_off + j] * w[t * ldw + j]
+// (each a chain over t in order, from 0). Loads past nc are masked, so rows
+// need only be readable up to a_off + nc - 1.
+constexpr int kDwColsF32 = 64;
+constexpr int kDwColsF64 = 32;
+using DwKernelF32 = void (*)(int64_t ntaps, const float* const* a_rows,
+                             int64_t a_off, const float* w, int64_t ldw,
+                             float* const* c_rows, int64_t c_off, int mr,
+                             int nc);
+using DwKernelF64 = void (*)(int64_t ntaps, const double* const* a_rows,
+                             int64_t a_off, const double* w, int64_t ldw,
+                             double* const* c_rows, int64_t c_off, int mr,
+                             int nc);
+
+struct ConvKernels {
+  const char* name;  // "avx512", "portable"
+  ConvKernelF32 f32;
+  ConvKernelF64 f64;
+  DwKernelF32 dw_f32;
+  DwKernelF64 dw_f64;
+  // The range guard's copy-and-scan kernels (shared with the GEMM).
+  const gemm::GemmKernels* gemm;
+};
+
+// Portable C++ kernels (any host).
+const ConvKernels& PortableConvKernels();
+// AVX-512 kernels; null when the host lacks avx512f/bw/vl/dq.
+const ConvKernels* Avx512ConvKernels();
+// The best kernels for this host, chosen once; HLOREF_CPU_GEMM_ISA=portable
+// forces the portable ones (as for the GEMM).
+const ConvKernels& HostConvKernels();
+
+}  // namespace hloref::cpu::conv
+
+#endif  // HLOREF_BACKENDS_CPU_RUNTIME_CONV_KERNELS_H_
