@@ -15,6 +15,8 @@
 //     0; -> pred: x != 0 (NaN -> true).
 //   * float -> complex: the value rounded to the component type, imag 0;
 //     complex -> complex componentwise; complex -> real is an error.
+#include "backends/codegen/convert.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -165,6 +167,11 @@ llvm::Value* MakeComplex(EmitContext& ctx, PrimitiveType type, llvm::Value* re,
   return b.CreateInsertValue(z, im, {1});
 }
 
+}  // namespace
+
+// Declared in convert.h (also used where a computation runs in another
+// floating-point precision than its operands: scatter, select-and-scatter,
+// all-reduce, reduce-scatter).
 absl::StatusOr<llvm::Value*> EmitConvertValue(EmitContext& ctx,
                                               PrimitiveType from,
                                               PrimitiveType to,
@@ -217,6 +224,8 @@ absl::StatusOr<llvm::Value*> EmitConvertValue(EmitContext& ctx,
   return absl::UnimplementedError(absl::StrCat(
       "convert from ", PrimitiveTypeName(from), " to ", PrimitiveTypeName(to)));
 }
+
+namespace {
 
 // ---- bitcast-convert: compute values <-> their bit patterns.
 

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "backends/codegen/convert.h"
 #include "backends/codegen/emitter_table.h"
 #include "backends/codegen/llvm_types.h"
 #include "llvm/IR/Constants.h"
@@ -390,12 +391,24 @@ absl::Status EmitScatter(EmitContext& ctx, const HloInstruction& inst,
                 const int64_t d = window_to_operand[k];
                 operand_index[d] = b.CreateAdd(operand_index[d], w[k]);
               }
+              // impl.scatter.5: a computation in another floating-point
+              // precision gets its arguments converted to its parameter
+              // types and its results converted back to T_i.
               std::vector<llvm::Value*> args;
-              for (int64_t i = 0; i < n; ++i) {
-                args.push_back(outs[i].EmitRead(ctx, operand_index));
-              }
-              for (int64_t i = 0; i < n; ++i) {
-                args.push_back(updates[i].EmitRead(ctx, update_index));
+              for (int64_t k = 0; k < 2 * n; ++k) {
+                llvm::Value* v =
+                    k < n ? outs[k].EmitRead(ctx, operand_index)
+                          : updates[k - n].EmitRead(ctx, update_index);
+                const PrimitiveType from =
+                    inst.operand(k < n ? k : k + 1)->shape().element_type();
+                const HloInstruction* p = combiner->parameter(k);
+                if (p != nullptr && p->shape().IsArray() &&
+                    p->shape().element_type() != from) {
+                  HLOREF_ASSIGN_OR_RETURN(
+                      v, EmitConvertValue(ctx, from, p->shape().element_type(),
+                                          v));
+                }
+                args.push_back(v);
               }
               HLOREF_ASSIGN_OR_RETURN(
                   std::vector<llvm::Value*> results,
@@ -405,8 +418,17 @@ absl::Status EmitScatter(EmitContext& ctx, const HloInstruction& inst,
                     "the update computation does not return one scalar per "
                     "input");
               }
+              const Shape& root = combiner->root()->shape();
               for (int64_t i = 0; i < n; ++i) {
-                outs[i].EmitWrite(ctx, operand_index, results[i]);
+                const Shape& leaf = n == 1 ? root : root.tuple_shapes(i);
+                llvm::Value* v = results[i];
+                if (leaf.IsArray() &&
+                    leaf.element_type() != outs[i].element_type()) {
+                  HLOREF_ASSIGN_OR_RETURN(
+                      v, EmitConvertValue(ctx, leaf.element_type(),
+                                          outs[i].element_type(), v));
+                }
+                outs[i].EmitWrite(ctx, operand_index, v);
               }
               return absl::OkStatus();
             }));

@@ -59,6 +59,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
+#include "backends/codegen/convert.h"
 #include "backends/codegen/emitter_table.h"
 #include "backends/codegen/llvm_types.h"
 #include "llvm/IR/Constants.h"
@@ -1426,6 +1427,19 @@ absl::Status EmitRowMajorNest(
   return nest(0);
 }
 
+// `v` (a compute value of `type`) converted to the type of parameter `k`
+// of `comp` when that differs (impl.select-and-scatter.2).
+absl::StatusOr<llvm::Value*> AsParamType(EmitContext& ctx,
+                                         const HloComputation& comp, int64_t k,
+                                         PrimitiveType type, llvm::Value* v) {
+  const HloInstruction* p = comp.parameter(k);
+  if (p == nullptr || !p->shape().IsArray() ||
+      p->shape().element_type() == type) {
+    return v;
+  }
+  return EmitConvertValue(ctx, type, p->shape().element_type(), v);
+}
+
 absl::Status EmitSelectAndScatter(EmitContext& ctx, const HloInstruction& inst,
                                   absl::Span<const IrValue> operands,
                                   const IrValue& output) {
@@ -1488,9 +1502,15 @@ absl::Status EmitSelectAndScatter(EmitContext& ctx, const HloInstruction& inst,
               llvm::BasicBlock::Create(ctx.context(), "sas.join", f);
           b.CreateCondBr(have, call_bb, join);
           b.SetInsertPoint(call_bb);
+          // impl.select-and-scatter.2: select in another floating-point
+          // precision compares the values converted to its types.
+          HLOREF_ASSIGN_OR_RETURN(llvm::Value * sel_a,
+                                  AsParamType(ctx, select, 0, type, current));
+          HLOREF_ASSIGN_OR_RETURN(llvm::Value * sel_b,
+                                  AsParamType(ctx, select, 1, type, candidate));
           HLOREF_ASSIGN_OR_RETURN(
               std::vector<llvm::Value*> keep,
-              ctx.EmitCallScalarComputation(select, {current, candidate}));
+              ctx.EmitCallScalarComputation(select, {sel_a, sel_b}));
           if (keep.size() != 1 || !keep[0]->getType()->isIntegerTy(1)) {
             return absl::InvalidArgumentError(
                 "select computation must return pred[]");
@@ -1522,11 +1542,25 @@ absl::Status EmitSelectAndScatter(EmitContext& ctx, const HloInstruction& inst,
               for (size_t d = 0; d < rank; ++d) {
                 sel[d] = b.CreateLoad(b.getInt64Ty(), index_at(d));
               }
-              llvm::Value* current = out.EmitRead(ctx, sel);
-              llvm::Value* src = source.EmitRead(ctx, s);
+              // impl.select-and-scatter.2: a scatter computation in
+              // another floating-point precision gets its arguments
+              // converted and its result converted back to T.
+              HLOREF_ASSIGN_OR_RETURN(
+                  llvm::Value * current,
+                  AsParamType(ctx, scatter, 0, type, out.EmitRead(ctx, sel)));
+              HLOREF_ASSIGN_OR_RETURN(
+                  llvm::Value * src,
+                  AsParamType(ctx, scatter, 1, type, source.EmitRead(ctx, s)));
               HLOREF_ASSIGN_OR_RETURN(
                   std::vector<llvm::Value*> r,
                   ctx.EmitCallScalarComputation(scatter, {current, src}));
+              const Shape& root = scatter.root()->shape();
+              if (r.size() == 1 && root.IsArray() &&
+                  root.element_type() != type) {
+                HLOREF_ASSIGN_OR_RETURN(
+                    r[0],
+                    EmitConvertValue(ctx, root.element_type(), type, r[0]));
+              }
               if (r.size() != 1 || r[0]->getType() != ct) {
                 return absl::InvalidArgumentError(
                     "scatter computation must return a scalar of the "

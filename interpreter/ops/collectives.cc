@@ -28,6 +28,12 @@
 // evaluated as the exact sum rounded once (docs/numerics.md decision 4, as
 // the reduce family does), so the value does not depend on the order XLA's
 // backends happen to use; integer add wraps and is order-independent.
+// impl.all-reduce.1 / impl.reduce-scatter.1: a to_apply in another
+// floating-point precision than the operand's T (XLA's verifier does not
+// check the computation; seed 001 gives one type) is applied as written:
+// each step of the fold converts the accumulator and the next contribution
+// to its parameter types (ConvertElementType) and its result back to T, so
+// the running value is T (as impl.scatter.5).
 //
 // The async pairs: all-reduce-start holds the all-reduce result and -done
 // passes it on; all-gather-start holds (operands, result) and
@@ -56,6 +62,7 @@
 #include "absl/strings/str_join.h"
 #include "interpreter/index_util.h"
 #include "interpreter/numerics.h"
+#include "interpreter/ops/convert.h"
 #include "interpreter/ops/exact_sum.h"
 #include "interpreter/ops/families.h"
 #include "interpreter/replicas.h"
@@ -264,8 +271,26 @@ absl::StatusOr<Literal> Reduce(const HloInstruction& inst,
     Literal acc = ScalarAt(*xs[0], e);
     for (size_t k = 1; k < xs.size(); ++k) {
       Literal x = ScalarAt(*xs[k], e);
+      Literal acc_in, x_in;  // in the computation's types when they differ
       const Literal* args[] = {&acc, &x};
+      for (int64_t p = 0; p < 2; ++p) {
+        const HloInstruction* param = reducer.parameter(p);
+        if (param == nullptr || !param->shape().IsArray() ||
+            param->shape().element_type() == type) {
+          continue;
+        }
+        HLOREF_ASSIGN_OR_RETURN(
+            (p == 0 ? acc_in : x_in),
+            ConvertLiteral(p == 0 ? acc : x, param->shape().element_type(),
+                           nullptr));
+        args[p] = p == 0 ? &acc_in : &x_in;
+      }
       HLOREF_ASSIGN_OR_RETURN(Literal next, ctx.Call(reducer, args));
+      if (next.shape().IsArray() && next.element_count() == 1 &&
+          next.element_type() != type && IsFloat(type) &&
+          IsFloat(next.element_type())) {
+        HLOREF_ASSIGN_OR_RETURN(next, ConvertLiteral(next, type, nullptr));
+      }
       if (!next.shape().IsArray() || next.element_type() != type ||
           next.element_count() != 1) {
         return absl::InvalidArgumentError(absl::StrCat(

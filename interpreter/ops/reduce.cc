@@ -45,6 +45,7 @@
 #include "interpreter/index_util.h"
 #include "interpreter/numerics.h"
 #include "interpreter/ops/control_flow.h"
+#include "interpreter/ops/convert.h"
 #include "interpreter/ops/dot.h"
 #include "interpreter/ops/exact_sum.h"
 #include "interpreter/ops/families.h"
@@ -640,12 +641,31 @@ absl::StatusOr<bool> CallPredicate(EvalContext& ctx, const HloInstruction& inst,
   return r.data<bool>()[0];
 }
 
+// `value` converted (ConvertElementType) to the type of parameter `k` of
+// `comp` when that differs (impl.select-and-scatter.2).
+absl::StatusOr<Literal> AsParameterType(const Literal& value,
+                                        const HloComputation& comp, int64_t k) {
+  const HloInstruction* p = comp.parameter(k);
+  if (p == nullptr || !p->shape().IsArray() ||
+      p->shape().element_type() == value.element_type()) {
+    return value;
+  }
+  return ConvertLiteral(value, p->shape().element_type(), nullptr);
+}
+
 // Semantics: seed 001 "SelectAndScatter". Each window's positions are
 // visited in row-major order; select(current, candidate) == false moves the
 // selection to the candidate. Source elements are scattered in row-major
 // order, each with scatter(output[selected], source) (impl.select-and-
 // scatter.1: the seed leaves the scatter order open; this is XLA's
 // evaluator order). Positions on padding are never selected.
+// impl.select-and-scatter.2: select or scatter computations in another
+// floating-point precision than T (XLA's shape inference ignores precision;
+// seed 001 gives one type): select compares the values converted to its
+// parameter types; each scatter application converts output[selected] and
+// the source element to its parameter types and its result back to T, so
+// the running value is T (as impl.scatter.5; XLA:CPU measured the same for
+// f16 and f32 operands, and keeps a bf16 running value in f32).
 absl::StatusOr<Literal> EvalSelectAndScatter(
     const HloInstruction& inst, absl::Span<const Literal* const> operands,
     EvalContext& ctx) {
@@ -682,21 +702,35 @@ absl::StatusOr<Literal> EvalSelectAndScatter(
     const int64_t b = plan.start[i], e = plan.start[i + 1];
     if (b == e) continue;  // the window lies entirely on padding
     int64_t selected = plan.offsets[b];
-    Literal selected_value = ScalarAt(operand, selected);
+    HLOREF_ASSIGN_OR_RETURN(
+        Literal selected_value,
+        AsParameterType(ScalarAt(operand, selected), *select, 0));
     for (int64_t k = b + 1; k < e; ++k) {
-      Literal candidate = ScalarAt(operand, plan.offsets[k]);
+      HLOREF_ASSIGN_OR_RETURN(
+          Literal candidate,
+          AsParameterType(ScalarAt(operand, plan.offsets[k]), *select, 1));
       HLOREF_ASSIGN_OR_RETURN(
           bool keep,
           CallPredicate(ctx, inst, *select, selected_value, candidate));
       if (!keep) {
         selected = plan.offsets[k];
-        selected_value = std::move(candidate);
+        HLOREF_ASSIGN_OR_RETURN(
+            selected_value,
+            AsParameterType(ScalarAt(operand, selected), *select, 0));
       }
     }
-    const Literal current = ScalarAt(out, selected);
-    const Literal src = ScalarAt(source, i);
+    HLOREF_ASSIGN_OR_RETURN(
+        const Literal current,
+        AsParameterType(ScalarAt(out, selected), *scatter, 0));
+    HLOREF_ASSIGN_OR_RETURN(const Literal src,
+                            AsParameterType(ScalarAt(source, i), *scatter, 1));
     const Literal* args[] = {&current, &src};
     HLOREF_ASSIGN_OR_RETURN(Literal r, ctx.Call(*scatter, args));
+    if (r.shape().IsArray() && r.element_count() == 1 &&
+        r.element_type() != out.element_type()) {
+      HLOREF_ASSIGN_OR_RETURN(r,
+                              ConvertLiteral(r, out.element_type(), nullptr));
+    }
     if (r.element_type() != out.element_type() || r.element_count() != 1 ||
         !r.shape().IsArray()) {
       return absl::InvalidArgumentError(absl::StrCat(

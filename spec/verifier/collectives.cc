@@ -48,9 +48,13 @@ absl::StatusOr<Shape> InferAllReduce(const HloInstruction& inst) {
   std::vector<Shape> results;
   for (int64_t i = 0; i < inst.operand_count(); ++i) {
     const Shape& s = inst.operand(i)->shape();
-    // <op>.C7: the computation reduces operand i's elements: (T, T) -> T.
-    HLOREF_RETURN_IF_ERROR(CheckReducer(inst, Rule(inst, 7), "to_apply",
-                                        inst.to_apply(), {s.element_type()}));
+    // <op>.C7: the computation reduces operand i's elements: (T, T) -> T;
+    // in another floating-point precision it is read as XLA reads it (XLA's
+    // verifier does not check the computation), with a warning
+    // (impl.all-reduce.1).
+    HLOREF_RETURN_IF_ERROR(
+        CheckReducerAsXla(inst, Rule(inst, 7), "to_apply", inst.to_apply(),
+                          {s.element_type()}, "impl.all-reduce.1"));
     results.push_back(WithElementType(s, s.element_type()));
   }
   // Seed: "The output shape is the same as the input shape"; several
@@ -152,9 +156,11 @@ absl::StatusOr<Shape> InferReduceScatter(const HloInstruction& inst) {
                   " dimension ", d, " has size ", s.dimensions(d),
                   ", not divisible by the shard count ", shards);
     }
-    // reduce-scatter.C7: (T, T) -> T.
-    HLOREF_RETURN_IF_ERROR(CheckReducer(inst, "reduce-scatter.C7", "to_apply",
-                                        inst.to_apply(), {s.element_type()}));
+    // reduce-scatter.C7: (T, T) -> T; another floating-point precision as
+    // for all-reduce.C7 (impl.reduce-scatter.1).
+    HLOREF_RETURN_IF_ERROR(CheckReducerAsXla(
+        inst, "reduce-scatter.C7", "to_apply", inst.to_apply(),
+        {s.element_type()}, "impl.reduce-scatter.1"));
     Shape r = WithElementType(s, s.element_type());
     r.set_dimensions(d, s.dimensions(d) / shards);
     results.push_back(r);

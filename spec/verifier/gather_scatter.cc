@@ -312,9 +312,11 @@ absl::StatusOr<Shape> InferScatter(const HloInstruction& inst) {
     }
   }
   // scatter.C13: update_computation of type T_0..T_N, T_0..T_N ->
-  // Collate(T_0..T_N).
-  HLOREF_RETURN_IF_ERROR(
-      CheckReducer(inst, "scatter.C13", "to_apply", inst.to_apply(), types));
+  // Collate(T_0..T_N); a computation in another floating-point precision is
+  // read as XLA reads it, with a warning (impl.scatter.5).
+  HLOREF_RETURN_IF_ERROR(CheckReducerAsXla(inst, "scatter.C13", "to_apply",
+                                           inst.to_apply(), types,
+                                           "impl.scatter.5"));
   if (n == 1) return WithElementType(operand, types[0]);
   std::vector<Shape> results;
   for (int64_t i = 0; i < n; ++i) {

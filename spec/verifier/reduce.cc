@@ -30,13 +30,44 @@ absl::StatusOr<std::vector<PrimitiveType>> CheckInputsAndInits(
     }
     const Shape& init = inst.operand(n + i)->shape();
     if (!IsScalarArray(init) || init.element_type() != s.element_type()) {
+      // XLA's HloVerifier refuses another precision too ("Seen floating
+      // point types of different precisions", or the to_apply type check).
       return Fail(inst, op + ".C3", "init value ", OperandName(inst, n + i),
                   " is ", ShapeStr(init), ", expected ",
-                  PrimitiveTypeName(s.element_type()), "[]");
+                  PrimitiveTypeName(s.element_type()), "[]",
+                  IsFloat(init.element_type()) && IsFloat(s.element_type())
+                      ? " (XLA's HloVerifier refuses mixed floating-point "
+                        "precision in "
+                      : "",
+                  IsFloat(init.element_type()) && IsFloat(s.element_type())
+                      ? op + " as well)"
+                      : "");
     }
     types.push_back(s.element_type());
   }
   return types;
+}
+
+// reduce and reduce-window keep one type where the reducer differs only in
+// floating-point precision: XLA's shape inference would accept it, but
+// XLA's HloVerifier (XLA:CPU's options, allow_mixed_precision=false)
+// refuses it ("Shape mismatch between to_apply computation parameter and
+// operand"); the message says so.
+absl::Status RefuseAsXla(const HloInstruction& inst, absl::Status status,
+                         absl::Span<const PrimitiveType> types) {
+  if (status.ok() || !IsPrecisionChangeOnly(inst.to_apply(), types)) {
+    return status;
+  }
+  absl::Status out(
+      status.code(),
+      absl::StrCat(status.message(),
+                   " (a reducer in another floating-point precision is "
+                   "refused, as XLA's HloVerifier refuses it: its to_apply "
+                   "parameters must have the operands' element types)"));
+  status.ForEachPayload([&](absl::string_view url, const absl::Cord& payload) {
+    out.SetPayload(url, payload);
+  });
+  return out;
 }
 
 Shape Collate(std::vector<Shape> shapes) {
@@ -55,8 +86,9 @@ absl::StatusOr<Shape> InferReduceOp(const HloInstruction& inst) {
       CheckDimList(inst, "reduce.C4", "dimensions", dims, input.rank()));
   // reduce.C5: computation of type T_0..T_{N-1}, T_0..T_{N-1} ->
   // Collate(T_0..T_{N-1}).
-  HLOREF_RETURN_IF_ERROR(
-      CheckReducer(inst, "reduce.C5", "to_apply", inst.to_apply(), types));
+  HLOREF_RETURN_IF_ERROR(RefuseAsXla(
+      inst, CheckReducer(inst, "reduce.C5", "to_apply", inst.to_apply(), types),
+      types));
   std::vector<Shape> results;
   for (PrimitiveType t : types) {
     Shape r = Shape::Scalar(t);
@@ -81,8 +113,11 @@ absl::StatusOr<Shape> InferReduceWindow(const HloInstruction& inst) {
       WindowOutputDims(inst, "reduce-window.C4", input.dimensions(),
                        inst.attrs().window));
   // reduce-window.C5: the reducer's type, as for reduce.
-  HLOREF_RETURN_IF_ERROR(CheckReducer(inst, "reduce-window.C5", "to_apply",
-                                      inst.to_apply(), types));
+  HLOREF_RETURN_IF_ERROR(
+      RefuseAsXla(inst,
+                  CheckReducer(inst, "reduce-window.C5", "to_apply",
+                               inst.to_apply(), types),
+                  types));
   std::vector<Shape> results;
   for (PrimitiveType t : types) results.push_back(MakeShape(t, dims));
   return Collate(std::move(results));
@@ -114,15 +149,38 @@ absl::StatusOr<Shape> InferSelectAndScatter(const HloInstruction& inst) {
                 DimsStr(source.dimensions()),
                 ", the windows over the operand give ", DimsStr(windows));
   }
-  // select-and-scatter.C4: select is T, T -> PRED.
+  // select-and-scatter.C4: select is T, T -> PRED. XLA's shape inference
+  // compares select's parameters with T ignoring floating-point precision:
+  // read as XLA reads it, with a warning (impl.select-and-scatter.2).
   const Shape scalar = Shape::Scalar(t);
-  HLOREF_RETURN_IF_ERROR(CheckSignature(inst, "select-and-scatter.C4", "select",
-                                        inst.select(), {scalar, scalar},
-                                        Shape::Scalar(PrimitiveType::kPred)));
-  // select-and-scatter.C5: scatter is T, T -> T.
-  HLOREF_RETURN_IF_ERROR(CheckSignature(inst, "select-and-scatter.C5",
-                                        "scatter", inst.scatter(),
-                                        {scalar, scalar}, scalar));
+  absl::Status select_exact =
+      CheckSignature(inst, "select-and-scatter.C4", "select", inst.select(),
+                     {scalar, scalar}, Shape::Scalar(PrimitiveType::kPred));
+  if (!select_exact.ok()) {
+    const HloComputation* sel = inst.select();
+    std::vector<Shape> ps;
+    if (sel != nullptr) ps = ParameterShapes(*sel);
+    const bool precision_only =
+        sel != nullptr && ps.size() == 2 && IsScalarArray(ps[0]) &&
+        IsScalarArray(ps[1]) &&
+        SameTypeIgnoringFpPrecision(t, ps[0].element_type()) &&
+        SameTypeIgnoringFpPrecision(t, ps[1].element_type()) &&
+        SameShape(ResultShape(*sel), Shape::Scalar(PrimitiveType::kPred));
+    if (!precision_only) return select_exact;
+    Warn(inst, "select-and-scatter.C4",
+         absl::StrCat("select computation %", sel->name(), " takes (",
+                      ShapeStr(ps[0]), ", ", ShapeStr(ps[1]), ") over ",
+                      PrimitiveTypeName(t),
+                      " values: seed 001 gives one type, XLA's shape "
+                      "inference ignores floating-point precision here; the "
+                      "values are converted to its types "
+                      "(impl.select-and-scatter.2)"));
+  }
+  // select-and-scatter.C5: scatter is T, T -> T; another floating-point
+  // precision as for scatter.C13 (impl.select-and-scatter.2).
+  HLOREF_RETURN_IF_ERROR(CheckReducerAsXla(inst, "select-and-scatter.C5",
+                                           "scatter", inst.scatter(), {t},
+                                           "impl.select-and-scatter.2"));
   return WithElementType(operand, t);
 }
 

@@ -195,6 +195,60 @@ absl::Status CheckReducer(const HloInstruction& inst, absl::string_view rule,
   return CheckSignature(inst, rule, what, comp, params, result);
 }
 
+bool SameTypeIgnoringFpPrecision(PrimitiveType a, PrimitiveType b) {
+  return a == b || (IsFloat(a) && IsFloat(b));
+}
+
+bool IsPrecisionChangeOnly(const HloComputation* comp,
+                           absl::Span<const PrimitiveType> types) {
+  if (comp == nullptr) return false;
+  const size_t n = types.size();
+  std::vector<Shape> params = ParameterShapes(*comp);
+  const Shape& result = ResultShape(*comp);
+  if (params.size() != 2 * n) return false;
+  std::vector<Shape> acc;
+  if (n == 1 && result.IsArray()) {
+    acc.push_back(result);
+  } else if (n > 1 && result.IsTuple() && result.tuple_shapes().size() == n) {
+    for (const Shape& e : result.tuple_shapes()) acc.push_back(e);
+  } else {
+    return false;
+  }
+  for (size_t i = 0; i < n; ++i) {
+    if (!IsScalarArray(acc[i]) || !IsScalarArray(params[i]) ||
+        !IsScalarArray(params[n + i]) ||
+        acc[i].element_type() != params[i].element_type() ||
+        !SameTypeIgnoringFpPrecision(types[i], acc[i].element_type()) ||
+        !SameTypeIgnoringFpPrecision(types[i], params[n + i].element_type())) {
+      return false;
+    }
+  }
+  return true;
+}
+
+absl::Status CheckReducerAsXla(const HloInstruction& inst,
+                               absl::string_view rule, absl::string_view what,
+                               const HloComputation* comp,
+                               absl::Span<const PrimitiveType> types,
+                               absl::string_view impl_id) {
+  absl::Status exact = CheckReducer(inst, rule, what, comp, types);
+  if (exact.ok() || !IsPrecisionChangeOnly(comp, types)) return exact;
+  std::vector<std::string> names;
+  for (PrimitiveType t : types) {
+    names.push_back(std::string(PrimitiveTypeName(t)));
+  }
+  Warn(inst, rule,
+       absl::StrCat(
+           what, " computation %", comp->name(), " has type ",
+           ShapeListStr(ParameterShapes(*comp)), " -> ",
+           ShapeStr(ResultShape(*comp)), " over ", absl::StrJoin(names, ", "),
+           " values: seed 001 gives one type, XLA's shape inference ignores "
+           "floating-point precision here; each application converts its "
+           "arguments to the computation's types and its results back (",
+           impl_id, ")"));
+  return absl::OkStatus();
+}
+
 absl::StatusOr<std::vector<int64_t>> WindowOutputDims(
     const HloInstruction& inst, absl::string_view rule,
     absl::Span<const int64_t> base_dims, const Window& window) {

@@ -82,6 +82,29 @@ absl::Status CheckReducer(const HloInstruction& inst, absl::string_view rule,
                           absl::string_view what, const HloComputation* comp,
                           absl::Span<const PrimitiveType> types);
 
+// CheckReducer as XLA reads it for scatter, select-and-scatter's scatter,
+// all-reduce and reduce-scatter: XLA's shape inference (VerifyReducerShape)
+// compares the computation's types with the operands' ignoring
+// floating-point precision, and XLA's HloVerifier (XLA:CPU's options) adds
+// no exact-type rule for these ops. Accepts a computation whose parameter i
+// has exactly its result i's type, with every T_i, parameter N+i and
+// result i real floating-point types (or equal), and records a warning
+// naming the precision change and `impl_id` (the oracle's rule: each
+// application converts its arguments to the computation's types and its
+// results back to T_i). Anything else fails as CheckReducer does.
+absl::Status CheckReducerAsXla(const HloInstruction& inst,
+                               absl::string_view rule, absl::string_view what,
+                               const HloComputation* comp,
+                               absl::Span<const PrimitiveType> types,
+                               absl::string_view impl_id);
+// Equal types, or two real floating-point types (XLA's
+// ShapeUtil::SameElementTypeIgnoringFpPrecision).
+bool SameTypeIgnoringFpPrecision(PrimitiveType a, PrimitiveType b);
+// Whether CheckReducerAsXla would accept `comp` for `types` with a
+// precision change (for error messages of the ops where XLA refuses it).
+bool IsPrecisionChangeOnly(const HloComputation* comp,
+                           absl::Span<const PrimitiveType> types);
+
 // The windowed output size along one dimension: the number of valid window
 // placements over the dilated, padded base (XLA's StridedBound).
 absl::StatusOr<std::vector<int64_t>> WindowOutputDims(

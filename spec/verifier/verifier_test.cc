@@ -882,6 +882,82 @@ TEST(VerifierApiTest, InferShapeGivesExpected) {
       (std::vector<int64_t>{2, 5}));
 }
 
+// Issue 14: computations in another floating-point precision. XLA's shape
+// inference ignores precision for scatter, select-and-scatter, all-reduce
+// and reduce-scatter: read with a warning naming the rule and the impl ID.
+// reduce and reduce-window stay refused, as XLA's HloVerifier refuses them.
+TEST(VerifierApiTest, MixedPrecisionReducersWarnOrRefuse) {
+  struct Case {
+    std::string text, rule, impl;
+  };
+  const std::string add32 =
+      "add {\n a = f32[] parameter(0)\n b = f32[] parameter(1)\n ROOT s = "
+      "f32[] add(a, b)\n}\n";
+  const std::string ge32 =
+      "ge {\n a = f32[] parameter(0)\n b = f32[] parameter(1)\n ROOT s = "
+      "pred[] compare(a, b), direction=GE\n}\n";
+  const std::vector<Case> warn = {
+      {"HloModule m\n" + add32 +
+           "ENTRY e {\n p = bf16[4] parameter(0)\n i = s32[2,1] "
+           "parameter(1)\n u = bf16[2] parameter(2)\n ROOT r = bf16[4] "
+           "scatter(p, i, u), update_window_dims={}, inserted_window_dims={0}, "
+           "scatter_dims_to_operand_dims={0}, index_vector_dim=1, "
+           "to_apply=add\n}",
+       "[scatter.C13]", "impl.scatter.5"},
+      {"HloModule m\n" + add32 + ge32 +
+           "ENTRY e {\n p = f16[4] parameter(0)\n s = f16[2] parameter(1)\n "
+           "i = f16[] constant(0)\n ROOT r = f16[4] select-and-scatter(p, s, "
+           "i), window={size=2 stride=2}, select=ge, scatter=add\n}",
+       "[select-and-scatter.C4]", "impl.select-and-scatter.2"},
+      {"HloModule m, replica_count=2\n" + add32 +
+           "ENTRY e {\n p = bf16[4] parameter(0)\n ROOT r = bf16[4] "
+           "all-reduce(p), replica_groups={}, to_apply=add\n}",
+       "[all-reduce.C7]", "impl.all-reduce.1"},
+      {"HloModule m, replica_count=2\n" + add32 +
+           "ENTRY e {\n p = f64[4] parameter(0)\n ROOT r = f64[2] "
+           "reduce-scatter(p), replica_groups={}, dimensions={0}, "
+           "to_apply=add\n}",
+       "[reduce-scatter.C7]", "impl.reduce-scatter.1"},
+  };
+  for (const Case& c : warn) {
+    auto m = ParseHloModule(c.text);
+    ASSERT_TRUE(m.ok()) << m.status();
+    std::vector<std::string> warnings;
+    VerifyOptions options;
+    options.warnings = &warnings;
+    ASSERT_TRUE(VerifyModule(**m, options).ok()) << c.text;
+    ASSERT_FALSE(warnings.empty()) << c.text;
+    EXPECT_THAT(warnings[0], HasSubstr(c.rule));
+    EXPECT_THAT(warnings[0], HasSubstr(c.impl));
+  }
+  // The result keeps the operand type: an f32 result of a bf16 all-reduce
+  // is refused (XLA: the inferred shape is the operand's).
+  auto wrong = ParseHloModule("HloModule m, replica_count=2\n" + add32 +
+                              "ENTRY e {\n p = bf16[4] parameter(0)\n ROOT r "
+                              "= f32[4] all-reduce(p), replica_groups={}, "
+                              "to_apply=add\n}");
+  ASSERT_TRUE(wrong.ok()) << wrong.status();
+  EXPECT_FALSE(VerifyModule(**wrong).ok());
+  // Another class (s32 computation over f32) is refused.
+  auto other_class = ParseHloModule(
+      "HloModule m, replica_count=2\nadd {\n a = s32[] parameter(0)\n b = "
+      "s32[] parameter(1)\n ROOT s = s32[] add(a, b)\n}\nENTRY e {\n p = "
+      "f32[4] parameter(0)\n ROOT r = f32[4] all-reduce(p), "
+      "replica_groups={}, to_apply=add\n}");
+  ASSERT_TRUE(other_class.ok()) << other_class.status();
+  EXPECT_FALSE(VerifyModule(**other_class).ok());
+  // reduce with an f32 reducer over bf16: refused, saying XLA refuses it.
+  auto reduce = ParseHloModule("HloModule m\n" + add32 +
+                               "ENTRY e {\n p = bf16[4] parameter(0)\n z = "
+                               "bf16[] constant(0)\n ROOT r = f32[] reduce(p, "
+                               "z), dimensions={0}, to_apply=add\n}");
+  ASSERT_TRUE(reduce.ok()) << reduce.status();
+  absl::Status s = VerifyModule(**reduce);
+  ASSERT_FALSE(s.ok());
+  EXPECT_THAT(std::string(s.message()), HasSubstr("[reduce.C5]"));
+  EXPECT_THAT(std::string(s.message()), HasSubstr("XLA's HloVerifier"));
+}
+
 // Issue 14: dot operands of different classes (seed 001: both "array of
 // type T") are read as XLA reads them, with a warning naming the rule.
 TEST(VerifierApiTest, DotMixedClassesWarn) {

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "backends/codegen/convert.h"
 #include "backends/cpu/cpu_emitters.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/DerivedTypes.h"
@@ -82,6 +83,93 @@ void AppendArray(const IrArray& a, std::vector<int64_t>* d) {
   d->push_back(static_cast<int64_t>(a.element_type()));
   d->push_back(a.shape().rank());
   for (int64_t x : a.shape().dimensions()) d->push_back(x);
+}
+
+// The reducer the runtime calls for `comp` over elements of `type`
+// (ReducerFn: (ctx, params, results) on one element each): `comp` itself,
+// or, when its parameters or result have another floating-point precision
+// (impl.all-reduce.1 / impl.reduce-scatter.1: read as XLA reads it), an
+// adapter that converts both arguments to the computation's parameter
+// types, calls it and converts the result back to `type`, so the running
+// value of the fold is `type` as in the oracle.
+absl::StatusOr<llvm::Function*> ReducerFor(EmitContext& ctx,
+                                           const HloInstruction& inst,
+                                           const HloComputation& comp,
+                                           PrimitiveType type) {
+  const HloInstruction* p0 = comp.parameter(0);
+  const HloInstruction* p1 = comp.parameter(1);
+  const Shape& root = comp.root()->shape();
+  if (comp.num_parameters() != 2 || p0 == nullptr || p1 == nullptr ||
+      !p0->shape().IsArray() || !p1->shape().IsArray() || !root.IsArray()) {
+    return ctx.GetComputationFunction(comp);
+  }
+  const PrimitiveType t0 = p0->shape().element_type();
+  const PrimitiveType t1 = p1->shape().element_type();
+  const PrimitiveType tr = root.element_type();
+  if (t0 == type && t1 == type && tr == type) {
+    return ctx.GetComputationFunction(comp);
+  }
+  for (int64_t i = 0; i < inst.operand_count(); ++i) {
+    if (inst.operand(i)->shape().element_type() != type) {
+      return absl::UnimplementedError(absl::StrCat(
+          "%", inst.name(),
+          ": a to_apply in another floating-point precision over operands "
+          "of different element types (one reducer per type is not "
+          "emitted)"));
+    }
+  }
+  codegen::IRBuilder& b = ctx.b();
+  llvm::IRBuilderBase::InsertPointGuard guard(b);
+  EmitContext::FunctionState* saved_state = ctx.function_state();
+  llvm::Value* saved_ctx = ctx.run_context();
+  llvm::Type* ptr = ctx.PtrType();
+  auto* fty = llvm::FunctionType::get(b.getVoidTy(), {ptr, ptr, ptr}, false);
+  llvm::Function* f = llvm::Function::Create(
+      fty, llvm::GlobalValue::InternalLinkage,
+      absl::StrCat("hloref_reducer_adapter_", inst.name()), &ctx.module());
+  f->addFnAttr(llvm::Attribute::NoUnwind);
+  EmitContext::FunctionState state;
+  state.function = f;
+  state.run_context = f->getArg(0);
+  ctx.set_function_state(&state);
+  ctx.set_run_context(f->getArg(0));
+  b.SetInsertPoint(llvm::BasicBlock::Create(ctx.context(), "entry", f));
+  auto slot = [&](llvm::Value* array, int64_t k) {
+    return b.CreateLoad(ptr, b.CreateConstInBoundsGEP1_64(ptr, array, k));
+  };
+  const Shape scalar = Shape::Scalar(type);
+  const IrArray a(slot(f->getArg(1), 0), scalar);
+  const IrArray x(slot(f->getArg(1), 1), scalar);
+  const IrArray r(slot(f->getArg(2), 0), scalar);
+  absl::StatusOr<llvm::Value*> status_or =
+      [&]() -> absl::StatusOr<llvm::Value*> {
+    HLOREF_ASSIGN_OR_RETURN(
+        llvm::Value * va,
+        codegen::EmitConvertValue(ctx, type, t0, a.EmitRead(ctx, {})));
+    HLOREF_ASSIGN_OR_RETURN(
+        llvm::Value * vx,
+        codegen::EmitConvertValue(ctx, type, t1, x.EmitRead(ctx, {})));
+    HLOREF_ASSIGN_OR_RETURN(std::vector<llvm::Value*> out,
+                            ctx.EmitCallScalarComputation(comp, {va, vx}));
+    if (out.size() != 1) {
+      return absl::InvalidArgumentError("to_apply must return one scalar");
+    }
+    return codegen::EmitConvertValue(ctx, tr, type, out[0]);
+  }();
+  if (status_or.ok()) {
+    r.EmitWrite(ctx, {}, *status_or);
+    for (llvm::Value* p : state.heap_blocks) {
+      if (ctx.heap_free) ctx.heap_free(ctx, p);
+    }
+    b.CreateRetVoid();
+  }
+  ctx.set_function_state(saved_state);
+  ctx.set_run_context(saved_ctx);
+  if (!status_or.ok()) {
+    f->eraseFromParent();
+    return status_or.status();
+  }
+  return f;
 }
 
 // Emits the runtime call. `in` / `out`: the operand and result arrays.
@@ -161,8 +249,10 @@ absl::Status EmitCollectiveCall(EmitContext& ctx, const HloInstruction& inst,
       return absl::InvalidArgumentError(
           absl::StrCat("%", inst.name(), ": has no to_apply computation"));
     }
-    HLOREF_ASSIGN_OR_RETURN(llvm::Function * f,
-                            ctx.GetComputationFunction(*inst.to_apply()));
+    HLOREF_ASSIGN_OR_RETURN(
+        llvm::Function * f,
+        ReducerFor(ctx, inst, *inst.to_apply(),
+                   inst.operand(0)->shape().element_type()));
     reducer = f;
   }
   llvm::Value* desc_global =
