@@ -3,6 +3,7 @@
 // into its own function (EmitContext::GetComputationFunction) whose address
 // the runtime calls on pointers to the elements in the operand buffers.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,66 @@ namespace {
 using codegen::EmitContext;
 using codegen::IrArray;
 using codegen::IrValue;
+
+// A comparator that orders by one operand's key alone: its root is
+// compare(parameter 2i, parameter 2i+1) (or the two swapped) with
+// direction LT or GT, under TOTALORDER for f16 / bf16 / f32 / f64 or the
+// integer comparison of an integer type. Such a comparator is a strict
+// weak order, so the oracle's stable merge sort gives THE stable order by
+// that key, which hloref_cpu_sort_by_key computes without calling
+// compiled code per comparison.
+struct SortKey {
+  int64_t operand;
+  bool descending;
+};
+
+std::optional<SortKey> SortKeyOf(const HloComputation& comparator,
+                                 absl::Span<const IrValue> operands) {
+  const HloInstruction* root = comparator.root();
+  if (root == nullptr || root->opcode() != HloOpcode::kCompare ||
+      root->operand_count() != 2) {
+    return std::nullopt;
+  }
+  const HloInstruction* a = root->operand(0);
+  const HloInstruction* b = root->operand(1);
+  if (a->opcode() != HloOpcode::kParameter ||
+      b->opcode() != HloOpcode::kParameter) {
+    return std::nullopt;
+  }
+  const int64_t pa = a->parameter_number(), pb = b->parameter_number();
+  if (pa / 2 != pb / 2 || pa == pb) return std::nullopt;
+  const int64_t operand = pa / 2;
+  if (operand < 0 || operand >= static_cast<int64_t>(operands.size())) {
+    return std::nullopt;
+  }
+  const ComparisonDirection dir = root->attrs().direction;
+  if (dir != ComparisonDirection::kLt && dir != ComparisonDirection::kGt) {
+    return std::nullopt;
+  }
+  const PrimitiveType t = operands[operand].array.element_type();
+  if (a->shape().element_type() != t || b->shape().element_type() != t) {
+    return std::nullopt;
+  }
+  const ComparisonType ct = root->attrs().comparison_type;
+  const bool float_key =
+      (t == PrimitiveType::kF16 || t == PrimitiveType::kBF16 ||
+       t == PrimitiveType::kF32 || t == PrimitiveType::kF64) &&
+      ct == ComparisonType::kTotalOrder;
+  const bool signed_key =
+      (t == PrimitiveType::kS8 || t == PrimitiveType::kS16 ||
+       t == PrimitiveType::kS32 || t == PrimitiveType::kS64) &&
+      (ct == ComparisonType::kDefault || ct == ComparisonType::kSigned);
+  const bool unsigned_key =
+      (t == PrimitiveType::kU8 || t == PrimitiveType::kU16 ||
+       t == PrimitiveType::kU32 || t == PrimitiveType::kU64) &&
+      (ct == ComparisonType::kDefault || ct == ComparisonType::kUnsigned);
+  const bool int_key = signed_key || unsigned_key;
+  if (!float_key && !int_key) return std::nullopt;
+  // less(i, j) = compare(x_i, x_j): LT ascending, GT descending; the
+  // parameters swapped reverse it.
+  const bool swapped = pa > pb;
+  return SortKey{operand, (dir == ComparisonDirection::kGt) != swapped};
+}
 
 absl::Status EmitSort(EmitContext& ctx, const HloInstruction& inst,
                       absl::Span<const IrValue> operands,
@@ -66,15 +127,33 @@ absl::Status EmitSort(EmitContext& ctx, const HloInstruction& inst,
     for (int64_t st : Strides(operands[k].array)) in_strides.push_back(st);
     for (int64_t st : Strides(outs[k])) out_strides.push_back(st);
   }
-  HLOREF_ASSIGN_OR_RETURN(llvm::Function * cmp,
-                          ctx.GetComputationFunction(*comparator));
   llvm::Type* ptr = ctx.PtrType();
   llvm::Type* i64 = ctx.b().getInt64Ty();
+  std::vector<int64_t> dims(s0.dimensions().begin(), s0.dimensions().end());
+  if (std::optional<SortKey> key = SortKeyOf(*comparator, operands)) {
+    llvm::Type* i32 = ctx.b().getInt32Ty();
+    llvm::FunctionType* type = llvm::FunctionType::get(
+        ctx.b().getVoidTy(),
+        {ptr, i32, i64, i32, i64, ptr, ptr, ptr, i64, ptr, i64, ptr, ptr},
+        false);
+    llvm::Function* f = ctx.GetRuntimeFunction("hloref_cpu_sort_by_key", type);
+    ctx.b().CreateCall(
+        f, {ctx.run_context(),
+            ctx.I32(static_cast<int32_t>(
+                operands[key->operand].array.element_type())),
+            ctx.I64(key->operand), ctx.I32(key->descending ? 1 : 0), ctx.I64(n),
+            PointerArray(ctx, in_ptrs, "sort.in"),
+            PointerArray(ctx, out_ptrs, "sort.out"), ConstI64Array(ctx, bytes),
+            ctx.I64(rank), ConstI64Array(ctx, dims), ctx.I64(dimension),
+            ConstI64Array(ctx, in_strides), ConstI64Array(ctx, out_strides)});
+    return absl::OkStatus();
+  }
+  HLOREF_ASSIGN_OR_RETURN(llvm::Function * cmp,
+                          ctx.GetComputationFunction(*comparator));
   llvm::FunctionType* type = llvm::FunctionType::get(
       ctx.b().getVoidTy(),
       {ptr, ptr, i64, ptr, ptr, ptr, i64, ptr, i64, ptr, ptr}, false);
   llvm::Function* f = ctx.GetRuntimeFunction("hloref_cpu_sort", type);
-  std::vector<int64_t> dims(s0.dimensions().begin(), s0.dimensions().end());
   ctx.b().CreateCall(
       f, {ctx.run_context(), cmp, ctx.I64(n),
           PointerArray(ctx, in_ptrs, "sort.in"),

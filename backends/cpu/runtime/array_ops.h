@@ -34,6 +34,19 @@ void hloref_cpu_sort(hloref::cpu::RunContext* ctx,
                      const int64_t* dims, int64_t dimension,
                      const int64_t* in_strides, const int64_t* out_strides);
 
+// sort by one operand's key (the comparator orders by operand
+// `key_operand` alone: emitters/sort.cc SortKeyOf): ascending, or
+// descending when `descending` != 0, ties in input order (stable), every
+// operand permuted alike; the other arguments as hloref_cpu_sort. key_type
+// is f16, bf16, f32 or f64 (TOTALORDER) or an integer type.
+void hloref_cpu_sort_by_key(hloref::cpu::RunContext* ctx, int32_t key_type,
+                            int64_t key_operand, int32_t descending, int64_t n,
+                            void* const* operands, void* const* outputs,
+                            const int64_t* elem_bytes, int64_t rank,
+                            const int64_t* dims, int64_t dimension,
+                            const int64_t* in_strides,
+                            const int64_t* out_strides);
+
 // topk along the last dimension: the k largest (largest != 0) or smallest
 // elements of each row in XLA's total order (floats: -NaN < -inf < ... <
 // -0 < +0 < ... < +inf < +NaN, by sign-magnitude bits), ties by lower

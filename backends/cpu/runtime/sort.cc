@@ -10,6 +10,7 @@
 #include "backends/cpu/runtime/array_ops.h"
 #include "backends/cpu/runtime/runtime_symbols.h"
 #include "backends/cpu/runtime/strided.h"
+#include "backends/cpu/runtime/thread_pool.h"
 #include "spec/types/minifloat.h"
 
 namespace hloref::cpu {
@@ -41,11 +42,117 @@ void MergeSort(std::vector<int64_t>& perm, std::vector<int64_t>& buffer,
   }
 }
 
+// The TOTALORDER key of an f16 / bf16 / f32 / f64 encoding (-NaN < -inf
+// < ... < -0 < +0 < ... < +NaN: sign-magnitude to two's complement) or
+// the value of an integer, as an int64 whose order is the comparator's.
+int64_t SortKeyAt(PrimitiveType type, const uint8_t* p) {
+  switch (type) {
+    case PrimitiveType::kF16:
+    case PrimitiveType::kBF16:
+    case PrimitiveType::kF32:
+    case PrimitiveType::kF64: {
+      const int bits = 8 * StorageBytes(type);
+      const uint64_t raw = rt::LoadBits(p, StorageBytes(type));
+      const uint64_t sign = uint64_t{1} << (bits - 1);
+      const int64_t magnitude = static_cast<int64_t>(raw & (sign - 1));
+      return (raw & sign) != 0 ? -1 - magnitude : magnitude;
+    }
+    default:
+      if (IsUnsignedInt(type)) {
+        // Unsigned order shifted into signed order.
+        return static_cast<int64_t>(rt::LoadBits(p, StorageBytes(type)) ^
+                                    (uint64_t{1} << 63));
+      }
+      return rt::LoadInt(type, p);
+  }
+}
+
+struct KeyedSortJob {
+  PrimitiveType key_type;
+  int64_t key_operand;
+  bool descending;
+  int64_t n;
+  void* const* operands;
+  void* const* outputs;
+  const int64_t* elem_bytes;
+  int64_t rank;
+  const int64_t* dims;
+  int64_t dimension;
+  const int64_t* in_strides;
+  const int64_t* out_strides;
+};
+
+// Slices [begin, end) in row-major order of the dimensions other than the
+// sorted one.
+void RunKeyedSlices(const KeyedSortJob& job, int64_t begin, int64_t end) {
+  const int64_t size = job.dims[job.dimension];
+  struct Item {
+    int64_t key;
+    int64_t pos;
+  };
+  std::vector<Item> items(static_cast<size_t>(size));
+  std::vector<int64_t> index(static_cast<size_t>(job.rank), 0);
+  const int64_t kbytes = job.elem_bytes[job.key_operand];
+  const int64_t kstride =
+      job.in_strides[job.key_operand * job.rank + job.dimension];
+  for (int64_t slice = begin; slice < end; ++slice) {
+    int64_t r = slice;
+    for (int64_t d = job.rank - 1; d >= 0; --d) {
+      if (d == job.dimension) {
+        index[d] = 0;
+        continue;
+      }
+      index[d] = r % job.dims[d];
+      r /= job.dims[d];
+    }
+    const uint8_t* kdata =
+        static_cast<const uint8_t*>(job.operands[job.key_operand]) +
+        rt::Offset(index, job.in_strides + job.key_operand * job.rank,
+                   job.rank) *
+            kbytes;
+    for (int64_t i = 0; i < size; ++i) {
+      int64_t key = SortKeyAt(job.key_type, kdata + i * kstride * kbytes);
+      // Descending: the complement reverses the order, ties stay ties.
+      items[i] = {job.descending ? ~key : key, i};
+    }
+    // (key, position) is a strict total order: its sorted order is the
+    // stable order by key, whatever the algorithm.
+    std::sort(items.begin(), items.end(), [](const Item& a, const Item& b) {
+      return a.key < b.key || (a.key == b.key && a.pos < b.pos);
+    });
+    for (int64_t k = 0; k < job.n; ++k) {
+      const uint8_t* src =
+          static_cast<const uint8_t*>(job.operands[k]) +
+          rt::Offset(index, job.in_strides + k * job.rank, job.rank) *
+              job.elem_bytes[k];
+      uint8_t* dst =
+          static_cast<uint8_t*>(job.outputs[k]) +
+          rt::Offset(index, job.out_strides + k * job.rank, job.rank) *
+              job.elem_bytes[k];
+      const int64_t bytes = job.elem_bytes[k];
+      const int64_t is = job.in_strides[k * job.rank + job.dimension];
+      const int64_t os = job.out_strides[k * job.rank + job.dimension];
+      if (bytes == 4) {
+        for (int64_t i = 0; i < size; ++i) {
+          std::memcpy(dst + i * os * 4, src + items[i].pos * is * 4, 4);
+        }
+      } else {
+        for (int64_t i = 0; i < size; ++i) {
+          std::memcpy(dst + i * os * bytes, src + items[i].pos * is * bytes,
+                      static_cast<size_t>(bytes));
+        }
+      }
+    }
+  }
+}
+
 }  // namespace
 
 void AddSortRuntimeSymbols(RuntimeSymbolList& list) {
   list.push_back(
       {"hloref_cpu_sort", reinterpret_cast<void*>(&hloref_cpu_sort)});
+  list.push_back({"hloref_cpu_sort_by_key",
+                  reinterpret_cast<void*>(&hloref_cpu_sort_by_key)});
 }
 
 }  // namespace hloref::cpu
@@ -99,6 +206,42 @@ void hloref_cpu_sort(hloref::cpu::RunContext* ctx,
     }
     if (ctx->failed()) return;
   } while (hloref::cpu::rt::NextIndex(index, dims, rank, dimension));
+}
+
+void hloref_cpu_sort_by_key(hloref::cpu::RunContext* ctx, int32_t key_type,
+                            int64_t key_operand, int32_t descending, int64_t n,
+                            void* const* operands, void* const* outputs,
+                            const int64_t* elem_bytes, int64_t rank,
+                            const int64_t* dims, int64_t dimension,
+                            const int64_t* in_strides,
+                            const int64_t* out_strides) {
+  if (rank == 0 || hloref::cpu::rt::Product(dims, 0, rank) == 0) return;
+  const hloref::cpu::KeyedSortJob job{
+      static_cast<hloref::PrimitiveType>(key_type),
+      key_operand,
+      descending != 0,
+      n,
+      operands,
+      outputs,
+      elem_bytes,
+      rank,
+      dims,
+      dimension,
+      in_strides,
+      out_strides};
+  const int64_t slices =
+      hloref::cpu::rt::Product(dims, 0, rank) / dims[dimension];
+  if (slices < 2 || slices * dims[dimension] < (int64_t{1} << 14)) {
+    hloref::cpu::RunKeyedSlices(job, 0, slices);
+    return;
+  }
+  hloref_cpu_parallel_for(
+      ctx, slices,
+      [](void* env, int64_t b, int64_t e) {
+        hloref::cpu::RunKeyedSlices(
+            *static_cast<const hloref::cpu::KeyedSortJob*>(env), b, e);
+      },
+      const_cast<hloref::cpu::KeyedSortJob*>(&job));
 }
 
 }  // extern "C"
