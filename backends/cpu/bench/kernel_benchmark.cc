@@ -52,6 +52,8 @@
 #include "absl/strings/str_split.h"
 #include "backends/cpu/bench/peers.h"
 #include "backends/cpu/cpu_backend.h"
+#include "backends/cpu/runtime/gemm.h"
+#include "backends/cpu/runtime/thread_pool.h"
 #include "benchmark/benchmark.h"
 #include "spec/ir/hlo_parser.h"
 #include "spec/verifier/verifier.h"
@@ -78,6 +80,9 @@ struct WorkloadInfo {
   std::string kind;  // gemm, conv, reduce, limit
   Unit unit = Unit::kFlops;
   double work = 0;  // flops or bytes per run
+  // Skinny GEMMs: the bytes of B, which bound them by memory bandwidth
+  // (the summary's % limit is then B's bytes per second / limit_bw_sum).
+  double stream_bytes = 0;
 };
 std::vector<WorkloadInfo> g_workloads;  // in registration order
 
@@ -168,6 +173,70 @@ class HlorefWorkload : public Workload {
   std::unique_ptr<backends::Executable> exe_;
   std::vector<Literal> args_;
   double compile_seconds_ = 0;
+};
+
+// The dot runtime alone (backends/cpu/runtime/gemm.h RunDot) on buffers
+// made once, as the peers are timed: no Executable::Run argument copies.
+// The summary prints it as the "[kernel]" row under the module's row.
+class GemmKernelWorkload : public Workload {
+ public:
+  GemmKernelWorkload(const GemmShape& s, int threads) {
+    const PrimitiveType in = s.type == DType::kF32    ? PrimitiveType::kF32
+                             : s.type == DType::kF64  ? PrimitiveType::kF64
+                             : s.type == DType::kBF16 ? PrimitiveType::kBF16
+                                                      : PrimitiveType::kS8;
+    dims_.lhs_type = dims_.rhs_type = in;
+    dims_.out_type = s.type == DType::kS8    ? PrimitiveType::kS32
+                     : s.type == DType::kF64 ? PrimitiveType::kF64
+                                             : PrimitiveType::kF32;
+    if (s.batch > 1) {
+      dims_.batch.push_back({s.batch, s.m * s.k, s.k * s.n, s.m * s.n});
+    }
+    dims_.m.push_back({s.m, s.k, 0, s.n});
+    dims_.n.push_back({s.n, 0, 1, 1});
+    dims_.k.push_back({s.k, 1, s.n, 0});
+    const int64_t eb = StorageBytes(in);
+    const int64_t ob = StorageBytes(dims_.out_type);
+    lhs_.resize(static_cast<size_t>(s.batch * s.m * s.k * eb));
+    rhs_.resize(static_cast<size_t>(s.batch * s.k * s.n * eb));
+    out_.resize(static_cast<size_t>(s.batch * s.m * s.n * ob));
+    uint64_t seed = 777;
+    for (auto* buf : {&lhs_, &rhs_}) {
+      const int64_t n = static_cast<int64_t>(buf->size()) / eb;
+      for (int64_t j = 0; j < n; ++j) {
+        seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+        const float v =
+            static_cast<float>(static_cast<int64_t>(seed >> 40) - (1 << 23)) /
+            (1 << 23);
+        uint8_t* p = buf->data() + j * eb;
+        if (in == PrimitiveType::kF32) {
+          std::memcpy(p, &v, 4);
+        } else if (in == PrimitiveType::kF64) {
+          const double d = v;
+          std::memcpy(p, &d, 8);
+        } else if (in == PrimitiveType::kBF16) {
+          uint32_t bits;
+          std::memcpy(&bits, &v, 4);
+          const uint16_t h = static_cast<uint16_t>(bits >> 16);
+          std::memcpy(p, &h, 2);
+        } else {
+          *p = static_cast<uint8_t>(static_cast<int8_t>(v * 100));
+        }
+      }
+    }
+    if (threads > 1) pool_ = std::make_unique<ThreadPool>(threads);
+  }
+  void Run() override {
+    absl::Status st = RunDot(dims_, lhs_.data(), rhs_.data(), out_.data(),
+                             pool_.get(), gemm::HostGemmKernels());
+    if (!st.ok()) std::abort();
+    benchmark::DoNotOptimize(out_.data());
+  }
+
+ private:
+  DotDims dims_;
+  std::vector<uint8_t> lhs_, rhs_, out_;
+  std::unique_ptr<ThreadPool> pool_;
 };
 
 // One live workload at a time: benchmarks run in registration order and a
@@ -393,8 +462,20 @@ void RegisterGemm(const GemmShape& s, double hloref_min_time = 0) {
                                     s.k, s.n);
   info.kind = "gemm";
   info.work = 2.0 * s.batch * s.m * s.k * s.n;
+  if (s.m <= 16) {
+    info.stream_bytes = static_cast<double>(s.batch * s.k * s.n) *
+                        (s.type == DType::kF64    ? 8
+                         : s.type == DType::kF32  ? 4
+                         : s.type == DType::kBF16 ? 2
+                                                  : 1);
+  }
   AddInfo(info);
-  if (g_flags.hloref) Add(info, "hloref", Hloref(GemmHlo(s)), hloref_min_time);
+  if (g_flags.hloref) {
+    Add(info, "hloref", Hloref(GemmHlo(s)), hloref_min_time);
+    Add(info, "kernel", [s](int t, std::string*) -> std::unique_ptr<Workload> {
+      return std::make_unique<GemmKernelWorkload>(s, t);
+    });
+  }
   if (HaveOneDnn() && s.type != DType::kF64) {
     Add(info, "onednn",
         Peer([s](int t) { return OneDnnGemm(s, t); }, "oneDNN"));
@@ -656,6 +737,12 @@ std::string Summary(const CollectingReporter& rep, bool markdown,
     }
     return -1;
   };
+  auto bw_limit = [&](int t) -> double {
+    for (const WorkloadInfo& l : g_workloads) {
+      if (l.name == "limit_bw_sum") return rate(l, t, "machine");
+    }
+    return -1;
+  };
   auto fmt = [](double x, const char* f) {
     return x < 0 ? std::string("-") : absl::StrFormat(f, x);
   };
@@ -679,7 +766,7 @@ std::string Summary(const CollectingReporter& rep, bool markdown,
       if (cpu_clock && t != 1) continue;
       bool any = false;
       for (const char* impl :
-           {"hloref", "onednn", "openblas", "eigen", "machine"}) {
+           {"hloref", "kernel", "onednn", "openblas", "eigen", "machine"}) {
         any = any || rate(w, t, impl) > 0;
       }
       if (!any) continue;
@@ -689,23 +776,35 @@ std::string Summary(const CollectingReporter& rep, bool markdown,
              fmt(rate(w, t, "machine"), "%.1f"), "", "", "", "", "", "", ""});
         continue;
       }
-      const double ours = rate(w, t, "hloref");
-      std::vector<std::string> cells = {absl::StrCat(w.name, " (", unit, ")"),
-                                        absl::StrCat(t), fmt(ours, "%.2f")};
-      std::vector<std::string> ratios;
-      for (const std::string& p : peers) {
-        const double theirs = rate(w, t, p);
-        cells.push_back(fmt(theirs, "%.2f"));
-        ratios.push_back(ours > 0 && theirs > 0
-                             ? absl::StrFormat("%.3f", ours / theirs)
-                             : "-");
+      for (const char* impl : {"hloref", "kernel"}) {
+        const double ours = rate(w, t, impl);
+        if (std::string(impl) == "kernel" && ours <= 0) continue;
+        std::vector<std::string> cells = {
+            absl::StrCat(w.name,
+                         std::string(impl) == "kernel" ? " [kernel]" : "", " (",
+                         unit, ")"),
+            absl::StrCat(t), fmt(ours, "%.2f")};
+        std::vector<std::string> ratios;
+        for (const std::string& p : peers) {
+          const double theirs = rate(w, t, p);
+          cells.push_back(fmt(theirs, "%.2f"));
+          ratios.push_back(ours > 0 && theirs > 0
+                               ? absl::StrFormat("%.3f", ours / theirs)
+                               : "-");
+        }
+        cells.insert(cells.end(), ratios.begin(), ratios.end());
+        // Skinny GEMMs are rated against the memory bandwidth: the bytes
+        // of B (read once) per second over the sum bandwidth of the run.
+        const double limit = w.stream_bytes > 0 ? bw_limit(t) : limit_of(w, t);
+        const double ours_l = w.stream_bytes > 0 && ours > 0
+                                  ? ours / w.work * w.stream_bytes
+                                  : ours;
+        cells.push_back(ours > 0 && limit > 0
+                            ? absl::StrFormat("%.1f%%%s", 100 * ours_l / limit,
+                                              w.stream_bytes > 0 ? " bw" : "")
+                            : "-");
+        row(cells);
       }
-      cells.insert(cells.end(), ratios.begin(), ratios.end());
-      const double limit = limit_of(w, t);
-      cells.push_back(ours > 0 && limit > 0
-                          ? absl::StrFormat("%.1f%%", 100 * ours / limit)
-                          : "-");
-      row(cells);
     }
   }
   (void)sep;

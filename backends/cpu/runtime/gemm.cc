@@ -347,8 +347,9 @@ absl::StatusOr<Problem> MakeProblem(const DotDims& d, int threads) {
   if (p.gemv) {
     p.m_blocks = 1;
     p.m_chunk = p.m;
+    const int64_t gemv_nc = EnvInt("HLOREF_CPU_GEMV_NC", 4096);
     int64_t n_blocks =
-        std::max<int64_t>(CeilDiv(p.n, 4096), threads > 1 ? 2 * threads : 1);
+        std::max<int64_t>(CeilDiv(p.n, gemv_nc), threads > 1 ? 2 * threads : 1);
     n_blocks =
         std::clamp<int64_t>(n_blocks, 1, std::max<int64_t>(1, p.n / 256));
     p.nc = RoundUp(CeilDiv(p.n, n_blocks), 64);
@@ -546,9 +547,8 @@ void MergeStats(Shared& sh, const Stats<T>& sa, const Stats<T>& sb) {
   }
 }
 
-// The skinny-M items: A rows converted and scanned into `abuf` [m x K],
-// B rows scanned 64 at a time just before the kernel streams them (the
-// scan brings them into L2; the kernel then reads them from there).
+// The skinny-M items: A rows converted and scanned into `abuf` [m x K];
+// the kernel streams B's rows of the item's columns once, scanning them.
 template <typename T>
 void RunGemvItems(Shared& sh, const Loader<T>& la, Stats<T>& sa, Stats<T>& sb,
                   int64_t item_begin, int64_t item_end) {
@@ -583,19 +583,16 @@ void RunGemvItems(Shared& sh, const Loader<T>& la, Stats<T>& sa, Stats<T>& sb,
       c = static_cast<T*>(c_buf.p);
       ldc = RoundUp(ncols, 16);
     }
-    const T* b = static_cast<const T*>(sh.rhs) + p.b_b[bi] + p.b_n[n0];
-    for (int64_t k0 = 0; k0 < p.k; k0 += 64) {
-      const int64_t kk = std::min<int64_t>(64, p.k - k0);
-      for (int64_t k = k0; k < k0 + kk; ++k) {
-        sb.CopyScan(*sh.kernels, b + p.b_k[k], nullptr, ncols);
-      }
-      if constexpr (std::is_same_v<T, float>) {
-        sh.kernels->gemv_f32(static_cast<int>(p.m), kk, a + k0, p.k,
-                             b + p.b_k[k0], p.b_ks, ncols, c, ldc, k0 > 0);
-      } else {
-        sh.kernels->gemv_f64(static_cast<int>(p.m), kk, a + k0, p.k,
-                             b + p.b_k[k0], p.b_ks, ncols, c, ldc, k0 > 0);
-      }
+    // One call over all of K: B streams through once, scanned by the
+    // kernel itself for the range guard.
+    const T* b =
+        static_cast<const T*>(sh.rhs) + p.b_b[bi] + p.b_n[n0] + p.b_k[0];
+    if constexpr (std::is_same_v<T, float>) {
+      sh.kernels->gemv_f32(static_cast<int>(p.m), p.k, a, p.k, b, p.b_ks, ncols,
+                           c, ldc, false, &sb.max_abs, &sb.min_nz_minus1);
+    } else {
+      sh.kernels->gemv_f64(static_cast<int>(p.m), p.k, a, p.k, b, p.b_ks, ncols,
+                           c, ldc, false, &sb.max_abs, &sb.min_nz_minus1);
     }
     if (!p.direct_c) {
       const int64_t cb = p.c_b[bi];

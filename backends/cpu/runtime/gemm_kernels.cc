@@ -123,9 +123,10 @@ void PortableCopyScan64(const uint64_t* src, uint64_t* dst, int64_t n,
   PortableCopyScan<uint64_t>(src, dst, n, chunk, dst_stride, mx, mn);
 }
 
-template <typename T>
+template <typename T, typename U>
 void PortableGemv(int mr, int64_t kc, const T* a, int64_t lda, const T* b,
-                  int64_t ldb, int64_t n, T* c, int64_t ldc, bool accumulate) {
+                  int64_t ldb, int64_t n, T* c, int64_t ldc, bool accumulate,
+                  U* max_abs, U* min_nz_m1) {
   for (int m = 0; m < mr; ++m) {
     if (!accumulate) {
       for (int64_t j = 0; j < n; ++j) c[m * ldc + j] = T(0);
@@ -133,6 +134,8 @@ void PortableGemv(int mr, int64_t kc, const T* a, int64_t lda, const T* b,
   }
   for (int64_t k = 0; k < kc; ++k) {
     const T* brow = b + k * ldb;
+    PortableCopyScan<U>(reinterpret_cast<const U*>(brow), nullptr, n, n, n,
+                        max_abs, min_nz_m1);
     for (int m = 0; m < mr; ++m) {
       const T am = a[m * lda + k];
       T* crow = c + m * ldc;
@@ -142,13 +145,15 @@ void PortableGemv(int mr, int64_t kc, const T* a, int64_t lda, const T* b,
 }
 void PortableGemvF32(int mr, int64_t kc, const float* a, int64_t lda,
                      const float* b, int64_t ldb, int64_t n, float* c,
-                     int64_t ldc, bool accumulate) {
-  PortableGemv<float>(mr, kc, a, lda, b, ldb, n, c, ldc, accumulate);
+                     int64_t ldc, bool accumulate, uint32_t* mx, uint32_t* mn) {
+  PortableGemv<float, uint32_t>(mr, kc, a, lda, b, ldb, n, c, ldc, accumulate,
+                                mx, mn);
 }
 void PortableGemvF64(int mr, int64_t kc, const double* a, int64_t lda,
                      const double* b, int64_t ldb, int64_t n, double* c,
-                     int64_t ldc, bool accumulate) {
-  PortableGemv<double>(mr, kc, a, lda, b, ldb, n, c, ldc, accumulate);
+                     int64_t ldc, bool accumulate, uint64_t* mx, uint64_t* mn) {
+  PortableGemv<double, uint64_t>(mr, kc, a, lda, b, ldb, n, c, ldc, accumulate,
+                                 mx, mn);
 }
 
 const GemmKernels kPortable = {
@@ -427,9 +432,11 @@ HLOREF_AVX512 void Avx512CopyScan64(const uint64_t* src, uint64_t* dst,
   *min_nz_m1 = rn;
 }
 
-// Vector traits for the GEMV template.
+// Vector traits for the GEMV template. Scan: the range guard's statistics
+// of one vector of B (zero lanes, as masked loads give, change neither).
 struct F32Vec {
   using T = float;
+  using U = uint32_t;
   using V = __m512;
   using M = __mmask16;
   static constexpr int kLanes = 16;
@@ -442,9 +449,31 @@ struct F32Vec {
   HLOREF_AVX512 static V Set1(T x) { return _mm512_set1_ps(x); }
   HLOREF_AVX512 static V Fma(V a, V b, V c) { return _mm512_fmadd_ps(a, b, c); }
   HLOREF_AVX512 static V Zero() { return _mm512_setzero_ps(); }
+  HLOREF_AVX512 static __m512i Init(U x) {
+    return _mm512_set1_epi32(static_cast<int>(x));
+  }
+  HLOREF_AVX512 static void Scan(V v, __m512i& mx, __m512i& mn) {
+    const __m512i u =
+        _mm512_and_si512(_mm512_castps_si512(v), _mm512_set1_epi32(0x7fffffff));
+    // (The mask forms: GCC 12 warns on the unmasked ones' undefined src.)
+    mx = _mm512_mask_max_epu32(mx, 0xFFFF, mx, u);
+    mn = _mm512_mask_min_epu32(mn, 0xFFFF, mn,
+                               _mm512_sub_epi32(u, _mm512_set1_epi32(1)));
+  }
+  HLOREF_AVX512 static void Reduce(__m512i mx, __m512i mn, U* max_abs,
+                                   U* min_nz_m1) {
+    alignas(64) U hx[16], hn[16];
+    _mm512_store_si512(hx, mx);
+    _mm512_store_si512(hn, mn);
+    for (int i = 0; i < 16; ++i) {
+      *max_abs = std::max(*max_abs, hx[i]);
+      *min_nz_m1 = std::min(*min_nz_m1, hn[i]);
+    }
+  }
 };
 struct F64Vec {
   using T = double;
+  using U = uint64_t;
   using V = __m512d;
   using M = __mmask8;
   static constexpr int kLanes = 8;
@@ -457,35 +486,86 @@ struct F64Vec {
   HLOREF_AVX512 static V Set1(T x) { return _mm512_set1_pd(x); }
   HLOREF_AVX512 static V Fma(V a, V b, V c) { return _mm512_fmadd_pd(a, b, c); }
   HLOREF_AVX512 static V Zero() { return _mm512_setzero_pd(); }
+  HLOREF_AVX512 static __m512i Init(U x) {
+    return _mm512_set1_epi64(static_cast<long long>(x));
+  }
+  HLOREF_AVX512 static void Scan(V v, __m512i& mx, __m512i& mn) {
+    const __m512i u = _mm512_and_si512(_mm512_castpd_si512(v),
+                                       _mm512_set1_epi64(0x7fffffffffffffffll));
+    mx = _mm512_mask_max_epu64(mx, 0xFF, mx, u);
+    mn = _mm512_mask_min_epu64(mn, 0xFF, mn,
+                               _mm512_sub_epi64(u, _mm512_set1_epi64(1)));
+  }
+  HLOREF_AVX512 static void Reduce(__m512i mx, __m512i mn, U* max_abs,
+                                   U* min_nz_m1) {
+    alignas(64) U hx[8], hn[8];
+    _mm512_store_si512(hx, mx);
+    _mm512_store_si512(hn, mn);
+    for (int i = 0; i < 8; ++i) {
+      *max_abs = std::max(*max_abs, hx[i]);
+      *min_nz_m1 = std::min(*min_nz_m1, hn[i]);
+    }
+  }
 };
 
-// kKk rows of B (k0 .. k0 + kKk - 1) into kMr rows of C, 2 vectors of
-// columns per step; the A broadcasts are hoisted out of the column loop.
+// kKk rows of B (k0 .. k0 + kKk - 1) into kMr rows of C, one vector of
+// columns per step (C round-trips through L1/L2 once per kKk rows of B);
+// each B vector is loaded once, scanned for the range guard and used by
+// every row. A's broadcasts are hoisted out of the column loop when they
+// fit in registers (kMr * kKk <= 16), else folded into the FMAs as
+// broadcast memory operands.
 template <typename X, int kMr, int kKk>
 HLOREF_AVX512 void Avx512GemvStep(const typename X::T* a, int64_t lda,
                                   const typename X::T* b, int64_t ldb,
                                   int64_t n, typename X::T* c, int64_t ldc,
-                                  bool first) {
+                                  bool first, __m512i& mx, __m512i& mn) {
+  using T = typename X::T;
   using V = typename X::V;
   using M = typename X::M;
   constexpr int kL = X::kLanes;
-  V av[kMr][kKk];
-#pragma GCC unroll 4
-  for (int m = 0; m < kMr; ++m) {
-#pragma GCC unroll 4
-    for (int q = 0; q < kKk; ++q) av[m][q] = X::Set1(a[m * lda + q]);
+  constexpr bool kHoist = kMr * kKk <= 16;
+  V av[kHoist ? kMr : 1][kHoist ? kKk : 1];
+  // The A values in one local block: the broadcasts address it at constant
+  // offsets (kMr * kKk separate pointers into A would not fit in registers).
+  alignas(64) T at[kHoist ? 1 : kMr * kKk];
+  if constexpr (!kHoist) {
+    for (int m = 0; m < kMr; ++m) {
+      for (int q = 0; q < kKk; ++q) at[m * kKk + q] = a[m * lda + q];
+    }
+  }
+  if constexpr (kHoist) {
+#pragma GCC unroll 16
+    for (int m = 0; m < kMr; ++m) {
+#pragma GCC unroll 8
+      for (int q = 0; q < kKk; ++q) av[m][q] = X::Set1(a[m * lda + q]);
+    }
   }
   for (int64_t j = 0; j < n; j += kL) {
     const int64_t rem = n - j;
     const M mask = rem >= kL ? M(~M(0)) : M((1u << rem) - 1u);
+    // An opaque copy of the pointer: the compiler may not hoist the A
+    // broadcasts out of this loop (it would spill them as whole vectors,
+    // and a 64-byte reload costs a zmm load slot where a broadcast of 4
+    // bytes is folded into the FMA).
+    const T* ap = at;
+    asm("" : "+r"(ap));
     V bv[kKk];
-#pragma GCC unroll 4
-    for (int q = 0; q < kKk; ++q) bv[q] = X::Load(mask, b + q * ldb + j);
-#pragma GCC unroll 4
+#pragma GCC unroll 8
+    for (int q = 0; q < kKk; ++q) {
+      bv[q] = X::Load(mask, b + q * ldb + j);
+      X::Scan(bv[q], mx, mn);
+    }
+#pragma GCC unroll 16
     for (int m = 0; m < kMr; ++m) {
       V acc = first ? X::Zero() : X::Load(mask, c + m * ldc + j);
-#pragma GCC unroll 4
-      for (int q = 0; q < kKk; ++q) acc = X::Fma(av[m][q], bv[q], acc);
+#pragma GCC unroll 8
+      for (int q = 0; q < kKk; ++q) {
+        if constexpr (kHoist) {
+          acc = X::Fma(av[m][q], bv[q], acc);
+        } else {
+          acc = X::Fma(X::Set1(ap[m * kKk + q]), bv[q], acc);
+        }
+      }
       X::Store(mask, c + m * ldc + j, acc);
     }
   }
@@ -495,57 +575,70 @@ template <typename X, int kMr>
 HLOREF_AVX512 void Avx512GemvRows(int64_t kc, const typename X::T* a,
                                   int64_t lda, const typename X::T* b,
                                   int64_t ldb, int64_t n, typename X::T* c,
-                                  int64_t ldc, bool accumulate) {
+                                  int64_t ldc, bool accumulate,
+                                  typename X::U* max_abs,
+                                  typename X::U* min_nz_m1) {
+  // More rows of B per C round trip as M grows (C traffic per FMA falls);
+  // every row of B is a sequential stream.
+  constexpr int kKk = kMr <= 8 ? 4 : 8;
+  __m512i mx = X::Init(*max_abs), mn = X::Init(*min_nz_m1);
   int64_t k = 0;
-  for (; k + 4 <= kc; k += 4) {
-    Avx512GemvStep<X, kMr, 4>(a + k, lda, b + k * ldb, ldb, n, c, ldc,
-                              k == 0 && !accumulate);
+  for (; k + kKk <= kc; k += kKk) {
+    Avx512GemvStep<X, kMr, kKk>(a + k, lda, b + k * ldb, ldb, n, c, ldc,
+                                k == 0 && !accumulate, mx, mn);
   }
-  const bool first = k == 0 && !accumulate;
-  switch (kc - k) {
-    case 3:
-      Avx512GemvStep<X, kMr, 3>(a + k, lda, b + k * ldb, ldb, n, c, ldc, first);
-      break;
-    case 2:
-      Avx512GemvStep<X, kMr, 2>(a + k, lda, b + k * ldb, ldb, n, c, ldc, first);
-      break;
-    case 1:
-      Avx512GemvStep<X, kMr, 1>(a + k, lda, b + k * ldb, ldb, n, c, ldc, first);
-      break;
-    default:
-      if (kc == 0 && !accumulate) {
-        for (int m = 0; m < kMr; ++m) {
-          for (int64_t j = 0; j < n; ++j) c[m * ldc + j] = 0;
-        }
-      }
-      break;
+  for (; k < kc; ++k) {
+    Avx512GemvStep<X, kMr, 1>(a + k, lda, b + k * ldb, ldb, n, c, ldc,
+                              k == 0 && !accumulate, mx, mn);
   }
+  if (kc == 0 && !accumulate) {
+    for (int m = 0; m < kMr; ++m) {
+      for (int64_t j = 0; j < n; ++j) c[m * ldc + j] = 0;
+    }
+  }
+  X::Reduce(mx, mn, max_abs, min_nz_m1);
 }
 
 template <typename X>
 void Avx512Gemv(int mr, int64_t kc, const typename X::T* a, int64_t lda,
                 const typename X::T* b, int64_t ldb, int64_t n,
-                typename X::T* c, int64_t ldc, bool accumulate) {
+                typename X::T* c, int64_t ldc, bool accumulate,
+                typename X::U* mx, typename X::U* mn) {
+#define HLOREF_GEMV_CASE(R)                                                    \
+  case R:                                                                      \
+    return Avx512GemvRows<X, R>(kc, a, lda, b, ldb, n, c, ldc, accumulate, mx, \
+                                mn);
   switch (mr) {
-    case 1:
-      return Avx512GemvRows<X, 1>(kc, a, lda, b, ldb, n, c, ldc, accumulate);
-    case 2:
-      return Avx512GemvRows<X, 2>(kc, a, lda, b, ldb, n, c, ldc, accumulate);
-    case 3:
-      return Avx512GemvRows<X, 3>(kc, a, lda, b, ldb, n, c, ldc, accumulate);
+    HLOREF_GEMV_CASE(1)
+    HLOREF_GEMV_CASE(2)
+    HLOREF_GEMV_CASE(3)
+    HLOREF_GEMV_CASE(4)
+    HLOREF_GEMV_CASE(5)
+    HLOREF_GEMV_CASE(6)
+    HLOREF_GEMV_CASE(7)
+    HLOREF_GEMV_CASE(8)
+    HLOREF_GEMV_CASE(9)
+    HLOREF_GEMV_CASE(10)
+    HLOREF_GEMV_CASE(11)
+    HLOREF_GEMV_CASE(12)
+    HLOREF_GEMV_CASE(13)
+    HLOREF_GEMV_CASE(14)
+    HLOREF_GEMV_CASE(15)
     default:
-      return Avx512GemvRows<X, 4>(kc, a, lda, b, ldb, n, c, ldc, accumulate);
+      return Avx512GemvRows<X, 16>(kc, a, lda, b, ldb, n, c, ldc, accumulate,
+                                   mx, mn);
   }
+#undef HLOREF_GEMV_CASE
 }
 void Avx512GemvF32(int mr, int64_t kc, const float* a, int64_t lda,
                    const float* b, int64_t ldb, int64_t n, float* c,
-                   int64_t ldc, bool accumulate) {
-  Avx512Gemv<F32Vec>(mr, kc, a, lda, b, ldb, n, c, ldc, accumulate);
+                   int64_t ldc, bool accumulate, uint32_t* mx, uint32_t* mn) {
+  Avx512Gemv<F32Vec>(mr, kc, a, lda, b, ldb, n, c, ldc, accumulate, mx, mn);
 }
 void Avx512GemvF64(int mr, int64_t kc, const double* a, int64_t lda,
                    const double* b, int64_t ldb, int64_t n, double* c,
-                   int64_t ldc, bool accumulate) {
-  Avx512Gemv<F64Vec>(mr, kc, a, lda, b, ldb, n, c, ldc, accumulate);
+                   int64_t ldc, bool accumulate, uint64_t* mx, uint64_t* mn) {
+  Avx512Gemv<F64Vec>(mr, kc, a, lda, b, ldb, n, c, ldc, accumulate, mx, mn);
 }
 
 const GemmKernels kAvx512 = {"avx512",      Avx512F32,        Avx512F64,

@@ -64,16 +64,20 @@ using GemmCopyScan64 = void (*)(const uint64_t* src, uint64_t* dst, int64_t n,
 
 // Skinny M: c[m * ldc + j] (+)= sum over k < kc of a[m * lda + k] *
 // b[k * ldb + j], for m < mr <= kGemvMaxRows and j < n. B is read in place,
-// whole rows in k order (memory streams, no packing); each element is one
-// FMA chain in k order (after c's old value when accumulate), the same
-// order as the tile kernels.
-constexpr int kGemvMaxRows = 4;
+// whole rows in k order (memory streams, no packing; C stays in L1/L2);
+// each element is one FMA chain in k order (after c's old value when
+// accumulate), the same order as the tile kernels. The kernel also
+// updates the range guard's statistics of every B value it reads
+// (*max_abs, *min_nz_m1 as in GemmCopyScan*), so B is read once.
+constexpr int kGemvMaxRows = 16;
 using GemvKernelF32 = void (*)(int mr, int64_t kc, const float* a, int64_t lda,
                                const float* b, int64_t ldb, int64_t n, float* c,
-                               int64_t ldc, bool accumulate);
+                               int64_t ldc, bool accumulate, uint32_t* max_abs,
+                               uint32_t* min_nz_m1);
 using GemvKernelF64 = void (*)(int mr, int64_t kc, const double* a, int64_t lda,
                                const double* b, int64_t ldb, int64_t n,
-                               double* c, int64_t ldc, bool accumulate);
+                               double* c, int64_t ldc, bool accumulate,
+                               uint64_t* max_abs, uint64_t* min_nz_m1);
 
 struct GemmKernels {
   const char* name;  // "avx512", "avx512-vnni", "portable"

@@ -5,9 +5,11 @@
 // an ulp of the result); integers exactly (int64 sums wrapped to 32 bits).
 #include "backends/cpu/runtime/gemm.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <random>
+#include <string>
 #include <tuple>
 #include <vector>
 
@@ -415,6 +417,107 @@ TEST(GemmKernelTest, CopyScanFindsExtremes) {
         EXPECT_EQ(mn, ~0u) << "no nonzero value";
       }
     }
+  }
+}
+
+// The skinny-M kernel alone, every row count 1..kGemvMaxRows, N edges of
+// the vector width, K not a multiple of the kernel's row groups: each
+// element against an FMA chain in k order computed here with std::fma
+// (the AVX-512 kernel must match it bit for bit; the portable one rounds
+// products and sums separately, so it is held to a multiply-then-add
+// chain instead), nothing written past n or mr, and B's statistics equal
+// to the copy-and-scan kernel's over the same values (B rows have NaN
+// past n: the kernel must neither read them nor count them).
+TEST(GemmKernelTest, GemvMatchesAnFmaChainAndScansB) {
+  const int64_t ldb = 80, ldc = 72, lda = 40;
+  for (const GemmKernels* kernels : KernelSets()) {
+    const bool fma = std::string(kernels->name) != "portable";
+    for (int mr = 1; mr <= gemm::kGemvMaxRows; ++mr) {
+      for (int64_t n : {1, 15, 16, 17, 70}) {
+        for (int64_t kc : {0, 1, 5, 9, 37}) {
+          for (bool accumulate : {false, true}) {
+            const std::vector<float> a = RandomF32(mr * lda, 11 + mr);
+            std::vector<float> b = RandomF32(std::max<int64_t>(kc, 1) * ldb,
+                                             12 + static_cast<uint32_t>(n));
+            for (int64_t k = 0; k < kc; ++k) {
+              for (int64_t j = n; j < ldb; ++j) b[k * ldb + j] = NAN;
+            }
+            if (kc > 3) b[3 * ldb] = 0x1p-130f;  // a subnormal in B
+            std::vector<float> c(gemm::kGemvMaxRows * ldc, 0.25f);
+            uint32_t mx = 0, mn = ~0u;
+            kernels->gemv_f32(mr, kc, a.data(), lda, b.data(), ldb, n, c.data(),
+                              ldc, accumulate, &mx, &mn);
+            uint32_t want_mx = 0, want_mn = ~0u;
+            for (int64_t k = 0; k < kc; ++k) {
+              gemm::PortableGemmKernels().scan32(
+                  reinterpret_cast<const uint32_t*>(b.data() + k * ldb),
+                  nullptr, n, n, n, &want_mx, &want_mn);
+            }
+            ASSERT_EQ(mx, want_mx) << kernels->name << " mr=" << mr;
+            ASSERT_EQ(mn, want_mn) << kernels->name << " mr=" << mr;
+            for (int r = 0; r < gemm::kGemvMaxRows; ++r) {
+              for (int64_t j = 0; j < ldc; ++j) {
+                const float got = c[r * ldc + j];
+                if (r >= mr || j >= n) {
+                  ASSERT_EQ(got, 0.25f) << "wrote outside the block";
+                  continue;
+                }
+                float want = accumulate ? 0.25f : 0.0f;
+                for (int64_t k = 0; k < kc; ++k) {
+                  const float x = a[r * lda + k], y = b[k * ldb + j];
+                  if (fma) {
+                    want = std::fma(x, y, want);
+                  } else {
+                    const float p = x * y;
+                    want = want + p;
+                  }
+                }
+                ASSERT_EQ(got, want)
+                    << kernels->name << " mr=" << mr << " n=" << n
+                    << " kc=" << kc << " row " << r << " col " << j;
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+// Skinny shapes through RunDot: every M of the row-streaming path and
+// the first above it, against the long-double reference; a non-finite or
+// tiny value in B (seen only by the kernel's own scan) still takes the
+// wide fallback.
+TEST(GemmTest, SkinnyShapesAndTheirRangeGuard) {
+  for (int64_t m = 1; m <= gemm::kGemvMaxRows + 1; ++m) {
+    const int64_t n = 300, k = 77;
+    const DotDims d = MakeDims(PrimitiveType::kF32, PrimitiveType::kF32,
+                               PrimitiveType::kF32, 1, m, n, k, Layout{});
+    const std::vector<float> a = RandomF32(m * k, 21);
+    std::vector<float> b = RandomF32(k * n, 22);
+    std::vector<float> c(m * n, NAN);
+    ThreadPool two(2);
+    ASSERT_TRUE(
+        RunDot(d, a.data(), b.data(), c.data(), &two, gemm::HostGemmKernels())
+            .ok());
+    EXPECT_FALSE(LastDotUsedWideFallback());
+    const Ref r = Reference(d, a, b, FromF32, FromF32);
+    for (size_t i = 0; i < c.size(); ++i) {
+      ASSERT_LE(std::fabs(c[i] - r.y[i]),
+                Bound(r.s[i], k, 0x1p-24, HalfUlpF32(r.y[i])))
+          << "m=" << m << " element " << i;
+    }
+    b[(k - 1) * n + n - 1] = INFINITY;  // B's last value
+    ASSERT_TRUE(RunDot(d, a.data(), b.data(), c.data(), nullptr,
+                       gemm::HostGemmKernels())
+                    .ok());
+    EXPECT_TRUE(LastDotUsedWideFallback()) << "m=" << m;
+    EXPECT_TRUE(std::isinf(c[n - 1]) || std::isnan(c[n - 1]));
+    b[(k - 1) * n + n - 1] = 0x1p-140f;  // a product below the normal range
+    ASSERT_TRUE(RunDot(d, a.data(), b.data(), c.data(), nullptr,
+                       gemm::HostGemmKernels())
+                    .ok());
+    EXPECT_TRUE(LastDotUsedWideFallback()) << "m=" << m;
   }
 }
 
