@@ -212,6 +212,58 @@ TEST(Sort, InconsistentComparatorGivesAPermutation) {
   for (int i = 0; i < 7; ++i) EXPECT_EQ(sorted[i], i);
 }
 
+TEST(SortByKey, FloatTotalOrderStableBothDirections) {
+  // Keys {2, -0, NaN, +0, 2, -NaN, -inf, 1} with payload positions 0..7.
+  // By hand, ascending in TOTALORDER: -NaN(5) -inf(6) -0(1) +0(3) 1(7)
+  // 2(0) 2(4) NaN(2); descending: NaN(2) 2(0) 2(4) 1(7) +0(3) -0(1)
+  // -inf(6) -NaN(5) (equal keys keep input order both ways).
+  RunContext ctx;
+  const float nan = std::nanf("");
+  const float inf = INFINITY;
+  float keys[8] = {2, -0.0f, nan, 0.0f, 2, -nan, -inf, 1};
+  int32_t payload[8] = {0, 1, 2, 3, 4, 5, 6, 7};
+  float out_keys[8];
+  int32_t out_payload[8];
+  void* ins[2] = {keys, payload};
+  void* outs[2] = {out_keys, out_payload};
+  const int64_t bytes[2] = {4, 4};
+  const int64_t dims[1] = {8};
+  const int64_t strides[2] = {1, 1};
+  hloref_cpu_sort_by_key(&ctx, T(PrimitiveType::kF32), 0, 0, 2, ins, outs,
+                         bytes, 1, dims, 0, strides, strides);
+  EXPECT_EQ(std::vector<int32_t>(out_payload, out_payload + 8),
+            (std::vector<int32_t>{5, 6, 1, 3, 7, 0, 4, 2}));
+  EXPECT_TRUE(std::signbit(out_keys[2]));
+  EXPECT_FALSE(std::signbit(out_keys[3]));
+  hloref_cpu_sort_by_key(&ctx, T(PrimitiveType::kF32), 0, 1, 2, ins, outs,
+                         bytes, 1, dims, 0, strides, strides);
+  EXPECT_EQ(std::vector<int32_t>(out_payload, out_payload + 8),
+            (std::vector<int32_t>{2, 0, 4, 7, 3, 1, 6, 5}));
+}
+
+TEST(SortByKey, UnsignedKeyIsTheSecondOperandColumnMajor) {
+  // A [4, 2] pair sorted along dimension 0, stored column-major (element
+  // (i, j) at j * 4 + i); the key is operand 1 (u8), operand 0 a payload.
+  // Column 0 keys {200, 5, 200, 0} -> positions 3, 1, 0, 2; column 1 keys
+  // {1, 1, 0, 255} -> positions 2, 0, 1, 3 (by hand, ties in input order).
+  RunContext ctx;
+  int32_t payload[8] = {0, 1, 2, 3, 10, 11, 12, 13};
+  uint8_t keys[8] = {200, 5, 200, 0, 1, 1, 0, 255};
+  int32_t out_payload[8];
+  uint8_t out_keys[8];
+  void* ins[2] = {payload, keys};
+  void* outs[2] = {out_payload, out_keys};
+  const int64_t bytes[2] = {4, 1};
+  const int64_t dims[2] = {4, 2};
+  const int64_t strides[4] = {1, 4, 1, 4};
+  hloref_cpu_sort_by_key(&ctx, T(PrimitiveType::kU8), 1, 0, 2, ins, outs, bytes,
+                         2, dims, 0, strides, strides);
+  EXPECT_EQ(std::vector<int32_t>(out_payload, out_payload + 8),
+            (std::vector<int32_t>{3, 1, 0, 2, 12, 10, 11, 13}));
+  EXPECT_EQ(std::vector<uint8_t>(out_keys, out_keys + 8),
+            (std::vector<uint8_t>{0, 5, 200, 200, 0, 1, 1, 255}));
+}
+
 TEST(TopK, FloatTotalOrderNaNAndSignedZero) {
   RunContext ctx;
   const float nan = std::nanf("");

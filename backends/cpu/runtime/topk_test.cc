@@ -4,7 +4,9 @@
 // magnitude bits, larger magnitude lower for negative signs; integers by
 // value), taking the first k. Also hand-derived rows (NaN, signed zeros,
 // ties), the large-k path, strided layouts, several element types, and
-// the compiled topk through the CPU backend with 1 and 2 threads.
+// the compiled topk through the CPU backend with 1 and 2 threads. The last
+// test checks the sibling fast path of sort (emitters/sort.cc SortKeyOf:
+// a comparator ordering by one key) on the same naive reference.
 #include "backends/cpu/runtime/topk.h"
 
 #include <gtest/gtest.h>
@@ -16,6 +18,7 @@
 #include <limits>
 #include <numeric>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -247,6 +250,71 @@ ENTRY e {
               << "threads " << threads << " row " << r << " j " << j;
           EXPECT_EQ((*out)[0].data<float>()[r * k + j], row[want[j]]);
         }
+      }
+    }
+  }
+}
+
+TEST(CpuSortByKey, CompiledComparatorsAgreeWithTheNaiveStableSort) {
+  // Key + iota sorted along dimension 1 of f32[4, 300] (ties and signed
+  // zeros in the data) with comparators the key path takes
+  // (TOTALORDER LT: ascending; GT with the parameters swapped: ascending;
+  // GT: descending) and one it does not (FLOAT LT on the same NaN-free
+  // data: ascending, through compiled comparator calls). Expected: the
+  // naive stable sort of each row.
+  std::mt19937 rng(9);
+  const int64_t rows = 4, n = 300;
+  std::vector<float> data(rows * n);
+  for (float& x : data) {
+    x = static_cast<float>(static_cast<int>(rng() % 41) - 20) / 2.0f;
+    if (x == 0 && rng() % 2) x = -0.0f;
+  }
+  struct Case {
+    const char* compare;
+    bool descending;
+  };
+  const Case cases[] = {
+      {"compare(p0, p1), direction=LT, type=TOTALORDER", false},
+      {"compare(p1, p0), direction=GT, type=TOTALORDER", false},
+      {"compare(p0, p1), direction=GT, type=TOTALORDER", true},
+      {"compare(p0, p1), direction=LT", false},
+  };
+  auto float_less = [](float a, float b) {
+    // FLOAT order for the last case: -0 == +0, both stay in input order.
+    return a < b;
+  };
+  for (const Case& c : cases) {
+    const bool total =
+        std::string(c.compare).find("TOTALORDER") != std::string::npos;
+    std::vector<Literal> args;
+    args.push_back(
+        Literal::CreateFromValues<float>(PrimitiveType::kF32, {rows, n}, data));
+    auto out = CompileAndRun(absl::StrCat(R"(
+HloModule m
+cmp {
+  p0 = f32[] parameter(0)
+  p1 = f32[] parameter(1)
+  p2 = s32[] parameter(2)
+  p3 = s32[] parameter(3)
+  ROOT c = pred[] )",
+                                          c.compare, R"(
+}
+ENTRY e {
+  x = f32[4,300] parameter(0)
+  i = s32[4,300] iota(), iota_dimension=1
+  ROOT s = (f32[4,300], s32[4,300]) sort(x, i), dimensions={1}, is_stable=true, to_apply=cmp
+})"),
+                             std::move(args));
+    ASSERT_TRUE(out.ok()) << out.status();
+    for (int64_t r = 0; r < rows; ++r) {
+      std::vector<float> row(data.begin() + r * n, data.begin() + (r + 1) * n);
+      std::vector<int32_t> want =
+          total ? NaiveTopK(row, n, c.descending, F32Less)
+                : NaiveTopK(row, n, c.descending, float_less);
+      // NaiveTopK(largest=false) is ascending, (largest=true) descending.
+      for (int64_t j = 0; j < n; ++j) {
+        ASSERT_EQ((*out)[1].data<int32_t>()[r * n + j], want[j])
+            << c.compare << " row " << r << " j " << j;
       }
     }
   }
