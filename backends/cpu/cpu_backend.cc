@@ -9,6 +9,7 @@
 #include <mutex>
 #include <thread>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "backends/codegen/emit_context.h"
@@ -42,14 +43,46 @@ CompileStats stats;
 
 // Code compiled for one module; shared by the executables (and the cache)
 // that use it.
+// One leaf of a parameter or of the result, as Run hands it to the
+// compiled code (worked out once per compilation, not per run).
+struct LeafPlan {
+  const Shape* shape;  // points into CompiledModule's shapes
+  bool array;
+  bool is_static;
+  // The buffer is the literal's storage order: row-major (UsesStorage-
+  // Directly below).
+  bool row_major;
+  int64_t bytes;  // codegen::ArrayBytes (arrays only)
+};
+
 struct CompiledModule {
   std::unique_ptr<JitModule> jit;
   EntryFn entry = nullptr;
   std::vector<Shape> param_shapes;  // entry parameters (with layouts)
   Shape result_shape;               // root shape (with layouts)
+  // Depth-first leaves of each parameter and of the result.
+  std::vector<std::vector<LeafPlan>> param_leaves;
+  std::vector<LeafPlan> result_leaves;
   int64_t replica_count = 1;
   int64_t num_partitions = 1;
 };
+
+void PlanLeaves(const Shape& shape, std::vector<LeafPlan>* out) {
+  if (shape.IsTuple()) {
+    for (const Shape& e : shape.tuple_shapes()) PlanLeaves(e, out);
+    return;
+  }
+  LeafPlan leaf{&shape, shape.IsArray(), false, false, 0};
+  if (leaf.array) {
+    leaf.is_static = shape.is_static();
+    const Layout layout = shape.LayoutOrDefault();
+    leaf.row_major =
+        static_cast<int64_t>(layout.minor_to_major.size()) != shape.rank() ||
+        layout.IsDescending();
+    leaf.bytes = codegen::ArrayBytes(shape);
+  }
+  out->push_back(leaf);
+}
 
 // Every array leaf of a shape gets the descending layout when it has none.
 void DefaultLayouts(Shape* shape) {
@@ -94,6 +127,12 @@ absl::StatusOr<std::shared_ptr<CompiledModule>> CompileModule(
   }
   compiled->result_shape = module.entry()->root()->shape();
   DefaultLayouts(&compiled->result_shape);
+  // (param_shapes no longer grows: the plans' pointers stay valid.)
+  for (const Shape& s : compiled->param_shapes) {
+    compiled->param_leaves.emplace_back();
+    PlanLeaves(s, &compiled->param_leaves.back());
+  }
+  PlanLeaves(compiled->result_shape, &compiled->result_leaves);
   compiled->replica_count = module.config().replica_count;
   compiled->num_partitions = module.config().num_partitions;
   return compiled;
@@ -110,39 +149,27 @@ struct AlignedBuffer {
   uint8_t* data;
 };
 
-void CollectLeaves(const Shape& shape, std::vector<const Shape*>* out) {
-  if (shape.IsTuple()) {
-    for (const Shape& e : shape.tuple_shapes()) CollectLeaves(e, out);
-  } else {
-    out->push_back(&shape);
-  }
+// Whether a literal's storage (`data`, `bytes` long) is exactly the buffer
+// compiled code expects for an array leaf: a Literal holds its elements
+// row-major over the bounds, StorageBytes each (spec/types/literal.h),
+// which is the buffer when the layout lists the dimensions major to minor
+// (codegen/ir_value.h); the address must be aligned for any element
+// type's loads (16 bytes, what malloc gives a Literal) and the array
+// non-empty (an empty vector may have no address).
+bool UsesStorageDirectly(const LeafPlan& leaf, const uint8_t* data,
+                         size_t bytes) {
+  return leaf.row_major && data != nullptr && bytes != 0 &&
+         reinterpret_cast<uintptr_t>(data) % 16 == 0 &&
+         static_cast<int64_t>(bytes) == leaf.bytes;
 }
 
 void CollectLiteralLeaves(const Literal& lit,
-                          std::vector<const Literal*>* out) {
+                          absl::InlinedVector<const Literal*, 8>* out) {
   if (lit.shape().IsTuple()) {
     for (const Literal& e : lit.tuple_elements()) CollectLiteralLeaves(e, out);
   } else {
     out->push_back(&lit);
   }
-}
-
-// Whether a literal's storage (`data`, `bytes` long) is exactly the buffer
-// compiled code expects for an array leaf of shape `s`: a Literal holds its
-// elements row-major over the bounds, StorageBytes each (spec/types/
-// literal.h), which is the buffer when the layout lists the dimensions
-// major to minor (codegen/ir_value.h); the address must be aligned for any
-// element type's loads (16 bytes, what malloc gives a Literal) and the
-// array non-empty (an empty vector may have no address).
-bool UsesStorageDirectly(const Shape& s, const uint8_t* data, size_t bytes) {
-  if (data == nullptr || bytes == 0 ||
-      reinterpret_cast<uintptr_t>(data) % 16 != 0) {
-    return false;
-  }
-  if (static_cast<int64_t>(bytes) != codegen::ArrayBytes(s)) return false;
-  const Layout layout = s.LayoutOrDefault();
-  return static_cast<int64_t>(layout.minor_to_major.size()) != s.rank() ||
-         layout.IsDescending();
 }
 
 class CpuExecutable : public backends::Executable {
@@ -181,32 +208,31 @@ class CpuExecutable : public backends::Executable {
     // into the storage of the literals returned (UsesStorageDirectly);
     // the other leaves go through copies.
     std::vector<AlignedBuffer> buffers;
-    std::vector<void*> params, results;
+    absl::InlinedVector<void*, 16> params, results;
     // Runtime sizes of dynamic leaves: appended after the buffers
     // (codegen/ir_value.h ABI).
     // (Moving an inner vector keeps its data pointer, so growth is safe.)
     std::vector<std::vector<int64_t>> sizes;
-    std::vector<void*> param_sizes, result_sizes;
+    absl::InlinedVector<void*, 4> param_sizes, result_sizes;
     std::vector<std::unique_ptr<Literal>> converted;
-    std::vector<const Shape*> shapes;
-    std::vector<const Literal*> leaves;
+    absl::InlinedVector<const Literal*, 8> leaves;
     for (size_t i = 0; i < args.size(); ++i) {
-      shapes.clear();
+      const std::vector<LeafPlan>& plans = m.param_leaves[i];
       leaves.clear();
-      CollectLeaves(m.param_shapes[i], &shapes);
       CollectLiteralLeaves(args[i], &leaves);
-      if (shapes.size() != leaves.size()) {
+      if (plans.size() != leaves.size()) {
         return absl::InvalidArgumentError(absl::StrCat(
             "argument ", i, " has shape ", args[i].shape().ToString(),
             ", the parameter is ", m.param_shapes[i].ToString()));
       }
-      for (size_t l = 0; l < shapes.size(); ++l) {
-        const Shape& s = *shapes[l];
-        if (!s.IsArray()) continue;
+      for (size_t l = 0; l < plans.size(); ++l) {
+        const LeafPlan& plan = plans[l];
+        if (!plan.array) continue;
+        const Shape& s = *plan.shape;
         const Literal* leaf = leaves[l];
         // A dynamic parameter also takes a static array within its bounds
         // (as the oracle: Literal::ToBoundedDynamic).
-        if (!s.is_static() && leaf->shape().IsArray() &&
+        if (!plan.is_static && leaf->shape().IsArray() &&
             !leaf->shape().SameDimensions(s)) {
           absl::StatusOr<Literal> bounded = Literal::ToBoundedDynamic(*leaf, s);
           if (!bounded.ok()) {
@@ -221,21 +247,21 @@ class CpuExecutable : public backends::Executable {
         const Literal& lit = *leaf;
         if (!lit.shape().IsArray() || lit.element_type() != s.element_type() ||
             !lit.shape().SameDimensions(s) ||
-            (s.is_static() && lit.HasPadding())) {
+            (plan.is_static && lit.HasPadding())) {
           return absl::InvalidArgumentError(absl::StrCat(
               "argument ", i, " has shape ", args[i].shape().ToString(),
               ", the parameter is ", m.param_shapes[i].ToString()));
         }
         const uint8_t* storage = lit.raw().data();
-        if (UsesStorageDirectly(s, storage, lit.raw().size())) {
+        if (UsesStorageDirectly(plan, storage, lit.raw().size())) {
           // Read only (see above): the const_cast never leads to a write.
           params.push_back(const_cast<uint8_t*>(storage));
         } else {
-          buffers.emplace_back(codegen::ArrayBytes(s));
+          buffers.emplace_back(plan.bytes);
           codegen::LiteralToPhysical(lit, s, buffers.back().data);
           params.push_back(buffers.back().data);
         }
-        if (!s.is_static()) {
+        if (!plan.is_static) {
           sizes.emplace_back(lit.dynamic_sizes().begin(),
                              lit.dynamic_sizes().end());
           param_sizes.push_back(sizes.back().data());
@@ -243,31 +269,31 @@ class CpuExecutable : public backends::Executable {
       }
     }
     params.insert(params.end(), param_sizes.begin(), param_sizes.end());
-    std::vector<const Shape*> result_shapes;
-    CollectLeaves(m.result_shape, &result_shapes);
+    const std::vector<LeafPlan>& result_leaves = m.result_leaves;
     // The result literals first (reserved: their storage must not move
     // once the compiled code has its address), then their buffers.
     std::vector<Literal> out;
-    out.reserve(result_shapes.size());
-    std::vector<uint8_t*> copy_from(result_shapes.size(), nullptr);
-    std::vector<int64_t*> result_dims(result_shapes.size(), nullptr);
-    for (size_t i = 0; i < result_shapes.size(); ++i) {
-      const Shape& s = *result_shapes[i];
+    out.reserve(result_leaves.size());
+    absl::InlinedVector<uint8_t*, 8> copy_from(result_leaves.size(), nullptr);
+    absl::InlinedVector<int64_t*, 8> result_dims(result_leaves.size(), nullptr);
+    for (size_t i = 0; i < result_leaves.size(); ++i) {
+      const LeafPlan& plan = result_leaves[i];
+      const Shape& s = *plan.shape;
       if (s.IsToken()) {
         out.push_back(Literal::Token());
         continue;
       }
       out.push_back(Literal(s));
-      if (!s.IsArray()) continue;
+      if (!plan.array) continue;
       uint8_t* storage = out.back().mutable_raw().data();
-      if (UsesStorageDirectly(s, storage, out.back().raw().size())) {
+      if (UsesStorageDirectly(plan, storage, out.back().raw().size())) {
         results.push_back(storage);
       } else {
-        buffers.emplace_back(codegen::ArrayBytes(s));
+        buffers.emplace_back(plan.bytes);
         copy_from[i] = buffers.back().data;
         results.push_back(buffers.back().data);
       }
-      if (!s.is_static()) {
+      if (!plan.is_static) {
         sizes.emplace_back(s.dimensions().begin(), s.dimensions().end());
         result_dims[i] = sizes.back().data();
         result_sizes.push_back(sizes.back().data());
@@ -283,9 +309,9 @@ class CpuExecutable : public backends::Executable {
     // Device send values nobody received die with the run.
     ReleaseDeviceChannels(&ctx);
     if (ctx.failed()) return ctx.error();
-    for (size_t i = 0; i < result_shapes.size(); ++i) {
-      const Shape& s = *result_shapes[i];
-      if (!s.IsArray()) continue;
+    for (size_t i = 0; i < result_leaves.size(); ++i) {
+      const Shape& s = *result_leaves[i].shape;
+      if (!result_leaves[i].array) continue;
       Literal& lit = out[i];
       if (copy_from[i] != nullptr) {
         lit = codegen::PhysicalToLiteral(copy_from[i], s);
