@@ -10,18 +10,20 @@
 //     product; pred add is or, multiply is and.
 //   * floats: f32 and f64 arithmetic is IEEE; narrow floats compute in
 //     double (exact products and sums) and round once to the type.
-//     Transcendentals of f32 and narrower types: math_ir.h's kernels,
-//     vectorisable double polynomials (exp, expm1, log, log1p, logistic,
-//     tanh, sin, cos, tan, erf, sinh, cosh, asinh, acosh, atanh, pow),
-//     rounded once; acos, asin, atan2 and cbrt, and every f64
-//     transcendental, call the C library in double (scalar calls: they
-//     keep those loops from vectorising; see math_ir.h for why f64 does).
+//     Transcendentals: math_ir.h's kernels, vectorisable polynomials
+//     (exp, expm1, log, log1p, logistic, tanh, sin, cos, tan, erf, sinh,
+//     cosh, asinh, acosh, atanh, pow: double polynomials for f32 and
+//     narrower types, double-double ones for f64; acos, asin, atan2 and
+//     cbrt: one double-double kernel for every type), rounded once. Only
+//     f64 sin, cos and tan of |x| >= 2^27 call the C library (masked, per
+//     lane).
 //     maximum/minimum propagate NaN and order -0 < +0; negate/abs only touch
 //     the sign (payloads kept).
 //   * compare: IEEE on the exact values; TOTALORDER on the encodings'
 //     sign-magnitude keys; integer comparisons by the comparison type.
 //   * complex: complex_ir.h.
 #include <cstdint>
+#include <cstdlib>
 #include <limits>
 #include <optional>
 #include <string>
@@ -161,6 +163,68 @@ std::optional<KernelFn> KernelOf(HloOpcode op) {
   }
 }
 
+// HLOREF_MATH_LIBM=1 (read once) makes the f64 transcendentals, and acos,
+// asin, atan2 and cbrt of every type, call the C library in double as
+// before the f64 kernels existed: the baseline of kernel benchmarks.
+bool UseScalarLibm() {
+  static const bool libm = [] {
+    const char* v = std::getenv("HLOREF_MATH_LIBM");
+    return v != nullptr && v[0] == '1';
+  }();
+  return libm;
+}
+
+// The vectorisable kernel of `op` for f64 (math_ir.h), and the kernels
+// shared by every float type (acos, asin, cbrt: double in, double out).
+std::optional<KernelFn> KernelF64Of(HloOpcode op) {
+  switch (op) {
+    case HloOpcode::kExp:
+      return &EmitExpKernelF64;
+    case HloOpcode::kExpm1:
+      return &EmitExpm1KernelF64;
+    case HloOpcode::kLog:
+      return &EmitLogKernelF64;
+    case HloOpcode::kLog1p:
+      return &EmitLog1pKernelF64;
+    case HloOpcode::kLogistic:
+      return &EmitLogisticKernelF64;
+    case HloOpcode::kTanh:
+      return &EmitTanhKernelF64;
+    case HloOpcode::kSin:
+      return &EmitSinKernelF64;
+    case HloOpcode::kCos:
+      return &EmitCosKernelF64;
+    case HloOpcode::kTan:
+      return &EmitTanKernelF64;
+    case HloOpcode::kErf:
+      return &EmitErfKernelF64;
+    case HloOpcode::kSinh:
+      return &EmitSinhKernelF64;
+    case HloOpcode::kCosh:
+      return &EmitCoshKernelF64;
+    case HloOpcode::kAsinh:
+      return &EmitAsinhKernelF64;
+    case HloOpcode::kAcosh:
+      return &EmitAcoshKernelF64;
+    case HloOpcode::kAtanh:
+      return &EmitAtanhKernelF64;
+    default:
+      return std::nullopt;
+  }
+}
+std::optional<KernelFn> KernelAnyFloatOf(HloOpcode op) {
+  switch (op) {
+    case HloOpcode::kAcos:
+      return &EmitAcosKernel;
+    case HloOpcode::kAsin:
+      return &EmitAsinKernel;
+    case HloOpcode::kCbrt:
+      return &EmitCbrtKernel;
+    default:
+      return std::nullopt;
+  }
+}
+
 absl::StatusOr<Fn> UnaryFloatFn(HloOpcode op, PrimitiveType t,
                                 PrimitiveType out) {
   const bool narrow = IsMinifloat(t);
@@ -171,6 +235,14 @@ absl::StatusOr<Fn> UnaryFloatFn(HloOpcode op, PrimitiveType t,
   if (std::optional<KernelFn> kernel = KernelOf(op);
       kernel && t != PrimitiveType::kF64) {
     return Fn([k = *kernel, round](EmitContext& ctx, Args a) {
+      return round(ctx, k(ctx, EmitToDouble(ctx, a[0])));
+    });
+  }
+  std::optional<KernelFn> kernel64 =
+      t == PrimitiveType::kF64 ? KernelF64Of(op) : std::nullopt;
+  if (!kernel64) kernel64 = KernelAnyFloatOf(op);
+  if (kernel64 && !UseScalarLibm()) {
+    return Fn([k = *kernel64, round](EmitContext& ctx, Args a) {
       return round(ctx, k(ctx, EmitToDouble(ctx, a[0])));
     });
   }
@@ -368,19 +440,24 @@ absl::StatusOr<Fn> BinaryFloatFn(HloOpcode op, PrimitiveType t,
       });
     }
     case HloOpcode::kPower:
-      if (t != PrimitiveType::kF64) {
-        return Fn([round](EmitContext& ctx, Args a) {
-          return round(ctx, EmitPowKernel(ctx, EmitToDouble(ctx, a[0]),
-                                          EmitToDouble(ctx, a[1])));
+    case HloOpcode::kAtan2: {
+      using Kernel2 =
+          llvm::Value* (*)(EmitContext&, llvm::Value*, llvm::Value*);
+      Kernel2 kernel = op == HloOpcode::kAtan2    ? &EmitAtan2Kernel
+                       : t == PrimitiveType::kF64 ? &EmitPowKernelF64
+                                                  : &EmitPowKernel;
+      if (UseScalarLibm() &&
+          (op == HloOpcode::kAtan2 || t == PrimitiveType::kF64)) {
+        const std::string name = op == HloOpcode::kPower ? "pow" : "atan2";
+        return Fn([name, round](EmitContext& ctx, Args a) {
+          return round(ctx, EmitMathCall(ctx, name,
+                                         {EmitToDouble(ctx, a[0]),
+                                          EmitToDouble(ctx, a[1])}));
         });
       }
-      [[fallthrough]];
-    case HloOpcode::kAtan2: {
-      const std::string name = op == HloOpcode::kPower ? "pow" : "atan2";
-      return Fn([name, round](EmitContext& ctx, Args a) {
-        return round(ctx, EmitMathCall(ctx, name,
-                                       {EmitToDouble(ctx, a[0]),
-                                        EmitToDouble(ctx, a[1])}));
+      return Fn([kernel, round](EmitContext& ctx, Args a) {
+        return round(
+            ctx, kernel(ctx, EmitToDouble(ctx, a[0]), EmitToDouble(ctx, a[1])));
       });
     }
     case HloOpcode::kMaximum:

@@ -4,7 +4,8 @@
 // ComplexFn), computed in long double (64-bit
 // significand) with the C library's complex functions and XLA's special
 // cases (numerics.md 3.4), then rounded to double; the generated code
-// rounds once more to float for c64.
+// rounds once more to float for c64. Also the scalar fallbacks of the f64
+// sin, cos and tan kernels.
 #include <cmath>
 #include <complex>
 #include <cstdint>
@@ -121,6 +122,23 @@ void hloref_cpu_complex_pow(double a_, double b_, double c_, double d_,
   out[1] = static_cast<double>(mag * std::sin(q));
 }
 
+// The scalar fallbacks of the f64 sin, cos and tan kernels
+// (backends/codegen/math_ir.h) for the finite arguments of magnitude
+// >= 2^27 the vector reduction does not cover: the C library in long
+// double (glibc reduces exactly; the 64-bit result rounded to double is
+// within 0.5 + 2^-10 ulp). glibc's double cos is not enough there: at
+// x = 5.3193726483265414e+255 (cos x = -4.687e-19) it is 8 ulp off
+// (measured against libquadmath's cosq and mpmath at 3000 bits).
+double hloref_cpu_sin_f64(double x) {
+  return static_cast<double>(std::sin(static_cast<long double>(x)));
+}
+double hloref_cpu_cos_f64(double x) {
+  return static_cast<double>(std::cos(static_cast<long double>(x)));
+}
+double hloref_cpu_tan_f64(double x) {
+  return static_cast<double>(std::tan(static_cast<long double>(x)));
+}
+
 }  // extern "C"
 
 namespace hloref::cpu {
@@ -130,6 +148,12 @@ void AddMathRuntimeSymbols(RuntimeSymbolList& list) {
                   reinterpret_cast<void*>(&hloref_cpu_complex_unary)});
   list.push_back({"hloref_cpu_complex_pow",
                   reinterpret_cast<void*>(&hloref_cpu_complex_pow)});
+  list.push_back(
+      {"hloref_cpu_sin_f64", reinterpret_cast<void*>(&hloref_cpu_sin_f64)});
+  list.push_back(
+      {"hloref_cpu_cos_f64", reinterpret_cast<void*>(&hloref_cpu_cos_f64)});
+  list.push_back(
+      {"hloref_cpu_tan_f64", reinterpret_cast<void*>(&hloref_cpu_tan_f64)});
 }
 
 }  // namespace hloref::cpu
