@@ -18,7 +18,14 @@ Per module and thread count it reports:
     minus that of `hloref check MODULE` (process start, parse, verify), so
     it still includes printing the result as text;
   - x XLA = XLA warm time / hloref warm time (above 1: hloref faster) and
-    x oracle = oracle time / hloref warm time.
+    x oracle = oracle time / hloref warm time;
+  - with 1 thread also the process CPU time per warm run of both sides and
+    their ratio (x XLA cpu): on a shared machine a run that gets only part
+    of its core keeps its CPU time while its wall time stretches, so this
+    ratio is the one to read when the load is high (with 2 threads CPU
+    time adds up idle spinning of both pools, so it is not reported).
+Modules run one at a time, hloref then XLA:CPU back to back (each in its
+own process), so both sides of a ratio see about the same machine load.
 
 Usage: .venv/bin/python3 tools/bench/modules_vs_xla.py [--build DIR]
          [--threads 1,2] [--repetitions N] [--markdown OUT.md]
@@ -90,13 +97,16 @@ def xla_worker(cores, paths, min_seconds):
 
             for _ in range(3):
                 run()
-            samples = []
+            samples, cpu_samples = [], []
             start = time.perf_counter()
             while time.perf_counter() - start < min_seconds or len(samples) < 10:
                 t = time.perf_counter()
+                c = time.process_time()
                 run()
+                cpu_samples.append(time.process_time() - c)
                 samples.append(time.perf_counter() - t)
-            results[name] = {"compile_s": compile_s, "run_s": median(samples)}
+            results[name] = {"compile_s": compile_s, "run_s": median(samples),
+                             "cpu_s": median(cpu_samples)}
         except Exception as e:  # a module XLA:CPU does not take
             results[name] = {"error": str(e)[:200]}
     print(json.dumps(results))
@@ -134,7 +144,7 @@ def run_hloref(build, cores, threads, paths, repetitions, min_seconds):
                 continue
             with open(out) as f:
                 data = json.load(f)
-        times, compile_s, error = [], float("nan"), None
+        times, cpu_times, compile_s, error = [], [], float("nan"), None
         for b in data["benchmarks"]:
             if b.get("run_type") != "iteration":
                 continue
@@ -142,11 +152,14 @@ def run_hloref(build, cores, threads, paths, repetitions, min_seconds):
                 error = b.get("error_message", "error")[:200]
                 continue
             times.append(b["real_time"] * unit[b["time_unit"]])
+            # MeasureProcessCPUTime: the process's CPU time per iteration.
+            cpu_times.append(b["cpu_time"] * unit[b["time_unit"]])
             compile_s = b.get("compile_ms", float("nan")) * 1e-3
         if error or not times:
             res[name] = {"error": error or "no timing"}
         else:
-            res[name] = {"run_s": median(times), "compile_s": compile_s}
+            res[name] = {"run_s": median(times), "cpu_s": median(cpu_times),
+                         "compile_s": compile_s}
     return res
 
 
@@ -203,7 +216,10 @@ def parse_entry_params(text):
 
 # ------------------------------------------------------------------- main
 def fmt_ms(x):
-    return "-" if x is None or x != x else f"{x * 1e3:.3f}"
+    if x is None or x != x:
+        return "-"
+    ms = x * 1e3
+    return f"{ms:.3f}" if ms >= 1 else f"{ms:.4g}"
 
 
 def main():
@@ -234,22 +250,26 @@ def main():
             if err:
                 print(f"oracle {n}: {err}", file=sys.stderr)
     header = ("| module | threads | hloref compile ms | XLA compile ms | "
-              "hloref warm ms | XLA warm ms | oracle ms | x XLA | x oracle |")
-    lines = [header, "|---|--:|--:|--:|--:|--:|--:|--:|--:|"]
+              "hloref warm ms | XLA warm ms | oracle ms | x XLA | "
+              "hloref cpu ms | XLA cpu ms | x XLA cpu | x oracle |")
+    lines = [header, "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|"]
     for t in [int(x) for x in args.threads.split(",")]:
         if t > len(available):
             print(f"skipping {t} threads: only {len(available)} cores",
                   file=sys.stderr)
             continue
         cores = available[:t]
-        ours = run_hloref(args.build, cores, t, paths, args.repetitions,
-                          args.min_time)
-        theirs = run_xla(cores, paths, args.min_time)
-        for n in names:
-            o, x = ours.get(n, {}), theirs.get(n, {})
+        for p, n in zip(paths, names):
+            # Back to back, so both sides see about the same load.
+            o = run_hloref(args.build, cores, t, [p], args.repetitions,
+                           args.min_time).get(n, {})
+            x = run_xla(cores, [p], args.min_time).get(n, {})
             orc = oracle.get(n) if t == 1 else None
             run_o, run_x = o.get("run_s"), x.get("run_s")
+            cpu_o = o.get("cpu_s") if t == 1 else None
+            cpu_x = x.get("cpu_s") if t == 1 else None
             ratio_x = f"{run_x / run_o:.3f}" if run_o and run_x else "-"
+            ratio_c = f"{cpu_x / cpu_o:.3f}" if cpu_o and cpu_x else "-"
             ratio_o = f"{orc / run_o:.1f}" if run_o and orc else "-"
             note = ""
             if "error" in o:
@@ -259,7 +279,9 @@ def main():
             lines.append(
                 f"| {n}{note} | {t} | {fmt_ms(o.get('compile_s'))} | "
                 f"{fmt_ms(x.get('compile_s'))} | {fmt_ms(run_o)} | "
-                f"{fmt_ms(run_x)} | {fmt_ms(orc)} | {ratio_x} | {ratio_o} |")
+                f"{fmt_ms(run_x)} | {fmt_ms(orc)} | {ratio_x} | "
+                f"{fmt_ms(cpu_o)} | {fmt_ms(cpu_x)} | {ratio_c} | {ratio_o} |")
+            print(lines[-1], file=sys.stderr, flush=True)
     table = "\n".join(lines) + "\n"
     print(table)
     if args.markdown:

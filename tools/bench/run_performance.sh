@@ -175,7 +175,10 @@ DIRTY="$(git -C "$ROOT" status --porcelain -- backends spec | awk '{print $2}' |
     echo "Median warm run of $REPS repetitions (hloref) and of >= 10 runs"
     echo "(XLA:CPU); \`x XLA\` = XLA time / hloref time (above 1: hloref is"
     echo "faster); the oracle (1 thread) is one \`hloref run\` minus \`hloref"
-    echo "check\`, so it includes printing the result as text."
+    echo "check\`, so it includes printing the result as text. \`cpu ms\`:"
+    echo "process CPU time per warm run (1 thread only); \`x XLA cpu\` is"
+    echo "their ratio, the one to read when the machine is loaded. Each"
+    echo "module runs on hloref then XLA:CPU back to back."
     echo
     cat "$TMP/modules.md"
   fi
