@@ -482,6 +482,31 @@ void PackA(const Problem& p, const Loader<T>& la, const void* lhs,
     }
     return;
   }
+  if constexpr (std::is_same_v<T, float>) {
+    if (p.lt == PrimitiveType::kBF16) {
+      // Widened in place of the per-element loader (bf16 is f32's top half).
+      const uint16_t* h = static_cast<const uint16_t*>(lhs) + a_off;
+      auto widen = [](uint16_t v) {
+        const uint32_t bits = uint32_t{v} << 16;
+        float f;
+        std::memcpy(&f, &bits, sizeof(f));
+        return f;
+      };
+      for (int r = 0; r < mr; ++r) {
+        const uint16_t* row = h + am[r];
+        if (p.a_ks == 1) {
+          row += ak[0];
+          for (int64_t k = 0; k < kc; ++k)
+            apanel[k * kGemmMr + r] = widen(row[k]);
+        } else {
+          for (int64_t k = 0; k < kc; ++k) {
+            apanel[k * kGemmMr + r] = widen(row[ak[k]]);
+          }
+        }
+      }
+      return;
+    }
+  }
   for (int r = 0; r < mr; ++r) {
     const int64_t row = a_off + am[r];
     for (int64_t k = 0; k < kc; ++k) apanel[k * kGemmMr + r] = la(row + ak[k]);
@@ -515,6 +540,18 @@ void PackB(const Problem& p, const Loader<T>& lb, const void* rhs,
       stats.CopyScan(kernels, row, bblock + k * kNr, ncols, kNr, kc * kNr);
     }
     return;
+  }
+  if constexpr (std::is_same_v<T, float>) {
+    if (p.rt == PrimitiveType::kBF16 && p.b_ns == 1) {
+      // bf16 rows widened to f32 while packing (one vector pass per row).
+      const uint16_t* h = static_cast<const uint16_t*>(rhs) + b_off;
+      for (int64_t k = 0; k < kc; ++k) {
+        kernels.cvt_bf16(h + bk[k] + bn[0],
+                         reinterpret_cast<uint32_t*>(bblock + k * kNr), ncols,
+                         kNr, kc * kNr, &stats.max_abs, &stats.min_nz_minus1);
+      }
+      return;
+    }
   }
   const int64_t total = CeilDiv(ncols, kNr) * kc * kNr;
   if (p.b_ks == 1) {

@@ -156,9 +156,21 @@ void PortableGemvF64(int mr, int64_t kc, const double* a, int64_t lda,
                                  mx, mn);
 }
 
+void PortableCvtBf16(const uint16_t* src, uint32_t* dst, int64_t n,
+                     int64_t chunk, int64_t dst_stride, uint32_t* mx,
+                     uint32_t* mn) {
+  for (int64_t c0 = 0; c0 < n; c0 += chunk) {
+    const int64_t len = std::min(chunk, n - c0);
+    uint32_t* d = dst + (c0 / chunk) * dst_stride;
+    for (int64_t i = 0; i < len; ++i) d[i] = uint32_t{src[c0 + i]} << 16;
+    PortableCopyScan<uint32_t>(d, nullptr, len, len, len, mx, mn);
+  }
+}
+
 const GemmKernels kPortable = {
-    "portable",         PortableF32,        PortableF64,     PortableInt,
-    PortableCopyScan32, PortableCopyScan64, PortableGemvF32, PortableGemvF64};
+    "portable",      PortableF32,        PortableF64,
+    PortableInt,     PortableCopyScan32, PortableCopyScan64,
+    PortableGemvF32, PortableGemvF64,    PortableCvtBf16};
 
 #ifdef HLOREF_GEMM_X86
 
@@ -432,6 +444,42 @@ HLOREF_AVX512 void Avx512CopyScan64(const uint64_t* src, uint64_t* dst,
   *min_nz_m1 = rn;
 }
 
+HLOREF_AVX512 void Avx512CvtBf16(const uint16_t* src, uint32_t* dst, int64_t n,
+                                 int64_t chunk, int64_t dst_stride,
+                                 uint32_t* max_abs, uint32_t* min_nz_m1) {
+  const __m512i abs = _mm512_set1_epi32(0x7fffffff);
+  const __m512i one = _mm512_set1_epi32(1);
+  __m512i mx = _mm512_set1_epi32(static_cast<int>(*max_abs));
+  __m512i mn = _mm512_set1_epi32(static_cast<int>(*min_nz_m1));
+  for (int64_t c0 = 0; c0 < n; c0 += chunk) {
+    const int64_t len = std::min(chunk, n - c0);
+    const uint16_t* s = src + c0;
+    uint32_t* d = dst + (c0 / chunk) * dst_stride;
+    for (int64_t i = 0; i < len; i += 16) {
+      const __mmask16 m =
+          len - i >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << (len - i)) - 1);
+      // (Mask forms throughout: GCC 12 warns on the unmasked ones.)
+      const __m512i v = _mm512_maskz_slli_epi32(
+          m, _mm512_maskz_cvtepu16_epi32(m, _mm256_maskz_loadu_epi16(m, s + i)),
+          16);
+      _mm512_mask_storeu_epi32(d + i, m, v);
+      const __m512i u = _mm512_and_si512(v, abs);
+      mx = _mm512_mask_max_epu32(mx, m, mx, u);
+      mn = _mm512_mask_min_epu32(mn, m, mn, _mm512_sub_epi32(u, one));
+    }
+  }
+  alignas(64) uint32_t hx[16], hn[16];
+  _mm512_store_si512(hx, mx);
+  _mm512_store_si512(hn, mn);
+  uint32_t rx = hx[0], rn = hn[0];
+  for (int i = 1; i < 16; ++i) {
+    rx = std::max(rx, hx[i]);
+    rn = std::min(rn, hn[i]);
+  }
+  *max_abs = rx;
+  *min_nz_m1 = rn;
+}
+
 // Vector traits for the GEMV template. Scan: the range guard's statistics
 // of one vector of B (zero lanes, as masked loads give, change neither).
 struct F32Vec {
@@ -643,10 +691,11 @@ void Avx512GemvF64(int mr, int64_t kc, const double* a, int64_t lda,
 
 const GemmKernels kAvx512 = {"avx512",      Avx512F32,        Avx512F64,
                              PortableInt,   Avx512CopyScan32, Avx512CopyScan64,
-                             Avx512GemvF32, Avx512GemvF64};
+                             Avx512GemvF32, Avx512GemvF64,    Avx512CvtBf16};
 const GemmKernels kAvx512Vnni = {
-    "avx512-vnni",    Avx512F32,        Avx512F64,     Avx512Int,
-    Avx512CopyScan32, Avx512CopyScan64, Avx512GemvF32, Avx512GemvF64};
+    "avx512-vnni", Avx512F32,        Avx512F64,
+    Avx512Int,     Avx512CopyScan32, Avx512CopyScan64,
+    Avx512GemvF32, Avx512GemvF64,    Avx512CvtBf16};
 
 #endif  // HLOREF_GEMM_X86
 

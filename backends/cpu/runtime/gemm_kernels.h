@@ -79,6 +79,14 @@ using GemvKernelF64 = void (*)(int mr, int64_t kc, const double* a, int64_t lda,
                                double* c, int64_t ldc, bool accumulate,
                                uint64_t* max_abs, uint64_t* min_nz_m1);
 
+// bf16 operands of the f32 path: n bf16 values from src widened to f32
+// (exact: a bf16 value is the top half of its f32) and stored as f32 bits
+// in dst, in chunks as GemmCopyScan32, with the range guard's statistics of
+// the widened values (dst must not be null).
+using GemmCvtScanBf16 = void (*)(const uint16_t* src, uint32_t* dst, int64_t n,
+                                 int64_t chunk, int64_t dst_stride,
+                                 uint32_t* max_abs, uint32_t* min_nz_m1);
+
 struct GemmKernels {
   const char* name;  // "avx512", "avx512-vnni", "portable"
   GemmKernelF32 f32;
@@ -88,6 +96,7 @@ struct GemmKernels {
   GemmCopyScan64 scan64;
   GemvKernelF32 gemv_f32;
   GemvKernelF64 gemv_f64;
+  GemmCvtScanBf16 cvt_bf16;
 };
 
 // The portable kernels (plain C++, any x86-64 or other host).

@@ -211,29 +211,34 @@ TEST(GemmTest, F64MatchesLongDoubleReference) {
 
 TEST(GemmTest, Bf16OperandsAndResult) {
   const FloatFormat& bf16 = FormatOf(PrimitiveType::kBF16);
-  for (const GemmKernels* kernels : KernelSets()) {
-    const int64_t m = 19, n = 77, k = 300;
-    const DotDims d = MakeDims(PrimitiveType::kBF16, PrimitiveType::kBF16,
-                               PrimitiveType::kBF16, 1, m, n, k, Layout{});
-    const std::vector<float> af = RandomF32(m * k, 5), bf = RandomF32(k * n, 6);
-    std::vector<uint16_t> a(m * k), b(k * n), c(m * n);
-    for (size_t i = 0; i < a.size(); ++i) a[i] = EncodeFloat(bf16, af[i]);
-    for (size_t i = 0; i < b.size(); ++i) b[i] = EncodeFloat(bf16, bf[i]);
-    ASSERT_TRUE(
-        RunDot(d, a.data(), b.data(), c.data(), nullptr, *kernels).ok());
-    const Ref r = Reference(d, a, b, FromBf16, FromBf16);
-    for (size_t i = 0; i < c.size(); ++i) {
-      const long double got = DecodeFloat(bf16, c[i]);
-      // Tighter than the suite's bound (which allows accumulation in
-      // bf16): f32 accumulation, then one rounding to bf16.
-      const double big = std::max(std::fabs(static_cast<double>(r.y[i])),
-                                  std::fabs(static_cast<double>(got)));
-      const double half_ulp = std::ldexp(1.0, std::ilogb(big) - 8);
-      ASSERT_LE(std::fabs(got - r.y[i]),
-                Bound(r.s[i], k, 0x1p-24, 0) * 1.01 + half_ulp)
-          << kernels->name << " element " << i;
+  // Every layout: the widening copies (row-major B rows, A along K) and
+  // the gathers of the other layouts.
+  for (int lay = 0; lay < 8; ++lay)
+    for (const GemmKernels* kernels : KernelSets()) {
+      const Layout layout{(lay & 1) != 0, (lay & 2) == 0, (lay & 4) == 0};
+      const int64_t m = 19, n = 77, k = 300;
+      const DotDims d = MakeDims(PrimitiveType::kBF16, PrimitiveType::kBF16,
+                                 PrimitiveType::kBF16, 1, m, n, k, layout);
+      const std::vector<float> af = RandomF32(m * k, 5),
+                               bf = RandomF32(k * n, 6);
+      std::vector<uint16_t> a(m * k), b(k * n), c(m * n);
+      for (size_t i = 0; i < a.size(); ++i) a[i] = EncodeFloat(bf16, af[i]);
+      for (size_t i = 0; i < b.size(); ++i) b[i] = EncodeFloat(bf16, bf[i]);
+      ASSERT_TRUE(
+          RunDot(d, a.data(), b.data(), c.data(), nullptr, *kernels).ok());
+      const Ref r = Reference(d, a, b, FromBf16, FromBf16);
+      for (size_t i = 0; i < c.size(); ++i) {
+        const long double got = DecodeFloat(bf16, c[i]);
+        // Tighter than the suite's bound (which allows accumulation in
+        // bf16): f32 accumulation, then one rounding to bf16.
+        const double big = std::max(std::fabs(static_cast<double>(r.y[i])),
+                                    std::fabs(static_cast<double>(got)));
+        const double half_ulp = std::ldexp(1.0, std::ilogb(big) - 8);
+        ASSERT_LE(std::fabs(got - r.y[i]),
+                  Bound(r.s[i], k, 0x1p-24, 0) * 1.01 + half_ulp)
+            << kernels->name << " layout " << lay << " element " << i;
+      }
     }
-  }
 }
 
 TEST(GemmTest, IntegersWrapExactly) {
