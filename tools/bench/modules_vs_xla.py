@@ -11,7 +11,9 @@ Per module and thread count it reports:
   - XLA:CPU through the venv's jaxlib (the route of tools/bench/cpu_vs_xla.py
     and tools/backends/xla_jax.py: HLO text -> XlaComputation -> StableHLO
     -> client.compile_and_load): compile time of compile_and_load and the
-    median warm execute + block_until_ready, in a worker process whose
+    warm execute + block_until_ready timed as kernel_benchmark times
+    hloref (the median over repetitions of a batch of runs lasting at
+    least --min-time, per run), in a worker process whose
     affinity is set to the same T cores *before* jax is imported, so
     XLA:CPU's thread pool has T threads;
   - the oracle (one thread only): wall time of `hloref run MODULE ARGS`
@@ -63,7 +65,7 @@ def random_args(shapes_dtypes, seed=12345):
 
 
 # ------------------------------------------------------------ XLA worker
-def xla_worker(cores, paths, min_seconds):
+def xla_worker(cores, paths, min_seconds, repetitions):
     """Runs in its own process: affinity first, then jax."""
     os.sched_setaffinity(0, set(cores))
     import jax
@@ -97,14 +99,21 @@ def xla_worker(cores, paths, min_seconds):
 
             for _ in range(3):
                 run()
+            # As kernel_benchmark times hloref (Google Benchmark
+            # repetitions): `repetitions` batches of back-to-back runs of
+            # at least min_seconds each; a sample is a batch's time per
+            # run (so time lost to other processes counts on both sides),
+            # the result the median sample.
             samples, cpu_samples = [], []
-            start = time.perf_counter()
-            while time.perf_counter() - start < min_seconds or len(samples) < 10:
+            for _ in range(repetitions):
+                count = 0
                 t = time.perf_counter()
                 c = time.process_time()
-                run()
-                cpu_samples.append(time.process_time() - c)
-                samples.append(time.perf_counter() - t)
+                while time.perf_counter() - t < min_seconds or count < 10:
+                    run()
+                    count += 1
+                cpu_samples.append((time.process_time() - c) / count)
+                samples.append((time.perf_counter() - t) / count)
             results[name] = {"compile_s": compile_s, "run_s": median(samples),
                              "cpu_s": median(cpu_samples)}
         except Exception as e:  # a module XLA:CPU does not take
@@ -112,10 +121,11 @@ def xla_worker(cores, paths, min_seconds):
     print(json.dumps(results))
 
 
-def run_xla(cores, paths, min_seconds):
+def run_xla(cores, paths, min_seconds, repetitions):
     out = subprocess.run(
         [sys.executable, os.path.abspath(__file__), "--xla-worker",
          "--cores", ",".join(map(str, cores)), "--min-time", str(min_seconds),
+         "--repetitions", str(repetitions),
          "--modules", ",".join(paths)],
         check=True, capture_output=True, text=True)
     return json.loads(out.stdout.strip().splitlines()[-1])
@@ -238,7 +248,8 @@ def main():
     paths = (args.modules.split(",") if args.modules
              else sorted(glob.glob(os.path.join(MODULES_DIR, "*.hlo"))))
     if args.xla_worker:
-        xla_worker([int(c) for c in args.cores.split(",")], paths, args.min_time)
+        xla_worker([int(c) for c in args.cores.split(",")], paths,
+                   args.min_time, args.repetitions)
         return 0
     available = sorted(os.sched_getaffinity(0))
     names = [os.path.splitext(os.path.basename(p))[0] for p in paths]
@@ -263,7 +274,8 @@ def main():
             # Back to back, so both sides see about the same load.
             o = run_hloref(args.build, cores, t, [p], args.repetitions,
                            args.min_time).get(n, {})
-            x = run_xla(cores, [p], args.min_time).get(n, {})
+            x = run_xla(cores, [p], args.min_time,
+                        args.repetitions).get(n, {})
             orc = oracle.get(n) if t == 1 else None
             run_o, run_x = o.get("run_s"), x.get("run_s")
             cpu_o = o.get("cpu_s") if t == 1 else None

@@ -172,8 +172,9 @@ DIRTY="$(git -C "$ROOT" status --porcelain -- backends spec | awk '{print $2}' |
   echo "### Realistic modules vs XLA:CPU and the oracle $MODULES_NOTE"
   echo
   if [ -f "$TMP/modules.md" ]; then
-    echo "Median warm run of $REPS repetitions (hloref) and of >= 10 runs"
-    echo "(XLA:CPU); \`x XLA\` = XLA time / hloref time (above 1: hloref is"
+    echo "Time per warm run: the median over $REPS repetitions of a batch of"
+    echo "runs lasting >= 0.3 s, both sides timed alike; \`x XLA\` = XLA"
+    echo "time / hloref time (above 1: hloref is"
     echo "faster); the oracle (1 thread) is one \`hloref run\` minus \`hloref"
     echo "check\`, so it includes printing the result as text. \`cpu ms\`:"
     echo "process CPU time per warm run (1 thread only); \`x XLA cpu\` is"
