@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -233,7 +234,9 @@ struct Problem {
   // element offset (reversal applied) and the window offset per dimension
   // (w_d * window_dilation).
   std::vector<int64_t> tap_kernel, tap_shift;
-  std::vector<int64_t> dilated;  // (input_size - 1) * base_dilation + 1
+  std::vector<int64_t> dilated;    // (input_size - 1) * base_dilation + 1
+  std::vector<int64_t> max_shift;  // (kernel_size - 1) * window_dilation
+  bool interior_ok = true;         // no lhs dilation
   bool depthwise = false;
   // Blocking (the GEMM path).
   int64_t nr = 64, panels = 1, nc_panels = 1, n_blocks = 1;
@@ -290,6 +293,9 @@ absl::StatusOr<Problem> MakeProblem(const ConvDims& d, int threads) {
     p.ntaps *= s.kernel_size;
     p.dilated.push_back(
         s.input_size == 0 ? 0 : (s.input_size - 1) * s.base_dilation + 1);
+    p.max_shift.push_back(std::max<int64_t>(s.kernel_size - 1, 0) *
+                          s.window_dilation);
+    p.interior_ok = p.interior_ok && s.base_dilation == 1;
   }
   p.m = d.output_batch * p.out_spatial;
   p.k = p.ntaps * p.cg;
@@ -349,7 +355,36 @@ struct Input {
   const T* base = nullptr;
   int64_t batch_stride = 0;
   int64_t sp_stride[kMaxSpatial] = {};
+  // In place: the range guard scans each input position (row_len features)
+  // the first time a strip reads it (while the kernel is about to read it
+  // anyway: no separate pass over memory), `seen` marking the positions
+  // done; the buffer is dense with the features minor, so offset / row_len
+  // numbers the positions. Null for a converted copy (scanned while
+  // copying).
+  std::atomic<uint8_t>* seen = nullptr;
+  int64_t row_len = 1;
+  int row_shift = -1;  // log2(row_len) when a power of two
+  // Per tap, the offset of its input row from the window's origin (without
+  // lhs dilation), for the strips' interior rows.
+  std::vector<int64_t> tap_off;
 };
+
+// Scans the positions of `rows` not scanned yet (see Input::seen).
+template <typename T>
+void ScanRows(const Input<T>& in, const T* const* rows, int64_t n,
+              const T* zero, const gemm::GemmKernels& k, Stats<T>& stats) {
+  if (in.seen == nullptr) return;
+  for (int64_t i = 0; i < n; ++i) {
+    const T* r = rows[i];
+    if (r == zero) continue;
+    const int64_t diff = r - in.base;
+    std::atomic<uint8_t>& seen =
+        in.seen[in.row_shift >= 0 ? diff >> in.row_shift : diff / in.row_len];
+    if (seen.load(std::memory_order_relaxed) != 0) continue;
+    stats.Scan(k, r, in.row_len);
+    seen.store(1, std::memory_order_relaxed);
+  }
+}
 
 struct Shared {
   const Problem* p;
@@ -373,18 +408,39 @@ void StripRows(const Problem& p, const Input<T>& in, const T* zero,
   const int64_t nsp = p.nsp;
   int64_t boff[kConvMr];
   int64_t base[kConvMr][kMaxSpatial];
+  // The rows' output indices: m0 decomposed once, then an odometer (no
+  // divisions per row).
+  int64_t idx[kMaxSpatial];
+  int64_t b = m0;
+  for (int64_t dd = nsp - 1; dd >= 0; --dd) {
+    idx[dd] = b % d.spatial[dd].output_size;
+    b /= d.spatial[dd].output_size;
+  }
+  // Interior rows (every tap inside the input, no lhs dilation) take
+  // origin + tap_off[t] without per-dimension tests.
+  bool interior[kConvMr];
+  int64_t origin[kConvMr];
   for (int r = 0; r < mr; ++r) {
-    int64_t rem = m0 + r;
-    int64_t co = 0;
-    for (int64_t dd = nsp - 1; dd >= 0; --dd) {
+    int64_t co = b * d.output_batch_stride;
+    interior[r] = p.interior_ok;
+    origin[r] = batch_off + b * in.batch_stride;
+    for (int64_t dd = 0; dd < nsp; ++dd) {
       const ConvDims::Spatial& s = d.spatial[dd];
-      const int64_t o = rem % s.output_size;
-      rem /= s.output_size;
-      base[r][dd] = o * s.stride - s.padding_low;
-      co += o * s.output_stride;
+      const int64_t pos = idx[dd] * s.stride - s.padding_low;
+      base[r][dd] = pos;
+      co += idx[dd] * s.output_stride;
+      interior[r] =
+          interior[r] && pos >= 0 && pos + p.max_shift[dd] < p.dilated[dd];
+      origin[r] += pos * in.sp_stride[dd];
     }
-    boff[r] = batch_off + rem * in.batch_stride;
-    coff[r] = co + rem * d.output_batch_stride;
+    boff[r] = batch_off + b * in.batch_stride;
+    coff[r] = co;
+    int64_t dd = nsp - 1;
+    for (; dd >= 0; --dd) {
+      if (++idx[dd] < d.spatial[dd].output_size) break;
+      idx[dd] = 0;
+    }
+    if (dd < 0) ++b;
   }
   for (int64_t t = 0; t < p.ntaps; ++t) {
     const int64_t* shift = p.tap_shift.data() + t * nsp;
@@ -392,6 +448,10 @@ void StripRows(const Problem& p, const Input<T>& in, const T* zero,
     for (int r = 0; r < kConvMr; ++r) {
       if (r >= mr) {
         trow[r] = zero;
+        continue;
+      }
+      if (interior[r]) {
+        trow[r] = in.base + origin[r] + in.tap_off[t];
         continue;
       }
       int64_t off = boff[r];
@@ -438,7 +498,7 @@ void KernelCall(const ConvKernels& k, int64_t ntaps, int64_t kc,
 // The implicit-GEMM items (see the file comment).
 template <typename T>
 void RunGemmItems(Shared& sh, const Input<T>& in, const T* zero, const T* bpack,
-                  int64_t item_begin, int64_t item_end) {
+                  Stats<T>* input_stats, int64_t item_begin, int64_t item_end) {
   const Problem& p = *sh.p;
   const int64_t nr_full = p.nr;
   const int64_t ldc = p.nc_panels * nr_full;
@@ -453,6 +513,7 @@ void RunGemmItems(Shared& sh, const Input<T>& in, const T* zero, const T* bpack,
   T* scratch = static_cast<T*>(c_buf.p);
   T* out = static_cast<T*>(sh.output);
   const int64_t ofs = p.d.output_feature_stride;
+  Stats<T> sa;
   for (int64_t item = item_begin; item < item_end; ++item) {
     const int64_t ni = item % p.n_blocks;
     const int64_t mi = (item / p.n_blocks) % p.m_blocks;
@@ -472,6 +533,9 @@ void RunGemmItems(Shared& sh, const Input<T>& in, const T* zero, const T* bpack,
       for (int64_t s0 = m0; s0 < m1; s0 += kConvMr) {
         const int mr = static_cast<int>(std::min<int64_t>(kConvMr, m1 - s0));
         StripRows<T>(p, in, zero, batch_off, s0, mr, rows, coff);
+        if (q == 0) {
+          ScanRows<T>(in, rows, p.ntaps * kConvMr, zero, *sh.kernels->gemm, sa);
+        }
         for (int64_t pi = p0; pi < p1; ++pi) {
           const int nr =
               static_cast<int>(std::min<int64_t>(nr_full, p.ng - pi * nr_full));
@@ -504,13 +568,16 @@ void RunGemmItems(Shared& sh, const Input<T>& in, const T* zero, const T* bpack,
       }
     }
   }
+  std::lock_guard<std::mutex> lock(sh.mu);
+  input_stats->Merge(sa);
 }
 
 // The depthwise items: rows [m0, m1) x every feature, 6 rows and kDwCols
 // features per kernel call. w is the packed filter [tap][feature].
 template <typename T>
 void RunDepthwiseItems(Shared& sh, const Input<T>& in, const T* zero,
-                       const T* w, int64_t item_begin, int64_t item_end) {
+                       const T* w, Stats<T>* input_stats, int64_t item_begin,
+                       int64_t item_end) {
   const Problem& p = *sh.p;
   const int64_t channels = p.d.output_feature;
   constexpr int64_t kCols =
@@ -528,11 +595,13 @@ void RunDepthwiseItems(Shared& sh, const Input<T>& in, const T* zero,
   const int64_t ofs = p.d.output_feature_stride;
   int64_t coff[kConvMr];
   T* c_rows[kConvMr];
+  Stats<T> sa;
   for (int64_t item = item_begin; item < item_end; ++item) {
     const int64_t m0 = item * p.m_chunk, m1 = std::min(p.m, m0 + p.m_chunk);
     for (int64_t s0 = m0; s0 < m1; s0 += kConvMr) {
       const int mr = static_cast<int>(std::min<int64_t>(kConvMr, m1 - s0));
       StripRows<T>(p, in, zero, 0, s0, mr, rows, coff);
+      ScanRows<T>(in, rows, p.ntaps * kConvMr, zero, *sh.kernels->gemm, sa);
       for (int r = 0; r < kConvMr; ++r) {
         c_rows[r] = p.direct_c ? (r < mr ? out + coff[r] : nullptr)
                                : scratch + r * channels;
@@ -557,6 +626,8 @@ void RunDepthwiseItems(Shared& sh, const Input<T>& in, const T* zero,
       }
     }
   }
+  std::lock_guard<std::mutex> lock(sh.mu);
+  input_stats->Merge(sa);
 }
 
 // The wide sequential fallback: each element one sum in (tap, channel)
@@ -602,10 +673,22 @@ void RunWideRows(Shared& sh, const Input<T>& in, const T* zero,
   }
 }
 
-// Builds the kernels' view of the input (in place or a converted copy) and
-// scans it for the range guard.
+template <typename T>
+void SetTapOffsets(const Problem& p, Input<T>* in) {
+  in->tap_off.assign(p.ntaps, 0);
+  for (int64_t t = 0; t < p.ntaps; ++t) {
+    for (int64_t dd = 0; dd < p.nsp; ++dd) {
+      in->tap_off[t] += p.tap_shift[t * p.nsp + dd] * in->sp_stride[dd];
+    }
+  }
+}
+
+// Builds the kernels' view of the input: in place (scanned by the items
+// as they first read each position) or a converted copy (scanned while
+// copying, row by row).
 template <typename T>
 bool PrepareInput(Shared& sh, Input<T>* in, std::unique_ptr<Scratch>* copy,
+                  std::unique_ptr<std::atomic<uint8_t>[]>* seen,
                   Stats<T>* stats) {
   const Problem& p = *sh.p;
   const ConvDims& d = p.d;
@@ -613,35 +696,29 @@ bool PrepareInput(Shared& sh, Input<T>* in, std::unique_ptr<Scratch>* copy,
       std::is_same_v<T, float> ? PrimitiveType::kF32 : PrimitiveType::kF64;
   int64_t in_spatial = 1;
   for (const ConvDims::Spatial& s : d.spatial) in_spatial *= s.input_size;
-  const int64_t total = d.input_batch * d.input_feature * in_spatial;
-  const gemm::GemmKernels& gk = *sh.kernels->gemm;
-  auto scan = [&](const T* data) {
-    constexpr int64_t kPiece = 1 << 16;
-    auto body = [&](int64_t b, int64_t e) {
-      Stats<T> s;
-      for (int64_t i = b; i < e; ++i) {
-        s.Scan(gk, data + i * kPiece, std::min(kPiece, total - i * kPiece));
-      }
-      std::lock_guard<std::mutex> lock(sh.mu);
-      stats->Merge(s);
-    };
-    Parallel(sh.ctx, CeilDiv(total, kPiece), body);
-  };
-  if (d.input_type == acc_type &&
-      (d.input_feature_stride == 1 || d.input_feature <= 1)) {
+  const int64_t positions = d.input_batch * in_spatial;
+  const int64_t c = d.input_feature;
+  in->row_len = std::max<int64_t>(c, 1);
+  if ((in->row_len & (in->row_len - 1)) == 0) {
+    in->row_shift = __builtin_ctzll(static_cast<uint64_t>(in->row_len));
+  }
+  if (d.input_type == acc_type && (d.input_feature_stride == 1 || c <= 1)) {
     in->base = static_cast<const T*>(sh.input);
     in->batch_stride = d.input_batch_stride;
     for (int64_t i = 0; i < p.nsp; ++i) {
       in->sp_stride[i] = d.spatial[i].input_stride;
     }
-    scan(in->base);
+    SetTapOffsets(p, in);
+    *seen = std::make_unique<std::atomic<uint8_t>[]>(
+        static_cast<size_t>(std::max<int64_t>(positions, 1)));
+    if (*seen == nullptr) return false;
+    in->seen = seen->get();
     return true;
   }
   // Copy: [batch][spatial row-major][feature], converted to T (exact).
-  *copy = std::make_unique<Scratch>(total * int64_t{sizeof(T)});
+  *copy = std::make_unique<Scratch>(positions * c * int64_t{sizeof(T)});
   if ((*copy)->p == nullptr) return false;
   T* dst = static_cast<T*>((*copy)->p);
-  const int64_t c = d.input_feature;
   int64_t stride = c;
   for (int64_t i = p.nsp - 1; i >= 0; --i) {
     in->sp_stride[i] = stride;
@@ -649,8 +726,11 @@ bool PrepareInput(Shared& sh, Input<T>* in, std::unique_ptr<Scratch>* copy,
   }
   in->batch_stride = stride;
   in->base = dst;
+  SetTapOffsets(p, in);
   const Loader<T> li = MakeLoader<T>(d.input_type, sh.input);
+  const gemm::GemmKernels& gk = *sh.kernels->gemm;
   auto body = [&](int64_t b, int64_t e) {
+    Stats<T> st;
     for (int64_t row = b; row < e; ++row) {
       int64_t rem = row, src = 0;
       for (int64_t i = p.nsp - 1; i >= 0; --i) {
@@ -663,10 +743,12 @@ bool PrepareInput(Shared& sh, Input<T>* in, std::unique_ptr<Scratch>* copy,
       for (int64_t f = 0; f < c; ++f) {
         drow[f] = li(src + f * d.input_feature_stride);
       }
+      st.Scan(gk, drow, c);
     }
+    std::lock_guard<std::mutex> lock(sh.mu);
+    stats->Merge(st);
   };
-  Parallel(sh.ctx, d.input_batch * in_spatial, body);
-  scan(dst);
+  Parallel(sh.ctx, positions, body);
   return true;
 }
 
@@ -676,8 +758,9 @@ absl::Status RunFloat(Shared& sh) {
   const ConvDims& d = p.d;
   Input<T> in;
   std::unique_ptr<Scratch> in_copy;
+  std::unique_ptr<std::atomic<uint8_t>[]> seen;
   Stats<T> sa, sb;
-  if (!PrepareInput<T>(sh, &in, &in_copy, &sa)) {
+  if (!PrepareInput<T>(sh, &in, &in_copy, &seen, &sa)) {
     return absl::ResourceExhaustedError(
         "convolution runtime: cannot allocate the input copy");
   }
@@ -710,7 +793,7 @@ absl::Status RunFloat(Shared& sh) {
     sb.Scan(*sh.kernels->gemm, w, p.ntaps * channels);
     last_path = "depthwise";
     auto body = [&](int64_t b, int64_t e) {
-      RunDepthwiseItems<T>(sh, in, zero, w, b, e);
+      RunDepthwiseItems<T>(sh, in, zero, w, &sa, b, e);
     };
     Parallel(sh.ctx, p.m_blocks, body);
   } else {
@@ -757,7 +840,7 @@ absl::Status RunFloat(Shared& sh) {
     Parallel(sh.ctx, p.groups * p.panels, pack);
     last_path = "gemm";
     auto body = [&](int64_t b, int64_t e) {
-      RunGemmItems<T>(sh, in, zero, bpack, b, e);
+      RunGemmItems<T>(sh, in, zero, bpack, &sa, b, e);
     };
     Parallel(sh.ctx, p.items(), body);
   }
