@@ -12,10 +12,13 @@
 #include "backends/codegen/emitter_table.h"
 #include "backends/codegen/fusion.h"
 #include "backends/codegen/llvm_types.h"
+#include "llvm/Analysis/ValueTracking.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/Function.h"
 #include "llvm/IR/GlobalVariable.h"
 #include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/Instructions.h"
+#include "llvm/IR/Metadata.h"
 #include "llvm/IR/Module.h"
 #include "spec/util/status_macros.h"
 
@@ -418,7 +421,8 @@ class ComputationEmitter : public DynamicShapeHost {
           }
           const int64_t dim = m2m[level];
           const bool outer = level == rank - 1;
-          return ctx_.EmitForLoop(
+          const size_t blocks_before = body->size();
+          HLOREF_RETURN_IF_ERROR(ctx_.EmitForLoop(
               absl::StrCat("par.d", dim), outer ? body->getArg(1) : ctx_.I64(0),
               outer ? body->getArg(2) : ctx_.I64(o.shape().dimensions(dim)),
               ctx_.I64(1),
@@ -426,7 +430,9 @@ class ComputationEmitter : public DynamicShapeHost {
                 index[dim] = iv;
                 return nest(level - 1);
               },
-              level == 0 ? 4 : 0);
+              level == 0 ? 4 : 0));
+          if (level == 0) MarkParallelAccesses(*body, blocks_before, map);
+          return absl::OkStatus();
         };
         return nest(rank - 1);
       }();
@@ -460,6 +466,75 @@ class ComputationEmitter : public DynamicShapeHost {
     const int64_t outer = out.shape().dimensions(out.minor_to_major().back());
     ctx_.parallel_for(ctx_, ctx_.I64(outer), body, env_array);
     return true;
+  }
+
+  // The innermost loop of an outlined element-wise nest (its blocks are
+  // those of `f` from index `first`, header first) has no loop-carried
+  // dependence through the computation's buffers: each iteration writes
+  // one element of the instruction's own buffer, which buffer assignment
+  // never overlaps with a buffer the instruction reads (live ranges are
+  // inclusive at the instruction's position), and the generators only
+  // read. Without this LLVM's loop vectoriser sees loads and stores at
+  // unrelated offsets of the one scratch block and refuses ("unsafe
+  // dependent memory operations"). So the loads and stores whose address
+  // derives from a buffer base of `map` (parameters, results, scratch) or
+  // from a constant global join one access group that the loop's metadata
+  // declares parallel; anything else (allocas and heap caches of the
+  // generators, the run context) is left to LLVM's own analysis.
+  void MarkParallelAccesses(
+      llvm::Function& f, size_t first,
+      const absl::flat_hash_map<llvm::Value*, llvm::Value*>& map) {
+    if (first >= f.size()) return;
+    std::vector<llvm::BasicBlock*> blocks;
+    for (llvm::BasicBlock& bb : f) blocks.push_back(&bb);
+    llvm::BasicBlock* header = blocks[first];
+    absl::flat_hash_set<const llvm::Value*> bases;
+    for (const auto& [old, now] : map) {
+      bases.insert(llvm::getUnderlyingObject(now, 0));
+    }
+    llvm::LLVMContext& c = ctx_.context();
+    llvm::MDNode* group = llvm::MDNode::getDistinct(c, {});
+    llvm::BranchInst* latch = nullptr;
+    bool tagged = false;
+    for (size_t i = first; i < blocks.size(); ++i) {
+      for (llvm::Instruction& inst : *blocks[i]) {
+        if (auto* br = llvm::dyn_cast<llvm::BranchInst>(&inst)) {
+          if (br->isUnconditional() && br->getSuccessor(0) == header) {
+            latch = br;
+          }
+          continue;
+        }
+        llvm::Value* ptr = nullptr;
+        if (auto* ld = llvm::dyn_cast<llvm::LoadInst>(&inst)) {
+          ptr = ld->getPointerOperand();
+        } else if (auto* st = llvm::dyn_cast<llvm::StoreInst>(&inst)) {
+          ptr = st->getPointerOperand();
+        } else {
+          continue;
+        }
+        const llvm::Value* base = llvm::getUnderlyingObject(ptr, 0);
+        const auto* global = llvm::dyn_cast<llvm::GlobalVariable>(base);
+        if (bases.contains(base) ||
+            (global != nullptr && global->isConstant() &&
+             llvm::isa<llvm::LoadInst>(inst))) {
+          inst.setMetadata(llvm::LLVMContext::MD_access_group, group);
+          tagged = true;
+        }
+      }
+    }
+    if (latch == nullptr || !tagged) return;
+    std::vector<llvm::Metadata*> ops = {nullptr};
+    if (llvm::MDNode* old = latch->getMetadata(llvm::LLVMContext::MD_loop)) {
+      for (unsigned i = 1; i < old->getNumOperands(); ++i) {
+        ops.push_back(old->getOperand(i));
+      }
+    }
+    llvm::Metadata* parallel[] = {
+        llvm::MDString::get(c, "llvm.loop.parallel_accesses"), group};
+    ops.push_back(llvm::MDNode::get(c, parallel));
+    llvm::MDNode* loop = llvm::MDNode::getDistinct(c, ops);
+    loop->replaceOperandWith(0, loop);
+    latch->setMetadata(llvm::LLVMContext::MD_loop, loop);
   }
 
   absl::Status Materialize(const ElementGenerator& gen, const IrArray& out) {

@@ -9,6 +9,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -247,6 +249,71 @@ ENTRY e {
       EXPECT_EQ((*out1)[0].data<float>()[i], i + 1.0f);
       EXPECT_EQ((*out2)[0].data<float>()[i], 10.0f * i + 1.0f);
     }
+  }
+}
+
+TEST(CpuRunBuffers, LargeElementwiseNestsOverScratchBuffers) {
+  // Softmax-like chains large enough for the outlined (parallel) loop
+  // nests, whose innermost loops are declared free of loop-carried
+  // dependences (computation_emitter.cc MarkParallelAccesses), reading
+  // several buffers of the scratch block, one of them transposed:
+  //   s = x - broadcast(rowmax(x));  r1 = s * s;  r2 = transpose(s) + s^T
+  // of a [128, 640] x whose element (i, j) is ((i * 37 + j * 11) % 101) / 8.
+  // Expected values computed here with the same float operations (each is
+  // one correctly rounded IEEE operation, so the results are exact
+  // matches), with 1 and 2 threads.
+  constexpr int64_t kRows = 128, kCols = 640;
+  std::vector<float> x(kRows * kCols);
+  for (int64_t i = 0; i < kRows; ++i) {
+    for (int64_t j = 0; j < kCols; ++j) {
+      x[i * kCols + j] = static_cast<float>((i * 37 + j * 11) % 101) / 8.0f;
+    }
+  }
+  std::vector<float> rowmax(kRows, -INFINITY), s(kRows * kCols);
+  for (int64_t i = 0; i < kRows; ++i) {
+    for (int64_t j = 0; j < kCols; ++j) {
+      rowmax[i] = std::max(rowmax[i], x[i * kCols + j]);
+    }
+    for (int64_t j = 0; j < kCols; ++j) {
+      s[i * kCols + j] = x[i * kCols + j] - rowmax[i];
+    }
+  }
+  for (int threads : {1, 2}) {
+    auto exe = Compile(R"(
+HloModule m
+max {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT m = f32[] maximum(a, b)
+}
+ENTRY e {
+  x = f32[128,640] parameter(0)
+  ninf = f32[] constant(-inf)
+  m = f32[128] reduce(x, ninf), dimensions={1}, to_apply=max
+  mb = f32[128,640] broadcast(m), dimensions={0}
+  s = f32[128,640] subtract(x, mb)
+  r1 = f32[128,640] multiply(s, s)
+  t = f32[640,128] transpose(s), dimensions={1,0}
+  r2 = f32[640,128] add(t, t)
+  ROOT r = (f32[128,640], f32[640,128]) tuple(r1, r2)
+})",
+                       threads);
+    ASSERT_NE(exe, nullptr);
+    std::vector<Literal> args;
+    args.push_back(Literal::CreateFromValues<float>(PrimitiveType::kF32,
+                                                    {kRows, kCols}, x));
+    auto out = exe->Run(args);
+    ASSERT_TRUE(out.ok()) << out.status();
+    ASSERT_EQ(out->size(), 2u);
+    int64_t mismatches = 0;
+    for (int64_t i = 0; i < kRows; ++i) {
+      for (int64_t j = 0; j < kCols; ++j) {
+        const float v = s[i * kCols + j];
+        if ((*out)[0].data<float>()[i * kCols + j] != v * v) ++mismatches;
+        if ((*out)[1].data<float>()[j * kRows + i] != v + v) ++mismatches;
+      }
+    }
+    EXPECT_EQ(mismatches, 0) << threads << " threads";
   }
 }
 
