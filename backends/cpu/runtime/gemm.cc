@@ -321,7 +321,8 @@ absl::StatusOr<Problem> MakeProblem(const DotDims& d, int threads) {
   // Balanced blocks (no tiny last block); integer K blocks are even (pairs).
   const int64_t kb = std::max<int64_t>(1, CeilDiv(p.k, kc_max));
   p.kc = std::max<int64_t>(1, CeilDiv(p.k, kb));
-  if (p.path == GemmPath::kInt) p.kc = RoundUp(p.kc, 2);
+  // Integer K blocks are whole quads (the VNNI byte kernel; pairs for s16).
+  if (p.path == GemmPath::kInt) p.kc = RoundUp(p.kc, 4);
   p.n_blocks = std::max<int64_t>(1, CeilDiv(p.n, nc_max));
   p.nc = RoundUp(CeilDiv(std::max<int64_t>(p.n, 1), p.n_blocks), nr);
   p.n_blocks = std::max<int64_t>(1, CeilDiv(p.n, p.nc));
@@ -831,6 +832,145 @@ void RunIntItems(Shared& sh, int64_t item_begin, int64_t item_end) {
   }
 }
 
+// ---- the integer path on vpdpbusd: bytes, K in quads (gemm_kernels.h
+// GemmKernelI8). The operand roles and the offset: B's bytes are the
+// unsigned operand when B is u8, else A's are; when both operands have the
+// same signedness A is moved into the other one by xor 0x80 (s8: +128, u8:
+// -128), and each tile gets corr[j] = -+128 * (B's column sum over the K
+// block): (a + 128) b - 128 b = a b, (a - 128) b + 128 b = a b, all in s32
+// with wraparound, so the sum is exact modulo 2^32 like the oracle's.
+void RunI8Items(Shared& sh, int64_t item_begin, int64_t item_end) {
+  const Problem& p = *sh.p;
+  constexpr int64_t kNr = gemm::kGemmNrInt;
+  const int64_t kq_max = CeilDiv(p.kc, 4);
+  const int64_t b_bytes = kq_max * 4 * p.nc;
+  Scratch a_buf(kq_max * kGemmMr * 4);
+  Scratch b_buf(b_bytes + p.nc * int64_t{sizeof(int32_t)});
+  Scratch c_buf(p.direct_c
+                    ? 64
+                    : p.m_chunk * p.nc * static_cast<int64_t>(sizeof(int32_t)));
+  if (a_buf.p == nullptr || b_buf.p == nullptr || c_buf.p == nullptr) {
+    std::lock_guard<std::mutex> lock(sh.mu);
+    sh.failed_alloc = true;
+    return;
+  }
+  const bool same = p.lt == p.rt;
+  const bool b_unsigned = p.rt == PrimitiveType::kU8;
+  const bool b_signed = !b_unsigned;
+  const uint8_t a_xor = same ? 0x80 : 0;
+  const uint32_t corr_scale = same ? (b_unsigned ? 128u : 0u - 128u) : 0u;
+  uint8_t* apanel = static_cast<uint8_t*>(a_buf.p);
+  uint8_t* bblock = static_cast<uint8_t*>(b_buf.p);
+  int32_t* corr = reinterpret_cast<int32_t*>(bblock + b_bytes);
+  const uint8_t* lhs = static_cast<const uint8_t*>(sh.lhs);
+  const uint8_t* rhs = static_cast<const uint8_t*>(sh.rhs);
+  for (int64_t item = item_begin; item < item_end; ++item) {
+    Tile t;
+    if (!TileOf(p, item, &t)) continue;
+    const int64_t bi = t.bi, m0 = t.m0, m1 = t.m1, n0 = t.n0, n1 = t.n1;
+    const int64_t ncols = t.cols();
+    int64_t ldc;
+    int32_t* c = TileTarget<int32_t>(p, sh.out, c_buf.p, t, &ldc);
+    const int64_t a_off = p.a_b[bi], b_off = p.b_b[bi];
+    for (int64_t k0 = 0; k0 < p.k; k0 += p.kc) {
+      const int64_t kc = std::min(p.kc, p.k - k0);
+      const int64_t kq = CeilDiv(kc, 4);
+      // Pack B [kc x ncols] into 64-column panels of quads, zero-padded in
+      // K and N, summing each column for the correction.
+      if (same) std::fill(corr, corr + ncols, 0);
+      const int64_t* bn = p.b_n.data() + n0;
+      const int64_t panel_stride = kq * 4 * kNr;
+      if (p.b_ns == 1 && p.b_ks != kNotAffine) {
+        // Row-major B: each quad of rows in one vector pass.
+        const uint8_t* src = rhs + b_off + p.b_k[k0] + bn[0];
+        for (int64_t q = 0; q < kq; ++q) {
+          const int rows = static_cast<int>(std::min<int64_t>(4, kc - 4 * q));
+          sh.kernels->pack_i8b(src + 4 * q * p.b_ks, p.b_ks, rows, ncols,
+                               bblock + q * 4 * kNr, panel_stride,
+                               same ? corr : nullptr, b_signed);
+        }
+      } else {
+        for (int64_t j0 = 0; j0 < ncols; j0 += kNr) {
+          const int64_t nr = std::min<int64_t>(kNr, ncols - j0);
+          uint8_t* panel = bblock + (j0 / kNr) * panel_stride;
+          for (int64_t q = 0; q < kq; ++q) {
+            uint8_t* dst = panel + q * 4 * kNr;
+            if (nr < kNr || 4 * q + 4 > kc) std::memset(dst, 0, 4 * kNr);
+            for (int h = 0; h < 4 && 4 * q + h < kc; ++h) {
+              const int64_t row = b_off + p.b_k[k0 + 4 * q + h];
+              for (int64_t j = 0; j < nr; ++j) {
+                dst[4 * j + h] = rhs[row + bn[j0 + j]];
+              }
+            }
+            if (same) {
+              int32_t* cs = corr + j0;
+              for (int64_t j = 0; j < nr; ++j) {
+                const uint8_t* v = dst + 4 * j;
+                cs[j] += b_signed ? int32_t{static_cast<int8_t>(v[0])} +
+                                        static_cast<int8_t>(v[1]) +
+                                        static_cast<int8_t>(v[2]) +
+                                        static_cast<int8_t>(v[3])
+                                  : int32_t{v[0]} + v[1] + v[2] + v[3];
+              }
+            }
+          }
+        }
+      }
+      if (same) {
+        for (int64_t j = 0; j < ncols; ++j) {
+          corr[j] =
+              static_cast<int32_t>(static_cast<uint32_t>(corr[j]) * corr_scale);
+        }
+      }
+      for (int64_t i0 = m0; i0 < m1; i0 += kGemmMr) {
+        const int mr = static_cast<int>(std::min<int64_t>(kGemmMr, m1 - i0));
+        if (mr < kGemmMr || kc % 4 != 0) {
+          std::memset(apanel, 0, static_cast<size_t>(kq * kGemmMr * 4));
+        }
+        for (int r = 0; r < mr; ++r) {
+          const int64_t row = a_off + p.a_m[i0 + r];
+          if (p.a_ks == 1) {
+            // Whole quads as 32-bit words, the tail byte by byte.
+            const uint8_t* src = lhs + row + p.a_k[k0];
+            const uint32_t x4 = a_xor * 0x01010101u;
+            const int64_t full = kc / 4;
+            for (int64_t q = 0; q < full; ++q) {
+              uint32_t w;
+              std::memcpy(&w, src + 4 * q, 4);
+              w ^= x4;
+              std::memcpy(apanel + (q * kGemmMr + r) * 4, &w, 4);
+            }
+            for (int64_t k = 4 * full; k < kc; ++k) {
+              apanel[((k / 4) * kGemmMr + r) * 4 + k % 4] = src[k] ^ a_xor;
+            }
+          } else {
+            for (int64_t k = 0; k < kc; ++k) {
+              apanel[((k / 4) * kGemmMr + r) * 4 + k % 4] =
+                  lhs[row + p.a_k[k0 + k]] ^ a_xor;
+            }
+          }
+        }
+        int32_t* crow = c + (i0 - m0) * ldc;
+        for (int64_t j0 = 0; j0 < ncols; j0 += kNr) {
+          const int nr = static_cast<int>(std::min<int64_t>(kNr, ncols - j0));
+          const uint8_t* bp = bblock + (j0 / kNr) * kq * 4 * kNr;
+          sh.kernels->i8(kq, apanel, bp, 4 * kNr, crow + j0, ldc, mr, nr,
+                         k0 > 0, b_unsigned, same ? corr + j0 : nullptr);
+        }
+      }
+    }
+    if (!p.direct_c) {
+      const int64_t cb = p.c_b[bi];
+      for (int64_t i = m0; i < m1; ++i) {
+        for (int64_t j = n0; j < n1; ++j) {
+          StoreInt(p.ot, sh.out, cb + p.c_m[i] + p.c_n[j],
+                   c[(i - m0) * ldc + (j - n0)]);
+        }
+      }
+    }
+  }
+}
+
 // Runs body(begin, end) over [0, n) on the run's pool.
 template <typename Body>
 void Parallel(RunContext* ctx, int64_t n, Body& body) {
@@ -887,8 +1027,13 @@ absl::Status RunDotIn(RunContext* ctx, const DotDims& dims, const void* lhs,
       break;
     }
     case GemmPath::kInt: {
-      auto body = [&](int64_t b, int64_t e) { RunIntItems(sh, b, e); };
-      Parallel(ctx, p.items(), body);
+      if (kernels.i8 != nullptr) {
+        auto body = [&](int64_t b, int64_t e) { RunI8Items(sh, b, e); };
+        Parallel(ctx, p.items(), body);
+      } else {
+        auto body = [&](int64_t b, int64_t e) { RunIntItems(sh, b, e); };
+        Parallel(ctx, p.items(), body);
+      }
       break;
     }
     case GemmPath::kNone:

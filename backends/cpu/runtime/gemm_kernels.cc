@@ -167,10 +167,17 @@ void PortableCvtBf16(const uint16_t* src, uint32_t* dst, int64_t n,
   }
 }
 
-const GemmKernels kPortable = {
-    "portable",      PortableF32,        PortableF64,
-    PortableInt,     PortableCopyScan32, PortableCopyScan64,
-    PortableGemvF32, PortableGemvF64,    PortableCvtBf16};
+const GemmKernels kPortable = {"portable",
+                               PortableF32,
+                               PortableF64,
+                               PortableInt,
+                               PortableCopyScan32,
+                               PortableCopyScan64,
+                               PortableGemvF32,
+                               PortableGemvF64,
+                               PortableCvtBf16,
+                               nullptr,
+                               nullptr};
 
 #ifdef HLOREF_GEMM_X86
 
@@ -332,6 +339,219 @@ HLOREF_AVX512_VNNI void Avx512IntTile(int64_t kp, const int16_t* a,
     }
   }
 }
+
+// 8-bit integers, K in quads: one vpdpbusd per vector per quad.
+template <int kMr, bool kBUnsigned>
+HLOREF_AVX512_VNNI void Avx512I8Tile(int64_t kq, const uint8_t* a,
+                                     const uint8_t* b, int64_t ldb, int32_t* c,
+                                     int64_t ldc, int nr, bool accumulate,
+                                     const int32_t* corr) {
+  uint32_t mask[4];
+  ColumnMasks(nr, 16, mask);
+  __m512i acc[kMr][4];
+#pragma GCC unroll 6
+  for (int r = 0; r < kMr; ++r) {
+#pragma GCC unroll 4
+    for (int v = 0; v < 4; ++v) {
+      acc[r][v] =
+          accumulate ? _mm512_maskz_loadu_epi32(static_cast<__mmask16>(mask[v]),
+                                                c + r * ldc + 16 * v)
+                     : _mm512_setzero_si512();
+    }
+  }
+  for (int64_t q = 0; q < kq; ++q) {
+    const uint8_t* brow = b + q * ldb;
+    __m512i bv[4];
+#pragma GCC unroll 4
+    for (int v = 0; v < 4; ++v) bv[v] = _mm512_loadu_si512(brow + 64 * v);
+    const uint8_t* arow = a + q * kGemmMr * 4;
+#pragma GCC unroll 6
+    for (int r = 0; r < kMr; ++r) {
+      int32_t quad;
+      std::memcpy(&quad, arow + 4 * r, sizeof(quad));
+      const __m512i ar = _mm512_set1_epi32(quad);
+#pragma GCC unroll 4
+      for (int v = 0; v < 4; ++v) {
+        acc[r][v] = kBUnsigned ? _mm512_dpbusd_epi32(acc[r][v], bv[v], ar)
+                               : _mm512_dpbusd_epi32(acc[r][v], ar, bv[v]);
+      }
+    }
+  }
+  __m512i cv[4];
+#pragma GCC unroll 4
+  for (int v = 0; v < 4; ++v) {
+    cv[v] = corr != nullptr
+                ? _mm512_maskz_loadu_epi32(static_cast<__mmask16>(mask[v]),
+                                           corr + 16 * v)
+                : _mm512_setzero_si512();
+  }
+#pragma GCC unroll 6
+  for (int r = 0; r < kMr; ++r) {
+#pragma GCC unroll 4
+    for (int v = 0; v < 4; ++v) {
+      _mm512_mask_storeu_epi32(c + r * ldc + 16 * v,
+                               static_cast<__mmask16>(mask[v]),
+                               _mm512_add_epi32(acc[r][v], cv[v]));
+    }
+  }
+}
+
+HLOREF_AVX512_VNNI void Avx512I8(int64_t kq, const uint8_t* a, const uint8_t* b,
+                                 int64_t ldb, int32_t* c, int64_t ldc, int mr,
+                                 int nr, bool accumulate, bool b_unsigned,
+                                 const int32_t* corr) {
+#define HLOREF_I8_CASE(R)                                                 \
+  case R:                                                                 \
+    return b_unsigned ? Avx512I8Tile<R, true>(kq, a, b, ldb, c, ldc, nr,  \
+                                              accumulate, corr)           \
+                      : Avx512I8Tile<R, false>(kq, a, b, ldb, c, ldc, nr, \
+                                               accumulate, corr);
+  switch (mr) {
+    HLOREF_I8_CASE(1)
+    HLOREF_I8_CASE(2)
+    HLOREF_I8_CASE(3)
+    HLOREF_I8_CASE(4)
+    HLOREF_I8_CASE(5)
+    default:
+      HLOREF_I8_CASE(6)
+  }
+#undef HLOREF_I8_CASE
+}
+
+HLOREF_AVX512_VNNI void Avx512PackI8B(const uint8_t* src, int64_t ld, int rows,
+                                      int64_t n, uint8_t* dst,
+                                      int64_t panel_stride, int32_t* colsum,
+                                      bool b_signed) {
+  const __m512i ones = _mm512_set1_epi8(1);
+  const int64_t end = (n + 63) / 64 * 64;
+  for (int64_t j = 0; j < end; j += 16) {
+    const int64_t rem = n - j;
+    const __mmask16 m = rem >= 16  ? __mmask16(0xFFFF)
+                        : rem <= 0 ? __mmask16(0)
+                                   : __mmask16((1u << rem) - 1u);
+    __m512i v = _mm512_setzero_si512();
+    for (int h = 0; h < rows; ++h) {
+      const __m512i r = _mm512_maskz_cvtepu8_epi32(
+          m, _mm_maskz_loadu_epi8(m, src + h * ld + j));
+      v = _mm512_or_si512(v, _mm512_maskz_slli_epi32(m, r, 8 * h));
+    }
+    _mm512_storeu_si512(dst + (j / 64) * panel_stride + 4 * (j % 64), v);
+    if (colsum != nullptr && m != 0) {
+      // The four bytes' sum: one vpdpbusd against ones, with the bytes as
+      // the signed operand (s8) or the unsigned one (u8).
+      const __m512i cs = _mm512_maskz_loadu_epi32(m, colsum + j);
+      const __m512i sum = b_signed ? _mm512_dpbusd_epi32(cs, ones, v)
+                                   : _mm512_dpbusd_epi32(cs, v, ones);
+      _mm512_mask_storeu_epi32(colsum + j, m, sum);
+    }
+  }
+}
+
+#define HLOREF_AVX512_BF16 \
+  __attribute__((target("avx512f,avx512vl,avx512bw,avx512dq,avx512bf16")))
+
+template <int kMr>
+HLOREF_AVX512_BF16 void Avx512Bf16DpTile(int64_t kp, const uint16_t* a,
+                                         const uint16_t* b, int64_t ldb,
+                                         float* c, int64_t ldc, int nr,
+                                         bool accumulate) {
+  uint32_t mask[4];
+  ColumnMasks(nr, 16, mask);
+  __m512 acc[kMr][4];
+#pragma GCC unroll 6
+  for (int r = 0; r < kMr; ++r) {
+#pragma GCC unroll 4
+    for (int v = 0; v < 4; ++v) {
+      acc[r][v] = accumulate
+                      ? _mm512_maskz_loadu_ps(static_cast<__mmask16>(mask[v]),
+                                              c + r * ldc + 16 * v)
+                      : _mm512_setzero_ps();
+    }
+  }
+  for (int64_t p = 0; p < kp; ++p) {
+    const uint16_t* brow = b + p * ldb;
+    __m512bh bv[4];
+#pragma GCC unroll 4
+    for (int v = 0; v < 4; ++v) {
+      bv[v] = (__m512bh)_mm512_loadu_si512(brow + 32 * v);
+    }
+    const uint16_t* arow = a + p * kGemmMr * 2;
+#pragma GCC unroll 6
+    for (int r = 0; r < kMr; ++r) {
+      int32_t pair;
+      std::memcpy(&pair, arow + 2 * r, sizeof(pair));
+      const __m512bh ar = (__m512bh)_mm512_set1_epi32(pair);
+#pragma GCC unroll 4
+      for (int v = 0; v < 4; ++v) {
+        acc[r][v] = _mm512_dpbf16_ps(acc[r][v], ar, bv[v]);
+      }
+    }
+  }
+#pragma GCC unroll 6
+  for (int r = 0; r < kMr; ++r) {
+#pragma GCC unroll 4
+    for (int v = 0; v < 4; ++v) {
+      _mm512_mask_storeu_ps(c + r * ldc + 16 * v,
+                            static_cast<__mmask16>(mask[v]), acc[r][v]);
+    }
+  }
+}
+
+void Avx512Bf16Dp(int64_t kp, const uint16_t* a, const uint16_t* b, int64_t ldb,
+                  float* c, int64_t ldc, int mr, int nr, bool accumulate) {
+  switch (mr) {
+    case 1:
+      return Avx512Bf16DpTile<1>(kp, a, b, ldb, c, ldc, nr, accumulate);
+    case 2:
+      return Avx512Bf16DpTile<2>(kp, a, b, ldb, c, ldc, nr, accumulate);
+    case 3:
+      return Avx512Bf16DpTile<3>(kp, a, b, ldb, c, ldc, nr, accumulate);
+    case 4:
+      return Avx512Bf16DpTile<4>(kp, a, b, ldb, c, ldc, nr, accumulate);
+    case 5:
+      return Avx512Bf16DpTile<5>(kp, a, b, ldb, c, ldc, nr, accumulate);
+    default:
+      return Avx512Bf16DpTile<6>(kp, a, b, ldb, c, ldc, nr, accumulate);
+  }
+}
+
+HLOREF_AVX512 void Avx512PackBf16Pairs(const uint16_t* src, int64_t ld,
+                                       int rows, int64_t n, uint16_t* dst,
+                                       int64_t panel_stride, uint32_t* max_abs,
+                                       uint32_t* min_nz_m1) {
+  const __m512i abs = _mm512_set1_epi32(0x7fffffff);
+  const __m512i one = _mm512_set1_epi32(1);
+  __m512i mx = _mm512_set1_epi32(static_cast<int>(*max_abs));
+  __m512i mn = _mm512_set1_epi32(static_cast<int>(*min_nz_m1));
+  const int64_t end = (n + 63) / 64 * 64;
+  for (int64_t j = 0; j < end; j += 16) {
+    const int64_t rem = n - j;
+    const __mmask16 m = rem >= 16  ? __mmask16(0xFFFF)
+                        : rem <= 0 ? __mmask16(0)
+                                   : __mmask16((1u << rem) - 1u);
+    __m512i v = _mm512_setzero_si512();
+    for (int h = 0; h < rows; ++h) {
+      const __m512i r = _mm512_maskz_cvtepu16_epi32(
+          m, _mm256_maskz_loadu_epi16(m, src + h * ld + j));
+      v = _mm512_or_si512(v, _mm512_maskz_slli_epi32(m, r, 16 * h));
+      // The value as f32 bits (r << 16); zero lanes change nothing.
+      const __m512i u =
+          _mm512_and_si512(_mm512_maskz_slli_epi32(m, r, 16), abs);
+      mx = _mm512_mask_max_epu32(mx, m, mx, u);
+      mn = _mm512_mask_min_epu32(mn, m, mn, _mm512_sub_epi32(u, one));
+    }
+    _mm512_storeu_si512(dst + (j / 64) * panel_stride + 2 * (j % 64), v);
+  }
+  alignas(64) uint32_t hx[16], hn[16];
+  _mm512_store_si512(hx, mx);
+  _mm512_store_si512(hn, mn);
+  for (int i = 0; i < 16; ++i) {
+    *max_abs = std::max(*max_abs, hx[i]);
+    *min_nz_m1 = std::min(*min_nz_m1, hn[i]);
+  }
+}
+
+const Bf16DotKernels kAvx512Bf16Dot = {Avx512Bf16Dp, Avx512PackBf16Pairs};
 
 // Row-count dispatch: one instantiation per mr (1..6), so edge tiles run
 // the same unrolled code with fewer rows (no scalar tails).
@@ -691,11 +911,12 @@ void Avx512GemvF64(int mr, int64_t kc, const double* a, int64_t lda,
 
 const GemmKernels kAvx512 = {"avx512",      Avx512F32,        Avx512F64,
                              PortableInt,   Avx512CopyScan32, Avx512CopyScan64,
-                             Avx512GemvF32, Avx512GemvF64,    Avx512CvtBf16};
+                             Avx512GemvF32, Avx512GemvF64,    Avx512CvtBf16,
+                             nullptr,       nullptr};
 const GemmKernels kAvx512Vnni = {
-    "avx512-vnni", Avx512F32,        Avx512F64,
-    Avx512Int,     Avx512CopyScan32, Avx512CopyScan64,
-    Avx512GemvF32, Avx512GemvF64,    Avx512CvtBf16};
+    "avx512-vnni",    Avx512F32,        Avx512F64,     Avx512Int,
+    Avx512CopyScan32, Avx512CopyScan64, Avx512GemvF32, Avx512GemvF64,
+    Avx512CvtBf16,    Avx512I8,         Avx512PackI8B};
 
 #endif  // HLOREF_GEMM_X86
 
@@ -713,6 +934,17 @@ const GemmKernels* Avx512GemmKernels() {
     return nullptr;
   }
   return __builtin_cpu_supports("avx512vnni") ? &kAvx512Vnni : &kAvx512;
+#else
+  return nullptr;
+#endif
+}
+
+const Bf16DotKernels* HostBf16DotKernels() {
+#ifdef HLOREF_GEMM_X86
+  if (Avx512GemmKernels() == nullptr || !__builtin_cpu_supports("avx512bf16")) {
+    return nullptr;
+  }
+  return &kAvx512Bf16Dot;
 #else
   return nullptr;
 #endif

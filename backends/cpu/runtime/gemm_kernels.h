@@ -87,6 +87,33 @@ using GemmCvtScanBf16 = void (*)(const uint16_t* src, uint32_t* dst, int64_t n,
                                  int64_t chunk, int64_t dst_stride,
                                  uint32_t* max_abs, uint32_t* min_nz_m1);
 
+// 8-bit integers on AVX512-VNNI vpdpbusd: K in quads (groups of 4, the
+// last zero-padded in B), each s32 lane adding 4 products of an unsigned
+// byte and a signed byte per instruction, wrapping modulo 2^32.
+//   A panel  a[(q * kGemmMr + r) * 4 + t] = A'[r][4q + t], broadcast
+//   B rows   b[q * ldb + 4 j + t] = B[4q + t][j]
+// b_unsigned: B's bytes are the unsigned operand and A's the signed one
+// (else the reverse). The driver maps the four s8/u8 combinations onto it
+// (gemm.cc RunIntItems): A' = A, or A xor 0x80 (A + 128 for s8 A, A - 128
+// for u8 A) when both operands have the same signedness, with the exact
+// correction corr[j] = -+128 * (sum of B's column j over the block) added
+// to every row of the tile (null: none). Sums and the correction wrap in
+// s32 like the oracle's, so the result is exact modulo 2^32.
+using GemmKernelI8 = void (*)(int64_t kq, const uint8_t* a, const uint8_t* b,
+                              int64_t ldb, int32_t* c, int64_t ldc, int mr,
+                              int nr, bool accumulate, bool b_unsigned,
+                              const int32_t* corr);
+
+// Packs rows k = 0 .. rows-1 (rows <= 4; the others are zero) of n
+// columns of a byte matrix (row j at src + k * ld + j) as one quad row of
+// the GemmKernelI8 B layout: column j's 4 bytes at
+// dst + (j / 64) * panel_stride + 4 * (j % 64); the last panel is
+// zero-filled past n. When colsum is not null, colsum[j] += the sum of
+// column j's bytes (as s8 when b_signed, else as u8), for j < n.
+using GemmPackI8B = void (*)(const uint8_t* src, int64_t ld, int rows,
+                             int64_t n, uint8_t* dst, int64_t panel_stride,
+                             int32_t* colsum, bool b_signed);
+
 struct GemmKernels {
   const char* name;  // "avx512", "avx512-vnni", "portable"
   GemmKernelF32 f32;
@@ -97,7 +124,37 @@ struct GemmKernels {
   GemvKernelF32 gemv_f32;
   GemvKernelF64 gemv_f64;
   GemmCvtScanBf16 cvt_bf16;
+  // Null where the host has no VNNI (the integer path then widens to s16
+  // pairs for `i16`).
+  GemmKernelI8 i8;
+  GemmPackI8B pack_i8b;  // with i8
 };
+
+// Fast mode only (CpuBackendOptions::fast, --cpu-fast): bf16 x bf16 on
+// AVX512_BF16 vdpbf16ps, f32 accumulators, K in pairs (the i16 kernel's
+// layouts with raw bf16 bits: a[(p * kGemmMr + r) * 2 + h],
+// b[p * ldb + 2 j + h], the last pair zero-padded in B). Not conformant
+// without a declared deviation: the instruction reads subnormal inputs as
+// zero and flushes subnormal products and sums (measured in gemm_test), so
+// the fast mode certifies with --deviations=ftz=f32+bf16.
+using GemmKernelBf16Dp = void (*)(int64_t kp, const uint16_t* a,
+                                  const uint16_t* b, int64_t ldb, float* c,
+                                  int64_t ldc, int mr, int nr, bool accumulate);
+// Packs rows k = 0 .. rows-1 (rows <= 2; the other zero) of n bf16 columns
+// (row k at src + k * ld) as one pair row of that B layout: column j's
+// pair at dst + (j / 64) * panel_stride + 2 * (j % 64), the last panel
+// zero-filled past n; updates the range guard's statistics of the values
+// as f32 bits (GemmCopyScan32's *max_abs, *min_nz_m1).
+using GemmPackBf16Pairs = void (*)(const uint16_t* src, int64_t ld, int rows,
+                                   int64_t n, uint16_t* dst,
+                                   int64_t panel_stride, uint32_t* max_abs,
+                                   uint32_t* min_nz_m1);
+struct Bf16DotKernels {
+  GemmKernelBf16Dp kernel;
+  GemmPackBf16Pairs pack_b;
+};
+// Null when the host lacks AVX512_BF16 (or AVX-512).
+const Bf16DotKernels* HostBf16DotKernels();
 
 // The portable kernels (plain C++, any x86-64 or other host).
 const GemmKernels& PortableGemmKernels();
