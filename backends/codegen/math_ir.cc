@@ -582,14 +582,22 @@ class X : public D {
     return FastTwoSum(p.hi, Add(p.lo, Add(Mul(x.hi, y.lo), Mul(x.lo, y.hi))));
   }
   using D::Mul;
-  // x / y, normalised; the low part is 0 where it would not be finite
-  // (infinite or zero divisors, infinite quotients), so the selects of
-  // the callers see the IEEE quotient in hi.
-  DD Div(DD x, DD y) {
-    llvm::Value* q = Div(x.hi, y.hi);
-    // x.hi - q y.hi is exact (the remainder of a rounded quotient).
+  // x / y, normalised, with one division: q = x_hi (1 / y_hi) is within
+  // 2 ulp of the quotient and the FMA residual x_hi - q y_hi (one
+  // rounding of a value of a few ulp of x_hi) corrects it to about
+  // 2^-104. Only for divisors with a finite normal reciprocal (the
+  // kernels' lie in [2^-62, 2^62]); DivExact divides twice and takes any
+  // divisor. The low part is 0 where it would not be finite (infinite or
+  // zero divisors, infinite quotients), so the selects of the callers see
+  // the IEEE quotient in hi.
+  DD Div(DD x, DD y) { return DivImpl(x, y, false); }
+  DD DivExact(DD x, DD y) { return DivImpl(x, y, true); }
+  DD DivImpl(DD x, DD y, bool exact) {
+    llvm::Value* inv = exact ? nullptr : Div(C(1), y.hi);
+    llvm::Value* q = exact ? Div(x.hi, y.hi) : Mul(x.hi, inv);
     llvm::Value* r = Fma(Neg(q), y.hi, x.hi);
-    llvm::Value* lo = Div(Sub(Add(r, x.lo), Mul(q, y.lo)), y.hi);
+    llvm::Value* num = Sub(Add(r, x.lo), Mul(q, y.lo));
+    llvm::Value* lo = exact ? Div(num, y.hi) : Mul(num, inv);
     lo = Sel(EmitIsFinite(ctx(), lo), lo, C(0));
     DD n = FastTwoSum(q, lo);
     // Keep q itself where the sum is not finite.
@@ -664,25 +672,32 @@ ExpReduced ExpReduce(X& d, DD x) {
 // to double, then scaled by two powers of two built in the exponent field
 // (exact for normal results; a subnormal result is rounded once more).
 // Overflow and underflow come out as IEEE's (inf, subnormals, 0).
-llvm::Value* Exp64(X& d, DD x, int shift = 0) {
-  IRBuilder& b = d.b();
+// exp(x) = E 2^k before the scaling (k as a double, 0 for NaN).
+struct ExpParts {
+  llvm::Value* k;
+  DD e;
+};
+ExpParts ExpEval(X& d, DD x) {
   ExpReduced red = ExpReduce(d, x);
-  llvm::Value* v = d.Round(ExpSmall(d, red.r));
-  llvm::Value* ks = d.Sel(EmitIsNan(d.ctx(), red.k), d.C(0), red.k);
-  llvm::Value* ki = b.CreateAdd(d.ToI64(ks), b.getInt64(shift));
+  return {d.Sel(EmitIsNan(d.ctx(), red.k), d.C(0), red.k), ExpSmall(d, red.r)};
+}
+llvm::Value* ExpScaleRound(X& d, const ExpParts& p, int shift) {
+  IRBuilder& b = d.b();
+  llvm::Value* v = d.Round(p.e);
+  llvm::Value* ki = b.CreateAdd(d.ToI64(p.k), b.getInt64(shift));
   llvm::Value* k1 = b.CreateAShr(ki, 1);
   llvm::Value* k2 = b.CreateSub(ki, k1);
   return d.Mul(d.Mul(v, d.Pow2(k1)), d.Pow2(k2));
 }
-
-// exp(x) as a double-double for |x| <= 60 (the result is normal: the
-// scaling by 2^k is exact on both parts).
-DD ExpDD(X& d, llvm::Value* x) {
-  ExpReduced red = ExpReduce(d, {x, d.C(0)});
-  DD e = ExpSmall(d, red.r);
-  llvm::Value* ks = d.Sel(EmitIsNan(d.ctx(), red.k), d.C(0), red.k);
-  llvm::Value* p = d.Pow2(d.ToI64(ks));
-  return {d.Mul(e.hi, p), d.Mul(e.lo, p)};
+// E 2^k as a double-double, exact where |k| <= 60 (k is clamped to
+// [-60, 60]: the callers use the result only where it is in range).
+DD ExpScaleDD(X& d, const ExpParts& p) {
+  llvm::Value* kc = d.Sel(d.Lt(p.k, d.C(-60)), d.C(-60), d.Min(p.k, 60));
+  llvm::Value* s = d.Pow2(d.ToI64(kc));
+  return {d.Mul(p.e.hi, s), d.Mul(p.e.lo, s)};
+}
+llvm::Value* Exp64(X& d, DD x, int shift = 0) {
+  return ExpScaleRound(d, ExpEval(d, x), shift);
 }
 
 // expm1(x) as a normalised double-double for x <= 700 (NaN kept):
@@ -723,9 +738,11 @@ DD LogCore(X& d, llvm::Value* k, llvm::Value* f, llvm::Value* corr) {
     return c;
   }();
   DD den = d.TwoSum(d.C(2), f);
-  llvm::Value* s = d.Div(f, den.hi);
+  // s + sl = f / (2 + f) with one division (as X::Div).
+  llvm::Value* inv = d.Div(d.C(1), den.hi);
+  llvm::Value* s = d.Mul(f, inv);
   llvm::Value* rem = d.Fma(d.Neg(s), den.hi, f);
-  llvm::Value* sl = d.Div(d.Sub(rem, d.Mul(s, den.lo)), den.hi);
+  llvm::Value* sl = d.Mul(d.Sub(rem, d.Mul(s, den.lo)), inv);
   DD s2 = d.TwoProd(s, s);
   s2.lo = d.Add(s2.lo, d.Mul(d.C(2), d.Mul(s, sl)));
   DD s3 = d.Mul(s2, DD{s, sl});
@@ -756,8 +773,11 @@ DD LogDD(X& d, llvm::Value* xh, llvm::Value* xl) {
       b.CreateAdd(b.CreateAnd(ix, b.getInt64(0x000fffffffffffffULL)),
                   b.getInt64(kSqrtHalfBits)),
       b.getDoubleTy());
-  llvm::Value* corr = d.Div(xl, xh);
-  corr = d.Sel(EmitIsFinite(d.ctx(), corr), corr, d.C(0));
+  llvm::Value* corr = d.C(0);
+  if (auto* c = llvm::dyn_cast<llvm::ConstantFP>(xl); !c || !c->isZero()) {
+    corr = d.Div(xl, xh);
+    corr = d.Sel(EmitIsFinite(d.ctx(), corr), corr, d.C(0));
+  }
   return LogCore(d, k, d.Sub(m, d.C(1)), corr);
 }
 
@@ -1042,15 +1062,16 @@ llvm::Value* EmitLogisticKernelF64(EmitContext& ctx, llvm::Value* x) {
   // e = exp(-|x|) as a double-double (|x| <= 40); 1 / (1 + e) for x >= 0,
   // e / (1 + e) for x < 0, both as double-double quotients. x > 40: 1
   // (1 - 4e-18 rounds to 1); x < -40: exp(x) (e^2 < 2^-115 relative).
+  // One reduction of -|x| serves both (-|x| = x where x < -40).
   X d(ctx);
-  llvm::Value* a = d.Min(d.Abs(x), 40);
-  DD e = ExpDD(d, d.Neg(a));
+  ExpParts parts = ExpEval(d, {d.Neg(d.Abs(x)), d.C(0)});
+  DD e = ExpScaleDD(d, parts);
   DD den = d.TwoSum(d.C(1), e.hi);
   den.lo = d.Add(den.lo, e.lo);
   DD num = d.Sel(d.Lt(x, d.C(0)), e, d.Const(1, 0));
   llvm::Value* r = d.Round(d.Div(num, d.Norm(den)));
   r = d.Sel(d.Gt(x, d.C(40)), d.C(1), r);
-  return d.Sel(d.Lt(x, d.C(-40)), Exp64(d, {x, d.C(0)}), r);
+  return d.Sel(d.Lt(x, d.C(-40)), ExpScaleRound(d, parts, 0), r);
 }
 
 llvm::Value* EmitTanhKernelF64(EmitContext& ctx, llvm::Value* x) {
@@ -1092,10 +1113,11 @@ llvm::Value* EmitSinhKernelF64(EmitContext& ctx, llvm::Value* x) {
   llvm::Value* as = d.Min(a, 1);
   llvm::Value* z = d.Mul(as, as);
   llvm::Value* small = d.Add(as, d.Mul(d.Mul(as, z), d.Horner(z, kCoeffs)));
-  DD e = ExpDD(d, d.Min(a, 22));
+  ExpParts parts = ExpEval(d, {a, d.C(0)});
+  DD e = ExpScaleDD(d, parts);
   DD inv = d.Div(d.Const(1, 0), e);
   llvm::Value* mid = d.Mul(d.C(0.5), d.Round(d.Add(e, d.Neg(inv))));
-  llvm::Value* big = Exp64(d, {a, d.C(0)}, -1);
+  llvm::Value* big = ExpScaleRound(d, parts, -1);
   llvm::Value* r =
       d.Sel(d.Lt(a, d.C(1)), small, d.Sel(d.Lt(a, d.C(22)), mid, big));
   return EmitCopySign(ctx, r, x);
@@ -1105,10 +1127,11 @@ llvm::Value* EmitCoshKernelF64(EmitContext& ctx, llvm::Value* x) {
   // (e + 1/e) / 2 in double-double for |x| < 22, else exp(|x|) / 2.
   X d(ctx);
   llvm::Value* a = d.Abs(x);
-  DD e = ExpDD(d, d.Min(a, 22));
+  ExpParts parts = ExpEval(d, {a, d.C(0)});
+  DD e = ExpScaleDD(d, parts);
   DD inv = d.Div(d.Const(1, 0), e);
   llvm::Value* mid = d.Mul(d.C(0.5), d.Round(d.Add(e, inv)));
-  llvm::Value* big = Exp64(d, {a, d.C(0)}, -1);
+  llvm::Value* big = ExpScaleRound(d, parts, -1);
   return d.Sel(d.Lt(a, d.C(22)), mid, big);
 }
 
@@ -1125,12 +1148,13 @@ llvm::Value* EmitAsinhKernelF64(EmitContext& ctx, llvm::Value* x) {
   s.lo = d.Add(s.lo, a2.lo);
   DD root = d.Sqrt(d.Norm(s));
   DD w = d.Add(root, DD{am, d.C(0)});
-  llvm::Value* mid = d.Round(LogDD(d, w.hi, w.lo));
+  // One log: of w, or of a above 2^28 (plus ln2).
+  llvm::Value* big = d.Gt(a, d.C(0x1p28));
   llvm::Value* ab = d.Sel(EmitIsFinite(ctx, a), a, d.C(1));
-  ab = d.Sel(d.Gt(ab, d.C(0)), ab, d.C(1));
-  DD lb = LogDD(d, ab, d.C(0));
-  llvm::Value* big = d.Round(d.Add(d.Norm(lb), d.Const(kLn2Hi, kLn2Lo)));
-  llvm::Value* r = d.Sel(d.Gt(a, d.C(0x1p28)), big, mid);
+  w = d.Sel(big, DD{ab, d.C(0)}, w);
+  DD l = d.Add(d.Norm(LogDD(d, w.hi, w.lo)),
+               d.Sel(big, d.Const(kLn2Hi, kLn2Lo), d.Const(0, 0)));
+  llvm::Value* r = d.Round(l);
   r = d.Sel(d.Lt(a, d.C(0x1p-28)), a, r);
   r = d.Sel(d.Eq(a, d.C(kInf)), a, r);
   r = d.Sel(EmitIsNan(ctx, x), x, r);
@@ -1148,12 +1172,13 @@ llvm::Value* EmitAcoshKernelF64(EmitContext& ctx, llvm::Value* x) {
   s.lo = d.Add(s.lo, x2.lo);
   DD root = d.Sqrt(d.Norm(s));
   DD w = d.Add(root, DD{xm, d.C(0)});
-  llvm::Value* mid = d.Round(LogDD(d, w.hi, w.lo));
+  // One log: of w, or of x above 2^28 (plus ln2).
+  llvm::Value* big = d.Gt(x, d.C(0x1p28));
   llvm::Value* xb = d.Sel(EmitIsFinite(ctx, x), d.Abs(x), d.C(1));
-  xb = d.Sel(d.Gt(xb, d.C(0)), xb, d.C(1));
-  DD lb = LogDD(d, xb, d.C(0));
-  llvm::Value* big = d.Round(d.Add(d.Norm(lb), d.Const(kLn2Hi, kLn2Lo)));
-  llvm::Value* r = d.Sel(d.Gt(x, d.C(0x1p28)), big, mid);
+  w = d.Sel(big, DD{xb, d.C(0)}, w);
+  DD l = d.Add(d.Norm(LogDD(d, w.hi, w.lo)),
+               d.Sel(big, d.Const(kLn2Hi, kLn2Lo), d.Const(0, 0)));
+  llvm::Value* r = d.Round(l);
   r = d.Sel(d.Eq(x, d.C(kInf)), x, r);
   r = d.Sel(d.Lt(x, d.C(1)), d.C(kNan), r);
   return d.Sel(EmitIsNan(ctx, x), x, r);
@@ -1319,7 +1344,7 @@ llvm::Value* EmitAtan2Kernel(EmitContext& ctx, llvm::Value* y, llvm::Value* x) {
   llvm::Value* swap = d.Gt(ay, ax);
   llvm::Value* num = d.Sel(swap, ax, ay);
   llvm::Value* den = d.Sel(swap, ay, ax);
-  DD q = d.Div(DD{num, d.C(0)}, DD{den, d.C(0)});
+  DD q = d.DivExact(DD{num, d.C(0)}, DD{den, d.C(0)});
   q = d.Sel(d.Eq(den, d.C(0)), d.Const(0, 0), q);
   q = d.Sel(d.Eq(num, d.C(kInf)), d.Const(1, 0), q);
   DD th = AtanDD(d, q);
@@ -1336,7 +1361,6 @@ namespace {
 // (1 - x^2 exact for |x| >= sqrt(1/2)), then atan2(|x|, r) or
 // atan2(r, x) by atan of min / max as in EmitAtan2Kernel.
 llvm::Value* AsinAcos(X& d, llvm::Value* x, bool acos) {
-  IRBuilder& b = d.b();
   llvm::Value* a = d.Abs(x);
   llvm::Value* am = d.Min(a, 1);
   DD sq = d.TwoProd(am, am);
@@ -1357,7 +1381,6 @@ llvm::Value* AsinAcos(X& d, llvm::Value* x, bool acos) {
     v = d.Round(th);
   }
   v = d.Sel(d.Gt(a, d.C(1)), d.C(kNan), v);
-  (void)b;
   return d.Sel(EmitIsNan(d.ctx(), x), x, v);
 }
 
