@@ -361,7 +361,16 @@ absl::Status EmitContext::EmitLoopNest(
       index[dim] = I64(0);
       return nest(level - 1);
     }
-    // The innermost loop walks memory contiguously: interleave it.
+    // The innermost loop walks memory contiguously: interleave it when it
+    // is long enough for four vector iterations to be worth it. A forced
+    // interleave count on a short loop (trip count 3..15) makes LLVM 19's
+    // vectoriser tail-fold it with predicated scalar chains, and
+    // InnerLoopVectorizer::sinkScalarOperands then runs for hours on a long
+    // element computation (a map of f16 conversions: reproduced with
+    // opt-19 -O2; EmitContextTest.ShortLoopsAreNotInterleaved).
+    const int64_t extent = shape.dimensions(dim);
+    const int interleave =
+        level == 0 && extent >= kMinInterleavedExtent ? 4 : 0;
     return EmitForLoop(
         absl::StrCat(name, ".d", dim), I64(0), I64(shape.dimensions(dim)),
         I64(1),
@@ -369,7 +378,7 @@ absl::Status EmitContext::EmitLoopNest(
           index[dim] = iv;
           return nest(level - 1);
         },
-        level == 0 ? 4 : 0);
+        interleave);
   };
   return nest(rank - 1);
 }

@@ -113,6 +113,10 @@ class EmitContext {
   llvm::Function* GetRuntimeFunction(absl::string_view name,
                                      llvm::FunctionType* type);
 
+  // EmitLoopNest interleaves its innermost loop only from this many
+  // iterations on (see the note there).
+  static constexpr int64_t kMinInterleavedExtent = 64;
+
   // for (i = start; i < end; i += step) body(i); i64 induction variable.
   // The builder is left after the loop. Errors from `body` stop emission.
   // `interleave` > 1 asks LLVM's loop vectoriser to interleave that many
