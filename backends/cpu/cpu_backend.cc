@@ -174,8 +174,11 @@ void CollectLiteralLeaves(const Literal& lit,
 
 class CpuExecutable : public backends::Executable {
  public:
-  CpuExecutable(std::shared_ptr<CompiledModule> compiled, int threads)
-      : compiled_(std::move(compiled)), threads_(threads) {}
+  CpuExecutable(std::shared_ptr<CompiledModule> compiled, int threads,
+                bool fast_math = false)
+      : compiled_(std::move(compiled)),
+        threads_(threads),
+        fast_math_(fast_math) {}
 
   absl::StatusOr<std::vector<Literal>> Run(
       absl::Span<const Literal> args) override {
@@ -304,6 +307,7 @@ class CpuExecutable : public backends::Executable {
     if (results.empty()) results.push_back(nullptr);
     PoolLease pool(*this);
     ctx.pool = pool.get();
+    ctx.fast_math = fast_math_;
     if (ctx.rng_state == nullptr) ctx.rng_state = rng_state_;
     m.entry(&ctx, params.data(), results.data());
     // Device send values nobody received die with the run.
@@ -369,6 +373,7 @@ class CpuExecutable : public backends::Executable {
 
   std::shared_ptr<CompiledModule> compiled_;
   int threads_;
+  bool fast_math_;  // CpuBackendOptions::fast
   mutable std::mutex pools_mu_;
   mutable std::vector<std::unique_ptr<ThreadPool>> idle_pools_;
 };
@@ -418,7 +423,7 @@ class CpuBackend : public backends::Backend {
         std::lock_guard<std::mutex> l(stats_mu);
         ++stats.cache_hits;
         return std::unique_ptr<backends::Executable>(
-            new CpuExecutable(it->second, threads()));
+            new CpuExecutable(it->second, threads(), options_.fast));
       }
     }
     auto start = std::chrono::steady_clock::now();
@@ -438,7 +443,7 @@ class CpuBackend : public backends::Backend {
       cache_[key] = compiled;
     }
     return std::unique_ptr<backends::Executable>(
-        new CpuExecutable(std::move(compiled), threads()));
+        new CpuExecutable(std::move(compiled), threads(), options_.fast));
   }
 
  private:
@@ -467,6 +472,9 @@ CpuBackendOptions ApplyEnvironment(CpuBackendOptions options) {
   }
   if (const char* d = std::getenv("HLOREF_CPU_DUMP")) {
     if (d[0] != '\0') options.dump_dir = d;
+  }
+  if (const char* f = std::getenv("HLOREF_CPU_FAST")) {
+    options.fast = f[0] == '1';
   }
   return options;
 }

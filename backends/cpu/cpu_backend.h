@@ -27,6 +27,12 @@ struct CpuBackendOptions {
   bool fuse_elementwise = true;
   // Reuse compiled code for modules with identical canonical text.
   bool compile_cache = true;
+  // Fast mode (--cpu-fast; HLOREF_CPU_FAST=1|0 overrides): runtime kernels
+  // may use hardware paths that change results, each covered by a declared
+  // deviation: bf16 x bf16 dots on AVX512_BF16 vdpbf16ps, which flushes
+  // subnormals (certify with --deviations=ftz=f32+bf16;
+  // docs/cpu-kernels.md). Off: conformant with no declared deviation.
+  bool fast = false;
 };
 
 // The options `--backend=cpu` uses: set by tools from their flags

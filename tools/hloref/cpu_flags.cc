@@ -14,6 +14,9 @@ const char kCpuFlagsHelp[] =
                           (NAME.opt.ll) and its assembly (NAME.s) to DIR
   --cpu-opt=0..3          --backend=cpu: LLVM optimisation level (default 2)
   --cpu-no-fusion         --backend=cpu: no producer-consumer fusion
+  --cpu-fast              --backend=cpu: fast mode: bf16 dots on AVX512_BF16
+                          vdpbf16ps, which flushes subnormals (certify with
+                          --deviations=ftz=f32+bf16)
 )";
 
 void AddCpuOptionSpecs(std::vector<OptionSpec>* specs) {
@@ -21,6 +24,7 @@ void AddCpuOptionSpecs(std::vector<OptionSpec>* specs) {
   specs->push_back({"cpu-dump", true});
   specs->push_back({"cpu-opt", true});
   specs->push_back({"cpu-no-fusion", false});
+  specs->push_back({"cpu-fast", false});
 }
 
 absl::Status ApplyCpuFlags(const CommandLine& cl) {
@@ -47,6 +51,7 @@ absl::Status ApplyCpuFlags(const CommandLine& cl) {
     options.dump_dir = *dir;
   }
   if (cl.Has("cpu-no-fusion")) options.fuse_elementwise = false;
+  if (cl.Has("cpu-fast")) options.fast = true;
   return absl::OkStatus();
 }
 

@@ -1,6 +1,6 @@
 // The CPU backend's options on every subcommand that takes --backend
 // (run, diff, reduce, conformance): --cpu-threads=N, --cpu-dump=DIR,
-// --cpu-opt=0..3, --cpu-no-fusion. They set the options `--backend=cpu`
+// --cpu-opt=0..3, --cpu-no-fusion, --cpu-fast. They set the options `--backend=cpu`
 // is created with (the HLOREF_CPU_* environment variables still apply on
 // top, see backends/cpu/cpu_backend.h).
 #ifndef HLOREF_TOOLS_HLOREF_CPU_FLAGS_H_

@@ -39,6 +39,7 @@ constexpr int64_t kDescVersion = 1;
 constexpr int64_t kNotAffine = std::numeric_limits<int64_t>::min();
 
 thread_local bool last_used_fallback = false;
+thread_local bool last_used_fast = false;
 
 bool IsNarrowFloat(PrimitiveType t) {
   return IsFloat(t) && t != PrimitiveType::kF32 && t != PrimitiveType::kF64 &&
@@ -971,6 +972,106 @@ void RunI8Items(Shared& sh, int64_t item_begin, int64_t item_end) {
   }
 }
 
+// ---- fast mode (--cpu-fast): bf16 x bf16 on vdpbf16ps, K in pairs (not
+// conformant without --deviations=ftz=f32+bf16: see gemm_kernels.h). Same
+// loop nest as the float path; the range guard's statistics come from the
+// packing (B) and a scan of each A panel.
+void RunBf16FastItems(Shared& sh, const gemm::Bf16DotKernels& bk,
+                      int64_t item_begin, int64_t item_end) {
+  const Problem& p = *sh.p;
+  constexpr int64_t kNr = gemm::kGemmNrF32;
+  const int64_t kp_max = CeilDiv(p.kc, 2);
+  Scratch a_buf(kp_max * kGemmMr * 2 * sizeof(uint16_t));
+  Scratch b_buf(kp_max * 2 * p.nc * static_cast<int64_t>(sizeof(uint16_t)));
+  Scratch c_buf(
+      p.direct_c ? 64 : p.m_chunk * p.nc * static_cast<int64_t>(sizeof(float)));
+  if (a_buf.p == nullptr || b_buf.p == nullptr || c_buf.p == nullptr) {
+    std::lock_guard<std::mutex> lock(sh.mu);
+    sh.failed_alloc = true;
+    return;
+  }
+  uint16_t* apanel = static_cast<uint16_t*>(a_buf.p);
+  uint16_t* bblock = static_cast<uint16_t*>(b_buf.p);
+  const uint16_t* lhs = static_cast<const uint16_t*>(sh.lhs);
+  const uint16_t* rhs = static_cast<const uint16_t*>(sh.rhs);
+  Stats<float> sa, sb;
+  auto scan = [](Stats<float>& st, uint16_t v) {
+    const uint32_t u = uint32_t{static_cast<uint16_t>(v & 0x7fffu)} << 16;
+    st.max_abs = std::max(st.max_abs, u);
+    st.min_nz_minus1 = std::min(st.min_nz_minus1, u - 1);
+  };
+  for (int64_t item = item_begin; item < item_end; ++item) {
+    Tile t;
+    if (!TileOf(p, item, &t)) continue;
+    const int64_t bi = t.bi, m0 = t.m0, m1 = t.m1, n0 = t.n0, n1 = t.n1;
+    const int64_t ncols = t.cols();
+    int64_t ldc;
+    float* c = TileTarget<float>(p, sh.out, c_buf.p, t, &ldc);
+    const int64_t a_off = p.a_b[bi], b_off = p.b_b[bi];
+    for (int64_t k0 = 0; k0 < p.k; k0 += p.kc) {
+      const int64_t kc = std::min(p.kc, p.k - k0);
+      const int64_t kp = CeilDiv(kc, 2);
+      const int64_t panel_stride = kp * 2 * kNr;
+      const int64_t* bn = p.b_n.data() + n0;
+      if (p.b_ns == 1 && p.b_ks != kNotAffine) {
+        const uint16_t* src = rhs + b_off + p.b_k[k0] + bn[0];
+        for (int64_t q = 0; q < kp; ++q) {
+          const int rows = static_cast<int>(std::min<int64_t>(2, kc - 2 * q));
+          bk.pack_b(src + 2 * q * p.b_ks, p.b_ks, rows, ncols,
+                    bblock + q * 2 * kNr, panel_stride, &sb.max_abs,
+                    &sb.min_nz_minus1);
+        }
+      } else {
+        for (int64_t j0 = 0; j0 < ncols; j0 += kNr) {
+          const int64_t nr = std::min<int64_t>(kNr, ncols - j0);
+          uint16_t* panel = bblock + (j0 / kNr) * panel_stride;
+          for (int64_t q = 0; q < kp; ++q) {
+            uint16_t* dst = panel + q * 2 * kNr;
+            std::fill(dst, dst + 2 * kNr, uint16_t{0});
+            for (int h = 0; h < 2 && 2 * q + h < kc; ++h) {
+              const int64_t row = b_off + p.b_k[k0 + 2 * q + h];
+              for (int64_t j = 0; j < nr; ++j) {
+                dst[2 * j + h] = rhs[row + bn[j0 + j]];
+                scan(sb, dst[2 * j + h]);
+              }
+            }
+          }
+        }
+      }
+      for (int64_t i0 = m0; i0 < m1; i0 += kGemmMr) {
+        const int mr = static_cast<int>(std::min<int64_t>(kGemmMr, m1 - i0));
+        if (mr < kGemmMr || kc % 2 != 0) {
+          std::fill(apanel, apanel + kp * kGemmMr * 2, uint16_t{0});
+        }
+        for (int r = 0; r < mr; ++r) {
+          const int64_t row = a_off + p.a_m[i0 + r];
+          for (int64_t k = 0; k < kc; ++k) {
+            const uint16_t v = lhs[row + p.a_k[k0 + k]];
+            apanel[((k / 2) * kGemmMr + r) * 2 + k % 2] = v;
+            scan(sa, v);
+          }
+        }
+        float* crow = c + (i0 - m0) * ldc;
+        for (int64_t j0 = 0; j0 < ncols; j0 += kNr) {
+          const int nr = static_cast<int>(std::min<int64_t>(kNr, ncols - j0));
+          bk.kernel(kp, apanel, bblock + (j0 / kNr) * panel_stride, 2 * kNr,
+                    crow + j0, ldc, mr, nr, k0 > 0);
+        }
+      }
+    }
+    if (!p.direct_c) {
+      const int64_t cb = p.c_b[bi];
+      for (int64_t i = m0; i < m1; ++i) {
+        for (int64_t j = n0; j < n1; ++j) {
+          StoreOut<float>(p.ot, sh.out, cb + p.c_m[i] + p.c_n[j],
+                          c[(i - m0) * ldc + (j - n0)]);
+        }
+      }
+    }
+  }
+  MergeStats(sh, sa, sb);
+}
+
 // Runs body(begin, end) over [0, n) on the run's pool.
 template <typename Body>
 void Parallel(RunContext* ctx, int64_t n, Body& body) {
@@ -981,8 +1082,10 @@ void Parallel(RunContext* ctx, int64_t n, Body& body) {
 }
 
 absl::Status RunDotIn(RunContext* ctx, const DotDims& dims, const void* lhs,
-                      const void* rhs, void* out, const GemmKernels& kernels) {
+                      const void* rhs, void* out, const GemmKernels& kernels,
+                      bool fast) {
   last_used_fallback = false;
+  last_used_fast = false;
   const int threads = ctx->pool != nullptr ? ctx->pool->threads() : 1;
   absl::StatusOr<Problem> problem = MakeProblem(dims, threads);
   if (!problem.ok()) return problem.status();
@@ -1013,9 +1116,32 @@ absl::Status RunDotIn(RunContext* ctx, const DotDims& dims, const void* lhs,
   bool safe = true;
   switch (p.path) {
     case GemmPath::kF32: {
-      auto body = [&](int64_t b, int64_t e) { RunFloatItems<float>(sh, b, e); };
-      Parallel(ctx, p.items(), body);
-      safe = FastPathSafe(sh.sa32, sh.sb32, p.k);
+      const gemm::Bf16DotKernels* bf16 = fast && p.lt == PrimitiveType::kBF16 &&
+                                                 p.rt == PrimitiveType::kBF16 &&
+                                                 !p.gemv
+                                             ? gemm::HostBf16DotKernels()
+                                             : nullptr;
+      if (bf16 != nullptr) {
+        auto body = [&](int64_t b, int64_t e) {
+          RunBf16FastItems(sh, *bf16, b, e);
+        };
+        Parallel(ctx, p.items(), body);
+        // Overflow and non-finite operands still take the wide fallback;
+        // tiny products do not (flushing them is the declared deviation).
+        const Stats<float>& a = sh.sa32;
+        const Stats<float>& b = sh.sb32;
+        safe = a.Finite() && b.Finite() &&
+               (!a.HasNonzero() || !b.HasNonzero() ||
+                static_cast<long double>(p.k) * a.MaxAbs() * b.MaxAbs() <
+                    static_cast<long double>(FLT_MAX) / 2);
+        last_used_fast = true;
+      } else {
+        auto body = [&](int64_t b, int64_t e) {
+          RunFloatItems<float>(sh, b, e);
+        };
+        Parallel(ctx, p.items(), body);
+        safe = FastPathSafe(sh.sa32, sh.sb32, p.k);
+      }
       break;
     }
     case GemmPath::kF64: {
@@ -1127,13 +1253,14 @@ absl::StatusOr<DotDims> DecodeDotDims(const int64_t* desc) {
 
 absl::Status RunDot(const DotDims& dims, const void* lhs, const void* rhs,
                     void* out, ThreadPool* threads,
-                    const gemm::GemmKernels& kernels) {
+                    const gemm::GemmKernels& kernels, bool fast) {
   RunContext ctx;
   ctx.pool = threads;
-  return RunDotIn(&ctx, dims, lhs, rhs, out, kernels);
+  return RunDotIn(&ctx, dims, lhs, rhs, out, kernels, fast);
 }
 
 bool LastDotUsedWideFallback() { return last_used_fallback; }
+bool LastDotUsedFastPath() { return last_used_fast; }
 
 void AddGemmRuntimeSymbols(RuntimeSymbolList& list) {
   list.push_back({"hloref_cpu_dot", reinterpret_cast<void*>(&hloref_cpu_dot)});
@@ -1147,7 +1274,8 @@ extern "C" void hloref_cpu_dot(hloref::cpu::RunContext* ctx,
   absl::StatusOr<hloref::cpu::DotDims> dims = hloref::cpu::DecodeDotDims(desc);
   absl::Status status =
       dims.ok() ? hloref::cpu::RunDotIn(ctx, *dims, lhs, rhs, out,
-                                        hloref::cpu::gemm::HostGemmKernels())
+                                        hloref::cpu::gemm::HostGemmKernels(),
+                                        ctx->fast_math)
                 : dims.status();
   if (!status.ok()) ctx->SetError(status);
 }

@@ -73,13 +73,20 @@ std::vector<int64_t> EncodeDotDims(const DotDims& dims);
 absl::StatusOr<DotDims> DecodeDotDims(const int64_t* desc);
 
 // Runs the dot on `threads` (null: the calling thread) with `kernels`.
+// fast (the CPU backend's --cpu-fast, RunContext::fast_math): bf16 x bf16
+// dots run on AVX512_BF16 vdpbf16ps where the host has it, which flushes
+// subnormal inputs, products and sums to zero: not conformant without the
+// declared deviation ftz=f32+bf16 (docs/cpu-kernels.md). Everything else
+// is the same as without it.
 // Errors: an unsupported type combination or malformed dims.
 absl::Status RunDot(const DotDims& dims, const void* lhs, const void* rhs,
                     void* out, ThreadPool* threads,
-                    const gemm::GemmKernels& kernels);
+                    const gemm::GemmKernels& kernels, bool fast = false);
 
-// Whether the last RunDot on this thread took the wide fallback (tests).
+// Whether the last RunDot on this thread took the wide fallback, or the
+// fast mode's vdpbf16ps path (tests).
 bool LastDotUsedWideFallback();
+bool LastDotUsedFastPath();
 
 void AddGemmRuntimeSymbols(RuntimeSymbolList& list);
 

@@ -526,6 +526,90 @@ TEST(GemmTest, SkinnyShapesAndTheirRangeGuard) {
   }
 }
 
+// Fast mode (RunDot fast = true): bf16 x bf16 on vdpbf16ps where the host
+// has AVX512_BF16. On normal data it meets the class-A bound (products of
+// bf16 values are exact in f32; each pair adds two roundings, within
+// gamma_K(u) S); every layout and the edge shapes, K odd (a padded pair).
+TEST(GemmTest, FastBf16MatchesLongDoubleReference) {
+  const FloatFormat& bf16 = FormatOf(PrimitiveType::kBF16);
+  if (gemm::HostBf16DotKernels() == nullptr) {
+    GTEST_SKIP() << "no AVX512_BF16 on this host";
+  }
+  for (const auto& [m, n, k] : kShapes) {
+    for (int lay = 0; lay < 8; ++lay) {
+      const Layout layout{(lay & 1) != 0, (lay & 2) == 0, (lay & 4) == 0};
+      const int64_t batch = lay == 5 ? 3 : 1;
+      const DotDims d = MakeDims(PrimitiveType::kBF16, PrimitiveType::kBF16,
+                                 PrimitiveType::kF32, batch, m, n, k, layout);
+      const std::vector<float> af = RandomF32(batch * m * k, 31 + m);
+      const std::vector<float> bf = RandomF32(batch * k * n, 32 + n);
+      std::vector<uint16_t> a(af.size()), b(bf.size());
+      for (size_t i = 0; i < a.size(); ++i) a[i] = EncodeFloat(bf16, af[i]);
+      for (size_t i = 0; i < b.size(); ++i) b[i] = EncodeFloat(bf16, bf[i]);
+      std::vector<float> c(batch * m * n, NAN);
+      ThreadPool two(2);
+      ASSERT_TRUE(RunDot(d, a.data(), b.data(), c.data(),
+                         lay == 2 ? &two : nullptr, gemm::HostGemmKernels(),
+                         /*fast=*/true)
+                      .ok());
+      EXPECT_TRUE(LastDotUsedFastPath());
+      EXPECT_FALSE(LastDotUsedWideFallback());
+      const Ref r = Reference(d, a, b, FromBf16, FromBf16);
+      for (size_t i = 0; i < c.size(); ++i) {
+        ASSERT_LE(std::fabs(c[i] - r.y[i]),
+                  Bound(r.s[i], k, 0x1p-24, HalfUlpF32(r.y[i])))
+            << "m=" << m << " n=" << n << " k=" << k << " layout=" << lay
+            << " element " << i;
+      }
+    }
+  }
+}
+
+// What vdpbf16ps does with subnormals, measured on this host (the reason
+// the fast mode needs --deviations=ftz=f32+bf16): a product of two normal
+// bf16 values below f32's normal range (2^-70 * 2^-70 = 2^-140) and a
+// subnormal bf16 input (2^-130 * 2^10 = 2^-120, a normal product) both
+// come out as 0, where the conformant path (its range guard sends tiny
+// products to the wide fallback) gives them exactly. Inf and NaN inputs
+// still take the wide fallback in fast mode.
+TEST(GemmTest, FastBf16FlushesSubnormals) {
+  if (gemm::HostBf16DotKernels() == nullptr) {
+    GTEST_SKIP() << "no AVX512_BF16 on this host";
+  }
+  const FloatFormat& bf16 = FormatOf(PrimitiveType::kBF16);
+  const int64_t m = 6, n = 64, k = 2;
+  const DotDims d = MakeDims(PrimitiveType::kBF16, PrimitiveType::kBF16,
+                             PrimitiveType::kF32, 1, m, n, k, Layout{});
+  struct Case {
+    float a, b, exact;
+  };
+  for (const Case& cs : {Case{0x1p-70f, 0x1p-70f, 0x1p-139f},
+                         Case{0x1p-130f, 0x1p10f, 0x1p-119f}}) {
+    std::vector<uint16_t> a(m * k, EncodeFloat(bf16, cs.a));
+    std::vector<uint16_t> b(k * n, EncodeFloat(bf16, cs.b));
+    std::vector<float> c(m * n, NAN);
+    for (bool fast : {false, true}) {
+      ASSERT_TRUE(RunDot(d, a.data(), b.data(), c.data(), nullptr,
+                         gemm::HostGemmKernels(), fast)
+                      .ok());
+      EXPECT_EQ(LastDotUsedFastPath(), fast);
+      for (float v : c) {
+        ASSERT_EQ(v, fast ? 0.0f : cs.exact) << "fast=" << fast;
+      }
+    }
+  }
+  std::vector<uint16_t> a(m * k, EncodeFloat(bf16, 1.0f));
+  std::vector<uint16_t> b(k * n, EncodeFloat(bf16, 2.0f));
+  a[0] = EncodeFloat(bf16, INFINITY);
+  std::vector<float> c(m * n);
+  ASSERT_TRUE(RunDot(d, a.data(), b.data(), c.data(), nullptr,
+                     gemm::HostGemmKernels(), /*fast=*/true)
+                  .ok());
+  EXPECT_TRUE(LastDotUsedWideFallback());
+  EXPECT_TRUE(std::isinf(c[0]));
+  EXPECT_EQ(c[n], 4.0f);
+}
+
 TEST(GemmTest, ZeroKGivesZeros) {
   const DotDims d = MakeDims(PrimitiveType::kF32, PrimitiveType::kF32,
                              PrimitiveType::kF32, 1, 5, 7, 0, Layout{});

@@ -32,6 +32,9 @@ struct RunContext {
   ThreadPool* pool = nullptr;
   // rng: the module-level state of rng-get-and-update-state / rng.
   uint64_t* rng_state = nullptr;
+  // CpuBackendOptions::fast (--cpu-fast): runtime kernels may take paths
+  // that need a declared deviation (gemm.h RunDot).
+  bool fast_math = false;
 
   // The first error a runtime function reported (generated code keeps
   // running to its end; Run returns this error instead of results).
