@@ -4,7 +4,9 @@
 // packing or tiling here. A target may take large dots elsewhere: the CPU
 // backend declines dots above its GEMM threshold in this emitter and runs
 // them on its packed GEMM runtime (backends/cpu/emitters/dot.cc,
-// docs/cpu-kernels.md); small dots stay here, where they inline and fuse.
+// docs/cpu-kernels.md), and float convolutions above the same threshold on
+// its implicit-GEMM convolution runtime (backends/cpu/emitters/
+// convolution.cc); small ones stay here, where they inline and fuse.
 //
 // Semantics are the oracle's (seed 001 "DotGeneral", "ConvWithGeneral
 // Padding"; interpreter/ops/{dot,convolution,ragged_scaled_dot}.cc),
