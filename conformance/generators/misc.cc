@@ -353,12 +353,6 @@ absl::StatusOr<Draw> GenerateDynamicCase(HloOpcode op, Rng& rng) {
       op == HloOpcode::kAdd) {
     t = DrawFloatType(rng);
   }
-  if (op == HloOpcode::kMap) {
-    // f32 / f64 only for now: a map over a padded f8e5m2fnuz[<=3,3]{0,1}
-    // value hangs LLVM 19's loop vectorizer (sinkScalarOperands) in the
-    // CPU backend; reported as an open issue.
-    t = rng.Chance(0.5) ? PrimitiveType::kF32 : PrimitiveType::kF64;
-  }
   std::vector<int64_t> dims = DrawDims(rng, 1, 3);
   const int64_t rank = static_cast<int64_t>(dims.size());
   const int64_t dim = rng.Below(dims.size());
