@@ -180,7 +180,8 @@ class HlorefWorkload : public Workload {
 // The summary prints it as the "[kernel]" row under the module's row.
 class GemmKernelWorkload : public Workload {
  public:
-  GemmKernelWorkload(const GemmShape& s, int threads) {
+  GemmKernelWorkload(const GemmShape& s, int threads, bool fast = false)
+      : fast_(fast) {
     const PrimitiveType in = s.type == DType::kF32    ? PrimitiveType::kF32
                              : s.type == DType::kF64  ? PrimitiveType::kF64
                              : s.type == DType::kBF16 ? PrimitiveType::kBF16
@@ -228,7 +229,7 @@ class GemmKernelWorkload : public Workload {
   }
   void Run() override {
     absl::Status st = RunDot(dims_, lhs_.data(), rhs_.data(), out_.data(),
-                             pool_.get(), gemm::HostGemmKernels());
+                             pool_.get(), gemm::HostGemmKernels(), fast_);
     if (!st.ok()) std::abort();
     benchmark::DoNotOptimize(out_.data());
   }
@@ -237,6 +238,7 @@ class GemmKernelWorkload : public Workload {
   DotDims dims_;
   std::vector<uint8_t> lhs_, rhs_, out_;
   std::unique_ptr<ThreadPool> pool_;
+  bool fast_;
 };
 
 // One live workload at a time: benchmarks run in registration order and a
@@ -475,6 +477,14 @@ void RegisterGemm(const GemmShape& s, double hloref_min_time = 0) {
     Add(info, "kernel", [s](int t, std::string*) -> std::unique_ptr<Workload> {
       return std::make_unique<GemmKernelWorkload>(s, t);
     });
+    if (s.type == DType::kBF16) {
+      // The fast mode (--cpu-fast: vdpbf16ps, declared deviation
+      // ftz=f32+bf16) beside the conformant one.
+      Add(info, "kernel_fast",
+          [s](int t, std::string*) -> std::unique_ptr<Workload> {
+            return std::make_unique<GemmKernelWorkload>(s, t, /*fast=*/true);
+          });
+    }
   }
   if (HaveOneDnn() && s.type != DType::kF64) {
     Add(info, "onednn",
@@ -765,8 +775,8 @@ std::string Summary(const CollectingReporter& rep, bool markdown,
     for (int t : g_flags.threads) {
       if (cpu_clock && t != 1) continue;
       bool any = false;
-      for (const char* impl :
-           {"hloref", "kernel", "onednn", "openblas", "eigen", "machine"}) {
+      for (const char* impl : {"hloref", "kernel", "kernel_fast", "onednn",
+                               "openblas", "eigen", "machine"}) {
         any = any || rate(w, t, impl) > 0;
       }
       if (!any) continue;
@@ -776,13 +786,16 @@ std::string Summary(const CollectingReporter& rep, bool markdown,
              fmt(rate(w, t, "machine"), "%.1f"), "", "", "", "", "", "", ""});
         continue;
       }
-      for (const char* impl : {"hloref", "kernel"}) {
+      for (const char* impl : {"hloref", "kernel", "kernel_fast"}) {
+        const std::string im = impl;
         const double ours = rate(w, t, impl);
-        if (std::string(impl) == "kernel" && ours <= 0) continue;
+        if (im != "hloref" && ours <= 0) continue;
         std::vector<std::string> cells = {
             absl::StrCat(w.name,
-                         std::string(impl) == "kernel" ? " [kernel]" : "", " (",
-                         unit, ")"),
+                         im == "kernel"        ? " [kernel]"
+                         : im == "kernel_fast" ? " [kernel, fast]"
+                                               : "",
+                         " (", unit, ")"),
             absl::StrCat(t), fmt(ours, "%.2f")};
         std::vector<std::string> ratios;
         for (const std::string& p : peers) {

@@ -990,6 +990,13 @@ void RunBf16FastItems(Shared& sh, const gemm::Bf16DotKernels& bk,
     sh.failed_alloc = true;
     return;
   }
+  Scratch scan_buf(p.kc * int64_t{sizeof(uint32_t)});
+  if (scan_buf.p == nullptr) {
+    std::lock_guard<std::mutex> lock(sh.mu);
+    sh.failed_alloc = true;
+    return;
+  }
+  uint32_t* a_scan = static_cast<uint32_t*>(scan_buf.p);
   uint16_t* apanel = static_cast<uint16_t*>(a_buf.p);
   uint16_t* bblock = static_cast<uint16_t*>(b_buf.p);
   const uint16_t* lhs = static_cast<const uint16_t*>(sh.lhs);
@@ -1045,6 +1052,20 @@ void RunBf16FastItems(Shared& sh, const gemm::Bf16DotKernels& bk,
         }
         for (int r = 0; r < mr; ++r) {
           const int64_t row = a_off + p.a_m[i0 + r];
+          if (p.a_ks == 1) {
+            // Pairs are consecutive values: copied as 32-bit words; the
+            // statistics from a vector widening pass into scratch.
+            const uint16_t* src = lhs + row + p.a_k[k0];
+            for (int64_t q = 0; q < kc / 2; ++q) {
+              std::memcpy(apanel + (q * kGemmMr + r) * 2, src + 2 * q, 4);
+            }
+            if (kc % 2 != 0) {
+              apanel[((kc / 2) * kGemmMr + r) * 2] = src[kc - 1];
+            }
+            sh.kernels->cvt_bf16(src, a_scan, kc, kc, kc, &sa.max_abs,
+                                 &sa.min_nz_minus1);
+            continue;
+          }
           for (int64_t k = 0; k < kc; ++k) {
             const uint16_t v = lhs[row + p.a_k[k0 + k]];
             apanel[((k / 2) * kGemmMr + r) * 2 + k % 2] = v;
