@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdlib>
+#include <list>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -420,10 +421,12 @@ class CpuBackend : public backends::Backend {
       std::lock_guard<std::mutex> lock(cache_mu_);
       auto it = cache_.find(key);
       if (it != cache_.end()) {
+        cache_order_.splice(cache_order_.begin(), cache_order_,
+                            it->second.second);
         std::lock_guard<std::mutex> l(stats_mu);
         ++stats.cache_hits;
         return std::unique_ptr<backends::Executable>(
-            new CpuExecutable(it->second, threads(), options_.fast));
+            new CpuExecutable(it->second.first, threads(), options_.fast));
       }
     }
     auto start = std::chrono::steady_clock::now();
@@ -440,7 +443,19 @@ class CpuBackend : public backends::Backend {
     }
     if (options_.compile_cache) {
       std::lock_guard<std::mutex> lock(cache_mu_);
-      cache_[key] = compiled;
+      auto it = cache_.find(key);
+      if (it == cache_.end()) {
+        cache_order_.push_front(key);
+        cache_.emplace(key, std::make_pair(compiled, cache_order_.begin()));
+        // Least recently used out: every entry holds a JIT session and its
+        // code (a few hundred KiB), and a suite of 20,000 distinct modules
+        // kept them all (7-9 GiB resident in `hloref conformance`).
+        while (cache_.size() >
+               std::max<size_t>(options_.compile_cache_entries, 1)) {
+          cache_.erase(cache_order_.back());
+          cache_order_.pop_back();
+        }
+      }
     }
     return std::unique_ptr<backends::Executable>(
         new CpuExecutable(std::move(compiled), threads(), options_.fast));
@@ -453,8 +468,12 @@ class CpuBackend : public backends::Backend {
     return n == 0 ? 1 : static_cast<int>(n);
   }
   CpuBackendOptions options_;
+  // The compile cache: canonical text -> code, most recently used first.
   std::mutex cache_mu_;
-  std::map<std::string, std::shared_ptr<CompiledModule>> cache_;
+  std::list<std::string> cache_order_;
+  std::map<std::string, std::pair<std::shared_ptr<CompiledModule>,
+                                  std::list<std::string>::iterator>>
+      cache_;
 };
 
 }  // namespace

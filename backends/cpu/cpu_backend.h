@@ -25,8 +25,10 @@ struct CpuBackendOptions {
   std::string dump_dir;
   // Producer-consumer fusion of element-wise chains.
   bool fuse_elementwise = true;
-  // Reuse compiled code for modules with identical canonical text.
+  // Reuse compiled code for modules with identical canonical text; the
+  // cache keeps the most recently used `compile_cache_entries` modules.
   bool compile_cache = true;
+  size_t compile_cache_entries = 256;
   // Fast mode (--cpu-fast; HLOREF_CPU_FAST=1|0 overrides): runtime kernels
   // may use hardware paths that change results, each covered by a declared
   // deviation: bf16 x bf16 dots on AVX512_BF16 vdpbf16ps, which flushes

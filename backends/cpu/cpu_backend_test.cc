@@ -35,6 +35,38 @@ ENTRY e {
   EXPECT_THAT((*out)[0].data<float>(), ::testing::ElementsAre(20, 35, 54));
 }
 
+TEST(CpuBackend, CompileCacheKeepsTheMostRecentlyUsedModules) {
+  CpuBackendOptions options;
+  options.compile_cache_entries = 2;
+  auto backend = CreateCpuBackend(options);
+  ASSERT_TRUE(backend.ok()) << backend.status();
+  // Three modules that differ only in a constant.
+  auto compile = [&](int c) {
+    auto module = ParseHloModule(absl::StrCat(
+        "HloModule m\nENTRY e {\n  a = f32[4] parameter(0)\n  c = f32[] "
+        "constant(",
+        c,
+        ")\n  b = f32[4] broadcast(c), dimensions={}\n  ROOT r = f32[4] "
+        "add(a, b)\n}\n"));
+    ASSERT_TRUE(module.ok()) << module.status();
+    ASSERT_TRUE((*backend)->Compile(**module, {}).ok());
+  };
+  auto hits = [] { return GetCompileStats().cache_hits; };
+  compile(1);
+  compile(2);
+  int64_t before = hits();
+  compile(1);  // hit; 1 is now the most recent
+  EXPECT_EQ(hits(), before + 1);
+  compile(3);  // evicts 2, the least recently used
+  before = hits();
+  compile(1);  // still cached
+  EXPECT_EQ(hits(), before + 1);
+  compile(2);  // evicted: compiled again (and evicts 3)
+  EXPECT_EQ(hits(), before + 1);
+  compile(1);
+  EXPECT_EQ(hits(), before + 2);
+}
+
 TEST(CpuBackend, TupleRootWhileLoop) {
   // Sums 0..9 in a while loop: 45; the counter ends at 10.
   auto out = CompileAndRun(R"(
