@@ -647,15 +647,45 @@ void RunWideRows(Shared& sh, const Input<T>& in, const T* zero,
     StripRows<T>(p, in, zero, batch_off, m, 1, rows.data(), coff);
     for (int64_t n = 0; n < p.ng; ++n) {
       const int64_t o = g * p.ng + n;
-      W acc = 0;
+      W acc = 0, abs_sum = 0;
+      auto weight = [&](int64_t c, int64_t t) {
+        return static_cast<W>(lk(o * d.kernel_output_stride +
+                                 c * d.kernel_input_stride + p.tap_kernel[t]));
+      };
       for (int64_t t = 0; t < p.ntaps; ++t) {
         const T* x = rows[t * kConvMr];
         if (x == zero) continue;
         for (int64_t c = 0; c < p.cg; ++c) {
-          acc +=
-              static_cast<W>(x[ci0 + c]) *
-              static_cast<W>(lk(o * d.kernel_output_stride +
-                                c * d.kernel_input_stride + p.tap_kernel[t]));
+          const W prod = static_cast<W>(x[ci0 + c]) * weight(c, t);
+          acc += prod;
+          abs_sum += prod < 0 ? -prod : prod;
+        }
+      }
+      if constexpr (!std::is_same_v<T, float>) {
+        // S = sum |x w| past f64's range with every term finite: the
+        // suite then requires the correctly rounded sum (numerics.md 7.3
+        // has no order-independent bound there), so this element is
+        // summed again with error-free products (fmal) and a compensated
+        // (Neumaier) long-double sum, about 128 bits, rounded once.
+        if (abs_sum > std::numeric_limits<double>::max() &&
+            abs_sum <= std::numeric_limits<long double>::max()) {
+          long double sum = 0, comp = 0;
+          for (int64_t t = 0; t < p.ntaps; ++t) {
+            const T* x = rows[t * kConvMr];
+            if (x == zero) continue;
+            for (int64_t c = 0; c < p.cg; ++c) {
+              const long double a = x[ci0 + c], b = weight(c, t);
+              const long double prod = a * b;
+              const long double prod_err = std::fmal(a, b, -prod);
+              const long double next = sum + prod;
+              comp +=
+                  (std::fabs(sum) >= std::fabs(prod) ? (sum - next) + prod
+                                                     : (prod - next) + sum) +
+                  prod_err;
+              sum = next;
+            }
+          }
+          acc = sum + comp;
         }
       }
       const int64_t i = coff[0] + o * d.output_feature_stride;
