@@ -1,7 +1,9 @@
-// The CPU emitters of sort and topk: buffer emitters that call the sort
-// runtime (backends/cpu/runtime/sort.cc). sort's comparator is compiled
-// into its own function (EmitContext::GetComputationFunction) whose address
-// the runtime calls on pointers to the elements in the operand buffers.
+// The CPU emitters of sort and topk: buffer emitters that call the
+// runtime (backends/cpu/runtime/sort.cc, topk.cc). sort's comparator is
+// compiled into its own function (EmitContext::GetComputationFunction)
+// whose address the runtime calls on pointers to the elements in the
+// operand buffers, unless it orders by one operand's key alone (SortKeyOf:
+// then the runtime sorts the keys itself).
 #include <cstdint>
 #include <optional>
 #include <string>
