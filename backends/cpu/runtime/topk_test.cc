@@ -256,14 +256,15 @@ ENTRY e {
 }
 
 TEST(CpuSortByKey, CompiledComparatorsAgreeWithTheNaiveStableSort) {
-  // Key + iota sorted along dimension 1 of f32[4, 300] (ties and signed
+  // Key + iota sorted along dimension 1 of f32[64, 300] (ties and signed
   // zeros in the data) with comparators the key path takes
   // (TOTALORDER LT: ascending; GT with the parameters swapped: ascending;
   // GT: descending) and one it does not (FLOAT LT on the same NaN-free
   // data: ascending, through compiled comparator calls). Expected: the
-  // naive stable sort of each row.
+  // naive stable sort of each row, with 1 and 2 threads (64 x 300
+  // elements: enough for the key path to split rows across the pool).
   std::mt19937 rng(9);
-  const int64_t rows = 4, n = 300;
+  const int64_t rows = 64, n = 300;
   std::vector<float> data(rows * n);
   for (float& x : data) {
     x = static_cast<float>(static_cast<int>(rng() % 41) - 20) / 2.0f;
@@ -283,13 +284,17 @@ TEST(CpuSortByKey, CompiledComparatorsAgreeWithTheNaiveStableSort) {
     // FLOAT order for the last case: -0 == +0, both stay in input order.
     return a < b;
   };
-  for (const Case& c : cases) {
-    const bool total =
-        std::string(c.compare).find("TOTALORDER") != std::string::npos;
-    std::vector<Literal> args;
-    args.push_back(
-        Literal::CreateFromValues<float>(PrimitiveType::kF32, {rows, n}, data));
-    auto out = CompileAndRun(absl::StrCat(R"(
+  for (int threads : {1, 2}) {
+    for (const Case& c : cases) {
+      CpuBackendOptions options;
+      options.threads = threads;
+      options.compile_cache = false;
+      const bool total =
+          std::string(c.compare).find("TOTALORDER") != std::string::npos;
+      std::vector<Literal> args;
+      args.push_back(Literal::CreateFromValues<float>(PrimitiveType::kF32,
+                                                      {rows, n}, data));
+      auto out = CompileAndRun(absl::StrCat(R"(
 HloModule m
 cmp {
   p0 = f32[] parameter(0)
@@ -297,24 +302,27 @@ cmp {
   p2 = s32[] parameter(2)
   p3 = s32[] parameter(3)
   ROOT c = pred[] )",
-                                          c.compare, R"(
+                                            c.compare, R"(
 }
 ENTRY e {
-  x = f32[4,300] parameter(0)
-  i = s32[4,300] iota(), iota_dimension=1
-  ROOT s = (f32[4,300], s32[4,300]) sort(x, i), dimensions={1}, is_stable=true, to_apply=cmp
+  x = f32[64,300] parameter(0)
+  i = s32[64,300] iota(), iota_dimension=1
+  ROOT s = (f32[64,300], s32[64,300]) sort(x, i), dimensions={1}, is_stable=true, to_apply=cmp
 })"),
-                             std::move(args));
-    ASSERT_TRUE(out.ok()) << out.status();
-    for (int64_t r = 0; r < rows; ++r) {
-      std::vector<float> row(data.begin() + r * n, data.begin() + (r + 1) * n);
-      std::vector<int32_t> want =
-          total ? NaiveTopK(row, n, c.descending, F32Less)
-                : NaiveTopK(row, n, c.descending, float_less);
-      // NaiveTopK(largest=false) is ascending, (largest=true) descending.
-      for (int64_t j = 0; j < n; ++j) {
-        ASSERT_EQ((*out)[1].data<int32_t>()[r * n + j], want[j])
-            << c.compare << " row " << r << " j " << j;
+                               std::move(args), options);
+      ASSERT_TRUE(out.ok()) << out.status();
+      for (int64_t r = 0; r < rows; ++r) {
+        std::vector<float> row(data.begin() + r * n,
+                               data.begin() + (r + 1) * n);
+        std::vector<int32_t> want =
+            total ? NaiveTopK(row, n, c.descending, F32Less)
+                  : NaiveTopK(row, n, c.descending, float_less);
+        // NaiveTopK(largest=false) is ascending, (largest=true) descending.
+        for (int64_t j = 0; j < n; ++j) {
+          ASSERT_EQ((*out)[1].data<int32_t>()[r * n + j], want[j])
+              << c.compare << " threads " << threads << " row " << r << " j "
+              << j;
+        }
       }
     }
   }
