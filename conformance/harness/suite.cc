@@ -16,8 +16,10 @@
 #include <thread>
 #include <vector>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "absl/time/time.h"
 #include "conformance/harness/golden_case.h"
 #include "interpreter/evaluator.h"
@@ -99,10 +101,53 @@ CaseRecord RunGolden(const GoldenCase& c, backends::Backend& backend,
       }
     }
   }
+  if (auto it = options.expected_failures.find(r.id);
+      it != options.expected_failures.end()) {
+    if (r.outcome == Outcome::kFail) {
+      r.outcome = Outcome::kKnownFailure;
+      r.message =
+          absl::StrCat(r.message, " (expected failure: ", it->second, ")");
+    } else if (r.outcome == Outcome::kPass) {
+      r.outcome = Outcome::kFail;
+      r.message = absl::StrCat(
+          r.id,
+          ": listed as an expected failure of this backend but passes; "
+          "remove it from the list (reason was: ",
+          it->second, ")");
+    }
+  }
   return r;
 }
 
 }  // namespace
+
+absl::StatusOr<std::map<std::string, std::string>> ParseExpectedFailures(
+    absl::string_view text) {
+  std::map<std::string, std::string> out;
+  int line_number = 0;
+  for (absl::string_view line : absl::StrSplit(text, '\n')) {
+    ++line_number;
+    line = absl::StripAsciiWhitespace(line);
+    if (line.empty() || line[0] == '#') continue;
+    const size_t space = line.find_first_of(" \t");
+    absl::string_view reason =
+        space == absl::string_view::npos
+            ? absl::string_view()
+            : absl::StripAsciiWhitespace(line.substr(space));
+    if (reason.empty()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("expected failures, line ", line_number, ": '", line,
+                       "' needs a reason after the case id"));
+    }
+    const std::string id(line.substr(0, space));
+    if (!out.emplace(id, std::string(reason)).second) {
+      return absl::InvalidArgumentError(absl::StrCat("expected failures, line ",
+                                                     line_number, ": case '",
+                                                     id, "' is listed twice"));
+    }
+  }
+  return out;
+}
 
 std::vector<HloOpcode> SelectedGeneratedOps(const std::set<std::string>& ops) {
   std::vector<HloOpcode> out;

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <set>
 #include <string>
@@ -45,9 +46,23 @@ struct SuiteOptions {
   int jobs = 1;
   int shard_index = 0;   // GTEST_SHARD_INDEX
   int total_shards = 1;  // GTEST_TOTAL_SHARDS
+  // Golden cases this backend is known to fail, by case id, with the
+  // reason (ParseExpectedFailures): such a case that fails is reported as
+  // a known failure, one that passes as a failure ("fixed? remove it").
+  // For differences of a peer such as XLA:CPU that hloref documents rather
+  // than certifies (the golden file's own `known_failure:` is about the
+  // oracle).
+  std::map<std::string, std::string> expected_failures;
   // Progress: called after each case with (done, total) from one thread.
   std::function<void(int64_t, int64_t)> progress;
 };
+
+// The expected-failures list: one case per line, `<case id> <reason>`
+// (e.g. `ops/power.golden:s32_xla_corners XLA:CPU returns -1 for ...`);
+// blank lines and lines starting with '#' are ignored. InvalidArgument
+// with the line number for a line without a reason or a repeated id.
+absl::StatusOr<std::map<std::string, std::string>> ParseExpectedFailures(
+    absl::string_view text);
 
 struct CaseRecord {
   std::string id;     // "ops/add.golden:nan" or "gen/add/17"

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "backends/interpreter/interpreter_backend.h"
 #include "conformance/harness/report.h"
 #include "gtest/gtest.h"
@@ -169,6 +170,48 @@ TEST(Suite, FlushingBackendCaughtThenAcceptedWithFtz) {
   for (const CaseRecord& c : r2->records) {
     EXPECT_NE(c.outcome, Outcome::kFail) << c.message;
   }
+}
+
+TEST(Suite, ExpectedFailuresOfABackend) {
+  SuiteOptions o;
+  o.generated = false;
+  o.ops = {"add"};
+  o.backend_name = "fake-ftz";
+  o.backend_factory = FactoryOf<FlushingBackend>();
+  auto r = RunSuite(o);
+  ASSERT_TRUE(r.ok()) << r.status();
+  std::string failing, passing;
+  for (const CaseRecord& c : r->records) {
+    if (c.outcome == Outcome::kFail && failing.empty()) failing = c.id;
+    if (c.outcome == Outcome::kPass && passing.empty()) passing = c.id;
+  }
+  // The golden add cases include subnormal sums, which the backend flushes.
+  ASSERT_FALSE(failing.empty());
+  ASSERT_FALSE(passing.empty());
+  auto list = ParseExpectedFailures(
+      absl::StrCat("# comment\n\n", failing, " flushes subnormals\n", passing,
+                   "\tlisted by mistake\n"));
+  ASSERT_TRUE(list.ok()) << list.status();
+  EXPECT_EQ(list->at(failing), "flushes subnormals");
+  o.expected_failures = *list;
+  auto r2 = RunSuite(o);
+  ASSERT_TRUE(r2.ok()) << r2.status();
+  for (const CaseRecord& c : r2->records) {
+    if (c.id == failing) {
+      EXPECT_EQ(c.outcome, Outcome::kKnownFailure) << c.message;
+      EXPECT_NE(c.message.find("flushes subnormals"), std::string::npos);
+    } else if (c.id == passing) {
+      EXPECT_EQ(c.outcome, Outcome::kFail);
+      EXPECT_NE(c.message.find("remove it"), std::string::npos) << c.message;
+    }
+  }
+  // Malformed lists name the line.
+  auto no_reason = ParseExpectedFailures("ops/add.golden:x\n");
+  ASSERT_FALSE(no_reason.ok());
+  EXPECT_NE(no_reason.status().message().find("line 1"), std::string::npos);
+  auto twice = ParseExpectedFailures("a r\n\na s\n");
+  ASSERT_FALSE(twice.ok());
+  EXPECT_NE(twice.status().message().find("line 3"), std::string::npos);
 }
 
 TEST(Suite, WrongGatherCaughtAndNoDeviationExcusesIt) {

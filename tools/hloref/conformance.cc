@@ -22,6 +22,7 @@
 #include "backends/registry.h"
 #include "conformance/harness/report.h"
 #include "conformance/harness/suite.h"
+#include "tools/hloref/arguments.h"
 #include "tools/hloref/command_line.h"
 #include "tools/hloref/cpu_flags.h"
 #include "tools/hloref/subcommands.h"
@@ -76,6 +77,12 @@ Options:
   --keep-files            command backends: keep each run's exchange
                           directory (printed in failure messages)
   --golden-dir=DIR        the golden suite (default: the source tree's)
+  --expected-failures=FILE
+                          golden cases this backend is known to fail, one
+                          per line: `<case id> <reason>` ('#' comments); a
+                          listed case that fails is a known failure, one
+                          that passes is a failure (remove it from the
+                          list), e.g. conformance/xla_cpu_expected_failures.txt
   --list-ops              print the ops that have a case generator (the
                           ops excluded by design, with the reason, on
                           stderr)
@@ -137,11 +144,14 @@ class Progress {
 
 int RunConformance(int argc, char** argv) {
   std::vector<OptionSpec> specs = {
-      {"backend", true},     {"suite", true},      {"ops", true},
-      {"types", true},       {"count", true},      {"seed", true},
-      {"deviations", true},  {"profile", true},    {"jobs", true},
-      {"report", true},      {"junit", true},      {"timeout", true},
-      {"keep-files", false}, {"golden-dir", true}, {"list-ops", false},
+      {"backend", true},     {"suite", true},
+      {"ops", true},         {"types", true},
+      {"count", true},       {"seed", true},
+      {"deviations", true},  {"profile", true},
+      {"jobs", true},        {"report", true},
+      {"junit", true},       {"timeout", true},
+      {"keep-files", false}, {"golden-dir", true},
+      {"list-ops", false},   {"expected-failures", true},
       {"verbose", false},    {"help", false}};
   AddCpuOptionSpecs(&specs);
   auto cl = CommandLine::Parse(argc, argv, 2, specs);
@@ -243,6 +253,15 @@ int RunConformance(int argc, char** argv) {
     return Usage("--jobs must be an integer in [1, 1024]");
   }
   options.jobs = static_cast<int>(*jobs);
+  if (auto path = cl->Get("expected-failures")) {
+    auto text = ReadFile(*path);
+    if (!text.ok()) return Usage(std::string(text.status().message()));
+    auto expected = conformance::ParseExpectedFailures(*text);
+    if (!expected.ok()) {
+      return Usage(absl::StrCat(*path, ": ", expected.status().message()));
+    }
+    options.expected_failures = std::move(*expected);
+  }
   if (!cl->Get("golden-dir").value_or("").empty()) {
     options.golden_dir = *cl->Get("golden-dir");
   }
