@@ -26,6 +26,7 @@
 #include <mutex>
 
 #include "absl/strings/str_cat.h"
+#include "backends/cpu/runtime/kernel_support.h"
 #include "backends/cpu/runtime/thread_pool.h"
 #include "spec/types/minifloat.h"
 
@@ -34,154 +35,27 @@ namespace {
 
 using gemm::GemmKernels;
 using gemm::kGemmMr;
+using kernel_support::Bits;
+using kernel_support::CacheBytes;
+using kernel_support::CeilDiv;
+using kernel_support::EnvInt;
+using kernel_support::FastPathSafe;
+using kernel_support::IsNarrowFloat;
+using kernel_support::Loader;
+using kernel_support::LoadSmallInt;
+using kernel_support::MakeLoader;
+using kernel_support::NarrowTable;
+using kernel_support::Parallel;
+using kernel_support::RoundUp;
+using kernel_support::Scratch;
+using kernel_support::Stats;
+using kernel_support::StoreOut;
 
 constexpr int64_t kDescVersion = 1;
 constexpr int64_t kNotAffine = std::numeric_limits<int64_t>::min();
 
 thread_local bool last_used_fallback = false;
 thread_local bool last_used_fast = false;
-
-bool IsNarrowFloat(PrimitiveType t) {
-  return IsFloat(t) && t != PrimitiveType::kF32 && t != PrimitiveType::kF64 &&
-         (StorageBytes(t) == 1 || StorageBytes(t) == 2);
-}
-
-// ---- element loads (the operand's storage -> the accumulation type)
-
-// The f32 value of every encoding of a float type of 1 or 2 bytes, built
-// once per type (exact: every value of these types is an f32 value).
-const float* NarrowTable(PrimitiveType t) {
-  static std::mutex mu;
-  static std::unique_ptr<float[]> tables[64];
-  const int id = static_cast<int>(t);
-  std::lock_guard<std::mutex> lock(mu);
-  if (!tables[id]) {
-    const FloatFormat& f = FormatOf(t);
-    const int64_t n = int64_t{1} << (8 * StorageBytes(t));
-    tables[id] = std::make_unique<float[]>(n);
-    for (int64_t bits = 0; bits < n; ++bits) {
-      const uint32_t v = DecodeFloatToF32Bits(f, static_cast<uint64_t>(bits));
-      std::memcpy(&tables[id][bits], &v, sizeof(float));
-    }
-  }
-  return tables[id].get();
-}
-
-// Loads element `i` of a buffer as T (float or double).
-template <typename T>
-struct Loader {
-  PrimitiveType type;
-  const void* base;
-  const float* table = nullptr;  // narrow floats
-
-  T operator()(int64_t i) const {
-    switch (type) {
-      case PrimitiveType::kF32:
-        return static_cast<T>(static_cast<const float*>(base)[i]);
-      case PrimitiveType::kF64:
-        return static_cast<T>(static_cast<const double*>(base)[i]);
-      case PrimitiveType::kBF16: {
-        const uint32_t bits = uint32_t{static_cast<const uint16_t*>(base)[i]}
-                              << 16;
-        float f;
-        std::memcpy(&f, &bits, sizeof(f));
-        return static_cast<T>(f);
-      }
-      default:
-        if (StorageBytes(type) == 1) {
-          return static_cast<T>(table[static_cast<const uint8_t*>(base)[i]]);
-        }
-        return static_cast<T>(table[static_cast<const uint16_t*>(base)[i]]);
-    }
-  }
-};
-
-template <typename T>
-Loader<T> MakeLoader(PrimitiveType type, const void* base) {
-  Loader<T> l{type, base};
-  if (IsNarrowFloat(type) && type != PrimitiveType::kBF16) {
-    l.table = NarrowTable(type);
-  }
-  return l;
-}
-
-int32_t LoadSmallInt(PrimitiveType type, const void* base, int64_t i) {
-  return type == PrimitiveType::kS8
-             ? int32_t{static_cast<const int8_t*>(base)[i]}
-             : int32_t{static_cast<const uint8_t*>(base)[i]};
-}
-
-// ---- the range guard's statistics (on values already in type T)
-
-template <typename T>
-struct Bits;
-template <>
-struct Bits<float> {
-  using U = uint32_t;
-  static constexpr U kAbs = 0x7fffffffu;
-  static constexpr U kInf = 0x7f800000u;
-};
-template <>
-struct Bits<double> {
-  using U = uint64_t;
-  static constexpr U kAbs = 0x7fffffffffffffffull;
-  static constexpr U kInf = 0x7ff0000000000000ull;
-};
-
-// max |x| and the smallest nonzero |x| as bit patterns (the order of
-// nonnegative IEEE bit patterns is the order of their values; inf and NaN
-// are above every finite one).
-template <typename T>
-struct Stats {
-  using U = typename Bits<T>::U;
-  U max_abs = 0;
-  U min_nz_minus1 = std::numeric_limits<U>::max();  // (|x| bits) - 1
-
-  // n values from src, copied to dst too when it is not null: contiguous,
-  // or in chunks of `chunk` values `dst_stride` apart.
-  void CopyScan(const GemmKernels& k, const T* src, T* dst, int64_t n,
-                int64_t chunk = 0, int64_t dst_stride = 0) {
-    if (chunk <= 0) chunk = dst_stride = std::max<int64_t>(n, 1);
-    if constexpr (sizeof(T) == 4) {
-      k.scan32(reinterpret_cast<const uint32_t*>(src),
-               reinterpret_cast<uint32_t*>(dst), n, chunk, dst_stride, &max_abs,
-               &min_nz_minus1);
-    } else {
-      k.scan64(reinterpret_cast<const uint64_t*>(src),
-               reinterpret_cast<uint64_t*>(dst), n, chunk, dst_stride, &max_abs,
-               &min_nz_minus1);
-    }
-  }
-  void Merge(const Stats& o) {
-    max_abs = std::max(max_abs, o.max_abs);
-    min_nz_minus1 = std::min(min_nz_minus1, o.min_nz_minus1);
-  }
-  bool HasNonzero() const {
-    return min_nz_minus1 != std::numeric_limits<U>::max();
-  }
-  bool Finite() const { return max_abs < Bits<T>::kInf; }
-  long double MaxAbs() const { return FromBits(max_abs); }
-  long double MinNonzero() const { return FromBits(min_nz_minus1 + 1); }
-  static long double FromBits(U u) {
-    T v;
-    std::memcpy(&v, &u, sizeof(v));
-    return static_cast<long double>(v);
-  }
-};
-
-// Whether an FMA chain in T over these operands stays in T's normal range
-// (see gemm.h): then every step's rounding error is at most u * S.
-template <typename T>
-bool FastPathSafe(const Stats<T>& a, const Stats<T>& b, int64_t k) {
-  if (!a.Finite() || !b.Finite()) return false;
-  if (!a.HasNonzero() || !b.HasNonzero()) return true;  // every product 0
-  const long double max_t = std::numeric_limits<T>::max();
-  const long double min_t = std::numeric_limits<T>::min();  // smallest normal
-  if (static_cast<long double>(k) * a.MaxAbs() * b.MaxAbs() >= max_t / 2) {
-    return false;
-  }
-  return a.MinNonzero() * b.MinNonzero() >= min_t;
-}
 
 // ---- the problem: offset tables and the blocking
 
@@ -225,21 +99,6 @@ struct Problem {
   bool swapped = false;   // lhs and rhs exchanged (C^T = B^T A^T)
   int64_t items() const { return batch * m_blocks * n_blocks; }
 };
-
-int64_t CacheBytes(int name, int64_t fallback) {
-  const long v = sysconf(name);
-  return v > 0 ? v : fallback;
-}
-
-int64_t EnvInt(const char* name, int64_t fallback) {
-  const char* s = std::getenv(name);
-  if (s == nullptr || *s == 0) return fallback;
-  const long long v = std::atoll(s);
-  return v > 0 ? v : fallback;
-}
-
-int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
-int64_t RoundUp(int64_t a, int64_t b) { return CeilDiv(a, b) * b; }
 
 int64_t Nr(GemmPath p) {
   return p == GemmPath::kF64
@@ -358,47 +217,6 @@ absl::StatusOr<Problem> MakeProblem(const DotDims& d, int threads) {
     p.n_blocks = std::max<int64_t>(1, CeilDiv(p.n, p.nc));
   }
   return p;
-}
-
-// ---- aligned scratch
-
-struct Scratch {
-  void* p = nullptr;
-  explicit Scratch(int64_t bytes) {
-    p = std::aligned_alloc(
-        64, static_cast<size_t>(RoundUp(std::max<int64_t>(bytes, 64), 64)));
-  }
-  ~Scratch() { std::free(p); }
-  Scratch(const Scratch&) = delete;
-  Scratch& operator=(const Scratch&) = delete;
-};
-
-// ---- stores of the result
-
-template <typename T>
-void StoreOut(PrimitiveType ot, void* out, int64_t i, T v) {
-  switch (ot) {
-    case PrimitiveType::kF32:
-      static_cast<float*>(out)[i] = static_cast<float>(v);
-      return;
-    case PrimitiveType::kF64:
-      static_cast<double*>(out)[i] = static_cast<double>(v);
-      return;
-    default: {
-      // bf16 / f16: one rounding from the f32 (or wider) sum.
-      const FloatFormat& f = FormatOf(ot);
-      uint64_t bits;
-      if constexpr (std::is_same_v<T, float>) {
-        uint32_t fb;
-        std::memcpy(&fb, &v, sizeof(fb));
-        bits = EncodeFloatFromF32Bits(f, fb);
-      } else {
-        bits = EncodeFloat(f, static_cast<double>(v));
-      }
-      static_cast<uint16_t*>(out)[i] = static_cast<uint16_t>(bits);
-      return;
-    }
-  }
 }
 
 void StoreInt(PrimitiveType ot, void* out, int64_t i, int32_t v) {
@@ -1091,15 +909,6 @@ void RunBf16FastItems(Shared& sh, const gemm::Bf16DotKernels& bk,
     }
   }
   MergeStats(sh, sa, sb);
-}
-
-// Runs body(begin, end) over [0, n) on the run's pool.
-template <typename Body>
-void Parallel(RunContext* ctx, int64_t n, Body& body) {
-  hloref_cpu_parallel_for(
-      ctx, n,
-      [](void* env, int64_t b, int64_t e) { (*static_cast<Body*>(env))(b, e); },
-      &body);
 }
 
 absl::Status RunDotIn(RunContext* ctx, const DotDims& dims, const void* lhs,
