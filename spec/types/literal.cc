@@ -137,6 +137,21 @@ Literal::Literal(const Shape& shape) : shape_(shape) {
   }
 }
 
+Literal Literal::Uninitialized(const Shape& shape) {
+  Literal lit;
+  lit.shape_ = shape;
+  if (shape.IsTuple()) {
+    lit.elements_.reserve(shape.tuple_size());
+    for (const Shape& s : shape.tuple_shapes()) {
+      lit.elements_.push_back(Uninitialized(s));
+    }
+  } else if (shape.IsArray()) {
+    lit.data_.resize(static_cast<size_t>(shape.num_elements()) *
+                     StorageBytes(shape.element_type()));
+  }
+  return lit;
+}
+
 Literal Literal::MakeTuple(std::vector<Literal> elements) {
   std::vector<Shape> shapes;
   shapes.reserve(elements.size());

@@ -13,7 +13,9 @@
 #include <complex>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -68,6 +70,27 @@ HLOREF_STORAGE(kC128, std::complex<double>)
 template <PrimitiveType T>
 using StorageType = typename StorageTypeOf<T>::type;
 
+// An allocator whose value-less construct default-initialises: a vector
+// resized with it leaves new bytes unwritten (Literal::Uninitialized).
+template <typename T>
+struct DefaultInitAllocator : std::allocator<T> {
+  template <typename U>
+  struct rebind {
+    using other = DefaultInitAllocator<U>;
+  };
+  DefaultInitAllocator() = default;
+  template <typename U>
+  DefaultInitAllocator(const DefaultInitAllocator<U>&) noexcept {}
+  template <typename U>
+  void construct(U* p) noexcept {
+    ::new (static_cast<void*>(p)) U;
+  }
+  template <typename U, typename... Args>
+  void construct(U* p, Args&&... args) {
+    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+  }
+};
+
 class Literal {
  public:
   Literal() = default;  // invalid (no shape)
@@ -76,6 +99,10 @@ class Literal {
   // allocated). Callers check CheckShapeSize first for untrusted shapes.
   explicit Literal(const Shape& shape);
 
+  // As Literal(shape), but array bytes are left unwritten (no zero fill):
+  // only for a caller that writes every byte before anything reads them
+  // (the CPU backend's static results, written by the compiled code).
+  static Literal Uninitialized(const Shape& shape);
   static Literal MakeTuple(std::vector<Literal> elements);
   static Literal Token() { return Literal(Shape::Token()); }
   // Scalars holding 0 and 1 of an array type (false/true for pred, (0, 0)
@@ -224,7 +251,7 @@ class Literal {
  private:
   void CheckType(int storage_bytes) const;
   Shape shape_;
-  std::vector<uint8_t> data_;
+  std::vector<uint8_t, DefaultInitAllocator<uint8_t>> data_;
   std::vector<Literal> elements_;
   // Runtime sizes of every dimension; empty = the dimensions themselves.
   std::vector<int64_t> dynamic_sizes_;
