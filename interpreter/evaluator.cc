@@ -4,7 +4,10 @@
 #include "interpreter/evaluator.h"
 
 #include <algorithm>
+#include <fstream>
 #include <limits>
+#include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <thread>
@@ -180,13 +183,41 @@ struct MarkSink {
 class EvaluatorImpl final : public EvalContext {
  public:
   explicit EvaluatorImpl(const EvaluatorOptions& options)
-      : options_(options), deadline_(absl::Now() + options.max_wall_time) {}
+      : options_(options),
+        deadline_(absl::Now() + options.max_wall_time),
+        start_(absl::Now()),
+        last_progress_(start_),
+        max_bytes_(options.max_bytes > 0 ? options.max_bytes
+                                         : DefaultMaxBytes()) {}
 
   const EvaluatorOptions& options() const override { return options_; }
 
+  // `owned_args`, when given, holds the arguments by value (CallConsuming):
+  // the parameters own them and may give them away.
   absl::StatusOr<std::pair<Literal, Marks>> EvalComputation(
       const HloComputation& comp, absl::Span<const Literal* const> args,
-      const HloInstruction* caller);
+      const HloInstruction* caller, std::vector<Literal>* owned_args = nullptr);
+
+  absl::StatusOr<Literal> CallConsuming(const HloComputation& computation,
+                                        std::vector<Literal> args) override {
+    const HloInstruction* caller =
+        sinks_.empty() ? nullptr : sinks_.back()->inst;
+    HLOREF_ASSIGN_OR_RETURN(auto result,
+                            EvalComputation(computation, {}, caller, &args));
+    if (!sinks_.empty() && result.second.any()) {
+      sinks_.back()->callee_marked = true;
+      sinks_.back()->callee_ids.insert(result.second.ids.begin(),
+                                       result.second.ids.end());
+    }
+    return std::move(result.first);
+  }
+
+  std::optional<Literal> TakeOperand(int64_t k) override;
+
+  int64_t peak_bytes() const { return peak_bytes_; }
+  int64_t evaluated() const { return evaluated_; }
+  // Progress reports come from participant 0 only.
+  int64_t participant_index_ = 0;
 
   absl::StatusOr<Literal> Call(const HloComputation& computation,
                                absl::Span<const Literal* const> args) override {
@@ -314,8 +345,46 @@ class EvaluatorImpl final : public EvalContext {
                              const std::vector<const Marks*>& operand_marks,
                              MarkSink& sink, Marks* out);
 
+  // What evaluating one computation needs besides its values, computed
+  // once per computation: operand positions in the schedule, the last
+  // reader of every value and what dies after each instruction.
+  struct Plan {
+    std::unordered_map<const HloInstruction*, int32_t> index;
+    std::vector<std::vector<int32_t>> operands;  // -1: not in the schedule
+    std::vector<int32_t> last_use;               // -1: never read
+    std::vector<std::vector<int32_t>> free_after;
+    // get-tuple-element whose tuple is read by get-tuple-elements only,
+    // and by no other one of the same index: it may take the element.
+    std::vector<bool> exclusive_gte;
+    int32_t root = -1;
+  };
+  struct Slot {
+    std::shared_ptr<const Literal> value;
+    bool owned = false;        // value owns a whole literal made here
+    int64_t* bytes = nullptr;  // owned: the bytes counted for it
+  };
+  // The instruction being dispatched, for TakeOperand.
+  struct Frame {
+    const Plan* plan;
+    std::vector<Slot>* slots;
+    int32_t index;  // -1: its operands may not be taken
+  };
+  const Plan& PlanOf(const HloComputation& comp);
+  Slot Own(Literal lit);
+  void MaybeReportProgress();
+
   EvaluatorOptions options_;
   absl::Time deadline_;
+  absl::Time start_;
+  absl::Time last_progress_;
+  int64_t max_bytes_;
+  int64_t live_bytes_ = 0;
+  int64_t peak_bytes_ = 0;
+  int64_t evaluated_ = 0;
+  int64_t entry_done_ = 0;
+  int64_t entry_total_ = 0;
+  std::unordered_map<const HloComputation*, std::unique_ptr<Plan>> plans_;
+  std::vector<Frame> frames_;
   int depth_ = 0;
   std::vector<MarkSink*> sinks_;
   std::unordered_map<const HloInstruction*, int64_t> executions_;
@@ -490,9 +559,156 @@ void EvaluatorImpl::PropagateMarks(
   }
 }
 
+const EvaluatorImpl::Plan& EvaluatorImpl::PlanOf(const HloComputation& comp) {
+  auto it = plans_.find(&comp);
+  if (it != plans_.end()) return *it->second;
+  auto plan = std::make_unique<Plan>();
+  const auto& insts = comp.instructions();
+  const int32_t n = static_cast<int32_t>(insts.size());
+  plan->index.reserve(insts.size());
+  for (int32_t i = 0; i < n; ++i) plan->index.emplace(insts[i].get(), i);
+  plan->operands.resize(n);
+  plan->last_use.assign(n, -1);
+  plan->root = -1;
+  if (comp.root() != nullptr) {
+    auto r = plan->index.find(comp.root());
+    if (r != plan->index.end()) plan->root = r->second;
+  }
+  // Users of each value: whether all are get-tuple-element, and how many
+  // read each tuple index.
+  std::vector<bool> only_gte_users(n, true);
+  std::vector<std::unordered_map<int64_t, int>> gte_reads(n);
+  for (int32_t i = 0; i < n; ++i) {
+    const HloInstruction& inst = *insts[i];
+    for (const HloInstruction* o : inst.operands()) {
+      auto f = plan->index.find(o);
+      const int32_t j = f == plan->index.end() ? -1 : f->second;
+      plan->operands[i].push_back(j);
+      if (j < 0) continue;
+      plan->last_use[j] = std::max(plan->last_use[j], i);
+      if (inst.opcode() == HloOpcode::kGetTupleElement) {
+        ++gte_reads[j][inst.attrs().index];
+      } else {
+        only_gte_users[j] = false;
+      }
+    }
+  }
+  plan->free_after.resize(n);
+  plan->exclusive_gte.assign(n, false);
+  for (int32_t i = 0; i < n; ++i) {
+    if (i == plan->root) continue;
+    // A value nobody reads dies at once; others after their last reader.
+    const int32_t at = plan->last_use[i] < 0 ? i : plan->last_use[i];
+    plan->free_after[at].push_back(i);
+  }
+  for (int32_t i = 0; i < n; ++i) {
+    const HloInstruction& inst = *insts[i];
+    if (inst.opcode() != HloOpcode::kGetTupleElement) continue;
+    const int32_t j = plan->operands[i].empty() ? -1 : plan->operands[i][0];
+    if (j < 0 || j == plan->root || !only_gte_users[j]) continue;
+    plan->exclusive_gte[i] = gte_reads[j][inst.attrs().index] == 1;
+  }
+  const Plan& ref = *plan;
+  plans_.emplace(&comp, std::move(plan));
+  return ref;
+}
+
+namespace {
+
+int64_t LiteralBytes(const Literal& lit) {
+  if (lit.shape().IsTuple()) {
+    int64_t n = 0;
+    for (const Literal& e : lit.tuple_elements()) n += LiteralBytes(e);
+    return n;
+  }
+  return static_cast<int64_t>(lit.raw().size());
+}
+
+// Bytes a value of `shape` takes (bounded dimensions at their bound).
+int64_t ShapeBytes(const Shape& shape) {
+  if (shape.IsTuple()) {
+    int64_t n = 0;
+    for (const Shape& s : shape.tuple_shapes()) n += ShapeBytes(s);
+    return n;
+  }
+  if (!shape.IsArray()) return 0;
+  int64_t n = 1;
+  for (int64_t d : shape.dimensions()) {
+    if (d <= 0) return 0;
+    if (n > (int64_t{1} << 62) / d) return int64_t{1} << 62;
+    n *= d;
+  }
+  return n * std::max(1, StorageBytes(shape.element_type()));
+}
+
+// A literal nobody owns here (an argument, a constant): a view.
+std::shared_ptr<const Literal> Borrow(const Literal* lit) {
+  return std::shared_ptr<const Literal>(std::shared_ptr<const Literal>(), lit);
+}
+
+}  // namespace
+
+EvaluatorImpl::Slot EvaluatorImpl::Own(Literal lit) {
+  // The byte count lives next to the literal, so that taking a tuple
+  // element out (get-tuple-element) moves its bytes to the new owner.
+  struct Owned {
+    Literal lit;
+    int64_t bytes;
+  };
+  const int64_t bytes = LiteralBytes(lit);
+  live_bytes_ += bytes;
+  peak_bytes_ = std::max(peak_bytes_, live_bytes_);
+  auto* owned = new Owned{std::move(lit), bytes};
+  std::shared_ptr<Owned> holder(owned, [this](Owned* p) {
+    live_bytes_ -= p->bytes;
+    delete p;
+  });
+  Slot slot;
+  slot.value = std::shared_ptr<const Literal>(holder, &owned->lit);
+  slot.owned = true;
+  slot.bytes = &owned->bytes;
+  return slot;
+}
+
+std::optional<Literal> EvaluatorImpl::TakeOperand(int64_t k) {
+  if (frames_.empty()) return std::nullopt;
+  Frame& f = frames_.back();
+  if (f.index < 0) return std::nullopt;
+  const std::vector<int32_t>& ops = f.plan->operands[f.index];
+  if (k < 0 || k >= static_cast<int64_t>(ops.size())) return std::nullopt;
+  const int32_t j = ops[k];
+  if (j < 0 || j == f.plan->root || f.plan->last_use[j] != f.index) {
+    return std::nullopt;
+  }
+  if (std::count(ops.begin(), ops.end(), j) != 1) return std::nullopt;
+  Slot& slot = (*f.slots)[j];
+  if (!slot.owned || slot.value.use_count() != 1) return std::nullopt;
+  Literal out = std::move(const_cast<Literal&>(*slot.value));
+  slot = Slot();
+  return out;
+}
+
+void EvaluatorImpl::MaybeReportProgress() {
+  if (!options_.progress || participant_index_ != 0) return;
+  const absl::Time now = absl::Now();
+  if (now - start_ < options_.progress_interval ||
+      now - last_progress_ < options_.progress_interval) {
+    return;
+  }
+  last_progress_ = now;
+  EvaluatorOptions::Progress p;
+  p.entry_done = entry_done_;
+  p.entry_total = entry_total_;
+  p.evaluated = evaluated_;
+  p.elapsed = now - start_;
+  p.live_bytes = live_bytes_;
+  p.peak_bytes = peak_bytes_;
+  options_.progress(p);
+}
+
 absl::StatusOr<std::pair<Literal, Marks>> EvaluatorImpl::EvalComputation(
     const HloComputation& comp, absl::Span<const Literal* const> args,
-    const HloInstruction* caller) {
+    const HloInstruction* caller, std::vector<Literal>* owned_args) {
   if (depth_ >= options_.max_call_depth) {
     return absl::ResourceExhaustedError(absl::StrCat(
         caller ? absl::StrCat("%", caller->name(), ": ") : "",
@@ -500,10 +716,11 @@ absl::StatusOr<std::pair<Literal, Marks>> EvaluatorImpl::EvalComputation(
         " exceeds the call depth limit of ", options_.max_call_depth,
         " (limit EvaluatorOptions::max_call_depth)"));
   }
-  if (static_cast<int64_t>(args.size()) != comp.num_parameters()) {
+  const size_t arg_count = owned_args ? owned_args->size() : args.size();
+  if (static_cast<int64_t>(arg_count) != comp.num_parameters()) {
     return absl::InvalidArgumentError(absl::StrCat(
         "computation ", comp.name(), " takes ", comp.num_parameters(),
-        " parameters, called with ", args.size()));
+        " parameters, called with ", arg_count));
   }
   if (comp.root() == nullptr) {
     return absl::InvalidArgumentError(
@@ -515,28 +732,49 @@ absl::StatusOr<std::pair<Literal, Marks>> EvaluatorImpl::EvalComputation(
     ~DepthGuard() { --*d; }
   } guard{&depth_};
 
-  std::unordered_map<const HloInstruction*, Literal> values;
+  const Plan& plan = PlanOf(comp);
+  // One slot per instruction, in schedule order: the value (owned, or a
+  // view of an argument, a constant or a tuple element), released after
+  // its last reader.
+  std::vector<Slot> slots(comp.instructions().size());
   std::unordered_map<const HloInstruction*, Marks> marks;
-  values.reserve(comp.instructions().size());
   // depth_ is 1 while the entry computation itself runs.
-  const bool observe = depth_ == 1 && options_.entry_value_observer &&
-                       comp.parent() != nullptr &&
-                       comp.parent()->entry() == &comp;
+  const bool entry = depth_ == 1 && comp.parent() != nullptr &&
+                     comp.parent()->entry() == &comp;
+  const bool observe = entry && options_.entry_value_observer;
+  if (entry) entry_total_ = static_cast<int64_t>(slots.size());
+  auto release = [&](int32_t i) {
+    for (int32_t j : plan.free_after[i]) {
+      slots[j] = Slot();
+      if (!marks.empty()) marks.erase(comp.instructions()[j].get());
+    }
+  };
 
-  for (const auto& owned : comp.instructions()) {
-    const HloInstruction& inst = *owned;
+  const auto& insts = comp.instructions();
+  for (int32_t i = 0; i < static_cast<int32_t>(insts.size()); ++i) {
+    const HloInstruction& inst = *insts[i];
+    ++evaluated_;
     HLOREF_RETURN_IF_ERROR(CheckDeadline(inst));
     HLOREF_RETURN_IF_ERROR(CheckElementLimit(inst));
 
     if (inst.opcode() == HloOpcode::kParameter) {
       const int64_t n = inst.parameter_number();
-      if (n < 0 || n >= static_cast<int64_t>(args.size()) ||
-          args[n] == nullptr) {
+      if (n < 0 || n >= static_cast<int64_t>(arg_count) ||
+          (owned_args == nullptr && args[n] == nullptr)) {
         return absl::InvalidArgumentError(absl::StrCat(
             "%", inst.name(), ": parameter number ", n, " has no argument"));
       }
-      values.emplace(&inst, *args[n]);
-      if (observe) options_.entry_value_observer(Participant(), inst, *args[n]);
+      if (owned_args != nullptr) {
+        // Each parameter number appears once (verified modules).
+        slots[i] = Own(std::move((*owned_args)[n]));
+      } else {
+        slots[i].value = Borrow(args[n]);
+      }
+      if (observe) {
+        options_.entry_value_observer(Participant(), inst, *slots[i].value);
+      }
+      if (entry) ++entry_done_;
+      release(i);
       continue;
     }
     if (inst.opcode() == HloOpcode::kConstant) {
@@ -546,27 +784,90 @@ absl::StatusOr<std::pair<Literal, Marks>> EvaluatorImpl::EvalComputation(
                          " was elided in the dump; re-dump with "
                          "--xla_dump_large_constants"));
       }
-      values.emplace(&inst, inst.literal());
+      slots[i].value = Borrow(&inst.literal());
       if (observe) {
         options_.entry_value_observer(Participant(), inst, inst.literal());
       }
+      if (entry) ++entry_done_;
+      release(i);
       continue;
     }
 
     std::vector<const Literal*> operands;
     std::vector<const Marks*> operand_marks;
     operands.reserve(inst.operands().size());
-    for (const HloInstruction* o : inst.operands()) {
-      auto it = values.find(o);
-      if (it == values.end()) {
+    for (size_t k = 0; k < inst.operands().size(); ++k) {
+      const int32_t j = plan.operands[i][k];
+      if (j < 0 || j >= i || slots[j].value == nullptr) {
         return absl::InvalidArgumentError(absl::StrCat(
-            "%", inst.name(), ": operand %", o->name(),
+            "%", inst.name(), ": operand %", inst.operands()[k]->name(),
             " is not evaluated before its use (not in this computation or "
             "out of order)"));
       }
-      operands.push_back(&it->second);
-      auto mit = marks.find(o);
-      operand_marks.push_back(mit == marks.end() ? nullptr : &mit->second);
+      operands.push_back(slots[j].value.get());
+      if (marks.empty()) {
+        operand_marks.push_back(nullptr);
+      } else {
+        auto mit = marks.find(inst.operands()[k]);
+        operand_marks.push_back(mit == marks.end() ? nullptr : &mit->second);
+      }
+    }
+
+    // get-tuple-element is a view of the element (no copy), or takes the
+    // element out of a tuple only this instruction reads it from.
+    if (inst.opcode() == HloOpcode::kGetTupleElement && operands.size() == 1 &&
+        operands[0]->shape().IsTuple() && inst.attrs().index >= 0 &&
+        inst.attrs().index < operands[0]->tuple_size() &&
+        inst.shape().is_static() &&
+        SameValueShape(operands[0]->tuple_element(inst.attrs().index).shape(),
+                       inst.shape())) {
+      const int32_t j = plan.operands[i][0];
+      Slot& src = slots[j];
+      const int64_t index = inst.attrs().index;
+      if (plan.exclusive_gte[i] && src.owned && src.value.use_count() == 1) {
+        Literal& tuple = const_cast<Literal&>(*src.value);
+        Literal element = std::move(tuple.mutable_tuple_element(index));
+        const int64_t moved = LiteralBytes(element);
+        *src.bytes -= moved;
+        live_bytes_ -= moved;
+        slots[i] = Own(std::move(element));
+      } else {
+        slots[i].value = std::shared_ptr<const Literal>(
+            src.value, &src.value->tuple_element(index));
+      }
+      if (!operand_marks.empty() && operand_marks[0] != nullptr) {
+        MarkSink sink;
+        sink.inst = &inst;
+        std::vector<const Shape*> leaf_shapes;
+        CollectLeafShapes(inst.shape(), &leaf_shapes);
+        for (const Shape* s : leaf_shapes) {
+          sink.leaf_sizes.push_back(ElementsOf(*s));
+        }
+        sink.leaves.resize(leaf_shapes.size());
+        Marks out;
+        PropagateMarks(inst, operand_marks, sink, &out);
+        ForwardErrorData(inst, operand_marks, &out);
+        if (out.any() || out.has_error_data()) {
+          marks.emplace(&inst, std::move(out));
+        }
+      }
+      if (observe) {
+        options_.entry_value_observer(Participant(), inst, *slots[i].value);
+      }
+      if (entry) ++entry_done_;
+      release(i);
+      MaybeReportProgress();
+      continue;
+    }
+
+    // The result's bytes, before anything is allocated.
+    const int64_t need = ShapeBytes(inst.shape());
+    if (need > max_bytes_ - live_bytes_) {
+      return absl::ResourceExhaustedError(absl::StrCat(
+          "%", inst.name(), ": its result (", inst.shape().ToString(false),
+          ") needs ", need, " bytes with ", live_bytes_,
+          " bytes of values held, more than the limit of ", max_bytes_,
+          " bytes (limit EvaluatorOptions::max_bytes)"));
     }
 
     MarkSink sink;
@@ -583,8 +884,13 @@ absl::StatusOr<std::pair<Literal, Marks>> EvaluatorImpl::EvalComputation(
     // not honour runtime sizes refuse padded operands; element-wise results
     // take their operands' runtime sizes.
     HLOREF_RETURN_IF_ERROR(CheckPaddedOperands(inst, operands));
+    // Element-wise propagation of runtime sizes reads the operands after
+    // the op ran, so those ops never give their operands away.
+    const bool may_take = !IsElementwiseForSizes(inst.opcode());
     sinks_.push_back(&sink);
+    frames_.push_back(Frame{&plan, &slots, may_take ? i : -1});
     absl::StatusOr<Literal> result = DispatchOp(inst, operands, *this);
+    frames_.pop_back();
     if (result.ok()) AdoptDynamicDimensions(inst.shape(), *result);
     if (result.ok() && IsElementwiseForSizes(inst.opcode())) {
       absl::Status sized =
@@ -612,19 +918,24 @@ absl::StatusOr<std::pair<Literal, Marks>> EvaluatorImpl::EvalComputation(
     }
     if (out.any() || out.has_error_data()) marks.emplace(&inst, std::move(out));
     if (observe) options_.entry_value_observer(Participant(), inst, *result);
-    values.emplace(&inst, *std::move(result));
+    slots[i] = Own(*std::move(result));
+    if (entry) ++entry_done_;
+    release(i);
+    MaybeReportProgress();
   }
 
-  const HloInstruction* root = comp.root();
-  auto it = values.find(root);
-  if (it == values.end()) {
+  if (plan.root < 0 || slots[plan.root].value == nullptr) {
     return absl::InternalError(
         absl::StrCat("root of ", comp.name(), " was not evaluated"));
   }
+  Slot& root = slots[plan.root];
+  Literal root_value = root.owned && root.value.use_count() == 1
+                           ? std::move(const_cast<Literal&>(*root.value))
+                           : Literal(*root.value);
   Marks root_marks;
-  auto mit = marks.find(root);
+  auto mit = marks.find(comp.root());
   if (mit != marks.end()) root_marks = std::move(mit->second);
-  return std::make_pair(std::move(it->second), std::move(root_marks));
+  return std::make_pair(std::move(root_value), std::move(root_marks));
 }
 
 // A parameter with dynamic dimensions takes a literal of its shape (with
@@ -655,6 +966,17 @@ absl::Status CheckArgument(const HloInstruction& param, const Literal& arg,
 }
 
 }  // namespace
+
+int64_t DefaultMaxBytes() {
+  std::ifstream meminfo("/proc/meminfo");
+  std::string key;
+  int64_t kib = 0;
+  std::string unit;
+  while (meminfo >> key >> kib >> unit) {
+    if (key == "MemAvailable:" && kib > 0) return kib * 1024;
+  }
+  return int64_t{16} << 30;
+}
 
 Evaluator::Evaluator(EvaluatorOptions options)
     : options_(options),
@@ -743,10 +1065,13 @@ absl::StatusOr<EvalResult> Evaluator::RunParticipant(
                           0));
     impl.rng_state_ = &*participant_rng;
   }
+  impl.participant_index_ = replica * PartitionCount(module) + partition;
   HLOREF_ASSIGN_OR_RETURN(auto root,
                           impl.EvalComputation(*entry, arg_ptrs, nullptr));
   EvalResult result;
   result.value = std::move(root.first);
+  result.peak_bytes = impl.peak_bytes();
+  result.instructions_evaluated = impl.evaluated();
   const Marks& marks = root.second;
 
   std::vector<const Literal*> leaves;

@@ -39,6 +39,33 @@ struct EvaluatorOptions {
   int64_t max_while_iterations = 10'000'000;
   absl::Duration max_wall_time = absl::Minutes(10);
   int max_call_depth = 200;
+  // The most bytes of values the evaluator may hold at once (results of
+  // instructions, at every call depth; the caller's arguments and the
+  // module's constants are not counted, they are read in place). Checked
+  // before each instruction allocates its result: ResourceExhausted naming
+  // the instruction, the bytes it needs and the bytes held. 0: the
+  // machine's available memory (/proc/meminfo MemAvailable, read when the
+  // run starts; 16 GiB where that file cannot be read).
+  int64_t max_bytes = 0;
+  // Worker threads for large independent work inside one instruction
+  // (dot, convolution, reduce, element-wise ops over big values). Results
+  // are bit-identical for every value: work is split by output elements,
+  // never by the order of an accumulation. 0: the number of cores.
+  int threads = 1;
+  // Progress of long evaluations: called on the evaluating thread, at most
+  // once per progress_interval, once the run has taken longer than
+  // progress_interval (so short runs never call it). Replicated runs call
+  // it from participant 0 only.
+  struct Progress {
+    int64_t entry_done = 0;   // entry-computation instructions finished
+    int64_t entry_total = 0;  // instructions of the entry computation
+    int64_t evaluated = 0;    // instructions evaluated at every depth
+    absl::Duration elapsed;
+    int64_t live_bytes = 0;
+    int64_t peak_bytes = 0;
+  };
+  std::function<void(const Progress&)> progress;
+  absl::Duration progress_interval = absl::Seconds(3);
   // Compute the per-element error data (S and m) of accumulating ops
   // (numerics.md 7.3, 7.6); see EvalResult.
   bool compute_error_data = false;
@@ -118,7 +145,17 @@ struct EvalResult {
   // The root flattened: one entry per array leaf of the result in order
   // (a non-tuple result has exactly one).
   std::vector<EvaluatedOutput> outputs;
+  // Memory and work of the run (EvaluatorOptions::max_bytes counts the
+  // same bytes): the most bytes of values held at once, and the number of
+  // instructions evaluated at every depth (while bodies once per
+  // iteration, reducers per call).
+  int64_t peak_bytes = 0;
+  int64_t instructions_evaluated = 0;
 };
+
+// The default of EvaluatorOptions::max_bytes: MemAvailable from
+// /proc/meminfo, or 16 GiB where it cannot be read.
+int64_t DefaultMaxBytes();
 
 class Evaluator {
  public:

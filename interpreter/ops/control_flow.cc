@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -114,7 +115,11 @@ absl::StatusOr<Literal> EvalWhile(const HloInstruction& inst,
       CalledComputation(inst, inst.while_condition(), "condition"));
   HLOREF_ASSIGN_OR_RETURN(const HloComputation* body,
                           CalledComputation(inst, inst.while_body(), "body"));
-  Literal state = *operands[0];
+  // The carried state is handed to the body, which may update it in place
+  // (CallConsuming); the initial value is taken when nothing reads it
+  // after the loop.
+  std::optional<Literal> taken = ctx.TakeOperand(0);
+  Literal state = taken.has_value() ? *std::move(taken) : *operands[0];
   for (int64_t iterations = 0;;) {
     const Literal* arg = &state;
     HLOREF_ASSIGN_OR_RETURN(Literal keep_going,
@@ -122,8 +127,9 @@ absl::StatusOr<Literal> EvalWhile(const HloInstruction& inst,
     HLOREF_ASSIGN_OR_RETURN(
         bool pred, ReadPred(inst, keep_going, "the condition's result"));
     if (!pred) return state;
-    HLOREF_ASSIGN_OR_RETURN(state,
-                            ctx.Call(*body, absl::MakeConstSpan(&arg, 1)));
+    std::vector<Literal> args;
+    args.push_back(std::move(state));
+    HLOREF_ASSIGN_OR_RETURN(state, ctx.CallConsuming(*body, std::move(args)));
     // ResourceExhausted past max_while_iterations; checks the deadline.
     HLOREF_RETURN_IF_ERROR(ctx.CountWhileIteration(inst, ++iterations));
   }

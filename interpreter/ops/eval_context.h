@@ -5,6 +5,8 @@
 #define HLOREF_INTERPRETER_OPS_EVAL_CONTEXT_H_
 
 #include <cstdint>
+#include <optional>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -32,6 +34,24 @@ class EvalContext {
   virtual absl::StatusOr<Literal> Call(
       const HloComputation& computation,
       absl::Span<const Literal* const> args) = 0;
+
+  // Call with argument values the callee may consume: a value the callee
+  // reads for the last time (a while loop's carried tuple, taken apart by
+  // get-tuple-element and updated in place by dynamic-update-slice) is
+  // reused instead of copied. Same result as Call.
+  virtual absl::StatusOr<Literal> CallConsuming(
+      const HloComputation& computation, std::vector<Literal> args) {
+    std::vector<const Literal*> ptrs;
+    ptrs.reserve(args.size());
+    for (const Literal& a : args) ptrs.push_back(&a);
+    return Call(computation, ptrs);
+  }
+
+  // Operand `k` of the current instruction moved out of the evaluator, when
+  // this instruction is its last reader (its storage can become the
+  // result: in-place updates); nullopt otherwise (the caller copies). After
+  // a successful take, operands[k] must not be read again.
+  virtual std::optional<Literal> TakeOperand(int64_t k) { return std::nullopt; }
 
   // Records that element `linear` (row-major) of the current instruction's
   // result is implementation-defined (impl.<op>.<n>). `leaf` is the index

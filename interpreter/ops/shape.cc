@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -412,7 +413,9 @@ absl::StatusOr<Literal> EvalCopy(const HloInstruction& inst,
                                  absl::Span<const Literal* const> operands,
                                  EvalContext& ctx) {
   HLOREF_RETURN_IF_ERROR(ExpectOperandCount(inst, operands, 1, 1));
-  Literal result = *operands[0];
+  // The operand read for the last time is moved, not copied.
+  std::optional<Literal> taken = ctx.TakeOperand(0);
+  Literal result = taken.has_value() ? *std::move(taken) : *operands[0];
   if (result.shape().IsArray() && inst.shape().IsArray() &&
       inst.shape().has_layout()) {
     result.set_layout(inst.shape().layout());

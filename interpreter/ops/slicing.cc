@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -209,11 +210,15 @@ absl::StatusOr<Literal> EvalDynamicUpdateSlice(
         std::clamp<int64_t>(start_indices[i], 0, dims[i] - update_dims[i]);
     dst_base += start_indices[i] * operand_strides[i];
   }
-  Literal result = operand;
+  // In place when this is the operand's last reader (a while loop's KV
+  // cache): the operand's storage becomes the result.
+  std::optional<Literal> taken =
+      &update != &operand ? ctx.TakeOperand(0) : std::nullopt;
+  Literal result = taken.has_value() ? *std::move(taken) : operand;
   if (inst.shape().IsArray() && inst.shape().has_layout()) {
     result.set_layout(inst.shape().layout());
   }
-  StridedCopy(StorageBytes(operand.element_type()), update_dims,
+  StridedCopy(StorageBytes(result.element_type()), update_dims,
               update.raw().data(), 0, RowMajorStrides(update_dims),
               result.mutable_raw().data(), dst_base, operand_strides);
   return result;

@@ -3,6 +3,7 @@
 // (constant) and 6.8 (parameter, add-dependency, domain).
 #include "interpreter/ops/tuple_token.h"
 
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -61,7 +62,11 @@ absl::StatusOr<Literal> EvalTuple(const HloInstruction& inst,
                                   EvalContext& ctx) {
   std::vector<Literal> elements;
   elements.reserve(operands.size());
-  for (const Literal* operand : operands) elements.push_back(*operand);
+  for (size_t k = 0; k < operands.size(); ++k) {
+    // A value read for the last time moves into the tuple.
+    std::optional<Literal> taken = ctx.TakeOperand(static_cast<int64_t>(k));
+    elements.push_back(taken.has_value() ? *std::move(taken) : *operands[k]);
+  }
   return Literal::MakeTuple(std::move(elements));
 }
 
@@ -103,7 +108,8 @@ absl::StatusOr<Literal> EvalOptimizationBarrier(
     const HloInstruction& inst, absl::Span<const Literal* const> operands,
     EvalContext& ctx) {
   HLOREF_RETURN_IF_ERROR(ExpectOperandCount(inst, operands, 1, 1));
-  return *operands[0];
+  std::optional<Literal> taken = ctx.TakeOperand(0);
+  return taken.has_value() ? *std::move(taken) : *operands[0];
 }
 
 // Identity: a domain marks a sharding boundary for the compiler.
@@ -112,7 +118,8 @@ absl::StatusOr<Literal> EvalDomain(const HloInstruction& inst,
                                    absl::Span<const Literal* const> operands,
                                    EvalContext& ctx) {
   HLOREF_RETURN_IF_ERROR(ExpectOperandCount(inst, operands, 1, 1));
-  return *operands[0];
+  std::optional<Literal> taken = ctx.TakeOperand(0);
+  return taken.has_value() ? *std::move(taken) : *operands[0];
 }
 
 // Family entry point (families.h).

@@ -1,0 +1,190 @@
+// Tests of the evaluator's memory management (issue 16): values are freed
+// after their last reader (EvalResult::peak_bytes observes it), operands
+// read for the last time are reused (in-place dynamic-update-slice on a
+// while loop's carried buffer) with results identical to copying, the
+// EvaluatorOptions::max_bytes limit fails cleanly before allocating, and
+// the progress callback reports. Expected values are derived by hand in
+// the comments.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "interpreter/evaluator.h"
+#include "interpreter/ops/data_movement_test_util.h"
+
+namespace hloref {
+namespace {
+
+using ::testing::HasSubstr;
+using testing_dm::Lit;
+using testing_dm::RunHlo;
+
+constexpr int64_t kN = 1 << 20;  // f32[kN] is 4 MiB
+constexpr int64_t kBytes = kN * 4;
+
+// x_{k+1} = negate(x_k), 16 times, from a broadcast constant: every value
+// is read once, by the next one.
+std::string Chain(int links) {
+  std::string text = absl::StrCat(
+      "HloModule chain\nENTRY e {\n  c = f32[] constant(1.5)\n  x0 = f32[", kN,
+      "] broadcast(c), dimensions={}\n");
+  for (int k = 0; k < links; ++k) {
+    absl::StrAppend(&text, "  x", k + 1, " = f32[", kN, "] negate(x", k, ")\n");
+  }
+  absl::StrAppend(&text, "  ROOT r = f32[] reduce(x", links,
+                  ", c), dimensions={0}, to_apply=add\n}\n");
+  return absl::StrCat(
+      "HloModule chain\nadd {\n  a = f32[] parameter(0)\n  b = f32[] "
+      "parameter(1)\n  ROOT s = f32[] add(a, b)\n}\n",
+      text.substr(text.find("ENTRY")));
+}
+
+TEST(Memory, ValuesAreFreedAfterTheirLastReader) {
+  absl::StatusOr<EvalResult> r = RunHlo(Chain(16));
+  ASSERT_TRUE(r.ok()) << r.status();
+  // 16 negations of 1.5 give 1.5; kN * 1.5 + 1.5 (the init) is exact in
+  // f32 (1572865.5 needs 22 bits).
+  EXPECT_EQ(r->value.data<float>()[0], 1572865.5f);
+  // Without freeing, 17 arrays of 4 MiB are held at the end; with it, a
+  // value and its successor (8 MiB) at most, plus scalars.
+  EXPECT_GE(r->peak_bytes, 2 * kBytes);
+  EXPECT_LT(r->peak_bytes, 2 * kBytes + 4096);
+  EXPECT_GT(r->instructions_evaluated, 17);
+}
+
+TEST(Memory, MaxBytesFailsBeforeAllocatingAndNamesTheInstruction) {
+  EvaluatorOptions options;
+  options.max_bytes = kBytes + kBytes / 2;  // one array fits, two do not
+  absl::StatusOr<EvalResult> r = RunHlo(Chain(2), {}, options);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_THAT(r.status().message(), HasSubstr("%x1"));
+  EXPECT_THAT(r.status().message(), HasSubstr(absl::StrCat(kBytes, " bytes")));
+  EXPECT_THAT(r.status().message(), HasSubstr("EvaluatorOptions::max_bytes"));
+  options.max_bytes = 2 * kBytes + 4096;
+  EXPECT_TRUE(RunHlo(Chain(2), {}, options).ok());
+}
+
+// A decoding-style loop: cache f32[R,C] carried with a counter; every
+// iteration writes row i with the value i + 1 by dynamic-update-slice.
+// `keep_initial` also returns the initial cache, so the loop's operand has
+// another reader and must not be updated in place.
+std::string CacheLoop(int64_t rows, int64_t cols, bool keep_initial) {
+  const std::string cache = absl::StrCat("f32[", rows, ",", cols, "]");
+  const std::string state = absl::StrCat("(s32[], ", cache, ")");
+  return absl::StrCat(
+      "HloModule cache\n"
+      "cond {\n  p = ",
+      state,
+      " parameter(0)\n  i = s32[] get-tuple-element(p), index=0\n"
+      "  n = s32[] constant(",
+      rows,
+      ")\n  ROOT lt = pred[] compare(i, n), direction=LT\n}\n"
+      "body {\n  p = ",
+      state,
+      " parameter(0)\n  i = s32[] get-tuple-element(p), index=0\n"
+      "  c = ",
+      cache,
+      " get-tuple-element(p), index=1\n"
+      "  one = s32[] constant(1)\n  i1 = s32[] add(i, one)\n"
+      "  v = f32[] convert(i1)\n  row = f32[1,",
+      cols,
+      "] broadcast(v), dimensions={}\n  z = s32[] constant(0)\n"
+      "  c1 = ",
+      cache,
+      " dynamic-update-slice(c, row, i, z)\n"
+      "  ROOT t = ",
+      state,
+      " tuple(i1, c1)\n}\n"
+      "ENTRY e {\n  zero = f32[] constant(0)\n  init = ",
+      cache,
+      " broadcast(zero), dimensions={}\n  i0 = s32[] constant(0)\n"
+      "  s = ",
+      state, " tuple(i0, init)\n  w = ", state,
+      " while(s), condition=cond, body=body\n  out = ", cache,
+      " get-tuple-element(w), index=1\n",
+      keep_initial ? absl::StrCat("  ROOT r = (", cache, ", ", cache,
+                                  ") tuple(out, init)\n")
+                   : absl::StrCat("  ROOT r = ", cache, " copy(out)\n"),
+      "}\n");
+}
+
+void ExpectRowsAreIndexPlusOne(const Literal& cache, int64_t rows,
+                               int64_t cols) {
+  absl::Span<const float> d = cache.data<float>();
+  ASSERT_EQ(static_cast<int64_t>(d.size()), rows * cols);
+  for (int64_t r = 0; r < rows; ++r) {
+    for (int64_t c = 0; c < cols; ++c) {
+      ASSERT_EQ(d[r * cols + c], static_cast<float>(r + 1)) << r << "," << c;
+    }
+  }
+}
+
+TEST(Memory, WhileLoopUpdatesTheCarriedBufferInPlace) {
+  const int64_t rows = 64, cols = 4096;  // 1 MiB cache
+  const int64_t cache_bytes = rows * cols * 4;
+  absl::StatusOr<EvalResult> r = RunHlo(CacheLoop(rows, cols, false));
+  ASSERT_TRUE(r.ok()) << r.status();
+  ExpectRowsAreIndexPlusOne(r->value, rows, cols);
+  // The cache is never copied inside the loop: one cache plus a row and
+  // scalars; only the final copy adds a second cache.
+  EXPECT_LT(r->peak_bytes, 2 * cache_bytes + 64 * 1024);
+  EXPECT_GE(r->peak_bytes, cache_bytes);
+}
+
+TEST(Memory, AValueWithAnotherReaderIsNotUpdatedInPlace) {
+  const int64_t rows = 8, cols = 16;
+  absl::StatusOr<EvalResult> r = RunHlo(CacheLoop(rows, cols, true));
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(r->value.tuple_size(), 2);
+  ExpectRowsAreIndexPlusOne(r->value.tuple_element(0), rows, cols);
+  // The initial cache, still read after the loop, is all zeros.
+  for (float v : r->value.tuple_element(1).data<float>()) EXPECT_EQ(v, 0.0f);
+}
+
+TEST(Memory, DynamicUpdateSliceInPlaceMatchesCopying) {
+  // dus(x, u, 1) read for the last time (in place) next to the same update
+  // of a parameter the caller owns (copied): x = {0,1,2,3}, u = {7,8} at 1
+  // gives {0,7,8,3}; the parameter stays {0,1,2,3}.
+  const char* text = R"(HloModule m
+ENTRY e {
+  p = s32[4] parameter(0)
+  u = s32[2] constant({7, 8})
+  one = s32[] constant(1)
+  x = s32[4] copy(p)
+  a = s32[4] dynamic-update-slice(x, u, one)
+  b = s32[4] dynamic-update-slice(p, u, one)
+  ROOT t = (s32[4], s32[4], s32[4]) tuple(a, b, p)
+})";
+  std::vector<Literal> args;
+  args.push_back(Lit("s32[4] {0, 1, 2, 3}"));
+  absl::StatusOr<EvalResult> r = RunHlo(text, std::move(args));
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->value.tuple_element(0), Lit("s32[4] {0, 7, 8, 3}"));
+  EXPECT_EQ(r->value.tuple_element(1), Lit("s32[4] {0, 7, 8, 3}"));
+  EXPECT_EQ(r->value.tuple_element(2), Lit("s32[4] {0, 1, 2, 3}"));
+}
+
+TEST(Memory, ProgressReportsEntryInstructions) {
+  EvaluatorOptions options;
+  options.progress_interval = absl::ZeroDuration();
+  std::vector<EvaluatorOptions::Progress> seen;
+  options.progress = [&](const EvaluatorOptions::Progress& p) {
+    seen.push_back(p);
+  };
+  absl::StatusOr<EvalResult> r = RunHlo(Chain(4), {}, options);
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_FALSE(seen.empty());
+  // c, x0..x4, r: 7 entry instructions.
+  EXPECT_EQ(seen.back().entry_total, 7);
+  EXPECT_EQ(seen.back().entry_done, 7);
+  for (size_t k = 1; k < seen.size(); ++k) {
+    EXPECT_GE(seen[k].entry_done, seen[k - 1].entry_done);
+  }
+}
+
+}  // namespace
+}  // namespace hloref
