@@ -39,13 +39,14 @@ using kernel_support::Bits;
 using kernel_support::CacheBytes;
 using kernel_support::CeilDiv;
 using kernel_support::EnvInt;
-using kernel_support::FastPathSafe;
 using kernel_support::IsNarrowFloat;
 using kernel_support::Loader;
 using kernel_support::LoadSmallInt;
 using kernel_support::MakeLoader;
 using kernel_support::NarrowTable;
 using kernel_support::Parallel;
+using kernel_support::RangeGuard;
+using kernel_support::RangeGuardFor;
 using kernel_support::RoundUp;
 using kernel_support::Scratch;
 using kernel_support::Stats;
@@ -56,6 +57,7 @@ constexpr int64_t kNotAffine = std::numeric_limits<int64_t>::min();
 
 thread_local bool last_used_fallback = false;
 thread_local bool last_used_fast = false;
+thread_local int64_t last_small_recomputed = -1;
 
 // ---- the problem: offset tables and the blocking
 
@@ -236,6 +238,7 @@ struct Shared {
   // Range-guard statistics, merged from every chunk.
   Stats<float> sa32, sb32;
   Stats<double> sa64, sb64;
+  std::atomic<int64_t> small_recomputed{0};
 };
 
 // One work item of the packed loops: batch bi, rows [m0, m1), columns
@@ -566,6 +569,53 @@ void RunWideRows(Shared& sh, int64_t row_begin, int64_t row_end) {
       }
     }
   }
+}
+
+// RangeGuard::kCheckSmall: the elements whose fast-path value is below
+// `threshold` (2 lambda, kernel_support.h RangeGuardFor) recomputed as
+// RunWideRows does; every other element already meets the bound. The
+// result type is T here.
+template <typename T, typename W>
+void RecheckSmallRows(Shared& sh, T threshold, int64_t row_begin,
+                      int64_t row_end) {
+  const Problem& p = *sh.p;
+  const Loader<T> la = MakeLoader<T>(p.lt, sh.lhs);
+  const Loader<T> lb = MakeLoader<T>(p.rt, sh.rhs);
+  T* out = static_cast<T*>(sh.out);
+  int64_t count = 0;
+  for (int64_t row = row_begin; row < row_end; ++row) {
+    const int64_t bi = row / p.m, i = row % p.m;
+    const int64_t arow = p.a_b[bi] + p.a_m[i];
+    const int64_t crow = p.c_b[bi] + p.c_m[i];
+    for (int64_t j = 0; j < p.n; ++j) {
+      T& v = out[crow + p.c_n[j]];
+      if (!(std::fabs(v) < threshold)) continue;
+      const int64_t bcol = p.b_b[bi] + p.b_n[j];
+      W acc = 0;
+      for (int64_t k = 0; k < p.k; ++k) {
+        acc += static_cast<W>(la(arow + p.a_k[k])) *
+               static_cast<W>(lb(bcol + p.b_k[k]));
+      }
+      v = static_cast<T>(acc);
+      ++count;
+    }
+  }
+  sh.small_recomputed.fetch_add(count, std::memory_order_relaxed);
+}
+
+// Whether RangeGuard::kCheckSmall may replace the whole-dot fallback (the
+// preconditions of RangeGuardFor's proof that are not about the data).
+bool SmallCheckAllowed(const Problem& p, const GemmKernels& kernels) {
+  if (!kernels.fma_chain) return false;
+  const PrimitiveType acc =
+      p.path == GemmPath::kF64 ? PrimitiveType::kF64 : PrimitiveType::kF32;
+  if (p.ot != acc) return false;
+  // The oracle counts m = K steps only when products are rounded in the
+  // result type (interpreter's ProductsRounded); with exact products it
+  // counts K - 1 and the first FMA's rounding of a subnormal product would
+  // be outside the bound.
+  return Precision(FormatOf(p.lt)) + Precision(FormatOf(p.rt)) >
+         Precision(FormatOf(acc));
 }
 
 // ---- the integer path: operands widened to s16 pairs along K.
@@ -916,6 +966,7 @@ absl::Status RunDotIn(RunContext* ctx, const DotDims& dims, const void* lhs,
                       bool fast) {
   last_used_fallback = false;
   last_used_fast = false;
+  last_small_recomputed = -1;
   const int threads = ctx->pool != nullptr ? ctx->pool->threads() : 1;
   absl::StatusOr<Problem> problem = MakeProblem(dims, threads);
   if (!problem.ok()) return problem.status();
@@ -943,7 +994,8 @@ absl::Status RunDotIn(RunContext* ctx, const DotDims& dims, const void* lhs,
     }
     return absl::OkStatus();
   }
-  bool safe = true;
+  RangeGuard guard = RangeGuard::kFast;
+  const bool small_ok = SmallCheckAllowed(p, kernels);
   switch (p.path) {
     case GemmPath::kF32: {
       const gemm::Bf16DotKernels* bf16 = fast && p.lt == PrimitiveType::kBF16 &&
@@ -960,17 +1012,19 @@ absl::Status RunDotIn(RunContext* ctx, const DotDims& dims, const void* lhs,
         // tiny products do not (flushing them is the declared deviation).
         const Stats<float>& a = sh.sa32;
         const Stats<float>& b = sh.sb32;
-        safe = a.Finite() && b.Finite() &&
-               (!a.HasNonzero() || !b.HasNonzero() ||
-                static_cast<long double>(p.k) * a.MaxAbs() * b.MaxAbs() <
-                    static_cast<long double>(FLT_MAX) / 2);
+        const bool safe =
+            a.Finite() && b.Finite() &&
+            (!a.HasNonzero() || !b.HasNonzero() ||
+             static_cast<long double>(p.k) * a.MaxAbs() * b.MaxAbs() <
+                 static_cast<long double>(FLT_MAX) / 2);
+        guard = safe ? RangeGuard::kFast : RangeGuard::kWide;
         last_used_fast = true;
       } else {
         auto body = [&](int64_t b, int64_t e) {
           RunFloatItems<float>(sh, b, e);
         };
         Parallel(ctx, p.items(), body);
-        safe = FastPathSafe(sh.sa32, sh.sb32, p.k);
+        guard = RangeGuardFor(sh.sa32, sh.sb32, p.k, small_ok);
       }
       break;
     }
@@ -979,7 +1033,7 @@ absl::Status RunDotIn(RunContext* ctx, const DotDims& dims, const void* lhs,
         RunFloatItems<double>(sh, b, e);
       };
       Parallel(ctx, p.items(), body);
-      safe = FastPathSafe(sh.sa64, sh.sb64, p.k);
+      guard = RangeGuardFor(sh.sa64, sh.sb64, p.k, small_ok);
       break;
     }
     case GemmPath::kInt: {
@@ -999,7 +1053,21 @@ absl::Status RunDotIn(RunContext* ctx, const DotDims& dims, const void* lhs,
     return absl::ResourceExhaustedError(
         "dot runtime: cannot allocate packing buffers");
   }
-  if (!safe) {
+  if (guard == RangeGuard::kCheckSmall) {
+    if (p.path == GemmPath::kF32) {
+      auto body = [&](int64_t b, int64_t e) {
+        RecheckSmallRows<float, double>(sh, 0x1p-125f, b, e);
+      };
+      Parallel(ctx, p.batch * p.m, body);
+    } else {
+      auto body = [&](int64_t b, int64_t e) {
+        RecheckSmallRows<double, long double>(sh, 0x1p-1021, b, e);
+      };
+      Parallel(ctx, p.batch * p.m, body);
+    }
+    last_small_recomputed = sh.small_recomputed.load();
+  }
+  if (guard == RangeGuard::kWide) {
     last_used_fallback = true;
     if (p.path == GemmPath::kF32) {
       auto body = [&](int64_t b, int64_t e) {
@@ -1091,6 +1159,7 @@ absl::Status RunDot(const DotDims& dims, const void* lhs, const void* rhs,
 
 bool LastDotUsedWideFallback() { return last_used_fallback; }
 bool LastDotUsedFastPath() { return last_used_fast; }
+int64_t LastDotSmallResultsRecomputed() { return last_small_recomputed; }
 
 void AddGemmRuntimeSymbols(RuntimeSymbolList& list) {
   list.push_back({"hloref_cpu_dot", reinterpret_cast<void*>(&hloref_cpu_dot)});

@@ -22,14 +22,19 @@
 //     (vpdpwssd on AVX512-VNNI), sums wrap modulo 2^32 exactly as the
 //     oracle's do.
 // Range guard (float paths): an FMA chain in the accumulation type meets
-// the gamma_m(u) * S bound only while no partial result leaves the normal
-// range. The packing routines record max |x| and the smallest nonzero |x|
-// of both operands (and whether any is inf or NaN); when K * max|a| *
-// max|b| could overflow, a nonzero product could fall below the smallest
-// normal, or an operand is not finite, the dot is recomputed with a wide
-// sequential accumulator (f64 for the f32 path, long double for f64), as
-// the elemental emitter does. The decision depends on the data only, so
-// results never depend on the thread count.
+// the gamma_m(u) * S bound as long as nothing overflows and S is at least
+// the smallest normal lambda. The packing routines record max |x| and the
+// smallest nonzero |x| of both operands (and whether any is inf or NaN);
+// when K * max|a| * max|b| could overflow or an operand is not finite, the
+// dot is recomputed with a wide sequential accumulator (f64 for the f32
+// path, long double for f64), as the elemental emitter does. When a
+// nonzero product could fall below lambda (softmax probabilities, say),
+// the FMA kernels' result stands except for the elements whose |value| <
+// 2 lambda, which are recomputed with the wide accumulator: every other
+// element provably has S >= lambda (kernel_support.h RangeGuardFor: the
+// proof and its preconditions; otherwise, e.g. bf16 operands with an f32
+// result, the whole dot takes the wide fallback). The decisions depend on
+// the data only, so results never depend on the thread count.
 #ifndef HLOREF_BACKENDS_CPU_RUNTIME_GEMM_H_
 #define HLOREF_BACKENDS_CPU_RUNTIME_GEMM_H_
 
@@ -87,6 +92,10 @@ absl::Status RunDot(const DotDims& dims, const void* lhs, const void* rhs,
 // fast mode's vdpbf16ps path (tests).
 bool LastDotUsedWideFallback();
 bool LastDotUsedFastPath();
+// -1 when the last RunDot on this thread did not run the range guard's
+// small-result check (RangeGuard::kCheckSmall), else how many elements it
+// recomputed with the wide accumulator.
+int64_t LastDotSmallResultsRecomputed();
 
 void AddGemmRuntimeSymbols(RuntimeSymbolList& list);
 

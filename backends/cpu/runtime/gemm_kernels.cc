@@ -177,7 +177,8 @@ const GemmKernels kPortable = {"portable",
                                PortableGemvF64,
                                PortableCvtBf16,
                                nullptr,
-                               nullptr};
+                               nullptr,
+                               false};
 
 #ifdef HLOREF_GEMM_X86
 
@@ -912,11 +913,11 @@ void Avx512GemvF64(int mr, int64_t kc, const double* a, int64_t lda,
 const GemmKernels kAvx512 = {"avx512",      Avx512F32,        Avx512F64,
                              PortableInt,   Avx512CopyScan32, Avx512CopyScan64,
                              Avx512GemvF32, Avx512GemvF64,    Avx512CvtBf16,
-                             nullptr,       nullptr};
+                             nullptr,       nullptr,          true};
 const GemmKernels kAvx512Vnni = {
     "avx512-vnni",    Avx512F32,        Avx512F64,     Avx512Int,
     Avx512CopyScan32, Avx512CopyScan64, Avx512GemvF32, Avx512GemvF64,
-    Avx512CvtBf16,    Avx512I8,         Avx512PackI8B};
+    Avx512CvtBf16,    Avx512I8,         Avx512PackI8B, true};
 
 #endif  // HLOREF_GEMM_X86
 

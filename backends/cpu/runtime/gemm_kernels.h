@@ -128,6 +128,11 @@ struct GemmKernels {
   // pairs for `i16`).
   GemmKernelI8 i8;
   GemmPackI8B pack_i8b;  // with i8
+  // Every f32 / f64 kernel (tile and GEMV) computes each element as one
+  // chain of fused multiply-adds (no separately rounded product): the
+  // range guard's relaxed rule (kernel_support.h RangeGuardFor) relies on
+  // it. False for the portable kernels (ISO C++: no contraction).
+  bool fma_chain = false;
 };
 
 // Fast mode only (CpuBackendOptions::fast, --cpu-fast): bf16 x bf16 on

@@ -108,7 +108,7 @@ long double FromBf16(uint16_t v) {
 
 // The class-A bound for an accumulation in unit u (m = K steps) plus half
 // an ulp of the result type at y.
-long double Bound(long double s, int64_t k, double u, double half_ulp) {
+long double Bound(long double s, int64_t k, double u, long double half_ulp) {
   const long double g = k * u / (1 - k * u);
   return g * s + half_ulp;
 }
@@ -118,9 +118,9 @@ double HalfUlpF32(long double y) {
   if (a < 0x1p-126) return 0x1p-150;
   return std::ldexp(1.0, std::ilogb(a) - 24);
 }
-double HalfUlpF64(long double y) {
+long double HalfUlpF64(long double y) {
   const double a = std::fabs(static_cast<double>(y));
-  if (a < 0x1p-1022) return 0x1p-1074 / 2;
+  if (a < 0x1p-1022) return 0x1p-1075L;  // (not representable as a double)
   return std::ldexp(1.0, std::ilogb(a) - 53);
 }
 
@@ -285,26 +285,197 @@ TEST(GemmTest, IntegersWrapExactly) {
   }
 }
 
-// Products below f32's smallest normal: the FMA chain could lose more
-// than the bound allows, so the wide fallback must run (and be exact to
-// one rounding here).
-TEST(GemmTest, TinyProductsTakeTheWideFallback) {
+// Every product below f32's smallest normal (S < 2^-126 in every
+// element): an FMA chain could lose more than the bound allows. The
+// portable kernels (no FMA chain) take the whole-dot wide fallback; the
+// AVX-512 ones keep their result but recompute every element below
+// 2^-125, which here is all of them. Either way each element is one
+// rounding of a (nearly exact) f64 sum.
+TEST(GemmTest, TinyProductsAreRecomputedWide) {
   const int64_t m = 8, n = 70, k = 100;
   const DotDims d = MakeDims(PrimitiveType::kF32, PrimitiveType::kF32,
                              PrimitiveType::kF32, 1, m, n, k, Layout{});
   std::vector<float> a = RandomF32(m * k, 7), b = RandomF32(k * n, 8);
   for (auto& x : a) x *= 0x1p-70f;
   for (auto& x : b) x *= 0x1p-70f;
-  std::vector<float> c(m * n);
+  const Ref r = Reference(d, a, b, FromF32, FromF32);
+  for (const GemmKernels* kernels : KernelSets()) {
+    std::vector<float> c(m * n);
+    ASSERT_TRUE(
+        RunDot(d, a.data(), b.data(), c.data(), nullptr, *kernels).ok());
+    if (kernels->fma_chain) {
+      EXPECT_FALSE(LastDotUsedWideFallback());
+      EXPECT_EQ(LastDotSmallResultsRecomputed(), m * n);
+    } else {
+      EXPECT_TRUE(LastDotUsedWideFallback());
+      EXPECT_EQ(LastDotSmallResultsRecomputed(), -1);
+    }
+    for (size_t i = 0; i < c.size(); ++i) {
+      ASSERT_LE(std::fabs(c[i] - r.y[i]), 0x1p-150L + 0x1p-170L)
+          << kernels->name << " " << i;
+    }
+  }
+}
+
+// A [m x k] of softmax-like rows: mostly normal values with subnormal
+// ones mixed in (exp of very negative logits), rows 1 and m-2 entirely
+// subnormal (S < 2^-126 in their elements: those must be recomputed), and
+// row 0's values 2^-149 against B in [0.5, 1) where a plain f32 FMA chain
+// rounds every step up (0.75 * 2^-149 added to a multiple of 2^-149) and
+// ends far outside the bound: the test's own std::fmaf chain shows it.
+std::vector<float> SoftmaxLikeRows(int64_t m, int64_t k, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> u(0.0f, 1.0f);
+  std::uniform_int_distribution<int> e(-149, -127);
+  std::vector<float> a(m * k);
+  for (int64_t i = 0; i < m; ++i) {
+    for (int64_t q = 0; q < k; ++q) {
+      float v;
+      if (i == 0) {
+        v = 0x1p-149f;
+      } else if (i == 1 || i == m - 2) {
+        // Below 2^-139: S < K 2^-139 < 2^-126.
+        v = std::ldexp(1.0f + u(rng), e(rng) % 10 - 140);
+      } else {
+        v = q % 3 == 0 ? std::ldexp(1.0f + u(rng), e(rng)) : u(rng);
+      }
+      a[i * k + q] = v;
+    }
+  }
+  return a;
+}
+
+// The attention case (probs . v): subnormal products where every element
+// but the tiny rows has S >= 2^-126. The AVX-512 kernels keep the fast
+// path (no whole-dot fallback), recompute at least the tiny rows' elements,
+// and every element meets the class-A bound; the tiny rows are one
+// rounding of the exact sum. Both GEMM paths (row-streaming M <= 16 and
+// packed), edge tiles, a strided output (the scratch store), 1 and 2
+// threads.
+TEST(GemmTest, SubnormalProductsKeepTheFastPathWhereTheBoundAllows) {
+  const GemmKernels& host = gemm::HostGemmKernels();
+  if (!host.fma_chain) GTEST_SKIP() << "no FMA-chain kernels on this host";
+  ThreadPool two(2);
+  const std::vector<std::tuple<int64_t, int64_t, int64_t>> shapes = {
+      {4, 70, 33}, {16, 300, 257}, {17, 129, 100}, {45, 200, 301}};
+  for (const auto& [m, n, k] : shapes) {
+    for (int lay = 0; lay < 2; ++lay) {
+      const Layout layout{false, true, lay == 0};
+      const DotDims d = MakeDims(PrimitiveType::kF32, PrimitiveType::kF32,
+                                 PrimitiveType::kF32, 1, m, n, k, layout);
+      const std::vector<float> a = SoftmaxLikeRows(m, k, 31 + m);
+      std::vector<float> b = RandomF32(k * n, 32 + n);
+      for (auto& x : b) x = 0.5f + std::fabs(x) / 2;  // [0.5, 1)
+      const Ref r = Reference(d, a, b, FromF32, FromF32);
+      // The plain FMA chain on row 0 must be outside the bound somewhere,
+      // or this test could not tell the recheck from no recheck.
+      bool chain_fails = false;
+      for (int64_t j = 0; j < n; ++j) {
+        float acc = 0;
+        for (int64_t q = 0; q < k; ++q)
+          acc = std::fmaf(a[q], b[q * n + j], acc);
+        const int64_t o = j * d.n[0].out;
+        chain_fails |= std::fabs(acc - r.y[o]) >
+                       Bound(r.s[o], k, 0x1p-24, HalfUlpF32(r.y[o]));
+      }
+      ASSERT_TRUE(chain_fails);
+      for (ThreadPool* pool : {static_cast<ThreadPool*>(nullptr), &two}) {
+        std::vector<float> c(m * n, NAN);
+        ASSERT_TRUE(RunDot(d, a.data(), b.data(), c.data(), pool, host).ok());
+        EXPECT_FALSE(LastDotUsedWideFallback());
+        EXPECT_GE(LastDotSmallResultsRecomputed(), 3 * n);
+        for (int64_t i = 0; i < m; ++i) {
+          for (int64_t j = 0; j < n; ++j) {
+            const int64_t o = i * d.m[0].out + j * d.n[0].out;
+            const long double err = std::fabs(c[o] - r.y[o]);
+            ASSERT_LE(err, Bound(r.s[o], k, 0x1p-24, HalfUlpF32(r.y[o])))
+                << m << "x" << n << "x" << k << " layout " << lay << " (" << i
+                << ", " << j << "): got " << c[o] << ", exact "
+                << static_cast<double>(r.y[o]);
+            if (r.s[o] < 0x1p-126L) {
+              ASSERT_LE(err, 0x1p-150L + 0x1p-170L) << i << ", " << j;
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+// The same for f64 (2^-1074 and friends against B in [0.5, 1)).
+TEST(GemmTest, F64SubnormalProductsKeepTheFastPathWhereTheBoundAllows) {
+  const GemmKernels& host = gemm::HostGemmKernels();
+  if (!host.fma_chain) GTEST_SKIP() << "no FMA-chain kernels on this host";
+  const int64_t m = 13, n = 70, k = 90;
+  const DotDims d = MakeDims(PrimitiveType::kF64, PrimitiveType::kF64,
+                             PrimitiveType::kF64, 1, m, n, k, Layout{});
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<double> u(0.5, 1.0);
+  std::vector<double> a(m * k), b(k * n), c(m * n, NAN);
+  for (int64_t i = 0; i < m; ++i) {
+    for (int64_t q = 0; q < k; ++q) {
+      a[i * k + q] =
+          i == 0 ? 0x1p-1074 : (q % 2 == 0 ? 0x1p-1060 * u(rng) : u(rng));
+    }
+  }
+  for (auto& x : b) x = u(rng);
+  ASSERT_TRUE(RunDot(d, a.data(), b.data(), c.data(), nullptr, host).ok());
+  EXPECT_FALSE(LastDotUsedWideFallback());
+  EXPECT_GE(LastDotSmallResultsRecomputed(), n);
+  const Ref r = Reference(d, a, b, FromF64, FromF64);
+  for (size_t i = 0; i < c.size(); ++i) {
+    const long double ref_err = k * 0x1p-64L * r.s[i];
+    ASSERT_LE(std::fabs(c[i] - r.y[i]),
+              Bound(r.s[i], k, 0x1p-53, HalfUlpF64(r.y[i])) + ref_err)
+        << i;
+  }
+}
+
+// Where the relaxed rule's preconditions fail, subnormal products still
+// send the whole dot to the wide fallback: bf16 operands with an f32
+// result (products exact: the oracle counts K - 1 rounding steps) and a
+// bf16 result (not the accumulation type).
+TEST(GemmTest, SubnormalProductsWithoutTheRelaxedRuleTakeTheWideFallback) {
+  const FloatFormat& bf16 = FormatOf(PrimitiveType::kBF16);
+  const int64_t m = 7, n = 65, k = 40;
+  std::vector<uint16_t> a(m * k), b(k * n);
+  for (size_t i = 0; i < a.size(); ++i) {
+    a[i] = static_cast<uint16_t>(
+        EncodeFloat(bf16, i % 5 == 0 ? 0x1p-130 : 0.25 + (i % 7) / 8.0));
+  }
+  for (size_t i = 0; i < b.size(); ++i) {
+    b[i] = static_cast<uint16_t>(EncodeFloat(bf16, 0.5 + (i % 11) / 16.0));
+  }
+  for (PrimitiveType ot : {PrimitiveType::kF32, PrimitiveType::kBF16}) {
+    const DotDims d = MakeDims(PrimitiveType::kBF16, PrimitiveType::kBF16, ot,
+                               1, m, n, k, Layout{});
+    std::vector<float> c(m * n);
+    ASSERT_TRUE(RunDot(d, a.data(), b.data(), c.data(), nullptr,
+                       gemm::HostGemmKernels())
+                    .ok());
+    EXPECT_TRUE(LastDotUsedWideFallback()) << PrimitiveTypeName(ot);
+    EXPECT_EQ(LastDotSmallResultsRecomputed(), -1);
+  }
+}
+
+// Subnormal products next to an inf or NaN: the whole-dot fallback (IEEE
+// propagation), never the small-result check.
+TEST(GemmTest, NonFiniteOperandsWithSubnormalProducts) {
+  const int64_t m = 6, n = 64, k = 10;
+  const DotDims d = MakeDims(PrimitiveType::kF32, PrimitiveType::kF32,
+                             PrimitiveType::kF32, 1, m, n, k, Layout{});
+  std::vector<float> a(m * k, 1.0f), b(k * n, 2.0f), c(m * n);
+  a[1] = 0x1p-140f;
+  a[k] = NAN;  // row 1
+  b[3] = INFINITY;
   ASSERT_TRUE(
       RunDot(d, a.data(), b.data(), c.data(), nullptr, gemm::HostGemmKernels())
           .ok());
   EXPECT_TRUE(LastDotUsedWideFallback());
-  const Ref r = Reference(d, a, b, FromF32, FromF32);
-  for (size_t i = 0; i < c.size(); ++i) {
-    // One rounding of a (nearly exact) f64 sum into f32's subnormal range.
-    ASSERT_LE(std::fabs(c[i] - r.y[i]), 0x1p-150L + 0x1p-170L) << i;
-  }
+  EXPECT_EQ(LastDotSmallResultsRecomputed(), -1);
+  EXPECT_TRUE(std::isinf(c[3]) && c[3] > 0);  // row 0: 1 * inf + ...
+  EXPECT_EQ(c[4], 18.0f + 2 * 0x1p-140f);     // exact in f64, rounded once
+  for (int64_t j = 0; j < n; ++j) EXPECT_TRUE(std::isnan(c[n + j])) << j;
 }
 
 // f64 products past f64's range whose exact sum is 0.
@@ -522,7 +693,20 @@ TEST(GemmTest, SkinnyShapesAndTheirRangeGuard) {
     ASSERT_TRUE(RunDot(d, a.data(), b.data(), c.data(), nullptr,
                        gemm::HostGemmKernels())
                     .ok());
-    EXPECT_TRUE(LastDotUsedWideFallback()) << "m=" << m;
+    // The relaxed rule on FMA-chain kernels (nothing here is below
+    // 2^-125), the whole-dot fallback otherwise.
+    if (gemm::HostGemmKernels().fma_chain) {
+      EXPECT_FALSE(LastDotUsedWideFallback()) << "m=" << m;
+      EXPECT_GE(LastDotSmallResultsRecomputed(), 0) << "m=" << m;
+    } else {
+      EXPECT_TRUE(LastDotUsedWideFallback()) << "m=" << m;
+    }
+    const Ref r2 = Reference(d, a, b, FromF32, FromF32);
+    for (size_t i = 0; i < c.size(); ++i) {
+      ASSERT_LE(std::fabs(c[i] - r2.y[i]),
+                Bound(r2.s[i], k, 0x1p-24, HalfUlpF32(r2.y[i])))
+          << "m=" << m << " element " << i;
+    }
   }
 }
 

@@ -171,6 +171,51 @@ bool FastPathSafe(const Stats<T>& a, const Stats<T>& b, int64_t k) {
   return a.MinNonzero() * b.MinNonzero() >= min_t;
 }
 
+// The range guard's three outcomes for a float dot run as FMA chains.
+enum class RangeGuard {
+  kFast,        // the fast path's result stands
+  kCheckSmall,  // it stands except where |result| < 2 * min normal: those
+                // elements are recomputed with a wide accumulator
+  kWide,        // the whole dot is recomputed with a wide accumulator
+};
+
+// The relaxed rule behind kCheckSmall (FastPathSafe's tiny-product
+// condition dropped). Preconditions the caller checks (`small_check_ok`):
+// each output element is ONE chain of K fused multiply-adds in T from 0
+// (every kernel of the chain is an FMA: no separately rounded products),
+// the result type is T, the oracle counts m = K rounding steps (products
+// rounded: precision(lhs) + precision(rhs) > precision(T)), and K u <= 1/4.
+//
+// Proof (u = 2^-24 / 2^-53 the unit roundoff, lambda = 2^-126 / 2^-1022
+// the smallest normal, eta = u lambda = 2^-150 / 2^-1075 half the spacing
+// of the subnormals, for f32 / f64). Step i rounds x_i = s'_{i-1} + t_i (s' the
+// computed partial sums, t_i = a_i b_i exact): |fl(x) - x| <= u |x| when |x| >=
+// lambda, <= eta when |x| < lambda (no flush: MXCSR is IEEE). With e_i =
+// s'_i - s_i, |x_i| <= S + |e_{i-1}| (S = sum |t_i|), so every step adds
+// at most max(u (S + |e_{i-1}|), eta).
+//  * S >= lambda: eta = u lambda <= u S, so |e_i| <= (1 + u)|e_{i-1}| + u S
+//    and |e_K| <= ((1 + u)^K - 1) S <= gamma_K(u) S: the suite's class-A
+//    bound (numerics.md 7.3, m = K) holds whatever the subnormal products.
+//  * S < lambda: every step adds at most eta + u |e_{i-1}|, so |e_K| <=
+//    eta ((1 + u)^K - 1) / u <= eta K e^(1/4) < lambda / 2 (K u <= 1/4),
+//    and |result| <= S + |e_K| < 1.5 lambda < 2 lambda.
+// Hence an element whose computed |value| >= 2 lambda has S >= lambda and
+// meets the bound; the others (|value| < 2 lambda) are recomputed.
+// Overflow and non-finite operands still send the whole dot to kWide.
+template <typename T>
+RangeGuard RangeGuardFor(const Stats<T>& a, const Stats<T>& b, int64_t k,
+                         bool small_check_ok) {
+  if (FastPathSafe(a, b, k)) return RangeGuard::kFast;
+  if (!small_check_ok || !a.Finite() || !b.Finite()) return RangeGuard::kWide;
+  const long double max_t = std::numeric_limits<T>::max();
+  if (static_cast<long double>(k) * a.MaxAbs() * b.MaxAbs() >= max_t / 2) {
+    return RangeGuard::kWide;
+  }
+  const long double u = std::numeric_limits<T>::epsilon() / 2;
+  if (static_cast<long double>(k) * u > 0.25L) return RangeGuard::kWide;
+  return RangeGuard::kCheckSmall;
+}
+
 inline int64_t CacheBytes(int name, int64_t fallback) {
   const long v = sysconf(name);
   return v > 0 ? v : fallback;
