@@ -14,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "interpreter/custom_call_registry.h"
+#include "spec/ir/annotation_custom_calls.h"
 #include "spec/util/status_macros.h"
 
 namespace hloref {
@@ -162,6 +163,22 @@ absl::StatusOr<Literal> EvalCustomCallTarget(
     EvalContext& ctx) {
   const std::string& target = inst.attrs().custom_call_target;
   const EvaluatorOptions& options = ctx.options();
+  // Annotations XLA removes before codegen (Sharding, MoveToHost, ...:
+  // spec/ir/annotation_custom_calls.h) are the identity of their operand,
+  // whatever a registry or library might export under the same name.
+  if (FindAnnotationCustomCall(target) != nullptr) {
+    absl::Status identity = CheckAnnotationCustomCall(inst);
+    if (!identity.ok()) {
+      return absl::Status(identity.code(), absl::StrCat("%", inst.name(), ": ",
+                                                        identity.message()));
+    }
+    Literal result = *operands[0];
+    if (result.shape().IsArray() && inst.shape().IsArray() &&
+        inst.shape().has_layout()) {
+      result.set_layout(inst.shape().layout());
+    }
+    return result;
+  }
   if (options.custom_call_registry != nullptr) {
     if (const CustomCallFunction* fn =
             options.custom_call_registry->Find(target)) {

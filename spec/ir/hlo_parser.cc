@@ -278,6 +278,9 @@ class Parser {
            PeekNext().kind == TokKind::kLparen;
   }
   absl::Status ParseLiteralValue(const Shape& shape, Literal* out);
+  // Refuses an array literal whose storage exceeds
+  // ParseOptions::max_literal_bytes, naming ParseOptions::limit_flag.
+  absl::Status CheckLiteralSize(const Shape& shape);
   absl::Status ParseArrayLevel(Literal* lit, int64_t dim, int64_t base);
   absl::Status ParseElement(Literal* lit, int64_t linear);
   absl::Status ParseFloatToken(PrimitiveType type, double* value,
@@ -541,11 +544,14 @@ absl::Status Parser::ParseShapeImpl(Shape* out) {
     }
   }
   HLOREF_RETURN_IF_ERROR(Expect(TokKind::kRsquare, "',' or ']' in dimensions"));
-  if (overflow || product > static_cast<uint64_t>(options_.max_elements)) {
-    return Error(type_tok, absl::StrCat("shape ", shape.ToString(false),
-                                        " has more elements than the limit of ",
-                                        options_.max_elements,
-                                        " (ParseOptions::max_elements)"));
+  // Shapes are not limited (a dump of a 405B-parameter model is a valid
+  // module); only a literal's storage is (CheckLiteralSize).
+  if (overflow ||
+      product > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
+    return Error(type_tok,
+                 absl::StrCat("shape ", shape.ToString(false),
+                              " has more elements than fit in a 64-bit "
+                              "integer"));
   }
   if (Is(TokKind::kLbrace) && !no_layouts_) {
     Token next = PeekNext();
@@ -827,6 +833,29 @@ absl::Status Parser::ParseArrayLevel(Literal* lit, int64_t dim, int64_t base) {
   return absl::OkStatus();
 }
 
+absl::Status Parser::CheckLiteralSize(const Shape& shape) {
+  // Arrays are stored at their bounds; 16 bytes is the widest element.
+  uint64_t bytes = static_cast<uint64_t>(StorageBytes(shape.element_type()));
+  for (int64_t d : shape.dimensions()) {
+    if (d < 0) continue;  // unbounded: refused where the literal is read
+    if (d != 0 && bytes > std::numeric_limits<uint64_t>::max() /
+                              static_cast<uint64_t>(d)) {
+      bytes = std::numeric_limits<uint64_t>::max();
+      break;
+    }
+    bytes *= static_cast<uint64_t>(d);
+  }
+  if (bytes >
+      static_cast<uint64_t>(std::max<int64_t>(options_.max_literal_bytes, 0))) {
+    return ErrorHere(absl::StrCat(
+        "a literal of shape ", shape.ToString(false), " needs ", bytes,
+        " bytes, more than the limit of ", options_.max_literal_bytes, " bytes",
+        options_.limit_flag.empty() ? "" : " (raise it with ",
+        options_.limit_flag, options_.limit_flag.empty() ? "" : "=BYTES)"));
+  }
+  return absl::OkStatus();
+}
+
 absl::Status Parser::ParseLiteralValue(const Shape& shape, Literal* out) {
   HLOREF_DEPTH_GUARD();
   if (shape.IsTuple()) {
@@ -837,6 +866,7 @@ absl::Status Parser::ParseLiteralValue(const Shape& shape, Literal* out) {
       std::vector<Literal> elements;
       for (const Shape& s : shape.tuple_shapes()) {
         Literal e;
+        if (s.IsArray()) HLOREF_RETURN_IF_ERROR(CheckLiteralSize(s));
         if (s.IsArray() && s.is_static()) {
           e = Literal(s);
         } else if (s.IsToken()) {
@@ -883,6 +913,7 @@ absl::Status Parser::ParseLiteralValue(const Shape& shape, Literal* out) {
                        shape.ToString()));
     }
   }
+  HLOREF_RETURN_IF_ERROR(CheckLiteralSize(shape));
   Literal lit(shape);
   if (shape.rank() == 0) {
     HLOREF_RETURN_IF_ERROR(ParseElement(&lit, 0));

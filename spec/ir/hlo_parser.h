@@ -20,9 +20,14 @@ struct ParseOptions {
   // Warnings (unknown header attributes, skipped harmless attributes, a
   // bare scalar for an array constant, ...) are appended here if non-null.
   std::vector<std::string>* warnings = nullptr;
-  // Refuse any shape with more elements than this (a clear error instead
-  // of an allocation failure).
-  int64_t max_elements = int64_t{1} << 32;
+  // Shapes may have any size (up to 2^63 - 1 elements): a valid module is
+  // read whatever its shapes. What the parser allocates is limited: a
+  // literal written in the text, or an elided one (`{...}`, which still
+  // gets storage, zero-filled), may take at most this many bytes; beyond
+  // it the error names `limit_flag`, the option that raises the limit for
+  // the user (the hloref command's --max-bytes).
+  int64_t max_literal_bytes = int64_t{16} << 30;
+  std::string limit_flag = "--max-bytes";
 };
 
 // Result shapes written nowhere: for an instruction without a shape before

@@ -995,7 +995,9 @@ TEST(HloParserErrorTest, LocatedMessages) {
        "p = f32[] parameter(0) }",
        "1:33", "given twice"},
       {"ENTRY e {\n  ROOT c = f32[100000,100000,100000] constant({...})\n}",
-       "2:12", "more elements than the limit"},
+       "2:47",
+       "needs 4000000000000000 bytes, more than the limit of "
+       "17179869184 bytes (raise it with --max-bytes=BYTES)"},
       {"ENTRY e {\n  p = (s32[], f32[]) parameter(0)\n  ROOT r = f32[] "
        "negate(p#2)\n}",
        "3:26", "tuple index 2 is out of range"},
@@ -1009,7 +1011,7 @@ TEST(HloParserErrorTest, LocatedMessages) {
     SCOPED_TRACE(c.text);
     ParseOptions options;
     options.file_name = "t.hlo";
-    options.max_elements = int64_t{1} << 32;
+    options.max_literal_bytes = int64_t{16} << 30;
     auto m = ParseHloModule(c.text, options);
     ASSERT_FALSE(m.ok());
     EXPECT_EQ(m.status().code(), absl::StatusCode::kInvalidArgument);
@@ -1022,6 +1024,74 @@ TEST(HloParserErrorTest, LocatedMessages) {
     ASSERT_TRUE(payload.has_value());
     EXPECT_EQ(std::string(*payload), absl::StrCat("t.hlo:", c.location));
   }
+}
+
+// Real dumps (issue 16): shapes are not limited, only what the parser
+// allocates. The sizes are those of Llama 3.1 405B's embedding
+// (128256 x 16384) and a 2^40-element activation; neither allocates.
+TEST(HloParserLimitTest, ShapesOfAnySizeParse) {
+  auto m = ParseHloModule(
+      "HloModule jit_llama, "
+      "entry_computation_layout={(bf16[128256,16384]{1,0}, "
+      "s32[1,8]{1,0}, f32[1048576,1048576]{1,0})->bf16[1,8,16384]{2,1,0}}\n"
+      "ENTRY main.5 {\n"
+      "  Arg_0.1 = bf16[128256,16384]{1,0} parameter(0)\n"
+      "  Arg_1.2 = s32[1,8]{1,0} parameter(1)\n"
+      "  big = f32[1048576,1048576]{1,0} parameter(2)\n"
+      "  ROOT g = bf16[1,8,16384]{2,1,0} gather(Arg_0.1, Arg_1.2), "
+      "offset_dims={2}, collapsed_slice_dims={0}, start_index_map={0}, "
+      "index_vector_dim=2, slice_sizes={1,16384}\n"
+      "}\n");
+  ASSERT_TRUE(m.ok()) << m.status();
+  EXPECT_EQ(m->get()->entry()->parameter(0)->shape().num_elements(),
+            int64_t{128256} * 16384);
+  // Beyond 64 bits is still an error.
+  auto over = ParseHloModule(
+      "ENTRY e {\n  ROOT p = f32[4294967296,4294967296] parameter(0)\n}");
+  ASSERT_FALSE(over.ok());
+  EXPECT_THAT(std::string(over.status().message()),
+              HasSubstr("more elements than fit in a 64-bit integer"));
+}
+
+TEST(HloParserLimitTest, LiteralBytesLimitNamesTheFlag) {
+  ParseOptions options;
+  options.max_literal_bytes = 1000;
+  options.limit_flag = "--max-bytes";
+  // 16 x 16 f32 = 1024 bytes, elided or not.
+  auto m = ParseHloModule(
+      "ENTRY e {\n  ROOT c = f32[16,16]{1,0} constant({...})\n}", options);
+  ASSERT_FALSE(m.ok());
+  EXPECT_THAT(std::string(m.status().message()),
+              HasSubstr("2:37: error: a literal of shape f32[16,16] needs 1024 "
+                        "bytes, more than the limit of 1000 bytes (raise it "
+                        "with --max-bytes=BYTES)"));
+  options.max_literal_bytes = 1024;
+  m = ParseHloModule("ENTRY e {\n  ROOT c = f32[16,16]{1,0} constant({...})\n}",
+                     options);
+  ASSERT_TRUE(m.ok()) << m.status();
+  EXPECT_TRUE(m->get()->entry()->root()->literal().is_elided());
+}
+
+// An elided constant keeps its location (check and run name it by
+// line:column) and, inside a tuple constant, marks every element.
+TEST(HloParserLimitTest, ElidedConstantsKeepLocations) {
+  auto m = ParseHloModule(
+      "HloModule jit_f\n\nENTRY main.4 {\n"
+      "  constant.1 = f32[16,16]{1,0} constant({...}), "
+      "metadata={op_name=\"jit(f)/jit(main)/mul\" source_file=\"/tmp/f.py\" "
+      "source_line=3}\n"
+      "  constant.2 = (f32[8]{0}, s32[]) constant({...})\n"
+      "  ROOT t = (f32[16,16]{1,0}, (f32[8]{0}, s32[])) tuple(constant.1, "
+      "constant.2)\n}\n");
+  ASSERT_TRUE(m.ok()) << m.status();
+  const HloInstruction* c1 = m->get()->entry()->FindInstruction("constant.1");
+  EXPECT_TRUE(c1->literal().is_elided());
+  EXPECT_EQ(c1->location().line, 4);
+  EXPECT_EQ(c1->location().column, 3);
+  const HloInstruction* c2 = m->get()->entry()->FindInstruction("constant.2");
+  EXPECT_TRUE(c2->literal().is_elided());
+  EXPECT_TRUE(c2->literal().tuple_element(0).is_elided());
+  EXPECT_TRUE(c2->literal().tuple_element(1).is_elided());
 }
 
 TEST(HloParserErrorTest, DeepNestingIsRejectedNotOverflowed) {
@@ -1040,7 +1110,7 @@ TEST(HloParserMutationTest, TruncatedAndMutatedTextNeverCrashes) {
   const auto started = std::chrono::steady_clock::now();
   std::mt19937 rng(20260513);
   ParseOptions options;
-  options.max_elements = 1 << 16;
+  options.max_literal_bytes = 1 << 18;
   int64_t parsed = 0, ok = 0;
   const std::string alphabet = "{}()[],:=%#\"'/*x_-.0123456789<>?!afsTSE\n ";
   for (const std::string& f : TestdataFiles()) {

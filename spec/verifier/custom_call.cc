@@ -1,6 +1,7 @@
 // Verifier: custom-call (seed 001 "CustomCall"; attributes from
 // docs/hlo-text-format.md 6.9). The result shape is the one written: the
 // target decides it.
+#include "spec/ir/annotation_custom_calls.h"
 #include "spec/verifier/verifier_internal.h"
 
 namespace hloref::verifier_internal {
@@ -36,6 +37,15 @@ absl::StatusOr<Shape> InferCustomCall(const HloInstruction& inst) {
       inst.attrs().has(AttrId::kCalledComputations)) {
     return Fail(inst, "custom-call.C3",
                 "to_apply and called_computations may not both be given");
+  }
+  // custom-call.C4: an annotation target XLA replaces by its operand
+  // (Sharding, MoveToHost, ...: spec/ir/annotation_custom_calls.h) has one
+  // operand and the operand's shape, so that the replacement is valid.
+  if (FindAnnotationCustomCall(inst.attrs().custom_call_target) != nullptr) {
+    absl::Status identity = CheckAnnotationCustomCall(inst);
+    if (!identity.ok()) {
+      return Fail(inst, "custom-call.C4", identity.message());
+    }
   }
   Shape s = inst.shape();
   s.ClearLayoutsRecursive();

@@ -837,6 +837,30 @@ TEST(VerifierApiTest, CustomCallToApplyAndCalledComputations) {
   ExpectRule(VerifyModule(*m), "custom-call.C3");
 }
 
+// Annotation targets XLA replaces by their operand (Sharding, ...) keep
+// the operand's shape; a shard shape is refused with custom-call.C4.
+TEST(VerifierApiTest, AnnotationCustomCallIsAnIdentity) {
+  auto ok = MustParse(
+      "p = f32[4,8] parameter(0)\nROOT r = f32[4,8]{0,1} custom-call(p), "
+      "custom_call_target=\"Sharding\", sharding={replicated}");
+  EXPECT_TRUE(VerifyModule(*ok).ok());
+  auto shard = MustParse(
+      "p = f32[4,8] parameter(0)\nROOT r = f32[4,4] custom-call(p), "
+      "custom_call_target=\"SPMDFullToShardShape\", sharding={manual}");
+  absl::Status st = VerifyModule(*shard);
+  ExpectRule(st, "custom-call.C4");
+  EXPECT_THAT(std::string(st.message()), HasSubstr("%r"));
+  auto two = MustParse(
+      "p = f32[2] parameter(0)\nROOT r = f32[2] custom-call(p, p), "
+      "custom_call_target=\"MoveToHost\"");
+  ExpectRule(VerifyModule(*two), "custom-call.C4");
+  // Any other target decides its own shape.
+  auto other = MustParse(
+      "p = f32[4,8] parameter(0)\nROOT r = f32[4,4] custom-call(p), "
+      "custom_call_target=\"my_kernel\"");
+  EXPECT_TRUE(VerifyModule(*other).ok());
+}
+
 TEST(VerifierApiTest, MaxElements) {
   auto m = MustParse(
       "p = f32[100,100] parameter(0)\n"

@@ -87,3 +87,63 @@ hloref_cli_test(run_participant_args_missing 1 "participant 0: .*no such .npy fi
 # diff on a replicated module with every participant's own values.
 hloref_cli_test(diff_participant_args 0 "pass .*%g \\(all-gather\\).*no departure"
   diff --backend=interpreter --participant-args=${EX}/data/participants ${EX}/participants.hlo)
+
+# Real dumps (issue 16, docs/real-dumps.md). examples/dumps/ holds modules in
+# the form JAX dumps them. Expected values by hand: jax_sharding computes
+# x * w (w broadcast along rows) and its row sums: row 0 {1, 1, -3, 8} sums
+# to 7, row 1 {5, 3, -7, 16} to 17; the Sharding / MoveToHost /
+# MoveToDevice custom-calls are identities.
+set(DUMPS ${EX}/dumps)
+# (expect.cmake matches stdout followed by stderr.)
+hloref_cli_test(run_annotations 0 "\\{ *\\{ *1, 1, -3, 8 *\\}, *\\{ *5, 3, -7, 16 *\\} *\\}, *\\{ *7, 17 *\\}.*note: custom-calls MoveToDevice \\(1\\), MoveToHost \\(1\\), Sharding \\(2\\) are annotations"
+  run ${DUMPS}/jax_sharding.hlo "{{1,2,3,4},{5,6,7,8}}" "{1,0.5,-1,2}")
+hloref_cli_test(run_annotations_cpu 0 "\\{ *\\{ *1, 1, -3, 8 *\\}, *\\{ *5, 3, -7, 16 *\\} *\\}, *\\{ *7, 17 *\\}"
+  run --backend=cpu ${DUMPS}/jax_sharding.hlo "{{1,2,3,4},{5,6,7,8}}" "{1,0.5,-1,2}")
+hloref_cli_test(check_annotations_note 0 "note: custom-calls MoveToDevice \\(1\\), MoveToHost \\(1\\), Sharding \\(2\\)"
+  check ${DUMPS}/jax_sharding.hlo)
+# A shard shape (f32[4,8] -> f32[4,4]) is not an identity: refused, located.
+hloref_cli_test(check_shard_shape 1 "bad_shard_shape.hlo:6:8: .*\\[custom-call.C4\\].*f32\\[4,4\\] differs from the operand's f32\\[4,8\\]"
+  check ${DUMPS}/bad_shard_shape.hlo)
+# Elided constants: a warning for check, a refusal for run that names them,
+# filled on request (zeros: the result is the argument itself).
+hloref_cli_test(check_elided 0 "elided_constant.hlo:5:3: warning: %constant.2 f32\\[16\\] is an elided constant"
+  check --quiet ${DUMPS}/elided_constant.hlo)
+hloref_cli_test(run_elided_refused 1 "1 elided constant.*elided_constant.hlo:5:3: %constant.2 f32\\[16\\].*--fill-elided=zeros"
+  run ${DUMPS}/elided_constant.hlo --random-args)
+hloref_cli_test(run_elided_zeros 0 "\\{ *1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16 *\\}, *\\{ *0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, -1 *\\} *\\}, *7.*elided_constant.hlo:5:3: %constant.2 f32\\[16\\]: zeros"
+  run --fill-elided=zeros ${DUMPS}/elided_constant.hlo "{{1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16},{0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,-1}}")
+hloref_cli_test(run_elided_zeros_cpu 0 "\\{ *0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, -1 *\\} *\\}, *7"
+  run --backend=cpu --fill-elided=zeros ${DUMPS}/elided_constant.hlo "{{1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16},{0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,-1}}")
+hloref_cli_test(run_elided_bad_fill 2 "--fill-elided takes zeros, random or random:SEED"
+  run --fill-elided=ones ${DUMPS}/elided_constant.hlo)
+# Random arguments: the s32 position feeds a dynamic-update-slice of a
+# 1-row update into 16 rows (starts 0..15) and a 3-row dynamic-slice
+# (starts 0..13): drawn in [0, 13]. Without the flag, the error names it.
+hloref_cli_test(run_random_args_index 0 "%Arg_1.2 s32\\[\\]: integers in \\[0, 13\\] \\(start index of dynamic-slice %dynamic-slice.6\\)"
+  run --random-args=1 --print=none ${DUMPS}/dynamic_index.hlo)
+hloref_cli_test(run_missing_args_names_flag 1 "takes 3 arguments, got 0: .*--random-args"
+  run ${DUMPS}/dynamic_index.hlo)
+hloref_cli_test(run_random_args_with_args 2 "--random-args draws every parameter"
+  run --random-args ${EX}/while_loop.hlo "{1,2,3,4}")
+# --print=summary: min, max, mean, NaN and inf counts per result (the
+# while loop halves {1024, 2, -4, nan} ten times: {1, 2^-9, -2^-8, nan}).
+hloref_cli_test(run_print_summary 0 "result 0: s32\\[\\] min 10 max 10 mean 10\nresult 1: f32\\[4\\]\\{0\\} min -0.00390625 max 1 mean 0.332682292 nan 1 inf 0"
+  run --print=summary ${EX}/while_loop.hlo "{1024, 2, -4, nan}")
+hloref_cli_test(run_print_summary_cpu 0 "result 1: f32\\[4\\]\\{0\\} min -0.00390625 max 1 mean 0.332682292 nan 1 inf 0"
+  run --backend=cpu --print=summary ${EX}/while_loop.hlo "{1024, 2, -4, nan}")
+hloref_cli_test(run_print_bad 2 "--print takes full, summary or none" run --print=some ${EX}/while_loop.hlo)
+# No header: check and run take the participant counts from the flags.
+# all-reduce of p + replica-id over 2 replicas: {1,2} + {2,3} = {3, 5}.
+hloref_cli_test(check_no_header_replicas 0 "ENTRY" check --replicas=2 ${DUMPS}/no_header_all_reduce.hlo)
+hloref_cli_test(run_no_header_replicas 0 "replica 1: f32\\[2\\]\\{0\\} \\{3, 5\\}"
+  run --replicas=2 ${DUMPS}/no_header_all_reduce.hlo "{1,2}")
+hloref_cli_test(check_replicas_header_conflict 1 "--replicas=3, but the module header says replica_count=2"
+  check --replicas=3 ${EX}/collectives.hlo)
+hloref_cli_test(run_partitions_header_conflict 1 "--partitions=3, but the module header says num_partitions=4"
+  run --partitions=3 ${PROJECT_SOURCE_DIR}/spec/ir/testdata/gpu_async_collectives.hlo)
+# Limits: shapes are never refused by check (Llama 3.1 405B's embedding
+# table, 128256 x 16384 bf16, as a parameter); a literal beyond --max-bytes
+# is, naming the flag.
+hloref_cli_test(check_huge_shapes 0 "ENTRY" check ${DUMPS}/huge_shapes.hlo)
+hloref_cli_test(check_literal_limit 1 "elided_constant.hlo:5:.*needs 64 bytes, more than the limit of 63 bytes \\(raise it with --max-bytes=BYTES\\)"
+  check --max-bytes=63 ${DUMPS}/elided_constant.hlo)

@@ -36,6 +36,9 @@ absl::StatusOr<CommandLine> CommandLine::Parse(
       return absl::InvalidArgumentError(
           absl::StrCat("unknown option '--", name, "' (see --help)"));
     }
+    if (spec->takes_value && spec->optional_value && !value.has_value()) {
+      value = "";
+    }
     if (spec->takes_value && !value.has_value()) {
       if (i + 1 >= argc) {
         return absl::InvalidArgumentError(

@@ -19,6 +19,10 @@ struct OptionSpec {
   std::string name;  // without dashes
   bool takes_value;  // false: a boolean flag
   bool repeatable = false;
+  // With takes_value: the value is optional and only given as
+  // `--name=value` (`--name` alone is the empty value; the next argument
+  // stays positional), e.g. --random-args[=SEED].
+  bool optional_value = false;
 };
 
 class CommandLine {

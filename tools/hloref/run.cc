@@ -2,6 +2,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <optional>
 #include <sstream>
@@ -12,16 +13,19 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_replace.h"
 #include "absl/time/time.h"
 #include "interpreter/custom_call_registry.h"
 #include "interpreter/evaluator.h"
 #include "interpreter/host_queues.h"
+#include "spec/ir/annotation_custom_calls.h"
 #include "spec/ir/hlo_parser.h"
 #include "spec/types/npy.h"
 #include "spec/verifier/verifier.h"
 #include "tools/hloref/arguments.h"
 #include "tools/hloref/command_line.h"
 #include "tools/hloref/cpu_flags.h"
+#include "tools/hloref/real_dumps.h"
 #include "tools/hloref/run_backend.h"
 #include "tools/hloref/subcommands.h"
 
@@ -69,8 +73,34 @@ Options:
   --collective-timeout=SECONDS
                           how long a replica waits at a collective for the
                           others before the run fails (default 5)
-  --max-elements=N        refuse values with more than N elements
+  --partitions=N          num_partitions for a module whose header does
+                          not say (like --replicas; a header that says
+                          otherwise is a contradiction)
+  --random-args[=SEED]    draw every parameter instead of ARGs (seed 0 by
+                          default): floats uniform in [-1, 1), signed
+                          integers in [-8, 8], unsigned in [0, 8], pred
+                          both; integers the module uses as dynamic-slice /
+                          dynamic-update-slice starts, gather / scatter
+                          indices or while bounds are kept in range. What
+                          was drawn is said on stderr
+  --fill-elided=zeros|random[:SEED]
+                          give elided constants (`constant({...})`, as
+                          XLA's dumps abbreviate large constants) values;
+                          without it a module with elided constants is
+                          refused before anything is evaluated, naming
+                          them. What was filled is said on stderr
+  --print=full|summary|none
+                          full (default): every element; summary: per
+                          result its shape, min, max, mean and NaN / inf
+                          counts; none: print no result (with --out, the
+                          .npy files are still written)
+  --max-bytes=BYTES       the most bytes a literal written in the module
+                          may take (default 16 GiB); shapes themselves are
+                          never limited
+  --max-elements=N        refuse values with more than N elements (default:
+                          no limit)
   --max-while-iterations=N  stop a while loop after N iterations
+  --max-call-depth=N      refuse calls nested deeper than N (default 200)
   --timeout=SECONDS       wall-time limit of the evaluation
   --infeed=VALUE          queue one value for infeed (repeatable, read in
                           order); VALUE as an ARG (.npy file, literal or
@@ -107,9 +137,27 @@ void Flatten(const Literal& lit, std::vector<const Literal*>* out) {
   }
 }
 
+// The libraries name their limits by option field; the user sets them
+// with flags, so messages name the flag instead.
+std::string UserFacing(absl::string_view message) {
+  return absl::StrReplaceAll(
+      message,
+      {{"limit EvaluatorOptions::max_bytes", "raise it with --max-bytes=BYTES"},
+       {"limit EvaluatorOptions::max_elements_per_value",
+        "raise it with --max-elements=N"},
+       {"limit EvaluatorOptions::max_while_iterations",
+        "raise it with --max-while-iterations=N"},
+       {"limit EvaluatorOptions::max_wall_time",
+        "raise it with --timeout=SECONDS"},
+       {"limit EvaluatorOptions::max_call_depth",
+        "raise it with --max-call-depth=N"},
+       {"EvaluatorOptions::collective_timeout",
+        "--collective-timeout=SECONDS"}});
+}
+
 int Fail(const absl::Status& status) {
   std::fprintf(stderr, "hloref run: %s\n",
-               std::string(status.message()).c_str());
+               UserFacing(status.message()).c_str());
   return 1;
 }
 
@@ -142,7 +190,8 @@ void NoteMarks(const EvalResult& result, const std::string& label,
 int RunReplicas(Evaluator& evaluator, const HloModule& module,
                 std::vector<Literal> args, std::optional<std::string> out_dir,
                 const EvaluatorOptions& options,
-                std::optional<std::string> participant_dir) {
+                std::optional<std::string> participant_dir,
+                PrintMode print_mode) {
   const int64_t partitions = evaluator.PartitionCount(module);
   std::vector<std::vector<Literal>> all;
   if (participant_dir.has_value()) {
@@ -171,7 +220,13 @@ int RunReplicas(Evaluator& evaluator, const HloModule& module,
         partitions == 1 ? absl::StrCat("replica ", r)
                         : absl::StrCat("replica ", r, " partition ", p);
     const EvalResult& result = (*results)[id];
-    std::printf("%s: %s\n", label.c_str(), result.value.ToString().c_str());
+    if (print_mode == PrintMode::kFull) {
+      std::printf("%s: %s\n", label.c_str(), result.value.ToString().c_str());
+    } else if (print_mode == PrintMode::kSummary) {
+      std::fputs(
+          SummarizeResult(result.value, absl::StrCat(label, ": ")).c_str(),
+          stdout);
+    }
     NoteMarks(result, absl::StrCat(label, ": "), options.profile);
     if (!out_dir.has_value()) continue;
     std::vector<const Literal*> leaves;
@@ -203,6 +258,12 @@ int RunRun(int argc, char** argv) {
       {"out", true},
       {"profile", true},
       {"replicas", true},
+      {"partitions", true},
+      {"random-args", true, /*repeatable=*/false, /*optional_value=*/true},
+      {"fill-elided", true},
+      {"print", true},
+      {"max-bytes", true},
+      {"max-call-depth", true},
       {"participant-args", true},
       {"collective-timeout", true},
       {"max-elements", true},
@@ -248,13 +309,19 @@ int RunRun(int argc, char** argv) {
     return 2;
   }
   auto replicas = cl->GetInt("replicas", 1);
+  auto partitions = cl->GetInt("partitions", 1);
+  // No per-value element limit unless asked for: what is allocated is
+  // limited in bytes.
   auto max_elements =
-      cl->GetInt("max-elements", options.max_elements_per_value);
+      cl->GetInt("max-elements", std::numeric_limits<int64_t>::max() / 2);
+  auto max_bytes = cl->GetInt("max-bytes", int64_t{16} << 30);
+  auto max_call_depth = cl->GetInt("max-call-depth", options.max_call_depth);
   auto max_iters =
       cl->GetInt("max-while-iterations", options.max_while_iterations);
   auto timeout =
       cl->GetInt("timeout", absl::ToInt64Seconds(options.max_wall_time));
-  for (const auto* s : {&replicas, &max_elements, &max_iters, &timeout}) {
+  for (const auto* s : {&replicas, &partitions, &max_elements, &max_bytes,
+                        &max_call_depth, &max_iters, &timeout}) {
     if (!s->ok()) {
       std::fprintf(stderr, "hloref run: %s\n",
                    std::string(s->status().message()).c_str());
@@ -268,18 +335,61 @@ int RunRun(int argc, char** argv) {
                  std::string(collective_timeout.status().message()).c_str());
     return 2;
   }
-  if (*replicas < 1 || *replicas > 1024 || *collective_timeout <= 0) {
-    std::fprintf(stderr,
-                 "hloref run: --replicas must be in [1, 1024] and "
-                 "--collective-timeout positive\n");
+  if (*replicas < 1 || *replicas > 1024 || *partitions < 1 ||
+      *partitions > 1024 || *collective_timeout <= 0) {
+    std::fprintf(
+        stderr,
+        "hloref run: --replicas must be in [1, 1024], --partitions in [1, "
+        "1024] and --collective-timeout positive\n");
     return 2;
   }
   options.collective_timeout = absl::Seconds(*collective_timeout);
-  if (*max_elements <= 0 || *max_iters <= 0 || *timeout <= 0) {
+  if (*max_elements <= 0 || *max_iters <= 0 || *timeout <= 0 ||
+      *max_bytes <= 0 || *max_call_depth <= 0 ||
+      *max_call_depth > std::numeric_limits<int>::max()) {
     std::fprintf(stderr, "hloref run: limits must be positive\n");
     return 2;
   }
   options.max_elements_per_value = *max_elements;
+  options.max_call_depth = static_cast<int>(*max_call_depth);
+  PrintMode print_mode = PrintMode::kFull;
+  if (std::optional<std::string> print = cl->Get("print")) {
+    auto mode = ParsePrintMode(*print);
+    if (!mode.ok()) {
+      std::fprintf(stderr, "hloref run: %s\n",
+                   std::string(mode.status().message()).c_str());
+      return 2;
+    }
+    print_mode = *mode;
+  }
+  std::optional<FillElided> fill_elided;
+  if (std::optional<std::string> fill = cl->Get("fill-elided")) {
+    auto how = ParseFillElided(*fill);
+    if (!how.ok()) {
+      std::fprintf(stderr, "hloref run: %s\n",
+                   std::string(how.status().message()).c_str());
+      return 2;
+    }
+    fill_elided = *how;
+  }
+  std::optional<uint64_t> random_args;
+  if (std::optional<std::string> seed = cl->Get("random-args")) {
+    uint64_t value = 0;
+    if (!seed->empty() && !absl::SimpleAtoi(*seed, &value)) {
+      std::fprintf(stderr,
+                   "hloref run: --random-args takes an unsigned integer "
+                   "seed (--random-args=SEED), got '%s'\n",
+                   seed->c_str());
+      return 2;
+    }
+    if (cl->positional().size() > 1 || cl->Has("participant-args")) {
+      std::fprintf(stderr,
+                   "hloref run: --random-args draws every parameter; give "
+                   "no ARGs (or --participant-args) with it\n");
+      return 2;
+    }
+    random_args = value;
+  }
   options.max_while_iterations = *max_iters;
   options.max_wall_time = absl::Seconds(*timeout);
   if (std::optional<std::string> seed = cl->Get("seed")) {
@@ -334,7 +444,8 @@ int RunRun(int argc, char** argv) {
   std::vector<std::string> warnings;
   ParseOptions parse_options;
   parse_options.warnings = &warnings;
-  parse_options.max_elements = options.max_elements_per_value;
+  parse_options.max_literal_bytes = *max_bytes;
+  parse_options.limit_flag = "--max-bytes";
   auto module = ParseHloModuleFile(module_path, parse_options);
   for (const std::string& w : warnings) std::fprintf(stderr, "%s\n", w.c_str());
   if (!module.ok()) return Fail(module.status());
@@ -351,13 +462,83 @@ int RunRun(int argc, char** argv) {
     }
     config.replica_count = *replicas;
   }
+  if (cl->Has("partitions")) {
+    HloModuleConfig& config = *(*module)->mutable_config();
+    if (config.num_partitions != 1 && config.num_partitions != *partitions) {
+      return Fail(absl::InvalidArgumentError(
+          absl::StrCat("--partitions=", *partitions,
+                       ", but the module header says num_partitions=",
+                       config.num_partitions)));
+    }
+    config.num_partitions = *partitions;
+  }
+  // Shapes are not limited here: what is allocated is (--max-bytes and
+  // the evaluator's own accounting).
   VerifyOptions verify_options;
-  verify_options.max_elements = options.max_elements_per_value;
+  verify_options.max_elements = std::numeric_limits<int64_t>::max() / 2;
   absl::Status verified = VerifyModule(**module, verify_options);
   if (!verified.ok()) return Fail(verified);
 
+  // Annotation custom-calls (Sharding, MoveToHost, ...), said once.
+  if (auto counts = CountAnnotationCustomCalls(**module); !counts.empty()) {
+    std::fprintf(stderr,
+                 "hloref run: note: custom-calls %s are annotations XLA "
+                 "removes before code generation; each is evaluated as the "
+                 "identity of its operand (docs/real-dumps.md)\n",
+                 AnnotationCountsToString(counts).c_str());
+  }
+  // Elided constants: refused before anything is evaluated, unless the
+  // user asked for made-up values.
+  if (std::vector<HloInstruction*> elided = FindElidedConstants(**module);
+      !elided.empty()) {
+    if (!fill_elided.has_value()) {
+      std::string list;
+      for (const HloInstruction* inst : elided) {
+        absl::StrAppend(&list, "\n  ", DescribeElidedConstant(*inst));
+      }
+      return Fail(absl::InvalidArgumentError(absl::StrCat(
+          module_path, " has ", elided.size(),
+          " elided constant(s) (`constant({...})`: the dump left their "
+          "values out), so it cannot be evaluated as is:",
+          list,
+          "\nre-dump with XLA_FLAGS=--xla_dump_large_constants, or run on "
+          "made-up values with --fill-elided=zeros or "
+          "--fill-elided=random[:SEED]")));
+    }
+    std::vector<std::string> notes = FillElidedConstants(elided, *fill_elided);
+    std::fprintf(stderr,
+                 "hloref run: --fill-elided: %zu elided constant(s) "
+                 "given made-up values:\n",
+                 notes.size());
+    for (const std::string& n : notes) {
+      std::fprintf(stderr, "  %s\n", n.c_str());
+    }
+  }
+
   const HloComputation& entry = *(*module)->entry();
   std::vector<Literal> args;
+  if (random_args.has_value()) {
+    std::vector<std::string> notes;
+    auto drawn = DrawArguments(entry, *random_args, &notes);
+    if (!drawn.ok()) return Fail(drawn.status());
+    args = *std::move(drawn);
+    if (!notes.empty()) {
+      std::fprintf(stderr,
+                   "hloref run: --random-args: %zu parameter(s) drawn from "
+                   "seed %llu:\n",
+                   notes.size(), static_cast<unsigned long long>(*random_args));
+    }
+    for (const std::string& n : notes) {
+      std::fprintf(stderr, "  %s\n", n.c_str());
+    }
+  } else if (cl->positional().size() == 1 && entry.num_parameters() > 0 &&
+             !cl->Has("participant-args")) {
+    return Fail(absl::InvalidArgumentError(absl::StrCat(
+        module_path, " takes ", entry.num_parameters(),
+        entry.num_parameters() == 1 ? " argument" : " arguments",
+        ", got 0: give one ARG per parameter, or --random-args[=SEED] to "
+        "draw them")));
+  }
   for (size_t i = 1; i < cl->positional().size(); ++i) {
     int64_t p = static_cast<int64_t>(i) - 1;
     const HloInstruction* param =
@@ -392,6 +573,7 @@ int RunRun(int argc, char** argv) {
     request.uses_host = request.uses_host || ModuleUsesHost(**module);
     request.out_dir = cl->Get("out");
     request.custom_call_libraries = options.custom_call_libraries;
+    request.print_mode = print_mode;
     return RunOnBackend(std::move(request));
   }
   const bool replicated =
@@ -406,13 +588,17 @@ int RunRun(int argc, char** argv) {
   }
   if (replicated) {
     return RunReplicas(evaluator, **module, std::move(args), cl->Get("out"),
-                       options, cl->Get("participant-args"));
+                       options, cl->Get("participant-args"), print_mode);
   }
   auto result = evaluator.Run(**module, args);
   if (!result.ok()) return Fail(result.status());
 
-  std::fputs(result->value.ToString().c_str(), stdout);
-  std::fputs("\n", stdout);
+  if (print_mode == PrintMode::kFull) {
+    std::fputs(result->value.ToString().c_str(), stdout);
+    std::fputs("\n", stdout);
+  } else if (print_mode == PrintMode::kSummary) {
+    std::fputs(SummarizeResult(result->value, "").c_str(), stdout);
+  }
   // Values the module sent to the host, after the result.
   const std::vector<Literal> outfeed = host_queues.TakeOutfeed();
   for (size_t i = 0; i < outfeed.size(); ++i) {

@@ -105,7 +105,12 @@ int RunOnBackend(BackendRunRequest request) {
       }
       size_t next = 0;
       Literal value = Unflatten(root, leaves, &next);
-      std::printf("%s: %s\n", label.c_str(), value.ToString().c_str());
+      if (request.print_mode == PrintMode::kFull) {
+        std::printf("%s: %s\n", label.c_str(), value.ToString().c_str());
+      } else if (request.print_mode == PrintMode::kSummary) {
+        std::fputs(SummarizeResult(value, absl::StrCat(label, ": ")).c_str(),
+                   stdout);
+      }
     }
     return 0;
   }
@@ -127,8 +132,12 @@ int RunOnBackend(BackendRunRequest request) {
   }
   size_t next = 0;
   Literal value = Unflatten(root, *result, &next);
-  std::fputs(value.ToString().c_str(), stdout);
-  std::fputs("\n", stdout);
+  if (request.print_mode == PrintMode::kFull) {
+    std::fputs(value.ToString().c_str(), stdout);
+    std::fputs("\n", stdout);
+  } else if (request.print_mode == PrintMode::kSummary) {
+    std::fputs(SummarizeResult(value, "").c_str(), stdout);
+  }
   for (size_t i = 0; i < request.host.outfeed.size(); ++i) {
     std::printf("outfeed %zu: %s\n", i,
                 request.host.outfeed[i].ToString().c_str());

@@ -12,6 +12,7 @@
 #include "backends/backend.h"
 #include "spec/ir/hlo_module.h"
 #include "spec/types/literal.h"
+#include "tools/hloref/real_dumps.h"
 
 namespace hloref::tools {
 
@@ -29,6 +30,8 @@ struct BackendRunRequest {
   std::optional<std::string> out_dir;
   // --custom-call-lib paths, handed to the backend's compile options.
   std::vector<std::string> custom_call_libraries;
+  // --print: every element, a summary per result, or nothing.
+  PrintMode print_mode = PrintMode::kFull;
 };
 
 // Whether the module has infeed, outfeed or host-transfer send/recv.

@@ -5,7 +5,7 @@
 // an array of pointers to its elements' buffers (recursively). Result
 // buffers are zeroed before the call. A target no library exports, or an
 // api_version other than API_VERSION_ORIGINAL, is Unimplemented naming the
-// target.
+// target. Annotation targets (Sharding, MoveToHost, ...) copy their operand.
 #include "backends/cpu/runtime/custom_call.h"
 
 #include <string>
@@ -19,6 +19,7 @@
 #include "llvm/IR/GlobalVariable.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Module.h"
+#include "spec/ir/annotation_custom_calls.h"
 #include "spec/util/status_macros.h"
 
 namespace hloref::cpu {
@@ -62,6 +63,17 @@ absl::Status EmitCustomCall(EmitContext& ctx, const HloInstruction& inst,
                             absl::Span<const IrValue> operands,
                             const IrValue& output) {
   const std::string& target = inst.attrs().custom_call_target;
+  // Annotations XLA removes before codegen (Sharding, MoveToHost, ...:
+  // spec/ir/annotation_custom_calls.h): a copy of the operand into the
+  // result's buffer (and layout).
+  if (FindAnnotationCustomCall(target) != nullptr) {
+    absl::Status identity = CheckAnnotationCustomCall(inst);
+    if (!identity.ok()) {
+      return absl::Status(identity.code(), absl::StrCat("%", inst.name(), ": ",
+                                                        identity.message()));
+    }
+    return ctx.EmitCopyValue(operands[0], output);
+  }
   // Resolved now, so an unknown target is Unimplemented at compile time.
   absl::StatusOr<void*> fn = FindCustomCallTarget(target);
   if (!fn.ok()) {
