@@ -13,6 +13,7 @@
 #include "spec/util/status_macros.h"
 #include "spec/verifier/verifier.h"
 #include "tools/hloref/arguments.h"
+#include "tools/hloref/module_loader.h"
 
 namespace hloref::tools {
 
@@ -86,7 +87,7 @@ absl::StatusOr<BackendJob> ReadBackendJob(const CommandLine& cl,
   *usage_error = false;
 
   const std::string& path = cl.positional()[0];
-  HLOREF_ASSIGN_OR_RETURN(job.module, ParseHloModuleFile(path));
+  HLOREF_ASSIGN_OR_RETURN(job.module, LoadModuleFile(path));
   HLOREF_RETURN_IF_ERROR(VerifyModule(*job.module));
   const HloComputation& entry = *job.module->entry();
   if (auto dir = cl.Get("participant-args")) {

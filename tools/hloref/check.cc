@@ -11,6 +11,7 @@
 #include "spec/ir/hlo_printer.h"
 #include "spec/verifier/verifier.h"
 #include "tools/hloref/command_line.h"
+#include "tools/hloref/module_loader.h"
 #include "tools/hloref/real_dumps.h"
 #include "tools/hloref/subcommands.h"
 
@@ -102,7 +103,7 @@ int RunCheck(int argc, char** argv) {
     options.warnings = &warnings;
     options.max_literal_bytes = *max_bytes;
     options.limit_flag = "--max-bytes";
-    auto module = ParseHloModuleFile(path, options);
+    auto module = LoadModuleFile(path, options);
     for (const std::string& w : warnings) {
       std::fprintf(stderr, "%s\n", w.c_str());
     }

@@ -7,6 +7,7 @@
 #include "spec/ir/hlo_parser.h"
 #include "spec/verifier/verifier.h"
 #include "tools/hloref/command_line.h"
+#include "tools/hloref/module_loader.h"
 #include "tools/hloref/subcommands.h"
 
 namespace hloref::tools {
@@ -92,7 +93,7 @@ int RunCompile(int argc, char** argv) {
     return Usage("--cpu-opt must be 0, 1, 2 or 3");
   }
   options.opt_level = static_cast<int>(*level);
-  auto module = ParseHloModuleFile(cl->positional()[0]);
+  auto module = LoadModuleFile(cl->positional()[0]);
   if (!module.ok()) return Fail(std::string(module.status().message()));
   absl::Status verified = VerifyModule(**module);
   if (!verified.ok()) return Fail(std::string(verified.message()));

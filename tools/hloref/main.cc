@@ -14,6 +14,10 @@ Usage: hloref <command> [options] [arguments]
 
 Commands:
   check FILE.hlo       parse and verify a module, print its canonical text
+                       (every command taking FILE.hlo also takes
+                       StableHLO FILE.mlir)
+  convert IN.mlir [-o OUT.hlo]
+                       StableHLO (as JAX exports it) to HLO text
   run MODULE.hlo ARG*  evaluate a module on the oracle (or --backend)
   conformance          certify a backend: golden and generated cases
   diff MODULE.hlo ARG* the first instruction where a backend departs from
@@ -41,6 +45,7 @@ int main(int argc, char** argv) {
   if (command == "diff") return hloref::tools::RunDiff(argc, argv);
   if (command == "reduce") return hloref::tools::RunReduce(argc, argv);
   if (command == "compile") return hloref::tools::RunCompile(argc, argv);
+  if (command == "convert") return hloref::tools::RunConvert(argc, argv);
   if (command == "conformance") {
     return hloref::tools::RunConformance(argc, argv);
   }

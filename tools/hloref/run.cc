@@ -26,6 +26,7 @@
 #include "tools/hloref/command_line.h"
 #include "tools/hloref/cpu_flags.h"
 #include "tools/hloref/real_dumps.h"
+#include "tools/hloref/module_loader.h"
 #include "tools/hloref/run_backend.h"
 #include "tools/hloref/subcommands.h"
 
@@ -446,7 +447,7 @@ int RunRun(int argc, char** argv) {
   parse_options.warnings = &warnings;
   parse_options.max_literal_bytes = *max_bytes;
   parse_options.limit_flag = "--max-bytes";
-  auto module = ParseHloModuleFile(module_path, parse_options);
+  auto module = LoadModuleFile(module_path, parse_options);
   for (const std::string& w : warnings) std::fprintf(stderr, "%s\n", w.c_str());
   if (!module.ok()) return Fail(module.status());
   if (cl->Has("replicas")) {

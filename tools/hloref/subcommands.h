@@ -12,6 +12,7 @@ int RunConformance(int argc, char** argv);
 int RunDiff(int argc, char** argv);
 int RunReduce(int argc, char** argv);
 int RunCompile(int argc, char** argv);
+int RunConvert(int argc, char** argv);
 
 }  // namespace hloref::tools
 
