@@ -867,13 +867,10 @@ absl::Status Parser::ParseLiteralValue(const Shape& shape, Literal* out) {
       for (const Shape& s : shape.tuple_shapes()) {
         Literal e;
         if (s.IsArray()) HLOREF_RETURN_IF_ERROR(CheckLiteralSize(s));
-        if (s.IsArray() && s.is_static()) {
-          e = Literal(s);
-        } else if (s.IsToken()) {
-          e = Literal::Token();
-        } else {
-          e = Literal(s);
-        }
+        // Storage nobody reads (elided values are refused, printed as
+        // {...}, or overwritten by `run --fill-elided`): left unwritten, so
+        // a large elided constant costs address space, not memory.
+        e = s.IsToken() ? Literal::Token() : Literal::Uninitialized(s);
         e.set_elided(true);
         elements.push_back(std::move(e));
       }
@@ -914,10 +911,13 @@ absl::Status Parser::ParseLiteralValue(const Shape& shape, Literal* out) {
     }
   }
   HLOREF_RETURN_IF_ERROR(CheckLiteralSize(shape));
-  Literal lit(shape);
+  const bool elided = shape.rank() != 0 && Is(TokKind::kLbrace) &&
+                      PeekNext().kind == TokKind::kDots;
+  // An elided literal's storage is never read (see the tuple case above).
+  Literal lit = elided ? Literal::Uninitialized(shape) : Literal(shape);
   if (shape.rank() == 0) {
     HLOREF_RETURN_IF_ERROR(ParseElement(&lit, 0));
-  } else if (Is(TokKind::kLbrace) && PeekNext().kind == TokKind::kDots) {
+  } else if (elided) {
     Next();
     Next();
     HLOREF_RETURN_IF_ERROR(Expect(TokKind::kRbrace, "'}' after '{...'"));

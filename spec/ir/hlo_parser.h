@@ -22,8 +22,8 @@ struct ParseOptions {
   std::vector<std::string>* warnings = nullptr;
   // Shapes may have any size (up to 2^63 - 1 elements): a valid module is
   // read whatever its shapes. What the parser allocates is limited: a
-  // literal written in the text, or an elided one (`{...}`, which still
-  // gets storage, zero-filled), may take at most this many bytes; beyond
+  // literal written in the text, or an elided one (`{...}`, whose storage
+  // is allocated but left unwritten), may take at most this many bytes; beyond
   // it the error names `limit_flag`, the option that raises the limit for
   // the user (the hloref command's --max-bytes).
   int64_t max_literal_bytes = int64_t{16} << 30;

@@ -6,6 +6,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "interpreter/evaluator.h"
 #include "spec/ir/annotation_custom_calls.h"
 #include "spec/ir/hlo_parser.h"
 #include "spec/ir/hlo_printer.h"
@@ -41,7 +42,8 @@ Options:
                    them. A header that says otherwise is an error
   --partitions=N   num_partitions likewise
   --max-bytes=BYTES the most bytes one literal written in the module may
-                   take (default 16 GiB; the same limit as run's)
+                   take (default: the machine's available memory, as for
+                   run)
   --quiet          print nothing on success (only errors and warnings)
   --short          print XLA's short form (no %, no signatures, no metadata)
   --no-verify      parse and print only
@@ -91,7 +93,7 @@ int RunCheck(int argc, char** argv) {
     std::fprintf(stderr, "hloref check: no input file\n\n%s", kCheckHelp);
     return 2;
   }
-  auto max_bytes = cl->GetInt("max-bytes", int64_t{16} << 30);
+  auto max_bytes = cl->GetInt("max-bytes", DefaultMaxBytes());
   if (!max_bytes.ok() || *max_bytes <= 0) {
     std::fprintf(stderr,
                  "hloref check: --max-bytes must be a positive integer\n");
@@ -141,7 +143,7 @@ int RunCheck(int argc, char** argv) {
     if (!cl->Has("quiet")) {
       if (auto counts = CountAnnotationCustomCalls(**module); !counts.empty()) {
         std::fprintf(stderr,
-                     "note: custom-calls %s are annotations XLA removes "
+                     "note: annotation custom-calls %s: XLA removes them "
                      "before code generation; `hloref run` evaluates each as "
                      "the identity of its operand\n",
                      AnnotationCountsToString(counts).c_str());

@@ -95,11 +95,11 @@ hloref_cli_test(diff_participant_args 0 "pass .*%g \\(all-gather\\).*no departur
 # MoveToDevice custom-calls are identities.
 set(DUMPS ${EX}/dumps)
 # (expect.cmake matches stdout followed by stderr.)
-hloref_cli_test(run_annotations 0 "\\{ *\\{ *1, 1, -3, 8 *\\}, *\\{ *5, 3, -7, 16 *\\} *\\}, *\\{ *7, 17 *\\}.*note: custom-calls MoveToDevice \\(1\\), MoveToHost \\(1\\), Sharding \\(2\\) are annotations"
+hloref_cli_test(run_annotations 0 "\\{ *\\{ *1, 1, -3, 8 *\\}, *\\{ *5, 3, -7, 16 *\\} *\\}, *\\{ *7, 17 *\\}.*note: annotation custom-calls MoveToDevice \\(1\\), MoveToHost \\(1\\), Sharding \\(2\\): XLA removes them"
   run ${DUMPS}/jax_sharding.hlo "{{1,2,3,4},{5,6,7,8}}" "{1,0.5,-1,2}")
 hloref_cli_test(run_annotations_cpu 0 "\\{ *\\{ *1, 1, -3, 8 *\\}, *\\{ *5, 3, -7, 16 *\\} *\\}, *\\{ *7, 17 *\\}"
   run --backend=cpu ${DUMPS}/jax_sharding.hlo "{{1,2,3,4},{5,6,7,8}}" "{1,0.5,-1,2}")
-hloref_cli_test(check_annotations_note 0 "note: custom-calls MoveToDevice \\(1\\), MoveToHost \\(1\\), Sharding \\(2\\)"
+hloref_cli_test(check_annotations_note 0 "note: annotation custom-calls MoveToDevice \\(1\\), MoveToHost \\(1\\), Sharding \\(2\\): XLA removes them"
   check ${DUMPS}/jax_sharding.hlo)
 # A shard shape (f32[4,8] -> f32[4,4]) is not an identity: refused, located.
 hloref_cli_test(check_shard_shape 1 "bad_shard_shape.hlo:6:8: .*\\[custom-call.C4\\].*f32\\[4,4\\] differs from the operand's f32\\[4,8\\]"
@@ -147,3 +147,17 @@ hloref_cli_test(run_partitions_header_conflict 1 "--partitions=3, but the module
 hloref_cli_test(check_huge_shapes 0 "ENTRY" check ${DUMPS}/huge_shapes.hlo)
 hloref_cli_test(check_literal_limit 1 "elided_constant.hlo:5:.*needs 64 bytes, more than the limit of 63 bytes \\(raise it with --max-bytes=BYTES\\)"
   check --max-bytes=63 ${DUMPS}/elided_constant.hlo)
+# A Sharding inside a while body (as JAX emits in scans): x doubled 3
+# times is {8, 16, 24, 32}, on the oracle and the CPU backend; drawn, the
+# loop's bound stays in [0, 8].
+hloref_cli_test(run_scan_sharding 0 "\\( *3, *\\{ *8, 16, 24, 32 *\\}, *3 *\\)"
+  run ${DUMPS}/scan_sharding.hlo "{1,2,3,4}" "3")
+hloref_cli_test(run_scan_sharding_cpu 0 "\\( *3, *\\{ *8, 16, 24, 32 *\\}, *3 *\\)"
+  run --backend=cpu ${DUMPS}/scan_sharding.hlo "{1,2,3,4}" "3")
+hloref_cli_test(run_random_args_loop_bound 0 "%bound s32\\[\\]: integers in \\[0, 8\\] \\(bound of while loop %w\\)"
+  run --random-args=2 --print=summary ${DUMPS}/scan_sharding.hlo)
+# Evaluation limits name the flag that raises them, never an option field.
+hloref_cli_test(run_max_bytes_names_flag 1 "needs 16 bytes with [0-9]+ bytes of values held, more than the limit of 40 bytes \\(raise it with --max-bytes=BYTES\\)"
+  run --max-bytes=40 ${EX}/while_loop.hlo "{1,2,3,4}")
+hloref_cli_test(run_max_iterations_names_flag 1 "more than 3 iterations \\(raise it with --max-while-iterations=N\\)"
+  run --max-while-iterations=3 ${EX}/while_loop.hlo "{1,2,3,4}")

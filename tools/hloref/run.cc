@@ -25,8 +25,8 @@
 #include "tools/hloref/arguments.h"
 #include "tools/hloref/command_line.h"
 #include "tools/hloref/cpu_flags.h"
-#include "tools/hloref/real_dumps.h"
 #include "tools/hloref/module_loader.h"
+#include "tools/hloref/real_dumps.h"
 #include "tools/hloref/run_backend.h"
 #include "tools/hloref/subcommands.h"
 
@@ -95,9 +95,15 @@ Options:
                           result its shape, min, max, mean and NaN / inf
                           counts; none: print no result (with --out, the
                           .npy files are still written)
-  --max-bytes=BYTES       the most bytes a literal written in the module
-                          may take (default 16 GiB); shapes themselves are
-                          never limited
+  --max-bytes=BYTES       the most bytes of values the evaluation may hold
+                          at once, and the most one literal written in the
+                          module may take (default: the machine's available
+                          memory, MemAvailable); shapes themselves are never
+                          limited
+  --no-progress           no progress line on stderr (by default a run
+                          longer than 3 s reports every 3 s: entry
+                          instructions done of total, elapsed time, bytes
+                          held)
   --max-elements=N        refuse values with more than N elements (default:
                           no limit)
   --max-while-iterations=N  stop a while loop after N iterations
@@ -264,6 +270,7 @@ int RunRun(int argc, char** argv) {
       {"fill-elided", true},
       {"print", true},
       {"max-bytes", true},
+      {"no-progress", false},
       {"max-call-depth", true},
       {"participant-args", true},
       {"collective-timeout", true},
@@ -315,7 +322,7 @@ int RunRun(int argc, char** argv) {
   // limited in bytes.
   auto max_elements =
       cl->GetInt("max-elements", std::numeric_limits<int64_t>::max() / 2);
-  auto max_bytes = cl->GetInt("max-bytes", int64_t{16} << 30);
+  auto max_bytes = cl->GetInt("max-bytes", DefaultMaxBytes());
   auto max_call_depth = cl->GetInt("max-call-depth", options.max_call_depth);
   auto max_iters =
       cl->GetInt("max-while-iterations", options.max_while_iterations);
@@ -352,6 +359,20 @@ int RunRun(int argc, char** argv) {
     return 2;
   }
   options.max_elements_per_value = *max_elements;
+  options.max_bytes = *max_bytes;
+  if (!cl->Has("no-progress")) {
+    options.progress = [](const EvaluatorOptions::Progress& p) {
+      std::fprintf(stderr,
+                   "hloref run: progress: %lld of %lld entry instructions, "
+                   "%lld evaluated in all, %.1f s, %.1f MiB held (peak "
+                   "%.1f MiB)\n",
+                   static_cast<long long>(p.entry_done),
+                   static_cast<long long>(p.entry_total),
+                   static_cast<long long>(p.evaluated),
+                   absl::ToDoubleSeconds(p.elapsed), p.live_bytes / 1048576.0,
+                   p.peak_bytes / 1048576.0);
+    };
+  }
   options.max_call_depth = static_cast<int>(*max_call_depth);
   PrintMode print_mode = PrintMode::kFull;
   if (std::optional<std::string> print = cl->Get("print")) {
@@ -483,8 +504,8 @@ int RunRun(int argc, char** argv) {
   // Annotation custom-calls (Sharding, MoveToHost, ...), said once.
   if (auto counts = CountAnnotationCustomCalls(**module); !counts.empty()) {
     std::fprintf(stderr,
-                 "hloref run: note: custom-calls %s are annotations XLA "
-                 "removes before code generation; each is evaluated as the "
+                 "hloref run: note: annotation custom-calls %s: XLA removes "
+                 "them before code generation; each is evaluated as the "
                  "identity of its operand (docs/real-dumps.md)\n",
                  AnnotationCountsToString(counts).c_str());
   }
