@@ -161,3 +161,10 @@ hloref_cli_test(run_max_bytes_names_flag 1 "needs 16 bytes with [0-9]+ bytes of 
   run --max-bytes=40 ${EX}/while_loop.hlo "{1,2,3,4}")
 hloref_cli_test(run_max_iterations_names_flag 1 "more than 3 iterations \\(raise it with --max-while-iterations=N\\)"
   run --max-while-iterations=3 ${EX}/while_loop.hlo "{1,2,3,4}")
+# Every annotation target in a chain is the identity: the argument comes
+# back unchanged (through a {0,1} layout and back), oracle and cpu alike.
+set(SHARDING_ARG "{{0,1,2,3,4,5,6,7},{8,9,10,11,12,13,14,15},{16,17,18,19,20,21,22,23},{24,25,26,27,28,29,30,31}}")
+foreach(backend interpreter cpu)
+  hloref_cli_test(run_sharding_forms_${backend} 0 "\\{ *\\{ *0, 1, 2, 3, 4, 5, 6, 7 *\\}, *\\{ *8, 9, 10, 11, 12, 13, 14, 15 *\\}, *\\{ *16, 17, 18, 19, 20, 21, 22, 23 *\\}, *\\{ *24, 25, 26, 27, 28, 29, 30, 31 *\\} *\\}"
+    run --backend=${backend} ${DUMPS}/sharding_forms.hlo "${SHARDING_ARG}")
+endforeach()
