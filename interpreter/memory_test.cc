@@ -5,6 +5,7 @@
 // EvaluatorOptions::max_bytes limit fails cleanly before allocating, and
 // the progress callback reports. Expected values are derived by hand in
 // the comments.
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -184,6 +185,56 @@ TEST(Memory, ProgressReportsEntryInstructions) {
   for (size_t k = 1; k < seen.size(); ++k) {
     EXPECT_GE(seen[k].entry_done, seen[k - 1].entry_done);
   }
+}
+
+}  // namespace
+}  // namespace hloref
+
+namespace hloref {
+namespace {
+
+// EvaluatorOptions::threads: large dots are split by output blocks; every
+// thread count gives the same bits (each output is its own exact sum).
+// Values with many significant bits and mixed signs make rounding matter.
+TEST(Threads, DotIsBitIdenticalForEveryThreadCount) {
+  const char* text = R"(HloModule m
+ENTRY e {
+  a = f32[3,700] parameter(0)
+  b = f32[700,2100] parameter(1)
+  ROOT d = bf16[3,2100] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+})";
+  auto fill = [](std::vector<int64_t> dims, uint64_t seed) {
+    Literal lit(Shape::Array(PrimitiveType::kF32, dims));
+    for (float& x : lit.mutable_data<float>()) {
+      seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+      x = static_cast<float>(static_cast<int32_t>(seed >> 32)) * 0x1p-20f;
+    }
+    return lit;
+  };
+  std::vector<Literal> args;
+  args.push_back(fill({3, 700}, 1));
+  args.push_back(fill({700, 2100}, 2));
+  std::vector<Literal> results;
+  for (int threads : {1, 2, 3, 8}) {
+    EvaluatorOptions options;
+    options.threads = threads;
+    std::vector<Literal> copy = args;
+    absl::StatusOr<EvalResult> r = RunHlo(text, std::move(copy), options);
+    ASSERT_TRUE(r.ok()) << r.status();
+    results.push_back(std::move(r->value));
+  }
+  for (size_t k = 1; k < results.size(); ++k) {
+    EXPECT_TRUE(results[k].BitwiseEquals(results[0])) << "thread case " << k;
+  }
+  // Spot check of one element against an independent computation: the
+  // double sum of 700 products of 24-bit values is exact only up to
+  // rounding, so compare to bf16 precision (2^-8 relative).
+  double sum = 0;
+  for (int k = 0; k < 700; ++k) {
+    sum += static_cast<double>(args[0].data<float>()[k]) *
+           args[1].data<float>()[static_cast<size_t>(k) * 2100];
+  }
+  EXPECT_NEAR(results[0].GetAsDouble(0), sum, std::fabs(sum) * 0x1p-8 + 1e-6);
 }
 
 }  // namespace

@@ -313,4 +313,8 @@ absl::StatusOr<Literal> EvalCompareSelect(
                    " is not a compare/select op or has the wrong operands"));
 }
 
+absl::StatusOr<std::vector<int64_t>> CompareTotalOrderKeys(const Literal& lit) {
+  return LoadTotalOrderKeys(lit);
+}
+
 }  // namespace hloref

@@ -13,6 +13,20 @@
 #ifndef HLOREF_INTERPRETER_OPS_COMPARE_SELECT_H_
 #define HLOREF_INTERPRETER_OPS_COMPARE_SELECT_H_
 
+#include <cstdint>
+#include <vector>
+
+#include "absl/status/statusor.h"
 #include "interpreter/ops/families.h"
+#include "spec/types/literal.h"
+
+namespace hloref {
+
+// compare's TOTALORDER keys of every element of a float array (the order
+// -NaN < -inf < ... < -0 < +0 < ... < +inf < +NaN as int64), exactly as
+// compare evaluates them; sort's comparator fast path uses them.
+absl::StatusOr<std::vector<int64_t>> CompareTotalOrderKeys(const Literal& lit);
+
+}  // namespace hloref
 
 #endif  // HLOREF_INTERPRETER_OPS_COMPARE_SELECT_H_

@@ -4,8 +4,13 @@
 // Semantics: seed 001 "Dot", "DotGeneral"; numerics per dot.h.
 #include "interpreter/ops/dot.h"
 
+#include <algorithm>
+#include <array>
 #include <complex>
 #include <cstdint>
+#include <cstring>
+#include <functional>
+#include <memory>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -14,6 +19,7 @@
 #include "interpreter/numerics.h"
 #include "interpreter/ops/exact_sum.h"
 #include "interpreter/ops/families.h"
+#include "interpreter/ops/parallel.h"
 #include "spec/types/minifloat.h"
 
 namespace hloref {
@@ -101,49 +107,165 @@ struct Sizes {
   int64_t batch, m, n, k;
 };
 
+// Fills out[jj * k + c] (jj < nb) with rhs element (batch b, free index
+// j0 + jj, contracting index c) as an exact double.
+using RhsPacker =
+    std::function<void(int64_t b, int64_t j0, int64_t nb, double* out)>;
+
+// Reads the rhs in its own element type, block by block, so a large
+// weight matrix is never held as doubles (8 bytes per element) in full.
+// Integer operands (at most 53 bits) are loaded once as doubles.
+absl::StatusOr<RhsPacker> MakeRhsPacker(const HloInstruction& inst,
+                                        const Literal& rhs,
+                                        const PackPlan& plan, int64_t k,
+                                        std::vector<double>* storage) {
+  // Contracting offsets of unit stride: read along them (a [n][k] rhs);
+  // otherwise read along the free index (a [k][n] rhs, the common case).
+  const bool contracting_inner =
+      k > 1 && plan.contracting[1] - plan.contracting[0] == 1;
+  // Free offsets 0, 1, 2, ...: rows of the rhs are read without the
+  // offset table.
+  bool free_unit = true;
+  for (size_t j = 0; j < plan.free.size() && free_unit; ++j) {
+    free_unit = plan.free[j] == static_cast<int64_t>(j);
+  }
+  auto make = [&plan, k, contracting_inner, free_unit](auto load) -> RhsPacker {
+    return [&plan, k, contracting_inner, free_unit, load](
+               int64_t b, int64_t j0, int64_t nb, double* out) {
+      const int64_t base = plan.batch[b];
+      if (contracting_inner) {
+        for (int64_t jj = 0; jj < nb; ++jj) {
+          const int64_t f = base + plan.free[j0 + jj];
+          double* o = out + jj * k;
+          for (int64_t c = 0; c < k; ++c) o[c] = load(f + plan.contracting[c]);
+        }
+      } else if (free_unit) {
+        for (int64_t c = 0; c < k; ++c) {
+          const int64_t off = base + plan.contracting[c] + j0;
+          for (int64_t jj = 0; jj < nb; ++jj) {
+            out[jj * k + c] = load(off + jj);
+          }
+        }
+      } else {
+        const int64_t* free = plan.free.data() + j0;
+        for (int64_t c = 0; c < k; ++c) {
+          const int64_t off = base + plan.contracting[c];
+          for (int64_t jj = 0; jj < nb; ++jj) {
+            out[jj * k + c] = load(off + free[jj]);
+          }
+        }
+      }
+    };
+  };
+  if (IsFloat(rhs.element_type())) {
+    RhsPacker packer;
+    HLOREF_RETURN_IF_ERROR(ForFloatType(rhs.element_type(), [&](auto tc) {
+      constexpr PrimitiveType T = decltype(tc)::value;
+      const StorageType<T>* in = rhs.data<StorageType<T>>().data();
+      if constexpr (T == PrimitiveType::kBF16) {
+        // bf16 is the upper half of an f32: exact without the generic
+        // minifloat decoder.
+        packer = make([in](int64_t i) {
+          const uint32_t bits = static_cast<uint32_t>(in[i]) << 16;
+          float f;
+          std::memcpy(&f, &bits, sizeof f);
+          return static_cast<double>(f);
+        });
+      } else if constexpr (sizeof(StorageType<T>) == 1) {
+        // 8-bit and narrower types: a table of the 256 codes.
+        auto table = std::make_shared<std::array<double, 256>>();
+        for (int c = 0; c < 256; ++c) {
+          (*table)[static_cast<size_t>(c)] =
+              LoadFloat<T>(static_cast<StorageType<T>>(c));
+        }
+        packer = make([in, table](int64_t i) {
+          return (*table)[static_cast<uint8_t>(in[i])];
+        });
+      } else {
+        packer = make([in](int64_t i) { return LoadFloat<T>(in[i]); });
+      }
+    }));
+    return packer;
+  }
+  HLOREF_ASSIGN_OR_RETURN(*storage, LoadReal(inst, rhs));
+  const double* in = storage->data();
+  return make([in](int64_t i) { return in[i]; });
+}
+
 // Real result: out[b][i][j] = RN(sum_k L[b][i][k] * R[b][j][k]).
 // kExactInDouble: the double product of two elements is exact.
+// The rhs is packed in blocks of columns that stay in cache while every
+// lhs row streams over them; blocks are the tasks split across threads
+// (each output is its own exact sum, so the split cannot change a bit).
 template <bool kExactInDouble>
 absl::Status RealKernel(const HloInstruction& inst, EvalContext& ctx,
-                        const std::vector<double>& l,
-                        const std::vector<double>& r, const Sizes& s,
-                        PrimitiveType result_type, bool error_data,
-                        std::vector<double>* values,
+                        const std::vector<double>& l, const RhsPacker& packer,
+                        const Sizes& s, PrimitiveType result_type,
+                        bool error_data, std::vector<double>* values,
                         std::vector<double>* abs_sums) {
-  ExactSum acc;
-  ExactSum abs_acc;
   const FloatFormat& format = FormatOf(result_type);
   const int precision = Precision(format);
   const int emin = std::ilogb(MinNormal(format));
-  int64_t out = 0;
-  for (int64_t b = 0; b < s.batch; ++b) {
+  const int64_t nb =
+      std::clamp<int64_t>(32768 / std::max<int64_t>(s.k, 1), 1, 64);
+  const int64_t blocks = (s.n + nb - 1) / nb;
+  const int64_t tasks = s.batch * blocks;
+  const double work = static_cast<double>(s.batch) * s.m * s.n *
+                      static_cast<double>(std::max<int64_t>(s.k, 1));
+  const int threads = work >= (1 << 22) ? ctx.options().threads : 1;
+  const int workers = static_cast<int>(
+      std::max<int64_t>(1, std::min<int64_t>(ResolveThreads(threads), tasks)));
+  struct Worker {
+    ExactSum acc, abs_acc;
+    std::vector<double> block;
+  };
+  std::vector<Worker> state(static_cast<size_t>(workers));
+  absl::Status status;
+  ParallelFor(workers, tasks, [&](int64_t task, int w) {
+    if (w == 0) {
+      // The calling thread watches the deadline for everyone.
+      absl::Status st = ctx.CheckDeadline(inst);
+      if (!st.ok()) {
+        status = st;
+        return false;
+      }
+    }
+    Worker& me = state[static_cast<size_t>(w)];
+    const int64_t b = task / blocks;
+    const int64_t j0 = (task % blocks) * nb;
+    const int64_t cols = std::min(nb, s.n - j0);
+    me.block.resize(static_cast<size_t>(nb * s.k));
+    packer(b, j0, cols, me.block.data());
     for (int64_t i = 0; i < s.m; ++i) {
-      HLOREF_RETURN_IF_ERROR(ctx.CheckDeadline(inst));
       const double* lrow = l.data() + (b * s.m + i) * s.k;
-      for (int64_t j = 0; j < s.n; ++j, ++out) {
-        const double* rrow = r.data() + (b * s.n + j) * s.k;
-        acc.Clear();
+      int64_t out = (b * s.m + i) * s.n + j0;
+      for (int64_t jj = 0; jj < cols; ++jj, ++out) {
+        const double* rrow = me.block.data() + jj * s.k;
+        me.acc.Clear();
         if constexpr (kExactInDouble) {
-          acc.AddExactProducts(lrow, rrow, s.k);
+          me.acc.AddExactProducts(lrow, rrow, s.k);
         } else {
-          for (int64_t k = 0; k < s.k; ++k) acc.AddProduct(lrow[k], rrow[k]);
+          for (int64_t k = 0; k < s.k; ++k) {
+            me.acc.AddProduct(lrow[k], rrow[k]);
+          }
         }
-        (*values)[out] = acc.Round(precision, emin);
+        (*values)[out] = me.acc.Round(precision, emin);
         if (error_data) {
-          abs_acc.Clear();
+          me.abs_acc.Clear();
           for (int64_t k = 0; k < s.k; ++k) {
             if constexpr (kExactInDouble) {
-              abs_acc.Add(std::fabs(lrow[k] * rrow[k]));
+              me.abs_acc.Add(std::fabs(lrow[k] * rrow[k]));
             } else {
-              abs_acc.AddProduct(std::fabs(lrow[k]), std::fabs(rrow[k]));
+              me.abs_acc.AddProduct(std::fabs(lrow[k]), std::fabs(rrow[k]));
             }
           }
-          (*abs_sums)[out] = abs_acc.RoundUpToDouble();
+          (*abs_sums)[out] = me.abs_acc.RoundUpToDouble();
         }
       }
     }
-  }
-  return absl::OkStatus();
+    return true;
+  });
+  return status;
 }
 
 template <bool kExactInDouble>
@@ -252,17 +374,21 @@ absl::StatusOr<Literal> EvalDotGeneral(
       return InstructionUnimplemented(
           inst, "complex operands with a real result are not supported");
     }
-    HLOREF_ASSIGN_OR_RETURN(std::vector<double> l0, LoadReal(inst, lhs));
-    HLOREF_ASSIGN_OR_RETURN(std::vector<double> r0, LoadReal(inst, rhs));
-    const std::vector<double> l = Pack(l0, lplan);
-    const std::vector<double> r = Pack(r0, rplan);
+    std::vector<double> l;
+    {
+      HLOREF_ASSIGN_OR_RETURN(std::vector<double> l0, LoadReal(inst, lhs));
+      l = Pack(l0, lplan);
+    }
+    std::vector<double> r_storage;
+    HLOREF_ASSIGN_OR_RETURN(RhsPacker packer,
+                            MakeRhsPacker(inst, rhs, rplan, s.k, &r_storage));
     std::vector<double> values(static_cast<size_t>(count));
     std::vector<double> abs_sums(error_data ? static_cast<size_t>(count) : 0);
     if (OperandPrecision(lt) + OperandPrecision(rht) <= 53) {
-      HLOREF_RETURN_IF_ERROR(RealKernel<true>(inst, ctx, l, r, s, rt,
+      HLOREF_RETURN_IF_ERROR(RealKernel<true>(inst, ctx, l, packer, s, rt,
                                               error_data, &values, &abs_sums));
     } else {
-      HLOREF_RETURN_IF_ERROR(RealKernel<false>(inst, ctx, l, r, s, rt,
+      HLOREF_RETURN_IF_ERROR(RealKernel<false>(inst, ctx, l, packer, s, rt,
                                                error_data, &values, &abs_sums));
     }
     if (error_data) {

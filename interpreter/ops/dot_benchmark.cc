@@ -3,6 +3,7 @@
 // BM_DotF32 also measures a named peer in the same run: Eigen 3.4's float
 // GEMM, single-threaded; its row reports x_peer = oracle time / Eigen time.
 #include <cstdint>
+#include <cstring>
 #include <optional>
 #include <string>
 #include <utility>
@@ -107,6 +108,37 @@ void BM_DotF64(benchmark::State& state) {
   RunModule(state, text, args, static_cast<double>(n) * n * n);
 }
 BENCHMARK(BM_DotF64)->Arg(128)->Arg(256)->Unit(benchmark::kMillisecond);
+
+// Vector-matrix and skinny dots as a decoding step has them (issue 16):
+// bf16[m,k] x bf16[k,n] -> f32, m = 1 or 8, k = 2048, n = 16384. terms/s is
+// comparable with BM_DotF32's square products; the issue's target is at least
+// as many. bf16 values: the f32 random values with their low 16 bits cleared.
+Literal RandomBf16(std::vector<int64_t> dims, uint64_t seed) {
+  const Literal f = RandomF32(dims, seed);
+  Literal lit(Shape::Array(PrimitiveType::kBF16, dims));
+  absl::Span<uint8_t> out = lit.mutable_raw();
+  absl::Span<const float> in = f.data<float>();
+  for (size_t i = 0; i < in.size(); ++i) {
+    uint32_t bits;
+    std::memcpy(&bits, &in[i], 4);
+    const uint16_t hi = static_cast<uint16_t>(bits >> 16);
+    std::memcpy(out.data() + 2 * i, &hi, 2);
+  }
+  return lit;
+}
+
+void BM_DotSkinnyBf16(benchmark::State& state) {
+  const int64_t m = state.range(0), k = 2048, n = 16384;
+  const std::string text = absl::StrCat(
+      "HloModule m\nENTRY e {\n  a = bf16[", m, ",", k, "] parameter(0)\n",
+      "  b = bf16[", k, ",", n, "] parameter(1)\n  ROOT d = f32[", m, ",", n,
+      "] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n}\n");
+  std::vector<Literal> args;
+  args.push_back(RandomBf16({m, k}, 5));
+  args.push_back(RandomBf16({k, n}, 6));
+  RunModule(state, text, args, static_cast<double>(m) * n * k);
+}
+BENCHMARK(BM_DotSkinnyBf16)->Arg(1)->Arg(8)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace hloref

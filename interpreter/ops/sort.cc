@@ -6,20 +6,411 @@
 #include "interpreter/ops/sort.h"
 
 #include <algorithm>
+#include <atomic>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <numeric>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "interpreter/index_util.h"
+#include "interpreter/numerics.h"
+#include "interpreter/ops/compare_select.h"
 #include "interpreter/ops/families.h"
 #include "spec/types/minifloat.h"
 
 namespace hloref {
+
 namespace {
+std::atomic<bool> sort_fast_path_disabled{false};
+std::atomic<int64_t> sort_fast_path_uses{0};
+}  // namespace
+
+int64_t SortFastPathUsesForTesting() { return sort_fast_path_uses.load(); }
+
+void SetSortFastPathDisabledForTesting(bool disabled) {
+  sort_fast_path_disabled.store(disabled);
+}
+bool SortFastPathDisabledForTesting() { return sort_fast_path_disabled.load(); }
+
+namespace {
+
+// The comparators of real models (a compare of one operand's two elements,
+// any direction and comparison type; with an index tie-break: or(compare,
+// and(compare EQ, compare LT)); any and/or/not/xor/select of such compares)
+// evaluated natively, without entering the evaluator per comparison. It
+// answers exactly what evaluating the computation answers: compare's own
+// semantics (FLOAT on exact values, NaN unordered, -0 == +0; TOTALORDER
+// keys; SIGNED/UNSIGNED bits), and it reports whether any evaluated
+// comparison would have carried a don't-care mark to the comparator's root
+// (impl.compare.1: TOTALORDER EQ/NE meeting two zeros or two NaNs), which
+// the evaluator turns into a mark on the whole sort result. Computations
+// with anything else are not recognised (Compile returns false) and take
+// the general path.
+class FastComparator {
+ public:
+  // Node kinds, in the computation's post order.
+  enum class Kind : uint8_t {
+    kParam,
+    kConst,
+    kCompare,
+    kAnd,
+    kOr,
+    kXor,
+    kNot,
+    kSelect
+  };
+  // How a compare reads its operands' elements.
+  enum class View : uint8_t { kDouble, kTotalOrder, kSigned, kUnsigned };
+
+  bool Compile(const HloComputation& comp,
+               absl::Span<const Literal* const> operands) {
+    if (comp.num_parameters() != 2 * static_cast<int64_t>(operands.size())) {
+      return false;
+    }
+    std::unordered_map<const HloInstruction*, int> index;
+    for (const auto& owned : comp.instructions()) {
+      const HloInstruction& inst = *owned;
+      Node node;
+      const Shape& shape = inst.shape();
+      if (!shape.IsArray() || shape.rank() != 0) return false;
+      std::vector<int> args;
+      for (const HloInstruction* o : inst.operands()) {
+        auto it = index.find(o);
+        if (it == index.end()) return false;
+        args.push_back(it->second);
+      }
+      switch (inst.opcode()) {
+        case HloOpcode::kParameter: {
+          const int64_t n = inst.parameter_number();
+          if (n < 0 || n >= comp.num_parameters()) return false;
+          node.kind = Kind::kParam;
+          node.operand = static_cast<int>(n / 2);
+          node.side = static_cast<int>(n % 2);
+          if (operands[node.operand]->element_type() != shape.element_type()) {
+            return false;
+          }
+          break;
+        }
+        case HloOpcode::kConstant:
+          if (shape.element_type() != PrimitiveType::kPred ||
+              inst.literal().is_elided() || !inst.literal().shape().IsArray()) {
+            return false;
+          }
+          node.kind = Kind::kConst;
+          node.value = inst.literal().raw()[0] != 0;
+          break;
+        case HloOpcode::kCompare: {
+          if (args.size() != 2) return false;
+          const Node& a = nodes_[args[0]];
+          const Node& b = nodes_[args[1]];
+          if (a.kind != Kind::kParam || b.kind != Kind::kParam) return false;
+          const PrimitiveType t = operands[a.operand]->element_type();
+          if (operands[b.operand]->element_type() != t) return false;
+          const ComparisonType ct = inst.attrs().comparison_type;
+          if (IsFloat(t)) {
+            if (ct == ComparisonType::kSigned ||
+                ct == ComparisonType::kUnsigned) {
+              return false;  // an error the general path reports
+            }
+            node.view = ct == ComparisonType::kTotalOrder ? View::kTotalOrder
+                                                          : View::kDouble;
+          } else if (IsInteger(t) || IsPred(t)) {
+            if (ct == ComparisonType::kSigned) {
+              node.view = View::kSigned;
+            } else if (ct == ComparisonType::kUnsigned) {
+              node.view = View::kUnsigned;
+            } else {
+              node.view = IsSignedInt(t) ? View::kSigned : View::kUnsigned;
+            }
+          } else {
+            return false;  // complex
+          }
+          node.kind = Kind::kCompare;
+          node.direction = inst.attrs().direction;
+          node.a = args[0];
+          node.b = args[1];
+          Need(a.operand, node.view);
+          Need(b.operand, node.view);
+          if (node.view == View::kTotalOrder) {
+            // The impl.compare.1 check reads the values.
+            Need(a.operand, View::kDouble);
+            Need(b.operand, View::kDouble);
+          }
+          break;
+        }
+        case HloOpcode::kAnd:
+        case HloOpcode::kOr:
+        case HloOpcode::kXor:
+          if (args.size() != 2 ||
+              shape.element_type() != PrimitiveType::kPred) {
+            return false;
+          }
+          node.kind = inst.opcode() == HloOpcode::kAnd  ? Kind::kAnd
+                      : inst.opcode() == HloOpcode::kOr ? Kind::kOr
+                                                        : Kind::kXor;
+          node.a = args[0];
+          node.b = args[1];
+          break;
+        case HloOpcode::kNot:
+          if (args.size() != 1 ||
+              shape.element_type() != PrimitiveType::kPred) {
+            return false;
+          }
+          node.kind = Kind::kNot;
+          node.a = args[0];
+          break;
+        case HloOpcode::kSelect:
+          if (args.size() != 3 ||
+              shape.element_type() != PrimitiveType::kPred) {
+            return false;
+          }
+          node.kind = Kind::kSelect;
+          node.a = args[0];
+          node.b = args[1];
+          node.c = args[2];
+          break;
+        default:
+          return false;
+      }
+      // Operands of pred nodes must be pred values (not raw parameters of
+      // another type).
+      if (node.kind == Kind::kAnd || node.kind == Kind::kOr ||
+          node.kind == Kind::kXor || node.kind == Kind::kNot ||
+          node.kind == Kind::kSelect) {
+        for (int arg : args) {
+          if (!IsPredNode(arg, operands)) return false;
+        }
+      }
+      index.emplace(&inst, static_cast<int>(nodes_.size()));
+      nodes_.push_back(node);
+    }
+    auto root = index.find(comp.root());
+    if (root == index.end() ||
+        root->second != static_cast<int>(nodes_.size()) - 1 ||
+        comp.root()->shape().element_type() != PrimitiveType::kPred) {
+      return false;
+    }
+    operands_ = operands;
+    values_.assign(nodes_.size(), false);
+    marked_.assign(nodes_.size(), false);
+    return true;
+  }
+
+  // Loads the slice's elements (positions base + p * stride) in the views
+  // the compares read.
+  absl::Status SetSlice(int64_t base, int64_t stride, int64_t size) {
+    for (Column& col : columns_) {
+      const Literal& lit = *operands_[col.operand];
+      col.d.resize(static_cast<size_t>(size));
+      col.i.resize(static_cast<size_t>(size));
+      if (col.whole_d.empty() && col.whole_i.empty()) {
+        HLOREF_RETURN_IF_ERROR(LoadWhole(lit, col));
+      }
+      for (int64_t p = 0; p < size; ++p) {
+        const size_t at = static_cast<size_t>(base + p * stride);
+        if (col.view == View::kDouble) {
+          col.d[p] = col.whole_d[at];
+        } else {
+          col.i[p] = col.whole_i[at];
+        }
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  bool Less(int64_t i, int64_t j) {
+    const int64_t pos[2] = {i, j};
+    for (size_t n = 0; n < nodes_.size(); ++n) {
+      const Node& node = nodes_[n];
+      bool v = false, m = false;
+      switch (node.kind) {
+        case Kind::kParam:
+          // A pred parameter used directly as a value.
+          if (node.pred_column >= 0) {
+            // kUnsigned columns hold the bits with the top bit flipped.
+            v = static_cast<uint64_t>(
+                    columns_[node.pred_column].i[pos[node.side]]) !=
+                (uint64_t{1} << 63);
+          }
+          break;
+        case Kind::kConst:
+          v = node.value;
+          break;
+        case Kind::kCompare: {
+          const Node& a = nodes_[node.a];
+          const Node& b = nodes_[node.b];
+          const int64_t pa = pos[a.side], pb = pos[b.side];
+          if (node.view == View::kDouble) {
+            v = Apply(node.direction, columns_[node.col_a].d[pa],
+                      columns_[node.col_b].d[pb]);
+          } else {
+            v = Apply(node.direction, columns_[node.col_a].i[pa],
+                      columns_[node.col_b].i[pb]);
+            if (node.view == View::kTotalOrder &&
+                (node.direction == ComparisonDirection::kEq ||
+                 node.direction == ComparisonDirection::kNe)) {
+              const double x = columns_[node.dcol_a].d[pa];
+              const double y = columns_[node.dcol_b].d[pb];
+              m = (x == 0 && y == 0) || (std::isnan(x) && std::isnan(y));
+            }
+          }
+          break;
+        }
+        case Kind::kAnd:
+          v = values_[node.a] && values_[node.b];
+          m = marked_[node.a] || marked_[node.b];
+          break;
+        case Kind::kOr:
+          v = values_[node.a] || values_[node.b];
+          m = marked_[node.a] || marked_[node.b];
+          break;
+        case Kind::kXor:
+          v = values_[node.a] != values_[node.b];
+          m = marked_[node.a] || marked_[node.b];
+          break;
+        case Kind::kNot:
+          v = !values_[node.a];
+          m = marked_[node.a];
+          break;
+        case Kind::kSelect:
+          v = values_[node.a] ? values_[node.b] : values_[node.c];
+          m = marked_[node.a] || marked_[node.b] || marked_[node.c];
+          break;
+      }
+      values_[n] = v;
+      marked_[n] = m;
+    }
+    if (marked_.back()) root_marked_ = true;
+    return values_.back();
+  }
+
+  // Some comparison's result carried impl.compare.1.
+  bool root_marked() const { return root_marked_; }
+
+  // Resolves the columns each node reads (after Compile).
+  void Finish() {
+    for (Node& node : nodes_) {
+      if (node.kind == Kind::kCompare) {
+        node.col_a = ColumnOf(nodes_[node.a].operand, node.view);
+        node.col_b = ColumnOf(nodes_[node.b].operand, node.view);
+        if (node.view == View::kTotalOrder) {
+          node.dcol_a = ColumnOf(nodes_[node.a].operand, View::kDouble);
+          node.dcol_b = ColumnOf(nodes_[node.b].operand, View::kDouble);
+        }
+      }
+      if (node.kind == Kind::kParam && node.pred_use) {
+        node.pred_column = ColumnOf(node.operand, View::kUnsigned);
+      }
+    }
+  }
+
+ private:
+  struct Node {
+    Kind kind = Kind::kConst;
+    View view = View::kDouble;
+    ComparisonDirection direction = ComparisonDirection::kEq;
+    bool value = false;
+    bool pred_use = false;
+    int operand = 0, side = 0;
+    int a = 0, b = 0, c = 0;
+    int col_a = 0, col_b = 0, dcol_a = 0, dcol_b = 0, pred_column = -1;
+  };
+  struct Column {
+    int operand = 0;
+    View view = View::kDouble;
+    std::vector<double> whole_d, d;
+    std::vector<int64_t> whole_i, i;
+  };
+
+  template <typename T>
+  static bool Apply(ComparisonDirection d, T a, T b) {
+    switch (d) {
+      case ComparisonDirection::kEq:
+        return a == b;
+      case ComparisonDirection::kNe:
+        return a != b;
+      case ComparisonDirection::kLt:
+        return a < b;
+      case ComparisonDirection::kLe:
+        return a <= b;
+      case ComparisonDirection::kGt:
+        return a > b;
+      case ComparisonDirection::kGe:
+        return a >= b;
+    }
+    return false;
+  }
+
+  bool IsPredNode(int n, absl::Span<const Literal* const> operands) {
+    Node& node = nodes_[n];
+    if (node.kind != Kind::kParam) return true;  // pred-valued by shape
+    if (operands[node.operand]->element_type() != PrimitiveType::kPred) {
+      return false;
+    }
+    node.pred_use = true;
+    Need(node.operand, View::kUnsigned);
+    return true;
+  }
+
+  void Need(int operand, View view) {
+    if (ColumnOf(operand, view) < 0) {
+      Column col;
+      col.operand = operand;
+      col.view = view;
+      columns_.push_back(std::move(col));
+    }
+  }
+  int ColumnOf(int operand, View view) const {
+    for (size_t c = 0; c < columns_.size(); ++c) {
+      if (columns_[c].operand == operand && columns_[c].view == view) {
+        return static_cast<int>(c);
+      }
+    }
+    return -1;
+  }
+
+  // The whole operand in one view: exact doubles, TOTALORDER keys (as
+  // compare computes them), or the bits read signed / unsigned (unsigned
+  // values shifted into int64 order, which keeps equality).
+  static absl::Status LoadWhole(const Literal& lit, Column& col) {
+    switch (col.view) {
+      case View::kDouble: {
+        HLOREF_ASSIGN_OR_RETURN(col.whole_d, LoadDoubles(lit));
+        return absl::OkStatus();
+      }
+      case View::kTotalOrder: {
+        HLOREF_ASSIGN_OR_RETURN(col.whole_i, CompareTotalOrderKeys(lit));
+        return absl::OkStatus();
+      }
+      case View::kSigned:
+      case View::kUnsigned: {
+        HLOREF_ASSIGN_OR_RETURN(col.whole_i, LoadInts(lit));
+        const int width = IntWidth(lit.element_type());
+        const bool is_signed = col.view == View::kSigned;
+        for (int64_t& v : col.whole_i) {
+          v = WrapToWidth(static_cast<uint64_t>(v), width, is_signed);
+          if (!is_signed) {
+            v = static_cast<int64_t>(static_cast<uint64_t>(v) ^
+                                     (uint64_t{1} << 63));
+          }
+        }
+        return absl::OkStatus();
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  std::vector<Node> nodes_;
+  std::vector<Column> columns_;
+  absl::Span<const Literal* const> operands_;
+  std::vector<bool> values_, marked_;
+  bool root_marked_ = false;
+};
 
 // Calls the comparator on the elements at two positions of the current
 // slice of every operand: parameters 2k and 2k+1 are operand k's elements
@@ -35,16 +426,28 @@ class Comparator {
       bytes_.push_back(StorageBytes(operand->element_type()));
     }
     for (const Literal& s : scalars_) args_.push_back(&s);
+    if (fast_.Compile(comparator, operands)) {
+      fast_.Finish();
+      use_fast_ = true;
+    }
   }
 
+  // Tests: force the general path.
+  void DisableFastPath() { use_fast_ = false; }
+  bool fast() const { return use_fast_; }
+  bool fast_root_marked() const { return use_fast_ && fast_.root_marked(); }
+
   // Linear positions of the slice's elements are base + position * stride.
-  void SetSlice(int64_t base, int64_t stride) {
+  absl::Status SetSlice(int64_t base, int64_t stride, int64_t size) {
     base_ = base;
     stride_ = stride;
+    if (use_fast_) return fast_.SetSlice(base, stride, size);
+    return absl::OkStatus();
   }
 
   // comparator(element at position i, element at position j).
   absl::StatusOr<bool> Less(int64_t i, int64_t j) {
+    if (use_fast_) return fast_.Less(i, j);
     for (size_t k = 0; k < operands_.size(); ++k) {
       const uint8_t* data = operands_[k]->raw().data();
       std::memcpy(scalars_[2 * k].mutable_raw().data(),
@@ -81,6 +484,8 @@ class Comparator {
   std::vector<int> bytes_;
   int64_t base_ = 0;
   int64_t stride_ = 1;
+  FastComparator fast_;
+  bool use_fast_ = false;
 };
 
 // Stable bottom-up merge sort of `perm` (positions) under `less`. On a tie
@@ -183,13 +588,15 @@ absl::StatusOr<Literal> EvalSort(const HloInstruction& inst,
   const int64_t count = Product(dims);
   const int64_t stride = RowMajorStrides(dims)[dimension];
   Comparator less(inst, *comparator, operands, ctx);
+  if (SortFastPathDisabledForTesting()) less.DisableFastPath();
+  if (less.fast()) sort_fast_path_uses.fetch_add(1);
   std::vector<int64_t> perm(sort_size);
   const int64_t slices = sort_size == 0 ? 0 : count / sort_size;
   for (int64_t slice = 0; slice < slices; ++slice) {
     // Row-major: the dimensions before `dimension` select the block, the
     // ones after it (their product is `stride`) the offset inside it.
     const int64_t base = (slice / stride) * stride * sort_size + slice % stride;
-    less.SetSlice(base, stride);
+    HLOREF_RETURN_IF_ERROR(less.SetSlice(base, stride, sort_size));
     std::iota(perm.begin(), perm.end(), int64_t{0});
     HLOREF_RETURN_IF_ERROR(MergeSort(perm, less));
 
@@ -251,6 +658,15 @@ absl::StatusOr<Literal> EvalSort(const HloInstruction& inst,
       }
     }
     HLOREF_RETURN_IF_ERROR(ctx.CheckDeadline(inst));
+  }
+
+  // What the general path's comparator calls would have marked
+  // (FastComparator): the evaluator marks a called computation's marked
+  // root as the whole result.
+  if (less.fast_root_marked()) {
+    for (size_t k = 0; k < operands.size(); ++k) {
+      ctx.MarkAllImplDefined(static_cast<int64_t>(k), "impl.compare.1");
+    }
   }
 
   if (!tuple_result) {

@@ -3,6 +3,8 @@
 #ifndef HLOREF_INTERPRETER_OPS_SORT_H_
 #define HLOREF_INTERPRETER_OPS_SORT_H_
 
+#include <cstdint>
+
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "interpreter/ops/eval_context.h"
@@ -18,6 +20,16 @@ namespace hloref {
       EvalContext& ctx);
 HLOREF_DECLARE_OP(TopK)
 #undef HLOREF_DECLARE_OP
+
+// Sort recognises the common comparators (a compare of keys, with or
+// without an index tie-break; and/or/not/xor/select of compares of
+// parameters) and evaluates them natively instead of calling the
+// comparator computation per comparison; results and marks are the same.
+// Tests switch the recognition off to compare both paths.
+void SetSortFastPathDisabledForTesting(bool disabled);
+bool SortFastPathDisabledForTesting();
+// How many sorts took the fast path so far (tests).
+int64_t SortFastPathUsesForTesting();
 // EvalSort is declared in families.h.
 
 }  // namespace hloref

@@ -5,6 +5,7 @@
 // zero-size operands.
 #include "interpreter/ops/sort.h"
 
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -187,6 +188,161 @@ TEST(Sort, ZeroSize) {
   ROOT s = f32[0,3] sort(a), dimensions={1}, to_apply=cmp
 })"),
       "f32[0,3] {}");
+}
+
+}  // namespace
+}  // namespace hloref
+
+namespace hloref {
+namespace {
+
+// The comparator fast path (sort.h) against the general path (the
+// comparator computation evaluated per comparison): same values, same
+// don't-care masks and ids, on NaN, -NaN, -0/+0, infinities and ties.
+struct PathResult {
+  EvalResult result;
+  int64_t fast_uses;
+};
+
+PathResult RunPath(const std::string& text, const std::vector<Literal>& args,
+                   bool disable_fast) {
+  SetSortFastPathDisabledForTesting(disable_fast);
+  const int64_t before = SortFastPathUsesForTesting();
+  absl::StatusOr<EvalResult> r = testing_dm::RunHlo(text, args);
+  SetSortFastPathDisabledForTesting(false);
+  EXPECT_TRUE(r.ok()) << r.status();
+  PathResult out{r.ok() ? *std::move(r) : EvalResult{},
+                 SortFastPathUsesForTesting() - before};
+  return out;
+}
+
+void ExpectPathsAgree(const std::string& text,
+                      const std::vector<Literal>& args) {
+  PathResult fast = RunPath(text, args, false);
+  PathResult general = RunPath(text, args, true);
+  EXPECT_EQ(fast.fast_uses, 1) << "comparator not recognised:\n" << text;
+  EXPECT_EQ(general.fast_uses, 0);
+  ASSERT_EQ(fast.result.outputs.size(), general.result.outputs.size());
+  EXPECT_TRUE(fast.result.value.BitwiseEquals(general.result.value))
+      << text << "\nfast:    " << fast.result.value.ToString()
+      << "\ngeneral: " << general.result.value.ToString();
+  for (size_t k = 0; k < fast.result.outputs.size(); ++k) {
+    const EvaluatedOutput& f = fast.result.outputs[k];
+    const EvaluatedOutput& g = general.result.outputs[k];
+    EXPECT_EQ(f.dont_care.has_value(), g.dont_care.has_value()) << k;
+    if (f.dont_care && g.dont_care) {
+      EXPECT_TRUE(f.dont_care->BitwiseEquals(*g.dont_care)) << k;
+    }
+    EXPECT_EQ(f.impl_ids, g.impl_ids) << k;
+  }
+}
+
+const char* kSpecialF32 =
+    "f32[2,12] {{nan, -0, 1, 0, -inf, 1, -nan, 2, inf, -0, nan, 0}, "
+    "{3, 3, -1, 0, -0, -0, 0, 7, -7, 7, 1e-45, -1e-45}}";
+
+// Keys of type `type` with `dir`/`ctype`, sorted along `dim`, optionally
+// with an s32 iota tie-break (XLA's and JAX's stable-sort comparator).
+std::string KeyModule(const std::string& type, const std::string& dims,
+                      const std::string& dir, const std::string& ctype,
+                      bool index_tie_break, int dim, bool stable) {
+  const std::string ty = ctype.empty() ? "" : ", type=" + ctype;
+  std::string cmp =
+      absl::StrCat("cmp {\n  p0 = ", type, "[] parameter(0)\n  p1 = ", type,
+                   "[] parameter(1)\n");
+  if (index_tie_break) {
+    absl::StrAppend(&cmp,
+                    "  p2 = s32[] parameter(2)\n  p3 = s32[] parameter(3)\n"
+                    "  c0 = pred[] compare(p0, p1), direction=",
+                    dir, ty, "\n  e0 = pred[] compare(p0, p1), direction=EQ",
+                    ty,
+                    "\n  c1 = pred[] compare(p2, p3), direction=LT\n"
+                    "  a = pred[] and(e0, c1)\n  ROOT r = pred[] or(c0, a)\n}"
+                    "\n");
+  } else {
+    absl::StrAppend(&cmp, "  ROOT r = pred[] compare(p0, p1), direction=", dir,
+                    ty, "\n}\n");
+  }
+  const std::string shape = absl::StrCat(type, "[", dims, "]");
+  std::string entry =
+      absl::StrCat("ENTRY e {\n  x = ", shape, " parameter(0)\n");
+  if (index_tie_break) {
+    absl::StrAppend(&entry, "  i = s32[", dims,
+                    "] iota(), iota_dimension=", dim, "\n  ROOT s = (", shape,
+                    ", s32[", dims, "]) sort(x, i), dimensions={", dim, "}",
+                    stable ? ", is_stable=true" : "", ", to_apply=cmp\n}\n");
+  } else {
+    absl::StrAppend(&entry, "  ROOT s = ", shape, " sort(x), dimensions={", dim,
+                    "}", stable ? ", is_stable=true" : "",
+                    ", to_apply=cmp\n}\n");
+  }
+  return absl::StrCat("HloModule m\n", cmp, entry);
+}
+
+TEST(SortFastPath, FloatKeysAgreeWithTheGeneralPath) {
+  std::vector<Literal> args;
+  args.push_back(testing_dm::Lit(kSpecialF32));
+  for (const char* dir : {"LT", "GT", "LE", "GE"}) {
+    for (const char* ctype : {"", "FLOAT", "TOTALORDER"}) {
+      for (bool tie : {false, true}) {
+        for (int dim : {0, 1}) {
+          for (bool stable : {false, true}) {
+            ExpectPathsAgree(
+                KeyModule("f32", "2,12", dir, ctype, tie, dim, stable), args);
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST(SortFastPath, Bf16AndIntegerKeysAgreeWithTheGeneralPath) {
+  {
+    std::vector<Literal> args;
+    args.push_back(testing_dm::Lit(
+        "bf16[3,4] {{1, -0, 0, nan}, {-inf, 2, 2, -2}, {0, 0, -0, -nan}}"));
+    for (const char* dir : {"LT", "GT"}) {
+      for (const char* ctype : {"", "TOTALORDER"}) {
+        ExpectPathsAgree(KeyModule("bf16", "3,4", dir, ctype, true, 1, false),
+                         args);
+      }
+    }
+  }
+  {
+    std::vector<Literal> args;
+    args.push_back(testing_dm::Lit("s32[6] {3, -1, 3, 2147483647, -2, 0}"));
+    for (const char* dir : {"LT", "GT", "GE"}) {
+      for (const char* ctype : {"", "SIGNED"}) {
+        ExpectPathsAgree(KeyModule("s32", "6", dir, ctype, false, 0, false),
+                         args);
+      }
+    }
+  }
+  {
+    std::vector<Literal> args;
+    args.push_back(testing_dm::Lit("u8[5] {200, 1, 200, 0, 127}"));
+    for (const char* ctype : {"", "UNSIGNED"}) {
+      ExpectPathsAgree(KeyModule("u8", "5", "LT", ctype, true, 0, false), args);
+    }
+  }
+}
+
+TEST(SortFastPath, LargeSlicesAgree) {
+  // 3 x 300 f32 values with many repeats (ties), zeros of both signs and
+  // NaNs: longer than the full-check limit, so only the neighbour check
+  // runs on both paths.
+  Literal x(Shape::Array(PrimitiveType::kF32, {3, 300}));
+  uint64_t seed = 7;
+  for (float& v : x.mutable_data<float>()) {
+    seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+    const int r = static_cast<int>((seed >> 33) % 23);
+    v = r == 0 ? NAN : r == 1 ? -0.0f : static_cast<float>(r % 9) - 4.0f;
+  }
+  std::vector<Literal> args;
+  args.push_back(std::move(x));
+  ExpectPathsAgree(KeyModule("f32", "3,300", "GT", "", true, 1, false), args);
+  ExpectPathsAgree(
+      KeyModule("f32", "3,300", "LT", "TOTALORDER", false, 1, false), args);
 }
 
 }  // namespace

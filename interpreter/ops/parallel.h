@@ -1,0 +1,53 @@
+// Splitting large independent work of one instruction across threads
+// (EvaluatorOptions::threads). Work is cut into tasks by output elements,
+// each task computes its outputs exactly as the one-thread loop does, so
+// results are bit-identical for every thread count.
+#ifndef HLOREF_INTERPRETER_OPS_PARALLEL_H_
+#define HLOREF_INTERPRETER_OPS_PARALLEL_H_
+
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <thread>
+#include <vector>
+
+namespace hloref {
+
+// The number of worker threads `threads` asks for (0: the cores).
+inline int ResolveThreads(int threads) {
+  if (threads > 0) return threads;
+  const unsigned cores = std::thread::hardware_concurrency();
+  return cores == 0 ? 1 : static_cast<int>(cores);
+}
+
+// Runs fn(task, worker) for task in [0, tasks) on min(threads, tasks)
+// workers (worker 0 is the calling thread); tasks are taken in order from
+// a shared counter. `fn` returns false to stop the remaining tasks (an
+// error or a deadline seen by the caller's own bookkeeping).
+template <typename Fn>
+void ParallelFor(int threads, int64_t tasks, Fn&& fn) {
+  const int workers = static_cast<int>(
+      std::max<int64_t>(1, std::min<int64_t>(ResolveThreads(threads), tasks)));
+  std::atomic<int64_t> next{0};
+  std::atomic<bool> stop{false};
+  auto work = [&](int worker) {
+    while (!stop.load(std::memory_order_relaxed)) {
+      const int64_t t = next.fetch_add(1, std::memory_order_relaxed);
+      if (t >= tasks) break;
+      if (!fn(t, worker)) stop.store(true, std::memory_order_relaxed);
+    }
+  };
+  if (workers == 1) {
+    work(0);
+    return;
+  }
+  std::vector<std::thread> pool;
+  pool.reserve(static_cast<size_t>(workers - 1));
+  for (int w = 1; w < workers; ++w) pool.emplace_back(work, w);
+  work(0);
+  for (std::thread& t : pool) t.join();
+}
+
+}  // namespace hloref
+
+#endif  // HLOREF_INTERPRETER_OPS_PARALLEL_H_
