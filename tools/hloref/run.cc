@@ -100,6 +100,9 @@ Options:
                           module may take (default: the machine's available
                           memory, MemAvailable); shapes themselves are never
                           limited
+  --threads=N             the oracle's worker threads for large dots
+                          (default 1; 0: the cores); results are
+                          bit-identical for every N
   --no-progress           no progress line on stderr (by default a run
                           longer than 3 s reports every 3 s: entry
                           instructions done of total, elapsed time, bytes
@@ -271,6 +274,7 @@ int RunRun(int argc, char** argv) {
       {"print", true},
       {"max-bytes", true},
       {"no-progress", false},
+      {"threads", true},
       {"max-call-depth", true},
       {"participant-args", true},
       {"collective-timeout", true},
@@ -360,6 +364,12 @@ int RunRun(int argc, char** argv) {
   }
   options.max_elements_per_value = *max_elements;
   options.max_bytes = *max_bytes;
+  auto threads = cl->GetInt("threads", options.threads);
+  if (!threads.ok() || *threads < 0 || *threads > 1024) {
+    std::fprintf(stderr, "hloref run: --threads must be in [0, 1024]\n");
+    return 2;
+  }
+  options.threads = static_cast<int>(*threads);
   if (!cl->Has("no-progress")) {
     options.progress = [](const EvaluatorOptions::Progress& p) {
       std::fprintf(stderr,
