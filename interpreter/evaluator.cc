@@ -1020,9 +1020,20 @@ absl::StatusOr<std::vector<EvalResult>> Evaluator::RunReplicated(
   });
 }
 
+absl::StatusOr<EvalResult> Evaluator::RunConsuming(const HloModule& module,
+                                                   std::vector<Literal> args) {
+  const int64_t replicas = ReplicaCount(module);
+  const int64_t partitions = PartitionCount(module);
+  if (replicas != 1 || partitions != 1) {
+    return Run(module, args);  // the same refusal
+  }
+  return RunParticipant(module, args, nullptr, 0, 0, &args);
+}
+
 absl::StatusOr<EvalResult> Evaluator::RunParticipant(
     const HloModule& module, absl::Span<const Literal> args,
-    Rendezvous* rendezvous, int64_t replica, int64_t partition) {
+    Rendezvous* rendezvous, int64_t replica, int64_t partition,
+    std::vector<Literal>* owned) {
   const HloComputation* entry = module.entry();
   if (entry == nullptr) {
     return absl::InvalidArgumentError(
@@ -1066,8 +1077,19 @@ absl::StatusOr<EvalResult> Evaluator::RunParticipant(
     impl.rng_state_ = &*participant_rng;
   }
   impl.participant_index_ = replica * PartitionCount(module) + partition;
-  HLOREF_ASSIGN_OR_RETURN(auto root,
-                          impl.EvalComputation(*entry, arg_ptrs, nullptr));
+  std::vector<Literal> owned_args;
+  if (owned != nullptr) {
+    // The checked arguments (converted where they had to be) moved in; the
+    // caller's vector is left moved-from.
+    for (size_t i = 0; i < arg_ptrs.size(); ++i) {
+      owned_args.push_back(converted[i].has_value() ? *std::move(converted[i])
+                                                    : std::move((*owned)[i]));
+    }
+  }
+  HLOREF_ASSIGN_OR_RETURN(
+      auto root,
+      impl.EvalComputation(*entry, arg_ptrs, nullptr,
+                           owned != nullptr ? &owned_args : nullptr));
   EvalResult result;
   result.value = std::move(root.first);
   result.peak_bytes = impl.peak_bytes();

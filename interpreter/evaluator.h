@@ -173,6 +173,12 @@ class Evaluator {
   // EvaluatorOptions field), Unimplemented for ops not implemented yet.
   absl::StatusOr<Literal> Evaluate(const HloModule& module,
                                    absl::Span<const Literal> args);
+  // Run on arguments the evaluator may consume: an argument read for the
+  // last time (put into a while loop's carried tuple, updated in place) is
+  // moved instead of copied, so a module carrying its weights through a
+  // loop does not hold them twice. Same results as Run.
+  absl::StatusOr<EvalResult> RunConsuming(const HloModule& module,
+                                          std::vector<Literal> args);
   // Run refuses a module that needs more than one participant
   // (ReplicaCount * PartitionCount > 1); RunReplicated runs it.
 
@@ -204,10 +210,10 @@ class Evaluator {
 
  private:
   // One participant of a run (Run: replica 0 of 1, no rendezvous).
-  absl::StatusOr<EvalResult> RunParticipant(const HloModule& module,
-                                            absl::Span<const Literal> args,
-                                            Rendezvous* rendezvous,
-                                            int64_t replica, int64_t partition);
+  absl::StatusOr<EvalResult> RunParticipant(
+      const HloModule& module, absl::Span<const Literal> args,
+      Rendezvous* rendezvous, int64_t replica, int64_t partition,
+      std::vector<Literal>* owned = nullptr);
 
   EvaluatorOptions options_;
   std::shared_ptr<RngState> rng_state_;

@@ -169,6 +169,33 @@ ENTRY e {
   EXPECT_EQ(r->value.tuple_element(2), Lit("s32[4] {0, 1, 2, 3}"));
 }
 
+TEST(Memory, RunConsumingMatchesRun) {
+  // The cache loop with the initial cache passed as an argument: Run copies
+  // it into the loop's tuple, RunConsuming moves it; same values.
+  const int64_t rows = 16, cols = 64;
+  std::string text = CacheLoop(rows, cols, false);
+  const std::string init = absl::StrCat("  init = f32[", rows, ",", cols,
+                                        "] broadcast(zero), dimensions={}\n");
+  ASSERT_NE(text.find(init), std::string::npos);
+  text.replace(
+      text.find(init), init.size(),
+      absl::StrCat("  init = f32[", rows, ",", cols, "] parameter(0)\n"));
+  Literal arg(Shape::Array(PrimitiveType::kF32, {rows, cols}));
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);
+  ASSERT_TRUE(module.ok()) << module.status();
+  ASSERT_TRUE(VerifyModule(**module).ok());
+  Evaluator evaluator;
+  std::vector<Literal> args;
+  args.push_back(arg);
+  absl::StatusOr<EvalResult> run = evaluator.Run(**module, args);
+  ASSERT_TRUE(run.ok()) << run.status();
+  absl::StatusOr<EvalResult> consumed =
+      evaluator.RunConsuming(**module, std::move(args));
+  ASSERT_TRUE(consumed.ok()) << consumed.status();
+  ExpectRowsAreIndexPlusOne(consumed->value, rows, cols);
+  EXPECT_TRUE(consumed->value.BitwiseEquals(run->value));
+}
+
 TEST(Memory, ProgressReportsEntryInstructions) {
   EvaluatorOptions options;
   options.progress_interval = absl::ZeroDuration();

@@ -622,7 +622,9 @@ int RunRun(int argc, char** argv) {
     return RunReplicas(evaluator, **module, std::move(args), cl->Get("out"),
                        options, cl->Get("participant-args"), print_mode);
   }
-  auto result = evaluator.Run(**module, args);
+  // The arguments are not needed afterwards: the evaluator may move them
+  // (into a while loop's carried tuple) instead of copying.
+  auto result = evaluator.RunConsuming(**module, std::move(args));
   if (!result.ok()) return Fail(result.status());
 
   if (print_mode == PrintMode::kFull) {
