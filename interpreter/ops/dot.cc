@@ -6,10 +6,13 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
+#include <cmath>
 #include <complex>
 #include <cstdint>
 #include <cstring>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <vector>
 
@@ -23,6 +26,17 @@
 #include "spec/types/minifloat.h"
 
 namespace hloref {
+
+namespace {
+std::atomic<bool> dot_fast_path_disabled{false};
+}  // namespace
+
+void SetDotFastPathDisabledForTesting(bool disabled) {
+  dot_fast_path_disabled.store(disabled, std::memory_order_relaxed);
+}
+bool DotFastPathDisabledForTesting() {
+  return dot_fast_path_disabled.load(std::memory_order_relaxed);
+}
 
 int OperandPrecision(PrimitiveType type) {
   if (type == PrimitiveType::kPred) return 1;
@@ -109,8 +123,10 @@ struct Sizes {
 
 // Fills out[jj * k + c] (jj < nb) with rhs element (batch b, free index
 // j0 + jj, contracting index c) as an exact double.
-using RhsPacker =
-    std::function<void(int64_t b, int64_t j0, int64_t nb, double* out)>;
+// With kmajor = true the layout is out[c * cap + jj] instead (cap: the
+// block's column capacity).
+using RhsPacker = std::function<void(int64_t b, int64_t j0, int64_t nb,
+                                     double* out, bool kmajor, int64_t cap)>;
 
 // Reads the rhs in its own element type, block by block, so a large
 // weight matrix is never held as doubles (8 bytes per element) in full.
@@ -131,28 +147,32 @@ absl::StatusOr<RhsPacker> MakeRhsPacker(const HloInstruction& inst,
   }
   auto make = [&plan, k, contracting_inner, free_unit](auto load) -> RhsPacker {
     return [&plan, k, contracting_inner, free_unit, load](
-               int64_t b, int64_t j0, int64_t nb, double* out) {
+               int64_t b, int64_t j0, int64_t nb, double* out, bool kmajor,
+               int64_t cap) {
       const int64_t base = plan.batch[b];
+      // Element (jj, c) goes to out[jj * js + c * cs].
+      const int64_t js = kmajor ? 1 : k;
+      const int64_t cs = kmajor ? cap : 1;
       if (contracting_inner) {
         for (int64_t jj = 0; jj < nb; ++jj) {
           const int64_t f = base + plan.free[j0 + jj];
-          double* o = out + jj * k;
-          for (int64_t c = 0; c < k; ++c) o[c] = load(f + plan.contracting[c]);
+          double* o = out + jj * js;
+          for (int64_t c = 0; c < k; ++c) {
+            o[c * cs] = load(f + plan.contracting[c]);
+          }
         }
       } else if (free_unit) {
         for (int64_t c = 0; c < k; ++c) {
           const int64_t off = base + plan.contracting[c] + j0;
-          for (int64_t jj = 0; jj < nb; ++jj) {
-            out[jj * k + c] = load(off + jj);
-          }
+          double* o = out + c * cs;
+          for (int64_t jj = 0; jj < nb; ++jj) o[jj * js] = load(off + jj);
         }
       } else {
         const int64_t* free = plan.free.data() + j0;
         for (int64_t c = 0; c < k; ++c) {
           const int64_t off = base + plan.contracting[c];
-          for (int64_t jj = 0; jj < nb; ++jj) {
-            out[jj * k + c] = load(off + free[jj]);
-          }
+          double* o = out + c * cs;
+          for (int64_t jj = 0; jj < nb; ++jj) o[jj * js] = load(off + free[jj]);
         }
       }
     };
@@ -192,6 +212,79 @@ absl::StatusOr<RhsPacker> MakeRhsPacker(const HloInstruction& inst,
   return make([in](int64_t i) { return in[i]; });
 }
 
+// ---- A verified fast path for the exact accumulator (results stay
+// bit-identical to ExactSum's).
+//
+// For products that are exact in double (kExactInDouble) and a result
+// format of at most 26 significand bits, each output is first summed with
+// error-free transformations: (s, e_i) = TwoSum(s, p_i) keeps
+// s + sum e_i equal to the exact sum S, c = fl(sum e_i) and
+// A = fl(sum |e_i|). Recursive summation gives
+// |sum e_i - c| <= gamma_{K-1} * sum |e_i| <= gamma_{K-1} A / (1 -
+// gamma_{K-1}) (Higham, Accuracy and Stability, 4.2), so with
+// x = fl(s + c), |S - x| <= E = 2.02 K u A + 2u|x| (u = 2^-53, K u < 1%).
+// Round-to-nearest is monotone: if RN_T(x - 2E) and RN_T(x + 2E) (both
+// computed in double, the factor 2 covering their own rounding) are the
+// same non-zero finite value r, every real in between, S included, rounds
+// to r, and r is the correctly rounded exact sum. Otherwise (ties and near
+// ties, zero or non-finite results, overflow, more than 2^20 terms) the
+// output is summed again with ExactSum. Both give the same value by
+// construction; dot_test and the golden suite check it.
+struct FastRounding {
+  int precision;
+  int emin;
+  double max_finite;
+};
+
+// RN to `precision` bits with minimum exponent emin, for finite double x
+// (round-to-nearest-even: the oracle forces the default rounding mode).
+inline double RoundToFormat(double x, const FastRounding& f) {
+  const int e = std::ilogb(x);
+  const int q = std::max(e, f.emin) - f.precision + 1;
+  return std::ldexp(std::nearbyint(std::ldexp(x, -q)), q);
+}
+
+// The verified value of sum (x = fl(s + c), A) over k terms, or NaN when
+// the caller must use the exact accumulator.
+inline double VerifiedRound(double s, double c, double a, int64_t k,
+                            const FastRounding& f) {
+  const double x = s + c;
+  if (!std::isfinite(x) || !std::isfinite(a) || x == 0) {
+    return std::numeric_limits<double>::quiet_NaN();
+  }
+  const double err =
+      2.02 * static_cast<double>(k) * 0x1p-53 * a + 0x1p-52 * std::fabs(x);
+  const double lo = x - 2 * err;
+  const double hi = x + 2 * err;
+  const double r = RoundToFormat(x, f);
+  if (r == 0 || std::fabs(r) > f.max_finite || RoundToFormat(lo, f) != r ||
+      RoundToFormat(hi, f) != r || lo == 0 || hi == 0 ||
+      std::signbit(lo) != std::signbit(hi)) {
+    return std::numeric_limits<double>::quiet_NaN();
+  }
+  return r;
+}
+
+// Sums lrow . bt[:, jj] for the `cols` columns of a block stored
+// k-major (bt[c * nb + jj]), writing s, c, A per column.
+void TwoSumBlock(const double* lrow, const double* bt, int64_t k, int64_t nb,
+                 int64_t cols, double* s, double* c, double* a) {
+  for (int64_t jj = 0; jj < cols; ++jj) s[jj] = c[jj] = a[jj] = 0;
+  for (int64_t t = 0; t < k; ++t) {
+    const double x = lrow[t];
+    const double* brow = bt + t * nb;
+    for (int64_t jj = 0; jj < cols; ++jj) {
+      const double p = x * brow[jj];
+      const double sum = s[jj] + p;
+      const double z = sum - s[jj];
+      const double e = (s[jj] - (sum - z)) + (p - z);
+      s[jj] = sum;
+      c[jj] += e;
+      a[jj] += std::fabs(e);
+    }
+  }
+}
+
 // Real result: out[b][i][j] = RN(sum_k L[b][i][k] * R[b][j][k]).
 // kExactInDouble: the double product of two elements is exact.
 // The rhs is packed in blocks of columns that stay in cache while every
@@ -207,7 +300,7 @@ absl::Status RealKernel(const HloInstruction& inst, EvalContext& ctx,
   const int precision = Precision(format);
   const int emin = std::ilogb(MinNormal(format));
   const int64_t nb =
-      std::clamp<int64_t>(32768 / std::max<int64_t>(s.k, 1), 1, 64);
+      std::clamp<int64_t>(262144 / std::max<int64_t>(s.k, 1), 1, 128);
   const int64_t blocks = (s.n + nb - 1) / nb;
   const int64_t tasks = s.batch * blocks;
   const double work = static_cast<double>(s.batch) * s.m * s.n *
@@ -217,8 +310,11 @@ absl::Status RealKernel(const HloInstruction& inst, EvalContext& ctx,
       std::max<int64_t>(1, std::min<int64_t>(ResolveThreads(threads), tasks)));
   struct Worker {
     ExactSum acc, abs_acc;
-    std::vector<double> block;
+    std::vector<double> block, bt, sums, comps, abss;
   };
+  const FastRounding rounding{precision, emin, MaxFinite(format)};
+  const bool fast = kExactInDouble && !error_data && precision <= 26 &&
+                    s.k > 0 && s.k <= (int64_t{1} << 20);
   std::vector<Worker> state(static_cast<size_t>(workers));
   absl::Status status;
   ParallelFor(workers, tasks, [&](int64_t task, int w) {
@@ -235,12 +331,37 @@ absl::Status RealKernel(const HloInstruction& inst, EvalContext& ctx,
     const int64_t j0 = (task % blocks) * nb;
     const int64_t cols = std::min(nb, s.n - j0);
     me.block.resize(static_cast<size_t>(nb * s.k));
-    packer(b, j0, cols, me.block.data());
+    if (!fast) packer(b, j0, cols, me.block.data(), /*kmajor=*/false, nb);
+    if (fast) {
+      // k-major for the two-sum loop; a column is gathered into `block`
+      // only when it needs the exact accumulator.
+      me.bt.resize(static_cast<size_t>(nb * s.k));
+      packer(b, j0, cols, me.bt.data(), /*kmajor=*/true, nb);
+      me.sums.resize(static_cast<size_t>(nb));
+      me.comps.resize(static_cast<size_t>(nb));
+      me.abss.resize(static_cast<size_t>(nb));
+    }
     for (int64_t i = 0; i < s.m; ++i) {
       const double* lrow = l.data() + (b * s.m + i) * s.k;
       int64_t out = (b * s.m + i) * s.n + j0;
+      if (fast) {
+        TwoSumBlock(lrow, me.bt.data(), s.k, nb, cols, me.sums.data(),
+                    me.comps.data(), me.abss.data());
+      }
       for (int64_t jj = 0; jj < cols; ++jj, ++out) {
         const double* rrow = me.block.data() + jj * s.k;
+        if (fast) {
+          const double r = DotFastPathDisabledForTesting()
+                               ? std::numeric_limits<double>::quiet_NaN()
+                               : VerifiedRound(me.sums[jj], me.comps[jj],
+                                               me.abss[jj], s.k, rounding);
+          if (!std::isnan(r)) {
+            (*values)[out] = r;
+            continue;
+          }
+          double* col = me.block.data() + jj * s.k;
+          for (int64_t t = 0; t < s.k; ++t) col[t] = me.bt[t * nb + jj];
+        }
         me.acc.Clear();
         if constexpr (kExactInDouble) {
           me.acc.AddExactProducts(lrow, rrow, s.k);

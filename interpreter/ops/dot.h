@@ -75,6 +75,12 @@ absl::StatusOr<std::vector<double>> LoadReal(const HloInstruction& inst,
 absl::StatusOr<std::vector<std::complex<double>>> LoadAsComplex(
     const HloInstruction& inst, const Literal& lit);
 
+// dot's verified fast summation (two-sum with a proven error bound, exact
+// accumulator where the bound cannot decide the rounding; dot.cc): tests
+// switch it off to check that both give the same bits.
+void SetDotFastPathDisabledForTesting(bool disabled);
+bool DotFastPathDisabledForTesting();
+
 // ragged-dot and scaled-dot (ragged_scaled_dot.cc; semantics and sources
 // in its header comment). EvalDot dispatches to them.
 class EvalContext;

@@ -523,3 +523,67 @@ ENTRY e {
 
 }  // namespace
 }  // namespace hloref
+
+namespace hloref {
+namespace {
+
+// The verified two-sum fast path (dot.h) against the exact accumulator
+// alone: bit-identical results on data made to defeat it: small integers
+// whose sums fall on bf16 / f32 rounding midpoints (ties to even),
+// cancellation to exact zero (sign of zero), huge and tiny magnitudes in
+// one sum, subnormal results, infinities and NaN.
+TEST(DotFastPath, AgreesBitForBitWithTheExactAccumulator) {
+  testing_acc::Lcg rng(99);
+  const float specials[] = {0.0f,   -0.0f, 1.0f,   -1.0f,  0.5f,   3.0f,
+                            257.0f, 1e30f, -1e30f, 1e-30f, 1e-40f, -1e-42f};
+  for (const char* out_type : {"f32", "bf16", "f16"}) {
+    for (int trial = 0; trial < 12; ++trial) {
+      const int64_t m = 3, k = 1 + trial * 23, n = 37;
+      Literal a(Shape::Array(PrimitiveType::kF32, {m, k}));
+      Literal b(Shape::Array(PrimitiveType::kF32, {k, n}));
+      for (Literal* lit : {&a, &b}) {
+        for (float& x : lit->mutable_data<float>()) {
+          const uint32_t r = rng.Next();
+          switch (trial % 4) {
+            case 0:  // integers: sums on midpoints
+              x = static_cast<float>(static_cast<int>(r % 9) - 4) *
+                  (r & 0x100 ? 256.0f : 1.0f);
+              break;
+            case 1:  // specials and tiny values
+              x = specials[r % 12];
+              break;
+            case 2:  // random 24-bit values of mixed scale
+              x = static_cast<float>(static_cast<int32_t>(r)) *
+                  std::ldexp(1.0f, static_cast<int>(r % 40) - 60);
+              break;
+            default:  // mostly exact cancellation
+              x = (r % 3 == 0) ? 1.0f : (r % 3 == 1 ? -1.0f : 0x1p-24f);
+              break;
+          }
+        }
+      }
+      if (trial == 5) a.mutable_data<float>()[2] = INFINITY;
+      if (trial == 9) b.mutable_data<float>()[5] = NAN;
+      const std::string text =
+          absl::StrCat("HloModule m\nENTRY e {\n  a = f32[", m, ",", k,
+                       "] parameter(0)\n  b = f32[", k, ",", n,
+                       "] parameter(1)\n  ROOT d = ", out_type, "[", m, ",", n,
+                       "] dot(a, b), lhs_contracting_dims={1}, "
+                       "rhs_contracting_dims={0}\n}\n");
+      std::vector<Literal> args;
+      args.push_back(a);
+      args.push_back(b);
+      SetDotFastPathDisabledForTesting(false);
+      const Literal fast = RunHlo(text, args);
+      SetDotFastPathDisabledForTesting(true);
+      const Literal exact = RunHlo(text, args);
+      SetDotFastPathDisabledForTesting(false);
+      EXPECT_TRUE(fast.BitwiseEquals(exact))
+          << out_type << " trial " << trial << "\nfast:  " << fast.ToString()
+          << "\nexact: " << exact.ToString();
+    }
+  }
+}
+
+}  // namespace
+}  // namespace hloref
