@@ -11,9 +11,11 @@
 // complex transcendentals use long double formulas (impl.complex.1).
 #include "interpreter/ops/elementwise_unary.h"
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <complex>
+#include <limits>
 #include <optional>
 
 #include "absl/status/status.h"
@@ -89,14 +91,13 @@ absl::StatusOr<Literal> SignBitOp(const HloInstruction& inst,
     using S = StorageType<T>;
     using Bits = std::conditional_t<
         sizeof(S) == 8, uint64_t,
-        std::conditional_t<sizeof(S) == 4, uint32_t,
-                           std::conditional_t<sizeof(S) == 2, uint16_t,
-                                              uint8_t>>>;
+        std::conditional_t<
+            sizeof(S) == 4, uint32_t,
+            std::conditional_t<sizeof(S) == 2, uint16_t, uint8_t>>>;
     auto in = operand.data<S>();
     auto out = result.mutable_data<S>();
-    const uint64_t sign = format.has_sign
-                              ? uint64_t{1} << (format.total_bits - 1)
-                              : 0;
+    const uint64_t sign =
+        format.has_sign ? uint64_t{1} << (format.total_bits - 1) : 0;
     for (size_t i = 0; i < in.size(); ++i) {
       const uint64_t bits = std::bit_cast<Bits>(in[i]);
       uint64_t r;
@@ -112,6 +113,66 @@ absl::StatusOr<Literal> SignBitOp(const HloInstruction& inst,
     }
   }));
   return result;
+}
+
+// ---- Correctly rounded transcendentals without MPFR where it is provable.
+// For a result type of at most 24 significand bits, the double value y of
+// libm (glibc: exp and log < 1 ulp, tanh 2 ulp; logistic = 1/(1+exp(-x))
+// and rsqrt = 1/sqrt(x) add two correctly rounded operations) is within
+// 2^-48 relative of the exact f(x) (16 double ulps, a margin of 8x or
+// more). Round-to-nearest is monotone, so when RN_T(y (1 - 2^-47)) and
+// RN_T(y (1 + 2^-47)) are the same non-zero finite value r, RN_T(f(x)) =
+// r. Otherwise (near a rounding boundary, zero, overflow, non-finite
+// operands) EvalMath's MPFR path decides, so results are unchanged.
+bool HasFastMath(MathFn fn) {
+  return fn == MathFn::kExp || fn == MathFn::kLog || fn == MathFn::kLogistic ||
+         fn == MathFn::kTanh || fn == MathFn::kRsqrt;
+}
+
+double RoundToBits(double x, int precision, int emin) {
+  const int e = std::ilogb(x);
+  const int q = std::max(e, emin) - precision + 1;
+  return std::ldexp(std::nearbyint(std::ldexp(x, -q)), q);
+}
+
+// RN_T(f(x)) as a double, or NaN when the MPFR path must decide.
+double FastMathRounded(MathFn fn, double x, int precision, int emin,
+                       double max_finite) {
+  constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+  if (!std::isfinite(x)) return kNaN;
+  double y;
+  switch (fn) {
+    case MathFn::kExp:
+      y = std::exp(x);
+      break;
+    case MathFn::kLog:
+      if (!(x > 0)) return kNaN;
+      y = std::log(x);
+      break;
+    case MathFn::kLogistic:
+      y = 1.0 / (1.0 + std::exp(-x));
+      break;
+    case MathFn::kTanh:
+      y = std::tanh(x);
+      break;
+    case MathFn::kRsqrt:
+      if (!(x > 0)) return kNaN;
+      y = 1.0 / std::sqrt(x);
+      break;
+    default:
+      return kNaN;
+  }
+  if (!std::isfinite(y) || y == 0 || std::fabs(y) < 0x1p-1000 ||
+      std::fabs(y) > 0x1p1000) {
+    return kNaN;
+  }
+  const double r = RoundToBits(y, precision, emin);
+  if (r == 0 || std::fabs(r) > max_finite ||
+      RoundToBits(y * (1 - 0x1p-47), precision, emin) != r ||
+      RoundToBits(y * (1 + 0x1p-47), precision, emin) != r) {
+    return kNaN;
+  }
+  return r;
 }
 
 // ---- Real floating-point operands.
@@ -135,6 +196,21 @@ absl::StatusOr<Literal> UnaryFloat(const HloInstruction& inst,
   std::vector<double> r(n);
   if (std::optional<MathFn> fn = MathFnOf(op)) {
     const ResultPrecision prec = PrecisionFor(out_shape.element_type());
+    const PrimitiveType t = out_shape.element_type();
+    const bool fast = HasFastMath(*fn) &&
+                      (t == PrimitiveType::kF32 || t == PrimitiveType::kBF16 ||
+                       t == PrimitiveType::kF16);
+    if (fast) {
+      const FloatFormat& format = FormatOf(t);
+      const int precision = Precision(format);
+      const int emin = std::ilogb(MinNormal(format));
+      const double max_finite = MaxFinite(format);
+      for (size_t i = 0; i < n; ++i) {
+        r[i] = FastMathRounded(*fn, x[i], precision, emin, max_finite);
+        if (std::isnan(r[i])) r[i] = EvalMath(*fn, x[i], prec);
+      }
+      return StoreDoubles(out_shape, r);
+    }
     for (size_t i = 0; i < n; ++i) r[i] = EvalMath(*fn, x[i], prec);
     return StoreDoubles(out_shape, r);
   }
