@@ -118,8 +118,7 @@ absl::StatusOr<Literal> EvalWhile(const HloInstruction& inst,
   // The carried state is handed to the body, which may update it in place
   // (CallConsuming); the initial value is taken when nothing reads it
   // after the loop.
-  std::optional<Literal> taken = ctx.TakeOperand(0);
-  Literal state = taken.has_value() ? *std::move(taken) : *operands[0];
+  Literal state = TakeOrCopyOperand(ctx, operands, 0);
   for (int64_t iterations = 0;;) {
     const Literal* arg = &state;
     HLOREF_ASSIGN_OR_RETURN(Literal keep_going,

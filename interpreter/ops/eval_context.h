@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -109,6 +110,17 @@ class EvalContext {
   // (interpreter/host_queues.h); null in contexts without them.
   virtual DeviceChannels* device_channels() { return nullptr; }
 };
+
+// Operand k moved out when TakeOperand allows it, else a copy. (Not a
+// conditional expression: `c ? *std::move(taken) : *operands[k]` has the
+// type const Literal and copies both ways.)
+inline Literal TakeOrCopyOperand(EvalContext& ctx,
+                                 absl::Span<const Literal* const> operands,
+                                 int64_t k) {
+  std::optional<Literal> taken = ctx.TakeOperand(k);
+  if (taken.has_value()) return std::move(*taken);
+  return *operands[static_cast<size_t>(k)];
+}
 
 }  // namespace hloref
 

@@ -414,8 +414,7 @@ absl::StatusOr<Literal> EvalCopy(const HloInstruction& inst,
                                  EvalContext& ctx) {
   HLOREF_RETURN_IF_ERROR(ExpectOperandCount(inst, operands, 1, 1));
   // The operand read for the last time is moved, not copied.
-  std::optional<Literal> taken = ctx.TakeOperand(0);
-  Literal result = taken.has_value() ? *std::move(taken) : *operands[0];
+  Literal result = TakeOrCopyOperand(ctx, operands, 0);
   if (result.shape().IsArray() && inst.shape().IsArray() &&
       inst.shape().has_layout()) {
     result.set_layout(inst.shape().layout());

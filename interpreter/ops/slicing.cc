@@ -214,7 +214,12 @@ absl::StatusOr<Literal> EvalDynamicUpdateSlice(
   // cache): the operand's storage becomes the result.
   std::optional<Literal> taken =
       &update != &operand ? ctx.TakeOperand(0) : std::nullopt;
-  Literal result = taken.has_value() ? *std::move(taken) : operand;
+  Literal result;
+  if (taken.has_value()) {
+    result = std::move(*taken);
+  } else {
+    result = operand;
+  }
   if (inst.shape().IsArray() && inst.shape().has_layout()) {
     result.set_layout(inst.shape().layout());
   }

@@ -64,8 +64,8 @@ absl::StatusOr<Literal> EvalTuple(const HloInstruction& inst,
   elements.reserve(operands.size());
   for (size_t k = 0; k < operands.size(); ++k) {
     // A value read for the last time moves into the tuple.
-    std::optional<Literal> taken = ctx.TakeOperand(static_cast<int64_t>(k));
-    elements.push_back(taken.has_value() ? *std::move(taken) : *operands[k]);
+    elements.push_back(
+        TakeOrCopyOperand(ctx, operands, static_cast<int64_t>(k)));
   }
   return Literal::MakeTuple(std::move(elements));
 }
@@ -108,8 +108,7 @@ absl::StatusOr<Literal> EvalOptimizationBarrier(
     const HloInstruction& inst, absl::Span<const Literal* const> operands,
     EvalContext& ctx) {
   HLOREF_RETURN_IF_ERROR(ExpectOperandCount(inst, operands, 1, 1));
-  std::optional<Literal> taken = ctx.TakeOperand(0);
-  return taken.has_value() ? *std::move(taken) : *operands[0];
+  return TakeOrCopyOperand(ctx, operands, 0);
 }
 
 // Identity: a domain marks a sharding boundary for the compiler.
@@ -118,8 +117,7 @@ absl::StatusOr<Literal> EvalDomain(const HloInstruction& inst,
                                    absl::Span<const Literal* const> operands,
                                    EvalContext& ctx) {
   HLOREF_RETURN_IF_ERROR(ExpectOperandCount(inst, operands, 1, 1));
-  std::optional<Literal> taken = ctx.TakeOperand(0);
-  return taken.has_value() ? *std::move(taken) : *operands[0];
+  return TakeOrCopyOperand(ctx, operands, 0);
 }
 
 // Family entry point (families.h).
