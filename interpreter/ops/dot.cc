@@ -22,6 +22,7 @@
 #include "interpreter/numerics.h"
 #include "interpreter/ops/exact_sum.h"
 #include "interpreter/ops/families.h"
+#include "interpreter/ops/fast_round.h"
 #include "interpreter/ops/parallel.h"
 #include "spec/types/minifloat.h"
 
@@ -230,41 +231,6 @@ absl::StatusOr<RhsPacker> MakeRhsPacker(const HloInstruction& inst,
 // ties, zero or non-finite results, overflow, more than 2^20 terms) the
 // output is summed again with ExactSum. Both give the same value by
 // construction; dot_test and the golden suite check it.
-struct FastRounding {
-  int precision;
-  int emin;
-  double max_finite;
-};
-
-// RN to `precision` bits with minimum exponent emin, for finite double x
-// (round-to-nearest-even: the oracle forces the default rounding mode).
-inline double RoundToFormat(double x, const FastRounding& f) {
-  const int e = std::ilogb(x);
-  const int q = std::max(e, f.emin) - f.precision + 1;
-  return std::ldexp(std::nearbyint(std::ldexp(x, -q)), q);
-}
-
-// The verified value of sum (x = fl(s + c), A) over k terms, or NaN when
-// the caller must use the exact accumulator.
-inline double VerifiedRound(double s, double c, double a, int64_t k,
-                            const FastRounding& f) {
-  const double x = s + c;
-  if (!std::isfinite(x) || !std::isfinite(a) || x == 0) {
-    return std::numeric_limits<double>::quiet_NaN();
-  }
-  const double err =
-      2.02 * static_cast<double>(k) * 0x1p-53 * a + 0x1p-52 * std::fabs(x);
-  const double lo = x - 2 * err;
-  const double hi = x + 2 * err;
-  const double r = RoundToFormat(x, f);
-  if (r == 0 || std::fabs(r) > f.max_finite || RoundToFormat(lo, f) != r ||
-      RoundToFormat(hi, f) != r || lo == 0 || hi == 0 ||
-      std::signbit(lo) != std::signbit(hi)) {
-    return std::numeric_limits<double>::quiet_NaN();
-  }
-  return r;
-}
-
 // Sums lrow . bt[:, jj] for the `cols` columns of a block stored
 // k-major (bt[c * nb + jj]), writing s, c, A per column.
 void TwoSumBlock(const double* lrow, const double* bt, int64_t k, int64_t nb,

@@ -49,6 +49,7 @@
 #include "interpreter/ops/dot.h"
 #include "interpreter/ops/exact_sum.h"
 #include "interpreter/ops/families.h"
+#include "interpreter/ops/fast_round.h"
 #include "spec/types/minifloat.h"
 
 namespace hloref {
@@ -152,7 +153,26 @@ class Folder {
           f.kind_ = ReducerKind::kGeneric;
         } else {
           f.mode_ = Mode::kFloat;
-          HLOREF_ASSIGN_OR_RETURN(f.fx_, LoadDoubles(*inputs[0]));
+          // f32, bf16 and f64 are read in place (no double copy of the
+          // operand); other float types are loaded as doubles once.
+          f.raw_ = inputs[0]->raw().data();
+          if (t == PrimitiveType::kF32) {
+            f.load_ = Load::kF32;
+          } else if (t == PrimitiveType::kBF16) {
+            f.load_ = Load::kBF16;
+          } else if (t == PrimitiveType::kF64) {
+            f.load_ = Load::kF64;
+          } else {
+            HLOREF_ASSIGN_OR_RETURN(f.fx_, LoadDoubles(*inputs[0]));
+          }
+          if (t == PrimitiveType::kF32 || t == PrimitiveType::kBF16 ||
+              t == PrimitiveType::kF16) {
+            const FloatFormat& format = FormatOf(t);
+            f.fast_add_ = !f.error_data_;
+            f.rounding_ =
+                FastRounding{Precision(format), std::ilogb(MinNormal(format)),
+                             MaxFinite(format)};
+          }
           HLOREF_ASSIGN_OR_RETURN(std::vector<double> i0,
                                   LoadDoubles(*inits[0]));
           f.finit_ = i0[0];
@@ -228,30 +248,43 @@ class Folder {
     int64_t m = 0;
     switch (kind_) {
       case ReducerKind::kAdd:
+        if (fast_add_ && offsets.size() < (size_t{1} << 20)) {
+          // Verified two-sum (fast_round.h); the exact sum decides when
+          // the bound does not.
+          double ts = 0, tc = 0, ta = 0;
+          TwoSumStep(v, ts, tc, ta);
+          for (int64_t o : offsets) TwoSumStep(X(o), ts, tc, ta);
+          const double r = VerifiedRound(
+              ts, tc, ta, static_cast<int64_t>(offsets.size()) + 1, rounding_);
+          if (!std::isnan(r)) {
+            v = r;
+            break;
+          }
+        }
         sum_.Clear();
         sum_.Add(v);
-        for (int64_t o : offsets) sum_.Add(fx_[o]);
+        for (int64_t o : offsets) sum_.Add(X(o));
         v = sum_.RoundTo(type_);
         if (error_data_) {
           abs_.Clear();
           abs_.Add(std::fabs(finit_));
-          for (int64_t o : offsets) abs_.Add(std::fabs(fx_[o]));
+          for (int64_t o : offsets) abs_.Add(std::fabs(X(o)));
           s = abs_.RoundUpToDouble();
           m = AccumulationSteps(static_cast<int64_t>(offsets.size()) + 1,
                                 /*products_rounded=*/false);
         }
         break;
       case ReducerKind::kMultiply:
-        for (int64_t o : offsets) v = RoundToType(v * fx_[o], type_);
+        for (int64_t o : offsets) v = RoundToType(v * X(o), type_);
         s = std::fabs(v);
         m = static_cast<int64_t>(offsets.size());
         break;
       case ReducerKind::kMax:
-        for (int64_t o : offsets) v = XlaMax(v, fx_[o]);
+        for (int64_t o : offsets) v = XlaMax(v, X(o));
         s = std::fabs(v);
         break;
       case ReducerKind::kMin:
-        for (int64_t o : offsets) v = XlaMin(v, fx_[o]);
+        for (int64_t o : offsets) v = XlaMin(v, X(o));
         s = std::fabs(v);
         break;
       default:
@@ -384,6 +417,37 @@ class Folder {
   Mode mode_ = Mode::kGeneric;
   bool error_data_ = false;
   bool unsigned_ = false;
+  // Element o of a float operand as an exact double.
+  enum class Load : uint8_t { kDoubles, kF32, kBF16, kF64 };
+  double X(int64_t o) const {
+    switch (load_) {
+      case Load::kF32: {
+        float f;
+        std::memcpy(&f, raw_ + 4 * o, 4);
+        return f;
+      }
+      case Load::kBF16: {
+        uint16_t h;
+        std::memcpy(&h, raw_ + 2 * o, 2);
+        const uint32_t bits = static_cast<uint32_t>(h) << 16;
+        float f;
+        std::memcpy(&f, &bits, 4);
+        return f;
+      }
+      case Load::kF64: {
+        double d;
+        std::memcpy(&d, raw_ + 8 * o, 8);
+        return d;
+      }
+      case Load::kDoubles:
+        break;
+    }
+    return fx_[static_cast<size_t>(o)];
+  }
+  Load load_ = Load::kDoubles;
+  const uint8_t* raw_ = nullptr;
+  bool fast_add_ = false;
+  FastRounding rounding_{24, -126, 0};
   std::vector<double> fx_, fout_;
   double finit_ = 0;
   std::vector<std::complex<double>> cx_, cout_;
@@ -493,10 +557,17 @@ absl::StatusOr<Literal> EvalReduceOp(const HloInstruction& inst,
   }
   HLOREF_ASSIGN_OR_RETURN(
       Folder folder, Folder::Create(inst, ctx, *comp, inputs, inits, out_dims));
-  std::vector<int64_t> offsets(red_off.size());
+  // A kept position at offset 0 (every full reduction) reads red_off
+  // itself: no second offset table of the operand's size.
+  std::vector<int64_t> offsets;
   for (size_t i = 0; i < kept_off.size(); ++i) {
     if ((i & 1023) == 0) HLOREF_RETURN_IF_ERROR(ctx.CheckDeadline(inst));
     if (!kept_padding.empty() && kept_padding[i]) continue;
+    if (kept_off[i] == 0) {
+      HLOREF_RETURN_IF_ERROR(folder.Fold(static_cast<int64_t>(i), red_off));
+      continue;
+    }
+    offsets.resize(red_off.size());
     for (size_t r = 0; r < red_off.size(); ++r) {
       offsets[r] = kept_off[i] + red_off[r];
     }

@@ -15,6 +15,7 @@
 #include "absl/strings/str_join.h"
 #include "gtest/gtest.h"
 #include "interpreter/ops/accumulate_test_util.h"
+#include "interpreter/ops/exact_sum.h"
 
 namespace hloref {
 namespace {
@@ -453,6 +454,89 @@ ENTRY e {
 })"),
             RunHlo("HloModule m\nENTRY e {\n  ROOT c = pred[3] constant({0, 0, "
                    "1})\n}\n"));
+}
+
+}  // namespace
+}  // namespace hloref
+
+namespace hloref {
+namespace {
+
+// reduce-add's verified two-sum path (fast_round.h) against ExactSum
+// applied in the test to the same terms (init first, then the elements in
+// index order; the exact sum does not depend on the order): same bits on
+// ties at rounding midpoints, cancellation to signed zero, mixed
+// magnitudes, subnormal results and specials, for f32 / bf16 / f16,
+// reducing rows, columns and everything.
+TEST(ReduceFastPath, AgreesWithTheExactSum) {
+  const float specials[] = {0.0f,   -0.0f,   1.0f,     -1.0f,   0.5f,
+                            3.0f,   257.0f,  1e30f,    -1e30f,  1e-30f,
+                            1e-40f, -1e-42f, 0x1p-24f, 65504.0f};
+  uint64_t seed = 17;
+  auto next = [&seed] {
+    seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+    return static_cast<uint32_t>(seed >> 33);
+  };
+  for (PrimitiveType t :
+       {PrimitiveType::kF32, PrimitiveType::kBF16, PrimitiveType::kF16}) {
+    const std::string ty(PrimitiveTypeName(t));
+    for (int trial = 0; trial < 8; ++trial) {
+      const int64_t rows = 5, cols = 3 + trial * 17;
+      Literal x(Shape::Array(t, {rows, cols}));
+      for (int64_t i = 0; i < rows * cols; ++i) {
+        const uint32_t r = next();
+        double v;
+        switch (trial % 4) {
+          case 0:
+            v = static_cast<double>(static_cast<int>(r % 9) - 4) *
+                ((r & 0x100) ? 256.0 : 1.0);
+            break;
+          case 1:
+            v = specials[r % 14];
+            break;
+          case 2:
+            v = static_cast<double>(static_cast<int32_t>(r)) *
+                std::ldexp(1.0, static_cast<int>(r % 30) - 45);
+            break;
+          default:
+            v = (r % 3 == 0) ? 1.0 : (r % 3 == 1 ? -1.0 : 0x1p-11);
+            break;
+        }
+        x.SetFromDouble(i, v);  // rounds to the type
+      }
+      for (const char* dims : {"{1}", "{0}", "{0,1}"}) {
+        const std::string out =
+            std::string(dims) == "{1}"   ? absl::StrCat(ty, "[", rows, "]")
+            : std::string(dims) == "{0}" ? absl::StrCat(ty, "[", cols, "]")
+                                         : absl::StrCat(ty, "[]");
+        const std::string text = absl::StrCat(
+            "HloModule m\nadd {\n  a = ", ty, "[] parameter(0)\n  b = ", ty,
+            "[] parameter(1)\n  ROOT s = ", ty,
+            "[] add(a, b)\n}\nENTRY e {\n  x = ", ty, "[", rows, ",", cols,
+            "] parameter(0)\n  z = ", ty, "[] constant(0.5)\n  ROOT r = ", out,
+            " reduce(x, z), dimensions=", dims, ", to_apply=add\n}\n");
+        const Literal got = RunHlo(text, {x});
+        ASSERT_TRUE(got.shape().IsArray()) << text;
+        for (int64_t o = 0; o < got.element_count(); ++o) {
+          ExactSum acc;
+          acc.Add(0.5);
+          for (int64_t i = 0; i < rows; ++i) {
+            for (int64_t j = 0; j < cols; ++j) {
+              const bool in = std::string(dims) == "{1}"   ? i == o
+                              : std::string(dims) == "{0}" ? j == o
+                                                           : true;
+              if (in) acc.Add(x.GetAsDouble(i * cols + j));
+            }
+          }
+          Literal want(Shape::Scalar(t));
+          want.SetFromDouble(0, acc.RoundTo(t));
+          ASSERT_EQ(got.GetRawBits(o), want.GetRawBits(0))
+              << ty << " trial " << trial << " dims " << dims << " output "
+              << o;
+        }
+      }
+    }
+  }
 }
 
 }  // namespace
