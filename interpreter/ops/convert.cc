@@ -108,6 +108,38 @@ absl::StatusOr<Literal> FloatToFloat(const Literal& operand,
                                      const Shape& out_shape, EvalContext* ctx) {
   const PrimitiveType from = operand.element_type();
   const PrimitiveType to = out_shape.element_type();
+  // bf16 <-> f32 on the bits (bf16 is the upper half of an f32; narrowing
+  // is round-to-nearest-even on the dropped half, overflow to infinity and
+  // subnormals included, both formats sharing the exponent range): the
+  // values the general path gives; operands holding a NaN take the general
+  // path (payload handling).
+  if ((from == PrimitiveType::kBF16 && to == PrimitiveType::kF32) ||
+      (from == PrimitiveType::kF32 && to == PrimitiveType::kBF16)) {
+    const int64_t n = operand.element_count();
+    Literal out = Literal::Uninitialized(out_shape);
+    bool nan = false;
+    const uint8_t* in = operand.raw().data();
+    uint8_t* dst = out.mutable_raw().data();
+    if (from == PrimitiveType::kBF16) {
+      for (int64_t i = 0; i < n && !nan; ++i) {
+        uint16_t h;
+        std::memcpy(&h, in + 2 * i, 2);
+        nan = (h & 0x7fff) > 0x7f80;
+        const uint32_t bits = static_cast<uint32_t>(h) << 16;
+        std::memcpy(dst + 4 * i, &bits, 4);
+      }
+    } else {
+      for (int64_t i = 0; i < n && !nan; ++i) {
+        uint32_t bits;
+        std::memcpy(&bits, in + 4 * i, 4);
+        nan = (bits & 0x7fffffffu) > 0x7f800000u;
+        const uint16_t h =
+            static_cast<uint16_t>((bits + 0x7fffu + ((bits >> 16) & 1u)) >> 16);
+        std::memcpy(dst + 2 * i, &h, 2);
+      }
+    }
+    if (!nan) return out;
+  }
   HLOREF_ASSIGN_OR_RETURN(std::vector<double> x, LoadDoubles(operand));
   HLOREF_ASSIGN_OR_RETURN(Literal out, StoreDoubles(out_shape, x));
   if (XlaConvertsViaF16(to) && from != PrimitiveType::kF16) {
@@ -119,7 +151,8 @@ absl::StatusOr<Literal> FloatToFloat(const Literal& operand,
     MarkDifferences(via, out, "impl.convert.4", ctx);
     out = std::move(via);
   }
-  if (ctx != nullptr) {
+  // Only finite-only types and types without infinity have marks to set.
+  if (ctx != nullptr && (IsFiniteOnly(to) || !FormatOf(to).has_infinity)) {
     const FloatFormat& f = FormatOf(to);
     for (size_t i = 0; i < x.size(); ++i) {
       // impl.convert.3: NaN (-> +0) and overflow (-> saturation) into the

@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <complex>
+#include <cstring>
 #include <limits>
 
 #include "gtest/gtest.h"
@@ -295,6 +296,53 @@ TEST(ConvertShapes, RankZeroAndZeroSize) {
   auto z = EvalOp(HO::kConvert, Shape::Array(PT::kS8, {0}), {e});
   ASSERT_TRUE(z.ok());
   EXPECT_EQ(z->element_count(), 0);
+}
+
+}  // namespace
+}  // namespace hloref
+
+namespace hloref {
+namespace {
+
+// convert's bf16 <-> f32 bit path (convert.cc) against Literal's own
+// rounding (SetFromDouble: round-to-nearest-even, independent of
+// convert.cc): every bf16 encoding widened, and f32 values around every
+// bf16 rounding boundary (midpoints, one ulp either side), overflow,
+// subnormals and signed zeros narrowed. NaNs take the general path.
+TEST(ConvertBf16F32, BitPathMatchesRoundToNearestEven) {
+  std::vector<uint64_t> bf;
+  for (uint32_t h = 0; h < 65536; ++h) {
+    if ((h & 0x7fff) <= 0x7f80) bf.push_back(h);  // no NaN
+  }
+  const Literal wide = *EvalOp(
+      HO::kConvert, Shape::Array(PT::kF32, {static_cast<int64_t>(bf.size())}),
+      {Bits(PT::kBF16, bf)});
+  for (size_t i = 0; i < bf.size(); ++i) {
+    ASSERT_EQ(wide.GetRawBits(static_cast<int64_t>(i)), bf[i] << 16) << i;
+  }
+  std::vector<uint64_t> f;
+  for (uint32_t h = 0; h < 65536; h += 7) {
+    const uint32_t base = h << 16;
+    for (uint32_t low :
+         {0x0000u, 0x0001u, 0x7fffu, 0x8000u, 0x8001u, 0xffffu}) {
+      const uint32_t bits = base | low;
+      if ((bits & 0x7fffffffu) <= 0x7f800000u) f.push_back(bits);
+    }
+  }
+  f.push_back(0x7f7fffffu);  // f32 max: rounds to inf in bf16
+  f.push_back(0x80000000u);
+  const Literal narrow = *EvalOp(
+      HO::kConvert, Shape::Array(PT::kBF16, {static_cast<int64_t>(f.size())}),
+      {Bits(PT::kF32, f)});
+  for (size_t i = 0; i < f.size(); ++i) {
+    float v;
+    const uint32_t b32 = static_cast<uint32_t>(f[i]);
+    std::memcpy(&v, &b32, 4);
+    Literal want(Shape::Scalar(PT::kBF16));
+    want.SetFromDouble(0, v);
+    ASSERT_EQ(narrow.GetRawBits(static_cast<int64_t>(i)), want.GetRawBits(0))
+        << std::hex << f[i];
+  }
 }
 
 }  // namespace
