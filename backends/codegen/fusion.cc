@@ -60,6 +60,11 @@ bool ReadsOperandOnce(const HloInstruction& consumer,
   return true;
 }
 
+// Multi-user recomputation (see fusion.h): at most this many users, and at
+// most this many arithmetic instructions recomputed per user.
+constexpr size_t kMaxRecomputeUsers = 2;
+constexpr int kMaxRecomputedArithmetic = 4;
+
 }  // namespace
 
 bool CanEmitElementally(EmitContext& ctx, const HloInstruction& inst) {
@@ -94,25 +99,53 @@ absl::flat_hash_set<const HloInstruction*> ChooseInlinedInstructions(
     return ok;
   };
   absl::flat_hash_set<const HloInstruction*> arithmetic_beneath;
+  // Arithmetic instructions an element of an inlined instruction computes
+  // (itself and the inlined instructions beneath it).
+  absl::flat_hash_map<const HloInstruction*, int> arithmetic_count;
   for (const auto& inst : computation.instructions()) {
     const HloInstruction* p = inst.get();
     if (p == computation.root()) continue;
     HloOpcode op = p->opcode();
     if (!IsElementwiseOpcode(op) && !IsCheapIndexOp(op)) continue;
     auto it = users.find(p);
-    if (it == users.end() || it->second.size() != 1) continue;
-    const HloInstruction* consumer = it->second[0];
+    if (it == users.end() || it->second.empty()) continue;
+    const std::vector<const HloInstruction*>& consumers = it->second;
     // Dynamic values keep their own buffers (their runtime sizes are
     // tracked per materialised value).
-    if (!p->shape().is_static() || !consumer->shape().is_static()) continue;
-    if (!can(p) || !can(consumer)) continue;
+    if (!p->shape().is_static() || !can(p)) continue;
+    bool ok = true;
+    for (const HloInstruction* consumer : consumers) {
+      if (!consumer->shape().is_static() || !can(consumer)) ok = false;
+    }
+    if (!ok) continue;
     // Whether arithmetic is inlined somewhere beneath p (p included).
     bool arithmetic = !IsCheapIndexOp(op);
+    int count = arithmetic ? 1 : 0;
     for (const HloInstruction* o : p->operands()) {
       if (arithmetic_beneath.contains(o)) arithmetic = true;
+      auto c = arithmetic_count.find(o);
+      if (c != arithmetic_count.end()) count += c->second;
     }
-    if (arithmetic && !ReadsOperandOnce(*consumer, p)) continue;
+    if (consumers.size() > 1) {
+      // Recomputed by each user: only a short chain, few users, each of
+      // them reading every element once.
+      if (consumers.size() > kMaxRecomputeUsers ||
+          count > kMaxRecomputedArithmetic) {
+        continue;
+      }
+      // One user using p twice reads each element twice.
+      for (size_t a = 0; a < consumers.size(); ++a) {
+        for (size_t b = a + 1; b < consumers.size(); ++b) {
+          if (consumers[a] == consumers[b]) ok = false;
+        }
+      }
+    }
+    for (const HloInstruction* consumer : consumers) {
+      if (arithmetic && !ReadsOperandOnce(*consumer, p)) ok = false;
+    }
+    if (!ok) continue;
     inlined.insert(p);
+    arithmetic_count[p] = count;
     if (arithmetic) arithmetic_beneath.insert(p);
   }
   return inlined;

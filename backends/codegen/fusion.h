@@ -1,13 +1,17 @@
 // Producer-consumer fusion of element-wise chains (unfused modules): an
-// instruction is INLINED into its one consumer when both can be emitted
-// elementally, so the consumer's loop nest computes the producer's element
+// instruction is INLINED into its consumers when all of them can be emitted
+// elementally, so each consumer's loop nest computes the producer's element
 // where it needs it and no buffer is written in between.
 //
 // Rules (each keeps results identical to unfused code: fusion only moves
 // where an element is computed, never how):
 //   - the producer is an array-valued instruction with an elemental emitter
-//     that accepts it, is not the root, and has exactly one user that uses
-//     it once;
+//     that accepts it and is not the root; each user uses it once;
+//   - with one user, any such chain; with two (kMaxRecomputeUsers), the
+//     producer is RECOMPUTED by each: only when its element costs at most
+//     4 arithmetic instructions (itself and those inlined beneath it), so
+//     a softmax's scaled scores and exp are not written and read back
+//     (recomputation is the same code on the same inputs: same bits);
 //   - the consumer has an elemental emitter that accepts it;
 //   - an arithmetic producer (anything but the cheap index-only ops below)
 //     is inlined only into consumers that read each operand element at

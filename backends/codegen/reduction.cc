@@ -53,6 +53,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -306,7 +307,10 @@ bool Reassociable(LaneOp op, PrimitiveType t) {
 // a op b, lane-wise on vectors or on scalars of t's compute type. Float
 // max/min propagate NaN (either operand NaN gives a NaN); the sign of a
 // zero result is either operand's (the suite accepts any zero sign of a
-// reduce with max/min).
+// reduce with max/min). Callers pass the accumulator as `a`: float max is
+// llvm.maximum(c, a) with nsz, which x86 lowers to vmaxps (a, NaN
+// included, unless c is greater) and c where c is NaN (a compare of c with
+// itself, off the accumulator's dependency chain).
 llvm::Value* EmitLaneOp(EmitContext& ctx, LaneOp op, PrimitiveType t,
                         llvm::Value* a, llvm::Value* c) {
   IRBuilder& b = ctx.b();
@@ -324,10 +328,13 @@ llvm::Value* EmitLaneOp(EmitContext& ctx, LaneOp op, PrimitiveType t,
     case LaneOp::kMin: {
       const bool max = op == LaneOp::kMax;
       if (fp) {
-        llvm::Value* pick_a =
-            max ? b.CreateFCmpOGT(a, c) : b.CreateFCmpOLT(a, c);
-        pick_a = b.CreateOr(pick_a, b.CreateFCmpUNO(a, a));
-        return b.CreateSelect(pick_a, a, c);
+        llvm::Value* r = max ? b.CreateMaximum(c, a) : b.CreateMinimum(c, a);
+        if (auto* call = llvm::dyn_cast<llvm::CallInst>(r)) {
+          llvm::FastMathFlags fmf;
+          fmf.setNoSignedZeros();
+          call->setFastMathFlags(fmf);
+        }
+        return r;
       }
       llvm::Value* gt =
           is_signed ? b.CreateICmpSGT(a, c) : b.CreateICmpUGT(a, c);
@@ -473,9 +480,24 @@ constexpr int64_t kRowAccumulators = 4;
 //   * then acc = (acc0 op acc1) op (acc2 op acc3), the lanes combined in
 //     halves (EmitHorizontal), and the result is init op that.
 // Minifloats accumulate in f32 and round once at the end.
-absl::StatusOr<llvm::Value*> EmitRowReduce(
-    EmitContext& ctx, const ReducePlan& p, LaneOp op, int64_t minor,
-    const ElementGenerator& input, llvm::Value* init, const IrIndex& out) {
+//
+// With `bf16_pairs` (f32 accumulation of values that are all bf16 numbers:
+// a bf16 reduce, or an f32 one of a convert from bf16), each accumulator
+// step takes 2L elements as their 16-bit patterns (the f32 value's high
+// half: LLVM sees through to the loaded bf16) and widens them with two
+// shifts instead of a lane shuffle: the even elements (w << 16) go to
+// accumulator k, the odd ones (w & 0xffff0000) to its twin k', combined
+// (k op k') before the tree above; chunks of 2L * 4 elements. Float
+// max/min then fold with a compare-select that drops NaN elements (one
+// vmaxps) and track NaNs on the patterns instead: the lane-wise unsigned
+// maximum of (w & 0x7fff), a NaN wherever some lane ends above 0x7f80
+// (the result is then a NaN, as the oracle's fold gives).
+absl::StatusOr<llvm::Value*> EmitRowReduce(EmitContext& ctx,
+                                           const ReducePlan& p, LaneOp op,
+                                           int64_t minor, bool bf16_pairs,
+                                           const ElementGenerator& input,
+                                           llvm::Value* init,
+                                           const IrIndex& out) {
   IRBuilder& b = ctx.b();
   const PrimitiveType t = p.types[0];
   const int64_t lanes = VectorLanes(t);
@@ -484,24 +506,81 @@ absl::StatusOr<llvm::Value*> EmitRowReduce(
   llvm::Type* vt = llvm::FixedVectorType::get(ct, lanes);
   llvm::Constant* ident = LaneIdentity(ctx, op, t);
   llvm::Value* ident_v = b.CreateVectorSplat(lanes, ident);
-  std::vector<llvm::Value*> acc(kRowAccumulators);
+  const bool pairs = bf16_pairs && ct->isFloatTy() && lanes == 16;
+  std::vector<llvm::Value*> acc(kRowAccumulators), twin(kRowAccumulators);
   for (int64_t k = 0; k < kRowAccumulators; ++k) {
     acc[k] = VectorAlloca(ctx, vt, 1, "row.acc");
     b.CreateStore(ident_v, acc[k]);
+    if (pairs) {
+      twin[k] = VectorAlloca(ctx, vt, 1, "row.twin");
+      b.CreateStore(ident_v, twin[k]);
+    }
   }
   IrIndex pos(p.in_dims.size(), nullptr);
   for (size_t k = 0; k < p.kept.size(); ++k) pos[p.kept[k]] = out[k];
   pos[minor] = ctx.I64(0);
+  // Elements per accumulator step.
+  const int64_t step = pairs ? 2 * lanes : lanes;
+  llvm::Type* w16t = llvm::FixedVectorType::get(b.getInt16Ty(), step);
+  llvm::Value* nan_acc = nullptr;  // pairs with float max/min (see above)
+  auto fold_into = [&](llvm::Value* slot, llvm::Value* x) {
+    llvm::Value* a = b.CreateLoad(vt, slot);
+    llvm::Value* r;
+    if (nan_acc != nullptr) {
+      // NaN elements are tracked apart: x where it orders past a.
+      r = b.CreateSelect(
+          op == LaneOp::kMax ? b.CreateFCmpOGT(x, a) : b.CreateFCmpOLT(x, a), x,
+          a);
+    } else {
+      r = EmitLaneOp(ctx, op, t, a, x);
+    }
+    b.CreateStore(r, slot);
+  };
   auto accumulate = [&](int64_t k, llvm::Value* first,
                         int64_t count) -> absl::Status {
-    HLOREF_ASSIGN_OR_RETURN(
-        llvm::Value * x,
-        EmitGatherLanes(ctx, input, pos, minor, first, count, lanes, ident));
-    llvm::Value* a = b.CreateLoad(vt, acc[k]);
-    b.CreateStore(EmitLaneOp(ctx, op, t, a, x), acc[k]);
+    if (!pairs) {
+      HLOREF_ASSIGN_OR_RETURN(
+          llvm::Value * x,
+          EmitGatherLanes(ctx, input, pos, minor, first, count, lanes, ident));
+      fold_into(acc[k], x);
+      return absl::OkStatus();
+    }
+    // The identity is a bf16 number too (-0, -inf, +inf): its high half.
+    llvm::Type* i16 = b.getInt16Ty();
+    llvm::Type* i32 = b.getInt32Ty();
+    auto high_half = [&](llvm::Value* f) {
+      return b.CreateTrunc(b.CreateLShr(b.CreateBitCast(f, i32), 16), i16);
+    };
+    llvm::Value* w = b.CreateVectorSplat(step, high_half(ident));
+    IrIndex at = pos;
+    for (int64_t l = 0; l < count; ++l) {
+      at[minor] = b.CreateAdd(pos[minor], b.CreateAdd(first, ctx.I64(l)));
+      HLOREF_ASSIGN_OR_RETURN(llvm::Value * x, input(at));
+      w = b.CreateInsertElement(w, high_half(x), l);
+    }
+    if (nan_acc != nullptr) {
+      llvm::Value* mag = b.CreateAnd(
+          w, b.CreateVectorSplat(step, llvm::ConstantInt::get(i16, 0x7fff)));
+      llvm::Value* n = b.CreateLoad(w16t, nan_acc);
+      b.CreateStore(b.CreateBinaryIntrinsic(llvm::Intrinsic::umax, n, mag),
+                    nan_acc);
+    }
+    llvm::Value* w32 =
+        b.CreateBitCast(w, llvm::FixedVectorType::get(i32, lanes));
+    llvm::Value* even = b.CreateBitCast(b.CreateShl(w32, 16), vt);
+    llvm::Value* odd = b.CreateBitCast(
+        b.CreateAnd(w32, b.CreateVectorSplat(
+                             lanes, llvm::ConstantInt::get(i32, 0xffff0000u))),
+        vt);
+    fold_into(acc[k], even);
+    fold_into(twin[k], odd);
     return absl::OkStatus();
   };
-  const int64_t chunk = lanes * kRowAccumulators;
+  if (pairs && (op == LaneOp::kMax || op == LaneOp::kMin)) {
+    nan_acc = VectorAlloca(ctx, w16t, 1, "row.nan");
+    b.CreateStore(llvm::Constant::getNullValue(w16t), nan_acc);
+  }
+  const int64_t chunk = step * kRowAccumulators;
   const int64_t chunks = rlen / chunk;
   auto row = [&]() -> absl::Status {
     if (chunks > 0) {
@@ -511,14 +590,14 @@ absl::StatusOr<llvm::Value*> EmitRowReduce(
             llvm::Value* first = b.CreateMul(c, ctx.I64(chunk));
             for (int64_t k = 0; k < kRowAccumulators; ++k) {
               HLOREF_RETURN_IF_ERROR(
-                  accumulate(k, b.CreateAdd(first, ctx.I64(k * lanes)), lanes));
+                  accumulate(k, b.CreateAdd(first, ctx.I64(k * step)), step));
             }
             return absl::OkStatus();
           }));
     }
     int64_t done = chunks * chunk;
-    for (int64_t k = 0; done + lanes <= rlen; ++k, done += lanes) {
-      HLOREF_RETURN_IF_ERROR(accumulate(k, ctx.I64(done), lanes));
+    for (int64_t k = 0; done + step <= rlen; ++k, done += step) {
+      HLOREF_RETURN_IF_ERROR(accumulate(k, ctx.I64(done), step));
     }
     if (done < rlen) {
       HLOREF_RETURN_IF_ERROR(accumulate(0, ctx.I64(done), rlen - done));
@@ -542,12 +621,22 @@ absl::StatusOr<llvm::Value*> EmitRowReduce(
                            });
   };
   HLOREF_RETURN_IF_ERROR(nest(0));
+  if (pairs) {
+    for (int64_t k = 0; k < kRowAccumulators; ++k)
+      fold_into(acc[k], b.CreateLoad(vt, twin[k]));
+  }
   llvm::Value* a01 = EmitLaneOp(ctx, op, t, b.CreateLoad(vt, acc[0]),
                                 b.CreateLoad(vt, acc[1]));
   llvm::Value* a23 = EmitLaneOp(ctx, op, t, b.CreateLoad(vt, acc[2]),
                                 b.CreateLoad(vt, acc[3]));
   llvm::Value* total =
       EmitHorizontal(ctx, op, t, EmitLaneOp(ctx, op, t, a01, a23), lanes);
+  if (nan_acc != nullptr) {
+    llvm::Value* mag = b.CreateUnaryIntrinsic(
+        llvm::Intrinsic::vector_reduce_umax, b.CreateLoad(w16t, nan_acc));
+    total = b.CreateSelect(b.CreateICmpUGT(mag, b.getInt16(0x7f80)),
+                           llvm::ConstantFP::getNaN(ct), total);
+  }
   llvm::Value* r = EmitLaneOp(ctx, op, t, init, total);
   return IsMinifloat(t) ? EmitRoundToType(ctx, t, r) : r;
 }
@@ -555,6 +644,9 @@ absl::StatusOr<llvm::Value*> EmitRowReduce(
 // Elements of a column block: the block spans kColumnBlockBytes of compute
 // values along the operand's minor (kept) dimension.
 constexpr int64_t kColumnBlockBytes = 8192;
+// Positions of the innermost reduced dimension folded per load / store of a
+// cached vector (EmitColumnReduce).
+constexpr int64_t kColumnRowUnroll = 4;
 
 // Column reduction (the operand's physical minor dimension `minor` is
 // kept), for output element `out`. The outputs along `minor` are computed
@@ -645,34 +737,60 @@ absl::StatusOr<llvm::Value*> EmitColumnReduce(
     IrIndex pos(p.in_dims.size(), nullptr);
     for (size_t k = 0; k < p.kept.size(); ++k) pos[p.kept[k]] = out[k];
     pos[minor] = start;
-    auto step = [&](llvm::Value* g, int64_t count) -> absl::Status {
+    // Folds `nrows` consecutive positions row0, row0 + 1, ... of reduced
+    // dimension d (d < 0: one position, pos complete) into cache vector g:
+    // one load and one store of the cache per nrows elements, the folds in
+    // the oracle's order.
+    auto step = [&](llvm::Value* g, int64_t count, int64_t d, llvm::Value* row0,
+                    int64_t nrows) -> absl::Status {
       llvm::Value* first = b.CreateMul(g, ctx.I64(lanes));
-      HLOREF_ASSIGN_OR_RETURN(
-          llvm::Value * x,
-          EmitGatherLanes(ctx, input, pos, minor, first, count, lanes, init));
       llvm::Value* ptr = vec_at(g);
       llvm::Value* a = b.CreateLoad(vt, ptr);
-      HLOREF_ASSIGN_OR_RETURN(llvm::Value * r, lane_fold(a, x, count));
-      b.CreateStore(r, ptr);
+      for (int64_t u = 0; u < nrows; ++u) {
+        if (d >= 0) pos[d] = b.CreateAdd(row0, ctx.I64(u));
+        HLOREF_ASSIGN_OR_RETURN(
+            llvm::Value * x,
+            EmitGatherLanes(ctx, input, pos, minor, first, count, lanes, init));
+        HLOREF_ASSIGN_OR_RETURN(a, lane_fold(a, x, count));
+      }
+      b.CreateStore(a, ptr);
       return absl::OkStatus();
     };
-    std::function<absl::Status(size_t)> nest = [&](size_t level) {
-      if (level == p.reduced.size()) {
-        const int64_t full = width / lanes;
-        if (full > 0) {
-          HLOREF_RETURN_IF_ERROR(
-              ctx.EmitForLoop("col.g", ctx.I64(0), ctx.I64(full), ctx.I64(1),
-                              [&](llvm::Value* g) { return step(g, lanes); }));
-        }
-        if (width % lanes != 0) {
-          return step(ctx.I64(full), width % lanes);
-        }
-        return absl::OkStatus();
+    // Every vector of the block, then (if any) its partial vector.
+    auto vectors = [&](int64_t d, llvm::Value* row0,
+                       int64_t nrows) -> absl::Status {
+      const int64_t full = width / lanes;
+      if (full > 0) {
+        HLOREF_RETURN_IF_ERROR(ctx.EmitForLoop(
+            "col.g", ctx.I64(0), ctx.I64(full), ctx.I64(1),
+            [&](llvm::Value* g) { return step(g, lanes, d, row0, nrows); }));
       }
+      if (width % lanes != 0) {
+        return step(ctx.I64(full), width % lanes, d, row0, nrows);
+      }
+      return absl::OkStatus();
+    };
+    // The recognised reducers take the innermost reduced dimension
+    // kColumnRowUnroll positions at a time (code size: not the others).
+    const int64_t unroll = op != LaneOp::kNone ? kColumnRowUnroll : 1;
+    std::function<absl::Status(size_t)> nest = [&](size_t level) {
+      if (level == p.reduced.size()) return vectors(-1, nullptr, 1);
       const int64_t d = p.reduced[level];
       if (p.in_dims[d] == 1) {
         pos[d] = ctx.I64(0);
         return nest(level + 1);
+      }
+      if (level + 1 == p.reduced.size() && unroll > 1 &&
+          p.in_dims[d] >= unroll) {
+        const int64_t groups = p.in_dims[d] / unroll;
+        HLOREF_RETURN_IF_ERROR(ctx.EmitForLoop(
+            absl::StrCat("col.d", d), ctx.I64(0), ctx.I64(groups), ctx.I64(1),
+            [&](llvm::Value* iv) -> absl::Status {
+              return vectors(d, b.CreateMul(iv, ctx.I64(unroll)), unroll);
+            }));
+        const int64_t rest = p.in_dims[d] % unroll;
+        if (rest == 0) return absl::OkStatus();
+        return vectors(d, ctx.I64(groups * unroll), rest);
       }
       return ctx.EmitForLoop(absl::StrCat("col.d", d), ctx.I64(0),
                              ctx.I64(p.in_dims[d]), ctx.I64(1),
@@ -942,12 +1060,16 @@ bool IsOrderSelectReducer(const HloComputation& comp,
 }
 
 // The reducer, lane-wise on vectors (or on scalars): a[j], c[j] are the
-// accumulator and element of operand j.
+// accumulator and element of operand j. Where earlier[j] is set, every lane
+// of a[j] is known to be less than the same lane of c[j] (positions of an
+// iota, the accumulator's from earlier in the row): compares of a[j] with
+// c[j] are then constants.
 std::vector<llvm::Value*> EmitOrderSelect(EmitContext& ctx,
                                           const HloComputation& comp,
                                           absl::Span<const PrimitiveType> types,
                                           absl::Span<llvm::Value* const> a,
-                                          absl::Span<llvm::Value* const> c) {
+                                          absl::Span<llvm::Value* const> c,
+                                          absl::Span<const bool> earlier = {}) {
   IRBuilder& b = ctx.b();
   const int64_t n = static_cast<int64_t>(types.size());
   absl::flat_hash_map<const HloInstruction*, llvm::Value*> v;
@@ -963,6 +1085,15 @@ std::vector<llvm::Value*> EmitOrderSelect(EmitContext& ctx,
         llvm::Value* x = param(i->operand(0));
         llvm::Value* y = param(i->operand(1));
         const ComparisonDirection d = i->attrs().direction;
+        const int64_t p0 = i->operand(0)->parameter_number();
+        const int64_t p1 = i->operand(1)->parameter_number();
+        if (!earlier.empty() && earlier[p0 % n] && p0 != p1) {
+          // The accumulator's lanes (parameter p < n) are the smaller.
+          const bool r = CompareDoubles(d, p0 < n ? 0 : 1, p0 < n ? 1 : 0);
+          v[i] = llvm::ConstantInt::get(
+              llvm::CmpInst::makeCmpResultType(x->getType()), r ? 1 : 0);
+          break;
+        }
         if (IsFloat(t)) {
           static constexpr llvm::CmpInst::Predicate kFloat[] = {
               llvm::CmpInst::FCMP_OEQ, llvm::CmpInst::FCMP_UNE,
@@ -1044,16 +1175,42 @@ std::optional<int64_t> VariadicRowMinor(const HloInstruction& inst,
   return minor;
 }
 
+// Per operand of a variadic row reduce: whether it is an iota along
+// `minor` of an integer type in which every position along `minor` is
+// exact (so its element is its position).
+std::vector<bool> IotaIndexOperands(const HloInstruction& inst,
+                                    const ReducePlan& p, int64_t minor) {
+  std::vector<bool> out(p.n, false);
+  for (int64_t j = 0; j < p.n; ++j) {
+    const HloInstruction* o = inst.operand(j);
+    const PrimitiveType t = p.types[j];
+    if (o->opcode() != HloOpcode::kIota || o->attrs().iota_dimension != minor ||
+        !(IsSignedInt(t) || IsUnsignedInt(t))) {
+      continue;
+    }
+    const int w = BitWidth(t) - (IsSignedInt(t) ? 1 : 0);
+    if (w < 63 && p.in_dims[minor] - 1 > (int64_t{1} << w) - 1) continue;
+    out[j] = true;
+  }
+  return out;
+}
+
 // Variadic row reduction with an order-select reducer (any tree is the
 // same result): kRowAccumulators accumulators per operand start as the
 // row's first kRowAccumulators vectors; the following whole vectors fold
 // into accumulator (vector index) % 4, then the accumulators combine
 // ((0,1),(2,3)), the lanes in halves, the last R % lanes elements one by
-// one, and the init last.
+// one, and the init last. Operands with iota[j] set (integer iotas along
+// `minor`, every position exact in the type: IotaIndexOperands) are not
+// read: their lanes are the positions; and in the whole-vector folds the
+// accumulator's positions are the earlier ones, so the reducer's compares
+// between them are constants (EmitOrderSelect's `earlier`): an argmax's
+// index tie-break costs nothing there.
 absl::StatusOr<std::vector<llvm::Value*>> EmitVariadicRowReduce(
     EmitContext& ctx, const ReducePlan& p, const HloComputation& comp,
     int64_t minor, absl::Span<const ElementGenerator> inputs,
-    absl::Span<llvm::Value* const> inits, const IrIndex& out) {
+    absl::Span<llvm::Value* const> inits, absl::Span<const bool> iota,
+    const IrIndex& out) {
   IRBuilder& b = ctx.b();
   const int64_t n = p.n;
   int64_t lanes = 64;
@@ -1071,6 +1228,16 @@ absl::StatusOr<std::vector<llvm::Value*>> EmitVariadicRowReduce(
       [&](llvm::Value* first) -> absl::StatusOr<std::vector<llvm::Value*>> {
     std::vector<llvm::Value*> x(n);
     for (int64_t j = 0; j < n; ++j) {
+      if (iota[j]) {
+        llvm::Type* et = vts[j]->getScalarType();
+        std::vector<llvm::Constant*> steps;
+        for (int64_t l = 0; l < lanes; ++l) {
+          steps.push_back(llvm::ConstantInt::get(et, l));
+        }
+        x[j] = b.CreateAdd(b.CreateVectorSplat(lanes, b.CreateTrunc(first, et)),
+                           llvm::ConstantVector::get(steps));
+        continue;
+      }
       HLOREF_ASSIGN_OR_RETURN(
           x[j], EmitGatherLanes(ctx, inputs[j], pos, minor, first, lanes, lanes,
                                 inits[j]));
@@ -1091,7 +1258,8 @@ absl::StatusOr<std::vector<llvm::Value*>> EmitVariadicRowReduce(
     HLOREF_ASSIGN_OR_RETURN(std::vector<llvm::Value*> x, gather(first));
     std::vector<llvm::Value*> a(n);
     for (int64_t j = 0; j < n; ++j) a[j] = b.CreateLoad(vts[j], acc[k][j]);
-    std::vector<llvm::Value*> r = EmitOrderSelect(ctx, comp, p.types, a, x);
+    std::vector<llvm::Value*> r =
+        EmitOrderSelect(ctx, comp, p.types, a, x, iota);
     for (int64_t j = 0; j < n; ++j) b.CreateStore(r[j], acc[k][j]);
     return absl::OkStatus();
   };
@@ -1177,12 +1345,21 @@ absl::StatusOr<ElementGenerator> EmitReduceElemental(
     split_on_minor = major < static_cast<int64_t>(plan.kept.size()) &&
                      plan.kept[major] == *minor;
   }
+  // Whether every element is a bf16 number held in f32 (EmitRowReduce).
+  const HloInstruction* in = inst.operand(0);
+  const bool bf16_pairs =
+      plan.types[0] == PrimitiveType::kBF16 ||
+      (plan.types[0] == PrimitiveType::kF32 &&
+       in->opcode() == HloOpcode::kConvert &&
+       in->operand(0)->shape().element_type() == PrimitiveType::kBF16);
   return ElementGenerator(
       [&ctx, plan = std::move(plan), ops = std::move(ops), comp, minor, row, op,
-       split_on_minor](const IrIndex& index) -> absl::StatusOr<llvm::Value*> {
+       split_on_minor,
+       bf16_pairs](const IrIndex& index) -> absl::StatusOr<llvm::Value*> {
         HLOREF_ASSIGN_OR_RETURN(llvm::Value * init, ops[1](IrIndex{}));
         if (minor && row) {
-          return EmitRowReduce(ctx, plan, op, *minor, ops[0], init, index);
+          return EmitRowReduce(ctx, plan, op, *minor, bf16_pairs, ops[0], init,
+                               index);
         }
         if (minor) {
           return EmitColumnReduce(ctx, plan, *comp, op, *minor, split_on_minor,
@@ -1214,6 +1391,12 @@ absl::Status EmitReduceBuffers(EmitContext& ctx, const HloInstruction& inst,
   }
   const std::optional<int64_t> minor =
       VectorKernelsEnabled() ? VariadicRowMinor(inst, plan) : std::nullopt;
+  const std::vector<bool> iota_flags =
+      minor ? IotaIndexOperands(inst, plan, *minor)
+            : std::vector<bool>(plan.n, false);
+  // (std::vector<bool> has no span.)
+  const std::unique_ptr<bool[]> iota(new bool[plan.n]);
+  for (int64_t j = 0; j < plan.n; ++j) iota[j] = iota_flags[j];
   return ctx.EmitLoopNest(
       outs[0].shape(), "reduce", [&](const IrIndex& index) -> absl::Status {
         std::vector<llvm::Value*> inits;
@@ -1223,8 +1406,9 @@ absl::Status EmitReduceBuffers(EmitContext& ctx, const HloInstruction& inst,
         std::vector<llvm::Value*> r;
         if (minor) {
           HLOREF_ASSIGN_OR_RETURN(
-              r, EmitVariadicRowReduce(ctx, plan, *inst.to_apply(), *minor,
-                                       inputs, inits, index));
+              r, EmitVariadicRowReduce(
+                     ctx, plan, *inst.to_apply(), *minor, inputs, inits,
+                     absl::MakeConstSpan(iota.get(), plan.n), index));
         } else {
           HLOREF_ASSIGN_OR_RETURN(
               r, EmitFold(ctx, *inst.to_apply(), plan.types, inits, inputs,

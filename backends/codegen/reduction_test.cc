@@ -5,6 +5,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -498,6 +499,207 @@ ENTRY e {
   std::memcpy(&wu, &want, 4);
   EXPECT_EQ((*out)[4].GetRawBits(0), wu >> 16) << ones;
   EXPECT_EQ((*out)[5].GetRawBits(0) & 0x7fff, 0u);  // a zero, either sign
+}
+
+// The bf16 bit pattern of a float that is a bf16 number (high half).
+uint32_t Bf16Bits(float v) {
+  uint32_t u;
+  std::memcpy(&u, &v, 4);
+  return u >> 16;
+}
+float FromBf16Bits(uint32_t bits) {
+  const uint32_t u = bits << 16;
+  float v;
+  std::memcpy(&v, &u, 4);
+  return v;
+}
+
+TEST(VectorReduce, Bf16PairsMaxMinSumAndNaNAtEvenOddAndTail) {
+  // bf16 [6, 203] rows (203 = one 128-element chunk of the paired kernel,
+  // two 32-element steps and an 11-element tail). Values v(i, j) = ((j *
+  // 37 + i * 11) % 101) - 50 (small integers: exact in bf16 and every sum
+  // exact in f32), then: row 1 a NaN at j = 2 (even lane), row 2 a NaN at
+  // j = 197 (odd, in the tail), row 3 a negative NaN (0xffc1) at j = 63
+  // (odd, last lane of a step), row 4 +inf at j = 100, row 5 the maximum
+  // 99 at j = 201 (tail) and the minimum -99 at j = 1 (odd). Expected by
+  // plain loops (max/min: NaN when the row holds one); the f32 sums of
+  // convert(x) (the bf16 pairs path of an f32 reduce) likewise exact.
+  const int64_t rows = 6, cols = 203;
+  Literal x(Shape(PrimitiveType::kBF16, {rows, cols}));
+  std::vector<float> v(rows * cols);
+  for (int64_t i = 0; i < rows; ++i) {
+    for (int64_t j = 0; j < cols; ++j) {
+      v[i * cols + j] = static_cast<float>((j * 37 + i * 11) % 101) - 50;
+    }
+  }
+  v[4 * cols + 100] = INFINITY;
+  v[5 * cols + 201] = 99;
+  v[5 * cols + 1] = -99;
+  for (int64_t k = 0; k < rows * cols; ++k) x.SetRawBits(k, Bf16Bits(v[k]));
+  x.SetRawBits(1 * cols + 2, 0x7fc0);
+  x.SetRawBits(2 * cols + 197, 0x7f81);  // a signalling-pattern NaN
+  x.SetRawBits(3 * cols + 63, 0xffc1);
+  const std::vector<bool> has_nan = {false, true, true, true, false, false};
+  auto out = CompileAndRun(R"(
+HloModule m
+maxb {
+  a = bf16[] parameter(0)
+  b = bf16[] parameter(1)
+  ROOT s = bf16[] maximum(a, b)
+}
+minb {
+  a = bf16[] parameter(0)
+  b = bf16[] parameter(1)
+  ROOT s = bf16[] minimum(a, b)
+}
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY e {
+  x = bf16[6,203] parameter(0)
+  lo = bf16[] constant(-inf)
+  hi = bf16[] constant(inf)
+  z = f32[] constant(0)
+  mx = bf16[6] reduce(x, lo), dimensions={1}, to_apply=maxb
+  mn = bf16[6] reduce(x, hi), dimensions={1}, to_apply=minb
+  xf = f32[6,203] convert(x)
+  s = f32[6] reduce(xf, z), dimensions={1}, to_apply=add
+  ROOT t = (bf16[6], bf16[6], f32[6]) tuple(mx, mn, s)
+})",
+                           {std::move(x)});
+  ASSERT_TRUE(out.ok()) << out.status();
+  for (int64_t i = 0; i < rows; ++i) {
+    float mx = -INFINITY, mn = INFINITY, sum = 0;
+    for (int64_t j = 0; j < cols; ++j) {
+      mx = std::max(mx, v[i * cols + j]);
+      mn = std::min(mn, v[i * cols + j]);
+      sum += v[i * cols + j];
+    }
+    const float got_mx = FromBf16Bits((*out)[0].GetRawBits(i));
+    const float got_mn = FromBf16Bits((*out)[1].GetRawBits(i));
+    if (has_nan[i]) {
+      EXPECT_TRUE(std::isnan(got_mx)) << i;
+      EXPECT_TRUE(std::isnan(got_mn)) << i;
+      EXPECT_TRUE(std::isnan((*out)[2].data<float>()[i])) << i;
+    } else {
+      EXPECT_EQ(got_mx, mx) << i;
+      EXPECT_EQ(got_mn, mn) << i;
+      EXPECT_EQ((*out)[2].data<float>()[i], sum) << i;
+    }
+  }
+  EXPECT_EQ(FromBf16Bits((*out)[0].GetRawBits(4)), INFINITY);
+  EXPECT_EQ(FromBf16Bits((*out)[0].GetRawBits(5)), 99);
+  EXPECT_EQ(FromBf16Bits((*out)[1].GetRawBits(5)), -99);
+}
+
+TEST(VectorReduce, ColumnMaxSumUnrolledRowsWithNaNInEachRowPhase) {
+  // f32 [rows, 40] for rows 1..9 (row counts around the 4-row unroll of
+  // the column kernel): column j holds a NaN at row j % rows when j % 5 ==
+  // 0, else x(i, j) = (i * 13 + j * 7) % 29 - 14 (small integers: sums
+  // exact in any order). Column max / sum expected by plain loops.
+  for (int64_t rows = 1; rows <= 9; ++rows) {
+    std::vector<float> x(rows * 40);
+    for (int64_t i = 0; i < rows; ++i) {
+      for (int64_t j = 0; j < 40; ++j) {
+        x[i * 40 + j] = (j % 5 == 0 && i == j % rows)
+                            ? NAN
+                            : static_cast<float>((i * 13 + j * 7) % 29) - 14;
+      }
+    }
+    auto out = CompileAndRun(absl::StrCat(R"(
+HloModule m
+max {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] maximum(a, b)
+}
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY e {
+  x = f32[)",
+                                          rows, R"(,40] parameter(0)
+  lo = f32[] constant(-inf)
+  z = f32[] constant(0)
+  c = f32[40] reduce(x, lo), dimensions={0}, to_apply=max
+  s = f32[40] reduce(x, z), dimensions={0}, to_apply=add
+  ROOT t = (f32[40], f32[40]) tuple(c, s)
+})"),
+                             {F32({rows, 40}, x)});
+    ASSERT_TRUE(out.ok()) << out.status();
+    for (int64_t j = 0; j < 40; ++j) {
+      float mx = -INFINITY, sum = 0;
+      bool nan = false;
+      for (int64_t i = 0; i < rows; ++i) {
+        nan |= std::isnan(x[i * 40 + j]);
+        mx = std::max(mx, x[i * 40 + j]);
+        sum += x[i * 40 + j];
+      }
+      const float c = (*out)[0].data<float>()[j];
+      const float s = (*out)[1].data<float>()[j];
+      if (nan) {
+        EXPECT_TRUE(std::isnan(c)) << rows << " " << j;
+        EXPECT_TRUE(std::isnan(s)) << rows << " " << j;
+      } else {
+        EXPECT_EQ(c, mx) << rows << " " << j;
+        EXPECT_EQ(s, sum) << rows << " " << j;
+      }
+    }
+  }
+}
+
+TEST(Fusion, SoftmaxRecomputesScaledAndExpForTwoUsers) {
+  // softmax(x * 0.5) over rows of f32 [3, 70] with x(i, j) = (i + j) % 7:
+  // `scaled` and `e` have two users each (recomputed in both). Expected
+  // from std::exp in double (the backend's exp is within a few ulp; the
+  // bound here, 1e-6 relative, is far looser than that and far tighter
+  // than any wrong element).
+  std::vector<float> x(3 * 70);
+  for (int64_t i = 0; i < 3; ++i) {
+    for (int64_t j = 0; j < 70; ++j) x[i * 70 + j] = (i + j) % 7;
+  }
+  auto out = CompileAndRun(R"(
+HloModule m
+max {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] maximum(a, b)
+}
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY e {
+  x = f32[3,70] parameter(0)
+  h = f32[] constant(0.5)
+  hb = f32[3,70] broadcast(h), dimensions={}
+  scaled = f32[3,70] multiply(x, hb)
+  lo = f32[] constant(-inf)
+  m = f32[3] reduce(scaled, lo), dimensions={1}, to_apply=max
+  mb = f32[3,70] broadcast(m), dimensions={0}
+  d = f32[3,70] subtract(scaled, mb)
+  e = f32[3,70] exponential(d)
+  z = f32[] constant(0)
+  s = f32[3] reduce(e, z), dimensions={1}, to_apply=add
+  sb = f32[3,70] broadcast(s), dimensions={0}
+  ROOT p = f32[3,70] divide(e, sb)
+})",
+                           {F32({3, 70}, x)});
+  ASSERT_TRUE(out.ok()) << out.status();
+  std::vector<float> p = Values((*out)[0]);
+  for (int64_t i = 0; i < 3; ++i) {
+    double sum = 0;
+    for (int64_t j = 0; j < 70; ++j) sum += std::exp(x[i * 70 + j] * 0.5 - 3);
+    for (int64_t j = 0; j < 70; ++j) {
+      const double want = std::exp(x[i * 70 + j] * 0.5 - 3) / sum;
+      EXPECT_NEAR(p[i * 70 + j], want, 1e-6 * want) << i << " " << j;
+    }
+  }
 }
 
 TEST(VectorReduce, FusedProducerFeedsTheReduce) {

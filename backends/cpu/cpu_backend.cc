@@ -287,7 +287,11 @@ class CpuExecutable : public backends::Executable {
         out.push_back(Literal::Token());
         continue;
       }
-      out.push_back(Literal(s));
+      // A static array result is written whole by the compiled code (or
+      // replaced by PhysicalToLiteral below): no zero fill first, which
+      // would be one more pass over the result's memory.
+      out.push_back(plan.array && plan.is_static ? Literal::Uninitialized(s)
+                                                 : Literal(s));
       if (!plan.array) continue;
       uint8_t* storage = out.back().mutable_raw().data();
       if (UsesStorageDirectly(plan, storage, out.back().raw().size())) {
