@@ -300,6 +300,7 @@ absl::StatusOr<PrimitiveType> Parser::ElementType() {
     return Error(loc, "not supported: complex of a type other than f32/f64");
   }
   if (name == "i1") return PrimitiveType::kPred;
+  if (name == "index") return PrimitiveType::kS64;  // attribute values only
   std::string hlo;
   if (absl::StartsWith(name, "ui")) {
     hlo = "u" + name.substr(2);

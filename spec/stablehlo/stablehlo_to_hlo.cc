@@ -601,7 +601,7 @@ absl::Status Emitter::EmitOps(Comp& c, Scope& scope, const std::vector<Op>& ops,
   for (const Op& op : ops) {
     if (saw_return) return Err(op.loc, "op after the terminator");
     if (op.name == "return" || op.name == "func.return" ||
-        op.name == "stablehlo.return") {
+        op.name == "stablehlo.return" || op.name == "mhlo.return") {
       HLOREF_ASSIGN_OR_RETURN(*returned, Operands(scope, op));
       *return_loc = op.loc;
       saw_return = true;
@@ -1043,6 +1043,56 @@ absl::Status Emitter::EmitOp(Comp& c, Scope& scope, const Op& op) {
   if (name == "stablehlo.while" || name == "stablehlo.if" ||
       name == "stablehlo.case") {
     return EmitControlFlow(c, scope, op);
+  }
+  if (dialect == "mhlo") {
+    // XLA's HLO -> StableHLO conversion keeps the HLO ops StableHLO lacks
+    // as mhlo.* (mhlo.acos, mhlo.topk, ...) and may print others there.
+    static const auto* kMhloNative = new std::map<std::string, std::string>{
+        {"acos", "acos"},
+        {"acosh", "acosh"},
+        {"asin", "asin"},
+        {"asinh", "asinh"},
+        {"atanh", "atanh"},
+        {"cosh", "cosh"},
+        {"sinh", "sinh"},
+        {"erf", "erf"},
+        {"copy", "copy"},
+        {"add_dependency", "add-dependency"},
+        {"stochastic_convert", "stochastic-convert"},
+    };
+    auto it = kMhloNative->find(base);
+    if (it != kMhloNative->end()) {
+      HLOREF_ASSIGN_OR_RETURN(std::vector<Val> xs, Operands(scope, op));
+      std::vector<std::string> names;
+      for (const Val& v : xs) names.push_back(v.hlo);
+      HLOREF_ASSIGN_OR_RETURN(Type out, ResultType(op));
+      std::string r = Add(c, op.loc, out, it->second, names, "", hint);
+      return Bind(c, scope, op, r, out, false);
+    }
+    if (base == "domain") {  // identity
+      HLOREF_ASSIGN_OR_RETURN(std::vector<Val> xs, Operands(scope, op));
+      if (xs.size() != 1 || op.results.size() != 1) {
+        return Err(op.loc, "mhlo.domain takes one operand");
+      }
+      scope.vals[op.results[0]] = xs[0];
+      return absl::OkStatus();
+    }
+    if (base == "topk") {
+      HLOREF_ASSIGN_OR_RETURN(std::vector<Val> xs, Operands(scope, op));
+      const Attr* k = op.Find("k");
+      const Attr* largest = op.Find("largest");
+      if (k == nullptr) return Err(op.loc, "topk without k");
+      HLOREF_ASSIGN_OR_RETURN(Type out, AllResults(op));
+      std::string r =
+          Add(c, op.loc, out, "topk", {xs.at(0).hlo},
+              absl::StrCat("k=", k->i, ", largest=",
+                           largest == nullptr || largest->b ? "true" : "false"),
+              hint);
+      return Bind(c, scope, op, r, out, op.results.size() > 1);
+    }
+    Op renamed = op;
+    renamed.name = "stablehlo." + base;
+    if (base != "return") return EmitOp(c, scope, renamed);
   }
   HLOREF_ASSIGN_OR_RETURN(std::vector<Val> in, Operands(scope, op));
   std::vector<std::string> ins;
@@ -1563,11 +1613,11 @@ absl::Status Emitter::EmitOp(Comp& c, Scope& scope, const Op& op) {
     return multi("call", ins, "to_apply=%" + comp);
   }
   if (name == "stablehlo.get_dimension_size") {
-    HLOREF_ASSIGN_OR_RETURN(auto d, ints({"dimension"}));
+    HLOREF_ASSIGN_OR_RETURN(auto d, ints({"dim", "dimension"}));
     return one("get-dimension-size", ins, "dimensions=" + Braced(d));
   }
   if (name == "stablehlo.set_dimension_size") {
-    HLOREF_ASSIGN_OR_RETURN(auto d, ints({"dimension"}));
+    HLOREF_ASSIGN_OR_RETURN(auto d, ints({"dim", "dimension"}));
     return one("set-dimension-size", ins, "dimensions=" + Braced(d));
   }
   // chlo.
