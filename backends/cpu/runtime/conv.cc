@@ -466,6 +466,145 @@ void RunDepthwiseItems(Shared& sh, const Input<T>& in, const T* zero,
   input_stats->Merge(sa);
 }
 
+// The depthwise path along output rows (conv_kernels.h DwRowArgs): when
+// the last spatial dimension (X) has no lhs dilation. Output rows (batch x
+// the other output spatial dimensions) are the work items; per row, one
+// input row pointer per outer tap (the taps of the other spatial
+// dimensions), null where that tap falls on padding or a hole.
+struct DwRowPlan {
+  int64_t last = 0;     // X: the last spatial dimension
+  int64_t rows = 0;     // output rows
+  int64_t n_outer = 1;  // taps of the other spatial dimensions
+  int64_t in_rows = 0;  // input rows (batch x other input spatial sizes)
+};
+
+DwRowPlan MakeDwRowPlan(const Problem& p) {
+  const ConvDims& d = p.d;
+  DwRowPlan plan;
+  plan.last = p.nsp - 1;
+  const ConvDims::Spatial& sx = d.spatial[plan.last];
+  plan.rows = d.output_batch;
+  plan.in_rows = d.input_batch;
+  for (int64_t dd = 0; dd < plan.last; ++dd) {
+    plan.rows *= d.spatial[dd].output_size;
+    plan.in_rows *= d.spatial[dd].input_size;
+  }
+  plan.n_outer = sx.kernel_size == 0 ? 0 : p.ntaps / sx.kernel_size;
+  return plan;
+}
+
+template <typename T>
+void DwRowCall(const ConvKernels& k, const conv::DwRowArgs<T>& a) {
+  if constexpr (std::is_same_v<T, float>) {
+    k.dw_row_f32(a);
+  } else {
+    k.dw_row_f64(a);
+  }
+}
+
+template <typename T>
+void RunDepthwiseRowItems(Shared& sh, const DwRowPlan& plan, const Input<T>& in,
+                          std::atomic<uint8_t>* row_seen, const T* w,
+                          Stats<T>* input_stats, int64_t row_begin,
+                          int64_t row_end) {
+  const Problem& p = *sh.p;
+  const ConvDims& d = p.d;
+  const int64_t channels = d.output_feature;
+  const int64_t nsp = p.nsp, last = plan.last;
+  const ConvDims::Spatial& sx = d.spatial[last];
+  const int64_t out_x = sx.output_size;
+  Scratch rows_buf(std::max<int64_t>(plan.n_outer, 1) *
+                   static_cast<int64_t>(sizeof(T*)));
+  Scratch c_buf(p.direct_c ? 64 : out_x * channels * int64_t{sizeof(T)});
+  if (rows_buf.p == nullptr || c_buf.p == nullptr) {
+    std::lock_guard<std::mutex> lock(sh.mu);
+    sh.failed_alloc = true;
+    return;
+  }
+  const T** rows = static_cast<const T**>(rows_buf.p);
+  T* scratch = static_cast<T*>(c_buf.p);
+  std::vector<uint8_t> scan(static_cast<size_t>(plan.n_outer), 0);
+  Stats<T> sa;
+  typename conv::DwRowArgs<T>::U stats[2] = {sa.max_abs, sa.min_nz_minus1};
+  conv::DwRowArgs<T> a;
+  a.scan = row_seen != nullptr ? scan.data() : nullptr;
+  a.stats = stats;
+  a.n_outer = plan.n_outer;
+  a.rows = rows;
+  a.w = w;
+  a.channels = channels;
+  a.kw = sx.kernel_size;
+  a.stride = sx.stride;
+  a.dilation = sx.window_dilation;
+  a.pad = sx.padding_low;
+  a.in_x = sx.input_size;
+  a.in_sx = in.sp_stride[last];
+  a.x0 = 0;
+  a.nx = out_x;
+  a.out_sx = p.direct_c ? sx.output_stride : channels;
+  // The first row's output indices (batch, then dimensions 0 .. last-1);
+  // then an odometer.
+  int64_t idx[kMaxSpatial] = {};
+  int64_t b = row_begin;
+  for (int64_t dd = last - 1; dd >= 0; --dd) {
+    idx[dd] = b % d.spatial[dd].output_size;
+    b /= d.spatial[dd].output_size;
+  }
+  for (int64_t r = row_begin; r < row_end; ++r) {
+    int64_t co = b * d.output_batch_stride;
+    for (int64_t dd = 0; dd < last; ++dd) {
+      co += idx[dd] * d.spatial[dd].output_stride;
+    }
+    for (int64_t o = 0; o < plan.n_outer; ++o) {
+      const int64_t* shift = p.tap_shift.data() + o * sx.kernel_size * nsp;
+      int64_t off = b * in.batch_stride, row_id = b;
+      bool valid = true;
+      for (int64_t dd = 0; dd < last && valid; ++dd) {
+        const ConvDims::Spatial& s = d.spatial[dd];
+        int64_t pos = idx[dd] * s.stride - s.padding_low + shift[dd];
+        if (pos < 0 || pos >= p.dilated[dd] || pos % s.base_dilation != 0) {
+          valid = false;
+          break;
+        }
+        pos /= s.base_dilation;
+        off += pos * in.sp_stride[dd];
+        row_id = row_id * s.input_size + pos;
+      }
+      rows[o] = valid ? in.base + off : nullptr;
+      // The range guard's statistics of an input row not seen yet are
+      // taken by the kernel from its own loads (the whole output row reads
+      // exactly the positions of the input row that windows read).
+      scan[o] = 0;
+      if (valid && row_seen != nullptr &&
+          row_seen[row_id].load(std::memory_order_relaxed) == 0) {
+        scan[o] = 1;
+        row_seen[row_id].store(1, std::memory_order_relaxed);
+      }
+    }
+    a.out = p.direct_c ? static_cast<T*>(sh.output) + co : scratch;
+    DwRowCall<T>(*sh.kernels, a);
+    if (!p.direct_c) {
+      for (int64_t x = 0; x < out_x; ++x) {
+        for (int64_t c = 0; c < channels; ++c) {
+          StoreOut<T>(d.output_type, sh.output,
+                      co + x * sx.output_stride + c * d.output_feature_stride,
+                      scratch[x * channels + c]);
+        }
+      }
+    }
+    int64_t dd = last - 1;
+    for (; dd >= 0; --dd) {
+      if (++idx[dd] < d.spatial[dd].output_size) break;
+      idx[dd] = 0;
+    }
+    if (dd < 0) ++b;
+  }
+  sa.max_abs = stats[0];
+  sa.min_nz_minus1 = stats[1];
+  std::lock_guard<std::mutex> lock(sh.mu);
+  input_stats->Merge(sa);
+}
+
 // The wide sequential fallback: each element one sum in (tap, channel)
 // order in W (double for the f32 path, long double for f64), rounded once.
 template <typename T, typename W>
@@ -645,12 +784,18 @@ absl::Status RunFloat(Shared& sh) {
   if (p.depthwise) {
     // Filter as w[tap][feature].
     const int64_t channels = d.output_feature;
-    Scratch w_buf(p.ntaps * channels * static_cast<int64_t>(sizeof(T)));
+    // The filter at the input's offset within a 64-byte line, so that the
+    // row kernel's line-aligned feature vectors (conv_kernels.cc DwLead)
+    // are aligned in both.
+    const int64_t lead =
+        static_cast<int64_t>(reinterpret_cast<uintptr_t>(in.base) % 64) /
+        static_cast<int64_t>(sizeof(T));
+    Scratch w_buf((p.ntaps * channels + 64) * static_cast<int64_t>(sizeof(T)));
     if (w_buf.p == nullptr) {
       return absl::ResourceExhaustedError(
           "convolution runtime: cannot allocate the packed filter");
     }
-    T* w = static_cast<T*>(w_buf.p);
+    T* w = static_cast<T*>(w_buf.p) + lead;
     for (int64_t t = 0; t < p.ntaps; ++t) {
       for (int64_t c = 0; c < channels; ++c) {
         w[t * channels + c] = lk(c * d.kernel_output_stride + p.tap_kernel[t]);
@@ -658,10 +803,25 @@ absl::Status RunFloat(Shared& sh) {
     }
     sb.Scan(*sh.kernels->gemm, w, p.ntaps * channels);
     last_path = "depthwise";
-    auto body = [&](int64_t b, int64_t e) {
-      RunDepthwiseItems<T>(sh, in, zero, w, &sa, b, e);
-    };
-    Parallel(sh.ctx, p.m_blocks, body);
+    if (p.nsp >= 1 && d.spatial[p.nsp - 1].base_dilation == 1) {
+      // Along output rows. The range guard scans each input row once
+      // (a flag per input row) when in place.
+      const DwRowPlan plan = MakeDwRowPlan(p);
+      std::unique_ptr<std::atomic<uint8_t>[]> row_seen;
+      if (in.seen != nullptr) {
+        row_seen = std::make_unique<std::atomic<uint8_t>[]>(
+            static_cast<size_t>(std::max<int64_t>(plan.in_rows, 1)));
+      }
+      auto body = [&](int64_t b, int64_t e) {
+        RunDepthwiseRowItems<T>(sh, plan, in, row_seen.get(), w, &sa, b, e);
+      };
+      Parallel(sh.ctx, plan.rows, body);
+    } else {
+      auto body = [&](int64_t b, int64_t e) {
+        RunDepthwiseItems<T>(sh, in, zero, w, &sa, b, e);
+      };
+      Parallel(sh.ctx, p.m_blocks, body);
+    }
   } else {
     // Filter panels: for group g and panel pi, [chunk][tap][k][NR] (NR
     // output features, zero past the group's), so a chunk's block of every

@@ -5,6 +5,7 @@
 #include "backends/cpu/runtime/conv_kernels.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 
@@ -87,10 +88,64 @@ void PortableDwF64(int64_t ntaps, const double* const* a_rows, int64_t a_off,
                                  mr, nc);
 }
 
-const ConvKernels kPortable = {"portable",    PortableF32,   PortableF64,
-                               PortableDwF32, PortableDwF64, nullptr};
+// Depthwise along a row: each output a chain over the valid taps in order,
+// accumulated in the output itself (the same roundings as in a register).
+template <typename T>
+void PortableDwRow(const DwRowArgs<T>& a) {
+  using U = typename DwRowArgs<T>::U;
+  constexpr U kAbs = static_cast<U>(~U{0}) >> 1;
+  if (a.scan != nullptr) {
+    U max_abs = a.stats[0], min_nz = a.stats[1];
+    for (int64_t x = a.x0; x < a.x0 + a.nx; ++x) {
+      for (int64_t r = 0; r < a.n_outer; ++r) {
+        if (a.rows[r] == nullptr || !a.scan[r]) continue;
+        for (int64_t kx = 0; kx < a.kw; ++kx) {
+          const int64_t i = x * a.stride - a.pad + kx * a.dilation;
+          if (i < 0 || i >= a.in_x) continue;
+          const T* in = a.rows[r] + i * a.in_sx;
+          for (int64_t c = 0; c < a.channels; ++c) {
+            U bits;
+            std::memcpy(&bits, &in[c], sizeof(bits));
+            bits &= kAbs;
+            max_abs = std::max(max_abs, bits);
+            min_nz = std::min(min_nz, static_cast<U>(bits - 1));
+          }
+        }
+      }
+    }
+    a.stats[0] = max_abs;
+    a.stats[1] = min_nz;
+  }
+  for (int64_t x = a.x0; x < a.x0 + a.nx; ++x) {
+    T* o = a.out + x * a.out_sx;
+    for (int64_t c = 0; c < a.channels; ++c) o[c] = T(0);
+    for (int64_t r = 0; r < a.n_outer; ++r) {
+      const T* row = a.rows[r];
+      if (row == nullptr) continue;
+      for (int64_t kx = 0; kx < a.kw; ++kx) {
+        const int64_t i = x * a.stride - a.pad + kx * a.dilation;
+        if (i < 0 || i >= a.in_x) continue;
+        const T* in = row + i * a.in_sx;
+        const T* wt = a.w + (r * a.kw + kx) * a.channels;
+        for (int64_t c = 0; c < a.channels; ++c) o[c] += in[c] * wt[c];
+      }
+    }
+  }
+}
+void PortableDwRowF32(const DwRowArgs<float>& a) { PortableDwRow<float>(a); }
+void PortableDwRowF64(const DwRowArgs<double>& a) { PortableDwRow<double>(a); }
+
+const ConvKernels kPortable = {
+    "portable",    PortableF32,      PortableF64,      PortableDwF32,
+    PortableDwF64, PortableDwRowF32, PortableDwRowF64, nullptr};
 
 #ifdef HLOREF_CONV_X86
+
+// GCC 12's avx512fintrin.h builds the unsigned max / min and the
+// reductions on _mm512_undefined_epi32(), which -Wmaybe-uninitialized
+// reports when they are inlined (a false positive: the passthrough operand
+// is unused under a full mask).
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 
 #define HLOREF_CONV_AVX512 \
   __attribute__((target("avx512f,avx512vl,avx512bw,avx512dq,fma")))
@@ -109,11 +164,27 @@ struct F32Vec {
   HLOREF_CONV_AVX512 static void Store(M m, T* p, V v) {
     _mm512_mask_storeu_ps(p, m, v);
   }
+  HLOREF_CONV_AVX512 static void StoreFull(T* p, V v) {
+    _mm512_storeu_ps(p, v);
+  }
   HLOREF_CONV_AVX512 static V Set1(T x) { return _mm512_set1_ps(x); }
   HLOREF_CONV_AVX512 static V Fma(V a, V b, V c) {
     return _mm512_fmadd_ps(a, b, c);
   }
   HLOREF_CONV_AVX512 static V Zero() { return _mm512_setzero_ps(); }
+  // The range guard's statistics on the bit patterns (conv_kernels.h).
+  HLOREF_CONV_AVX512 static void Stat(V v, __m512i& mx, __m512i& mn) {
+    const __m512i b =
+        _mm512_and_si512(_mm512_castps_si512(v), _mm512_set1_epi32(0x7fffffff));
+    mx = _mm512_max_epu32(mx, b);
+    mn = _mm512_min_epu32(mn, _mm512_sub_epi32(b, _mm512_set1_epi32(1)));
+  }
+  HLOREF_CONV_AVX512 static uint32_t ReduceMax(__m512i v) {
+    return _mm512_reduce_max_epu32(v);
+  }
+  HLOREF_CONV_AVX512 static uint32_t ReduceMin(__m512i v) {
+    return _mm512_reduce_min_epu32(v);
+  }
 };
 struct F64Vec {
   using T = double;
@@ -129,11 +200,26 @@ struct F64Vec {
   HLOREF_CONV_AVX512 static void Store(M m, T* p, V v) {
     _mm512_mask_storeu_pd(p, m, v);
   }
+  HLOREF_CONV_AVX512 static void StoreFull(T* p, V v) {
+    _mm512_storeu_pd(p, v);
+  }
   HLOREF_CONV_AVX512 static V Set1(T x) { return _mm512_set1_pd(x); }
   HLOREF_CONV_AVX512 static V Fma(V a, V b, V c) {
     return _mm512_fmadd_pd(a, b, c);
   }
   HLOREF_CONV_AVX512 static V Zero() { return _mm512_setzero_pd(); }
+  HLOREF_CONV_AVX512 static void Stat(V v, __m512i& mx, __m512i& mn) {
+    const __m512i b = _mm512_and_si512(_mm512_castpd_si512(v),
+                                       _mm512_set1_epi64(0x7fffffffffffffffll));
+    mx = _mm512_max_epu64(mx, b);
+    mn = _mm512_min_epu64(mn, _mm512_sub_epi64(b, _mm512_set1_epi64(1)));
+  }
+  HLOREF_CONV_AVX512 static uint64_t ReduceMax(__m512i v) {
+    return _mm512_reduce_max_epu64(v);
+  }
+  HLOREF_CONV_AVX512 static uint64_t ReduceMin(__m512i v) {
+    return _mm512_reduce_min_epu64(v);
+  }
 };
 
 // Lane masks of 4 vectors holding n columns.
@@ -303,6 +389,224 @@ void Avx512DwF64(int64_t ntaps, const double* const* a_rows, int64_t a_off,
   Avx512Dw<F64Vec>(ntaps, a_rows, a_off, w, ldw, c_rows, c_off, mr, nc);
 }
 
+// Depthwise along a row (conv_kernels.h DwRowArgs): a tile of kDwNx
+// outputs x one vector of features; the kw filter vectors of an outer tap
+// in registers; each input vector of the span the tile reads loaded once
+// and fed to every (output, tap) pair that reads it, in increasing tap
+// order per output (i ascends, and kx = (i - j * stride) / dilation with
+// it). kChecked: some of the span lies outside [0, in_x) (those loads and
+// FMAs are skipped).
+constexpr int kDwNx = 8;
+
+// Feature vectors start `lead` features before feature 0, so that they
+// fall on 64-byte lines in the input rows (all rows share the first row's
+// offset within a line when the strides are multiples of 64 bytes, as in
+// NHWC with 16k features): a vector across two lines costs two L1 accesses
+// (measured: the 56x56x256 layer took 340 us from a buffer at 16 bytes
+// past a line, 256 us from an aligned one). Lanes before feature 0 or past
+// the last are masked (masked lanes neither fault nor store). Only with
+// >= 4 vectors of features, where the extra vector costs at most 1/4.
+template <typename X>
+int64_t DwLead(const DwRowArgs<typename X::T>& a) {
+  using T = typename X::T;
+  if (a.channels < 4 * X::kLanes) return 0;
+  for (int64_t o = 0; o < a.n_outer; ++o) {
+    if (a.rows[o] == nullptr) continue;
+    const uintptr_t addr = reinterpret_cast<uintptr_t>(a.rows[o]);
+    if (addr % sizeof(T) != 0) return 0;
+    return static_cast<int64_t>((addr % 64) / sizeof(T));
+  }
+  return 0;
+}
+
+template <typename X>
+HLOREF_CONV_AVX512 void DwStatsOut(const DwRowArgs<typename X::T>& a,
+                                   const __m512i* stat) {
+  if (a.scan == nullptr) return;
+  a.stats[0] = std::max(a.stats[0], X::ReduceMax(stat[0]));
+  a.stats[1] = std::min(a.stats[1], X::ReduceMin(stat[1]));
+}
+
+// Lanes l with 0 <= c0 + l < channels.
+template <typename X>
+typename X::M DwMask(int64_t c0, int64_t channels) {
+  constexpr int kL = X::kLanes;
+  const int64_t lo = std::max<int64_t>(0, -c0);
+  const int64_t hi = std::min<int64_t>(kL, channels - c0);
+  if (hi <= lo) return 0;
+  const uint32_t upto = hi >= 32 ? ~0u : (1u << hi) - 1u;
+  return static_cast<typename X::M>(upto & ~((1u << lo) - 1u));
+}
+
+template <typename X, int kKw, int kS, int kD, bool kChecked, bool kFull>
+HLOREF_CONV_AVX512 void DwRowTile(const DwRowArgs<typename X::T>& a, int64_t c0,
+                                  typename X::M m, int64_t xb, int nstore,
+                                  __m512i* stat) {
+  using T = typename X::T;
+  using V = typename X::V;
+  constexpr int kSpan = (kDwNx - 1) * kS + (kKw - 1) * kD + 1;
+  V acc[kDwNx];
+#pragma GCC unroll 8
+  for (int j = 0; j < kDwNx; ++j) acc[j] = X::Zero();
+  const int64_t first = xb * kS - a.pad;
+  const int64_t sx = a.in_sx;
+  for (int64_t o = 0; o < a.n_outer; ++o) {
+    const T* row = a.rows[o];
+    if (row == nullptr) continue;
+    const T* wt = a.w + o * kKw * a.channels + c0;
+    V wv[kKw];
+#pragma GCC unroll 8
+    for (int kx = 0; kx < kKw; ++kx) {
+      wv[kx] = kFull ? X::LoadFull(wt + kx * a.channels)
+                     : X::Load(m, wt + kx * a.channels);
+    }
+    // The span's input vectors first (each loaded once; outside [0, in_x)
+    // a zero vector, whose +-0 products leave the chain unchanged, see
+    // conv_kernels.h), then the FMAs tap by tap: consecutive FMAs update
+    // different accumulators (no wait on the FMA latency), and each
+    // accumulator still sees its taps in increasing order.
+    V v[kSpan];
+#pragma GCC unroll 64
+    for (int i = 0; i < kSpan; ++i) {
+      const T* src = row + c0 + (first + i) * sx;
+      if (kChecked && (first + i < 0 || first + i >= a.in_x)) {
+        v[i] = X::Zero();
+      } else {
+        v[i] = kFull ? X::LoadFull(src) : X::Load(m, src);
+      }
+      // Keeps v[i] in a register: the compiler would otherwise fold the
+      // load into each FMA that uses it (kKw loads instead of one).
+      asm("" : "+v"(v[i]));
+    }
+    if (a.scan != nullptr && a.scan[o]) {
+      // The positions outputs j < nstore read (the span's tail past them
+      // is read only for the tile's unused outputs).
+      const int lim = (nstore - 1) * kS + (kKw - 1) * kD + 1;
+      __m512i mx = stat[0], mn = stat[1];
+#pragma GCC unroll 64
+      for (int i = 0; i < kSpan; ++i) {
+        if (i < lim) X::Stat(v[i], mx, mn);
+      }
+      stat[0] = mx;
+      stat[1] = mn;
+    }
+#pragma GCC unroll 8
+    for (int kx = 0; kx < kKw; ++kx) {
+#pragma GCC unroll 8
+      for (int j = 0; j < kDwNx; ++j) {
+        acc[j] = X::Fma(v[j * kS + kx * kD], wv[kx], acc[j]);
+      }
+    }
+  }
+// Masked stores are slow on some hosts (AMD Zen 4): full vectors store
+// without a mask.
+#pragma GCC unroll 8
+  for (int j = 0; j < kDwNx; ++j) {
+    if (j < nstore) {
+      T* dst = a.out + (xb + j) * a.out_sx + c0;
+      if (kFull) {
+        X::StoreFull(dst, acc[j]);
+      } else {
+        X::Store(m, dst, acc[j]);
+      }
+    }
+  }
+}
+
+// Any window in X: per tap one filter vector, per (tap, output) one load.
+template <typename X>
+HLOREF_CONV_AVX512 void DwRowTileAny(const DwRowArgs<typename X::T>& a,
+                                     int64_t c0, typename X::M m, int64_t xb,
+                                     int nstore, __m512i* stat) {
+  using T = typename X::T;
+  using V = typename X::V;
+  V acc[kDwNx];
+#pragma GCC unroll 8
+  for (int j = 0; j < kDwNx; ++j) acc[j] = X::Zero();
+  for (int64_t o = 0; o < a.n_outer; ++o) {
+    const T* row = a.rows[o];
+    if (row == nullptr) continue;
+    for (int64_t kx = 0; kx < a.kw; ++kx) {
+      const V wv = X::Load(m, a.w + (o * a.kw + kx) * a.channels + c0);
+#pragma GCC unroll 8
+      for (int j = 0; j < kDwNx; ++j) {
+        const int64_t i = (xb + j) * a.stride - a.pad + kx * a.dilation;
+        if (j < nstore && i >= 0 && i < a.in_x) {
+          const V x = X::Load(m, row + i * a.in_sx + c0);
+          if (a.scan != nullptr && a.scan[o]) X::Stat(x, stat[0], stat[1]);
+          acc[j] = X::Fma(x, wv, acc[j]);
+        }
+      }
+    }
+  }
+#pragma GCC unroll 8
+  for (int j = 0; j < kDwNx; ++j) {
+    if (j < nstore) X::Store(m, a.out + (xb + j) * a.out_sx + c0, acc[j]);
+  }
+}
+
+template <typename X, int kKw, int kS, int kD>
+HLOREF_CONV_AVX512 void DwRowTiles(const DwRowArgs<typename X::T>& a) {
+  using M = typename X::M;
+  constexpr int kL = X::kLanes;
+  constexpr int kSpan = (kDwNx - 1) * kS + (kKw - 1) * kD + 1;
+  const int64_t end = a.x0 + a.nx;
+  const int64_t lead = DwLead<X>(a);
+  __m512i stat[2] = {_mm512_setzero_si512(), _mm512_set1_epi32(-1)};
+  for (int64_t xb = a.x0; xb < end; xb += kDwNx) {
+    const int n = static_cast<int>(std::min<int64_t>(kDwNx, end - xb));
+    const int64_t first = xb * kS - a.pad;
+    const bool checked = first < 0 || first + kSpan > a.in_x;
+    for (int64_t c0 = -lead; c0 < a.channels; c0 += kL) {
+      const M m = DwMask<X>(c0, a.channels);
+      if (m == DwMask<X>(0, kL)) {
+        if (checked) {
+          DwRowTile<X, kKw, kS, kD, true, true>(a, c0, m, xb, n, stat);
+        } else {
+          DwRowTile<X, kKw, kS, kD, false, true>(a, c0, m, xb, n, stat);
+        }
+      } else if (checked) {
+        DwRowTile<X, kKw, kS, kD, true, false>(a, c0, m, xb, n, stat);
+      } else {
+        DwRowTile<X, kKw, kS, kD, false, false>(a, c0, m, xb, n, stat);
+      }
+    }
+  }
+  DwStatsOut<X>(a, stat);
+}
+
+template <typename X>
+HLOREF_CONV_AVX512 void DwRowTilesAny(const DwRowArgs<typename X::T>& a) {
+  constexpr int kL = X::kLanes;
+  const int64_t end = a.x0 + a.nx;
+  const int64_t lead = DwLead<X>(a);
+  __m512i stat[2] = {_mm512_setzero_si512(), _mm512_set1_epi32(-1)};
+  for (int64_t xb = a.x0; xb < end; xb += kDwNx) {
+    const int n = static_cast<int>(std::min<int64_t>(kDwNx, end - xb));
+    for (int64_t c0 = -lead; c0 < a.channels; c0 += kL) {
+      DwRowTileAny<X>(a, c0, DwMask<X>(c0, a.channels), xb, n, stat);
+    }
+  }
+  DwStatsOut<X>(a, stat);
+}
+
+template <typename X>
+void Avx512DwRow(const DwRowArgs<typename X::T>& a) {
+  if (a.dilation == 1 && a.kw == 3 && a.stride == 1) {
+    return DwRowTiles<X, 3, 1, 1>(a);
+  }
+  if (a.dilation == 1 && a.kw == 3 && a.stride == 2) {
+    return DwRowTiles<X, 3, 2, 1>(a);
+  }
+  if (a.dilation == 1 && a.kw == 5 && a.stride == 1) {
+    return DwRowTiles<X, 5, 1, 1>(a);
+  }
+  DwRowTilesAny<X>(a);
+}
+
+void Avx512DwRowF32(const DwRowArgs<float>& a) { Avx512DwRow<F32Vec>(a); }
+void Avx512DwRowF64(const DwRowArgs<double>& a) { Avx512DwRow<F64Vec>(a); }
+
 #endif  // HLOREF_CONV_X86
 
 }  // namespace
@@ -320,8 +624,9 @@ const ConvKernels* Avx512ConvKernels() {
 #ifdef HLOREF_CONV_X86
   const gemm::GemmKernels* g = gemm::Avx512GemmKernels();
   if (g == nullptr) return nullptr;  // same CPUID test as the GEMM's
-  static const ConvKernels k = {"avx512",    Avx512F32,   Avx512F64,
-                                Avx512DwF32, Avx512DwF64, g};
+  static const ConvKernels k = {
+      "avx512",    Avx512F32,      Avx512F64,      Avx512DwF32,
+      Avx512DwF64, Avx512DwRowF32, Avx512DwRowF64, g};
   return &k;
 #else
   return nullptr;

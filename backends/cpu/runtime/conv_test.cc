@@ -416,6 +416,93 @@ TEST(ConvTest, Depthwise) {
   Check(t, "depthwise", 5);
 }
 
+TEST(ConvTest, DepthwiseRowKernels) {
+  // The row kernel's specialised windows (3 taps stride 1 and 2, 5 taps)
+  // and its generic one, with checked (padded) and unchecked tiles, a last
+  // tile shorter than 8 outputs, feature counts past 4 vectors (line
+  // alignment lead) and not a multiple of 16, f32 and f64.
+  for (int64_t f : {70, 67, 16}) {
+    Spec s;
+    s.batch = 2;
+    s.in_f = s.fgc = s.out_f = f;
+    s.win = {W(5, 3, 1, 1), W(21, 3, 1, 1)};
+    Check(s, "depthwise", 20 + f);
+    s.win = {W(6, 3, 2, 1), W(23, 3, 2, 1)};
+    Check(s, "depthwise", 21 + f);
+    s.win = {W(4, 5, 1, 2), W(19, 5, 1, 2)};
+    Check(s, "depthwise", 22 + f);
+    s.win = {W(4, 2, 1, 0, 1, 3), W(30, 3, 3, 1, 1, 2)};
+    Check(s, "depthwise", 23 + f);
+    s.it = s.kt = s.ot = PrimitiveType::kF64;
+    s.win = {W(5, 3, 1, 1), W(21, 3, 1, 1)};
+    Check(s, "depthwise", 24 + f);
+  }
+}
+
+// The row kernel reads each line-aligned feature vector from wherever the
+// buffers start: inputs and outputs at every 4-byte offset within a line
+// give the same bits as an aligned run.
+TEST(ConvTest, DepthwiseRowKernelAnyAlignment) {
+  Spec s;
+  s.in_f = s.fgc = s.out_f = 80;
+  s.win = {W(4, 3, 1, 1), W(13, 3, 1, 1)};
+  const Problem p = Make(s);
+  std::mt19937_64 rng(31);
+  const auto in = Store(s.it, Values(s.it, Product(p.in_dims), rng));
+  const auto k = Store(s.kt, Values(s.kt, Product(p.k_dims), rng));
+  const size_t out_bytes = Product(p.out_dims) * 4;
+  for (const ConvKernels* kernels : KernelSets()) {
+    const auto ref = RunSpec(p, in, k, *kernels, 1, nullptr);
+    for (int shift = 0; shift < 64; shift += 4) {
+      std::vector<uint8_t> in_buf(in.size() + 128), out_buf(out_bytes + 128);
+      uint8_t* ip = in_buf.data() +
+                    (64 - reinterpret_cast<uintptr_t>(in_buf.data()) % 64) +
+                    shift;
+      uint8_t* op = out_buf.data() +
+                    (64 - reinterpret_cast<uintptr_t>(out_buf.data()) % 64) +
+                    (shift * 3) % 64;
+      std::memcpy(ip, in.data(), in.size());
+      ASSERT_TRUE(
+          RunConvolution(p.d, ip, k.data(), op, nullptr, *kernels).ok());
+      EXPECT_EQ(std::memcmp(op, ref.data(), out_bytes), 0)
+          << kernels->name << " shift " << shift;
+    }
+  }
+}
+
+// The row kernel takes the range guard's statistics from its own loads:
+// an infinity at a position some window reads takes the wide path; one at
+// a position no window reads (stride 3 over a 1-tap window) does not.
+TEST(ConvTest, DepthwiseRowKernelRangeGuard) {
+  Spec s;
+  s.in_f = s.fgc = s.out_f = 70;
+  s.win = {W(3, 1), W(13, 1, 3, 0)};  // reads positions 0, 3, 6, 9, 12
+  const Problem p = Make(s);
+  std::mt19937_64 rng(41);
+  const std::vector<double> w = Values(s.kt, Product(p.k_dims), rng);
+  for (const ConvKernels* kernels : KernelSets()) {
+    for (const auto& [pos, want] : std::vector<std::pair<int64_t, const char*>>{
+             {0, "wide"}, {1, "depthwise"}, {12, "wide"}}) {
+      std::vector<double> x = Values(s.it, Product(p.in_dims), rng);
+      // input [1][70][3][13] NHWC: position (y = 2, x = pos), feature 69.
+      x[(2 * 13 + pos) * 70 + 69] = INFINITY;
+      const Ref ref = Reference(p, x, w);
+      std::string path;
+      const auto out =
+          RunSpec(p, Store(s.it, x), Store(s.kt, w), *kernels, 1, &path);
+      EXPECT_EQ(path, want) << kernels->name << " pos " << pos;
+      for (size_t i = 0; i < ref.y.size(); ++i) {
+        const double v = LoadOut(s.ot, out, static_cast<int64_t>(i));
+        if (std::isinf(static_cast<double>(ref.y[i]))) {
+          EXPECT_EQ(v, static_cast<double>(ref.y[i])) << i;
+        } else {
+          EXPECT_TRUE(std::isfinite(v)) << i;
+        }
+      }
+    }
+  }
+}
+
 TEST(ConvTest, ThreeSpatialDimensionsAndF64) {
   Spec s;
   s.in_f = 3;
