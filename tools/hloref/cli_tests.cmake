@@ -168,3 +168,10 @@ foreach(backend interpreter cpu)
   hloref_cli_test(run_sharding_forms_${backend} 0 "\\{ *\\{ *0, 1, 2, 3, 4, 5, 6, 7 *\\}, *\\{ *8, 9, 10, 11, 12, 13, 14, 15 *\\}, *\\{ *16, 17, 18, 19, 20, 21, 22, 23 *\\}, *\\{ *24, 25, 26, 27, 28, 29, 30, 31 *\\} *\\}"
     run --backend=${backend} ${DUMPS}/sharding_forms.hlo "${SHARDING_ARG}")
 endforeach()
+# bf16 weights drawn in [-1, 1) and rounded to bf16 (so +-1 can occur; w
+# comes back through the Sharding): the summary's min and max lie in [-1, 1]; oracle and cpu draw
+# the same values, so both summaries agree.
+foreach(backend interpreter cpu)
+  hloref_cli_test(run_random_bf16_${backend} 0 "result 1: bf16\\[64,32\\]\\{1,0\\} min -(0\\.9[0-9]*|1) max (0\\.9[0-9]*|1) mean -?0\\.0[0-9]*"
+    run --backend=${backend} --random-args=11 --print=summary ${DUMPS}/bf16_mlp.hlo)
+endforeach()
