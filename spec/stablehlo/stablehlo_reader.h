@@ -5,6 +5,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
@@ -31,6 +32,23 @@ absl::StatusOr<std::unique_ptr<HloModule>> ParseStableHloModule(
     absl::string_view text, const ParseOptions& options = {});
 absl::StatusOr<std::unique_ptr<HloModule>> ParseStableHloModuleFile(
     const std::string& path, ParseOptions options = {});
+
+// StableHLO's test-data format (its interpret tests and testdata): @main
+// checks values with `check.expect_eq / expect_almost_eq / expect_close`
+// (ops of the check dialect, their `_const` forms with a dense attribute,
+// or `stablehlo.custom_call @check.expect_*`). The module returned has the
+// checks removed and returns, per check, the checked value then the
+// expected value (a tuple root, 2 x checks leaves).
+struct StableHloCheck {
+  std::string kind;  // "eq", "almost_eq", "close"
+  int line = 0;      // of the check op in the .mlir
+};
+struct StableHloTestModule {
+  std::unique_ptr<HloModule> module;
+  std::vector<StableHloCheck> checks;
+};
+absl::StatusOr<StableHloTestModule> ParseStableHloTestModule(
+    absl::string_view text, const ParseOptions& options = {});
 
 }  // namespace hloref
 

@@ -1728,11 +1728,91 @@ absl::StatusOr<std::string> Emitter::Run(std::vector<Loc>* line_locs) {
   return absl::StrJoin(out_, "\n") + "\n";
 }
 
+// Removes the check ops of @main (StableHloTestModule) and makes its
+// return give (checked, expected) per check.
+absl::Status SplitChecks(MlirModule& module, const std::string& file,
+                         std::vector<StableHloCheck>* checks) {
+  Func* main = nullptr;
+  for (Func& f : module.funcs) {
+    if (f.name == "main") main = &f;
+  }
+  if (main == nullptr) {
+    return absl::InvalidArgumentError(file + ": no @main function");
+  }
+  std::vector<Op> body;
+  std::vector<std::string> returned;
+  int fresh = 0;
+  for (Op& op : main->body) {
+    std::string kind;
+    if (absl::StartsWith(op.name, "check.expect_")) {
+      kind = op.name.substr(13);
+    } else if (op.name == "stablehlo.custom_call" &&
+               absl::StartsWith(op.callee, "check.expect_")) {
+      kind = op.callee.substr(13);
+    }
+    if (kind.empty()) {
+      if (op.name == "return" || op.name == "func.return") {
+        Op ret = op;
+        ret.operands = returned;
+        ret.operand_locs.clear();
+        body.push_back(std::move(ret));
+      } else {
+        body.push_back(std::move(op));
+      }
+      continue;
+    }
+    bool constant = absl::EndsWith(kind, "_const");
+    if (constant) kind = kind.substr(0, kind.size() - 6);
+    if (kind != "eq" && kind != "almost_eq" && kind != "close") {
+      return absl::UnimplementedError(
+          absl::StrCat(file, ":", op.loc.line, ":", op.loc.col,
+                       ": error: not supported: check.expect_", kind));
+    }
+    std::string want;
+    if (constant) {
+      if (op.operands.size() != 1 || op.positional.empty() ||
+          !op.positional[0].has_type) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(file, ":", op.loc.line, ":", op.loc.col,
+                         ": error: expected `check.expect_", kind,
+                         "_const %x, dense<...> : type`"));
+      }
+      Op k;
+      k.name = "stablehlo.constant";
+      k.loc = op.loc;
+      want = absl::StrCat("__expected_", fresh++);
+      k.results = {want};
+      k.positional = {op.positional[0]};
+      k.result_types = {op.positional[0].type};
+      body.push_back(std::move(k));
+    } else {
+      if (op.operands.size() != 2) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(file, ":", op.loc.line, ":", op.loc.col,
+                         ": error: a check takes two values"));
+      }
+      want = op.operands[1];
+    }
+    returned.push_back(op.operands[0]);
+    returned.push_back(want);
+    checks->push_back(StableHloCheck{kind, op.loc.line});
+  }
+  if (checks->empty()) {
+    return absl::InvalidArgumentError(file + ": @main has no check ops");
+  }
+  main->body = std::move(body);
+  return absl::OkStatus();
+}
+
 // Runs the conversion, keeping the .mlir location of each HLO line.
-absl::StatusOr<std::string> Convert(absl::string_view text,
-                                    const std::string& file_name,
-                                    std::vector<Loc>* line_locs) {
+absl::StatusOr<std::string> Convert(
+    absl::string_view text, const std::string& file_name,
+    std::vector<Loc>* line_locs,
+    std::vector<StableHloCheck>* checks = nullptr) {
   HLOREF_ASSIGN_OR_RETURN(MlirModule module, ParseMlir(text, file_name));
+  if (checks != nullptr) {
+    HLOREF_RETURN_IF_ERROR(SplitChecks(module, file_name, checks));
+  }
   std::string name;
   for (char ch : module.name) {
     name += (std::isalnum(static_cast<unsigned char>(ch)) || ch == '_' ||
@@ -1768,11 +1848,15 @@ absl::StatusOr<std::string> StableHloToHloText(absl::string_view text,
   return stablehlo::Convert(text, file_name, nullptr);
 }
 
-absl::StatusOr<std::unique_ptr<HloModule>> ParseStableHloModule(
-    absl::string_view text, const ParseOptions& options) {
+namespace {
+
+absl::StatusOr<std::unique_ptr<HloModule>> ParseConverted(
+    absl::string_view text, const ParseOptions& options,
+    std::vector<StableHloCheck>* checks) {
   std::vector<stablehlo::Loc> locs;
-  HLOREF_ASSIGN_OR_RETURN(std::string hlo,
-                          stablehlo::Convert(text, options.file_name, &locs));
+  HLOREF_ASSIGN_OR_RETURN(
+      std::string hlo,
+      stablehlo::Convert(text, options.file_name, &locs, checks));
   ParseOptions hlo_options = options;
   hlo_options.file_name = "<converted>";
   auto module = ParseHloModule(hlo, hlo_options);
@@ -1799,6 +1883,21 @@ absl::StatusOr<std::unique_ptr<HloModule>> ParseStableHloModule(
   return absl::Status(
       module.status().code(),
       absl::StrCat(where, "error: in the converted HLO: ", msg));
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<HloModule>> ParseStableHloModule(
+    absl::string_view text, const ParseOptions& options) {
+  return ParseConverted(text, options, nullptr);
+}
+
+absl::StatusOr<StableHloTestModule> ParseStableHloTestModule(
+    absl::string_view text, const ParseOptions& options) {
+  StableHloTestModule out;
+  HLOREF_ASSIGN_OR_RETURN(out.module,
+                          ParseConverted(text, options, &out.checks));
+  return out;
 }
 
 absl::StatusOr<std::unique_ptr<HloModule>> ParseStableHloModuleFile(

@@ -12,6 +12,7 @@
 #include <thread>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -25,6 +26,7 @@
 #include "tools/hloref/arguments.h"
 #include "tools/hloref/command_line.h"
 #include "tools/hloref/cpu_flags.h"
+#include "tools/hloref/stablehlo_suite.h"
 #include "tools/hloref/subcommands.h"
 
 namespace hloref::tools {
@@ -49,7 +51,9 @@ Options:
                           command:PROGRAM (the out-of-process protocol of
                           backends/command/command_backend.h, e.g.
                           command:tools/backends/xla_jax.py for XLA:CPU)
-  --suite=S[,S]           golden, generated (default: both)
+  --suite=S[,S]           golden, generated (default: both), or
+                          stablehlo:DIR (StableHLO's test-data format:
+                          docs/stablehlo.md)
   --ops=OP[,OP...]        only cases about these ops (HLO names)
   --types=T[,T...]        only cases of these element types (generated:
                           f32, s8, ...; golden: pred, signed, unsigned,
@@ -204,6 +208,9 @@ int RunConformance(int argc, char** argv) {
           "--timeout must be a positive number of seconds, got '", *t, "'"));
     }
     options.compile_options.timeout = absl::Seconds(seconds);
+  }
+  if (auto s = cl->Get("suite"); s && absl::StartsWith(*s, "stablehlo:")) {
+    return RunStableHloSuite(s->substr(10), backend_name, cl->Has("verbose"));
   }
   const std::set<std::string> suites =
       SplitList(cl->Get("suite").value_or("golden,generated"));
