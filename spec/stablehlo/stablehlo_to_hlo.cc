@@ -1643,6 +1643,71 @@ absl::Status Emitter::EmitOp(Comp& c, Scope& scope, const Op& op) {
       return one("complex", {re, ng}, "");
     }
     if (base == "square") return one("multiply", {ins[0], ins[0]}, "");
+    if (base == "erf_inv") {
+      // XLA's CHLO legalization for f32 (f16 / bf16 computed in f32): the
+      // single-precision polynomials of M. Giles, "Approximating the erfinv
+      // function" (GPU Computing Gems, 2011), w = -log((1 - x)(1 + x)),
+      // and erf_inv(+-1) = +-inf.
+      HLOREF_ASSIGN_OR_RETURN(Type out, ResultType(op));
+      const PrimitiveType et = out.element;
+      if (et != PrimitiveType::kF32 && et != PrimitiveType::kF16 &&
+          et != PrimitiveType::kBF16) {
+        return Unsupported(
+            op.loc, absl::StrCat("chlo.erf_inv of ", PrimitiveTypeName(et),
+                                 " (only the f32 polynomial is "
+                                 "reproduced; f16/bf16 use it too)"));
+      }
+      Type f = out;
+      f.element = PrimitiveType::kF32;
+      std::string x = ins.at(0);
+      if (et != PrimitiveType::kF32) x = Add(c, op.loc, f, "convert", {x});
+      Type s = Scalar(PrimitiveType::kF32);
+      auto k = [&](const std::string& v) {
+        std::string n = Add(c, op.loc, s, "constant", {}, "", "erfinv_c");
+        c.lines.back() = absl::StrCat("  %", n, " = f32[] constant(", v, ")");
+        return Add(c, op.loc, f, "broadcast", {n}, "dimensions={}");
+      };
+      auto bin = [&](const char* opcode, const std::string& a,
+                     const std::string& b) {
+        return Add(c, op.loc, f, opcode, {a, b});
+      };
+      std::string one1 = k("1");
+      std::string w = Add(c, op.loc, f, "negate",
+                          {Add(c, op.loc, f, "log",
+                               {bin("multiply", bin("subtract", one1, x),
+                                    bin("add", one1, x))})});
+      Type pred = f;
+      pred.element = PrimitiveType::kPred;
+      std::string lt =
+          Add(c, op.loc, pred, "compare", {w, k("5")}, "direction=LT");
+      auto poly = [&](const std::string& t,
+                      const std::vector<const char*>& coeffs) {
+        std::string p = k(coeffs[0]);
+        for (size_t i = 1; i < coeffs.size(); ++i) {
+          p = bin("add", k(coeffs[i]), bin("multiply", p, t));
+        }
+        return p;
+      };
+      std::string small =
+          poly(bin("subtract", w, k("2.5")),
+               {"2.81022636e-08", "3.43273939e-07", "-3.5233877e-06",
+                "-4.39150654e-06", "0.00021858087", "-0.00125372503",
+                "-0.00417768164", "0.246640727", "1.50140941"});
+      std::string large =
+          poly(bin("subtract", Add(c, op.loc, f, "sqrt", {w}), k("3")),
+               {"-0.000200214257", "0.000100950558", "0.00134934322",
+                "-0.00367342844", "0.00573950773", "-0.0076224613",
+                "0.00943887047", "1.00167406", "2.83297682"});
+      std::string r =
+          bin("multiply", Add(c, op.loc, f, "select", {lt, small, large}), x);
+      std::string at_one =
+          Add(c, op.loc, pred, "compare", {Add(c, op.loc, f, "abs", {x}), one1},
+              "direction=EQ");
+      r = Add(c, op.loc, f, "select",
+              {at_one, bin("multiply", x, k("inf")), r});
+      if (et != PrimitiveType::kF32) return one("convert", {r}, "");
+      return one("copy", {r}, "");
+    }
     if (base == "is_inf" || base == "is_pos_inf" || base == "is_neg_inf") {
       HLOREF_ASSIGN_OR_RETURN(Type out, ResultType(op));
       Type s = Scalar(in[0].type.element);
