@@ -175,3 +175,7 @@ foreach(backend interpreter cpu)
   hloref_cli_test(run_random_bf16_${backend} 0 "result 1: bf16\\[64,32\\]\\{1,0\\} min -(0\\.9[0-9]*|1) max (0\\.9[0-9]*|1) mean -?0\\.0[0-9]*"
     run --backend=${backend} --random-args=11 --print=summary ${DUMPS}/bf16_mlp.hlo)
 endforeach()
+# diff verifies huge dumps too: it gets past verification to the argument
+# count (it used to stop at the 2^32-element shape limit).
+hloref_cli_test(diff_huge_shapes_verified 1 "takes 3 arguments, 0 given"
+  diff --backend=interpreter ${DUMPS}/huge_shapes.hlo)
