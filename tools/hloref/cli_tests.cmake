@@ -179,3 +179,7 @@ endforeach()
 # count (it used to stop at the 2^32-element shape limit).
 hloref_cli_test(diff_huge_shapes_verified 1 "takes 3 arguments, 0 given"
   diff --backend=interpreter ${DUMPS}/huge_shapes.hlo)
+# Token ids of an embedding lookup (gather of 1-row slices of 10 rows) are
+# drawn in [0, 9].
+hloref_cli_test(run_random_args_gather 0 "%Arg_1.2 s32\\[1,3\\]: integers in \\[0, 9\\] \\(gather indices of %gather.3\\)"
+  run --random-args=5 --print=summary ${DUMPS}/embed_gather.hlo)
