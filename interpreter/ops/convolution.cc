@@ -18,6 +18,7 @@
 #include "interpreter/ops/dot.h"
 #include "interpreter/ops/exact_sum.h"
 #include "interpreter/ops/families.h"
+#include "interpreter/ops/fast_round.h"
 #include "spec/types/minifloat.h"
 
 namespace hloref {
@@ -252,11 +253,32 @@ absl::Status RealConv(const HloInstruction& inst, EvalContext& ctx,
   const int precision = Precision(format);
   const int emin = std::ilogb(MinNormal(format));
   const int64_t cg = p.group_features;
+  // The verified two-sum (fast_round.h, as dot): exact products, results
+  // of at most 26 bits; ExactSum decides where the bound cannot.
+  const bool fast = kExact && !error_data && precision <= 26 &&
+                    !DotFastPathDisabledForTesting();
+  const FastRounding rounding{precision, emin, MaxFinite(format)};
   return ForEachOutput<double>(
       inst, ctx, p, x, w,
       [&](int64_t out, const double* xb, const double* wo,
           const std::pair<int64_t, int64_t>* begin,
           const std::pair<int64_t, int64_t>* end) {
+        const int64_t terms = (end - begin) * cg;
+        if (fast && terms > 0 && terms < (int64_t{1} << 20)) {
+          double ts = 0, tc = 0, ta = 0;
+          for (auto* q = begin; q != end; ++q) {
+            const double* xs = xb + q->first * p.in_features;
+            const double* ws = wo + q->second * cg;
+            for (int64_t c = 0; c < cg; ++c) {
+              TwoSumStep(xs[c] * ws[c], ts, tc, ta);
+            }
+          }
+          const double r = VerifiedRound(ts, tc, ta, terms, rounding);
+          if (!std::isnan(r)) {
+            (*values)[out] = r;
+            return;
+          }
+        }
         acc.Clear();
         for (auto* q = begin; q != end; ++q) {
           const double* xs = xb + q->first * p.in_features;

@@ -5,6 +5,7 @@
 // explicit slices, and the output is the plain strided correlation. Data
 // are small integers stored in f32, so every sum is exact and the
 // expected values are exact.
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -13,6 +14,7 @@
 #include "absl/strings/str_join.h"
 #include "gtest/gtest.h"
 #include "interpreter/ops/accumulate_test_util.h"
+#include "interpreter/ops/dot.h"
 
 namespace hloref {
 namespace {
@@ -386,6 +388,69 @@ ENTRY e {
     EXPECT_EQ(r->GetAsDouble(o), v);
     EXPECT_EQ((ctx.data[{0, o}].first), s);
     EXPECT_EQ((ctx.data[{0, o}].second), terms);  // f32 products rounded: m = n
+  }
+}
+
+}  // namespace
+}  // namespace hloref
+
+namespace hloref {
+namespace {
+
+// Convolution's verified two-sum (fast_round.h) against the exact
+// accumulator alone (the switch dot.h provides): same bits on data made
+// to hit rounding midpoints, signed-zero cancellation, mixed magnitudes
+// and subnormal results, for f32 / bf16 / f16 results.
+TEST(ConvolutionFastPath, AgreesBitForBitWithTheExactAccumulator) {
+  uint64_t seed = 23;
+  auto next = [&seed] {
+    seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+    return static_cast<uint32_t>(seed >> 33);
+  };
+  const float specials[] = {0.0f,   -0.0f, 1.0f,   -1.0f,  0.5f,   3.0f,
+                            257.0f, 1e30f, -1e30f, 1e-30f, 1e-40f, -1e-42f};
+  for (const char* ty : {"f32", "bf16", "f16"}) {
+    for (int trial = 0; trial < 8; ++trial) {
+      Literal x(Shape::Array(PrimitiveType::kF32, {2, 9, 9, 5}));
+      Literal k(Shape::Array(PrimitiveType::kF32, {3, 3, 5, 4}));
+      for (Literal* lit : {&x, &k}) {
+        for (float& v : lit->mutable_data<float>()) {
+          const uint32_t r = next();
+          switch (trial % 4) {
+            case 0:
+              v = static_cast<float>(static_cast<int>(r % 9) - 4) *
+                  ((r & 0x100) ? 256.0f : 1.0f);
+              break;
+            case 1:
+              v = specials[r % 12];
+              break;
+            case 2:
+              v = static_cast<float>(static_cast<int32_t>(r)) *
+                  std::ldexp(1.0f, static_cast<int>(r % 40) - 60);
+              break;
+            default:
+              v = (r % 3 == 0) ? 1.0f : (r % 3 == 1 ? -1.0f : 0x1p-24f);
+              break;
+          }
+        }
+      }
+      const std::string text = absl::StrCat(
+          "HloModule m\nENTRY e {\n  x = f32[2,9,9,5] parameter(0)\n"
+          "  k = f32[3,3,5,4] parameter(1)\n  ROOT c = ",
+          ty,
+          "[2,9,9,4] convolution(x, k), window={size=3x3 pad=1_1x1_1}, "
+          "dim_labels=b01f_01io->b01f\n}\n");
+      std::vector<Literal> args;
+      args.push_back(x);
+      args.push_back(k);
+      SetDotFastPathDisabledForTesting(false);
+      const Literal fast = RunHlo(text, args);
+      SetDotFastPathDisabledForTesting(true);
+      const Literal exact = RunHlo(text, args);
+      SetDotFastPathDisabledForTesting(false);
+      ASSERT_TRUE(fast.shape().IsArray()) << text;
+      EXPECT_TRUE(fast.BitwiseEquals(exact)) << ty << " trial " << trial;
+    }
   }
 }
 
