@@ -60,6 +60,30 @@ bool ReadsOperandOnce(const HloInstruction& consumer,
   return true;
 }
 
+// Arithmetic cheap enough to recompute per user: a few vector
+// instructions per element (no division, transcendental or root).
+bool IsCheapArithmetic(HloOpcode op) {
+  switch (op) {
+    case HloOpcode::kAdd:
+    case HloOpcode::kSubtract:
+    case HloOpcode::kMultiply:
+    case HloOpcode::kNegate:
+    case HloOpcode::kAbs:
+    case HloOpcode::kMaximum:
+    case HloOpcode::kMinimum:
+    case HloOpcode::kConvert:
+    case HloOpcode::kCompare:
+    case HloOpcode::kSelect:
+    case HloOpcode::kAnd:
+    case HloOpcode::kOr:
+    case HloOpcode::kXor:
+    case HloOpcode::kNot:
+      return true;
+    default:
+      return false;
+  }
+}
+
 // Multi-user recomputation (see fusion.h): at most this many users, and at
 // most this many arithmetic instructions recomputed per user.
 constexpr size_t kMaxRecomputeUsers = 2;
@@ -102,6 +126,8 @@ absl::flat_hash_set<const HloInstruction*> ChooseInlinedInstructions(
   // Arithmetic instructions an element of an inlined instruction computes
   // (itself and the inlined instructions beneath it).
   absl::flat_hash_map<const HloInstruction*, int> arithmetic_count;
+  // Inlined instructions with costly arithmetic beneath them (p included).
+  absl::flat_hash_set<const HloInstruction*> costly_beneath;
   for (const auto& inst : computation.instructions()) {
     const HloInstruction* p = inst.get();
     if (p == computation.root()) continue;
@@ -121,8 +147,10 @@ absl::flat_hash_set<const HloInstruction*> ChooseInlinedInstructions(
     // Whether arithmetic is inlined somewhere beneath p (p included).
     bool arithmetic = !IsCheapIndexOp(op);
     int count = arithmetic ? 1 : 0;
+    bool costly = arithmetic && !IsCheapArithmetic(op);
     for (const HloInstruction* o : p->operands()) {
       if (arithmetic_beneath.contains(o)) arithmetic = true;
+      if (costly_beneath.contains(o)) costly = true;
       auto c = arithmetic_count.find(o);
       if (c != arithmetic_count.end()) count += c->second;
     }
@@ -130,7 +158,7 @@ absl::flat_hash_set<const HloInstruction*> ChooseInlinedInstructions(
       // Recomputed by each user: only a short chain, few users, each of
       // them reading every element once.
       if (consumers.size() > kMaxRecomputeUsers ||
-          count > kMaxRecomputedArithmetic) {
+          count > kMaxRecomputedArithmetic || costly) {
         continue;
       }
       // One user using p twice reads each element twice.
@@ -146,6 +174,7 @@ absl::flat_hash_set<const HloInstruction*> ChooseInlinedInstructions(
     if (!ok) continue;
     inlined.insert(p);
     arithmetic_count[p] = count;
+    if (costly) costly_beneath.insert(p);
     if (arithmetic) arithmetic_beneath.insert(p);
   }
   return inlined;

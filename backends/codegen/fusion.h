@@ -9,9 +9,11 @@
 //     that accepts it and is not the root; each user uses it once;
 //   - with one user, any such chain; with two (kMaxRecomputeUsers), the
 //     producer is RECOMPUTED by each: only when its element costs at most
-//     4 arithmetic instructions (itself and those inlined beneath it), so
-//     a softmax's scaled scores and exp are not written and read back
-//     (recomputation is the same code on the same inputs: same bits);
+//     4 arithmetic instructions (itself and those inlined beneath it), all
+//     cheap ones (add, multiply, compare, select, convert ...: no divide,
+//     transcendental or root), so a softmax's scaled scores are not
+//     written and read back (recomputation is the same code on the same
+//     inputs: same bits);
 //   - the consumer has an elemental emitter that accepts it;
 //   - an arithmetic producer (anything but the cheap index-only ops below)
 //     is inlined only into consumers that read each operand element at
