@@ -417,5 +417,24 @@ TEST(LiteralEqualityTest, TuplesTokensElided) {
   EXPECT_FALSE(x == y);
 }
 
+TEST(LiteralTest, UninitializedHasTheShapeAndStorageAndIsWritable) {
+  // Storage of 2 x 3 f32 = 24 bytes; tuple leaves recursively; a token has
+  // no data. (The bytes' values are unspecified: only sizes are checked,
+  // then a write reads back.)
+  Literal a = Literal::Uninitialized(Shape(PrimitiveType::kF32, {2, 3}));
+  EXPECT_EQ(a.shape().ToString(),
+            Shape(PrimitiveType::kF32, {2, 3}).ToString());
+  EXPECT_EQ(a.raw().size(), 24u);
+  for (int64_t k = 0; k < 6; ++k) {
+    a.mutable_data<float>()[k] = static_cast<float>(k);
+  }
+  EXPECT_EQ(a.data<float>()[5], 5.0f);
+  Literal t = Literal::Uninitialized(
+      Shape::Tuple({Shape(PrimitiveType::kS8, {5}), Shape::Token()}));
+  ASSERT_EQ(t.tuple_elements().size(), 2u);
+  EXPECT_EQ(t.tuple_elements()[0].raw().size(), 5u);
+  EXPECT_TRUE(t.tuple_elements()[1].raw().empty());
+}
+
 }  // namespace
 }  // namespace hloref
