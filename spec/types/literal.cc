@@ -131,9 +131,8 @@ Literal::Literal(const Shape& shape) : shape_(shape) {
     elements_.reserve(shape_.tuple_size());
     for (const Shape& s : shape_.tuple_shapes()) elements_.emplace_back(s);
   } else if (shape_.IsArray()) {
-    data_.assign(static_cast<size_t>(shape_.num_elements()) *
-                     StorageBytes(shape_.element_type()),
-                 0);
+    data_.AssignZeros(static_cast<size_t>(shape_.num_elements()) *
+                      StorageBytes(shape_.element_type()));
   }
 }
 

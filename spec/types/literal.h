@@ -11,9 +11,11 @@
 #define HLOREF_SPEC_TYPES_LITERAL_H_
 
 #include <complex>
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <new>
 #include <string>
 #include <utility>
 #include <vector>
@@ -70,17 +72,24 @@ HLOREF_STORAGE(kC128, std::complex<double>)
 template <PrimitiveType T>
 using StorageType = typename StorageTypeOf<T>::type;
 
-// An allocator whose value-less construct default-initialises: a vector
-// resized with it leaves new bytes unwritten (Literal::Uninitialized).
+// The allocator of literal storage: 64-byte aligned blocks (a cache line,
+// and a whole zmm vector, so compiled kernels reading a literal in place
+// start on a line), and a value-less construct that default-initialises,
+// so a vector resized with it leaves new bytes unwritten
+// (Literal::Uninitialized).
 template <typename T>
-struct DefaultInitAllocator : std::allocator<T> {
-  template <typename U>
-  struct rebind {
-    using other = DefaultInitAllocator<U>;
-  };
+struct DefaultInitAllocator {
+  using value_type = T;
+  static constexpr std::align_val_t kAlignment{64};
   DefaultInitAllocator() = default;
   template <typename U>
   DefaultInitAllocator(const DefaultInitAllocator<U>&) noexcept {}
+  T* allocate(size_t n) {
+    return static_cast<T*>(::operator new(n * sizeof(T), kAlignment));
+  }
+  void deallocate(T* p, size_t n) noexcept {
+    ::operator delete(p, n * sizeof(T), kAlignment);
+  }
   template <typename U>
   void construct(U* p) noexcept {
     ::new (static_cast<void*>(p)) U;
@@ -88,6 +97,40 @@ struct DefaultInitAllocator : std::allocator<T> {
   template <typename U, typename... Args>
   void construct(U* p, Args&&... args) {
     ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+  }
+  friend bool operator==(const DefaultInitAllocator&,
+                         const DefaultInitAllocator&) {
+    return true;
+  }
+};
+
+// Literal storage bytes. Copies are one memcpy: std::vector's own copy
+// with a non-standard allocator constructs element by element (a byte
+// loop that once took a quarter of a large oracle run).
+class LiteralBytes
+    : public std::vector<uint8_t, DefaultInitAllocator<uint8_t>> {
+ public:
+  using Base = std::vector<uint8_t, DefaultInitAllocator<uint8_t>>;
+  LiteralBytes() = default;
+  LiteralBytes(const LiteralBytes& other) : Base() { CopyFrom(other); }
+  LiteralBytes(LiteralBytes&&) noexcept = default;
+  LiteralBytes& operator=(const LiteralBytes& other) {
+    if (this != &other) CopyFrom(other);
+    return *this;
+  }
+  LiteralBytes& operator=(LiteralBytes&&) noexcept = default;
+  // n bytes, all zero (memset, not a per-byte construct).
+  void AssignZeros(size_t n) {
+    Base::clear();
+    Base::resize(n);
+    if (n != 0) std::memset(Base::data(), 0, n);
+  }
+
+ private:
+  void CopyFrom(const LiteralBytes& other) {
+    Base::clear();
+    Base::resize(other.size());
+    if (!other.empty()) std::memcpy(Base::data(), other.data(), other.size());
   }
 };
 
@@ -251,7 +294,7 @@ class Literal {
  private:
   void CheckType(int storage_bytes) const;
   Shape shape_;
-  std::vector<uint8_t, DefaultInitAllocator<uint8_t>> data_;
+  LiteralBytes data_;
   std::vector<Literal> elements_;
   // Runtime sizes of every dimension; empty = the dimensions themselves.
   std::vector<int64_t> dynamic_sizes_;

@@ -436,5 +436,28 @@ TEST(LiteralTest, UninitializedHasTheShapeAndStorageAndIsWritable) {
   EXPECT_TRUE(t.tuple_elements()[1].raw().empty());
 }
 
+TEST(LiteralTest, StorageIsLineAlignedAndCopiesAreDeepAndEqual) {
+  // Array storage starts on a 64-byte line (kernels read literals in
+  // place); a copy (construction and assignment) holds the same bytes in
+  // its own storage, and writing the copy leaves the original unchanged.
+  for (int64_t n : {1, 3, 17, 1000}) {
+    Literal a = Iota(PT::kF32, {n});
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(a.raw().data()) % 64, 0u) << n;
+    Literal b = a;
+    EXPECT_TRUE(a == b);
+    EXPECT_NE(a.raw().data(), b.raw().data());
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(b.raw().data()) % 64, 0u) << n;
+    Literal c(Shape(PT::kF32, {2}));
+    c = b;
+    EXPECT_TRUE(c == a);
+    c.mutable_data<float>()[0] = 42.0f;
+    EXPECT_EQ(a.data<float>()[0], 1.0f);  // Iota counts from 1
+    EXPECT_FALSE(c == a);
+  }
+  // Literal(shape) is all zero bits, whatever the allocator leaves.
+  Literal z(Shape(PT::kS32, {257}));
+  for (int64_t k = 0; k < 257; ++k) EXPECT_EQ(z.data<int32_t>()[k], 0);
+}
+
 }  // namespace
 }  // namespace hloref
