@@ -33,8 +33,12 @@ ElementVerdict AccumulationVerdict(PrimitiveType type, uint64_t bits,
   v.y = BitsToDouble(type, bits);
   v.zero_sign_significant = false;  // 7.5: ignored for class A results
   const FloatFormat& f = FormatOf(type);
-  if (std::isnan(v.y) || std::isinf(v.y) || !std::isfinite(abs_sum)) {
+  if (std::isnan(v.y) || !std::isfinite(abs_sum)) {
     // NaN or infinite exact terms: the IEEE result is order-independent.
+    // An infinite y from finite terms (S finite) is not that case: the
+    // exact sum overflowed T, so S reaches T's overflow threshold and the
+    // bound below makes the element ANY (numerics.md 7.3: some orders
+    // overflow an intermediate, inf - inf gives NaN).
     v.kind = VerdictKind::kExact;
     v.rule = "EXACT (accumulation with non-finite terms)";
     return v;

@@ -7,6 +7,7 @@
 #include <limits>
 #include <vector>
 
+#include "conformance/compare/verdict.h"
 #include "gtest/gtest.h"
 #include "spec/types/literal.h"
 
@@ -120,6 +121,39 @@ TEST(CompareArrays, MultiIndexIsRowMajor) {
   CompareOutcome o = CompareArrays(a, b, CompareSpec{});
   EXPECT_EQ(o.index, 4);
   EXPECT_EQ(o.multi_index, "{1,1}");
+}
+
+// Class-A verdicts (accumulation.cc, numerics.md 7.3), values by hand.
+TEST(AccumulationVerdict, InfiniteResultOfFiniteTermsIsAny) {
+  // Terms -3.4e38 * 14.5 and +-(3.4e38)^2 (all finite in exact arithmetic):
+  // S = 2.3e77 reaches f32's overflow threshold, so some summation orders
+  // overflow and cancel to NaN; the exact sum (-4.5e39) rounds to -inf,
+  // which must not make the element EXACT.
+  const uint32_t minus_inf = 0xff800000u;
+  const ElementVerdict v = AccumulationVerdict(
+      PrimitiveType::kF32, minus_inf, 2.3158417e77, 375, AccumulationParams{});
+  EXPECT_EQ(v.kind, VerdictKind::kAny) << v.rule;
+}
+
+TEST(AccumulationVerdict, InfiniteTermsStayExact) {
+  // An infinite term (S = inf): IEEE gives the same infinity in any order.
+  const uint32_t plus_inf = 0x7f800000u;
+  const ElementVerdict v = AccumulationVerdict(
+      PrimitiveType::kF32, plus_inf, INFINITY, 4, AccumulationParams{});
+  EXPECT_EQ(v.kind, VerdictKind::kExact) << v.rule;
+  // A NaN result (inf - inf among the terms) is required exactly too.
+  const ElementVerdict n = AccumulationVerdict(
+      PrimitiveType::kF32, 0x7fc00000u, INFINITY, 4, AccumulationParams{});
+  EXPECT_EQ(n.kind, VerdictKind::kExact) << n.rule;
+}
+
+TEST(AccumulationVerdict, FiniteSumIsBounded) {
+  // y = 1, S = 3, m = 3: bound gamma_3(2^-24) * 3 + ulp(1)/2.
+  const ElementVerdict v = AccumulationVerdict(PrimitiveType::kF32, 0x3f800000u,
+                                               3.0, 3, AccumulationParams{});
+  EXPECT_EQ(v.kind, VerdictKind::kBounded) << v.rule;
+  const double gamma = 3 * 0x1p-24 / (1 - 3 * 0x1p-24);
+  EXPECT_DOUBLE_EQ(v.hi, gamma * 3 + 0x1p-24);
 }
 
 }  // namespace
