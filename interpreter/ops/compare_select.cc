@@ -30,21 +30,7 @@ bool SameDims(const Shape& a, const Shape& b) {
 
 template <typename T>
 bool Apply(ComparisonDirection d, const T& a, const T& b) {
-  switch (d) {
-    case ComparisonDirection::kEq:
-      return a == b;
-    case ComparisonDirection::kNe:
-      return a != b;
-    case ComparisonDirection::kLt:
-      return a < b;
-    case ComparisonDirection::kLe:
-      return a <= b;
-    case ComparisonDirection::kGt:
-      return a > b;
-    case ComparisonDirection::kGe:
-      return a >= b;
-  }
-  return false;
+  return ApplyComparisonDirection(d, a, b);
 }
 
 // The TOTALORDER key of an encoding (numerics.md 3.6): the sign-magnitude

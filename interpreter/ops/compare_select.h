@@ -27,6 +27,28 @@ namespace hloref {
 // compare evaluates them; sort's comparator fast path uses them.
 absl::StatusOr<std::vector<int64_t>> CompareTotalOrderKeys(const Literal& lit);
 
+// a DIRECTION b with C++'s operators on already-converted values (IEEE for
+// doubles: every comparison with NaN is false except NE); compare and
+// sort's comparator fast path share it.
+template <typename T>
+bool ApplyComparisonDirection(ComparisonDirection d, const T& a, const T& b) {
+  switch (d) {
+    case ComparisonDirection::kEq:
+      return a == b;
+    case ComparisonDirection::kNe:
+      return a != b;
+    case ComparisonDirection::kLt:
+      return a < b;
+    case ComparisonDirection::kLe:
+      return a <= b;
+    case ComparisonDirection::kGt:
+      return a > b;
+    case ComparisonDirection::kGe:
+      return a >= b;
+  }
+  return false;
+}
+
 }  // namespace hloref
 
 #endif  // HLOREF_INTERPRETER_OPS_COMPARE_SELECT_H_

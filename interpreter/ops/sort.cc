@@ -329,21 +329,7 @@ class FastComparator {
 
   template <typename T>
   static bool Apply(ComparisonDirection d, T a, T b) {
-    switch (d) {
-      case ComparisonDirection::kEq:
-        return a == b;
-      case ComparisonDirection::kNe:
-        return a != b;
-      case ComparisonDirection::kLt:
-        return a < b;
-      case ComparisonDirection::kLe:
-        return a <= b;
-      case ComparisonDirection::kGt:
-        return a > b;
-      case ComparisonDirection::kGe:
-        return a >= b;
-    }
-    return false;
+    return ApplyComparisonDirection(d, a, b);
   }
 
   bool IsPredNode(int n, absl::Span<const Literal* const> operands) {

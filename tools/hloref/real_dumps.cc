@@ -465,31 +465,26 @@ void SummarizeLeaf(const Literal& leaf_in, const std::string& label,
   }
   const PrimitiveType type = v.element_type();
   if (IsPred(type) || IsInteger(type)) {
-    // Exact: min and max as integers, mean in double.
-    if (IsUnsignedInt(type) && BitWidth(type) == 64) {
-      uint64_t lo = std::numeric_limits<uint64_t>::max(), hi = 0;
+    // Exact: min and max as integers (u64 read unsigned), mean in double.
+    auto summarize = [&](auto read) {
+      using X = decltype(read(int64_t{0}));
+      X lo = std::numeric_limits<X>::max();
+      X hi = std::numeric_limits<X>::lowest();
       long double sum = 0;
       for (int64_t i = 0; i < n; ++i) {
-        const uint64_t x = v.GetRawBits(i);
+        const X x = read(i);
         lo = std::min(lo, x);
         hi = std::max(hi, x);
         sum += static_cast<long double>(x);
       }
       absl::StrAppend(out, " min ", lo, " max ", hi, " mean ",
                       Number(static_cast<double>(sum / n)), "\n");
-      return;
+    };
+    if (IsUnsignedInt(type) && BitWidth(type) == 64) {
+      summarize([&](int64_t i) { return v.GetRawBits(i); });
+    } else {
+      summarize([&](int64_t i) { return v.GetAsInt64(i); });
     }
-    int64_t lo = std::numeric_limits<int64_t>::max();
-    int64_t hi = std::numeric_limits<int64_t>::min();
-    long double sum = 0;
-    for (int64_t i = 0; i < n; ++i) {
-      const int64_t x = v.GetAsInt64(i);
-      lo = std::min(lo, x);
-      hi = std::max(hi, x);
-      sum += static_cast<long double>(x);
-    }
-    absl::StrAppend(out, " min ", lo, " max ", hi, " mean ",
-                    Number(static_cast<double>(sum / n)), "\n");
     return;
   }
   int64_t nans = 0, infs = 0, finite = 0;
