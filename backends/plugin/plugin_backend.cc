@@ -1,61 +1,273 @@
-// The dlopen loader of hloref_plugin.h libraries (see plugin_backend.h).
+// The `plugin:` backend (see plugin_backend.h): the library runs in
+// hloref-plugin-host, a child process spoken to over a socket
+// (plugin_protocol.h), so that a plugin that crashes, aborts, exits or hangs
+// fails the case it was running with a message instead of taking hloref
+// down; the next request starts a fresh host.
 #include "backends/plugin/plugin_backend.h"
 
-#include <dlfcn.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include <chrono>
+#include <cstdlib>
 #include <cstring>
-#include <map>
+#include <filesystem>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/time/time.h"
 #include "backends/plugin/hloref_plugin.h"
+#include "backends/plugin/plugin_protocol.h"
 #include "spec/ir/hlo_printer.h"
 #include "spec/types/primitive_type.h"
 #include "spec/util/status_macros.h"
 
+extern char** environ;
+
 namespace hloref::backends {
 namespace {
 
-// The lock that serialises calls into one loaded library (the ABI
-// promises one thread at a time). Keyed by dlopen handle, which is the same
-// for every backend that opened the same file, so backends created per
-// worker thread still take turns. Entries live as long as the process.
-std::mutex* LockFor(void* handle) {
-  static std::mutex* registry_mu = new std::mutex;
-  static auto* locks = new std::map<void*, std::unique_ptr<std::mutex>>;
-  std::lock_guard<std::mutex> lock(*registry_mu);
-  std::unique_ptr<std::mutex>& mu = (*locks)[handle];
-  if (mu == nullptr) mu = std::make_unique<std::mutex>();
-  return mu.get();
+namespace proto = plugin_protocol;
+
+// How long the host may take to load the library and answer hello, and to
+// answer a supports query.
+constexpr absl::Duration kHelloTimeout = absl::Minutes(1);
+constexpr absl::Duration kSupportsTimeout = absl::Minutes(1);
+
+bool IsExecutableFile(const std::string& path) {
+  struct stat st;
+  return !path.empty() && ::stat(path.c_str(), &st) == 0 &&
+         S_ISREG(st.st_mode) && ::access(path.c_str(), X_OK) == 0;
 }
 
-// The loaded library: its handle, entry points and lock.
-struct Library {
-  std::string path;
-  std::string plugin_name;
-  void* handle = nullptr;
-  hloref_compile_fn compile = nullptr;
-  hloref_run_fn run = nullptr;
-  hloref_free_results_fn free_results = nullptr;
-  hloref_free_executable_fn free_executable = nullptr;
-  hloref_free_string_fn free_string = nullptr;
-  hloref_supports_fn supports = nullptr;  // optional
-  std::mutex* mu = nullptr;
+// Where hloref-plugin-host is: $HLOREF_PLUGIN_HOST, else beside the running
+// program (an installed or relocated hloref), else where this build put it.
+absl::StatusOr<std::string> FindHost() {
+  if (const char* env = std::getenv("HLOREF_PLUGIN_HOST"); env != nullptr) {
+    if (IsExecutableFile(env)) return std::string(env);
+    return absl::FailedPreconditionError(absl::StrCat(
+        "HLOREF_PLUGIN_HOST='", env, "' is not an executable file"));
+  }
+  std::error_code ec;
+  const auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  std::string beside;
+  if (!ec) {
+    beside = (self.parent_path() / "hloref-plugin-host").string();
+    if (IsExecutableFile(beside)) return beside;
+  }
+  if (IsExecutableFile(HLOREF_PLUGIN_HOST_BUILD_PATH)) {
+    return std::string(HLOREF_PLUGIN_HOST_BUILD_PATH);
+  }
+  return absl::FailedPreconditionError(absl::StrCat(
+      "cannot find hloref-plugin-host, the process that runs plugin: "
+      "libraries (looked at '",
+      beside, "' and '", HLOREF_PLUGIN_HOST_BUILD_PATH,
+      "'; set HLOREF_PLUGIN_HOST to its path)"));
+}
 
-  ~Library() {
-    if (handle != nullptr) dlclose(handle);
+std::string DescribeExit(int wait_status) {
+  if (WIFSIGNALED(wait_status)) {
+    const int sig = WTERMSIG(wait_status);
+    const char* name = strsignal(sig);
+    return absl::StrCat("crashed with signal ", sig, " (",
+                        name != nullptr ? name : "unknown", ")");
+  }
+  if (WIFEXITED(wait_status)) {
+    return absl::StrCat("exited with status ", WEXITSTATUS(wait_status));
+  }
+  return "stopped";
+}
+
+// One running hloref-plugin-host and the socket to it.
+class Host {
+ public:
+  ~Host() {
+    if (fd_ >= 0) ::close(fd_);  // the host sees EOF and exits
+    if (pid_ > 0) Reap(absl::Seconds(2));
   }
 
-  // Converts a plugin status and message into an absl::Status, releasing
-  // the message. `what` says which call failed.
-  absl::Status ToStatus(hloref_status code, char* message,
-                        absl::string_view what) {
-    std::string text = message != nullptr ? message : "";
-    if (message != nullptr) free_string(message);
+  static absl::StatusOr<std::unique_ptr<Host>> Start(
+      const std::string& host_path, const std::string& plugin_path) {
+    int sv[2];
+    if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
+      return absl::InternalError(
+          absl::StrCat("socketpair: ", std::strerror(errno)));
+    }
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+    // dup2 to descriptor 3 clears close-on-exec there; sv[1] is never 3
+    // when 0-2 are open, and if it were, dup2 onto itself keeps the flag,
+    // so move it out of the way first.
+    int child_end = sv[1];
+    if (child_end == proto::kHostSocketFd) {
+      child_end = ::fcntl(sv[1], F_DUPFD_CLOEXEC, 10);
+      ::close(sv[1]);
+    }
+    posix_spawn_file_actions_adddup2(&actions, child_end, proto::kHostSocketFd);
+    std::vector<std::string> args = {host_path, plugin_path};
+    std::vector<char*> argv = {args[0].data(), args[1].data(), nullptr};
+    pid_t pid = -1;
+    const int rc = posix_spawn(&pid, host_path.c_str(), &actions, nullptr,
+                               argv.data(), environ);
+    posix_spawn_file_actions_destroy(&actions);
+    ::close(child_end);
+    if (rc != 0) {
+      ::close(sv[0]);
+      return absl::FailedPreconditionError(
+          absl::StrCat("cannot start '", host_path, "': ", std::strerror(rc)));
+    }
+    auto host = std::unique_ptr<Host>(new Host);
+    host->fd_ = sv[0];
+    host->pid_ = pid;
+    return host;
+  }
+
+  bool dead() const { return dead_; }
+
+  // Sends a request and waits for its reply. When the host dies or does
+  // not answer in time, the status says so (naming `what`, the request)
+  // and the host is dead from then on.
+  absl::StatusOr<std::string> Call(const std::string& request,
+                                   absl::Duration timeout,
+                                   const std::string& what) {
+    if (dead_) return absl::InternalError("the plugin host is not running");
+    if (!proto::SendFrame(fd_, request)) return Died(what);
+    std::string reply;
+    const auto deadline = timeout == absl::InfiniteDuration()
+                              ? std::chrono::steady_clock::time_point::max()
+                              : std::chrono::steady_clock::now() +
+                                    absl::ToChronoNanoseconds(timeout);
+    switch (proto::ReceiveFrame(fd_, &reply, deadline)) {
+      case proto::ReceiveResult::kOk:
+        return reply;
+      case proto::ReceiveResult::kClosed:
+        return Died(what);
+      case proto::ReceiveResult::kTimedOut:
+        Kill();
+        return absl::DeadlineExceededError(absl::StrCat(
+            what, " did not finish within ", absl::FormatDuration(timeout),
+            "; the plugin's process was killed (the limit is "
+            "the run timeout, --timeout)"));
+      case proto::ReceiveResult::kCorrupt:
+        Kill();
+        return absl::InternalError(
+            absl::StrCat(what,
+                         ": the plugin's process sent a corrupt reply "
+                         "(did the plugin write to descriptor 3?)"));
+    }
+    return absl::InternalError("unreachable");
+  }
+
+  // Sends a request that has no reply; a dead host is left for the next
+  // Call to notice.
+  void Post(const std::string& request) {
+    if (!dead_) proto::SendFrame(fd_, request);
+  }
+
+ private:
+  Host() = default;
+
+  absl::Status Died(const std::string& what) {
+    const int status = Reap(absl::Seconds(5));
+    return absl::InternalError(absl::StrCat(
+        what, ": the plugin's process ",
+        status >= 0 ? DescribeExit(status) : std::string("stopped answering"),
+        " (hloref itself is unharmed; the next case starts a new one)"));
+  }
+
+  void Kill() {
+    if (pid_ > 0) ::kill(pid_, SIGKILL);
+    Reap(absl::Seconds(5));
+  }
+
+  // Waits for the host to exit (killing it after `grace`); returns its
+  // wait status, or -1 if it had been reaped already.
+  int Reap(absl::Duration grace) {
+    dead_ = true;
+    if (fd_ >= 0) {
+      ::close(fd_);
+      fd_ = -1;
+    }
+    if (pid_ <= 0) return -1;
+    const absl::Time until = absl::Now() + grace;
+    int status = 0;
+    for (;;) {
+      const pid_t r = ::waitpid(pid_, &status, WNOHANG);
+      if (r == pid_ || (r < 0 && errno != EINTR)) break;
+      if (absl::Now() >= until) {
+        ::kill(pid_, SIGKILL);
+        ::waitpid(pid_, &status, 0);
+        break;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+    pid_ = -1;
+    return status;
+  }
+
+  int fd_ = -1;
+  pid_t pid_ = -1;
+  bool dead_ = false;
+};
+
+// What a backend and its executables share: the library's identity and the
+// current host, restarted after one died. Requests take turns (mu).
+struct Connection {
+  std::string path;
+  std::string host_path;
+  std::string plugin_name;
+  bool has_supports = false;
+
+  std::mutex mu;
+  std::unique_ptr<Host> host;
+  uint64_t generation = 0;  // bumped at each start
+
+  // Starts a host if none is running and checks its hello. mu held.
+  absl::Status EnsureHost() {
+    if (host != nullptr && !host->dead()) return absl::OkStatus();
+    HLOREF_ASSIGN_OR_RETURN(host, Host::Start(host_path, path));
+    ++generation;
+    proto::Writer w;
+    w.U32(static_cast<uint32_t>(proto::Request::kHello));
+    HLOREF_ASSIGN_OR_RETURN(
+        std::string reply,
+        host->Call(w.body(), kHelloTimeout,
+                   absl::StrCat("loading plugin '", path, "'")));
+    proto::Reader r(reply);
+    const uint32_t magic = r.U32();
+    r.U32();  // the host's ABI version, checked by the host itself
+    const uint32_t code = r.U32();
+    const std::string text(r.Bytes());
+    const bool supports = r.U32() != 0;
+    if (!r.done() || magic != proto::kMagic) {
+      host.reset();
+      return absl::FailedPreconditionError(absl::StrCat(
+          "'", host_path, "' is not the plugin host of this hloref build"));
+    }
+    if (code != HLOREF_OK) {
+      host.reset();
+      return absl::FailedPreconditionError(text);
+    }
+    plugin_name = text;
+    has_supports = supports;
+    return absl::OkStatus();
+  }
+
+  // Converts a plugin status and message into an absl::Status. `what` says
+  // which call failed.
+  absl::Status ToStatus(uint32_t code, absl::string_view text,
+                        absl::string_view what) const {
     if (code == HLOREF_OK) return absl::OkStatus();
     std::string full =
         absl::StrCat("plugin '", plugin_name, "' (", path, ") ", what, ": ",
@@ -69,27 +281,40 @@ struct Library {
         return absl::UnimplementedError(full);
       case HLOREF_INTERNAL:
         return absl::InternalError(full);
-      case HLOREF_OK:
+      default:
         break;
     }
-    return absl::UnknownError(absl::StrCat(full, " (unknown hloref_status ",
-                                           static_cast<int>(code), ")"));
+    return absl::UnknownError(
+        absl::StrCat(full, " (unknown hloref_status ", code, ")"));
+  }
+
+  // Compiles `text` in the current host. mu held.
+  absl::StatusOr<uint64_t> Compile(const std::string& text,
+                                   absl::Duration timeout,
+                                   const std::string& module_name) {
+    HLOREF_RETURN_IF_ERROR(EnsureHost());
+    proto::Writer w;
+    w.U32(static_cast<uint32_t>(proto::Request::kCompile));
+    w.String(text);
+    HLOREF_ASSIGN_OR_RETURN(
+        std::string reply,
+        host->Call(w.body(), timeout,
+                   absl::StrCat("plugin '", plugin_name,
+                                "' compile of module '", module_name, "'")));
+    proto::Reader r(reply);
+    const uint32_t code = r.U32();
+    const std::string message(r.Bytes());
+    const uint64_t id = r.U64();
+    if (!r.done()) return absl::InternalError("corrupt compile reply");
+    HLOREF_RETURN_IF_ERROR(ToStatus(code, message, "compile"));
+    if (id == 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("plugin '", plugin_name,
+                       "' compile returned HLOREF_OK and a null executable"));
+    }
+    return id;
   }
 };
-
-template <typename Fn>
-absl::Status LoadSymbol(Library* lib, const char* symbol, Fn* out,
-                        bool required) {
-  dlerror();
-  void* p = dlsym(lib->handle, symbol);
-  if (p == nullptr && required) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("plugin '", lib->path, "' lacks the required symbol '",
-                     symbol, "' (see backends/plugin/hloref_plugin.h)"));
-  }
-  *out = reinterpret_cast<Fn>(p);
-  return absl::OkStatus();
-}
 
 // Copies a plugin result buffer into a Literal, checking every field.
 absl::StatusOr<Literal> LiteralFromBuffer(const hloref_buffer& buffer,
@@ -154,22 +379,37 @@ absl::StatusOr<Literal> LiteralFromBuffer(const hloref_buffer& buffer,
 
 class PluginExecutable : public Executable {
  public:
-  PluginExecutable(std::shared_ptr<Library> lib, hloref_executable* exe)
-      : lib_(std::move(lib)), exe_(exe) {}
+  PluginExecutable(std::shared_ptr<Connection> conn, std::string text,
+                   std::string module_name, absl::Duration timeout, uint64_t id)
+      : conn_(std::move(conn)),
+        text_(std::move(text)),
+        module_name_(std::move(module_name)),
+        timeout_(timeout),
+        id_(id),
+        generation_(conn_->generation) {}
+
   ~PluginExecutable() override {
-    std::lock_guard<std::mutex> lock(*lib_->mu);
-    lib_->free_executable(exe_);
+    std::lock_guard<std::mutex> lock(conn_->mu);
+    if (conn_->host != nullptr && conn_->generation == generation_) {
+      proto::Writer w;
+      w.U32(static_cast<uint32_t>(proto::Request::kFree));
+      w.U64(id_);
+      conn_->host->Post(w.body());
+    }
   }
 
   absl::StatusOr<std::vector<Literal>> Run(
       absl::Span<const Literal> args) override {
-    std::vector<hloref_buffer> buffers(args.size());
-    std::vector<std::vector<int64_t>> dims(args.size());
+    proto::Writer w;
+    w.U32(static_cast<uint32_t>(proto::Request::kRun));
+    w.U64(0);  // the executable id, patched below once the host is known
+    w.U64(args.size());
     for (size_t k = 0; k < args.size(); ++k) {
       const Literal& arg = args[k];
-      hloref_buffer& b = buffers[k];
       if (arg.shape().IsToken()) {
-        b = {"token", 0, nullptr, nullptr, 0};
+        w.String("token");
+        w.I64(0);
+        w.Bytes(nullptr, 0);
         continue;
       }
       if (!arg.shape().IsArray()) {
@@ -178,127 +418,146 @@ class PluginExecutable : public Executable {
                          " passes array and token arguments only; argument ", k,
                          " is ", arg.shape().ToString()));
       }
-      dims[k] = std::vector<int64_t>(arg.shape().dimensions().begin(),
-                                     arg.shape().dimensions().end());
-      b.element_type = PrimitiveTypeName(arg.element_type()).data();
-      b.rank = static_cast<int64_t>(dims[k].size());
-      b.dims = dims[k].data();
-      b.data = arg.raw().data();
-      b.size_bytes = arg.raw().size();
+      w.String(PrimitiveTypeName(arg.element_type()));
+      w.I64(static_cast<int64_t>(arg.shape().dimensions().size()));
+      for (int64_t d : arg.shape().dimensions()) w.I64(d);
+      w.Bytes(arg.raw().data(), arg.raw().size());
     }
-    std::lock_guard<std::mutex> lock(*lib_->mu);
-    hloref_buffer* results = nullptr;
-    int64_t num_results = 0;
-    char* message = nullptr;
-    hloref_status code =
-        lib_->run(exe_, buffers.data(), static_cast<int64_t>(buffers.size()),
-                  &results, &num_results, &message);
-    HLOREF_RETURN_IF_ERROR(lib_->ToStatus(code, message, "run"));
-    std::vector<Literal> out;
-    absl::Status status;
-    if (num_results < 0 || (num_results > 0 && results == nullptr)) {
-      status = absl::InvalidArgumentError(
-          absl::StrCat("plugin '", lib_->plugin_name, "' run returned ",
-                       num_results, " results with a ",
-                       results == nullptr ? "null" : "non-null", " array"));
+    std::lock_guard<std::mutex> lock(conn_->mu);
+    // A host that died since the compile (an earlier run crashed) lost
+    // this executable: compile it again in the new one.
+    HLOREF_RETURN_IF_ERROR(conn_->EnsureHost());
+    if (generation_ != conn_->generation) {
+      HLOREF_ASSIGN_OR_RETURN(id_,
+                              conn_->Compile(text_, timeout_, module_name_));
+      generation_ = conn_->generation;
     }
-    for (int64_t i = 0; status.ok() && i < num_results; ++i) {
-      auto lit = LiteralFromBuffer(results[i], i);
-      if (!lit.ok()) {
-        status = absl::InvalidArgumentError(
-            absl::StrCat("plugin '", lib_->plugin_name,
-                         "' returned a bad buffer: ", lit.status().message()));
-        break;
-      }
-      out.push_back(*std::move(lit));
-    }
-    if (results != nullptr) lib_->free_results(results, num_results);
-    HLOREF_RETURN_IF_ERROR(status);
-    return out;
+    std::string request = w.body();
+    std::memcpy(request.data() + sizeof(uint32_t), &id_, sizeof id_);
+    HLOREF_ASSIGN_OR_RETURN(
+        std::string reply,
+        conn_->host->Call(
+            request, timeout_,
+            absl::StrCat("plugin '", conn_->plugin_name, "' run of module '",
+                         module_name_, "'")));
+    return ReadResults(reply);
   }
 
  private:
-  std::shared_ptr<Library> lib_;
-  hloref_executable* exe_;
+  absl::StatusOr<std::vector<Literal>> ReadResults(const std::string& reply) {
+    const std::string& name = conn_->plugin_name;
+    proto::Reader r(reply);
+    const uint32_t code = r.U32();
+    const std::string message(r.Bytes());
+    const int64_t num_results = r.I64();
+    const bool have = r.U32() != 0;
+    if (!r.ok()) return absl::InternalError("corrupt run reply");
+    HLOREF_RETURN_IF_ERROR(conn_->ToStatus(code, message, "run"));
+    if (!have) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "plugin '", name, "' run returned ", num_results, " results",
+          num_results < 0 ? "" : " with a null array"));
+    }
+    std::vector<Literal> out;
+    for (int64_t i = 0; i < num_results; ++i) {
+      const bool has_type = r.U32() != 0;
+      const std::string type(r.Bytes());
+      const int64_t rank = r.I64();
+      const bool has_dims = r.U32() != 0;
+      std::vector<int64_t> dims(has_dims ? rank : 0);
+      for (int64_t& d : dims) d = r.I64();
+      const uint64_t size_bytes = r.U64();
+      const bool has_data = r.U32() != 0;
+      const std::string_view data = r.Bytes();
+      if (!r.ok()) return absl::InternalError("corrupt run reply");
+      absl::StatusOr<Literal> lit;
+      if (rank > 64) {
+        lit = absl::InvalidArgumentError(
+            absl::StrCat("result ", i, ": rank ", rank, " is above 64"));
+      } else {
+        // The host sends the bytes only when size_bytes is plausible for
+        // the dims; when it did not, LiteralFromBuffer refuses the size
+        // before it would read them (and a null pointer is all it sees).
+        const bool sent = data.size() == size_bytes;
+        lit = LiteralFromBuffer(
+            {has_type ? type.c_str() : nullptr, rank,
+             has_dims ? dims.data() : nullptr,
+             has_data && sent ? data.data() : nullptr, size_bytes},
+            i);
+      }
+      if (!lit.ok()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("plugin '", name,
+                         "' returned a bad buffer: ", lit.status().message()));
+      }
+      out.push_back(*std::move(lit));
+    }
+    return out;
+  }
+
+  std::shared_ptr<Connection> conn_;
+  std::string text_;
+  std::string module_name_;
+  absl::Duration timeout_;
+  uint64_t id_;
+  uint64_t generation_;
 };
 
 class PluginBackend : public Backend {
  public:
-  explicit PluginBackend(std::shared_ptr<Library> lib) : lib_(std::move(lib)) {}
+  explicit PluginBackend(std::shared_ptr<Connection> conn)
+      : conn_(std::move(conn)) {}
 
-  std::string name() const override { return "plugin:" + lib_->path; }
+  std::string name() const override { return "plugin:" + conn_->path; }
 
   absl::Status Supports(const HloInstruction& instruction) const override {
-    if (lib_->supports == nullptr) return absl::OkStatus();
-    std::lock_guard<std::mutex> lock(*lib_->mu);
-    char* message = nullptr;
-    const std::string opcode(HloOpcodeString(instruction.opcode()));
-    const std::string type(
-        PrimitiveTypeName(instruction.shape().element_type()));
-    hloref_status code = lib_->supports(opcode.c_str(), type.c_str(), &message);
-    return lib_->ToStatus(code, message, "supports");
+    std::lock_guard<std::mutex> lock(conn_->mu);
+    if (!conn_->has_supports) return absl::OkStatus();
+    HLOREF_RETURN_IF_ERROR(conn_->EnsureHost());
+    proto::Writer w;
+    w.U32(static_cast<uint32_t>(proto::Request::kSupports));
+    w.String(HloOpcodeString(instruction.opcode()));
+    w.String(PrimitiveTypeName(instruction.shape().element_type()));
+    HLOREF_ASSIGN_OR_RETURN(
+        std::string reply,
+        conn_->host->Call(
+            w.body(), kSupportsTimeout,
+            absl::StrCat("plugin '", conn_->plugin_name, "' supports query")));
+    proto::Reader r(reply);
+    const uint32_t code = r.U32();
+    const std::string message(r.Bytes());
+    if (!r.done()) return absl::InternalError("corrupt supports reply");
+    return conn_->ToStatus(code, message, "supports");
   }
 
   absl::StatusOr<std::unique_ptr<Executable>> Compile(
-      const HloModule& module, const CompileOptions&) override {
-    const std::string text = PrintModule(module);
-    std::lock_guard<std::mutex> lock(*lib_->mu);
-    hloref_executable* exe = nullptr;
-    char* message = nullptr;
-    hloref_status code = lib_->compile(text.c_str(), &exe, &message);
-    HLOREF_RETURN_IF_ERROR(lib_->ToStatus(code, message, "compile"));
-    if (exe == nullptr) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("plugin '", lib_->plugin_name,
-                       "' compile returned HLOREF_OK and a null executable"));
-    }
-    return std::unique_ptr<Executable>(new PluginExecutable(lib_, exe));
+      const HloModule& module, const CompileOptions& options) override {
+    std::string text = PrintModule(module);
+    std::lock_guard<std::mutex> lock(conn_->mu);
+    HLOREF_ASSIGN_OR_RETURN(
+        const uint64_t id,
+        conn_->Compile(text, options.timeout, std::string(module.name())));
+    return std::unique_ptr<Executable>(
+        new PluginExecutable(conn_, std::move(text), std::string(module.name()),
+                             options.timeout, id));
   }
 
  private:
-  std::shared_ptr<Library> lib_;
+  std::shared_ptr<Connection> conn_;
 };
 
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<Backend>> CreatePluginBackend(
     const std::string& path) {
-  auto lib = std::make_shared<Library>();
-  lib->path = path;
-  lib->handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (lib->handle == nullptr) {
-    const char* why = dlerror();
-    return absl::FailedPreconditionError(
-        absl::StrCat("cannot load plugin '", path,
-                     "': ", why != nullptr ? why : "dlopen failed"));
+  auto conn = std::make_shared<Connection>();
+  conn->path = path;
+  HLOREF_ASSIGN_OR_RETURN(conn->host_path, FindHost());
+  {
+    std::lock_guard<std::mutex> lock(conn->mu);
+    HLOREF_RETURN_IF_ERROR(conn->EnsureHost());
   }
-  lib->mu = LockFor(lib->handle);
-  hloref_plugin_abi_version_fn version = nullptr;
-  hloref_plugin_name_fn plugin_name = nullptr;
-  HLOREF_RETURN_IF_ERROR(
-      LoadSymbol(lib.get(), "hloref_plugin_abi_version", &version, true));
-  const uint32_t v = version();
-  if (v != HLOREF_PLUGIN_ABI_VERSION) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "plugin '", path, "' speaks hloref plugin ABI version ", v,
-        ", this hloref speaks version ", HLOREF_PLUGIN_ABI_VERSION));
-  }
-  HLOREF_RETURN_IF_ERROR(
-      LoadSymbol(lib.get(), "hloref_plugin_name", &plugin_name, true));
-  HLOREF_RETURN_IF_ERROR(
-      LoadSymbol(lib.get(), "hloref_compile", &lib->compile, true));
-  HLOREF_RETURN_IF_ERROR(LoadSymbol(lib.get(), "hloref_run", &lib->run, true));
-  HLOREF_RETURN_IF_ERROR(
-      LoadSymbol(lib.get(), "hloref_free_results", &lib->free_results, true));
-  HLOREF_RETURN_IF_ERROR(LoadSymbol(lib.get(), "hloref_free_executable",
-                                    &lib->free_executable, true));
-  HLOREF_RETURN_IF_ERROR(
-      LoadSymbol(lib.get(), "hloref_free_string", &lib->free_string, true));
-  HLOREF_RETURN_IF_ERROR(
-      LoadSymbol(lib.get(), "hloref_supports", &lib->supports, false));
-  const char* n = plugin_name();
-  lib->plugin_name = n != nullptr ? n : path;
-  return std::unique_ptr<Backend>(new PluginBackend(std::move(lib)));
+  return std::unique_ptr<Backend>(new PluginBackend(std::move(conn)));
 }
 
 }  // namespace hloref::backends

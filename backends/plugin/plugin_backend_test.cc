@@ -9,9 +9,12 @@
 #include <thread>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "spec/ir/hlo_parser.h"
+#include "spec/util/status_macros.h"
 
 namespace hloref::backends {
 namespace {
@@ -198,6 +201,131 @@ TEST(PluginBackendTest, NotAPluginIsFailedPrecondition) {
   EXPECT_THAT(
       libm.status().message(),
       HasSubstr("lacks the required symbol 'hloref_plugin_abi_version'"));
+}
+
+// The misbehaving plugin (misbehaving_plugin.cc) negates parameter 0 and
+// misbehaves as the module's name says; each runs in the plugin's own
+// process, so hloref (this test) survives and reports it.
+std::string Negate(absl::string_view mode) {
+  return absl::StrCat("HloModule ", mode, R"(
+ENTRY e {
+  p = f32[4] parameter(0)
+  ROOT n = f32[4] negate(p)
+})");
+}
+
+absl::StatusOr<std::vector<Literal>> RunMode(Backend& backend,
+                                             absl::string_view mode,
+                                             CompileOptions options = {}) {
+  auto module = ParseHloModule(Negate(mode));
+  HLOREF_RETURN_IF_ERROR(module.status());
+  HLOREF_ASSIGN_OR_RETURN(auto exe, backend.Compile(**module, options));
+  return exe->Run({F32({4}, {1, -2, 0, 3})});
+}
+
+TEST(PluginIsolationTest, WellBehavedRunIsRight) {
+  auto backend = CreatePluginBackend(HLOREF_MISBEHAVING_PLUGIN);
+  ASSERT_TRUE(backend.ok()) << backend.status();
+  auto out = RunMode(**backend, "ok");
+  ASSERT_TRUE(out.ok()) << out.status();
+  auto v = (*out)[0].data<float>();
+  EXPECT_THAT(std::vector<float>(v.begin(), v.end()),
+              ElementsAre(-1.0f, 2.0f, -0.0f, -3.0f));
+}
+
+TEST(PluginIsolationTest, CrashesAreErrorsAndTheNextCaseRuns) {
+  auto backend = CreatePluginBackend(HLOREF_MISBEHAVING_PLUGIN);
+  ASSERT_TRUE(backend.ok()) << backend.status();
+  struct Case {
+    const char* mode;
+    const char* says;
+  };
+  for (const Case& c : {Case{"crash_run", "crashed with signal 11"},
+                        Case{"crash_compile", "crashed with signal 11"},
+                        Case{"abort_run", "crashed with signal 6"},
+                        Case{"exit_run", "exited with status 7"}}) {
+    auto out = RunMode(**backend, c.mode);
+    ASSERT_FALSE(out.ok()) << c.mode;
+    EXPECT_EQ(out.status().code(), absl::StatusCode::kInternal) << c.mode;
+    EXPECT_THAT(out.status().message(), HasSubstr(c.says)) << c.mode;
+    EXPECT_THAT(out.status().message(),
+                HasSubstr(absl::StrCat("module '", c.mode, "'")));
+    // The same backend runs the next case in a new process.
+    auto next = RunMode(**backend, "ok");
+    ASSERT_TRUE(next.ok()) << c.mode << ": " << next.status();
+    EXPECT_EQ((*next)[0].data<float>()[0], -1.0f);
+  }
+}
+
+TEST(PluginIsolationTest, ExecutablesOfACrashedProcessAreCompiledAgain) {
+  auto backend = CreatePluginBackend(HLOREF_MISBEHAVING_PLUGIN);
+  ASSERT_TRUE(backend.ok()) << backend.status();
+  auto good = ParseHloModule(Negate("ok"));
+  auto bad = ParseHloModule(Negate("crash_run"));
+  ASSERT_TRUE(good.ok() && bad.ok());
+  auto good_exe = (*backend)->Compile(**good, {});
+  auto bad_exe = (*backend)->Compile(**bad, {});
+  ASSERT_TRUE(good_exe.ok() && bad_exe.ok());
+  std::vector<Literal> args = {F32({4}, {5, 6, 7, 8})};
+  EXPECT_FALSE((*bad_exe)->Run(args).ok());
+  for (int i = 0; i < 2; ++i) {
+    auto out = (*good_exe)->Run(args);
+    ASSERT_TRUE(out.ok()) << out.status();
+    EXPECT_EQ((*out)[0].data<float>()[3], -8.0f);
+  }
+}
+
+TEST(PluginIsolationTest, HungRunIsKilledAtTheTimeout) {
+  auto backend = CreatePluginBackend(HLOREF_MISBEHAVING_PLUGIN);
+  ASSERT_TRUE(backend.ok()) << backend.status();
+  CompileOptions options;
+  options.timeout = absl::Milliseconds(300);
+  const absl::Time start = absl::Now();
+  auto out = RunMode(**backend, "hang_run", options);
+  ASSERT_FALSE(out.ok());
+  EXPECT_EQ(out.status().code(), absl::StatusCode::kDeadlineExceeded);
+  EXPECT_THAT(out.status().message(), HasSubstr("did not finish within"));
+  EXPECT_LT(absl::Now() - start, absl::Seconds(30));
+  EXPECT_TRUE(RunMode(**backend, "ok").ok());
+}
+
+TEST(PluginIsolationTest, BadResultBuffersAreInvalidArgument) {
+  auto backend = CreatePluginBackend(HLOREF_MISBEHAVING_PLUGIN);
+  ASSERT_TRUE(backend.ok()) << backend.status();
+  struct Case {
+    const char* mode;
+    const char* says;
+  };
+  for (const Case& c :
+       {Case{"bad_size", "size_bytes is 15, but 4 elements of f32 take 16"},
+        Case{"huge_size", "size_bytes is 1125899906842624, but 4 elements"},
+        Case{"null_data", "data is null"},
+        Case{"null_dims", "rank 1 with null dims"},
+        Case{"negative_count", "returned -1 results"}}) {
+    auto out = RunMode(**backend, c.mode);
+    ASSERT_FALSE(out.ok()) << c.mode;
+    EXPECT_EQ(out.status().code(), absl::StatusCode::kInvalidArgument)
+        << c.mode << ": " << out.status();
+    EXPECT_THAT(out.status().message(), HasSubstr(c.says)) << c.mode;
+  }
+  // Well-formed buffers of the wrong shape or type are returned as they
+  // are: judging them is the comparator's work (a failed case, not an
+  // error of the backend).
+  auto shape = RunMode(**backend, "wrong_shape");
+  ASSERT_TRUE(shape.ok()) << shape.status();
+  EXPECT_EQ((*shape)[0].shape().ToString(), "f32[5]");
+  auto type = RunMode(**backend, "wrong_type");
+  ASSERT_TRUE(type.ok()) << type.status();
+  EXPECT_EQ((*type)[0].element_type(), PrimitiveType::kS32);
+}
+
+TEST(PluginIsolationTest, MissingHostIsFailedPrecondition) {
+  ASSERT_EQ(setenv("HLOREF_PLUGIN_HOST", "/nonexistent/host", 1), 0);
+  auto backend = CreatePluginBackend(HLOREF_MISBEHAVING_PLUGIN);
+  unsetenv("HLOREF_PLUGIN_HOST");
+  ASSERT_FALSE(backend.ok());
+  EXPECT_EQ(backend.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(backend.status().message(), HasSubstr("HLOREF_PLUGIN_HOST"));
 }
 
 }  // namespace
