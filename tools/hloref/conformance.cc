@@ -76,8 +76,8 @@ Options:
   --report=DIR            write DIR/report.json, report.html, junit.xml and
                           DIR/cases/<op>_<seed>/ for failing generated cases
   --junit=FILE            also write the JUnit XML to FILE
-  --timeout=SECONDS       command backends: kill a run after this long
-                          (default 300)
+  --timeout=SECONDS       command and plugin backends: kill a compile or
+                          run after this long (default 300)
   --keep-files            command backends: keep each run's exchange
                           directory (printed in failure messages)
   --golden-dir=DIR        the golden suite (default: the source tree's)

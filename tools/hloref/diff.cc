@@ -48,7 +48,7 @@ Options:
                       the backend (which must support replicated runs)
   --keep=DIR          write the first departing instruction as a replayable
                       case (DIR/module.hlo, DIR/arg_<k>.npy)
-  --timeout=SECONDS   per compile-and-run limit for command: backends
+  --timeout=SECONDS   per compile-and-run limit for command: and plugin: backends
   --help              show this text
 
 Exit status: 0 no departure, 1 a departure (or an error), 2 usage error.

@@ -43,7 +43,7 @@ Options:
                        DIR/arg_<k>.npy) to replay with `hloref run`
   --max-candidates=N   candidates judged at most (default 2000)
   --max-time=SECONDS   wall-time budget (default 1800)
-  --timeout=SECONDS    per compile-and-run limit for command: backends
+  --timeout=SECONDS    per compile-and-run limit for command: and plugin: backends
   --help               show this text
 
 Exit status: 0 reduced (or the budget ran out: the smallest failing module

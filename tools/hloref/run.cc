@@ -111,7 +111,9 @@ Options:
                           no limit)
   --max-while-iterations=N  stop a while loop after N iterations
   --max-call-depth=N      refuse calls nested deeper than N (default 200)
-  --timeout=SECONDS       wall-time limit of the evaluation
+  --timeout=SECONDS       wall-time limit of the evaluation (with --backend:
+                          of the backend's compile and of its run, for
+                          the out-of-process plugin: and command: backends)
   --infeed=VALUE          queue one value for infeed (repeatable, read in
                           order); VALUE as an ARG (.npy file, literal or
                           literal file; a tuple infeed needs a literal)
@@ -571,6 +573,13 @@ int RunRun(int argc, char** argv) {
         ", got 0: give one ARG per parameter, or --random-args[=SEED] to "
         "draw them")));
   }
+  if (const size_t given = cl->positional().size() - 1;
+      given > static_cast<size_t>(entry.num_parameters())) {
+    return Fail(absl::InvalidArgumentError(
+        absl::StrCat(module_path, " takes ", entry.num_parameters(),
+                     entry.num_parameters() == 1 ? " argument" : " arguments",
+                     ", got ", given)));
+  }
   for (size_t i = 1; i < cl->positional().size(); ++i) {
     int64_t p = static_cast<int64_t>(i) - 1;
     const HloInstruction* param =
@@ -606,6 +615,7 @@ int RunRun(int argc, char** argv) {
     request.out_dir = cl->Get("out");
     request.custom_call_libraries = options.custom_call_libraries;
     request.print_mode = print_mode;
+    if (cl->Has("timeout")) request.timeout = absl::Seconds(*timeout);
     return RunOnBackend(std::move(request));
   }
   const bool replicated =

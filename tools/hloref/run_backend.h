@@ -32,6 +32,8 @@ struct BackendRunRequest {
   std::vector<std::string> custom_call_libraries;
   // --print: every element, a summary per result, or nothing.
   PrintMode print_mode = PrintMode::kFull;
+  // --timeout: the backend's compile and run limit (CompileOptions).
+  std::optional<absl::Duration> timeout;
 };
 
 // Whether the module has infeed, outfeed or host-transfer send/recv.
