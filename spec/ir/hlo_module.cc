@@ -81,6 +81,11 @@ std::string HloInstruction::ShortDescription() const {
 
 HloComputation::HloComputation(std::string name) : name_(std::move(name)) {}
 
+void HloComputation::set_name(std::string name) {
+  std::string old = std::exchange(name_, std::move(name));
+  if (parent_ != nullptr) parent_->OnRenamed(this, old);
+}
+
 HloInstruction* HloComputation::AddInstruction(
     std::unique_ptr<HloInstruction> inst) {
   inst->set_parent(this);
@@ -121,6 +126,7 @@ HloModule::HloModule(std::string name) : name_(std::move(name)) {}
 HloComputation* HloModule::AddComputation(
     std::unique_ptr<HloComputation> comp) {
   comp->set_parent(this);
+  by_name_.emplace(comp->name(), comp.get());  // an earlier namesake stays
   computations_.push_back(std::move(comp));
   return computations_.back().get();
 }
@@ -131,10 +137,26 @@ void HloModule::set_entry(HloComputation* entry) {
 }
 
 HloComputation* HloModule::FindComputation(absl::string_view name) const {
+  auto it = by_name_.find(name);
+  return it == by_name_.end() ? nullptr : it->second;
+}
+
+HloComputation* HloModule::ScanForComputation(absl::string_view name) const {
   for (const auto& c : computations_) {
     if (c->name() == name) return c.get();
   }
   return nullptr;
+}
+
+void HloModule::OnRenamed(HloComputation* comp, const std::string& old_name) {
+  // Renames are rare (never in the parser): rescan the two names.
+  for (const std::string* n : {&old_name, &comp->name()}) {
+    if (HloComputation* first = ScanForComputation(*n)) {
+      by_name_[*n] = first;
+    } else {
+      by_name_.erase(*n);
+    }
+  }
 }
 
 std::unique_ptr<HloModule> HloModule::Clone() const {

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
@@ -113,7 +114,8 @@ class HloComputation {
   explicit HloComputation(std::string name);
 
   const std::string& name() const { return name_; }
-  void set_name(std::string name) { name_ = std::move(name); }
+  // Keeps the module's name index (FindComputation) up to date.
+  void set_name(std::string name);
 
   // Instructions in text (post) order.
   const std::vector<std::unique_ptr<HloInstruction>>& instructions() const {
@@ -211,6 +213,9 @@ class HloModule {
   HloComputation* AddComputation(std::unique_ptr<HloComputation> comp);
   HloComputation* entry() const { return entry_; }
   void set_entry(HloComputation* entry);
+  // The first computation (in text order) with this name, or null; a hash
+  // lookup (modules of optimised dumps hold tens of thousands of fusion
+  // computations, and the parser asks for every name it reads).
   HloComputation* FindComputation(absl::string_view name) const;
 
   // The file the module was parsed from ("" for text or the builder).
@@ -223,7 +228,15 @@ class HloModule {
  private:
   std::string name_;
   HloModuleConfig config_;
+  friend class HloComputation;  // OnRenamed
+  // Called by HloComputation::set_name for a computation of this module.
+  void OnRenamed(HloComputation* comp, const std::string& old_name);
+  // The first computation in text order named `name`, by a linear scan.
+  HloComputation* ScanForComputation(absl::string_view name) const;
+
   std::vector<std::unique_ptr<HloComputation>> computations_;
+  // name -> the first computation in text order with that name.
+  absl::flat_hash_map<std::string, HloComputation*> by_name_;
   HloComputation* entry_ = nullptr;
   std::string source_file_;
 };
