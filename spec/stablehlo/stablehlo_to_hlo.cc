@@ -24,6 +24,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
+#include "spec/stablehlo/chlo_expansions.h"
 #include "spec/stablehlo/mlir_ast.h"
 #include "spec/stablehlo/stablehlo_reader.h"
 #include "spec/types/literal.h"
@@ -1510,13 +1511,86 @@ absl::Status Emitter::EmitOp(Comp& c, Scope& scope, const Op& op) {
     HLOREF_ASSIGN_OR_RETURN(std::string groups, ReplicaGroups(op));
     HLOREF_ASSIGN_OR_RETURN(auto s, ints({"split_dimension"}));
     HLOREF_ASSIGN_OR_RETURN(auto cd, ints({"concat_dimension"}));
-    if (s != cd) {
-      return Unsupported(op.loc,
-                         "all_to_all with split_dimension != concat_dimension "
-                         "(HLO's array all-to-all has one dimension)");
+    if (s.size() != 1 || cd.size() != 1) {
+      return Err(op.loc,
+                 "all_to_all needs split_dimension and concat_dimension");
     }
-    return multi("all-to-all", ins,
-                 Join({ChannelAttrs(op), groups, "dimensions=" + Braced(s)}));
+    if (s == cd) {
+      return multi("all-to-all", ins,
+                   Join({ChannelAttrs(op), groups, "dimensions=" + Braced(s)}));
+    }
+    // HLO's array all-to-all splits and concatenates along one dimension.
+    // As XLA's AllToAll builder does: reshape dimension s into (n, d_s / n),
+    // all-to-all along the new n dimension (chunk j goes to participant j;
+    // the received chunks stand in source order along it), then transpose
+    // that dimension in front of dimension c and merge the two.
+    HLOREF_ASSIGN_OR_RETURN(auto count, ints({"split_count"}));
+    HLOREF_ASSIGN_OR_RETURN(Type all_out, AllResults(op));
+    const std::vector<Type> outs =
+        op.results.size() > 1 ? all_out.elements : std::vector<Type>{all_out};
+    const int64_t split = s[0], concat = cd[0];
+    if (count.size() != 1 || count[0] <= 0 || outs.size() != in.size()) {
+      return Err(op.loc,
+                 "all_to_all needs a positive split_count and one "
+                 "result per operand");
+    }
+    const int64_t n = count[0];
+    std::vector<std::string> reshaped;
+    std::vector<Type> exchanged;
+    for (const Val& v : in) {
+      const int64_t rank = v.type.rank();
+      if (split < 0 || split >= rank || concat < 0 || concat >= rank ||
+          v.type.dims[split] % n != 0) {
+        return Err(op.loc, absl::StrCat("all_to_all: split_dimension ", split,
+                                        " / concat_dimension ", concat,
+                                        " / split_count ", n,
+                                        " do not fit the operand"));
+      }
+      Type t = v.type;
+      t.dims.insert(t.dims.begin() + split, n);
+      t.dims[split + 1] /= n;
+      t.dynamic.assign(t.dims.size(), false);
+      reshaped.push_back(Add(c, op.loc, t, "reshape", {v.hlo}));
+      exchanged.push_back(t);
+    }
+    const Type exchanged_type =
+        exchanged.size() == 1 ? exchanged[0] : TupleOf(exchanged);
+    std::string a2a = Add(c, op.loc, exchanged_type, "all-to-all", reshaped,
+                          Join({ChannelAttrs(op), groups,
+                                absl::StrCat("dimensions={", split, "}")}));
+    // The transpose: original dimensions in order, with the source
+    // dimension (at `split` in the exchanged shape) just before `concat`.
+    std::vector<int64_t> perm;
+    const int64_t rank = in[0].type.rank();
+    for (int64_t d = 0; d < rank; ++d) {
+      if (d == concat) perm.push_back(split);
+      perm.push_back(d < split ? d : d + 1);
+    }
+    std::vector<std::string> results;
+    for (size_t i = 0; i < outs.size(); ++i) {
+      std::string part = a2a;
+      if (outs.size() > 1) {
+        part = Add(c, op.loc, exchanged[i], "get-tuple-element", {a2a},
+                   absl::StrCat("index=", i));
+      }
+      Type tt = exchanged[i];
+      for (size_t k = 0; k < perm.size(); ++k) {
+        tt.dims[k] = exchanged[i].dims[perm[k]];
+      }
+      std::string tr =
+          Add(c, op.loc, tt, "transpose", {part}, "dimensions=" + Braced(perm));
+      results.push_back(Add(c, op.loc, outs[i], "reshape", {tr}, "",
+                            op.results.size() > i ? op.results[i] : hint));
+    }
+    if (op.results.size() != results.size()) {
+      return Err(op.loc,
+                 absl::StrCat("all_to_all has ", results.size(), " results, ",
+                              op.results.size(), " are named"));
+    }
+    for (size_t i = 0; i < results.size(); ++i) {
+      scope.vals[op.results[i]] = Val{results[i], outs[i]};
+    }
+    return absl::OkStatus();
   }
   if (name == "stablehlo.collective_permute") {
     const Attr* p = op.Find("source_target_pairs");
@@ -1643,70 +1717,51 @@ absl::Status Emitter::EmitOp(Comp& c, Scope& scope, const Op& op) {
       return one("complex", {re, ng}, "");
     }
     if (base == "square") return one("multiply", {ins[0], ins[0]}, "");
-    if (base == "erf_inv") {
-      // XLA's CHLO legalization for f32 (f16 / bf16 computed in f32): the
-      // single-precision polynomials of M. Giles, "Approximating the erfinv
-      // function" (GPU Computing Gems, 2011), w = -log((1 - x)(1 + x)),
-      // and erf_inv(+-1) = +-inf.
+    if (IsExpandedChloOp(base)) {
+      // XLA's CHLO legalization (chlo_expansions.h).
       HLOREF_ASSIGN_OR_RETURN(Type out, ResultType(op));
-      const PrimitiveType et = out.element;
-      if (et != PrimitiveType::kF32 && et != PrimitiveType::kF16 &&
-          et != PrimitiveType::kBF16) {
-        return Unsupported(
-            op.loc, absl::StrCat("chlo.erf_inv of ", PrimitiveTypeName(et),
-                                 " (only the f32 polynomial is "
-                                 "reproduced; f16/bf16 use it too)"));
-      }
-      Type f = out;
-      f.element = PrimitiveType::kF32;
-      std::string x = ins.at(0);
-      if (et != PrimitiveType::kF32) x = Add(c, op.loc, f, "convert", {x});
-      Type s = Scalar(PrimitiveType::kF32);
-      auto k = [&](const std::string& v) {
-        std::string n = Add(c, op.loc, s, "constant", {}, "", "erfinv_c");
-        c.lines.back() = absl::StrCat("  %", n, " = f32[] constant(", v, ")");
-        return Add(c, op.loc, f, "broadcast", {n}, "dimensions={}");
-      };
-      auto bin = [&](const char* opcode, const std::string& a,
-                     const std::string& b) {
-        return Add(c, op.loc, f, opcode, {a, b});
-      };
-      std::string one1 = k("1");
-      std::string w = Add(c, op.loc, f, "negate",
-                          {Add(c, op.loc, f, "log",
-                               {bin("multiply", bin("subtract", one1, x),
-                                    bin("add", one1, x))})});
-      Type pred = f;
-      pred.element = PrimitiveType::kPred;
-      std::string lt =
-          Add(c, op.loc, pred, "compare", {w, k("5")}, "direction=LT");
-      auto poly = [&](const std::string& t,
-                      const std::vector<const char*>& coeffs) {
-        std::string p = k(coeffs[0]);
-        for (size_t i = 1; i < coeffs.size(); ++i) {
-          p = bin("add", k(coeffs[i]), bin("multiply", p, t));
+      for (const Val& v : in) {
+        if (v.type.dims != out.dims || v.type.kind != Type::kTensor) {
+          return Err(op.loc, absl::StrCat(name,
+                                          ": operands must have the "
+                                          "result's shape"));
         }
-        return p;
-      };
-      std::string small =
-          poly(bin("subtract", w, k("2.5")),
-               {"2.81022636e-08", "3.43273939e-07", "-3.5233877e-06",
-                "-4.39150654e-06", "0.00021858087", "-0.00125372503",
-                "-0.00417768164", "0.246640727", "1.50140941"});
-      std::string large =
-          poly(bin("subtract", Add(c, op.loc, f, "sqrt", {w}), k("3")),
-               {"-0.000200214257", "0.000100950558", "0.00134934322",
-                "-0.00367342844", "0.00573950773", "-0.0076224613",
-                "0.00943887047", "1.00167406", "2.83297682"});
-      std::string r =
-          bin("multiply", Add(c, op.loc, f, "select", {lt, small, large}), x);
-      std::string at_one =
-          Add(c, op.loc, pred, "compare", {Add(c, op.loc, f, "abs", {x}), one1},
-              "direction=EQ");
-      r = Add(c, op.loc, f, "select",
-              {at_one, bin("multiply", x, k("inf")), r});
-      if (et != PrimitiveType::kF32) return one("convert", {r}, "");
-      return one("copy", {r}, "");
+      }
+      struct Sink : ExpansionSink {
+        Emitter* e;
+        Comp* c;
+        Loc loc;
+        Type shape;
+        std::string Emit(PrimitiveType type, absl::string_view opcode,
+                         const std::vector<std::string>& operands,
+                         const std::string& attrs) override {
+          Type t = shape;
+          t.element = type;
+          return e->Add(*c, loc, t, opcode, operands, attrs);
+        }
+        std::string Constant(PrimitiveType type,
+                             const std::string& text) override {
+          Type s = Scalar(type);
+          std::string k = e->Add(*c, loc, s, "constant", {}, "", "k");
+          c->lines.back() =
+              absl::StrCat("  %", k, " = ", s.ToHlo(), " constant(", text, ")");
+          Type t = shape;
+          t.element = type;
+          return e->Add(*c, loc, t, "broadcast", {k}, "dimensions={}");
+        }
+      } sink;
+      sink.e = this;
+      sink.c = &c;
+      sink.loc = op.loc;
+      sink.shape = out;
+      absl::StatusOr<std::string> r = ExpandChlo(base, out.element, ins, sink);
+      if (!r.ok()) {
+        if (r.status().code() == absl::StatusCode::kUnimplemented) {
+          return Unsupported(op.loc, r.status().message());
+        }
+        return Err(op.loc, r.status().message());
+      }
+      return Bind(c, scope, op, *r, out, false);
     }
     if (base == "is_inf" || base == "is_pos_inf" || base == "is_neg_inf") {
       HLOREF_ASSIGN_OR_RETURN(Type out, ResultType(op));
@@ -1736,9 +1791,8 @@ absl::Status Emitter::EmitOp(Comp& c, Scope& scope, const Op& op) {
     }
     return Unsupported(op.loc,
                        absl::StrCat(name,
-                                    " (XLA expands it into a polynomial "
-                                    "approximation; hloref has no "
-                                    "counterpart for it yet)"));
+                                    " (no HLO op and no expansion in "
+                                    "hloref's mapping, docs/stablehlo.md)"));
   }
   if (absl::StartsWith(name, "stablehlo.dynamic_") ||
       name == "stablehlo.real_dynamic_slice" ||
