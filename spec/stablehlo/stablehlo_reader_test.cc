@@ -358,8 +358,8 @@ std::vector<std::string> Canonical(const std::vector<std::string>& texts) {
   return out;
 }
 
-// all_to_all with split_dimension != concat_dimension (reshape, HLO
-// all-to-all, transpose, reshape). Expected values by hand from the
+// all_to_all with split_dimension != concat_dimension (HLO all-to-all,
+// reshape, transpose, reshape). Expected values by hand from the
 // StableHLO spec: replica j receives chunk j (along split_dimension) of
 // every replica's operand, concatenated along concat_dimension in the
 // order of the sending replicas.

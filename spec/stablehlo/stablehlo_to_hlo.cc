@@ -1520,10 +1520,10 @@ absl::Status Emitter::EmitOp(Comp& c, Scope& scope, const Op& op) {
                    Join({ChannelAttrs(op), groups, "dimensions=" + Braced(s)}));
     }
     // HLO's array all-to-all splits and concatenates along one dimension.
-    // As XLA's AllToAll builder does: reshape dimension s into (n, d_s / n),
-    // all-to-all along the new n dimension (chunk j goes to participant j;
-    // the received chunks stand in source order along it), then transpose
-    // that dimension in front of dimension c and merge the two.
+    // As XLA's conversion does: all-to-all along split_dimension s (chunk
+    // j goes to participant j; the received chunks stand in source order
+    // along s), reshape s into (n, d_s / n), transpose the source
+    // dimension n in front of concat_dimension c and merge the two.
     HLOREF_ASSIGN_OR_RETURN(auto count, ints({"split_count"}));
     HLOREF_ASSIGN_OR_RETURN(Type all_out, AllResults(op));
     const std::vector<Type> outs =
@@ -1535,8 +1535,8 @@ absl::Status Emitter::EmitOp(Comp& c, Scope& scope, const Op& op) {
                  "result per operand");
     }
     const int64_t n = count[0];
-    std::vector<std::string> reshaped;
-    std::vector<Type> exchanged;
+    std::vector<Type> exchanged;  // the received values, s split in two
+    std::vector<Type> operand_types;
     for (const Val& v : in) {
       const int64_t rank = v.type.rank();
       if (split < 0 || split >= rank || concat < 0 || concat >= rank ||
@@ -1550,12 +1550,12 @@ absl::Status Emitter::EmitOp(Comp& c, Scope& scope, const Op& op) {
       t.dims.insert(t.dims.begin() + split, n);
       t.dims[split + 1] /= n;
       t.dynamic.assign(t.dims.size(), false);
-      reshaped.push_back(Add(c, op.loc, t, "reshape", {v.hlo}));
       exchanged.push_back(t);
+      operand_types.push_back(v.type);
     }
-    const Type exchanged_type =
-        exchanged.size() == 1 ? exchanged[0] : TupleOf(exchanged);
-    std::string a2a = Add(c, op.loc, exchanged_type, "all-to-all", reshaped,
+    const Type a2a_type =
+        operand_types.size() == 1 ? operand_types[0] : TupleOf(operand_types);
+    std::string a2a = Add(c, op.loc, a2a_type, "all-to-all", ins,
                           Join({ChannelAttrs(op), groups,
                                 absl::StrCat("dimensions={", split, "}")}));
     // The transpose: original dimensions in order, with the source
@@ -1570,9 +1570,10 @@ absl::Status Emitter::EmitOp(Comp& c, Scope& scope, const Op& op) {
     for (size_t i = 0; i < outs.size(); ++i) {
       std::string part = a2a;
       if (outs.size() > 1) {
-        part = Add(c, op.loc, exchanged[i], "get-tuple-element", {a2a},
+        part = Add(c, op.loc, operand_types[i], "get-tuple-element", {a2a},
                    absl::StrCat("index=", i));
       }
+      part = Add(c, op.loc, exchanged[i], "reshape", {part});
       Type tt = exchanged[i];
       for (size_t k = 0; k < perm.size(); ++k) {
         tt.dims[k] = exchanged[i].dims[perm[k]];
