@@ -403,6 +403,92 @@ std::string ErfInv(Builder& b, const std::string& x) {
                   result);
 }
 
+// Horner's rule from the first coefficient: ((c0 x + c1) x + ...) + cn,
+// starting from 0 * x + c0 as XLA's materializePolynomialApproximation.
+std::string Poly(Builder& b, const std::string& x, const double* c, int n) {
+  std::string p = b.K(0);
+  for (int i = 0; i < n; ++i) p = b.Add(b.Mul(p, x), b.K(c[i]));
+  return p;
+}
+
+// erfc, Cephes' approximations. |x| < 1: 1 - erf(x) with erf(x) = x T(x^2)
+// (f32) or x T(x^2) / U(x^2) (f64). |x| >= 1, f32: exp(-x^2) / |x| times
+// P(1/x^2) (|x| < 2) or R(1/x^2); f64: exp(-x^2) P(|x|) / Q(|x|) (|x| < 8)
+// or exp(-x^2) R(|x|) / S(|x|). 0 where -x^2 < -maxlog; for x < 0,
+// 2 - erfc(-x).
+std::string Erfc(Builder& b, const std::string& x) {
+  const bool f64 = b.type() == PrimitiveType::kF64;
+  std::string one = b.K(1);
+  std::string zero = b.K(0);
+  std::string x2 = b.Mul(x, x);
+  std::string z = b.Neg(x2);
+  std::string abs_x = b.Abs(x);
+  std::string exp_z = b.Op("exponential", z);
+  std::string large;  // |x| >= 1
+  std::string erf_small;
+  if (f64) {
+    static constexpr double kP[9] = {
+        2.46196981473530512524E-10, 5.64189564831068821977E-1,
+        7.46321056442269912687E0,   4.86371970985681366614E1,
+        1.96520832956077098242E2,   5.26445194995477358631E2,
+        9.34528527171957607540E2,   1.02755188689515710272E3,
+        5.57535335369399327526E2};
+    static constexpr double kQ[9] = {
+        1.00000000000000000000E0, 1.32281951154744992508E1,
+        8.67072140885989742329E1, 3.54937778887819891062E2,
+        9.75708501743205489753E2, 1.82390916687909736289E3,
+        2.24633760818710981792E3, 1.65666309194161350182E3,
+        5.57535340817727675546E2};
+    static constexpr double kR[6] = {
+        5.64189583547755073984E-1, 1.27536670759978104416E0,
+        5.01905042251180477414E0,  6.16021097993053585195E0,
+        7.40974269950448939160E0,  2.97886665372100240670E0};
+    static constexpr double kS[7] = {
+        1.00000000000000000000E0, 2.26052863220117276590E0,
+        9.39603524938001434673E0, 1.20489539808096656605E1,
+        1.70814450747565897222E1, 9.60896809063285878198E0,
+        3.36907645100081516050E0};
+    static constexpr double kT[5] = {
+        9.60497373987051638749E0, 9.00260197203842689217E1,
+        2.23200534594684319226E3, 7.00332514112805075473E3,
+        5.55923013010394962768E4};
+    static constexpr double kU[6] = {
+        1.00000000000000000000E0, 3.35617141647503099647E1,
+        5.21357949780152679795E2, 4.59432382970980127987E3,
+        2.26290000613890934246E4, 4.92673942608635921086E4};
+    std::string to8 =
+        b.Div(b.Mul(exp_z, Poly(b, abs_x, kP, 9)), Poly(b, abs_x, kQ, 9));
+    std::string beyond =
+        b.Div(b.Mul(exp_z, Poly(b, abs_x, kR, 6)), Poly(b, abs_x, kS, 7));
+    large = b.Select(b.Cmp(abs_x, b.K(8), "LT"), to8, beyond);
+    large =
+        b.Select(b.Cmp(z, b.K(-7.09782712893383996843E2), "LT"), zero, large);
+    erf_small = b.Div(b.Mul(x, Poly(b, x2, kT, 5)), Poly(b, x2, kU, 6));
+  } else {
+    static constexpr double kP[9] = {
+        +2.326819970068386E-2, -1.387039388740657E-1, +3.687424674597105E-1,
+        -5.824733027278666E-1, +6.210004621745983E-1, -4.944515323274145E-1,
+        +3.404879937665872E-1, -2.741127028184656E-1, +5.638259427386472E-1};
+    static constexpr double kR[8] = {
+        -1.047766399936249E+1, +1.297719955372516E+1, -7.495518717768503E+0,
+        +2.921019019210786E+0, -1.015265279202700E+0, +4.218463358204948E-1,
+        -2.820767439740514E-1, +5.641895067754075E-1};
+    static constexpr double kT[7] = {
+        +7.853861353153693E-5, -8.010193625184903E-4, +5.188327685732524E-3,
+        -2.685381193529856E-2, +1.128358514861418E-1, -3.761262582423300E-1,
+        +1.128379165726710E+0};
+    std::string r2 = b.Div(one, x2);
+    std::string scale = b.Mul(exp_z, b.Div(one, abs_x));
+    std::string poly = b.Select(b.Cmp(abs_x, b.K(2), "LT"), Poly(b, r2, kP, 9),
+                                Poly(b, r2, kR, 8));
+    large = b.Mul(scale, poly);
+    large = b.Select(b.Cmp(z, b.K(-88.72283905206835), "LT"), zero, large);
+    erf_small = b.Mul(x, Poly(b, x2, kT, 7));
+  }
+  large = b.Select(b.Cmp(x, zero, "LT"), b.Sub(b.K(2), large), large);
+  return b.Select(b.Cmp(abs_x, one, "LT"), b.Sub(one, erf_small), large);
+}
+
 // next_after(x, y) on the bit patterns as integers of the same width:
 // +-1 toward y (-1 when |x| > |y| or the signs differ), the smallest
 // subnormal signed like y from +-0, y when x == y (or both are zero), NaN
@@ -461,7 +547,7 @@ std::string NextAfter(ExpansionSink& sink, PrimitiveType t,
 }  // namespace
 
 bool IsExpandedChloOp(absl::string_view op) {
-  return op == "lgamma" || op == "digamma" || op == "erf_inv" ||
+  return op == "lgamma" || op == "digamma" || op == "erf_inv" || op == "erfc" ||
          op == "polygamma" || op == "zeta" || op == "bessel_i1e" ||
          op == "next_after";
 }
@@ -502,6 +588,8 @@ absl::StatusOr<std::string> ExpandChlo(absl::string_view op, PrimitiveType type,
     r = Digamma(b, in[0]);
   } else if (op == "erf_inv") {
     r = ErfInv(b, in[0]);
+  } else if (op == "erfc") {
+    r = Erfc(b, in[0]);
   } else if (op == "polygamma") {
     r = Polygamma(b, in[0], in[1]);
   } else if (op == "zeta") {

@@ -1,12 +1,13 @@
 // The chlo ops JAX emits that HLO has no op for (lgamma, digamma, erf_inv,
-// polygamma, zeta, bessel_i1e, next_after), expanded into the HLO ops
+// erfc, polygamma, zeta, bessel_i1e, next_after), expanded into the HLO ops
 // XLA's CHLO legalization produces for them (docs/stablehlo.md "chlo"):
 // the same formulas, coefficients and operation order, so that hloref's
 // oracle computes what XLA computes. The algorithms are public: Lanczos'
 // approximation (g = 7, 9 terms) with Euler's reflection (lgamma,
 // digamma), the Hurwitz zeta function by a 10-term direct sum plus a
 // 12-term Euler-Maclaurin correction (zeta, polygamma), the Cephes
-// Chebyshev series for i1e, M. Giles' erfinv polynomials ("Approximating
+// Chebyshev series for i1e, Cephes' rational approximations for erfc,
+// M. Giles' erfinv polynomials ("Approximating
 // the erfinv function", GPU Computing Gems, 2011) and next_after by
 // integer arithmetic on the bit patterns.
 #ifndef HLOREF_SPEC_STABLEHLO_CHLO_EXPANSIONS_H_

@@ -47,15 +47,18 @@ jax.config.update("jax_enable_x64", True)
 jax.config.update("jax_platforms", "cpu")
 
 # Largest accepted difference from XLA:CPU, in ulps of the type (the
-# measurement on jax 0.10.2 rounded up to a power of two: XLA:CPU's own
+# measurement on jax 0.10.2 rounded up to a power of two, with a factor
+# 2-8 of headroom where the function has zeros, whose neighbourhood
+# depends on the points drawn: XLA:CPU's own
 # log, sin, cos, pow and FMA contraction against the oracle's correctly
 # rounded ops, amplified near lgamma's zeros and in digamma's reflection);
 # and at XLA's zeros (lgamma(1), lgamma(2)), the absolute difference.
 LIMITS = {
-    "lgamma float32": 1024, "digamma float32": 32, "erf_inv float32": 4,
+    "lgamma float32": 2048, "digamma float32": 64, "erf_inv float32": 4,
+    "erfc float32": 8, "erfc float64": 16,
     "bessel_i1e float32": 8, "zeta float32": 2, "polygamma float32": 16,
     "next_after float32": 0,
-    "lgamma float64": 256, "digamma float64": 4, "erf_inv float64": 32,
+    "lgamma float64": 1024, "digamma float64": 16, "erf_inv float64": 32,
     "bessel_i1e float64": 8, "zeta float64": 4, "polygamma float64": 16,
     "next_after float64": 0,
     "lgamma float16": 1, "digamma float16": 1, "bessel_i1e float16": 1,
@@ -80,9 +83,13 @@ def ulps(a, b, dtype):
     return out
 
 
-def rel(a, ref):
+def rel(a, ref, dtype):
+    """Largest relative error over points whose reference is a finite
+    normal number of dtype (below that the type cannot carry it)."""
     a = a.astype(np.float64)
-    ok = np.isfinite(ref) & (ref != 0) & np.isfinite(a)
+    with np.errstate(invalid="ignore"):
+        ok = (np.isfinite(ref) & (np.abs(ref) >= np.finfo(dtype).tiny) &
+              np.isfinite(a))
     if not ok.any():
         return 0.0
     return float(np.max(np.abs(a[ok] - ref[ok]) / np.abs(ref[ok])))
@@ -104,6 +111,15 @@ def cases(rng):
                                             -1, 100),
                             [0, 1, -1, -0.0, 0.999]]).astype(dt)
         out.append(("erf_inv", jax.lax.erf_inv, (u,), sp.erfinv, dt))
+        # erfc draws from its own stream (added later: the other cases
+        # keep the points their figures in docs/stablehlo.md were
+        # measured on).
+        erng = np.random.default_rng(1818 + np.dtype(dt).itemsize)
+        e = np.concatenate([erng.uniform(-3, 3, 400),
+                            erng.uniform(-12, 12, 200),
+                            [0, 1, -1, 2, -2, 8, -8, 9.5, 27, -27, 30, np.inf,
+                             -np.inf]]).astype(dt)
+        out.append(("erfc", jax.lax.erfc, (e,), sp.erfc, dt))
         s = rng.uniform(-40, 40, 800).astype(dt)
         s = np.concatenate([s, np.array([0, 8, -8, 8.5, 1e-3, np.inf], dt)])
         out.append(("bessel_i1e", jax.lax.bessel_i1e, (s,), sp.i1e, dt))
@@ -178,7 +194,7 @@ def main():
                     (tag, got.size, same, worst,
                      " (at XLA's zeros: %.2g absolute)" % worst_at_zero
                      if worst_at_zero else "",
-                     rel(got, reference), rel(want, reference)))
+                     rel(got, reference, dt), rel(want, reference, dt)))
             limit = LIMITS.get(tag)
             if limit is not None and (worst > limit or
                                       worst_at_zero > ZERO_LIMITS[dt]):

@@ -17,6 +17,7 @@
 #include "absl/strings/str_format.h"
 #include "gtest/gtest.h"
 #include "interpreter/evaluator.h"
+#include "interpreter/host_queues.h"
 #include "spec/ir/hlo_parser.h"
 #include "spec/verifier/verifier.h"
 
@@ -229,9 +230,10 @@ void ExpectRelativelyNear(const std::string& op,
   }
 }
 
-// The expansions of lgamma, digamma, erf_inv, bessel_i1e, zeta and
+// The expansions of lgamma, digamma, erf_inv, erfc, bessel_i1e, zeta and
 // polygamma (f64) at points away from the functions' zeros, against
-// scipy.special 1.17.1 (gammaln, digamma, erfinv, i1e, zeta, polygamma)
+// scipy.special 1.17.1 (gammaln, digamma, erfinv, erfc, i1e, zeta,
+// polygamma)
 // evaluated in float64. The tolerances are about 3x the largest relative
 // error XLA:CPU's own expansion shows against scipy on 600-900 random
 // points (spec/stablehlo/chlo_vs_xla.py): the approximation error of
@@ -258,6 +260,13 @@ TEST(StableHloReaderTest, ChloExpansionsMatchScipy) {
        0.4769362762044699, 1.3859038243496775, 2.326753765513524,
        4.052237243268763, -4.572824958544925},
       3e-10);
+  // erfc: XLA:CPU's expansion is within 1.1e-15 of scipy (f64).
+  ExpectRelativelyNear(
+      "erfc", {{-3.0, -1.0, -0.25, 0.0, 0.5, 1.0, 2.5, 7.5, 9.0, 20.0}},
+      {1.9999779095030015, 1.8427007929497148, 1.276326390168237, 1.0,
+       0.4795001221869535, 0.15729920705028516, 0.00040695201744495886,
+       2.7766493860305694e-26, 4.137031746513811e-37, 5.395865611607901e-176},
+      4e-15);
   ExpectRelativelyNear(
       "bessel_i1e", {{-20.0, -3.5, -0.25, 0.001, 1.0, 7.5, 8.5, 100.0}},
       {-0.08750622218328867, -0.18739997660304997, -0.0981126286973682,
@@ -321,6 +330,67 @@ TEST(StableHloReaderTest, ChloExpansionOfIntegersIsNotSupported) {
                                 "t.mlir:2:8: error: not supported: "
                                 "chlo.lgamma of s32"))
       << e;
+}
+
+// infeed / outfeed / send / recv as XLA's StableHLO -> HLO conversion
+// writes them (jaxlib mlir_module_to_xla_computation on this module
+// prints the same instructions), run on the oracle with host queues: the
+// values go through unchanged (data movement), so the expected results
+// are the values queued and passed.
+TEST(StableHloReaderTest, HostTransfersRoundTrip) {
+  const std::string text =
+      "module @io {\n"
+      "  func.func public @main(%x: tensor<2xf32>, %y: tensor<3xi32>) -> "
+      "(tensor<2xf32>, tensor<3xi32>, tensor<2xf32>) {\n"
+      "    %t = stablehlo.create_token : !stablehlo.token\n"
+      "    %r:3 = \"stablehlo.infeed\"(%t) <{infeed_config = \"cfg\", layout "
+      "= [[0], [0]]}> : (!stablehlo.token) -> (tensor<2xf32>, "
+      "tensor<3xi32>, !stablehlo.token)\n"
+      "    %t2 = \"stablehlo.outfeed\"(%x, %y, %r#2) <{outfeed_config = "
+      "\"\"}> : (tensor<2xf32>, tensor<3xi32>, !stablehlo.token) -> "
+      "!stablehlo.token\n"
+      "    %t3 = \"stablehlo.send\"(%x, %t2) <{channel_handle = "
+      "#stablehlo.channel_handle<handle = 5, type = 2>, is_host_transfer = "
+      "true}> : (tensor<2xf32>, !stablehlo.token) -> !stablehlo.token\n"
+      "    %v:2 = \"stablehlo.recv\"(%t3) <{channel_handle = "
+      "#stablehlo.channel_handle<handle = 6, type = 3>, is_host_transfer = "
+      "true}> : (!stablehlo.token) -> (tensor<2xf32>, !stablehlo.token)\n"
+      "    return %r#1, %r#0, %v#0 : tensor<3xi32>, tensor<2xf32>, "
+      "tensor<2xf32>\n  }\n}\n";
+  auto hlo = StableHloToHloText(text, "io.mlir");
+  ASSERT_TRUE(hlo.ok()) << hlo.status();
+  for (const char* want :
+       {"((f32[2], s32[3]), token[]) infeed(", "infeed_config=\"cfg\"",
+        "token[] outfeed(", "outfeed_shape=(f32[2], s32[3])",
+        "(f32[2], u32[], token[]) send(", "channel_id=5, is_host_transfer=true",
+        "token[] send-done(", "(f32[2], u32[], token[]) recv(",
+        "(f32[2], token[]) recv-done("}) {
+    EXPECT_TRUE(absl::StrContains(*hlo, want)) << want << "\n" << *hlo;
+  }
+  auto module = ParseStableHloModule(text, ParseOptions{.file_name = "io"});
+  ASSERT_TRUE(module.ok()) << module.status();
+  ASSERT_TRUE(VerifyModule(**module).ok()) << VerifyModule(**module);
+  HostQueues queues;
+  queues.PushInfeed(*ParseLiteral("(f32[2], s32[3]) ({1.5, -2}, {7, 8, 9})"));
+  queues.PushRecv(6, *ParseLiteral("f32[2] {0.25, 4}"));
+  EvaluatorOptions options;
+  options.host_queues = &queues;
+  Evaluator evaluator(options);
+  auto result = evaluator.Evaluate(
+      **module,
+      {*ParseLiteral("f32[2] {3, -0}"), *ParseLiteral("s32[3] {1, 2, 3}")});
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(result->ToString(),
+            ParseLiteral("(s32[3], f32[2], f32[2]) ({7, 8, 9}, {1.5, -2}, "
+                         "{0.25, 4})")
+                ->ToString());
+  std::vector<Literal> out = queues.TakeOutfeed();
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].ToString(),
+            ParseLiteral("(f32[2], s32[3]) ({3, -0}, {1, 2, 3})")->ToString());
+  std::vector<Literal> sent = queues.TakeSent(5);
+  ASSERT_EQ(sent.size(), 1u);
+  EXPECT_EQ(sent[0].ToString(), ParseLiteral("f32[2] {3, -0}")->ToString());
 }
 
 // The module `text` run on every replica with participant r's argument

@@ -1652,6 +1652,91 @@ absl::Status Emitter::EmitOp(Comp& c, Scope& scope, const Op& op) {
                                                : "batch-norm-grad",
                  ins, attrs);
   }
+  // Host and device transfers, as XLA's StableHLO -> HLO conversion writes
+  // them: infeed / recv results are the data (a tuple when there are
+  // several values) and a token; send / recv are followed by their -done.
+  if (name == "stablehlo.infeed" || name == "stablehlo.recv") {
+    const bool infeed = name == "stablehlo.infeed";
+    if (in.size() != 1 || op.results.empty()) {
+      return Err(op.loc, absl::StrCat(name,
+                                      " takes a token and returns data "
+                                      "and a token"));
+    }
+    std::vector<Type> data;
+    for (size_t i = 0; i + 1 < op.results.size(); ++i) {
+      HLOREF_ASSIGN_OR_RETURN(Type t, ResultType(op, i));
+      data.push_back(t);
+    }
+    HLOREF_ASSIGN_OR_RETURN(Type token, ResultType(op, op.results.size() - 1));
+    const Type value = data.size() == 1 ? data[0] : TupleOf(data);
+    std::string done;
+    if (infeed) {
+      std::string cfg;
+      if (const Attr* a = op.Find("infeed_config");
+          a && a->kind == Attr::kString && !a->text.empty()) {
+        cfg = "infeed_config=" + Quote(a->text);
+      }
+      done = Add(c, op.loc, TupleOf({value, token}), "infeed", ins, cfg, hint);
+    } else {
+      const std::string attrs =
+          Join({ChannelAttrs(op),
+                boolean("is_host_transfer") ? "is_host_transfer=true" : ""});
+      std::string r =
+          Add(c, op.loc, TupleOf({value, Scalar(PrimitiveType::kU32), token}),
+              "recv", ins, attrs);
+      done = Add(c, op.loc, TupleOf({value, token}), "recv-done", {r}, attrs,
+                 hint);
+    }
+    // An infeed of no values reads an empty tuple.
+    std::string v;
+    if (!data.empty()) {
+      v = Add(c, op.loc, value, "get-tuple-element", {done}, "index=0");
+    }
+    for (size_t i = 0; i < data.size(); ++i) {
+      std::string d = v;
+      if (data.size() > 1) {
+        d = Add(c, op.loc, data[i], "get-tuple-element", {v},
+                absl::StrCat("index=", i), op.results[i]);
+      }
+      scope.vals[op.results[i]] = Val{d, data[i]};
+    }
+    std::string t = Add(c, op.loc, token, "get-tuple-element", {done},
+                        "index=1", op.results.back());
+    scope.vals[op.results.back()] = Val{t, token};
+    return absl::OkStatus();
+  }
+  if (name == "stablehlo.outfeed" || name == "stablehlo.send") {
+    if (in.size() < 2 || op.results.size() != 1) {
+      return Err(op.loc, absl::StrCat(name,
+                                      " takes data and a token and "
+                                      "returns a token"));
+    }
+    std::vector<std::string> data(ins.begin(), ins.end() - 1);
+    std::vector<Type> types;
+    for (size_t i = 0; i + 1 < in.size(); ++i) types.push_back(in[i].type);
+    std::string value = data[0];
+    Type value_type = types[0];
+    if (data.size() > 1) {
+      value_type = TupleOf(types);
+      value = Add(c, op.loc, value_type, "tuple", data);
+    }
+    HLOREF_ASSIGN_OR_RETURN(Type token, ResultType(op));
+    if (name == "stablehlo.outfeed") {
+      std::string attrs = "outfeed_shape=" + value_type.ToHlo();
+      if (const Attr* a = op.Find("outfeed_config");
+          a && a->kind == Attr::kString && !a->text.empty()) {
+        attrs += ", outfeed_config=" + Quote(a->text);
+      }
+      return one("outfeed", {value, ins.back()}, attrs);
+    }
+    const std::string attrs =
+        Join({ChannelAttrs(op),
+              boolean("is_host_transfer") ? "is_host_transfer=true" : ""});
+    std::string sent = Add(
+        c, op.loc, TupleOf({value_type, Scalar(PrimitiveType::kU32), token}),
+        "send", {value, ins.back()}, attrs);
+    return one("send-done", {sent}, attrs);
+  }
   if (name == "stablehlo.custom_call") {
     std::string target = op.callee;
     if (target.empty()) target = word({"call_target_name"}, "");
