@@ -1315,6 +1315,39 @@ absl::Status Emitter::EmitOp(Comp& c, Scope& scope, const Op& op) {
     if (!p.empty()) attrs += ", " + p;
     return one("dot", ins, attrs);
   }
+  // ragged_dot (chlo.ragged_dot as JAX may emit it, mhlo.ragged_dot as
+  // XLA's HLO -> StableHLO conversion keeps it): HLO's ragged-dot.
+  if (name == "stablehlo.ragged_dot" || name == "chlo.ragged_dot") {
+    const Attr* rd = op.Find("ragged_dot_dimension_numbers");
+    if (rd == nullptr || in.size() != 3) {
+      return Err(op.loc,
+                 "ragged_dot takes lhs, rhs and group sizes and "
+                 "ragged_dot_dimension_numbers");
+    }
+    // mhlo nests the dot dimensions in a #mhlo.dot; chlo lists them.
+    const Attr* dn = rd->Find("dot_dimension_numbers");
+    if (dn == nullptr) dn = rd;
+    std::string attrs;
+    for (const auto& [key, hlo] :
+         std::vector<std::pair<const char*, const char*>>{
+             {"lhs_batching_dimensions", "lhs_batch_dims"},
+             {"rhs_batching_dimensions", "rhs_batch_dims"},
+             {"lhs_contracting_dimensions", "lhs_contracting_dims"},
+             {"rhs_contracting_dimensions", "rhs_contracting_dims"}}) {
+      HLOREF_ASSIGN_OR_RETURN(auto v, Ints(dn->Find(key), op.loc));
+      if (v.empty() && absl::StrContains(key, "batching")) continue;
+      absl::StrAppend(&attrs, attrs.empty() ? "" : ", ", hlo, "=", Braced(v));
+    }
+    HLOREF_ASSIGN_OR_RETURN(auto ragged,
+                            Ints(rd->Find("lhs_ragged_dimensions"), op.loc));
+    HLOREF_ASSIGN_OR_RETURN(auto group,
+                            Ints(rd->Find("rhs_group_dimensions"), op.loc));
+    absl::StrAppend(&attrs, ", lhs_ragged_dims=", Braced(ragged),
+                    ", rhs_group_dims=", Braced(group));
+    std::string p = precision(FindAny(op, {"precision", "precision_config"}));
+    if (!p.empty()) attrs += ", " + p;
+    return one("ragged-dot", ins, attrs);
+  }
   if (name == "stablehlo.convolution") {
     if (in.size() != 2) return Err(op.loc, "convolution takes two operands");
     const Attr* dn = FindAny(op, {"dim_numbers", "dimension_numbers"});
