@@ -1459,6 +1459,24 @@ absl::Status Emitter::EmitOp(Comp& c, Scope& scope, const Op& op) {
     return one("select-and-scatter", ins,
                absl::StrCat(w, ", select=%", sel, ", scatter=%", sct));
   }
+  if (name == "stablehlo.scan") {
+    // mhlo.scan(%inputs) inits (%carries) dimension=d attributes
+    // {is_reverse, is_associative} { ^bb0(elements..., carries...) } as
+    // XLA's HLO -> StableHLO conversion keeps HLO's scan: outputs then
+    // final carries.
+    std::vector<std::string> xs = ins;
+    for (size_t i = 0; i < op.inits.size(); ++i) {
+      HLOREF_ASSIGN_OR_RETURN(Val v, Lookup(scope, op.inits[i], op.loc));
+      xs.push_back(v.hlo);
+    }
+    HLOREF_ASSIGN_OR_RETURN(auto d, ints({"dimension", "dimensions"}));
+    HLOREF_ASSIGN_OR_RETURN(std::string f, region(0, "scan_body"));
+    std::string attrs = absl::StrCat("dimensions=", Braced(d),
+                                     ", num_carries=", op.inits.size());
+    if (boolean("is_reverse")) attrs += ", is_reverse=true";
+    if (boolean("is_associative")) attrs += ", is_associative=true";
+    return multi("scan", xs, attrs + ", to_apply=%" + f);
+  }
   if (name == "stablehlo.sort") {
     int64_t dim = -1;
     if (const Attr* a = op.Find("dimension")) dim = a->i;
