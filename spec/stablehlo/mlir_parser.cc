@@ -895,6 +895,11 @@ absl::Status Parser::PrettyItems(Op& op, bool in_parens) {
       continue;
     }
     if (IsIdentStart(c)) {
+      // An op without a signature (mhlo.xla.rng_get_and_update_state)
+      // ends at its location.
+      if (!in_parens && PeekWord("loc") && PeekAt(3) == '(') {
+        return absl::OkStatus();
+      }
       Loc loc = Here();
       std::string w = Ident();
       if (w == "inits" && Peek() == '(') {  // mhlo.scan(%x) inits (%c)

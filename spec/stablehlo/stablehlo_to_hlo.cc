@@ -1459,6 +1459,31 @@ absl::Status Emitter::EmitOp(Comp& c, Scope& scope, const Op& op) {
     return one("select-and-scatter", ins,
                absl::StrCat(w, ", select=%", sel, ", scatter=%", sct));
   }
+  if (name == "stablehlo.fusion") {
+    // mhlo.fusion as XLA's HLO -> StableHLO conversion prints HLO's fusion:
+    // the fused computation as the region, `fusion_kind`.
+    std::string kind = word({"fusion_kind"}, "kLoop");
+    if (kind != "kLoop" && kind != "kInput" && kind != "kOutput" &&
+        kind != "kCustom") {
+      return Err(op.loc,
+                 absl::StrCat("mhlo.fusion: unknown fusion_kind '", kind, "'"));
+    }
+    HLOREF_ASSIGN_OR_RETURN(std::string f, region(0, "fused_computation"));
+    return multi("fusion", ins, absl::StrCat("kind=", kind, ", calls=%", f));
+  }
+  if (name == "stablehlo.xla.rng_get_and_update_state") {
+    // mhlo.xla.rng_get_and_update_state {delta = N}: the state, u64[2].
+    const Attr* delta = op.Find("delta");
+    if (delta == nullptr || op.results.size() != 1) {
+      return Err(op.loc, "rng_get_and_update_state needs a delta");
+    }
+    Type out = Scalar(PrimitiveType::kU64);
+    out.dims = {2};
+    out.dynamic = {false};
+    std::string r = Add(c, op.loc, out, "rng-get-and-update-state", {},
+                        absl::StrCat("delta=", delta->i), hint);
+    return Bind(c, scope, op, r, out, false);
+  }
   if (name == "stablehlo.scan") {
     // mhlo.scan(%inputs) inits (%carries) dimension=d attributes
     // {is_reverse, is_associative} { ^bb0(elements..., carries...) } as
