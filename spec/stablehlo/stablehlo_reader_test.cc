@@ -141,14 +141,29 @@ TEST(StableHloReaderTest, QuantizedTypeIsNotSupported) {
 }
 
 TEST(StableHloReaderTest, DynamicOpAndUnknownOpAreLocated) {
+  // dynamic_pad's padding is run-time data: no HLO counterpart.
   std::string e = ErrorOf(
-      "func.func @main(%a: tensor<2xf32>, %s: tensor<1xi32>) -> "
-      "tensor<2xf32> {\n"
-      "  %0 = stablehlo.dynamic_reshape %a, %s : (tensor<2xf32>, "
-      "tensor<1xi32>) -> tensor<2xf32>\n  return %0 : tensor<2xf32>\n}\n");
+      "func.func @main(%a: tensor<2xf32>, %p: tensor<f32>, %s: "
+      "tensor<1xi32>) -> tensor<4xf32> {\n"
+      "  %0 = \"stablehlo.dynamic_pad\"(%a, %p, %s, %s, %s) : "
+      "(tensor<2xf32>, tensor<f32>, tensor<1xi32>, tensor<1xi32>, "
+      "tensor<1xi32>) -> tensor<4xf32>\n  return %0 : tensor<4xf32>\n}\n");
   EXPECT_TRUE(absl::StartsWith(e,
                                "t.mlir:2:8: error: not supported: "
-                               "stablehlo.dynamic_reshape"))
+                               "stablehlo.dynamic_pad"))
+      << e;
+  // dynamic_broadcast_in_dim to a bounded result has none either.
+  e = ErrorOf(
+      "func.func @main(%a: tensor<2xf32>, %s: tensor<1xi32>) -> "
+      "tensor<?xf32, #stablehlo.bounds<4>> {\n"
+      "  %0 = stablehlo.dynamic_broadcast_in_dim %a, %s, dims = [0] : "
+      "(tensor<2xf32>, tensor<1xi32>) -> tensor<?xf32, "
+      "#stablehlo.bounds<4>>\n"
+      "  return %0 : tensor<?xf32, #stablehlo.bounds<4>>\n}\n");
+  EXPECT_TRUE(absl::StrContains(e,
+                                "t.mlir:2:8: error: not supported: "
+                                "stablehlo.dynamic_broadcast_in_dim with "
+                                "a bounded dynamic result"))
       << e;
   e = ErrorOf(
       "func.func @main(%a: tensor<2xf32>) -> tensor<2xf32> {\n"
@@ -391,6 +406,29 @@ TEST(StableHloReaderTest, HostTransfersRoundTrip) {
   std::vector<Literal> sent = queues.TakeSent(5);
   ASSERT_EQ(sent.size(), 1u);
   EXPECT_EQ(sent[0].ToString(), ParseLiteral("f32[2] {3, -0}")->ToString());
+}
+
+// dynamic_reshape to a bounded result: HLO's dynamic-reshape with the
+// shape operand's elements as sizes (run time 3 x 2 within bounds 3 x 2,
+// row-major values by hand).
+TEST(StableHloReaderTest, DynamicReshapeToBoundedResult) {
+  auto module = ParseStableHloModule(
+      "func.func @main(%x: tensor<2x3xi32>, %s: tensor<2xi32>) -> "
+      "tensor<?x?xi32, #stablehlo.bounds<3, 2>> {\n"
+      "  %0 = stablehlo.dynamic_reshape %x, %s : (tensor<2x3xi32>, "
+      "tensor<2xi32>) -> tensor<?x?xi32, #stablehlo.bounds<3, 2>>\n"
+      "  return %0 : tensor<?x?xi32, #stablehlo.bounds<3, 2>>\n}\n",
+      ParseOptions{.file_name = "t.mlir"});
+  ASSERT_TRUE(module.ok()) << module.status();
+  ASSERT_TRUE(VerifyModule(**module).ok()) << VerifyModule(**module);
+  Evaluator evaluator;
+  auto result = evaluator.Evaluate(
+      **module, {*ParseLiteral("s32[2,3] {{1, 2, 3}, {4, 5, 6}}"),
+                 *ParseLiteral("s32[2] {3, 2}")});
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(result->shape().ToString(false), "s32[<=3,<=2]");
+  EXPECT_EQ(result->dynamic_sizes(), (std::vector<int64_t>{3, 2}));
+  for (int64_t i = 0; i < 6; ++i) EXPECT_EQ(result->GetAsInt64(i), i + 1);
 }
 
 // The module `text` run on every replica with participant r's argument

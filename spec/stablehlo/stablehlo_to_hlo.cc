@@ -1223,6 +1223,62 @@ absl::Status Emitter::EmitOp(Comp& c, Scope& scope, const Op& op) {
     return one("slice", ins,
                absl::StrCat("slice={", absl::StrJoin(parts, ", "), "}"));
   }
+  // Shape-taking ops whose result type fixes the shape: the shape operand
+  // is redundant (StableHLO requires it to equal the result's dimensions),
+  // so they are their static counterparts. dynamic_reshape to a bounded
+  // result is HLO's dynamic-reshape with one s32 size per dimension.
+  if (name == "stablehlo.dynamic_reshape" ||
+      name == "stablehlo.dynamic_broadcast_in_dim" ||
+      name == "stablehlo.dynamic_iota") {
+    HLOREF_ASSIGN_OR_RETURN(Type out, ResultType(op));
+    const bool is_static = std::none_of(out.dynamic.begin(), out.dynamic.end(),
+                                        [](bool d) { return d; });
+    const bool iota = name == "stablehlo.dynamic_iota";
+    if (in.size() != (iota ? 1u : 2u)) {
+      return Err(op.loc,
+                 absl::StrCat(name, " takes ",
+                              iota ? "a shape" : "an operand and a shape"));
+    }
+    if (name == "stablehlo.dynamic_reshape" && !is_static) {
+      const Val& shape = in[1];
+      if (shape.type.rank() != 1 || shape.type.dims[0] != out.rank()) {
+        return Err(op.loc,
+                   "dynamic_reshape: the shape operand needs one "
+                   "element per result dimension");
+      }
+      std::vector<std::string> sizes;
+      for (int64_t k = 0; k < out.rank(); ++k) {
+        Type one_elem = shape.type;
+        one_elem.dims = {1};
+        std::string sl = Add(c, op.loc, one_elem, "slice", {shape.hlo},
+                             absl::StrCat("slice={[", k, ":", k + 1, "]}"));
+        std::string size =
+            Add(c, op.loc, Scalar(shape.type.element), "reshape", {sl});
+        if (shape.type.element != PrimitiveType::kS32) {
+          size = Add(c, op.loc, Scalar(PrimitiveType::kS32), "convert", {size});
+        }
+        sizes.push_back(size);
+      }
+      std::vector<std::string> xs = {ins[0]};
+      xs.insert(xs.end(), sizes.begin(), sizes.end());
+      return one("dynamic-reshape", xs, "");
+    }
+    if (!is_static) {
+      return Unsupported(op.loc, absl::StrCat(name,
+                                              " with a bounded dynamic result "
+                                              "(only dynamic_reshape has an "
+                                              "HLO counterpart for it)"));
+    }
+    if (name == "stablehlo.dynamic_reshape")
+      return one("reshape", {ins[0]}, "");
+    if (iota) {
+      HLOREF_ASSIGN_OR_RETURN(auto d, ints({"iota_dimension", "dim"}));
+      if (d.size() != 1) return Err(op.loc, "dynamic_iota needs one dimension");
+      return one("iota", {}, absl::StrCat("iota_dimension=", d[0]));
+    }
+    HLOREF_ASSIGN_OR_RETURN(auto d, ints({"broadcast_dimensions", "dims"}));
+    return one("broadcast", {ins[0]}, "dimensions=" + Braced(d));
+  }
   if (name == "stablehlo.dynamic_slice") {
     HLOREF_ASSIGN_OR_RETURN(auto s, ints({"sizes", "slice_sizes"}));
     return one("dynamic-slice", ins, "dynamic_slice_sizes=" + Braced(s));
