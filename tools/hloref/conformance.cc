@@ -53,6 +53,9 @@ Options:
                           command:tools/backends/xla_jax.py for XLA:CPU)
   --suite=S[,S]           golden, generated (default: both), or
                           stablehlo:DIR (StableHLO's test-data format:
+                          each file judged by its own checks and against
+                          the oracle; --deviations, --profile and
+                          --report=DIR (report.json) apply;
                           docs/stablehlo.md)
   --ops=OP[,OP...]        only cases about these ops (HLO names)
   --types=T[,T...]        only cases of these element types (generated:
