@@ -329,11 +329,14 @@ absl::StatusOr<PrimitiveType> Parser::ElementType() {
 absl::StatusOr<Type> Parser::ParseType() {
   Loc loc = Here();
   Type type;
-  if (Consume("!stablehlo.token")) {
+  if (Consume("!stablehlo.token") || Consume("!mhlo.token")) {
     type.kind = Type::kToken;
     return type;
   }
-  if (ConsumeWord("tuple")) {
+  // XLA's HLO -> StableHLO conversion types async-start's result (HLO's
+  // ((operands), result, context) tuple) as !mhlo.async_bundle<...>.
+  const bool bundle = Consume("!mhlo.async_bundle");
+  if (bundle || ConsumeWord("tuple")) {
     type.kind = Type::kTuple;
     HLOREF_RETURN_IF_ERROR(Expect("<"));
     if (!Consume(">")) {

@@ -1515,6 +1515,32 @@ absl::Status Emitter::EmitOp(Comp& c, Scope& scope, const Op& op) {
     return one("select-and-scatter", ins,
                absl::StrCat(w, ", select=%", sel, ", scatter=%", sct));
   }
+  if (name == "stablehlo.async_start" || name == "stablehlo.async_update" ||
+      name == "stablehlo.async_done") {
+    // mhlo.async_* as XLA's HLO -> StableHLO conversion prints HLO's async
+    // ops: the bundle (!mhlo.async_bundle) is HLO's tuple. copy-start /
+    // copy-done come out the same way, calling a function of one copy,
+    // with a bundle (T, T, u32[]) whose first element is not a tuple.
+    if (in.size() != 1 && name != "stablehlo.async_start") {
+      return Err(op.loc, absl::StrCat(name, " takes one bundle"));
+    }
+    HLOREF_ASSIGN_OR_RETURN(Type out, ResultType(op));
+    const Type& bundle = name == "stablehlo.async_start" ? out : in[0].type;
+    const bool copy = bundle.kind == Type::kTuple &&
+                      bundle.elements.size() == 3 &&
+                      bundle.elements[0].kind != Type::kTuple;
+    if (name == "stablehlo.async_update") return one("async-update", ins, "");
+    if (name == "stablehlo.async_done") {
+      return one(copy ? "copy-done" : "async-done", ins, "");
+    }
+    if (copy) return one("copy-start", ins, "");
+    const Attr* callee = op.Find("called_computation");
+    if (callee == nullptr) {
+      return Err(op.loc, "async_start without called_computation");
+    }
+    HLOREF_ASSIGN_OR_RETURN(std::string comp, FuncComp(callee->text, op.loc));
+    return one("async-start", ins, "calls=%" + comp);
+  }
   if (name == "stablehlo.fusion") {
     // mhlo.fusion as XLA's HLO -> StableHLO conversion prints HLO's fusion:
     // the fused computation as the region, `fusion_kind`.
