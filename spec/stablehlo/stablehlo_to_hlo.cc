@@ -781,6 +781,7 @@ const std::map<std::string, std::string>& ChloNative() {
       {"erf", "erf"},     {"tan", "tan"},     {"asin", "asin"},
       {"acos", "acos"},   {"sinh", "sinh"},   {"cosh", "cosh"},
       {"asinh", "asinh"}, {"acosh", "acosh"}, {"atanh", "atanh"},
+      {"mulhi", "mulhi"},  // the high half of the double-width product
   };
   return *m;
 }
