@@ -91,6 +91,13 @@ class Parser {
     SkipWs();
     return pos_ + k < text_.size() ? text_[pos_ + k] : '\0';
   }
+  // The first character at or after pos_ + k that is not white space.
+  char PeekNonSpaceAt(size_t k) {
+    SkipWs();
+    size_t i = pos_ + k;
+    while (i < text_.size() && absl::ascii_isspace(text_[i])) ++i;
+    return i < text_.size() ? text_[i] : '\0';
+  }
   Loc Here() {
     SkipWs();
     return Loc{line_, static_cast<int>(pos_ - line_start_) + 1};
@@ -322,11 +329,14 @@ absl::StatusOr<PrimitiveType> Parser::ElementType() {
 absl::StatusOr<Type> Parser::ParseType() {
   Loc loc = Here();
   Type type;
-  if (Consume("!stablehlo.token")) {
+  if (Consume("!stablehlo.token") || Consume("!mhlo.token")) {
     type.kind = Type::kToken;
     return type;
   }
-  if (ConsumeWord("tuple")) {
+  // XLA's HLO -> StableHLO conversion types async-start's result (HLO's
+  // ((operands), result, context) tuple) as !mhlo.async_bundle<...>.
+  const bool bundle = Consume("!mhlo.async_bundle");
+  if (bundle || ConsumeWord("tuple")) {
     type.kind = Type::kTuple;
     HLOREF_RETURN_IF_ERROR(Expect("<"));
     if (!Consume(">")) {
@@ -860,6 +870,9 @@ absl::Status Parser::PrettyItems(Op& op, bool in_parens) {
       }
       continue;
     }
+    if (c == '{' && !in_parens && PeekNonSpaceAt(1) == '^') {
+      return absl::OkStatus();  // a region (mhlo.scan's pretty form)
+    }
     if (c == '{') {
       HLOREF_ASSIGN_OR_RETURN(auto attrs, AttrDict());
       for (auto& p : attrs) op.attrs.push_back(std::move(p));
@@ -885,8 +898,24 @@ absl::Status Parser::PrettyItems(Op& op, bool in_parens) {
       continue;
     }
     if (IsIdentStart(c)) {
+      // An op without a signature (mhlo.xla.rng_get_and_update_state)
+      // ends at its location.
+      if (!in_parens && PeekWord("loc") && PeekAt(3) == '(') {
+        return absl::OkStatus();
+      }
       Loc loc = Here();
       std::string w = Ident();
+      if (w == "inits" && Peek() == '(') {  // mhlo.scan(%x) inits (%c)
+        ++pos_;
+        while (!Consume(")")) {
+          HLOREF_ASSIGN_OR_RETURN(std::string v, ValueRef());
+          op.inits.push_back(v);
+          if (!Consume(",") && Peek() != ')') {
+            return ErrorHere("expected ',' or ')' in inits (...)");
+          }
+        }
+        continue;
+      }
       if (w == "dim_numbers" && Consume("=")) {  // convolution's compact form
         SkipWs();
         size_t start = pos_;
@@ -954,6 +983,10 @@ absl::Status Parser::PrettyOp(Op& op) {
       op.regions.push_back(std::move(r));
     }
     return absl::OkStatus();
+  }
+  if (Peek() == '{') {  // a region before the signature (mhlo.scan)
+    HLOREF_ASSIGN_OR_RETURN(Region r, ParseRegion({}));
+    op.regions.push_back(std::move(r));
   }
   if (Peek() == ':') HLOREF_RETURN_IF_ERROR(Signature(op));
   if (PeekWord("reducer")) {  // reduce / reduce_window pretty region

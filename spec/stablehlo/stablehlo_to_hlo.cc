@@ -24,6 +24,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
+#include "spec/stablehlo/chlo_expansions.h"
 #include "spec/stablehlo/mlir_ast.h"
 #include "spec/stablehlo/stablehlo_reader.h"
 #include "spec/types/literal.h"
@@ -780,6 +781,7 @@ const std::map<std::string, std::string>& ChloNative() {
       {"erf", "erf"},     {"tan", "tan"},     {"asin", "asin"},
       {"acos", "acos"},   {"sinh", "sinh"},   {"cosh", "cosh"},
       {"asinh", "asinh"}, {"acosh", "acosh"}, {"atanh", "atanh"},
+      {"mulhi", "mulhi"},  // the high half of the double-width product
   };
   return *m;
 }
@@ -1222,6 +1224,62 @@ absl::Status Emitter::EmitOp(Comp& c, Scope& scope, const Op& op) {
     return one("slice", ins,
                absl::StrCat("slice={", absl::StrJoin(parts, ", "), "}"));
   }
+  // Shape-taking ops whose result type fixes the shape: the shape operand
+  // is redundant (StableHLO requires it to equal the result's dimensions),
+  // so they are their static counterparts. dynamic_reshape to a bounded
+  // result is HLO's dynamic-reshape with one s32 size per dimension.
+  if (name == "stablehlo.dynamic_reshape" ||
+      name == "stablehlo.dynamic_broadcast_in_dim" ||
+      name == "stablehlo.dynamic_iota") {
+    HLOREF_ASSIGN_OR_RETURN(Type out, ResultType(op));
+    const bool is_static = std::none_of(out.dynamic.begin(), out.dynamic.end(),
+                                        [](bool d) { return d; });
+    const bool iota = name == "stablehlo.dynamic_iota";
+    if (in.size() != (iota ? 1u : 2u)) {
+      return Err(op.loc,
+                 absl::StrCat(name, " takes ",
+                              iota ? "a shape" : "an operand and a shape"));
+    }
+    if (name == "stablehlo.dynamic_reshape" && !is_static) {
+      const Val& shape = in[1];
+      if (shape.type.rank() != 1 || shape.type.dims[0] != out.rank()) {
+        return Err(op.loc,
+                   "dynamic_reshape: the shape operand needs one "
+                   "element per result dimension");
+      }
+      std::vector<std::string> sizes;
+      for (int64_t k = 0; k < out.rank(); ++k) {
+        Type one_elem = shape.type;
+        one_elem.dims = {1};
+        std::string sl = Add(c, op.loc, one_elem, "slice", {shape.hlo},
+                             absl::StrCat("slice={[", k, ":", k + 1, "]}"));
+        std::string size =
+            Add(c, op.loc, Scalar(shape.type.element), "reshape", {sl});
+        if (shape.type.element != PrimitiveType::kS32) {
+          size = Add(c, op.loc, Scalar(PrimitiveType::kS32), "convert", {size});
+        }
+        sizes.push_back(size);
+      }
+      std::vector<std::string> xs = {ins[0]};
+      xs.insert(xs.end(), sizes.begin(), sizes.end());
+      return one("dynamic-reshape", xs, "");
+    }
+    if (!is_static) {
+      return Unsupported(op.loc, absl::StrCat(name,
+                                              " with a bounded dynamic result "
+                                              "(only dynamic_reshape has an "
+                                              "HLO counterpart for it)"));
+    }
+    if (name == "stablehlo.dynamic_reshape")
+      return one("reshape", {ins[0]}, "");
+    if (iota) {
+      HLOREF_ASSIGN_OR_RETURN(auto d, ints({"iota_dimension", "dim"}));
+      if (d.size() != 1) return Err(op.loc, "dynamic_iota needs one dimension");
+      return one("iota", {}, absl::StrCat("iota_dimension=", d[0]));
+    }
+    HLOREF_ASSIGN_OR_RETURN(auto d, ints({"broadcast_dimensions", "dims"}));
+    return one("broadcast", {ins[0]}, "dimensions=" + Braced(d));
+  }
   if (name == "stablehlo.dynamic_slice") {
     HLOREF_ASSIGN_OR_RETURN(auto s, ints({"sizes", "slice_sizes"}));
     return one("dynamic-slice", ins, "dynamic_slice_sizes=" + Braced(s));
@@ -1313,6 +1371,39 @@ absl::Status Emitter::EmitOp(Comp& c, Scope& scope, const Op& op) {
     std::string p = precision(FindAny(op, {"precision", "precision_config"}));
     if (!p.empty()) attrs += ", " + p;
     return one("dot", ins, attrs);
+  }
+  // ragged_dot (chlo.ragged_dot as JAX may emit it, mhlo.ragged_dot as
+  // XLA's HLO -> StableHLO conversion keeps it): HLO's ragged-dot.
+  if (name == "stablehlo.ragged_dot" || name == "chlo.ragged_dot") {
+    const Attr* rd = op.Find("ragged_dot_dimension_numbers");
+    if (rd == nullptr || in.size() != 3) {
+      return Err(op.loc,
+                 "ragged_dot takes lhs, rhs and group sizes and "
+                 "ragged_dot_dimension_numbers");
+    }
+    // mhlo nests the dot dimensions in a #mhlo.dot; chlo lists them.
+    const Attr* dn = rd->Find("dot_dimension_numbers");
+    if (dn == nullptr) dn = rd;
+    std::string attrs;
+    for (const auto& [key, hlo] :
+         std::vector<std::pair<const char*, const char*>>{
+             {"lhs_batching_dimensions", "lhs_batch_dims"},
+             {"rhs_batching_dimensions", "rhs_batch_dims"},
+             {"lhs_contracting_dimensions", "lhs_contracting_dims"},
+             {"rhs_contracting_dimensions", "rhs_contracting_dims"}}) {
+      HLOREF_ASSIGN_OR_RETURN(auto v, Ints(dn->Find(key), op.loc));
+      if (v.empty() && absl::StrContains(key, "batching")) continue;
+      absl::StrAppend(&attrs, attrs.empty() ? "" : ", ", hlo, "=", Braced(v));
+    }
+    HLOREF_ASSIGN_OR_RETURN(auto ragged,
+                            Ints(rd->Find("lhs_ragged_dimensions"), op.loc));
+    HLOREF_ASSIGN_OR_RETURN(auto group,
+                            Ints(rd->Find("rhs_group_dimensions"), op.loc));
+    absl::StrAppend(&attrs, ", lhs_ragged_dims=", Braced(ragged),
+                    ", rhs_group_dims=", Braced(group));
+    std::string p = precision(FindAny(op, {"precision", "precision_config"}));
+    if (!p.empty()) attrs += ", " + p;
+    return one("ragged-dot", ins, attrs);
   }
   if (name == "stablehlo.convolution") {
     if (in.size() != 2) return Err(op.loc, "convolution takes two operands");
@@ -1425,6 +1516,75 @@ absl::Status Emitter::EmitOp(Comp& c, Scope& scope, const Op& op) {
     return one("select-and-scatter", ins,
                absl::StrCat(w, ", select=%", sel, ", scatter=%", sct));
   }
+  if (name == "stablehlo.async_start" || name == "stablehlo.async_update" ||
+      name == "stablehlo.async_done") {
+    // mhlo.async_* as XLA's HLO -> StableHLO conversion prints HLO's async
+    // ops: the bundle (!mhlo.async_bundle) is HLO's tuple. copy-start /
+    // copy-done come out the same way, calling a function of one copy,
+    // with a bundle (T, T, u32[]) whose first element is not a tuple.
+    if (in.size() != 1 && name != "stablehlo.async_start") {
+      return Err(op.loc, absl::StrCat(name, " takes one bundle"));
+    }
+    HLOREF_ASSIGN_OR_RETURN(Type out, ResultType(op));
+    const Type& bundle = name == "stablehlo.async_start" ? out : in[0].type;
+    const bool copy = bundle.kind == Type::kTuple &&
+                      bundle.elements.size() == 3 &&
+                      bundle.elements[0].kind != Type::kTuple;
+    if (name == "stablehlo.async_update") return one("async-update", ins, "");
+    if (name == "stablehlo.async_done") {
+      return one(copy ? "copy-done" : "async-done", ins, "");
+    }
+    if (copy) return one("copy-start", ins, "");
+    const Attr* callee = op.Find("called_computation");
+    if (callee == nullptr) {
+      return Err(op.loc, "async_start without called_computation");
+    }
+    HLOREF_ASSIGN_OR_RETURN(std::string comp, FuncComp(callee->text, op.loc));
+    return one("async-start", ins, "calls=%" + comp);
+  }
+  if (name == "stablehlo.fusion") {
+    // mhlo.fusion as XLA's HLO -> StableHLO conversion prints HLO's fusion:
+    // the fused computation as the region, `fusion_kind`.
+    std::string kind = word({"fusion_kind"}, "kLoop");
+    if (kind != "kLoop" && kind != "kInput" && kind != "kOutput" &&
+        kind != "kCustom") {
+      return Err(op.loc,
+                 absl::StrCat("mhlo.fusion: unknown fusion_kind '", kind, "'"));
+    }
+    HLOREF_ASSIGN_OR_RETURN(std::string f, region(0, "fused_computation"));
+    return multi("fusion", ins, absl::StrCat("kind=", kind, ", calls=%", f));
+  }
+  if (name == "stablehlo.xla.rng_get_and_update_state") {
+    // mhlo.xla.rng_get_and_update_state {delta = N}: the state, u64[2].
+    const Attr* delta = op.Find("delta");
+    if (delta == nullptr || op.results.size() != 1) {
+      return Err(op.loc, "rng_get_and_update_state needs a delta");
+    }
+    Type out = Scalar(PrimitiveType::kU64);
+    out.dims = {2};
+    out.dynamic = {false};
+    std::string r = Add(c, op.loc, out, "rng-get-and-update-state", {},
+                        absl::StrCat("delta=", delta->i), hint);
+    return Bind(c, scope, op, r, out, false);
+  }
+  if (name == "stablehlo.scan") {
+    // mhlo.scan(%inputs) inits (%carries) dimension=d attributes
+    // {is_reverse, is_associative} { ^bb0(elements..., carries...) } as
+    // XLA's HLO -> StableHLO conversion keeps HLO's scan: outputs then
+    // final carries.
+    std::vector<std::string> xs = ins;
+    for (size_t i = 0; i < op.inits.size(); ++i) {
+      HLOREF_ASSIGN_OR_RETURN(Val v, Lookup(scope, op.inits[i], op.loc));
+      xs.push_back(v.hlo);
+    }
+    HLOREF_ASSIGN_OR_RETURN(auto d, ints({"dimension", "dimensions"}));
+    HLOREF_ASSIGN_OR_RETURN(std::string f, region(0, "scan_body"));
+    std::string attrs = absl::StrCat("dimensions=", Braced(d),
+                                     ", num_carries=", op.inits.size());
+    if (boolean("is_reverse")) attrs += ", is_reverse=true";
+    if (boolean("is_associative")) attrs += ", is_associative=true";
+    return multi("scan", xs, attrs + ", to_apply=%" + f);
+  }
   if (name == "stablehlo.sort") {
     int64_t dim = -1;
     if (const Attr* a = op.Find("dimension")) dim = a->i;
@@ -1510,13 +1670,87 @@ absl::Status Emitter::EmitOp(Comp& c, Scope& scope, const Op& op) {
     HLOREF_ASSIGN_OR_RETURN(std::string groups, ReplicaGroups(op));
     HLOREF_ASSIGN_OR_RETURN(auto s, ints({"split_dimension"}));
     HLOREF_ASSIGN_OR_RETURN(auto cd, ints({"concat_dimension"}));
-    if (s != cd) {
-      return Unsupported(op.loc,
-                         "all_to_all with split_dimension != concat_dimension "
-                         "(HLO's array all-to-all has one dimension)");
+    if (s.size() != 1 || cd.size() != 1) {
+      return Err(op.loc,
+                 "all_to_all needs split_dimension and concat_dimension");
     }
-    return multi("all-to-all", ins,
-                 Join({ChannelAttrs(op), groups, "dimensions=" + Braced(s)}));
+    if (s == cd) {
+      return multi("all-to-all", ins,
+                   Join({ChannelAttrs(op), groups, "dimensions=" + Braced(s)}));
+    }
+    // HLO's array all-to-all splits and concatenates along one dimension.
+    // As XLA's conversion does: all-to-all along split_dimension s (chunk
+    // j goes to participant j; the received chunks stand in source order
+    // along s), reshape s into (n, d_s / n), transpose the source
+    // dimension n in front of concat_dimension c and merge the two.
+    HLOREF_ASSIGN_OR_RETURN(auto count, ints({"split_count"}));
+    HLOREF_ASSIGN_OR_RETURN(Type all_out, AllResults(op));
+    const std::vector<Type> outs =
+        op.results.size() > 1 ? all_out.elements : std::vector<Type>{all_out};
+    const int64_t split = s[0], concat = cd[0];
+    if (count.size() != 1 || count[0] <= 0 || outs.size() != in.size()) {
+      return Err(op.loc,
+                 "all_to_all needs a positive split_count and one "
+                 "result per operand");
+    }
+    const int64_t n = count[0];
+    std::vector<Type> exchanged;  // the received values, s split in two
+    std::vector<Type> operand_types;
+    for (const Val& v : in) {
+      const int64_t rank = v.type.rank();
+      if (split < 0 || split >= rank || concat < 0 || concat >= rank ||
+          v.type.dims[split] % n != 0) {
+        return Err(op.loc, absl::StrCat("all_to_all: split_dimension ", split,
+                                        " / concat_dimension ", concat,
+                                        " / split_count ", n,
+                                        " do not fit the operand"));
+      }
+      Type t = v.type;
+      t.dims.insert(t.dims.begin() + split, n);
+      t.dims[split + 1] /= n;
+      t.dynamic.assign(t.dims.size(), false);
+      exchanged.push_back(t);
+      operand_types.push_back(v.type);
+    }
+    const Type a2a_type =
+        operand_types.size() == 1 ? operand_types[0] : TupleOf(operand_types);
+    std::string a2a = Add(c, op.loc, a2a_type, "all-to-all", ins,
+                          Join({ChannelAttrs(op), groups,
+                                absl::StrCat("dimensions={", split, "}")}));
+    // The transpose: original dimensions in order, with the source
+    // dimension (at `split` in the exchanged shape) just before `concat`.
+    std::vector<int64_t> perm;
+    const int64_t rank = in[0].type.rank();
+    for (int64_t d = 0; d < rank; ++d) {
+      if (d == concat) perm.push_back(split);
+      perm.push_back(d < split ? d : d + 1);
+    }
+    std::vector<std::string> results;
+    for (size_t i = 0; i < outs.size(); ++i) {
+      std::string part = a2a;
+      if (outs.size() > 1) {
+        part = Add(c, op.loc, operand_types[i], "get-tuple-element", {a2a},
+                   absl::StrCat("index=", i));
+      }
+      part = Add(c, op.loc, exchanged[i], "reshape", {part});
+      Type tt = exchanged[i];
+      for (size_t k = 0; k < perm.size(); ++k) {
+        tt.dims[k] = exchanged[i].dims[perm[k]];
+      }
+      std::string tr =
+          Add(c, op.loc, tt, "transpose", {part}, "dimensions=" + Braced(perm));
+      results.push_back(Add(c, op.loc, outs[i], "reshape", {tr}, "",
+                            op.results.size() > i ? op.results[i] : hint));
+    }
+    if (op.results.size() != results.size()) {
+      return Err(op.loc,
+                 absl::StrCat("all_to_all has ", results.size(), " results, ",
+                              op.results.size(), " are named"));
+    }
+    for (size_t i = 0; i < results.size(); ++i) {
+      scope.vals[op.results[i]] = Val{results[i], outs[i]};
+    }
+    return absl::OkStatus();
   }
   if (name == "stablehlo.collective_permute") {
     const Attr* p = op.Find("source_target_pairs");
@@ -1576,6 +1810,91 @@ absl::Status Emitter::EmitOp(Comp& c, Scope& scope, const Op& op) {
     return multi(base == "batch_norm_training" ? "batch-norm-training"
                                                : "batch-norm-grad",
                  ins, attrs);
+  }
+  // Host and device transfers, as XLA's StableHLO -> HLO conversion writes
+  // them: infeed / recv results are the data (a tuple when there are
+  // several values) and a token; send / recv are followed by their -done.
+  if (name == "stablehlo.infeed" || name == "stablehlo.recv") {
+    const bool infeed = name == "stablehlo.infeed";
+    if (in.size() != 1 || op.results.empty()) {
+      return Err(op.loc, absl::StrCat(name,
+                                      " takes a token and returns data "
+                                      "and a token"));
+    }
+    std::vector<Type> data;
+    for (size_t i = 0; i + 1 < op.results.size(); ++i) {
+      HLOREF_ASSIGN_OR_RETURN(Type t, ResultType(op, i));
+      data.push_back(t);
+    }
+    HLOREF_ASSIGN_OR_RETURN(Type token, ResultType(op, op.results.size() - 1));
+    const Type value = data.size() == 1 ? data[0] : TupleOf(data);
+    std::string done;
+    if (infeed) {
+      std::string cfg;
+      if (const Attr* a = op.Find("infeed_config");
+          a && a->kind == Attr::kString && !a->text.empty()) {
+        cfg = "infeed_config=" + Quote(a->text);
+      }
+      done = Add(c, op.loc, TupleOf({value, token}), "infeed", ins, cfg, hint);
+    } else {
+      const std::string attrs =
+          Join({ChannelAttrs(op),
+                boolean("is_host_transfer") ? "is_host_transfer=true" : ""});
+      std::string r =
+          Add(c, op.loc, TupleOf({value, Scalar(PrimitiveType::kU32), token}),
+              "recv", ins, attrs);
+      done = Add(c, op.loc, TupleOf({value, token}), "recv-done", {r}, attrs,
+                 hint);
+    }
+    // An infeed of no values reads an empty tuple.
+    std::string v;
+    if (!data.empty()) {
+      v = Add(c, op.loc, value, "get-tuple-element", {done}, "index=0");
+    }
+    for (size_t i = 0; i < data.size(); ++i) {
+      std::string d = v;
+      if (data.size() > 1) {
+        d = Add(c, op.loc, data[i], "get-tuple-element", {v},
+                absl::StrCat("index=", i), op.results[i]);
+      }
+      scope.vals[op.results[i]] = Val{d, data[i]};
+    }
+    std::string t = Add(c, op.loc, token, "get-tuple-element", {done},
+                        "index=1", op.results.back());
+    scope.vals[op.results.back()] = Val{t, token};
+    return absl::OkStatus();
+  }
+  if (name == "stablehlo.outfeed" || name == "stablehlo.send") {
+    if (in.size() < 2 || op.results.size() != 1) {
+      return Err(op.loc, absl::StrCat(name,
+                                      " takes data and a token and "
+                                      "returns a token"));
+    }
+    std::vector<std::string> data(ins.begin(), ins.end() - 1);
+    std::vector<Type> types;
+    for (size_t i = 0; i + 1 < in.size(); ++i) types.push_back(in[i].type);
+    std::string value = data[0];
+    Type value_type = types[0];
+    if (data.size() > 1) {
+      value_type = TupleOf(types);
+      value = Add(c, op.loc, value_type, "tuple", data);
+    }
+    HLOREF_ASSIGN_OR_RETURN(Type token, ResultType(op));
+    if (name == "stablehlo.outfeed") {
+      std::string attrs = "outfeed_shape=" + value_type.ToHlo();
+      if (const Attr* a = op.Find("outfeed_config");
+          a && a->kind == Attr::kString && !a->text.empty()) {
+        attrs += ", outfeed_config=" + Quote(a->text);
+      }
+      return one("outfeed", {value, ins.back()}, attrs);
+    }
+    const std::string attrs =
+        Join({ChannelAttrs(op),
+              boolean("is_host_transfer") ? "is_host_transfer=true" : ""});
+    std::string sent = Add(
+        c, op.loc, TupleOf({value_type, Scalar(PrimitiveType::kU32), token}),
+        "send", {value, ins.back()}, attrs);
+    return one("send-done", {sent}, attrs);
   }
   if (name == "stablehlo.custom_call") {
     std::string target = op.callee;
@@ -1643,70 +1962,51 @@ absl::Status Emitter::EmitOp(Comp& c, Scope& scope, const Op& op) {
       return one("complex", {re, ng}, "");
     }
     if (base == "square") return one("multiply", {ins[0], ins[0]}, "");
-    if (base == "erf_inv") {
-      // XLA's CHLO legalization for f32 (f16 / bf16 computed in f32): the
-      // single-precision polynomials of M. Giles, "Approximating the erfinv
-      // function" (GPU Computing Gems, 2011), w = -log((1 - x)(1 + x)),
-      // and erf_inv(+-1) = +-inf.
+    if (IsExpandedChloOp(base)) {
+      // XLA's CHLO legalization (chlo_expansions.h).
       HLOREF_ASSIGN_OR_RETURN(Type out, ResultType(op));
-      const PrimitiveType et = out.element;
-      if (et != PrimitiveType::kF32 && et != PrimitiveType::kF16 &&
-          et != PrimitiveType::kBF16) {
-        return Unsupported(
-            op.loc, absl::StrCat("chlo.erf_inv of ", PrimitiveTypeName(et),
-                                 " (only the f32 polynomial is "
-                                 "reproduced; f16/bf16 use it too)"));
-      }
-      Type f = out;
-      f.element = PrimitiveType::kF32;
-      std::string x = ins.at(0);
-      if (et != PrimitiveType::kF32) x = Add(c, op.loc, f, "convert", {x});
-      Type s = Scalar(PrimitiveType::kF32);
-      auto k = [&](const std::string& v) {
-        std::string n = Add(c, op.loc, s, "constant", {}, "", "erfinv_c");
-        c.lines.back() = absl::StrCat("  %", n, " = f32[] constant(", v, ")");
-        return Add(c, op.loc, f, "broadcast", {n}, "dimensions={}");
-      };
-      auto bin = [&](const char* opcode, const std::string& a,
-                     const std::string& b) {
-        return Add(c, op.loc, f, opcode, {a, b});
-      };
-      std::string one1 = k("1");
-      std::string w = Add(c, op.loc, f, "negate",
-                          {Add(c, op.loc, f, "log",
-                               {bin("multiply", bin("subtract", one1, x),
-                                    bin("add", one1, x))})});
-      Type pred = f;
-      pred.element = PrimitiveType::kPred;
-      std::string lt =
-          Add(c, op.loc, pred, "compare", {w, k("5")}, "direction=LT");
-      auto poly = [&](const std::string& t,
-                      const std::vector<const char*>& coeffs) {
-        std::string p = k(coeffs[0]);
-        for (size_t i = 1; i < coeffs.size(); ++i) {
-          p = bin("add", k(coeffs[i]), bin("multiply", p, t));
+      for (const Val& v : in) {
+        if (v.type.dims != out.dims || v.type.kind != Type::kTensor) {
+          return Err(op.loc, absl::StrCat(name,
+                                          ": operands must have the "
+                                          "result's shape"));
         }
-        return p;
-      };
-      std::string small =
-          poly(bin("subtract", w, k("2.5")),
-               {"2.81022636e-08", "3.43273939e-07", "-3.5233877e-06",
-                "-4.39150654e-06", "0.00021858087", "-0.00125372503",
-                "-0.00417768164", "0.246640727", "1.50140941"});
-      std::string large =
-          poly(bin("subtract", Add(c, op.loc, f, "sqrt", {w}), k("3")),
-               {"-0.000200214257", "0.000100950558", "0.00134934322",
-                "-0.00367342844", "0.00573950773", "-0.0076224613",
-                "0.00943887047", "1.00167406", "2.83297682"});
-      std::string r =
-          bin("multiply", Add(c, op.loc, f, "select", {lt, small, large}), x);
-      std::string at_one =
-          Add(c, op.loc, pred, "compare", {Add(c, op.loc, f, "abs", {x}), one1},
-              "direction=EQ");
-      r = Add(c, op.loc, f, "select",
-              {at_one, bin("multiply", x, k("inf")), r});
-      if (et != PrimitiveType::kF32) return one("convert", {r}, "");
-      return one("copy", {r}, "");
+      }
+      struct Sink : ExpansionSink {
+        Emitter* e;
+        Comp* c;
+        Loc loc;
+        Type shape;
+        std::string Emit(PrimitiveType type, absl::string_view opcode,
+                         const std::vector<std::string>& operands,
+                         const std::string& attrs) override {
+          Type t = shape;
+          t.element = type;
+          return e->Add(*c, loc, t, opcode, operands, attrs);
+        }
+        std::string Constant(PrimitiveType type,
+                             const std::string& text) override {
+          Type s = Scalar(type);
+          std::string k = e->Add(*c, loc, s, "constant", {}, "", "k");
+          c->lines.back() =
+              absl::StrCat("  %", k, " = ", s.ToHlo(), " constant(", text, ")");
+          Type t = shape;
+          t.element = type;
+          return e->Add(*c, loc, t, "broadcast", {k}, "dimensions={}");
+        }
+      } sink;
+      sink.e = this;
+      sink.c = &c;
+      sink.loc = op.loc;
+      sink.shape = out;
+      absl::StatusOr<std::string> r = ExpandChlo(base, out.element, ins, sink);
+      if (!r.ok()) {
+        if (r.status().code() == absl::StatusCode::kUnimplemented) {
+          return Unsupported(op.loc, r.status().message());
+        }
+        return Err(op.loc, r.status().message());
+      }
+      return Bind(c, scope, op, *r, out, false);
     }
     if (base == "is_inf" || base == "is_pos_inf" || base == "is_neg_inf") {
       HLOREF_ASSIGN_OR_RETURN(Type out, ResultType(op));
@@ -1736,9 +2036,8 @@ absl::Status Emitter::EmitOp(Comp& c, Scope& scope, const Op& op) {
     }
     return Unsupported(op.loc,
                        absl::StrCat(name,
-                                    " (XLA expands it into a polynomial "
-                                    "approximation; hloref has no "
-                                    "counterpart for it yet)"));
+                                    " (no HLO op and no expansion in "
+                                    "hloref's mapping, docs/stablehlo.md)"));
   }
   if (absl::StartsWith(name, "stablehlo.dynamic_") ||
       name == "stablehlo.real_dynamic_slice" ||

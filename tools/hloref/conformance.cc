@@ -53,6 +53,9 @@ Options:
                           command:tools/backends/xla_jax.py for XLA:CPU)
   --suite=S[,S]           golden, generated (default: both), or
                           stablehlo:DIR (StableHLO's test-data format:
+                          each file judged by its own checks and against
+                          the oracle; --deviations, --profile and
+                          --report=DIR (report.json) apply;
                           docs/stablehlo.md)
   --ops=OP[,OP...]        only cases about these ops (HLO names)
   --types=T[,T...]        only cases of these element types (generated:
@@ -210,7 +213,21 @@ int RunConformance(int argc, char** argv) {
     options.compile_options.timeout = absl::Seconds(seconds);
   }
   if (auto s = cl->Get("suite"); s && absl::StartsWith(*s, "stablehlo:")) {
-    return RunStableHloSuite(s->substr(10), backend_name, cl->Has("verbose"));
+    StableHloSuiteOptions suite;
+    suite.backend_name = backend_name;
+    auto deviations =
+        conformance::ParseDeviations(cl->Get("deviations").value_or(""));
+    if (!deviations.ok()) {
+      return Usage(std::string(deviations.status().message()));
+    }
+    suite.deviations = *deviations;
+    // The profile of the oracle verdict: xla unless --profile=portable.
+    suite.profile = cl->Get("profile").value_or("xla") == "portable"
+                        ? Profile::kPortable
+                        : Profile::kXla;
+    suite.verbose = cl->Has("verbose");
+    suite.report_dir = cl->Get("report").value_or("");
+    return RunStableHloSuite(s->substr(10), suite);
   }
   const std::set<std::string> suites =
       SplitList(cl->Get("suite").value_or("golden,generated"));

@@ -16,6 +16,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "backends/registry.h"
+#include "conformance/compare/comparator.h"
+#include "conformance/diff/diff.h"
+#include "conformance/diff/slice.h"
 #include "interpreter/evaluator.h"
 #include "spec/stablehlo/stablehlo_reader.h"
 #include "spec/verifier/verifier.h"
@@ -88,20 +91,165 @@ std::string Judge(const std::string& kind, const Literal& got,
   return "";
 }
 
-std::vector<Literal> Leaves(Literal value) {
-  std::vector<Literal> out;
-  if (!value.shape().IsTuple()) {
-    out.push_back(std::move(value));
-    return out;
+// The oracle's verdict on check `k`: empty when the backend's checked
+// value `got` agrees with the oracle (see stablehlo_suite.h); else why.
+// `note` gets the whole value's comparison when agreement is found only
+// per instruction.
+std::string JudgeAgainstOracle(const HloModule& module, size_t k,
+                               const Literal& got, backends::Backend& backend,
+                               const StableHloSuiteOptions& options,
+                               std::string* note) {
+  const HloInstruction* root = module.entry()->root();
+  if (root->opcode() != HloOpcode::kTuple ||
+      static_cast<size_t>(root->operand_count()) <= 2 * k) {
+    return "the converted module does not return the checked values";
   }
-  for (const Literal& e : value.tuple_elements()) out.push_back(e);
-  return out;
+  const HloInstruction* checked = root->operand(static_cast<int64_t>(2 * k));
+  // The checked value as the output of a module of its own: the comparator
+  // takes the error class of the op at the root (conformance/compare).
+  absl::StatusOr<conformance::EntrySlice> slice = conformance::SliceEntry(
+      module, *checked, {}, absl::StrCat("checked_", k));
+  if (!slice.ok()) {
+    return absl::StrCat("cannot isolate the checked value: ",
+                        slice.status().message());
+  }
+  EvaluatorOptions eval_options;
+  eval_options.profile = Profile::kXla;
+  eval_options.compute_error_data = true;
+  Evaluator evaluator(eval_options);
+  absl::StatusOr<EvalResult> oracle = evaluator.Run(*slice->module, {});
+  if (!oracle.ok()) {
+    return absl::StrCat("the oracle cannot evaluate the checked value: ",
+                        oracle.status().message());
+  }
+  conformance::CompareConfig config;
+  config.profile = options.profile;
+  config.deviations = options.deviations;
+  std::vector<Literal> values;
+  values.push_back(got);
+  conformance::ComparisonResult cmp = conformance::CompareToOracle(
+      *slice->module, {}, *oracle, nullptr, values, config);
+  if (cmp.ok) return "";
+  if (!cmp.structure_error.empty()) return cmp.structure_error;
+  // numerics.md decision 7: a value computed by several instructions is
+  // judged per instruction, each fed the oracle's operands.
+  conformance::DiffOptions diff_options;
+  diff_options.profile = options.profile;
+  diff_options.deviations = options.deviations;
+  absl::StatusOr<conformance::DiffResult> diff =
+      conformance::DiffModule(*slice->module, {}, backend, diff_options);
+  if (!diff.ok()) {
+    return absl::StrCat(cmp.Summary(), " (per-instruction judgement failed: ",
+                        diff.status().message(), ")");
+  }
+  if (diff->first_departure >= 0) {
+    const conformance::InstructionVerdict& v =
+        diff->instructions[diff->first_departure];
+    return absl::StrCat(cmp.Summary(), "; per instruction, %",
+                        v.QualifiedName(), " (", HloOpcodeString(v.opcode),
+                        ") departs from the oracle when fed the oracle's "
+                        "operands: ",
+                        v.message);
+  }
+  for (const conformance::InstructionVerdict& v : diff->instructions) {
+    if (v.outcome != conformance::Outcome::kPass) {
+      // An instruction the backend cannot run alone: no per-instruction
+      // verdict, so the whole value's comparison stands.
+      return absl::StrCat(cmp.Summary(), " (instruction %", v.name, " is ",
+                          conformance::OutcomeName(v.outcome),
+                          " in isolation: ", v.message, ")");
+    }
+  }
+  *note = cmp.Summary();
+  return "";
+}
+
+std::string JsonString(const std::string& s) {
+  std::string out = "\"";
+  for (unsigned char c : s) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += static_cast<char>(c);
+    } else if (c == '\n') {
+      out += "\\n";
+    } else if (c < 0x20) {
+      out += absl::StrCat("\\u00", c < 0x10 ? "0" : "",
+                          absl::Hex(static_cast<int>(c)));
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out + "\"";
 }
 
 }  // namespace
 
-int RunStableHloSuite(const std::string& dir, const std::string& backend_name,
-                      bool verbose) {
+StableHloFileResult JudgeStableHloFile(const std::string& path,
+                                       const std::string& text,
+                                       backends::Backend& backend,
+                                       const StableHloSuiteOptions& options) {
+  using Outcome = StableHloFileResult::Outcome;
+  StableHloFileResult r;
+  r.path = path;
+  auto refused = [&](const absl::Status& s) {
+    r.outcome = s.code() == absl::StatusCode::kUnimplemented
+                    ? Outcome::kUnsupported
+                    : Outcome::kFail;
+    r.message = std::string(s.message());
+    return r;
+  };
+  ParseOptions parse_options;
+  parse_options.file_name = path;
+  auto test = ParseStableHloTestModule(text, parse_options);
+  if (!test.ok()) return refused(test.status());
+  if (absl::Status v = VerifyModule(*test->module); !v.ok()) return refused(v);
+  if (absl::Status s = backends::SupportsModule(backend, *test->module);
+      !s.ok()) {
+    return refused(s);
+  }
+  auto exe = backend.Compile(*test->module, backends::CompileOptions());
+  if (!exe.ok()) return refused(exe.status());
+  auto got = (*exe)->Run({});
+  if (!got.ok()) return refused(got.status());
+  const size_t n = test->checks.size();
+  if (got->size() != 2 * n) {
+    r.outcome = Outcome::kFail;
+    r.message = absl::StrCat(got->size(), " results for ", n, " checks");
+    return r;
+  }
+  r.outcome = Outcome::kPass;
+  for (size_t k = 0; k < n; ++k) {
+    std::string e =
+        Judge(test->checks[k].kind, (*got)[2 * k], (*got)[2 * k + 1]);
+    if (!e.empty()) {
+      r.outcome = Outcome::kFail;
+      r.message = absl::StrCat("line ", test->checks[k].line, " expect_",
+                               test->checks[k].kind, ": ", e);
+      break;
+    }
+  }
+  r.oracle_judged = true;
+  r.oracle_agrees = true;
+  for (size_t k = 0; k < n; ++k) {
+    std::string note;
+    std::string e = JudgeAgainstOracle(*test->module, k, (*got)[2 * k], backend,
+                                       options, &note);
+    if (!e.empty()) {
+      r.oracle_agrees = false;
+      r.oracle_message = absl::StrCat("line ", test->checks[k].line, ": ", e);
+      break;
+    }
+    if (!note.empty() && r.per_instruction_note.empty()) {
+      r.per_instruction_note =
+          absl::StrCat("line ", test->checks[k].line, ": ", note);
+    }
+  }
+  return r;
+}
+
+int RunStableHloSuite(const std::string& dir,
+                      const StableHloSuiteOptions& options) {
+  using Outcome = StableHloFileResult::Outcome;
   std::vector<std::string> files;
   std::error_code ec;
   for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
@@ -113,101 +261,101 @@ int RunStableHloSuite(const std::string& dir, const std::string& backend_name,
     return 1;
   }
   std::sort(files.begin(), files.end());
-  int pass = 0, fail = 0, unsupported = 0, agree = 0, disagree = 0;
+  auto backend = backends::CreateBackend(options.backend_name);
+  if (!backend.ok()) {
+    std::fprintf(stderr, "hloref conformance: %s\n",
+                 std::string(backend.status().message()).c_str());
+    return 1;
+  }
+  int pass = 0, fail = 0, unsupported = 0, agree = 0, disagree = 0,
+      per_instruction = 0;
+  std::vector<StableHloFileResult> results;
   for (const std::string& path : files) {
     std::ifstream in(path, std::ios::binary);
     std::stringstream ss;
     ss << in.rdbuf();
-    ParseOptions options;
-    options.file_name = path;
-    auto unsupported_or_fail = [&](const absl::Status& s) {
-      if (s.code() == absl::StatusCode::kUnimplemented) {
-        ++unsupported;
-        if (verbose)
-          std::printf("UNSUPPORTED %s: %s\n", path.c_str(),
-                      std::string(s.message()).c_str());
-      } else {
-        ++fail;
-        std::printf("FAIL %s: %s\n", path.c_str(),
-                    std::string(s.message()).c_str());
-      }
-    };
-    auto test = ParseStableHloTestModule(ss.str(), options);
-    if (!test.ok()) {
-      unsupported_or_fail(test.status());
-      continue;
-    }
-    if (absl::Status v = VerifyModule(*test->module); !v.ok()) {
-      unsupported_or_fail(v);
-      continue;
-    }
-    auto backend = backends::CreateBackend(backend_name);
-    if (!backend.ok()) {
-      unsupported_or_fail(backend.status());
-      continue;
-    }
-    auto exe = (*backend)->Compile(*test->module, backends::CompileOptions());
-    if (!exe.ok()) {
-      unsupported_or_fail(exe.status());
-      continue;
-    }
-    auto got = (*exe)->Run({});
-    if (!got.ok()) {
-      unsupported_or_fail(got.status());
-      continue;
-    }
-    Evaluator evaluator;
-    auto oracle = evaluator.Evaluate(*test->module, {});
-    std::vector<Literal> reference;
-    if (oracle.ok()) reference = Leaves(*std::move(oracle));
-    const size_t n = test->checks.size();
-    if (got->size() != 2 * n) {
-      ++fail;
-      std::printf("FAIL %s: %zu results for %zu checks\n", path.c_str(),
-                  got->size(), n);
-      continue;
-    }
-    std::string verdict, oracle_verdict;
-    for (size_t k = 0; k < n && verdict.empty(); ++k) {
-      std::string e =
-          Judge(test->checks[k].kind, (*got)[2 * k], (*got)[2 * k + 1]);
-      if (!e.empty()) {
-        verdict = absl::StrCat("line ", test->checks[k].line, " expect_",
-                               test->checks[k].kind, ": ", e);
-      }
-    }
-    for (size_t k = 0; k < n && oracle_verdict.empty(); ++k) {
-      if (reference.size() != 2 * n) {
-        oracle_verdict = oracle.ok() ? "oracle result count differs"
-                                     : std::string(oracle.status().message());
+    StableHloFileResult r =
+        JudgeStableHloFile(path, ss.str(), **backend, options);
+    const char* p = path.c_str();
+    switch (r.outcome) {
+      case Outcome::kPass:
+        ++pass;
+        if (options.verbose) std::printf("PASS %s\n", p);
         break;
-      }
-      std::string e =
-          Judge(test->checks[k].kind, (*got)[2 * k], reference[2 * k]);
-      if (!e.empty()) {
-        oracle_verdict = absl::StrCat("line ", test->checks[k].line,
-                                      " against the oracle: ", e);
-      }
+      case Outcome::kFail:
+        ++fail;
+        std::printf("FAIL %s: %s\n", p, r.message.c_str());
+        break;
+      case Outcome::kUnsupported:
+        ++unsupported;
+        if (options.verbose)
+          std::printf("UNSUPPORTED %s: %s\n", p, r.message.c_str());
+        break;
     }
-    if (verdict.empty()) {
-      ++pass;
-    } else {
-      ++fail;
-      std::printf("FAIL %s: %s\n", path.c_str(), verdict.c_str());
-    }
-    if (oracle_verdict.empty()) {
+    if (r.oracle_judged && r.oracle_agrees) {
       ++agree;
-    } else {
+      if (!r.per_instruction_note.empty()) {
+        ++per_instruction;
+        std::printf(
+            "ORACLE-PER-INSTRUCTION %s: %s; every instruction agrees with "
+            "the oracle when fed the oracle's operands (numerics.md "
+            "decision 7)\n",
+            p, r.per_instruction_note.c_str());
+      }
+    } else if (r.oracle_judged) {
       ++disagree;
-      std::printf("ORACLE-DIFF %s: %s\n", path.c_str(), oracle_verdict.c_str());
+      std::printf("ORACLE-DIFF %s: %s\n", p, r.oracle_message.c_str());
     }
-    if (verbose && verdict.empty()) std::printf("PASS %s\n", path.c_str());
+    results.push_back(std::move(r));
   }
   std::printf(
       "stablehlo:%s on %s: pass %d, fail %d, unsupported %d; against the "
-      "oracle: agree %d, differ %d\n",
-      dir.c_str(), backend_name.c_str(), pass, fail, unsupported, agree,
-      disagree);
+      "oracle: agree %d (per instruction %d), differ %d\n",
+      dir.c_str(), options.backend_name.c_str(), pass, fail, unsupported, agree,
+      per_instruction, disagree);
+  if (!options.report_dir.empty()) {
+    std::string json = absl::StrCat(
+        "{\n  \"suite\": ", JsonString("stablehlo:" + dir),
+        ",\n  \"backend\": ", JsonString(options.backend_name),
+        ",\n  \"deviations\": ", JsonString(options.deviations.ToString()),
+        ",\n  \"profile\": ",
+        JsonString(options.profile == Profile::kXla ? "xla" : "portable"),
+        ",\n  \"summary\": {\"pass\": ", pass, ", \"fail\": ", fail,
+        ", \"unsupported\": ", unsupported, ", \"oracle_agree\": ", agree,
+        ", \"oracle_agree_per_instruction\": ", per_instruction,
+        ", \"oracle_differ\": ", disagree, "},\n  \"files\": [");
+    for (size_t i = 0; i < results.size(); ++i) {
+      const StableHloFileResult& r = results[i];
+      const char* verdict = r.outcome == Outcome::kPass   ? "pass"
+                            : r.outcome == Outcome::kFail ? "fail"
+                                                          : "unsupported";
+      const char* oracle = !r.oracle_judged   ? "not judged"
+                           : !r.oracle_agrees ? "differ"
+                           : r.per_instruction_note.empty()
+                               ? "agree"
+                               : "agree per instruction";
+      absl::StrAppend(
+          &json, i == 0 ? "\n" : ",\n", "    {\"file\": ", JsonString(r.path),
+          ", \"verdict\": ", JsonString(verdict),
+          ", \"message\": ", JsonString(r.message),
+          ", \"oracle\": ", JsonString(oracle), ", \"oracle_message\": ",
+          JsonString(r.oracle_agrees ? r.per_instruction_note
+                                     : r.oracle_message),
+          "}");
+    }
+    absl::StrAppend(&json, "\n  ]\n}\n");
+    std::error_code mk;
+    std::filesystem::create_directories(options.report_dir, mk);
+    const std::string out = options.report_dir + "/report.json";
+    std::ofstream f(out, std::ios::binary);
+    f << json;
+    if (!f) {
+      std::fprintf(stderr, "hloref conformance: cannot write %s\n",
+                   out.c_str());
+      return 1;
+    }
+    std::printf("report: %s\n", out.c_str());
+  }
   return fail > 0 || disagree > 0 ? 1 : 0;
 }
 

@@ -2,7 +2,7 @@
 // at points whose value is exact by definition: erf_inv(0) = 0,
 // erf_inv(+-1) = +-inf, erf_inv(-0) = -0; bf16 goes
 // through the f32 polynomial. (Interior values agree with XLA:CPU within
-// 1.5e-6 absolute, docs/stablehlo.md.)
+// 2 ulp, docs/stablehlo.md.)
 // ARG: f32[4] {0, 1, -1, -0}
 // EXPECT: f32[4] {0, inf, -inf, -0}
 // EXPECT: bf16[2] {inf, 0}
