@@ -557,6 +557,26 @@ TEST(NpyFileTest, TruncatedAndOversizedFiles) {
   std::remove(path.c_str());
 }
 
+TEST(NpyFileTest, DtypeErrorsNameTheFile) {
+  const std::string path = TempPath("dtype");
+  // A structured bf16 field stored in 4 bytes, and a dtype hloref has no
+  // type for ('<f16', float128): refused from the header, file named.
+  WriteBytes(path, MakeNpy("{'descr': [('bf16', '<u4')], "
+                           "'fortran_order': False, 'shape': (1,), }",
+                           std::string(4, '\0')));
+  absl::Status s = ReadNpyFile(path).status();
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(s.message(), HasSubstr(path + ": .npy: "));
+  EXPECT_THAT(s.message(), HasSubstr("field 'bf16' has dtype '<u4', expected "
+                                     "an integer of 2 byte(s)"));
+  WriteBytes(path, MakeNpy("{'descr': '<f16', 'fortran_order': False, "
+                           "'shape': (1,), }",
+                           std::string(16, '\0')));
+  EXPECT_THAT(ReadNpyHeader(path).status().message(),
+              HasSubstr("unsupported dtype descr '<f16'"));
+  std::remove(path.c_str());
+}
+
 TEST(NpyFileTest, NotARegularFile) {
   const std::string dir = ::testing::TempDir();
   absl::StatusOr<Literal> lit = ReadNpyFile(dir);
