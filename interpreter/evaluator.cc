@@ -370,6 +370,17 @@ class EvaluatorImpl final : public EvalContext {
     int32_t index;  // -1: its operands may not be taken
   };
   const Plan& PlanOf(const HloComputation& comp);
+  // Whether operand k of instruction i may be moved out of its slot: i is
+  // its last reader and reads it once, it is not the root, and the slot
+  // owns the only reference to it.
+  static bool CanTake(const Plan& plan, const std::vector<Slot>& slots,
+                      int32_t i, int64_t k);
+  // reshape / bitcast of a value read for the last time: the operand's
+  // literal given the result's shape over its own storage (no allocation,
+  // no copy), or nullopt when the op has to compute a new value.
+  std::optional<Literal> RelabelInPlace(const HloInstruction& inst,
+                                        const Plan& plan,
+                                        std::vector<Slot>& slots, int32_t i);
   Slot Own(Literal lit);
   void MaybeReportProgress();
 
@@ -670,21 +681,85 @@ EvaluatorImpl::Slot EvaluatorImpl::Own(Literal lit) {
   return slot;
 }
 
+bool EvaluatorImpl::CanTake(const Plan& plan, const std::vector<Slot>& slots,
+                            int32_t i, int64_t k) {
+  const std::vector<int32_t>& ops = plan.operands[i];
+  if (k < 0 || k >= static_cast<int64_t>(ops.size())) return false;
+  const int32_t j = ops[k];
+  if (j < 0 || j == plan.root || plan.last_use[j] != i) return false;
+  if (std::count(ops.begin(), ops.end(), j) != 1) return false;
+  const Slot& slot = slots[j];
+  return slot.owned && slot.value.use_count() == 1;
+}
+
 std::optional<Literal> EvaluatorImpl::TakeOperand(int64_t k) {
   if (frames_.empty()) return std::nullopt;
   Frame& f = frames_.back();
-  if (f.index < 0) return std::nullopt;
-  const std::vector<int32_t>& ops = f.plan->operands[f.index];
-  if (k < 0 || k >= static_cast<int64_t>(ops.size())) return std::nullopt;
-  const int32_t j = ops[k];
-  if (j < 0 || j == f.plan->root || f.plan->last_use[j] != f.index) {
+  if (f.index < 0 || !CanTake(*f.plan, *f.slots, f.index, k)) {
     return std::nullopt;
   }
-  if (std::count(ops.begin(), ops.end(), j) != 1) return std::nullopt;
-  Slot& slot = (*f.slots)[j];
-  if (!slot.owned || slot.value.use_count() != 1) return std::nullopt;
+  Slot& slot = (*f.slots)[f.plan->operands[f.index][k]];
   Literal out = std::move(const_cast<Literal&>(*slot.value));
   slot = Slot();
+  return out;
+}
+
+namespace {
+
+// Whether an array's physical order (its layout's minor-to-major order)
+// is its row-major order: the dimensions longer than 1, read from minor to
+// major, are in decreasing order. Tiled layouts and explicit element sizes
+// are not.
+bool PhysicalOrderIsRowMajor(const Shape& shape) {
+  const Layout layout = shape.LayoutOrDefault();
+  if (!layout.tiles.empty() || layout.element_size_in_bits != 0 ||
+      static_cast<int64_t>(layout.minor_to_major.size()) != shape.rank()) {
+    return false;
+  }
+  std::vector<bool> seen(static_cast<size_t>(shape.rank()), false);
+  int64_t previous = shape.rank();
+  for (int64_t d : layout.minor_to_major) {
+    if (d < 0 || d >= shape.rank() || seen[d]) return false;
+    seen[d] = true;
+    if (shape.dimensions(d) == 1) continue;
+    if (d > previous) return false;
+    previous = d;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::optional<Literal> EvaluatorImpl::RelabelInPlace(const HloInstruction& inst,
+                                                     const Plan& plan,
+                                                     std::vector<Slot>& slots,
+                                                     int32_t i) {
+  const HloOpcode op = inst.opcode();
+  if ((op != HloOpcode::kReshape && op != HloOpcode::kBitcast) ||
+      inst.operands().size() != 1 || !CanTake(plan, slots, i, 0)) {
+    return std::nullopt;
+  }
+  Slot& slot = slots[plan.operands[i][0]];
+  const Literal& operand = *slot.value;
+  const Shape& shape = inst.shape();
+  if (!operand.shape().IsArray() || !shape.IsArray()) return std::nullopt;
+  if (op == HloOpcode::kReshape) {
+    // A row-major reshape keeps the row-major element sequence.
+    if (operand.element_type() != shape.element_type()) return std::nullopt;
+  } else {
+    // bitcast reinterprets the physical buffer: the same bytes in the same
+    // order when both sides are laid out row-major (the ops path, which
+    // also marks impl.bitcast.1, evaluates everything else).
+    if (!operand.shape().is_static() || !shape.is_static() ||
+        !PhysicalOrderIsRowMajor(inst.operand(0)->shape()) ||
+        !PhysicalOrderIsRowMajor(shape)) {
+      return std::nullopt;
+    }
+  }
+  if (!operand.CheckReinterpretAs(shape).ok()) return std::nullopt;
+  Literal out = std::move(const_cast<Literal&>(operand));
+  slot = Slot();
+  HLOREF_CHECK(out.ReinterpretAs(shape).ok());
   return out;
 }
 
@@ -860,8 +935,11 @@ absl::StatusOr<std::pair<Literal, Marks>> EvaluatorImpl::EvalComputation(
       continue;
     }
 
+    // reshape / bitcast of a value read for the last time keep its storage
+    // (operands[0] must not be read after this).
+    std::optional<Literal> relabelled = RelabelInPlace(inst, plan, slots, i);
     // The result's bytes, before anything is allocated.
-    const int64_t need = ShapeBytes(inst.shape());
+    const int64_t need = relabelled.has_value() ? 0 : ShapeBytes(inst.shape());
     if (need > max_bytes_ - live_bytes_) {
       return absl::ResourceExhaustedError(absl::StrCat(
           "%", inst.name(), ": its result (", inst.shape().ToString(false),
@@ -880,17 +958,26 @@ absl::StatusOr<std::pair<Literal, Marks>> EvaluatorImpl::EvalComputation(
       }
       sink.leaves.resize(leaf_shapes.size());
     }
-    // Bounded dynamic dimensions (interpreter/dynamic_sizes.h): ops that do
-    // not honour runtime sizes refuse padded operands; element-wise results
-    // take their operands' runtime sizes.
-    HLOREF_RETURN_IF_ERROR(CheckPaddedOperands(inst, operands));
-    // Element-wise propagation of runtime sizes reads the operands after
-    // the op ran, so those ops never give their operands away.
-    const bool may_take = !IsElementwiseForSizes(inst.opcode());
+    absl::StatusOr<Literal> result = absl::InternalError("not evaluated");
     sinks_.push_back(&sink);
-    frames_.push_back(Frame{&plan, &slots, may_take ? i : -1});
-    absl::StatusOr<Literal> result = DispatchOp(inst, operands, *this);
-    frames_.pop_back();
+    if (relabelled.has_value()) {
+      result = *std::move(relabelled);
+    } else {
+      // Bounded dynamic dimensions (interpreter/dynamic_sizes.h): ops that
+      // do not honour runtime sizes refuse padded operands; element-wise
+      // results take their operands' runtime sizes.
+      absl::Status padded = CheckPaddedOperands(inst, operands);
+      if (!padded.ok()) {
+        sinks_.pop_back();
+        return padded;
+      }
+      // Element-wise propagation of runtime sizes reads the operands after
+      // the op ran, so those ops never give their operands away.
+      const bool may_take = !IsElementwiseForSizes(inst.opcode());
+      frames_.push_back(Frame{&plan, &slots, may_take ? i : -1});
+      result = DispatchOp(inst, operands, *this);
+      frames_.pop_back();
+    }
     if (result.ok()) AdoptDynamicDimensions(inst.shape(), *result);
     if (result.ok() && IsElementwiseForSizes(inst.opcode())) {
       absl::Status sized =

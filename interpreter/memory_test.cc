@@ -7,6 +7,7 @@
 // the comments.
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,7 @@
 #include "gtest/gtest.h"
 #include "interpreter/evaluator.h"
 #include "interpreter/ops/data_movement_test_util.h"
+#include "spec/ir/hlo_parser.h"
 
 namespace hloref {
 namespace {
@@ -195,6 +197,178 @@ TEST(Memory, RunConsumingMatchesRun) {
   ASSERT_TRUE(consumed.ok()) << consumed.status();
   ExpectRowsAreIndexPlusOne(consumed->value, rows, cols);
   EXPECT_TRUE(consumed->value.BitwiseEquals(run->value));
+}
+
+// reshape and bitcast of a value read for the last time keep its storage
+// (Literal::ReinterpretAs): iota s32[kN] (values 0..kN-1), reshaped to
+// [1024,1024] and bitcast to u32[1024,1024] (the same bits, both laid out
+// row-major), is one buffer for the whole chain; a copy would hold two.
+TEST(Memory, ReshapeAndBitcastOfADyingValueKeepTheStorage) {
+  const std::string text =
+      absl::StrCat("HloModule m\nENTRY e {\n  x = s32[", kN,
+                   "]{0} iota(), iota_dimension=0\n"
+                   "  r = s32[1024,1024]{1,0} reshape(x)\n"
+                   "  b = u32[1024,1024]{1,0} bitcast(r)\n"
+                   "  ROOT c = u32[1048576,1]{0,1} bitcast(b)\n}\n");
+  ASSERT_EQ(kN, 1024 * 1024);
+  absl::StatusOr<EvalResult> r = RunHlo(text);
+  ASSERT_TRUE(r.ok()) << r.status();
+  absl::Span<const uint32_t> d = r->value.data<uint32_t>();
+  ASSERT_EQ(static_cast<int64_t>(d.size()), kN);
+  for (int64_t k = 0; k < kN; ++k) ASSERT_EQ(d[k], static_cast<uint32_t>(k));
+  EXPECT_GE(r->peak_bytes, kBytes);
+  EXPECT_LT(r->peak_bytes, kBytes + 4096);
+}
+
+// The arguments of RunConsuming are owned by the run: a reshaped weight is
+// the argument's own storage (Run borrows its arguments and copies).
+TEST(Memory, ReshapeOfAConsumedArgumentKeepsItsStorage) {
+  const std::string text =
+      absl::StrCat("HloModule m\nENTRY e {\n  p = f32[", kN,
+                   "] parameter(0)\n  ROOT r = f32[1024,1024] reshape(p)\n}\n");
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);
+  ASSERT_TRUE(module.ok()) << module.status();
+  ASSERT_TRUE(VerifyModule(**module).ok());
+  Literal arg(Shape::Array(PrimitiveType::kF32, {kN}));
+  absl::Span<float> a = arg.mutable_data<float>();
+  for (int64_t k = 0; k < kN; ++k) a[k] = static_cast<float>(k) * 0.5f;
+  std::vector<Literal> args;
+  args.push_back(arg);
+  Evaluator evaluator;
+  absl::StatusOr<EvalResult> r =
+      evaluator.RunConsuming(**module, std::move(args));
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_GE(r->peak_bytes, kBytes);
+  EXPECT_LT(r->peak_bytes, kBytes + 4096);
+  ASSERT_EQ(r->value.shape().rank(), 2);
+  EXPECT_EQ(r->value.shape().dimensions(0), 1024);
+  EXPECT_EQ(r->value.GetAsDouble(kN - 1), (kN - 1) * 0.5);
+  EXPECT_EQ(std::memcmp(r->value.raw().data(), arg.raw().data(),
+                        static_cast<size_t>(kBytes)),
+            0);
+}
+
+TEST(Memory, ReshapeAndBitcastThatMustComputeStillDo) {
+  // x = iota s32[2,3] = {{0,1,2},{3,4,5}}, row-major physical order.
+  // bitcast to s32[3,2]{0,1} (column-major): element (a, b) sits at
+  // physical position a + 3b, so the result is {{0,3},{1,4},{2,5}}.
+  // bitcast of u8 {0,1,2,255} to pred: bytes above 1 become true
+  // (impl.bitcast.1), so it is not a relabelling. A reshape whose operand
+  // is read again afterwards is copied: both values are returned intact.
+  const char* text = R"(HloModule m
+ENTRY e {
+  x = s32[2,3]{1,0} iota(), iota_dimension=1
+  three = s32[] constant(3)
+  threes = s32[2,3]{1,0} broadcast(three), dimensions={}
+  row = s32[2,3]{1,0} iota(), iota_dimension=0
+  rows = s32[2,3]{1,0} multiply(row, threes)
+  v = s32[2,3]{1,0} add(x, rows)
+  t = s32[3,2]{0,1} bitcast(v)
+  u = u8[4] constant({0, 1, 2, 255})
+  p = pred[4] bitcast(u)
+  w = s32[2,3]{1,0} add(x, rows)
+  r = s32[6] reshape(w)
+  ROOT o = (s32[3,2]{0,1}, pred[4], s32[6], s32[2,3]{1,0}) tuple(t, p, r, w)
+})";
+  absl::StatusOr<EvalResult> r = RunHlo(text);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->value.tuple_element(0),
+            Lit("s32[3,2] {{0, 3}, {1, 4}, {2, 5}}"));
+  EXPECT_EQ(r->value.tuple_element(1), Lit("pred[4] {0, 1, 1, 1}"));
+  EXPECT_EQ(r->value.tuple_element(2), Lit("s32[6] {0, 1, 2, 3, 4, 5}"));
+  EXPECT_EQ(r->value.tuple_element(3), Lit("s32[2,3] {{0, 1, 2}, {3, 4, 5}}"));
+}
+
+// The in-place path against the ops path, bit for bit: `b` reads the
+// borrowed parameter (never taken: the ops compute it), `a` the same op on
+// a copy read for the last time. Peak bytes tell which path `a` took: b
+// and c are held (2N); the in-place path adds nothing, the ops path N.
+struct RelabelCase {
+  std::string from;  // operand shape with layout
+  std::string to;    // result shape with layout
+  std::string op;    // reshape or bitcast
+  bool in_place;
+};
+
+void ExpectSameAsOpsPath(const RelabelCase& c, Literal arg) {
+  const std::string text = absl::StrCat(
+      "HloModule m\nENTRY e {\n  p = ", c.from, " parameter(0)\n  b = ", c.to,
+      " ", c.op, "(p)\n  c = ", c.from, " copy(p)\n  a = ", c.to, " ", c.op,
+      "(c)\n  ROOT t = (", c.to, ", ", c.to, ") tuple(a, b)\n}\n");
+  const int64_t n = static_cast<int64_t>(arg.raw().size());
+  std::vector<Literal> args;
+  args.push_back(std::move(arg));
+  absl::StatusOr<EvalResult> r = RunHlo(text, std::move(args));
+  ASSERT_TRUE(r.ok()) << r.status() << "\n" << text;
+  EXPECT_TRUE(
+      r->value.tuple_element(0).BitwiseEquals(r->value.tuple_element(1)))
+      << text << "\nin place: " << r->value.tuple_element(0).ToString()
+      << "\nops: " << r->value.tuple_element(1).ToString();
+  EXPECT_EQ(r->peak_bytes, (c.in_place ? 2 : 3) * n) << text;
+}
+
+// Distinct bits per element (a multiplicative hash of the index, cut to the
+// type's width; sub-byte types and pred wrap to their range).
+Literal Hashed(const Shape& shape) {
+  Literal lit(shape);
+  const PrimitiveType type = shape.element_type();
+  for (int64_t i = 0; i < lit.element_count(); ++i) {
+    const uint64_t h = static_cast<uint64_t>(i + 1) * 0x9E3779B97F4A7C15ull;
+    if (IsPred(type)) {
+      lit.SetFromInt64(i, static_cast<int64_t>(h >> 60) & 1);
+    } else if (BitWidth(type) < 8) {
+      lit.SetFromInt64(i, i % 3);  // 0, 1, 2: in range of s4 and u4
+    } else if (IsComplex(type)) {
+      lit.SetFromComplex(i, {static_cast<double>(i) - 7, 0.5 * i});
+    } else {
+      lit.SetRawBits(i, h >> (64 - BitWidth(type)));
+    }
+  }
+  return lit;
+}
+
+TEST(Memory, ReshapeAndBitcastInPlaceEqualTheOpsPath) {
+  for (const std::string& t : testing_dm::SweepTypes()) {
+    const std::string from = t + "[2,3,4]{2,1,0}";
+    const std::vector<RelabelCase> cases = {
+        {from, t + "[6,4]{1,0}", "reshape", true},
+        {from, t + "[24]{0}", "reshape", true},
+        {from, t + "[4,1,3,2]{3,2,1,0}", "reshape", true},
+        // Layouts are metadata for reshape: still the same storage.
+        {from, t + "[4,6]{0,1}", "reshape", true},
+        // bitcast: row-major on both sides (size-1 dimensions anywhere).
+        {from, t + "[6,4]{1,0}", "bitcast", true},
+        {from, t + "[24,1]{0,1}", "bitcast", true},
+        {from, t + "[2,1,12]{2,0,1}", "bitcast", true},
+        // A transposing bitcast moves elements: the ops compute it.
+        {from, t + "[4,6]{0,1}", "bitcast", false},
+        {from, t + "[2,12]{0,1}", "bitcast", false},
+        {from, t + "[1,2,12]{1,2,0}", "bitcast", false},
+    };
+    for (const RelabelCase& c : cases) {
+      absl::StatusOr<Shape> shape = ParseShape(c.from);
+      ASSERT_TRUE(shape.ok()) << shape.status();
+      ExpectSameAsOpsPath(c, Hashed(*shape));
+    }
+  }
+  // Bitcasts between types of the same storage width or across widths
+  // (little-endian bytes): in place; to pred from another type (bytes
+  // above 1 become true, impl.bitcast.1) and from a sub-byte type: ops.
+  const std::vector<RelabelCase> typed = {
+      {"f32[2,3]{1,0}", "s32[3,2]{1,0}", "bitcast", true},
+      {"f32[2,3]{1,0}", "u8[2,3,4]{2,1,0}", "bitcast", true},
+      {"u8[2,3,4]{2,1,0}", "bf16[2,3,2]{2,1,0}", "bitcast", true},
+      {"c64[3]{0}", "f64[3]{0}", "bitcast", true},
+      {"f64[2,2]{1,0}", "c64[4]{0}", "bitcast", true},
+      {"bf16[4,2]{1,0}", "f16[8]{0}", "bitcast", true},
+      {"u8[8]{0}", "pred[8]{0}", "bitcast", false},
+      {"s8[2,4]{1,0}", "f8e4m3fn[8]{0}", "bitcast", true},
+  };
+  for (const RelabelCase& c : typed) {
+    absl::StatusOr<Shape> shape = ParseShape(c.from);
+    ASSERT_TRUE(shape.ok()) << shape.status();
+    ExpectSameAsOpsPath(c, Hashed(*shape));
+  }
 }
 
 TEST(Memory, ProgressReportsEntryInstructions) {

@@ -79,6 +79,7 @@ class Differ {
         static_cast<size_t>(participants));
     EvaluatorOptions eval_options;
     eval_options.profile = options_.profile;
+    eval_options.max_bytes = options_.max_bytes;
     eval_options.entry_value_observer = [&values](int64_t participant,
                                                   const HloInstruction& inst,
                                                   const Literal& value) {

@@ -50,6 +50,9 @@ struct DiffOptions {
   // partition p at r * partitions + p) instead of DiffModule's `args`,
   // which every participant gets otherwise.
   std::vector<std::vector<Literal>> participant_args;
+  // The oracle's EvaluatorOptions::max_bytes (0: its default, the
+  // machine's available memory).
+  int64_t max_bytes = 0;
 };
 
 // The verdict on one isolated instruction.

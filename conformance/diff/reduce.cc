@@ -26,9 +26,11 @@ int64_t EntrySize(const HloModule& module) {
 
 // The oracle's value of every entry instruction of `module` on `args`.
 absl::StatusOr<std::map<const HloInstruction*, Literal>> OracleValues(
-    const HloModule& module, absl::Span<const Literal> args) {
+    const HloModule& module, absl::Span<const Literal> args,
+    int64_t max_bytes) {
   std::map<const HloInstruction*, Literal> values;
   EvaluatorOptions options;
+  options.max_bytes = max_bytes;
   options.entry_value_observer = [&values](int64_t, const HloInstruction& inst,
                                            const Literal& value) {
     values.insert_or_assign(&inst, value);
@@ -69,7 +71,7 @@ class Reducer {
     bool changed = true;
     while (changed && !Exhausted()) {
       changed = false;
-      auto values = OracleValues(*current_, args_);
+      auto values = OracleValues(*current_, args_, options_.max_bytes);
       if (!values.ok()) break;  // keep the last good module
       changed = TryRoot(*values) || TryEnter(*values) || TryCut(*values);
     }

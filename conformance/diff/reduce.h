@@ -46,6 +46,9 @@ struct ReduceOptions {
   // Called with a line for each accepted step ("root %m: 14 -> 6
   // instructions").
   std::function<void(const std::string&)> log;
+  // The oracle's EvaluatorOptions::max_bytes when it records the values of
+  // the module being reduced (0: its default, the available memory).
+  int64_t max_bytes = 0;
 };
 
 struct ReduceResult {

@@ -151,6 +151,53 @@ Literal Literal::Uninitialized(const Shape& shape) {
   return lit;
 }
 
+absl::Status Literal::CheckReinterpretAs(const Shape& shape) const {
+  auto refuse = [&](absl::string_view why) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "cannot give the literal of shape ", shape_.ToString(), " the shape ",
+        shape.ToString(), " over its storage: ", why));
+  };
+  if (!shape_.IsArray() || !shape.IsArray()) {
+    return refuse("both shapes must be arrays");
+  }
+  if (HasPadding()) {
+    return refuse("the literal has padding (runtime sizes below bounds)");
+  }
+  const PrimitiveType from = shape_.element_type();
+  const PrimitiveType to = shape.element_type();
+  if (from != to) {
+    for (PrimitiveType t : {from, to}) {
+      if (BitWidth(t) != 8 * StorageBytes(t)) {
+        return refuse(absl::StrCat(PrimitiveTypeName(t),
+                                   " does not use every bit of its storage"));
+      }
+    }
+    if (to == PrimitiveType::kPred) {
+      return refuse("a byte of another type is not a valid pred");
+    }
+  }
+  int64_t bytes = StorageBytes(to);
+  for (int64_t d : shape.dimensions()) {
+    if (d < 0) return refuse("the new shape has an unbounded dimension");
+    if (__builtin_mul_overflow(bytes, d, &bytes)) {
+      return refuse("the new shape is too large to address");
+    }
+  }
+  if (bytes != static_cast<int64_t>(data_.size())) {
+    return refuse(absl::StrCat("the new shape takes ", bytes,
+                               " bytes of storage, the literal holds ",
+                               data_.size()));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Literal::ReinterpretAs(const Shape& shape) {
+  HLOREF_RETURN_IF_ERROR(CheckReinterpretAs(shape));
+  shape_ = shape;
+  dynamic_sizes_.clear();
+  return absl::OkStatus();
+}
+
 Literal Literal::MakeTuple(std::vector<Literal> elements) {
   std::vector<Shape> shapes;
   shapes.reserve(elements.size());

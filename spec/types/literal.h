@@ -168,6 +168,20 @@ class Literal {
   const Shape& shape() const { return shape_; }
   // Replaces the layout (never the dimensions or type).
   void set_layout(Layout layout) { shape_.set_layout(std::move(layout)); }
+  // Gives an array literal the array shape `shape` over the same storage,
+  // without copying or allocating (a reshape, or a bitcast whose physical
+  // order is the row-major order on both sides, of a value nobody else
+  // reads): the storage bytes are kept as they are and read as the new
+  // shape's row-major storage. Runtime sizes become the new shape's
+  // dimensions (its bounds). Allowed when the literal is an array without
+  // padding, `shape` is an array of bounded dimensions whose storage size
+  // (elements x StorageBytes) equals raw().size(), and the element types
+  // are equal or both store every bit of their byte(s) (no sub-byte types:
+  // an s4 byte holding 8 is no s4; and no pred result from another type: a
+  // byte 2 is no pred). CheckReinterpretAs says why not (InvalidArgument);
+  // ReinterpretAs leaves the literal unchanged then.
+  absl::Status CheckReinterpretAs(const Shape& shape) const;
+  absl::Status ReinterpretAs(const Shape& shape);
   PrimitiveType element_type() const { return shape_.element_type(); }
   int64_t element_count() const {
     return shape_.IsArray() ? shape_.num_elements() : 0;

@@ -459,5 +459,69 @@ TEST(LiteralTest, StorageIsLineAlignedAndCopiesAreDeepAndEqual) {
   for (int64_t k = 0; k < 257; ++k) EXPECT_EQ(z.data<int32_t>()[k], 0);
 }
 
+// ReinterpretAs: a new shape over the same storage, no copy.
+TEST(LiteralReinterpretTest, KeepsTheStorage) {
+  Literal lit =
+      Literal::CreateFromValues<int32_t>(PT::kS32, {2, 3}, {0, 1, 2, 3, 4, 5});
+  const uint8_t* storage = lit.raw().data();
+  Shape to = Shape::Array(PT::kS32, {3, 1, 2});
+  to.set_layout(Layout::Descending(3));
+  ASSERT_TRUE(lit.ReinterpretAs(to).ok());
+  EXPECT_EQ(lit.raw().data(), storage);  // the same buffer
+  EXPECT_EQ(lit.shape(), to);
+  EXPECT_EQ(lit.ToStringWithoutShape(),
+            "{ { { 0, 1 } }, { { 2, 3 } }, { { 4, 5 } } }");
+  // Another type of the same storage width: the bits carry over.
+  // 1.0f = 0x3F800000, -2.0f = 0xC0000000.
+  Literal f = Literal::CreateR1<float>(PT::kF32, {1.0f, -2.0f});
+  ASSERT_TRUE(f.ReinterpretAs(Shape::Array(PT::kU32, {2})).ok());
+  EXPECT_EQ(f.GetRawBits(0), 0x3F800000u);
+  EXPECT_EQ(f.GetRawBits(1), 0xC0000000u);
+  // A width change: u32 -> u8[2,4], little-endian bytes of each word.
+  ASSERT_TRUE(f.ReinterpretAs(Shape::Array(PT::kU8, {2, 4})).ok());
+  EXPECT_EQ(f.ToStringWithoutShape(),
+            "{ { 0, 0, 128, 63 }, { 0, 0, 0, 192 } }");
+  // A bounded dynamic shape: runtime sizes are the bounds.
+  Shape bounded = Shape::Array(PT::kU8, {8});
+  bounded.set_dynamic_dimension(0, true);
+  ASSERT_TRUE(f.ReinterpretAs(bounded).ok());
+  EXPECT_EQ(f.GetDynamicSize(0), 8);
+  EXPECT_FALSE(f.HasPadding());
+}
+
+TEST(LiteralReinterpretTest, RefusesWhatWouldNotBeTheSameValue) {
+  Literal lit = Literal::CreateR1<int32_t>(PT::kS32, {1, 2});
+  const Literal before = lit;
+  auto refused = [&](const Shape& to, const std::string& why) {
+    absl::Status s = lit.ReinterpretAs(to);
+    EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << to.ToString();
+    EXPECT_NE(s.message().find(why), std::string::npos) << s.message();
+    EXPECT_TRUE(lit.BitwiseEquals(before));  // unchanged
+    EXPECT_EQ(lit.shape(), before.shape());
+  };
+  refused(Shape::Array(PT::kS32, {3}),
+          "takes 12 bytes of storage, the literal holds 8");
+  refused(Shape::Array(PT::kPred, {8}), "not a valid pred");
+  refused(Shape::Array(PT::kS4, {8}), "s4 does not use every bit");
+  refused(Shape::Tuple({}), "both shapes must be arrays");
+  Literal s4(Shape::Array(PT::kS4, {4}));
+  EXPECT_NE(s4.CheckReinterpretAs(Shape::Array(PT::kU8, {4}))
+                .message()
+                .find("s4 does not use every bit"),
+            std::string::npos);
+  // The same sub-byte type is fine (only the dimensions change).
+  EXPECT_TRUE(s4.ReinterpretAs(Shape::Array(PT::kS4, {2, 2})).ok());
+  // Padding is not part of the value: a padded literal is refused.
+  Shape bounded = Shape::Array(PT::kS32, {2});
+  bounded.set_dynamic_dimension(0, true);
+  absl::StatusOr<Literal> padded = Literal::ToBoundedDynamic(
+      Literal::CreateR1<int32_t>(PT::kS32, {7}), bounded);
+  ASSERT_TRUE(padded.ok()) << padded.status();
+  EXPECT_NE(padded->CheckReinterpretAs(Shape::Array(PT::kS32, {2}))
+                .message()
+                .find("padding"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace hloref

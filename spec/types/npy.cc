@@ -5,12 +5,16 @@
 // '\n' so the data starts at a multiple of 64 bytes, then the raw data.
 #include "spec/types/npy.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
-#include <iterator>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -232,6 +236,7 @@ struct Dtype {
   int item_size = 0;        // bytes per element in the file
   bool big_endian = false;  // bytes need swapping
   int swap_unit = 0;        // bytes swapped as one unit (half for complex)
+  std::string descr;        // as the header names it, for messages
 };
 
 struct TypeStr {
@@ -270,6 +275,7 @@ absl::StatusOr<Dtype> NativeDtype(const std::string& descr) {
   d.item_size = t.size;
   d.big_endian = t.byte_order == '>';
   d.swap_unit = t.size;
+  d.descr = descr;
   const std::pair<std::string, PrimitiveType> table[] = {
       {"b1", PrimitiveType::kPred}, {"i1", PrimitiveType::kS8},
       {"i2", PrimitiveType::kS16},  {"i4", PrimitiveType::kS32},
@@ -327,6 +333,7 @@ absl::StatusOr<Dtype> StructuredDtype(const PyValue& list) {
   d.item_size = t.size;
   d.big_endian = t.byte_order == '>';
   d.swap_unit = t.size;
+  d.descr = absl::StrCat("[('", name, "', '", field.items[1].str, "')]");
   return d;
 }
 
@@ -476,10 +483,21 @@ absl::StatusOr<std::string> NpyBytesFromLiteral(const Literal& literal) {
   return out;
 }
 
-absl::StatusOr<Literal> LiteralFromNpyBytes(absl::string_view bytes) {
-  const auto* u = reinterpret_cast<const uint8_t*>(bytes.data());
-  if (bytes.size() < kMagicLen + 2 ||
-      bytes.substr(0, kMagicLen) != absl::string_view(kMagic, kMagicLen)) {
+namespace {
+
+// The fixed part before the header text: magic, version, header length.
+struct Preamble {
+  size_t size = 0;        // bytes before the header text
+  size_t header_len = 0;  // bytes of header text
+};
+// The longest preamble (versions 2.0 and 3.0).
+constexpr size_t kMaxPreamble = kMagicLen + 2 + 4;
+
+// Reads the preamble from the first min(kMaxPreamble, file size) bytes.
+absl::StatusOr<Preamble> ParsePreamble(absl::string_view head) {
+  const auto* u = reinterpret_cast<const uint8_t*>(head.data());
+  if (head.size() < kMagicLen + 2 ||
+      head.substr(0, kMagicLen) != absl::string_view(kMagic, kMagicLen)) {
     return NpyError("bad magic: the data does not start with \"\\x93NUMPY\"");
   }
   const int major = u[kMagicLen];
@@ -488,79 +506,182 @@ absl::StatusOr<Literal> LiteralFromNpyBytes(absl::string_view bytes) {
     return NpyError(absl::StrCat("unsupported format version ", major, ".",
                                  minor, " (hloref reads 1.0, 2.0 and 3.0)"));
   }
-  const size_t len_bytes = major == 1 ? 2 : 4;
-  const size_t preamble = kMagicLen + 2 + len_bytes;
-  if (bytes.size() < preamble) {
+  Preamble p;
+  p.size = kMagicLen + 2 + (major == 1 ? 2 : 4);
+  if (head.size() < p.size) {
     return NpyError("truncated: the header length is missing");
   }
-  const size_t header_len =
+  p.header_len =
       major == 1 ? (size_t{u[8]} | size_t{u[9]} << 8) : ReadLe32(u + 8);
-  if (bytes.size() - preamble < header_len) {
-    return NpyError(absl::StrCat("truncated: the header is ", header_len,
-                                 " bytes long but only ",
-                                 bytes.size() - preamble, " follow"));
-  }
-  const absl::string_view header_text = bytes.substr(preamble, header_len);
-  HLOREF_ASSIGN_OR_RETURN(PyValue dict, HeaderParser(header_text).ParseAll());
-  HLOREF_ASSIGN_OR_RETURN(Header h, InterpretHeader(dict));
+  return p;
+}
 
-  const absl::string_view data = bytes.substr(preamble + header_len);
-  const Shape shape = Shape::Array(h.dtype.type, h.dims);
+absl::Status TruncatedHeader(const Preamble& p, size_t available) {
+  return NpyError(absl::StrCat("truncated: the header is ", p.header_len,
+                               " bytes long but only ", available, " follow"));
+}
+
+// The header and what its data takes.
+struct ArrayHeader {
+  Header h;
+  int64_t count = 0;       // elements
+  int64_t data_bytes = 0;  // bytes of data the file must hold
+};
+
+absl::StatusOr<ArrayHeader> ParseArrayHeader(absl::string_view text) {
+  HLOREF_ASSIGN_OR_RETURN(PyValue dict, HeaderParser(text).ParseAll());
+  ArrayHeader a;
+  HLOREF_ASSIGN_OR_RETURN(a.h, InterpretHeader(dict));
   int64_t n = 1;
   bool overflow = false;
-  for (int64_t d : h.dims) overflow |= __builtin_mul_overflow(n, d, &n);
-  if (std::find(h.dims.begin(), h.dims.end(), 0) != h.dims.end()) {
+  for (int64_t d : a.h.dims) overflow |= __builtin_mul_overflow(n, d, &n);
+  if (std::find(a.h.dims.begin(), a.h.dims.end(), 0) != a.h.dims.end()) {
     n = 0;
     overflow = false;
   }
-  int64_t expected = 0;
   if (overflow ||
-      __builtin_mul_overflow(n, int64_t{h.dtype.item_size}, &expected)) {
-    return NpyError(
-        absl::StrCat("shape ", ShapeRepr(h.dims), " is too large to address"));
+      __builtin_mul_overflow(n, int64_t{a.h.dtype.item_size}, &a.data_bytes)) {
+    return NpyError(absl::StrCat("shape ", ShapeRepr(a.h.dims),
+                                 " is too large to address"));
   }
-  if (static_cast<int64_t>(data.size()) != expected) {
-    return NpyError(absl::StrCat(
-        static_cast<int64_t>(data.size()) < expected ? "truncated data: "
-                                                     : "size mismatch: ",
-        "shape ", ShapeRepr(h.dims), " of ", h.dtype.item_size,
-        "-byte elements needs ", expected, " bytes of data, the file has ",
-        data.size()));
-  }
+  a.count = n;
+  return a;
+}
 
-  if (h.dtype.type == PrimitiveType::kToken) {
-    if (!h.dims.empty()) {
+// The data the file holds must be exactly what the header describes.
+absl::Status CheckDataSize(const ArrayHeader& a, int64_t available) {
+  if (available == a.data_bytes) {
+    if (a.h.dtype.type == PrimitiveType::kToken && !a.h.dims.empty()) {
       return NpyError(
-          absl::StrCat("a token has shape (), not ", ShapeRepr(h.dims)));
+          absl::StrCat("a token has shape (), not ", ShapeRepr(a.h.dims)));
     }
-    return Literal::Token();
+    return absl::OkStatus();
   }
+  return NpyError(absl::StrCat(
+      available < a.data_bytes ? "truncated data: " : "size mismatch: ",
+      "shape ", ShapeRepr(a.h.dims), " of ", a.h.dtype.item_size,
+      "-byte elements needs ", a.data_bytes, " bytes of data, the file has ",
+      available));
+}
 
-  Literal lit(shape);
-  absl::Span<uint8_t> out = lit.mutable_raw();
-  HLOREF_CHECK(static_cast<int64_t>(out.size()) == expected);
-  const int item = h.dtype.item_size;
-  // The file's k-th element sits at row-major position `dest` of the
-  // literal: k itself, or for Fortran order the position of the k-th
-  // column-major index.
-  Layout column_major;
-  for (int64_t i = 0; i < shape.rank(); ++i) {
-    column_major.minor_to_major.push_back(i);
+// Fortran order: the file's k-th element is the k-th in column-major
+// order, i.e. the first index varies fastest. Walks that index as an
+// odometer, keeping the row-major byte offset it designates.
+void ScatterColumnMajor(absl::Span<const int64_t> dims, int64_t count, int item,
+                        const uint8_t* src, uint8_t* out) {
+  const size_t rank = dims.size();
+  std::vector<int64_t> stride(rank);  // row-major, in bytes
+  int64_t s = item;
+  for (size_t d = rank; d-- > 0;) {
+    stride[d] = s;
+    s *= dims[d];
   }
-  for (int64_t k = 0; k < n; ++k) {
-    int64_t dest = k;
-    if (h.fortran_order) {
-      dest = RowMajorIndex(h.dims, MultiIndex(h.dims, column_major, k));
+  std::vector<int64_t> index(rank, 0);
+  int64_t dest = 0;
+  for (int64_t k = 0; k < count; ++k) {
+    std::memcpy(out + dest, src + k * item, static_cast<size_t>(item));
+    for (size_t d = 0; d < rank; ++d) {
+      dest += stride[d];
+      if (++index[d] < dims[d]) break;
+      dest -= stride[d] * dims[d];
+      index[d] = 0;
     }
-    uint8_t* p = out.data() + dest * item;
-    std::memcpy(p, data.data() + k * item, item);
-    if (h.dtype.big_endian) {
-      for (int off = 0; off < item; off += h.dtype.swap_unit) {
-        std::reverse(p + off, p + off + h.dtype.swap_unit);
+  }
+}
+
+// Reverses every `unit`-byte group of `bytes` bytes (big-endian to host).
+void SwapBytes(uint8_t* p, size_t bytes, int unit) {
+  switch (unit) {
+    case 1:
+      return;
+    case 2:
+      for (size_t i = 0; i + 2 <= bytes; i += 2) {
+        uint16_t v;
+        std::memcpy(&v, p + i, 2);
+        v = __builtin_bswap16(v);
+        std::memcpy(p + i, &v, 2);
       }
-    }
-    HLOREF_RETURN_IF_ERROR(CheckElement(h.dtype.type, dest, p));
+      return;
+    case 4:
+      for (size_t i = 0; i + 4 <= bytes; i += 4) {
+        uint32_t v;
+        std::memcpy(&v, p + i, 4);
+        v = __builtin_bswap32(v);
+        std::memcpy(p + i, &v, 4);
+      }
+      return;
+    case 8:
+      for (size_t i = 0; i + 8 <= bytes; i += 8) {
+        uint64_t v;
+        std::memcpy(&v, p + i, 8);
+        v = __builtin_bswap64(v);
+        std::memcpy(p + i, &v, 8);
+      }
+      return;
+    default:
+      for (size_t i = 0; i + unit <= bytes; i += unit) {
+        std::reverse(p + i, p + i + unit);
+      }
   }
+}
+
+// Puts the file's data `src` (a.data_bytes bytes, file order) into
+// `lit`'s storage in row-major host order. `src` may be the storage itself
+// unless the array is Fortran-ordered (then the elements move). Only pred
+// and sub-byte types are looked at element by element; every other type is
+// at most one memcpy and, for big-endian data, one byte swap.
+absl::Status PlaceData(const ArrayHeader& a, const uint8_t* src, Literal& lit) {
+  const Header& h = a.h;
+  uint8_t* out = lit.mutable_raw().data();
+  const size_t bytes = static_cast<size_t>(a.data_bytes);
+  HLOREF_CHECK(lit.raw().size() == bytes);
+  if (h.fortran_order && h.dims.size() >= 2 && a.count > 0) {
+    HLOREF_CHECK(src != out);
+    ScatterColumnMajor(h.dims, a.count, h.dtype.item_size, src, out);
+  } else if (src != out && bytes != 0) {
+    std::memcpy(out, src, bytes);
+  }
+  if (h.dtype.big_endian) SwapBytes(out, bytes, h.dtype.swap_unit);
+  const PrimitiveType type = h.dtype.type;
+  if (type == PrimitiveType::kPred || BitWidth(type) < 8) {
+    for (int64_t i = 0; i < a.count; ++i) {
+      HLOREF_RETURN_IF_ERROR(CheckElement(type, i, out + i));
+    }
+  }
+  return absl::OkStatus();
+}
+
+// Whether the data goes through a staging buffer (its elements move).
+bool NeedsStaging(const ArrayHeader& a) {
+  return a.h.fortran_order && a.h.dims.size() >= 2 && a.count > 0;
+}
+
+NpyArrayInfo InfoOf(const ArrayHeader& a) {
+  NpyArrayInfo info;
+  info.type = a.h.dtype.type;
+  info.dims = a.h.dims;
+  info.fortran_order = a.h.fortran_order;
+  info.big_endian = a.h.dtype.big_endian;
+  info.descr = a.h.dtype.descr;
+  return info;
+}
+
+}  // namespace
+
+absl::StatusOr<Literal> LiteralFromNpyBytes(absl::string_view bytes) {
+  HLOREF_ASSIGN_OR_RETURN(Preamble p,
+                          ParsePreamble(bytes.substr(0, kMaxPreamble)));
+  if (bytes.size() - p.size < p.header_len) {
+    return TruncatedHeader(p, bytes.size() - p.size);
+  }
+  HLOREF_ASSIGN_OR_RETURN(ArrayHeader a,
+                          ParseArrayHeader(bytes.substr(p.size, p.header_len)));
+  const absl::string_view data = bytes.substr(p.size + p.header_len);
+  HLOREF_RETURN_IF_ERROR(CheckDataSize(a, static_cast<int64_t>(data.size())));
+  if (a.h.dtype.type == PrimitiveType::kToken) return Literal::Token();
+  Literal lit = Literal::Uninitialized(Shape::Array(a.h.dtype.type, a.h.dims));
+  HLOREF_RETURN_IF_ERROR(
+      PlaceData(a, reinterpret_cast<const uint8_t*>(data.data()), lit));
   return lit;
 }
 
@@ -584,22 +705,135 @@ absl::Status WriteNpyFile(const Literal& literal, const std::string& path) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<Literal> ReadNpyFile(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) {
+namespace {
+
+// An open file descriptor, closed on destruction.
+class FileDescriptor {
+ public:
+  explicit FileDescriptor(int fd) : fd_(fd) {}
+  FileDescriptor(const FileDescriptor&) = delete;
+  FileDescriptor& operator=(const FileDescriptor&) = delete;
+  ~FileDescriptor() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  int get() const { return fd_; }
+
+ private:
+  int fd_;
+};
+
+// Reads exactly `n` bytes at `offset` into `dst` (pread, so large reads
+// go straight into the destination, no stream buffer in between).
+absl::Status ReadExactly(int fd, uint8_t* dst, size_t n, int64_t offset,
+                         absl::string_view what) {
+  while (n > 0) {
+    // Linux transfers at most 0x7ffff000 bytes per call.
+    const size_t chunk = std::min<size_t>(n, size_t{1} << 30);
+    const ssize_t got = ::pread(fd, dst, chunk, static_cast<off_t>(offset));
+    if (got < 0) {
+      if (errno == EINTR) continue;
+      return absl::InvalidArgumentError(
+          absl::StrCat("read failed at byte ", offset, " (", what,
+                       "): ", std::strerror(errno)));
+    }
+    if (got == 0) {
+      return NpyError(absl::StrCat("truncated: the file ended at byte ", offset,
+                                   " while reading ", what,
+                                   " (did it shrink while being read?)"));
+    }
+    dst += got;
+    offset += got;
+    n -= static_cast<size_t>(got);
+  }
+  return absl::OkStatus();
+}
+
+// An open .npy file whose header has been read and checked against its
+// size.
+struct OpenNpy {
+  std::unique_ptr<FileDescriptor> fd;
+  ArrayHeader array;
+  int64_t data_offset = 0;
+};
+
+absl::StatusOr<OpenNpy> OpenNpyFile(const std::string& path) {
+  OpenNpy f;
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
     return absl::NotFoundError(
-        absl::StrCat(path, ": cannot open: ", std::strerror(errno)));
+        absl::StrCat("cannot open: ", std::strerror(errno)));
   }
-  std::string bytes((std::istreambuf_iterator<char>(f)),
-                    std::istreambuf_iterator<char>());
-  if (f.bad()) {
-    return absl::InvalidArgumentError(absl::StrCat(path, ": read failed"));
+  f.fd = std::make_unique<FileDescriptor>(fd);
+  struct stat st;
+  if (::fstat(fd, &st) != 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("cannot stat: ", std::strerror(errno)));
   }
-  absl::StatusOr<Literal> lit = LiteralFromNpyBytes(bytes);
-  if (!lit.ok()) {
-    return absl::Status(lit.status().code(),
-                        absl::StrCat(path, ": ", lit.status().message()));
+  if (!S_ISREG(st.st_mode)) {
+    return absl::InvalidArgumentError(
+        "not a regular file (.npy arguments are read from files)");
   }
+  const int64_t size = st.st_size;
+  uint8_t head[kMaxPreamble];
+  const size_t head_size =
+      static_cast<size_t>(std::min<int64_t>(size, kMaxPreamble));
+  HLOREF_RETURN_IF_ERROR(ReadExactly(fd, head, head_size, 0, "the preamble"));
+  HLOREF_ASSIGN_OR_RETURN(Preamble p,
+                          ParsePreamble(absl::string_view(
+                              reinterpret_cast<const char*>(head), head_size)));
+  const int64_t after_preamble = size - static_cast<int64_t>(p.size);
+  if (after_preamble < static_cast<int64_t>(p.header_len)) {
+    return TruncatedHeader(p, static_cast<size_t>(after_preamble));
+  }
+  std::string text(p.header_len, '\0');
+  HLOREF_RETURN_IF_ERROR(
+      ReadExactly(fd, reinterpret_cast<uint8_t*>(text.data()), text.size(),
+                  static_cast<int64_t>(p.size), "the header"));
+  HLOREF_ASSIGN_OR_RETURN(f.array, ParseArrayHeader(text));
+  f.data_offset = static_cast<int64_t>(p.size + p.header_len);
+  HLOREF_RETURN_IF_ERROR(CheckDataSize(f.array, size - f.data_offset));
+  return f;
+}
+
+absl::Status WithPath(const std::string& path, const absl::Status& s) {
+  return absl::Status(s.code(), absl::StrCat(path, ": ", s.message()));
+}
+
+absl::StatusOr<Literal> ReadOpenNpy(OpenNpy& f) {
+  const ArrayHeader& a = f.array;
+  if (a.h.dtype.type == PrimitiveType::kToken) return Literal::Token();
+  // The storage is written by the read below: no zero fill first.
+  Literal lit = Literal::Uninitialized(Shape::Array(a.h.dtype.type, a.h.dims));
+  const size_t bytes = static_cast<size_t>(a.data_bytes);
+  std::unique_ptr<uint8_t[]> staging;
+  uint8_t* dst = lit.mutable_raw().data();
+  if (NeedsStaging(a)) {
+    staging.reset(new uint8_t[bytes]);
+    dst = staging.get();
+  }
+  if (bytes != 0) {
+    ::posix_fadvise(f.fd->get(), f.data_offset, a.data_bytes,
+                    POSIX_FADV_SEQUENTIAL);
+    HLOREF_RETURN_IF_ERROR(
+        ReadExactly(f.fd->get(), dst, bytes, f.data_offset, "the data"));
+  }
+  HLOREF_RETURN_IF_ERROR(PlaceData(a, dst, lit));
+  return lit;
+}
+
+}  // namespace
+
+absl::StatusOr<NpyArrayInfo> ReadNpyHeader(const std::string& path) {
+  absl::StatusOr<OpenNpy> f = OpenNpyFile(path);
+  if (!f.ok()) return WithPath(path, f.status());
+  return InfoOf(f->array);
+}
+
+absl::StatusOr<Literal> ReadNpyFile(const std::string& path) {
+  absl::StatusOr<OpenNpy> f = OpenNpyFile(path);
+  if (!f.ok()) return WithPath(path, f.status());
+  absl::StatusOr<Literal> lit = ReadOpenNpy(*f);
+  if (!lit.ok()) return WithPath(path, lit.status());
   return lit;
 }
 

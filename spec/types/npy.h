@@ -20,7 +20,9 @@
 #ifndef HLOREF_SPEC_TYPES_NPY_H_
 #define HLOREF_SPEC_TYPES_NPY_H_
 
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
@@ -35,7 +37,30 @@ absl::StatusOr<std::string> NpyBytesFromLiteral(const Literal& literal);
 absl::StatusOr<Literal> LiteralFromNpyBytes(absl::string_view bytes);
 
 absl::Status WriteNpyFile(const Literal& literal, const std::string& path);
+
+// Reads a .npy file straight into the literal's storage: the header is
+// read and checked against the file's size first (a truncated or
+// oversized file is refused before anything is allocated), then the data
+// is read with pread into the uninitialised storage, with no intermediate
+// buffer, no zero fill and no per-element work when the file is C-ordered
+// and little-endian (the form NumPy writes): disk or page-cache speed.
+// Big-endian data is byte-swapped in place afterwards; Fortran-ordered
+// data goes through one staging buffer of the array's size and is
+// scattered into row-major order; pred and sub-byte types are checked
+// element by element. Errors start with the path.
 absl::StatusOr<Literal> ReadNpyFile(const std::string& path);
+
+// What a .npy file's header says, read without its data (the file's size
+// is checked against the header too), so that a caller can refuse a file
+// of the wrong type or shape before reading gigabytes of it.
+struct NpyArrayInfo {
+  PrimitiveType type = PrimitiveType::kInvalid;  // kToken for a token
+  std::vector<int64_t> dims;
+  bool fortran_order = false;
+  bool big_endian = false;
+  std::string descr;  // the dtype as written: <f4, [('bf16', '<u2')]
+};
+absl::StatusOr<NpyArrayInfo> ReadNpyHeader(const std::string& path);
 
 }  // namespace hloref
 

@@ -6,6 +6,7 @@
 
 #include <cstdio>
 #include <cstring>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -343,6 +344,270 @@ TEST(NpyReadTest, Errors) {
                                 "x"))
                   .message(),
               HasSubstr("a token has shape ()"));
+}
+
+// ---- ReadNpyFile: the header first, then the data straight into the
+// literal's storage (npy.h).
+
+std::string TempPath(const std::string& name) {
+  return ::testing::TempDir() + "/hloref_npy_test_" + name + ".npy";
+}
+
+void WriteBytes(const std::string& path, const std::string& bytes) {
+  std::ofstream f(path, std::ios::binary | std::ios::trunc);
+  f.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+}
+
+absl::StatusOr<Literal> ReadBytesAsFile(const std::string& name,
+                                        const std::string& bytes) {
+  const std::string path = TempPath(name);
+  WriteBytes(path, bytes);
+  absl::StatusOr<Literal> lit = ReadNpyFile(path);
+  std::remove(path.c_str());
+  return lit;
+}
+
+TEST(NpyFileTest, EveryArrayTypeThroughFiles) {
+  const std::string path = TempPath("every_type");
+  for (PT type : AllArrayTypes()) {
+    for (std::vector<int64_t> dims :
+         {std::vector<int64_t>{}, {7}, {2, 0, 3}, {3, 5, 2}}) {
+      Literal lit = Varied(type, dims);
+      ASSERT_TRUE(WriteNpyFile(lit, path).ok());
+      absl::StatusOr<Literal> back = ReadNpyFile(path);
+      ASSERT_TRUE(back.ok())
+          << PrimitiveTypeName(type) << ": " << back.status();
+      EXPECT_TRUE(back->BitwiseEquals(lit))
+          << PrimitiveTypeName(type) << " " << lit.ToString() << " vs "
+          << back->ToString();
+    }
+  }
+  std::remove(path.c_str());
+}
+
+TEST(NpyFileTest, LargeLittleEndianDataIsReadExactly) {
+  // 1,000,003 s32 values i * 2654435761 (mod 2^32), written by hand as
+  // little-endian bytes: the reader must return them unchanged.
+  const int64_t n = 1000003;
+  std::string data;
+  data.reserve(static_cast<size_t>(n) * 4);
+  for (int64_t i = 0; i < n; ++i) {
+    const uint32_t v = static_cast<uint32_t>(i * 2654435761u);
+    for (int b = 0; b < 4; ++b) data.push_back(static_cast<char>(v >> (8 * b)));
+  }
+  absl::StatusOr<Literal> lit = ReadBytesAsFile(
+      "large_le",
+      MakeNpy("{'descr': '<u4', 'fortran_order': False, 'shape': (1000003,), }",
+              data));
+  ASSERT_TRUE(lit.ok()) << lit.status();
+  ASSERT_EQ(lit->element_count(), n);
+  absl::Span<const uint32_t> got = lit->data<uint32_t>();
+  for (int64_t i = 0; i < n; ++i) {
+    ASSERT_EQ(got[i], static_cast<uint32_t>(i * 2654435761u)) << i;
+  }
+}
+
+TEST(NpyFileTest, BigEndianEveryWidth) {
+  // Big-endian bytes written by hand (most significant byte first).
+  auto big = [](uint64_t v, int width) {
+    std::string s;
+    for (int b = width - 1; b >= 0; --b) {
+      s.push_back(static_cast<char>(v >> (8 * b)));
+    }
+    return s;
+  };
+  // >i2: i * 37 - 18000 for i in [0, 1000) (inside s16), two's complement.
+  std::string i2;
+  for (int i = 0; i < 1000; ++i)
+    i2 += big(static_cast<uint16_t>(i * 37 - 18000), 2);
+  absl::StatusOr<Literal> a = ReadBytesAsFile(
+      "be_i2",
+      MakeNpy("{'descr': '>i2', 'fortran_order': False, 'shape': (1000,), }",
+              i2));
+  ASSERT_TRUE(a.ok()) << a.status();
+  for (int i = 0; i < 1000; ++i) ASSERT_EQ(a->GetAsInt64(i), i * 37 - 18000);
+  // >f8: 1.0 = 0x3FF0000000000000, -2.5 = 0xC004000000000000.
+  absl::StatusOr<Literal> d = ReadBytesAsFile(
+      "be_f8",
+      MakeNpy("{'descr': '>f8', 'fortran_order': False, 'shape': (2,), }",
+              big(0x3FF0000000000000ull, 8) + big(0xC004000000000000ull, 8)));
+  ASSERT_TRUE(d.ok()) << d.status();
+  EXPECT_EQ(d->ToStringWithoutShape(), "{1, -2.5}");
+  // >c16: each 8-byte part swapped on its own: (1, -2.5).
+  absl::StatusOr<Literal> c = ReadBytesAsFile(
+      "be_c16",
+      MakeNpy("{'descr': '>c16', 'fortran_order': False, 'shape': (), }",
+              big(0x3FF0000000000000ull, 8) + big(0xC004000000000000ull, 8)));
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->ToStringWithoutShape(), "(1, -2.5)");
+  // Structured bf16, big-endian: 0x3F80 (1.0) and 0xC040 (-3.0).
+  absl::StatusOr<Literal> b = ReadBytesAsFile(
+      "be_bf16", MakeNpy("{'descr': [('bf16', '>u2')], 'fortran_order': False, "
+                         "'shape': (2,), }",
+                         big(0x3F80, 2) + big(0xC040, 2)));
+  ASSERT_TRUE(b.ok()) << b.status();
+  EXPECT_EQ(b->GetRawBits(0), 0x3F80u);
+  EXPECT_EQ(b->GetRawBits(1), 0xC040u);
+  // '|u1' and '>u1' have nothing to swap.
+  absl::StatusOr<Literal> u = ReadBytesAsFile(
+      "be_u1",
+      MakeNpy("{'descr': '>u1', 'fortran_order': False, 'shape': (2,), }",
+              Bytes({0x12, 0x34})));
+  ASSERT_TRUE(u.ok()) << u.status();
+  EXPECT_EQ(u->ToStringWithoutShape(), "{18, 52}");
+}
+
+TEST(NpyFileTest, FortranOrder) {
+  // Rank 3 [2,3,4]: column-major position k = i + 2j + 6l holds the
+  // element (i, j, l), whose row-major number is 12i + 4j + l.
+  std::string data;
+  for (int l = 0; l < 4; ++l) {
+    for (int j = 0; j < 3; ++j) {
+      for (int i = 0; i < 2; ++i) {
+        const int v = 12 * i + 4 * j + l;
+        data.push_back(static_cast<char>(v));
+        data.push_back(0);
+      }
+    }
+  }
+  absl::StatusOr<Literal> lit = ReadBytesAsFile(
+      "fortran_u2",
+      MakeNpy("{'descr': '<u2', 'fortran_order': True, 'shape': (2, 3, 4), }",
+              data));
+  ASSERT_TRUE(lit.ok()) << lit.status();
+  for (int64_t k = 0; k < 24; ++k) EXPECT_EQ(lit->GetAsInt64(k), k);
+  // Fortran order and big-endian together: the 2x2 s32 {{1, 2}, {3, 4}}
+  // column-major is 1 3 2 4.
+  absl::StatusOr<Literal> both = ReadBytesAsFile(
+      "fortran_be",
+      MakeNpy("{'descr': '>i4', 'fortran_order': True, 'shape': (2, 2), }",
+              Bytes({0, 0, 0, 1, 0, 0, 0, 3, 0, 0, 0, 2, 0, 0, 0, 4})));
+  ASSERT_TRUE(both.ok()) << both.status();
+  EXPECT_EQ(both->ToStringWithoutShape(), "{ { 1, 2 }, { 3, 4 } }");
+  // Rank 1 and empty arrays are the same in both orders.
+  absl::StatusOr<Literal> r1 = ReadBytesAsFile(
+      "fortran_r1",
+      MakeNpy("{'descr': '|i1', 'fortran_order': True, 'shape': (3,), }",
+              Bytes({5, 6, 0xF9})));
+  ASSERT_TRUE(r1.ok()) << r1.status();
+  EXPECT_EQ(r1->ToStringWithoutShape(), "{5, 6, -7}");
+  absl::StatusOr<Literal> empty = ReadBytesAsFile(
+      "fortran_empty",
+      MakeNpy("{'descr': '<f4', 'fortran_order': True, 'shape': (3, 0), }",
+              ""));
+  ASSERT_TRUE(empty.ok()) << empty.status();
+  EXPECT_EQ(empty->element_count(), 0);
+}
+
+TEST(NpyFileTest, PredAndSubByteChecksInFiles) {
+  absl::StatusOr<Literal> pred = ReadBytesAsFile(
+      "pred",
+      MakeNpy("{'descr': '|b1', 'fortran_order': False, 'shape': (3,), }",
+              Bytes({0, 2, 1})));
+  ASSERT_TRUE(pred.ok()) << pred.status();
+  EXPECT_EQ(pred->raw()[1], 1);  // any non-zero byte is true, stored as 1
+  absl::StatusOr<Literal> s4 = ReadBytesAsFile(
+      "s4", MakeNpy("{'descr': [('s4', '|i1')], 'fortran_order': False, "
+                    "'shape': (3,), }",
+                    Bytes({7, 0xF8, 0xF7})));  // 7, -8, -9: -9 is not an s4
+  EXPECT_EQ(s4.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(s4.status().message(), HasSubstr(TempPath("s4")));
+  EXPECT_THAT(s4.status().message(), HasSubstr("element 2 holds -9"));
+}
+
+TEST(NpyFileTest, TruncatedAndOversizedFiles) {
+  const std::string dict =
+      "{'descr': '<f4', 'fortran_order': False, 'shape': (3, 2), }";
+  const std::string full = MakeNpy(dict, std::string(24, '\x01'));
+  const std::string path = TempPath("truncated");
+  struct Case {
+    size_t size;
+    std::string message;
+  } cases[] = {
+      {0, "bad magic"},
+      {5, "bad magic"},
+      {9, "the header length is missing"},
+      {40, "truncated: the header is"},
+      {full.size() - 1,
+       "truncated data: shape (3, 2) of 4-byte elements needs 24 bytes of "
+       "data, the file has 23"},
+      {full.size() - 24, "the file has 0"},
+  };
+  for (const Case& c : cases) {
+    WriteBytes(path, full.substr(0, c.size));
+    absl::StatusOr<Literal> lit = ReadNpyFile(path);
+    EXPECT_EQ(lit.status().code(), absl::StatusCode::kInvalidArgument)
+        << c.size;
+    EXPECT_THAT(lit.status().message(), HasSubstr(path + ": .npy: ")) << c.size;
+    EXPECT_THAT(lit.status().message(), HasSubstr(c.message)) << c.size;
+    // The header reader refuses the same files.
+    EXPECT_THAT(ReadNpyHeader(path).status().message(), HasSubstr(c.message));
+  }
+  WriteBytes(path, full + "x");
+  EXPECT_THAT(ReadNpyFile(path).status().message(),
+              HasSubstr("size mismatch: shape (3, 2) of 4-byte elements "
+                        "needs 24 bytes of data, the file has 25"));
+  // A header describing an enormous array is refused from the file's
+  // size, before anything is allocated.
+  WriteBytes(path, MakeNpy("{'descr': '<f8', 'fortran_order': False, "
+                           "'shape': (1000000, 1000000), }",
+                           std::string(8, '\0')));
+  EXPECT_THAT(ReadNpyFile(path).status().message(),
+              HasSubstr("needs 8000000000000 bytes of data, the file has 8"));
+  std::remove(path.c_str());
+}
+
+TEST(NpyFileTest, DtypeErrorsNameTheFile) {
+  const std::string path = TempPath("dtype");
+  // A structured bf16 field stored in 4 bytes, and a dtype hloref has no
+  // type for ('<f16', float128): refused from the header, file named.
+  WriteBytes(path, MakeNpy("{'descr': [('bf16', '<u4')], "
+                           "'fortran_order': False, 'shape': (1,), }",
+                           std::string(4, '\0')));
+  absl::Status s = ReadNpyFile(path).status();
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(s.message(), HasSubstr(path + ": .npy: "));
+  EXPECT_THAT(s.message(), HasSubstr("field 'bf16' has dtype '<u4', expected "
+                                     "an integer of 2 byte(s)"));
+  WriteBytes(path, MakeNpy("{'descr': '<f16', 'fortran_order': False, "
+                           "'shape': (1,), }",
+                           std::string(16, '\0')));
+  EXPECT_THAT(ReadNpyHeader(path).status().message(),
+              HasSubstr("unsupported dtype descr '<f16'"));
+  std::remove(path.c_str());
+}
+
+TEST(NpyFileTest, NotARegularFile) {
+  const std::string dir = ::testing::TempDir();
+  absl::StatusOr<Literal> lit = ReadNpyFile(dir);
+  EXPECT_EQ(lit.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(lit.status().message(), HasSubstr("not a regular file"));
+}
+
+TEST(NpyFileTest, HeaderOnly) {
+  const std::string path = TempPath("header_only");
+  WriteBytes(path,
+             MakeNpy("{'descr': [('bf16', '<u2')], 'fortran_order': True, "
+                     "'shape': (2, 3), }",
+                     std::string(12, '\0')));
+  absl::StatusOr<NpyArrayInfo> info = ReadNpyHeader(path);
+  ASSERT_TRUE(info.ok()) << info.status();
+  EXPECT_EQ(info->type, PT::kBF16);
+  EXPECT_EQ(info->dims, (std::vector<int64_t>{2, 3}));
+  EXPECT_TRUE(info->fortran_order);
+  EXPECT_FALSE(info->big_endian);
+  EXPECT_EQ(info->descr, "[('bf16', '<u2')]");
+  WriteBytes(path, MakeNpy("{'descr': '>f4', 'fortran_order': False, "
+                           "'shape': (), }",
+                           std::string(4, '\0')));
+  info = ReadNpyHeader(path);
+  ASSERT_TRUE(info.ok()) << info.status();
+  EXPECT_EQ(info->type, PT::kF32);
+  EXPECT_TRUE(info->dims.empty());
+  EXPECT_TRUE(info->big_endian);
+  EXPECT_EQ(info->descr, ">f4");
+  std::remove(path.c_str());
+  EXPECT_EQ(ReadNpyHeader(path).status().code(), absl::StatusCode::kNotFound);
 }
 
 }  // namespace

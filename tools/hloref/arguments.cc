@@ -25,6 +25,34 @@ absl::StatusOr<std::string> ReadFile(const std::string& path) {
   return ss.str();
 }
 
+namespace {
+
+// A .npy file fits an array parameter when the element types agree and
+// the dimensions equal the parameter's (a dynamic parameter dimension
+// takes any size up to its bound: the evaluator converts the value).
+absl::Status CheckNpyAgainstParameter(const std::string& path,
+                                      const NpyArrayInfo& info,
+                                      const HloInstruction& param) {
+  const Shape& shape = param.shape();
+  bool fits = info.type == shape.element_type() &&
+              static_cast<int64_t>(info.dims.size()) == shape.rank();
+  for (int64_t d = 0; fits && d < shape.rank(); ++d) {
+    fits = shape.is_dynamic_dimension(d) ? info.dims[d] <= shape.dimensions(d)
+                                         : info.dims[d] == shape.dimensions(d);
+  }
+  if (fits) return absl::OkStatus();
+  const std::string held =
+      info.type == PrimitiveType::kToken
+          ? std::string("a token")
+          : Shape::Array(info.type, info.dims).ToString(false);
+  return absl::InvalidArgumentError(
+      absl::StrCat(path, ": holds ", held, " (dtype ", info.descr,
+                   "), but the parameter is ", shape.ToString(false),
+                   "; the file's data was not read"));
+}
+
+}  // namespace
+
 absl::StatusOr<Literal> ReadArgument(const std::string& arg,
                                      const HloInstruction* param) {
   std::error_code ec;
@@ -32,6 +60,12 @@ absl::StatusOr<Literal> ReadArgument(const std::string& arg,
   if (absl::EndsWith(arg, ".npy")) {
     if (!is_file) {
       return absl::NotFoundError(absl::StrCat("no such .npy file '", arg, "'"));
+    }
+    if (param != nullptr && param->shape().IsArray()) {
+      // Refuse a file of the wrong type or shape from its header, before
+      // reading (possibly gigabytes of) its data.
+      HLOREF_ASSIGN_OR_RETURN(NpyArrayInfo info, ReadNpyHeader(arg));
+      HLOREF_RETURN_IF_ERROR(CheckNpyAgainstParameter(arg, info, *param));
     }
     return ReadNpyFile(arg);
   }

@@ -4,7 +4,9 @@
 #include <cstdio>
 #include <limits>
 #include <optional>
+#include <string>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -15,6 +17,7 @@
 #include "spec/verifier/verifier.h"
 #include "tools/hloref/arguments.h"
 #include "tools/hloref/module_loader.h"
+#include "tools/hloref/real_dumps.h"
 
 namespace hloref::tools {
 
@@ -42,6 +45,34 @@ absl::StatusOr<double> PositiveSeconds(const CommandLine& cl,
   }
   return seconds;
 }
+
+std::vector<OptionSpec> BackendJobOptionSpecs() {
+  return {{"backend", true},
+          {"deviations", true},
+          {"profile", true},
+          {"timeout", true},
+          {"seed", true},
+          {"random-args", true, /*repeatable=*/false, /*optional_value=*/true},
+          {"fill-elided", true},
+          {"max-bytes", true},
+          {"participant-args", true}};
+}
+
+const char kBackendJobInputsHelp[] =
+    R"(  --seed=N            random values (special values mixed in) for the
+                      parameters without an ARG, drawn from seed N
+  --random-args[=SEED]  the parameters without an ARG drawn as `hloref run
+                      --random-args` draws them (seed 0 by default): the
+                      same values, integers used as indices or loop bounds
+                      kept in range; said on stderr
+  --fill-elided=zeros|random[:SEED]
+                      give elided constants (`constant({...})`) values, as
+                      `hloref run` does; without it such a module is
+                      refused, naming them
+  --max-bytes=BYTES   the most one literal written in the module may take
+                      and the most bytes of values the oracle may hold at
+                      once (default: the machine's available memory)
+)";
 
 absl::StatusOr<BackendJob> ReadBackendJob(const CommandLine& cl,
                                           bool* usage_error) {
@@ -75,6 +106,27 @@ absl::StatusOr<BackendJob> ReadBackendJob(const CommandLine& cl,
     }
     seed = static_cast<uint64_t>(*value);
   }
+  std::optional<uint64_t> random_args;
+  if (std::optional<std::string> value = cl.Get("random-args")) {
+    HLOREF_ASSIGN_OR_RETURN(random_args, ParseRandomArgsSeed(*value));
+    if (seed.has_value()) {
+      return absl::InvalidArgumentError(
+          "--seed and --random-args both draw the missing parameters; give "
+          "one of them");
+    }
+  }
+  std::optional<FillElided> fill_elided;
+  if (std::optional<std::string> value = cl.Get("fill-elided")) {
+    HLOREF_ASSIGN_OR_RETURN(fill_elided, ParseFillElided(*value));
+  }
+  {
+    auto max_bytes = cl.GetInt("max-bytes", DefaultMaxBytes());
+    if (!max_bytes.ok() || *max_bytes <= 0) {
+      return absl::InvalidArgumentError(
+          "--max-bytes must be a positive number of bytes");
+    }
+    job.max_bytes = *max_bytes;
+  }
   {
     auto backend = backends::CreateBackend(job.backend_name);
     // An unknown name is a usage error; a plugin that does not load is not.
@@ -88,11 +140,26 @@ absl::StatusOr<BackendJob> ReadBackendJob(const CommandLine& cl,
   *usage_error = false;
 
   const std::string& path = cl.positional()[0];
-  HLOREF_ASSIGN_OR_RETURN(job.module, LoadModuleFile(path));
+  ParseOptions parse_options;
+  parse_options.warnings = &job.warnings;
+  parse_options.max_literal_bytes = job.max_bytes;
+  parse_options.limit_flag = "--max-bytes";
+  HLOREF_ASSIGN_OR_RETURN(job.module, LoadModuleFile(path, parse_options));
   // Shapes of any size are valid (real dumps; docs/real-dumps.md).
   VerifyOptions verify_options;
   verify_options.max_elements = std::numeric_limits<int64_t>::max() / 2;
   HLOREF_RETURN_IF_ERROR(VerifyModule(*job.module, verify_options));
+  // Elided constants: refused, naming them, unless --fill-elided.
+  HLOREF_ASSIGN_OR_RETURN(
+      std::vector<std::string> filled,
+      ResolveElidedConstants(*job.module, path, fill_elided));
+  if (!filled.empty()) {
+    std::string note =
+        absl::StrCat("--fill-elided: ", filled.size(),
+                     " elided constant(s) given made-up values:");
+    for (const std::string& line : filled) absl::StrAppend(&note, "\n  ", line);
+    job.notes.push_back(std::move(note));
+  }
   const HloComputation& entry = *job.module->entry();
   if (auto dir = cl.Get("participant-args")) {
     const int64_t participants = job.module->config().replica_count *
@@ -107,10 +174,13 @@ absl::StatusOr<BackendJob> ReadBackendJob(const CommandLine& cl,
   }
   const int64_t params = entry.num_parameters();
   const int64_t given = static_cast<int64_t>(cl.positional().size()) - 1;
-  if (given > params || (given < params && !seed.has_value())) {
+  if (given > params ||
+      (given < params && !seed.has_value() && !random_args.has_value())) {
     return absl::InvalidArgumentError(absl::StrCat(
         path, " takes ", params, " arguments, ", given, " given",
-        given < params ? " (--seed=N draws the missing ones)" : ""));
+        given < params
+            ? " (--random-args[=SEED] or --seed=N draws the missing ones)"
+            : ""));
   }
   for (int64_t i = 0; i < given; ++i) {
     auto arg = ReadArgument(cl.positional()[i + 1], entry.parameter(i));
@@ -121,7 +191,20 @@ absl::StatusOr<BackendJob> ReadBackendJob(const CommandLine& cl,
     }
     job.args.push_back(*std::move(arg));
   }
-  if (given < params) {
+  if (given < params && random_args.has_value()) {
+    std::vector<std::string> drawn_notes;
+    HLOREF_ASSIGN_OR_RETURN(
+        std::vector<Literal> drawn,
+        DrawArguments(entry, *random_args, &drawn_notes, given));
+    for (Literal& value : drawn) job.args.push_back(std::move(value));
+    std::string note =
+        absl::StrCat("--random-args: ", drawn_notes.size(),
+                     " parameter(s) drawn from seed ", *random_args, ":");
+    for (const std::string& line : drawn_notes) {
+      absl::StrAppend(&note, "\n  ", line);
+    }
+    job.notes.push_back(std::move(note));
+  } else if (given < params) {
     conformance::gen::Rng rng(*seed);
     for (int64_t i = given; i < params; ++i) {
       const Shape& shape = entry.parameter(i)->shape();
@@ -134,8 +217,8 @@ absl::StatusOr<BackendJob> ReadBackendJob(const CommandLine& cl,
       spec.shape = shape;
       job.args.push_back(conformance::gen::MakeValues(spec, rng));
     }
-    job.drawn_note = absl::StrCat("parameters ", given, "..", params - 1,
-                                  " drawn from seed ", *seed);
+    job.notes.push_back(absl::StrCat("parameters ", given, "..", params - 1,
+                                     " drawn from seed ", *seed));
   }
   return job;
 }

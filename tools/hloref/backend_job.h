@@ -6,6 +6,7 @@
 #ifndef HLOREF_TOOLS_HLOREF_BACKEND_JOB_H_
 #define HLOREF_TOOLS_HLOREF_BACKEND_JOB_H_
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -30,9 +31,24 @@ struct BackendJob {
   std::vector<Literal> args;
   // --participant-args=DIR: one list per participant (args stays empty).
   std::vector<std::vector<Literal>> participant_args;
-  // "parameters 1..2 drawn from seed 7" when --seed filled some in.
-  std::string drawn_note;
+  // Lines for stderr about what was made up: parameters drawn (--seed,
+  // --random-args), elided constants filled (--fill-elided).
+  std::vector<std::string> notes;
+  // The parser's warnings ("model.hlo:3:1: warning: ..."), printed as is.
+  std::vector<std::string> warnings;
+  // --max-bytes (default: the machine's available memory).
+  int64_t max_bytes = 0;
 };
+
+// The options of ReadBackendJob, for the command's OptionSpecs:
+// --backend, --deviations, --profile, --timeout, --seed, --random-args,
+// --fill-elided, --max-bytes, --participant-args.
+std::vector<OptionSpec> BackendJobOptionSpecs();
+
+// The help text of the options shared by diff and reduce that concern the
+// module and its arguments (--seed, --random-args, --fill-elided,
+// --max-bytes).
+extern const char kBackendJobInputsHelp[];
 
 // The options above must be among the command's OptionSpecs. A bad option
 // value sets *usage_error (exit status 2); a bad file, a bad argument or a

@@ -183,3 +183,46 @@ hloref_cli_test(diff_huge_shapes_verified 1 "takes 3 arguments, 0 given"
 # drawn in [0, 9].
 hloref_cli_test(run_random_args_gather 0 "%Arg_1.2 s32\\[1,3\\]: integers in \\[0, 9\\] \\(gather indices of %gather.3\\)"
   run --random-args=5 --print=summary ${DUMPS}/embed_gather.hlo)
+# .npy arguments (spec/types/npy.h): a file whose header does not fit the
+# parameter is refused from its header, before its data is read; a
+# truncated file names what the header asks for and what the file holds
+# (mlp_b2.npy without its last 3 bytes: 13 of 16 bytes).
+hloref_cli_test(run_npy_wrong_shape 1 "argument 1 \\(parameter 0 '%?Arg_0.1'\\): [^\n]*mlp_w1.npy: holds f32\\[16,32\\] \\(dtype <f4\\), but the parameter is f32\\[8,16\\]; the file's data was not read"
+  run ${EX}/mlp_forward.hlo ${EX}/data/mlp_w1.npy ${EX}/data/mlp_w1.npy ${EX}/data/mlp_b1.npy ${EX}/data/mlp_w2.npy ${EX}/data/mlp_b2.npy)
+hloref_cli_test(run_npy_truncated 1 "argument 5 \\(parameter 4 [^\n]*truncated_b2.npy: .npy: truncated data: shape \\(4,\\) of 4-byte elements needs 16 bytes of data, the file has 13"
+  run ${EX}/mlp_forward.hlo ${EX}/data/mlp_x.npy ${EX}/data/mlp_w1.npy ${EX}/data/mlp_b1.npy ${EX}/data/mlp_w2.npy ${EX}/bad/truncated_b2.npy)
+# The progress line (docs/real-dumps.md "Progress"): with a 0.01 s interval
+# a 100,000-iteration while loop reports while the loop (the 5th of 5 entry
+# instructions) runs, so 4 are done.
+hloref_cli_test(run_progress_line 0 "hloref run: progress: 4 of 5 entry instructions, [0-9]+ evaluated in all, [0-9]+\\.[0-9] s, [0-9]+\\.[0-9] MiB held \\(peak [0-9]+\\.[0-9] MiB\\)"
+  run --progress-interval=0.01 --print=summary ${DUMPS}/scan_sharding.hlo "{1,2,3,4}" "100000")
+hloref_cli_test(run_progress_interval_bad 2 "--progress-interval must be a positive number of seconds, got '0'"
+  run --progress-interval=0 ${EX}/while_loop.hlo "{1,2,3,4}")
+# diff and reduce read dumps as run does: elided constants refused unless
+# --fill-elided; missing parameters drawn with --random-args (the same
+# values and ranges as run's, e.g. the dynamic-slice start in [0, 13]);
+# --max-bytes limits the parser and the oracle, naming the flag.
+hloref_cli_test(diff_elided_refused 1 "1 elided constant.*elided_constant.hlo:5:3: %constant.2 f32\\[16\\].*--fill-elided=zeros"
+  diff --backend=interpreter --random-args ${DUMPS}/elided_constant.hlo)
+hloref_cli_test(diff_elided_zeros 0 "no departure.*hloref diff: --fill-elided: 1 elided constant\\(s\\) given made-up values:\n  [^\n]*elided_constant.hlo:5:3: %constant.2 f32\\[16\\]: zeros"
+  diff --backend=interpreter --fill-elided=zeros --random-args ${DUMPS}/elided_constant.hlo)
+hloref_cli_test(diff_random_args_ranges 0 "no departure.*--random-args: 3 parameter\\(s\\) drawn from seed 1:.*%Arg_1.2 s32\\[\\]: integers in \\[0, 13\\] \\(start index of dynamic-slice %dynamic-slice.6\\)"
+  diff --backend=interpreter --random-args=1 ${DUMPS}/dynamic_index.hlo)
+hloref_cli_test(diff_random_args_missing_only 0 "no departure.*--random-args: 1 parameter\\(s\\) drawn from seed 3:\n  parameter 1 %y f32\\[4\\]: uniform in \\[-1, 1\\)"
+  diff --backend=interpreter --random-args=3 ${EX}/diff_fusion.hlo "f32[4] {1, 2, 3, 4}")
+hloref_cli_test(diff_seed_and_random_args 2 "--seed and --random-args both draw the missing parameters"
+  diff --backend=interpreter --seed=1 --random-args ${EX}/diff_fusion.hlo)
+hloref_cli_test(diff_max_bytes_parser 1 "needs 64 bytes, more than the limit of 63 bytes \\(raise it with --max-bytes=BYTES\\)"
+  diff --backend=interpreter --max-bytes=63 ${DUMPS}/elided_constant.hlo)
+hloref_cli_test(diff_max_bytes_oracle 1 "the oracle cannot evaluate the module: .*more than the limit of 40 bytes \\(raise it with --max-bytes=BYTES\\)"
+  diff --backend=interpreter --max-bytes=40 ${EX}/while_loop.hlo "{1,2,3,4}")
+hloref_cli_test(reduce_elided_refused 1 "1 elided constant.*elided_constant.hlo:5:3: %constant.2 f32\\[16\\].*--fill-elided=zeros"
+  reduce --backend=interpreter --random-args ${DUMPS}/elided_constant.hlo)
+hloref_cli_test(reduce_random_args 1 "hloref reduce: --random-args: 3 parameter\\(s\\) drawn from seed 2:.*does not fail on the backend"
+  reduce --backend=interpreter --random-args=2 ${EX}/reduce_chain.hlo)
+hloref_cli_test(reduce_fill_elided 1 "hloref reduce: --fill-elided: 1 elided constant\\(s\\) given made-up values:.*does not fail on the backend"
+  reduce --backend=interpreter --fill-elided=random:4 --random-args ${DUMPS}/elided_constant.hlo)
+hloref_cli_test(reduce_max_bytes 1 "needs 64 bytes, more than the limit of 63 bytes \\(raise it with --max-bytes=BYTES\\)"
+  reduce --backend=interpreter --max-bytes=63 ${DUMPS}/elided_constant.hlo)
+hloref_cli_test(reduce_participant_args 2 "--participant-args is for diff"
+  reduce --backend=interpreter --participant-args=${EX}/data/participants ${EX}/participants.hlo)

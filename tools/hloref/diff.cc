@@ -11,6 +11,7 @@
 #include "tools/hloref/backend_job.h"
 #include "tools/hloref/command_line.h"
 #include "tools/hloref/cpu_flags.h"
+#include "tools/hloref/real_dumps.h"
 #include "tools/hloref/subcommands.h"
 
 namespace hloref::tools {
@@ -29,8 +30,9 @@ fused computation. Errors do not cascade: every instruction sees exact
 inputs.
 
 ARGs are as for `hloref run`: .npy files, literal files, or literals. With
---seed, parameters without an ARG get random values (special values mixed
-in) drawn from that seed, so a dump without inputs can be diffed.
+--random-args or --seed, parameters without an ARG get random values, so a
+dump without inputs can be diffed; --fill-elided gives a dump's elided
+constants values.
 
 Options:
   --backend=NAME      the backend under test (interpreter, plugin:<lib.so>,
@@ -41,8 +43,7 @@ Options:
   --all               judge every instruction, not only up to the first
                       departure
   --no-descend        do not enter failing fusions and calls
-  --seed=N            random values for parameters without an ARG
-  --participant-args=DIR  a replicated module's arguments, DIR/p<i>/arg_<k>.npy
+%INPUTS%  --participant-args=DIR  a replicated module's arguments, DIR/p<i>/arg_<k>.npy
                       for participant i (as a generated case holds them);
                       replicated modules run replicated on the oracle and
                       the backend (which must support replicated runs)
@@ -54,26 +55,32 @@ Options:
 Exit status: 0 no departure, 1 a departure (or an error), 2 usage error.
 )";
 
-int Usage(const std::string& message) {
-  return UsageError("diff", message, kDiffHelp);
+std::string DiffHelp() {
+  std::string help = kDiffHelp;
+  help.replace(help.find("%INPUTS%"), 8, kBackendJobInputsHelp);
+  return help;
 }
 
-int Fail(const std::string& message) { return Failure("diff", message); }
+int Usage(const std::string& message) {
+  return UsageError("diff", message, DiffHelp().c_str());
+}
+
+int Fail(const std::string& message) {
+  return Failure("diff", NameLimitFlags(message));
+}
 
 }  // namespace
 
 int RunDiff(int argc, char** argv) {
-  std::vector<OptionSpec> specs = {
-      {"backend", true},          {"deviations", true},
-      {"profile", true},          {"all", false},
-      {"no-descend", false},      {"seed", true},
-      {"participant-args", true}, {"keep", true},
-      {"timeout", true},          {"help", false}};
+  std::vector<OptionSpec> specs = BackendJobOptionSpecs();
+  specs.insert(
+      specs.end(),
+      {{"all", false}, {"no-descend", false}, {"keep", true}, {"help", false}});
   AddCpuOptionSpecs(&specs);
   auto cl = CommandLine::Parse(argc, argv, 2, specs);
   if (!cl.ok()) return Usage(std::string(cl.status().message()));
   if (cl->Has("help")) {
-    std::fputs(kDiffHelp, stdout);
+    std::fputs(DiffHelp().c_str(), stdout);
     std::printf("\nCPU backend options:\n%s", kCpuFlagsHelp);
     return 0;
   }
@@ -86,8 +93,11 @@ int RunDiff(int argc, char** argv) {
     return usage_error ? Usage(std::string(job.status().message()))
                        : Fail(std::string(job.status().message()));
   }
-  if (!job->drawn_note.empty()) {
-    std::fprintf(stderr, "hloref diff: %s\n", job->drawn_note.c_str());
+  for (const std::string& w : job->warnings) {
+    std::fprintf(stderr, "%s\n", w.c_str());
+  }
+  for (const std::string& note : job->notes) {
+    std::fprintf(stderr, "hloref diff: %s\n", note.c_str());
   }
   conformance::DiffOptions options;
   options.all = cl->Has("all");
@@ -96,6 +106,7 @@ int RunDiff(int argc, char** argv) {
   options.deviations = job->deviations;
   options.compile_options = job->compile_options;
   options.participant_args = job->participant_args;
+  options.max_bytes = job->max_bytes;
   const std::string& backend_name = job->backend_name;
 
   auto result =

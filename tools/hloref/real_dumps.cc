@@ -14,6 +14,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_replace.h"
 #include "absl/strings/strip.h"
 #include "spec/types/minifloat.h"
 
@@ -392,11 +393,12 @@ std::vector<std::string> FillElidedConstants(
 }
 
 absl::StatusOr<std::vector<Literal>> DrawArguments(
-    const HloComputation& entry, uint64_t seed,
-    std::vector<std::string>* notes) {
+    const HloComputation& entry, uint64_t seed, std::vector<std::string>* notes,
+    int64_t first) {
   const UserMap users = Users(entry);
   std::vector<Literal> args;
-  for (int64_t p = 0; p < entry.num_parameters(); ++p) {
+  for (int64_t p = std::max<int64_t>(first, 0); p < entry.num_parameters();
+       ++p) {
     const HloInstruction* param = entry.parameter(p);
     if (param == nullptr) {
       return absl::InvalidArgumentError(
@@ -435,6 +437,55 @@ absl::StatusOr<std::vector<Literal>> DrawArguments(
     args.push_back(std::move(value));
   }
   return args;
+}
+
+absl::StatusOr<uint64_t> ParseRandomArgsSeed(absl::string_view value) {
+  uint64_t seed = 0;
+  if (!value.empty() && !absl::SimpleAtoi(value, &seed)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--random-args takes an unsigned integer seed (--random-args=SEED), "
+        "got '",
+        value, "'"));
+  }
+  return seed;
+}
+
+absl::StatusOr<std::vector<std::string>> ResolveElidedConstants(
+    HloModule& module, const std::string& path,
+    const std::optional<FillElided>& fill) {
+  const std::vector<HloInstruction*> elided = FindElidedConstants(module);
+  if (elided.empty()) return std::vector<std::string>();
+  if (!fill.has_value()) {
+    std::string list;
+    for (const HloInstruction* inst : elided) {
+      absl::StrAppend(&list, "\n  ", DescribeElidedConstant(*inst));
+    }
+    return absl::InvalidArgumentError(absl::StrCat(
+        path, " has ", elided.size(),
+        " elided constant(s) (`constant({...})`: the dump left their "
+        "values out), so it cannot be evaluated as is:",
+        list,
+        "\nre-dump with XLA_FLAGS=--xla_dump_large_constants, or run on "
+        "made-up values with --fill-elided=zeros or "
+        "--fill-elided=random[:SEED]"));
+  }
+  return FillElidedConstants(elided, *fill);
+}
+
+std::string NameLimitFlags(absl::string_view message) {
+  return absl::StrReplaceAll(
+      message,
+      {{"limit EvaluatorOptions::max_bytes", "raise it with --max-bytes=BYTES"},
+       {"limit EvaluatorOptions::max_elements_per_value",
+        "raise it with --max-elements=N"},
+       {"limit EvaluatorOptions::max_while_iterations",
+        "raise it with --max-while-iterations=N"},
+       {"limit EvaluatorOptions::max_wall_time",
+        "raise it with --timeout=SECONDS"},
+       {"limit EvaluatorOptions::max_call_depth",
+        "raise it with --max-call-depth=N"},
+       {"EvaluatorOptions::collective_timeout",
+        "--collective-timeout=SECONDS"}});
 }
 
 absl::StatusOr<PrintMode> ParsePrintMode(absl::string_view value) {

@@ -7,6 +7,7 @@
 #define HLOREF_TOOLS_HLOREF_REAL_DUMPS_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -53,9 +54,31 @@ std::vector<std::string> FillElidedConstants(
 // in range: [0, the largest start that keeps the slice inside the
 // operand], [0, 8] for a loop bound. `notes` gets one line per parameter
 // saying what was drawn and why.
+// Only parameters `first` and later are drawn (the earlier ones were given
+// as ARGs: hloref diff / reduce); each parameter's values do not depend on
+// `first`.
 absl::StatusOr<std::vector<Literal>> DrawArguments(
-    const HloComputation& entry, uint64_t seed,
-    std::vector<std::string>* notes);
+    const HloComputation& entry, uint64_t seed, std::vector<std::string>* notes,
+    int64_t first = 0);
+
+// ---- Shared by run, diff and reduce.
+
+// The value of --random-args[=SEED]: an unsigned integer, 0 when empty.
+absl::StatusOr<uint64_t> ParseRandomArgsSeed(absl::string_view value);
+
+// The elided constants of `module` (read from `path`): without `fill`, an
+// InvalidArgument naming each one and the flags that give them values
+// (nothing is evaluated then); with it, the constants filled
+// (FillElidedConstants) and one note line per constant. No elided
+// constant: no notes.
+absl::StatusOr<std::vector<std::string>> ResolveElidedConstants(
+    HloModule& module, const std::string& path,
+    const std::optional<FillElided>& fill);
+
+// The libraries name their limits by option field ("limit
+// EvaluatorOptions::max_bytes"); users set them with flags, so messages
+// shown to them name the flag ("raise it with --max-bytes=BYTES").
+std::string NameLimitFlags(absl::string_view message);
 
 // ---- Printing results.
 

@@ -11,6 +11,7 @@
 #include "tools/hloref/backend_job.h"
 #include "tools/hloref/command_line.h"
 #include "tools/hloref/cpu_flags.h"
+#include "tools/hloref/real_dumps.h"
 #include "tools/hloref/subcommands.h"
 
 namespace hloref::tools {
@@ -28,52 +29,66 @@ replace a fusion or call at the root by its computation. Each candidate is
 judged as `hloref conformance` judges a case. Progress goes to stderr, the
 reduced module to stdout.
 
-ARGs are as for `hloref run`; with --seed, parameters without an ARG get
-random values drawn from that seed.
+ARGs are as for `hloref run`; with --random-args or --seed, parameters
+without an ARG get random values; --fill-elided gives a dump's elided
+constants values.
 
 Options:
-  --backend=NAME       the backend under test; required
-  --match=TEXT         keep only candidates whose failure message contains
-                       TEXT (so the reduction keeps this failure and does
-                       not drift to another one)
-  --deviations=LIST    declared deviations, as for `hloref conformance`
+  --backend=NAME      the backend under test; required
+  --match=TEXT        keep only candidates whose failure message contains
+                      TEXT (so the reduction keeps this failure and does
+                      not drift to another one)
+  --deviations=LIST   declared deviations, as for `hloref conformance`
   --profile=xla|portable  (default xla)
-  --seed=N             random values for parameters without an ARG
-  --out=DIR            write the reduced case (DIR/module.hlo,
-                       DIR/arg_<k>.npy) to replay with `hloref run`
-  --max-candidates=N   candidates judged at most (default 2000)
-  --max-time=SECONDS   wall-time budget (default 1800)
-  --timeout=SECONDS    per compile-and-run limit for command: and plugin: backends
-  --help               show this text
+%INPUTS%  --out=DIR           write the reduced case (DIR/module.hlo,
+                      DIR/arg_<k>.npy) to replay with `hloref run`
+  --max-candidates=N  candidates judged at most (default 2000)
+  --max-time=SECONDS  wall-time budget (default 1800)
+  --timeout=SECONDS   per compile-and-run limit for command: and plugin: backends
+  --help              show this text
 
 Exit status: 0 reduced (or the budget ran out: the smallest failing module
 so far is printed), 1 an error or the module does not fail, 2 usage error.
 )";
 
-int Usage(const std::string& message) {
-  return UsageError("reduce", message, kReduceHelp);
+std::string ReduceHelp() {
+  std::string help = kReduceHelp;
+  help.replace(help.find("%INPUTS%"), 8, kBackendJobInputsHelp);
+  return help;
 }
 
-int Fail(const std::string& message) { return Failure("reduce", message); }
+int Usage(const std::string& message) {
+  return UsageError("reduce", message, ReduceHelp().c_str());
+}
+
+int Fail(const std::string& message) {
+  return Failure("reduce", NameLimitFlags(message));
+}
 
 }  // namespace
 
 int RunReduce(int argc, char** argv) {
-  std::vector<OptionSpec> specs = {{"backend", true},        {"match", true},
-                                   {"deviations", true},     {"profile", true},
-                                   {"seed", true},           {"out", true},
-                                   {"max-candidates", true}, {"max-time", true},
-                                   {"timeout", true},        {"help", false}};
+  std::vector<OptionSpec> specs = BackendJobOptionSpecs();
+  specs.insert(specs.end(), {{"match", true},
+                             {"out", true},
+                             {"max-candidates", true},
+                             {"max-time", true},
+                             {"help", false}});
   AddCpuOptionSpecs(&specs);
   auto cl = CommandLine::Parse(argc, argv, 2, specs);
   if (!cl.ok()) return Usage(std::string(cl.status().message()));
   if (cl->Has("help")) {
-    std::fputs(kReduceHelp, stdout);
+    std::fputs(ReduceHelp().c_str(), stdout);
     std::printf("\nCPU backend options:\n%s", kCpuFlagsHelp);
     return 0;
   }
   if (absl::Status flags = ApplyCpuFlags(*cl); !flags.ok()) {
     return Usage(std::string(flags.message()));
+  }
+  if (cl->Has("participant-args")) {
+    return Usage(
+        "--participant-args is for diff; reduce shrinks modules of "
+        "one participant");
   }
   bool usage_error = false;
   auto job = ReadBackendJob(*cl, &usage_error);
@@ -81,8 +96,11 @@ int RunReduce(int argc, char** argv) {
     return usage_error ? Usage(std::string(job.status().message()))
                        : Fail(std::string(job.status().message()));
   }
-  if (!job->drawn_note.empty()) {
-    std::fprintf(stderr, "hloref reduce: %s\n", job->drawn_note.c_str());
+  for (const std::string& w : job->warnings) {
+    std::fprintf(stderr, "%s\n", w.c_str());
+  }
+  for (const std::string& note : job->notes) {
+    std::fprintf(stderr, "hloref reduce: %s\n", note.c_str());
   }
   conformance::ReduceOptions options;
   auto max_candidates = cl->GetInt("max-candidates", 2000);
@@ -93,6 +111,7 @@ int RunReduce(int argc, char** argv) {
   auto max_time = PositiveSeconds(*cl, "max-time", 1800);
   if (!max_time.ok()) return Usage(std::string(max_time.status().message()));
   options.max_time = absl::Seconds(*max_time);
+  options.max_bytes = job->max_bytes;
   options.log = [](const std::string& line) {
     std::fprintf(stderr, "hloref reduce: %s\n", line.c_str());
   };

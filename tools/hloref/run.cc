@@ -13,7 +13,6 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "absl/strings/str_replace.h"
 #include "absl/time/time.h"
 #include "interpreter/custom_call_registry.h"
 #include "interpreter/evaluator.h"
@@ -23,6 +22,7 @@
 #include "spec/types/npy.h"
 #include "spec/verifier/verifier.h"
 #include "tools/hloref/arguments.h"
+#include "tools/hloref/backend_job.h"
 #include "tools/hloref/command_line.h"
 #include "tools/hloref/cpu_flags.h"
 #include "tools/hloref/module_loader.h"
@@ -107,6 +107,10 @@ Options:
                           longer than 3 s reports every 3 s: entry
                           instructions done of total, elapsed time, bytes
                           held)
+  --progress-interval=SECONDS
+                          the progress line's interval, and how long a run
+                          goes before the first one (default 3; any
+                          positive number, e.g. 0.5)
   --max-elements=N        refuse values with more than N elements (default:
                           no limit)
   --max-while-iterations=N  stop a while loop after N iterations
@@ -149,27 +153,9 @@ void Flatten(const Literal& lit, std::vector<const Literal*>* out) {
   }
 }
 
-// The libraries name their limits by option field; the user sets them
-// with flags, so messages name the flag instead.
-std::string UserFacing(absl::string_view message) {
-  return absl::StrReplaceAll(
-      message,
-      {{"limit EvaluatorOptions::max_bytes", "raise it with --max-bytes=BYTES"},
-       {"limit EvaluatorOptions::max_elements_per_value",
-        "raise it with --max-elements=N"},
-       {"limit EvaluatorOptions::max_while_iterations",
-        "raise it with --max-while-iterations=N"},
-       {"limit EvaluatorOptions::max_wall_time",
-        "raise it with --timeout=SECONDS"},
-       {"limit EvaluatorOptions::max_call_depth",
-        "raise it with --max-call-depth=N"},
-       {"EvaluatorOptions::collective_timeout",
-        "--collective-timeout=SECONDS"}});
-}
-
 int Fail(const absl::Status& status) {
   std::fprintf(stderr, "hloref run: %s\n",
-               UserFacing(status.message()).c_str());
+               NameLimitFlags(status.message()).c_str());
   return 1;
 }
 
@@ -276,6 +262,7 @@ int RunRun(int argc, char** argv) {
       {"print", true},
       {"max-bytes", true},
       {"no-progress", false},
+      {"progress-interval", true},
       {"threads", true},
       {"max-call-depth", true},
       {"participant-args", true},
@@ -372,6 +359,13 @@ int RunRun(int argc, char** argv) {
     return 2;
   }
   options.threads = static_cast<int>(*threads);
+  auto progress_interval = PositiveSeconds(*cl, "progress-interval", 3);
+  if (!progress_interval.ok()) {
+    std::fprintf(stderr, "hloref run: %s\n",
+                 std::string(progress_interval.status().message()).c_str());
+    return 2;
+  }
+  options.progress_interval = absl::Seconds(*progress_interval);
   if (!cl->Has("no-progress")) {
     options.progress = [](const EvaluatorOptions::Progress& p) {
       std::fprintf(stderr,
@@ -408,12 +402,10 @@ int RunRun(int argc, char** argv) {
   }
   std::optional<uint64_t> random_args;
   if (std::optional<std::string> seed = cl->Get("random-args")) {
-    uint64_t value = 0;
-    if (!seed->empty() && !absl::SimpleAtoi(*seed, &value)) {
-      std::fprintf(stderr,
-                   "hloref run: --random-args takes an unsigned integer "
-                   "seed (--random-args=SEED), got '%s'\n",
-                   seed->c_str());
+    auto value = ParseRandomArgsSeed(*seed);
+    if (!value.ok()) {
+      std::fprintf(stderr, "hloref run: %s\n",
+                   std::string(value.status().message()).c_str());
       return 2;
     }
     if (cl->positional().size() > 1 || cl->Has("participant-args")) {
@@ -422,7 +414,7 @@ int RunRun(int argc, char** argv) {
                    "no ARGs (or --participant-args) with it\n");
       return 2;
     }
-    random_args = value;
+    random_args = *value;
   }
   options.max_while_iterations = *max_iters;
   options.max_wall_time = absl::Seconds(*timeout);
@@ -523,28 +515,16 @@ int RunRun(int argc, char** argv) {
   }
   // Elided constants: refused before anything is evaluated, unless the
   // user asked for made-up values.
-  if (std::vector<HloInstruction*> elided = FindElidedConstants(**module);
-      !elided.empty()) {
-    if (!fill_elided.has_value()) {
-      std::string list;
-      for (const HloInstruction* inst : elided) {
-        absl::StrAppend(&list, "\n  ", DescribeElidedConstant(*inst));
-      }
-      return Fail(absl::InvalidArgumentError(absl::StrCat(
-          module_path, " has ", elided.size(),
-          " elided constant(s) (`constant({...})`: the dump left their "
-          "values out), so it cannot be evaluated as is:",
-          list,
-          "\nre-dump with XLA_FLAGS=--xla_dump_large_constants, or run on "
-          "made-up values with --fill-elided=zeros or "
-          "--fill-elided=random[:SEED]")));
+  {
+    auto notes = ResolveElidedConstants(**module, module_path, fill_elided);
+    if (!notes.ok()) return Fail(notes.status());
+    if (!notes->empty()) {
+      std::fprintf(stderr,
+                   "hloref run: --fill-elided: %zu elided constant(s) "
+                   "given made-up values:\n",
+                   notes->size());
     }
-    std::vector<std::string> notes = FillElidedConstants(elided, *fill_elided);
-    std::fprintf(stderr,
-                 "hloref run: --fill-elided: %zu elided constant(s) "
-                 "given made-up values:\n",
-                 notes.size());
-    for (const std::string& n : notes) {
+    for (const std::string& n : *notes) {
       std::fprintf(stderr, "  %s\n", n.c_str());
     }
   }
