@@ -19,11 +19,44 @@ struct FastRounding {
 };
 
 // RN to `precision` bits with minimum exponent emin, for finite double x
-// (round-to-nearest-even: the oracle forces the default rounding mode).
-inline double RoundToFormat(double x, const FastRounding& f) {
+// (round-to-nearest-even: the oracle forces the default rounding mode):
+// the nearest multiple of the quantum 2^q, q = max(ilogb x, emin) -
+// precision + 1, ties to an even multiple.
+inline double RoundToFormatSlow(double x, int precision, int emin) {
   const int e = std::ilogb(x);
-  const int q = std::max(e, f.emin) - f.precision + 1;
+  const int q = std::max(e, emin) - precision + 1;
   return std::ldexp(std::nearbyint(std::ldexp(x, -q)), q);
+}
+
+// The same value on the encoding: drop the fraction bits below the
+// quantum and round to nearest even on the integer significand (a carry
+// out of the fraction increments the exponent, as it must; past the
+// largest double it gives inf, as ldexp does). Zeros, double subnormals,
+// inf, NaN and quanta at or above the implicit bit take RoundToFormatSlow.
+// dot_test RoundToFormat checks both agree.
+inline double RoundToFormat(double x, int precision, int emin) {
+  uint64_t u;
+  __builtin_memcpy(&u, &x, 8);
+  const uint64_t sign = u & 0x8000000000000000ull;
+  uint64_t mag = u & 0x7fffffffffffffffull;
+  const int biased = static_cast<int>(mag >> 52);
+  const int e = biased - 1023;
+  const int shift = 53 - precision + (e < emin ? emin - e : 0);
+  if (biased == 0 || biased == 2047 || shift > 51 || shift < 1) {
+    return RoundToFormatSlow(x, precision, emin);
+  }
+  const uint64_t unit = uint64_t{1} << shift;
+  const uint64_t rest = mag & (unit - 1);
+  const uint64_t half = unit >> 1;
+  mag -= rest;
+  if (rest > half || (rest == half && (mag & unit) != 0)) mag += unit;
+  u = sign | mag;
+  double r;
+  __builtin_memcpy(&r, &u, 8);
+  return r;
+}
+inline double RoundToFormat(double x, const FastRounding& f) {
+  return RoundToFormat(x, f.precision, f.emin);
 }
 
 // The verified value of sum (x = fl(s + c), A) over k terms, or NaN when
@@ -56,6 +89,36 @@ inline void TwoSumStep(double x, double& s, double& c, double& a) {
   s = sum;
   c += e;
   a += std::fabs(e);
+}
+
+// Four two-sum chains side by side in SIMD registers (GCC vector
+// extensions: the same IEEE operations lane by lane as TwoSumStep; |e| by
+// clearing the sign bit, as fabs does). Lane j of s, c, a is the state of
+// chain j.
+typedef double TwoSumV4 __attribute__((vector_size(32)));
+typedef int64_t TwoSumI4 __attribute__((vector_size(32)));
+
+struct TwoSum4 {
+  TwoSumV4 s = {0, 0, 0, 0};
+  TwoSumV4 c = {0, 0, 0, 0};
+  TwoSumV4 a = {0, 0, 0, 0};
+};
+
+// For t < len: chain j takes the term x[t] * b[t * stride + j] (j < 4).
+// Defined in exact_sum.cc, compiled for AVX2 and for the baseline
+// (target_clones, chosen at load time): the same IEEE operations either
+// way (no FMA: AVX2 does not enable it and the build does not contract).
+void TwoSum4Segment(TwoSum4& st, const double* x, const double* b, int64_t len,
+                    int64_t stride);
+
+// Writes lanes [0, n) of a chain state to s[], c[], a[].
+inline void TwoSum4Store(const TwoSum4& st, int64_t n, double* s, double* c,
+                         double* a) {
+  for (int64_t j = 0; j < n; ++j) {
+    s[j] = st.s[j];
+    c[j] = st.c[j];
+    a[j] = st.a[j];
+  }
 }
 
 }  // namespace hloref
