@@ -141,6 +141,14 @@ double FastMathRounded(MathFn fn, double x, int precision, int emin,
                        double max_finite) {
   constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
   if (!std::isfinite(x)) return kNaN;
+  // Underflow to +0: exp(x) < 2^(emin - precision), half the smallest
+  // subnormal, when x < (emin - precision) ln 2 (the margin 2^-20 covers
+  // the rounding of the product); logistic(x) = 1 / (1 + e^-x) < e^x.
+  // Both are positive, so they round to +0.
+  if ((fn == MathFn::kExp || fn == MathFn::kLogistic) &&
+      x < (emin - precision) * 0.69314718055994531 - 0x1p-20) {
+    return 0.0;
+  }
   double y;
   switch (fn) {
     case MathFn::kExp:

@@ -292,6 +292,12 @@ TEST(UnaryFloatFastPath, MatchesMpfrBitForBit) {
     const double mag = std::ldexp(1.0, static_cast<int>(u * 40) - 20) * u;
     xs.push_back((seed & 1) ? mag : -mag);
   }
+  // Around the underflow thresholds (emin - precision) ln 2 of f32 (-104),
+  // bf16 (-92.9) and f16 (-17.3), where exp and logistic round to 0 or to
+  // the smallest subnormals.
+  for (double center : {-103.97, -92.88, -17.33}) {
+    for (int i = -300; i <= 300; ++i) xs.push_back(center + i * 0x1p-10);
+  }
   for (int k = 1; k < 200; ++k) {
     xs.push_back(static_cast<double>(static_cast<float>(std::log(k))));
     xs.push_back(static_cast<double>(k) * k);
