@@ -656,3 +656,56 @@ TEST(RoundToFormat, AgreesWithLdexpNearbyintAndTheHost) {
 
 }  // namespace
 }  // namespace hloref
+
+namespace hloref {
+namespace {
+
+// Exact zero sums through the fast path (VerifiedRound returns the chain's
+// zero, started at -0): -0 only when every product is -0 (IEEE: the sum
+// of -0s is -0, anything with a +0 or an exact cancellation is +0), as
+// the exact accumulator gives. Expected values by hand, and the same bits
+// with the fast path off.
+TEST(DotFastPath, ZeroSumsHaveTheExactAccumulatorsSign) {
+  // Rows of a times b = (1, 1, 1, 1), k = 4:
+  //  row 0 (-0, -0, -0, -0) = -0 (all products -0)
+  //  row 1 (-0, 0, -0, -0)  = +0 (one +0 product)
+  //  row 2 (1, -1, 0, -0)   = +0 (cancellation)
+  //  row 3 (0, 0, 0, 0)     = +0
+  // and times b = (-1, -1, -1, -1), every product's sign flipped: rows 0,
+  // 1 and 2 give +0, row 3 (all products -0) gives -0.
+  const char* text = R"(HloModule m
+ENTRY e {
+  a = f32[4,4] parameter(0)
+  b = f32[4,1] parameter(1)
+  ROOT d = f32[4,1] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+})";
+  Literal a(Shape::Array(PrimitiveType::kF32, {4, 4}));
+  const float av[] = {-0.0f, -0.0f, -0.0f, -0.0f, -0.0f, 0.0f, -0.0f, -0.0f,
+                      1.0f,  -1.0f, 0.0f,  -0.0f, 0.0f,  0.0f, 0.0f,  0.0f};
+  for (int i = 0; i < 16; ++i) a.mutable_data<float>()[i] = av[i];
+  std::vector<Literal> args;
+  args.push_back(a);
+  for (float sign : {1.0f, -1.0f}) {
+    Literal b(Shape::Array(PrimitiveType::kF32, {4, 1}));
+    for (float& x : b.mutable_data<float>()) x = sign;
+    if (args.size() > 1) args.pop_back();
+    args.push_back(b);
+    SetDotFastPathDisabledForTesting(false);
+    const Literal fast = RunHlo(text, args);
+    SetDotFastPathDisabledForTesting(true);
+    const Literal exact = RunHlo(text, args);
+    SetDotFastPathDisabledForTesting(false);
+    EXPECT_TRUE(fast.BitwiseEquals(exact)) << fast.ToString();
+    auto d = fast.data<float>();
+    for (int i = 0; i < 4; ++i) EXPECT_EQ(d[i], 0.0f) << i;
+    const bool negative[2][4] = {{true, false, false, false},
+                                 {false, false, false, true}};
+    for (int i = 0; i < 4; ++i) {
+      EXPECT_EQ(std::signbit(d[i]), negative[sign < 0][i])
+          << "b = " << sign << " row " << i;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace hloref

@@ -12,6 +12,9 @@
 
 namespace hloref {
 
+// The initial partial sum of a two-sum chain (see VerifiedRound).
+constexpr double kTwoSumStart = -0.0;
+
 struct FastRounding {
   int precision;
   int emin;
@@ -61,8 +64,26 @@ inline double RoundToFormat(double x, const FastRounding& f) {
 
 // The verified value of sum (x = fl(s + c), A) over k terms, or NaN when
 // the caller must use the exact accumulator.
+// Callers start s at -0 (kTwoSumStart): then when every e_i is zero
+// (A == 0) and s == 0 the exact sum is zero, and s is -0 exactly when
+// every term was -0 (RN: -0 + -0 = -0, -0 + +0 = +0, x + -x = +0), which
+// is ExactSum's sign of an exact zero.
+//
+// When every e_i is zero (A == 0: a sum of non-negative doubles is zero
+// only when every addend is) the exact sum is s itself, and its correctly
+// rounded value is RoundToFormat(s), ties included (sums of short
+// products often fall exactly on a midpoint of the result type, which the
+// interval test below cannot decide).
 inline double VerifiedRound(double s, double c, double a, int64_t k,
                             const FastRounding& f) {
+  if (a == 0 && std::isfinite(s)) {
+    if (s == 0) return s;
+    const double r = RoundToFormat(s, f);
+    if (r == 0 || std::fabs(r) > f.max_finite) {
+      return std::numeric_limits<double>::quiet_NaN();
+    }
+    return r;
+  }
   const double x = s + c;
   if (!std::isfinite(x) || !std::isfinite(a) || x == 0) {
     return std::numeric_limits<double>::quiet_NaN();
@@ -99,7 +120,7 @@ typedef double TwoSumV4 __attribute__((vector_size(32)));
 typedef int64_t TwoSumI4 __attribute__((vector_size(32)));
 
 struct TwoSum4 {
-  TwoSumV4 s = {0, 0, 0, 0};
+  TwoSumV4 s = {kTwoSumStart, kTwoSumStart, kTwoSumStart, kTwoSumStart};
   TwoSumV4 c = {0, 0, 0, 0};
   TwoSumV4 a = {0, 0, 0, 0};
 };

@@ -304,7 +304,7 @@ class Folder {
         if (fast_add_ && offsets.size() < (size_t{1} << 20)) {
           // Verified two-sum (fast_round.h); the exact sum decides when
           // the bound does not.
-          double ts = 0, tc = 0, ta = 0;
+          double ts = kTwoSumStart, tc = 0, ta = 0;
           TwoSumStep(v, ts, tc, ta);
           WithLoader([&](auto load) {
             for (int64_t o : offsets) TwoSumStep(load(o), ts, tc, ta);
