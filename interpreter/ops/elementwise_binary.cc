@@ -119,16 +119,25 @@ void FusedLoop(HloOpcode op, const Literal& lhs_lit, const Literal& rhs_lit,
   marked.assign(static_cast<size_t>(chunks), 0);
   ParallelFor(n >= 2 * kChunk ? threads : 1, chunks, [&](int64_t c, int) {
     const int64_t end = std::min(n, (c + 1) * kChunk);
-    bool any = false, nan = false;
-    for (int64_t i = c * kChunk; i < end; ++i) {
-      const double x = LoadFloat<T>(a[i]);
-      const double y = LoadFloat<T>(b[i]);
-      const double v = fn(x, y);
-      r[i] = StoreFloat<T>(v);
-      nan |= std::isnan(v);
-      if (min_max) any |= MinMaxMarked(x, y);
+    const int64_t len0 = end - c * kChunk;
+    const S* __restrict ca = a + c * kChunk;
+    const S* __restrict cb = b + c * kChunk;
+    S* __restrict cr = r + c * kChunk;
+    // Branch-free (the compiler vectorises it): results, and a count of
+    // NaN results.
+    int64_t nans = 0;
+    for (int64_t i = 0; i < len0; ++i) {
+      const double v = fn(LoadFloat<T>(ca[i]), LoadFloat<T>(cb[i]));
+      cr[i] = StoreFloat<T>(v);
+      nans += v != v;
     }
-    if (nan) {
+    bool any = false;
+    if (min_max) {
+      for (int64_t i = 0; i < len0; ++i) {
+        any |= MinMaxMarked(LoadFloat<T>(ca[i]), LoadFloat<T>(cb[i]));
+      }
+    }
+    if (nans != 0) {
       // The chunk again as the general path computes it.
       const size_t len = static_cast<size_t>(end - c * kChunk);
       std::vector<double> x(len), y(len), v(len);

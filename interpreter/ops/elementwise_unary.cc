@@ -269,13 +269,16 @@ absl::StatusOr<Literal> FusedUnaryFloat(const HloInstruction& inst,
     auto run = [&](auto fn) {
       ParallelFor(threads, chunks, [&](int64_t c, int) {
         const int64_t end = std::min(n, (c + 1) * kChunk);
-        bool nan = false;
-        for (int64_t i = c * kChunk; i < end; ++i) {
-          const double v = fn(LoadFloat<T>(a[i]));
-          r[i] = StoreFloat<T>(v);
-          nan |= std::isnan(v);
+        const int64_t len0 = end - c * kChunk;
+        const S* __restrict ca = a + c * kChunk;
+        S* __restrict cr = r + c * kChunk;
+        int64_t nans = 0;
+        for (int64_t i = 0; i < len0; ++i) {
+          const double v = fn(LoadFloat<T>(ca[i]));
+          cr[i] = StoreFloat<T>(v);
+          nans += v != v;
         }
-        if (nan) {
+        if (nans != 0) {
           // The chunk again as the general path computes it.
           const size_t len = static_cast<size_t>(end - c * kChunk);
           std::vector<double> x(len), v(len);
