@@ -175,9 +175,10 @@ double FastMathRounded(MathFn fn, double x, int precision, int emin,
       std::fabs(y) > 0x1p1000) {
     return kNaN;
   }
-  const double r = RoundToBits(y, precision, emin);
+  // y lies between y (1 - 2^-47) and y (1 + 2^-47) (each rounded to
+  // double: rounding is monotone), so when both round to r, so does y.
+  const double r = RoundToBits(y * (1 - 0x1p-47), precision, emin);
   if (r == 0 || std::fabs(r) > max_finite ||
-      RoundToBits(y * (1 - 0x1p-47), precision, emin) != r ||
       RoundToBits(y * (1 + 0x1p-47), precision, emin) != r) {
     return kNaN;
   }

@@ -92,10 +92,11 @@ inline double VerifiedRound(double s, double c, double a, int64_t k,
       2.02 * static_cast<double>(k) * 0x1p-53 * a + 0x1p-52 * std::fabs(x);
   const double lo = x - 2 * err;
   const double hi = x + 2 * err;
-  const double r = RoundToFormat(x, f);
-  if (r == 0 || std::fabs(r) > f.max_finite || RoundToFormat(lo, f) != r ||
-      RoundToFormat(hi, f) != r || lo == 0 || hi == 0 ||
-      std::signbit(lo) != std::signbit(hi)) {
+  // lo <= x <= hi (err >= 0, and rounding x -+ 2 err to double is
+  // monotone), so when lo and hi round to the same r, so does x.
+  const double r = RoundToFormat(lo, f);
+  if (r == 0 || std::fabs(r) > f.max_finite || RoundToFormat(hi, f) != r ||
+      lo == 0 || hi == 0 || std::signbit(lo) != std::signbit(hi)) {
     return std::numeric_limits<double>::quiet_NaN();
   }
   return r;
