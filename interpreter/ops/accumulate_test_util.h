@@ -32,11 +32,12 @@ inline absl::StatusOr<std::unique_ptr<HloModule>> ParseVerified(
 
 // Parses, verifies and evaluates; fails the test on any error.
 inline Literal RunHlo(const std::string& text,
-                      const std::vector<Literal>& args = {}) {
+                      const std::vector<Literal>& args = {},
+                      const EvaluatorOptions& options = {}) {
   auto module = ParseVerified(text);
   EXPECT_TRUE(module.ok()) << module.status() << "\n" << text;
   if (!module.ok()) return Literal();
-  Evaluator evaluator;
+  Evaluator evaluator(options);
   auto result = evaluator.Evaluate(**module, args);
   EXPECT_TRUE(result.ok()) << result.status() << "\n" << text;
   if (!result.ok()) return Literal();

@@ -6,6 +6,7 @@
 // where n counts the in-bounds window positions times the input features
 // of the group (padding and dilation holes contribute exact zeros and are
 // not terms, numerics.md 7.3).
+#include <algorithm>
 #include <complex>
 #include <cstdint>
 #include <utility>
@@ -19,6 +20,7 @@
 #include "interpreter/ops/exact_sum.h"
 #include "interpreter/ops/families.h"
 #include "interpreter/ops/fast_round.h"
+#include "interpreter/ops/parallel.h"
 #include "spec/types/minifloat.h"
 
 namespace hloref {
@@ -242,67 +244,174 @@ inline void AddProductTo(ExactSum& acc, double a, double b) {
   }
 }
 
+// Blocks of consecutive output features that share their feature group
+// and batch group (so they read the same input features of the same input
+// batch), at most `nb` features each.
+std::vector<std::pair<int64_t, int64_t>> FeatureBlocks(const ConvPlan& p,
+                                                       int64_t nb) {
+  std::vector<std::pair<int64_t, int64_t>> blocks;
+  int64_t o = 0;
+  while (o < p.out_features) {
+    const int64_t fend = (o / p.out_per_fgroup + 1) * p.out_per_fgroup;
+    const int64_t bend = (o / p.out_per_bgroup + 1) * p.out_per_bgroup;
+    const int64_t end = std::min({fend, bend, o + nb, p.out_features});
+    blocks.emplace_back(o, end - o);
+    o = end;
+  }
+  return blocks;
+}
+
+// Real results. Outputs are computed by tasks of (output batch, block of
+// output features, chunk of output spatial positions); every output is its
+// own exact (or verified) sum, so the split across threads cannot change a
+// bit. With the verified two-sum (fast_round.h, as dot: exact products,
+// results of at most 26 bits) the chain runs across the block's output
+// features, with the kernel packed [window position][input feature][output
+// feature] so the innermost loop is contiguous and vectorises; outputs the
+// bound cannot decide, and every output without the fast path, are summed
+// by ExactSum as before.
 template <bool kExact>
 absl::Status RealConv(const HloInstruction& inst, EvalContext& ctx,
                       const ConvPlan& p, const std::vector<double>& x,
                       const std::vector<double>& w, PrimitiveType rt,
                       bool error_data, bool rounded,
                       std::vector<double>* values) {
-  ExactSum acc, abs_acc;
   const FloatFormat& format = FormatOf(rt);
   const int precision = Precision(format);
   const int emin = std::ilogb(MinNormal(format));
   const int64_t cg = p.group_features;
-  // The verified two-sum (fast_round.h, as dot): exact products, results
-  // of at most 26 bits; ExactSum decides where the bound cannot.
+  const int64_t kt = p.kernel_spatial * cg;  // kernel terms per output feature
   const bool fast = kExact && !error_data && precision <= 26 &&
                     !DotFastPathDisabledForTesting();
   const FastRounding rounding{precision, emin, MaxFinite(format)};
-  return ForEachOutput<double>(
-      inst, ctx, p, x, w,
-      [&](int64_t out, const double* xb, const double* wo,
-          const std::pair<int64_t, int64_t>* begin,
-          const std::pair<int64_t, int64_t>* end) {
-        const int64_t terms = (end - begin) * cg;
-        if (fast && terms > 0 && terms < (int64_t{1} << 20)) {
-          double ts = 0, tc = 0, ta = 0;
+  // Output features per block: a multiple of 4 (the two-sum's vector
+  // width), the block's kernel at most about 2 MiB.
+  const int64_t nb =
+      4 * std::clamp<int64_t>(65536 / std::max<int64_t>(kt, 1), 1, 16);
+  const std::vector<std::pair<int64_t, int64_t>> blocks = FeatureBlocks(p, nb);
+  const int64_t nblocks = static_cast<int64_t>(blocks.size());
+  // The kernel of block i, k-major: bt[i][t * nb + jj] = w[o0 + jj][t].
+  std::vector<double> bt;
+  if (fast) {
+    bt.assign(static_cast<size_t>(nblocks * kt * nb), 0.0);
+    for (int64_t i = 0; i < nblocks; ++i) {
+      double* dst = bt.data() + i * kt * nb;
+      for (int64_t jj = 0; jj < blocks[i].second; ++jj) {
+        const double* src = w.data() + (blocks[i].first + jj) * kt;
+        for (int64_t t = 0; t < kt; ++t) dst[t * nb + jj] = src[t];
+      }
+    }
+  }
+  const int64_t chunk = 16;
+  const int64_t chunks = (p.out_spatial + chunk - 1) / chunk;
+  const int64_t tasks = p.out_batch * nblocks * chunks;
+  const double work = static_cast<double>(values->size()) *
+                      static_cast<double>(std::max<int64_t>(kt, 1));
+  // Error data goes through the context, which is not shared across
+  // threads.
+  const int threads =
+      (error_data || work < (1 << 20)) ? 1 : ctx.options().threads;
+  const int workers = static_cast<int>(
+      std::max<int64_t>(1, std::min<int64_t>(ResolveThreads(threads), tasks)));
+  struct Worker {
+    ExactSum acc, abs_acc;
+    std::vector<double> sums, comps, abss;
+  };
+  std::vector<Worker> state(static_cast<size_t>(workers));
+  absl::Status status;
+  ParallelFor(workers, tasks, [&](int64_t task, int wk) {
+    if (wk == 0) {
+      // The calling thread watches the deadline for everyone.
+      absl::Status st = ctx.CheckDeadline(inst);
+      if (!st.ok()) {
+        status = st;
+        return false;
+      }
+    }
+    Worker& me = state[static_cast<size_t>(wk)];
+    const int64_t b = task / (nblocks * chunks);
+    const int64_t block = (task / chunks) % nblocks;
+    const int64_t s0 = (task % chunks) * chunk;
+    const int64_t s1 = std::min(p.out_spatial, s0 + chunk);
+    const int64_t o0 = blocks[block].first;
+    const int64_t cols = blocks[block].second;
+    // Seed: output features are split into consecutive groups; feature
+    // group g reads input features [g*Cg, (g+1)*Cg), batch group h reads
+    // input batch h*out_batch + b. A block lies in one of each.
+    const int64_t fgroup = o0 / p.out_per_fgroup;
+    const int64_t bgroup = o0 / p.out_per_bgroup;
+    const int64_t in_b = bgroup * p.out_batch + b;
+    const double* xb = x.data() + in_b * p.in_spatial * p.in_features +
+                       fgroup * p.group_features;
+    const double* bblock = bt.data() + block * kt * nb;
+    me.sums.resize(static_cast<size_t>(nb));
+    me.comps.resize(static_cast<size_t>(nb));
+    me.abss.resize(static_cast<size_t>(nb));
+    double* ss = me.sums.data();
+    double* cs = me.comps.data();
+    double* as = me.abss.data();
+    for (int64_t sp = s0; sp < s1; ++sp) {
+      const std::pair<int64_t, int64_t>* begin =
+          p.pairs.data() + p.pair_start[sp];
+      const std::pair<int64_t, int64_t>* end =
+          p.pairs.data() + p.pair_start[sp + 1];
+      const int64_t terms = (end - begin) * cg;
+      const bool try_fast = fast && terms > 0 && terms < (int64_t{1} << 20);
+      if (try_fast) {
+        // Four output features at a time in registers; the block's kernel
+        // is zero-padded to a multiple of four features.
+        for (int64_t j0 = 0; j0 < cols; j0 += 4) {
+          TwoSum4 st;
           for (auto* q = begin; q != end; ++q) {
-            const double* xs = xb + q->first * p.in_features;
-            const double* ws = wo + q->second * cg;
-            for (int64_t c = 0; c < cg; ++c) {
-              TwoSumStep(xs[c] * ws[c], ts, tc, ta);
-            }
+            TwoSum4Segment(st, xb + q->first * p.in_features,
+                           bblock + q->second * cg * nb + j0, cg, nb);
           }
-          const double r = VerifiedRound(ts, tc, ta, terms, rounding);
+          TwoSum4Store(st, std::min<int64_t>(4, cols - j0), ss + j0, cs + j0,
+                       as + j0);
+        }
+      }
+      const int64_t base = b * p.out_batch_stride + p.out_spatial_offset[sp];
+      for (int64_t jj = 0; jj < cols; ++jj) {
+        const int64_t o = o0 + jj;
+        const int64_t out = base + o * p.out_feature_stride;
+        if (try_fast) {
+          const double r =
+              VerifiedRound(ss[jj], cs[jj], as[jj], terms, rounding);
           if (!std::isnan(r)) {
             (*values)[out] = r;
-            return;
+            continue;
           }
         }
-        acc.Clear();
+        const double* wo = w.data() + o * kt;
+        me.acc.Clear();
         for (auto* q = begin; q != end; ++q) {
           const double* xs = xb + q->first * p.in_features;
           const double* ws = wo + q->second * cg;
           if constexpr (kExact) {
-            acc.AddExactProducts(xs, ws, cg);
+            me.acc.AddExactProducts(xs, ws, cg);
           } else {
-            for (int64_t c = 0; c < cg; ++c) acc.AddProduct(xs[c], ws[c]);
+            for (int64_t c = 0; c < cg; ++c) me.acc.AddProduct(xs[c], ws[c]);
           }
         }
-        (*values)[out] = acc.Round(precision, emin);
+        (*values)[out] = me.acc.Round(precision, emin);
         if (error_data) {
-          abs_acc.Clear();
+          me.abs_acc.Clear();
           for (auto* q = begin; q != end; ++q) {
             const double* xs = xb + q->first * p.in_features;
             const double* ws = wo + q->second * cg;
             for (int64_t c = 0; c < cg; ++c) {
-              AddProductTo<kExact>(abs_acc, std::fabs(xs[c]), std::fabs(ws[c]));
+              AddProductTo<kExact>(me.abs_acc, std::fabs(xs[c]),
+                                   std::fabs(ws[c]));
             }
           }
-          ctx.SetErrorData(0, out, abs_acc.RoundUpToDouble(),
-                           AccumulationSteps((end - begin) * cg, rounded));
+          ctx.SetErrorData(0, out, me.abs_acc.RoundUpToDouble(),
+                           AccumulationSteps(terms, rounded));
         }
-      });
+      }
+    }
+    return true;
+  });
+  return status;
 }
 
 template <bool kExact>

@@ -456,3 +456,79 @@ TEST(ConvolutionFastPath, AgreesBitForBitWithTheExactAccumulator) {
 
 }  // namespace
 }  // namespace hloref
+
+namespace hloref {
+namespace {
+
+// Convolutions large enough to be split into several feature blocks and
+// spatial chunks (and, with threads, across workers): every output is its
+// own sum, so 1, 2, 3 and 8 threads and the exact accumulator alone give
+// the same bits. Covers feature groups (blocks stop at group boundaries),
+// batch groups, a stride and an f32 result whose products are not exact in
+// double (f64 operands: the exact accumulator only).
+TEST(ConvolutionThreads, BitIdenticalForEveryThreadCountAndPath) {
+  struct Case {
+    std::string text;
+    std::vector<std::vector<int64_t>> dims;
+    PrimitiveType type = PrimitiveType::kF32;
+  };
+  const std::vector<Case> cases = {
+      {"HloModule m\nENTRY e {\n  x = f32[2,20,20,24] parameter(0)\n"
+       "  k = f32[3,3,24,80] parameter(1)\n  ROOT c = bf16[2,20,20,80] "
+       "convolution(x, k), window={size=3x3 pad=1_1x1_1}, "
+       "dim_labels=b01f_01io->b01f\n}\n",
+       {{2, 20, 20, 24}, {3, 3, 24, 80}}},
+      {"HloModule m\nENTRY e {\n  x = f32[1,30,30,32] parameter(0)\n"
+       "  k = f32[3,3,8,96] parameter(1)\n  ROOT c = f32[1,14,14,96] "
+       "convolution(x, k), window={size=3x3 stride=2x2}, "
+       "dim_labels=b01f_01io->b01f, feature_group_count=4\n}\n",
+       {{1, 30, 30, 32}, {3, 3, 8, 96}}},
+      {"HloModule m\nENTRY e {\n  x = f32[4,18,18,16] parameter(0)\n"
+       "  k = f32[3,3,16,64] parameter(1)\n  ROOT c = f16[2,16,16,64] "
+       "convolution(x, k), window={size=3x3}, dim_labels=b01f_01io->b01f, "
+       "batch_group_count=2\n}\n",
+       {{4, 18, 18, 16}, {3, 3, 16, 64}}},
+      {"HloModule m\nENTRY e {\n  x = f64[1,16,16,16] parameter(0)\n"
+       "  k = f64[3,3,16,72] parameter(1)\n  ROOT c = f32[1,16,16,72] "
+       "convolution(x, k), window={size=3x3 pad=1_1x1_1}, "
+       "dim_labels=b01f_01io->b01f\n}\n",
+       {{1, 16, 16, 16}, {3, 3, 16, 72}},
+       PrimitiveType::kF64},
+  };
+  uint64_t seed = 7;
+  for (const Case& c : cases) {
+    std::vector<Literal> args;
+    for (const std::vector<int64_t>& dims : c.dims) {
+      Literal lit(Shape::Array(c.type, dims));
+      for (int64_t i = 0; i < lit.element_count(); ++i) {
+        seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+        const uint32_t r = static_cast<uint32_t>(seed >> 33);
+        // Mostly wide random values; every 7th a small integer, so some
+        // sums tie or cancel and take the exact accumulator.
+        const double v =
+            (r % 7 == 0)
+                ? static_cast<double>(static_cast<int>(r % 5) - 2)
+                : static_cast<double>(static_cast<int32_t>(r)) * 0x1p-31;
+        if (c.type == PrimitiveType::kF64) {
+          lit.mutable_data<double>()[i] = v;
+        } else {
+          lit.mutable_data<float>()[i] = static_cast<float>(v);
+        }
+      }
+      args.push_back(std::move(lit));
+    }
+    SetDotFastPathDisabledForTesting(true);
+    const Literal exact = RunHlo(c.text, args);
+    SetDotFastPathDisabledForTesting(false);
+    ASSERT_TRUE(exact.shape().IsArray()) << c.text;
+    for (int threads : {1, 2, 3, 8}) {
+      EvaluatorOptions options;
+      options.threads = threads;
+      const Literal r = RunHlo(c.text, args, options);
+      EXPECT_TRUE(r.BitwiseEquals(exact)) << c.text << " threads " << threads;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace hloref

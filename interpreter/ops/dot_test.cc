@@ -8,6 +8,7 @@
 #include <cmath>
 #include <complex>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <string>
 #include <vector>
@@ -17,6 +18,7 @@
 #include "gtest/gtest.h"
 #include "interpreter/ops/accumulate_test_util.h"
 #include "interpreter/ops/exact_sum.h"
+#include "interpreter/ops/fast_round.h"
 
 namespace hloref {
 namespace {
@@ -581,6 +583,126 @@ TEST(DotFastPath, AgreesBitForBitWithTheExactAccumulator) {
       EXPECT_TRUE(fast.BitwiseEquals(exact))
           << out_type << " trial " << trial << "\nfast:  " << fast.ToString()
           << "\nexact: " << exact.ToString();
+    }
+  }
+}
+
+}  // namespace
+}  // namespace hloref
+
+namespace hloref {
+namespace {
+
+// RoundToFormat (on the encoding) against RoundToFormatSlow (ilogb, ldexp,
+// nearbyint) and, for f32, the host's double -> float conversion (IEEE
+// RNE): random doubles over the whole exponent range, exact midpoints
+// between neighbours of each format and their neighbours in double, for
+// f32, bf16, f16 and f8e5m2 precisions and minimum exponents.
+TEST(RoundToFormat, AgreesWithLdexpNearbyintAndTheHost) {
+  struct Format {
+    int precision, emin;
+  };
+  const Format formats[] = {{24, -126}, {8, -126}, {11, -14}, {3, -14}};
+  uint64_t seed = 3;
+  auto next = [&seed] {
+    seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+    return seed ^ (seed >> 31);
+  };
+  std::vector<double> xs = {0.0,
+                            -0.0,
+                            1.0,
+                            -1.0,
+                            0x1p-1074,
+                            0x1p-1022,
+                            std::numeric_limits<double>::max(),
+                            -std::numeric_limits<double>::max()};
+  for (int i = 0; i < 200000; ++i) {
+    const uint64_t r = next();
+    double x;
+    std::memcpy(&x, &r, 8);
+    if (std::isfinite(x)) xs.push_back(x);
+    // Moderate exponents, where the formats' results live.
+    xs.push_back(std::ldexp(static_cast<double>(static_cast<int64_t>(r >> 11)),
+                            static_cast<int>(next() % 400) - 250 - 53) *
+                 ((r & 1) ? 1 : -1));
+  }
+  for (const Format& f : formats) {
+    std::vector<double> cases = xs;
+    for (int i = 0; i < 20000; ++i) {
+      // k + 1/2 quanta at a random exponent (a tie) and one double ulp on
+      // either side.
+      const int q = static_cast<int>(next() % 300) - 200;
+      const double k =
+          static_cast<double>(next() % (uint64_t{1} << f.precision));
+      const double mid = std::ldexp(2 * k + 1, q - 1);
+      cases.push_back(mid);
+      cases.push_back(std::nextafter(mid, 0.0));
+      cases.push_back(std::nextafter(mid, 1e308));
+      cases.push_back(-mid);
+    }
+    for (double x : cases) {
+      const double fast = RoundToFormat(x, f.precision, f.emin);
+      const double slow = RoundToFormatSlow(x, f.precision, f.emin);
+      uint64_t a, b;
+      std::memcpy(&a, &fast, 8);
+      std::memcpy(&b, &slow, 8);
+      ASSERT_EQ(a, b) << "precision " << f.precision << " x " << x;
+      if (f.precision == 24 && std::fabs(x) < 0x1p127) {
+        ASSERT_EQ(fast, static_cast<double>(static_cast<float>(x))) << x;
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace hloref
+
+namespace hloref {
+namespace {
+
+// Exact zero sums through the fast path (VerifiedRound returns the chain's
+// zero, started at -0): -0 only when every product is -0 (IEEE: the sum
+// of -0s is -0, anything with a +0 or an exact cancellation is +0), as
+// the exact accumulator gives. Expected values by hand, and the same bits
+// with the fast path off.
+TEST(DotFastPath, ZeroSumsHaveTheExactAccumulatorsSign) {
+  // Rows of a times b = (1, 1, 1, 1), k = 4:
+  //  row 0 (-0, -0, -0, -0) = -0 (all products -0)
+  //  row 1 (-0, 0, -0, -0)  = +0 (one +0 product)
+  //  row 2 (1, -1, 0, -0)   = +0 (cancellation)
+  //  row 3 (0, 0, 0, 0)     = +0
+  // and times b = (-1, -1, -1, -1), every product's sign flipped: rows 0,
+  // 1 and 2 give +0, row 3 (all products -0) gives -0.
+  const char* text = R"(HloModule m
+ENTRY e {
+  a = f32[4,4] parameter(0)
+  b = f32[4,1] parameter(1)
+  ROOT d = f32[4,1] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+})";
+  Literal a(Shape::Array(PrimitiveType::kF32, {4, 4}));
+  const float av[] = {-0.0f, -0.0f, -0.0f, -0.0f, -0.0f, 0.0f, -0.0f, -0.0f,
+                      1.0f,  -1.0f, 0.0f,  -0.0f, 0.0f,  0.0f, 0.0f,  0.0f};
+  for (int i = 0; i < 16; ++i) a.mutable_data<float>()[i] = av[i];
+  std::vector<Literal> args;
+  args.push_back(a);
+  for (float sign : {1.0f, -1.0f}) {
+    Literal b(Shape::Array(PrimitiveType::kF32, {4, 1}));
+    for (float& x : b.mutable_data<float>()) x = sign;
+    if (args.size() > 1) args.pop_back();
+    args.push_back(b);
+    SetDotFastPathDisabledForTesting(false);
+    const Literal fast = RunHlo(text, args);
+    SetDotFastPathDisabledForTesting(true);
+    const Literal exact = RunHlo(text, args);
+    SetDotFastPathDisabledForTesting(false);
+    EXPECT_TRUE(fast.BitwiseEquals(exact)) << fast.ToString();
+    auto d = fast.data<float>();
+    for (int i = 0; i < 4; ++i) EXPECT_EQ(d[i], 0.0f) << i;
+    const bool negative[2][4] = {{true, false, false, false},
+                                 {false, false, false, true}};
+    for (int i = 0; i < 4; ++i) {
+      EXPECT_EQ(std::signbit(d[i]), negative[sign < 0][i])
+          << "b = " << sign << " row " << i;
     }
   }
 }

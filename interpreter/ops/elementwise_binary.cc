@@ -8,6 +8,7 @@
 // dimensions (the verifier checks it; a mismatch here is InvalidArgument).
 #include "interpreter/ops/elementwise_binary.h"
 
+#include <algorithm>
 #include <cmath>
 #include <complex>
 #include <limits>
@@ -16,15 +17,200 @@
 #include "absl/strings/str_cat.h"
 #include "interpreter/numerics.h"
 #include "interpreter/ops/families.h"
+#include "interpreter/ops/parallel.h"
 #include "spec/util/status_macros.h"
 
 namespace hloref {
+
+namespace {
+bool elementwise_fused_disabled = false;
+}  // namespace
+
+void SetElementwiseFusedPathDisabledForTesting(bool disabled) {
+  elementwise_fused_disabled = disabled;
+}
+bool ElementwiseFusedPathDisabledForTesting() {
+  return elementwise_fused_disabled;
+}
+
 namespace {
 
 absl::Status TypeError(const HloInstruction& inst, PrimitiveType t) {
   return absl::InvalidArgumentError(
       absl::StrCat("%", inst.name(), ": ", HloOpcodeString(inst.opcode()),
                    " does not accept element type ", PrimitiveTypeName(t)));
+}
+
+// ---- Real floats, fused: the same per-element computation as BinaryFloat
+// below (LoadFloat<T> of each operand, one double operation, StoreFloat<T>)
+// read from and written to the literals' storage directly, without the
+// three double vectors, and split across threads in chunks of elements
+// (each element is computed alone, so any thread count gives the same
+// bits). Marks of maximum / minimum are collected per chunk and recorded
+// afterwards on the calling thread, in element order.
+constexpr int64_t kChunk = 1 << 15;
+
+bool FusesFloat(HloOpcode op) {
+  switch (op) {
+    case HloOpcode::kAdd:
+    case HloOpcode::kSubtract:
+    case HloOpcode::kMultiply:
+    case HloOpcode::kDivide:
+    case HloOpcode::kRemainder:
+    case HloOpcode::kMaximum:
+    case HloOpcode::kMinimum:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool MinMaxMarked(double a, double b) {
+  return std::isnan(a) || std::isnan(b) ||
+         (a == 0 && b == 0 && std::signbit(a) != std::signbit(b));
+}
+
+// The general path's arithmetic on double arrays: BinaryFloat runs it on
+// whole operands, the fused path on the chunks where a result is NaN, so
+// NaN results (their payload and sign depend on the machine code: which
+// operand a commutative operation sees first, and whether an f32 -> f64 ->
+// f32 round trip that quiets a signalling NaN is kept) come from the same
+// code in both.
+[[gnu::noinline]] void BinaryOnDoubles(HloOpcode op, const double* lhs,
+                                       const double* rhs, double* r, size_t n) {
+  switch (op) {
+    case HloOpcode::kAdd:
+      for (size_t i = 0; i < n; ++i) r[i] = lhs[i] + rhs[i];
+      break;
+    case HloOpcode::kSubtract:
+      for (size_t i = 0; i < n; ++i) r[i] = lhs[i] - rhs[i];
+      break;
+    case HloOpcode::kMultiply:
+      for (size_t i = 0; i < n; ++i) r[i] = lhs[i] * rhs[i];
+      break;
+    case HloOpcode::kDivide:
+      for (size_t i = 0; i < n; ++i) r[i] = lhs[i] / rhs[i];
+      break;
+    case HloOpcode::kRemainder:
+      // fmod is exact: the sign follows the dividend and |r| < |rhs|.
+      for (size_t i = 0; i < n; ++i) r[i] = std::fmod(lhs[i], rhs[i]);
+      break;
+    case HloOpcode::kMaximum:
+      for (size_t i = 0; i < n; ++i) r[i] = XlaMax(lhs[i], rhs[i]);
+      break;
+    case HloOpcode::kMinimum:
+      for (size_t i = 0; i < n; ++i) r[i] = XlaMin(lhs[i], rhs[i]);
+      break;
+    default:
+      break;
+  }
+}
+
+template <PrimitiveType T, typename Fn>
+void FusedLoop(HloOpcode op, const Literal& lhs_lit, const Literal& rhs_lit,
+               Literal& out, int threads, bool min_max,
+               std::vector<char>& marked, Fn fn) {
+  using S = StorageType<T>;
+  const S* a = lhs_lit.data<S>().data();
+  const S* b = rhs_lit.data<S>().data();
+  S* r = out.mutable_data<S>().data();
+  const int64_t n = static_cast<int64_t>(out.element_count());
+  const int64_t chunks = (n + kChunk - 1) / kChunk;
+  marked.assign(static_cast<size_t>(chunks), 0);
+  ParallelFor(n >= 2 * kChunk ? threads : 1, chunks, [&](int64_t c, int) {
+    const int64_t end = std::min(n, (c + 1) * kChunk);
+    const int64_t len0 = end - c * kChunk;
+    const S* __restrict ca = a + c * kChunk;
+    const S* __restrict cb = b + c * kChunk;
+    S* __restrict cr = r + c * kChunk;
+    // Branch-free (the compiler vectorises it): results, and a count of
+    // NaN results.
+    int64_t nans = 0;
+    for (int64_t i = 0; i < len0; ++i) {
+      const double v = fn(LoadFloat<T>(ca[i]), LoadFloat<T>(cb[i]));
+      cr[i] = StoreFloat<T>(v);
+      nans += v != v;
+    }
+    bool any = false;
+    if (min_max) {
+      for (int64_t i = 0; i < len0; ++i) {
+        any |= MinMaxMarked(LoadFloat<T>(ca[i]), LoadFloat<T>(cb[i]));
+      }
+    }
+    if (nans != 0) {
+      // The chunk again as the general path computes it.
+      const size_t len = static_cast<size_t>(end - c * kChunk);
+      std::vector<double> x(len), y(len), v(len);
+      for (size_t k = 0; k < len; ++k) {
+        x[k] = LoadFloat<T>(a[c * kChunk + int64_t(k)]);
+        y[k] = LoadFloat<T>(b[c * kChunk + int64_t(k)]);
+      }
+      BinaryOnDoubles(op, x.data(), y.data(), v.data(), len);
+      for (size_t k = 0; k < len; ++k) {
+        r[c * kChunk + int64_t(k)] = StoreFloat<T>(v[k]);
+      }
+    }
+    marked[static_cast<size_t>(c)] = any;
+    return true;
+  });
+}
+
+absl::StatusOr<Literal> FusedBinaryFloat(const HloInstruction& inst,
+                                         const Literal& lhs_lit,
+                                         const Literal& rhs_lit,
+                                         EvalContext& ctx) {
+  const HloOpcode op = inst.opcode();
+  const PrimitiveType t = lhs_lit.element_type();
+  Literal out = Literal::Uninitialized(inst.shape());
+  const int threads = ctx.options().threads;
+  const bool min_max = op == HloOpcode::kMaximum || op == HloOpcode::kMinimum;
+  std::vector<char> marked;
+  HLOREF_RETURN_IF_ERROR(ForFloatType(t, [&](auto tc) {
+    constexpr PrimitiveType T = decltype(tc)::value;
+    auto run = [&](auto fn) {
+      FusedLoop<T>(op, lhs_lit, rhs_lit, out, threads, min_max, marked, fn);
+    };
+    switch (op) {
+      case HloOpcode::kAdd:
+        run([](double x, double y) { return x + y; });
+        break;
+      case HloOpcode::kSubtract:
+        run([](double x, double y) { return x - y; });
+        break;
+      case HloOpcode::kMultiply:
+        run([](double x, double y) { return x * y; });
+        break;
+      case HloOpcode::kDivide:
+        run([](double x, double y) { return x / y; });
+        break;
+      case HloOpcode::kRemainder:
+        run([](double x, double y) { return std::fmod(x, y); });
+        break;
+      case HloOpcode::kMaximum:
+        run([](double x, double y) { return XlaMax(x, y); });
+        break;
+      default:
+        run([](double x, double y) { return XlaMin(x, y); });
+        break;
+    }
+    if (!min_max) return;
+    const char* id =
+        op == HloOpcode::kMaximum ? "impl.maximum.1" : "impl.minimum.1";
+    using S = StorageType<T>;
+    auto a = lhs_lit.data<S>();
+    auto b = rhs_lit.data<S>();
+    const int64_t n = static_cast<int64_t>(a.size());
+    for (size_t c = 0; c < marked.size(); ++c) {
+      if (!marked[c]) continue;
+      const int64_t end = std::min<int64_t>(n, (int64_t(c) + 1) * kChunk);
+      for (int64_t i = int64_t(c) * kChunk; i < end; ++i) {
+        if (MinMaxMarked(LoadFloat<T>(a[i]), LoadFloat<T>(b[i]))) {
+          ctx.MarkImplDefined(0, i, id);
+        }
+      }
+    }
+  }));
+  return out;
 }
 
 // ---- Real floats: exact load, one operation in double, one rounding.
@@ -46,33 +232,22 @@ absl::StatusOr<Literal> BinaryFloat(const HloInstruction& inst,
   std::vector<double> r(n);
   switch (op) {
     case HloOpcode::kAdd:
-      for (size_t i = 0; i < n; ++i) r[i] = lhs[i] + rhs[i];
-      break;
     case HloOpcode::kSubtract:
-      for (size_t i = 0; i < n; ++i) r[i] = lhs[i] - rhs[i];
-      break;
     case HloOpcode::kMultiply:
-      for (size_t i = 0; i < n; ++i) r[i] = lhs[i] * rhs[i];
-      break;
     case HloOpcode::kDivide:
-      for (size_t i = 0; i < n; ++i) r[i] = lhs[i] / rhs[i];
-      break;
     case HloOpcode::kRemainder:
-      // fmod is exact: the sign follows the dividend and |r| < |rhs|.
-      for (size_t i = 0; i < n; ++i) r[i] = std::fmod(lhs[i], rhs[i]);
+      BinaryOnDoubles(op, lhs.data(), rhs.data(), r.data(), n);
       break;
     case HloOpcode::kMaximum:
     case HloOpcode::kMinimum: {
       // impl.maximum.1 / impl.minimum.1: NaN-propagating, -0 < +0 (XLA's
       // non-fast min/max). Fast min/max and older XLA differ when an
       // operand is NaN or the operands are zeros of different signs.
-      const bool is_max = op == HloOpcode::kMaximum;
-      const char* id = is_max ? "impl.maximum.1" : "impl.minimum.1";
+      BinaryOnDoubles(op, lhs.data(), rhs.data(), r.data(), n);
+      const char* id =
+          op == HloOpcode::kMaximum ? "impl.maximum.1" : "impl.minimum.1";
       for (size_t i = 0; i < n; ++i) {
-        r[i] = is_max ? XlaMax(lhs[i], rhs[i]) : XlaMin(lhs[i], rhs[i]);
-        if (std::isnan(lhs[i]) || std::isnan(rhs[i]) ||
-            (lhs[i] == 0 && rhs[i] == 0 &&
-             std::signbit(lhs[i]) != std::signbit(rhs[i]))) {
+        if (MinMaxMarked(lhs[i], rhs[i])) {
           ctx.MarkImplDefined(0, static_cast<int64_t>(i), id);
         }
       }
@@ -395,6 +570,11 @@ absl::StatusOr<Literal> EvalElementwiseBinary(
   }
   switch (KindOf(lhs.element_type())) {
     case TypeKind::kFloat:
+      if (FusesFloat(inst.opcode()) &&
+          inst.shape().element_type() == lhs.element_type() &&
+          !ElementwiseFusedPathDisabledForTesting()) {
+        return FusedBinaryFloat(inst, lhs, rhs, ctx);
+      }
       return BinaryFloat(inst, lhs, rhs, ctx);
     case TypeKind::kComplex:
       return BinaryComplex(inst, lhs, rhs);

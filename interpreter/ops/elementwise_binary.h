@@ -16,4 +16,16 @@
 
 #include "interpreter/ops/families.h"
 
+namespace hloref {
+
+// Real-float add, subtract, multiply, divide, remainder, maximum and
+// minimum with a result of the operands' type run fused over the
+// literals' storage and split across EvaluatorOptions::threads; the same
+// per-element computation as the general path. Tests switch the fused path
+// off to compare both.
+void SetElementwiseFusedPathDisabledForTesting(bool disabled);
+bool ElementwiseFusedPathDisabledForTesting();
+
+}  // namespace hloref
+
 #endif  // HLOREF_INTERPRETER_OPS_ELEMENTWISE_BINARY_H_

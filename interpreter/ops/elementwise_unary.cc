@@ -21,7 +21,10 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "interpreter/numerics.h"
+#include "interpreter/ops/elementwise_binary.h"
 #include "interpreter/ops/families.h"
+#include "interpreter/ops/fast_round.h"
+#include "interpreter/ops/parallel.h"
 #include "spec/util/status_macros.h"
 
 namespace hloref {
@@ -130,9 +133,7 @@ bool HasFastMath(MathFn fn) {
 }
 
 double RoundToBits(double x, int precision, int emin) {
-  const int e = std::ilogb(x);
-  const int q = std::max(e, emin) - precision + 1;
-  return std::ldexp(std::nearbyint(std::ldexp(x, -q)), q);
+  return RoundToFormat(x, precision, emin);
 }
 
 // RN_T(f(x)) as a double, or NaN when the MPFR path must decide.
@@ -140,6 +141,14 @@ double FastMathRounded(MathFn fn, double x, int precision, int emin,
                        double max_finite) {
   constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
   if (!std::isfinite(x)) return kNaN;
+  // Underflow to +0: exp(x) < 2^(emin - precision), half the smallest
+  // subnormal, when x < (emin - precision) ln 2 (the margin 2^-20 covers
+  // the rounding of the product); logistic(x) = 1 / (1 + e^-x) < e^x.
+  // Both are positive, so they round to +0.
+  if ((fn == MathFn::kExp || fn == MathFn::kLogistic) &&
+      x < (emin - precision) * 0.69314718055994531 - 0x1p-20) {
+    return 0.0;
+  }
   double y;
   switch (fn) {
     case MathFn::kExp:
@@ -166,13 +175,188 @@ double FastMathRounded(MathFn fn, double x, int precision, int emin,
       std::fabs(y) > 0x1p1000) {
     return kNaN;
   }
-  const double r = RoundToBits(y, precision, emin);
+  // y lies between y (1 - 2^-47) and y (1 + 2^-47) (each rounded to
+  // double: rounding is monotone), so when both round to r, so does y.
+  const double r = RoundToBits(y * (1 - 0x1p-47), precision, emin);
   if (r == 0 || std::fabs(r) > max_finite ||
-      RoundToBits(y * (1 - 0x1p-47), precision, emin) != r ||
       RoundToBits(y * (1 + 0x1p-47), precision, emin) != r) {
     return kNaN;
   }
   return r;
+}
+
+// ---- Real floats, fused: the same per-element computation as UnaryFloat
+// below (LoadFloat<T>, the operation in double, StoreFloat<T>) over the
+// literals' storage, without double vectors, split across threads in
+// chunks (each element alone: any thread count gives the same bits). The
+// transcendentals' fast path runs in the chunks; the elements it leaves
+// to MPFR are evaluated afterwards on the calling thread.
+constexpr int64_t kChunk = 1 << 15;
+
+bool FusesFloat(HloOpcode op) {
+  switch (op) {
+    case HloOpcode::kCeil:
+    case HloOpcode::kFloor:
+    case HloOpcode::kRoundNearestAfz:
+    case HloOpcode::kRoundNearestEven:
+    case HloOpcode::kSign:
+    case HloOpcode::kSqrt:
+      return true;
+    default: {
+      const std::optional<MathFn> fn = MathFnOf(op);
+      return fn.has_value() && HasFastMath(*fn);
+    }
+  }
+}
+
+// The general path's rounding, sign and sqrt on double arrays: UnaryFloat
+// runs it on whole operands, the fused path on the chunks where a result
+// is NaN, so NaN results (whose bits depend on the machine code, e.g.
+// whether an f32 -> f64 -> f32 round trip that quiets a signalling NaN is
+// kept) come from the same code in both.
+[[gnu::noinline]] void UnaryOnDoubles(HloOpcode op, const double* x, double* r,
+                                      size_t n) {
+  switch (op) {
+    case HloOpcode::kCeil:
+      for (size_t i = 0; i < n; ++i) r[i] = std::ceil(x[i]);
+      break;
+    case HloOpcode::kFloor:
+      for (size_t i = 0; i < n; ++i) r[i] = std::floor(x[i]);
+      break;
+    case HloOpcode::kRoundNearestAfz:
+      // Halfway cases away from zero (C round).
+      for (size_t i = 0; i < n; ++i) r[i] = std::round(x[i]);
+      break;
+    case HloOpcode::kRoundNearestEven:
+      // The process runs in the default round-to-nearest-even mode
+      // (decision 3 forbids changing it), so nearbyint ties to even.
+      for (size_t i = 0; i < n; ++i) r[i] = std::nearbyint(x[i]);
+      break;
+    case HloOpcode::kSign:
+      // The seed's sgn: -1, -0, NaN, +0, 1 (NaN keeps the input NaN).
+      for (size_t i = 0; i < n; ++i) {
+        const double v = x[i];
+        r[i] = (std::isnan(v) || v == 0) ? v : std::copysign(1.0, v);
+      }
+      break;
+    case HloOpcode::kSqrt:
+      // IEEE sqrt in double; one rounding to narrower types (decision 3).
+      for (size_t i = 0; i < n; ++i) r[i] = std::sqrt(x[i]);
+      break;
+    default:
+      break;
+  }
+}
+
+absl::StatusOr<Literal> FusedUnaryFloat(const HloInstruction& inst,
+                                        const Literal& operand,
+                                        EvalContext& ctx) {
+  const HloOpcode op = inst.opcode();
+  const PrimitiveType t = operand.element_type();
+  Literal out = Literal::Uninitialized(inst.shape());
+  const int64_t n = static_cast<int64_t>(out.element_count());
+  const int64_t chunks = (n + kChunk - 1) / kChunk;
+  const int threads = n >= 2 * kChunk ? ctx.options().threads : 1;
+  const std::optional<MathFn> math = MathFnOf(op);
+  const bool fast_math = math.has_value() && (t == PrimitiveType::kF32 ||
+                                              t == PrimitiveType::kBF16 ||
+                                              t == PrimitiveType::kF16);
+  std::vector<char> slow(static_cast<size_t>(chunks), 0);
+  HLOREF_RETURN_IF_ERROR(ForFloatType(t, [&](auto tc) {
+    constexpr PrimitiveType T = decltype(tc)::value;
+    using S = StorageType<T>;
+    const S* a = operand.data<S>().data();
+    S* r = out.mutable_data<S>().data();
+    auto run = [&](auto fn) {
+      ParallelFor(threads, chunks, [&](int64_t c, int) {
+        const int64_t end = std::min(n, (c + 1) * kChunk);
+        const int64_t len0 = end - c * kChunk;
+        const S* __restrict ca = a + c * kChunk;
+        S* __restrict cr = r + c * kChunk;
+        int64_t nans = 0;
+        for (int64_t i = 0; i < len0; ++i) {
+          const double v = fn(LoadFloat<T>(ca[i]));
+          cr[i] = StoreFloat<T>(v);
+          nans += v != v;
+        }
+        if (nans != 0) {
+          // The chunk again as the general path computes it.
+          const size_t len = static_cast<size_t>(end - c * kChunk);
+          std::vector<double> x(len), v(len);
+          for (size_t k = 0; k < len; ++k) {
+            x[k] = LoadFloat<T>(a[c * kChunk + int64_t(k)]);
+          }
+          UnaryOnDoubles(op, x.data(), v.data(), len);
+          for (size_t k = 0; k < len; ++k) {
+            r[c * kChunk + int64_t(k)] = StoreFloat<T>(v[k]);
+          }
+        }
+        return true;
+      });
+    };
+    if (math.has_value()) {
+      const ResultPrecision prec = PrecisionFor(t);
+      if (!fast_math) {
+        // f64 (and the other types without the libm margin): MPFR for
+        // every element, as UnaryFloat.
+        for (int64_t i = 0; i < n; ++i) {
+          r[i] = StoreFloat<T>(EvalMath(*math, LoadFloat<T>(a[i]), prec));
+        }
+        return;
+      }
+      const FloatFormat& format = FormatOf(t);
+      const int precision = Precision(format);
+      const int emin = std::ilogb(MinNormal(format));
+      const double max_finite = MaxFinite(format);
+      const MathFn fn = *math;
+      ParallelFor(threads, chunks, [&](int64_t c, int) {
+        const int64_t end = std::min(n, (c + 1) * kChunk);
+        bool any = false;
+        for (int64_t i = c * kChunk; i < end; ++i) {
+          const double v = FastMathRounded(fn, LoadFloat<T>(a[i]), precision,
+                                           emin, max_finite);
+          any |= std::isnan(v);
+          r[i] = StoreFloat<T>(v);
+        }
+        slow[static_cast<size_t>(c)] = any;
+        return true;
+      });
+      for (int64_t c = 0; c < chunks; ++c) {
+        if (!slow[static_cast<size_t>(c)]) continue;
+        const int64_t end = std::min(n, (c + 1) * kChunk);
+        for (int64_t i = c * kChunk; i < end; ++i) {
+          const double x = LoadFloat<T>(a[i]);
+          if (std::isnan(FastMathRounded(fn, x, precision, emin, max_finite))) {
+            r[i] = StoreFloat<T>(EvalMath(fn, x, prec));
+          }
+        }
+      }
+      return;
+    }
+    switch (op) {
+      case HloOpcode::kCeil:
+        run([](double x) { return std::ceil(x); });
+        break;
+      case HloOpcode::kFloor:
+        run([](double x) { return std::floor(x); });
+        break;
+      case HloOpcode::kRoundNearestAfz:
+        run([](double x) { return std::round(x); });
+        break;
+      case HloOpcode::kRoundNearestEven:
+        run([](double x) { return std::nearbyint(x); });
+        break;
+      case HloOpcode::kSign:
+        run([](double x) {
+          return (std::isnan(x) || x == 0) ? x : std::copysign(1.0, x);
+        });
+        break;
+      default:
+        run([](double x) { return std::sqrt(x); });
+        break;
+    }
+  }));
+  return out;
 }
 
 // ---- Real floating-point operands.
@@ -222,30 +406,12 @@ absl::StatusOr<Literal> UnaryFloat(const HloInstruction& inst,
       for (size_t i = 0; i < n; ++i) r[i] = -x[i];
       break;
     case HloOpcode::kCeil:
-      for (size_t i = 0; i < n; ++i) r[i] = std::ceil(x[i]);
-      break;
     case HloOpcode::kFloor:
-      for (size_t i = 0; i < n; ++i) r[i] = std::floor(x[i]);
-      break;
     case HloOpcode::kRoundNearestAfz:
-      // Halfway cases away from zero (C round).
-      for (size_t i = 0; i < n; ++i) r[i] = std::round(x[i]);
-      break;
     case HloOpcode::kRoundNearestEven:
-      // The process runs in the default round-to-nearest-even mode
-      // (decision 3 forbids changing it), so nearbyint ties to even.
-      for (size_t i = 0; i < n; ++i) r[i] = std::nearbyint(x[i]);
-      break;
     case HloOpcode::kSign:
-      // The seed's sgn: -1, -0, NaN, +0, 1 (NaN keeps the input NaN).
-      for (size_t i = 0; i < n; ++i) {
-        const double v = x[i];
-        r[i] = (std::isnan(v) || v == 0) ? v : std::copysign(1.0, v);
-      }
-      break;
     case HloOpcode::kSqrt:
-      // IEEE sqrt in double; one rounding to narrower types (decision 3).
-      for (size_t i = 0; i < n; ++i) r[i] = std::sqrt(x[i]);
+      UnaryOnDoubles(op, x.data(), r.data(), n);
       break;
     case HloOpcode::kReal:
       r = x;
@@ -474,6 +640,11 @@ absl::StatusOr<Literal> EvalElementwiseUnary(
   const Literal& operand = *operands[0];
   switch (KindOf(operand.element_type())) {
     case TypeKind::kFloat:
+      if (FusesFloat(inst.opcode()) &&
+          inst.shape().element_type() == operand.element_type() &&
+          !ElementwiseFusedPathDisabledForTesting()) {
+        return FusedUnaryFloat(inst, operand, ctx);
+      }
       return UnaryFloat(inst, operand);
     case TypeKind::kComplex:
       return UnaryComplex(inst, operand);

@@ -10,6 +10,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "interpreter/numerics.h"
+#include "interpreter/ops/elementwise_binary.h"
 #include "interpreter/ops/elementwise_test_util.h"
 
 namespace hloref {
@@ -291,6 +292,12 @@ TEST(UnaryFloatFastPath, MatchesMpfrBitForBit) {
     const double mag = std::ldexp(1.0, static_cast<int>(u * 40) - 20) * u;
     xs.push_back((seed & 1) ? mag : -mag);
   }
+  // Around the underflow thresholds (emin - precision) ln 2 of f32 (-104),
+  // bf16 (-92.9) and f16 (-17.3), where exp and logistic round to 0 or to
+  // the smallest subnormals.
+  for (double center : {-103.97, -92.88, -17.33}) {
+    for (int i = -300; i <= 300; ++i) xs.push_back(center + i * 0x1p-10);
+  }
   for (int k = 1; k < 200; ++k) {
     xs.push_back(static_cast<double>(static_cast<float>(std::log(k))));
     xs.push_back(static_cast<double>(k) * k);
@@ -317,6 +324,89 @@ TEST(UnaryFloatFastPath, MatchesMpfrBitForBit) {
       ASSERT_TRUE(expected.ok());
       ASSERT_EQ(AllBits(got), AllBits(*expected))
           << HloOpcodeString(op) << " " << PrimitiveTypeName(t);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace hloref
+
+namespace hloref {
+namespace {
+
+using namespace testing_util;  // NOLINT
+using HO = HloOpcode;
+
+// Random encodings of `type`, mostly finite values of moderate magnitude
+// (where the transcendentals' fast path decides) and one in 16 an
+// arbitrary bit pattern (NaNs with payloads, infs, zeros, subnormals).
+Literal RandomOperand(PT type, int64_t n, uint64_t seed) {
+  const int bits = StorageBytes(type) * 8;
+  Literal lit(Shape::Array(type, {n}));
+  for (int64_t i = 0; i < n; ++i) {
+    seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+    const uint64_t r = seed ^ (seed >> 29);
+    if ((r >> 40) % 16 == 0) {
+      lit.SetRawBits(i, bits == 64 ? r : (r & ((uint64_t{1} << bits) - 1)));
+    } else {
+      const double u = static_cast<double>(r >> 11) * 0x1p-53;
+      const double v = std::ldexp(u, static_cast<int>((r >> 3) % 24) - 12);
+      lit.SetFromDouble(i, (r & 1) ? v : -v);
+    }
+  }
+  return lit;
+}
+
+// The fused float path against the general path it replaces: same bits
+// for 1, 3 and 8 threads on 70,001 operands (three chunks, the last one
+// partial) per op and type, the transcendentals' MPFR fallbacks included.
+TEST(ElementwiseFused, UnaryMatchesTheGeneralPathForEveryThreadCount) {
+  for (PT t : {PT::kF64, PT::kF32, PT::kBF16, PT::kF16}) {
+    std::vector<Literal> args;
+    args.push_back(RandomOperand(t, 70001, 11));
+    const Shape shape = args[0].shape();
+    for (HO op : {HO::kExp, HO::kLog, HO::kLogistic, HO::kTanh, HO::kRsqrt,
+                  HO::kSqrt, HO::kCeil, HO::kFloor, HO::kRoundNearestAfz,
+                  HO::kRoundNearestEven, HO::kSign}) {
+      if (t == PT::kF64 && (op == HO::kExp || op == HO::kLog ||
+                            op == HO::kLogistic || op == HO::kTanh)) {
+        continue;  // MPFR for every f64 element: slow, and not fused
+      }
+      SetElementwiseFusedPathDisabledForTesting(true);
+      absl::StatusOr<EvalResult> general = RunOp(op, shape, args);
+      SetElementwiseFusedPathDisabledForTesting(false);
+      ASSERT_TRUE(general.ok()) << general.status();
+      for (int threads : {1, 3, 8}) {
+        EvaluatorOptions options;
+        options.threads = threads;
+        absl::StatusOr<EvalResult> fused =
+            RunOp(op, shape, args, nullptr, options);
+        ASSERT_TRUE(fused.ok()) << fused.status();
+        EXPECT_TRUE(fused->value.BitwiseEquals(general->value))
+            << HloOpcodeString(op) << " " << PrimitiveTypeName(t) << " threads "
+            << threads;
+      }
+    }
+  }
+}
+
+// An independent check: the fused f32 sqrt equals the host's IEEE
+// single-precision sqrt (correctly rounded) on every non-NaN result.
+TEST(ElementwiseFused, F32SqrtMatchesHostSqrtf) {
+  const Literal x = RandomOperand(PT::kF32, 70001, 12);
+  EvaluatorOptions options;
+  options.threads = 3;
+  absl::StatusOr<EvalResult> r =
+      RunOp(HO::kSqrt, x.shape(), {x}, nullptr, options);
+  ASSERT_TRUE(r.ok()) << r.status();
+  auto in = x.data<float>();
+  auto got = r->value.data<float>();
+  for (size_t i = 0; i < in.size(); ++i) {
+    const float want = std::sqrt(in[i]);
+    if (std::isnan(want)) {
+      EXPECT_TRUE(std::isnan(got[i])) << i;
+    } else {
+      ASSERT_EQ(BitsOf(got[i]), BitsOf(want)) << in[i];
     }
   }
 }

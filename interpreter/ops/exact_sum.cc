@@ -6,6 +6,7 @@
 #include <cstring>
 #include <limits>
 
+#include "interpreter/ops/fast_round.h"
 #include "spec/types/minifloat.h"
 
 namespace hloref {
@@ -320,6 +321,30 @@ double ExactSum::RoundUpToDouble() { return RoundImpl(53, -1022, /*up=*/true); }
 double ExactSum::RoundTo(PrimitiveType type) {
   const FloatFormat& format = FormatOf(type);
   return Round(Precision(format), std::ilogb(MinNormal(format)));
+}
+
+// Declared in fast_round.h.
+__attribute__((target_clones("avx2", "default"))) void TwoSum4Segment(
+    TwoSum4& st, const double* x, const double* b, int64_t len,
+    int64_t stride) {
+  const TwoSumI4 abs_mask = {INT64_MAX, INT64_MAX, INT64_MAX, INT64_MAX};
+  TwoSumV4 s = st.s, c = st.c, a = st.a;
+  for (int64_t t = 0; t < len; ++t) {
+    TwoSumV4 bv;
+    __builtin_memcpy(&bv, b + t * stride, sizeof(bv));
+    const double xt = x[t];
+    const TwoSumV4 xv = {xt, xt, xt, xt};
+    const TwoSumV4 p = xv * bv;
+    const TwoSumV4 sum = s + p;
+    const TwoSumV4 z = sum - s;
+    const TwoSumV4 e = (s - (sum - z)) + (p - z);
+    s = sum;
+    c += e;
+    a += (TwoSumV4)((TwoSumI4)e & abs_mask);
+  }
+  st.s = s;
+  st.c = c;
+  st.a = a;
 }
 
 }  // namespace hloref

@@ -12,6 +12,9 @@
 
 namespace hloref {
 
+// The initial partial sum of a two-sum chain (see VerifiedRound).
+constexpr double kTwoSumStart = -0.0;
+
 struct FastRounding {
   int precision;
   int emin;
@@ -19,17 +22,68 @@ struct FastRounding {
 };
 
 // RN to `precision` bits with minimum exponent emin, for finite double x
-// (round-to-nearest-even: the oracle forces the default rounding mode).
-inline double RoundToFormat(double x, const FastRounding& f) {
+// (round-to-nearest-even: the oracle forces the default rounding mode):
+// the nearest multiple of the quantum 2^q, q = max(ilogb x, emin) -
+// precision + 1, ties to an even multiple.
+inline double RoundToFormatSlow(double x, int precision, int emin) {
   const int e = std::ilogb(x);
-  const int q = std::max(e, f.emin) - f.precision + 1;
+  const int q = std::max(e, emin) - precision + 1;
   return std::ldexp(std::nearbyint(std::ldexp(x, -q)), q);
+}
+
+// The same value on the encoding: drop the fraction bits below the
+// quantum and round to nearest even on the integer significand (a carry
+// out of the fraction increments the exponent, as it must; past the
+// largest double it gives inf, as ldexp does). Zeros, double subnormals,
+// inf, NaN and quanta at or above the implicit bit take RoundToFormatSlow.
+// dot_test RoundToFormat checks both agree.
+inline double RoundToFormat(double x, int precision, int emin) {
+  uint64_t u;
+  __builtin_memcpy(&u, &x, 8);
+  const uint64_t sign = u & 0x8000000000000000ull;
+  uint64_t mag = u & 0x7fffffffffffffffull;
+  const int biased = static_cast<int>(mag >> 52);
+  const int e = biased - 1023;
+  const int shift = 53 - precision + (e < emin ? emin - e : 0);
+  if (biased == 0 || biased == 2047 || shift > 51 || shift < 1) {
+    return RoundToFormatSlow(x, precision, emin);
+  }
+  const uint64_t unit = uint64_t{1} << shift;
+  const uint64_t rest = mag & (unit - 1);
+  const uint64_t half = unit >> 1;
+  mag -= rest;
+  if (rest > half || (rest == half && (mag & unit) != 0)) mag += unit;
+  u = sign | mag;
+  double r;
+  __builtin_memcpy(&r, &u, 8);
+  return r;
+}
+inline double RoundToFormat(double x, const FastRounding& f) {
+  return RoundToFormat(x, f.precision, f.emin);
 }
 
 // The verified value of sum (x = fl(s + c), A) over k terms, or NaN when
 // the caller must use the exact accumulator.
+// Callers start s at -0 (kTwoSumStart): then when every e_i is zero
+// (A == 0) and s == 0 the exact sum is zero, and s is -0 exactly when
+// every term was -0 (RN: -0 + -0 = -0, -0 + +0 = +0, x + -x = +0), which
+// is ExactSum's sign of an exact zero.
+//
+// When every e_i is zero (A == 0: a sum of non-negative doubles is zero
+// only when every addend is) the exact sum is s itself, and its correctly
+// rounded value is RoundToFormat(s), ties included (sums of short
+// products often fall exactly on a midpoint of the result type, which the
+// interval test below cannot decide).
 inline double VerifiedRound(double s, double c, double a, int64_t k,
                             const FastRounding& f) {
+  if (a == 0 && std::isfinite(s)) {
+    if (s == 0) return s;
+    const double r = RoundToFormat(s, f);
+    if (r == 0 || std::fabs(r) > f.max_finite) {
+      return std::numeric_limits<double>::quiet_NaN();
+    }
+    return r;
+  }
   const double x = s + c;
   if (!std::isfinite(x) || !std::isfinite(a) || x == 0) {
     return std::numeric_limits<double>::quiet_NaN();
@@ -38,10 +92,11 @@ inline double VerifiedRound(double s, double c, double a, int64_t k,
       2.02 * static_cast<double>(k) * 0x1p-53 * a + 0x1p-52 * std::fabs(x);
   const double lo = x - 2 * err;
   const double hi = x + 2 * err;
-  const double r = RoundToFormat(x, f);
-  if (r == 0 || std::fabs(r) > f.max_finite || RoundToFormat(lo, f) != r ||
-      RoundToFormat(hi, f) != r || lo == 0 || hi == 0 ||
-      std::signbit(lo) != std::signbit(hi)) {
+  // lo <= x <= hi (err >= 0, and rounding x -+ 2 err to double is
+  // monotone), so when lo and hi round to the same r, so does x.
+  const double r = RoundToFormat(lo, f);
+  if (r == 0 || std::fabs(r) > f.max_finite || RoundToFormat(hi, f) != r ||
+      lo == 0 || hi == 0 || std::signbit(lo) != std::signbit(hi)) {
     return std::numeric_limits<double>::quiet_NaN();
   }
   return r;
@@ -56,6 +111,36 @@ inline void TwoSumStep(double x, double& s, double& c, double& a) {
   s = sum;
   c += e;
   a += std::fabs(e);
+}
+
+// Four two-sum chains side by side in SIMD registers (GCC vector
+// extensions: the same IEEE operations lane by lane as TwoSumStep; |e| by
+// clearing the sign bit, as fabs does). Lane j of s, c, a is the state of
+// chain j.
+typedef double TwoSumV4 __attribute__((vector_size(32)));
+typedef int64_t TwoSumI4 __attribute__((vector_size(32)));
+
+struct TwoSum4 {
+  TwoSumV4 s = {kTwoSumStart, kTwoSumStart, kTwoSumStart, kTwoSumStart};
+  TwoSumV4 c = {0, 0, 0, 0};
+  TwoSumV4 a = {0, 0, 0, 0};
+};
+
+// For t < len: chain j takes the term x[t] * b[t * stride + j] (j < 4).
+// Defined in exact_sum.cc, compiled for AVX2 and for the baseline
+// (target_clones, chosen at load time): the same IEEE operations either
+// way (no FMA: AVX2 does not enable it and the build does not contract).
+void TwoSum4Segment(TwoSum4& st, const double* x, const double* b, int64_t len,
+                    int64_t stride);
+
+// Writes lanes [0, n) of a chain state to s[], c[], a[].
+inline void TwoSum4Store(const TwoSum4& st, int64_t n, double* s, double* c,
+                         double* a) {
+  for (int64_t j = 0; j < n; ++j) {
+    s[j] = st.s[j];
+    c[j] = st.c[j];
+    a[j] = st.a[j];
+  }
 }
 
 }  // namespace hloref

@@ -50,6 +50,7 @@
 #include "interpreter/ops/exact_sum.h"
 #include "interpreter/ops/families.h"
 #include "interpreter/ops/fast_round.h"
+#include "interpreter/ops/parallel.h"
 #include "spec/types/minifloat.h"
 
 namespace hloref {
@@ -203,10 +204,26 @@ class Folder {
     return f;
   }
 
+  // Whether outputs may be folded on several threads at once (FoldOn, each
+  // thread with its own accumulator): the native float and integer
+  // reducers without error data (which goes through the context).
+  bool Parallel() const {
+    return !error_data_ && (mode_ == Mode::kFloat || mode_ == Mode::kInt);
+  }
+  // Fold for a Parallel() folder, with the caller's accumulator.
+  void FoldOn(int64_t out, absl::Span<const int64_t> offsets,
+              ExactSum& scratch) {
+    if (mode_ == Mode::kFloat) {
+      FoldFloat(out, offsets, scratch);
+    } else {
+      FoldInt(out, offsets);
+    }
+  }
+
   absl::Status Fold(int64_t out, absl::Span<const int64_t> offsets) {
     switch (mode_) {
       case Mode::kFloat:
-        FoldFloat(out, offsets);
+        FoldFloat(out, offsets, sum_);
         return absl::OkStatus();
       case Mode::kComplex:
         FoldComplex(out, offsets);
@@ -242,7 +259,43 @@ class Folder {
          const HloComputation& comp)
       : inst_(&inst), ctx_(&ctx), comp_(&comp) {}
 
-  void FoldFloat(int64_t out, absl::Span<const int64_t> offsets) {
+  // Calls fn(load) with load(o) == X(o), the type switch hoisted out of
+  // the caller's loop.
+  template <typename Fn>
+  void WithLoader(Fn fn) const {
+    switch (load_) {
+      case Load::kF32:
+        fn([this](int64_t o) {
+          float f;
+          std::memcpy(&f, raw_ + 4 * o, 4);
+          return static_cast<double>(f);
+        });
+        return;
+      case Load::kBF16:
+        fn([this](int64_t o) {
+          uint16_t h;
+          std::memcpy(&h, raw_ + 2 * o, 2);
+          const uint32_t bits = static_cast<uint32_t>(h) << 16;
+          float f;
+          std::memcpy(&f, &bits, 4);
+          return static_cast<double>(f);
+        });
+        return;
+      case Load::kF64:
+        fn([this](int64_t o) {
+          double d;
+          std::memcpy(&d, raw_ + 8 * o, 8);
+          return d;
+        });
+        return;
+      case Load::kDoubles:
+        fn([this](int64_t o) { return fx_[static_cast<size_t>(o)]; });
+        return;
+    }
+  }
+
+  void FoldFloat(int64_t out, absl::Span<const int64_t> offsets,
+                 ExactSum& sum) {
     double v = finit_;
     double s = 0;
     int64_t m = 0;
@@ -251,9 +304,11 @@ class Folder {
         if (fast_add_ && offsets.size() < (size_t{1} << 20)) {
           // Verified two-sum (fast_round.h); the exact sum decides when
           // the bound does not.
-          double ts = 0, tc = 0, ta = 0;
+          double ts = kTwoSumStart, tc = 0, ta = 0;
           TwoSumStep(v, ts, tc, ta);
-          for (int64_t o : offsets) TwoSumStep(X(o), ts, tc, ta);
+          WithLoader([&](auto load) {
+            for (int64_t o : offsets) TwoSumStep(load(o), ts, tc, ta);
+          });
           const double r = VerifiedRound(
               ts, tc, ta, static_cast<int64_t>(offsets.size()) + 1, rounding_);
           if (!std::isnan(r)) {
@@ -261,10 +316,10 @@ class Folder {
             break;
           }
         }
-        sum_.Clear();
-        sum_.Add(v);
-        for (int64_t o : offsets) sum_.Add(X(o));
-        v = sum_.RoundTo(type_);
+        sum.Clear();
+        sum.Add(v);
+        for (int64_t o : offsets) sum.Add(X(o));
+        v = sum.RoundTo(type_);
         if (error_data_) {
           abs_.Clear();
           abs_.Add(std::fabs(finit_));
@@ -280,11 +335,15 @@ class Folder {
         m = static_cast<int64_t>(offsets.size());
         break;
       case ReducerKind::kMax:
-        for (int64_t o : offsets) v = XlaMax(v, X(o));
+        WithLoader([&](auto load) {
+          for (int64_t o : offsets) v = XlaMax(v, load(o));
+        });
         s = std::fabs(v);
         break;
       case ReducerKind::kMin:
-        for (int64_t o : offsets) v = XlaMin(v, X(o));
+        WithLoader([&](auto load) {
+          for (int64_t o : offsets) v = XlaMin(v, load(o));
+        });
         s = std::fabs(v);
         break;
       default:
@@ -482,6 +541,29 @@ absl::Status MissingComputation(const HloInstruction& inst,
                    " computation (is the module verified?)"));
 }
 
+// The folded result of EvalReduceOp with its runtime sizes applied.
+absl::StatusOr<Literal> FinishReduce(const HloInstruction& inst,
+                                     const Shape& shape,
+                                     const std::vector<int64_t>& kept,
+                                     const std::vector<int64_t>& sizes,
+                                     Folder& folder, EvalContext& ctx) {
+  HLOREF_ASSIGN_OR_RETURN(Literal result, folder.Finish());
+  if (!shape.is_static() || !inst.shape().IsArray() ||
+      !inst.shape().is_static()) {
+    std::vector<int64_t> out_sizes;
+    for (int64_t d : kept) out_sizes.push_back(sizes[d]);
+    if (result.shape().IsTuple() && inst.shape().IsTuple()) {
+      for (int64_t j = 0; j < result.tuple_size(); ++j) {
+        ApplyRuntimeSizes(inst.shape().tuple_shapes(j), out_sizes,
+                          result.mutable_tuple_element(j), ctx, j);
+      }
+    } else {
+      ApplyRuntimeSizes(inst.shape(), out_sizes, result, ctx);
+    }
+  }
+  return result;
+}
+
 // Semantics: seed 001 "Reduce". Output element order: row-major over the
 // kept dimensions; reduced elements visited row-major over the reduced
 // dimensions in increasing dimension order.
@@ -559,6 +641,52 @@ absl::StatusOr<Literal> EvalReduceOp(const HloInstruction& inst,
       Folder folder, Folder::Create(inst, ctx, *comp, inputs, inits, out_dims));
   // A kept position at offset 0 (every full reduction) reads red_off
   // itself: no second offset table of the operand's size.
+  const int64_t outputs = static_cast<int64_t>(kept_off.size());
+  const int64_t per_output = static_cast<int64_t>(red_off.size());
+  if (folder.Parallel() && ctx.options().threads != 1 && outputs > 1 &&
+      static_cast<double>(outputs) * per_output >= (1 << 20)) {
+    // Outputs in chunks across threads: each output is folded alone
+    // exactly as below, so any thread count gives the same bits.
+    const int64_t chunk = std::max<int64_t>(
+        1, (int64_t{1} << 16) / std::max<int64_t>(1, per_output));
+    const int64_t tasks = (outputs + chunk - 1) / chunk;
+    const int workers = static_cast<int>(std::max<int64_t>(
+        1, std::min<int64_t>(ResolveThreads(ctx.options().threads), tasks)));
+    struct Worker {
+      ExactSum sum;
+      std::vector<int64_t> offsets;
+    };
+    std::vector<Worker> state(static_cast<size_t>(workers));
+    absl::Status status;
+    ParallelFor(workers, tasks, [&](int64_t task, int w) {
+      if (w == 0) {
+        absl::Status st = ctx.CheckDeadline(inst);
+        if (!st.ok()) {
+          status = st;
+          return false;
+        }
+      }
+      Worker& me = state[static_cast<size_t>(w)];
+      const int64_t end = std::min(outputs, (task + 1) * chunk);
+      for (int64_t i = task * chunk; i < end; ++i) {
+        if (!kept_padding.empty() && kept_padding[static_cast<size_t>(i)]) {
+          continue;
+        }
+        if (kept_off[static_cast<size_t>(i)] == 0) {
+          folder.FoldOn(i, red_off, me.sum);
+          continue;
+        }
+        me.offsets.resize(red_off.size());
+        for (size_t r = 0; r < red_off.size(); ++r) {
+          me.offsets[r] = kept_off[static_cast<size_t>(i)] + red_off[r];
+        }
+        folder.FoldOn(i, me.offsets, me.sum);
+      }
+      return true;
+    });
+    HLOREF_RETURN_IF_ERROR(status);
+    return FinishReduce(inst, shape, kept, sizes, folder, ctx);
+  }
   std::vector<int64_t> offsets;
   for (size_t i = 0; i < kept_off.size(); ++i) {
     if ((i & 1023) == 0) HLOREF_RETURN_IF_ERROR(ctx.CheckDeadline(inst));
@@ -573,21 +701,7 @@ absl::StatusOr<Literal> EvalReduceOp(const HloInstruction& inst,
     }
     HLOREF_RETURN_IF_ERROR(folder.Fold(static_cast<int64_t>(i), offsets));
   }
-  HLOREF_ASSIGN_OR_RETURN(Literal result, folder.Finish());
-  if (!shape.is_static() || !inst.shape().IsArray() ||
-      !inst.shape().is_static()) {
-    std::vector<int64_t> out_sizes;
-    for (int64_t d : kept) out_sizes.push_back(sizes[d]);
-    if (result.shape().IsTuple() && inst.shape().IsTuple()) {
-      for (int64_t j = 0; j < result.tuple_size(); ++j) {
-        ApplyRuntimeSizes(inst.shape().tuple_shapes(j), out_sizes,
-                          result.mutable_tuple_element(j), ctx, j);
-      }
-    } else {
-      ApplyRuntimeSizes(inst.shape(), out_sizes, result, ctx);
-    }
-  }
-  return result;
+  return FinishReduce(inst, shape, kept, sizes, folder, ctx);
 }
 
 // The in-bounds operand positions of each window, for reduce-window and

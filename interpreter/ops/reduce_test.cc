@@ -541,3 +541,79 @@ TEST(ReduceFastPath, AgreesWithTheExactSum) {
 
 }  // namespace
 }  // namespace hloref
+
+namespace hloref {
+namespace {
+
+// Reduce split across threads (outputs in chunks): 1, 2, 3 and 8 threads
+// give the same bits for add (the verified two-sum and its exact fallback:
+// every 5th element is a small integer, so some rows tie or cancel), max
+// and integer add, over rows (contiguous), columns (strided) and both; a
+// spot check of one row sum against a double sum computed here.
+TEST(ReduceThreads, BitIdenticalForEveryThreadCount) {
+  const std::string adds =
+      "add_f {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n"
+      "  ROOT s = f32[] add(a, b)\n}\n"
+      "max_f {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n"
+      "  ROOT s = f32[] maximum(a, b)\n}\n"
+      "add_i {\n  a = s32[] parameter(0)\n  b = s32[] parameter(1)\n"
+      "  ROOT s = s32[] add(a, b)\n}\n";
+  Literal x(Shape::Array(PrimitiveType::kF32, {700, 1600}));
+  Literal xi(Shape::Array(PrimitiveType::kS32, {700, 1600}));
+  uint64_t seed = 99;
+  for (int64_t i = 0; i < x.element_count(); ++i) {
+    seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+    const uint32_t r = static_cast<uint32_t>(seed >> 33);
+    x.mutable_data<float>()[i] =
+        (r % 5 == 0) ? static_cast<float>(static_cast<int>(r % 7) - 3)
+                     : static_cast<float>(static_cast<int32_t>(r)) * 0x1p-30f;
+    xi.mutable_data<int32_t>()[i] = static_cast<int32_t>(r);
+  }
+  struct Case {
+    std::string root;
+    bool integer = false;
+  };
+  const std::vector<Case> cases = {
+      {"  ROOT r = f32[700] reduce(x, z), dimensions={1}, to_apply=add_f\n"},
+      {"  r0 = f32[1600] reduce(x, z), dimensions={0}, to_apply=add_f\n"
+       "  ROOT r = bf16[1600] convert(r0)\n"},
+      {"  ROOT r = f32[700] reduce(x, z), dimensions={1}, to_apply=max_f\n"},
+      {"  ROOT r = f32[] reduce(x, z), dimensions={0,1}, to_apply=add_f\n"},
+      {"  ROOT r = s32[1600] reduce(x, z), dimensions={0}, to_apply=add_i\n",
+       true},
+  };
+  for (const Case& c : cases) {
+    const std::string text = absl::StrCat(
+        "HloModule m\n", adds, "ENTRY e {\n  x = ", c.integer ? "s32" : "f32",
+        "[700,1600] parameter(0)\n  z = ", c.integer ? "s32" : "f32",
+        "[] constant(0)\n", c.root, "}\n");
+    std::vector<Literal> args;
+    args.push_back(c.integer ? xi : x);
+    std::vector<Literal> results;
+    for (int threads : {1, 2, 3, 8}) {
+      EvaluatorOptions options;
+      options.threads = threads;
+      results.push_back(RunHlo(text, args, options));
+    }
+    ASSERT_TRUE(results[0].shape().IsArray()) << text;
+    for (size_t k = 1; k < results.size(); ++k) {
+      EXPECT_TRUE(results[k].BitwiseEquals(results[0]))
+          << text << " thread case " << k;
+    }
+  }
+  // Row 5's sum: the double sum of 1600 values of at most 31 significant
+  // bits differs from the exact sum by far less than f32's half ulp
+  // unless it is near a tie; compare within one f32 ulp.
+  const Literal rows =
+      RunHlo(absl::StrCat("HloModule m\n", adds,
+                          "ENTRY e {\n  x = f32[700,1600] parameter(0)\n"
+                          "  z = f32[] constant(0)\n",
+                          cases[0].root, "}\n"),
+             {x});
+  double sum = 0;
+  for (int64_t j = 0; j < 1600; ++j) sum += x.data<float>()[5 * 1600 + j];
+  EXPECT_NEAR(rows.GetAsDouble(5), sum, std::fabs(sum) * 0x1p-23 + 1e-30);
+}
+
+}  // namespace
+}  // namespace hloref

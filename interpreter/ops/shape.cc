@@ -123,9 +123,18 @@ absl::StatusOr<Literal> EvalBroadcastInDim(
     }
     if (size != 1) src_strides[out_dim] = operand_strides[i];
   }
-  HLOREF_ASSIGN_OR_RETURN(
-      Literal result,
-      AllocateLiteral(out_shape, ctx.options().max_elements_per_value));
+  // Every element is written below: AllocateLiteral's size check, then
+  // storage without its zero fill.
+  {
+    absl::Status size_ok =
+        CheckShapeSize(out_shape, ctx.options().max_elements_per_value);
+    if (!size_ok.ok()) {
+      return absl::ResourceExhaustedError(absl::StrCat(
+          "result shape ", out_shape.ToString(), " is too large: ",
+          size_ok.message(), " (EvaluatorOptions::max_elements_per_value)"));
+    }
+  }
+  Literal result = Literal::Uninitialized(out_shape);
   if (result.element_type() != operand.element_type()) {
     return absl::InvalidArgumentError(
         absl::StrCat(InstructionPrefix(inst),

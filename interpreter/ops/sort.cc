@@ -693,6 +693,53 @@ int64_t TotalOrderKey(const Literal& operand, int64_t linear) {
   return operand.GetAsInt64(linear);  // signed integers, pred
 }
 
+// TotalOrderKey of elements [base, base + n) into keys: the same formula
+// with the format's constants hoisted out of the loop for float types
+// (the encodings read at their storage width); integers and pred per
+// element.
+void TotalOrderKeys(const Literal& operand, int64_t base, int64_t n,
+                    int64_t* keys) {
+  const PrimitiveType type = operand.element_type();
+  const int bytes = StorageBytes(type);
+  if (!IsFloat(type) ||
+      !(bytes == 1 || bytes == 2 || bytes == 4 || bytes == 8)) {
+    for (int64_t i = 0; i < n; ++i) keys[i] = TotalOrderKey(operand, base + i);
+    return;
+  }
+  const FloatFormat& format = FormatOf(type);
+  const int mag_bits = format.total_bits - (format.has_sign ? 1 : 0);
+  const uint64_t mag_mask =
+      mag_bits >= 64 ? ~uint64_t{0} : (uint64_t{1} << mag_bits) - 1;
+  const int sign_shift = format.total_bits - 1;
+  const bool has_sign = format.has_sign;
+  const uint8_t* raw = operand.raw().data() + base * bytes;
+  auto fill = [&](auto word) {
+    using W = decltype(word);
+    for (int64_t i = 0; i < n; ++i) {
+      W w;
+      std::memcpy(&w, raw + i * sizeof(W), sizeof(W));
+      const uint64_t bits = w;
+      const int64_t mag = static_cast<int64_t>(bits & mag_mask);
+      const bool negative = has_sign && ((bits >> sign_shift) & 1) != 0;
+      keys[i] = negative ? -mag - 1 : mag;
+    }
+  };
+  switch (bytes) {
+    case 1:
+      fill(uint8_t{});
+      break;
+    case 2:
+      fill(uint16_t{});
+      break;
+    case 4:
+      fill(uint32_t{});
+      break;
+    default:
+      fill(uint64_t{});
+      break;
+  }
+}
+
 }  // namespace
 
 // The k largest (largest=true, the default) or smallest elements of every
@@ -753,12 +800,20 @@ absl::StatusOr<Literal> EvalTopK(const HloInstruction& inst,
   absl::Span<int32_t> index_out = indices.mutable_data<int32_t>();
   for (int64_t row = 0; row < rows; ++row) {
     const int64_t base = row * n;
-    for (int64_t i = 0; i < n; ++i) keys[i] = TotalOrderKey(operand, base + i);
+    TotalOrderKeys(operand, base, n, keys.data());
     std::iota(order.begin(), order.end(), int64_t{0});
-    // Stable: equal keys keep index order.
-    std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
-      return largest ? keys[a] > keys[b] : keys[a] < keys[b];
-    });
+    // Stable: equal keys keep index order. (key, index) is a strict total
+    // order, so the first k + 1 positions (k and the next one, for the tie
+    // marks below) are those of a stable sort of the whole row.
+    const int64_t sorted = std::min(n, k + 1);
+    std::partial_sort(order.begin(), order.begin() + sorted, order.end(),
+                      [&](int64_t a, int64_t b) {
+                        if (keys[a] != keys[b]) {
+                          return largest ? keys[a] > keys[b]
+                                         : keys[a] < keys[b];
+                        }
+                        return a < b;
+                      });
     for (int64_t j = 0; j < k; ++j) {
       const int64_t src = order[j];
       std::memcpy(values.mutable_raw().data() + (row * k + j) * bytes,

@@ -3,6 +3,9 @@
 // floats (NaN largest, -NaN smallest, -0 < +0), integer extremes, ties
 // (lower index first; impl.topk.1 marks without is_stable=true), k = 0,
 // rank 3. Expected values are derived by hand in the comments.
+#include <algorithm>
+#include <cmath>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -137,6 +140,98 @@ TEST(TopK, KZeroAndRankThree) {
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(r->value, Lit("(s32[2,1,1], s32[2,1,1]) ({{{9}}, {{-1}}}, "
                           "{{{1}}, {{0}}})"));
+}
+
+}  // namespace
+}  // namespace hloref
+
+namespace hloref {
+namespace {
+
+// The partial selection against a full stable sort written here: rows of
+// f32 and bf16 with many ties (small integers), -0 / +0 and NaNs of both
+// signs; the expected order sorts by the float total order (NaN above
+// +inf, -NaN below -inf, -0 below +0; ties by index), computed from the
+// values (std::signbit, isnan, <) rather than from encodings, and the
+// marks are those of a tie with the neighbour in the full sorted row.
+TEST(TopK, MatchesAFullStableSortOnRandomRows) {
+  const int64_t rows = 6, n = 1000;
+  uint64_t seed = 17;
+  std::vector<float> v(static_cast<size_t>(rows * n));
+  for (float& x : v) {
+    seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+    const uint32_t r = static_cast<uint32_t>(seed >> 33);
+    switch (r % 10) {
+      case 0:
+        x = (r & 16) ? -0.0f : 0.0f;
+        break;
+      case 1:
+        x = (r & 16) ? -std::numeric_limits<float>::quiet_NaN()
+                     : std::numeric_limits<float>::quiet_NaN();
+        break;
+      default:
+        x = static_cast<float>(static_cast<int>(r % 41) - 20);
+    }
+  }
+  // Rank in the total order: (class, value) with class 0 for -NaN, 1 for
+  // numbers, 2 for +NaN; among numbers -0 < +0.
+  auto less = [](float a, float b) {
+    auto cls = [](float x) {
+      return std::isnan(x) ? (std::signbit(x) ? 0 : 2) : 1;
+    };
+    if (cls(a) != cls(b)) return cls(a) < cls(b);
+    if (cls(a) != 1) return false;
+    if (a == 0 && b == 0) return std::signbit(a) && !std::signbit(b);
+    return a < b;
+  };
+  for (const char* type : {"f32", "bf16"}) {
+    for (bool largest : {true, false}) {
+      const int64_t k = 37;
+      std::string lit = absl::StrCat(type, "[", rows, ",", n, "] {");
+      for (int64_t r = 0; r < rows; ++r) {
+        absl::StrAppend(&lit, r ? ", {" : "{");
+        for (int64_t i = 0; i < n; ++i) {
+          const float x = v[static_cast<size_t>(r * n + i)];
+          absl::StrAppend(&lit, i ? ", " : "",
+                          std::isnan(x) ? (std::signbit(x) ? "-nan" : "nan")
+                          : (x == 0 && std::signbit(x)) ? "-0"
+                                                        : absl::StrCat(x));
+        }
+        absl::StrAppend(&lit, "}");
+      }
+      absl::StrAppend(&lit, "}");
+      absl::StatusOr<EvalResult> res = RunHlo(
+          TopKModule(
+              absl::StrCat(type, "[6,1000]"), absl::StrCat(type, "[6,37]"),
+              "s32[6,37]",
+              absl::StrCat("k=37, largest=", largest ? "true" : "false")),
+          {Lit(lit)});
+      ASSERT_TRUE(res.ok()) << res.status();
+      const std::vector<bool> marks = Marks(*res, 1);
+      for (int64_t r = 0; r < rows; ++r) {
+        const float* row = v.data() + r * n;
+        std::vector<int64_t> order(static_cast<size_t>(n));
+        for (int64_t i = 0; i < n; ++i) order[static_cast<size_t>(i)] = i;
+        std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
+          return largest ? less(row[b], row[a]) : less(row[a], row[b]);
+        });
+        auto tie = [&](int64_t a, int64_t b) {
+          return !less(row[a], row[b]) && !less(row[b], row[a]);
+        };
+        for (int64_t j = 0; j < k; ++j) {
+          const int64_t got =
+              res->value.tuple_element(1)
+                  .data<int32_t>()[static_cast<size_t>(r * k + j)];
+          ASSERT_EQ(got, order[static_cast<size_t>(j)])
+              << type << " largest " << largest << " row " << r << " j " << j;
+          const bool tied = (j > 0 && tie(order[j - 1], order[j])) ||
+                            (j + 1 < n && tie(order[j + 1], order[j]));
+          EXPECT_EQ(marks[static_cast<size_t>(r * k + j)], tied)
+              << type << " row " << r << " j " << j;
+        }
+      }
+    }
+  }
 }
 
 }  // namespace
