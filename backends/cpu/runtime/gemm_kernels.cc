@@ -893,8 +893,24 @@ void Avx512Gemv(int mr, int64_t kc, const typename X::T* a, int64_t lda,
     HLOREF_GEMV_CASE(13)
     HLOREF_GEMV_CASE(14)
     HLOREF_GEMV_CASE(15)
+    HLOREF_GEMV_CASE(16)
+    HLOREF_GEMV_CASE(17)
+    HLOREF_GEMV_CASE(18)
+    HLOREF_GEMV_CASE(19)
+    HLOREF_GEMV_CASE(20)
+    HLOREF_GEMV_CASE(21)
+    HLOREF_GEMV_CASE(22)
+    HLOREF_GEMV_CASE(23)
+    HLOREF_GEMV_CASE(24)
+    HLOREF_GEMV_CASE(25)
+    HLOREF_GEMV_CASE(26)
+    HLOREF_GEMV_CASE(27)
+    HLOREF_GEMV_CASE(28)
+    HLOREF_GEMV_CASE(29)
+    HLOREF_GEMV_CASE(30)
+    HLOREF_GEMV_CASE(31)
     default:
-      return Avx512GemvRows<X, 16>(kc, a, lda, b, ldb, n, c, ldc, accumulate,
+      return Avx512GemvRows<X, 32>(kc, a, lda, b, ldb, n, c, ldc, accumulate,
                                    mx, mn);
   }
 #undef HLOREF_GEMV_CASE

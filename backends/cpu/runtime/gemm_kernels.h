@@ -69,7 +69,7 @@ using GemmCopyScan64 = void (*)(const uint64_t* src, uint64_t* dst, int64_t n,
 // accumulate), the same order as the tile kernels. The kernel also
 // updates the range guard's statistics of every B value it reads
 // (*max_abs, *min_nz_m1 as in GemmCopyScan*), so B is read once.
-constexpr int kGemvMaxRows = 16;
+constexpr int kGemvMaxRows = 32;
 using GemvKernelF32 = void (*)(int mr, int64_t kc, const float* a, int64_t lda,
                                const float* b, int64_t ldb, int64_t n, float* c,
                                int64_t ldc, bool accumulate, uint32_t* max_abs,

@@ -710,6 +710,62 @@ TEST(GemmTest, SkinnyShapesAndTheirRangeGuard) {
   }
 }
 
+// Skinny shapes whose C rows are a multiple of 128 bytes apart (the kernel
+// then accumulates into a scratch block with an odd number of lines per
+// row and copies it out, RunGemvItems), with batches, a k-major A (the
+// per-element A loader) and 2 threads: on the FMA-chain kernels each
+// element must equal, bit for bit, a std::fma chain in k order computed
+// here (the row-major result written in place has the same chain); the
+// portable kernels are held to the class-A bound of a long-double
+// reference.
+TEST(GemmTest, SkinnyShapesThroughTheScratchBlock) {
+  const bool fma = gemm::HostGemmKernels().fma_chain;
+  ThreadPool two(2);
+  for (int64_t m : {2, 8, 17, 32}) {
+    for (int64_t n : {32, 512, 544}) {  // rows of 128, 2048, 2176 bytes
+      for (int lay = 0; lay < 2; ++lay) {
+        const int64_t batch = lay == 1 ? 2 : 1, k = 45;
+        const Layout layout{lay == 1, true, true};
+        const DotDims d = MakeDims(PrimitiveType::kF32, PrimitiveType::kF32,
+                                   PrimitiveType::kF32, batch, m, n, k, layout);
+        const std::vector<float> a = RandomF32(batch * m * k, 41 + m);
+        const std::vector<float> b = RandomF32(batch * k * n, 42 + n);
+        std::vector<float> c(batch * m * n, NAN);
+        ASSERT_TRUE(RunDot(d, a.data(), b.data(), c.data(), &two,
+                           gemm::HostGemmKernels())
+                        .ok());
+        ASSERT_FALSE(LastDotUsedWideFallback());
+        const Ref r = Reference(d, a, b, FromF32, FromF32);
+        using D = DotDims::Dim;
+        for (int64_t bi = 0; bi < batch; ++bi) {
+          for (int64_t i = 0; i < m; ++i) {
+            for (int64_t j = 0; j < n; ++j) {
+              const int64_t o = Offset(d.batch, bi, &D::out) + i * d.m[0].out +
+                                j * d.n[0].out;
+              if (!fma) {
+                ASSERT_LE(std::fabs(c[o] - r.y[o]),
+                          Bound(r.s[o], k, 0x1p-24, HalfUlpF32(r.y[o])));
+                continue;
+              }
+              float want = 0.0f;
+              for (int64_t q = 0; q < k; ++q) {
+                want = std::fma(a[Offset(d.batch, bi, &D::lhs) +
+                                  i * d.m[0].lhs + q * d.k[0].lhs],
+                                b[Offset(d.batch, bi, &D::rhs) +
+                                  j * d.n[0].rhs + q * d.k[0].rhs],
+                                want);
+              }
+              ASSERT_EQ(c[o], want)
+                  << "m=" << m << " n=" << n << " layout " << lay << " batch "
+                  << bi << " row " << i << " col " << j;
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
 // Fast mode (RunDot fast = true): bf16 x bf16 on vdpbf16ps where the host
 // has AVX512_BF16. On normal data it meets the class-A bound (products of
 // bf16 values are exact in f32; each pair adds two roundings, within
