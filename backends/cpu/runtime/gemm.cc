@@ -282,8 +282,8 @@ Acc* TileTarget(const Problem& p, void* out, void* scratch, const Tile& t,
 // or along M (column-major), the offset tables otherwise.
 template <typename T>
 void PackA(const Problem& p, const Loader<T>& la, const void* lhs,
-           int64_t a_off, int64_t i0, int mr, int64_t k0, int64_t kc,
-           T* apanel) {
+           int64_t a_off, int64_t i0, int mr, int64_t k0, int64_t kc, T* apanel,
+           const GemmKernels& kernels) {
   const bool same = p.lt == (std::is_same_v<T, float> ? PrimitiveType::kF32
                                                       : PrimitiveType::kF64);
   const T* src = static_cast<const T*>(lhs) + a_off;
@@ -292,6 +292,14 @@ void PackA(const Problem& p, const Loader<T>& la, const void* lhs,
   if (mr < kGemmMr) {
     for (int64_t k = 0; k < kc; ++k) {
       for (int r = mr; r < kGemmMr; ++r) apanel[k * kGemmMr + r] = T(0);
+    }
+  }
+  if constexpr (std::is_same_v<T, float>) {
+    if (same && p.a_ks == 1 && p.a_ms != kNotAffine) {
+      kernels.transpose32(
+          reinterpret_cast<const uint32_t*>(src + am[0] + ak[0]), p.a_ms, mr,
+          kc, reinterpret_cast<uint32_t*>(apanel), kGemmMr);
+      return;
     }
   }
   if (same && p.a_ks == 1) {
@@ -380,6 +388,19 @@ void PackB(const Problem& p, const Loader<T>& lb, const void* rhs,
     }
   }
   const int64_t total = CeilDiv(ncols, kNr) * kc * kNr;
+  if constexpr (std::is_same_v<T, float>) {
+    if (same && p.b_ks == 1 && p.b_ns != kNotAffine) {
+      // K contiguous: each panel is a transposed [nr x kc] block.
+      for (int64_t j0 = 0; j0 < ncols; j0 += kNr) {
+        kernels.transpose32(
+            reinterpret_cast<const uint32_t*>(src + bn[j0] + bk[0]), p.b_ns,
+            std::min<int64_t>(kNr, ncols - j0), kc,
+            reinterpret_cast<uint32_t*>(bblock + (j0 / kNr) * kc * kNr), kNr);
+      }
+      stats.CopyScan(kernels, bblock, nullptr, total);
+      return;
+    }
+  }
   if (p.b_ks == 1) {
     for (int64_t j = 0; j < ncols; ++j) {
       T* dst = bblock + (j / kNr) * kc * kNr + j % kNr;
@@ -552,7 +573,7 @@ void RunFloatItems(Shared& sh, int64_t item_begin, int64_t item_end) {
       for (int64_t i0 = m0; i0 < m1; i0 += kGemmMr) {
         const int mr = static_cast<int>(std::min<int64_t>(kGemmMr, m1 - i0));
         // Pack A [mr x kc] as a[k * 6 + r]; unused rows are zero.
-        PackA<T>(p, la, sh.lhs, a_off, i0, mr, k0, kc, apanel);
+        PackA<T>(p, la, sh.lhs, a_off, i0, mr, k0, kc, apanel, *sh.kernels);
         sa.CopyScan(*sh.kernels, apanel, nullptr, kc * kGemmMr);
         T* crow = c + (i0 - m0) * ldc;
         for (int64_t j0 = 0; j0 < ncols; j0 += kNr) {

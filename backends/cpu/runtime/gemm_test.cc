@@ -596,6 +596,38 @@ TEST(GemmKernelTest, CopyScanFindsExtremes) {
   }
 }
 
+// The transposing pack kernel alone: every row / column edge of its 16 x 16
+// blocks, destination strides of an A panel (6), a B panel (64) and an odd
+// one; each element is compared with the source element it must come from
+// (index arithmetic here), and nothing outside the rows x cols image is
+// written (sentinel values).
+TEST(GemmKernelTest, Transpose32CopiesExactlyTheBlock) {
+  for (const GemmKernels* kernels : KernelSets()) {
+    for (int64_t rows : {1, 6, 15, 16, 17, 64}) {
+      for (int64_t cols : {1, 7, 16, 33, 70}) {
+        for (int64_t ldd : {int64_t{6}, int64_t{64}, rows + 3}) {
+          if (ldd < rows) continue;
+          const int64_t lds = cols + 5;
+          std::vector<uint32_t> src(rows * lds);
+          for (size_t i = 0; i < src.size(); ++i) {
+            src[i] = static_cast<uint32_t>(i * 2654435761u + 1);
+          }
+          std::vector<uint32_t> dst(cols * ldd + 16, 0xDEADBEEFu);
+          kernels->transpose32(src.data(), lds, rows, cols, dst.data(), ldd);
+          for (int64_t i = 0; i < static_cast<int64_t>(dst.size()); ++i) {
+            const int64_t c = i / ldd, r = i % ldd;
+            const uint32_t want =
+                c < cols && r < rows ? src[r * lds + c] : 0xDEADBEEFu;
+            ASSERT_EQ(dst[i], want)
+                << kernels->name << " rows=" << rows << " cols=" << cols
+                << " ldd=" << ldd << " at " << i;
+          }
+        }
+      }
+    }
+  }
+}
+
 // The skinny-M kernel alone, every row count 1..kGemvMaxRows, N edges of
 // the vector width, K not a multiple of the kernel's row groups: each
 // element against an FMA chain in k order computed here with std::fma
