@@ -165,20 +165,28 @@ absl::StatusOr<Problem> MakeProblem(const DotDims& d, int threads) {
       p.path == GemmPath::kInt;
   p.direct_c = acc_out && p.c_ns == 1 && p.c_ms != kNotAffine;
 
-  // Blocking from the caches: the A panel [6 x KC] in a third of L1, the B
-  // block [KC x NC] twice the L2 size (measured at 1024^3 f32: NC = 1152
-  // ran ~1.05x OpenBLAS where half the L2 (288) ran ~0.7x and the L2 size
-  // (576) ~0.93x; the A panel is repacked once per B block, and a wider
-  // block amortises that over more B panels, the panels streaming from L2
-  // and L3 fast enough for 24 FMAs per 256 bytes).
-  // HLOREF_CPU_GEMM_KC / _NC override both (tuning).
+  // Blocking from the caches: the A panel [6 x KC] in a third of L1, at
+  // most 512 deep, and the B block [KC x NC] twice the L2 size, on the
+  // 1 MiB L2 of the AMD EPYC (Zen 4) this was tuned on (1024^3 f32: NC =
+  // 1152 ran ~1.05x OpenBLAS where half the L2 (288) ran ~0.7x and the L2
+  // size (576) ~0.93x; the A panel is repacked once per B block, and a
+  // wider block amortises that over more B panels, the panels streaming
+  // from L2 and L3 fast enough for 24 FMAs per 256 bytes). With an L2 of
+  // 2 MiB or more (the Intel Xeon with a 48 KiB L1 that replaced it) the
+  // float paths use KC <= 256 and a B block of half the L2: 1024^3 f32
+  // ran 1.3-1.7x faster than with that rule's KC = 512, NC = 2048 (five
+  // interleaved pairs of kernel_benchmark runs), f64 1.3-1.4x; 256^3 and
+  // 512^3 within the noise; the 8-bit integer path (no gain measured)
+  // keeps the first rule. HLOREF_CPU_GEMM_KC / _NC override both (tuning).
   const int64_t eb = ElemBytes(p.path), nr = Nr(p.path);
   const int64_t l1 = CacheBytes(_SC_LEVEL1_DCACHE_SIZE, 32 << 10);
   const int64_t l2 = CacheBytes(_SC_LEVEL2_CACHE_SIZE, 1 << 20);
-  int64_t kc_max =
-      std::clamp<int64_t>(l1 / 3 / (kGemmMr * eb) / 16 * 16, 64, 512);
+  const bool big_l2 = l2 >= (int64_t{2} << 20) && p.path != GemmPath::kInt;
+  int64_t kc_max = std::clamp<int64_t>(l1 / 3 / (kGemmMr * eb) / 16 * 16, 64,
+                                       big_l2 ? 256 : 512);
   kc_max = EnvInt("HLOREF_CPU_GEMM_KC", kc_max);
-  int64_t nc_max = std::max<int64_t>(nr, 2 * l2 / (kc_max * eb) / nr * nr);
+  const int64_t b_block = big_l2 ? l2 / 2 : 2 * l2;
+  int64_t nc_max = std::max<int64_t>(nr, b_block / (kc_max * eb) / nr * nr);
   nc_max = RoundUp(EnvInt("HLOREF_CPU_GEMM_NC", nc_max), nr);
   // Balanced blocks (no tiny last block); integer K blocks are even (pairs).
   const int64_t kb = std::max<int64_t>(1, CeilDiv(p.k, kc_max));
