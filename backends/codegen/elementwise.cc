@@ -232,6 +232,11 @@ absl::StatusOr<Fn> UnaryFloatFn(HloOpcode op, PrimitiveType t,
   auto round = [out](EmitContext& ctx, llvm::Value* v) {
     return EmitRoundToFloat(ctx, out, v);
   };
+  if (op == HloOpcode::kExp && t == PrimitiveType::kF32 &&
+      out == PrimitiveType::kF32) {
+    return Fn(
+        [](EmitContext& ctx, Args a) { return EmitExpKernelF32(ctx, a[0]); });
+  }
   if (std::optional<KernelFn> kernel = KernelOf(op);
       kernel && t != PrimitiveType::kF64) {
     return Fn([k = *kernel, round](EmitContext& ctx, Args a) {

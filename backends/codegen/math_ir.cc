@@ -380,6 +380,49 @@ llvm::Value* EmitExpKernel(EmitContext& ctx, llvm::Value* x) {
   return ExpD(d, x);
 }
 
+llvm::Value* EmitExpKernelF32(EmitContext& ctx, llvm::Value* x) {
+  IRBuilder& b = ctx.b();
+  llvm::Type* t = x->getType();
+  auto c = [t](double v) { return FpConst(t, v); };
+  auto fma = [&](llvm::Value* m0, llvm::Value* m1, llvm::Value* a) {
+    return b.CreateIntrinsic(llvm::Intrinsic::fma, {t}, {m0, m1, a});
+  };
+  // ln 2 rounded to f32 (0x3f317218) and the rest, rounded to f32.
+  constexpr double kLn2Hi = 0x1.62e43p-1;
+  constexpr double kLn2Lo = 0.69314718055994530942 - kLn2Hi;
+  constexpr double kInvLn2 = 1.44269504088896338700;
+  // Clamped beyond f32's overflow (88.73) and underflow (-103.97)
+  // thresholds, keeping NaN (ordered compares).
+  llvm::Value* xc = b.CreateSelect(b.CreateFCmpOGT(x, c(89)), c(89), x);
+  xc = b.CreateSelect(b.CreateFCmpOLT(xc, c(-104)), c(-104), xc);
+  llvm::Value* k = b.CreateUnaryIntrinsic(llvm::Intrinsic::roundeven,
+                                          b.CreateFMul(xc, c(kInvLn2)));
+  // r = x - k ln2 (|r| <= 0.3466 + 2^-20), each step one fused rounding.
+  llvm::Value* r = fma(k, c(-kLn2Hi), xc);
+  r = fma(k, c(-kLn2Lo), r);
+  // Taylor polynomial of degree 7 (truncation < 0.3467^8 / 8! < 2^-27
+  // relative), Horner's rule with fused steps.
+  static const std::vector<double> kCoeffs = Taylor(0, 7, 1, false);
+  llvm::Value* p = c(kCoeffs.back());
+  for (size_t i = kCoeffs.size() - 1; i-- > 0;) p = fma(p, r, c(kCoeffs[i]));
+  // 2^k as two powers of two in the exponent field (k in [-150, 128]:
+  // both halves in [-75, 64]); the second product rounds once (to a
+  // subnormal, 0 or inf where the exact value does). NaN: k = 0 keeps
+  // the conversion defined; p is NaN already.
+  llvm::Type* it = t->getWithNewType(b.getInt32Ty());
+  llvm::Value* ks = b.CreateSelect(EmitIsNan(ctx, k), c(0), k);
+  llvm::Value* ki = b.CreateFPToSI(ks, it);
+  llvm::Value* k1 = b.CreateAShr(ki, llvm::ConstantInt::get(it, 1));
+  llvm::Value* k2 = b.CreateSub(ki, k1);
+  auto pow2 = [&](llvm::Value* e) {
+    return b.CreateBitCast(
+        b.CreateShl(b.CreateAdd(e, llvm::ConstantInt::get(it, 127)),
+                    llvm::ConstantInt::get(it, 23)),
+        t);
+  };
+  return b.CreateFMul(b.CreateFMul(p, pow2(k1)), pow2(k2));
+}
+
 llvm::Value* EmitExpm1Kernel(EmitContext& ctx, llvm::Value* x) {
   D d(ctx);
   return Expm1D(d, x);

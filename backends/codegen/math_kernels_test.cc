@@ -9,7 +9,8 @@
 // test); ulps are numerics.md's (the binade of the exact value, the
 // subnormal spacing below the normal range). The kernels claim about
 // 2^-44 relative in double before the one rounding, i.e. at most
-// 0.5 + 2^-20 ulp of f32 or f16: the tests assert 0.5 + 2^-12.
+// 0.5 + 2^-20 ulp of f32 or f16: the tests assert 0.5 + 2^-12; f32 exp,
+// evaluated in f32, is held to 1 ulp.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -177,11 +178,15 @@ struct UnaryCase {
   const char* op;
   Ref1 ref;
   double grid;  // the uniform grid covers [-grid, grid]
+  // The f32 bound in ulps: kBound for the double kernels; exp of f32 is
+  // evaluated in f32 (math_ir.h EmitExpKernelF32: measured 0.862 ulp at
+  // x = -71.0325 on this sample, 1 ulp asserted; the suite's budget is 8).
+  double f32_bound = kBound;
 };
 
 std::vector<UnaryCase> UnaryCases() {
   return {
-      {"exponential", [](long double x) { return expl(x); }, 110},
+      {"exponential", [](long double x) { return expl(x); }, 110, 1.0},
       {"exponential-minus-one", [](long double x) { return expm1l(x); }, 110},
       {"log", [](long double x) { return logl(x); }, 1e6},
       {"log-plus-one", [](long double x) { return log1pl(x); }, 4},
@@ -203,10 +208,43 @@ TEST(MathKernels, F32UnaryWithinHalfUlpPlus) {
   for (const UnaryCase& c : UnaryCases()) {
     const Stats s = RunF32Unary(c.op, c.ref, c.grid);
     EXPECT_EQ(s.special_mismatches, 0) << c.op << ": " << s.first_mismatch;
-    EXPECT_LE(s.max_ulp, kBound) << c.op << " worst at x = " << s.worst_x;
+    EXPECT_LE(s.max_ulp, c.f32_bound) << c.op << " worst at x = " << s.worst_x;
     std::printf("f32 %-22s max %.6f ulp (x = %.9g)\n", c.op, s.max_ulp,
                 s.worst_x);
   }
+}
+
+// The f32 exp kernel on a denser sample: every 509th f32 in [-104, 89]
+// (where the result is neither 0 nor inf: 2.1 million arguments, every
+// binade of the results down to the subnormal ones) against glibc's
+// long double expl, within 1 ulp, and the specials of F32Sample.
+TEST(MathKernels, F32ExpDenseWithinOneUlp) {
+  std::vector<float> xs;
+  for (float x : {-104.0f, 0.0f}) {
+    const float end = x < 0 ? 0.0f : 89.0f;
+    uint32_t u;
+    std::memcpy(&u, &x, 4);
+    for (;; u += x < 0 ? -509 : 509) {
+      float v;
+      std::memcpy(&v, &u, 4);
+      if (x < 0 ? !(v < end) || v < -104.0f : v > end) break;
+      xs.push_back(v);
+    }
+  }
+  Literal in(
+      Shape::Array(PrimitiveType::kF32, {static_cast<int64_t>(xs.size())}));
+  for (size_t i = 0; i < xs.size(); ++i) in.SetFromDouble(i, xs[i]);
+  auto out = CompileAndRun(UnaryModule("exponential", "f32", xs.size()), {in});
+  ASSERT_TRUE(out.ok()) << out.status();
+  Stats s;
+  for (size_t i = 0; i < xs.size(); ++i) {
+    Judge(kF32, (*out)[0].GetAsDouble(i), expl(xs[i]), xs[i], 0, s);
+  }
+  EXPECT_GT(xs.size(), 2000000u);
+  EXPECT_EQ(s.special_mismatches, 0) << s.first_mismatch;
+  EXPECT_LE(s.max_ulp, 1.0) << "worst at x = " << s.worst_x;
+  std::printf("f32 exponential (dense)   max %.6f ulp (x = %.9g), %zu args\n",
+              s.max_ulp, s.worst_x, xs.size());
 }
 
 TEST(MathKernels, F16UnaryExhaustive) {

@@ -165,20 +165,28 @@ absl::StatusOr<Problem> MakeProblem(const DotDims& d, int threads) {
       p.path == GemmPath::kInt;
   p.direct_c = acc_out && p.c_ns == 1 && p.c_ms != kNotAffine;
 
-  // Blocking from the caches: the A panel [6 x KC] in a third of L1, the B
-  // block [KC x NC] twice the L2 size (measured at 1024^3 f32: NC = 1152
-  // ran ~1.05x OpenBLAS where half the L2 (288) ran ~0.7x and the L2 size
-  // (576) ~0.93x; the A panel is repacked once per B block, and a wider
-  // block amortises that over more B panels, the panels streaming from L2
-  // and L3 fast enough for 24 FMAs per 256 bytes).
-  // HLOREF_CPU_GEMM_KC / _NC override both (tuning).
+  // Blocking from the caches: the A panel [6 x KC] in a third of L1, at
+  // most 512 deep, and the B block [KC x NC] twice the L2 size, on the
+  // 1 MiB L2 of the AMD EPYC (Zen 4) this was tuned on (1024^3 f32: NC =
+  // 1152 ran ~1.05x OpenBLAS where half the L2 (288) ran ~0.7x and the L2
+  // size (576) ~0.93x; the A panel is repacked once per B block, and a
+  // wider block amortises that over more B panels, the panels streaming
+  // from L2 and L3 fast enough for 24 FMAs per 256 bytes). With an L2 of
+  // 2 MiB or more (the Intel Xeon with a 48 KiB L1 that replaced it) the
+  // float paths use KC <= 256 and a B block of half the L2: 1024^3 f32
+  // ran 1.3-1.7x faster than with that rule's KC = 512, NC = 2048 (five
+  // interleaved pairs of kernel_benchmark runs), f64 1.3-1.4x; 256^3 and
+  // 512^3 within the noise; the 8-bit integer path (no gain measured)
+  // keeps the first rule. HLOREF_CPU_GEMM_KC / _NC override both (tuning).
   const int64_t eb = ElemBytes(p.path), nr = Nr(p.path);
   const int64_t l1 = CacheBytes(_SC_LEVEL1_DCACHE_SIZE, 32 << 10);
   const int64_t l2 = CacheBytes(_SC_LEVEL2_CACHE_SIZE, 1 << 20);
-  int64_t kc_max =
-      std::clamp<int64_t>(l1 / 3 / (kGemmMr * eb) / 16 * 16, 64, 512);
+  const bool big_l2 = l2 >= (int64_t{2} << 20) && p.path != GemmPath::kInt;
+  int64_t kc_max = std::clamp<int64_t>(l1 / 3 / (kGemmMr * eb) / 16 * 16, 64,
+                                       big_l2 ? 256 : 512);
   kc_max = EnvInt("HLOREF_CPU_GEMM_KC", kc_max);
-  int64_t nc_max = std::max<int64_t>(nr, 2 * l2 / (kc_max * eb) / nr * nr);
+  const int64_t b_block = big_l2 ? l2 / 2 : 2 * l2;
+  int64_t nc_max = std::max<int64_t>(nr, b_block / (kc_max * eb) / nr * nr);
   nc_max = RoundUp(EnvInt("HLOREF_CPU_GEMM_NC", nc_max), nr);
   // Balanced blocks (no tiny last block); integer K blocks are even (pairs).
   const int64_t kb = std::max<int64_t>(1, CeilDiv(p.k, kc_max));
@@ -205,8 +213,11 @@ absl::StatusOr<Problem> MakeProblem(const DotDims& d, int threads) {
   const bool same_b =
       (p.path == GemmPath::kF32 && p.rt == PrimitiveType::kF32) ||
       (p.path == GemmPath::kF64 && p.rt == PrimitiveType::kF64);
-  p.gemv = same_b && p.m <= gemm::kGemvMaxRows && p.b_ns == 1 &&
-           p.b_ks != kNotAffine;
+  p.gemv = same_b &&
+           p.m <= std::min<int64_t>(
+                      gemm::kGemvMaxRows,
+                      EnvInt("HLOREF_CPU_GEMV_ROWS", gemm::kGemvMaxRows)) &&
+           p.b_ns == 1 && p.b_ks != kNotAffine;
   if (p.gemv) {
     p.m_blocks = 1;
     p.m_chunk = p.m;
@@ -279,8 +290,8 @@ Acc* TileTarget(const Problem& p, void* out, void* scratch, const Tile& t,
 // or along M (column-major), the offset tables otherwise.
 template <typename T>
 void PackA(const Problem& p, const Loader<T>& la, const void* lhs,
-           int64_t a_off, int64_t i0, int mr, int64_t k0, int64_t kc,
-           T* apanel) {
+           int64_t a_off, int64_t i0, int mr, int64_t k0, int64_t kc, T* apanel,
+           const GemmKernels& kernels) {
   const bool same = p.lt == (std::is_same_v<T, float> ? PrimitiveType::kF32
                                                       : PrimitiveType::kF64);
   const T* src = static_cast<const T*>(lhs) + a_off;
@@ -289,6 +300,14 @@ void PackA(const Problem& p, const Loader<T>& la, const void* lhs,
   if (mr < kGemmMr) {
     for (int64_t k = 0; k < kc; ++k) {
       for (int r = mr; r < kGemmMr; ++r) apanel[k * kGemmMr + r] = T(0);
+    }
+  }
+  if constexpr (std::is_same_v<T, float>) {
+    if (same && p.a_ks == 1 && p.a_ms != kNotAffine) {
+      kernels.transpose32(
+          reinterpret_cast<const uint32_t*>(src + am[0] + ak[0]), p.a_ms, mr,
+          kc, reinterpret_cast<uint32_t*>(apanel), kGemmMr);
+      return;
     }
   }
   if (same && p.a_ks == 1) {
@@ -377,6 +396,19 @@ void PackB(const Problem& p, const Loader<T>& lb, const void* rhs,
     }
   }
   const int64_t total = CeilDiv(ncols, kNr) * kc * kNr;
+  if constexpr (std::is_same_v<T, float>) {
+    if (same && p.b_ks == 1 && p.b_ns != kNotAffine) {
+      // K contiguous: each panel is a transposed [nr x kc] block.
+      for (int64_t j0 = 0; j0 < ncols; j0 += kNr) {
+        kernels.transpose32(
+            reinterpret_cast<const uint32_t*>(src + bn[j0] + bk[0]), p.b_ns,
+            std::min<int64_t>(kNr, ncols - j0), kc,
+            reinterpret_cast<uint32_t*>(bblock + (j0 / kNr) * kc * kNr), kNr);
+      }
+      stats.CopyScan(kernels, bblock, nullptr, total);
+      return;
+    }
+  }
   if (p.b_ks == 1) {
     for (int64_t j = 0; j < ncols; ++j) {
       T* dst = bblock + (j / kNr) * kc * kNr + j % kNr;
@@ -407,14 +439,40 @@ void MergeStats(Shared& sh, const Stats<T>& sa, const Stats<T>& sb) {
   }
 }
 
+// The skinny kernel's C rows: the kernel loads and stores the same column
+// vector of every row of C once per group of B rows, so rows whose
+// distance is a multiple of 128 bytes share few L1 sets (a row stride of
+// 8 KiB puts all of them into one 8-way set, and the block goes to L2 on
+// every step: 32 x 512 x 2048 f32 ran at 0.45x oneDNN). The kernel writes
+// the result in place only when it has one row or its row stride is an odd
+// number of 64-byte lines (or not a multiple of a line), else into a
+// scratch block whose stride is an odd number of lines, copied out after.
+bool GemvDirect(const Problem& p) {
+  if (!p.direct_c) return false;
+  const int64_t bytes = p.c_ms * ElemBytes(p.path);
+  return p.m == 1 || bytes % 128 != 0;
+}
+int64_t GemvScratchLd(int64_t cols, int64_t eb) {
+  int64_t lines = CeilDiv(cols * eb, 64);
+  if (lines % 2 == 0) ++lines;
+  return lines * 64 / eb;
+}
+
 // The skinny-M items: A rows converted and scanned into `abuf` [m x K];
 // the kernel streams B's rows of the item's columns once, scanning them.
 template <typename T>
 void RunGemvItems(Shared& sh, const Loader<T>& la, Stats<T>& sa, Stats<T>& sb,
                   int64_t item_begin, int64_t item_end) {
   const Problem& p = *sh.p;
-  Scratch a_buf(p.m * p.k * static_cast<int64_t>(sizeof(T)));
-  Scratch c_buf(p.direct_c ? 64 : p.m * RoundUp(p.nc, 16) * int64_t{sizeof(T)});
+  const bool direct = GemvDirect(p);
+  const bool same_a = p.lt == (std::is_same_v<T, float> ? PrimitiveType::kF32
+                                                        : PrimitiveType::kF64);
+  const int64_t scratch_ld = GemvScratchLd(p.nc, sizeof(T));
+  // A's rows likewise an odd number of lines apart: each step of the
+  // kernel reads a few values of every row.
+  const int64_t lda = GemvScratchLd(p.k, sizeof(T));
+  Scratch a_buf(p.m * lda * static_cast<int64_t>(sizeof(T)));
+  Scratch c_buf(direct ? 64 : p.m * scratch_ld * int64_t{sizeof(T)});
   if (a_buf.p == nullptr || c_buf.p == nullptr) {
     std::lock_guard<std::mutex> lock(sh.mu);
     sh.failed_alloc = true;
@@ -429,32 +487,46 @@ void RunGemvItems(Shared& sh, const Loader<T>& la, Stats<T>& sa, Stats<T>& sb,
     const int64_t ncols = n1 - n0;
     const int64_t a_off = p.a_b[bi];
     for (int64_t r = 0; r < p.m; ++r) {
-      for (int64_t k = 0; k < p.k; ++k) {
-        a[r * p.k + k] = la(a_off + p.a_m[r] + p.a_k[k]);
+      if (same_a && p.a_ks == 1) {
+        // Copied and scanned in one vector pass.
+        sa.CopyScan(*sh.kernels,
+                    static_cast<const T*>(sh.lhs) + a_off + p.a_m[r] + p.a_k[0],
+                    a + r * lda, p.k);
+        continue;
       }
+      for (int64_t k = 0; k < p.k; ++k) {
+        a[r * lda + k] = la(a_off + p.a_m[r] + p.a_k[k]);
+      }
+      sa.CopyScan(*sh.kernels, a + r * lda, nullptr, p.k);
     }
-    sa.CopyScan(*sh.kernels, a, nullptr, p.m * p.k);
     T* c;
     int64_t ldc;
-    if (p.direct_c) {
+    if (direct) {
       c = static_cast<T*>(sh.out) + p.c_b[bi] + p.c_m[0] + p.c_n[n0];
       ldc = p.c_ms;
     } else {
       c = static_cast<T*>(c_buf.p);
-      ldc = RoundUp(ncols, 16);
+      ldc = scratch_ld;
     }
     // One call over all of K: B streams through once, scanned by the
     // kernel itself for the range guard.
     const T* b =
         static_cast<const T*>(sh.rhs) + p.b_b[bi] + p.b_n[n0] + p.b_k[0];
     if constexpr (std::is_same_v<T, float>) {
-      sh.kernels->gemv_f32(static_cast<int>(p.m), p.k, a, p.k, b, p.b_ks, ncols,
+      sh.kernels->gemv_f32(static_cast<int>(p.m), p.k, a, lda, b, p.b_ks, ncols,
                            c, ldc, false, &sb.max_abs, &sb.min_nz_minus1);
     } else {
-      sh.kernels->gemv_f64(static_cast<int>(p.m), p.k, a, p.k, b, p.b_ks, ncols,
+      sh.kernels->gemv_f64(static_cast<int>(p.m), p.k, a, lda, b, p.b_ks, ncols,
                            c, ldc, false, &sb.max_abs, &sb.min_nz_minus1);
     }
-    if (!p.direct_c) {
+    if (p.direct_c && !direct) {
+      // The result type with unit stride along N: whole rows.
+      T* out = static_cast<T*>(sh.out) + p.c_b[bi] + p.c_n[n0];
+      for (int64_t i = 0; i < p.m; ++i) {
+        std::memcpy(out + p.c_m[i], c + i * ldc,
+                    static_cast<size_t>(ncols) * sizeof(T));
+      }
+    } else if (!direct) {
       const int64_t cb = p.c_b[bi];
       for (int64_t i = 0; i < p.m; ++i) {
         for (int64_t j = n0; j < n1; ++j) {
@@ -509,7 +581,7 @@ void RunFloatItems(Shared& sh, int64_t item_begin, int64_t item_end) {
       for (int64_t i0 = m0; i0 < m1; i0 += kGemmMr) {
         const int mr = static_cast<int>(std::min<int64_t>(kGemmMr, m1 - i0));
         // Pack A [mr x kc] as a[k * 6 + r]; unused rows are zero.
-        PackA<T>(p, la, sh.lhs, a_off, i0, mr, k0, kc, apanel);
+        PackA<T>(p, la, sh.lhs, a_off, i0, mr, k0, kc, apanel, *sh.kernels);
         sa.CopyScan(*sh.kernels, apanel, nullptr, kc * kGemmMr);
         T* crow = c + (i0 - m0) * ldc;
         for (int64_t j0 = 0; j0 < ncols; j0 += kNr) {

@@ -167,6 +167,13 @@ void PortableCvtBf16(const uint16_t* src, uint32_t* dst, int64_t n,
   }
 }
 
+void PortableTranspose32(const uint32_t* src, int64_t lds, int64_t rows,
+                         int64_t cols, uint32_t* dst, int64_t ldd) {
+  for (int64_t r = 0; r < rows; ++r) {
+    for (int64_t c = 0; c < cols; ++c) dst[c * ldd + r] = src[r * lds + c];
+  }
+}
+
 const GemmKernels kPortable = {"portable",
                                PortableF32,
                                PortableF64,
@@ -178,6 +185,7 @@ const GemmKernels kPortable = {"portable",
                                PortableCvtBf16,
                                nullptr,
                                nullptr,
+                               PortableTranspose32,
                                false};
 
 #ifdef HLOREF_GEMM_X86
@@ -893,8 +901,24 @@ void Avx512Gemv(int mr, int64_t kc, const typename X::T* a, int64_t lda,
     HLOREF_GEMV_CASE(13)
     HLOREF_GEMV_CASE(14)
     HLOREF_GEMV_CASE(15)
+    HLOREF_GEMV_CASE(16)
+    HLOREF_GEMV_CASE(17)
+    HLOREF_GEMV_CASE(18)
+    HLOREF_GEMV_CASE(19)
+    HLOREF_GEMV_CASE(20)
+    HLOREF_GEMV_CASE(21)
+    HLOREF_GEMV_CASE(22)
+    HLOREF_GEMV_CASE(23)
+    HLOREF_GEMV_CASE(24)
+    HLOREF_GEMV_CASE(25)
+    HLOREF_GEMV_CASE(26)
+    HLOREF_GEMV_CASE(27)
+    HLOREF_GEMV_CASE(28)
+    HLOREF_GEMV_CASE(29)
+    HLOREF_GEMV_CASE(30)
+    HLOREF_GEMV_CASE(31)
     default:
-      return Avx512GemvRows<X, 16>(kc, a, lda, b, ldb, n, c, ldc, accumulate,
+      return Avx512GemvRows<X, 32>(kc, a, lda, b, ldb, n, c, ldc, accumulate,
                                    mx, mn);
   }
 #undef HLOREF_GEMV_CASE
@@ -910,14 +934,86 @@ void Avx512GemvF64(int mr, int64_t kc, const double* a, int64_t lda,
   Avx512Gemv<F64Vec>(mr, kc, a, lda, b, ldb, n, c, ldc, accumulate, mx, mn);
 }
 
+// 16 x 16 blocks: rows loaded as vectors (columns past cols masked to
+// zero, rows past `rows` zero), transposed in registers (32-bit, then
+// 64-bit interleaves within 128-bit lanes, then two 128-bit lane
+// shuffles), each output row stored with the rows' lane mask.
+HLOREF_AVX512 void Avx512Transpose32(const uint32_t* src, int64_t lds,
+                                     int64_t rows, int64_t cols, uint32_t* dst,
+                                     int64_t ldd) {
+  for (int64_t r0 = 0; r0 < rows; r0 += 16) {
+    const int nrow = static_cast<int>(std::min<int64_t>(16, rows - r0));
+    const __mmask16 row_mask =
+        nrow == 16 ? __mmask16(0xFFFF) : __mmask16((1u << nrow) - 1u);
+    for (int64_t c0 = 0; c0 < cols; c0 += 16) {
+      const int ncol = static_cast<int>(std::min<int64_t>(16, cols - c0));
+      const __mmask16 col_mask =
+          ncol == 16 ? __mmask16(0xFFFF) : __mmask16((1u << ncol) - 1u);
+      // (The mask forms: GCC 12 warns on the unmasked ones' undefined src.)
+      const __m512i kZero = _mm512_setzero_si512();
+      __m512i r[16], a[16], b[16];
+      for (int i = 0; i < 16; ++i) {
+        r[i] = i < nrow ? _mm512_maskz_loadu_epi32(col_mask,
+                                                   src + (r0 + i) * lds + c0)
+                        : _mm512_setzero_si512();
+      }
+      // a[2i] = r[2i]_0 r[2i+1]_0 r[2i]_1 r[2i+1]_1 per 128-bit lane;
+      // a[2i+1] the same of elements 2 and 3.
+      for (int i = 0; i < 8; ++i) {
+        a[2 * i] =
+            _mm512_mask_unpacklo_epi32(kZero, 0xFFFF, r[2 * i], r[2 * i + 1]);
+        a[2 * i + 1] =
+            _mm512_mask_unpackhi_epi32(kZero, 0xFFFF, r[2 * i], r[2 * i + 1]);
+      }
+      // b[4i + c], lane L: rows 4i .. 4i+3 of column 4L + c.
+      for (int i = 0; i < 4; ++i) {
+        b[4 * i + 0] =
+            _mm512_mask_unpacklo_epi64(kZero, 0xFF, a[4 * i], a[4 * i + 2]);
+        b[4 * i + 1] =
+            _mm512_mask_unpackhi_epi64(kZero, 0xFF, a[4 * i], a[4 * i + 2]);
+        b[4 * i + 2] =
+            _mm512_mask_unpacklo_epi64(kZero, 0xFF, a[4 * i + 1], a[4 * i + 3]);
+        b[4 * i + 3] =
+            _mm512_mask_unpackhi_epi64(kZero, 0xFF, a[4 * i + 1], a[4 * i + 3]);
+      }
+      // Column 4L + c = lane L of b[c], b[4 + c], b[8 + c], b[12 + c].
+      for (int c = 0; c < 4; ++c) {
+        const __m512i u0 =
+            _mm512_mask_shuffle_i32x4(kZero, 0xFFFF, b[c], b[4 + c], 0x44);
+        const __m512i u1 =
+            _mm512_mask_shuffle_i32x4(kZero, 0xFFFF, b[c], b[4 + c], 0xEE);
+        const __m512i v0 =
+            _mm512_mask_shuffle_i32x4(kZero, 0xFFFF, b[8 + c], b[12 + c], 0x44);
+        const __m512i v1 =
+            _mm512_mask_shuffle_i32x4(kZero, 0xFFFF, b[8 + c], b[12 + c], 0xEE);
+        const __m512i col[4] = {
+            _mm512_mask_shuffle_i32x4(kZero, 0xFFFF, u0, v0, 0x88),
+            _mm512_mask_shuffle_i32x4(kZero, 0xFFFF, u0, v0, 0xDD),
+            _mm512_mask_shuffle_i32x4(kZero, 0xFFFF, u1, v1, 0x88),
+            _mm512_mask_shuffle_i32x4(kZero, 0xFFFF, u1, v1, 0xDD)};
+        for (int l = 0; l < 4; ++l) {
+          const int j = 4 * l + c;
+          if (j < ncol) {
+            _mm512_mask_storeu_epi32(dst + (c0 + j) * ldd + r0, row_mask,
+                                     col[l]);
+          }
+        }
+      }
+    }
+  }
+}
+
 const GemmKernels kAvx512 = {"avx512",      Avx512F32,        Avx512F64,
                              PortableInt,   Avx512CopyScan32, Avx512CopyScan64,
                              Avx512GemvF32, Avx512GemvF64,    Avx512CvtBf16,
-                             nullptr,       nullptr,          true};
+                             nullptr,       nullptr,          Avx512Transpose32,
+                             true};
 const GemmKernels kAvx512Vnni = {
-    "avx512-vnni",    Avx512F32,        Avx512F64,     Avx512Int,
-    Avx512CopyScan32, Avx512CopyScan64, Avx512GemvF32, Avx512GemvF64,
-    Avx512CvtBf16,    Avx512I8,         Avx512PackI8B, true};
+    "avx512-vnni", Avx512F32,        Avx512F64,
+    Avx512Int,     Avx512CopyScan32, Avx512CopyScan64,
+    Avx512GemvF32, Avx512GemvF64,    Avx512CvtBf16,
+    Avx512I8,      Avx512PackI8B,    Avx512Transpose32,
+    true};
 
 #endif  // HLOREF_GEMM_X86
 

@@ -69,7 +69,7 @@ using GemmCopyScan64 = void (*)(const uint64_t* src, uint64_t* dst, int64_t n,
 // accumulate), the same order as the tile kernels. The kernel also
 // updates the range guard's statistics of every B value it reads
 // (*max_abs, *min_nz_m1 as in GemmCopyScan*), so B is read once.
-constexpr int kGemvMaxRows = 16;
+constexpr int kGemvMaxRows = 32;
 using GemvKernelF32 = void (*)(int mr, int64_t kc, const float* a, int64_t lda,
                                const float* b, int64_t ldb, int64_t n, float* c,
                                int64_t ldc, bool accumulate, uint32_t* max_abs,
@@ -114,6 +114,15 @@ using GemmPackI8B = void (*)(const uint8_t* src, int64_t ld, int rows,
                              int64_t n, uint8_t* dst, int64_t panel_stride,
                              int32_t* colsum, bool b_signed);
 
+// 32-bit transposing copy: dst[c * ldd + r] = src[r * lds + c] for
+// r < rows and c < cols; nothing else in dst is written. Packs a B whose
+// K dimension is contiguous into the [k][kNr] panels (ldd = kGemmNrF32)
+// and a row-major A into its [k][kGemmMr] panel (ldd = kGemmMr): the
+// per-element packing loops took ~a third of the GEMM time on attention's
+// q . k^T (128 x 128 x 64 per batch element).
+using GemmTranspose32 = void (*)(const uint32_t* src, int64_t lds, int64_t rows,
+                                 int64_t cols, uint32_t* dst, int64_t ldd);
+
 struct GemmKernels {
   const char* name;  // "avx512", "avx512-vnni", "portable"
   GemmKernelF32 f32;
@@ -128,6 +137,7 @@ struct GemmKernels {
   // pairs for `i16`).
   GemmKernelI8 i8;
   GemmPackI8B pack_i8b;  // with i8
+  GemmTranspose32 transpose32;
   // Every f32 / f64 kernel (tile and GEMV) computes each element as one
   // chain of fused multiply-adds (no separately rounded product): the
   // range guard's relaxed rule (kernel_support.h RangeGuardFor) relies on

@@ -596,6 +596,38 @@ TEST(GemmKernelTest, CopyScanFindsExtremes) {
   }
 }
 
+// The transposing pack kernel alone: every row / column edge of its 16 x 16
+// blocks, destination strides of an A panel (6), a B panel (64) and an odd
+// one; each element is compared with the source element it must come from
+// (index arithmetic here), and nothing outside the rows x cols image is
+// written (sentinel values).
+TEST(GemmKernelTest, Transpose32CopiesExactlyTheBlock) {
+  for (const GemmKernels* kernels : KernelSets()) {
+    for (int64_t rows : {1, 6, 15, 16, 17, 64}) {
+      for (int64_t cols : {1, 7, 16, 33, 70}) {
+        for (int64_t ldd : {int64_t{6}, int64_t{64}, rows + 3}) {
+          if (ldd < rows) continue;
+          const int64_t lds = cols + 5;
+          std::vector<uint32_t> src(rows * lds);
+          for (size_t i = 0; i < src.size(); ++i) {
+            src[i] = static_cast<uint32_t>(i * 2654435761u + 1);
+          }
+          std::vector<uint32_t> dst(cols * ldd + 16, 0xDEADBEEFu);
+          kernels->transpose32(src.data(), lds, rows, cols, dst.data(), ldd);
+          for (int64_t i = 0; i < static_cast<int64_t>(dst.size()); ++i) {
+            const int64_t c = i / ldd, r = i % ldd;
+            const uint32_t want =
+                c < cols && r < rows ? src[r * lds + c] : 0xDEADBEEFu;
+            ASSERT_EQ(dst[i], want)
+                << kernels->name << " rows=" << rows << " cols=" << cols
+                << " ldd=" << ldd << " at " << i;
+          }
+        }
+      }
+    }
+  }
+}
+
 // The skinny-M kernel alone, every row count 1..kGemvMaxRows, N edges of
 // the vector width, K not a multiple of the kernel's row groups: each
 // element against an FMA chain in k order computed here with std::fma
@@ -706,6 +738,105 @@ TEST(GemmTest, SkinnyShapesAndTheirRangeGuard) {
       ASSERT_LE(std::fabs(c[i] - r2.y[i]),
                 Bound(r2.s[i], k, 0x1p-24, HalfUlpF32(r2.y[i])))
           << "m=" << m << " element " << i;
+    }
+  }
+}
+
+// Skinny shapes whose C rows are a multiple of 128 bytes apart (the kernel
+// then accumulates into a scratch block with an odd number of lines per
+// row and copies it out, RunGemvItems), with batches, a k-major A (the
+// per-element A loader) and 2 threads: on the FMA-chain kernels each
+// element must equal, bit for bit, a std::fma chain in k order computed
+// here (the row-major result written in place has the same chain); the
+// portable kernels are held to the class-A bound of a long-double
+// reference.
+TEST(GemmTest, SkinnyShapesThroughTheScratchBlock) {
+  const bool fma = gemm::HostGemmKernels().fma_chain;
+  ThreadPool two(2);
+  for (int64_t m : {2, 8, 17, 32}) {
+    for (int64_t n : {32, 512, 544}) {  // rows of 128, 2048, 2176 bytes
+      for (int lay = 0; lay < 2; ++lay) {
+        const int64_t batch = lay == 1 ? 2 : 1, k = 45;
+        const Layout layout{lay == 1, true, true};
+        const DotDims d = MakeDims(PrimitiveType::kF32, PrimitiveType::kF32,
+                                   PrimitiveType::kF32, batch, m, n, k, layout);
+        const std::vector<float> a = RandomF32(batch * m * k, 41 + m);
+        const std::vector<float> b = RandomF32(batch * k * n, 42 + n);
+        std::vector<float> c(batch * m * n, NAN);
+        ASSERT_TRUE(RunDot(d, a.data(), b.data(), c.data(), &two,
+                           gemm::HostGemmKernels())
+                        .ok());
+        ASSERT_FALSE(LastDotUsedWideFallback());
+        const Ref r = Reference(d, a, b, FromF32, FromF32);
+        using D = DotDims::Dim;
+        for (int64_t bi = 0; bi < batch; ++bi) {
+          for (int64_t i = 0; i < m; ++i) {
+            for (int64_t j = 0; j < n; ++j) {
+              const int64_t o = Offset(d.batch, bi, &D::out) + i * d.m[0].out +
+                                j * d.n[0].out;
+              if (!fma) {
+                ASSERT_LE(std::fabs(c[o] - r.y[o]),
+                          Bound(r.s[o], k, 0x1p-24, HalfUlpF32(r.y[o])));
+                continue;
+              }
+              float want = 0.0f;
+              for (int64_t q = 0; q < k; ++q) {
+                want = std::fma(a[Offset(d.batch, bi, &D::lhs) +
+                                  i * d.m[0].lhs + q * d.k[0].lhs],
+                                b[Offset(d.batch, bi, &D::rhs) +
+                                  j * d.n[0].rhs + q * d.k[0].rhs],
+                                want);
+              }
+              ASSERT_EQ(c[o], want)
+                  << "m=" << m << " n=" << n << " layout " << lay << " batch "
+                  << bi << " row " << i << " col " << j;
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+// The f64 skinny path at 17 .. 32 rows, in place (rows of 2400 bytes) and
+// through the scratch block (rows of 2048 bytes): each element bit for bit
+// a std::fma chain in k order on the FMA-chain kernels, within the class-A
+// bound (plus the long-double reference's own error) otherwise.
+TEST(GemmTest, F64SkinnyShapesUpTo32Rows) {
+  const bool fma = gemm::HostGemmKernels().fma_chain;
+  for (int64_t m : {17, 32}) {
+    for (int64_t n : {256, 300}) {
+      const int64_t k = 61;
+      const DotDims d = MakeDims(PrimitiveType::kF64, PrimitiveType::kF64,
+                                 PrimitiveType::kF64, 1, m, n, k, Layout{});
+      std::mt19937 rng(static_cast<uint32_t>(m * n));
+      std::uniform_real_distribution<double> u(-1.0, 1.0);
+      std::vector<double> a(m * k), b(k * n), c(m * n, NAN);
+      for (auto& x : a) x = u(rng);
+      for (auto& x : b) x = u(rng);
+      ASSERT_TRUE(RunDot(d, a.data(), b.data(), c.data(), nullptr,
+                         gemm::HostGemmKernels())
+                      .ok());
+      const Ref r = Reference(d, a, b, FromF64, FromF64);
+      for (int64_t i = 0; i < m; ++i) {
+        for (int64_t j = 0; j < n; ++j) {
+          const double got = c[i * n + j];
+          if (fma) {
+            double want = 0.0;
+            for (int64_t q = 0; q < k; ++q) {
+              want = std::fma(a[i * k + q], b[q * n + j], want);
+            }
+            ASSERT_EQ(got, want)
+                << "m=" << m << " n=" << n << " at " << i << "," << j;
+          } else {
+            const long double ref_err = k * 0x1p-64L * r.s[i * n + j];
+            ASSERT_LE(
+                std::fabs(got - r.y[i * n + j]),
+                Bound(r.s[i * n + j], k, 0x1p-53, HalfUlpF64(r.y[i * n + j])) +
+                    ref_err);
+          }
+        }
+      }
     }
   }
 }
