@@ -1,5 +1,11 @@
 #include "backends/cpu/module_emitter.h"
 
+#include <algorithm>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
 #include "backends/codegen/complex_ir.h"
 #include "backends/codegen/emit_context.h"
 #include "backends/codegen/emitter_table.h"
@@ -12,8 +18,57 @@
 
 namespace hloref::cpu {
 
+namespace {
+
+// How deep computations nest below the entry (calls, loop bodies and
+// conditions, branches, fusions, reducers ...; the entry alone is 1),
+// counted with an explicit stack: the verifier has ruled out recursion.
+int64_t ComputationNestingDepth(const HloModule& module) {
+  absl::flat_hash_map<const HloComputation*, int64_t> depth;
+  std::vector<std::pair<const HloComputation*, bool>> stack = {
+      {module.entry(), false}};
+  while (!stack.empty()) {
+    auto [comp, callees_done] = stack.back();
+    stack.pop_back();
+    if (depth.contains(comp)) continue;
+    int64_t deepest = 0;
+    bool ready = true;
+    for (const auto& inst : comp->instructions()) {
+      for (const HloComputation* callee : inst->called_computations()) {
+        if (callee == nullptr) continue;
+        auto it = depth.find(callee);
+        if (it != depth.end()) {
+          deepest = std::max(deepest, it->second);
+        } else if (callees_done) {
+          ready = false;  // cannot happen without recursion
+        } else {
+          if (ready) stack.push_back({comp, true});
+          ready = false;
+          stack.push_back({callee, false});
+        }
+      }
+    }
+    if (ready) depth[comp] = deepest + 1;
+  }
+  auto it = depth.find(module.entry());
+  return it == depth.end() ? 0 : it->second;
+}
+
+}  // namespace
+
 absl::StatusOr<EmittedModule> EmitModuleForCpu(
     const HloModule& module, const ModuleEmitOptions& options) {
+  // The code generator emits a computation's callees while emitting it:
+  // one level of native recursion per level of nesting. Deeper modules
+  // (100,000 nested calls overflowed the stack) are refused, not crashed on.
+  if (const int64_t depth = ComputationNestingDepth(module);
+      depth > kMaxComputationNesting) {
+    return absl::UnimplementedError(absl::StrCat(
+        "the module nests computations ", depth,
+        " deep (calls, loops, conditionals, fusions, reducers inside one "
+        "another); the CPU backend compiles at most ",
+        kMaxComputationNesting, " levels"));
+  }
   auto context = std::make_unique<llvm::LLVMContext>();
   auto llvm_module = std::make_unique<llvm::Module>(module.name(), *context);
   codegen::IRBuilder builder(*context);

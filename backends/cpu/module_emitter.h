@@ -8,6 +8,7 @@
 #ifndef HLOREF_BACKENDS_CPU_MODULE_EMITTER_H_
 #define HLOREF_BACKENDS_CPU_MODULE_EMITTER_H_
 
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -25,6 +26,11 @@ struct EmittedModule {
   std::unique_ptr<llvm::LLVMContext> context;
   std::unique_ptr<llvm::Module> module;
 };
+
+// The deepest nesting of computations (calls, loop bodies, branches,
+// fusions, reducers inside one another) the CPU backend compiles; deeper
+// modules are Unimplemented (its emitter recurses once per level).
+inline constexpr int64_t kMaxComputationNesting = 1000;
 
 struct ModuleEmitOptions {
   std::string entry_name = "hloref_entry";

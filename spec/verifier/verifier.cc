@@ -7,7 +7,6 @@
 #include "spec/verifier/verifier.h"
 
 #include <algorithm>
-#include <functional>
 #include <map>
 #include <set>
 #include <string>
@@ -621,37 +620,54 @@ absl::Status CheckComputationStructure(const HloModule& module,
 
 // module.C6: the call graph has no cycle.
 absl::Status CheckNoRecursion(const HloModule& module) {
+  // Depth-first over the call graph with an explicit stack (a module may
+  // nest computations hundreds of thousands deep: no recursion here).
   enum Color { kWhite, kGrey, kBlack };
   std::map<const HloComputation*, Color> color;
-  std::vector<const HloComputation*> stack;
-  std::function<absl::Status(const HloComputation*)> visit =
-      [&](const HloComputation* c) -> absl::Status {
-    color[c] = kGrey;
-    stack.push_back(c);
-    for (const auto& inst : c->instructions()) {
-      for (const HloComputation* callee : inst->called_computations()) {
-        if (callee == nullptr) continue;
-        Color cc = color[callee];
-        if (cc == kGrey) {
-          std::vector<std::string> names;
-          bool on = false;
-          for (const HloComputation* s : stack) {
-            on |= s == callee;
-            if (on) names.push_back("%" + s->name());
-          }
-          names.push_back("%" + callee->name());
-          return Fail(*inst, "module.C6", "computation calls itself: ",
-                      absl::StrJoin(names, " -> "));
+  struct Frame {
+    const HloComputation* comp;
+    size_t inst = 0;    // next instruction to look at
+    size_t callee = 0;  // next callee of that instruction
+  };
+  std::vector<Frame> stack;
+  for (const auto& start : module.computations()) {
+    if (color[start.get()] != kWhite) continue;
+    color[start.get()] = kGrey;
+    stack.push_back({start.get()});
+    while (!stack.empty()) {
+      Frame& f = stack.back();
+      const auto& insts = f.comp->instructions();
+      if (f.inst == insts.size()) {
+        color[f.comp] = kBlack;
+        stack.pop_back();
+        continue;
+      }
+      const HloInstruction& inst = *insts[f.inst];
+      const auto& callees = inst.called_computations();
+      if (f.callee == callees.size()) {
+        ++f.inst;
+        f.callee = 0;
+        continue;
+      }
+      const HloComputation* callee = callees[f.callee++];
+      if (callee == nullptr) continue;
+      Color& cc = color[callee];
+      if (cc == kGrey) {
+        std::vector<std::string> names;
+        bool on = false;
+        for (const Frame& s : stack) {
+          on |= s.comp == callee;
+          if (on) names.push_back("%" + s.comp->name());
         }
-        if (cc == kWhite) HLOREF_RETURN_IF_ERROR(visit(callee));
+        names.push_back("%" + callee->name());
+        return Fail(inst, "module.C6",
+                    "computation calls itself: ", absl::StrJoin(names, " -> "));
+      }
+      if (cc == kWhite) {
+        cc = kGrey;
+        stack.push_back({callee});  // f is not used after this
       }
     }
-    stack.pop_back();
-    color[c] = kBlack;
-    return absl::OkStatus();
-  };
-  for (const auto& c : module.computations()) {
-    if (color[c.get()] == kWhite) HLOREF_RETURN_IF_ERROR(visit(c.get()));
   }
   return absl::OkStatus();
 }
