@@ -12,6 +12,7 @@
 #include "backends/cpu/cpu_test_util.h"
 #include "backends/cpu/module_emitter.h"
 #include "spec/ir/hlo_parser.h"
+#include "spec/ir/test_modules.h"
 
 namespace hloref::cpu {
 namespace {
@@ -36,34 +37,20 @@ ENTRY e {
   EXPECT_THAT((*out)[0].data<float>(), ::testing::ElementsAre(20, 35, 54));
 }
 
-// The entry calling a chain of n computations (c0 negates): n + 1 levels
-// of nesting.
-std::string NestedCalls(int64_t n) {
-  std::string text =
-      "HloModule nested\nc0 {\n  p = f32[] parameter(0)\n"
-      "  ROOT r = f32[] negate(p)\n}\n";
-  for (int64_t i = 1; i < n; ++i) {
-    absl::StrAppend(&text, "c", i, " {\n  p = f32[] parameter(0)\n",
-                    "  ROOT r = f32[] call(p), to_apply=c", i - 1, "\n}\n");
-  }
-  absl::StrAppend(&text, "ENTRY e {\n  p = f32[] parameter(0)\n",
-                  "  ROOT r = f32[] call(p), to_apply=c", n - 1, "\n}\n");
-  return text;
-}
-
 TEST(CpuBackend, NestingUpToTheLimitCompilesDeeperIsUnimplemented) {
   // The limit itself (the entry + 999 computations) compiles and runs:
   // one negation of 2.5.
   auto at =
-      CompileAndRun(NestedCalls(kMaxComputationNesting - 1),
+      CompileAndRun(test_modules::CallChainModule(kMaxComputationNesting - 1),
                     {Literal::CreateR0<float>(PrimitiveType::kF32, 2.5f)});
   ASSERT_TRUE(at.ok()) << at.status();
   EXPECT_EQ((*at)[0].template data<float>()[0], -2.5f);
   // One level more, and 100,000 more (which overflowed the emitter's stack
   // before the limit), are refused with the depth and the limit.
   for (int64_t n : {kMaxComputationNesting, int64_t{100000}}) {
-    auto over = CompileAndRun(
-        NestedCalls(n), {Literal::CreateR0<float>(PrimitiveType::kF32, 1.0f)});
+    auto over =
+        CompileAndRun(test_modules::CallChainModule(n),
+                      {Literal::CreateR0<float>(PrimitiveType::kF32, 1.0f)});
     ASSERT_FALSE(over.ok()) << n;
     EXPECT_EQ(over.status().code(), absl::StatusCode::kUnimplemented);
     EXPECT_THAT(std::string(over.status().message()),

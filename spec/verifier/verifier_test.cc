@@ -16,6 +16,7 @@
 #include "gtest/gtest.h"
 #include "spec/ir/hlo_parser.h"
 #include "spec/ir/opcode.h"
+#include "spec/ir/test_modules.h"
 #include "spec/util/status_macros.h"
 
 namespace hloref {
@@ -750,25 +751,11 @@ TEST(VerifierApiTest, CalledComputationNotInModule) {
   ExpectRule(VerifyModule(*m), "module.C5");
 }
 
-// A chain of N computations each calling the next (c0 negates).
-std::string CallChain(int n) {
-  std::string text =
-      "HloModule chain\nc0 {\n  p = f32[] parameter(0)\n"
-      "  ROOT r = f32[] negate(p)\n}\n";
-  for (int i = 1; i < n; ++i) {
-    absl::StrAppend(&text, "c", i, " {\n  p = f32[] parameter(0)\n",
-                    "  ROOT r = f32[] call(p), to_apply=c", i - 1, "\n}\n");
-  }
-  absl::StrAppend(&text, "ENTRY e {\n  p = f32[] parameter(0)\n",
-                  "  ROOT r = f32[] call(p), to_apply=c", n - 1, "\n}\n");
-  return text;
-}
-
 TEST(VerifierApiTest, DeepCallChainsVerifyWithoutRecursion) {
   // 50,000 nested computations: the recursion check walks the call graph
   // with its own stack (a native recursion per level overflowed it), and
   // the parser finds computations by name in constant time.
-  auto m = ParseHloModule(CallChain(50000));
+  auto m = ParseHloModule(test_modules::CallChainModule(50000));
   ASSERT_TRUE(m.ok()) << m.status();
   EXPECT_TRUE(VerifyModule(**m).ok()) << VerifyModule(**m);
 }
