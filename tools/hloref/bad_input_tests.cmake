@@ -84,3 +84,27 @@ hloref_bad_input_test(command_garbage 1
   "command '.*garbage_backend.sh' wrote a bad result_0.npy: .*bad magic"
   ABSENT ${BAD_OUT}/garbage
   ARGS run --backend=command:${BAD}/garbage_backend.sh --out=${BAD_OUT}/garbage ${PROJECT_SOURCE_DIR}/examples/while_loop.hlo "{1,2,3,4}")
+# Deep nesting: a tuple shape nested past the parser's 64 levels; a chain of
+# 1,000 nested calls (written by a setup test), which the oracle refuses
+# past --max-call-depth (default 200) and the CPU backend past its 1,000
+# levels (its emitter recurses per level), naming the depth; with the limit
+# raised, the oracle computes it (-2: one negate of 2).
+hloref_bad_input_test(nested_tuple 1
+  "nested_tuple.hlo:5:[0-9]+: error: nesting deeper than 64 levels"
+  ARGS check ${BAD}/nested_tuple.hlo)
+add_test(NAME bad_input.write_call_chain
+  COMMAND ${CMAKE_COMMAND} -DN=1000 -DOUT=${BAD_OUT}/call_chain.hlo
+          -P ${CMAKE_CURRENT_SOURCE_DIR}/hloref/write_call_chain.cmake)
+set_tests_properties(bad_input.write_call_chain PROPERTIES
+  LABELS "cli;bad_input" FIXTURES_SETUP call_chain)
+hloref_bad_input_test(deep_calls_oracle 1
+  "%r: calling computation c[0-9]+ exceeds the call depth limit of 200 \\(raise it with --max-call-depth=N\\)"
+  ARGS run ${BAD_OUT}/call_chain.hlo 2)
+hloref_bad_input_test(deep_calls_oracle_raised 0 ""
+  STDOUT "^f32\\[\\] -2\n$"
+  ARGS run --max-call-depth=2000 ${BAD_OUT}/call_chain.hlo 2)
+hloref_bad_input_test(deep_calls_cpu 1
+  "the module nests computations 1001 deep .*the CPU backend compiles at most 1000 levels"
+  ARGS run --backend=cpu ${BAD_OUT}/call_chain.hlo 2)
+set_tests_properties(bad_input.deep_calls_oracle bad_input.deep_calls_oracle_raised
+  bad_input.deep_calls_cpu PROPERTIES FIXTURES_REQUIRED call_chain)
