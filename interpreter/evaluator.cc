@@ -3,6 +3,8 @@
 // the propagation of don't-care (implementation-defined) marks.
 #include "interpreter/evaluator.h"
 
+#include <pthread.h>
+
 #include <algorithm>
 #include <fstream>
 #include <limits>
@@ -28,6 +30,35 @@
 
 namespace hloref {
 namespace {
+
+// Nested computations are evaluated by native recursion (a few KiB of stack
+// per level), so a raised --max-call-depth could exhaust the thread's stack;
+// each call first checks that this much is left.
+constexpr int64_t kStackReserveBytes = int64_t{512} << 10;
+
+// The lowest usable address of this thread's stack (cached per thread:
+// pthread_getattr_np reads /proc/self/maps for the main thread), or null
+// when it cannot be told.
+const char* StackLowAddress() {
+  thread_local const char* low = []() -> const char* {
+    pthread_attr_t attr;
+    if (pthread_getattr_np(pthread_self(), &attr) != 0) return nullptr;
+    void* addr = nullptr;
+    size_t size = 0;
+    const bool ok = pthread_attr_getstack(&attr, &addr, &size) == 0;
+    pthread_attr_destroy(&attr);
+    return ok ? static_cast<const char*>(addr) : nullptr;
+  }();
+  return low;
+}
+
+// Bytes of stack left below the caller's frame (INT64_MAX when unknown).
+int64_t StackBytesLeft() {
+  const char* low = StackLowAddress();
+  if (low == nullptr) return std::numeric_limits<int64_t>::max();
+  const char here = 0;
+  return &here - low;
+}
 
 // ---- Opcode dispatch, generated from ops.def: one case per opcode, no
 // default, so a new opcode without a family entry fails to compile
@@ -790,6 +821,15 @@ absl::StatusOr<std::pair<Literal, Marks>> EvaluatorImpl::EvalComputation(
         "calling computation ", comp.name(),
         " exceeds the call depth limit of ", options_.max_call_depth,
         " (limit EvaluatorOptions::max_call_depth)"));
+  }
+  if (const int64_t left = StackBytesLeft(); left < kStackReserveBytes) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        caller ? absl::StrCat("%", caller->name(), ": ") : "",
+        "calling computation ", comp.name(), " at call depth ", depth_,
+        ": the evaluator's stack is nearly exhausted (", left / 1024,
+        " KiB left; nested computations are evaluated recursively): give "
+        "the process a larger stack (ulimit -s) or lower "
+        "EvaluatorOptions::max_call_depth"));
   }
   const size_t arg_count = owned_args ? owned_args->size() : args.size();
   if (static_cast<int64_t>(arg_count) != comp.num_parameters()) {

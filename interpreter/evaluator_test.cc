@@ -3,11 +3,15 @@
 // Modules are built with the hlo_module.h API.
 #include "interpreter/evaluator.h"
 
+#include <pthread.h>
+
 #include <limits>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "interpreter/ops/elementwise_test_util.h"
+#include "spec/ir/hlo_parser.h"
+#include "spec/ir/test_modules.h"
 
 namespace hloref {
 namespace {
@@ -126,6 +130,50 @@ TEST(Evaluator, WallTimeLimit) {
       *m, {FromInts(PT::kS32, {1, 2, 3}), FromInts(PT::kS32, {1, 2, 3})});
   EXPECT_EQ(r.status().code(), absl::StatusCode::kResourceExhausted);
   EXPECT_THAT(std::string(r.status().message()), HasSubstr("max_wall_time"));
+}
+
+// Evaluates the n-deep call chain (test_modules.h) with the call-depth
+// limit out of the way, on a thread with a 2 MiB stack.
+absl::StatusOr<EvalResult> RunChainOnSmallStack(int64_t n) {
+  auto m = ParseHloModule(test_modules::CallChainModule(n));
+  if (!m.ok()) return m.status();
+  struct Job {
+    HloModule* module;
+    absl::StatusOr<EvalResult> result = absl::UnknownError("not run");
+  } job{m->get()};
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  pthread_attr_setstacksize(&attr, size_t{2} << 20);
+  pthread_t thread;
+  const int rc = pthread_create(
+      &thread, &attr,
+      [](void* p) -> void* {
+        auto* j = static_cast<Job*>(p);
+        EvaluatorOptions opts;
+        opts.max_call_depth = 1 << 30;
+        j->result = Evaluator(opts).Run(
+            *j->module, {Literal::CreateR0<float>(PrimitiveType::kF32, 2)});
+        return nullptr;
+      },
+      &job);
+  pthread_attr_destroy(&attr);
+  if (rc != 0) return absl::InternalError("pthread_create failed");
+  pthread_join(thread, nullptr);
+  return std::move(job.result);
+}
+
+TEST(Evaluator, DeepCallsStopBeforeTheStackRunsOut) {
+  // 100 levels fit in 2 MiB: -2 (one negate of 2).
+  auto shallow = RunChainOnSmallStack(100);
+  ASSERT_TRUE(shallow.ok()) << shallow.status();
+  EXPECT_EQ(shallow->value.data<float>()[0], -2.0f);
+  // 10,000 levels need some 40 MiB (a few KiB of native recursion per
+  // level): an error naming the stack, not a crash.
+  auto deep = RunChainOnSmallStack(10000);
+  ASSERT_FALSE(deep.ok());
+  EXPECT_EQ(deep.status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_THAT(std::string(deep.status().message()),
+              HasSubstr("the evaluator's stack is nearly exhausted"));
 }
 
 TEST(Evaluator, UnimplementedOpsSayWhich) {

@@ -108,3 +108,16 @@ hloref_bad_input_test(deep_calls_cpu 1
   ARGS run --backend=cpu ${BAD_OUT}/call_chain.hlo 2)
 set_tests_properties(bad_input.deep_calls_oracle bad_input.deep_calls_oracle_raised
   bad_input.deep_calls_cpu PROPERTIES FIXTURES_REQUIRED call_chain)
+# With --max-call-depth raised past what the stack holds (10,000 levels need
+# some 40 MiB of native recursion; the default stack is 8 MiB), the oracle
+# stops with an error before the stack runs out.
+add_test(NAME bad_input.write_call_chain_10000
+  COMMAND ${CMAKE_COMMAND} -DN=10000 -DOUT=${BAD_OUT}/call_chain_10000.hlo
+          -P ${CMAKE_CURRENT_SOURCE_DIR}/hloref/write_call_chain.cmake)
+set_tests_properties(bad_input.write_call_chain_10000 PROPERTIES
+  LABELS "cli;bad_input" FIXTURES_SETUP call_chain_10000)
+hloref_bad_input_test(deep_calls_stack 1
+  "at call depth [0-9]+: the evaluator's stack is nearly exhausted \\([0-9]+ KiB left; .*\\(ulimit -s\\) or lower --max-call-depth"
+  ARGS run --max-call-depth=1000000 ${BAD_OUT}/call_chain_10000.hlo 2)
+set_tests_properties(bad_input.deep_calls_stack PROPERTIES
+  FIXTURES_REQUIRED call_chain_10000)

@@ -484,6 +484,7 @@ std::string NameLimitFlags(absl::string_view message) {
         "raise it with --timeout=SECONDS"},
        {"limit EvaluatorOptions::max_call_depth",
         "raise it with --max-call-depth=N"},
+       {"lower EvaluatorOptions::max_call_depth", "lower --max-call-depth"},
        {"EvaluatorOptions::collective_timeout",
         "--collective-timeout=SECONDS"}});
 }
