@@ -195,7 +195,7 @@ absl::StatusOr<BackendJob> ReadBackendJob(const CommandLine& cl,
     std::vector<std::string> drawn_notes;
     HLOREF_ASSIGN_OR_RETURN(
         std::vector<Literal> drawn,
-        DrawArguments(entry, *random_args, &drawn_notes, given));
+        DrawArguments(entry, *random_args, &drawn_notes, given, job.max_bytes));
     for (Literal& value : drawn) job.args.push_back(std::move(value));
     std::string note =
         absl::StrCat("--random-args: ", drawn_notes.size(),

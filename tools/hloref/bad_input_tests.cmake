@@ -121,3 +121,8 @@ hloref_bad_input_test(deep_calls_stack 1
   ARGS run --max-call-depth=1000000 ${BAD_OUT}/call_chain_10000.hlo 2)
 set_tests_properties(bad_input.deep_calls_stack PROPERTIES
   FIXTURES_REQUIRED call_chain_10000)
+# --random-args on a parameter beyond the byte limit: refused before it is
+# allocated, naming the flag (this ended the process with std::bad_alloc).
+hloref_bad_input_test(huge_random_argument 1
+  "--random-args: parameter 0 %p f32\\[100000,100000\\] needs 40000000000 bytes \\(0 drawn before it\\), more than the limit of 1000000 bytes \\(raise it with --max-bytes=BYTES\\)"
+  ARGS run --random-args --max-bytes=1000000 ${BAD}/huge_parameter.hlo)

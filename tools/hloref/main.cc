@@ -1,6 +1,7 @@
 // hloref: the one command of the project (check, run, ...).
 #include <cstdio>
 #include <cstring>
+#include <new>
 #include <string>
 
 #include "tools/hloref/subcommands.h"
@@ -33,7 +34,24 @@ Run `hloref <command> --help` for a command's options.
 
 }  // namespace
 
+int Dispatch(int argc, char** argv);
+
+// The last line of defence: an allocation the byte limits did not foresee
+// ends the command with a message and exit status 1, not std::terminate.
 int main(int argc, char** argv) {
+  try {
+    return Dispatch(argc, argv);
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr,
+                 "hloref %s: out of memory (an allocation failed); lower the "
+                 "sizes involved or --max-bytes, or run on a machine with "
+                 "more memory\n",
+                 argc > 1 ? argv[1] : "");
+    return 1;
+  }
+}
+
+int Dispatch(int argc, char** argv) {
   if (argc < 2 || std::strcmp(argv[1], "--help") == 0 ||
       std::strcmp(argv[1], "-h") == 0 || std::strcmp(argv[1], "help") == 0) {
     std::fputs(kUsage, argc < 2 ? stderr : stdout);

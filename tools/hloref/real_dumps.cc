@@ -392,11 +392,34 @@ std::vector<std::string> FillElidedConstants(
   return notes;
 }
 
+// The bytes a literal of `shape` takes (arrays at their bounds; tuples the
+// sum of their leaves), saturating at UINT64_MAX.
+uint64_t ShapeBytes(const Shape& shape) {
+  constexpr uint64_t kMax = std::numeric_limits<uint64_t>::max();
+  if (shape.IsTuple()) {
+    uint64_t sum = 0;
+    for (const Shape& e : shape.tuple_shapes()) {
+      const uint64_t b = ShapeBytes(e);
+      sum = b > kMax - sum ? kMax : sum + b;
+    }
+    return sum;
+  }
+  if (!shape.IsArray()) return 0;
+  uint64_t bytes = static_cast<uint64_t>(StorageBytes(shape.element_type()));
+  for (int64_t d : shape.dimensions()) {
+    if (d <= 0) return 0;
+    if (bytes > kMax / static_cast<uint64_t>(d)) return kMax;
+    bytes *= static_cast<uint64_t>(d);
+  }
+  return bytes;
+}
+
 absl::StatusOr<std::vector<Literal>> DrawArguments(
     const HloComputation& entry, uint64_t seed, std::vector<std::string>* notes,
-    int64_t first) {
+    int64_t first, int64_t max_bytes) {
   const UserMap users = Users(entry);
   std::vector<Literal> args;
+  uint64_t total_bytes = 0;
   for (int64_t p = std::max<int64_t>(first, 0); p < entry.num_parameters();
        ++p) {
     const HloInstruction* param = entry.parameter(p);
@@ -423,6 +446,19 @@ absl::StatusOr<std::vector<Literal>> DrawArguments(
             std::min<int64_t>(use.range->hi, (int64_t{1} << bits) - 1);
       }
     }
+    // Checked before allocating: a parameter of a 405B-parameter dump
+    // would otherwise end the process with std::bad_alloc.
+    const uint64_t bytes = ShapeBytes(shape);
+    const uint64_t limit =
+        static_cast<uint64_t>(std::max<int64_t>(max_bytes, 0));
+    if (bytes > limit || total_bytes > limit - bytes) {
+      return absl::ResourceExhaustedError(absl::StrCat(
+          "--random-args: parameter ", p, " %", param->name(), " ",
+          shape.ToString(false), " needs ", bytes, " bytes (", total_bytes,
+          " drawn before it), more than the limit of ", max_bytes,
+          " bytes (raise it with --max-bytes=BYTES)"));
+    }
+    total_bytes += bytes;
     Literal value(shape);
     std::mt19937_64 rng = StreamRng(seed, static_cast<uint64_t>(p));
     DrawValue(value, rng, use.range);

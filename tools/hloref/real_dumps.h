@@ -7,6 +7,7 @@
 #define HLOREF_TOOLS_HLOREF_REAL_DUMPS_H_
 
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -56,10 +57,11 @@ std::vector<std::string> FillElidedConstants(
 // saying what was drawn and why.
 // Only parameters `first` and later are drawn (the earlier ones were given
 // as ARGs: hloref diff / reduce); each parameter's values do not depend on
-// `first`.
+// `first`. Parameters needing more than `max_bytes` in all are refused
+// before anything is allocated (the message names --max-bytes).
 absl::StatusOr<std::vector<Literal>> DrawArguments(
     const HloComputation& entry, uint64_t seed, std::vector<std::string>* notes,
-    int64_t first = 0);
+    int64_t first = 0, int64_t max_bytes = std::numeric_limits<int64_t>::max());
 
 // ---- Shared by run, diff and reduce.
 

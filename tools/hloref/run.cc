@@ -533,7 +533,7 @@ int RunRun(int argc, char** argv) {
   std::vector<Literal> args;
   if (random_args.has_value()) {
     std::vector<std::string> notes;
-    auto drawn = DrawArguments(entry, *random_args, &notes);
+    auto drawn = DrawArguments(entry, *random_args, &notes, 0, *max_bytes);
     if (!drawn.ok()) return Fail(drawn.status());
     args = *std::move(drawn);
     if (!notes.empty()) {
