@@ -54,6 +54,19 @@ int64_t ComputationNestingDepth(const HloModule& module) {
   return it == depth.end() ? 0 : it->second;
 }
 
+// Whether an array shape has more than kMaxElementsPerValue elements
+// (counted at the bounds, without overflow; unbounded dimensions are
+// refused elsewhere).
+bool TooManyElements(const Shape& shape) {
+  int64_t n = 1;
+  for (int64_t d : shape.dimensions()) {
+    if (d <= 0) return false;
+    if (n > kMaxElementsPerValue / d) return true;
+    n *= d;
+  }
+  return n > kMaxElementsPerValue;
+}
+
 }  // namespace
 
 absl::StatusOr<EmittedModule> EmitModuleForCpu(
@@ -61,6 +74,23 @@ absl::StatusOr<EmittedModule> EmitModuleForCpu(
   // The code generator emits a computation's callees while emitting it:
   // one level of native recursion per level of nesting. Deeper modules
   // (100,000 nested calls overflowed the stack) are refused, not crashed on.
+  for (const auto& comp : module.computations()) {
+    for (const auto& inst : comp->instructions()) {
+      std::vector<const Shape*> leaves = {&inst->shape()};
+      while (!leaves.empty()) {
+        const Shape* s = leaves.back();
+        leaves.pop_back();
+        if (s->IsTuple()) {
+          for (const Shape& e : s->tuple_shapes()) leaves.push_back(&e);
+        } else if (s->IsArray() && TooManyElements(*s)) {
+          return absl::UnimplementedError(absl::StrCat(
+              "%", inst->name(), " has the shape ", s->ToString(false),
+              ": the CPU backend compiles values of at most ",
+              kMaxElementsPerValue, " elements"));
+        }
+      }
+    }
+  }
   if (const int64_t depth = ComputationNestingDepth(module);
       depth > kMaxComputationNesting) {
     return absl::UnimplementedError(absl::StrCat(

@@ -32,6 +32,11 @@ struct EmittedModule {
 // modules are Unimplemented (its emitter recurses once per level).
 inline constexpr int64_t kMaxComputationNesting = 1000;
 
+// The most elements one value (an array, or a tuple's leaf) may have in a
+// module the CPU backend compiles (2^32, the limit its code and runtime
+// were written and tested for); larger ones are Unimplemented.
+inline constexpr int64_t kMaxElementsPerValue = int64_t{1} << 32;
+
 struct ModuleEmitOptions {
   std::string entry_name = "hloref_entry";
   bool fuse_elementwise = true;

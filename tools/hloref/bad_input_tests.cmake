@@ -126,3 +126,7 @@ set_tests_properties(bad_input.deep_calls_stack PROPERTIES
 hloref_bad_input_test(huge_random_argument 1
   "--random-args: parameter 0 %p f32\\[100000,100000\\] needs 40000000000 bytes \\(0 drawn before it\\), more than the limit of 1000000 bytes \\(raise it with --max-bytes=BYTES\\)"
   ARGS run --random-args --max-bytes=1000000 ${BAD}/huge_parameter.hlo)
+# The same huge module on the CPU backend: its own limit, as unsupported.
+hloref_bad_input_test(huge_shape_cpu 1
+  "backend 'cpu' cannot compile the module: %b has the shape f32\\[100000,100000,100\\]: the CPU backend compiles values of at most 4294967296 elements"
+  ARGS run --backend=cpu ${BAD}/huge_result.hlo)
