@@ -347,4 +347,100 @@ __attribute__((target_clones("avx2", "default"))) void TwoSum4Segment(
   st.a = a;
 }
 
+namespace {
+
+typedef float TwoSumF4 __attribute__((vector_size(16)));
+typedef uint32_t TwoSumU4 __attribute__((vector_size(16)));
+typedef int32_t TwoSumS4 __attribute__((vector_size(16)));
+typedef uint16_t TwoSumH4 __attribute__((vector_size(8)));
+
+// (Results through a pointer: returning a 32-byte vector from a function
+// compiled without AVX changes the ABI.)
+// Four 16-bit codes as the f32 values of bf16 codes: the upper half of an
+// f32 encoding.
+__attribute__((always_inline)) inline void WidenBf16(TwoSumH4 h,
+                                                     TwoSumV4* out) {
+  const TwoSumU4 u = __builtin_convertvector(h, TwoSumU4) << 16;
+  *out = __builtin_convertvector((TwoSumF4)u, TwoSumV4);
+}
+
+// Four f16 codes exactly as doubles: the exponent and fraction fields
+// moved to f32's positions (<< 13) give the value times 2^-112 for normal
+// and subnormal codes (f32's bias is 112 more; an f16 subnormal m 2^-24
+// lands on the f32 subnormal m 2^-136), so multiplying by 2^112 is exact;
+// an all-ones exponent (inf, NaN) becomes f32's all-ones exponent with the
+// fraction kept. The sign is or-ed back last.
+__attribute__((always_inline)) inline void WidenF16(TwoSumH4 h, TwoSumV4* out) {
+  const TwoSumU4 u = __builtin_convertvector(h, TwoSumU4);
+  const TwoSumU4 mag = (u & 0x7fffu) << 13;
+  const TwoSumU4 sign = (u & 0x8000u) << 16;
+  const TwoSumF4 scaled = (TwoSumF4)mag * 0x1p112f;
+  const TwoSumS4 special = (u & 0x7c00u) == 0x7c00u;  // all ones: -1
+  const TwoSumU4 bits = (((TwoSumU4)scaled & ~(TwoSumU4)special) |
+                         ((mag | 0x7f800000u) & (TwoSumU4)special)) |
+                        sign;
+  *out = __builtin_convertvector((TwoSumF4)bits, TwoSumV4);
+}
+
+__attribute__((always_inline)) inline void WidenF32(TwoSumF4 f, TwoSumV4* out) {
+  *out = __builtin_convertvector(f, TwoSumV4);
+}
+
+enum class Codes { kBf16, kF16, kF32 };
+
+// The loop of TwoSum4Segment with b read as four codes (Raw) and widened
+// to doubles.
+template <Codes kCodes, typename T, typename Raw>
+__attribute__((always_inline)) inline void TwoSum4Typed(TwoSum4& st,
+                                                        const double* x,
+                                                        const T* b, int64_t len,
+                                                        int64_t stride) {
+  const TwoSumI4 abs_mask = {INT64_MAX, INT64_MAX, INT64_MAX, INT64_MAX};
+  TwoSumV4 s = st.s, c = st.c, a = st.a;
+  for (int64_t t = 0; t < len; ++t) {
+    Raw raw;
+    __builtin_memcpy(&raw, b + t * stride, sizeof(raw));
+    TwoSumV4 bv;
+    if constexpr (kCodes == Codes::kBf16) {
+      WidenBf16(raw, &bv);
+    } else if constexpr (kCodes == Codes::kF16) {
+      WidenF16(raw, &bv);
+    } else {
+      WidenF32(raw, &bv);
+    }
+    const double xt = x[t];
+    const TwoSumV4 xv = {xt, xt, xt, xt};
+    const TwoSumV4 p = xv * bv;
+    const TwoSumV4 sum = s + p;
+    const TwoSumV4 z = sum - s;
+    const TwoSumV4 e = (s - (sum - z)) + (p - z);
+    s = sum;
+    c += e;
+    a += (TwoSumV4)((TwoSumI4)e & abs_mask);
+  }
+  st.s = s;
+  st.c = c;
+  st.a = a;
+}
+
+}  // namespace
+
+// Declared in fast_round.h.
+__attribute__((target_clones("avx2", "default"))) void TwoSum4SegmentBf16(
+    TwoSum4& st, const double* x, const uint16_t* b, int64_t len,
+    int64_t stride) {
+  TwoSum4Typed<Codes::kBf16, uint16_t, TwoSumH4>(st, x, b, len, stride);
+}
+
+__attribute__((target_clones("avx2", "default"))) void TwoSum4SegmentF16(
+    TwoSum4& st, const double* x, const uint16_t* b, int64_t len,
+    int64_t stride) {
+  TwoSum4Typed<Codes::kF16, uint16_t, TwoSumH4>(st, x, b, len, stride);
+}
+
+__attribute__((target_clones("avx2", "default"))) void TwoSum4SegmentF32(
+    TwoSum4& st, const double* x, const float* b, int64_t len, int64_t stride) {
+  TwoSum4Typed<Codes::kF32, float, TwoSumF4>(st, x, b, len, stride);
+}
+
 }  // namespace hloref
