@@ -345,29 +345,58 @@ void TwoSumBlock(const double* lrow, const double* bt, int64_t k, int64_t nb,
 // The two-sum of rows [0, m) of l (m rows of k) with the `cols` columns of
 // a block of rhs codes (PackCodes), writing s, c, A of output (i, jj) at
 // [i * nb + jj]. Group by group, every row, so that a group's codes (4k
-// of them) are read from L1 by every row after the first.
+// of them) are read from L1 by every row after the first; two chain groups
+// at a time (TwoSum4PairSegment*: two rows on one group, or with m = 1 two
+// groups).
 void TwoSumCodesBlock(const RhsCodes& codes, const double* l, int64_t m,
                       const uint8_t* bt, int64_t k, int64_t nb, int64_t cols,
                       double* s, double* c, double* a) {
-  for (int64_t j0 = 0; j0 < cols; j0 += 4) {
-    const uint8_t* group =
-        bt + (j0 / 4) * CodesGroupStride(k, codes.bytes) * codes.bytes;
-    for (int64_t i = 0; i < m; ++i) {
-      const double* lrow = l + i * k;
-      TwoSum4 st;
-      if (codes.type == PrimitiveType::kF32) {
-        TwoSum4SegmentF32(st, lrow, reinterpret_cast<const float*>(group), k,
-                          4);
-      } else if (codes.type == PrimitiveType::kBF16) {
-        TwoSum4SegmentBf16(st, lrow, reinterpret_cast<const uint16_t*>(group),
-                           k, 4);
-      } else {
-        TwoSum4SegmentF16(st, lrow, reinterpret_cast<const uint16_t*>(group), k,
-                          4);
-      }
-      const int64_t o = i * nb + j0;
-      TwoSum4Store(st, std::min<int64_t>(4, cols - j0), s + o, c + o, a + o);
+  const int64_t gs = CodesGroupStride(k, codes.bytes) * codes.bytes;
+  const int64_t stride = 4;  // elements from one c to the next in a group
+  // Work items (group g, row i), g-major, run two at a time.
+  const int64_t groups = (cols + 3) / 4;
+  const int64_t items = groups * m;
+  auto store = [&](const TwoSum4& st, int64_t item) {
+    const int64_t g = item / m, i = item % m;
+    const int64_t o = i * nb + 4 * g;
+    TwoSum4Store(st, std::min<int64_t>(4, cols - 4 * g), s + o, c + o, a + o);
+  };
+  int64_t item = 0;
+  for (; item + 1 < items; item += 2) {
+    const double* x0 = l + (item % m) * k;
+    const double* x1 = l + ((item + 1) % m) * k;
+    const uint8_t* b0 = bt + (item / m) * gs;
+    const uint8_t* b1 = bt + ((item + 1) / m) * gs;
+    TwoSum4 st0, st1;
+    if (codes.type == PrimitiveType::kF32) {
+      TwoSum4PairSegmentF32(st0, st1, x0, x1,
+                            reinterpret_cast<const float*>(b0),
+                            reinterpret_cast<const float*>(b1), k, stride);
+    } else if (codes.type == PrimitiveType::kBF16) {
+      TwoSum4PairSegmentBf16(st0, st1, x0, x1,
+                             reinterpret_cast<const uint16_t*>(b0),
+                             reinterpret_cast<const uint16_t*>(b1), k, stride);
+    } else {
+      TwoSum4PairSegmentF16(st0, st1, x0, x1,
+                            reinterpret_cast<const uint16_t*>(b0),
+                            reinterpret_cast<const uint16_t*>(b1), k, stride);
     }
+    store(st0, item);
+    store(st1, item + 1);
+  }
+  if (item < items) {
+    const double* x = l + (item % m) * k;
+    const uint8_t* b = bt + (item / m) * gs;
+    TwoSum4 st;
+    if (codes.type == PrimitiveType::kF32) {
+      TwoSum4SegmentF32(st, x, reinterpret_cast<const float*>(b), k, stride);
+    } else if (codes.type == PrimitiveType::kBF16) {
+      TwoSum4SegmentBf16(st, x, reinterpret_cast<const uint16_t*>(b), k,
+                         stride);
+    } else {
+      TwoSum4SegmentF16(st, x, reinterpret_cast<const uint16_t*>(b), k, stride);
+    }
+    store(st, item);
   }
 }
 

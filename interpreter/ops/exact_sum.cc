@@ -425,6 +425,106 @@ __attribute__((always_inline)) inline void TwoSum4Typed(TwoSum4& st,
 
 }  // namespace
 
+namespace {
+
+// Two chain groups side by side (their latencies overlap): group 0 takes
+// x0[t] * b0[t * stride + j], group 1 x1[t] * b1[t * stride + j], each
+// with the operations of TwoSum4Typed. kSameB / kSameX: b0 == b1 (two
+// lhs rows, one group of columns: one conversion) / x0 == x1 (one row,
+// two groups: one broadcast).
+template <Codes kCodes, typename T, typename Raw, bool kSameB, bool kSameX>
+__attribute__((always_inline)) inline void TwoSum4PairTyped(
+    TwoSum4& st0, TwoSum4& st1, const double* x0, const double* x1, const T* b0,
+    const T* b1, int64_t len, int64_t stride) {
+  const TwoSumI4 abs_mask = {INT64_MAX, INT64_MAX, INT64_MAX, INT64_MAX};
+  TwoSumV4 s0 = st0.s, c0 = st0.c, a0 = st0.a;
+  TwoSumV4 s1 = st1.s, c1 = st1.c, a1 = st1.a;
+  auto widen = [](const T* p, TwoSumV4* out) {
+    Raw raw;
+    __builtin_memcpy(&raw, p, sizeof(raw));
+    if constexpr (kCodes == Codes::kBf16) {
+      WidenBf16(raw, out);
+    } else if constexpr (kCodes == Codes::kF16) {
+      WidenF16(raw, out);
+    } else {
+      WidenF32(raw, out);
+    }
+  };
+  for (int64_t t = 0; t < len; ++t) {
+    TwoSumV4 bv0, bv1;
+    widen(b0 + t * stride, &bv0);
+    if constexpr (kSameB) {
+      bv1 = bv0;
+    } else {
+      widen(b1 + t * stride, &bv1);
+    }
+    const double xt0 = x0[t];
+    const double xt1 = kSameX ? xt0 : x1[t];
+    const TwoSumV4 xv0 = {xt0, xt0, xt0, xt0};
+    const TwoSumV4 xv1 = {xt1, xt1, xt1, xt1};
+    const TwoSumV4 p0 = xv0 * bv0;
+    const TwoSumV4 p1 = xv1 * bv1;
+    const TwoSumV4 sum0 = s0 + p0;
+    const TwoSumV4 sum1 = s1 + p1;
+    const TwoSumV4 z0 = sum0 - s0;
+    const TwoSumV4 z1 = sum1 - s1;
+    const TwoSumV4 e0 = (s0 - (sum0 - z0)) + (p0 - z0);
+    const TwoSumV4 e1 = (s1 - (sum1 - z1)) + (p1 - z1);
+    s0 = sum0;
+    s1 = sum1;
+    c0 += e0;
+    c1 += e1;
+    a0 += (TwoSumV4)((TwoSumI4)e0 & abs_mask);
+    a1 += (TwoSumV4)((TwoSumI4)e1 & abs_mask);
+  }
+  st0.s = s0;
+  st0.c = c0;
+  st0.a = a0;
+  st1.s = s1;
+  st1.c = c1;
+  st1.a = a1;
+}
+
+template <Codes kCodes, typename T, typename Raw>
+__attribute__((always_inline)) inline void TwoSum4PairDispatch(
+    TwoSum4& st0, TwoSum4& st1, const double* x0, const double* x1, const T* b0,
+    const T* b1, int64_t len, int64_t stride) {
+  if (b0 == b1) {
+    TwoSum4PairTyped<kCodes, T, Raw, true, false>(st0, st1, x0, x1, b0, b1, len,
+                                                  stride);
+  } else if (x0 == x1) {
+    TwoSum4PairTyped<kCodes, T, Raw, false, true>(st0, st1, x0, x1, b0, b1, len,
+                                                  stride);
+  } else {
+    TwoSum4PairTyped<kCodes, T, Raw, false, false>(st0, st1, x0, x1, b0, b1,
+                                                   len, stride);
+  }
+}
+
+}  // namespace
+
+// Declared in fast_round.h.
+__attribute__((target_clones("avx2", "default"))) void TwoSum4PairSegmentBf16(
+    TwoSum4& st0, TwoSum4& st1, const double* x0, const double* x1,
+    const uint16_t* b0, const uint16_t* b1, int64_t len, int64_t stride) {
+  TwoSum4PairDispatch<Codes::kBf16, uint16_t, TwoSumH4>(st0, st1, x0, x1, b0,
+                                                        b1, len, stride);
+}
+
+__attribute__((target_clones("avx2", "default"))) void TwoSum4PairSegmentF16(
+    TwoSum4& st0, TwoSum4& st1, const double* x0, const double* x1,
+    const uint16_t* b0, const uint16_t* b1, int64_t len, int64_t stride) {
+  TwoSum4PairDispatch<Codes::kF16, uint16_t, TwoSumH4>(st0, st1, x0, x1, b0, b1,
+                                                       len, stride);
+}
+
+__attribute__((target_clones("avx2", "default"))) void TwoSum4PairSegmentF32(
+    TwoSum4& st0, TwoSum4& st1, const double* x0, const double* x1,
+    const float* b0, const float* b1, int64_t len, int64_t stride) {
+  TwoSum4PairDispatch<Codes::kF32, float, TwoSumF4>(st0, st1, x0, x1, b0, b1,
+                                                    len, stride);
+}
+
 // Declared in fast_round.h.
 __attribute__((target_clones("avx2", "default"))) void TwoSum4SegmentBf16(
     TwoSum4& st, const double* x, const uint16_t* b, int64_t len,

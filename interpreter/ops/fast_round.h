@@ -146,6 +146,20 @@ void TwoSum4SegmentF16(TwoSum4& st, const double* x, const uint16_t* b,
 void TwoSum4SegmentF32(TwoSum4& st, const double* x, const float* b,
                        int64_t len, int64_t stride);
 
+// Two of those side by side (their latencies overlap): st0 takes
+// x0[t] * b0[t * stride + j], st1 x1[t] * b1[t * stride + j], each chain
+// with the same operations as alone. b0 == b1 (two lhs rows on one group
+// of columns) converts once.
+void TwoSum4PairSegmentBf16(TwoSum4& st0, TwoSum4& st1, const double* x0,
+                            const double* x1, const uint16_t* b0,
+                            const uint16_t* b1, int64_t len, int64_t stride);
+void TwoSum4PairSegmentF16(TwoSum4& st0, TwoSum4& st1, const double* x0,
+                           const double* x1, const uint16_t* b0,
+                           const uint16_t* b1, int64_t len, int64_t stride);
+void TwoSum4PairSegmentF32(TwoSum4& st0, TwoSum4& st1, const double* x0,
+                           const double* x1, const float* b0, const float* b1,
+                           int64_t len, int64_t stride);
+
 // Writes lanes [0, n) of a chain state to s[], c[], a[].
 inline void TwoSum4Store(const TwoSum4& st, int64_t n, double* s, double* c,
                          double* a) {
