@@ -231,6 +231,7 @@ absl::StatusOr<RhsPacker> MakeRhsPacker(const HloInstruction& inst,
 // converts to double in registers (TwoSum4SegmentBf16 and the like). The
 // terms, their order and the verification are the same, so are the bits.
 constexpr int64_t kCodesMaxRows = 8;
+constexpr int64_t kCodesPrefetchRows = 32;
 
 // The rhs read as its storage codes (MakeRhsCodes: none unless it is bf16,
 // f16 or f32).
@@ -288,6 +289,17 @@ void PackCodes(const T* in, const RhsCodes& codes, const PackPlan& plan,
       T* o = out + 4 * c;
       if (codes.free_unit) {
         const T* r = row + j0;
+        if (c + kCodesPrefetchRows < k) {
+          // Rows kCodesPrefetchRows ahead: the segments are short (cols
+          // codes) and rows far apart, which the hardware prefetchers do
+          // not follow (the loads took 90% of the packing without this).
+          const char* ahead = reinterpret_cast<const char*>(
+              in + base + plan.contracting[c + kCodesPrefetchRows] + j0);
+          for (int64_t byte = 0; byte < cols * static_cast<int64_t>(sizeof(T));
+               byte += 64) {
+            __builtin_prefetch(ahead + byte);
+          }
+        }
         for (int64_t g = 0; g < full; ++g) {
           std::memcpy(o + g * gs, r + 4 * g, 4 * sizeof(T));
         }
@@ -422,8 +434,9 @@ absl::Status RealKernel(const HloInstruction& inst, EvalContext& ctx,
   // Columns per block: a multiple of 4 (the two-sum's vector width), the
   // packed block (nb x k doubles) at most 256 KiB so that the column tiles
   // re-read it from L2 (2 MiB blocks halved bf16 8x2048 by 2048x16384).
-  // Blocks of codes: also at most 256 KiB, up to 256 columns (wide rows of
-  // the rhs per pass: 64 bf16 columns, 128 bytes, for k = 2048).
+  // Blocks of codes: at most 1 MiB (L2), up to 256 columns, so that each
+  // pass reads long pieces of the rhs rows (k = 2048 bf16: 256 columns,
+  // 512 bytes per row; 4 MiB blocks were slower).
   const int64_t kk = std::max<int64_t>(s.k, 1);
   const int64_t nb =
       use_codes ? 4 * std::clamp<int64_t>(262144 / (kk * codes->bytes), 1, 64)
