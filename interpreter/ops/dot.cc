@@ -230,7 +230,7 @@ absl::StatusOr<RhsPacker> MakeRhsPacker(const HloInstruction& inst,
 // the rhs's own type (a copy of 2 or 4 bytes per element) and the two-sum
 // converts to double in registers (TwoSum4SegmentBf16 and the like). The
 // terms, their order and the verification are the same, so are the bits.
-constexpr int64_t kCodesMaxRows = 8;
+constexpr int64_t kCodesMaxRows = 16;
 constexpr int64_t kCodesPrefetchRows = 32;
 
 // The rhs read as its storage codes (MakeRhsCodes: none unless it is bf16,
