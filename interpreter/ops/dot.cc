@@ -14,6 +14,7 @@
 #include <functional>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -30,7 +31,15 @@ namespace hloref {
 
 namespace {
 std::atomic<bool> dot_fast_path_disabled{false};
+std::atomic<bool> dot_rhs_codes_disabled{false};
 }  // namespace
+
+void SetDotRhsCodesDisabledForTesting(bool disabled) {
+  dot_rhs_codes_disabled.store(disabled, std::memory_order_relaxed);
+}
+bool DotRhsCodesDisabledForTesting() {
+  return dot_rhs_codes_disabled.load(std::memory_order_relaxed);
+}
 
 void SetDotFastPathDisabledForTesting(bool disabled) {
   dot_fast_path_disabled.store(disabled, std::memory_order_relaxed);
@@ -213,6 +222,106 @@ absl::StatusOr<RhsPacker> MakeRhsPacker(const HloInstruction& inst,
   return make([in](int64_t i) { return in[i]; });
 }
 
+// Vector-matrix products (issue 16): with m <= kCodesMaxRows lhs rows each
+// packed rhs element is used at most m times, and converting the weights
+// to doubles cost more than the two-sum itself (bf16 1x2048 by 2048x16384:
+// 250-280 M terms/s against 2.6 G for a square f32 product). For bf16, f16
+// and f32 rhs the fast path then packs each block of columns k-major in
+// the rhs's own type (a copy of 2 or 4 bytes per element) and the two-sum
+// converts to double in registers (TwoSum4SegmentBf16 and the like). The
+// terms, their order and the verification are the same, so are the bits.
+constexpr int64_t kCodesMaxRows = 16;
+constexpr int64_t kCodesPrefetchRows = 32;
+
+// The rhs read as its storage codes (MakeRhsCodes: none unless it is bf16,
+// f16 or f32).
+struct RhsCodes {
+  PrimitiveType type;
+  const uint8_t* data;
+  int64_t bytes;  // per element: 2 or 4
+  bool free_unit, contracting_inner;
+};
+
+std::optional<RhsCodes> MakeRhsCodes(const Literal& rhs, const PackPlan& plan,
+                                     int64_t k) {
+  const PrimitiveType t = rhs.element_type();
+  if (t != PrimitiveType::kBF16 && t != PrimitiveType::kF16 &&
+      t != PrimitiveType::kF32) {
+    return std::nullopt;
+  }
+  RhsCodes codes{t, rhs.raw().data(), t == PrimitiveType::kF32 ? 4 : 2, true,
+                 k > 1 && plan.contracting[1] - plan.contracting[0] == 1};
+  for (size_t j = 0; j < plan.free.size() && codes.free_unit; ++j) {
+    codes.free_unit = plan.free[j] == static_cast<int64_t>(j);
+  }
+  return codes;
+}
+
+// Elements from one group of four columns of a block of codes to the
+// next: 4k and one cache line, so that the groups' rows (written side by
+// side by PackCodes) do not all map to the same L1 set when 4k elements
+// are a multiple of 4 KiB (k = 2048 bf16: 3.2 GB/s packing without it).
+int64_t CodesGroupStride(int64_t k, int64_t bytes) {
+  return 4 * k + 64 / bytes;
+}
+
+// The rhs codes of (batch b, free index j0 + jj, contracting index c) for
+// jj < cols, in groups of four columns, each group contiguous over c:
+// out[(jj / 4) * gs + 4c + jj % 4], gs = CodesGroupStride (what one
+// TwoSum4Segment* call reads, in order). Columns cols <= jj < groups * 4
+// are 0 (chains the caller discards).
+template <typename T>
+void PackCodes(const T* in, const RhsCodes& codes, const PackPlan& plan,
+               int64_t k, int64_t b, int64_t j0, int64_t cols, T* out) {
+  const int64_t base = plan.batch[b];
+  const int64_t full = cols / 4;  // complete groups
+  const int64_t rest = cols % 4;
+  const int64_t gs = CodesGroupStride(k, sizeof(T));
+  if (codes.contracting_inner) {
+    for (int64_t jj = 0; jj < cols; ++jj) {
+      const T* col = in + base + plan.free[j0 + jj];
+      T* o = out + (jj / 4) * gs + jj % 4;
+      for (int64_t c = 0; c < k; ++c) o[4 * c] = col[plan.contracting[c]];
+    }
+  } else {
+    for (int64_t c = 0; c < k; ++c) {
+      const T* row = in + base + plan.contracting[c];
+      T* o = out + 4 * c;
+      if (codes.free_unit) {
+        const T* r = row + j0;
+        if (c + kCodesPrefetchRows < k) {
+          // Rows kCodesPrefetchRows ahead: the segments are short (cols
+          // codes) and rows far apart, which the hardware prefetchers do
+          // not follow (the loads took 90% of the packing without this).
+          const char* ahead = reinterpret_cast<const char*>(
+              in + base + plan.contracting[c + kCodesPrefetchRows] + j0);
+          for (int64_t byte = 0; byte < cols * static_cast<int64_t>(sizeof(T));
+               byte += 64) {
+            __builtin_prefetch(ahead + byte);
+          }
+        }
+        for (int64_t g = 0; g < full; ++g) {
+          std::memcpy(o + g * gs, r + 4 * g, 4 * sizeof(T));
+        }
+        for (int64_t jj = 0; jj < rest; ++jj) {
+          o[full * gs + jj] = r[4 * full + jj];
+        }
+      } else {
+        const int64_t* free = plan.free.data() + j0;
+        for (int64_t jj = 0; jj < cols; ++jj) {
+          o[(jj / 4) * gs + jj % 4] = row[free[jj]];
+        }
+      }
+    }
+  }
+  if (rest != 0) {
+    T* o = out + full * gs;
+    for (int64_t c = 0; c < k; ++c) {
+      for (int64_t jj = rest; jj < 4; ++jj) o[4 * c + jj] = T{0};
+    }
+  }
+}
+
 // ---- A verified fast path for the exact accumulator (results stay
 // bit-identical to ExactSum's).
 //
@@ -245,6 +354,64 @@ void TwoSumBlock(const double* lrow, const double* bt, int64_t k, int64_t nb,
   }
 }
 
+// The two-sum of rows [0, m) of l (m rows of k) with the `cols` columns of
+// a block of rhs codes (PackCodes), writing s, c, A of output (i, jj) at
+// [i * nb + jj]. Group by group, every row, so that a group's codes (4k
+// of them) are read from L1 by every row after the first; two chain groups
+// at a time (TwoSum4PairSegment*: two rows on one group, or with m = 1 two
+// groups).
+void TwoSumCodesBlock(const RhsCodes& codes, const double* l, int64_t m,
+                      const uint8_t* bt, int64_t k, int64_t nb, int64_t cols,
+                      double* s, double* c, double* a) {
+  const int64_t gs = CodesGroupStride(k, codes.bytes) * codes.bytes;
+  const int64_t stride = 4;  // elements from one c to the next in a group
+  // Work items (group g, row i), g-major, run two at a time.
+  const int64_t groups = (cols + 3) / 4;
+  const int64_t items = groups * m;
+  auto store = [&](const TwoSum4& st, int64_t item) {
+    const int64_t g = item / m, i = item % m;
+    const int64_t o = i * nb + 4 * g;
+    TwoSum4Store(st, std::min<int64_t>(4, cols - 4 * g), s + o, c + o, a + o);
+  };
+  int64_t item = 0;
+  for (; item + 1 < items; item += 2) {
+    const double* x0 = l + (item % m) * k;
+    const double* x1 = l + ((item + 1) % m) * k;
+    const uint8_t* b0 = bt + (item / m) * gs;
+    const uint8_t* b1 = bt + ((item + 1) / m) * gs;
+    TwoSum4 st0, st1;
+    if (codes.type == PrimitiveType::kF32) {
+      TwoSum4PairSegmentF32(st0, st1, x0, x1,
+                            reinterpret_cast<const float*>(b0),
+                            reinterpret_cast<const float*>(b1), k, stride);
+    } else if (codes.type == PrimitiveType::kBF16) {
+      TwoSum4PairSegmentBf16(st0, st1, x0, x1,
+                             reinterpret_cast<const uint16_t*>(b0),
+                             reinterpret_cast<const uint16_t*>(b1), k, stride);
+    } else {
+      TwoSum4PairSegmentF16(st0, st1, x0, x1,
+                            reinterpret_cast<const uint16_t*>(b0),
+                            reinterpret_cast<const uint16_t*>(b1), k, stride);
+    }
+    store(st0, item);
+    store(st1, item + 1);
+  }
+  if (item < items) {
+    const double* x = l + (item % m) * k;
+    const uint8_t* b = bt + (item / m) * gs;
+    TwoSum4 st;
+    if (codes.type == PrimitiveType::kF32) {
+      TwoSum4SegmentF32(st, x, reinterpret_cast<const float*>(b), k, stride);
+    } else if (codes.type == PrimitiveType::kBF16) {
+      TwoSum4SegmentBf16(st, x, reinterpret_cast<const uint16_t*>(b), k,
+                         stride);
+    } else {
+      TwoSum4SegmentF16(st, x, reinterpret_cast<const uint16_t*>(b), k, stride);
+    }
+    store(st, item);
+  }
+}
+
 // Real result: out[b][i][j] = RN(sum_k L[b][i][k] * R[b][j][k]).
 // kExactInDouble: the double product of two elements is exact.
 // The rhs is packed in blocks of columns that stay in cache while every
@@ -253,17 +420,27 @@ void TwoSumBlock(const double* lrow, const double* bt, int64_t k, int64_t nb,
 template <bool kExactInDouble>
 absl::Status RealKernel(const HloInstruction& inst, EvalContext& ctx,
                         const std::vector<double>& l, const RhsPacker& packer,
+                        const RhsCodes* codes, const PackPlan& rplan,
                         const Sizes& s, PrimitiveType result_type,
                         bool error_data, std::vector<double>* values,
                         std::vector<double>* abs_sums) {
   const FloatFormat& format = FormatOf(result_type);
   const int precision = Precision(format);
   const int emin = std::ilogb(MinNormal(format));
+  const bool fast = kExactInDouble && !error_data && precision <= 26 &&
+                    s.k > 0 && s.k <= (int64_t{1} << 20);
+  const bool use_codes = fast && codes != nullptr && s.m <= kCodesMaxRows &&
+                         !DotRhsCodesDisabledForTesting();
   // Columns per block: a multiple of 4 (the two-sum's vector width), the
   // packed block (nb x k doubles) at most 256 KiB so that the column tiles
   // re-read it from L2 (2 MiB blocks halved bf16 8x2048 by 2048x16384).
+  // Blocks of codes: at most 1 MiB (L2), up to 256 columns, so that each
+  // pass reads long pieces of the rhs rows (k = 2048 bf16: 256 columns,
+  // 512 bytes per row; 4 MiB blocks were slower).
+  const int64_t kk = std::max<int64_t>(s.k, 1);
   const int64_t nb =
-      4 * std::clamp<int64_t>(8192 / std::max<int64_t>(s.k, 1), 1, 32);
+      use_codes ? 4 * std::clamp<int64_t>(262144 / (kk * codes->bytes), 1, 64)
+                : 4 * std::clamp<int64_t>(8192 / kk, 1, 32);
   const int64_t blocks = (s.n + nb - 1) / nb;
   const int64_t tasks = s.batch * blocks;
   const double work = static_cast<double>(s.batch) * s.m * s.n *
@@ -274,10 +451,9 @@ absl::Status RealKernel(const HloInstruction& inst, EvalContext& ctx,
   struct Worker {
     ExactSum acc, abs_acc;
     std::vector<double> block, bt, sums, comps, abss;
+    std::vector<uint8_t> code_block;
   };
   const FastRounding rounding{precision, emin, MaxFinite(format)};
-  const bool fast = kExactInDouble && !error_data && precision <= 26 &&
-                    s.k > 0 && s.k <= (int64_t{1} << 20);
   std::vector<Worker> state(static_cast<size_t>(workers));
   absl::Status status;
   ParallelFor(workers, tasks, [&](int64_t task, int w) {
@@ -298,32 +474,57 @@ absl::Status RealKernel(const HloInstruction& inst, EvalContext& ctx,
     if (fast) {
       // k-major for the two-sum loop; a column is gathered into `block`
       // only when it needs the exact accumulator.
-      me.bt.resize(static_cast<size_t>(nb * s.k));
-      packer(b, j0, cols, me.bt.data(), /*kmajor=*/true, nb);
-      me.sums.resize(static_cast<size_t>(nb));
-      me.comps.resize(static_cast<size_t>(nb));
-      me.abss.resize(static_cast<size_t>(nb));
+      const int64_t rows = use_codes ? s.m : 1;
+      me.sums.resize(static_cast<size_t>(rows * nb));
+      me.comps.resize(static_cast<size_t>(rows * nb));
+      me.abss.resize(static_cast<size_t>(rows * nb));
+      if (use_codes) {
+        me.code_block.resize(static_cast<size_t>(
+            nb / 4 * CodesGroupStride(s.k, codes->bytes) * codes->bytes));
+        if (codes->bytes == 4) {
+          PackCodes(reinterpret_cast<const uint32_t*>(codes->data), *codes,
+                    rplan, s.k, b, j0, cols,
+                    reinterpret_cast<uint32_t*>(me.code_block.data()));
+        } else {
+          PackCodes(reinterpret_cast<const uint16_t*>(codes->data), *codes,
+                    rplan, s.k, b, j0, cols,
+                    reinterpret_cast<uint16_t*>(me.code_block.data()));
+        }
+        TwoSumCodesBlock(*codes, l.data() + b * s.m * s.k, s.m,
+                         me.code_block.data(), s.k, nb, cols, me.sums.data(),
+                         me.comps.data(), me.abss.data());
+      } else {
+        me.bt.resize(static_cast<size_t>(nb * s.k));
+        packer(b, j0, cols, me.bt.data(), /*kmajor=*/true, nb);
+      }
     }
     for (int64_t i = 0; i < s.m; ++i) {
       const double* lrow = l.data() + (b * s.m + i) * s.k;
       int64_t out = (b * s.m + i) * s.n + j0;
-      if (fast) {
+      // Row i's s, c, A (the codes path computed every row's above).
+      const int64_t row = use_codes ? i * nb : 0;
+      if (fast && !use_codes) {
         TwoSumBlock(lrow, me.bt.data(), s.k, nb, cols, me.sums.data(),
                     me.comps.data(), me.abss.data());
       }
       for (int64_t jj = 0; jj < cols; ++jj, ++out) {
         const double* rrow = me.block.data() + jj * s.k;
         if (fast) {
-          const double r = DotFastPathDisabledForTesting()
-                               ? std::numeric_limits<double>::quiet_NaN()
-                               : VerifiedRound(me.sums[jj], me.comps[jj],
-                                               me.abss[jj], s.k, rounding);
+          const double r =
+              DotFastPathDisabledForTesting()
+                  ? std::numeric_limits<double>::quiet_NaN()
+                  : VerifiedRound(me.sums[row + jj], me.comps[row + jj],
+                                  me.abss[row + jj], s.k, rounding);
           if (!std::isnan(r)) {
             (*values)[out] = r;
             continue;
           }
           double* col = me.block.data() + jj * s.k;
-          for (int64_t t = 0; t < s.k; ++t) col[t] = me.bt[t * nb + jj];
+          if (use_codes) {
+            packer(b, j0 + jj, 1, col, /*kmajor=*/false, 1);
+          } else {
+            for (int64_t t = 0; t < s.k; ++t) col[t] = me.bt[t * nb + jj];
+          }
         }
         me.acc.Clear();
         if constexpr (kExactInDouble) {
@@ -468,12 +669,16 @@ absl::StatusOr<Literal> EvalDotGeneral(
                             MakeRhsPacker(inst, rhs, rplan, s.k, &r_storage));
     std::vector<double> values(static_cast<size_t>(count));
     std::vector<double> abs_sums(error_data ? static_cast<size_t>(count) : 0);
+    const std::optional<RhsCodes> codes = MakeRhsCodes(rhs, rplan, s.k);
+    const RhsCodes* codes_ptr = codes ? &*codes : nullptr;
     if (OperandPrecision(lt) + OperandPrecision(rht) <= 53) {
-      HLOREF_RETURN_IF_ERROR(RealKernel<true>(inst, ctx, l, packer, s, rt,
-                                              error_data, &values, &abs_sums));
+      HLOREF_RETURN_IF_ERROR(RealKernel<true>(inst, ctx, l, packer, codes_ptr,
+                                              rplan, s, rt, error_data, &values,
+                                              &abs_sums));
     } else {
-      HLOREF_RETURN_IF_ERROR(RealKernel<false>(inst, ctx, l, packer, s, rt,
-                                               error_data, &values, &abs_sums));
+      HLOREF_RETURN_IF_ERROR(RealKernel<false>(inst, ctx, l, packer, codes_ptr,
+                                               rplan, s, rt, error_data,
+                                               &values, &abs_sums));
     }
     if (error_data) {
       const int64_t m = AccumulationSteps(s.k, ProductsRounded(lt, rht, rt));

@@ -80,6 +80,12 @@ absl::StatusOr<std::vector<std::complex<double>>> LoadAsComplex(
 // switch it off to check that both give the same bits.
 void SetDotFastPathDisabledForTesting(bool disabled);
 bool DotFastPathDisabledForTesting();
+// The fast path's vector-matrix variant (m <= 16 lhs rows, bf16 / f16 / f32
+// rhs read in its own type, converted to double in registers; dot.cc):
+// tests and dot_benchmark switch it off to compare with the rhs packed as
+// doubles.
+void SetDotRhsCodesDisabledForTesting(bool disabled);
+bool DotRhsCodesDisabledForTesting();
 
 // ragged-dot and scaled-dot (ragged_scaled_dot.cc; semantics and sources
 // in its header comment). EvalDot dispatches to them.

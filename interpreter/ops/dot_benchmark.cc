@@ -14,6 +14,7 @@
 #include "absl/types/span.h"
 #include "benchmark/benchmark.h"
 #include "interpreter/evaluator.h"
+#include "interpreter/ops/dot.h"
 #include "interpreter/ops/peer_benchmark_util.h"
 #include "spec/ir/hlo_parser.h"
 #include "spec/types/literal.h"
@@ -127,8 +128,12 @@ Literal RandomBf16(std::vector<int64_t> dims, uint64_t seed) {
   return lit;
 }
 
+// Second argument 0: the rhs packed as doubles (SetDotRhsCodesDisabled-
+// ForTesting), the path before the vector-matrix variant, for comparison
+// in the same run; 1: the default.
 void BM_DotSkinnyBf16(benchmark::State& state) {
   const int64_t m = state.range(0), k = 2048, n = 16384;
+  SetDotRhsCodesDisabledForTesting(state.range(1) == 0);
   const std::string text = absl::StrCat(
       "HloModule m\nENTRY e {\n  a = bf16[", m, ",", k, "] parameter(0)\n",
       "  b = bf16[", k, ",", n, "] parameter(1)\n  ROOT d = f32[", m, ",", n,
@@ -137,8 +142,12 @@ void BM_DotSkinnyBf16(benchmark::State& state) {
   args.push_back(RandomBf16({m, k}, 5));
   args.push_back(RandomBf16({k, n}, 6));
   RunModule(state, text, args, static_cast<double>(m) * n * k);
+  SetDotRhsCodesDisabledForTesting(false);
 }
-BENCHMARK(BM_DotSkinnyBf16)->Arg(1)->Arg(8)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_DotSkinnyBf16)
+    ->ArgNames({"m", "codes"})
+    ->ArgsProduct({{1, 8, 16}, {0, 1}})
+    ->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace hloref

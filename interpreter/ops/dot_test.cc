@@ -16,6 +16,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "gtest/gtest.h"
+#include "interpreter/numerics.h"
 #include "interpreter/ops/accumulate_test_util.h"
 #include "interpreter/ops/exact_sum.h"
 #include "interpreter/ops/fast_round.h"
@@ -703,6 +704,134 @@ ENTRY e {
     for (int i = 0; i < 4; ++i) {
       EXPECT_EQ(std::signbit(d[i]), negative[sign < 0][i])
           << "b = " << sign << " row " << i;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace hloref
+
+namespace hloref {
+namespace {
+
+// The fast path's vector-matrix variant (m <= 16 lhs rows: the rhs packed
+// in its own type, bf16 / f16 / f32, converted to double in registers)
+// against the rhs packed as doubles and against the exact accumulator
+// alone: the same bits for m = 1, 2, 7, 8, 16, odd n, rhs layouts that are
+// contiguous [k][n], transposed [n][k], with the free dims split around the
+// contracting one, batched, and two contracting dims in another order;
+// f32 / bf16 / f16 operands and results; data with rounding midpoints,
+// cancellation to signed zeros, mixed magnitudes, subnormals of each type,
+// infinities and NaN. Operand values are doubles rounded to the operand
+// type (StoreDoubles), so every path sees the same operands.
+TEST(DotFastPath, RhsInItsOwnTypeAgreesBitForBit) {
+  testing_acc::Lcg rng(2024);
+  struct Layout {
+    const char* name;
+    // lhs dims, rhs dims, dimension numbers, result dims for m rows (k, n
+    // as given by the layout)
+    DotCase c;
+    std::vector<int64_t> out_dims;
+  };
+  auto layouts = [](int64_t m) {
+    return std::vector<Layout>{
+        {"[k][n]", {{m, 23}, {23, 37}, {}, {1}, {}, {0}}, {m, 37}},
+        {"[n][k]", {{m, 130}, {37, 130}, {}, {1}, {}, {1}}, {m, 37}},
+        {"[n1][k][n2]", {{m, 23}, {3, 23, 7}, {}, {1}, {}, {1}}, {m, 3, 7}},
+        {"batched", {{2, m, 23}, {2, 23, 5}, {0}, {2}, {0}, {1}}, {2, m, 5}},
+        {"two contracting",
+         {{m, 4, 9}, {9, 5, 4}, {}, {1, 2}, {}, {2, 0}},
+         {m, 5}},
+        // Contracting offsets 0, 1, 2, 3, 20, 21, ...: unit stride at
+        // first, not throughout.
+        {"[k1][n][k2]", {{m, 3, 4}, {3, 5, 4}, {}, {1, 2}, {}, {0, 2}}, {m, 5}},
+        {"k = 1", {{m, 1}, {1, 9}, {}, {1}, {}, {0}}, {m, 9}},
+    };
+  };
+  struct Types {
+    const char *lhs, *rhs;
+    PrimitiveType lt, rt;
+  };
+  const Types types[] = {
+      {"f32", "f32", PrimitiveType::kF32, PrimitiveType::kF32},
+      {"bf16", "bf16", PrimitiveType::kBF16, PrimitiveType::kBF16},
+      {"f16", "f16", PrimitiveType::kF16, PrimitiveType::kF16},
+      {"f32", "bf16", PrimitiveType::kF32, PrimitiveType::kBF16},
+      {"bf16", "f16", PrimitiveType::kBF16, PrimitiveType::kF16},
+  };
+  // 0x1p-24: f16's smallest subnormal; 1e-40: an f32 and bf16 subnormal.
+  const double specials[] = {0.0,   -0.0,   1.0,     -1.0,    0.5,
+                             3.0,   257.0,  1e30,    -1e30,   0x1p-24,
+                             1e-40, -1e-39, 65504.0, 0x1p-14, -0x1p-20};
+  int combo = 0;
+  for (int64_t m : {1, 2, 7, 8, 16}) {
+    for (const Layout& layout : layouts(m)) {
+      for (const Types& t : types) {
+        for (const char* out_type : {"f32", "bf16", "f16"}) {
+          const int kind = combo++ % 6;
+          auto values = [&](const std::vector<int64_t>& dims) {
+            int64_t count = 1;
+            for (int64_t d : dims) count *= d;
+            std::vector<double> v(static_cast<size_t>(count));
+            for (double& x : v) {
+              const uint32_t r = rng.Next();
+              switch (kind) {
+                case 0:  // small integers: sums on midpoints
+                  x = static_cast<double>(static_cast<int>(r % 9) - 4) *
+                      (r & 0x100 ? 256.0 : 1.0);
+                  break;
+                case 1:  // specials, subnormals of each type
+                  x = specials[r % 15];
+                  break;
+                case 2:  // random values of mixed scale
+                  x = static_cast<double>(static_cast<int32_t>(r)) *
+                      std::ldexp(1.0, static_cast<int>(r % 24) - 40);
+                  break;
+                case 3:  // mostly exact cancellation
+                  x = (r % 3 == 0) ? 1.0 : (r % 3 == 1 ? -1.0 : 0x1p-11);
+                  break;
+                case 4:  // signed zeros and ones: zero sums of both signs
+                  x = (r % 4 == 0) ? -0.0 : (r % 4 == 1 ? 0.0 : -1.0);
+                  break;
+                default:  // as 2, one infinity and one NaN
+                  x = static_cast<double>(static_cast<int32_t>(r)) * 0x1p-31;
+                  break;
+              }
+            }
+            if (kind == 5 && count > 3) {
+              v[1] = INFINITY;
+              v[static_cast<size_t>(count) - 2] = NAN;
+            }
+            return v;
+          };
+          absl::StatusOr<Literal> a = StoreDoubles(
+              Shape::Array(t.lt, layout.c.lhs_dims), values(layout.c.lhs_dims));
+          absl::StatusOr<Literal> b = StoreDoubles(
+              Shape::Array(t.rt, layout.c.rhs_dims), values(layout.c.rhs_dims));
+          ASSERT_TRUE(a.ok() && b.ok());
+          std::vector<Literal> args;
+          args.push_back(*std::move(a));
+          args.push_back(*std::move(b));
+          const std::string text =
+              DotModule(layout.c, t.lhs, t.rhs, out_type, layout.out_dims);
+          const Literal codes = RunHlo(text, args);
+          SetDotRhsCodesDisabledForTesting(true);
+          const Literal doubles = RunHlo(text, args);
+          SetDotRhsCodesDisabledForTesting(false);
+          SetDotFastPathDisabledForTesting(true);
+          const Literal exact = RunHlo(text, args);
+          SetDotFastPathDisabledForTesting(false);
+          const std::string where =
+              absl::StrCat("m ", m, " layout ", layout.name, " ", t.lhs, " x ",
+                           t.rhs, " -> ", out_type, " data kind ", kind);
+          EXPECT_TRUE(codes.BitwiseEquals(doubles))
+              << where << "\ncodes:   " << codes.ToString()
+              << "\ndoubles: " << doubles.ToString();
+          EXPECT_TRUE(codes.BitwiseEquals(exact))
+              << where << "\ncodes: " << codes.ToString()
+              << "\nexact: " << exact.ToString();
+        }
+      }
     }
   }
 }

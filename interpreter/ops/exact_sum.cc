@@ -1,10 +1,13 @@
 // ExactSum: long-accumulator summation with one final rounding.
 #include "interpreter/ops/exact_sum.h"
 
+#include <immintrin.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <type_traits>
 
 #include "interpreter/ops/fast_round.h"
 #include "spec/types/minifloat.h"
@@ -345,6 +348,281 @@ __attribute__((target_clones("avx2", "default"))) void TwoSum4Segment(
   st.s = s;
   st.c = c;
   st.a = a;
+}
+
+namespace {
+
+typedef float TwoSumF4 __attribute__((vector_size(16)));
+typedef uint32_t TwoSumU4 __attribute__((vector_size(16)));
+typedef int32_t TwoSumS4 __attribute__((vector_size(16)));
+typedef uint16_t TwoSumH4 __attribute__((vector_size(8)));
+
+// (Results through a pointer: returning a 32-byte vector from a function
+// compiled without AVX changes the ABI.)
+// Four 16-bit codes as the f32 values of bf16 codes: the upper half of an
+// f32 encoding.
+__attribute__((always_inline)) inline void WidenBf16(TwoSumH4 h,
+                                                     TwoSumV4* out) {
+  const TwoSumU4 u = __builtin_convertvector(h, TwoSumU4) << 16;
+  *out = __builtin_convertvector((TwoSumF4)u, TwoSumV4);
+}
+
+// Four f16 codes exactly as doubles: the exponent and fraction fields
+// moved to f32's positions (<< 13) give the value times 2^-112 for normal
+// and subnormal codes (f32's bias is 112 more; an f16 subnormal m 2^-24
+// lands on the f32 subnormal m 2^-136), so multiplying by 2^112 is exact;
+// an all-ones exponent (inf, NaN) becomes f32's all-ones exponent with the
+// fraction kept. The sign is or-ed back last.
+__attribute__((always_inline)) inline void WidenF16(TwoSumH4 h, TwoSumV4* out) {
+  const TwoSumU4 u = __builtin_convertvector(h, TwoSumU4);
+  const TwoSumU4 mag = (u & 0x7fffu) << 13;
+  const TwoSumU4 sign = (u & 0x8000u) << 16;
+  const TwoSumF4 scaled = (TwoSumF4)mag * 0x1p112f;
+  const TwoSumS4 special = (u & 0x7c00u) == 0x7c00u;  // all ones: -1
+  const TwoSumU4 bits = (((TwoSumU4)scaled & ~(TwoSumU4)special) |
+                         ((mag | 0x7f800000u) & (TwoSumU4)special)) |
+                        sign;
+  *out = __builtin_convertvector((TwoSumF4)bits, TwoSumV4);
+}
+
+__attribute__((always_inline)) inline void WidenF32(TwoSumF4 f, TwoSumV4* out) {
+  *out = __builtin_convertvector(f, TwoSumV4);
+}
+
+enum class Codes { kBf16, kF16, kF32 };
+
+// The loop of TwoSum4Segment with b read as four codes (Raw) and widened
+// to doubles.
+template <Codes kCodes, typename T, typename Raw>
+__attribute__((always_inline)) inline void TwoSum4Typed(TwoSum4& st,
+                                                        const double* x,
+                                                        const T* b, int64_t len,
+                                                        int64_t stride) {
+  const TwoSumI4 abs_mask = {INT64_MAX, INT64_MAX, INT64_MAX, INT64_MAX};
+  TwoSumV4 s = st.s, c = st.c, a = st.a;
+  for (int64_t t = 0; t < len; ++t) {
+    Raw raw;
+    __builtin_memcpy(&raw, b + t * stride, sizeof(raw));
+    TwoSumV4 bv;
+    if constexpr (kCodes == Codes::kBf16) {
+      WidenBf16(raw, &bv);
+    } else if constexpr (kCodes == Codes::kF16) {
+      WidenF16(raw, &bv);
+    } else {
+      WidenF32(raw, &bv);
+    }
+    const double xt = x[t];
+    const TwoSumV4 xv = {xt, xt, xt, xt};
+    const TwoSumV4 p = xv * bv;
+    const TwoSumV4 sum = s + p;
+    const TwoSumV4 z = sum - s;
+    const TwoSumV4 e = (s - (sum - z)) + (p - z);
+    s = sum;
+    c += e;
+    a += (TwoSumV4)((TwoSumI4)e & abs_mask);
+  }
+  st.s = s;
+  st.c = c;
+  st.a = a;
+}
+
+}  // namespace
+
+namespace {
+
+// Two chain groups side by side (their latencies overlap): group 0 takes
+// x0[t] * b0[t * stride + j], group 1 x1[t] * b1[t * stride + j], each
+// with the operations of TwoSum4Typed. kSameB / kSameX: b0 == b1 (two
+// lhs rows, one group of columns: one conversion) / x0 == x1 (one row,
+// two groups: one broadcast).
+template <Codes kCodes, typename T, typename Raw, bool kSameB, bool kSameX>
+__attribute__((always_inline)) inline void TwoSum4PairTyped(
+    TwoSum4& st0, TwoSum4& st1, const double* x0, const double* x1, const T* b0,
+    const T* b1, int64_t len, int64_t stride) {
+  const TwoSumI4 abs_mask = {INT64_MAX, INT64_MAX, INT64_MAX, INT64_MAX};
+  TwoSumV4 s0 = st0.s, c0 = st0.c, a0 = st0.a;
+  TwoSumV4 s1 = st1.s, c1 = st1.c, a1 = st1.a;
+  auto widen = [](const T* p, TwoSumV4* out) {
+    Raw raw;
+    __builtin_memcpy(&raw, p, sizeof(raw));
+    if constexpr (kCodes == Codes::kBf16) {
+      WidenBf16(raw, out);
+    } else if constexpr (kCodes == Codes::kF16) {
+      WidenF16(raw, out);
+    } else {
+      WidenF32(raw, out);
+    }
+  };
+  for (int64_t t = 0; t < len; ++t) {
+    TwoSumV4 bv0, bv1;
+    widen(b0 + t * stride, &bv0);
+    if constexpr (kSameB) {
+      bv1 = bv0;
+    } else {
+      widen(b1 + t * stride, &bv1);
+    }
+    const double xt0 = x0[t];
+    const double xt1 = kSameX ? xt0 : x1[t];
+    const TwoSumV4 xv0 = {xt0, xt0, xt0, xt0};
+    const TwoSumV4 xv1 = {xt1, xt1, xt1, xt1};
+    const TwoSumV4 p0 = xv0 * bv0;
+    const TwoSumV4 p1 = xv1 * bv1;
+    const TwoSumV4 sum0 = s0 + p0;
+    const TwoSumV4 sum1 = s1 + p1;
+    const TwoSumV4 z0 = sum0 - s0;
+    const TwoSumV4 z1 = sum1 - s1;
+    const TwoSumV4 e0 = (s0 - (sum0 - z0)) + (p0 - z0);
+    const TwoSumV4 e1 = (s1 - (sum1 - z1)) + (p1 - z1);
+    s0 = sum0;
+    s1 = sum1;
+    c0 += e0;
+    c1 += e1;
+    a0 += (TwoSumV4)((TwoSumI4)e0 & abs_mask);
+    a1 += (TwoSumV4)((TwoSumI4)e1 & abs_mask);
+  }
+  st0.s = s0;
+  st0.c = c0;
+  st0.a = a0;
+  st1.s = s1;
+  st1.c = c1;
+  st1.a = a1;
+}
+
+template <Codes kCodes, typename T, typename Raw>
+__attribute__((always_inline)) inline void TwoSum4PairDispatch(
+    TwoSum4& st0, TwoSum4& st1, const double* x0, const double* x1, const T* b0,
+    const T* b1, int64_t len, int64_t stride) {
+  if (b0 == b1) {
+    TwoSum4PairTyped<kCodes, T, Raw, true, false>(st0, st1, x0, x1, b0, b1, len,
+                                                  stride);
+  } else if (x0 == x1) {
+    TwoSum4PairTyped<kCodes, T, Raw, false, true>(st0, st1, x0, x1, b0, b1, len,
+                                                  stride);
+  } else {
+    TwoSum4PairTyped<kCodes, T, Raw, false, false>(st0, st1, x0, x1, b0, b1,
+                                                   len, stride);
+  }
+}
+
+// The same pair of chain groups for bf16 and f32 codes, compiled for AVX2
+// with the conversion written in intrinsics: GCC 12 lowers the generic
+// vectors' convertvector from 4 floats to 4 doubles to two 128-bit
+// vcvtps2pd and a vinsertf128 (11 instructions for a bf16 group where
+// these take 3). The two-sum itself is the generic vector code as above:
+// the same IEEE operations (no FMA: target avx2 does not enable it).
+template <Codes kCodes, typename T>
+__attribute__((target("avx2"), always_inline)) inline TwoSumV4 WidenAvx2(
+    const T* p) {
+  if constexpr (kCodes == Codes::kF32) {
+    return (TwoSumV4)_mm256_cvtps_pd(_mm_loadu_ps(p));
+  } else {
+    const __m128i h = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(p));
+    return (TwoSumV4)_mm256_cvtps_pd(
+        _mm_castsi128_ps(_mm_slli_epi32(_mm_cvtepu16_epi32(h), 16)));
+  }
+}
+
+template <Codes kCodes, typename T, bool kSameB, bool kSameX>
+__attribute__((target("avx2"))) void TwoSum4PairAvx2(
+    TwoSum4& st0, TwoSum4& st1, const double* x0, const double* x1, const T* b0,
+    const T* b1, int64_t len, int64_t stride) {
+  const TwoSumI4 abs_mask = {INT64_MAX, INT64_MAX, INT64_MAX, INT64_MAX};
+  TwoSumV4 s0 = st0.s, c0 = st0.c, a0 = st0.a;
+  TwoSumV4 s1 = st1.s, c1 = st1.c, a1 = st1.a;
+  for (int64_t t = 0; t < len; ++t) {
+    const TwoSumV4 bv0 = WidenAvx2<kCodes>(b0 + t * stride);
+    const TwoSumV4 bv1 = kSameB ? bv0 : WidenAvx2<kCodes>(b1 + t * stride);
+    const double xt0 = x0[t];
+    const double xt1 = kSameX ? xt0 : x1[t];
+    const TwoSumV4 xv0 = {xt0, xt0, xt0, xt0};
+    const TwoSumV4 xv1 = {xt1, xt1, xt1, xt1};
+    const TwoSumV4 p0 = xv0 * bv0;
+    const TwoSumV4 p1 = xv1 * bv1;
+    const TwoSumV4 sum0 = s0 + p0;
+    const TwoSumV4 sum1 = s1 + p1;
+    const TwoSumV4 z0 = sum0 - s0;
+    const TwoSumV4 z1 = sum1 - s1;
+    const TwoSumV4 e0 = (s0 - (sum0 - z0)) + (p0 - z0);
+    const TwoSumV4 e1 = (s1 - (sum1 - z1)) + (p1 - z1);
+    s0 = sum0;
+    s1 = sum1;
+    c0 += e0;
+    c1 += e1;
+    a0 += (TwoSumV4)((TwoSumI4)e0 & abs_mask);
+    a1 += (TwoSumV4)((TwoSumI4)e1 & abs_mask);
+  }
+  st0.s = s0;
+  st0.c = c0;
+  st0.a = a0;
+  st1.s = s1;
+  st1.c = c1;
+  st1.a = a1;
+}
+
+bool HasAvx2() {
+  static const bool has = __builtin_cpu_supports("avx2");
+  return has;
+}
+
+// TwoSum4PairDispatch on AVX2 machines, with TwoSum4PairAvx2.
+template <Codes kCodes, typename T, typename Raw>
+void TwoSum4PairSelect(TwoSum4& st0, TwoSum4& st1, const double* x0,
+                       const double* x1, const T* b0, const T* b1, int64_t len,
+                       int64_t stride) {
+  if (!HasAvx2()) {
+    TwoSum4PairDispatch<kCodes, T, Raw>(st0, st1, x0, x1, b0, b1, len, stride);
+  } else if (b0 == b1) {
+    TwoSum4PairAvx2<kCodes, T, true, false>(st0, st1, x0, x1, b0, b1, len,
+                                            stride);
+  } else if (x0 == x1) {
+    TwoSum4PairAvx2<kCodes, T, false, true>(st0, st1, x0, x1, b0, b1, len,
+                                            stride);
+  } else {
+    TwoSum4PairAvx2<kCodes, T, false, false>(st0, st1, x0, x1, b0, b1, len,
+                                             stride);
+  }
+}
+
+}  // namespace
+
+// Declared in fast_round.h.
+void TwoSum4PairSegmentBf16(TwoSum4& st0, TwoSum4& st1, const double* x0,
+                            const double* x1, const uint16_t* b0,
+                            const uint16_t* b1, int64_t len, int64_t stride) {
+  TwoSum4PairSelect<Codes::kBf16, uint16_t, TwoSumH4>(st0, st1, x0, x1, b0, b1,
+                                                      len, stride);
+}
+
+__attribute__((target_clones("avx2", "default"))) void TwoSum4PairSegmentF16(
+    TwoSum4& st0, TwoSum4& st1, const double* x0, const double* x1,
+    const uint16_t* b0, const uint16_t* b1, int64_t len, int64_t stride) {
+  TwoSum4PairDispatch<Codes::kF16, uint16_t, TwoSumH4>(st0, st1, x0, x1, b0, b1,
+                                                       len, stride);
+}
+
+void TwoSum4PairSegmentF32(TwoSum4& st0, TwoSum4& st1, const double* x0,
+                           const double* x1, const float* b0, const float* b1,
+                           int64_t len, int64_t stride) {
+  TwoSum4PairSelect<Codes::kF32, float, TwoSumF4>(st0, st1, x0, x1, b0, b1, len,
+                                                  stride);
+}
+
+// Declared in fast_round.h.
+__attribute__((target_clones("avx2", "default"))) void TwoSum4SegmentBf16(
+    TwoSum4& st, const double* x, const uint16_t* b, int64_t len,
+    int64_t stride) {
+  TwoSum4Typed<Codes::kBf16, uint16_t, TwoSumH4>(st, x, b, len, stride);
+}
+
+__attribute__((target_clones("avx2", "default"))) void TwoSum4SegmentF16(
+    TwoSum4& st, const double* x, const uint16_t* b, int64_t len,
+    int64_t stride) {
+  TwoSum4Typed<Codes::kF16, uint16_t, TwoSumH4>(st, x, b, len, stride);
+}
+
+__attribute__((target_clones("avx2", "default"))) void TwoSum4SegmentF32(
+    TwoSum4& st, const double* x, const float* b, int64_t len, int64_t stride) {
+  TwoSum4Typed<Codes::kF32, float, TwoSumF4>(st, x, b, len, stride);
 }
 
 }  // namespace hloref

@@ -133,6 +133,33 @@ struct TwoSum4 {
 void TwoSum4Segment(TwoSum4& st, const double* x, const double* b, int64_t len,
                     int64_t stride);
 
+// TwoSum4Segment with b in its own storage type (bf16 or f16 codes, or
+// f32), converted to double in registers, exactly (bf16 -> f32 is a
+// 16-bit shift, f16 -> f32 rescales the encoding, f32 -> f64 is exact): the
+// terms, and so the chains, are those TwoSum4Segment gives on b converted
+// to doubles. dot packs a vector-matrix product's rhs (the weights) in its
+// own type for these instead of as doubles.
+void TwoSum4SegmentBf16(TwoSum4& st, const double* x, const uint16_t* b,
+                        int64_t len, int64_t stride);
+void TwoSum4SegmentF16(TwoSum4& st, const double* x, const uint16_t* b,
+                       int64_t len, int64_t stride);
+void TwoSum4SegmentF32(TwoSum4& st, const double* x, const float* b,
+                       int64_t len, int64_t stride);
+
+// Two of those side by side (their latencies overlap): st0 takes
+// x0[t] * b0[t * stride + j], st1 x1[t] * b1[t * stride + j], each chain
+// with the same operations as alone. b0 == b1 (two lhs rows on one group
+// of columns) converts once.
+void TwoSum4PairSegmentBf16(TwoSum4& st0, TwoSum4& st1, const double* x0,
+                            const double* x1, const uint16_t* b0,
+                            const uint16_t* b1, int64_t len, int64_t stride);
+void TwoSum4PairSegmentF16(TwoSum4& st0, TwoSum4& st1, const double* x0,
+                           const double* x1, const uint16_t* b0,
+                           const uint16_t* b1, int64_t len, int64_t stride);
+void TwoSum4PairSegmentF32(TwoSum4& st0, TwoSum4& st1, const double* x0,
+                           const double* x1, const float* b0, const float* b1,
+                           int64_t len, int64_t stride);
+
 // Writes lanes [0, n) of a chain state to s[], c[], a[].
 inline void TwoSum4Store(const TwoSum4& st, int64_t n, double* s, double* c,
                          double* a) {
