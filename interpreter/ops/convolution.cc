@@ -318,99 +318,94 @@ absl::Status RealConv(const HloInstruction& inst, EvalContext& ctx,
     std::vector<double> sums, comps, abss;
   };
   std::vector<Worker> state(static_cast<size_t>(workers));
-  absl::Status status;
-  ParallelFor(workers, tasks, [&](int64_t task, int wk) {
-    if (wk == 0) {
-      // The calling thread watches the deadline for everyone.
-      absl::Status st = ctx.CheckDeadline(inst);
-      if (!st.ok()) {
-        status = st;
-        return false;
-      }
-    }
-    Worker& me = state[static_cast<size_t>(wk)];
-    const int64_t b = task / (nblocks * chunks);
-    const int64_t block = (task / chunks) % nblocks;
-    const int64_t s0 = (task % chunks) * chunk;
-    const int64_t s1 = std::min(p.out_spatial, s0 + chunk);
-    const int64_t o0 = blocks[block].first;
-    const int64_t cols = blocks[block].second;
-    // Seed: output features are split into consecutive groups; feature
-    // group g reads input features [g*Cg, (g+1)*Cg), batch group h reads
-    // input batch h*out_batch + b. A block lies in one of each.
-    const int64_t fgroup = o0 / p.out_per_fgroup;
-    const int64_t bgroup = o0 / p.out_per_bgroup;
-    const int64_t in_b = bgroup * p.out_batch + b;
-    const double* xb = x.data() + in_b * p.in_spatial * p.in_features +
-                       fgroup * p.group_features;
-    const double* bblock = bt.data() + block * kt * nb;
-    me.sums.resize(static_cast<size_t>(nb));
-    me.comps.resize(static_cast<size_t>(nb));
-    me.abss.resize(static_cast<size_t>(nb));
-    double* ss = me.sums.data();
-    double* cs = me.comps.data();
-    double* as = me.abss.data();
-    for (int64_t sp = s0; sp < s1; ++sp) {
-      const std::pair<int64_t, int64_t>* begin =
-          p.pairs.data() + p.pair_start[sp];
-      const std::pair<int64_t, int64_t>* end =
-          p.pairs.data() + p.pair_start[sp + 1];
-      const int64_t terms = (end - begin) * cg;
-      const bool try_fast = fast && terms > 0 && terms < (int64_t{1} << 20);
-      if (try_fast) {
-        // Four output features at a time in registers; the block's kernel
-        // is zero-padded to a multiple of four features.
-        for (int64_t j0 = 0; j0 < cols; j0 += 4) {
-          TwoSum4 st;
-          for (auto* q = begin; q != end; ++q) {
-            TwoSum4Segment(st, xb + q->first * p.in_features,
-                           bblock + q->second * cg * nb + j0, cg, nb);
-          }
-          TwoSum4Store(st, std::min<int64_t>(4, cols - j0), ss + j0, cs + j0,
-                       as + j0);
-        }
-      }
-      const int64_t base = b * p.out_batch_stride + p.out_spatial_offset[sp];
-      for (int64_t jj = 0; jj < cols; ++jj) {
-        const int64_t o = o0 + jj;
-        const int64_t out = base + o * p.out_feature_stride;
-        if (try_fast) {
-          const double r =
-              VerifiedRound(ss[jj], cs[jj], as[jj], terms, rounding);
-          if (!std::isnan(r)) {
-            (*values)[out] = r;
-            continue;
-          }
-        }
-        const double* wo = w.data() + o * kt;
-        me.acc.Clear();
-        for (auto* q = begin; q != end; ++q) {
-          const double* xs = xb + q->first * p.in_features;
-          const double* ws = wo + q->second * cg;
-          if constexpr (kExact) {
-            me.acc.AddExactProducts(xs, ws, cg);
-          } else {
-            for (int64_t c = 0; c < cg; ++c) me.acc.AddProduct(xs[c], ws[c]);
-          }
-        }
-        (*values)[out] = me.acc.Round(precision, emin);
-        if (error_data) {
-          me.abs_acc.Clear();
-          for (auto* q = begin; q != end; ++q) {
-            const double* xs = xb + q->first * p.in_features;
-            const double* ws = wo + q->second * cg;
-            for (int64_t c = 0; c < cg; ++c) {
-              AddProductTo<kExact>(me.abs_acc, std::fabs(xs[c]),
-                                   std::fabs(ws[c]));
+  absl::Status status = ParallelForChecked(
+      workers, tasks, [&] { return ctx.CheckDeadline(inst); },
+      [&](int64_t task, int wk) {
+        Worker& me = state[static_cast<size_t>(wk)];
+        const int64_t b = task / (nblocks * chunks);
+        const int64_t block = (task / chunks) % nblocks;
+        const int64_t s0 = (task % chunks) * chunk;
+        const int64_t s1 = std::min(p.out_spatial, s0 + chunk);
+        const int64_t o0 = blocks[block].first;
+        const int64_t cols = blocks[block].second;
+        // Seed: output features are split into consecutive groups; feature
+        // group g reads input features [g*Cg, (g+1)*Cg), batch group h reads
+        // input batch h*out_batch + b. A block lies in one of each.
+        const int64_t fgroup = o0 / p.out_per_fgroup;
+        const int64_t bgroup = o0 / p.out_per_bgroup;
+        const int64_t in_b = bgroup * p.out_batch + b;
+        const double* xb = x.data() + in_b * p.in_spatial * p.in_features +
+                           fgroup * p.group_features;
+        const double* bblock = bt.data() + block * kt * nb;
+        me.sums.resize(static_cast<size_t>(nb));
+        me.comps.resize(static_cast<size_t>(nb));
+        me.abss.resize(static_cast<size_t>(nb));
+        double* ss = me.sums.data();
+        double* cs = me.comps.data();
+        double* as = me.abss.data();
+        for (int64_t sp = s0; sp < s1; ++sp) {
+          const std::pair<int64_t, int64_t>* begin =
+              p.pairs.data() + p.pair_start[sp];
+          const std::pair<int64_t, int64_t>* end =
+              p.pairs.data() + p.pair_start[sp + 1];
+          const int64_t terms = (end - begin) * cg;
+          const bool try_fast = fast && terms > 0 && terms < (int64_t{1} << 20);
+          if (try_fast) {
+            // Four output features at a time in registers; the block's kernel
+            // is zero-padded to a multiple of four features.
+            for (int64_t j0 = 0; j0 < cols; j0 += 4) {
+              TwoSum4 st;
+              for (auto* q = begin; q != end; ++q) {
+                TwoSum4Segment(st, xb + q->first * p.in_features,
+                               bblock + q->second * cg * nb + j0, cg, nb);
+              }
+              TwoSum4Store(st, std::min<int64_t>(4, cols - j0), ss + j0,
+                           cs + j0, as + j0);
             }
           }
-          ctx.SetErrorData(0, out, me.abs_acc.RoundUpToDouble(),
-                           AccumulationSteps(terms, rounded));
+          const int64_t base =
+              b * p.out_batch_stride + p.out_spatial_offset[sp];
+          for (int64_t jj = 0; jj < cols; ++jj) {
+            const int64_t o = o0 + jj;
+            const int64_t out = base + o * p.out_feature_stride;
+            if (try_fast) {
+              const double r =
+                  VerifiedRound(ss[jj], cs[jj], as[jj], terms, rounding);
+              if (!std::isnan(r)) {
+                (*values)[out] = r;
+                continue;
+              }
+            }
+            const double* wo = w.data() + o * kt;
+            me.acc.Clear();
+            for (auto* q = begin; q != end; ++q) {
+              const double* xs = xb + q->first * p.in_features;
+              const double* ws = wo + q->second * cg;
+              if constexpr (kExact) {
+                me.acc.AddExactProducts(xs, ws, cg);
+              } else {
+                for (int64_t c = 0; c < cg; ++c)
+                  me.acc.AddProduct(xs[c], ws[c]);
+              }
+            }
+            (*values)[out] = me.acc.Round(precision, emin);
+            if (error_data) {
+              me.abs_acc.Clear();
+              for (auto* q = begin; q != end; ++q) {
+                const double* xs = xb + q->first * p.in_features;
+                const double* ws = wo + q->second * cg;
+                for (int64_t c = 0; c < cg; ++c) {
+                  AddProductTo<kExact>(me.abs_acc, std::fabs(xs[c]),
+                                       std::fabs(ws[c]));
+                }
+              }
+              ctx.SetErrorData(0, out, me.abs_acc.RoundUpToDouble(),
+                               AccumulationSteps(terms, rounded));
+            }
+          }
         }
-      }
-    }
-    return true;
-  });
+        return true;
+      });
   return status;
 }
 

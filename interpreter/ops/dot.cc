@@ -455,101 +455,94 @@ absl::Status RealKernel(const HloInstruction& inst, EvalContext& ctx,
   };
   const FastRounding rounding{precision, emin, MaxFinite(format)};
   std::vector<Worker> state(static_cast<size_t>(workers));
-  absl::Status status;
-  ParallelFor(workers, tasks, [&](int64_t task, int w) {
-    if (w == 0) {
-      // The calling thread watches the deadline for everyone.
-      absl::Status st = ctx.CheckDeadline(inst);
-      if (!st.ok()) {
-        status = st;
-        return false;
-      }
-    }
-    Worker& me = state[static_cast<size_t>(w)];
-    const int64_t b = task / blocks;
-    const int64_t j0 = (task % blocks) * nb;
-    const int64_t cols = std::min(nb, s.n - j0);
-    me.block.resize(static_cast<size_t>(nb * s.k));
-    if (!fast) packer(b, j0, cols, me.block.data(), /*kmajor=*/false, nb);
-    if (fast) {
-      // k-major for the two-sum loop; a column is gathered into `block`
-      // only when it needs the exact accumulator.
-      const int64_t rows = use_codes ? s.m : 1;
-      me.sums.resize(static_cast<size_t>(rows * nb));
-      me.comps.resize(static_cast<size_t>(rows * nb));
-      me.abss.resize(static_cast<size_t>(rows * nb));
-      if (use_codes) {
-        me.code_block.resize(static_cast<size_t>(
-            nb / 4 * CodesGroupStride(s.k, codes->bytes) * codes->bytes));
-        if (codes->bytes == 4) {
-          PackCodes(reinterpret_cast<const uint32_t*>(codes->data), *codes,
-                    rplan, s.k, b, j0, cols,
-                    reinterpret_cast<uint32_t*>(me.code_block.data()));
-        } else {
-          PackCodes(reinterpret_cast<const uint16_t*>(codes->data), *codes,
-                    rplan, s.k, b, j0, cols,
-                    reinterpret_cast<uint16_t*>(me.code_block.data()));
-        }
-        TwoSumCodesBlock(*codes, l.data() + b * s.m * s.k, s.m,
-                         me.code_block.data(), s.k, nb, cols, me.sums.data(),
-                         me.comps.data(), me.abss.data());
-      } else {
-        me.bt.resize(static_cast<size_t>(nb * s.k));
-        packer(b, j0, cols, me.bt.data(), /*kmajor=*/true, nb);
-      }
-    }
-    for (int64_t i = 0; i < s.m; ++i) {
-      const double* lrow = l.data() + (b * s.m + i) * s.k;
-      int64_t out = (b * s.m + i) * s.n + j0;
-      // Row i's s, c, A (the codes path computed every row's above).
-      const int64_t row = use_codes ? i * nb : 0;
-      if (fast && !use_codes) {
-        TwoSumBlock(lrow, me.bt.data(), s.k, nb, cols, me.sums.data(),
-                    me.comps.data(), me.abss.data());
-      }
-      for (int64_t jj = 0; jj < cols; ++jj, ++out) {
-        const double* rrow = me.block.data() + jj * s.k;
+  absl::Status status = ParallelForChecked(
+      workers, tasks, [&] { return ctx.CheckDeadline(inst); },
+      [&](int64_t task, int w) {
+        Worker& me = state[static_cast<size_t>(w)];
+        const int64_t b = task / blocks;
+        const int64_t j0 = (task % blocks) * nb;
+        const int64_t cols = std::min(nb, s.n - j0);
+        me.block.resize(static_cast<size_t>(nb * s.k));
+        if (!fast) packer(b, j0, cols, me.block.data(), /*kmajor=*/false, nb);
         if (fast) {
-          const double r =
-              DotFastPathDisabledForTesting()
-                  ? std::numeric_limits<double>::quiet_NaN()
-                  : VerifiedRound(me.sums[row + jj], me.comps[row + jj],
-                                  me.abss[row + jj], s.k, rounding);
-          if (!std::isnan(r)) {
-            (*values)[out] = r;
-            continue;
-          }
-          double* col = me.block.data() + jj * s.k;
+          // k-major for the two-sum loop; a column is gathered into `block`
+          // only when it needs the exact accumulator.
+          const int64_t rows = use_codes ? s.m : 1;
+          me.sums.resize(static_cast<size_t>(rows * nb));
+          me.comps.resize(static_cast<size_t>(rows * nb));
+          me.abss.resize(static_cast<size_t>(rows * nb));
           if (use_codes) {
-            packer(b, j0 + jj, 1, col, /*kmajor=*/false, 1);
-          } else {
-            for (int64_t t = 0; t < s.k; ++t) col[t] = me.bt[t * nb + jj];
-          }
-        }
-        me.acc.Clear();
-        if constexpr (kExactInDouble) {
-          me.acc.AddExactProducts(lrow, rrow, s.k);
-        } else {
-          for (int64_t k = 0; k < s.k; ++k) {
-            me.acc.AddProduct(lrow[k], rrow[k]);
-          }
-        }
-        (*values)[out] = me.acc.Round(precision, emin);
-        if (error_data) {
-          me.abs_acc.Clear();
-          for (int64_t k = 0; k < s.k; ++k) {
-            if constexpr (kExactInDouble) {
-              me.abs_acc.Add(std::fabs(lrow[k] * rrow[k]));
+            me.code_block.resize(static_cast<size_t>(
+                nb / 4 * CodesGroupStride(s.k, codes->bytes) * codes->bytes));
+            if (codes->bytes == 4) {
+              PackCodes(reinterpret_cast<const uint32_t*>(codes->data), *codes,
+                        rplan, s.k, b, j0, cols,
+                        reinterpret_cast<uint32_t*>(me.code_block.data()));
             } else {
-              me.abs_acc.AddProduct(std::fabs(lrow[k]), std::fabs(rrow[k]));
+              PackCodes(reinterpret_cast<const uint16_t*>(codes->data), *codes,
+                        rplan, s.k, b, j0, cols,
+                        reinterpret_cast<uint16_t*>(me.code_block.data()));
+            }
+            TwoSumCodesBlock(*codes, l.data() + b * s.m * s.k, s.m,
+                             me.code_block.data(), s.k, nb, cols,
+                             me.sums.data(), me.comps.data(), me.abss.data());
+          } else {
+            me.bt.resize(static_cast<size_t>(nb * s.k));
+            packer(b, j0, cols, me.bt.data(), /*kmajor=*/true, nb);
+          }
+        }
+        for (int64_t i = 0; i < s.m; ++i) {
+          const double* lrow = l.data() + (b * s.m + i) * s.k;
+          int64_t out = (b * s.m + i) * s.n + j0;
+          // Row i's s, c, A (the codes path computed every row's above).
+          const int64_t row = use_codes ? i * nb : 0;
+          if (fast && !use_codes) {
+            TwoSumBlock(lrow, me.bt.data(), s.k, nb, cols, me.sums.data(),
+                        me.comps.data(), me.abss.data());
+          }
+          for (int64_t jj = 0; jj < cols; ++jj, ++out) {
+            const double* rrow = me.block.data() + jj * s.k;
+            if (fast) {
+              const double r =
+                  DotFastPathDisabledForTesting()
+                      ? std::numeric_limits<double>::quiet_NaN()
+                      : VerifiedRound(me.sums[row + jj], me.comps[row + jj],
+                                      me.abss[row + jj], s.k, rounding);
+              if (!std::isnan(r)) {
+                (*values)[out] = r;
+                continue;
+              }
+              double* col = me.block.data() + jj * s.k;
+              if (use_codes) {
+                packer(b, j0 + jj, 1, col, /*kmajor=*/false, 1);
+              } else {
+                for (int64_t t = 0; t < s.k; ++t) col[t] = me.bt[t * nb + jj];
+              }
+            }
+            me.acc.Clear();
+            if constexpr (kExactInDouble) {
+              me.acc.AddExactProducts(lrow, rrow, s.k);
+            } else {
+              for (int64_t k = 0; k < s.k; ++k) {
+                me.acc.AddProduct(lrow[k], rrow[k]);
+              }
+            }
+            (*values)[out] = me.acc.Round(precision, emin);
+            if (error_data) {
+              me.abs_acc.Clear();
+              for (int64_t k = 0; k < s.k; ++k) {
+                if constexpr (kExactInDouble) {
+                  me.abs_acc.Add(std::fabs(lrow[k] * rrow[k]));
+                } else {
+                  me.abs_acc.AddProduct(std::fabs(lrow[k]), std::fabs(rrow[k]));
+                }
+              }
+              (*abs_sums)[out] = me.abs_acc.RoundUpToDouble();
             }
           }
-          (*abs_sums)[out] = me.abs_acc.RoundUpToDouble();
         }
-      }
-    }
-    return true;
-  });
+        return true;
+      });
   return status;
 }
 

@@ -11,6 +11,8 @@
 #include <thread>
 #include <vector>
 
+#include "absl/status/status.h"
+
 namespace hloref {
 
 // The number of worker threads `threads` asks for (0: the cores).
@@ -46,6 +48,23 @@ void ParallelFor(int threads, int64_t tasks, Fn&& fn) {
   for (int w = 1; w < workers; ++w) pool.emplace_back(work, w);
   work(0);
   for (std::thread& t : pool) t.join();
+}
+
+// ParallelFor whose calling thread (worker 0) runs `check` (the
+// instruction's deadline) before each of its tasks: the first error stops
+// the remaining tasks and is returned. `fn` returns true to go on.
+template <typename Check, typename Fn>
+absl::Status ParallelForChecked(int threads, int64_t tasks, Check&& check,
+                                Fn&& fn) {
+  absl::Status status;
+  ParallelFor(threads, tasks, [&](int64_t task, int worker) {
+    if (worker == 0) {
+      status = check();
+      if (!status.ok()) return false;
+    }
+    return fn(task, worker);
+  });
+  return status;
 }
 
 }  // namespace hloref

@@ -657,33 +657,27 @@ absl::StatusOr<Literal> EvalReduceOp(const HloInstruction& inst,
       std::vector<int64_t> offsets;
     };
     std::vector<Worker> state(static_cast<size_t>(workers));
-    absl::Status status;
-    ParallelFor(workers, tasks, [&](int64_t task, int w) {
-      if (w == 0) {
-        absl::Status st = ctx.CheckDeadline(inst);
-        if (!st.ok()) {
-          status = st;
-          return false;
-        }
-      }
-      Worker& me = state[static_cast<size_t>(w)];
-      const int64_t end = std::min(outputs, (task + 1) * chunk);
-      for (int64_t i = task * chunk; i < end; ++i) {
-        if (!kept_padding.empty() && kept_padding[static_cast<size_t>(i)]) {
-          continue;
-        }
-        if (kept_off[static_cast<size_t>(i)] == 0) {
-          folder.FoldOn(i, red_off, me.sum);
-          continue;
-        }
-        me.offsets.resize(red_off.size());
-        for (size_t r = 0; r < red_off.size(); ++r) {
-          me.offsets[r] = kept_off[static_cast<size_t>(i)] + red_off[r];
-        }
-        folder.FoldOn(i, me.offsets, me.sum);
-      }
-      return true;
-    });
+    absl::Status status = ParallelForChecked(
+        workers, tasks, [&] { return ctx.CheckDeadline(inst); },
+        [&](int64_t task, int w) {
+          Worker& me = state[static_cast<size_t>(w)];
+          const int64_t end = std::min(outputs, (task + 1) * chunk);
+          for (int64_t i = task * chunk; i < end; ++i) {
+            if (!kept_padding.empty() && kept_padding[static_cast<size_t>(i)]) {
+              continue;
+            }
+            if (kept_off[static_cast<size_t>(i)] == 0) {
+              folder.FoldOn(i, red_off, me.sum);
+              continue;
+            }
+            me.offsets.resize(red_off.size());
+            for (size_t r = 0; r < red_off.size(); ++r) {
+              me.offsets[r] = kept_off[static_cast<size_t>(i)] + red_off[r];
+            }
+            folder.FoldOn(i, me.offsets, me.sum);
+          }
+          return true;
+        });
     HLOREF_RETURN_IF_ERROR(status);
     return FinishReduce(inst, shape, kept, sizes, folder, ctx);
   }
