@@ -60,7 +60,7 @@ TEST(FuzzRegression, LiteralReproducers) {
   RunAll("literal", FuzzLiteralText, 2);
 }
 
-TEST(FuzzRegression, NpyReproducers) { RunAll("npy", FuzzNpyBytes, 0); }
+TEST(FuzzRegression, NpyReproducers) { RunAll("npy", FuzzNpyBytes, 1); }
 
 }  // namespace
 }  // namespace hloref
