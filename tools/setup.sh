@@ -6,7 +6,9 @@
 # Idempotent: packages already present are no-ops, and an up-to-date .venv/
 # costs one file comparison. Needs root (or sudo) for the Debian part.
 # HLOREF_NO_VENV=1 skips the virtual environment; HLOREF_NO_BENCH_PEERS=1
-# skips the benchmark-only peers (oneDNN, OpenBLAS).
+# skips the benchmark-only peers (oneDNN, OpenBLAS); HLOREF_FUZZ_TOOLS=1
+# adds clang-19 and libclang-rt-19-dev for the libFuzzer build
+# (docs/fuzzing.md; nothing else needs them, so they are opt-in).
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 
@@ -59,6 +61,30 @@ else
     fi
   else
     echo "setup: benchmark peers present (${BENCH_PEERS[*]})"
+  fi
+fi
+
+# Fuzz-only tools (docs/fuzzing.md): clang 19 and its runtime libraries
+# (libFuzzer, ASan, UBSan) for -DHLOREF_FUZZ=ON. Opt-in: the default build
+# and CI's normal path never use them; a failure only warns.
+FUZZ_TOOLS=(clang-19 libclang-rt-19-dev)
+if [ "${HLOREF_FUZZ_TOOLS:-0}" != "0" ]; then
+  missing_fuzz=()
+  for p in "${FUZZ_TOOLS[@]}"; do
+    if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+      missing_fuzz+=("$p")
+    fi
+  done
+  if [ "${#missing_fuzz[@]}" -gt 0 ]; then
+    echo "setup: installing fuzz tools ${missing_fuzz[*]}"
+    if ! { $SUDO apt-get update -qq &&
+      DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq \
+        --no-install-recommends "${missing_fuzz[@]}"; }; then
+      echo "setup: WARNING: could not install ${missing_fuzz[*]}: the fuzz" \
+        "targets (-DHLOREF_FUZZ=ON) cannot be built" >&2
+    fi
+  else
+    echo "setup: fuzz tools present (${FUZZ_TOOLS[*]})"
   fi
 fi
 

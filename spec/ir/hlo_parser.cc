@@ -793,9 +793,16 @@ absl::Status Parser::ParseArrayLevel(Literal* lit, int64_t dim, int64_t base) {
   HLOREF_DEPTH_GUARD();
   const Shape& shape = lit->shape();
   const int64_t n = shape.dimensions(dim);
+  // The product overflows only when another dimension is 0 (a shape with
+  // elements is at most max_literal_bytes, checked before): then no element
+  // is ever written and the stride does not matter (a fuzzer finding:
+  // f16[0, 655065409, 3, 65506540906540, 3] {...} overflowed int64).
   int64_t stride = 1;
   for (int64_t d = dim + 1; d < shape.rank(); ++d) {
-    stride *= shape.dimensions(d);
+    if (__builtin_mul_overflow(stride, shape.dimensions(d), &stride)) {
+      stride = 0;
+      break;
+    }
   }
   const Token open = tok_;
   HLOREF_RETURN_IF_ERROR(Expect(
@@ -913,6 +920,25 @@ absl::Status Parser::ParseLiteralValue(const Shape& shape, Literal* out) {
   HLOREF_RETURN_IF_ERROR(CheckLiteralSize(shape));
   const bool elided = shape.rank() != 0 && Is(TokKind::kLbrace) &&
                       PeekNext().kind == TokKind::kDots;
+  if (!elided && shape.rank() != 0 && shape.is_static() &&
+      Is(TokKind::kLbrace)) {
+    // Every element written takes at least one character, so a shape with
+    // more elements than the rest of the text has characters is refused
+    // before its storage is allocated (an 80-byte text naming a 7 GB shape
+    // made the parser allocate and zero 7 GB, found by fuzzing).
+    const uint64_t room = lex_.text().size() - tok_.start;
+    uint64_t count = 1;
+    for (int64_t d : shape.dimensions()) {
+      const uint64_t n = static_cast<uint64_t>(d);
+      count = (n != 0 && count > room / n) ? room + 1 : count * n;
+    }
+    if (count > room) {
+      return ErrorHere(
+          absl::StrCat("the literal of shape ", shape.ToString(false),
+                       " has more elements than the ", room,
+                       " characters of text that follow can hold"));
+    }
+  }
   // An elided literal's storage is never read (see the tuple case above).
   Literal lit = elided ? Literal::Uninitialized(shape) : Literal(shape);
   if (shape.rank() == 0) {
@@ -2933,15 +2959,15 @@ absl::StatusOr<Shape> ParseShape(absl::string_view text) {
   return parser.ParseShapeOnly();
 }
 
-absl::StatusOr<Literal> ParseLiteral(absl::string_view text) {
-  ParseOptions options;
+absl::StatusOr<Literal> ParseLiteral(absl::string_view text,
+                                     const ParseOptions& options) {
   Parser parser(text, options);
   return parser.ParseLiteralOnly();
 }
 
 absl::StatusOr<Literal> ParseLiteralWithShape(const Shape& shape,
-                                              absl::string_view text) {
-  ParseOptions options;
+                                              absl::string_view text,
+                                              const ParseOptions& options) {
   Parser parser(text, options);
   return parser.ParseLiteralForShape(shape);
 }

@@ -62,11 +62,14 @@ absl::StatusOr<std::unique_ptr<HloModule>> ParseHloModuleFile(
 // `f32[2,3]{1,0}`, `(f32[], token[])`.
 absl::StatusOr<Shape> ParseShape(absl::string_view text);
 // A literal with its shape: `f32[2] {1, 2}`, `(f32[], s32[]) (1, 2)`,
-// `pred[] true`.
-absl::StatusOr<Literal> ParseLiteral(absl::string_view text);
+// `pred[] true`. options.max_literal_bytes limits what is allocated, as
+// for a module's constants.
+absl::StatusOr<Literal> ParseLiteral(absl::string_view text,
+                                     const ParseOptions& options = {});
 // A literal value without shape, for a known shape: `{1, 2}`.
 absl::StatusOr<Literal> ParseLiteralWithShape(const Shape& shape,
-                                              absl::string_view text);
+                                              absl::string_view text,
+                                              const ParseOptions& options = {});
 
 }  // namespace hloref
 

@@ -968,6 +968,11 @@ TEST(HloParserErrorTest, LocatedMessages) {
        "too many elements"},
       {"ENTRY e {\n  ROOT c = s32[3] constant({1, 2})\n}", "2:28",
        "has 3 elements but the literal gives 2"},
+      // Refused before the 4 GB of storage are allocated (a fuzzer finding:
+      // spec/ir/testdata/fuzz_regressions/literal/huge_shape_short_text).
+      // From the '{' on, the text is `{1, 2})\n}`: 9 characters.
+      {"ENTRY e {\n  ROOT c = f32[1000000000] constant({1, 2})\n}", "2:37",
+       "has more elements than the 9 characters of text that follow"},
       {"ENTRY e {\n  p = f32[2] parameter(0)\n  ROOT r = f32[2] "
        "negate(p), index=1\n}",
        "3:30", "attribute 'index' is not valid on 'negate'"},
@@ -1186,6 +1191,28 @@ TEST(ParseShapeTest, Forms) {
   EXPECT_FALSE(ParseShape("tuple[]").ok());
   EXPECT_FALSE(ParseShape("f32[2] extra").ok());
   EXPECT_FALSE(ParseShape("f33[2]").ok());
+}
+
+// ParseLiteral honours ParseOptions::max_literal_bytes (the fuzz entries
+// run with 16 MiB). A scalar for an array sets element 0 only, so this short
+// text legitimately names a 100 MB literal: the limit refuses it by name.
+TEST(ParseLiteralTest, OptionsLimitTheBytesAllocated) {
+  ParseOptions options;
+  options.max_literal_bytes = int64_t{1} << 20;
+  auto l = ParseLiteral("pred[100000000] 1", options);
+  ASSERT_FALSE(l.ok());
+  EXPECT_THAT(l.status().message(),
+              HasSubstr("needs 100000000 bytes, more than the limit of "
+                        "1048576 bytes (raise it with --max-bytes=BYTES)"));
+  l = ParseLiteral("pred[1000] 1", options);
+  ASSERT_TRUE(l.ok()) << l.status();
+  EXPECT_EQ(l->element_count(), 1000);
+  // Braces with fewer characters than the shape's elements: refused before
+  // any allocation, whatever the limit.
+  l = ParseLiteral("f32[1000000000]{0} {1}");
+  ASSERT_FALSE(l.ok());
+  EXPECT_THAT(l.status().message(),
+              HasSubstr("has more elements than the 3 characters of text"));
 }
 
 TEST(ParseLiteralTest, IntegersAreRangeChecked) {

@@ -108,8 +108,11 @@ struct PyValue {
   std::string str;
   int64_t integer = 0;
   bool boolean = false;
-  std::vector<PyValue> items;                            // tuple, list
-  std::vector<std::pair<std::string, PyValue>> entries;  // dict
+  // Tuple and list elements; a dict's values, with their keys in `keys`
+  // (a vector of std::pair<std::string, PyValue> would need PyValue
+  // complete here: clang with libstdc++ refuses it).
+  std::vector<PyValue> items;
+  std::vector<std::string> keys;  // dict
 };
 
 class HeaderParser {
@@ -217,7 +220,8 @@ class HeaderParser {
       }
       if (!Consume(':')) return Error("expected ':' after a dict key");
       HLOREF_ASSIGN_OR_RETURN(PyValue value, ParseValue(depth + 1));
-      v.entries.emplace_back(key.str, std::move(value));
+      v.keys.push_back(std::move(key.str));
+      v.items.push_back(std::move(value));
       if (Consume('}')) break;
       if (!Consume(',')) return Error("expected ',' in the dict");
     }
@@ -350,7 +354,9 @@ absl::StatusOr<Header> InterpretHeader(const PyValue& dict) {
   const PyValue* descr = nullptr;
   const PyValue* fortran = nullptr;
   const PyValue* shape = nullptr;
-  for (const auto& [key, value] : dict.entries) {
+  for (size_t i = 0; i < dict.keys.size(); ++i) {
+    const std::string& key = dict.keys[i];
+    const PyValue& value = dict.items[i];
     if (key == "descr") {
       descr = &value;
     } else if (key == "fortran_order") {

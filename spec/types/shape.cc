@@ -3,6 +3,7 @@
 #include "spec/types/shape.h"
 
 #include <algorithm>
+#include <limits>
 #include <string>
 #include <utility>
 #include <vector>
@@ -209,12 +210,18 @@ void Shape::delete_dimension(int64_t i) {
 
 int64_t Shape::num_elements() const {
   HLOREF_CHECK(IsArray());
+  // A 0 dimension makes the count 0 whatever the others (an .npy header may
+  // say (0, 8808, ..., 380, ...) and the product of the rest overflow: a
+  // fuzzer finding); without one, a product past int64 saturates to
+  // INT64_MAX, which every size limit refuses.
   int64_t n = 1;
+  bool overflow = false;
   for (int64_t d : dimensions_) {
     HLOREF_CHECK(d != kUnboundedSize);
-    n *= d;
+    if (d == 0) return 0;
+    overflow = overflow || __builtin_mul_overflow(n, d, &n);
   }
-  return n;
+  return overflow ? std::numeric_limits<int64_t>::max() : n;
 }
 
 Layout Shape::LayoutOrDefault() const {

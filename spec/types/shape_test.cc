@@ -137,6 +137,16 @@ TEST(ShapeTest, NumElementsAndDimensionEdits) {
   EXPECT_EQ(s.num_elements(), 24);
   EXPECT_EQ(Shape::Scalar(PrimitiveType::kF32).num_elements(), 1);
   EXPECT_EQ(Shape(PrimitiveType::kF32, {3, 0}).num_elements(), 0);
+  // The .npy fuzzer's shape (0, 8808, ..., 380, ...): the product of the
+  // dimensions before the 0 would overflow int64 (UBSan); it is 0. Without
+  // a 0, 2^40 * 2^40 saturates to INT64_MAX.
+  EXPECT_EQ(Shape(PrimitiveType::kF64,
+                  {int64_t{1} << 40, int64_t{1} << 40, 380, 0, 3})
+                .num_elements(),
+            0);
+  EXPECT_EQ(Shape(PrimitiveType::kF64, {int64_t{1} << 40, int64_t{1} << 40})
+                .num_elements(),
+            std::numeric_limits<int64_t>::max());
   s.set_layout(MakeLayout({0, 2, 1}));
   s.delete_dimension(1);
   EXPECT_THAT(s.dimensions(), ElementsAre(2, 4));
