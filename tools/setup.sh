@@ -22,17 +22,43 @@ PACKAGES=(
   llvm-19-dev libzstd-dev libmpfr-dev libgmp-dev
 )
 
-missing=()
-for p in "${PACKAGES[@]}"; do
-  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
-    missing+=("$p")
-  fi
-done
+# The packages among "$@" that are not installed, one per line.
+missing_packages() {
+  local p
+  for p in "$@"; do
+    if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+      echo "$p"
+    fi
+  done
+}
 
+apt_install() {
+  $SUDO apt-get update -qq &&
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq \
+      --no-install-recommends "$@"
+}
+
+# Optional packages: LABEL, what is lost without them, the packages. A
+# failure to install them only warns.
+install_optional() {
+  local label="$1" without="$2"
+  shift 2
+  local missing_opt
+  mapfile -t missing_opt < <(missing_packages "$@")
+  if [ "${#missing_opt[@]}" -eq 0 ]; then
+    echo "setup: $label present ($*)"
+  else
+    echo "setup: installing $label ${missing_opt[*]}"
+    if ! apt_install "${missing_opt[@]}"; then
+      echo "setup: WARNING: could not install ${missing_opt[*]}: $without" >&2
+    fi
+  fi
+}
+
+mapfile -t missing < <(missing_packages "${PACKAGES[@]}")
 if [ "${#missing[@]}" -gt 0 ]; then
   echo "setup: installing ${missing[*]}"
-  $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+  apt_install "${missing[@]}"
 else
   echo "setup: all Debian packages present"
 fi
@@ -41,51 +67,21 @@ fi
 # oneDNN and OpenBLAS from Debian's archive. Optional: when absent (or when
 # HLOREF_NO_BENCH_PEERS=1) the benchmark builds without them and says so;
 # nothing else uses them.
-BENCH_PEERS=(libdnnl-dev libopenblas-dev)
 if [ "${HLOREF_NO_BENCH_PEERS:-0}" != "0" ]; then
   echo "setup: HLOREF_NO_BENCH_PEERS set: no oneDNN / OpenBLAS benchmark peers"
 else
-  missing_peers=()
-  for p in "${BENCH_PEERS[@]}"; do
-    if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
-      missing_peers+=("$p")
-    fi
-  done
-  if [ "${#missing_peers[@]}" -gt 0 ]; then
-    echo "setup: installing benchmark peers ${missing_peers[*]}"
-    if ! { $SUDO apt-get update -qq &&
-      DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq \
-        --no-install-recommends "${missing_peers[@]}"; }; then
-      echo "setup: WARNING: could not install ${missing_peers[*]}: the kernel" \
-        "benchmark builds without those peers" >&2
-    fi
-  else
-    echo "setup: benchmark peers present (${BENCH_PEERS[*]})"
-  fi
+  install_optional "benchmark peers" \
+    "the kernel benchmark builds without those peers" \
+    libdnnl-dev libopenblas-dev
 fi
 
 # Fuzz-only tools (docs/fuzzing.md): clang 19 and its runtime libraries
 # (libFuzzer, ASan, UBSan) for -DHLOREF_FUZZ=ON. Opt-in: the default build
-# and CI's normal path never use them; a failure only warns.
-FUZZ_TOOLS=(clang-19 libclang-rt-19-dev)
+# and CI's normal path never use them.
 if [ "${HLOREF_FUZZ_TOOLS:-0}" != "0" ]; then
-  missing_fuzz=()
-  for p in "${FUZZ_TOOLS[@]}"; do
-    if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
-      missing_fuzz+=("$p")
-    fi
-  done
-  if [ "${#missing_fuzz[@]}" -gt 0 ]; then
-    echo "setup: installing fuzz tools ${missing_fuzz[*]}"
-    if ! { $SUDO apt-get update -qq &&
-      DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq \
-        --no-install-recommends "${missing_fuzz[@]}"; }; then
-      echo "setup: WARNING: could not install ${missing_fuzz[*]}: the fuzz" \
-        "targets (-DHLOREF_FUZZ=ON) cannot be built" >&2
-    fi
-  else
-    echo "setup: fuzz tools present (${FUZZ_TOOLS[*]})"
-  fi
+  install_optional "fuzz tools" \
+    "the fuzz targets (-DHLOREF_FUZZ=ON) cannot be built" \
+    clang-19 libclang-rt-19-dev
 fi
 
 if [ -x /usr/local/cuda/bin/nvcc ]; then
