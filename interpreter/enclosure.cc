@@ -1,0 +1,1943 @@
+// Whole-program error enclosures: see enclosure.h and docs/enclosures.md.
+//
+// Arithmetic: intervals of doubles with outward rounding done in the
+// default round-to-nearest mode (the oracle's mode, never changed here):
+// each +, *, /, sqrt result gets its exact rounding error from an
+// error-free transformation (TwoSum, fma residuals) and is stepped one ulp
+// outward only when it was inexact, so exact results stay points and a
+// decided comparison of exact values stays decided. Transcendentals come
+// from MPFR (EvalMath, correctly rounded to double) stepped one ulp
+// outward.
+#include "interpreter/enclosure.h"
+
+#include <algorithm>
+#include <cfloat>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <memory>
+#include <optional>
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "interpreter/numerics.h"
+#include "spec/ir/annotation_custom_calls.h"
+#include "spec/ir/opcode.h"
+#include "spec/types/minifloat.h"
+#include "spec/util/status_macros.h"
+
+namespace hloref {
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr size_t kMaxReasons = 8;
+
+// ---- Outward-rounded double arithmetic (round-to-nearest mode).
+
+double Down(double x) { return std::nextafter(x, -kInf); }
+double Up(double x) { return std::nextafter(x, kInf); }
+
+// Products and quotients this small may have lost bits to underflow, where
+// the fma residual is no longer exact: step them unconditionally.
+constexpr double kTiny = 0x1p-960;
+
+// The rounding error sign of s = fl(a + b) (TwoSum): > 0 when a + b > s.
+double AddErr(double a, double b, double s) {
+  const double bb = s - a;
+  return (a - (s - bb)) + (b - bb);
+}
+double AddDown(double a, double b) {
+  const double s = a + b;
+  if (!std::isfinite(a) || !std::isfinite(b)) return s;
+  if (std::isinf(s)) return s > 0 ? DBL_MAX : s;
+  return AddErr(a, b, s) < 0 ? Down(s) : s;
+}
+double AddUp(double a, double b) {
+  const double s = a + b;
+  if (!std::isfinite(a) || !std::isfinite(b)) return s;
+  if (std::isinf(s)) return s < 0 ? -DBL_MAX : s;
+  return AddErr(a, b, s) > 0 ? Up(s) : s;
+}
+// Products of finite values.
+double MulDown(double a, double b) {
+  const double p = a * b;
+  if (a == 0 || b == 0) return p;
+  if (std::isinf(p)) return p > 0 ? DBL_MAX : p;
+  if (std::fabs(p) < kTiny) return Down(p);
+  return std::fma(a, b, -p) < 0 ? Down(p) : p;
+}
+double MulUp(double a, double b) {
+  const double p = a * b;
+  if (a == 0 || b == 0) return p;
+  if (std::isinf(p)) return p < 0 ? -DBL_MAX : p;
+  if (std::fabs(p) < kTiny) return Up(p);
+  return std::fma(a, b, -p) > 0 ? Up(p) : p;
+}
+// Quotients of finite values, b != 0: a/b - q = r/b with r = a - q b exact.
+double DivDown(double a, double b) {
+  const double q = a / b;
+  if (a == 0) return q;
+  if (std::isinf(q)) return q > 0 ? DBL_MAX : q;
+  if (std::fabs(q) < kTiny || std::fabs(a) < kTiny) return Down(q);
+  const double r = std::fma(-q, b, a);
+  return (r != 0 && (r < 0) != (b < 0)) ? Down(q) : q;
+}
+double DivUp(double a, double b) {
+  const double q = a / b;
+  if (a == 0) return q;
+  if (std::isinf(q)) return q < 0 ? -DBL_MAX : q;
+  if (std::fabs(q) < kTiny || std::fabs(a) < kTiny) return Up(q);
+  const double r = std::fma(-q, b, a);
+  return (r != 0 && (r < 0) == (b < 0)) ? Up(q) : q;
+}
+double SqrtDown(double a) {
+  const double s = std::sqrt(a);
+  if (a == 0 || !std::isfinite(a)) return s;
+  if (a < kTiny) return Down(s);
+  return std::fma(-s, s, a) < 0 ? Down(s) : s;
+}
+double SqrtUp(double a) {
+  const double s = std::sqrt(a);
+  if (a == 0 || !std::isfinite(a)) return s;
+  if (a < kTiny) return Up(s);
+  return std::fma(-s, s, a) > 0 ? Up(s) : s;
+}
+
+// ---- Formats: ulp, directed rounding into a result type.
+
+double UlpOf(const FloatFormat& f, double y) {
+  const int p = Precision(f);
+  const int emin = 1 - f.bias;
+  int e = emin;
+  const double a = std::isfinite(y) ? std::fabs(y) : MaxFinite(f);
+  if (a != 0) e = std::max(std::ilogb(a), emin);
+  return std::ldexp(1.0, e - p + 1);
+}
+
+// The next value of format f above r (r finite, representable, < max).
+double NextUpIn(const FloatFormat& f, double r) {
+  const int p = Precision(f);
+  const int emin = 1 - f.bias;
+  if (r >= 0) {
+    const int e = r == 0 ? emin : std::max(std::ilogb(r), emin);
+    return r + std::ldexp(1.0, e - p + 1);
+  }
+  const double a = -r;
+  const int e = std::max(std::ilogb(a), emin);
+  double spacing = std::ldexp(1.0, e - p + 1);
+  if (a == std::ldexp(1.0, e) && e > emin) spacing /= 2;
+  return r + spacing;
+}
+
+// The largest value of `type` <= x (RD_T); -inf below -max.
+double RoundDownTo(PrimitiveType type, double x) {
+  if (std::isnan(x) || type == PrimitiveType::kF64) return x;
+  if (type == PrimitiveType::kF32) {
+    float r = static_cast<float>(x);
+    if (static_cast<double>(r) > x) r = std::nextafter(r, -HUGE_VALF);
+    return r;
+  }
+  const FloatFormat& f = FormatOf(type);
+  const double max = MaxFinite(f);
+  if (x > max) return max;
+  if (x < -max) return -kInf;
+  const double r = MinifloatToDouble(type, MinifloatFromDouble(type, x));
+  return r > x ? -NextUpIn(f, -r) : r;
+}
+double RoundUpTo(PrimitiveType type, double x) {
+  if (std::isnan(x) || type == PrimitiveType::kF64) return x;
+  if (type == PrimitiveType::kF32) {
+    float r = static_cast<float>(x);
+    if (static_cast<double>(r) < x) r = std::nextafter(r, HUGE_VALF);
+    return r;
+  }
+  const FloatFormat& f = FormatOf(type);
+  const double max = MaxFinite(f);
+  if (x < -max) return -max;
+  if (x > max) return kInf;
+  const double r = MinifloatToDouble(type, MinifloatFromDouble(type, x));
+  return r < x ? NextUpIn(f, r) : r;
+}
+
+bool SupportedFloat(PrimitiveType t) {
+  if (!IsFloat(t)) return false;
+  const FloatFormat& f = FormatOf(t);
+  return f.has_sign;  // f8e8m0fnu (unsigned, exponent only) has no rule
+}
+
+// ---- Building enclosures.
+
+void AddReason(std::set<std::string>& set, const std::string& r) {
+  if (set.size() < kMaxReasons) set.insert(r);
+}
+void MergeReasons(std::set<std::string>& into,
+                  const std::set<std::string>& from) {
+  for (const std::string& r : from) AddReason(into, r);
+}
+
+ArrayEnclosure NewArray(const Shape& shape) {
+  ArrayEnclosure a;
+  a.shape = shape;
+  a.is_float = SupportedFloat(shape.element_type());
+  const int64_t n = shape.IsArray() ? shape.num_elements() : 0;
+  a.flags.assign(n, kEnclNumber);
+  if (a.is_float) {
+    a.lo.assign(n, 0);
+    a.hi.assign(n, 0);
+  } else {
+    a.ints.assign(n, 0);
+  }
+  return a;
+}
+
+// Every element of every leaf of `shape` flagged.
+ValueEnclosure Flagged(const Shape& shape, uint8_t flag,
+                       const std::string& reason) {
+  ValueEnclosure v;
+  v.shape = shape;
+  if (shape.IsTuple()) {
+    for (const Shape& s : shape.tuple_shapes()) {
+      v.tuple.push_back(Flagged(s, flag, reason));
+    }
+    return v;
+  }
+  if (!shape.IsArray()) return v;
+  v.array = NewArray(shape);
+  for (uint8_t& fl : v.array.flags) fl = flag;
+  if (v.array.is_float) {
+    std::fill(v.array.lo.begin(), v.array.lo.end(), -kInf);
+    std::fill(v.array.hi.begin(), v.array.hi.end(), kInf);
+  }
+  AddReason(v.array.reasons, reason);
+  return v;
+}
+
+// Adds `flag` to every element of `v` (keeping the intervals).
+void FlagAll(ValueEnclosure& v, uint8_t flag, const std::string& reason) {
+  for (ValueEnclosure& t : v.tuple) FlagAll(t, flag, reason);
+  if (!v.shape.IsArray()) return;
+  for (uint8_t& fl : v.array.flags) fl |= flag;
+  AddReason(v.array.reasons, reason);
+}
+
+absl::StatusOr<ArrayEnclosure> ArrayFromLiteral(
+    const Literal& lit, const Literal* dont_care,
+    absl::Span<const std::string> impl_ids) {
+  ArrayEnclosure a = NewArray(lit.shape());
+  const PrimitiveType t = lit.element_type();
+  if (lit.HasPadding() || !lit.shape().is_static()) {
+    for (uint8_t& fl : a.flags) fl = kEnclNoRule;
+    AddReason(a.reasons, "dynamic shapes have no enclosure rule");
+    return a;
+  }
+  if (a.is_float) {
+    HLOREF_ASSIGN_OR_RETURN(std::vector<double> v, LoadDoubles(lit));
+    for (size_t i = 0; i < v.size(); ++i) {
+      a.lo[i] = a.hi[i] = v[i];
+      a.flags[i] = std::isnan(v[i]) ? kEnclNaN : kEnclNumber;
+    }
+  } else if (IsInteger(t) || IsPred(t)) {
+    HLOREF_ASSIGN_OR_RETURN(a.ints, LoadInts(lit));
+  } else {
+    for (uint8_t& fl : a.flags) fl = kEnclNoRule;
+    AddReason(a.reasons, absl::StrCat(PrimitiveTypeName(t),
+                                      " values have no enclosure rule"));
+  }
+  if (dont_care != nullptr) {
+    for (int64_t i = 0; i < a.size(); ++i) {
+      if (dont_care->GetAsInt64(i) != 0) a.flags[i] |= kEnclDontCare;
+    }
+    for (const std::string& id : impl_ids) {
+      AddReason(a.reasons, absl::StrCat("implementation-defined (", id, ")"));
+    }
+  }
+  return a;
+}
+
+// A value from an oracle result: `outputs` are its array leaves in order.
+absl::StatusOr<ValueEnclosure> ValueFromLiteral(
+    const Literal& lit, const std::vector<EvaluatedOutput>* outputs,
+    size_t* next_output) {
+  ValueEnclosure v;
+  v.shape = lit.shape();
+  if (lit.shape().IsTuple()) {
+    for (const Literal& e : lit.tuple_elements()) {
+      HLOREF_ASSIGN_OR_RETURN(ValueEnclosure ev,
+                              ValueFromLiteral(e, outputs, next_output));
+      v.tuple.push_back(std::move(ev));
+    }
+    return v;
+  }
+  if (!lit.shape().IsArray()) {
+    if (outputs != nullptr) ++*next_output;  // a token leaf
+    return v;
+  }
+  const EvaluatedOutput* out = nullptr;
+  if (outputs != nullptr && *next_output < outputs->size()) {
+    out = &(*outputs)[(*next_output)++];
+  }
+  HLOREF_ASSIGN_OR_RETURN(
+      v.array,
+      ArrayFromLiteral(
+          lit, out != nullptr && out->dont_care ? &*out->dont_care : nullptr,
+          out != nullptr ? absl::Span<const std::string>(out->impl_ids)
+                         : absl::Span<const std::string>()));
+  return v;
+}
+
+// The exact value of an array whose every element is decided and a point,
+// or nullopt.
+std::optional<Literal> PointLiteral(const ArrayEnclosure& a) {
+  const PrimitiveType t = a.shape.element_type();
+  for (int64_t i = 0; i < a.size(); ++i) {
+    const uint8_t fl = a.flags[i];
+    if (fl == kEnclNumber) {
+      if (a.is_float && a.lo[i] != a.hi[i]) return std::nullopt;
+    } else if (!(a.is_float && fl == kEnclNaN)) {
+      return std::nullopt;
+    }
+  }
+  if (a.is_float) {
+    std::vector<double> v(a.lo);
+    for (int64_t i = 0; i < a.size(); ++i) {
+      if (a.flags[i] == kEnclNaN)
+        v[i] = std::numeric_limits<double>::quiet_NaN();
+    }
+    absl::StatusOr<Literal> lit = StoreDoubles(a.shape, v);
+    if (!lit.ok()) return std::nullopt;
+    // Only values of the type are points of it.
+    absl::StatusOr<std::vector<double>> back = LoadDoubles(*lit);
+    if (!back.ok()) return std::nullopt;
+    for (int64_t i = 0; i < a.size(); ++i) {
+      if (a.flags[i] == kEnclNumber && (*back)[i] != v[i]) return std::nullopt;
+    }
+    return std::move(*lit);
+  }
+  if (IsInteger(t) || IsPred(t)) {
+    absl::StatusOr<Literal> lit = StoreInts(a.shape, a.ints);
+    if (!lit.ok()) return std::nullopt;
+    return std::move(*lit);
+  }
+  return std::nullopt;
+}
+
+std::optional<Literal> PointValue(const ValueEnclosure& v) {
+  if (v.shape.IsTuple()) {
+    std::vector<Literal> elems;
+    for (const ValueEnclosure& t : v.tuple) {
+      std::optional<Literal> e = PointValue(t);
+      if (!e) return std::nullopt;
+      elems.push_back(std::move(*e));
+    }
+    return Literal::MakeTuple(std::move(elems));
+  }
+  if (v.shape.IsToken()) return Literal::Token();
+  if (!v.shape.IsArray()) return std::nullopt;
+  return PointLiteral(v.array);
+}
+
+// Interval union of two enclosures of the same shape (select on an
+// undecided predicate, conditional on an undecided branch).
+void UnionInto(ValueEnclosure& into, const ValueEnclosure& other) {
+  for (size_t i = 0; i < into.tuple.size() && i < other.tuple.size(); ++i) {
+    UnionInto(into.tuple[i], other.tuple[i]);
+  }
+  if (!into.shape.IsArray()) return;
+  ArrayEnclosure& a = into.array;
+  const ArrayEnclosure& b = other.array;
+  for (int64_t i = 0; i < a.size(); ++i) {
+    if (a.is_float) {
+      const bool an = a.flags[i] & kEnclNumber, bn = b.flags[i] & kEnclNumber;
+      if (an && bn) {
+        a.lo[i] = std::min(a.lo[i], b.lo[i]);
+        a.hi[i] = std::max(a.hi[i], b.hi[i]);
+      } else if (bn) {
+        a.lo[i] = b.lo[i];
+        a.hi[i] = b.hi[i];
+      }
+      a.flags[i] |= b.flags[i];
+    } else {
+      if (a.ints[i] != b.ints[i]) a.flags[i] |= kEnclUndecided;
+      a.flags[i] |= b.flags[i];
+    }
+  }
+  MergeReasons(a.reasons, b.reasons);
+}
+
+std::vector<int64_t> RowMajorStrides(absl::Span<const int64_t> dims) {
+  std::vector<int64_t> s(dims.size(), 1);
+  for (int64_t i = static_cast<int64_t>(dims.size()) - 2; i >= 0; --i) {
+    s[i] = s[i + 1] * dims[i + 1];
+  }
+  return s;
+}
+
+// Offsets of every multi-index over `which` dims (row-major in that order).
+std::vector<int64_t> Offsets(absl::Span<const int64_t> dims,
+                             absl::Span<const int64_t> strides,
+                             absl::Span<const int64_t> which) {
+  std::vector<int64_t> out{0};
+  for (int64_t d : which) {
+    std::vector<int64_t> next;
+    next.reserve(out.size() * dims[d]);
+    for (int64_t o : out) {
+      for (int64_t k = 0; k < dims[d]; ++k) next.push_back(o + k * strides[d]);
+    }
+    out = std::move(next);
+  }
+  return out;
+}
+
+// ---- Element kernels.
+
+struct Iv {
+  double lo, hi;
+};
+
+Iv IvMul(Iv a, Iv b) {
+  const double c[4][2] = {
+      {a.lo, b.lo}, {a.lo, b.hi}, {a.hi, b.lo}, {a.hi, b.hi}};
+  Iv r{kInf, -kInf};
+  for (const auto& p : c) {
+    r.lo = std::min(r.lo, MulDown(p[0], p[1]));
+    r.hi = std::max(r.hi, MulUp(p[0], p[1]));
+  }
+  return r;
+}
+
+// The exponent of the lowest set bit of a finite non-zero double.
+int LowBitExponent(double t) {
+  int e;
+  const double m = std::frexp(std::fabs(t), &e);  // m in [0.5, 1)
+  const uint64_t mant = static_cast<uint64_t>(std::ldexp(m, 53));
+  return e - 53 + __builtin_ctzll(mant);
+}
+
+// Tracks whether an accumulation is exact in every order: every term a
+// point that is a multiple of 2^q with S < 2^(q + p_T) (and q at or above
+// T's subnormal spacing) makes every partial sum of every order a
+// representable multiple of 2^q, so no rounding happens at all (the data
+// design of numerics.md 7.3 class A: exact data gives EXACT).
+struct ExactSumCheck {
+  bool points = true;
+  int q = std::numeric_limits<int>::max();
+  void Add(double lo, double hi) {
+    if (lo != hi) {
+      points = false;
+    } else if (lo != 0) {
+      q = std::min(q, LowBitExponent(lo));
+    }
+  }
+  bool Exact(double s, PrimitiveType t) const {
+    if (!points) return false;
+    if (s == 0) return true;
+    const FloatFormat& f = FormatOf(t);
+    const int p = Precision(f);
+    const int emin = 1 - f.bias;
+    return q >= emin - p + 1 && q < 2000 && s < std::ldexp(1.0, q + p);
+  }
+};
+
+double Gamma(int64_t m, double u) {  // gamma_m(u), rounded up
+  const double mu = MulUp(static_cast<double>(m), u);
+  if (mu >= 1) return kInf;
+  return DivUp(mu, AddDown(1.0, -mu));
+}
+
+// The transcendental and other unary float functions.
+struct UnaryFn {
+  enum Shape { kIncreasing, kDecreasing, kEven, kSin, kCos } shape;
+  double dom_lo, dom_hi;  // closed domain; outside it the result is NaN
+  std::optional<MathFn> math;
+};
+
+std::optional<UnaryFn> UnaryFnOf(HloOpcode op) {
+  using S = UnaryFn;
+  switch (op) {
+    case HloOpcode::kExp:
+      return UnaryFn{S::kIncreasing, -kInf, kInf, MathFn::kExp};
+    case HloOpcode::kExpm1:
+      return UnaryFn{S::kIncreasing, -kInf, kInf, MathFn::kExpm1};
+    case HloOpcode::kLog:
+      return UnaryFn{S::kIncreasing, 0, kInf, MathFn::kLog};
+    case HloOpcode::kLog1p:
+      return UnaryFn{S::kIncreasing, -1, kInf, MathFn::kLog1p};
+    case HloOpcode::kLogistic:
+      return UnaryFn{S::kIncreasing, -kInf, kInf, MathFn::kLogistic};
+    case HloOpcode::kTanh:
+      return UnaryFn{S::kIncreasing, -kInf, kInf, MathFn::kTanh};
+    case HloOpcode::kErf:
+      return UnaryFn{S::kIncreasing, -kInf, kInf, MathFn::kErf};
+    case HloOpcode::kSinh:
+      return UnaryFn{S::kIncreasing, -kInf, kInf, MathFn::kSinh};
+    case HloOpcode::kAsinh:
+      return UnaryFn{S::kIncreasing, -kInf, kInf, MathFn::kAsinh};
+    case HloOpcode::kAtanh:
+      return UnaryFn{S::kIncreasing, -1, 1, MathFn::kAtanh};
+    case HloOpcode::kAsin:
+      return UnaryFn{S::kIncreasing, -1, 1, MathFn::kAsin};
+    case HloOpcode::kAcos:
+      return UnaryFn{S::kDecreasing, -1, 1, MathFn::kAcos};
+    case HloOpcode::kAcosh:
+      return UnaryFn{S::kIncreasing, 1, kInf, MathFn::kAcosh};
+    case HloOpcode::kCbrt:
+      return UnaryFn{S::kIncreasing, -kInf, kInf, MathFn::kCbrt};
+    case HloOpcode::kRsqrt:
+      return UnaryFn{S::kDecreasing, 0, kInf, MathFn::kRsqrt};
+    case HloOpcode::kSqrt:
+      return UnaryFn{S::kIncreasing, 0, kInf, std::nullopt};
+    case HloOpcode::kCosh:
+      return UnaryFn{S::kEven, -kInf, kInf, MathFn::kCosh};
+    case HloOpcode::kSin:
+      return UnaryFn{S::kSin, -kInf, kInf, MathFn::kSin};
+    case HloOpcode::kCos:
+      return UnaryFn{S::kCos, -kInf, kInf, MathFn::kCos};
+    default:
+      return std::nullopt;
+  }
+}
+
+double FnDown(const UnaryFn& f, double x) {
+  if (!f.math) return SqrtDown(x);
+  const double r = EvalMath(*f.math, x, ResultPrecision::kF64);
+  return std::isinf(r) && r < 0 ? r : Down(r);
+}
+double FnUp(const UnaryFn& f, double x) {
+  if (!f.math) return SqrtUp(x);
+  const double r = EvalMath(*f.math, x, ResultPrecision::kF64);
+  return std::isinf(r) && r > 0 ? r : Up(r);
+}
+
+// f over [lo, hi] (inside the domain).
+Iv ApplyUnaryFn(const UnaryFn& f, double lo, double hi) {
+  switch (f.shape) {
+    case UnaryFn::kIncreasing:
+      return {FnDown(f, lo), FnUp(f, hi)};
+    case UnaryFn::kDecreasing:
+      return {FnDown(f, hi), FnUp(f, lo)};
+    case UnaryFn::kEven: {
+      const double a = std::fabs(lo), b = std::fabs(hi);
+      const double far = std::max(a, b);
+      const double near = (lo <= 0 && hi >= 0) ? 0.0 : std::min(a, b);
+      return {FnDown(f, near), FnUp(f, far)};
+    }
+    case UnaryFn::kSin:
+    case UnaryFn::kCos: {
+      if (!std::isfinite(lo) || !std::isfinite(hi) || hi - lo > 4 ||
+          std::max(std::fabs(lo), std::fabs(hi)) > 1e6) {
+        return {-1, 1};
+      }
+      Iv r{std::min(FnDown(f, lo), FnDown(f, hi)),
+           std::max(FnUp(f, lo), FnUp(f, hi))};
+      // Extremes at off + k pi with value (-1)^k; candidates are a superset
+      // of the k in [lo, hi] (tolerance far above the rounding error of
+      // these quotients for |x| <= 1e6).
+      const double off = f.shape == UnaryFn::kSin ? M_PI / 2 : 0;
+      const double kmin = std::ceil((lo - off) / M_PI - 1e-7);
+      const double kmax = std::floor((hi - off) / M_PI + 1e-7);
+      for (double k = kmin; k <= kmax; k += 1) {
+        if (std::fmod(std::fabs(k), 2.0) == 0) {
+          r.hi = 1;
+        } else {
+          r.lo = -1;
+        }
+      }
+      r.lo = std::max(r.lo, -1.0);
+      r.hi = std::min(r.hi, 1.0);
+      return r;
+    }
+  }
+  return {-kInf, kInf};
+}
+
+bool IsDataMovement(HloOpcode op) {
+  switch (op) {
+    case HloOpcode::kBroadcast:
+    case HloOpcode::kReshape:
+    case HloOpcode::kTranspose:
+    case HloOpcode::kReverse:
+    case HloOpcode::kCopy:
+    case HloOpcode::kBitcast:
+    case HloOpcode::kSlice:
+    case HloOpcode::kDynamicSlice:
+    case HloOpcode::kDynamicUpdateSlice:
+    case HloOpcode::kConcatenate:
+    case HloOpcode::kPad:
+    case HloOpcode::kGather:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// Operands of a data-movement op whose elements move to the output (the
+// others are indices).
+bool IsDataOperand(HloOpcode op, int64_t k) {
+  switch (op) {
+    case HloOpcode::kDynamicSlice:
+    case HloOpcode::kGather:
+      return k == 0;
+    case HloOpcode::kDynamicUpdateSlice:
+      return k <= 1;
+    default:
+      return true;
+  }
+}
+
+std::string OpName(const HloInstruction& inst) {
+  return std::string(HloOpcodeString(inst.opcode()));
+}
+
+// ---- The pass.
+
+class EnclosurePass {
+ public:
+  explicit EnclosurePass(const EnclosureOptions& options) : options_(options) {
+    options_.oracle.compute_error_data = false;
+    options_.oracle.entry_value_observer = nullptr;
+    options_.oracle.progress = nullptr;
+    if (options_.oracle.max_bytes == 0) {
+      options_.oracle.max_bytes = DefaultMaxBytes();
+    }
+  }
+
+  absl::StatusOr<ValueEnclosure> Computation(
+      const HloComputation& comp, std::vector<const ValueEnclosure*> args);
+
+ private:
+  absl::StatusOr<ValueEnclosure> Instruction(
+      const HloInstruction& inst,
+      const std::vector<const ValueEnclosure*>& ops);
+  absl::StatusOr<ValueEnclosure> Op(
+      const HloInstruction& inst,
+      const std::vector<const ValueEnclosure*>& ops);
+  absl::StatusOr<ValueEnclosure> While(const HloInstruction& inst,
+                                       const ValueEnclosure& init);
+  absl::StatusOr<ValueEnclosure> Conditional(
+      const HloInstruction& inst,
+      const std::vector<const ValueEnclosure*>& ops);
+  // The oracle on `inst` alone with these operand values and shapes.
+  absl::StatusOr<EvalResult> RunIsolated(const HloInstruction& inst,
+                                         const std::vector<Literal>& args,
+                                         const Shape& result_shape, bool ids);
+  absl::StatusOr<std::optional<ValueEnclosure>> DataMovement(
+      const HloInstruction& inst,
+      const std::vector<const ValueEnclosure*>& ops);
+  std::optional<ValueEnclosure> FloatElementwise(
+      const HloInstruction& inst,
+      const std::vector<const ValueEnclosure*>& ops);
+  std::optional<ValueEnclosure> Dot(
+      const HloInstruction& inst,
+      const std::vector<const ValueEnclosure*>& ops);
+  std::optional<ValueEnclosure> Reduce(
+      const HloInstruction& inst,
+      const std::vector<const ValueEnclosure*>& ops);
+  EnclosureErrorClass ClassOf(const HloInstruction& inst) const {
+    const PrimitiveType t = inst.shape().IsArray() ? inst.shape().element_type()
+                                                   : PrimitiveType::kInvalid;
+    return options_.error_model(inst.opcode(), t);
+  }
+  // Widens [lo, hi] (the exact op's range) by the class of `inst`.
+  void Widen(const EnclosureErrorClass& c, PrimitiveType t, double& lo,
+             double& hi, uint8_t& flags) const;
+
+  EnclosureOptions options_;
+  std::map<std::pair<const HloInstruction*, bool>, std::unique_ptr<HloModule>>
+      isolated_;
+};
+
+void EnclosurePass::Widen(const EnclosureErrorClass& c, PrimitiveType t,
+                          double& lo, double& hi, uint8_t& flags) const {
+  if (!(flags & kEnclNumber)) return;
+  const FloatFormat& f = FormatOf(t);
+  switch (c.kind) {
+    case EnclosureErrorKind::kExact:
+    case EnclosureErrorKind::kNone:
+      return;
+    case EnclosureErrorKind::kRounded:
+    case EnclosureErrorKind::kAccumulate:
+    case EnclosureErrorKind::kReduce:
+      lo = RoundDownTo(t, lo);
+      hi = RoundUpTo(t, hi);
+      break;
+    case EnclosureErrorKind::kUlp: {
+      if (lo == hi && std::isinf(lo)) return;  // f(inf) exact by Annex F
+      const double m = std::max(std::fabs(lo), std::fabs(hi));
+      double w = MulUp(c.ulps, UlpOf(f, m));
+      // Subnormal results: one min-normal of slack (7.3, as the comparator).
+      if (lo < MinNormal(f) && hi > -MinNormal(f)) {
+        w = std::max(w, MinNormal(f));
+      }
+      lo = AddDown(lo, -w);
+      hi = AddUp(hi, w);
+      if (hi > MaxFinite(f)) hi = kInf;
+      if (lo < -MaxFinite(f)) lo = -kInf;
+      break;
+    }
+  }
+  // Overflow into a type without infinities gives NaN (XLA's convert).
+  if (!f.has_infinity && (std::isinf(lo) || std::isinf(hi))) flags |= kEnclNaN;
+}
+
+absl::StatusOr<ValueEnclosure> EnclosurePass::Computation(
+    const HloComputation& comp, std::vector<const ValueEnclosure*> args) {
+  std::map<const HloInstruction*, ValueEnclosure> values;
+  for (const auto& owned : comp.instructions()) {
+    const HloInstruction& inst = *owned;
+    if (inst.opcode() == HloOpcode::kParameter) {
+      const int64_t n = inst.parameter_number();
+      if (n < 0 || n >= static_cast<int64_t>(args.size())) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("enclosure: ", inst.ShortDescription(),
+                         ": no argument for parameter ", n));
+      }
+      values[&inst] = *args[n];
+      continue;
+    }
+    std::vector<const ValueEnclosure*> ops;
+    for (const HloInstruction* o : inst.operands()) {
+      auto it = values.find(o);
+      if (it == values.end()) {
+        return absl::InternalError(
+            absl::StrCat("enclosure: ", inst.ShortDescription(), ": operand ",
+                         o->name(), " not evaluated before its user"));
+      }
+      ops.push_back(&it->second);
+    }
+    HLOREF_ASSIGN_OR_RETURN(ValueEnclosure v, Instruction(inst, ops));
+    values[&inst] = std::move(v);
+  }
+  auto it = values.find(comp.root());
+  if (it == values.end()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("enclosure: computation ", comp.name(), " has no root"));
+  }
+  return std::move(it->second);
+}
+
+absl::StatusOr<ValueEnclosure> EnclosurePass::Instruction(
+    const HloInstruction& inst, const std::vector<const ValueEnclosure*>& ops) {
+  switch (inst.opcode()) {
+    case HloOpcode::kConstant: {
+      if (inst.literal().is_elided()) {
+        return Flagged(inst.shape(), kEnclNoRule,
+                       "elided constant " + inst.name());
+      }
+      size_t next = 0;
+      return ValueFromLiteral(inst.literal(), nullptr, &next);
+    }
+    case HloOpcode::kTuple: {
+      ValueEnclosure v;
+      v.shape = inst.shape();
+      for (const ValueEnclosure* o : ops) v.tuple.push_back(*o);
+      return v;
+    }
+    case HloOpcode::kGetTupleElement: {
+      const int64_t i = inst.attrs().index;
+      if (i < 0 || i >= static_cast<int64_t>(ops[0]->tuple.size())) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "enclosure: ", inst.ShortDescription(), ": bad tuple index"));
+      }
+      return ops[0]->tuple[i];
+    }
+    case HloOpcode::kOptimizationBarrier:
+    case HloOpcode::kAddDependency:
+    case HloOpcode::kDomain:
+      return *ops[0];
+    case HloOpcode::kCall:
+    case HloOpcode::kFusion: {
+      const HloComputation* callee = inst.called_computations().empty()
+                                         ? nullptr
+                                         : inst.called_computations()[0];
+      if (callee == nullptr) break;
+      return Computation(*callee, ops);
+    }
+    case HloOpcode::kWhile:
+      return While(inst, *ops[0]);
+    case HloOpcode::kConditional:
+      return Conditional(inst, ops);
+    case HloOpcode::kCustomCall:
+      if (IsAnnotationCustomCall(inst) && ops.size() == 1 &&
+          ops[0]->shape.Compatible(inst.shape())) {
+        return *ops[0];
+      }
+      break;
+    default:
+      return Op(inst, ops);
+  }
+  return Flagged(inst.shape(), kEnclNoRule,
+                 absl::StrCat("op ", OpName(inst), " has no enclosure rule"));
+}
+
+absl::StatusOr<ValueEnclosure> EnclosurePass::While(
+    const HloInstruction& inst, const ValueEnclosure& init) {
+  ValueEnclosure state = init;
+  for (int64_t iter = 0; iter < options_.max_while_iterations; ++iter) {
+    HLOREF_ASSIGN_OR_RETURN(ValueEnclosure cond,
+                            Computation(*inst.while_condition(), {&state}));
+    if (!cond.shape.IsArray() || cond.array.size() != 1 ||
+        cond.array.flags[0] != kEnclNumber) {
+      FlagAll(state, kEnclUndecided,
+              absl::StrCat("while ", inst.name(),
+                           ": condition undecided at iteration ", iter));
+      return state;
+    }
+    if (cond.array.ints[0] == 0) return state;
+    HLOREF_ASSIGN_OR_RETURN(state, Computation(*inst.while_body(), {&state}));
+  }
+  return absl::ResourceExhaustedError(
+      absl::StrCat("enclosure: ", inst.ShortDescription(), ": more than ",
+                   options_.max_while_iterations, " iterations"));
+}
+
+absl::StatusOr<ValueEnclosure> EnclosurePass::Conditional(
+    const HloInstruction& inst, const std::vector<const ValueEnclosure*>& ops) {
+  absl::Span<HloComputation* const> branches = inst.branch_computations();
+  const ArrayEnclosure& sel = ops[0]->array;
+  const int64_t n = static_cast<int64_t>(branches.size());
+  if (sel.size() == 1 && sel.flags[0] == kEnclNumber) {
+    int64_t b;
+    if (sel.shape.element_type() == PrimitiveType::kPred) {
+      b = sel.ints[0] != 0 ? 0 : 1;
+    } else {
+      b = sel.ints[0];
+      if (b < 0 || b >= n) b = n - 1;  // out of range: the last branch
+    }
+    return Computation(*branches[b], {ops[b + 1]});
+  }
+  // Undecided branch: the union of every branch's enclosure.
+  std::optional<ValueEnclosure> u;
+  for (int64_t b = 0; b < n; ++b) {
+    HLOREF_ASSIGN_OR_RETURN(ValueEnclosure v,
+                            Computation(*branches[b], {ops[b + 1]}));
+    if (!u) {
+      u = std::move(v);
+    } else {
+      UnionInto(*u, v);
+    }
+  }
+  if (u->shape.IsArray()) MergeReasons(u->array.reasons, sel.reasons);
+  return std::move(*u);
+}
+
+absl::StatusOr<EvalResult> EnclosurePass::RunIsolated(
+    const HloInstruction& inst, const std::vector<Literal>& args,
+    const Shape& result_shape, bool ids) {
+  auto key = std::make_pair(&inst, ids);
+  auto it = isolated_.find(key);
+  if (it == isolated_.end()) {
+    auto module = std::make_unique<HloModule>("enclosure_" + inst.name());
+    auto comp = std::make_unique<HloComputation>("main");
+    std::vector<HloInstruction*> params;
+    for (size_t i = 0; i < args.size(); ++i) {
+      auto p = std::make_unique<HloInstruction>(
+          HloOpcode::kParameter, args[i].shape(), absl::StrCat("p", i));
+      p->set_parameter_number(static_cast<int64_t>(i));
+      params.push_back(comp->AddInstruction(std::move(p)));
+    }
+    auto c = std::make_unique<HloInstruction>(inst.opcode(), result_shape,
+                                              inst.name());
+    *c->mutable_attrs() = inst.attrs();
+    c->mutable_attrs()->control_predecessors.clear();
+    *c->mutable_called_computations() = inst.called_computations();
+    if (inst.opcode() == HloOpcode::kConstant) {
+      *c->mutable_literal() = inst.literal();
+    }
+    for (HloInstruction* p : params) c->AppendOperand(p);
+    HloInstruction* root = comp->AddInstruction(std::move(c));
+    comp->set_root(root);
+    comp->FinalizeParameters();
+    comp->set_is_entry(true);
+    HloComputation* entry = module->AddComputation(std::move(comp));
+    module->set_entry(entry);
+    it = isolated_.emplace(key, std::move(module)).first;
+  }
+  Evaluator oracle(options_.oracle);
+  return oracle.Run(*it->second, args);
+}
+
+absl::StatusOr<std::optional<ValueEnclosure>> EnclosurePass::DataMovement(
+    const HloInstruction& inst, const std::vector<const ValueEnclosure*>& ops) {
+  const HloOpcode op = inst.opcode();
+  if (!inst.shape().IsArray()) return std::nullopt;
+  std::vector<Literal> args;
+  std::vector<const ArrayEnclosure*> sources;  // data operands, id order
+  std::vector<int64_t> first_id;
+  int64_t next_id = 1;
+  ValueEnclosure out;
+  out.shape = inst.shape();
+  out.array = NewArray(inst.shape());
+  for (size_t k = 0; k < ops.size(); ++k) {
+    if (!ops[k]->shape.IsArray()) return std::nullopt;
+    const ArrayEnclosure& a = ops[k]->array;
+    if (IsDataOperand(op, static_cast<int64_t>(k))) {
+      if (a.shape.element_type() != inst.shape().element_type()) {
+        return std::nullopt;  // a type-changing bitcast
+      }
+      Shape s = a.shape;
+      s.set_element_type(PrimitiveType::kS64);
+      Literal ids(s);
+      absl::Span<int64_t> d = ids.mutable_data<int64_t>();
+      for (int64_t i = 0; i < a.size(); ++i) d[i] = next_id + i;
+      first_id.push_back(next_id);
+      sources.push_back(&a);
+      next_id += a.size();
+      args.push_back(std::move(ids));
+    } else {
+      // An index operand: must be decided.
+      for (uint8_t fl : a.flags) {
+        if (fl != kEnclNumber) {
+          ValueEnclosure v =
+              Flagged(inst.shape(), kEnclUndecided,
+                      absl::StrCat(OpName(inst), " ", inst.name(),
+                                   ": index operand ", k, " undecided"));
+          MergeReasons(v.array.reasons, a.reasons);
+          return std::optional<ValueEnclosure>(std::move(v));
+        }
+      }
+      std::optional<Literal> lit = PointLiteral(a);
+      if (!lit) return std::nullopt;
+      args.push_back(std::move(*lit));
+    }
+  }
+  Shape result = inst.shape();
+  result.set_element_type(PrimitiveType::kS64);
+  HLOREF_ASSIGN_OR_RETURN(EvalResult r,
+                          RunIsolated(inst, args, result, /*ids=*/true));
+  absl::Span<const int64_t> got = r.value.data<int64_t>();
+  const Literal* dont_care = r.outputs.empty() || !r.outputs[0].dont_care
+                                 ? nullptr
+                                 : &*r.outputs[0].dont_care;
+  ArrayEnclosure& o = out.array;
+  for (const ArrayEnclosure* s : sources) MergeReasons(o.reasons, s->reasons);
+  for (int64_t j = 0; j < o.size(); ++j) {
+    const int64_t id = got[j];
+    size_t k = 0;
+    while (k + 1 < sources.size() && id >= first_id[k + 1]) ++k;
+    const int64_t i = id - first_id[k];
+    if (sources.empty() || i < 0 || i >= sources[k]->size()) {
+      o.flags[j] = kEnclNoRule;
+      if (o.is_float) {
+        o.lo[j] = -kInf;
+        o.hi[j] = kInf;
+      }
+      AddReason(o.reasons, absl::StrCat(OpName(inst), " ", inst.name(),
+                                        ": element with no source"));
+      continue;
+    }
+    const ArrayEnclosure& s = *sources[k];
+    o.flags[j] = s.flags[i];
+    if (o.is_float) {
+      o.lo[j] = s.lo[i];
+      o.hi[j] = s.hi[i];
+    } else {
+      o.ints[j] = s.ints[i];
+    }
+    if (dont_care != nullptr && dont_care->GetAsInt64(j) != 0) {
+      o.flags[j] |= kEnclDontCare;
+    }
+  }
+  if (dont_care != nullptr) {
+    for (const std::string& id : r.outputs[0].impl_ids) {
+      AddReason(o.reasons, absl::StrCat("implementation-defined (", id, ")"));
+    }
+  }
+  return std::optional<ValueEnclosure>(std::move(out));
+}
+
+// Compare of two float enclosure elements: 1 true, 0 false, -1 undecided.
+int DecideCompare(ComparisonDirection dir, bool total_order, double alo,
+                  double ahi, uint8_t af, double blo, double bhi, uint8_t bf) {
+  const bool a_num = af & kEnclNumber, b_num = bf & kEnclNumber;
+  const bool a_nan = af & kEnclNaN, b_nan = bf & kEnclNaN;
+  if ((a_nan && a_num) || (b_nan && b_num)) return -1;
+  if (a_nan || b_nan) {
+    if (total_order) return -1;
+    return dir == ComparisonDirection::kNe ? 1 : 0;
+  }
+  const bool lt = ahi<blo, gt = alo> bhi;
+  const bool point_eq = alo == ahi && blo == bhi && alo == blo;
+  // Under TOTALORDER -0 < +0: equality of zeros is undecided.
+  const bool eq = point_eq && !(total_order && alo == 0);
+  const bool le = ahi <= blo && !(total_order && ahi == 0 && blo == 0);
+  const bool ge = alo >= bhi && !(total_order && alo == 0 && bhi == 0);
+  switch (dir) {
+    case ComparisonDirection::kEq:
+      return eq ? 1 : (lt || gt) ? 0 : -1;
+    case ComparisonDirection::kNe:
+      return eq ? 0 : (lt || gt) ? 1 : -1;
+    case ComparisonDirection::kLt:
+      return lt ? 1 : ge ? 0 : -1;
+    case ComparisonDirection::kLe:
+      return le ? 1 : gt ? 0 : -1;
+    case ComparisonDirection::kGt:
+      return gt ? 1 : le ? 0 : -1;
+    case ComparisonDirection::kGe:
+      return ge ? 1 : lt ? 0 : -1;
+  }
+  return -1;
+}
+
+constexpr uint8_t kUnjudgedFlags = kEnclDontCare | kEnclNoRule | kEnclUndecided;
+
+std::optional<ValueEnclosure> EnclosurePass::FloatElementwise(
+    const HloInstruction& inst, const std::vector<const ValueEnclosure*>& ops) {
+  const HloOpcode op = inst.opcode();
+  if (!inst.shape().IsArray()) return std::nullopt;
+  for (const ValueEnclosure* o : ops) {
+    if (!o->shape.IsArray()) return std::nullopt;
+  }
+  const PrimitiveType t = inst.shape().element_type();
+  ValueEnclosure out;
+  out.shape = inst.shape();
+  out.array = NewArray(inst.shape());
+  ArrayEnclosure& o = out.array;
+  const int64_t n = o.size();
+  for (const ValueEnclosure* x : ops) MergeReasons(o.reasons, x->array.reasons);
+  // Operand element i of operand k (scalars broadcast: select, clamp).
+  auto at = [&](int k, int64_t i) { return ops[k]->array.size() == 1 ? 0 : i; };
+  const std::string where = absl::StrCat(OpName(inst), " ", inst.name());
+  const EnclosureErrorClass cls = ClassOf(inst);
+
+  if (op == HloOpcode::kSelect) {
+    const ArrayEnclosure& p = ops[0]->array;
+    const ArrayEnclosure& a = ops[1]->array;
+    const ArrayEnclosure& b = ops[2]->array;
+    if (a.is_float != o.is_float) return std::nullopt;
+    for (int64_t i = 0; i < n; ++i) {
+      const int64_t pi = at(0, i);
+      const bool decided = p.flags[pi] == kEnclNumber;
+      const ArrayEnclosure* pick[2] = {&a, &b};
+      const int first = decided ? (p.ints[pi] != 0 ? 0 : 1) : 0;
+      const ArrayEnclosure& s = *pick[first];
+      o.flags[i] = s.flags[i];
+      if (o.is_float) {
+        o.lo[i] = s.lo[i];
+        o.hi[i] = s.hi[i];
+      } else {
+        o.ints[i] = s.ints[i];
+      }
+      if (decided) continue;
+      // Undecided predicate: either branch (the union).
+      const ArrayEnclosure& u = b;
+      if (o.is_float) {
+        const bool on = o.flags[i] & kEnclNumber, un = u.flags[i] & kEnclNumber;
+        if (on && un) {
+          o.lo[i] = std::min(o.lo[i], u.lo[i]);
+          o.hi[i] = std::max(o.hi[i], u.hi[i]);
+        } else if (un) {
+          o.lo[i] = u.lo[i];
+          o.hi[i] = u.hi[i];
+        }
+      } else if (o.ints[i] != u.ints[i]) {
+        o.flags[i] |= kEnclUndecided;
+      }
+      o.flags[i] |= u.flags[i];
+      o.flags[i] |= p.flags[pi] & kEnclDontCare;
+    }
+    return out;
+  }
+
+  // From here every floating operand must have a rule.
+  for (const ValueEnclosure* x : ops) {
+    const PrimitiveType ot = x->array.shape.element_type();
+    if (IsFloat(ot) && !SupportedFloat(ot)) return std::nullopt;
+    if (IsComplex(ot)) return std::nullopt;
+  }
+  if (IsComplex(t) || (IsFloat(t) && !SupportedFloat(t))) return std::nullopt;
+
+  if (op == HloOpcode::kCompare) {
+    const ArrayEnclosure& a = ops[0]->array;
+    const ArrayEnclosure& b = ops[1]->array;
+    if (!a.is_float) return std::nullopt;
+    const bool total =
+        inst.attrs().comparison_type == ComparisonType::kTotalOrder;
+    for (int64_t i = 0; i < n; ++i) {
+      const uint8_t inherited = (a.flags[i] | b.flags[i]) & kUnjudgedFlags;
+      if (inherited) {
+        o.flags[i] = inherited;
+        continue;
+      }
+      const int d =
+          DecideCompare(inst.attrs().direction, total, a.lo[i], a.hi[i],
+                        a.flags[i], b.lo[i], b.hi[i], b.flags[i]);
+      if (d < 0) {
+        o.flags[i] = kEnclUndecided;
+        AddReason(o.reasons, where + ": operand enclosures overlap");
+      } else {
+        o.ints[i] = d;
+      }
+    }
+    return out;
+  }
+
+  if (op == HloOpcode::kIsFinite) {
+    const ArrayEnclosure& a = ops[0]->array;
+    for (int64_t i = 0; i < n; ++i) {
+      const uint8_t fl = a.flags[i];
+      if (fl & kUnjudgedFlags) {
+        o.flags[i] = fl & kUnjudgedFlags;
+        continue;
+      }
+      const bool num = fl & kEnclNumber, nan = fl & kEnclNaN;
+      const bool finite =
+          num && std::isfinite(a.lo[i]) && std::isfinite(a.hi[i]);
+      const bool infinite = num && a.lo[i] == a.hi[i] && std::isinf(a.lo[i]);
+      if (!nan && finite) {
+        o.ints[i] = 1;
+      } else if (!num || (infinite && !nan) || (nan && infinite)) {
+        o.ints[i] = 0;
+      } else {
+        o.flags[i] = kEnclUndecided;
+        AddReason(o.reasons, where + ": finiteness undecided");
+      }
+    }
+    return out;
+  }
+
+  if (op == HloOpcode::kConvert) {
+    const ArrayEnclosure& a = ops[0]->array;
+    const PrimitiveType from = a.shape.element_type();
+    for (int64_t i = 0; i < n; ++i) {
+      const uint8_t fl = a.flags[i];
+      if (fl & kUnjudgedFlags) {
+        o.flags[i] = fl;
+        if (o.is_float) {
+          o.lo[i] = -kInf;
+          o.hi[i] = kInf;
+        }
+        continue;
+      }
+      if (o.is_float) {
+        double lo, hi;
+        if (a.is_float) {
+          lo = a.lo[i];
+          hi = a.hi[i];
+        } else {
+          const int64_t v = a.ints[i];
+          const double d = from == PrimitiveType::kU64
+                               ? static_cast<double>(static_cast<uint64_t>(v))
+                               : static_cast<double>(v);
+          const bool exact = std::fabs(d) <= 0x1p53;
+          lo = exact ? d : Down(d);
+          hi = exact ? d : Up(d);
+        }
+        uint8_t f = fl;
+        // Narrowing (or int -> float) rounds; widening is exact and the
+        // directed rounding into the wider type leaves it unchanged.
+        Widen(EnclosureErrorClass{EnclosureErrorKind::kRounded}, t, lo, hi, f);
+        o.lo[i] = lo;
+        o.hi[i] = hi;
+        o.flags[i] = f;
+        continue;
+      }
+      // float -> integer/pred: XLA truncates toward zero and saturates,
+      // NaN -> 0 (numerics.md 3.2); decided when both ends agree.
+      if (!a.is_float) return std::nullopt;
+      if (fl & kEnclNaN && fl & kEnclNumber) {
+        o.flags[i] = kEnclUndecided;
+        AddReason(o.reasons, where + ": NaN or a number");
+        continue;
+      }
+      if (!(fl & kEnclNumber)) {
+        o.ints[i] = 0;
+        continue;
+      }
+      if (t == PrimitiveType::kPred) {
+        if (a.lo[i] > 0 || a.hi[i] < 0) {
+          o.ints[i] = 1;
+        } else if (a.lo[i] == 0 && a.hi[i] == 0) {
+          o.ints[i] = 0;
+        } else {
+          o.flags[i] = kEnclUndecided;
+          AddReason(o.reasons, where + ": zero test undecided");
+        }
+        continue;
+      }
+      const int w = IntWidth(t);
+      const bool sgn = IsSignedInt(t);
+      const double top = sgn ? std::ldexp(1.0, w - 1) : std::ldexp(1.0, w);
+      const double bottom = sgn ? -std::ldexp(1.0, w - 1) : 0;
+      auto conv = [&](double x) {
+        const double tr = std::trunc(x);
+        if (tr >= top) return top;  // saturated (marker)
+        if (tr < bottom) return bottom;
+        return tr;
+      };
+      const double lo = conv(a.lo[i]), hi = conv(a.hi[i]);
+      if (lo != hi || lo >= top) {
+        o.flags[i] = kEnclUndecided;
+        AddReason(o.reasons, where + ": integer part undecided");
+        continue;
+      }
+      o.ints[i] =
+          WrapToWidth(static_cast<uint64_t>(static_cast<int64_t>(lo)), w, sgn);
+    }
+    return out;
+  }
+
+  if (!o.is_float) return std::nullopt;
+  for (const ValueEnclosure* x : ops) {
+    if (!x->array.is_float) return std::nullopt;
+  }
+
+  if (op == HloOpcode::kClamp) {
+    const ArrayEnclosure& mn = ops[0]->array;
+    const ArrayEnclosure& x = ops[1]->array;
+    const ArrayEnclosure& mx = ops[2]->array;
+    for (int64_t i = 0; i < n; ++i) {
+      const int64_t a = at(0, i), c = at(2, i);
+      const uint8_t fl = mn.flags[a] | x.flags[i] | mx.flags[c];
+      o.flags[i] = fl & ~kEnclNumber;
+      const bool all_num =
+          (mn.flags[a] & x.flags[i] & mx.flags[c]) & kEnclNumber;
+      if (!all_num) {
+        if (!(o.flags[i] & kEnclNaN)) o.flags[i] |= kEnclNaN;
+        continue;
+      }
+      o.flags[i] |= kEnclNumber;
+      o.lo[i] = std::min(std::max(x.lo[i], mn.lo[a]), mx.lo[c]);
+      o.hi[i] = std::min(std::max(x.hi[i], mn.hi[a]), mx.hi[c]);
+    }
+    return out;
+  }
+
+  if (ops.size() == 1) {
+    const ArrayEnclosure& a = ops[0]->array;
+    std::optional<UnaryFn> fn = UnaryFnOf(op);
+    const bool simple = op == HloOpcode::kNegate || op == HloOpcode::kAbs ||
+                        op == HloOpcode::kFloor || op == HloOpcode::kCeil ||
+                        op == HloOpcode::kRoundNearestAfz ||
+                        op == HloOpcode::kRoundNearestEven ||
+                        op == HloOpcode::kSign || op == HloOpcode::kCopy;
+    if (!fn && !simple) return std::nullopt;
+    if (a.shape.element_type() != t) return std::nullopt;
+    for (int64_t i = 0; i < n; ++i) {
+      uint8_t fl = a.flags[i];
+      double lo = a.lo[i], hi = a.hi[i];
+      if (fl & kEnclNumber) {
+        if (simple) {
+          switch (op) {
+            case HloOpcode::kNegate:
+              std::tie(lo, hi) = std::make_pair(-hi, -lo);
+              break;
+            case HloOpcode::kAbs:
+              if (lo >= 0) {
+              } else if (hi <= 0) {
+                std::tie(lo, hi) = std::make_pair(-hi, -lo);
+              } else {
+                hi = std::max(-lo, hi);
+                lo = 0;
+              }
+              break;
+            case HloOpcode::kFloor:
+              lo = std::floor(lo);
+              hi = std::floor(hi);
+              break;
+            case HloOpcode::kCeil:
+              lo = std::ceil(lo);
+              hi = std::ceil(hi);
+              break;
+            case HloOpcode::kRoundNearestAfz:
+              lo = std::round(lo);
+              hi = std::round(hi);
+              break;
+            case HloOpcode::kRoundNearestEven:
+              lo = std::nearbyint(lo);
+              hi = std::nearbyint(hi);
+              break;
+            case HloOpcode::kSign:
+              lo = lo > 0 ? 1 : lo < 0 ? -1 : 0;
+              hi = hi > 0 ? 1 : hi < 0 ? -1 : 0;
+              break;
+            default:
+              break;
+          }
+        } else {
+          // Outside the domain the result is NaN.
+          if (hi < fn->dom_lo || lo > fn->dom_hi) {
+            fl = (fl & ~kEnclNumber) | kEnclNaN;
+          } else {
+            if (lo < fn->dom_lo || hi > fn->dom_hi) fl |= kEnclNaN;
+            const Iv r = ApplyUnaryFn(*fn, std::max(lo, fn->dom_lo),
+                                      std::min(hi, fn->dom_hi));
+            lo = r.lo;
+            hi = r.hi;
+          }
+        }
+      }
+      Widen(cls, t, lo, hi, fl);
+      o.lo[i] = lo;
+      o.hi[i] = hi;
+      o.flags[i] = fl;
+    }
+    return out;
+  }
+
+  if (ops.size() != 2) return std::nullopt;
+  switch (op) {
+    case HloOpcode::kAdd:
+    case HloOpcode::kSubtract:
+    case HloOpcode::kMultiply:
+    case HloOpcode::kDivide:
+    case HloOpcode::kMaximum:
+    case HloOpcode::kMinimum:
+      break;
+    default:
+      return std::nullopt;
+  }
+  const ArrayEnclosure& a = ops[0]->array;
+  const ArrayEnclosure& b = ops[1]->array;
+  for (int64_t i = 0; i < n; ++i) {
+    const uint8_t af = a.flags[i], bf = b.flags[i];
+    uint8_t fl = ((af | bf) & ~kEnclNumber);
+    double lo = -kInf, hi = kInf;
+    if ((af & bf) & kEnclNumber) {
+      fl |= kEnclNumber;
+      const Iv x{a.lo[i], a.hi[i]}, y{b.lo[i], b.hi[i]};
+      const bool finite = std::isfinite(x.lo) && std::isfinite(x.hi) &&
+                          std::isfinite(y.lo) && std::isfinite(y.hi);
+      const bool points = x.lo == x.hi && y.lo == y.hi;
+      if (op == HloOpcode::kMaximum) {
+        lo = std::max(x.lo, y.lo);
+        hi = std::max(x.hi, y.hi);
+      } else if (op == HloOpcode::kMinimum) {
+        lo = std::min(x.lo, y.lo);
+        hi = std::min(x.hi, y.hi);
+      } else if (finite) {
+        switch (op) {
+          case HloOpcode::kAdd:
+            lo = AddDown(x.lo, y.lo);
+            hi = AddUp(x.hi, y.hi);
+            break;
+          case HloOpcode::kSubtract:
+            lo = AddDown(x.lo, -y.hi);
+            hi = AddUp(x.hi, -y.lo);
+            break;
+          case HloOpcode::kMultiply: {
+            const Iv r = IvMul(x, y);
+            lo = r.lo;
+            hi = r.hi;
+            break;
+          }
+          default: {  // divide
+            if (y.lo <= 0 && y.hi >= 0) {
+              if (points) {
+                const double r = x.lo / y.lo;  // IEEE: +-inf or NaN
+                if (std::isnan(r)) {
+                  fl = (fl & ~kEnclNumber) | kEnclNaN;
+                } else {
+                  lo = hi = r;
+                }
+              } else {
+                fl |= kEnclUndecided;
+                AddReason(o.reasons,
+                          where + ": divisor enclosure contains zero");
+              }
+              break;
+            }
+            const double c[4][2] = {
+                {x.lo, y.lo}, {x.lo, y.hi}, {x.hi, y.lo}, {x.hi, y.hi}};
+            lo = kInf;
+            hi = -kInf;
+            for (const auto& p : c) {
+              lo = std::min(lo, DivDown(p[0], p[1]));
+              hi = std::max(hi, DivUp(p[0], p[1]));
+            }
+            break;
+          }
+        }
+      } else if (points) {
+        // IEEE arithmetic on infinities is exact.
+        const double r = op == HloOpcode::kAdd        ? x.lo + y.lo
+                         : op == HloOpcode::kSubtract ? x.lo - y.lo
+                         : op == HloOpcode::kMultiply ? x.lo * y.lo
+                                                      : x.lo / y.lo;
+        if (std::isnan(r)) {
+          fl = (fl & ~kEnclNumber) | kEnclNaN;
+        } else {
+          lo = hi = r;
+        }
+      } else {
+        fl |= kEnclUndecided;
+        AddReason(o.reasons, where + ": unbounded operand enclosure");
+      }
+    }
+    Widen(cls, t, lo, hi, fl);
+    o.lo[i] = lo;
+    o.hi[i] = hi;
+    o.flags[i] = fl;
+  }
+  return out;
+}
+
+std::optional<ValueEnclosure> EnclosurePass::Dot(
+    const HloInstruction& inst, const std::vector<const ValueEnclosure*>& ops) {
+  if (ops.size() != 2 || !inst.shape().IsArray()) return std::nullopt;
+  if (!inst.attrs().algorithm.empty()) return std::nullopt;
+  const ArrayEnclosure& a = ops[0]->array;
+  const ArrayEnclosure& b = ops[1]->array;
+  const PrimitiveType t = inst.shape().element_type();
+  if (!a.is_float || !b.is_float || !SupportedFloat(t)) return std::nullopt;
+  const DotDimensionNumbers& dn = inst.attrs().dot_dimension_numbers;
+  auto free_dims = [](int64_t rank, const std::vector<int64_t>& batch,
+                      const std::vector<int64_t>& contract) {
+    std::vector<int64_t> f;
+    for (int64_t d = 0; d < rank; ++d) {
+      if (std::find(batch.begin(), batch.end(), d) == batch.end() &&
+          std::find(contract.begin(), contract.end(), d) == contract.end()) {
+        f.push_back(d);
+      }
+    }
+    return f;
+  };
+  const auto ad = a.shape.dimensions(), bd = b.shape.dimensions();
+  const std::vector<int64_t> as = RowMajorStrides(ad), bs = RowMajorStrides(bd);
+  const std::vector<int64_t> a_free = free_dims(
+      a.shape.rank(), dn.lhs_batch_dimensions, dn.lhs_contracting_dimensions);
+  const std::vector<int64_t> b_free = free_dims(
+      b.shape.rank(), dn.rhs_batch_dimensions, dn.rhs_contracting_dimensions);
+  const auto ab = Offsets(ad, as, dn.lhs_batch_dimensions);
+  const auto bb = Offsets(bd, bs, dn.rhs_batch_dimensions);
+  const auto ak = Offsets(ad, as, dn.lhs_contracting_dimensions);
+  const auto bk = Offsets(bd, bs, dn.rhs_contracting_dimensions);
+  const auto am = Offsets(ad, as, a_free);
+  const auto bn = Offsets(bd, bs, b_free);
+  ValueEnclosure out;
+  out.shape = inst.shape();
+  out.array = NewArray(inst.shape());
+  ArrayEnclosure& o = out.array;
+  MergeReasons(o.reasons, a.reasons);
+  MergeReasons(o.reasons, b.reasons);
+  if (static_cast<int64_t>(ab.size() * am.size() * bn.size()) != o.size()) {
+    return std::nullopt;
+  }
+  const int64_t k_count = static_cast<int64_t>(ak.size());
+  const double u = std::ldexp(1.0, -Precision(FormatOf(t)));
+  const double gamma = Gamma(k_count, u);
+  const std::string where = absl::StrCat("dot ", inst.name());
+  int64_t j = 0;
+  for (size_t bi = 0; bi < ab.size(); ++bi) {
+    for (int64_t mo : am) {
+      for (int64_t no : bn) {
+        double lo = 0, hi = 0, s = 0;
+        uint8_t fl = kEnclNumber;
+        bool must_nan = false, unbounded = false;
+        ExactSumCheck exact;
+        for (int64_t k = 0; k < k_count; ++k) {
+          const int64_t ia = ab[bi] + mo + ak[k];
+          const int64_t ib = bb[bi] + no + bk[k];
+          const uint8_t af = a.flags[ia], bf = b.flags[ib];
+          fl |= (af | bf) & (kUnjudgedFlags | kEnclNaN);
+          if (!(af & kEnclNumber) || !(bf & kEnclNumber)) {
+            must_nan = true;  // a NaN term makes every order NaN
+            continue;
+          }
+          const Iv x{a.lo[ia], a.hi[ia]}, y{b.lo[ib], b.hi[ib]};
+          if (!std::isfinite(x.lo) || !std::isfinite(x.hi) ||
+              !std::isfinite(y.lo) || !std::isfinite(y.hi)) {
+            unbounded = true;
+            continue;
+          }
+          const Iv p = IvMul(x, y);
+          exact.Add(p.lo, p.hi);
+          lo = AddDown(lo, p.lo);
+          hi = AddUp(hi, p.hi);
+          s = AddUp(s, std::max(std::fabs(p.lo), std::fabs(p.hi)));
+        }
+        if (must_nan) {
+          fl = (fl & ~kEnclNumber) | kEnclNaN;
+        } else if (unbounded) {
+          fl |= kEnclUndecided;
+          AddReason(o.reasons, where + ": non-finite operand enclosure");
+          lo = -kInf;
+          hi = kInf;
+        } else if (!exact.Exact(s, t)) {
+          const double e = MulUp(gamma, s);
+          if (AddUp(s, e) > MaxFinite(FormatOf(t))) {
+            // Some summation orders overflow an intermediate (inf - inf).
+            fl |= kEnclNaN;
+            lo = -kInf;
+            hi = kInf;
+            AddReason(o.reasons, where + ": an intermediate may overflow");
+          } else {
+            lo = AddDown(lo, -e);
+            hi = AddUp(hi, e);
+            Widen(EnclosureErrorClass{EnclosureErrorKind::kRounded}, t, lo, hi,
+                  fl);
+          }
+        }
+        o.lo[j] = lo;
+        o.hi[j] = hi;
+        o.flags[j] = fl;
+        ++j;
+      }
+    }
+  }
+  return out;
+}
+
+// The reducer of a reduce: add, maximum or minimum of its two parameters.
+std::optional<HloOpcode> SimpleReducer(const HloComputation* comp) {
+  if (comp == nullptr || comp->num_parameters() != 2) return std::nullopt;
+  const HloInstruction* root = comp->root();
+  if (root == nullptr || root->operand_count() != 2) return std::nullopt;
+  const HloOpcode op = root->opcode();
+  if (op != HloOpcode::kAdd && op != HloOpcode::kMaximum &&
+      op != HloOpcode::kMinimum) {
+    return std::nullopt;
+  }
+  const HloInstruction* x = root->operand(0);
+  const HloInstruction* y = root->operand(1);
+  if (x->opcode() != HloOpcode::kParameter ||
+      y->opcode() != HloOpcode::kParameter || x == y) {
+    return std::nullopt;
+  }
+  return op;
+}
+
+std::optional<ValueEnclosure> EnclosurePass::Reduce(
+    const HloInstruction& inst, const std::vector<const ValueEnclosure*>& ops) {
+  if (ops.size() != 2 || !inst.shape().IsArray()) return std::nullopt;
+  std::optional<HloOpcode> reducer = SimpleReducer(inst.to_apply());
+  if (!reducer) return std::nullopt;
+  const ArrayEnclosure& a = ops[0]->array;
+  const ArrayEnclosure& init = ops[1]->array;
+  const PrimitiveType t = inst.shape().element_type();
+  if (!a.is_float || !init.is_float || !SupportedFloat(t) ||
+      a.shape.element_type() != t) {
+    return std::nullopt;
+  }
+  const auto ad = a.shape.dimensions();
+  const std::vector<int64_t> as = RowMajorStrides(ad);
+  const std::vector<int64_t>& red = inst.attrs().dimensions;
+  std::vector<int64_t> kept;
+  for (int64_t d = 0; d < a.shape.rank(); ++d) {
+    if (std::find(red.begin(), red.end(), d) == red.end()) kept.push_back(d);
+  }
+  const auto ko = Offsets(ad, as, kept);
+  const auto ro = Offsets(ad, as, red);
+  ValueEnclosure out;
+  out.shape = inst.shape();
+  out.array = NewArray(inst.shape());
+  ArrayEnclosure& o = out.array;
+  if (static_cast<int64_t>(ko.size()) != o.size()) return std::nullopt;
+  MergeReasons(o.reasons, a.reasons);
+  MergeReasons(o.reasons, init.reasons);
+  const int64_t n = static_cast<int64_t>(ro.size());
+  const double u = std::ldexp(1.0, -Precision(FormatOf(t)));
+  const double gamma = Gamma(n, u);
+  const bool add = *reducer == HloOpcode::kAdd;
+  const std::string where = absl::StrCat("reduce ", inst.name());
+  for (int64_t j = 0; j < o.size(); ++j) {
+    uint8_t fl = init.flags[0];
+    bool must_nan = !(init.flags[0] & kEnclNumber), unbounded = false;
+    double lo = init.lo[0], hi = init.hi[0];
+    double s = must_nan ? 0 : std::max(std::fabs(lo), std::fabs(hi));
+    ExactSumCheck exact;
+    if (!must_nan) exact.Add(lo, hi);
+    if (add && !must_nan && (!std::isfinite(lo) || !std::isfinite(hi))) {
+      unbounded = true;
+    }
+    for (int64_t r : ro) {
+      const int64_t i = ko[j] + r;
+      fl |= a.flags[i] & (kUnjudgedFlags | kEnclNaN);
+      if (!(a.flags[i] & kEnclNumber)) {
+        must_nan = true;
+        continue;
+      }
+      if (add) {
+        if (!std::isfinite(a.lo[i]) || !std::isfinite(a.hi[i])) {
+          unbounded = true;
+          continue;
+        }
+        exact.Add(a.lo[i], a.hi[i]);
+        lo = AddDown(lo, a.lo[i]);
+        hi = AddUp(hi, a.hi[i]);
+        s = AddUp(s, std::max(std::fabs(a.lo[i]), std::fabs(a.hi[i])));
+      } else if (*reducer == HloOpcode::kMaximum) {
+        lo = std::max(lo, a.lo[i]);
+        hi = std::max(hi, a.hi[i]);
+      } else {
+        lo = std::min(lo, a.lo[i]);
+        hi = std::min(hi, a.hi[i]);
+      }
+    }
+    if (must_nan) {
+      fl = (fl & ~kEnclNumber) | kEnclNaN;
+    } else if (unbounded) {
+      fl |= kEnclUndecided;
+      AddReason(o.reasons, where + ": non-finite operand enclosure");
+      lo = -kInf;
+      hi = kInf;
+    } else if (add && n > 0 && !exact.Exact(s, t)) {
+      const double e = MulUp(gamma, s);
+      if (AddUp(s, e) > MaxFinite(FormatOf(t))) {
+        fl |= kEnclNaN;  // some orders overflow an intermediate
+        lo = -kInf;
+        hi = kInf;
+        AddReason(o.reasons, where + ": an intermediate may overflow");
+      } else {
+        lo = AddDown(lo, -e);
+        hi = AddUp(hi, e);
+        Widen(EnclosureErrorClass{EnclosureErrorKind::kRounded}, t, lo, hi, fl);
+      }
+    }
+    o.lo[j] = lo;
+    o.hi[j] = hi;
+    o.flags[j] = fl;
+  }
+  return out;
+}
+
+bool HasFloat(const Shape& s) {
+  if (s.IsTuple()) {
+    for (const Shape& e : s.tuple_shapes()) {
+      if (HasFloat(e)) return true;
+    }
+    return false;
+  }
+  return s.IsArray() &&
+         (IsFloat(s.element_type()) || IsComplex(s.element_type()));
+}
+
+bool IsControlFlow(HloOpcode op) {
+  return op == HloOpcode::kWhile || op == HloOpcode::kConditional ||
+         op == HloOpcode::kCall || op == HloOpcode::kFusion ||
+         op == HloOpcode::kCustomCall || op == HloOpcode::kMap;
+}
+
+// Element-wise ops of integers: the result element depends on the same
+// element of each operand only.
+bool IsElementwiseFamily(HloOpcode op) {
+  const OpFamily f = GetOpInfo(op).family;
+  return f == OpFamily::kElementwiseUnary ||
+         f == OpFamily::kElementwiseBinary || f == OpFamily::kCompareSelect ||
+         f == OpFamily::kConvert;
+}
+
+absl::StatusOr<ValueEnclosure> EnclosurePass::Op(
+    const HloInstruction& inst, const std::vector<const ValueEnclosure*>& ops) {
+  const HloOpcode op = inst.opcode();
+  const EnclosureErrorClass cls = ClassOf(inst);
+  bool operands_have_float = false;
+  for (const HloInstruction* o : inst.operands()) {
+    operands_have_float |= HasFloat(o->shape());
+  }
+  const bool all_int = !operands_have_float && !HasFloat(inst.shape());
+
+  // Exact ops on exact operands: the oracle's value is the only conforming
+  // one. Ops calling computations qualify only on integer data (a reducer
+  // of floats rounds).
+  const bool exact_class = cls.kind == EnclosureErrorKind::kExact;
+  if ((exact_class && inst.called_computations().empty()) ||
+      (all_int && !IsControlFlow(op))) {
+    std::vector<Literal> args;
+    bool points = true;
+    for (const ValueEnclosure* o : ops) {
+      std::optional<Literal> l = PointValue(*o);
+      if (!l) {
+        points = false;
+        break;
+      }
+      args.push_back(std::move(*l));
+    }
+    if (points) {
+      HLOREF_ASSIGN_OR_RETURN(EvalResult r,
+                              RunIsolated(inst, args, inst.shape(), false));
+      size_t next = 0;
+      return ValueFromLiteral(r.value, &r.outputs, &next);
+    }
+  }
+  if (IsDataMovement(op)) {
+    HLOREF_ASSIGN_OR_RETURN(std::optional<ValueEnclosure> v,
+                            DataMovement(inst, ops));
+    if (v) return std::move(*v);
+  }
+  if (op == HloOpcode::kDot) {
+    if (std::optional<ValueEnclosure> v = Dot(inst, ops)) return std::move(*v);
+  } else if (op == HloOpcode::kReduce) {
+    if (std::optional<ValueEnclosure> v = Reduce(inst, ops)) {
+      return std::move(*v);
+    }
+  } else if (IsElementwiseFamily(op) && cls.kind != EnclosureErrorKind::kNone &&
+             (operands_have_float || HasFloat(inst.shape()))) {
+    if (std::optional<ValueEnclosure> v = FloatElementwise(inst, ops)) {
+      return std::move(*v);
+    }
+  }
+  // Element-wise integer ops with some undecided elements: the oracle on
+  // the values, the marks carried element by element.
+  if (all_int && IsElementwiseFamily(op) && inst.shape().IsArray()) {
+    std::vector<Literal> args;
+    bool ok = true;
+    for (const ValueEnclosure* o : ops) {
+      if (!o->shape.IsArray()) {
+        ok = false;
+        break;
+      }
+      ArrayEnclosure copy = o->array;
+      for (uint8_t& fl : copy.flags) fl = kEnclNumber;
+      std::optional<Literal> l = PointLiteral(copy);
+      if (!l) {
+        ok = false;
+        break;
+      }
+      args.push_back(std::move(*l));
+    }
+    if (ok) {
+      HLOREF_ASSIGN_OR_RETURN(EvalResult r,
+                              RunIsolated(inst, args, inst.shape(), false));
+      size_t next = 0;
+      HLOREF_ASSIGN_OR_RETURN(ValueEnclosure v,
+                              ValueFromLiteral(r.value, &r.outputs, &next));
+      for (int64_t i = 0; i < v.array.size(); ++i) {
+        for (const ValueEnclosure* o : ops) {
+          const int64_t k = o->array.size() == 1 ? 0 : i;
+          v.array.flags[i] |= o->array.flags[k] & kUnjudgedFlags;
+        }
+      }
+      for (const ValueEnclosure* o : ops) {
+        MergeReasons(v.array.reasons, o->array.reasons);
+      }
+      return v;
+    }
+  }
+  // No rule (or operands no rule can take): name it.
+  bool undecided_operand = false;
+  for (const ValueEnclosure* o : ops) {
+    if (o->shape.IsArray()) {
+      for (uint8_t fl : o->array.flags) {
+        if (fl & kUnjudgedFlags) undecided_operand = true;
+      }
+    }
+  }
+  if (all_int && undecided_operand) {
+    return Flagged(inst.shape(), kEnclUndecided,
+                   absl::StrCat(OpName(inst), " ", inst.name(),
+                                ": undecided integer operand"));
+  }
+  return Flagged(
+      inst.shape(), kEnclNoRule,
+      absl::StrCat(
+          "op ", OpName(inst), " has no enclosure rule",
+          cls.kind == EnclosureErrorKind::kNone ? "" : " for these operands"));
+}
+
+void Flatten(const ValueEnclosure& v, std::vector<ArrayEnclosure>& out) {
+  if (v.shape.IsTuple()) {
+    for (const ValueEnclosure& t : v.tuple) Flatten(t, out);
+    return;
+  }
+  if (v.shape.IsArray()) out.push_back(v.array);
+}
+
+std::string IndexText(const Shape& shape, int64_t linear) {
+  std::vector<int64_t> idx(shape.rank());
+  for (int64_t d = shape.rank() - 1; d >= 0; --d) {
+    const int64_t n = shape.dimensions(d);
+    idx[d] = n == 0 ? 0 : linear % n;
+    if (n != 0) linear /= n;
+  }
+  return absl::StrCat("[", absl::StrJoin(idx, ","), "]");
+}
+
+}  // namespace
+
+absl::StatusOr<ModuleEnclosure> ComputeEnclosure(
+    const HloModule& module, absl::Span<const Literal> args,
+    const EnclosureOptions& options) {
+  if (!options.error_model) {
+    return absl::InvalidArgumentError(
+        "enclosure: EnclosureOptions::error_model is required");
+  }
+  const HloComputation* entry = module.entry();
+  if (entry == nullptr) {
+    return absl::InvalidArgumentError("enclosure: the module has no entry");
+  }
+  if (static_cast<int64_t>(args.size()) != entry->num_parameters()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("enclosure: the entry takes ", entry->num_parameters(),
+                     " arguments, got ", args.size()));
+  }
+  std::vector<ValueEnclosure> arg_values;
+  arg_values.reserve(args.size());
+  for (size_t i = 0; i < args.size(); ++i) {
+    const Shape& want = entry->parameter(i)->shape();
+    if (!want.Compatible(args[i].shape())) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "enclosure: argument ", i, " has shape ", args[i].shape().ToString(),
+          ", parameter ", entry->parameter(i)->name(), " wants ",
+          want.ToString()));
+    }
+    size_t next = 0;
+    HLOREF_ASSIGN_OR_RETURN(ValueEnclosure v,
+                            ValueFromLiteral(args[i], nullptr, &next));
+    arg_values.push_back(std::move(v));
+  }
+  std::vector<const ValueEnclosure*> ptrs;
+  for (const ValueEnclosure& v : arg_values) ptrs.push_back(&v);
+  EnclosurePass pass(options);
+  ModuleEnclosure result;
+  HLOREF_ASSIGN_OR_RETURN(result.root, pass.Computation(*entry, ptrs));
+  Flatten(result.root, result.outputs);
+  return result;
+}
+
+double RelativeRadius(const ArrayEnclosure& e, int64_t i) {
+  if (!e.is_float || !e.Judgeable(i) || !(e.flags[i] & kEnclNumber)) {
+    return std::numeric_limits<double>::quiet_NaN();
+  }
+  const double lo = e.lo[i], hi = e.hi[i];
+  if (lo == hi) return 0;
+  if (!std::isfinite(lo) || !std::isfinite(hi)) return kInf;
+  const double scale = std::max({std::fabs(lo), std::fabs(hi),
+                                 MinNormal(FormatOf(e.shape.element_type()))});
+  return DivUp(MulUp(0.5, AddUp(hi, -lo)), scale);
+}
+
+std::string EnclosureFailure::ToString() const {
+  std::string allowed;
+  if (number_allowed) allowed = absl::StrCat("[", lo, ", ", hi, "]");
+  if (nan_allowed)
+    absl::StrAppend(&allowed, allowed.empty() ? "" : " or ", "NaN");
+  if (allowed.empty()) allowed = "nothing";
+  return absl::StrCat(index, ": ", value, " outside the enclosure ", allowed);
+}
+
+int64_t EnclosureVerdict::TotalFail() const {
+  int64_t n = 0;
+  for (const auto& o : outputs) n += o.fail;
+  return n;
+}
+int64_t EnclosureVerdict::TotalUnjudged() const {
+  int64_t n = 0;
+  for (const auto& o : outputs) n += o.unjudged;
+  return n;
+}
+
+std::string EnclosureVerdict::Summary() const {
+  std::string s;
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    const EnclosureOutputVerdict& o = outputs[i];
+    absl::StrAppend(
+        &s, "result ", i, ": ", o.pass, " pass, ", o.fail, " fail, ",
+        o.unjudged, " unjudged (", o.wide, " too wide), ", o.dont_care,
+        " don't care; largest relative radius ", o.max_relative_radius, "\n");
+    for (const EnclosureFailure& f : o.failures) {
+      absl::StrAppend(&s, "  fail ", f.ToString(), "\n");
+    }
+    for (const std::string& r : o.reasons) {
+      absl::StrAppend(&s, "  unjudged: ", r, "\n");
+    }
+  }
+  return s;
+}
+
+absl::StatusOr<EnclosureVerdict> JudgeWithEnclosure(
+    const ModuleEnclosure& enclosure, absl::Span<const Literal> values,
+    const EnclosureJudgeOptions& options) {
+  if (values.size() != enclosure.outputs.size()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("enclosure verdict: ", values.size(), " values for ",
+                     enclosure.outputs.size(), " outputs"));
+  }
+  EnclosureVerdict verdict;
+  for (size_t k = 0; k < values.size(); ++k) {
+    const ArrayEnclosure& e = enclosure.outputs[k];
+    const Literal& v = values[k];
+    if (!v.shape().IsArray() || !v.shape().SameDimensions(e.shape) ||
+        v.element_type() != e.shape.element_type()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "enclosure verdict: output ", k, " is ", v.shape().ToString(),
+          ", the enclosure is of ", e.shape.ToString()));
+    }
+    EnclosureOutputVerdict o;
+    std::vector<double> d;
+    std::vector<int64_t> ints;
+    if (e.is_float) {
+      HLOREF_ASSIGN_OR_RETURN(d, LoadDoubles(v));
+    } else if (IsInteger(v.element_type()) || IsPred(v.element_type())) {
+      HLOREF_ASSIGN_OR_RETURN(ints, LoadInts(v));
+    }
+    auto fail = [&](int64_t i, double value) {
+      ++o.fail;
+      if (static_cast<int>(o.failures.size()) < options.max_failures_listed) {
+        EnclosureFailure f;
+        f.linear = i;
+        f.index = IndexText(e.shape, i);
+        if (e.is_float) {
+          f.lo = e.lo[i];
+          f.hi = e.hi[i];
+          f.nan_allowed = e.flags[i] & kEnclNaN;
+          f.number_allowed = e.flags[i] & kEnclNumber;
+        } else {
+          f.lo = f.hi = static_cast<double>(e.ints[i]);
+        }
+        f.value = value;
+        o.failures.push_back(f);
+      }
+    };
+    for (int64_t i = 0; i < e.size(); ++i) {
+      const uint8_t fl = e.flags[i];
+      if (fl & kEnclDontCare) {
+        ++o.dont_care;
+        continue;
+      }
+      if (fl & (kEnclNoRule | kEnclUndecided)) {
+        ++o.unjudged;
+        continue;
+      }
+      if (!e.is_float) {
+        if (ints.empty()) {
+          ++o.unjudged;
+        } else if (ints[i] == e.ints[i]) {
+          ++o.pass;
+        } else {
+          fail(i, static_cast<double>(ints[i]));
+        }
+        continue;
+      }
+      const double x = d[i];
+      if (std::isnan(x)) {
+        if (!(fl & kEnclNaN)) {
+          fail(i, x);
+        } else if (fl & kEnclNumber) {
+          ++o.unjudged;  // NaN or a number: undecided
+        } else {
+          ++o.pass;
+        }
+        continue;
+      }
+      if (!(fl & kEnclNumber) || x < e.lo[i] || x > e.hi[i]) {
+        fail(i, x);
+        continue;
+      }
+      if (fl & kEnclNaN) {
+        ++o.unjudged;
+        continue;
+      }
+      const double rel = RelativeRadius(e, i);
+      o.max_relative_radius = std::max(o.max_relative_radius, rel);
+      if (rel > options.max_relative_radius) {
+        ++o.unjudged;
+        ++o.wide;
+        continue;
+      }
+      ++o.pass;
+    }
+    if (o.unjudged > 0 || o.dont_care > 0) o.reasons = e.reasons;
+    if (o.wide > 0) {
+      o.reasons.insert(absl::StrCat(o.wide,
+                                    " inside an enclosure of relative radius "
+                                    "above ",
+                                    options.max_relative_radius));
+    }
+    verdict.outputs.push_back(std::move(o));
+  }
+  return verdict;
+}
+
+}  // namespace hloref

@@ -1,0 +1,539 @@
+// Whole-program enclosures (interpreter/enclosure.h): bounds against
+// hand-derived values and mpmath references (constants printed by
+// interpreter/testdata/enclosure_refs.py, never by the code under test),
+// implementations that legitimately differ from per-op rounding (FMA
+// contraction, bf16 intermediates kept in f32; simulated here in plain
+// C++, not with the oracle) pass, deliberately broken results fail, and
+// ill-conditioned programs are unjudged, never passed.
+#include "interpreter/enclosure.h"
+
+#include <cmath>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "conformance/compare/enclosure_model.h"
+#include "gtest/gtest.h"
+#include "interpreter/evaluator.h"
+#include "spec/ir/hlo_parser.h"
+#include "spec/verifier/verifier.h"
+
+namespace hloref {
+namespace {
+
+struct Enclosed {
+  std::unique_ptr<HloModule> module;
+  ModuleEnclosure enc;
+  std::vector<Literal> oracle;  // the oracle's outputs, flattened
+};
+
+Enclosed Enclose(const char* text, const std::vector<std::string>& arg_texts,
+                 int threads = 1) {
+  Enclosed e;
+  auto m = ParseHloModule(text);
+  EXPECT_TRUE(m.ok()) << m.status();
+  if (!m.ok()) return e;
+  e.module = *std::move(m);
+  EXPECT_TRUE(VerifyModule(*e.module).ok());
+  std::vector<Literal> args;
+  for (const std::string& t : arg_texts) {
+    auto lit = ParseLiteral(t);
+    EXPECT_TRUE(lit.ok()) << lit.status();
+    args.push_back(*std::move(lit));
+  }
+  EvaluatorOptions oracle;
+  oracle.threads = threads;
+  auto enc = ComputeEnclosure(*e.module, args,
+                              conformance::PolicyEnclosureOptions(oracle));
+  EXPECT_TRUE(enc.ok()) << enc.status();
+  if (enc.ok()) e.enc = *std::move(enc);
+  Evaluator ev(oracle);
+  auto r = ev.Run(*e.module, args);
+  EXPECT_TRUE(r.ok()) << r.status();
+  if (r.ok()) {
+    for (EvaluatedOutput& o : r->outputs)
+      e.oracle.push_back(std::move(o.value));
+  }
+  return e;
+}
+
+EnclosureVerdict Judge(const Enclosed& e, const std::vector<Literal>& values) {
+  auto v = JudgeWithEnclosure(e.enc, values);
+  EXPECT_TRUE(v.ok()) << v.status();
+  return v.ok() ? *v : EnclosureVerdict{};
+}
+
+Literal FromDoubles(PrimitiveType type, std::vector<int64_t> dims,
+                    const std::vector<double>& v) {
+  Literal lit(Shape(type, dims));
+  for (size_t i = 0; i < v.size(); ++i) lit.SetFromDouble(i, v[i]);
+  return lit;
+}
+
+// Round-to-nearest-even f32 -> bf16 by bits (test-side, not the oracle).
+float RoundBf16(float x) {
+  uint32_t b;
+  std::memcpy(&b, &x, 4);
+  if (std::isnan(x)) return x;
+  b += 0x7fff + ((b >> 16) & 1);
+  b &= 0xffff0000u;
+  float r;
+  std::memcpy(&r, &b, 4);
+  return r;
+}
+
+// ---- Hand-derived bounds.
+
+TEST(Enclosure, CorrectlyRoundedAddIsDirectedRoundingOfTheExactSum) {
+  // 1 + 2^-30 in f32: the conforming results are RN_f32 = 1 and, kept in a
+  // wider type, the exact 1 + 2^-30; the enclosure is [RD, RU] =
+  // [1, 1 + 2^-23].
+  Enclosed e = Enclose(R"(
+HloModule m
+ENTRY main {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+})",
+                       {"f32[] 1", "f32[] 9.31322574615478515625e-10"});
+  ASSERT_EQ(e.enc.outputs.size(), 1u);
+  EXPECT_EQ(e.enc.outputs[0].lo[0], 1.0);
+  EXPECT_EQ(e.enc.outputs[0].hi[0], 1.0 + std::ldexp(1.0, -23));
+  // An exact sum stays a point.
+  Enclosed p = Enclose(R"(
+HloModule m
+ENTRY main {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+})",
+                       {"f32[] 1.5", "f32[] 0.25"});
+  EXPECT_EQ(p.enc.outputs[0].lo[0], 1.75);
+  EXPECT_EQ(p.enc.outputs[0].hi[0], 1.75);
+}
+
+TEST(Enclosure, F32ExpWithinItsBudget) {
+  // mpmath (enclosure_refs.py): exp(1) -+ 8 ulp_f32 =
+  // [2.718279921110412422860287, 2.718283735807678047860287]; the enclosure
+  // holds that interval and exceeds it by no more than the outward
+  // rounding of double arithmetic (a few 1e-16).
+  Enclosed e = Enclose(R"(
+HloModule m
+ENTRY main {
+  x = f32[] parameter(0)
+  ROOT y = f32[] exponential(x)
+})",
+                       {"f32[] 1"});
+  const double lo = e.enc.outputs[0].lo[0], hi = e.enc.outputs[0].hi[0];
+  EXPECT_LE(lo, 2.718279921110412422860287);
+  EXPECT_GE(lo, 2.718279921110412422860287 - 4e-15);
+  EXPECT_GE(hi, 2.718283735807678047860287);
+  EXPECT_LE(hi, 2.718283735807678047860287 + 4e-15);
+}
+
+constexpr char kBf16Chain[] = R"(
+HloModule chain
+ENTRY main {
+  x = bf16[4] parameter(0)
+  sq = bf16[4] multiply(x, x)
+  one = bf16[] constant(1)
+  ones = bf16[4] broadcast(one), dimensions={}
+  p = bf16[4] add(sq, ones)
+  ROOT l = bf16[4] log(p)
+})";
+
+TEST(Enclosure, Bf16ChainContainsExactAndF32Intermediates) {
+  Enclosed e = Enclose(kBf16Chain, {"bf16[4] {0.5, 1.5, -2.25, 3}"});
+  const ArrayEnclosure& o = e.enc.outputs[0];
+  // mpmath: log(x^2 + 1) exactly.
+  const double exact[4] = {
+      0.2231435513142097557662951, 1.178654996341646117219023,
+      1.802122256263601584447793, 2.302585092994045684017991};
+  for (int i = 0; i < 4; ++i) {
+    EXPECT_LE(o.lo[i], exact[i]) << i;
+    EXPECT_GE(o.hi[i], exact[i]) << i;
+    // Per-op rounding: 1/2 ulp twice and 1 ulp of log in bf16 (2^-8
+    // relative each): well under 2^-5 relative.
+    EXPECT_LT(RelativeRadius(o, i), 0x1p-5) << i;
+  }
+  // Excess precision: everything in f32, one rounding to bf16 at the end.
+  std::vector<double> f32_kept;
+  for (float x : {0.5f, 1.5f, -2.25f, 3.0f}) {
+    f32_kept.push_back(RoundBf16(std::log(x * x + 1.0f)));
+  }
+  EnclosureVerdict v =
+      Judge(e, {FromDoubles(PrimitiveType::kBF16, {4}, f32_kept)});
+  EXPECT_EQ(v.outputs[0].fail, 0) << v.Summary();
+  EXPECT_EQ(v.outputs[0].pass, 4) << v.Summary();
+  EnclosureVerdict ov = Judge(e, e.oracle);
+  EXPECT_EQ(ov.outputs[0].pass, 4) << ov.Summary();
+}
+
+constexpr char kSoftmax[] = R"(
+HloModule softmax
+max_f32 {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT m = f32[] maximum(a, b)
+}
+add_f32 {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY main {
+  x = f32[4] parameter(0)
+  ninf = f32[] constant(-inf)
+  mx = f32[] reduce(x, ninf), dimensions={0}, to_apply=max_f32
+  mxb = f32[4] broadcast(mx), dimensions={}
+  d = f32[4] subtract(x, mxb)
+  e = f32[4] exponential(d)
+  zero = f32[] constant(0)
+  s = f32[] reduce(e, zero), dimensions={0}, to_apply=add_f32
+  sb = f32[4] broadcast(s), dimensions={}
+  ROOT y = f32[4] divide(e, sb)
+})";
+
+TEST(Enclosure, F32SoftmaxContainsExact) {
+  Enclosed e = Enclose(kSoftmax, {"f32[4] {1, 2, 3, 0.5}"});
+  const ArrayEnclosure& o = e.enc.outputs[0];
+  // mpmath softmax of {1, 2, 3, 0.5}.
+  const double exact[4] = {
+      0.0853688935097888934692968, 0.2320567119433144730474657,
+      0.6307955432474668261252751, 0.05177885129942980735796242};
+  for (int i = 0; i < 4; ++i) {
+    EXPECT_LE(o.lo[i], exact[i]) << i;
+    EXPECT_GE(o.hi[i], exact[i]) << i;
+    // exp 8 ulp + sum gamma_4 + divide 1/2 ulp: under 2^-17 relative.
+    EXPECT_LT(RelativeRadius(o, i), 0x1p-17) << i;
+  }
+  EnclosureVerdict v = Judge(e, e.oracle);
+  EXPECT_EQ(v.outputs[0].pass, 4) << v.Summary();
+}
+
+// A bf16 layer norm as JAX writes it: statistics in f32, element-wise
+// work in bf16.
+constexpr char kLayerNorm[] = R"(
+HloModule layer_norm
+add_f32 {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY main {
+  x = bf16[2,8] parameter(0)
+  gamma = bf16[8] parameter(1)
+  beta = bf16[8] parameter(2)
+  xf = f32[2,8] convert(x)
+  zero = f32[] constant(0)
+  sum = f32[2] reduce(xf, zero), dimensions={1}, to_apply=add_f32
+  n = f32[] constant(8)
+  nb = f32[2] broadcast(n), dimensions={}
+  meanf = f32[2] divide(sum, nb)
+  mean = bf16[2] convert(meanf)
+  meanb = bf16[2,8] broadcast(mean), dimensions={0}
+  c = bf16[2,8] subtract(x, meanb)
+  sq = bf16[2,8] multiply(c, c)
+  sqf = f32[2,8] convert(sq)
+  ss = f32[2] reduce(sqf, zero), dimensions={1}, to_apply=add_f32
+  var = f32[2] divide(ss, nb)
+  eps = f32[] constant(0.001)
+  epsb = f32[2] broadcast(eps), dimensions={}
+  ve = f32[2] add(var, epsb)
+  rf = f32[2] rsqrt(ve)
+  r = bf16[2] convert(rf)
+  rb = bf16[2,8] broadcast(r), dimensions={0}
+  nrm = bf16[2,8] multiply(c, rb)
+  gb = bf16[2,8] broadcast(gamma), dimensions={1}
+  bb = bf16[2,8] broadcast(beta), dimensions={1}
+  sc = bf16[2,8] multiply(nrm, gb)
+  ROOT out = bf16[2,8] add(sc, bb)
+})";
+
+const std::vector<std::string> kLayerNormArgs = {
+    "bf16[2,8] {{1, 2, 3, 4, 5, 6, 7, 8}, {-3, 0.25, 2.5, -1.75, 4, -0.5, "
+    "1.25, 3.5}}",
+    "bf16[8] {1, 0.5, 2, -1, 1.5, 0.75, -0.25, 1}",
+    "bf16[8] {0, 0.125, -0.5, 0.25, 0, 1, -1, 0.5}"};
+
+// The layer norm as XLA:CPU may run it: every bf16 intermediate kept in
+// f32 (excess precision), multiply-add contracted into an FMA, one
+// rounding to bf16 at the end. Plain C++ floats, not the oracle.
+std::vector<double> LayerNormExcessPrecision(bool sign_error) {
+  const float x[2][8] = {{1, 2, 3, 4, 5, 6, 7, 8},
+                         {-3, 0.25, 2.5, -1.75, 4, -0.5, 1.25, 3.5}};
+  const float g[8] = {1, 0.5, 2, -1, 1.5, 0.75, -0.25, 1};
+  const float b[8] = {0, 0.125, -0.5, 0.25, 0, 1, -1, 0.5};
+  std::vector<double> out;
+  for (int r = 0; r < 2; ++r) {
+    float sum = 0;
+    for (int i = 7; i >= 0; --i) sum += x[r][i];  // another order
+    const float mean = sum / 8;
+    float ss = 0;
+    for (int i = 0; i < 8; ++i)
+      ss = std::fma(x[r][i] - mean, x[r][i] - mean, ss);
+    const float rs = 1.0f / std::sqrt(ss / 8 + 0.001f);
+    for (int i = 0; i < 8; ++i) {
+      float y = std::fma((x[r][i] - mean) * rs, g[i], b[i]);
+      if (sign_error && r == 1 && i == 4) y = -y;
+      out.push_back(RoundBf16(y));
+    }
+  }
+  return out;
+}
+
+TEST(Enclosure, Bf16LayerNormExcessPrecisionAndFmaPass) {
+  Enclosed e = Enclose(kLayerNorm, kLayerNormArgs);
+  EnclosureVerdict v =
+      Judge(e, {FromDoubles(PrimitiveType::kBF16, {2, 8},
+                            LayerNormExcessPrecision(/*sign_error=*/false))});
+  EXPECT_EQ(v.outputs[0].fail, 0) << v.Summary();
+  EXPECT_EQ(v.outputs[0].pass, 16) << v.Summary();
+  EXPECT_LT(v.outputs[0].max_relative_radius, 1.0 / 16) << v.Summary();
+  EnclosureVerdict ov = Judge(e, e.oracle);
+  EXPECT_EQ(ov.outputs[0].pass, 16) << ov.Summary();
+}
+
+TEST(Enclosure, ExactDataAccumulatesExactly) {
+  // Multiples of 2^-2 with S = 10 < 2^(-2 + 24): every order's partial
+  // sums are representable, so the sum is the point 1 - 2 + 3.25 + 3.75 = 6.
+  // 0.1 + 0.2 (rounded f32 inputs) is not: the gamma bound applies.
+  constexpr char kSum[] = R"(
+HloModule r
+add_f32 {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY main {
+  x = f32[4] parameter(0)
+  zero = f32[] constant(0)
+  ROOT s = f32[] reduce(x, zero), dimensions={0}, to_apply=add_f32
+})";
+  Enclosed e = Enclose(kSum, {"f32[4] {1, -2, 3.25, 3.75}"});
+  EXPECT_EQ(e.enc.outputs[0].lo[0], 6);
+  EXPECT_EQ(e.enc.outputs[0].hi[0], 6);
+  Enclosed w = Enclose(kSum, {"f32[4] {0.1, 0.2, 0, 0}"});
+  EXPECT_LT(w.enc.outputs[0].lo[0], w.enc.outputs[0].hi[0]);
+}
+
+TEST(Enclosure, SignErrorFails) {
+  Enclosed e = Enclose(kLayerNorm, kLayerNormArgs);
+  EnclosureVerdict v =
+      Judge(e, {FromDoubles(PrimitiveType::kBF16, {2, 8},
+                            LayerNormExcessPrecision(/*sign_error=*/true))});
+  EXPECT_EQ(v.outputs[0].fail, 1) << v.Summary();
+  ASSERT_EQ(v.outputs[0].failures.size(), 1u);
+  EXPECT_EQ(v.outputs[0].failures[0].index, "[1,4]");
+  EXPECT_NE(v.outputs[0].failures[0].ToString().find("outside the enclosure"),
+            std::string::npos);
+}
+
+TEST(Enclosure, WrongGatherIndexFails) {
+  Enclosed e = Enclose(R"(
+HloModule g
+ENTRY main {
+  table = f32[4,3] parameter(0)
+  idx = s32[2] parameter(1)
+  g = f32[2,3] gather(table, idx), offset_dims={1}, collapsed_slice_dims={0}, start_index_map={0}, index_vector_dim=1, slice_sizes={1,3}
+  two = f32[] constant(2)
+  tb = f32[2,3] broadcast(two), dimensions={}
+  ROOT m = f32[2,3] multiply(g, tb)
+})",
+                       {"f32[4,3] {{1, 2, 3}, {4, 5, 6}, {7, 8, 9}, {10, "
+                        "11, 12}}",
+                        "s32[2] {2, 0}"});
+  // Rows 2 and 0, doubled (exact: the enclosure is a point).
+  EnclosureVerdict good = Judge(
+      e, {FromDoubles(PrimitiveType::kF32, {2, 3}, {14, 16, 18, 2, 4, 6})});
+  EXPECT_EQ(good.outputs[0].pass, 6) << good.Summary();
+  EXPECT_EQ(good.outputs[0].max_relative_radius, 0);
+  // Row 3 instead of row 2.
+  EnclosureVerdict bad = Judge(
+      e, {FromDoubles(PrimitiveType::kF32, {2, 3}, {20, 22, 24, 2, 4, 6})});
+  EXPECT_EQ(bad.outputs[0].fail, 3) << bad.Summary();
+}
+
+TEST(Enclosure, DroppedNanFails) {
+  Enclosed e = Enclose(R"(
+HloModule n
+ENTRY main {
+  x = f32[3] parameter(0)
+  two = f32[] constant(2)
+  tb = f32[3] broadcast(two), dimensions={}
+  m = f32[3] multiply(x, tb)
+  ROOT a = f32[3] add(m, tb)
+})",
+                       {"f32[3] {1, nan, -1}"});
+  const double nan = std::nan("");
+  EnclosureVerdict good =
+      Judge(e, {FromDoubles(PrimitiveType::kF32, {3}, {4, nan, 0})});
+  EXPECT_EQ(good.outputs[0].pass, 3) << good.Summary();
+  EnclosureVerdict bad =
+      Judge(e, {FromDoubles(PrimitiveType::kF32, {3}, {4, 0, 0})});
+  EXPECT_EQ(bad.outputs[0].fail, 1) << bad.Summary();
+  EXPECT_NE(bad.outputs[0].failures[0].ToString().find("NaN"),
+            std::string::npos);
+}
+
+TEST(Enclosure, Bf16AccumulationWhereF32WasAskedFails) {
+  // bf16 x bf16 -> f32 dot of 256 terms: f32 accumulation is required.
+  std::string xs = "bf16[256] {", ys = "bf16[256] {";
+  std::vector<float> xv, yv;
+  for (int i = 0; i < 256; ++i) {
+    xv.push_back(RoundBf16(1.0f + i / 256.0f));
+    yv.push_back(RoundBf16(0.75f + (i % 7) / 16.0f));
+    absl::StrAppend(&xs, i ? ", " : "", xv.back());
+    absl::StrAppend(&ys, i ? ", " : "", yv.back());
+  }
+  xs += "}";
+  ys += "}";
+  Enclosed e = Enclose(R"(
+HloModule d
+ENTRY main {
+  x = bf16[256] parameter(0)
+  y = bf16[256] parameter(1)
+  ROOT d = f32[] dot(x, y), lhs_contracting_dims={0}, rhs_contracting_dims={0}
+})",
+                       {xs, ys});
+  float f32_acc = 0, bf16_acc = 0;
+  for (int i = 0; i < 256; ++i) {
+    f32_acc = std::fma(xv[i], yv[i], f32_acc);
+    bf16_acc = RoundBf16(bf16_acc + xv[i] * yv[i]);
+  }
+  EnclosureVerdict good =
+      Judge(e, {FromDoubles(PrimitiveType::kF32, {}, {f32_acc})});
+  EXPECT_EQ(good.outputs[0].pass, 1) << good.Summary();
+  EnclosureVerdict bad =
+      Judge(e, {FromDoubles(PrimitiveType::kF32, {}, {bf16_acc})});
+  EXPECT_EQ(bad.outputs[0].fail, 1) << bad.Summary();
+}
+
+TEST(Enclosure, CancellationIsUnjudgedNotPassed) {
+  // (x + 1e8) - 1e8 in f32: the sum rounds by up to 4, so x is lost.
+  Enclosed e = Enclose(R"(
+HloModule c
+ENTRY main {
+  x = f32[3] parameter(0)
+  big = f32[] constant(1e8)
+  bb = f32[3] broadcast(big), dimensions={}
+  s = f32[3] add(x, bb)
+  ROOT d = f32[3] subtract(s, bb)
+})",
+                       {"f32[3] {1, 2, 3}"});
+  EnclosureVerdict v = Judge(e, e.oracle);
+  EXPECT_EQ(v.outputs[0].fail, 0) << v.Summary();
+  EXPECT_EQ(v.outputs[0].unjudged, 3) << v.Summary();
+  EXPECT_EQ(v.outputs[0].wide, 3) << v.Summary();
+  // Far outside even the wide enclosure is still a failure.
+  EnclosureVerdict bad =
+      Judge(e, {FromDoubles(PrimitiveType::kF32, {3}, {1, 2, 100})});
+  EXPECT_EQ(bad.outputs[0].fail, 1) << bad.Summary();
+}
+
+TEST(Enclosure, UndecidedSelectTakesTheUnionOfBothBranches) {
+  // a + b is in [1, 1 + 2^-23]: "> 1" is undecided.
+  Enclosed e = Enclose(R"(
+HloModule s
+ENTRY main {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  s = f32[] add(a, b)
+  one = f32[] constant(1)
+  p = pred[] compare(s, one), direction=GT
+  t = f32[] constant(10)
+  f = f32[] constant(20)
+  ROOT r = f32[] select(p, t, f)
+})",
+                       {"f32[] 1", "f32[] 9.31322574615478515625e-10"});
+  EXPECT_EQ(e.enc.outputs[0].lo[0], 10);
+  EXPECT_EQ(e.enc.outputs[0].hi[0], 20);
+  EXPECT_TRUE(e.enc.outputs[0].Judgeable(0));
+}
+
+TEST(Enclosure, WhileWithDecidedConditionAndUndecidedCondition) {
+  constexpr char kLoop[] = R"(
+HloModule w
+cond {
+  s = (s32[], f32[]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  n = s32[] constant(3)
+  ROOT lt = pred[] compare(i, n), direction=LT
+}
+body {
+  s = (s32[], f32[]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  x = f32[] get-tuple-element(s), index=1
+  one = s32[] constant(1)
+  j = s32[] add(i, one)
+  k = f32[] constant(1.1)
+  y = f32[] multiply(x, k)
+  ROOT t = (s32[], f32[]) tuple(j, y)
+}
+ENTRY main {
+  x = f32[] parameter(0)
+  zero = s32[] constant(0)
+  init = (s32[], f32[]) tuple(zero, x)
+  ROOT w = (s32[], f32[]) while(init), condition=cond, body=body
+})";
+  Enclosed e = Enclose(kLoop, {"f32[] 2"});
+  ASSERT_EQ(e.enc.outputs.size(), 2u);
+  EXPECT_EQ(e.enc.outputs[0].ints[0], 3);
+  // 2 * fl(1.1)^3 with fl(1.1) = 1.10000002384185791015625 (f32):
+  // 2.6620001731109629... by hand; the enclosure holds it.
+  const double k = 1.10000002384185791015625;
+  EXPECT_LE(e.enc.outputs[1].lo[0], 2 * k * k * k);
+  EXPECT_GE(e.enc.outputs[1].hi[0], 2 * k * k * k);
+  EnclosureVerdict v = Judge(e, e.oracle);
+  EXPECT_EQ(v.outputs[0].pass + v.outputs[1].pass, 2) << v.Summary();
+}
+
+TEST(Enclosure, OpWithoutRuleIsUnjudgedAndNamed) {
+  Enclosed e = Enclose(
+      R"(
+HloModule f
+ENTRY main {
+  x = f32[1,4,1] parameter(0)
+  k = f32[2,1,1] parameter(1)
+  ROOT c = f32[1,3,1] convolution(x, k), window={size=2}, dim_labels=b0f_0io->b0f
+})",
+      {"f32[1,4,1] {{{1}, {2}, {3}, {4}}}", "f32[2,1,1] {{{1}}, {{0.5}}}"});
+  EnclosureVerdict v = Judge(e, e.oracle);
+  EXPECT_EQ(v.outputs[0].unjudged, 3) << v.Summary();
+  EXPECT_EQ(v.outputs[0].pass, 0);
+  bool named = false;
+  for (const std::string& r : v.outputs[0].reasons) {
+    named |= r.find("convolution has no enclosure rule") != std::string::npos;
+  }
+  EXPECT_TRUE(named) << v.Summary();
+}
+
+TEST(Enclosure, IdenticalAtOneAndTwoOracleThreads) {
+  for (const char* text : {kLayerNorm, kSoftmax}) {
+    const std::vector<std::string> args =
+        text == kSoftmax ? std::vector<std::string>{"f32[4] {1, 2, 3, 0.5}"}
+                         : kLayerNormArgs;
+    Enclosed one = Enclose(text, args, 1);
+    Enclosed two = Enclose(text, args, 2);
+    ASSERT_EQ(one.enc.outputs.size(), two.enc.outputs.size());
+    for (size_t k = 0; k < one.enc.outputs.size(); ++k) {
+      EXPECT_EQ(one.enc.outputs[k].lo, two.enc.outputs[k].lo);
+      EXPECT_EQ(one.enc.outputs[k].hi, two.enc.outputs[k].hi);
+      EXPECT_EQ(one.enc.outputs[k].flags, two.enc.outputs[k].flags);
+    }
+  }
+}
+
+TEST(Enclosure, MissingErrorModelIsAnError) {
+  auto m =
+      ParseHloModule("HloModule m\nENTRY e {\n ROOT x = f32[] parameter(0)\n}");
+  ASSERT_TRUE(m.ok());
+  std::vector<Literal> args;
+  args.push_back(Literal(Shape::Scalar(PrimitiveType::kF32)));
+  auto r = ComputeEnclosure(**m, args, EnclosureOptions{});
+  EXPECT_FALSE(r.ok());
+}
+
+}  // namespace
+}  // namespace hloref
