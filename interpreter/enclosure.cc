@@ -1603,6 +1603,29 @@ bool HasFloat(const Shape& s) {
          (IsFloat(s.element_type()) || IsComplex(s.element_type()));
 }
 
+// A sort comparator made of comparisons and logic only: sorting exact
+// operands with it is exact.
+bool IsExactComparator(const HloComputation* comp) {
+  if (comp == nullptr) return false;
+  for (const auto& inst : comp->instructions()) {
+    switch (inst->opcode()) {
+      case HloOpcode::kParameter:
+      case HloOpcode::kConstant:
+      case HloOpcode::kCompare:
+      case HloOpcode::kAnd:
+      case HloOpcode::kOr:
+      case HloOpcode::kNot:
+      case HloOpcode::kXor:
+      case HloOpcode::kSelect:
+      case HloOpcode::kBitcastConvert:
+        break;
+      default:
+        return false;
+    }
+  }
+  return true;
+}
+
 bool IsControlFlow(HloOpcode op) {
   return op == HloOpcode::kWhile || op == HloOpcode::kConditional ||
          op == HloOpcode::kCall || op == HloOpcode::kFusion ||
@@ -1632,7 +1655,9 @@ absl::StatusOr<ValueEnclosure> EnclosurePass::Op(
   // one. Ops calling computations qualify only on integer data (a reducer
   // of floats rounds).
   const bool exact_class = cls.kind == EnclosureErrorKind::kExact;
-  if ((exact_class && inst.called_computations().empty()) ||
+  const bool exact_sort =
+      op == HloOpcode::kSort && IsExactComparator(inst.to_apply());
+  if ((exact_class && (inst.called_computations().empty() || exact_sort)) ||
       (all_int && !IsControlFlow(op))) {
     std::vector<Literal> args;
     bool points = true;

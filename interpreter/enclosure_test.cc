@@ -509,6 +509,27 @@ ENTRY main {
   EXPECT_TRUE(named) << v.Summary();
 }
 
+TEST(Enclosure, SortOfExactValuesIsExactAndOfRoundedValuesNoRule) {
+  constexpr char kSort[] = R"(
+HloModule s
+less {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT lt = pred[] compare(a, b), direction=LT
+}
+ENTRY main {
+  x = f32[3] parameter(0)
+  ROOT s = f32[3] sort(x), dimensions={0}, to_apply=less
+})";
+  Enclosed e = Enclose(kSort, {"f32[3] {3, -1, 2}"});
+  EnclosureVerdict v =
+      Judge(e, {FromDoubles(PrimitiveType::kF32, {3}, {-1, 2, 3})});
+  EXPECT_EQ(v.outputs[0].pass, 3) << v.Summary();
+  EnclosureVerdict bad =
+      Judge(e, {FromDoubles(PrimitiveType::kF32, {3}, {3, 2, -1})});
+  EXPECT_EQ(bad.outputs[0].fail, 2) << bad.Summary();
+}
+
 TEST(Enclosure, IdenticalAtOneAndTwoOracleThreads) {
   for (const char* text : {kLayerNorm, kSoftmax}) {
     const std::vector<std::string> args =

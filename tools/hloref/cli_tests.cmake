@@ -31,6 +31,14 @@ hloref_cli_test(run_sort 0 "\\{ *nan, 7, 3, 0, -0, -1 *\\}, *\\{ *2, 3, 0, 5, 4,
 # XLA integer division/remainder corners and saturating conversions.
 hloref_cli_test(run_elementwise 0 "\\{ *3, -3, -2147483648, -1 *\\}, *\\{ *1, -1, 0, 5 *\\}, *\\{ *127, -128, 0, 127 *\\}, *\\{ *inf, -200\\.5, nan, inf *\\}"
   run ${EX}/elementwise.hlo "s32[4] {7, -7, -2147483648, 5}" "s32[4] {2, 2, -1, 0}" "f32[4] {1e10, -200.5, nan, 65520}")
+# --enclosure: x * 0.5 per iteration is exact, so every enclosure is a
+# point (relative radius 0, nothing unjudged).
+hloref_cli_test(run_enclosure_exact 0 "enclosure result 1: largest relative radius 0, unjudged 0 of 4"
+  run --enclosure ${EX}/while_loop.hlo "f32[4] {1024, 2, -4, 0}")
+hloref_cli_test(run_enclosure_backend 2 "--enclosure is computed by the oracle"
+  run --enclosure --backend=cpu ${EX}/while_loop.hlo "f32[4] {1024, 2, -4, 0}")
+hloref_cli_test(run_enclosure_bad_threshold 2 "--enclosure-threshold"
+  run --enclosure --enclosure-threshold=x ${EX}/while_loop.hlo "f32[4] {1024, 2, -4, 0}")
 hloref_cli_test(run_wrong_arg_count 1 "takes 1 argument.*got 0" run ${EX}/while_loop.hlo)
 hloref_cli_test(run_wrong_arg_shape 1 "parameter 0" run ${EX}/while_loop.hlo "f32[3] {1, 2, 3}")
 hloref_cli_test(run_bad_literal 1 "argument 1" run ${EX}/while_loop.hlo "f32[4] {1, 2,")

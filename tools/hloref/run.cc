@@ -14,7 +14,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/time.h"
+#include "conformance/compare/enclosure_model.h"
 #include "interpreter/custom_call_registry.h"
+#include "interpreter/enclosure.h"
 #include "interpreter/evaluator.h"
 #include "interpreter/host_queues.h"
 #include "spec/ir/annotation_custom_calls.h"
@@ -133,6 +135,16 @@ Options:
                           in)` (repeatable, searched in order; nothing is
                           loaded unless given)
   --seed=N                seed of the rng op's generator (default 0)
+  --enclosure             also compute the whole-program error enclosure
+                          (docs/enclosures.md): after the result, per
+                          result the largest relative radius of its
+                          elements' enclosures and the count of unjudged
+                          elements (too wide, undecided, no rule, don't
+                          care), with the reasons; the oracle's own value
+                          is judged against it (exit 1 if it falls
+                          outside). Oracle only, one participant
+  --enclosure-threshold=R relative radius above which an element is
+                          unjudged (default 0.0625)
   --help                  show this text
 
 Exit status: 0 success, 1 bad input or evaluation error, 2 usage error.
@@ -274,6 +286,8 @@ int RunRun(int argc, char** argv) {
       {"recv", true, /*repeatable=*/true},
       {"custom-call-lib", true, /*repeatable=*/true},
       {"seed", true},
+      {"enclosure", false},
+      {"enclosure-threshold", true},
       {"help", false}};
   AddCpuOptionSpecs(&specs);
   auto cl = CommandLine::Parse(argc, argv, 2, specs);
@@ -575,6 +589,16 @@ int RunRun(int argc, char** argv) {
   }
 
   Evaluator evaluator(options);
+  if (cl->Has("enclosure") &&
+      (backend_name != "interpreter" ||
+       evaluator.ReplicaCount(**module) * evaluator.PartitionCount(**module) >
+           1)) {
+    std::fprintf(stderr,
+                 "hloref run: --enclosure is computed by the oracle for one "
+                 "participant: it does not combine with --backend, "
+                 "--replicas or --partitions\n");
+    return 2;
+  }
   if (backend_name != "interpreter") {
     BackendRunRequest request;
     request.backend_name = backend_name;
@@ -611,6 +635,25 @@ int RunRun(int argc, char** argv) {
   if (replicated) {
     return RunReplicas(evaluator, **module, std::move(args), cl->Get("out"),
                        options, cl->Get("participant-args"), print_mode);
+  }
+  // --enclosure: computed before the run consumes the arguments.
+  std::optional<ModuleEnclosure> enclosure;
+  EnclosureJudgeOptions judge_options;
+  if (std::optional<std::string> t = cl->Get("enclosure-threshold")) {
+    if (!absl::SimpleAtod(*t, &judge_options.max_relative_radius) ||
+        !(judge_options.max_relative_radius >= 0)) {
+      std::fprintf(stderr,
+                   "hloref run: --enclosure-threshold must be a number >= 0, "
+                   "got '%s'\n",
+                   t->c_str());
+      return 2;
+    }
+  }
+  if (cl->Has("enclosure")) {
+    auto enc = ComputeEnclosure(**module, args,
+                                conformance::PolicyEnclosureOptions(options));
+    if (!enc.ok()) return Fail(enc.status());
+    enclosure = *std::move(enc);
   }
   // The arguments are not needed afterwards: the evaluator may move them
   // (into a while loop's carried tuple) instead of copying.
@@ -655,6 +698,42 @@ int RunRun(int argc, char** argv) {
     }
   }
 
+  int exit_code = 0;
+  if (enclosure.has_value()) {
+    std::vector<Literal> values;
+    for (const EvaluatedOutput& out : result->outputs) {
+      values.push_back(out.value);
+    }
+    auto verdict = JudgeWithEnclosure(*enclosure, values, judge_options);
+    if (!verdict.ok()) return Fail(verdict.status());
+    for (size_t i = 0; i < verdict->outputs.size(); ++i) {
+      const EnclosureOutputVerdict& o = verdict->outputs[i];
+      const int64_t total = o.pass + o.fail + o.unjudged + o.dont_care;
+      std::printf(
+          "enclosure result %zu: largest relative radius %.3g, unjudged %lld "
+          "of %lld (%lld too wide, %lld undecided or without a rule, %lld "
+          "don't care)\n",
+          i, o.max_relative_radius,
+          static_cast<long long>(o.unjudged + o.dont_care),
+          static_cast<long long>(total), static_cast<long long>(o.wide),
+          static_cast<long long>(o.unjudged - o.wide),
+          static_cast<long long>(o.dont_care));
+      for (const std::string& r : o.reasons) {
+        std::printf("  unjudged: %s\n", r.c_str());
+      }
+      if (o.fail > 0) {
+        exit_code = 1;
+        std::fprintf(stderr,
+                     "hloref run: internal inconsistency: %lld element(s) "
+                     "of the oracle's result %zu lie outside the enclosure\n",
+                     static_cast<long long>(o.fail), i);
+        for (const EnclosureFailure& f : o.failures) {
+          std::fprintf(stderr, "  %s\n", f.ToString().c_str());
+        }
+      }
+    }
+  }
+
   if (std::optional<std::string> dir = cl->Get("out")) {
     std::error_code ec;
     std::filesystem::create_directories(*dir, ec);
@@ -685,7 +764,7 @@ int RunRun(int argc, char** argv) {
       }
     }
   }
-  return 0;
+  return exit_code;
 }
 
 }  // namespace hloref::tools
