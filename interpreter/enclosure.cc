@@ -621,7 +621,8 @@ class EnclosurePass {
   // The oracle on `inst` alone with these operand values and shapes.
   absl::StatusOr<EvalResult> RunIsolated(const HloInstruction& inst,
                                          const std::vector<Literal>& args,
-                                         const Shape& result_shape, bool ids);
+                                         const Shape& result_shape,
+                                         int variant);
   absl::StatusOr<std::optional<ValueEnclosure>> DataMovement(
       const HloInstruction& inst,
       const std::vector<const ValueEnclosure*>& ops);
@@ -634,6 +635,9 @@ class EnclosurePass {
   std::optional<ValueEnclosure> Reduce(
       const HloInstruction& inst,
       const std::vector<const ValueEnclosure*>& ops);
+  absl::StatusOr<std::optional<ValueEnclosure>> Convolution(
+      const HloInstruction& inst,
+      const std::vector<const ValueEnclosure*>& ops);
   EnclosureErrorClass ClassOf(const HloInstruction& inst) const {
     const PrimitiveType t = inst.shape().IsArray() ? inst.shape().element_type()
                                                    : PrimitiveType::kInvalid;
@@ -644,7 +648,9 @@ class EnclosurePass {
              double& hi, uint8_t& flags) const;
 
   EnclosureOptions options_;
-  std::map<std::pair<const HloInstruction*, bool>, std::unique_ptr<HloModule>>
+  // Isolated modules by instruction and variant (0: its own types, 1:
+  // element ids, 2: f64).
+  std::map<std::pair<const HloInstruction*, int>, std::unique_ptr<HloModule>>
       isolated_;
 };
 
@@ -824,8 +830,8 @@ absl::StatusOr<ValueEnclosure> EnclosurePass::Conditional(
 
 absl::StatusOr<EvalResult> EnclosurePass::RunIsolated(
     const HloInstruction& inst, const std::vector<Literal>& args,
-    const Shape& result_shape, bool ids) {
-  auto key = std::make_pair(&inst, ids);
+    const Shape& result_shape, int variant) {
+  auto key = std::make_pair(&inst, variant);
   auto it = isolated_.find(key);
   if (it == isolated_.end()) {
     auto module = std::make_unique<HloModule>("enclosure_" + inst.name());
@@ -905,7 +911,7 @@ absl::StatusOr<std::optional<ValueEnclosure>> EnclosurePass::DataMovement(
   Shape result = inst.shape();
   result.set_element_type(PrimitiveType::kS64);
   HLOREF_ASSIGN_OR_RETURN(EvalResult r,
-                          RunIsolated(inst, args, result, /*ids=*/true));
+                          RunIsolated(inst, args, result, /*variant=*/1));
   absl::Span<const int64_t> got = r.value.data<int64_t>();
   const Literal* dont_care = r.outputs.empty() || !r.outputs[0].dont_care
                                  ? nullptr
@@ -1479,6 +1485,120 @@ std::optional<ValueEnclosure> EnclosurePass::Dot(
   return out;
 }
 
+// Convolution in midpoint-radius form, the oracle doing the sums: with
+// x = xm +- xr and w = wm +- wr elementwise, conv is bilinear, so
+//   |conv(x, w) - conv(xm, wm)| <= conv(|xm|, wr) + conv(xr, |wm|)
+//                                  + conv(xr, wr),
+// and S = conv(|x|max, |w|max) bounds sum |t_i| per output. The oracle
+// evaluates each convolution on f64 operands with exact accumulation
+// rounded once to f64 (numerics.md decision 4), so each value is within
+// 2^-53 relative of the exact sum of non-negative terms (C1: of a signed
+// sum, stepped one ulp). The accumulation bound uses m = window size x
+// input features per group, an upper bound of every output's term count.
+absl::StatusOr<std::optional<ValueEnclosure>> EnclosurePass::Convolution(
+    const HloInstruction& inst, const std::vector<const ValueEnclosure*>& ops) {
+  if (ops.size() != 2 || !inst.shape().IsArray() ||
+      !inst.attrs().algorithm.empty()) {
+    return std::nullopt;
+  }
+  const ArrayEnclosure& x = ops[0]->array;
+  const ArrayEnclosure& w = ops[1]->array;
+  const PrimitiveType t = inst.shape().element_type();
+  if (!x.is_float || !w.is_float || !SupportedFloat(t)) return std::nullopt;
+  const std::string where = absl::StrCat("convolution ", inst.name());
+  for (const ArrayEnclosure* a : {&x, &w}) {
+    for (int64_t i = 0; i < a->size(); ++i) {
+      if (a->flags[i] != kEnclNumber || !std::isfinite(a->lo[i]) ||
+          !std::isfinite(a->hi[i])) {
+        ValueEnclosure v =
+            Flagged(inst.shape(), kEnclUndecided,
+                    where + ": an operand element is not a finite enclosure");
+        MergeReasons(v.array.reasons, a->reasons);
+        return std::optional<ValueEnclosure>(std::move(v));
+      }
+    }
+  }
+  // Midpoints, radii (rounded up) and magnitudes of both operands.
+  auto split = [](const ArrayEnclosure& a, std::vector<double>& mid,
+                  std::vector<double>& amid, std::vector<double>& rad,
+                  std::vector<double>& mag) {
+    const size_t n = a.lo.size();
+    mid.resize(n);
+    amid.resize(n);
+    rad.resize(n);
+    mag.resize(n);
+    for (size_t i = 0; i < n; ++i) {
+      const double m = a.lo[i] + (a.hi[i] - a.lo[i]) / 2;
+      mid[i] = m;
+      amid[i] = std::fabs(m);
+      rad[i] = std::max(AddUp(a.hi[i], -m), AddUp(m, -a.lo[i]));
+      mag[i] = std::max(std::fabs(a.lo[i]), std::fabs(a.hi[i]));
+    }
+  };
+  std::vector<double> xm, xam, xr, xa, wm, wam, wr, wa;
+  split(x, xm, xam, xr, xa);
+  split(w, wm, wam, wr, wa);
+  Shape xs = x.shape, ws = w.shape, rs = inst.shape();
+  xs.set_element_type(PrimitiveType::kF64);
+  ws.set_element_type(PrimitiveType::kF64);
+  rs.set_element_type(PrimitiveType::kF64);
+  auto conv =
+      [&](const std::vector<double>& a,
+          const std::vector<double>& b) -> absl::StatusOr<std::vector<double>> {
+    std::vector<Literal> args;
+    HLOREF_ASSIGN_OR_RETURN(Literal la, StoreDoubles(xs, a));
+    HLOREF_ASSIGN_OR_RETURN(Literal lb, StoreDoubles(ws, b));
+    args.push_back(std::move(la));
+    args.push_back(std::move(lb));
+    HLOREF_ASSIGN_OR_RETURN(EvalResult r,
+                            RunIsolated(inst, args, rs, /*variant=*/2));
+    return LoadDoubles(r.value);
+  };
+  HLOREF_ASSIGN_OR_RETURN(std::vector<double> c1, conv(xm, wm));
+  HLOREF_ASSIGN_OR_RETURN(std::vector<double> c2, conv(xam, wr));
+  HLOREF_ASSIGN_OR_RETURN(std::vector<double> c3, conv(xr, wam));
+  HLOREF_ASSIGN_OR_RETURN(std::vector<double> c4, conv(xr, wr));
+  HLOREF_ASSIGN_OR_RETURN(std::vector<double> sv, conv(xa, wa));
+  // Term count bound: kernel elements / output features (the kernel's
+  // window and input features per group).
+  const ConvolutionDimensionNumbers& dn =
+      inst.attrs().convolution_dimension_numbers;
+  const int64_t out_features =
+      w.shape.dimensions(dn.kernel_output_feature_dimension);
+  const int64_t m = out_features == 0 ? 0 : w.size() / out_features;
+  const double u = std::ldexp(1.0, -Precision(FormatOf(t)));
+  const double gamma = Gamma(m, u);
+  constexpr double kF64Rel = 0x1p-52;  // > 2^-53 of a once-rounded sum
+  ValueEnclosure out;
+  out.shape = inst.shape();
+  out.array = NewArray(inst.shape());
+  ArrayEnclosure& o = out.array;
+  MergeReasons(o.reasons, x.reasons);
+  MergeReasons(o.reasons, w.reasons);
+  for (int64_t j = 0; j < o.size(); ++j) {
+    const double up = 1 + kF64Rel;
+    const double rad = MulUp(AddUp(AddUp(c2[j], c3[j]), c4[j]), up);
+    const double s = MulUp(sv[j], up);
+    const double e = AddUp(MulUp(gamma, s), MulUp(std::fabs(c1[j]), kF64Rel));
+    if (AddUp(s, e) > MaxFinite(FormatOf(t))) {
+      o.flags[j] = kEnclNumber | kEnclNaN;
+      o.lo[j] = -kInf;
+      o.hi[j] = kInf;
+      AddReason(o.reasons, where + ": an intermediate may overflow");
+      continue;
+    }
+    double lo = AddDown(AddDown(c1[j], -rad), -e);
+    double hi = AddUp(AddUp(c1[j], rad), e);
+    uint8_t fl = kEnclNumber;
+    if (s == 0) lo = hi = 0;  // every term is exactly zero
+    Widen(EnclosureErrorClass{EnclosureErrorKind::kRounded}, t, lo, hi, fl);
+    o.lo[j] = lo;
+    o.hi[j] = hi;
+    o.flags[j] = fl;
+  }
+  return std::optional<ValueEnclosure>(std::move(out));
+}
+
 // The reducer of a reduce: add, maximum or minimum of its two parameters.
 std::optional<HloOpcode> SimpleReducer(const HloComputation* comp) {
   if (comp == nullptr || comp->num_parameters() != 2) return std::nullopt;
@@ -1670,8 +1790,8 @@ absl::StatusOr<ValueEnclosure> EnclosurePass::Op(
       args.push_back(std::move(*l));
     }
     if (points) {
-      HLOREF_ASSIGN_OR_RETURN(EvalResult r,
-                              RunIsolated(inst, args, inst.shape(), false));
+      HLOREF_ASSIGN_OR_RETURN(
+          EvalResult r, RunIsolated(inst, args, inst.shape(), /*variant=*/0));
       size_t next = 0;
       return ValueFromLiteral(r.value, &r.outputs, &next);
     }
@@ -1683,6 +1803,10 @@ absl::StatusOr<ValueEnclosure> EnclosurePass::Op(
   }
   if (op == HloOpcode::kDot) {
     if (std::optional<ValueEnclosure> v = Dot(inst, ops)) return std::move(*v);
+  } else if (op == HloOpcode::kConvolution) {
+    HLOREF_ASSIGN_OR_RETURN(std::optional<ValueEnclosure> v,
+                            Convolution(inst, ops));
+    if (v) return std::move(*v);
   } else if (op == HloOpcode::kReduce) {
     if (std::optional<ValueEnclosure> v = Reduce(inst, ops)) {
       return std::move(*v);
@@ -1713,8 +1837,8 @@ absl::StatusOr<ValueEnclosure> EnclosurePass::Op(
       args.push_back(std::move(*l));
     }
     if (ok) {
-      HLOREF_ASSIGN_OR_RETURN(EvalResult r,
-                              RunIsolated(inst, args, inst.shape(), false));
+      HLOREF_ASSIGN_OR_RETURN(
+          EvalResult r, RunIsolated(inst, args, inst.shape(), /*variant=*/0));
       size_t next = 0;
       HLOREF_ASSIGN_OR_RETURN(ValueEnclosure v,
                               ValueFromLiteral(r.value, &r.outputs, &next));

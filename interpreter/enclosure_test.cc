@@ -489,7 +489,9 @@ ENTRY main {
   EXPECT_EQ(v.outputs[0].pass + v.outputs[1].pass, 2) << v.Summary();
 }
 
-TEST(Enclosure, OpWithoutRuleIsUnjudgedAndNamed) {
+TEST(Enclosure, ConvolutionEnclosesTheExactResult) {
+  // y[i] = x[i] + 0.5 x[i+1] = {2.5, 5, 7.5} by hand (exact);
+  // 5.25 in place of 5 is outside.
   Enclosed e = Enclose(
       R"(
 HloModule f
@@ -498,13 +500,40 @@ ENTRY main {
   k = f32[2,1,1] parameter(1)
   ROOT c = f32[1,3,1] convolution(x, k), window={size=2}, dim_labels=b0f_0io->b0f
 })",
-      {"f32[1,4,1] {{{1}, {2}, {3}, {4}}}", "f32[2,1,1] {{{1}}, {{0.5}}}"});
+      {"f32[1,4,1] {{{1}, {3}, {4}, {7}}}", "f32[2,1,1] {{{1}}, {{0.5}}}"});
+  const double exact[3] = {2.5, 5, 7.5};
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_LE(e.enc.outputs[0].lo[i], exact[i]);
+    EXPECT_GE(e.enc.outputs[0].hi[i], exact[i]);
+    EXPECT_LT(RelativeRadius(e.enc.outputs[0], i), 1e-6);
+  }
+  EnclosureVerdict v = Judge(e, e.oracle);
+  EXPECT_EQ(v.outputs[0].pass, 3) << v.Summary();
+  EnclosureVerdict bad =
+      Judge(e, {FromDoubles(PrimitiveType::kF32, {1, 3, 1}, {2.5, 5.25, 7.5})});
+  EXPECT_EQ(bad.outputs[0].fail, 1) << bad.Summary();
+}
+
+TEST(Enclosure, OpWithoutRuleIsUnjudgedAndNamed) {
+  Enclosed e = Enclose(R"(
+HloModule f
+add_f32 {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY main {
+  x = f32[4] parameter(0)
+  zero = f32[] constant(0)
+  ROOT r = f32[3] reduce-window(x, zero), window={size=2}, to_apply=add_f32
+})",
+                       {"f32[4] {1, 2, 3, 4}"});
   EnclosureVerdict v = Judge(e, e.oracle);
   EXPECT_EQ(v.outputs[0].unjudged, 3) << v.Summary();
   EXPECT_EQ(v.outputs[0].pass, 0);
   bool named = false;
   for (const std::string& r : v.outputs[0].reasons) {
-    named |= r.find("convolution has no enclosure rule") != std::string::npos;
+    named |= r.find("reduce-window has no enclosure rule") != std::string::npos;
   }
   EXPECT_TRUE(named) << v.Summary();
 }
