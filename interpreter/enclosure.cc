@@ -638,6 +638,9 @@ class EnclosurePass {
   absl::StatusOr<std::optional<ValueEnclosure>> Convolution(
       const HloInstruction& inst,
       const std::vector<const ValueEnclosure*>& ops);
+  std::optional<ValueEnclosure> BatchNormInference(
+      const HloInstruction& inst,
+      const std::vector<const ValueEnclosure*>& ops);
   EnclosureErrorClass ClassOf(const HloInstruction& inst) const {
     const PrimitiveType t = inst.shape().IsArray() ? inst.shape().element_type()
                                                    : PrimitiveType::kInvalid;
@@ -1599,6 +1602,107 @@ absl::StatusOr<std::optional<ValueEnclosure>> EnclosurePass::Convolution(
   return std::optional<ValueEnclosure>(std::move(out));
 }
 
+// batch-norm-inference: y = (x - mean) * scale / sqrt(var + eps) + offset
+// evaluated on the enclosures, widened by the comparator's own
+// BATCH_NORM_BOUND for inference (conformance/compare/batch_norm_bound.cc:
+// 2 ((gamma_6 + rho)(|x| + |mean|)|g| + gamma_3 |offset|) with
+// g = scale / sqrt(var + eps), rho = (2 k_rsqrt + 1) u, plus its floor
+// (N + 8) tiny (1 + |scale| r)(1 + r)), magnitudes taken over the
+// enclosures, so both decompositions XLA and the seeds use are inside.
+std::optional<ValueEnclosure> EnclosurePass::BatchNormInference(
+    const HloInstruction& inst, const std::vector<const ValueEnclosure*>& ops) {
+  if (ops.size() != 5 || !inst.shape().IsArray()) return std::nullopt;
+  const PrimitiveType t = inst.shape().element_type();
+  if (!SupportedFloat(t)) return std::nullopt;
+  for (const ValueEnclosure* o : ops) {
+    if (!o->shape.IsArray() || !o->array.is_float) return std::nullopt;
+  }
+  const ArrayEnclosure& x = ops[0]->array;
+  const int64_t fdim = inst.attrs().feature_index;
+  if (fdim < 0 || fdim >= x.shape.rank()) return std::nullopt;
+  const int64_t features = x.shape.dimensions(fdim);
+  int64_t inner = 1;
+  for (int64_t d = fdim + 1; d < x.shape.rank(); ++d) {
+    inner *= x.shape.dimensions(d);
+  }
+  const int64_t n_per_feature = features == 0 ? 0 : x.size() / features;
+  const FloatFormat& f = FormatOf(t);
+  const double u = std::ldexp(1.0, -Precision(f));
+  const double k_rsqrt = options_.error_model(HloOpcode::kRsqrt, t).ulps;
+  const double rho = MulUp(AddUp(MulUp(2, k_rsqrt), 1), u);
+  const double g6 = AddUp(Gamma(6, u), rho), g3 = Gamma(3, u);
+  const double tiny = MinSubnormal(f);
+  const double eps = static_cast<double>(inst.attrs().epsilon);
+  const std::string where = absl::StrCat("batch-norm-inference ", inst.name());
+  ValueEnclosure out;
+  out.shape = inst.shape();
+  out.array = NewArray(inst.shape());
+  ArrayEnclosure& o = out.array;
+  for (const ValueEnclosure* op : ops)
+    MergeReasons(o.reasons, op->array.reasons);
+  for (int64_t i = 0; i < o.size(); ++i) {
+    const int64_t fi = (i / inner) % features;
+    const ArrayEnclosure* in[5] = {&x, &ops[1]->array, &ops[2]->array,
+                                   &ops[3]->array, &ops[4]->array};
+    const int64_t idx[5] = {i, fi, fi, fi, fi};
+    uint8_t fl = kEnclNumber;
+    bool finite = true;
+    for (int k = 0; k < 5; ++k) {
+      const uint8_t e = in[k]->flags[idx[k]];
+      fl |= e & ~kEnclNumber;
+      if (!(e & kEnclNumber)) fl = (fl & ~kEnclNumber) | kEnclNaN;
+      finite = finite && std::isfinite(in[k]->lo[idx[k]]) &&
+               std::isfinite(in[k]->hi[idx[k]]);
+    }
+    o.flags[i] = fl;
+    o.lo[i] = -kInf;
+    o.hi[i] = kInf;
+    if (!(fl & kEnclNumber)) continue;
+    const Iv xv{x.lo[i], x.hi[i]};
+    const Iv sc{in[1]->lo[fi], in[1]->hi[fi]};
+    const Iv of{in[2]->lo[fi], in[2]->hi[fi]};
+    const Iv mu{in[3]->lo[fi], in[3]->hi[fi]};
+    const Iv var{in[4]->lo[fi], in[4]->hi[fi]};
+    const double vlo = AddDown(var.lo, eps), vhi = AddUp(var.hi, eps);
+    if (!finite || !(vlo > 0)) {
+      o.flags[i] |= kEnclUndecided;
+      AddReason(o.reasons, where +
+                               ": variance + epsilon not positive or "
+                               "operands not finite");
+      continue;
+    }
+    const Iv sq{SqrtDown(vlo), SqrtUp(vhi)};
+    const Iv g{std::min({DivDown(sc.lo, sq.lo), DivDown(sc.lo, sq.hi),
+                         DivDown(sc.hi, sq.lo), DivDown(sc.hi, sq.hi)}),
+               std::max({DivUp(sc.lo, sq.lo), DivUp(sc.lo, sq.hi),
+                         DivUp(sc.hi, sq.lo), DivUp(sc.hi, sq.hi)})};
+    const Iv d{AddDown(xv.lo, -mu.hi), AddUp(xv.hi, -mu.lo)};
+    const Iv dg = IvMul(d, g);
+    double lo = AddDown(dg.lo, of.lo), hi = AddUp(dg.hi, of.hi);
+    const double mag = [](Iv v) {
+      return std::max(std::fabs(v.lo), std::fabs(v.hi));
+    }(xv);
+    const double mu_mag = std::max(std::fabs(mu.lo), std::fabs(mu.hi));
+    const double g_mag = std::max(std::fabs(g.lo), std::fabs(g.hi));
+    const double of_mag = std::max(std::fabs(of.lo), std::fabs(of.hi));
+    const double sc_mag = std::max(std::fabs(sc.lo), std::fabs(sc.hi));
+    const double r_max = DivUp(1, sq.lo);
+    double bound = MulUp(2, AddUp(MulUp(MulUp(g6, AddUp(mag, mu_mag)), g_mag),
+                                  MulUp(g3, of_mag)));
+    bound = AddUp(
+        bound, MulUp(MulUp(MulUp(static_cast<double>(n_per_feature + 8), tiny),
+                           AddUp(1, MulUp(sc_mag, r_max))),
+                     AddUp(1, r_max)));
+    lo = AddDown(lo, -bound);
+    hi = AddUp(hi, bound);
+    Widen(EnclosureErrorClass{EnclosureErrorKind::kRounded}, t, lo, hi,
+          o.flags[i]);
+    o.lo[i] = lo;
+    o.hi[i] = hi;
+  }
+  return out;
+}
+
 // The reducer of a reduce: add, maximum or minimum of its two parameters.
 std::optional<HloOpcode> SimpleReducer(const HloComputation* comp) {
   if (comp == nullptr || comp->num_parameters() != 2) return std::nullopt;
@@ -1807,6 +1911,10 @@ absl::StatusOr<ValueEnclosure> EnclosurePass::Op(
     HLOREF_ASSIGN_OR_RETURN(std::optional<ValueEnclosure> v,
                             Convolution(inst, ops));
     if (v) return std::move(*v);
+  } else if (op == HloOpcode::kBatchNormInference) {
+    if (std::optional<ValueEnclosure> v = BatchNormInference(inst, ops)) {
+      return std::move(*v);
+    }
   } else if (op == HloOpcode::kReduce) {
     if (std::optional<ValueEnclosure> v = Reduce(inst, ops)) {
       return std::move(*v);

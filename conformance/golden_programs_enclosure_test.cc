@@ -1,0 +1,67 @@
+// golden/programs/*.golden judged a second way: the independently computed
+// `expect:` values (numpy / hand, see each case's provenance) must lie
+// inside the whole-program enclosures (interpreter/enclosure.h) the
+// oracle computes on the case's arguments. This cross-checks the
+// hand-composed budgets of those cases (their `compare:` lines) with the
+// enclosures and the enclosures with independent values: a failure is
+// either an unsound enclosure or a wrong expectation. The counts are
+// printed (docs/enclosures.md quotes them).
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "conformance/compare/enclosure_model.h"
+#include "conformance/harness/golden_case.h"
+#include "gtest/gtest.h"
+#include "interpreter/enclosure.h"
+#include "spec/ir/hlo_parser.h"
+#include "spec/verifier/verifier.h"
+
+namespace hloref::conformance {
+namespace {
+
+void FlattenLiteral(const Literal& l, std::vector<Literal>& out) {
+  if (l.shape().IsTuple()) {
+    for (const Literal& e : l.tuple_elements()) FlattenLiteral(e, out);
+  } else if (l.shape().IsArray()) {
+    out.push_back(l);
+  }
+}
+
+TEST(GoldenProgramsEnclosure, ExpectedValuesLieInsideTheEnclosures) {
+  auto suite = LoadGoldenSuite(DefaultGoldenDir());
+  ASSERT_TRUE(suite.ok()) << suite.status();
+  int programs = 0;
+  for (const GoldenCase& c : *suite) {
+    if (c.kind != CaseKind::kProgram) continue;
+    ++programs;
+    SCOPED_TRACE(c.Id());
+    auto module = ParseHloModule(c.module_text);
+    ASSERT_TRUE(module.ok()) << module.status();
+    ASSERT_TRUE(VerifyModule(**module).ok());
+    std::vector<Literal> args;
+    for (const std::string& a : c.args) {
+      auto lit = ParseLiteral(a);
+      ASSERT_TRUE(lit.ok()) << lit.status();
+      args.push_back(*std::move(lit));
+    }
+    std::vector<Literal> expected;
+    for (const std::string& e : c.expects) {
+      auto lit = ParseLiteral(e);
+      ASSERT_TRUE(lit.ok()) << lit.status();
+      FlattenLiteral(*lit, expected);
+    }
+    auto enc = ComputeEnclosure(**module, args, PolicyEnclosureOptions());
+    ASSERT_TRUE(enc.ok()) << enc.status();
+    auto verdict = JudgeWithEnclosure(*enc, expected);
+    ASSERT_TRUE(verdict.ok()) << verdict.status();
+    std::printf("%s:\n%s", c.Id().c_str(), verdict->Summary().c_str());
+    EXPECT_EQ(verdict->TotalFail(), 0) << verdict->Summary();
+    // Every program here is made of ops with enclosure rules.
+    EXPECT_EQ(verdict->TotalUnjudged(), 0) << verdict->Summary();
+  }
+  EXPECT_GE(programs, 5);
+}
+
+}  // namespace
+}  // namespace hloref::conformance
