@@ -12,6 +12,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "conformance/compare/enclosure_model.h"
 #include "conformance/diff/slice.h"
 #include "conformance/generators/generator.h"
 #include "conformance/harness/suite.h"
@@ -55,6 +56,92 @@ CaseRecord Judge(const HloModule& module, const ParticipantArgs& args,
   suite.profile = options.profile;
   suite.compile_options = options.compile_options;
   return RunGeneratedCase(c, backend, suite);
+}
+
+// Host transfers need the host queues of a run: not judged by enclosures.
+bool UsesHost(const HloModule& module) {
+  for (const auto& comp : module.computations()) {
+    for (const auto& inst : comp->instructions()) {
+      switch (inst->opcode()) {
+        case HloOpcode::kInfeed:
+        case HloOpcode::kOutfeed:
+        case HloOpcode::kSend:
+        case HloOpcode::kRecv:
+        case HloOpcode::kSendDone:
+        case HloOpcode::kRecvDone:
+          return true;
+        default:
+          break;
+      }
+    }
+  }
+  return false;
+}
+
+// The whole module on the backend judged against its whole-program
+// enclosures (single participant, no host transfers).
+void JudgeWithEnclosures(const HloModule& module,
+                         absl::Span<const Literal> args,
+                         backends::Backend& backend, const DiffOptions& options,
+                         DiffResult& result) {
+  if (Participants(module) > 1) {
+    result.enclosure_note = "enclosures are computed for one participant";
+    return;
+  }
+  EvaluatorOptions eval_options;
+  eval_options.profile = options.profile;
+  eval_options.max_bytes = options.max_bytes;
+  absl::StatusOr<ModuleEnclosure> enc =
+      ComputeEnclosure(module, args, PolicyEnclosureOptions(eval_options));
+  if (!enc.ok()) {
+    result.enclosure_note =
+        absl::StrCat("enclosures not computed: ", enc.status().message());
+    return;
+  }
+  absl::StatusOr<std::unique_ptr<backends::Executable>> exe =
+      backend.Compile(module, options.compile_options);
+  if (!exe.ok()) {
+    result.enclosure_note = absl::StrCat(
+        "the backend cannot compile the "
+        "module: ",
+        exe.status().message());
+    return;
+  }
+  absl::StatusOr<std::vector<Literal>> got = (*exe)->Run(args);
+  if (!got.ok()) {
+    result.enclosure_note = absl::StrCat("the backend cannot run the module: ",
+                                         got.status().message());
+    return;
+  }
+  absl::StatusOr<EnclosureVerdict> verdict = JudgeWithEnclosure(*enc, *got);
+  if (!verdict.ok()) {
+    result.enclosure_note = std::string(verdict.status().message());
+    return;
+  }
+  result.enclosure = *std::move(verdict);
+}
+
+std::string EnclosureText(const DiffResult& r) {
+  if (!r.enclosure.has_value()) return "";
+  int64_t pass = 0, fail = 0, unjudged = 0, dont_care = 0;
+  double radius = 0;
+  std::string first_failure;
+  for (size_t i = 0; i < r.enclosure->outputs.size(); ++i) {
+    const EnclosureOutputVerdict& o = r.enclosure->outputs[i];
+    pass += o.pass;
+    fail += o.fail;
+    unjudged += o.unjudged;
+    dont_care += o.dont_care;
+    radius = std::max(radius, o.max_relative_radius);
+    if (first_failure.empty() && !o.failures.empty()) {
+      first_failure = absl::StrCat("; first: result ", i, " ",
+                                   o.failures.front().ToString());
+    }
+  }
+  return absl::StrCat("whole-program enclosures: ", pass, " pass, ", fail,
+                      " fail, ", unjudged, " unjudged, ", dont_care,
+                      " don't care, largest relative radius ", radius,
+                      first_failure);
 }
 
 class Differ {
@@ -211,6 +298,22 @@ std::string InstructionVerdict::QualifiedName() const {
 }
 
 std::string DiffResult::Conclusion() const {
+  std::string text = ConclusionWithoutEnclosure();
+  const std::string enc = EnclosureText(*this);
+  if (!enc.empty()) absl::StrAppend(&text, " [", enc, "]");
+  return text;
+}
+
+std::string DiffResult::ConclusionWithoutEnclosure() const {
+  if (conforms_within_enclosures) {
+    return absl::StrCat(
+        "the module conforms within its whole-program enclosures: its "
+        "outputs differ from the oracle's per-op rounding (",
+        whole_message,
+        ") but every element lies inside the set any conforming "
+        "implementation may produce (fusion, FMA contraction or excess "
+        "precision), so no instruction was isolated");
+  }
   if (first_departure >= 0) {
     const InstructionVerdict& v = instructions[first_departure];
     return absl::StrCat(
@@ -280,6 +383,18 @@ absl::StatusOr<DiffResult> DiffModule(const HloModule& module,
                            module.name(), backend, options);
   result.whole = whole.outcome;
   result.whole_message = whole.message;
+  if (options.enclosure && options.participant_args.empty() &&
+      !UsesHost(module)) {
+    JudgeWithEnclosures(module, args, backend, options, result);
+    if (result.whole == Outcome::kFail && result.enclosure.has_value() &&
+        result.enclosure->TotalFail() == 0 &&
+        result.enclosure->TotalUnjudged() == 0) {
+      int64_t dont_care = 0;
+      for (const auto& o : result.enclosure->outputs) dont_care += o.dont_care;
+      result.conforms_within_enclosures = dont_care == 0;
+      if (result.conforms_within_enclosures) return result;
+    }
+  }
   Differ differ(backend, options, result);
   HLOREF_ASSIGN_OR_RETURN(result.first_departure,
                           differ.Run(module, all_args, {}, *module.entry()));

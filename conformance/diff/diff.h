@@ -21,6 +21,7 @@
 #define HLOREF_CONFORMANCE_DIFF_DIFF_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,7 @@
 #include "conformance/compare/deviations.h"
 #include "conformance/diff/slice.h"
 #include "conformance/harness/runner.h"
+#include "interpreter/enclosure.h"
 #include "interpreter/evaluator.h"
 #include "spec/ir/hlo_module.h"
 #include "spec/types/literal.h"
@@ -53,6 +55,12 @@ struct DiffOptions {
   // The oracle's EvaluatorOptions::max_bytes (0: its default, the
   // machine's available memory).
   int64_t max_bytes = 0;
+  // Judge the whole module against its whole-program enclosures first
+  // (interpreter/enclosure.h; one participant, no host transfers): when
+  // the per-op comparison of the whole output fails but every element
+  // lies inside its enclosure with nothing unjudged, the difference is
+  // fusion, FMA contraction or excess precision: say so and stop.
+  bool enclosure = true;
 };
 
 // The verdict on one isolated instruction.
@@ -84,6 +92,14 @@ struct DiffResult {
   // The judged instructions in evaluation order (post order, entered
   // computations right after the instruction that calls them).
   std::vector<InstructionVerdict> instructions;
+  // The whole module's outputs on the backend judged against the
+  // whole-program enclosures (DiffOptions::enclosure), when computed;
+  // enclosure_note says why not otherwise.
+  std::optional<EnclosureVerdict> enclosure;
+  std::string enclosure_note;
+  // The comparator fails the whole module but the enclosures pass every
+  // element: no isolation was done (instructions is empty).
+  bool conforms_within_enclosures = false;
   // Index into `instructions` of the innermost first departure: the first
   // failing instruction, or, when it is a fusion/call whose computation was
   // entered and a departing instruction was found inside, that one; -1
@@ -92,6 +108,8 @@ struct DiffResult {
   // A one-paragraph conclusion for people ("%multiply.2 (12:5) departs:
   // ...", or "the module departs but no single instruction does ...").
   std::string Conclusion() const;
+  // The conclusion without the enclosure summary Conclusion appends.
+  std::string ConclusionWithoutEnclosure() const;
 };
 
 // Diffs `module` (verified) on `backend` with `args`. A replicated module

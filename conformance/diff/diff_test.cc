@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_replace.h"
 #include "backends/interpreter/interpreter_backend.h"
 #include "gtest/gtest.h"
 #include "spec/ir/hlo_parser.h"
@@ -352,6 +353,129 @@ ENTRY main {
   options.participant_args.pop_back();
   EXPECT_EQ(DiffModule(*module, {}, **interpreter, options).status().code(),
             absl::StatusCode::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace hloref::conformance
+
+namespace hloref::conformance {
+namespace {
+
+// XLA's excess precision (xla_allow_excess_precision): every bf16 value
+// kept in f32 and rounded to bf16 once, at the outputs. The module's text
+// with bf16 read as f32 runs on the interpreter backend; arguments widen
+// exactly, results round to nearest even.
+class ExcessPrecisionBackend : public backends::Backend {
+ public:
+  std::string name() const override { return "excess-precision"; }
+  absl::Status Supports(const HloInstruction&) const override {
+    return absl::OkStatus();
+  }
+  absl::StatusOr<std::unique_ptr<backends::Executable>> Compile(
+      const HloModule& module,
+      const backends::CompileOptions& options) override {
+    const std::string text =
+        absl::StrReplaceAll(PrintModule(module), {{"bf16", "f32"}});
+    auto wide = ParseHloModule(text);
+    if (!wide.ok()) return wide.status();
+    auto inner = backends::CreateInterpreterBackend();
+    if (!inner.ok()) return inner.status();
+    auto exe = (*inner)->Compile(**wide, options);
+    if (!exe.ok()) return exe.status();
+    return std::unique_ptr<backends::Executable>(
+        std::make_unique<Exe>(*std::move(exe), std::move(*wide)));
+  }
+
+ private:
+  class Exe : public backends::Executable {
+   public:
+    Exe(std::unique_ptr<backends::Executable> inner,
+        std::unique_ptr<HloModule> wide)
+        : inner_(std::move(inner)), wide_(std::move(wide)) {}
+    absl::StatusOr<std::vector<Literal>> Run(
+        absl::Span<const Literal> args) override {
+      std::vector<Literal> wide_args;
+      for (const Literal& a : args) {
+        if (a.element_type() != PrimitiveType::kBF16) {
+          wide_args.push_back(a);
+          continue;
+        }
+        Literal w(Shape(PrimitiveType::kF32, a.shape().dimensions()));
+        for (int64_t i = 0; i < a.element_count(); ++i) {
+          w.SetFromDouble(i, a.GetAsDouble(i));  // exact
+        }
+        wide_args.push_back(std::move(w));
+      }
+      auto out = inner_->Run(wide_args);
+      if (!out.ok()) return out;
+      for (Literal& l : *out) {
+        if (l.element_type() != PrimitiveType::kF32) continue;
+        Literal n(Shape(PrimitiveType::kBF16, l.shape().dimensions()));
+        for (int64_t i = 0; i < l.element_count(); ++i) {
+          n.SetFromDouble(i, l.GetAsDouble(i));  // one rounding
+        }
+        l = std::move(n);
+      }
+      return out;
+    }
+
+   private:
+    std::unique_ptr<backends::Executable> inner_;
+    std::unique_ptr<HloModule> wide_;
+  };
+};
+
+// A bf16 chain whose per-op rounding differs from one rounding at the end
+// for some elements: the per-op comparison of the whole output fails, the
+// enclosures pass every element, so diff says so and isolates nothing.
+TEST(DiffModule, ExcessPrecisionConformsWithinEnclosures) {
+  auto module = Parse(R"(
+HloModule ep
+ENTRY main {
+  x = bf16[8] parameter(0)
+  y = bf16[8] parameter(1)
+  m = bf16[8] multiply(x, y)
+  a = bf16[8] add(m, x)
+  d = bf16[8] divide(a, y)
+  ROOT s = bf16[8] subtract(d, m)
+}
+)");
+  ASSERT_NE(module, nullptr);
+  std::vector<Literal> args;
+  args.push_back(*ParseLiteral(
+      "bf16[8] {1.0078125, 3.140625, -2.71875, 0.33398438, 7.5, -1.6640625, "
+      "5.0625, 0.12695312}"));
+  args.push_back(*ParseLiteral(
+      "bf16[8] {1.9921875, 0.70703125, 1.4140625, -3.015625, 0.5703125, "
+      "2.4375, -1.1015625, 9.875}"));
+  ExcessPrecisionBackend backend;
+  auto result = DiffModule(*module, args, backend, DiffOptions{});
+  ASSERT_TRUE(result.ok()) << result.status();
+  ASSERT_TRUE(result->enclosure.has_value()) << result->enclosure_note;
+  EXPECT_EQ(result->enclosure->TotalFail(), 0) << result->Conclusion();
+  EXPECT_EQ(result->whole, Outcome::kFail) << result->Conclusion();
+  EXPECT_TRUE(result->conforms_within_enclosures) << result->Conclusion();
+  EXPECT_TRUE(result->instructions.empty());
+  EXPECT_NE(result->Conclusion().find("conforms within its whole-program "
+                                      "enclosures"),
+            std::string::npos)
+      << result->Conclusion();
+}
+
+// A real departure stays one: the enclosures fail and isolation names it.
+TEST(DiffModule, EnclosuresFailABrokenBackendAndIsolationGoesOn) {
+  auto module = Parse(kChain);
+  ASSERT_NE(module, nullptr);
+  BrokenBackend backend({HloOpcode::kMultiply});
+  auto result = DiffModule(*module, Args(), backend, DiffOptions{});
+  ASSERT_TRUE(result.ok()) << result.status();
+  ASSERT_TRUE(result->enclosure.has_value()) << result->enclosure_note;
+  EXPECT_GT(result->enclosure->TotalFail(), 0);
+  EXPECT_FALSE(result->conforms_within_enclosures);
+  EXPECT_GE(result->first_departure, 0);
+  EXPECT_NE(result->Conclusion().find("whole-program enclosures: "),
+            std::string::npos)
+      << result->Conclusion();
 }
 
 }  // namespace

@@ -43,6 +43,12 @@ Options:
   --all               judge every instruction, not only up to the first
                       departure
   --no-descend        do not enter failing fusions and calls
+  --no-enclosure      do not judge the whole module against its
+                      whole-program enclosures first (docs/enclosures.md;
+                      by default, when the per-op comparison of the whole
+                      output fails but every element lies inside its
+                      enclosure, diff says the module conforms (fusion,
+                      FMA contraction, excess precision) and stops)
 %INPUTS%  --participant-args=DIR  a replicated module's arguments, DIR/p<i>/arg_<k>.npy
                       for participant i (as a generated case holds them);
                       replicated modules run replicated on the oracle and
@@ -73,9 +79,11 @@ int Fail(const std::string& message) {
 
 int RunDiff(int argc, char** argv) {
   std::vector<OptionSpec> specs = BackendJobOptionSpecs();
-  specs.insert(
-      specs.end(),
-      {{"all", false}, {"no-descend", false}, {"keep", true}, {"help", false}});
+  specs.insert(specs.end(), {{"all", false},
+                             {"no-descend", false},
+                             {"no-enclosure", false},
+                             {"keep", true},
+                             {"help", false}});
   AddCpuOptionSpecs(&specs);
   auto cl = CommandLine::Parse(argc, argv, 2, specs);
   if (!cl.ok()) return Usage(std::string(cl.status().message()));
@@ -102,6 +110,7 @@ int RunDiff(int argc, char** argv) {
   conformance::DiffOptions options;
   options.all = cl->Has("all");
   options.descend = !cl->Has("no-descend");
+  options.enclosure = !cl->Has("no-enclosure");
   options.profile = job->profile;
   options.deviations = job->deviations;
   options.compile_options = job->compile_options;
