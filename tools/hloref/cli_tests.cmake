@@ -35,6 +35,10 @@ hloref_cli_test(run_elementwise 0 "\\{ *3, -3, -2147483648, -1 *\\}, *\\{ *1, -1
 # point (relative radius 0, nothing unjudged).
 hloref_cli_test(run_enclosure_exact 0 "enclosure result 1: largest relative radius 0, unjudged 0 of 4"
   run --enclosure ${EX}/while_loop.hlo "f32[4] {1024, 2, -4, 0}")
+# A bf16 layer norm as JAX lowers it (examples/enclosure/): the outputs
+# near zero after y * g + b cancel are unjudged, not passed (examples/README.md).
+hloref_cli_test(run_enclosure_layer_norm 0 "enclosure result 0: largest relative radius 0.5, unjudged 22 of 1024 \\(22 too wide"
+  run --enclosure --print=none --random-args=1 ${EX}/enclosure/layer_norm_bf16.hlo)
 hloref_cli_test(run_enclosure_backend 2 "--enclosure is computed by the oracle"
   run --enclosure --backend=cpu ${EX}/while_loop.hlo "f32[4] {1024, 2, -4, 0}")
 hloref_cli_test(run_enclosure_bad_threshold 2 "--enclosure-threshold"
