@@ -590,6 +590,8 @@ std::string OpName(const HloInstruction& inst) {
   return std::string(HloOpcodeString(inst.opcode()));
 }
 
+std::optional<HloOpcode> SimpleReducer(const HloComputation* comp);
+
 // ---- The pass.
 
 class EnclosurePass {
@@ -639,6 +641,9 @@ class EnclosurePass {
       const HloInstruction& inst,
       const std::vector<const ValueEnclosure*>& ops);
   std::optional<ValueEnclosure> BatchNormInference(
+      const HloInstruction& inst,
+      const std::vector<const ValueEnclosure*>& ops);
+  absl::StatusOr<std::optional<ValueEnclosure>> ReduceWindow(
       const HloInstruction& inst,
       const std::vector<const ValueEnclosure*>& ops);
   EnclosureErrorClass ClassOf(const HloInstruction& inst) const {
@@ -851,6 +856,26 @@ absl::StatusOr<EvalResult> EnclosurePass::RunIsolated(
     *c->mutable_attrs() = inst.attrs();
     c->mutable_attrs()->control_predecessors.clear();
     *c->mutable_called_computations() = inst.called_computations();
+    // The f64 variant of a reduction gets an f64 copy of its simple
+    // reducer (the oracle recognises reducers of the element type only).
+    std::optional<HloOpcode> reducer = SimpleReducer(inst.to_apply());
+    if (variant == 2 && reducer.has_value()) {
+      auto r = std::make_unique<HloComputation>("reducer_f64");
+      const Shape scalar = Shape::Scalar(PrimitiveType::kF64);
+      HloInstruction* a = r->AddInstruction(
+          std::make_unique<HloInstruction>(HloOpcode::kParameter, scalar, "a"));
+      a->set_parameter_number(0);
+      HloInstruction* b = r->AddInstruction(
+          std::make_unique<HloInstruction>(HloOpcode::kParameter, scalar, "b"));
+      b->set_parameter_number(1);
+      auto op = std::make_unique<HloInstruction>(*reducer, scalar, "r");
+      op->AppendOperand(a);
+      op->AppendOperand(b);
+      r->set_root(r->AddInstruction(std::move(op)));
+      r->FinalizeParameters();
+      HloComputation* added = module->AddComputation(std::move(r));
+      *c->mutable_called_computations() = {added};
+    }
     if (inst.opcode() == HloOpcode::kConstant) {
       *c->mutable_literal() = inst.literal();
     }
@@ -1703,6 +1728,99 @@ std::optional<ValueEnclosure> EnclosurePass::BatchNormInference(
   return out;
 }
 
+// reduce-window with an add, maximum or minimum reducer, the oracle doing
+// the windows on f64 values: max / min are monotone in every operand, so
+// the windows of the lower ends and of the upper ends bound the result
+// exactly; add is monotone too, its f64 windows are exact sums rounded
+// once (numerics.md decision 4), stepped one ulp outward, and the
+// accumulation bound is gamma_m(u_T) S with S the window sums of the
+// magnitudes and m the window size (an upper bound of every window's count).
+absl::StatusOr<std::optional<ValueEnclosure>> EnclosurePass::ReduceWindow(
+    const HloInstruction& inst, const std::vector<const ValueEnclosure*>& ops) {
+  if (ops.size() != 2 || !inst.shape().IsArray()) return std::nullopt;
+  std::optional<HloOpcode> reducer = SimpleReducer(inst.to_apply());
+  if (!reducer) return std::nullopt;
+  const ArrayEnclosure& x = ops[0]->array;
+  const ArrayEnclosure& init = ops[1]->array;
+  const PrimitiveType t = inst.shape().element_type();
+  if (!x.is_float || !init.is_float || !SupportedFloat(t)) return std::nullopt;
+  const std::string where = absl::StrCat("reduce-window ", inst.name());
+  // max / min take infinities as they are (-inf is their usual init).
+  const bool add = *reducer == HloOpcode::kAdd;
+  for (const ArrayEnclosure* a : {&x, &init}) {
+    for (int64_t i = 0; i < a->size(); ++i) {
+      if (a->flags[i] != kEnclNumber ||
+          (add && (!std::isfinite(a->lo[i]) || !std::isfinite(a->hi[i])))) {
+        ValueEnclosure v =
+            Flagged(inst.shape(), kEnclUndecided,
+                    where + ": an operand element is not a finite enclosure");
+        MergeReasons(v.array.reasons, a->reasons);
+        return std::optional<ValueEnclosure>(std::move(v));
+      }
+    }
+  }
+  Shape xs = x.shape, is = init.shape, rs = inst.shape();
+  xs.set_element_type(PrimitiveType::kF64);
+  is.set_element_type(PrimitiveType::kF64);
+  rs.set_element_type(PrimitiveType::kF64);
+  auto window =
+      [&](const std::vector<double>& a,
+          const std::vector<double>& b) -> absl::StatusOr<std::vector<double>> {
+    std::vector<Literal> args;
+    HLOREF_ASSIGN_OR_RETURN(Literal la, StoreDoubles(xs, a));
+    HLOREF_ASSIGN_OR_RETURN(Literal lb, StoreDoubles(is, b));
+    args.push_back(std::move(la));
+    args.push_back(std::move(lb));
+    HLOREF_ASSIGN_OR_RETURN(EvalResult r,
+                            RunIsolated(inst, args, rs, /*variant=*/2));
+    return LoadDoubles(r.value);
+  };
+  HLOREF_ASSIGN_OR_RETURN(std::vector<double> lo, window(x.lo, init.lo));
+  HLOREF_ASSIGN_OR_RETURN(std::vector<double> hi, window(x.hi, init.hi));
+  ValueEnclosure out;
+  out.shape = inst.shape();
+  out.array = NewArray(inst.shape());
+  ArrayEnclosure& o = out.array;
+  MergeReasons(o.reasons, x.reasons);
+  MergeReasons(o.reasons, init.reasons);
+  if (!add) {
+    o.lo = std::move(lo);
+    o.hi = std::move(hi);
+    return std::optional<ValueEnclosure>(std::move(out));
+  }
+  auto magnitudes = [](const ArrayEnclosure& a) {
+    std::vector<double> m(a.lo.size());
+    for (size_t i = 0; i < m.size(); ++i) {
+      m[i] = std::max(std::fabs(a.lo[i]), std::fabs(a.hi[i]));
+    }
+    return m;
+  };
+  HLOREF_ASSIGN_OR_RETURN(std::vector<double> sv,
+                          window(magnitudes(x), magnitudes(init)));
+  int64_t m = 1;
+  for (const WindowDimension& d : inst.attrs().window.dimensions) m *= d.size;
+  const FloatFormat& f = FormatOf(t);
+  const double gamma = Gamma(m, std::ldexp(1.0, -Precision(f)));
+  for (int64_t j = 0; j < o.size(); ++j) {
+    const double s = Up(sv[j]);
+    const double e = MulUp(gamma, s);
+    if (AddUp(s, e) > MaxFinite(f)) {
+      o.flags[j] = kEnclNumber | kEnclNaN;
+      o.lo[j] = -kInf;
+      o.hi[j] = kInf;
+      AddReason(o.reasons, where + ": an intermediate may overflow");
+      continue;
+    }
+    double l = AddDown(Down(lo[j]), -e), h = AddUp(Up(hi[j]), e);
+    if (sv[j] == 0) l = h = 0;  // every term is exactly zero
+    Widen(EnclosureErrorClass{EnclosureErrorKind::kRounded}, t, l, h,
+          o.flags[j]);
+    o.lo[j] = l;
+    o.hi[j] = h;
+  }
+  return std::optional<ValueEnclosure>(std::move(out));
+}
+
 // The reducer of a reduce: add, maximum or minimum of its two parameters.
 std::optional<HloOpcode> SimpleReducer(const HloComputation* comp) {
   if (comp == nullptr || comp->num_parameters() != 2) return std::nullopt;
@@ -1910,6 +2028,10 @@ absl::StatusOr<ValueEnclosure> EnclosurePass::Op(
   } else if (op == HloOpcode::kConvolution) {
     HLOREF_ASSIGN_OR_RETURN(std::optional<ValueEnclosure> v,
                             Convolution(inst, ops));
+    if (v) return std::move(*v);
+  } else if (op == HloOpcode::kReduceWindow) {
+    HLOREF_ASSIGN_OR_RETURN(std::optional<ValueEnclosure> v,
+                            ReduceWindow(inst, ops));
     if (v) return std::move(*v);
   } else if (op == HloOpcode::kBatchNormInference) {
     if (std::optional<ValueEnclosure> v = BatchNormInference(inst, ops)) {

@@ -514,26 +514,56 @@ ENTRY main {
   EXPECT_EQ(bad.outputs[0].fail, 1) << bad.Summary();
 }
 
-TEST(Enclosure, OpWithoutRuleIsUnjudgedAndNamed) {
-  Enclosed e = Enclose(R"(
-HloModule f
+TEST(Enclosure, ReduceWindowAddAndMax) {
+  // Windows of 2 over {1, 2.5, -3, 4}: sums {3.5, -0.5, 1}, maxima
+  // {2.5, 2.5, 4} (by hand).
+  constexpr char kWindows[] = R"(
+HloModule w
 add_f32 {
   a = f32[] parameter(0)
   b = f32[] parameter(1)
   ROOT s = f32[] add(a, b)
 }
+max_f32 {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT m = f32[] maximum(a, b)
+}
 ENTRY main {
   x = f32[4] parameter(0)
   zero = f32[] constant(0)
-  ROOT r = f32[3] reduce-window(x, zero), window={size=2}, to_apply=add_f32
+  ninf = f32[] constant(-inf)
+  s = f32[3] reduce-window(x, zero), window={size=2}, to_apply=add_f32
+  m = f32[3] reduce-window(x, ninf), window={size=2}, to_apply=max_f32
+  ROOT t = (f32[3], f32[3]) tuple(s, m)
+})";
+  Enclosed e = Enclose(kWindows, {"f32[4] {1, 2.5, -3, 4}"});
+  ASSERT_EQ(e.enc.outputs.size(), 2u);
+  const double sums[3] = {3.5, -0.5, 1};
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_LE(e.enc.outputs[0].lo[i], sums[i]);
+    EXPECT_GE(e.enc.outputs[0].hi[i], sums[i]);
+  }
+  EXPECT_EQ(e.enc.outputs[1].lo, (std::vector<double>{2.5, 2.5, 4}));
+  EXPECT_EQ(e.enc.outputs[1].hi, (std::vector<double>{2.5, 2.5, 4}));
+  EnclosureVerdict v = Judge(e, e.oracle);
+  EXPECT_EQ(v.outputs[0].pass + v.outputs[1].pass, 6) << v.Summary();
+}
+
+TEST(Enclosure, OpWithoutRuleIsUnjudgedAndNamed) {
+  Enclosed e = Enclose(R"(
+HloModule f
+ENTRY main {
+  x = f32[4] parameter(0)
+  ROOT p = f32[4] power(x, x)
 })",
                        {"f32[4] {1, 2, 3, 4}"});
   EnclosureVerdict v = Judge(e, e.oracle);
-  EXPECT_EQ(v.outputs[0].unjudged, 3) << v.Summary();
+  EXPECT_EQ(v.outputs[0].unjudged, 4) << v.Summary();
   EXPECT_EQ(v.outputs[0].pass, 0);
   bool named = false;
   for (const std::string& r : v.outputs[0].reasons) {
-    named |= r.find("reduce-window has no enclosure rule") != std::string::npos;
+    named |= r.find("power has no enclosure rule") != std::string::npos;
   }
   EXPECT_TRUE(named) << v.Summary();
 }
