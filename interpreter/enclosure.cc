@@ -448,7 +448,7 @@ double Gamma(int64_t m, double u) {  // gamma_m(u), rounded up
 
 // The transcendental and other unary float functions.
 struct UnaryFn {
-  enum Shape { kIncreasing, kDecreasing, kEven, kSin, kCos } shape;
+  enum Shape { kIncreasing, kDecreasing, kEven, kSin, kCos, kTan } shape;
   double dom_lo, dom_hi;  // closed domain; outside it the result is NaN
   std::optional<MathFn> math;
 };
@@ -494,6 +494,8 @@ std::optional<UnaryFn> UnaryFnOf(HloOpcode op) {
       return UnaryFn{S::kSin, -kInf, kInf, MathFn::kSin};
     case HloOpcode::kCos:
       return UnaryFn{S::kCos, -kInf, kInf, MathFn::kCos};
+    case HloOpcode::kTan:
+      return UnaryFn{S::kTan, -kInf, kInf, MathFn::kTan};
     default:
       return std::nullopt;
   }
@@ -522,6 +524,18 @@ Iv ApplyUnaryFn(const UnaryFn& f, double lo, double hi) {
       const double far = std::max(a, b);
       const double near = (lo <= 0 && hi >= 0) ? 0.0 : std::min(a, b);
       return {FnDown(f, near), FnUp(f, far)};
+    }
+    case UnaryFn::kTan: {
+      // Increasing between the poles pi/2 + k pi; a candidate pole inside
+      // (a superset, as for sin / cos) makes the result unbounded.
+      if (!std::isfinite(lo) || !std::isfinite(hi) || hi - lo > 3 ||
+          std::max(std::fabs(lo), std::fabs(hi)) > 1e6) {
+        return {-kInf, kInf};
+      }
+      const double kmin = std::ceil((lo - M_PI / 2) / M_PI - 1e-7);
+      const double kmax = std::floor((hi - M_PI / 2) / M_PI + 1e-7);
+      if (kmin <= kmax) return {-kInf, kInf};
+      return {FnDown(f, lo), FnUp(f, hi)};
     }
     case UnaryFn::kSin:
     case UnaryFn::kCos: {
@@ -1318,6 +1332,7 @@ std::optional<ValueEnclosure> EnclosurePass::FloatElementwise(
     case HloOpcode::kDivide:
     case HloOpcode::kMaximum:
     case HloOpcode::kMinimum:
+    case HloOpcode::kPower:
       break;
     default:
       return std::nullopt;
@@ -1334,7 +1349,38 @@ std::optional<ValueEnclosure> EnclosurePass::FloatElementwise(
       const bool finite = std::isfinite(x.lo) && std::isfinite(x.hi) &&
                           std::isfinite(y.lo) && std::isfinite(y.hi);
       const bool points = x.lo == x.hi && y.lo == y.hi;
-      if (op == HloOpcode::kMaximum) {
+      if (op == HloOpcode::kPower) {
+        // On a positive base pow is monotone in each argument, so its
+        // range over the box is at the corners (MPFR, stepped outward).
+        // Points take IEEE pow as it is (its special cases included).
+        auto pw = [](double b, double e) {
+          return EvalMath2(MathFn2::kPow, b, e, ResultPrecision::kF64);
+        };
+        if (points) {
+          const double r = pw(x.lo, y.lo);
+          if (std::isnan(r)) {
+            fl = (fl & ~kEnclNumber) | kEnclNaN;
+          } else if (std::isinf(r)) {
+            lo = hi = r;
+          } else {
+            lo = Down(r);
+            hi = Up(r);
+          }
+        } else if (finite && x.lo > 0) {
+          lo = kInf;
+          hi = -kInf;
+          for (double b : {x.lo, x.hi}) {
+            for (double e : {y.lo, y.hi}) {
+              const double r = pw(b, e);
+              lo = std::min(lo, std::isinf(r) ? r : Down(r));
+              hi = std::max(hi, std::isinf(r) ? r : Up(r));
+            }
+          }
+        } else {
+          fl |= kEnclUndecided;
+          AddReason(o.reasons, where + ": base enclosure not positive");
+        }
+      } else if (op == HloOpcode::kMaximum) {
         lo = std::max(x.lo, y.lo);
         hi = std::max(x.hi, y.hi);
       } else if (op == HloOpcode::kMinimum) {

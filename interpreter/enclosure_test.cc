@@ -550,12 +550,35 @@ ENTRY main {
   EXPECT_EQ(v.outputs[0].pass + v.outputs[1].pass, 6) << v.Summary();
 }
 
+TEST(Enclosure, PowerAndTan) {
+  // mpmath (enclosure_refs.py): 1.5^2.5 = 2.755675960631075 and
+  // tan(1) = 1.557407724654902 lie inside (f32 budgets: 8 ulp each).
+  Enclosed e = Enclose(R"(
+HloModule f
+ENTRY main {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  a = f32[] add(x, y)
+  p = f32[] power(x, a)
+  t = f32[] tan(y)
+  ROOT r = (f32[], f32[]) tuple(p, t)
+})",
+                       {"f32[] 1.5", "f32[] 1"});
+  EXPECT_LE(e.enc.outputs[0].lo[0], 2.755675960631075);
+  EXPECT_GE(e.enc.outputs[0].hi[0], 2.755675960631075);
+  EXPECT_LE(e.enc.outputs[1].lo[0], 1.557407724654902);
+  EXPECT_GE(e.enc.outputs[1].hi[0], 1.557407724654902);
+  EXPECT_LT(RelativeRadius(e.enc.outputs[0], 0), 1e-5);
+  EnclosureVerdict v = Judge(e, e.oracle);
+  EXPECT_EQ(v.outputs[0].pass + v.outputs[1].pass, 2) << v.Summary();
+}
+
 TEST(Enclosure, OpWithoutRuleIsUnjudgedAndNamed) {
   Enclosed e = Enclose(R"(
 HloModule f
 ENTRY main {
   x = f32[4] parameter(0)
-  ROOT p = f32[4] power(x, x)
+  ROOT p = f32[4] atan2(x, x)
 })",
                        {"f32[4] {1, 2, 3, 4}"});
   EnclosureVerdict v = Judge(e, e.oracle);
@@ -563,7 +586,7 @@ ENTRY main {
   EXPECT_EQ(v.outputs[0].pass, 0);
   bool named = false;
   for (const std::string& r : v.outputs[0].reasons) {
-    named |= r.find("power has no enclosure rule") != std::string::npos;
+    named |= r.find("atan2 has no enclosure rule") != std::string::npos;
   }
   EXPECT_TRUE(named) << v.Summary();
 }

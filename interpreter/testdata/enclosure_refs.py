@@ -33,3 +33,7 @@ ex = [mpmath.exp(v - m) for v in xs]
 s = sum(ex)
 for v, t in zip(xs, ex):
     show(f"softmax x={v}", t / s)
+
+# Test PowerAndTan: 1.5^(1.5 + 1) and tan(1).
+show("pow(1.5, 2.5)", mpmath.mpf("1.5") ** mpmath.mpf("2.5"))
+show("tan(1)", mpmath.tan(1))
