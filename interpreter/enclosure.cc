@@ -712,6 +712,13 @@ void EnclosurePass::Widen(const EnclosureErrorClass& c, PrimitiveType t,
 absl::StatusOr<ValueEnclosure> EnclosurePass::Computation(
     const HloComputation& comp, std::vector<const ValueEnclosure*> args) {
   std::map<const HloInstruction*, ValueEnclosure> values;
+  // Each value is dropped after its last reader (the root is kept).
+  std::map<const HloInstruction*, const HloInstruction*> last_reader;
+  for (const auto& owned : comp.instructions()) {
+    for (const HloInstruction* o : owned->operands()) {
+      last_reader[o] = owned.get();
+    }
+  }
   for (const auto& owned : comp.instructions()) {
     const HloInstruction& inst = *owned;
     if (inst.opcode() == HloOpcode::kParameter) {
@@ -736,6 +743,9 @@ absl::StatusOr<ValueEnclosure> EnclosurePass::Computation(
     }
     HLOREF_ASSIGN_OR_RETURN(ValueEnclosure v, Instruction(inst, ops));
     values[&inst] = std::move(v);
+    for (const HloInstruction* o : inst.operands()) {
+      if (o != comp.root() && last_reader[o] == &inst) values.erase(o);
+    }
   }
   auto it = values.find(comp.root());
   if (it == values.end()) {
@@ -774,6 +784,9 @@ absl::StatusOr<ValueEnclosure> EnclosurePass::Instruction(
     case HloOpcode::kAddDependency:
     case HloOpcode::kDomain:
       return *ops[0];
+    case HloOpcode::kCopy:
+      if (inst.shape().IsTuple()) return *ops[0];  // a copy of a tuple
+      return Op(inst, ops);
     case HloOpcode::kCall:
     case HloOpcode::kFusion: {
       const HloComputation* callee = inst.called_computations().empty()
