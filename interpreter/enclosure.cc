@@ -606,6 +606,24 @@ std::string OpName(const HloInstruction& inst) {
 
 std::optional<HloOpcode> SimpleReducer(const HloComputation* comp);
 
+// FTZ / DAZ declared for the type: a value that may be subnormal may be
+// zero.
+void ApplyFtz(ValueEnclosure& v, const std::set<PrimitiveType>& types) {
+  for (ValueEnclosure& t : v.tuple) ApplyFtz(t, types);
+  if (!v.shape.IsArray() || !v.array.is_float ||
+      types.count(v.shape.element_type()) == 0) {
+    return;
+  }
+  const double mn = MinNormal(FormatOf(v.shape.element_type()));
+  ArrayEnclosure& a = v.array;
+  for (int64_t i = 0; i < a.size(); ++i) {
+    if ((a.flags[i] & kEnclNumber) && a.lo[i] < mn && a.hi[i] > -mn) {
+      a.lo[i] = std::min(a.lo[i], 0.0);
+      a.hi[i] = std::max(a.hi[i], 0.0);
+    }
+  }
+}
+
 // ---- The pass.
 
 class EnclosurePass {
@@ -663,11 +681,43 @@ class EnclosurePass {
   EnclosureErrorClass ClassOf(const HloInstruction& inst) const {
     const PrimitiveType t = inst.shape().IsArray() ? inst.shape().element_type()
                                                    : PrimitiveType::kInvalid;
-    return options_.error_model(inst.opcode(), t);
+    EnclosureErrorClass c = options_.error_model(inst.opcode(), t);
+    if (inst.opcode() == HloOpcode::kDivide &&
+        options_.deviations.divide_ulps > 0 && IsFloat(t) &&
+        t != PrimitiveType::kF64) {
+      c = EnclosureErrorClass{EnclosureErrorKind::kUlp,
+                              options_.deviations.divide_ulps};
+    }
+    return c;
+  }
+  // The accumulation bound of a dot / convolution / reduce producing `t`
+  // with m rounding steps on S: gamma_m(u_a) (S + E_in) + E_in with the
+  // declared input rounding, plus the flush term; E_out when the declared
+  // accumulator is wider than t is covered by the final directed rounding.
+  double AccumulationBound(PrimitiveType t, int64_t m, double s,
+                           bool dot) const {
+    const EnclosureDeviations& d = options_.deviations;
+    double u_a = std::ldexp(1.0, -Precision(FormatOf(t)));
+    if (dot && d.dot_accumulation_unit > u_a) u_a = d.dot_accumulation_unit;
+    if (dot && d.truncating_accumulation) u_a *= 2;
+    const double u_w = dot ? d.dot_input_unit : 0;
+    const double e_in = MulUp(AddUp(MulUp(2, u_w), MulUp(u_w, u_w)), s);
+    double e = AddUp(MulUp(Gamma(m, u_a), AddUp(s, e_in)), e_in);
+    if (d.ftz_types.count(t) > 0) {
+      e = AddUp(e, MulUp(static_cast<double>(m + 1), MinNormal(FormatOf(t))));
+    }
+    return e;
   }
   // Widens [lo, hi] (the exact op's range) by the class of `inst`.
   void Widen(const EnclosureErrorClass& c, PrimitiveType t, double& lo,
              double& hi, uint8_t& flags) const;
+
+  // The oracle's implementation-defined marks become don't-care elements
+  // under the portable profile only: under the XLA profile the oracle's
+  // value is XLA's choice, and required (numerics.md decision 1).
+  const std::vector<EvaluatedOutput>* Marks(const EvalResult& r) const {
+    return options_.oracle.profile == Profile::kPortable ? &r.outputs : nullptr;
+  }
 
   EnclosureOptions options_;
   // Isolated modules by instruction and variant (0: its own types, 1:
@@ -729,6 +779,9 @@ absl::StatusOr<ValueEnclosure> EnclosurePass::Computation(
                          ": no argument for parameter ", n));
       }
       values[&inst] = *args[n];
+      if (!options_.deviations.ftz_types.empty()) {
+        ApplyFtz(values[&inst], options_.deviations.ftz_types);
+      }
       continue;
     }
     std::vector<const ValueEnclosure*> ops;
@@ -742,6 +795,9 @@ absl::StatusOr<ValueEnclosure> EnclosurePass::Computation(
       ops.push_back(&it->second);
     }
     HLOREF_ASSIGN_OR_RETURN(ValueEnclosure v, Instruction(inst, ops));
+    if (!options_.deviations.ftz_types.empty()) {
+      ApplyFtz(v, options_.deviations.ftz_types);
+    }
     values[&inst] = std::move(v);
     for (const HloInstruction* o : inst.operands()) {
       if (o != comp.root() && last_reader[o] == &inst) values.erase(o);
@@ -968,9 +1024,10 @@ absl::StatusOr<std::optional<ValueEnclosure>> EnclosurePass::DataMovement(
   HLOREF_ASSIGN_OR_RETURN(EvalResult r,
                           RunIsolated(inst, args, result, /*variant=*/1));
   absl::Span<const int64_t> got = r.value.data<int64_t>();
-  const Literal* dont_care = r.outputs.empty() || !r.outputs[0].dont_care
-                                 ? nullptr
-                                 : &*r.outputs[0].dont_care;
+  const Literal* dont_care =
+      Marks(r) == nullptr || r.outputs.empty() || !r.outputs[0].dont_care
+          ? nullptr
+          : &*r.outputs[0].dont_care;
   ArrayEnclosure& o = out.array;
   for (const ArrayEnclosure* s : sources) MergeReasons(o.reasons, s->reasons);
   for (int64_t j = 0; j < o.size(); ++j) {
@@ -1356,6 +1413,25 @@ std::optional<ValueEnclosure> EnclosurePass::FloatElementwise(
     const uint8_t af = a.flags[i], bf = b.flags[i];
     uint8_t fl = ((af | bf) & ~kEnclNumber);
     double lo = -kInf, hi = kInf;
+    const bool minmax = op == HloOpcode::kMaximum || op == HloOpcode::kMinimum;
+    if (minmax && options_.deviations.fast_min_max && ((af | bf) & kEnclNaN) &&
+        ((af | bf) & kEnclNumber)) {
+      // A NaN operand may be dropped: the other operand's value (or the
+      // result) is possible too; the hull of both numeric parts holds it.
+      fl |= kEnclNumber;
+      lo = kInf;
+      hi = -kInf;
+      for (const ArrayEnclosure* x : {&a, &b}) {
+        if (x->flags[i] & kEnclNumber) {
+          lo = std::min(lo, x->lo[i]);
+          hi = std::max(hi, x->hi[i]);
+        }
+      }
+      o.lo[i] = lo;
+      o.hi[i] = hi;
+      o.flags[i] = fl;
+      continue;
+    }
     if ((af & bf) & kEnclNumber) {
       fl |= kEnclNumber;
       const Iv x{a.lo[i], a.hi[i]}, y{b.lo[i], b.hi[i]};
@@ -1508,8 +1584,6 @@ std::optional<ValueEnclosure> EnclosurePass::Dot(
     return std::nullopt;
   }
   const int64_t k_count = static_cast<int64_t>(ak.size());
-  const double u = std::ldexp(1.0, -Precision(FormatOf(t)));
-  const double gamma = Gamma(k_count, u);
   const std::string where = absl::StrCat("dot ", inst.name());
   int64_t j = 0;
   for (size_t bi = 0; bi < ab.size(); ++bi) {
@@ -1548,7 +1622,7 @@ std::optional<ValueEnclosure> EnclosurePass::Dot(
           lo = -kInf;
           hi = kInf;
         } else if (!exact.Exact(s, t)) {
-          const double e = MulUp(gamma, s);
+          const double e = AccumulationBound(t, k_count, s, /*dot=*/true);
           if (AddUp(s, e) > MaxFinite(FormatOf(t))) {
             // Some summation orders overflow an intermediate (inf - inf).
             fl |= kEnclNaN;
@@ -1653,8 +1727,6 @@ absl::StatusOr<std::optional<ValueEnclosure>> EnclosurePass::Convolution(
   const int64_t out_features =
       w.shape.dimensions(dn.kernel_output_feature_dimension);
   const int64_t m = out_features == 0 ? 0 : w.size() / out_features;
-  const double u = std::ldexp(1.0, -Precision(FormatOf(t)));
-  const double gamma = Gamma(m, u);
   constexpr double kF64Rel = 0x1p-52;  // > 2^-53 of a once-rounded sum
   ValueEnclosure out;
   out.shape = inst.shape();
@@ -1666,7 +1738,8 @@ absl::StatusOr<std::optional<ValueEnclosure>> EnclosurePass::Convolution(
     const double up = 1 + kF64Rel;
     const double rad = MulUp(AddUp(AddUp(c2[j], c3[j]), c4[j]), up);
     const double s = MulUp(sv[j], up);
-    const double e = AddUp(MulUp(gamma, s), MulUp(std::fabs(c1[j]), kF64Rel));
+    const double e = AddUp(AccumulationBound(t, m, s, /*dot=*/true),
+                           MulUp(std::fabs(c1[j]), kF64Rel));
     if (AddUp(s, e) > MaxFinite(FormatOf(t))) {
       o.flags[j] = kEnclNumber | kEnclNaN;
       o.lo[j] = -kInf;
@@ -1859,10 +1932,9 @@ absl::StatusOr<std::optional<ValueEnclosure>> EnclosurePass::ReduceWindow(
   int64_t m = 1;
   for (const WindowDimension& d : inst.attrs().window.dimensions) m *= d.size;
   const FloatFormat& f = FormatOf(t);
-  const double gamma = Gamma(m, std::ldexp(1.0, -Precision(f)));
   for (int64_t j = 0; j < o.size(); ++j) {
     const double s = Up(sv[j]);
-    const double e = MulUp(gamma, s);
+    const double e = AccumulationBound(t, m, s, /*dot=*/false);
     if (AddUp(s, e) > MaxFinite(f)) {
       o.flags[j] = kEnclNumber | kEnclNaN;
       o.lo[j] = -kInf;
@@ -1928,8 +2000,6 @@ std::optional<ValueEnclosure> EnclosurePass::Reduce(
   MergeReasons(o.reasons, a.reasons);
   MergeReasons(o.reasons, init.reasons);
   const int64_t n = static_cast<int64_t>(ro.size());
-  const double u = std::ldexp(1.0, -Precision(FormatOf(t)));
-  const double gamma = Gamma(n, u);
   const bool add = *reducer == HloOpcode::kAdd;
   const std::string where = absl::StrCat("reduce ", inst.name());
   for (int64_t j = 0; j < o.size(); ++j) {
@@ -1974,7 +2044,7 @@ std::optional<ValueEnclosure> EnclosurePass::Reduce(
       lo = -kInf;
       hi = kInf;
     } else if (add && n > 0 && !exact.Exact(s, t)) {
-      const double e = MulUp(gamma, s);
+      const double e = AccumulationBound(t, n, s, /*dot=*/false);
       if (AddUp(s, e) > MaxFinite(FormatOf(t))) {
         fl |= kEnclNaN;  // some orders overflow an intermediate
         lo = -kInf;
@@ -2055,7 +2125,13 @@ absl::StatusOr<ValueEnclosure> EnclosurePass::Op(
   // Exact ops on exact operands: the oracle's value is the only conforming
   // one. Ops calling computations qualify only on integer data (a reducer
   // of floats rounds).
-  const bool exact_class = cls.kind == EnclosureErrorKind::kExact;
+  // Declared fast min/max: a NaN operand may be dropped, which the
+  // oracle's exact value does not show; the element-wise rule does.
+  const bool fast_minmax =
+      options_.deviations.fast_min_max &&
+      (op == HloOpcode::kMaximum || op == HloOpcode::kMinimum);
+  const bool exact_class =
+      cls.kind == EnclosureErrorKind::kExact && !fast_minmax;
   const bool exact_sort =
       op == HloOpcode::kSort && IsExactComparator(inst.to_apply());
   if ((exact_class && (inst.called_computations().empty() || exact_sort)) ||
@@ -2074,7 +2150,7 @@ absl::StatusOr<ValueEnclosure> EnclosurePass::Op(
       HLOREF_ASSIGN_OR_RETURN(
           EvalResult r, RunIsolated(inst, args, inst.shape(), /*variant=*/0));
       size_t next = 0;
-      return ValueFromLiteral(r.value, &r.outputs, &next);
+      return ValueFromLiteral(r.value, Marks(r), &next);
     }
   }
   if (IsDataMovement(op)) {
@@ -2130,7 +2206,7 @@ absl::StatusOr<ValueEnclosure> EnclosurePass::Op(
           EvalResult r, RunIsolated(inst, args, inst.shape(), /*variant=*/0));
       size_t next = 0;
       HLOREF_ASSIGN_OR_RETURN(ValueEnclosure v,
-                              ValueFromLiteral(r.value, &r.outputs, &next));
+                              ValueFromLiteral(r.value, Marks(r), &next));
       for (int64_t i = 0; i < v.array.size(); ++i) {
         for (const ValueEnclosure* o : ops) {
           const int64_t k = o->array.size() == 1 ? 0 : i;

@@ -97,9 +97,30 @@ struct ValueEnclosure {
   std::vector<ValueEnclosure> tuple;  // tuples
 };
 
+// Declared vendor deviations (numerics.md 7.7; the conformance layer maps
+// its Deviations onto these): they widen the enclosures accordingly.
+struct EnclosureDeviations {
+  // Subnormals of these types may be read as zero and results flushed to
+  // zero: every interval meeting (-min_normal, min_normal) also holds 0,
+  // and accumulations add (m + 1) min_normal.
+  std::set<PrimitiveType> ftz_types;
+  // maximum / minimum / clamp may drop a NaN operand.
+  bool fast_min_max = false;
+  // f32 and narrower division within this many ulps (0: correctly
+  // rounded).
+  double divide_ulps = 0;
+  // dot / convolution: inputs rounded to a format of this unit roundoff
+  // (0: as typed), accumulation unit (0: the result type's), doubled when
+  // the accumulator truncates.
+  double dot_input_unit = 0;
+  double dot_accumulation_unit = 0;
+  bool truncating_accumulation = false;
+};
+
 struct EnclosureOptions {
   // Required: the error class of each op (see the top of this file).
   EnclosureErrorModel error_model;
+  EnclosureDeviations deviations;
   // For the oracle runs of exact ops (threads, limits, profile).
   EvaluatorOptions oracle;
   int64_t max_while_iterations = 1'000'000;

@@ -628,6 +628,89 @@ TEST(Enclosure, IdenticalAtOneAndTwoOracleThreads) {
   }
 }
 
+TEST(Enclosure, DeclaredFlushToZeroAdmitsFlushedResults) {
+  // 1e-20 * 1e-20 = 1e-40 is subnormal in f32: a backend flushing it
+  // gives 0, outside the enclosure unless FTZ is declared for f32.
+  auto m = ParseHloModule(R"(
+HloModule ftz
+ENTRY main {
+  x = f32[] parameter(0)
+  ROOT m = f32[] multiply(x, x)
+})");
+  ASSERT_TRUE(m.ok());
+  std::vector<Literal> args;
+  args.push_back(*ParseLiteral("f32[] 1e-20"));
+  const std::vector<Literal> flushed = {
+      FromDoubles(PrimitiveType::kF32, {}, {0})};
+  conformance::Deviations none, ftz;
+  ftz.ftz_types.insert(PrimitiveType::kF32);
+  auto strict = ComputeEnclosure(**m, args,
+                                 conformance::PolicyEnclosureOptions({}, none));
+  ASSERT_TRUE(strict.ok());
+  EXPECT_EQ(JudgeWithEnclosure(*strict, flushed)->TotalFail(), 1);
+  auto declared =
+      ComputeEnclosure(**m, args, conformance::PolicyEnclosureOptions({}, ftz));
+  ASSERT_TRUE(declared.ok());
+  EXPECT_EQ(JudgeWithEnclosure(*declared, flushed)->TotalFail(), 0);
+}
+
+TEST(Enclosure, DeclaredFastMinMaxAdmitsADroppedNan) {
+  auto m = ParseHloModule(R"(
+HloModule mm
+ENTRY main {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT m = f32[] maximum(x, y)
+})");
+  ASSERT_TRUE(m.ok());
+  std::vector<Literal> args;
+  args.push_back(*ParseLiteral("f32[] nan"));
+  args.push_back(*ParseLiteral("f32[] 2"));
+  const std::vector<Literal> dropped = {
+      FromDoubles(PrimitiveType::kF32, {}, {2})};
+  conformance::Deviations none, fast;
+  fast.fast_min_max = true;
+  auto strict = ComputeEnclosure(**m, args,
+                                 conformance::PolicyEnclosureOptions({}, none));
+  ASSERT_TRUE(strict.ok());
+  EXPECT_EQ(JudgeWithEnclosure(*strict, dropped)->TotalFail(), 1);
+  auto declared = ComputeEnclosure(
+      **m, args, conformance::PolicyEnclosureOptions({}, fast));
+  ASSERT_TRUE(declared.ok());
+  EXPECT_EQ(JudgeWithEnclosure(*declared, dropped)->TotalFail(), 0);
+}
+
+TEST(Enclosure, ImplementationDefinedElementsFollowTheProfile) {
+  // 7 / 0 in s32: XLA gives -1 (numerics.md 3.1, impl.divide): required
+  // under the XLA profile, don't care under the portable one.
+  auto m = ParseHloModule(R"(
+HloModule d
+ENTRY main {
+  x = s32[2] parameter(0)
+  y = s32[2] parameter(1)
+  ROOT q = s32[2] divide(x, y)
+})");
+  ASSERT_TRUE(m.ok());
+  std::vector<Literal> args;
+  args.push_back(*ParseLiteral("s32[2] {7, 8}"));
+  args.push_back(*ParseLiteral("s32[2] {0, 2}"));
+  const std::vector<Literal> other = {*ParseLiteral("s32[2] {5, 4}")};
+  EvaluatorOptions xla, portable;
+  portable.profile = Profile::kPortable;
+  auto x =
+      ComputeEnclosure(**m, args, conformance::PolicyEnclosureOptions(xla));
+  ASSERT_TRUE(x.ok());
+  auto vx = JudgeWithEnclosure(*x, other);
+  EXPECT_EQ(vx->outputs[0].fail, 1) << vx->Summary();
+  EXPECT_EQ(vx->outputs[0].pass, 1) << vx->Summary();
+  auto p = ComputeEnclosure(**m, args,
+                            conformance::PolicyEnclosureOptions(portable));
+  ASSERT_TRUE(p.ok());
+  auto vp = JudgeWithEnclosure(*p, other);
+  EXPECT_EQ(vp->outputs[0].fail, 0) << vp->Summary();
+  EXPECT_EQ(vp->outputs[0].dont_care, 1) << vp->Summary();
+}
+
 TEST(Enclosure, MissingErrorModelIsAnError) {
   auto m =
       ParseHloModule("HloModule m\nENTRY e {\n ROOT x = f32[] parameter(0)\n}");

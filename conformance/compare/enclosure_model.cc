@@ -1,6 +1,9 @@
 #include "conformance/compare/enclosure_model.h"
 
+#include <cmath>
+
 #include "conformance/compare/policy.h"
+#include "spec/types/minifloat.h"
 
 namespace hloref::conformance {
 
@@ -38,10 +41,27 @@ EnclosureErrorModel PolicyEnclosureModel() {
   };
 }
 
-EnclosureOptions PolicyEnclosureOptions(const EvaluatorOptions& oracle) {
+EnclosureDeviations EnclosureDeviationsOf(const Deviations& deviations) {
+  EnclosureDeviations d;
+  d.ftz_types = deviations.ftz_types;
+  d.fast_min_max = deviations.fast_min_max;
+  d.divide_ulps = deviations.divide_ulps;
+  d.dot_input_unit = deviations.DotInputUnit();
+  if (deviations.dot_accumulation != PrimitiveType::kInvalid &&
+      IsFloat(deviations.dot_accumulation)) {
+    d.dot_accumulation_unit =
+        std::ldexp(1.0, -Precision(FormatOf(deviations.dot_accumulation)));
+  }
+  d.truncating_accumulation = deviations.truncating_accumulation;
+  return d;
+}
+
+EnclosureOptions PolicyEnclosureOptions(const EvaluatorOptions& oracle,
+                                        const Deviations& deviations) {
   EnclosureOptions o;
   o.error_model = PolicyEnclosureModel();
   o.oracle = oracle;
+  o.deviations = EnclosureDeviationsOf(deviations);
   return o;
 }
 

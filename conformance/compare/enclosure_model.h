@@ -4,6 +4,7 @@
 #ifndef HLOREF_CONFORMANCE_COMPARE_ENCLOSURE_MODEL_H_
 #define HLOREF_CONFORMANCE_COMPARE_ENCLOSURE_MODEL_H_
 
+#include "conformance/compare/deviations.h"
 #include "interpreter/enclosure.h"
 
 namespace hloref::conformance {
@@ -16,8 +17,16 @@ namespace hloref::conformance {
 // and kAny -> no rule.
 EnclosureErrorModel PolicyEnclosureModel();
 
-// EnclosureOptions with PolicyEnclosureModel() and these oracle options.
-EnclosureOptions PolicyEnclosureOptions(const EvaluatorOptions& oracle = {});
+// The declared deviations the enclosures model: ftz, fast-min-max,
+// divide ulps, dot input precision and accumulation (saturating f8 and FMA
+// contraction need nothing: their results are inside already; NaN
+// payloads are never judged).
+EnclosureDeviations EnclosureDeviationsOf(const Deviations& deviations);
+
+// EnclosureOptions with PolicyEnclosureModel(), these oracle options and
+// these declared deviations.
+EnclosureOptions PolicyEnclosureOptions(const EvaluatorOptions& oracle = {},
+                                        const Deviations& deviations = {});
 
 }  // namespace hloref::conformance
 

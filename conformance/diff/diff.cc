@@ -91,8 +91,8 @@ void JudgeWithEnclosures(const HloModule& module,
   EvaluatorOptions eval_options;
   eval_options.profile = options.profile;
   eval_options.max_bytes = options.max_bytes;
-  absl::StatusOr<ModuleEnclosure> enc =
-      ComputeEnclosure(module, args, PolicyEnclosureOptions(eval_options));
+  absl::StatusOr<ModuleEnclosure> enc = ComputeEnclosure(
+      module, args, PolicyEnclosureOptions(eval_options, options.deviations));
   if (!enc.ok()) {
     result.enclosure_note =
         absl::StrCat("enclosures not computed: ", enc.status().message());
