@@ -1034,8 +1034,8 @@ absl::StatusOr<std::optional<ValueEnclosure>> EnclosurePass::DataMovement(
     const int64_t id = got[j];
     size_t k = 0;
     while (k + 1 < sources.size() && id >= first_id[k + 1]) ++k;
-    const int64_t i = id - first_id[k];
-    if (sources.empty() || i < 0 || i >= sources[k]->size()) {
+    const int64_t i = sources.empty() ? -1 : id - first_id[k];
+    if (i < 0 || i >= sources[k]->size()) {
       o.flags[j] = kEnclNoRule;
       if (o.is_float) {
         o.lo[j] = -kInf;
@@ -2097,6 +2097,16 @@ bool IsExactComparator(const HloComputation* comp) {
   return true;
 }
 
+// An op the oracle cannot evaluate on its own (host transfers without
+// queues, ...): no rule for what it produces, with the oracle's reason.
+ValueEnclosure IsolationFailed(const HloInstruction& inst,
+                               const absl::Status& status) {
+  return Flagged(inst.shape(), kEnclNoRule,
+                 absl::StrCat("op ", OpName(inst), " ", inst.name(),
+                              ": the oracle cannot evaluate it alone: ",
+                              status.message()));
+}
+
 bool IsControlFlow(HloOpcode op) {
   return op == HloOpcode::kWhile || op == HloOpcode::kConditional ||
          op == HloOpcode::kCall || op == HloOpcode::kFusion ||
@@ -2147,27 +2157,28 @@ absl::StatusOr<ValueEnclosure> EnclosurePass::Op(
       args.push_back(std::move(*l));
     }
     if (points) {
-      HLOREF_ASSIGN_OR_RETURN(
-          EvalResult r, RunIsolated(inst, args, inst.shape(), /*variant=*/0));
+      absl::StatusOr<EvalResult> r =
+          RunIsolated(inst, args, inst.shape(), /*variant=*/0);
+      if (!r.ok()) return IsolationFailed(inst, r.status());
       size_t next = 0;
-      return ValueFromLiteral(r.value, Marks(r), &next);
+      return ValueFromLiteral(r->value, Marks(*r), &next);
     }
   }
   if (IsDataMovement(op)) {
-    HLOREF_ASSIGN_OR_RETURN(std::optional<ValueEnclosure> v,
-                            DataMovement(inst, ops));
-    if (v) return std::move(*v);
+    absl::StatusOr<std::optional<ValueEnclosure>> v = DataMovement(inst, ops);
+    if (!v.ok()) return IsolationFailed(inst, v.status());
+    if (*v) return std::move(**v);
   }
   if (op == HloOpcode::kDot) {
     if (std::optional<ValueEnclosure> v = Dot(inst, ops)) return std::move(*v);
   } else if (op == HloOpcode::kConvolution) {
-    HLOREF_ASSIGN_OR_RETURN(std::optional<ValueEnclosure> v,
-                            Convolution(inst, ops));
-    if (v) return std::move(*v);
+    absl::StatusOr<std::optional<ValueEnclosure>> v = Convolution(inst, ops);
+    if (!v.ok()) return IsolationFailed(inst, v.status());
+    if (*v) return std::move(**v);
   } else if (op == HloOpcode::kReduceWindow) {
-    HLOREF_ASSIGN_OR_RETURN(std::optional<ValueEnclosure> v,
-                            ReduceWindow(inst, ops));
-    if (v) return std::move(*v);
+    absl::StatusOr<std::optional<ValueEnclosure>> v = ReduceWindow(inst, ops);
+    if (!v.ok()) return IsolationFailed(inst, v.status());
+    if (*v) return std::move(**v);
   } else if (op == HloOpcode::kBatchNormInference) {
     if (std::optional<ValueEnclosure> v = BatchNormInference(inst, ops)) {
       return std::move(*v);
@@ -2202,11 +2213,12 @@ absl::StatusOr<ValueEnclosure> EnclosurePass::Op(
       args.push_back(std::move(*l));
     }
     if (ok) {
-      HLOREF_ASSIGN_OR_RETURN(
-          EvalResult r, RunIsolated(inst, args, inst.shape(), /*variant=*/0));
+      absl::StatusOr<EvalResult> r =
+          RunIsolated(inst, args, inst.shape(), /*variant=*/0);
+      if (!r.ok()) return IsolationFailed(inst, r.status());
       size_t next = 0;
       HLOREF_ASSIGN_OR_RETURN(ValueEnclosure v,
-                              ValueFromLiteral(r.value, Marks(r), &next));
+                              ValueFromLiteral(r->value, Marks(*r), &next));
       for (int64_t i = 0; i < v.array.size(); ++i) {
         for (const ValueEnclosure* o : ops) {
           const int64_t k = o->array.size() == 1 ? 0 : i;

@@ -711,6 +711,26 @@ ENTRY main {
   EXPECT_EQ(vp->outputs[0].dont_care, 1) << vp->Summary();
 }
 
+TEST(Enclosure, OpTheOracleCannotIsolateIsUnjudgedNotAnError) {
+  // infeed needs the run's host queues, which the pass does not have.
+  auto m = ParseHloModule(R"(
+HloModule h
+ENTRY main {
+  t = token[] after-all()
+  i = (f32[2], token[]) infeed(t)
+  ROOT x = f32[2] get-tuple-element(i), index=0
+})");
+  ASSERT_TRUE(m.ok()) << m.status();
+  ASSERT_TRUE(VerifyModule(**m).ok());
+  auto enc = ComputeEnclosure(**m, {}, conformance::PolicyEnclosureOptions());
+  ASSERT_TRUE(enc.ok()) << enc.status();
+  const ArrayEnclosure& o = enc->outputs[0];
+  EXPECT_FALSE(o.Judgeable(0));
+  ASSERT_FALSE(o.reasons.empty());
+  EXPECT_NE(o.reasons.begin()->find("infeed"), std::string::npos)
+      << *o.reasons.begin();
+}
+
 TEST(Enclosure, MissingErrorModelIsAnError) {
   auto m =
       ParseHloModule("HloModule m\nENTRY e {\n ROOT x = f32[] parameter(0)\n}");
