@@ -113,6 +113,32 @@ ENTRY main {
   EXPECT_EQ(p.enc.outputs[0].hi[0], 1.75);
 }
 
+TEST(Enclosure, F64ProgramsAreEnclosedToo) {
+  // f64: 1 + 2^-60 has RD = 1 and RU = 1 + 2^-52 (by hand); exp(1) with
+  // the f64 budget of 2 ulp (ulp_f64(e) = 2^-51) spans at least 4 ulp and,
+  // with the outward steps of the double arithmetic, at most 8.
+  Enclosed e =
+      Enclose(R"(
+HloModule m
+ENTRY main {
+  a = f64[] parameter(0)
+  b = f64[] parameter(1)
+  s = f64[] add(a, b)
+  x = f64[] exponential(a)
+  ROOT t = (f64[], f64[]) tuple(s, x)
+})",
+              {"f64[] 1", "f64[] 8.67361737988403547205962240695953e-19"});
+  EXPECT_EQ(e.enc.outputs[0].lo[0], 1.0);
+  EXPECT_EQ(e.enc.outputs[0].hi[0], 1.0 + std::ldexp(1.0, -52));
+  const double w = e.enc.outputs[1].hi[0] - e.enc.outputs[1].lo[0];
+  EXPECT_GE(w, 4 * std::ldexp(1.0, -51));
+  EXPECT_LE(w, 8 * std::ldexp(1.0, -51));
+  EXPECT_LT(e.enc.outputs[1].lo[0], M_E);
+  EXPECT_GT(e.enc.outputs[1].hi[0], M_E);
+  EnclosureVerdict v = Judge(e, e.oracle);
+  EXPECT_EQ(v.outputs[0].pass + v.outputs[1].pass, 2) << v.Summary();
+}
+
 TEST(Enclosure, F32ExpWithinItsBudget) {
   // mpmath (enclosure_refs.py): exp(1) -+ 8 ulp_f32 =
   // [2.718279921110412422860287, 2.718283735807678047860287]; the enclosure
