@@ -10,6 +10,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "conformance/compare/enclosure_model.h"
 #include "conformance/diff/slice.h"
 #include "conformance/generators/generator.h"
 #include "conformance/harness/suite.h"
@@ -232,6 +233,53 @@ StillFails BackendStillFails(backends::Backend& backend, Profile profile,
     if (why != nullptr) *why = record.message;
     return record.outcome == Outcome::kFail &&
            (match.empty() || absl::StrContains(record.message, match));
+  };
+}
+
+StillFails EnclosureStillFails(backends::Backend& backend, Profile profile,
+                               Deviations deviations,
+                               backends::CompileOptions compile_options,
+                               std::string match) {
+  return [&backend, profile, deviations = std::move(deviations),
+          compile_options = std::move(compile_options),
+          match = std::move(match)](const HloModule& module,
+                                    absl::Span<const Literal> args,
+                                    std::string* why) {
+    auto failed = [&](const std::string& text) {
+      if (why != nullptr) *why = text;
+      return match.empty() || absl::StrContains(text, match);
+    };
+    EvaluatorOptions oracle;
+    oracle.profile = profile;
+    absl::StatusOr<ModuleEnclosure> enc = ComputeEnclosure(
+        module, args, PolicyEnclosureOptions(oracle, deviations));
+    if (!enc.ok()) {
+      if (why != nullptr) *why = std::string(enc.status().message());
+      return false;  // not judgeable: never kept as "still failing"
+    }
+    absl::StatusOr<std::unique_ptr<backends::Executable>> exe =
+        backend.Compile(module, compile_options);
+    if (!exe.ok()) {
+      return match.empty() &&
+             failed(absl::StrCat("compile error: ", exe.status().message()));
+    }
+    absl::StatusOr<std::vector<Literal>> got = (*exe)->Run(args);
+    if (!got.ok()) {
+      return match.empty() &&
+             failed(absl::StrCat("run error: ", got.status().message()));
+    }
+    absl::StatusOr<EnclosureVerdict> verdict = JudgeWithEnclosure(*enc, *got);
+    if (!verdict.ok() || verdict->TotalFail() == 0) return false;
+    for (size_t i = 0; i < verdict->outputs.size(); ++i) {
+      const EnclosureOutputVerdict& o = verdict->outputs[i];
+      if (!o.failures.empty()) {
+        return failed(absl::StrCat(o.fail, " element(s) of result ", i,
+                                   " outside the whole-program enclosure; "
+                                   "first ",
+                                   o.failures.front().ToString()));
+      }
+    }
+    return false;
   };
 }
 

@@ -79,6 +79,18 @@ StillFails BackendStillFails(backends::Backend& backend, Profile profile,
                              backends::CompileOptions compile_options,
                              std::string match);
 
+// The whole-program predicate (docs/enclosures.md): the backend's outputs
+// of the candidate leave its whole-program enclosures (some element
+// fails; unjudged elements never count), and the first failure's text
+// contains `match` when given. A reduction with it keeps a real departure
+// and never drifts to a difference that fusion, FMA contraction or excess
+// precision explains. A candidate the backend cannot compile or run
+// counts as failing only when `match` is empty (as a backend error).
+StillFails EnclosureStillFails(backends::Backend& backend, Profile profile,
+                               Deviations deviations,
+                               backends::CompileOptions compile_options,
+                               std::string match);
+
 }  // namespace hloref::conformance
 
 #endif  // HLOREF_CONFORMANCE_DIFF_REDUCE_H_

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "backends/interpreter/interpreter_backend.h"
 #include "gtest/gtest.h"
 #include "spec/ir/hlo_parser.h"
 
@@ -171,6 +172,73 @@ TEST(ReduceModule, StopsAtTheCandidateLimitWithTheBestSoFar) {
   EXPECT_TRUE(result->exhausted);
   EXPECT_EQ(result->instructions_after, 7);
   EXPECT_EQ(result->candidates, 1);
+}
+
+// A backend whose multiply is wrong: the interpreter's result, negated,
+// for every module containing a multiply.
+class NegatingMultiplyBackend : public backends::Backend {
+ public:
+  std::string name() const override { return "negating-multiply"; }
+  absl::Status Supports(const HloInstruction&) const override {
+    return absl::OkStatus();
+  }
+  absl::StatusOr<std::unique_ptr<backends::Executable>> Compile(
+      const HloModule& module,
+      const backends::CompileOptions& options) override {
+    auto inner = backends::CreateInterpreterBackend();
+    if (!inner.ok()) return inner.status();
+    auto exe = (*inner)->Compile(module, options);
+    if (!exe.ok()) return exe.status();
+    return std::unique_ptr<backends::Executable>(std::make_unique<Exe>(
+        *std::move(exe), EntryHas(module, HloOpcode::kMultiply)));
+  }
+
+ private:
+  class Exe : public backends::Executable {
+   public:
+    Exe(std::unique_ptr<backends::Executable> inner, bool broken)
+        : inner_(std::move(inner)), broken_(broken) {}
+    absl::StatusOr<std::vector<Literal>> Run(
+        absl::Span<const Literal> args) override {
+      auto out = inner_->Run(args);
+      if (!out.ok() || !broken_) return out;
+      for (Literal& l : *out) {
+        for (float& v : l.mutable_data<float>()) v = -v;
+      }
+      return out;
+    }
+
+   private:
+    std::unique_ptr<backends::Executable> inner_;
+    bool broken_;
+  };
+};
+
+TEST(ReduceModule, EnclosurePredicateKeepsTheRealDeparture) {
+  auto module = Parse(kChain);
+  ASSERT_NE(module, nullptr);
+  NegatingMultiplyBackend backend;
+  auto result =
+      ReduceModule(*module, Args(),
+                   EnclosureStillFails(backend, Profile::kXla, Deviations{},
+                                       backends::CompileOptions{}, ""),
+                   {});
+  ASSERT_TRUE(result.ok()) << result.status();
+  // multiply(e, y) with e and y parameters, as with the opcode predicate.
+  EXPECT_EQ(result->instructions_after, 3);
+  EXPECT_EQ(result->module->entry()->root()->opcode(), HloOpcode::kMultiply);
+  EXPECT_NE(result->why.find("outside the whole-program enclosure"),
+            std::string::npos)
+      << result->why;
+  // The interpreter itself never leaves its enclosures: nothing to reduce.
+  auto interpreter = backends::CreateInterpreterBackend();
+  ASSERT_TRUE(interpreter.ok());
+  auto clean = ReduceModule(
+      *module, Args(),
+      EnclosureStillFails(**interpreter, Profile::kXla, Deviations{},
+                          backends::CompileOptions{}, ""),
+      {});
+  EXPECT_FALSE(clean.ok());
 }
 
 }  // namespace

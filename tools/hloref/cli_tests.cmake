@@ -83,6 +83,12 @@ hloref_cli_test(diff_missing_args 1 "takes 2 arguments, 0 given"
 hloref_cli_test(reduce_help 0 "Usage: hloref reduce" reduce --help)
 hloref_cli_test(reduce_ftz_plugin 0 "ROOT %m = f32\\[2\\]\\{0\\} multiply\\(%x, %y\\).*root %m: 8 -> 3 instructions"
   reduce --backend=plugin:$<TARGET_FILE:hloref_sample_plugin_ftz> ${EX}/reduce_chain.hlo "f32[2] {1e-20, 1}" "f32[2] {1e-20, 2}" "f32[2] {1e30, 1}")
+# --enclosure: the flushed subnormal product leaves its whole-program
+# enclosure, so reduce keeps it; with ftz=f32 declared it is inside.
+hloref_cli_test(reduce_enclosure_ftz_plugin 0 "ROOT %m = f32\\[2\\]\\{0\\} multiply\\(%x, %y\\).*root %m: 8 -> 3 instructions.*outside the whole-program enclosure"
+  reduce --enclosure --backend=plugin:$<TARGET_FILE:hloref_sample_plugin_ftz> ${EX}/reduce_chain.hlo "f32[2] {1e-20, 1}" "f32[2] {1e-20, 2}" "f32[2] {1e30, 1}")
+hloref_cli_test(reduce_enclosure_ftz_declared 1 "does not fail"
+  reduce --enclosure --deviations=ftz=f32 --backend=plugin:$<TARGET_FILE:hloref_sample_plugin_ftz> ${EX}/reduce_chain.hlo "f32[2] {1e-20, 1}" "f32[2] {1e-20, 2}" "f32[2] {1e30, 1}")
 hloref_cli_test(reduce_not_failing 1 "does not fail on the backend"
   reduce --backend=interpreter ${EX}/reduce_chain.hlo "f32[2] {1e-20, 1}" "f32[2] {1e-20, 2}" "f32[2] {1e30, 1}")
 hloref_cli_test(reduce_match_other_failure 1 "does not fail on the backend"

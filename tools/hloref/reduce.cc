@@ -38,6 +38,12 @@ Options:
   --match=TEXT        keep only candidates whose failure message contains
                       TEXT (so the reduction keeps this failure and does
                       not drift to another one)
+  --enclosure         judge candidates by their whole-program enclosures
+                      (docs/enclosures.md) instead of the per-op comparison
+                      of the root: a candidate still fails only while some
+                      output element leaves its enclosure, so the reduction
+                      keeps a real departure and never one that fusion, FMA
+                      contraction or excess precision explains
   --deviations=LIST   declared deviations, as for `hloref conformance`
   --profile=xla|portable  (default xla)
 %INPUTS%  --out=DIR           write the reduced case (DIR/module.hlo,
@@ -70,6 +76,7 @@ int Fail(const std::string& message) {
 int RunReduce(int argc, char** argv) {
   std::vector<OptionSpec> specs = BackendJobOptionSpecs();
   specs.insert(specs.end(), {{"match", true},
+                             {"enclosure", false},
                              {"out", true},
                              {"max-candidates", true},
                              {"max-time", true},
@@ -118,9 +125,13 @@ int RunReduce(int argc, char** argv) {
 
   auto result = conformance::ReduceModule(
       *job->module, job->args,
-      conformance::BackendStillFails(*job->backend, job->profile,
-                                     job->deviations, job->compile_options,
-                                     cl->Get("match").value_or("")),
+      cl->Has("enclosure")
+          ? conformance::EnclosureStillFails(
+                *job->backend, job->profile, job->deviations,
+                job->compile_options, cl->Get("match").value_or(""))
+          : conformance::BackendStillFails(
+                *job->backend, job->profile, job->deviations,
+                job->compile_options, cl->Get("match").value_or("")),
       options);
   if (!result.ok()) return Fail(std::string(result.status().message()));
   std::fprintf(stderr,
