@@ -14,6 +14,7 @@
 #include "conformance/harness/golden_case.h"
 #include "gtest/gtest.h"
 #include "interpreter/enclosure.h"
+#include "interpreter/evaluator.h"
 #include "spec/ir/hlo_parser.h"
 #include "spec/verifier/verifier.h"
 
@@ -61,6 +62,72 @@ TEST(GoldenProgramsEnclosure, ExpectedValuesLieInsideTheEnclosures) {
     EXPECT_EQ(verdict->TotalUnjudged(), 0) << verdict->Summary();
   }
   EXPECT_GE(programs, 5);
+}
+
+// Soundness on every golden op case: the oracle is a conforming
+// implementation, so its own value must lie inside the enclosure of every
+// element the enclosure judges (modules with host transfers, custom-call
+// libraries or several participants are left out: the pass refuses or
+// cannot run them).
+TEST(GoldenProgramsEnclosure,
+     OracleValuesLieInsideTheirEnclosuresForEveryCase) {
+  auto suite = LoadGoldenSuite(DefaultGoldenDir());
+  ASSERT_TRUE(suite.ok()) << suite.status();
+  int judged = 0, skipped = 0;
+  int64_t pass = 0, unjudged = 0;
+  for (const GoldenCase& c : *suite) {
+    if (c.kind == CaseKind::kError || c.HasHostTransfers() ||
+        !c.custom_call_library.empty()) {
+      continue;
+    }
+    auto module = ParseHloModule(c.module_text);
+    if (!module.ok() || !VerifyModule(**module).ok() ||
+        (*module)->config().replica_count * (*module)->config().num_partitions >
+            1) {
+      ++skipped;
+      continue;
+    }
+    std::vector<Literal> args;
+    bool ok = true;
+    for (const std::string& a : c.args) {
+      auto lit = ParseLiteral(a);
+      if (!lit.ok()) {
+        ok = false;
+        break;
+      }
+      args.push_back(*std::move(lit));
+    }
+    if (!ok) {
+      ++skipped;
+      continue;
+    }
+    EvaluatorOptions oracle_options;
+    Evaluator oracle(oracle_options);
+    auto r = oracle.Run(**module, args);
+    if (!r.ok()) {
+      ++skipped;  // cases whose point is an evaluation error
+      continue;
+    }
+    auto enc = ComputeEnclosure(**module, args,
+                                PolicyEnclosureOptions(oracle_options));
+    ASSERT_TRUE(enc.ok()) << c.Id() << ": " << enc.status();
+    std::vector<Literal> values;
+    for (const EvaluatedOutput& o : r->outputs) values.push_back(o.value);
+    auto verdict = JudgeWithEnclosure(*enc, values);
+    ASSERT_TRUE(verdict.ok()) << c.Id() << ": " << verdict.status();
+    EXPECT_EQ(verdict->TotalFail(), 0) << c.Id() << "\n" << verdict->Summary();
+    ++judged;
+    for (const auto& o : verdict->outputs) {
+      pass += o.pass;
+      unjudged += o.unjudged + o.dont_care;
+    }
+  }
+  std::printf(
+      "%d golden cases judged (%d skipped): %lld elements pass, "
+      "%lld unjudged or don't care\n",
+      judged, skipped, static_cast<long long>(pass),
+      static_cast<long long>(unjudged));
+  EXPECT_GT(judged, 100);
 }
 
 }  // namespace

@@ -302,8 +302,11 @@ std::optional<Literal> PointLiteral(const ArrayEnclosure& a) {
   if (a.is_float) {
     std::vector<double> v(a.lo);
     for (int64_t i = 0; i < a.size(); ++i) {
-      if (a.flags[i] == kEnclNaN)
-        v[i] = std::numeric_limits<double>::quiet_NaN();
+      // A NaN of known bits (an argument's, a constant's, the oracle's
+      // exact result moved around) is a point; a NaN an op computed has an
+      // implementation-defined sign, which TOTALORDER comparisons and
+      // sorts see: not a point.
+      if (a.flags[i] == kEnclNaN && !std::isnan(a.lo[i])) return std::nullopt;
     }
     absl::StatusOr<Literal> lit = StoreDoubles(a.shape, v);
     if (!lit.ok()) return std::nullopt;
@@ -491,11 +494,13 @@ std::optional<UnaryFn> UnaryFnOf(HloOpcode op) {
     case HloOpcode::kCosh:
       return UnaryFn{S::kEven, -kInf, kInf, MathFn::kCosh};
     case HloOpcode::kSin:
-      return UnaryFn{S::kSin, -kInf, kInf, MathFn::kSin};
+      // sin, cos, tan of an infinity are NaN: the domain is the finite
+      // doubles.
+      return UnaryFn{S::kSin, -DBL_MAX, DBL_MAX, MathFn::kSin};
     case HloOpcode::kCos:
-      return UnaryFn{S::kCos, -kInf, kInf, MathFn::kCos};
+      return UnaryFn{S::kCos, -DBL_MAX, DBL_MAX, MathFn::kCos};
     case HloOpcode::kTan:
-      return UnaryFn{S::kTan, -kInf, kInf, MathFn::kTan};
+      return UnaryFn{S::kTan, -DBL_MAX, DBL_MAX, MathFn::kTan};
     default:
       return std::nullopt;
   }
@@ -564,6 +569,38 @@ Iv ApplyUnaryFn(const UnaryFn& f, double lo, double hi) {
     }
   }
   return {-kInf, kInf};
+}
+
+double PowRn(double b, double e) {
+  return EvalMath2(MathFn2::kPow, b, e, ResultPrecision::kF64);
+}
+
+// The value of element i when it is a point (a NaN-only element is the
+// point NaN).
+bool PointOf(const ArrayEnclosure& a, int64_t i, double* v) {
+  if (a.flags[i] == kEnclNumber && a.lo[i] == a.hi[i]) {
+    *v = a.lo[i];
+    return true;
+  }
+  if (a.flags[i] == kEnclNaN) {
+    *v = std::numeric_limits<double>::quiet_NaN();
+    return true;
+  }
+  return false;
+}
+
+// A value takes its instruction's shape (the layout included: bitcast
+// and the isolated oracle runs read it).
+void AdoptShape(ValueEnclosure& v, const Shape& shape) {
+  v.shape = shape;
+  if (shape.IsTuple()) {
+    for (size_t i = 0; i < v.tuple.size() && i < shape.tuple_shapes().size();
+         ++i) {
+      AdoptShape(v.tuple[i], shape.tuple_shapes(i));
+    }
+  } else if (shape.IsArray()) {
+    v.array.shape = shape;
+  }
 }
 
 bool IsDataMovement(HloOpcode op) {
@@ -779,6 +816,7 @@ absl::StatusOr<ValueEnclosure> EnclosurePass::Computation(
                          ": no argument for parameter ", n));
       }
       values[&inst] = *args[n];
+      AdoptShape(values[&inst], inst.shape());
       if (!options_.deviations.ftz_types.empty()) {
         ApplyFtz(values[&inst], options_.deviations.ftz_types);
       }
@@ -795,6 +833,7 @@ absl::StatusOr<ValueEnclosure> EnclosurePass::Computation(
       ops.push_back(&it->second);
     }
     HLOREF_ASSIGN_OR_RETURN(ValueEnclosure v, Instruction(inst, ops));
+    AdoptShape(v, inst.shape());
     if (!options_.deviations.ftz_types.empty()) {
       ApplyFtz(v, options_.deviations.ftz_types);
     }
@@ -1413,6 +1452,26 @@ std::optional<ValueEnclosure> EnclosurePass::FloatElementwise(
     const uint8_t af = a.flags[i], bf = b.flags[i];
     uint8_t fl = ((af | bf) & ~kEnclNumber);
     double lo = -kInf, hi = kInf;
+    double xp, yp;
+    if (op == HloOpcode::kPower && PointOf(a, i, &xp) && PointOf(b, i, &yp)) {
+      // Points, NaN included: pow's Annex F cases (pow(x, 0) = 1 and
+      // pow(1, y) = 1 even for NaN) decide.
+      const double r = PowRn(xp, yp);
+      uint8_t pf = kEnclNumber;
+      if (std::isnan(r)) {
+        pf = kEnclNaN;
+      } else if (std::isinf(r)) {
+        lo = hi = r;
+      } else {
+        lo = Down(r);
+        hi = Up(r);
+      }
+      Widen(cls, t, lo, hi, pf);
+      o.lo[i] = lo;
+      o.hi[i] = hi;
+      o.flags[i] = pf;
+      continue;
+    }
     const bool minmax = op == HloOpcode::kMaximum || op == HloOpcode::kMinimum;
     if (minmax && options_.deviations.fast_min_max && ((af | bf) & kEnclNaN) &&
         ((af | bf) & kEnclNumber)) {
@@ -1442,9 +1501,7 @@ std::optional<ValueEnclosure> EnclosurePass::FloatElementwise(
         // On a positive base pow is monotone in each argument, so its
         // range over the box is at the corners (MPFR, stepped outward).
         // Points take IEEE pow as it is (its special cases included).
-        auto pw = [](double b, double e) {
-          return EvalMath2(MathFn2::kPow, b, e, ResultPrecision::kF64);
-        };
+        auto pw = PowRn;
         if (points) {
           const double r = pw(x.lo, y.lo);
           if (std::isnan(r)) {
@@ -2172,10 +2229,15 @@ absl::StatusOr<ValueEnclosure> EnclosurePass::Op(
       (op == HloOpcode::kMaximum || op == HloOpcode::kMinimum);
   const bool exact_class =
       cls.kind == EnclosureErrorKind::kExact && !fast_minmax;
+  // rng and rng-get-and-update-state read the run's generator state, which
+  // an isolated oracle run does not have.
+  const bool stateful =
+      op == HloOpcode::kRng || op == HloOpcode::kRngGetAndUpdateState;
   const bool exact_sort =
       op == HloOpcode::kSort && IsExactComparator(inst.to_apply());
-  if ((exact_class && (inst.called_computations().empty() || exact_sort)) ||
-      (all_int && !IsControlFlow(op))) {
+  if (!stateful &&
+      ((exact_class && (inst.called_computations().empty() || exact_sort)) ||
+       (all_int && !IsControlFlow(op)))) {
     std::vector<Literal> args;
     bool points = true;
     for (const ValueEnclosure* o : ops) {
