@@ -534,14 +534,18 @@ namespace {
 // alone: bit-identical results on data made to defeat it: small integers
 // whose sums fall on bf16 / f32 rounding midpoints (ties to even),
 // cancellation to exact zero (sign of zero), huge and tiny magnitudes in
-// one sum, subnormal results, infinities and NaN.
+// one sum, subnormal results, infinities and NaN. m = 3 takes the
+// vector-matrix variant (rhs codes), m = 40 the square one (plain sums
+// with an a priori bound, then the two-sum for the groups with an output
+// that bound leaves undecided: the integer trials' midpoint ties).
 TEST(DotFastPath, AgreesBitForBitWithTheExactAccumulator) {
   testing_acc::Lcg rng(99);
   const float specials[] = {0.0f,   -0.0f, 1.0f,   -1.0f,  0.5f,   3.0f,
                             257.0f, 1e30f, -1e30f, 1e-30f, 1e-40f, -1e-42f};
   for (const char* out_type : {"f32", "bf16", "f16"}) {
-    for (int trial = 0; trial < 12; ++trial) {
-      const int64_t m = 3, k = 1 + trial * 23, n = 37;
+    for (int trial = 0; trial < 24; ++trial) {
+      const int64_t m = trial < 12 ? 3 : 40, k = 1 + (trial % 12) * 23,
+                    n = 37;
       Literal a(Shape::Array(PrimitiveType::kF32, {m, k}));
       Literal b(Shape::Array(PrimitiveType::kF32, {k, n}));
       for (Literal* lit : {&a, &b}) {
@@ -833,6 +837,80 @@ TEST(DotFastPath, RhsInItsOwnTypeAgreesBitForBit) {
         }
       }
     }
+  }
+}
+
+}  // namespace
+}  // namespace hloref
+
+namespace hloref {
+namespace {
+
+// Sum4Segment's plain sums with VerifiedRoundPlain's a priori bound
+// (fast_round.h) on random f32 products (k = 576, a 3x3x64 convolution's
+// terms; odd k for the odd step): every value the bound decides equals
+// ExactSum's correctly rounded sum of the same products, and the bound
+// decides almost all of them (for these sums the interval is about 2^-33
+// of the result, its f32 spacing 2^-23). Integer products summing to f32
+// midpoints are never decided (the bound has no exact case: they are
+// left to the two-sum), and neither are sums with an inf term.
+TEST(DotFastPath, PlainSumsWithAPrioriBoundAgreeWithExactSum) {
+  Lcg rng(4242);
+  const FastRounding f32{24, -126, 0x1.fffffep127};
+  for (const int64_t k : {int64_t{576}, int64_t{77}}) {
+    const int64_t stride = 4;
+    std::vector<double> x(static_cast<size_t>(k));
+    std::vector<double> b(static_cast<size_t>(k * stride));
+    int decided = 0, total = 0;
+    for (int trial = 0; trial < 200; ++trial) {
+      for (double& v : x) {
+        v = static_cast<float>(static_cast<int32_t>(rng.Next())) * 0x1p-31f;
+      }
+      for (double& v : b) {
+        v = static_cast<float>(static_cast<int32_t>(rng.Next())) * 0x1p-31f;
+      }
+      Sum4 st;
+      Sum4Segment(st, x.data(), b.data(), k, stride);
+      double s[4], a[4];
+      Sum4Store(st, 4, s, a);
+      for (int j = 0; j < 4; ++j) {
+        ExactSum acc;
+        for (int64_t t = 0; t < k; ++t) acc.Add(x[t] * b[t * stride + j]);
+        const double exact = acc.Round(24, -126);
+        const double r = VerifiedRoundPlain(s[j], a[j], k, f32);
+        ++total;
+        if (std::isnan(r)) continue;
+        ++decided;
+        EXPECT_EQ(r, exact) << "k " << k << " trial " << trial << " lane " << j;
+      }
+    }
+    EXPECT_GE(decided, total - 2) << "k " << k;
+  }
+  // 1 + 2^-24 (an f32 midpoint) as 2^-24 * 1 + 1 * 1: both lanes' sums
+  // are exact, but only the two-sum knows it.
+  {
+    const double x[2] = {0x1p-24, 1.0};
+    const double b[8] = {1, 1, 1, 1, 1, 1, 1, 1};
+    Sum4 st;
+    Sum4Segment(st, x, b, 2, 4);
+    double s[4], a[4];
+    Sum4Store(st, 4, s, a);
+    EXPECT_EQ(s[0], 1 + 0x1p-24);
+    EXPECT_TRUE(std::isnan(VerifiedRoundPlain(s[0], a[0], 2, f32)));
+    TwoSum4 ts;
+    TwoSum4Segment(ts, x, b, 2, 4);
+    double ss[4], cs[4], as[4];
+    TwoSum4Store(ts, 4, ss, cs, as);
+    EXPECT_EQ(VerifiedRound(ss[0], cs[0], as[0], 2, f32), 1.0);  // to even
+  }
+  {
+    const double x[3] = {1.0, INFINITY, 2.0};
+    const double b[12] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1};
+    Sum4 st;
+    Sum4Segment(st, x, b, 3, 4);
+    double s[4], a[4];
+    Sum4Store(st, 4, s, a);
+    EXPECT_TRUE(std::isnan(VerifiedRoundPlain(s[0], a[0], 3, f32)));
   }
 }
 

@@ -350,6 +350,38 @@ __attribute__((target_clones("avx2", "default"))) void TwoSum4Segment(
   st.a = a;
 }
 
+__attribute__((target_clones("avx2", "default"))) void Sum4Segment(
+    Sum4& st, const double* x, const double* b, int64_t len, int64_t stride) {
+  const TwoSumI4 abs_mask = {INT64_MAX, INT64_MAX, INT64_MAX, INT64_MAX};
+  TwoSumV4 s0 = st.s0, s1 = st.s1, a0 = st.a0, a1 = st.a1;
+  int64_t t = 0;
+  for (; t + 1 < len; t += 2) {
+    TwoSumV4 b0, b1;
+    __builtin_memcpy(&b0, b + t * stride, sizeof(b0));
+    __builtin_memcpy(&b1, b + (t + 1) * stride, sizeof(b1));
+    const TwoSumV4 x0 = {x[t], x[t], x[t], x[t]};
+    const TwoSumV4 x1 = {x[t + 1], x[t + 1], x[t + 1], x[t + 1]};
+    const TwoSumV4 p0 = x0 * b0;
+    const TwoSumV4 p1 = x1 * b1;
+    s0 += p0;
+    s1 += p1;
+    a0 += (TwoSumV4)((TwoSumI4)p0 & abs_mask);
+    a1 += (TwoSumV4)((TwoSumI4)p1 & abs_mask);
+  }
+  if (t < len) {
+    TwoSumV4 b0;
+    __builtin_memcpy(&b0, b + t * stride, sizeof(b0));
+    const TwoSumV4 x0 = {x[t], x[t], x[t], x[t]};
+    const TwoSumV4 p0 = x0 * b0;
+    s0 += p0;
+    a0 += (TwoSumV4)((TwoSumI4)p0 & abs_mask);
+  }
+  st.s0 = s0;
+  st.s1 = s1;
+  st.a0 = a0;
+  st.a1 = a1;
+}
+
 namespace {
 
 typedef float TwoSumF4 __attribute__((vector_size(16)));
