@@ -458,7 +458,82 @@ __attribute__((always_inline)) inline void TwoSum4Typed(TwoSum4& st,
   st.a = a;
 }
 
+// SumAndAbsSum*: eight chains (two sets of four lanes, elements 8i + j),
+// merged lane by lane at the end; the loads are exact.
+template <typename Load>
+__attribute__((always_inline)) inline void SumAndAbsSumLoop(int64_t n,
+                                                            double* s,
+                                                            double* a,
+                                                            Load load) {
+  const TwoSumI4 abs_mask = {INT64_MAX, INT64_MAX, INT64_MAX, INT64_MAX};
+  TwoSumV4 s0 = {kTwoSumStart, kTwoSumStart, kTwoSumStart, kTwoSumStart};
+  TwoSumV4 s1 = s0;
+  TwoSumV4 a0 = {0, 0, 0, 0}, a1 = a0;
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    TwoSumV4 v0, v1;
+    load(i, &v0);
+    load(i + 4, &v1);
+    s0 += v0;
+    s1 += v1;
+    a0 += (TwoSumV4)((TwoSumI4)v0 & abs_mask);
+    a1 += (TwoSumV4)((TwoSumI4)v1 & abs_mask);
+  }
+  s0 += s1;
+  a0 += a1;
+  double ss = (s0[0] + s0[1]) + (s0[2] + s0[3]);
+  double aa = (a0[0] + a0[1]) + (a0[2] + a0[3]);
+  for (; i < n; ++i) {
+    TwoSumV4 v;
+    load(i, &v);  // reads lane 0 only past the last full group
+    ss += v[0];
+    aa += std::fabs(v[0]);
+  }
+  *s = ss;
+  *a = aa;
+}
+
 }  // namespace
+
+__attribute__((target_clones("avx2", "default"))) void SumAndAbsSumF32(
+    const float* x, int64_t n, double* s, double* a) {
+  SumAndAbsSumLoop(n, s, a, [&](int64_t i, TwoSumV4* v) {
+    if (i + 4 <= n) {
+      TwoSumF4 f;
+      __builtin_memcpy(&f, x + i, sizeof f);
+      *v = __builtin_convertvector(f, TwoSumV4);
+    } else {
+      *v = TwoSumV4{static_cast<double>(x[i]), 0, 0, 0};
+    }
+  });
+}
+
+__attribute__((target_clones("avx2", "default"))) void SumAndAbsSumBf16(
+    const uint16_t* x, int64_t n, double* s, double* a) {
+  SumAndAbsSumLoop(n, s, a, [&](int64_t i, TwoSumV4* v) {
+    if (i + 4 <= n) {
+      TwoSumH4 h;
+      __builtin_memcpy(&h, x + i, sizeof h);
+      WidenBf16(h, v);
+    } else {
+      const uint32_t bits = static_cast<uint32_t>(x[i]) << 16;
+      float f;
+      std::memcpy(&f, &bits, 4);
+      *v = TwoSumV4{static_cast<double>(f), 0, 0, 0};
+    }
+  });
+}
+
+__attribute__((target_clones("avx2", "default"))) void SumAndAbsSumF64(
+    const double* x, int64_t n, double* s, double* a) {
+  SumAndAbsSumLoop(n, s, a, [&](int64_t i, TwoSumV4* v) {
+    if (i + 4 <= n) {
+      __builtin_memcpy(v, x + i, sizeof *v);
+    } else {
+      *v = TwoSumV4{x[i], 0, 0, 0};
+    }
+  });
+}
 
 namespace {
 

@@ -205,6 +205,18 @@ inline double VerifiedRoundPlain(double s, double a, int64_t terms,
   return VerifiedRound(s, 0.0, a, Sum4Leaves(terms), f);
 }
 
+// s = fl(sum x_i) and a = fl(sum |x_i|) over n consecutive elements, in
+// chains that start at -0 (eight of them, then merged): with the
+// reduction's init value added as one more term, VerifiedRound(s, 0, a,
+// SumAndAbsSumLeaves(n)) is the correctly rounded sum or NaN (the bound of
+// Sum4 above: every element passes through fewer additions than there
+// are leaves).
+void SumAndAbsSumF32(const float* x, int64_t n, double* s, double* a);
+void SumAndAbsSumBf16(const uint16_t* x, int64_t n, double* s, double* a);
+void SumAndAbsSumF64(const double* x, int64_t n, double* s, double* a);
+// n elements, the init value, eight starts.
+inline int64_t SumAndAbsSumLeaves(int64_t n) { return n + 9; }
+
 // Writes lanes [0, n) of a chain state to s[], c[], a[].
 inline void TwoSum4Store(const TwoSum4& st, int64_t n, double* s, double* c,
                          double* a) {
