@@ -544,8 +544,7 @@ TEST(DotFastPath, AgreesBitForBitWithTheExactAccumulator) {
                             257.0f, 1e30f, -1e30f, 1e-30f, 1e-40f, -1e-42f};
   for (const char* out_type : {"f32", "bf16", "f16"}) {
     for (int trial = 0; trial < 24; ++trial) {
-      const int64_t m = trial < 12 ? 3 : 40, k = 1 + (trial % 12) * 23,
-                    n = 37;
+      const int64_t m = trial < 12 ? 3 : 40, k = 1 + (trial % 12) * 23, n = 37;
       Literal a(Shape::Array(PrimitiveType::kF32, {m, k}));
       Literal b(Shape::Array(PrimitiveType::kF32, {k, n}));
       for (Literal* lit : {&a, &b}) {
@@ -911,6 +910,84 @@ TEST(DotFastPath, PlainSumsWithAPrioriBoundAgreeWithExactSum) {
     double s[4], a[4];
     Sum4Store(st, 4, s, a);
     EXPECT_TRUE(std::isnan(VerifiedRoundPlain(s[0], a[0], 3, f32)));
+  }
+}
+
+}  // namespace
+}  // namespace hloref
+
+namespace hloref {
+namespace {
+
+// VerifiedRound's single-rounding cell test: sums S that are doubles (one
+// term, so the exact sum is S) placed at random fractions of the quantum
+// around values of each format, powers of two (where the spacing below is
+// half the spacing above), the largest finite value and subnormals, both
+// signs, with a small A: every decided value is RoundToFormatSlow(S) (the
+// ldexp / nearbyint rounding), exact midpoints (found by rounding their
+// neighbours in double) are never decided, and values well inside a cell
+// are.
+TEST(DotFastPath, VerifiedRoundDecidesOnlyInsideTheRoundingCell) {
+  Lcg rng(77);
+  const FastRounding formats[] = {
+      {24, -126, 0x1.fffffep127}, {8, -126, 0x1.fep127}, {11, -14, 65504.0}};
+  for (const FastRounding& f : formats) {
+    // A midpoint between two values of the format: its neighbours in
+    // double round apart.
+    auto midpoint = [&f](double v) {
+      return RoundToFormatSlow(std::nextafter(v, -INFINITY), f.precision,
+                               f.emin) !=
+             RoundToFormatSlow(std::nextafter(v, INFINITY), f.precision,
+                               f.emin);
+    };
+    int decided = 0, inner = 0, midpoints = 0;
+    for (int trial = 0; trial < 20000; ++trial) {
+      // A value r0 of the format: a power of two, the largest finite, a
+      // subnormal, or a random significand.
+      const int kind = trial % 4;
+      const int e = f.emin + static_cast<int>(rng.Next() % 40) - 10;
+      double r0;
+      if (kind == 0) {
+        r0 = std::ldexp(1.0, std::max(e, f.emin - f.precision + 1));
+      } else if (kind == 1) {
+        r0 = f.max_finite;
+      } else {
+        const double m = 1.0 + (rng.Next() % (1u << 20)) * 0x1p-20;
+        r0 = RoundToFormatSlow(std::ldexp(m, e), f.precision, f.emin);
+        if (r0 == 0) continue;
+      }
+      const int qe = std::max(std::ilogb(r0), f.emin) - f.precision + 1;
+      // S = r0 + t * quantum, t in (-1, 1) in steps of 1/64 (midpoints at
+      // t = +-1/2, and -1/4 below a power of two).
+      const int step = static_cast<int>(rng.Next() % 127) - 63;
+      const double s = r0 + std::ldexp(static_cast<double>(step), qe - 6);
+      if (rng.Next() % 2) {
+        const double neg = -s;
+        const double got = VerifiedRound(neg, 0.0, std::fabs(neg), 1, f);
+        const double want = RoundToFormatSlow(neg, f.precision, f.emin);
+        if (!std::isnan(got)) {
+          EXPECT_EQ(got, want) << "S " << neg;
+          EXPECT_FALSE(midpoint(neg)) << "a midpoint decided: " << neg;
+        }
+        continue;
+      }
+      const double got = VerifiedRound(s, 0.0, std::fabs(s), 1, f);
+      const double want = RoundToFormatSlow(s, f.precision, f.emin);
+      if (std::fabs(want) > f.max_finite) {
+        EXPECT_TRUE(std::isnan(got)) << "overflow decided: " << s;
+        continue;
+      }
+      if (std::abs(step) <= 8 && kind >= 2) ++inner;
+      midpoints += midpoint(s);
+      if (std::isnan(got)) continue;
+      ++decided;
+      EXPECT_EQ(got, want) << "S " << s << " step " << step;
+      EXPECT_FALSE(midpoint(s)) << "a midpoint decided: " << s;
+    }
+    // Values within 1/8 quantum of a random r0 are all decided (the bound
+    // here is about 2^-51 |S|).
+    EXPECT_GT(decided, inner) << f.precision;
+    EXPECT_GT(midpoints, 100) << f.precision;
   }
 }
 

@@ -90,13 +90,33 @@ inline double VerifiedRound(double s, double c, double a, int64_t k,
   }
   const double err =
       2.02 * static_cast<double>(k) * 0x1p-53 * a + 0x1p-52 * std::fabs(x);
-  const double lo = x - 2 * err;
-  const double hi = x + 2 * err;
-  // lo <= x <= hi (err >= 0, and rounding x -+ 2 err to double is
-  // monotone), so when lo and hi round to the same r, so does x.
-  const double r = RoundToFormat(lo, f);
-  if (r == 0 || std::fabs(r) > f.max_finite || RoundToFormat(hi, f) != r ||
-      lo == 0 || hi == 0 || std::signbit(lo) != std::signbit(hi)) {
+  // One rounding and a test that [x - 2 err, x + 2 err] lies inside r's
+  // rounding cell, the open interval between the midpoints to r's
+  // neighbours: every real in it (S included: |S - x| <= err) rounds to r,
+  // and none is a tie. In magnitude the cell is (|r| - below, |r| + half)
+  // with half = q / 2 for r's quantum q (its binade's, at least the
+  // format's minimum exponent's), below = q / 4 when |r| is a power of two
+  // above the smallest normal (the binade below has half the spacing),
+  // else q / 2; above the largest finite value the midpoint is where RN
+  // overflows, so the same holds there. x - r is exact (Sterbenz: r != 0
+  // and x round to r, so r / 2 <= x <= 2r), and comparing fl(d -+ 2 err)
+  // with the doubles half and -below decides as the exact values would
+  // (rounding is monotone).
+  const double r = RoundToFormat(x, f);
+  if (r == 0 || !(std::fabs(r) <= f.max_finite)) {
+    return std::numeric_limits<double>::quiet_NaN();
+  }
+  uint64_t bits;
+  __builtin_memcpy(&bits, &r, 8);
+  const int e = static_cast<int>((bits >> 52) & 0x7ff) - 1023;
+  const int q = std::max(e, f.emin) - f.precision + 1;
+  const uint64_t half_bits = static_cast<uint64_t>(q - 1 + 1023) << 52;
+  double half;
+  __builtin_memcpy(&half, &half_bits, 8);
+  const bool power_of_two = (bits & 0x000fffffffffffffull) == 0 && e > f.emin;
+  const double below = power_of_two ? 0.5 * half : half;
+  const double d = (r > 0) ? x - r : r - x;  // |x| - |r|
+  if (!(d + 2 * err < half) || !(d - 2 * err > -below)) {
     return std::numeric_limits<double>::quiet_NaN();
   }
   return r;
