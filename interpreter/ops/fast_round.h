@@ -62,6 +62,35 @@ inline double RoundToFormat(double x, const FastRounding& f) {
   return RoundToFormat(x, f.precision, f.emin);
 }
 
+// Whether every real within `radius` of x rounds to r = RN_T(x) (a
+// non-zero finite value of the format; x a normal double, radius >= 0):
+// [x - radius, x + radius] lies inside r's rounding cell, the open
+// interval between the midpoints to r's neighbours, so none of it is a
+// tie. In magnitude the cell is (|r| - below, |r| + half) with half = q / 2
+// for r's quantum q (its binade's, at least the format's minimum
+// exponent's), below = q / 4 when |r| is a power of two above the smallest
+// normal (the binade below has half the spacing), else q / 2; past the
+// largest finite value the upper midpoint is where RN overflows, so the
+// same holds there. d = |x| - |r| is exact (Sterbenz: r != 0 and x rounds
+// to r, so |r| / 2 <= |x| <= 2 |r|), and fl(d -+ radius) compared with the
+// doubles half and -below decides as the exact values would (rounding is
+// monotone). Callers used to round x -+ radius and compare (two
+// roundings).
+inline bool InsideRoundingCell(double x, double r, double radius, int precision,
+                               int emin) {
+  uint64_t bits;
+  __builtin_memcpy(&bits, &r, 8);
+  const int e = static_cast<int>((bits >> 52) & 0x7ff) - 1023;
+  const int q = std::max(e, emin) - precision + 1;
+  const uint64_t half_bits = static_cast<uint64_t>(q - 1 + 1023) << 52;
+  double half;
+  __builtin_memcpy(&half, &half_bits, 8);
+  const bool power_of_two = (bits & 0x000fffffffffffffull) == 0 && e > emin;
+  const double below = power_of_two ? 0.5 * half : half;
+  const double d = (r > 0) ? x - r : r - x;  // |x| - |r|
+  return d + radius < half && d - radius > -below;
+}
+
 // The verified value of sum (x = fl(s + c), A) over k terms, or NaN when
 // the caller must use the exact accumulator.
 // Callers start s at -0 (kTwoSumStart): then when every e_i is zero
@@ -90,33 +119,11 @@ inline double VerifiedRound(double s, double c, double a, int64_t k,
   }
   const double err =
       2.02 * static_cast<double>(k) * 0x1p-53 * a + 0x1p-52 * std::fabs(x);
-  // One rounding and a test that [x - 2 err, x + 2 err] lies inside r's
-  // rounding cell, the open interval between the midpoints to r's
-  // neighbours: every real in it (S included: |S - x| <= err) rounds to r,
-  // and none is a tie. In magnitude the cell is (|r| - below, |r| + half)
-  // with half = q / 2 for r's quantum q (its binade's, at least the
-  // format's minimum exponent's), below = q / 4 when |r| is a power of two
-  // above the smallest normal (the binade below has half the spacing),
-  // else q / 2; above the largest finite value the midpoint is where RN
-  // overflows, so the same holds there. x - r is exact (Sterbenz: r != 0
-  // and x round to r, so r / 2 <= x <= 2r), and comparing fl(d -+ 2 err)
-  // with the doubles half and -below decides as the exact values would
-  // (rounding is monotone).
+  // One rounding, then [x - 2 err, x + 2 err] must lie inside r's rounding
+  // cell (InsideRoundingCell); the factor 2 is margin.
   const double r = RoundToFormat(x, f);
-  if (r == 0 || !(std::fabs(r) <= f.max_finite)) {
-    return std::numeric_limits<double>::quiet_NaN();
-  }
-  uint64_t bits;
-  __builtin_memcpy(&bits, &r, 8);
-  const int e = static_cast<int>((bits >> 52) & 0x7ff) - 1023;
-  const int q = std::max(e, f.emin) - f.precision + 1;
-  const uint64_t half_bits = static_cast<uint64_t>(q - 1 + 1023) << 52;
-  double half;
-  __builtin_memcpy(&half, &half_bits, 8);
-  const bool power_of_two = (bits & 0x000fffffffffffffull) == 0 && e > f.emin;
-  const double below = power_of_two ? 0.5 * half : half;
-  const double d = (r > 0) ? x - r : r - x;  // |x| - |r|
-  if (!(d + 2 * err < half) || !(d - 2 * err > -below)) {
+  if (r == 0 || !(std::fabs(r) <= f.max_finite) ||
+      !InsideRoundingCell(x, r, 2 * err, f.precision, f.emin)) {
     return std::numeric_limits<double>::quiet_NaN();
   }
   return r;
