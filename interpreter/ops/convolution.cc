@@ -359,20 +359,17 @@ absl::Status RealConv(const HloInstruction& inst, EvalContext& ctx,
             // sums (Sum4), then for a group with an output they cannot
             // decide the two-sum; what neither decides is NaN in rs and
             // goes to ExactSum below.
-            for (int64_t j0 = 0; j0 < cols; j0 += 4) {
+            // A group of four features from its plain sums: verified, or
+            // the two-sum for the group, or NaN (ExactSum below).
+            auto finish = [&](int64_t j0, const Sum4& plain) {
               const int64_t lanes = std::min<int64_t>(4, cols - j0);
-              Sum4 plain;
-              for (auto* q = begin; q != end; ++q) {
-                Sum4Segment(plain, xb + q->first * p.in_features,
-                            bblock + q->second * cg * nb + j0, cg, nb);
-              }
               Sum4Store(plain, lanes, ss + j0, as + j0);
               bool undecided = false;
               for (int64_t jj = j0; jj < j0 + lanes; ++jj) {
                 rs[jj] = VerifiedRoundPlain(ss[jj], as[jj], terms, rounding);
                 undecided |= std::isnan(rs[jj]);
               }
-              if (!undecided) continue;
+              if (!undecided) return;
               TwoSum4 st;
               for (auto* q = begin; q != end; ++q) {
                 TwoSum4Segment(st, xb + q->first * p.in_features,
@@ -385,6 +382,27 @@ absl::Status RealConv(const HloInstruction& inst, EvalContext& ctx,
                       VerifiedRound(ss[jj], cs[jj], as[jj], terms, rounding);
                 }
               }
+            };
+            // Sixteen features per pass where the (zero-padded) block has
+            // them, four otherwise.
+            int64_t j0 = 0;
+            for (; j0 + 16 <= nb && j0 < cols; j0 += 16) {
+              Sum4 plain[4];
+              for (auto* q = begin; q != end; ++q) {
+                Sum16Segment(plain, xb + q->first * p.in_features,
+                             bblock + q->second * cg * nb + j0, cg, nb);
+              }
+              for (int64_t g = 0; g < 4 && j0 + 4 * g < cols; ++g) {
+                finish(j0 + 4 * g, plain[g]);
+              }
+            }
+            for (; j0 < cols; j0 += 4) {
+              Sum4 plain;
+              for (auto* q = begin; q != end; ++q) {
+                Sum4Segment(plain, xb + q->first * p.in_features,
+                            bblock + q->second * cg * nb + j0, cg, nb);
+              }
+              finish(j0, plain);
             }
           }
           const int64_t base =

@@ -351,24 +351,38 @@ void PackCodes(const T* in, const RhsCodes& codes, const PackPlan& plan,
 void VerifiedBlock(const double* lrow, const double* bt, int64_t k, int64_t nb,
                    int64_t cols, const FastRounding& rounding, double* s,
                    double* c, double* a, double* r) {
-  for (int64_t j0 = 0; j0 < cols; j0 += 4) {
+  auto finish = [&](int64_t j0, const Sum4& plain) {
     const int64_t lanes = std::min<int64_t>(4, cols - j0);
-    Sum4 plain;
-    Sum4Segment(plain, lrow, bt + j0, k, nb);
     Sum4Store(plain, lanes, s + j0, a + j0);
     bool undecided = false;
     for (int64_t jj = j0; jj < j0 + lanes; ++jj) {
       r[jj] = VerifiedRoundPlain(s[jj], a[jj], k, rounding);
       undecided |= std::isnan(r[jj]);
     }
-    if (!undecided) continue;
+    if (!undecided) return;
     TwoSum4 st;
     TwoSum4Segment(st, lrow, bt + j0, k, nb);
     TwoSum4Store(st, lanes, s + j0, c + j0, a + j0);
     for (int64_t jj = j0; jj < j0 + lanes; ++jj) {
-      if (std::isnan(r[jj]))
+      if (std::isnan(r[jj])) {
         r[jj] = VerifiedRound(s[jj], c[jj], a[jj], k, rounding);
+      }
     }
+  };
+  // Sixteen columns per pass where the block has them (128 contiguous
+  // bytes of a bt row per step), four otherwise.
+  int64_t j0 = 0;
+  for (; j0 + 16 <= nb && j0 < cols; j0 += 16) {
+    Sum4 plain[4];
+    Sum16Segment(plain, lrow, bt + j0, k, nb);
+    for (int64_t g = 0; g < 4 && j0 + 4 * g < cols; ++g) {
+      finish(j0 + 4 * g, plain[g]);
+    }
+  }
+  for (; j0 < cols; j0 += 4) {
+    Sum4 plain;
+    Sum4Segment(plain, lrow, bt + j0, k, nb);
+    finish(j0, plain);
   }
 }
 

@@ -382,6 +382,40 @@ __attribute__((target_clones("avx2", "default"))) void Sum4Segment(
   st.a1 = a1;
 }
 
+__attribute__((target_clones("avx2", "default"))) void Sum16Segment(
+    Sum4 (&st)[4], const double* x, const double* b, int64_t len,
+    int64_t stride) {
+  const TwoSumI4 abs_mask = {INT64_MAX, INT64_MAX, INT64_MAX, INT64_MAX};
+  TwoSumV4 s0 = st[0].s0, s1 = st[1].s0, s2 = st[2].s0, s3 = st[3].s0;
+  TwoSumV4 a0 = st[0].a0, a1 = st[1].a0, a2 = st[2].a0, a3 = st[3].a0;
+  for (int64_t t = 0; t < len; ++t) {
+    const double* row = b + t * stride;
+    TwoSumV4 b0, b1, b2, b3;
+    __builtin_memcpy(&b0, row, sizeof(b0));
+    __builtin_memcpy(&b1, row + 4, sizeof(b1));
+    __builtin_memcpy(&b2, row + 8, sizeof(b2));
+    __builtin_memcpy(&b3, row + 12, sizeof(b3));
+    const TwoSumV4 xv = {x[t], x[t], x[t], x[t]};
+    const TwoSumV4 p0 = xv * b0, p1 = xv * b1, p2 = xv * b2, p3 = xv * b3;
+    s0 += p0;
+    s1 += p1;
+    s2 += p2;
+    s3 += p3;
+    a0 += (TwoSumV4)((TwoSumI4)p0 & abs_mask);
+    a1 += (TwoSumV4)((TwoSumI4)p1 & abs_mask);
+    a2 += (TwoSumV4)((TwoSumI4)p2 & abs_mask);
+    a3 += (TwoSumV4)((TwoSumI4)p3 & abs_mask);
+  }
+  st[0].s0 = s0;
+  st[1].s0 = s1;
+  st[2].s0 = s2;
+  st[3].s0 = s3;
+  st[0].a0 = a0;
+  st[1].a0 = a1;
+  st[2].a0 = a2;
+  st[3].a0 = a3;
+}
+
 namespace {
 
 typedef float TwoSumF4 __attribute__((vector_size(16)));

@@ -217,6 +217,14 @@ inline int64_t Sum4Leaves(int64_t terms) { return terms + 3; }
 void Sum4Segment(Sum4& st, const double* x, const double* b, int64_t len,
                  int64_t stride);
 
+// Sum4Segment over sixteen lanes (four groups of four columns side by
+// side: each step reads 128 contiguous bytes of b and reuses the broadcast
+// x[t]; one set of chains, the sixteen independent adds cover the
+// latency): lane j takes x[t] * b[t * stride + j], j < 16, into group
+// j / 4's s0 / a0 (s1 / a1 stay at their starts). The same bound as Sum4.
+void Sum16Segment(Sum4 (&st)[4], const double* x, const double* b, int64_t len,
+                  int64_t stride);
+
 // Lane j's s and A (the two sets merged) for lanes [0, n).
 inline void Sum4Store(const Sum4& st, int64_t n, double* s, double* a) {
   for (int64_t j = 0; j < n; ++j) {
