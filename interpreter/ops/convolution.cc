@@ -354,13 +354,11 @@ absl::Status RealConv(const HloInstruction& inst, EvalContext& ctx,
           const int64_t terms = (end - begin) * cg;
           const bool try_fast = fast && terms > 0 && terms < (int64_t{1} << 20);
           if (try_fast) {
-            // Four output features at a time in registers; the block's kernel
-            // is zero-padded to a multiple of four features. First the plain
-            // sums (Sum4), then for a group with an output they cannot
-            // decide the two-sum; what neither decides is NaN in rs and
-            // goes to ExactSum below.
-            // A group of four features from its plain sums: verified, or
-            // the two-sum for the group, or NaN (ExactSum below).
+            // Output features in registers, four per group; the block's
+            // kernel is zero-padded to nb features. First the plain sums
+            // (Sum4), then for a group with an output they cannot decide
+            // the two-sum; what neither decides is NaN in rs and goes to
+            // ExactSum below. `finish` does that for one group.
             auto finish = [&](int64_t j0, const Sum4& plain) {
               const int64_t lanes = std::min<int64_t>(4, cols - j0);
               Sum4Store(plain, lanes, ss + j0, as + j0);
