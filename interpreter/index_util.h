@@ -5,6 +5,7 @@
 #ifndef HLOREF_INTERPRETER_INDEX_UTIL_H_
 #define HLOREF_INTERPRETER_INDEX_UTIL_H_
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <limits>
@@ -94,8 +95,24 @@ void StridedCopyImpl(absl::Span<const int64_t> dims, const uint8_t* src,
   int64_t s = src_base;
   int64_t t = dst_base;
   while (true) {
-    for (int64_t i = 0; i < inner; ++i)
-      move(s + i * inner_src, t + i * inner_dst);
+    if (inner_dst == 1 && inner_src == 1) {
+      // A contiguous row: one memcpy.
+      std::memcpy(dst + t * kBytes, src + s * kBytes, inner * kBytes);
+    } else if (inner_dst == 1 && inner_src == 0 && inner >= 16) {
+      // One element repeated (a broadcast along the last dimension): the
+      // element, then copies of what is written so far, doubling.
+      move(s, t);
+      uint8_t* row = dst + t * kBytes;
+      int64_t done = 1;
+      while (done < inner) {
+        const int64_t n = std::min(done, inner - done);
+        std::memcpy(row + done * kBytes, row, n * kBytes);
+        done += n;
+      }
+    } else {
+      for (int64_t i = 0; i < inner; ++i)
+        move(s + i * inner_src, t + i * inner_dst);
+    }
     int64_t d = rank - 2;
     for (; d >= 0; --d) {
       ++index[d];

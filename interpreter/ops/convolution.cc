@@ -267,8 +267,9 @@ std::vector<std::pair<int64_t, int64_t>> FeatureBlocks(const ConvPlan& p,
 // bit. With the verified two-sum (fast_round.h, as dot: exact products,
 // results of at most 26 bits) the chain runs across the block's output
 // features, with the kernel packed [window position][input feature][output
-// feature] so the innermost loop is contiguous and vectorises; outputs the
-// bound cannot decide, and every output without the fast path, are summed
+// feature] so the innermost loop is contiguous and vectorises (plain sums
+// with a priori bound first, Sum4 in fast_round.h); outputs the bounds
+// cannot decide, and every output without the fast path, are summed
 // by ExactSum as before.
 template <bool kExact>
 absl::Status RealConv(const HloInstruction& inst, EvalContext& ctx,
@@ -315,7 +316,7 @@ absl::Status RealConv(const HloInstruction& inst, EvalContext& ctx,
       std::max<int64_t>(1, std::min<int64_t>(ResolveThreads(threads), tasks)));
   struct Worker {
     ExactSum acc, abs_acc;
-    std::vector<double> sums, comps, abss;
+    std::vector<double> sums, comps, abss, rounded;
   };
   std::vector<Worker> state(static_cast<size_t>(workers));
   absl::Status status = ParallelForChecked(
@@ -340,7 +341,9 @@ absl::Status RealConv(const HloInstruction& inst, EvalContext& ctx,
         me.sums.resize(static_cast<size_t>(nb));
         me.comps.resize(static_cast<size_t>(nb));
         me.abss.resize(static_cast<size_t>(nb));
+        me.rounded.resize(static_cast<size_t>(nb));
         double* ss = me.sums.data();
+        double* rs = me.rounded.data();
         double* cs = me.comps.data();
         double* as = me.abss.data();
         for (int64_t sp = s0; sp < s1; ++sp) {
@@ -351,16 +354,53 @@ absl::Status RealConv(const HloInstruction& inst, EvalContext& ctx,
           const int64_t terms = (end - begin) * cg;
           const bool try_fast = fast && terms > 0 && terms < (int64_t{1} << 20);
           if (try_fast) {
-            // Four output features at a time in registers; the block's kernel
-            // is zero-padded to a multiple of four features.
-            for (int64_t j0 = 0; j0 < cols; j0 += 4) {
+            // Output features in registers, four per group; the block's
+            // kernel is zero-padded to nb features. First the plain sums
+            // (Sum4), then for a group with an output they cannot decide
+            // the two-sum; what neither decides is NaN in rs and goes to
+            // ExactSum below. `finish` does that for one group.
+            auto finish = [&](int64_t j0, const Sum4& plain) {
+              const int64_t lanes = std::min<int64_t>(4, cols - j0);
+              Sum4Store(plain, lanes, ss + j0, as + j0);
+              bool undecided = false;
+              for (int64_t jj = j0; jj < j0 + lanes; ++jj) {
+                rs[jj] = VerifiedRoundPlain(ss[jj], as[jj], terms, rounding);
+                undecided |= std::isnan(rs[jj]);
+              }
+              if (!undecided) return;
               TwoSum4 st;
               for (auto* q = begin; q != end; ++q) {
                 TwoSum4Segment(st, xb + q->first * p.in_features,
                                bblock + q->second * cg * nb + j0, cg, nb);
               }
-              TwoSum4Store(st, std::min<int64_t>(4, cols - j0), ss + j0,
-                           cs + j0, as + j0);
+              TwoSum4Store(st, lanes, ss + j0, cs + j0, as + j0);
+              for (int64_t jj = j0; jj < j0 + lanes; ++jj) {
+                if (std::isnan(rs[jj])) {
+                  rs[jj] =
+                      VerifiedRound(ss[jj], cs[jj], as[jj], terms, rounding);
+                }
+              }
+            };
+            // Sixteen features per pass where the (zero-padded) block has
+            // them, four otherwise.
+            int64_t j0 = 0;
+            for (; j0 + 16 <= nb && j0 < cols; j0 += 16) {
+              Sum4 plain[4];
+              for (auto* q = begin; q != end; ++q) {
+                Sum16Segment(plain, xb + q->first * p.in_features,
+                             bblock + q->second * cg * nb + j0, cg, nb);
+              }
+              for (int64_t g = 0; g < 4 && j0 + 4 * g < cols; ++g) {
+                finish(j0 + 4 * g, plain[g]);
+              }
+            }
+            for (; j0 < cols; j0 += 4) {
+              Sum4 plain;
+              for (auto* q = begin; q != end; ++q) {
+                Sum4Segment(plain, xb + q->first * p.in_features,
+                            bblock + q->second * cg * nb + j0, cg, nb);
+              }
+              finish(j0, plain);
             }
           }
           const int64_t base =
@@ -369,8 +409,7 @@ absl::Status RealConv(const HloInstruction& inst, EvalContext& ctx,
             const int64_t o = o0 + jj;
             const int64_t out = base + o * p.out_feature_stride;
             if (try_fast) {
-              const double r =
-                  VerifiedRound(ss[jj], cs[jj], as[jj], terms, rounding);
+              const double r = rs[jj];
               if (!std::isnan(r)) {
                 (*values)[out] = r;
                 continue;

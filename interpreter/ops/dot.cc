@@ -340,17 +340,49 @@ void PackCodes(const T* in, const RhsCodes& codes, const PackPlan& plan,
 // ties, zero or non-finite results, overflow, more than 2^20 terms) the
 // output is summed again with ExactSum. Both give the same value by
 // construction; dot_test and the golden suite check it.
-// Sums lrow . bt[:, jj] for the `cols` columns of a block stored
-// k-major (bt[c * nb + jj]), writing s, c, A per column.
-// Four columns at a time in SIMD registers (TwoSum4Segment); nb is a
-// multiple of 4 and the chains of columns [cols, nb) of bt (zeros or an
-// earlier block's values) are discarded.
-void TwoSumBlock(const double* lrow, const double* bt, int64_t k, int64_t nb,
-                 int64_t cols, double* s, double* c, double* a) {
-  for (int64_t j0 = 0; j0 < cols; j0 += 4) {
+// The verified values of lrow . bt[:, jj] for the `cols` columns of a
+// block stored k-major (bt[c * nb + jj]) into r[jj], NaN where the caller
+// must use ExactSum. Four columns at a time in SIMD registers: first the
+// plain sums with their a priori bound (Sum4Segment, VerifiedRoundPlain),
+// then for a group with an output they leave undecided the two-sum
+// (TwoSum4Segment, VerifiedRound). nb is a multiple of 4 and the chains of
+// columns [cols, nb) of bt (zeros or an earlier block's values) are
+// discarded. s, c, a: scratch of nb doubles each.
+void VerifiedBlock(const double* lrow, const double* bt, int64_t k, int64_t nb,
+                   int64_t cols, const FastRounding& rounding, double* s,
+                   double* c, double* a, double* r) {
+  auto finish = [&](int64_t j0, const Sum4& plain) {
+    const int64_t lanes = std::min<int64_t>(4, cols - j0);
+    Sum4Store(plain, lanes, s + j0, a + j0);
+    bool undecided = false;
+    for (int64_t jj = j0; jj < j0 + lanes; ++jj) {
+      r[jj] = VerifiedRoundPlain(s[jj], a[jj], k, rounding);
+      undecided |= std::isnan(r[jj]);
+    }
+    if (!undecided) return;
     TwoSum4 st;
     TwoSum4Segment(st, lrow, bt + j0, k, nb);
-    TwoSum4Store(st, std::min<int64_t>(4, cols - j0), s + j0, c + j0, a + j0);
+    TwoSum4Store(st, lanes, s + j0, c + j0, a + j0);
+    for (int64_t jj = j0; jj < j0 + lanes; ++jj) {
+      if (std::isnan(r[jj])) {
+        r[jj] = VerifiedRound(s[jj], c[jj], a[jj], k, rounding);
+      }
+    }
+  };
+  // Sixteen columns per pass where the block has them (128 contiguous
+  // bytes of a bt row per step), four otherwise.
+  int64_t j0 = 0;
+  for (; j0 + 16 <= nb && j0 < cols; j0 += 16) {
+    Sum4 plain[4];
+    Sum16Segment(plain, lrow, bt + j0, k, nb);
+    for (int64_t g = 0; g < 4 && j0 + 4 * g < cols; ++g) {
+      finish(j0 + 4 * g, plain[g]);
+    }
+  }
+  for (; j0 < cols; j0 += 4) {
+    Sum4 plain;
+    Sum4Segment(plain, lrow, bt + j0, k, nb);
+    finish(j0, plain);
   }
 }
 
@@ -450,7 +482,7 @@ absl::Status RealKernel(const HloInstruction& inst, EvalContext& ctx,
       std::max<int64_t>(1, std::min<int64_t>(ResolveThreads(threads), tasks)));
   struct Worker {
     ExactSum acc, abs_acc;
-    std::vector<double> block, bt, sums, comps, abss;
+    std::vector<double> block, bt, sums, comps, abss, rounded;
     std::vector<uint8_t> code_block;
   };
   const FastRounding rounding{precision, emin, MaxFinite(format)};
@@ -496,9 +528,11 @@ absl::Status RealKernel(const HloInstruction& inst, EvalContext& ctx,
           int64_t out = (b * s.m + i) * s.n + j0;
           // Row i's s, c, A (the codes path computed every row's above).
           const int64_t row = use_codes ? i * nb : 0;
-          if (fast && !use_codes) {
-            TwoSumBlock(lrow, me.bt.data(), s.k, nb, cols, me.sums.data(),
-                        me.comps.data(), me.abss.data());
+          if (fast && !use_codes && !DotFastPathDisabledForTesting()) {
+            me.rounded.resize(static_cast<size_t>(nb));
+            VerifiedBlock(lrow, me.bt.data(), s.k, nb, cols, rounding,
+                          me.sums.data(), me.comps.data(), me.abss.data(),
+                          me.rounded.data());
           }
           for (int64_t jj = 0; jj < cols; ++jj, ++out) {
             const double* rrow = me.block.data() + jj * s.k;
@@ -506,8 +540,10 @@ absl::Status RealKernel(const HloInstruction& inst, EvalContext& ctx,
               const double r =
                   DotFastPathDisabledForTesting()
                       ? std::numeric_limits<double>::quiet_NaN()
-                      : VerifiedRound(me.sums[row + jj], me.comps[row + jj],
-                                      me.abss[row + jj], s.k, rounding);
+                  : use_codes
+                      ? VerifiedRound(me.sums[row + jj], me.comps[row + jj],
+                                      me.abss[row + jj], s.k, rounding)
+                      : me.rounded[jj];
               if (!std::isnan(r)) {
                 (*values)[out] = r;
                 continue;

@@ -534,14 +534,17 @@ namespace {
 // alone: bit-identical results on data made to defeat it: small integers
 // whose sums fall on bf16 / f32 rounding midpoints (ties to even),
 // cancellation to exact zero (sign of zero), huge and tiny magnitudes in
-// one sum, subnormal results, infinities and NaN.
+// one sum, subnormal results, infinities and NaN. m = 3 takes the
+// vector-matrix variant (rhs codes), m = 40 the square one (plain sums
+// with an a priori bound, then the two-sum for the groups with an output
+// that bound leaves undecided: the integer trials' midpoint ties).
 TEST(DotFastPath, AgreesBitForBitWithTheExactAccumulator) {
   testing_acc::Lcg rng(99);
   const float specials[] = {0.0f,   -0.0f, 1.0f,   -1.0f,  0.5f,   3.0f,
                             257.0f, 1e30f, -1e30f, 1e-30f, 1e-40f, -1e-42f};
   for (const char* out_type : {"f32", "bf16", "f16"}) {
-    for (int trial = 0; trial < 12; ++trial) {
-      const int64_t m = 3, k = 1 + trial * 23, n = 37;
+    for (int trial = 0; trial < 24; ++trial) {
+      const int64_t m = trial < 12 ? 3 : 40, k = 1 + (trial % 12) * 23, n = 37;
       Literal a(Shape::Array(PrimitiveType::kF32, {m, k}));
       Literal b(Shape::Array(PrimitiveType::kF32, {k, n}));
       for (Literal* lit : {&a, &b}) {
@@ -833,6 +836,158 @@ TEST(DotFastPath, RhsInItsOwnTypeAgreesBitForBit) {
         }
       }
     }
+  }
+}
+
+}  // namespace
+}  // namespace hloref
+
+namespace hloref {
+namespace {
+
+// Sum4Segment's plain sums with VerifiedRoundPlain's a priori bound
+// (fast_round.h) on random f32 products (k = 576, a 3x3x64 convolution's
+// terms; odd k for the odd step): every value the bound decides equals
+// ExactSum's correctly rounded sum of the same products, and the bound
+// decides almost all of them (for these sums the interval is about 2^-33
+// of the result, its f32 spacing 2^-23). Integer products summing to f32
+// midpoints are never decided (the bound has no exact case: they are
+// left to the two-sum), and neither are sums with an inf term.
+TEST(DotFastPath, PlainSumsWithAPrioriBoundAgreeWithExactSum) {
+  Lcg rng(4242);
+  const FastRounding f32{24, -126, 0x1.fffffep127};
+  for (const int64_t k : {int64_t{576}, int64_t{77}}) {
+    const int64_t stride = 4;
+    std::vector<double> x(static_cast<size_t>(k));
+    std::vector<double> b(static_cast<size_t>(k * stride));
+    int decided = 0, total = 0;
+    for (int trial = 0; trial < 200; ++trial) {
+      for (double& v : x) {
+        v = static_cast<float>(static_cast<int32_t>(rng.Next())) * 0x1p-31f;
+      }
+      for (double& v : b) {
+        v = static_cast<float>(static_cast<int32_t>(rng.Next())) * 0x1p-31f;
+      }
+      Sum4 st;
+      Sum4Segment(st, x.data(), b.data(), k, stride);
+      double s[4], a[4];
+      Sum4Store(st, 4, s, a);
+      for (int j = 0; j < 4; ++j) {
+        ExactSum acc;
+        for (int64_t t = 0; t < k; ++t) acc.Add(x[t] * b[t * stride + j]);
+        const double exact = acc.Round(24, -126);
+        const double r = VerifiedRoundPlain(s[j], a[j], k, f32);
+        ++total;
+        if (std::isnan(r)) continue;
+        ++decided;
+        EXPECT_EQ(r, exact) << "k " << k << " trial " << trial << " lane " << j;
+      }
+    }
+    EXPECT_GE(decided, total - 2) << "k " << k;
+  }
+  // 1 + 2^-24 (an f32 midpoint) as 2^-24 * 1 + 1 * 1: both lanes' sums
+  // are exact, but only the two-sum knows it.
+  {
+    const double x[2] = {0x1p-24, 1.0};
+    const double b[8] = {1, 1, 1, 1, 1, 1, 1, 1};
+    Sum4 st;
+    Sum4Segment(st, x, b, 2, 4);
+    double s[4], a[4];
+    Sum4Store(st, 4, s, a);
+    EXPECT_EQ(s[0], 1 + 0x1p-24);
+    EXPECT_TRUE(std::isnan(VerifiedRoundPlain(s[0], a[0], 2, f32)));
+    TwoSum4 ts;
+    TwoSum4Segment(ts, x, b, 2, 4);
+    double ss[4], cs[4], as[4];
+    TwoSum4Store(ts, 4, ss, cs, as);
+    EXPECT_EQ(VerifiedRound(ss[0], cs[0], as[0], 2, f32), 1.0);  // to even
+  }
+  {
+    const double x[3] = {1.0, INFINITY, 2.0};
+    const double b[12] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1};
+    Sum4 st;
+    Sum4Segment(st, x, b, 3, 4);
+    double s[4], a[4];
+    Sum4Store(st, 4, s, a);
+    EXPECT_TRUE(std::isnan(VerifiedRoundPlain(s[0], a[0], 3, f32)));
+  }
+}
+
+}  // namespace
+}  // namespace hloref
+
+namespace hloref {
+namespace {
+
+// VerifiedRound's single-rounding cell test: sums S that are doubles (one
+// term, so the exact sum is S) placed at random fractions of the quantum
+// around values of each format, powers of two (where the spacing below is
+// half the spacing above), the largest finite value and subnormals, both
+// signs, with a small A: every decided value is RoundToFormatSlow(S) (the
+// ldexp / nearbyint rounding), exact midpoints (found by rounding their
+// neighbours in double) are never decided, and values well inside a cell
+// are.
+TEST(DotFastPath, VerifiedRoundDecidesOnlyInsideTheRoundingCell) {
+  Lcg rng(77);
+  const FastRounding formats[] = {
+      {24, -126, 0x1.fffffep127}, {8, -126, 0x1.fep127}, {11, -14, 65504.0}};
+  for (const FastRounding& f : formats) {
+    // A midpoint between two values of the format: its neighbours in
+    // double round apart.
+    auto midpoint = [&f](double v) {
+      return RoundToFormatSlow(std::nextafter(v, -INFINITY), f.precision,
+                               f.emin) !=
+             RoundToFormatSlow(std::nextafter(v, INFINITY), f.precision,
+                               f.emin);
+    };
+    int decided = 0, inner = 0, midpoints = 0;
+    for (int trial = 0; trial < 20000; ++trial) {
+      // A value r0 of the format: a power of two, the largest finite, a
+      // subnormal, or a random significand.
+      const int kind = trial % 4;
+      const int e = f.emin + static_cast<int>(rng.Next() % 40) - 10;
+      double r0;
+      if (kind == 0) {
+        r0 = std::ldexp(1.0, std::max(e, f.emin - f.precision + 1));
+      } else if (kind == 1) {
+        r0 = f.max_finite;
+      } else {
+        const double m = 1.0 + (rng.Next() % (1u << 20)) * 0x1p-20;
+        r0 = RoundToFormatSlow(std::ldexp(m, e), f.precision, f.emin);
+        if (r0 == 0) continue;
+      }
+      const int qe = std::max(std::ilogb(r0), f.emin) - f.precision + 1;
+      // S = r0 + t * quantum, t in (-1, 1) in steps of 1/64 (midpoints at
+      // t = +-1/2, and -1/4 below a power of two).
+      const int step = static_cast<int>(rng.Next() % 127) - 63;
+      const double s = r0 + std::ldexp(static_cast<double>(step), qe - 6);
+      if (rng.Next() % 2) {
+        const double neg = -s;
+        const double got = VerifiedRound(neg, 0.0, std::fabs(neg), 1, f);
+        const double want = RoundToFormatSlow(neg, f.precision, f.emin);
+        if (!std::isnan(got)) {
+          EXPECT_EQ(got, want) << "S " << neg;
+          EXPECT_FALSE(midpoint(neg)) << "a midpoint decided: " << neg;
+        }
+        continue;
+      }
+      const double got = VerifiedRound(s, 0.0, std::fabs(s), 1, f);
+      const double want = RoundToFormatSlow(s, f.precision, f.emin);
+      if (std::fabs(want) > f.max_finite) {
+        EXPECT_TRUE(std::isnan(got)) << "overflow decided: " << s;
+        continue;
+      }
+      if (std::abs(step) <= 8 && kind >= 2) ++inner;
+      midpoints += midpoint(s);
+      if (std::isnan(got)) continue;
+      ++decided;
+      EXPECT_EQ(got, want) << "S " << s << " step " << step;
+      EXPECT_FALSE(midpoint(s)) << "a midpoint decided: " << s;
+    }
+    // Values within 1/8 quantum of a random r0 are all decided (the bound
+    // here is about 2^-51 |S|).
+    EXPECT_GT(decided, inner) << f.precision;
+    EXPECT_GT(midpoints, 100) << f.precision;
   }
 }
 

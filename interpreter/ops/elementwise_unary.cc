@@ -175,11 +175,12 @@ double FastMathRounded(MathFn fn, double x, int precision, int emin,
       std::fabs(y) > 0x1p1000) {
     return kNaN;
   }
-  // y lies between y (1 - 2^-47) and y (1 + 2^-47) (each rounded to
-  // double: rounding is monotone), so when both round to r, so does y.
-  const double r = RoundToBits(y * (1 - 0x1p-47), precision, emin);
-  if (r == 0 || std::fabs(r) > max_finite ||
-      RoundToBits(y * (1 + 0x1p-47), precision, emin) != r) {
+  // f(x) lies within |y| 2^-47 of y (exact: a power-of-two scaling of a
+  // normal double), so when that interval is inside RN_T(y)'s rounding
+  // cell, RN_T(f(x)) = RN_T(y).
+  const double r = RoundToBits(y, precision, emin);
+  if (r == 0 || !(std::fabs(r) <= max_finite) ||
+      !InsideRoundingCell(y, r, std::fabs(y) * 0x1p-47, precision, emin)) {
     return kNaN;
   }
   return r;

@@ -350,6 +350,72 @@ __attribute__((target_clones("avx2", "default"))) void TwoSum4Segment(
   st.a = a;
 }
 
+__attribute__((target_clones("avx2", "default"))) void Sum4Segment(
+    Sum4& st, const double* x, const double* b, int64_t len, int64_t stride) {
+  const TwoSumI4 abs_mask = {INT64_MAX, INT64_MAX, INT64_MAX, INT64_MAX};
+  TwoSumV4 s0 = st.s0, s1 = st.s1, a0 = st.a0, a1 = st.a1;
+  int64_t t = 0;
+  for (; t + 1 < len; t += 2) {
+    TwoSumV4 b0, b1;
+    __builtin_memcpy(&b0, b + t * stride, sizeof(b0));
+    __builtin_memcpy(&b1, b + (t + 1) * stride, sizeof(b1));
+    const TwoSumV4 x0 = {x[t], x[t], x[t], x[t]};
+    const TwoSumV4 x1 = {x[t + 1], x[t + 1], x[t + 1], x[t + 1]};
+    const TwoSumV4 p0 = x0 * b0;
+    const TwoSumV4 p1 = x1 * b1;
+    s0 += p0;
+    s1 += p1;
+    a0 += (TwoSumV4)((TwoSumI4)p0 & abs_mask);
+    a1 += (TwoSumV4)((TwoSumI4)p1 & abs_mask);
+  }
+  if (t < len) {
+    TwoSumV4 b0;
+    __builtin_memcpy(&b0, b + t * stride, sizeof(b0));
+    const TwoSumV4 x0 = {x[t], x[t], x[t], x[t]};
+    const TwoSumV4 p0 = x0 * b0;
+    s0 += p0;
+    a0 += (TwoSumV4)((TwoSumI4)p0 & abs_mask);
+  }
+  st.s0 = s0;
+  st.s1 = s1;
+  st.a0 = a0;
+  st.a1 = a1;
+}
+
+__attribute__((target_clones("avx2", "default"))) void Sum16Segment(
+    Sum4 (&st)[4], const double* x, const double* b, int64_t len,
+    int64_t stride) {
+  const TwoSumI4 abs_mask = {INT64_MAX, INT64_MAX, INT64_MAX, INT64_MAX};
+  TwoSumV4 s0 = st[0].s0, s1 = st[1].s0, s2 = st[2].s0, s3 = st[3].s0;
+  TwoSumV4 a0 = st[0].a0, a1 = st[1].a0, a2 = st[2].a0, a3 = st[3].a0;
+  for (int64_t t = 0; t < len; ++t) {
+    const double* row = b + t * stride;
+    TwoSumV4 b0, b1, b2, b3;
+    __builtin_memcpy(&b0, row, sizeof(b0));
+    __builtin_memcpy(&b1, row + 4, sizeof(b1));
+    __builtin_memcpy(&b2, row + 8, sizeof(b2));
+    __builtin_memcpy(&b3, row + 12, sizeof(b3));
+    const TwoSumV4 xv = {x[t], x[t], x[t], x[t]};
+    const TwoSumV4 p0 = xv * b0, p1 = xv * b1, p2 = xv * b2, p3 = xv * b3;
+    s0 += p0;
+    s1 += p1;
+    s2 += p2;
+    s3 += p3;
+    a0 += (TwoSumV4)((TwoSumI4)p0 & abs_mask);
+    a1 += (TwoSumV4)((TwoSumI4)p1 & abs_mask);
+    a2 += (TwoSumV4)((TwoSumI4)p2 & abs_mask);
+    a3 += (TwoSumV4)((TwoSumI4)p3 & abs_mask);
+  }
+  st[0].s0 = s0;
+  st[1].s0 = s1;
+  st[2].s0 = s2;
+  st[3].s0 = s3;
+  st[0].a0 = a0;
+  st[1].a0 = a1;
+  st[2].a0 = a2;
+  st[3].a0 = a3;
+}
+
 namespace {
 
 typedef float TwoSumF4 __attribute__((vector_size(16)));
@@ -426,7 +492,82 @@ __attribute__((always_inline)) inline void TwoSum4Typed(TwoSum4& st,
   st.a = a;
 }
 
+// SumAndAbsSum*: eight chains (two sets of four lanes, elements 8i + j),
+// merged lane by lane at the end; the loads are exact.
+template <typename Load>
+__attribute__((always_inline)) inline void SumAndAbsSumLoop(int64_t n,
+                                                            double* s,
+                                                            double* a,
+                                                            Load load) {
+  const TwoSumI4 abs_mask = {INT64_MAX, INT64_MAX, INT64_MAX, INT64_MAX};
+  TwoSumV4 s0 = {kTwoSumStart, kTwoSumStart, kTwoSumStart, kTwoSumStart};
+  TwoSumV4 s1 = s0;
+  TwoSumV4 a0 = {0, 0, 0, 0}, a1 = a0;
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    TwoSumV4 v0, v1;
+    load(i, &v0);
+    load(i + 4, &v1);
+    s0 += v0;
+    s1 += v1;
+    a0 += (TwoSumV4)((TwoSumI4)v0 & abs_mask);
+    a1 += (TwoSumV4)((TwoSumI4)v1 & abs_mask);
+  }
+  s0 += s1;
+  a0 += a1;
+  double ss = (s0[0] + s0[1]) + (s0[2] + s0[3]);
+  double aa = (a0[0] + a0[1]) + (a0[2] + a0[3]);
+  for (; i < n; ++i) {
+    TwoSumV4 v;
+    load(i, &v);  // reads lane 0 only past the last full group
+    ss += v[0];
+    aa += std::fabs(v[0]);
+  }
+  *s = ss;
+  *a = aa;
+}
+
 }  // namespace
+
+__attribute__((target_clones("avx2", "default"))) void SumAndAbsSumF32(
+    const float* x, int64_t n, double* s, double* a) {
+  SumAndAbsSumLoop(n, s, a, [&](int64_t i, TwoSumV4* v) {
+    if (i + 4 <= n) {
+      TwoSumF4 f;
+      __builtin_memcpy(&f, x + i, sizeof f);
+      *v = __builtin_convertvector(f, TwoSumV4);
+    } else {
+      *v = TwoSumV4{static_cast<double>(x[i]), 0, 0, 0};
+    }
+  });
+}
+
+__attribute__((target_clones("avx2", "default"))) void SumAndAbsSumBf16(
+    const uint16_t* x, int64_t n, double* s, double* a) {
+  SumAndAbsSumLoop(n, s, a, [&](int64_t i, TwoSumV4* v) {
+    if (i + 4 <= n) {
+      TwoSumH4 h;
+      __builtin_memcpy(&h, x + i, sizeof h);
+      WidenBf16(h, v);
+    } else {
+      const uint32_t bits = static_cast<uint32_t>(x[i]) << 16;
+      float f;
+      std::memcpy(&f, &bits, 4);
+      *v = TwoSumV4{static_cast<double>(f), 0, 0, 0};
+    }
+  });
+}
+
+__attribute__((target_clones("avx2", "default"))) void SumAndAbsSumF64(
+    const double* x, int64_t n, double* s, double* a) {
+  SumAndAbsSumLoop(n, s, a, [&](int64_t i, TwoSumV4* v) {
+    if (i + 4 <= n) {
+      __builtin_memcpy(v, x + i, sizeof *v);
+    } else {
+      *v = TwoSumV4{x[i], 0, 0, 0};
+    }
+  });
+}
 
 namespace {
 

@@ -62,6 +62,35 @@ inline double RoundToFormat(double x, const FastRounding& f) {
   return RoundToFormat(x, f.precision, f.emin);
 }
 
+// Whether every real within `radius` of x rounds to r = RN_T(x) (a
+// non-zero finite value of the format; x a normal double, radius >= 0):
+// [x - radius, x + radius] lies inside r's rounding cell, the open
+// interval between the midpoints to r's neighbours, so none of it is a
+// tie. In magnitude the cell is (|r| - below, |r| + half) with half = q / 2
+// for r's quantum q (its binade's, at least the format's minimum
+// exponent's), below = q / 4 when |r| is a power of two above the smallest
+// normal (the binade below has half the spacing), else q / 2; past the
+// largest finite value the upper midpoint is where RN overflows, so the
+// same holds there. d = |x| - |r| is exact (Sterbenz: r != 0 and x rounds
+// to r, so |r| / 2 <= |x| <= 2 |r|), and fl(d -+ radius) compared with the
+// doubles half and -below decides as the exact values would (rounding is
+// monotone). Callers used to round x -+ radius and compare (two
+// roundings).
+inline bool InsideRoundingCell(double x, double r, double radius, int precision,
+                               int emin) {
+  uint64_t bits;
+  __builtin_memcpy(&bits, &r, 8);
+  const int e = static_cast<int>((bits >> 52) & 0x7ff) - 1023;
+  const int q = std::max(e, emin) - precision + 1;
+  const uint64_t half_bits = static_cast<uint64_t>(q - 1 + 1023) << 52;
+  double half;
+  __builtin_memcpy(&half, &half_bits, 8);
+  const bool power_of_two = (bits & 0x000fffffffffffffull) == 0 && e > emin;
+  const double below = power_of_two ? 0.5 * half : half;
+  const double d = (r > 0) ? x - r : r - x;  // |x| - |r|
+  return d + radius < half && d - radius > -below;
+}
+
 // The verified value of sum (x = fl(s + c), A) over k terms, or NaN when
 // the caller must use the exact accumulator.
 // Callers start s at -0 (kTwoSumStart): then when every e_i is zero
@@ -90,13 +119,11 @@ inline double VerifiedRound(double s, double c, double a, int64_t k,
   }
   const double err =
       2.02 * static_cast<double>(k) * 0x1p-53 * a + 0x1p-52 * std::fabs(x);
-  const double lo = x - 2 * err;
-  const double hi = x + 2 * err;
-  // lo <= x <= hi (err >= 0, and rounding x -+ 2 err to double is
-  // monotone), so when lo and hi round to the same r, so does x.
-  const double r = RoundToFormat(lo, f);
-  if (r == 0 || std::fabs(r) > f.max_finite || RoundToFormat(hi, f) != r ||
-      lo == 0 || hi == 0 || std::signbit(lo) != std::signbit(hi)) {
+  // One rounding, then [x - 2 err, x + 2 err] must lie inside r's rounding
+  // cell (InsideRoundingCell); the factor 2 is margin.
+  const double r = RoundToFormat(x, f);
+  if (r == 0 || !(std::fabs(r) <= f.max_finite) ||
+      !InsideRoundingCell(x, r, 2 * err, f.precision, f.emin)) {
     return std::numeric_limits<double>::quiet_NaN();
   }
   return r;
@@ -159,6 +186,71 @@ void TwoSum4PairSegmentF16(TwoSum4& st0, TwoSum4& st1, const double* x0,
 void TwoSum4PairSegmentF32(TwoSum4& st0, TwoSum4& st1, const double* x0,
                            const double* x1, const float* b0, const float* b1,
                            int64_t len, int64_t stride);
+
+// A cheaper first try than the two-sum (issue 16): plain recursive sums
+// s = fl(sum t_i) and A = fl(sum |t_i|) of exact terms t_i, in any order.
+// Every term passes through at most n - 1 additions (n leaves: the terms
+// and the -0 starts), so |S - s| <= gamma_{n-1} sum |t_i| and, since
+// A >= (1 - gamma_{n-1}) sum |t_i| (Higham, Accuracy and Stability, 4.2;
+// additions are exact when they underflow), |S - s| <= gamma_{n-1} /
+// (1 - gamma_{n-1}) A <= 1.03 n u A for n u < 1%. VerifiedRound's bound
+// with c = 0 and the same n, 2.02 n u A + 2u|s|, is larger, so
+// VerifiedRoundPlain(s, A, n) = VerifiedRound(s, 0, A, n) is the correctly
+// rounded S or NaN. Each two-sum step is about ten vector operations, this
+// one four; the two-sum and then ExactSum take the outputs it cannot
+// decide (ties in particular: it has no exact case).
+struct Sum4 {
+  // Two interleaved sets of chains (even and odd steps) so that the adds'
+  // latencies overlap; lane j of all four belongs to output j.
+  TwoSumV4 s0 = {kTwoSumStart, kTwoSumStart, kTwoSumStart, kTwoSumStart};
+  TwoSumV4 s1 = {kTwoSumStart, kTwoSumStart, kTwoSumStart, kTwoSumStart};
+  TwoSumV4 a0 = {0, 0, 0, 0};
+  TwoSumV4 a1 = {0, 0, 0, 0};
+};
+
+// The leaves of a Sum4 chain over `terms` terms: the terms and the two
+// starts, with one more for the merge of the two sets.
+inline int64_t Sum4Leaves(int64_t terms) { return terms + 3; }
+
+// For t < len: lane j takes the term x[t] * b[t * stride + j] (j < 4),
+// into s0 / a0 for even t and s1 / a1 for odd t of this segment.
+void Sum4Segment(Sum4& st, const double* x, const double* b, int64_t len,
+                 int64_t stride);
+
+// Sum4Segment over sixteen lanes (four groups of four columns side by
+// side: each step reads 128 contiguous bytes of b and reuses the broadcast
+// x[t]; one set of chains, the sixteen independent adds cover the
+// latency): lane j takes x[t] * b[t * stride + j], j < 16, into group
+// j / 4's s0 / a0 (s1 / a1 stay at their starts). The same bound as Sum4.
+void Sum16Segment(Sum4 (&st)[4], const double* x, const double* b, int64_t len,
+                  int64_t stride);
+
+// Lane j's s and A (the two sets merged) for lanes [0, n).
+inline void Sum4Store(const Sum4& st, int64_t n, double* s, double* a) {
+  for (int64_t j = 0; j < n; ++j) {
+    s[j] = st.s0[j] + st.s1[j];
+    a[j] = st.a0[j] + st.a1[j];
+  }
+}
+
+// The verified rounding of a Sum4 chain's s and A over `terms` terms (see
+// Sum4), or NaN.
+inline double VerifiedRoundPlain(double s, double a, int64_t terms,
+                                 const FastRounding& f) {
+  return VerifiedRound(s, 0.0, a, Sum4Leaves(terms), f);
+}
+
+// s = fl(sum x_i) and a = fl(sum |x_i|) over n consecutive elements, in
+// chains that start at -0 (eight of them, then merged): with the
+// reduction's init value added as one more term, VerifiedRound(s, 0, a,
+// SumAndAbsSumLeaves(n)) is the correctly rounded sum or NaN (the bound of
+// Sum4 above: every element passes through fewer additions than there
+// are leaves).
+void SumAndAbsSumF32(const float* x, int64_t n, double* s, double* a);
+void SumAndAbsSumBf16(const uint16_t* x, int64_t n, double* s, double* a);
+void SumAndAbsSumF64(const double* x, int64_t n, double* s, double* a);
+// n elements, the init value, eight starts.
+inline int64_t SumAndAbsSumLeaves(int64_t n) { return n + 9; }
 
 // Writes lanes [0, n) of a chain state to s[], c[], a[].
 inline void TwoSum4Store(const TwoSum4& st, int64_t n, double* s, double* c,

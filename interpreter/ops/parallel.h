@@ -8,10 +8,11 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <thread>
-#include <vector>
 
 #include "absl/status/status.h"
+#include "interpreter/ops/thread_pool.h"
 
 namespace hloref {
 
@@ -23,9 +24,10 @@ inline int ResolveThreads(int threads) {
 }
 
 // Runs fn(task, worker) for task in [0, tasks) on min(threads, tasks)
-// workers (worker 0 is the calling thread); tasks are taken in order from
-// a shared counter. `fn` returns false to stop the remaining tasks (an
-// error or a deadline seen by the caller's own bookkeeping).
+// workers (worker 0 is the calling thread, the others WorkerPool threads);
+// tasks are taken in order from a shared counter. `fn` returns false to stop
+// the remaining tasks (an error or a deadline seen by the caller's own
+// bookkeeping).
 template <typename Fn>
 void ParallelFor(int threads, int64_t tasks, Fn&& fn) {
   const int workers = static_cast<int>(
@@ -43,11 +45,10 @@ void ParallelFor(int threads, int64_t tasks, Fn&& fn) {
     work(0);
     return;
   }
-  std::vector<std::thread> pool;
-  pool.reserve(static_cast<size_t>(workers - 1));
-  for (int w = 1; w < workers; ++w) pool.emplace_back(work, w);
-  work(0);
-  for (std::thread& t : pool) t.join();
+  // Workers 1 ... workers - 1 on the process's pool (threads started once,
+  // not per instruction); those the pool cannot start before worker 0 has
+  // taken the last task are skipped.
+  WorkerPool::Shared().Run(workers, std::function<void(int)>(work));
 }
 
 // ParallelFor whose calling thread (worker 0) runs `check` (the

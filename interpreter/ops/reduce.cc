@@ -220,6 +220,43 @@ class Folder {
     }
   }
 
+  // An add reducer's output over `count` consecutive operand elements from
+  // `start` (the reduced dimensions innermost): plain sums with an a priori
+  // bound (SumAndAbsSum*, fast_round.h). Returns false, writing nothing,
+  // when the bound cannot decide or the path does not apply; the caller
+  // then folds as usual (the two-sum, then ExactSum).
+  bool FoldContiguousPlain(int64_t out, int64_t start, int64_t count) {
+    if (mode_ != Mode::kFloat || kind_ != ReducerKind::kAdd || !fast_add_ ||
+        count >= (int64_t{1} << 20)) {
+      return false;
+    }
+    double s, a;
+    switch (load_) {
+      case Load::kF32:
+        SumAndAbsSumF32(reinterpret_cast<const float*>(raw_) + start, count, &s,
+                        &a);
+        break;
+      case Load::kBF16:
+        SumAndAbsSumBf16(reinterpret_cast<const uint16_t*>(raw_) + start, count,
+                         &s, &a);
+        break;
+      case Load::kF64:
+        SumAndAbsSumF64(reinterpret_cast<const double*>(raw_) + start, count,
+                        &s, &a);
+        break;
+      case Load::kDoubles:
+        SumAndAbsSumF64(fx_.data() + start, count, &s, &a);
+        break;
+    }
+    s += finit_;
+    a += std::fabs(finit_);
+    const double r =
+        VerifiedRound(s, 0.0, a, SumAndAbsSumLeaves(count), rounding_);
+    if (std::isnan(r)) return false;
+    fout_[out] = r;
+    return true;
+  }
+
   absl::Status Fold(int64_t out, absl::Span<const int64_t> offsets) {
     switch (mode_) {
       case Mode::kFloat:
@@ -643,6 +680,12 @@ absl::StatusOr<Literal> EvalReduceOp(const HloInstruction& inst,
   // itself: no second offset table of the operand's size.
   const int64_t outputs = static_cast<int64_t>(kept_off.size());
   const int64_t per_output = static_cast<int64_t>(red_off.size());
+  // The reduced elements of each output consecutive in the operand (the
+  // reduced dimensions innermost): an add reducer tries plain sums first.
+  bool contiguous = per_output > 0;
+  for (int64_t r = 0; contiguous && r < per_output; ++r) {
+    contiguous = red_off[static_cast<size_t>(r)] == r;
+  }
   if (folder.Parallel() && ctx.options().threads != 1 && outputs > 1 &&
       static_cast<double>(outputs) * per_output >= (1 << 20)) {
     // Outputs in chunks across threads: each output is folded alone
@@ -666,6 +709,11 @@ absl::StatusOr<Literal> EvalReduceOp(const HloInstruction& inst,
             if (!kept_padding.empty() && kept_padding[static_cast<size_t>(i)]) {
               continue;
             }
+            if (contiguous &&
+                folder.FoldContiguousPlain(i, kept_off[static_cast<size_t>(i)],
+                                           per_output)) {
+              continue;
+            }
             if (kept_off[static_cast<size_t>(i)] == 0) {
               folder.FoldOn(i, red_off, me.sum);
               continue;
@@ -685,6 +733,10 @@ absl::StatusOr<Literal> EvalReduceOp(const HloInstruction& inst,
   for (size_t i = 0; i < kept_off.size(); ++i) {
     if ((i & 1023) == 0) HLOREF_RETURN_IF_ERROR(ctx.CheckDeadline(inst));
     if (!kept_padding.empty() && kept_padding[i]) continue;
+    if (contiguous && folder.FoldContiguousPlain(static_cast<int64_t>(i),
+                                                 kept_off[i], per_output)) {
+      continue;
+    }
     if (kept_off[i] == 0) {
       HLOREF_RETURN_IF_ERROR(folder.Fold(static_cast<int64_t>(i), red_off));
       continue;

@@ -467,7 +467,8 @@ namespace {
 // index order; the exact sum does not depend on the order): same bits on
 // ties at rounding midpoints, cancellation to signed zero, mixed
 // magnitudes, subnormal results and specials, for f32 / bf16 / f16,
-// reducing rows, columns and everything.
+// reducing rows, columns and everything (rows and everything take the
+// plain sums with an a priori bound first: elements consecutive).
 TEST(ReduceFastPath, AgreesWithTheExactSum) {
   const float specials[] = {0.0f,   -0.0f,   1.0f,     -1.0f,   0.5f,
                             3.0f,   257.0f,  1e30f,    -1e30f,  1e-30f,
@@ -505,34 +506,38 @@ TEST(ReduceFastPath, AgreesWithTheExactSum) {
         x.SetFromDouble(i, v);  // rounds to the type
       }
       for (const char* dims : {"{1}", "{0}", "{0,1}"}) {
-        const std::string out =
-            std::string(dims) == "{1}"   ? absl::StrCat(ty, "[", rows, "]")
-            : std::string(dims) == "{0}" ? absl::StrCat(ty, "[", cols, "]")
-                                         : absl::StrCat(ty, "[]");
-        const std::string text = absl::StrCat(
-            "HloModule m\nadd {\n  a = ", ty, "[] parameter(0)\n  b = ", ty,
-            "[] parameter(1)\n  ROOT s = ", ty,
-            "[] add(a, b)\n}\nENTRY e {\n  x = ", ty, "[", rows, ",", cols,
-            "] parameter(0)\n  z = ", ty, "[] constant(0.5)\n  ROOT r = ", out,
-            " reduce(x, z), dimensions=", dims, ", to_apply=add\n}\n");
-        const Literal got = RunHlo(text, {x});
-        ASSERT_TRUE(got.shape().IsArray()) << text;
-        for (int64_t o = 0; o < got.element_count(); ++o) {
-          ExactSum acc;
-          acc.Add(0.5);
-          for (int64_t i = 0; i < rows; ++i) {
-            for (int64_t j = 0; j < cols; ++j) {
-              const bool in = std::string(dims) == "{1}"   ? i == o
-                              : std::string(dims) == "{0}" ? j == o
-                                                           : true;
-              if (in) acc.Add(x.GetAsDouble(i * cols + j));
+        // Init 0.5, and -0 (an all -0 row sums to -0, ExactSum's sign).
+        for (const double init : {0.5, -0.0}) {
+          const std::string out =
+              std::string(dims) == "{1}"   ? absl::StrCat(ty, "[", rows, "]")
+              : std::string(dims) == "{0}" ? absl::StrCat(ty, "[", cols, "]")
+                                           : absl::StrCat(ty, "[]");
+          const std::string text = absl::StrCat(
+              "HloModule m\nadd {\n  a = ", ty, "[] parameter(0)\n  b = ", ty,
+              "[] parameter(1)\n  ROOT s = ", ty,
+              "[] add(a, b)\n}\nENTRY e {\n  x = ", ty, "[", rows, ",", cols,
+              "] parameter(0)\n  z = ", ty, "[] constant(",
+              init == 0 ? "-0" : "0.5", ")\n  ROOT r = ", out,
+              " reduce(x, z), dimensions=", dims, ", to_apply=add\n}\n");
+          const Literal got = RunHlo(text, {x});
+          ASSERT_TRUE(got.shape().IsArray()) << text;
+          for (int64_t o = 0; o < got.element_count(); ++o) {
+            ExactSum acc;
+            acc.Add(init);
+            for (int64_t i = 0; i < rows; ++i) {
+              for (int64_t j = 0; j < cols; ++j) {
+                const bool in = std::string(dims) == "{1}"   ? i == o
+                                : std::string(dims) == "{0}" ? j == o
+                                                             : true;
+                if (in) acc.Add(x.GetAsDouble(i * cols + j));
+              }
             }
+            Literal want(Shape::Scalar(t));
+            want.SetFromDouble(0, acc.RoundTo(t));
+            ASSERT_EQ(got.GetRawBits(o), want.GetRawBits(0))
+                << ty << " trial " << trial << " dims " << dims << " init "
+                << init << " output " << o;
           }
-          Literal want(Shape::Scalar(t));
-          want.SetFromDouble(0, acc.RoundTo(t));
-          ASSERT_EQ(got.GetRawBits(o), want.GetRawBits(0))
-              << ty << " trial " << trial << " dims " << dims << " output "
-              << o;
         }
       }
     }

@@ -4,6 +4,7 @@
 #include "interpreter/ops/shape.h"
 
 #include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
@@ -37,6 +38,34 @@ TEST(BroadcastInDim, EveryTypeAlongEachDimension) {
                           absl::StrCat("ROOT b = ", Shp(t, {3, 2}),
                                        " broadcast(c), dimensions={0}")),
         Arr(t, {3, 2}, {1, 1, 2, 2, 3, 3}));
+  }
+}
+
+// Long rows: the copy's contiguous-row path (operand dimension -> last
+// result dimension) and its repeated-element path (a value repeated along
+// a last dimension of 16 or more: written by doubling copies; 37 is not a
+// power of two), for every element size; expected values written out by
+// the test's loops.
+TEST(BroadcastInDim, LongRowsEveryType) {
+  for (const std::string& t : SweepTypes()) {
+    SCOPED_TRACE(t);
+    std::vector<int64_t> row, rows, cols;
+    for (int64_t j = 0; j < 37; ++j) row.push_back(j % 8);
+    for (int64_t i = 0; i < 3; ++i)
+      rows.insert(rows.end(), row.begin(), row.end());
+    for (int64_t i = 0; i < 3; ++i) {
+      for (int64_t j = 0; j < 37; ++j) cols.push_back(i + 1);
+    }
+    ExpectRootEquals(
+        OneConstantModule(t, {37}, row,
+                          absl::StrCat("ROOT b = ", Shp(t, {3, 37}),
+                                       " broadcast(c), dimensions={1}")),
+        Arr(t, {3, 37}, rows));
+    ExpectRootEquals(
+        OneConstantModule(t, {3}, {1, 2, 3},
+                          absl::StrCat("ROOT b = ", Shp(t, {3, 37}),
+                                       " broadcast(c), dimensions={0}")),
+        Arr(t, {3, 37}, cols));
   }
 }
 
