@@ -109,10 +109,14 @@ class GpuModuleEmitter {
         HLOREF_RETURN_IF_ERROR(CheckShape(*inst, inst->shape()));
       }
     }
-    inlined_ = codegen::ChooseInlinedInstructions(ctx_, entry);
-    for (const auto& inst : entry.instructions()) {
-      absl::Status s = EmitInstruction(*inst);
-      if (!s.ok()) return codegen::InstructionCodegenError(*inst, s);
+    if (NeedsSerialEntry(entry)) {
+      HLOREF_RETURN_IF_ERROR(EmitSerialEntry(entry));
+    } else {
+      inlined_ = codegen::ChooseInlinedInstructions(ctx_, entry);
+      for (const auto& inst : entry.instructions()) {
+        absl::Status s = EmitInstruction(*inst);
+        if (!s.ok()) return codegen::InstructionCodegenError(*inst, s);
+      }
     }
     const ValueTree& root = values_.at(entry.root());
     root.CollectBuffers(&program_.result_buffers);
@@ -701,6 +705,64 @@ class GpuModuleEmitter {
     return absl::UnimplementedError(
         absl::StrCat("the GPU backend does not compile ",
                      HloOpcodeString(inst.opcode()), " yet"));
+  }
+
+  // Control flow and the async / copy-start wrappers at the entry level
+  // have no kernel of their own yet: the whole entry computation then runs
+  // in one device thread through the shared computation emitter (which
+  // handles them structurally, exactly as on the CPU).
+  static bool NeedsSerialEntry(const HloComputation& entry) {
+    for (const auto& inst : entry.instructions()) {
+      switch (inst->opcode()) {
+        case HloOpcode::kWhile:
+        case HloOpcode::kConditional:
+        case HloOpcode::kAsyncStart:
+        case HloOpcode::kAsyncUpdate:
+        case HloOpcode::kAsyncDone:
+        case HloOpcode::kCopyStart:
+        case HloOpcode::kCopyDone:
+        case HloOpcode::kDomain:
+          return true;
+        default:
+          break;
+      }
+    }
+    return false;
+  }
+
+  absl::Status EmitSerialEntry(const HloComputation& entry) {
+    std::vector<const HloInstruction*> params;
+    for (int64_t i = 0; i < entry.num_parameters(); ++i) {
+      const HloInstruction* p = entry.parameter(i);
+      int64_t leaf = 0;
+      values_[p] = ParameterTree(p->shape(), i, &leaf);
+      params.push_back(p);
+    }
+    ValueTree out = NewTemps(entry.root()->shape());
+    KernelLaunch launch;
+    HLOREF_ASSIGN_OR_RETURN(
+        llvm::Function * f,
+        BeginKernel(*entry.root(), "entry_serial", params, out, 1, &launch));
+    (void)f;
+    std::vector<IrValue> operands;
+    for (const HloInstruction* p : params) {
+      operands.push_back(kernel_values_.at(p));
+    }
+    llvm::Value* first = b_.CreateICmpEQ(
+        b_.CreateOr(Sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x),
+                    Sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x)),
+        b_.getInt32(0));
+    HLOREF_RETURN_IF_ERROR(ctx_.EmitIf(
+        first,
+        [&]() { return ctx_.EmitCallComputation(entry, operands, kernel_output_); },
+        "serial"));
+    launch.kind = KernelKind::kSerial;
+    launch.elements = 1;
+    launch.instruction = absl::StrCat("the entry computation ", entry.name(),
+                                      " (run serially)");
+    HLOREF_RETURN_IF_ERROR(EndKernel(*entry.root(), std::move(launch)));
+    values_[entry.root()] = out;
+    return absl::OkStatus();
   }
 
   static bool RowMajorReinterpretation(const Shape& from, const Shape& to) {
