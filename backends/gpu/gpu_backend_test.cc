@@ -493,21 +493,23 @@ TEST_P(GpuGoldenTest, CompilesToValidatedPtxOrIsUnsupported) {
     }
     compiled += ok ? 1 : 0;
   }
-  std::printf("GPU %s: %d distinct modules compiled and accepted by ptxas "
-              "for sm_90 and sm_90a, %d unsupported%s\n",
-              GetParam().c_str(), compiled, unsupported,
-              reason.empty() ? "" : absl::StrCat(" (", reason, ")").c_str());
+  std::printf(
+      "GPU %s: %d distinct modules compiled and accepted by ptxas "
+      "for sm_90 and sm_90a, %d unsupported%s\n",
+      GetParam().c_str(), compiled, unsupported,
+      reason.empty() ? "" : absl::StrCat(" (", reason, ")").c_str());
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Golden, GpuGoldenTest, ::testing::ValuesIn(GoldenFiles()),
-    [](const ::testing::TestParamInfo<std::string>& info) {
-      std::string name = info.param;
-      for (char& c : name) {
-        if (!isalnum(static_cast<unsigned char>(c))) c = '_';
-      }
-      return name;
-    });
+INSTANTIATE_TEST_SUITE_P(Golden, GpuGoldenTest,
+                         ::testing::ValuesIn(GoldenFiles()),
+                         [](const ::testing::TestParamInfo<std::string>& info) {
+                           std::string name = info.param;
+                           for (char& c : name) {
+                             if (!isalnum(static_cast<unsigned char>(c)))
+                               c = '_';
+                           }
+                           return name;
+                         });
 
 // ---------------------------------------------------------------------
 // The backend without a device; with one, a first run.

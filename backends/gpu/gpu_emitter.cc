@@ -754,12 +754,14 @@ class GpuModuleEmitter {
         b_.getInt32(0));
     HLOREF_RETURN_IF_ERROR(ctx_.EmitIf(
         first,
-        [&]() { return ctx_.EmitCallComputation(entry, operands, kernel_output_); },
+        [&]() {
+          return ctx_.EmitCallComputation(entry, operands, kernel_output_);
+        },
         "serial"));
     launch.kind = KernelKind::kSerial;
     launch.elements = 1;
-    launch.instruction = absl::StrCat("the entry computation ", entry.name(),
-                                      " (run serially)");
+    launch.instruction =
+        absl::StrCat("the entry computation ", entry.name(), " (run serially)");
     HLOREF_RETURN_IF_ERROR(EndKernel(*entry.root(), std::move(launch)));
     values_[entry.root()] = out;
     return absl::OkStatus();
