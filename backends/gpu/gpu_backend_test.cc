@@ -23,6 +23,7 @@
 #include "backends/gpu/gpu_emitter.h"
 #include "backends/gpu/nvjitlink.h"
 #include "backends/gpu/nvptx_target.h"
+#include "conformance/generators/generator.h"
 #include "conformance/harness/golden_case.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -504,6 +505,67 @@ INSTANTIATE_TEST_SUITE_P(Golden, GpuGoldenTest,
                          ::testing::ValuesIn(GoldenFiles()),
                          [](const ::testing::TestParamInfo<std::string>& info) {
                            std::string name = info.param;
+                           for (char& c : name) {
+                             if (!isalnum(static_cast<unsigned char>(c)))
+                               c = '_';
+                           }
+                           return name;
+                         });
+
+// A generated sample: seeds 0..2 of every op with a generator, each case's
+// module through the GPU compiler and ptxas for sm_90 and sm_90a
+// (replicated cases are unsupported on one device).
+
+class GpuGeneratedTest : public ::testing::TestWithParam<HloOpcode> {};
+
+TEST_P(GpuGeneratedTest, CompilesToValidatedPtxOrIsUnsupported) {
+  int compiled = 0, unsupported = 0;
+  std::string reason;
+  for (uint64_t seed = 0; seed < 3; ++seed) {
+    absl::StatusOr<conformance::GeneratedCase> c =
+        conformance::GenerateCase(GetParam(), seed);
+    if (!c.ok()) continue;  // no valid draw (reported as skipped)
+    if (c->replicated() || c->uses_host) {
+      ++unsupported;
+      if (reason.empty()) reason = "replicated or host transfers";
+      continue;
+    }
+    bool ok = true;
+    for (const char* arch : {"sm_90", "sm_90a"}) {
+      GpuCompileOptions options;
+      options.arch = arch;
+      absl::StatusOr<GpuProgram> p = CompileModuleToPtx(*c->module, options);
+      if (!p.ok()) {
+        ok = false;
+        if (p.status().code() == absl::StatusCode::kUnimplemented) {
+          ++unsupported;
+          if (reason.empty()) reason = std::string(p.status().message());
+        } else {
+          ADD_FAILURE() << c->id << " (" << arch << "): " << p.status() << "\n"
+                        << c->module_text;
+        }
+        break;
+      }
+      absl::StatusOr<CubinResult> cubin = CompilePtxToCubin(p->ptx, arch);
+      if (!cubin.ok()) {
+        ok = false;
+        ADD_FAILURE() << c->id << " (" << arch << "): " << cubin.status();
+        break;
+      }
+    }
+    compiled += ok ? 1 : 0;
+  }
+  std::printf(
+      "GPU generated %s: %d cases compiled and accepted by ptxas for "
+      "sm_90 and sm_90a, %d unsupported%s\n",
+      std::string(HloOpcodeString(GetParam())).c_str(), compiled, unsupported,
+      reason.empty() ? "" : absl::StrCat(" (", reason, ")").c_str());
+}
+
+INSTANTIATE_TEST_SUITE_P(Generated, GpuGeneratedTest,
+                         ::testing::ValuesIn(conformance::GeneratedOps()),
+                         [](const ::testing::TestParamInfo<HloOpcode>& info) {
+                           std::string name(HloOpcodeString(info.param));
                            for (char& c : name) {
                              if (!isalnum(static_cast<unsigned char>(c)))
                                c = '_';
