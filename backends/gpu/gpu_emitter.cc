@@ -562,7 +562,18 @@ class GpuModuleEmitter {
   struct ReduceShape {
     bool row = true;
     int64_t batch = 1, rows = 1, columns = 1;  // see KernelKind
+    // The operand's dimensions of each group, physically minor to major:
+    // kept major ([batch] or the row kernel's rows), reduced, kept minor
+    // (the column kernel's columns); dimensions of size 1 are in none.
+    std::vector<int64_t> a_dims, r_dims, b_dims;
   };
+  // Sets index[d] for the dimensions `dims` (minor to major) of `shape`
+  // from their linear position `linear` (i64) among them; i32 arithmetic
+  // when their product is below 2^31.
+  void FillIndex(IrIndex& index, llvm::Value* linear,
+                 const std::vector<int64_t>& dims, const Shape& shape);
+  // The operand index with the size-1 dimensions set to 0, the rest unset.
+  IrIndex UnitIndex(const Shape& shape);
 
  private:
   std::optional<ReduceShape> NormalizeReduce(const HloInstruction& inst);
@@ -878,6 +889,7 @@ std::optional<GpuModuleEmitter::ReduceShape> GpuModuleEmitter::NormalizeReduce(
   // Physical order, major to minor, without dimensions of size 1: kept
   // dimensions, then the reduced ones, then kept ones ([A][R][B]).
   std::vector<int64_t> kept_order;
+  std::vector<int64_t> a_dims, r_dims, b_dims;  // major to minor here
   int64_t a = 1, r = 1, w = 1;
   int phase = 0;  // 0: in A, 1: in R, 2: in B
   for (auto it = m2m.rbegin(); it != m2m.rend(); ++it) {
@@ -888,12 +900,17 @@ std::optional<GpuModuleEmitter::ReduceShape> GpuModuleEmitter::NormalizeReduce(
       if (phase == 2) return std::nullopt;
       phase = 1;
       r *= size;
+      r_dims.push_back(d);
     } else {
       if (phase == 1) phase = 2;
       (phase == 0 ? a : w) *= size;
+      (phase == 0 ? a_dims : b_dims).push_back(d);
       kept_order.push_back(d);
     }
   }
+  std::reverse(a_dims.begin(), a_dims.end());
+  std::reverse(r_dims.begin(), r_dims.end());
+  std::reverse(b_dims.begin(), b_dims.end());
   // The result's dimensions are the kept ones in order; its physical
   // order must follow the operand's.
   std::vector<int64_t> kept;
@@ -912,6 +929,9 @@ std::optional<GpuModuleEmitter::ReduceShape> GpuModuleEmitter::NormalizeReduce(
   }
   if (out_order != kept_order) return std::nullopt;
   ReduceShape rs;
+  rs.a_dims = std::move(a_dims);
+  rs.r_dims = std::move(r_dims);
+  rs.b_dims = std::move(b_dims);
   if (w == 1) {
     // XLA takes the tiled row emitter from about 32 columns on.
     if (r < 16) return std::nullopt;
@@ -926,6 +946,30 @@ std::optional<GpuModuleEmitter::ReduceShape> GpuModuleEmitter::NormalizeReduce(
   rs.rows = r;
   rs.columns = w;
   return rs;
+}
+
+void GpuModuleEmitter::FillIndex(IrIndex& index, llvm::Value* linear,
+                                 const std::vector<int64_t>& dims,
+                                 const Shape& shape) {
+  int64_t product = 1;
+  for (int64_t d : dims) product *= shape.dimensions(d);
+  llvm::Type* t =
+      product < (int64_t{1} << 31) ? b_.getInt32Ty() : b_.getInt64Ty();
+  llvm::Value* rest = b_.CreateTrunc(linear, t);
+  for (size_t k = 0; k < dims.size(); ++k) {
+    llvm::Value* size = llvm::ConstantInt::get(t, shape.dimensions(dims[k]));
+    llvm::Value* i = k + 1 == dims.size() ? rest : b_.CreateURem(rest, size);
+    index[dims[k]] = b_.CreateZExt(i, b_.getInt64Ty());
+    if (k + 1 < dims.size()) rest = b_.CreateUDiv(rest, size);
+  }
+}
+
+IrIndex GpuModuleEmitter::UnitIndex(const Shape& shape) {
+  IrIndex index(shape.rank(), nullptr);
+  for (int64_t d = 0; d < shape.rank(); ++d) {
+    if (shape.dimensions(d) == 1) index[d] = ctx_.I64(0);
+  }
+  return index;
 }
 
 int64_t GpuModuleEmitter::WordsOf(llvm::Type* t) {
@@ -1054,15 +1098,18 @@ absl::Status GpuModuleEmitter::EmitRowReduceKernel(const HloInstruction& inst,
       [&](llvm::Value* row) -> absl::Status {
         b_.CreateStore(b_.getFalse(), valid_slot);
         b_.CreateStore(llvm::Constant::getNullValue(t), acc_slot);
+        // The kept dimensions once per row, the reduced ones per element
+        // (no division at all for one reduced dimension).
+        IrIndex row_index = UnitIndex(in);
+        FillIndex(row_index, row, rs.a_dims, in);
         // Per-thread partials over a strided slice of the row (adjacent
         // threads read adjacent elements).
         HLOREF_RETURN_IF_ERROR(ctx_.EmitForLoop(
             "column", b_.CreateZExt(tid, b_.getInt64Ty()), ctx_.I64(rs.columns),
             ctx_.I64(kBlockSize), [&](llvm::Value* c) -> absl::Status {
-              llvm::Value* linear =
-                  b_.CreateAdd(b_.CreateMul(row, ctx_.I64(rs.columns)), c);
-              HLOREF_ASSIGN_OR_RETURN(llvm::Value * v,
-                                      gens[0](Delinearize(linear, in)));
+              IrIndex index = row_index;
+              FillIndex(index, c, rs.r_dims, in);
+              HLOREF_ASSIGN_OR_RETURN(llvm::Value * v, gens[0](index));
               llvm::Value* acc = b_.CreateLoad(t, acc_slot);
               llvm::Value* valid = b_.CreateLoad(b_.getInt1Ty(), valid_slot);
               HLOREF_ASSIGN_OR_RETURN(llvm::Value * both,
@@ -1171,16 +1218,16 @@ absl::Status GpuModuleEmitter::EmitColumnReduceKernel(
   HLOREF_RETURN_IF_ERROR(ctx_.EmitIf(
       b_.CreateICmpULT(column, ctx_.I64(rs.columns)),
       [&]() -> absl::Status {
+        // Kept dimensions once, the reduced ones per element.
+        IrIndex fixed = UnitIndex(in);
+        FillIndex(fixed, batch, rs.a_dims, in);
+        FillIndex(fixed, column, rs.b_dims, in);
         return ctx_.EmitForLoop(
             "h", b_.CreateZExt(ty, i64), ctx_.I64(rs.rows), ctx_.I64(32),
             [&](llvm::Value* h) -> absl::Status {
-              llvm::Value* linear = b_.CreateAdd(
-                  b_.CreateMul(
-                      b_.CreateAdd(b_.CreateMul(batch, ctx_.I64(rs.rows)), h),
-                      ctx_.I64(rs.columns)),
-                  column);
-              HLOREF_ASSIGN_OR_RETURN(llvm::Value * v,
-                                      gens[0](Delinearize(linear, in)));
+              IrIndex index = fixed;
+              FillIndex(index, h, rs.r_dims, in);
+              HLOREF_ASSIGN_OR_RETURN(llvm::Value * v, gens[0](index));
               llvm::Value* acc = b_.CreateLoad(t, acc_slot);
               llvm::Value* valid = b_.CreateLoad(b_.getInt1Ty(), valid_slot);
               HLOREF_ASSIGN_OR_RETURN(llvm::Value * both,
