@@ -702,15 +702,15 @@ class GpuModuleEmitter {
           });
     }
     if (inst.shape().IsArray() && table_.Elemental(inst.opcode())) {
-      // The elemental emitter refused: its reason.
-      absl::StatusOr<std::vector<ElementGenerator>> ops =
-          std::vector<ElementGenerator>(
-              inst.operand_count(),
-              [](const IrIndex&) -> absl::StatusOr<llvm::Value*> {
-                return absl::InternalError("placeholder");
-              });
+      // The elemental emitter refused: its reason (it emits no code when
+      // asked with placeholder generators, as fusion's CanEmitElementally).
+      const std::vector<ElementGenerator> placeholders(
+          inst.operand_count(),
+          [](const IrIndex&) -> absl::StatusOr<llvm::Value*> {
+            return absl::InternalError("placeholder generator called");
+          });
       absl::StatusOr<ElementGenerator> g =
-          table_.Elemental(inst.opcode())(ctx_, inst, *ops);
+          table_.Elemental(inst.opcode())(ctx_, inst, placeholders);
       if (!g.ok()) return g.status();
     }
     return absl::UnimplementedError(

@@ -17,7 +17,10 @@
 //                 [b, m, k] x [b, k, n] dots of f32 / f64 / f16 / bf16;
 //   serial        instructions with only a buffer emitter (scatter,
 //                 variadic reduce, batch-norm, ...) and calls / fusions
-//                 that are not element-wise run in one device thread.
+//                 that are not element-wise run in one device thread; so
+//                 does the whole entry computation when it holds while,
+//                 conditional, async, copy-start or domain (through the
+//                 shared computation emitter, as on the CPU).
 // Calls the shared emitters make into the C math library are resolved to
 // libdevice (`exp` -> __nv_exp, `expf` -> __nv_expf, the CPU runtime's
 // large-argument sin/cos/tan fallbacks -> __nv_sin ...); any other call
