@@ -2,6 +2,7 @@
 
 #include <dlfcn.h>
 
+#include <cstdlib>
 #include <memory>
 #include <type_traits>
 
@@ -20,10 +21,15 @@ absl::StatusOr<CudaDriver*> LoadDriver() {
   auto no_device = [](const std::string& why) {
     return absl::FailedPreconditionError(absl::StrCat("no CUDA device: ", why));
   };
-  void* lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  // HLOREF_LIBCUDA names another driver library (the tests' fake one).
+  const char* override_path = std::getenv("HLOREF_LIBCUDA");
+  const char* path = override_path != nullptr && override_path[0] != '\0'
+                         ? override_path
+                         : "libcuda.so.1";
+  void* lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
   if (lib == nullptr) {
     const char* e = dlerror();
-    return no_device(absl::StrCat("cannot load the CUDA driver libcuda.so.1 (",
+    return no_device(absl::StrCat("cannot load the CUDA driver ", path, " (",
                                   e != nullptr ? e : "not found", ")"));
   }
   auto d = std::make_unique<CudaDriver>();
