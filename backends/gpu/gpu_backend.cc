@@ -124,6 +124,10 @@ class GpuExecutable : public backends::Executable {
     for (size_t i = 0; i < program_.result_buffers.size(); ++i) {
       const int64_t id = program_.result_buffers[i];
       const Shape& s = program_.result_shapes[i];
+      if (id < 0) {  // a token leaf
+        results.push_back(Literal::Token());
+        continue;
+      }
       std::vector<uint8_t> bytes(std::max<int64_t>(codegen::ArrayBytes(s), 1));
       if (codegen::ArrayBytes(s) > 0) {
         HLOREF_RETURN_IF_ERROR(

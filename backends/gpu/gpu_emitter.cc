@@ -50,6 +50,16 @@ struct ValueTree {
     if (shape.IsArray()) out->push_back(buffer);
     for (const ValueTree& e : elements) e.CollectBuffers(out);
   }
+  // Array and token leaves, depth first (tokens with buffer -1): the
+  // flattened literals of a result.
+  void CollectLeaves(std::vector<int64_t>* buffers,
+                     std::vector<Shape>* shapes) const {
+    if (shape.IsArray() || shape.IsToken()) {
+      buffers->push_back(shape.IsArray() ? buffer : -1);
+      shapes->push_back(shape);
+    }
+    for (const ValueTree& e : elements) e.CollectLeaves(buffers, shapes);
+  }
 };
 
 // The C math library functions the shared emitters may call (every
@@ -119,8 +129,7 @@ class GpuModuleEmitter {
       }
     }
     const ValueTree& root = values_.at(entry.root());
-    root.CollectBuffers(&program_.result_buffers);
-    codegen::CollectArrayShapes(entry.root()->shape(), &program_.result_shapes);
+    root.CollectLeaves(&program_.result_buffers, &program_.result_shapes);
     ResolveLibdeviceCalls();
     {
       llvm::raw_string_ostream os(program_.llvm_ir);
@@ -150,11 +159,11 @@ class GpuModuleEmitter {
           inst, absl::UnimplementedError(
                     "the GPU backend does not compile bounded dynamic shapes"));
     }
-    if (!shape.IsArray() && !shape.IsTuple()) {
+    if (!shape.IsArray() && !shape.IsTuple() && !shape.IsToken()) {
       return codegen::InstructionCodegenError(
           inst, absl::UnimplementedError(absl::StrCat(
                     "the GPU backend does not compile values of shape ",
-                    shape.ToString(false), " (tokens, host transfers)")));
+                    shape.ToString(false))));
     }
     return absl::OkStatus();
   }
@@ -197,6 +206,8 @@ class GpuModuleEmitter {
       buffer.shape = shape;
       buffer.bytes = codegen::ArrayBytes(shape);
       v.buffer = NewBuffer(std::move(buffer));
+    } else if (shape.IsToken()) {
+      ++*leaf;  // a leaf of the flattened argument, with no buffer
     }
     return v;
   }
@@ -631,6 +642,13 @@ class GpuModuleEmitter {
         values_[&inst] = std::move(e);
         return absl::OkStatus();
       }
+      case HloOpcode::kAfterAll: {
+        ValueTree token;
+        token.shape = inst.shape();
+        values_[&inst] = std::move(token);
+        return absl::OkStatus();
+      }
+      case HloOpcode::kAddDependency:
       case HloOpcode::kOptimizationBarrier: {
         ValueTree e = values_.at(inst.operand(0));
         values_[&inst] = std::move(e);

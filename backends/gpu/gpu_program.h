@@ -68,7 +68,8 @@ struct GpuProgram {
   std::string arch;
   std::vector<GpuBuffer> buffers;
   std::vector<KernelLaunch> launches;
-  // One buffer per array leaf of the entry's root, depth first.
+  // One buffer per array or token leaf of the entry's root, depth first
+  // (-1 for a token).
   std::vector<int64_t> result_buffers;
   std::vector<Shape> result_shapes;
   std::string llvm_ir;       // before optimisation

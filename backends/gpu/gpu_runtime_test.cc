@@ -99,6 +99,24 @@ ENTRY e {
   EXPECT_EQ((*out)[1].ToString(), b->ToString());
 }
 
+TEST_F(GpuRuntimeTest, TokenLeavesComeBackAsTokens) {
+  absl::StatusOr<std::unique_ptr<backends::Executable>> e = Compile(R"(
+HloModule m
+ENTRY e {
+  a = f32[2] parameter(0)
+  t = token[] after-all()
+  ROOT r = (token[], f32[2]) tuple(t, a)
+})");
+  ASSERT_TRUE(e.ok()) << e.status();
+  absl::StatusOr<Literal> a = ParseLiteral("f32[2] {1.5, -0}");
+  ASSERT_TRUE(a.ok());
+  absl::StatusOr<std::vector<Literal>> out = (*e)->Run({*a});
+  ASSERT_TRUE(out.ok()) << out.status();
+  ASSERT_EQ(out->size(), 2u);
+  EXPECT_TRUE((*out)[0].shape().IsToken());
+  EXPECT_EQ((*out)[1].ToString(), a->ToString());
+}
+
 TEST_F(GpuRuntimeTest, LaunchesTheProgramsKernelsWithItsDimensions) {
   absl::StatusOr<std::unique_ptr<backends::Executable>> e = Compile(R"(
 HloModule m
