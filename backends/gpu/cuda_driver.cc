@@ -14,8 +14,9 @@ namespace {
 // cuda.h 13.0 values.
 constexpr int kAttrComputeCapabilityMajor = 75;
 constexpr int kAttrComputeCapabilityMinor = 76;
-// CUDA 13 toolkits emit code that needs driver 13.0 (580) or later.
-constexpr int kMinDriverVersion = 13000;
+// PTX ISA 8.5 (LLVM 19's highest) is JIT-compiled by drivers of CUDA
+// 12.5 (555) and later; cubins from CUDA 13's nvJitLink need 13.0 (580).
+constexpr int kMinDriverVersion = 12050;
 
 absl::StatusOr<CudaDriver*> LoadDriver() {
   auto no_device = [](const std::string& why) {
@@ -72,10 +73,11 @@ absl::StatusOr<CudaDriver*> LoadDriver() {
   }
   d->driver_get_version(&d->driver_version);
   if (d->driver_version < kMinDriverVersion) {
-    return no_device(
-        absl::StrCat("the driver supports CUDA ", d->driver_version / 1000, ".",
-                     d->driver_version % 1000 / 10,
-                     "; code from CUDA 13 needs a 13.0 driver (580) or later"));
+    return no_device(absl::StrCat(
+        "the driver supports CUDA ", d->driver_version / 1000, ".",
+        d->driver_version % 1000 / 10,
+        "; the GPU backend's PTX 8.5 needs a CUDA 12.5 driver (555) or "
+        "later"));
   }
   if (CuResult r = d->device_get(&d->device, 0); r != 0) {
     return no_device(absl::StrCat("cuDeviceGet(0): ", d->ErrorString(r)));

@@ -52,14 +52,17 @@ struct CudaDriver {
 
   // "CUDA_ERROR_X: text" for a result code.
   std::string ErrorString(CuResult r) const;
+  // Whether cubins from CUDA 13's nvJitLink load (driver 13.0, 580, or
+  // later); older drivers get PTX to JIT-compile.
+  bool LoadsCuda13Cubins() const { return driver_version >= 13000; }
   // OK for CUDA_SUCCESS, else Internal "<what>: CUDA_ERROR_X: text".
   absl::Status Check(CuResult r, const std::string& what) const;
 };
 
 // The driver with device 0's primary context current on the calling
 // thread, or FailedPrecondition "no CUDA device: <why>" (no libcuda.so.1,
-// cuInit failed, zero devices, a driver older than the toolkit). Loaded
-// once per process.
+// cuInit failed, zero devices, a driver older than CUDA 12.5, which cannot
+// JIT PTX 8.5). Loaded once per process.
 absl::StatusOr<CudaDriver*> GetCudaDriver();
 
 }  // namespace hloref::gpu

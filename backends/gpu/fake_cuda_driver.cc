@@ -29,8 +29,10 @@ constexpr int kInvalidValue = 1;    // CUDA_ERROR_INVALID_VALUE
 
 extern "C" {
 int cuInit(unsigned) { return 0; }
+// HLOREF_FAKE_CUDA_DRIVER_VERSION overrides the driver version (13000).
 int cuDriverGetVersion(int* v) {
-  *v = 13000;
+  const char* version = std::getenv("HLOREF_FAKE_CUDA_DRIVER_VERSION");
+  *v = version != nullptr ? std::atoi(version) : 13000;
   return 0;
 }
 int cuDeviceGetCount(int* n) {
@@ -56,15 +58,19 @@ int cuDevicePrimaryCtxRetain(void** ctx, int) {
 }
 int cuCtxSetCurrent(void*) { return 0; }
 int cuCtxSynchronize() { return 0; }
+bool last_module_cubin = false;
 int cuModuleLoadData(void** module, const void* image) {
   // A cubin is an ELF file.
   const bool elf = std::memcmp(image,
                                "\x7f"
                                "ELF",
                                4) == 0;
+  last_module_cubin = elf;
   *module = new Module{elf};
   return 0;
 }
+// 1 when the last module loaded was a cubin, 0 for PTX.
+int fake_cuda_last_module_was_cubin() { return last_module_cubin ? 1 : 0; }
 int cuModuleUnload(void* module) {
   delete static_cast<Module*>(module);
   return 0;

@@ -195,12 +195,13 @@ class GpuBackend : public backends::Backend {
     }
     if (!driver.ok()) return driver.status();
     CudaDriver* d = *driver;
-    // The cubin when it is for this device, else the PTX (JIT-compiled by
-    // the driver for newer devices).
-    const bool exact = compile.arch == absl::StrCat("sm_", d->compute_major,
-                                                    d->compute_minor) ||
-                       compile.arch == absl::StrCat("sm_", d->compute_major,
-                                                    d->compute_minor, "a");
+    // The cubin when it is for this device and the driver loads CUDA 13
+    // cubins; else the PTX, JIT-compiled by the driver.
+    const bool exact = (compile.arch == absl::StrCat("sm_", d->compute_major,
+                                                     d->compute_minor) ||
+                        compile.arch == absl::StrCat("sm_", d->compute_major,
+                                                     d->compute_minor, "a")) &&
+                       d->LoadsCuda13Cubins();
     if (exact && !cubin.ok()) return cubin.status();
     CuModule cu_module = nullptr;
     HLOREF_RETURN_IF_ERROR(d->Check(

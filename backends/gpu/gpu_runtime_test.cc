@@ -50,6 +50,13 @@ std::vector<Launch> Launches() {
 
 Shape F32(int64_t n) { return Shape(PrimitiveType::kF32, {n}); }
 
+bool LastModuleWasCubin() {
+  void* lib = dlopen(std::getenv("HLOREF_LIBCUDA"), RTLD_NOW | RTLD_NOLOAD);
+  auto f = reinterpret_cast<int (*)()>(
+      dlsym(lib, "fake_cuda_last_module_was_cubin"));
+  return f != nullptr && f() == 1;
+}
+
 class GpuRuntimeTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -127,6 +134,8 @@ ENTRY e {
   ASSERT_TRUE(e.ok()) << e.status();
   Literal arg(F32(1000));
   const size_t before = Launches().size();
+  // Driver 13.0 and a device of compute capability 9.0: an sm_90 cubin.
+  EXPECT_TRUE(LastModuleWasCubin());
   absl::StatusOr<std::vector<Literal>> out = (*e)->Run({arg});
   ASSERT_TRUE(out.ok()) << out.status();
   std::vector<Launch> launches = Launches();
@@ -171,6 +180,32 @@ ENTRY e {
   EXPECT_EQ(out.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(std::string(out.status().message()),
               HasSubstr("the module expects f32[8]"));
+}
+
+// A CUDA 12.8 driver cannot load CUDA 13 cubins: the PTX is loaded for the
+// driver to JIT-compile. The driver is loaded once per process, so this
+// runs only as its own process (ctest runs each test alone).
+class GpuRuntimeOldDriverTest : public GpuRuntimeTest {
+ protected:
+  void SetUp() override {
+    setenv("HLOREF_FAKE_CUDA_DRIVER_VERSION", "12080", 1);
+    GpuRuntimeTest::SetUp();
+    if (IsSkipped() || HasFatalFailure()) return;
+    if ((*GetCudaDriver())->driver_version != 12080) {
+      GTEST_SKIP() << "the fake driver was loaded earlier in this process";
+    }
+  }
+};
+
+TEST_F(GpuRuntimeOldDriverTest, LoadsPtxForTheDriverToCompile) {
+  absl::StatusOr<std::unique_ptr<backends::Executable>> e = Compile(R"(
+HloModule m
+ENTRY e {
+  a = f32[8] parameter(0)
+  ROOT n = f32[8] negate(a)
+})");
+  ASSERT_TRUE(e.ok()) << e.status();
+  EXPECT_FALSE(LastModuleWasCubin());
 }
 
 }  // namespace
