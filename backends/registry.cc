@@ -11,6 +11,9 @@
 #include "absl/strings/str_join.h"
 #include "backends/command/command_backend.h"
 #include "backends/cpu/cpu_backend.h"
+#ifdef HLOREF_HAVE_GPU_BACKEND
+#include "backends/gpu/gpu_backend.h"
+#endif
 #include "backends/interpreter/interpreter_backend.h"
 #include "backends/plugin/plugin_backend.h"
 
@@ -64,6 +67,12 @@ absl::Status RegisterBuiltinBackends(BackendRegistry* registry) {
       "cpu", "cpu", [](absl::string_view) {
         return cpu::CreateCpuBackend(cpu::DefaultCpuBackendOptions());
       }));
+#ifdef HLOREF_HAVE_GPU_BACKEND
+  HLOREF_RETURN_IF_ERROR(registry->Register(
+      "gpu", "gpu", [](absl::string_view) {
+        return gpu::CreateGpuBackend(gpu::DefaultGpuBackendOptions());
+      }));
+#endif
   HLOREF_RETURN_IF_ERROR(registry->Register(
       "plugin:", "plugin:<path.so>", [](absl::string_view path) {
         return CreatePluginBackend(std::string(path));

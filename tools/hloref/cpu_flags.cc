@@ -2,6 +2,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "backends/cpu/cpu_backend.h"
+#ifdef HLOREF_HAVE_GPU_BACKEND
+#include "backends/gpu/gpu_backend.h"
+#include "backends/gpu/nvptx_target.h"
+#endif
 
 namespace hloref::tools {
 
@@ -17,6 +21,12 @@ const char kCpuFlagsHelp[] =
   --cpu-fast              --backend=cpu: fast mode: bf16 dots on AVX512_BF16
                           vdpbf16ps, which flushes subnormals (certify with
                           --deviations=ftz=f32+bf16)
+  --gpu-arch=sm_NN[a]     --backend=gpu: the PTX target (default: the
+                          device's compute capability, sm_90 without one)
+  --gpu-dump=DIR          --backend=gpu: write every compiled module's LLVM
+                          IR (NAME.ll, NAME.opt.ll), PTX (NAME.ptx) and
+                          launches and ptxas resource usage
+                          (NAME.resources.txt) to DIR; works without a GPU
 )";
 
 void AddCpuOptionSpecs(std::vector<OptionSpec>* specs) {
@@ -25,6 +35,8 @@ void AddCpuOptionSpecs(std::vector<OptionSpec>* specs) {
   specs->push_back({"cpu-opt", true});
   specs->push_back({"cpu-no-fusion", false});
   specs->push_back({"cpu-fast", false});
+  specs->push_back({"gpu-arch", true});
+  specs->push_back({"gpu-dump", true});
 }
 
 absl::Status ApplyCpuFlags(const CommandLine& cl) {
@@ -52,6 +64,26 @@ absl::Status ApplyCpuFlags(const CommandLine& cl) {
   }
   if (cl.Has("cpu-no-fusion")) options.fuse_elementwise = false;
   if (cl.Has("cpu-fast")) options.fast = true;
+  if (auto arch = cl.Get("gpu-arch")) {
+#ifdef HLOREF_HAVE_GPU_BACKEND
+    if (absl::Status s = gpu::CheckArch(*arch); !s.ok()) return s;
+    gpu::DefaultGpuBackendOptions().arch = *arch;
+#else
+    return absl::InvalidArgumentError(
+        "--gpu-arch: this hloref was built without the GPU backend");
+#endif
+  }
+  if (auto dir = cl.Get("gpu-dump")) {
+    if (dir->empty()) {
+      return absl::InvalidArgumentError("--gpu-dump needs a directory");
+    }
+#ifdef HLOREF_HAVE_GPU_BACKEND
+    gpu::DefaultGpuBackendOptions().dump_dir = *dir;
+#else
+    return absl::InvalidArgumentError(
+        "--gpu-dump: this hloref was built without the GPU backend");
+#endif
+  }
   return absl::OkStatus();
 }
 

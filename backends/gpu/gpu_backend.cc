@@ -1,0 +1,279 @@
+#include "backends/gpu/gpu_backend.h"
+
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <mutex>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "backends/codegen/ir_value.h"
+#include "backends/gpu/cuda_driver.h"
+#include "backends/gpu/gpu_emitter.h"
+#include "backends/gpu/nvjitlink.h"
+#include "backends/gpu/nvptx_target.h"
+#include "spec/util/status_macros.h"
+#include "spec/verifier/verifier.h"
+
+namespace hloref::gpu {
+
+namespace {
+
+absl::Status WriteFile(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+  if (!out) return absl::InternalError(absl::StrCat("cannot write ", path));
+  return absl::OkStatus();
+}
+
+std::string SafeName(std::string name) {
+  for (char& c : name) {
+    if (!isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-' &&
+        c != '.') {
+      c = '_';
+    }
+  }
+  return name.empty() ? "module" : name;
+}
+
+// A compiled module loaded on the device.
+class GpuExecutable : public backends::Executable {
+ public:
+  GpuExecutable(CudaDriver* driver, GpuProgram program, CuModule module,
+                std::vector<CuFunction> functions)
+      : driver_(driver),
+        program_(std::move(program)),
+        module_(module),
+        functions_(std::move(functions)) {}
+  ~GpuExecutable() override {
+    if (module_ != nullptr) driver_->module_unload(module_);
+  }
+
+  absl::StatusOr<std::vector<Literal>> Run(
+      absl::Span<const Literal> args) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    HLOREF_RETURN_IF_ERROR(driver_->Check(
+        driver_->ctx_set_current(driver_->context), "cuCtxSetCurrent"));
+    // Flattened array leaves of every argument.
+    std::vector<std::vector<Literal>> leaves;
+    for (const Literal& a : args) {
+      leaves.push_back(backends::FlattenLiteral(Literal(a)));
+    }
+    struct Buffers {
+      CudaDriver* d;
+      std::vector<CuDevicePtr> ptrs;
+      ~Buffers() {
+        for (CuDevicePtr p : ptrs) {
+          if (p != 0) d->mem_free(p);
+        }
+      }
+    } buffers{driver_, std::vector<CuDevicePtr>(program_.buffers.size(), 0)};
+    for (size_t i = 0; i < program_.buffers.size(); ++i) {
+      const GpuBuffer& b = program_.buffers[i];
+      HLOREF_RETURN_IF_ERROR(driver_->Check(
+          driver_->mem_alloc(
+              &buffers.ptrs[i],
+              static_cast<size_t>(std::max<int64_t>(b.bytes, 1))),
+          absl::StrCat("cuMemAlloc of ", b.bytes, " bytes")));
+      if (b.kind == GpuBuffer::Kind::kConstant && b.bytes > 0) {
+        HLOREF_RETURN_IF_ERROR(driver_->Check(
+            driver_->memcpy_htod(buffers.ptrs[i], b.data.data(), b.bytes),
+            "cuMemcpyHtoD (constant)"));
+      } else if (b.kind == GpuBuffer::Kind::kParameter) {
+        if (b.parameter >= static_cast<int64_t>(leaves.size()) ||
+            b.leaf >= static_cast<int64_t>(leaves[b.parameter].size())) {
+          return absl::InvalidArgumentError(
+              absl::StrCat("the module takes more arguments than the ",
+                           args.size(), " given"));
+        }
+        const Literal& lit = leaves[b.parameter][b.leaf];
+        if (!lit.shape().SameDimensions(b.shape) ||
+            lit.shape().element_type() != b.shape.element_type()) {
+          return absl::InvalidArgumentError(
+              absl::StrCat("argument ", b.parameter, " leaf ", b.leaf,
+                           " has shape ", lit.shape().ToString(),
+                           ", the module expects ", b.shape.ToString()));
+        }
+        std::vector<uint8_t> bytes(std::max<int64_t>(b.bytes, 1));
+        codegen::LiteralToPhysical(lit, b.shape, bytes.data());
+        if (b.bytes > 0) {
+          HLOREF_RETURN_IF_ERROR(driver_->Check(
+              driver_->memcpy_htod(buffers.ptrs[i], bytes.data(), b.bytes),
+              "cuMemcpyHtoD (argument)"));
+        }
+      }
+    }
+    for (size_t l = 0; l < program_.launches.size(); ++l) {
+      const KernelLaunch& k = program_.launches[l];
+      std::vector<CuDevicePtr> values;
+      for (int64_t id : k.buffers) values.push_back(buffers.ptrs[id]);
+      std::vector<void*> params;
+      for (CuDevicePtr& v : values) params.push_back(&v);
+      CuResult r = driver_->launch_kernel(
+          functions_[l], k.grid[0], k.grid[1], k.grid[2], k.block[0],
+          k.block[1], k.block[2], 0, nullptr, params.data(), nullptr);
+      if (r == 0) r = driver_->ctx_synchronize();
+      if (r != 0) {
+        return absl::InternalError(
+            absl::StrCat("GPU kernel ", k.kernel, " of ", k.instruction,
+                         " failed: ", driver_->ErrorString(r)));
+      }
+    }
+    std::vector<Literal> results;
+    for (size_t i = 0; i < program_.result_buffers.size(); ++i) {
+      const int64_t id = program_.result_buffers[i];
+      const Shape& s = program_.result_shapes[i];
+      if (id < 0) {  // a token leaf
+        results.push_back(Literal::Token());
+        continue;
+      }
+      std::vector<uint8_t> bytes(std::max<int64_t>(codegen::ArrayBytes(s), 1));
+      if (codegen::ArrayBytes(s) > 0) {
+        HLOREF_RETURN_IF_ERROR(
+            driver_->Check(driver_->memcpy_dtoh(bytes.data(), buffers.ptrs[id],
+                                                codegen::ArrayBytes(s)),
+                           "cuMemcpyDtoH (result)"));
+      }
+      results.push_back(codegen::PhysicalToLiteral(bytes.data(), s));
+    }
+    return results;
+  }
+
+ private:
+  CudaDriver* driver_;
+  GpuProgram program_;
+  CuModule module_;
+  std::vector<CuFunction> functions_;
+  std::mutex mu_;
+};
+
+class GpuBackend : public backends::Backend {
+ public:
+  explicit GpuBackend(GpuBackendOptions options)
+      : options_(std::move(options)) {}
+
+  std::string name() const override { return "gpu"; }
+
+  absl::Status Supports(const HloInstruction&) const override {
+    return absl::OkStatus();
+  }
+
+  absl::StatusOr<std::unique_ptr<backends::Executable>> Compile(
+      const HloModule& module, const backends::CompileOptions&) override {
+    VerifyOptions verify;
+    verify.max_elements = std::numeric_limits<int64_t>::max();
+    HLOREF_RETURN_IF_ERROR(VerifyModule(module, verify));
+    if (module.config().replica_count * module.config().num_partitions > 1) {
+      return absl::UnimplementedError(
+          "the GPU backend runs single-replica modules only");
+    }
+    absl::StatusOr<CudaDriver*> driver = GetCudaDriver();
+    if (!driver.ok() && options_.dump_dir.empty()) return driver.status();
+    GpuCompileOptions compile;
+    compile.arch = options_.arch;
+    if (compile.arch.empty()) {
+      compile.arch = "sm_90";
+      if (driver.ok()) {
+        std::string device_arch = absl::StrCat("sm_", (*driver)->compute_major,
+                                               (*driver)->compute_minor);
+        if (CheckArch(device_arch).ok()) compile.arch = device_arch;
+      }
+    }
+    compile.opt_level = options_.opt_level;
+    compile.fuse_elementwise = options_.fuse_elementwise;
+    compile.specialised_kernels = options_.specialised_kernels;
+    HLOREF_ASSIGN_OR_RETURN(GpuProgram program,
+                            CompileModuleToPtx(module, compile));
+    absl::StatusOr<CubinResult> cubin =
+        CompilePtxToCubin(program.ptx, compile.arch);
+    if (!options_.dump_dir.empty()) {
+      HLOREF_RETURN_IF_ERROR(
+          WriteGpuDump(options_.dump_dir, program,
+                       cubin.ok() ? cubin->info_log
+                                  : std::string(cubin.status().message())));
+    }
+    if (!driver.ok()) return driver.status();
+    CudaDriver* d = *driver;
+    // The cubin when it is for this device and the driver loads CUDA 13
+    // cubins; else the PTX, JIT-compiled by the driver.
+    const bool exact = (compile.arch == absl::StrCat("sm_", d->compute_major,
+                                                     d->compute_minor) ||
+                        compile.arch == absl::StrCat("sm_", d->compute_major,
+                                                     d->compute_minor, "a")) &&
+                       d->LoadsCuda13Cubins();
+    if (exact && !cubin.ok()) return cubin.status();
+    CuModule cu_module = nullptr;
+    HLOREF_RETURN_IF_ERROR(d->Check(
+        d->module_load_data(
+            &cu_module, exact ? static_cast<const void*>(cubin->cubin.data())
+                              : program.ptx.c_str()),
+        absl::StrCat("cuModuleLoadData (", compile.arch, " ",
+                     exact ? "cubin" : "PTX", ")")));
+    std::vector<CuFunction> functions;
+    for (const KernelLaunch& k : program.launches) {
+      CuFunction f = nullptr;
+      absl::Status s =
+          d->Check(d->module_get_function(&f, cu_module, k.kernel.c_str()),
+                   absl::StrCat("cuModuleGetFunction(", k.kernel, ") for ",
+                                k.instruction));
+      if (!s.ok()) {
+        d->module_unload(cu_module);
+        return s;
+      }
+      functions.push_back(f);
+    }
+    return std::unique_ptr<backends::Executable>(new GpuExecutable(
+        d, std::move(program), cu_module, std::move(functions)));
+  }
+
+ private:
+  GpuBackendOptions options_;
+};
+
+}  // namespace
+
+GpuBackendOptions& DefaultGpuBackendOptions() {
+  static GpuBackendOptions* options = new GpuBackendOptions();
+  return *options;
+}
+
+absl::StatusOr<std::unique_ptr<backends::Backend>> CreateGpuBackend(
+    GpuBackendOptions options) {
+  if (!options.arch.empty()) HLOREF_RETURN_IF_ERROR(CheckArch(options.arch));
+  return std::unique_ptr<backends::Backend>(new GpuBackend(std::move(options)));
+}
+
+absl::Status WriteGpuDump(const std::string& dir, const GpuProgram& program,
+                          const std::string& resources) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) {
+    return absl::InternalError(absl::StrCat(
+        "cannot create --gpu-dump directory ", dir, ": ", ec.message()));
+  }
+  static std::mutex mu;
+  static int64_t counter = 0;
+  int64_t id;
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    id = counter++;
+  }
+  const std::string base =
+      absl::StrCat(dir, "/", SafeName(program.module_name), ".", id);
+  HLOREF_RETURN_IF_ERROR(WriteFile(base + ".ll", program.llvm_ir));
+  HLOREF_RETURN_IF_ERROR(WriteFile(base + ".opt.ll", program.optimized_ir));
+  HLOREF_RETURN_IF_ERROR(WriteFile(base + ".ptx", program.ptx));
+  std::string launches;
+  for (const KernelLaunch& k : program.launches) {
+    absl::StrAppend(&launches, k.kernel, " grid(", k.grid[0], ",", k.grid[1],
+                    ",", k.grid[2], ") block(", k.block[0], ",", k.block[1],
+                    ",", k.block[2], ")  ", k.instruction, "\n");
+  }
+  return WriteFile(
+      base + ".resources.txt",
+      absl::StrCat("arch ", program.arch, "\n", launches,
+                   "\n--- ptxas (nvJitLink -verbose)\n", resources, "\n"));
+}
+
+}  // namespace hloref::gpu

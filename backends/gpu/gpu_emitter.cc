@@ -1,0 +1,1506 @@
+#include "backends/gpu/gpu_emitter.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+#include "backends/codegen/computation_emitter.h"
+#include "backends/codegen/emit_context.h"
+#include "backends/codegen/emitter_table.h"
+#include "backends/codegen/fusion.h"
+#include "backends/codegen/ir_value.h"
+#include "backends/codegen/llvm_types.h"
+#include "backends/gpu/nvptx_target.h"
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/Function.h"
+#include "llvm/IR/GlobalVariable.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/Intrinsics.h"
+#include "llvm/IR/IntrinsicsNVPTX.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Metadata.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/raw_ostream.h"
+#include "spec/util/status_macros.h"
+
+namespace hloref::gpu {
+
+namespace {
+
+using codegen::ElementGenerator;
+using codegen::EmitContext;
+using codegen::IrArray;
+using codegen::IrIndex;
+using codegen::IrValue;
+
+// The value of an entry instruction: buffers (array leaves) in a tree.
+struct ValueTree {
+  Shape shape;
+  int64_t buffer = -1;  // arrays
+  std::vector<ValueTree> elements;
+  void CollectBuffers(std::vector<int64_t>* out) const {
+    if (shape.IsArray()) out->push_back(buffer);
+    for (const ValueTree& e : elements) e.CollectBuffers(out);
+  }
+  // Array and token leaves, depth first (tokens with buffer -1): the
+  // flattened literals of a result.
+  void CollectLeaves(std::vector<int64_t>* buffers,
+                     std::vector<Shape>* shapes) const {
+    if (shape.IsArray() || shape.IsToken()) {
+      buffers->push_back(shape.IsArray() ? buffer : -1);
+      shapes->push_back(shape);
+    }
+    for (const ValueTree& e : elements) e.CollectLeaves(buffers, shapes);
+  }
+};
+
+// The C math library functions the shared emitters may call (every
+// parameter and the result of one floating-point type) and their
+// libdevice names; the CPU runtime's large-argument fallbacks of the f64
+// sin / cos / tan kernels (math_ir.h) map to libdevice's.
+std::string LibdeviceName(const llvm::Function& f) {
+  static const absl::flat_hash_set<std::string>* const libm =
+      new absl::flat_hash_set<std::string>{
+          "exp",       "exp2",  "expm1", "log",    "log2",    "log10",
+          "log1p",     "sin",   "cos",   "tan",    "sinh",    "cosh",
+          "tanh",      "asin",  "acos",  "atan",   "asinh",   "acosh",
+          "atanh",     "atan2", "pow",   "hypot",  "fmod",    "remainder",
+          "cbrt",      "erf",   "erfc",  "lgamma", "tgamma",  "nextafter",
+          "sqrt",      "floor", "ceil",  "trunc",  "round",   "rint",
+          "nearbyint", "fabs",  "fmin",  "fmax",   "copysign"};
+  const std::string name = f.getName().str();
+  if (name == "hloref_cpu_sin_f64") return "__nv_sin";
+  if (name == "hloref_cpu_cos_f64") return "__nv_cos";
+  if (name == "hloref_cpu_tan_f64") return "__nv_tan";
+  if (!libm->contains(name)) return "";
+  llvm::FunctionType* t = f.getFunctionType();
+  llvm::Type* r = t->getReturnType();
+  if (!r->isFloatTy() && !r->isDoubleTy()) return "";
+  for (llvm::Type* p : t->params()) {
+    if (p != r) return "";
+  }
+  return absl::StrCat("__nv_", name, r->isFloatTy() ? "f" : "");
+}
+
+bool IsKnownExternal(const llvm::Function& f) {
+  return f.isIntrinsic() || f.getName().starts_with("__nv_") ||
+         !LibdeviceName(f).empty();
+}
+
+class GpuModuleEmitter {
+ public:
+  GpuModuleEmitter(const HloModule& module, const GpuCompileOptions& options)
+      : module_(module),
+        options_(options),
+        llvm_module_(std::make_unique<llvm::Module>(module.name(), context_)),
+        b_(context_),
+        table_(codegen::DefaultEmitterTable()),
+        ctx_(*llvm_module_, b_, table_, [&] {
+          codegen::CodegenOptions o;
+          o.fuse_elementwise = options.fuse_elementwise;
+          return o;
+        }()) {}
+
+  absl::StatusOr<GpuProgram> Run() {
+    HLOREF_RETURN_IF_ERROR(PrepareModuleForNvptx(*llvm_module_, options_.arch));
+    program_.module_name = module_.name();
+    program_.arch = options_.arch;
+    const HloComputation& entry = *module_.entry();
+    for (const auto& comp : module_.computations()) {
+      for (const auto& inst : comp->instructions()) {
+        HLOREF_RETURN_IF_ERROR(CheckShape(*inst, inst->shape()));
+      }
+    }
+    if (NeedsSerialEntry(entry)) {
+      HLOREF_RETURN_IF_ERROR(EmitSerialEntry(entry));
+    } else {
+      inlined_ = codegen::ChooseInlinedInstructions(ctx_, entry);
+      for (const auto& inst : entry.instructions()) {
+        absl::Status s = EmitInstruction(*inst);
+        if (!s.ok()) return codegen::InstructionCodegenError(*inst, s);
+      }
+    }
+    const ValueTree& root = values_.at(entry.root());
+    root.CollectLeaves(&program_.result_buffers, &program_.result_shapes);
+    ResolveLibdeviceCalls();
+    {
+      llvm::raw_string_ostream os(program_.llvm_ir);
+      llvm_module_->print(os, nullptr);
+    }
+    PtxOptions ptx_options;
+    ptx_options.arch = options_.arch;
+    ptx_options.opt_level = options_.opt_level;
+    ptx_options.libdevice_path = options_.libdevice_path;
+    HLOREF_ASSIGN_OR_RETURN(PtxResult ptx, EmitPtx(*llvm_module_, ptx_options));
+    program_.optimized_ir = std::move(ptx.optimized_ir);
+    program_.ptx = std::move(ptx.ptx);
+    program_.linked_libdevice = ptx.linked_libdevice;
+    return std::move(program_);
+  }
+
+ private:
+  absl::Status CheckShape(const HloInstruction& inst, const Shape& shape) {
+    if (shape.IsTuple()) {
+      for (const Shape& e : shape.tuple_shapes()) {
+        HLOREF_RETURN_IF_ERROR(CheckShape(inst, e));
+      }
+      return absl::OkStatus();
+    }
+    if (shape.IsArray() && !shape.is_static()) {
+      return codegen::InstructionCodegenError(
+          inst, absl::UnimplementedError(
+                    "the GPU backend does not compile bounded dynamic shapes"));
+    }
+    if (!shape.IsArray() && !shape.IsTuple() && !shape.IsToken()) {
+      return codegen::InstructionCodegenError(
+          inst, absl::UnimplementedError(absl::StrCat(
+                    "the GPU backend does not compile values of shape ",
+                    shape.ToString(false))));
+    }
+    return absl::OkStatus();
+  }
+
+  int64_t NewBuffer(GpuBuffer buffer) {
+    program_.buffers.push_back(std::move(buffer));
+    return static_cast<int64_t>(program_.buffers.size()) - 1;
+  }
+
+  ValueTree NewTemps(const Shape& shape) {
+    ValueTree v;
+    v.shape = shape;
+    if (shape.IsTuple()) {
+      for (const Shape& e : shape.tuple_shapes()) {
+        v.elements.push_back(NewTemps(e));
+      }
+    } else if (shape.IsArray()) {
+      GpuBuffer buffer;
+      buffer.kind = GpuBuffer::Kind::kTemp;
+      buffer.shape = shape;
+      buffer.bytes = codegen::ArrayBytes(shape);
+      v.buffer = NewBuffer(std::move(buffer));
+    }
+    return v;
+  }
+
+  ValueTree ParameterTree(const Shape& shape, int64_t parameter,
+                          int64_t* leaf) {
+    ValueTree v;
+    v.shape = shape;
+    if (shape.IsTuple()) {
+      for (const Shape& e : shape.tuple_shapes()) {
+        v.elements.push_back(ParameterTree(e, parameter, leaf));
+      }
+    } else if (shape.IsArray()) {
+      GpuBuffer buffer;
+      buffer.kind = GpuBuffer::Kind::kParameter;
+      buffer.parameter = parameter;
+      buffer.leaf = (*leaf)++;
+      buffer.shape = shape;
+      buffer.bytes = codegen::ArrayBytes(shape);
+      v.buffer = NewBuffer(std::move(buffer));
+    } else if (shape.IsToken()) {
+      ++*leaf;  // a leaf of the flattened argument, with no buffer
+    }
+    return v;
+  }
+
+  absl::StatusOr<ValueTree> ConstantTree(const Literal& literal,
+                                         const Shape& shape) {
+    ValueTree v;
+    v.shape = shape;
+    if (shape.IsTuple()) {
+      for (int64_t i = 0; i < shape.tuple_size(); ++i) {
+        HLOREF_ASSIGN_OR_RETURN(
+            ValueTree e,
+            ConstantTree(literal.tuple_element(i), shape.tuple_shapes(i)));
+        v.elements.push_back(std::move(e));
+      }
+      return v;
+    }
+    if (!shape.IsArray()) return v;
+    if (literal.is_elided()) {
+      return absl::InvalidArgumentError(
+          "the constant's value is elided ({...}); it cannot be compiled");
+    }
+    GpuBuffer buffer;
+    buffer.kind = GpuBuffer::Kind::kConstant;
+    buffer.shape = shape;
+    buffer.bytes = codegen::ArrayBytes(shape);
+    buffer.data.resize(std::max<int64_t>(buffer.bytes, 1));
+    codegen::LiteralToPhysical(literal, shape, buffer.data.data());
+    v.buffer = NewBuffer(std::move(buffer));
+    return v;
+  }
+
+  // ---------------------------------------------------------------------
+  // Kernels.
+
+  llvm::Value* Sreg(llvm::Intrinsic::ID id) {
+    llvm::Function* f = llvm::Intrinsic::getDeclaration(llvm_module_.get(), id);
+    return b_.CreateCall(f, {});
+  }
+  llvm::Value* Sreg64(llvm::Intrinsic::ID id) {
+    return b_.CreateZExt(Sreg(id), b_.getInt64Ty());
+  }
+
+  // Non-inlined instructions whose values the kernel of `inst` reads
+  // (through inlined producers), in first-use order.
+  void CollectInputs(const HloInstruction& inst,
+                     std::vector<const HloInstruction*>* out,
+                     absl::flat_hash_set<const HloInstruction*>* seen) {
+    for (const HloInstruction* op : inst.operands()) {
+      if (!seen->insert(op).second) continue;
+      if (inlined_.contains(op)) {
+        CollectInputs(*op, out, seen);
+      } else {
+        out->push_back(op);
+      }
+    }
+  }
+
+  IrValue ToIrValue(const ValueTree& v,
+                    const absl::flat_hash_map<int64_t, llvm::Value*>& args) {
+    IrValue out;
+    out.shape = v.shape;
+    if (v.shape.IsArray()) out.array = IrArray(args.at(v.buffer), v.shape);
+    for (const ValueTree& e : v.elements) {
+      out.elements.push_back(ToIrValue(e, args));
+    }
+    return out;
+  }
+
+  // Starts kernel `name` taking the buffers of `inputs` (read only) and
+  // `output` (written); leaves the builder in its entry block with
+  // kernel_values_ set. `max_threads` is its block size (launch bound).
+  absl::StatusOr<llvm::Function*> BeginKernel(
+      const HloInstruction& inst, absl::string_view kind,
+      const std::vector<const HloInstruction*>& inputs, const ValueTree& output,
+      int64_t max_threads, KernelLaunch* launch) {
+    std::vector<int64_t> buffers;
+    for (const HloInstruction* in : inputs) {
+      values_.at(in).CollectBuffers(&buffers);
+    }
+    const size_t num_inputs = buffers.size();
+    output.CollectBuffers(&buffers);
+    // One argument per distinct buffer.
+    std::vector<int64_t> distinct;
+    absl::flat_hash_set<int64_t> seen;
+    for (int64_t id : buffers) {
+      if (seen.insert(id).second) distinct.push_back(id);
+    }
+    std::string name = absl::StrCat("k", program_.launches.size(), "_", kind,
+                                    "_", inst.name());
+    for (char& c : name) {
+      if (!isalnum(static_cast<unsigned char>(c)) && c != '_') c = '_';
+    }
+    std::vector<llvm::Type*> params(distinct.size(), b_.getPtrTy());
+    auto* fty = llvm::FunctionType::get(b_.getVoidTy(), params, false);
+    llvm::Function* f = llvm::Function::Create(
+        fty, llvm::GlobalValue::ExternalLinkage, name, *llvm_module_);
+    f->addFnAttr(llvm::Attribute::NoUnwind);
+    absl::flat_hash_map<int64_t, llvm::Value*> args;
+    absl::flat_hash_set<int64_t> outputs(buffers.begin() + num_inputs,
+                                         buffers.end());
+    for (size_t i = 0; i < distinct.size(); ++i) {
+      llvm::Argument* a = f->getArg(static_cast<unsigned>(i));
+      a->setName(absl::StrCat("b", distinct[i]));
+      // Buffers never overlap (every result has its own), and a kernel
+      // never writes what it reads.
+      a->addAttr(llvm::Attribute::NoAlias);
+      if (!outputs.contains(distinct[i])) {
+        a->addAttr(llvm::Attribute::ReadOnly);
+      }
+      args[distinct[i]] = a;
+    }
+    // Kernel entry and launch bound (facts doc 2.3: metadata, not
+    // attributes).
+    llvm::NamedMDNode* annotations =
+        llvm_module_->getOrInsertNamedMetadata("nvvm.annotations");
+    auto md = [&](const char* key, int32_t v) {
+      llvm::Metadata* ops[] = {llvm::ValueAsMetadata::get(f),
+                               llvm::MDString::get(context_, key),
+                               llvm::ConstantAsMetadata::get(b_.getInt32(v))};
+      annotations->addOperand(llvm::MDNode::get(context_, ops));
+    };
+    md("kernel", 1);
+    md("maxntidx", static_cast<int32_t>(max_threads));
+    kernel_state_ = EmitContext::FunctionState();
+    kernel_state_.function = f;
+    kernel_state_.run_context =
+        llvm::ConstantPointerNull::get(llvm::PointerType::get(context_, 0));
+    ctx_.set_function_state(&kernel_state_);
+    ctx_.set_run_context(kernel_state_.run_context);
+    b_.SetInsertPoint(llvm::BasicBlock::Create(context_, "entry", f));
+    kernel_values_.clear();
+    for (const HloInstruction* in : inputs) {
+      kernel_values_[in] = ToIrValue(values_.at(in), args);
+    }
+    kernel_output_ = ToIrValue(output, args);
+    launch->kernel = name;
+    launch->instruction = inst.ToString();
+    launch->buffers = distinct;
+    return f;
+  }
+
+  absl::Status EndKernel(const HloInstruction& inst, KernelLaunch launch) {
+    b_.CreateRetVoid();
+    ctx_.set_function_state(nullptr);
+    // Calls into anything but libdevice and intrinsics: the instruction
+    // needs the CPU runtime.
+    for (const llvm::Function& f : *llvm_module_) {
+      if (f.isDeclaration() && !f.use_empty() && !IsKnownExternal(f)) {
+        return absl::UnimplementedError(
+            absl::StrCat("the GPU backend has no device implementation of ",
+                         f.getName().str(), ", which ",
+                         HloOpcodeString(inst.opcode()), " calls on the CPU"));
+      }
+    }
+    program_.launches.push_back(std::move(launch));
+    return absl::OkStatus();
+  }
+
+  absl::StatusOr<ElementGenerator> GeneratorOf(const HloInstruction& inst) {
+    if (inlined_.contains(&inst)) return ElementalGenerator(inst);
+    auto it = kernel_values_.find(&inst);
+    if (it == kernel_values_.end() || !it->second.IsArray()) {
+      return absl::InternalError(
+          absl::StrCat("no array value for ", inst.name()));
+    }
+    IrArray array = it->second.array;
+    EmitContext* ctx = &ctx_;
+    return ElementGenerator(
+        [array, ctx](const IrIndex& index) -> absl::StatusOr<llvm::Value*> {
+          return array.EmitRead(*ctx, index);
+        });
+  }
+
+  absl::StatusOr<std::vector<ElementGenerator>> OperandGenerators(
+      const HloInstruction& inst) {
+    std::vector<ElementGenerator> operands;
+    for (const HloInstruction* op : inst.operands()) {
+      HLOREF_ASSIGN_OR_RETURN(ElementGenerator g, GeneratorOf(*op));
+      operands.push_back(std::move(g));
+    }
+    return operands;
+  }
+
+  absl::StatusOr<ElementGenerator> ElementalGenerator(
+      const HloInstruction& inst) {
+    HLOREF_ASSIGN_OR_RETURN(std::vector<ElementGenerator> operands,
+                            OperandGenerators(inst));
+    if (inst.opcode() == HloOpcode::kFusion) {
+      return FusionGenerator(inst, operands);
+    }
+    return table_.Elemental(inst.opcode())(ctx_, inst, operands);
+  }
+
+  const HloComputation* FusedComputation(const HloInstruction& inst) {
+    if (inst.to_apply() != nullptr) return inst.to_apply();
+    if (!inst.called_computations().empty()) {
+      return inst.called_computations()[0];
+    }
+    return nullptr;
+  }
+
+  // Whether a fusion's computation is element-wise all through.
+  bool ElementalFusion(const HloInstruction& inst) {
+    const HloComputation* fused = FusedComputation(inst);
+    if (fused == nullptr || !inst.shape().IsArray()) return false;
+    for (const auto& fi : fused->instructions()) {
+      if (fi->opcode() == HloOpcode::kParameter) continue;
+      if (fi->opcode() == HloOpcode::kConstant) {
+        if (!fi->shape().IsArray()) return false;
+        continue;
+      }
+      if (!codegen::CanEmitElementally(ctx_, *fi)) return false;
+    }
+    return true;
+  }
+
+  // The generator of a fusion's root from its operands' generators; the
+  // fused constants become constant globals of the module.
+  absl::StatusOr<ElementGenerator> FusionGenerator(
+      const HloInstruction& inst, absl::Span<const ElementGenerator> operands) {
+    const HloComputation* fused = FusedComputation(inst);
+    absl::flat_hash_map<const HloInstruction*, ElementGenerator> gens;
+    EmitContext* ctx = &ctx_;
+    for (const auto& fi : fused->instructions()) {
+      const HloInstruction* i = fi.get();
+      if (i->opcode() == HloOpcode::kParameter) {
+        gens[i] = operands[i->parameter_number()];
+        continue;
+      }
+      if (i->opcode() == HloOpcode::kConstant) {
+        if (i->literal().is_elided()) {
+          return absl::InvalidArgumentError(
+              "a fused constant's value is elided ({...})");
+        }
+        std::vector<uint8_t> bytes(
+            std::max<int64_t>(codegen::ArrayBytes(i->shape()), 1));
+        codegen::LiteralToPhysical(i->literal(), i->shape(), bytes.data());
+        llvm::Constant* init = llvm::ConstantDataArray::get(
+            context_, llvm::ArrayRef<uint8_t>(bytes.data(), bytes.size()));
+        auto* g = new llvm::GlobalVariable(
+            *llvm_module_, init->getType(), /*isConstant=*/true,
+            llvm::GlobalValue::PrivateLinkage, init, "constant");
+        g->setAlignment(llvm::Align(16));
+        IrArray a(g, i->shape());
+        gens[i] = [a, ctx](const IrIndex& idx) -> absl::StatusOr<llvm::Value*> {
+          return a.EmitRead(*ctx, idx);
+        };
+        continue;
+      }
+      std::vector<ElementGenerator> ops;
+      for (const HloInstruction* op : i->operands()) ops.push_back(gens.at(op));
+      absl::StatusOr<ElementGenerator> g =
+          table_.Elemental(i->opcode())(ctx_, *i, ops);
+      if (!g.ok()) return codegen::InstructionCodegenError(*i, g.status());
+      gens[i] = *std::move(g);
+    }
+    return gens.at(fused->root());
+  }
+
+  // The logical index of linear physical position `linear` of `shape`
+  // (i32 arithmetic when the shape has fewer than 2^31 elements).
+  IrIndex Delinearize(llvm::Value* linear, const Shape& shape) {
+    const int64_t rank = shape.rank();
+    IrIndex index(rank, nullptr);
+    std::vector<int64_t> m2m = shape.LayoutOrDefault().minor_to_major;
+    if (static_cast<int64_t>(m2m.size()) != rank) {
+      m2m = Layout::Descending(rank).minor_to_major;
+    }
+    const bool narrow = shape.num_elements() < (int64_t{1} << 31);
+    llvm::Type* t = narrow ? b_.getInt32Ty() : b_.getInt64Ty();
+    llvm::Value* rest = b_.CreateTrunc(linear, t);
+    for (int64_t k = 0; k < rank; ++k) {
+      const int64_t dim = m2m[k];
+      const int64_t size = shape.dimensions(dim);
+      llvm::Value* size_v = llvm::ConstantInt::get(t, size);
+      llvm::Value* i = k + 1 == rank ? rest : b_.CreateURem(rest, size_v);
+      index[dim] = b_.CreateZExt(i, b_.getInt64Ty());
+      if (k + 1 < rank) rest = b_.CreateUDiv(rest, size_v);
+    }
+    return index;
+  }
+
+  // Grid-stride loop over [0, n): body(i64 i).
+  absl::Status GridStride(
+      llvm::Value* n, const std::function<absl::Status(llvm::Value*)>& body) {
+    llvm::Value* block = Sreg64(llvm::Intrinsic::nvvm_read_ptx_sreg_ntid_x);
+    llvm::Value* start = b_.CreateAdd(
+        b_.CreateMul(Sreg64(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x),
+                     block),
+        Sreg64(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x));
+    llvm::Value* stride = b_.CreateMul(
+        Sreg64(llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_x), block);
+    return ctx_.EmitForLoop("grid", start, n, stride, body);
+  }
+
+  absl::Status EmitElementwiseKernel(const HloInstruction& inst,
+                                     const ValueTree& out) {
+    std::vector<const HloInstruction*> inputs;
+    absl::flat_hash_set<const HloInstruction*> seen;
+    CollectInputs(inst, &inputs, &seen);
+    KernelLaunch launch;
+    HLOREF_ASSIGN_OR_RETURN(
+        llvm::Function * f,
+        BeginKernel(inst, "loop", inputs, out, kBlockSize, &launch));
+    (void)f;
+    HLOREF_ASSIGN_OR_RETURN(ElementGenerator gen, ElementalGenerator(inst));
+    const IrArray o = kernel_output_.array;
+    const int64_t n = inst.shape().num_elements();
+    HLOREF_RETURN_IF_ERROR(
+        GridStride(ctx_.I64(n), [&](llvm::Value* i) -> absl::Status {
+          IrIndex index = Delinearize(i, inst.shape());
+          HLOREF_ASSIGN_OR_RETURN(llvm::Value * v, gen(index));
+          o.EmitWrite(ctx_, index, v);
+          return absl::OkStatus();
+        }));
+    launch.kind = KernelKind::kElementwise;
+    launch.elements = n;
+    launch.block[0] = kBlockSize;
+    launch.grid[0] = std::clamp<int64_t>((n + kBlockSize - 1) / kBlockSize, 1,
+                                         kMaxElementwiseBlocks);
+    return EndKernel(inst, std::move(launch));
+  }
+
+  // One device thread runs `body` (given the kernel's operand values and
+  // its output value).
+  absl::Status EmitSerialKernel(
+      const HloInstruction& inst, const ValueTree& out,
+      const std::function<absl::Status(absl::Span<const IrValue>,
+                                       const IrValue&)>& body) {
+    std::vector<const HloInstruction*> inputs;
+    for (const HloInstruction* op : inst.operands()) {
+      if (inlined_.contains(op)) {
+        return absl::InternalError("an inlined operand of a serial kernel");
+      }
+      if (std::find(inputs.begin(), inputs.end(), op) == inputs.end()) {
+        inputs.push_back(op);
+      }
+    }
+    KernelLaunch launch;
+    HLOREF_ASSIGN_OR_RETURN(
+        llvm::Function * f,
+        BeginKernel(inst, "serial", inputs, out, 1, &launch));
+    (void)f;
+    std::vector<IrValue> operands;
+    for (const HloInstruction* op : inst.operands()) {
+      operands.push_back(kernel_values_.at(op));
+    }
+    llvm::Value* first = b_.CreateICmpEQ(
+        b_.CreateOr(Sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x),
+                    Sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x)),
+        b_.getInt32(0));
+    HLOREF_RETURN_IF_ERROR(ctx_.EmitIf(
+        first, [&]() { return body(operands, kernel_output_); }, "serial"));
+    launch.kind = KernelKind::kSerial;
+    launch.elements = 1;
+    return EndKernel(inst, std::move(launch));
+  }
+
+  // ---------------------------------------------------------------------
+  // Reductions (gpu_reduction.cc) and dot (gpu_dot.cc).
+ public:
+  struct ReduceShape {
+    bool row = true;
+    int64_t batch = 1, rows = 1, columns = 1;  // see KernelKind
+    // The operand's dimensions of each group, physically minor to major:
+    // kept major ([batch] or the row kernel's rows), reduced, kept minor
+    // (the column kernel's columns); dimensions of size 1 are in none.
+    std::vector<int64_t> a_dims, r_dims, b_dims;
+  };
+  // Sets index[d] for the dimensions `dims` (minor to major) of `shape`
+  // from their linear position `linear` (i64) among them; i32 arithmetic
+  // when their product is below 2^31.
+  void FillIndex(IrIndex& index, llvm::Value* linear,
+                 const std::vector<int64_t>& dims, const Shape& shape);
+  // The operand index with the size-1 dimensions set to 0, the rest unset.
+  IrIndex UnitIndex(const Shape& shape);
+
+ private:
+  std::optional<ReduceShape> NormalizeReduce(const HloInstruction& inst);
+  absl::Status EmitRowReduceKernel(const HloInstruction& inst,
+                                   const ValueTree& out, const ReduceShape& rs);
+  absl::Status EmitColumnReduceKernel(const HloInstruction& inst,
+                                      const ValueTree& out,
+                                      const ReduceShape& rs);
+  bool CanonicalDot(const HloInstruction& inst, int64_t* batch, int64_t* m,
+                    int64_t* n, int64_t* k);
+  absl::Status EmitDotKernel(const HloInstruction& inst, const ValueTree& out,
+                             int64_t batch, int64_t m, int64_t n, int64_t k);
+  // Warp and block helpers of the reduction kernels.
+  std::vector<llvm::Value*> ToWords(llvm::Value* v);
+  llvm::Value* FromWords(absl::Span<llvm::Value* const> words, llvm::Type* t);
+  int64_t WordsOf(llvm::Type* t);
+  absl::StatusOr<llvm::Value*> Combine(const HloInstruction& reduce,
+                                       llvm::Value* a, llvm::Value* b);
+  struct Partial {
+    llvm::Value* value;
+    llvm::Value* valid;  // i1
+  };
+  absl::StatusOr<Partial> WarpReduce(const HloInstruction& reduce, Partial p);
+  llvm::GlobalVariable* SharedArray(absl::string_view name, int64_t words);
+
+  // ---------------------------------------------------------------------
+
+  absl::Status EmitInstruction(const HloInstruction& inst) {
+    if (inlined_.contains(&inst)) return absl::OkStatus();
+    switch (inst.opcode()) {
+      case HloOpcode::kParameter: {
+        int64_t leaf = 0;
+        values_[&inst] =
+            ParameterTree(inst.shape(), inst.parameter_number(), &leaf);
+        return absl::OkStatus();
+      }
+      case HloOpcode::kConstant: {
+        HLOREF_ASSIGN_OR_RETURN(ValueTree v,
+                                ConstantTree(inst.literal(), inst.shape()));
+        values_[&inst] = std::move(v);
+        return absl::OkStatus();
+      }
+      case HloOpcode::kTuple: {
+        ValueTree v;
+        v.shape = inst.shape();
+        for (const HloInstruction* op : inst.operands()) {
+          v.elements.push_back(values_.at(op));
+        }
+        values_[&inst] = std::move(v);
+        return absl::OkStatus();
+      }
+      case HloOpcode::kGetTupleElement: {
+        ValueTree e =
+            values_.at(inst.operand(0)).elements.at(inst.attrs().index);
+        values_[&inst] = std::move(e);
+        return absl::OkStatus();
+      }
+      case HloOpcode::kAfterAll: {
+        ValueTree token;
+        token.shape = inst.shape();
+        values_[&inst] = std::move(token);
+        return absl::OkStatus();
+      }
+      case HloOpcode::kAddDependency:
+      case HloOpcode::kOptimizationBarrier: {
+        ValueTree e = values_.at(inst.operand(0));
+        values_[&inst] = std::move(e);
+        return absl::OkStatus();
+      }
+      default:
+        break;
+    }
+    // Bitcasts and reshapes that only reinterpret a buffer alias it.
+    if ((inst.opcode() == HloOpcode::kBitcast ||
+         inst.opcode() == HloOpcode::kReshape) &&
+        inst.shape().IsArray() && inst.operand(0)->shape().IsArray() &&
+        !inlined_.contains(inst.operand(0)) &&
+        RowMajorReinterpretation(inst.operand(0)->shape(), inst.shape())) {
+      ValueTree v;
+      v.shape = inst.shape();
+      v.buffer = values_.at(inst.operand(0)).buffer;
+      values_[&inst] = v;
+      return absl::OkStatus();
+    }
+    ValueTree out = NewTemps(inst.shape());
+    values_[&inst] = out;
+    const bool elemental =
+        inst.shape().IsArray() &&
+        (inst.opcode() == HloOpcode::kFusion
+             ? ElementalFusion(inst)
+             : static_cast<bool>(table_.Elemental(inst.opcode())) &&
+                   codegen::CanEmitElementally(ctx_, inst));
+    if (elemental) {
+      if (options_.specialised_kernels) {
+        if (inst.opcode() == HloOpcode::kReduce) {
+          if (std::optional<ReduceShape> rs = NormalizeReduce(inst)) {
+            return rs->row ? EmitRowReduceKernel(inst, out, *rs)
+                           : EmitColumnReduceKernel(inst, out, *rs);
+          }
+        }
+        int64_t batch, m, n, k;
+        if (inst.opcode() == HloOpcode::kDot &&
+            CanonicalDot(inst, &batch, &m, &n, &k)) {
+          return EmitDotKernel(inst, out, batch, m, n, k);
+        }
+      }
+      return EmitElementwiseKernel(inst, out);
+    }
+    for (const HloInstruction* op : inst.operands()) {
+      if (inlined_.contains(op)) {
+        return absl::InternalError(
+            "fusion inlined a producer into a non-elemental consumer");
+      }
+    }
+    if (const codegen::BufferEmitter& e = table_.Buffer(inst.opcode())) {
+      return EmitSerialKernel(
+          inst, out,
+          [&](absl::Span<const IrValue> operands, const IrValue& output) {
+            return e(ctx_, inst, operands, output);
+          });
+    }
+    if (inst.opcode() == HloOpcode::kCall ||
+        inst.opcode() == HloOpcode::kFusion) {
+      const HloComputation* callee = FusedComputation(inst);
+      if (callee == nullptr) {
+        return absl::InvalidArgumentError(
+            "call or fusion without a computation");
+      }
+      return EmitSerialKernel(
+          inst, out,
+          [&](absl::Span<const IrValue> operands, const IrValue& output) {
+            return ctx_.EmitCallComputation(*callee, operands, output);
+          });
+    }
+    if (inst.shape().IsArray() && table_.Elemental(inst.opcode())) {
+      // The elemental emitter refused: its reason (it emits no code when
+      // asked with placeholder generators, as fusion's CanEmitElementally).
+      const std::vector<ElementGenerator> placeholders(
+          inst.operand_count(),
+          [](const IrIndex&) -> absl::StatusOr<llvm::Value*> {
+            return absl::InternalError("placeholder generator called");
+          });
+      absl::StatusOr<ElementGenerator> g =
+          table_.Elemental(inst.opcode())(ctx_, inst, placeholders);
+      if (!g.ok()) return g.status();
+    }
+    return absl::UnimplementedError(
+        absl::StrCat("the GPU backend does not compile ",
+                     HloOpcodeString(inst.opcode()), " yet"));
+  }
+
+  // Control flow and the async / copy-start wrappers at the entry level
+  // have no kernel of their own yet: the whole entry computation then runs
+  // in one device thread through the shared computation emitter (which
+  // handles them structurally, exactly as on the CPU).
+  static bool NeedsSerialEntry(const HloComputation& entry) {
+    for (const auto& inst : entry.instructions()) {
+      switch (inst->opcode()) {
+        case HloOpcode::kWhile:
+        case HloOpcode::kConditional:
+        case HloOpcode::kAsyncStart:
+        case HloOpcode::kAsyncUpdate:
+        case HloOpcode::kAsyncDone:
+        case HloOpcode::kCopyStart:
+        case HloOpcode::kCopyDone:
+        case HloOpcode::kDomain:
+          return true;
+        default:
+          break;
+      }
+    }
+    return false;
+  }
+
+  absl::Status EmitSerialEntry(const HloComputation& entry) {
+    std::vector<const HloInstruction*> params;
+    for (int64_t i = 0; i < entry.num_parameters(); ++i) {
+      const HloInstruction* p = entry.parameter(i);
+      int64_t leaf = 0;
+      values_[p] = ParameterTree(p->shape(), i, &leaf);
+      params.push_back(p);
+    }
+    ValueTree out = NewTemps(entry.root()->shape());
+    KernelLaunch launch;
+    HLOREF_ASSIGN_OR_RETURN(
+        llvm::Function * f,
+        BeginKernel(*entry.root(), "entry_serial", params, out, 1, &launch));
+    (void)f;
+    std::vector<IrValue> operands;
+    for (const HloInstruction* p : params) {
+      operands.push_back(kernel_values_.at(p));
+    }
+    llvm::Value* first = b_.CreateICmpEQ(
+        b_.CreateOr(Sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x),
+                    Sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x)),
+        b_.getInt32(0));
+    HLOREF_RETURN_IF_ERROR(ctx_.EmitIf(
+        first,
+        [&]() {
+          return ctx_.EmitCallComputation(entry, operands, kernel_output_);
+        },
+        "serial"));
+    launch.kind = KernelKind::kSerial;
+    launch.elements = 1;
+    launch.instruction =
+        absl::StrCat("the entry computation ", entry.name(), " (run serially)");
+    HLOREF_RETURN_IF_ERROR(EndKernel(*entry.root(), std::move(launch)));
+    values_[entry.root()] = out;
+    return absl::OkStatus();
+  }
+
+  static bool RowMajorReinterpretation(const Shape& from, const Shape& to) {
+    if (codegen::ArrayBytes(from) != codegen::ArrayBytes(to)) return false;
+    if (StorageBytes(from.element_type()) != StorageBytes(to.element_type())) {
+      return false;
+    }
+    auto descending = [](const Shape& s) {
+      Layout l = s.LayoutOrDefault();
+      return static_cast<int64_t>(l.minor_to_major.size()) != s.rank() ||
+             l.IsDescending();
+    };
+    return descending(from) && descending(to);
+  }
+
+  // Renames the C math library calls to libdevice's functions.
+  void ResolveLibdeviceCalls() {
+    std::vector<llvm::Function*> declarations;
+    for (llvm::Function& f : *llvm_module_) {
+      if (f.isDeclaration() && !f.isIntrinsic()) declarations.push_back(&f);
+    }
+    for (llvm::Function* f : declarations) {
+      const std::string target = LibdeviceName(*f);
+      if (target.empty()) continue;
+      if (llvm::Function* existing = llvm_module_->getFunction(target)) {
+        f->replaceAllUsesWith(existing);
+        f->eraseFromParent();
+      } else {
+        f->setName(target);
+      }
+    }
+  }
+
+  const HloModule& module_;
+  GpuCompileOptions options_;
+  llvm::LLVMContext context_;
+  std::unique_ptr<llvm::Module> llvm_module_;
+  codegen::IRBuilder b_;
+  codegen::EmitterTable table_;
+  EmitContext ctx_;
+  GpuProgram program_;
+  absl::flat_hash_map<const HloInstruction*, ValueTree> values_;
+  absl::flat_hash_set<const HloInstruction*> inlined_;
+  EmitContext::FunctionState kernel_state_;
+  absl::flat_hash_map<const HloInstruction*, IrValue> kernel_values_;
+  IrValue kernel_output_;
+};
+
+// -------------------------------------------------------------------------
+// Reductions in XLA's shape (facts doc 1.3) and the tiled dot.
+
+void AddAnnotation(llvm::Module& m, llvm::Function* f, const char* key,
+                   int32_t v) {
+  llvm::LLVMContext& c = m.getContext();
+  llvm::NamedMDNode* annotations =
+      m.getOrInsertNamedMetadata("nvvm.annotations");
+  llvm::Metadata* ops[] = {llvm::ValueAsMetadata::get(f),
+                           llvm::MDString::get(c, key),
+                           llvm::ConstantAsMetadata::get(llvm::ConstantInt::get(
+                               llvm::Type::getInt32Ty(c), v))};
+  annotations->addOperand(llvm::MDNode::get(c, ops));
+}
+
+// Marks the loop whose header block is `header` "do not unroll".
+void DisableUnroll(llvm::Function& f, llvm::StringRef header) {
+  for (llvm::BasicBlock& bb : f) {
+    auto* br = llvm::dyn_cast_or_null<llvm::BranchInst>(bb.getTerminator());
+    if (br == nullptr || !br->isUnconditional() ||
+        br->getSuccessor(0)->getName() != header) {
+      continue;
+    }
+    // Both the preheader's and the latch's branch get it; LLVM reads the
+    // latch's.
+    llvm::LLVMContext& c = f.getContext();
+    llvm::Metadata* disable[] = {
+        llvm::MDString::get(c, "llvm.loop.unroll.disable")};
+    llvm::TempMDTuple temp = llvm::MDNode::getTemporary(c, {});
+    llvm::Metadata* ops[] = {temp.get(), llvm::MDNode::get(c, disable)};
+    llvm::MDNode* loop = llvm::MDNode::getDistinct(c, ops);
+    loop->replaceOperandWith(0, loop);
+    br->setMetadata(llvm::LLVMContext::MD_loop, loop);
+  }
+}
+
+std::optional<GpuModuleEmitter::ReduceShape> GpuModuleEmitter::NormalizeReduce(
+    const HloInstruction& inst) {
+  if (inst.operand_count() != 2 || !inst.shape().IsArray() ||
+      inst.to_apply() == nullptr) {
+    return std::nullopt;
+  }
+  const Shape& in = inst.operand(0)->shape();
+  const Shape& out = inst.shape();
+  if (in.num_elements() == 0 || in.num_elements() >= (int64_t{1} << 31)) {
+    return std::nullopt;
+  }
+  llvm::Type* ct = codegen::ComputeType(context_, in.element_type());
+  if (WordsOf(ct) == 0 ||
+      codegen::ComputeType(context_, out.element_type()) != ct) {
+    return std::nullopt;
+  }
+  const int64_t rank = in.rank();
+  std::vector<bool> reduced(rank, false);
+  for (int64_t d : inst.attrs().dimensions) {
+    if (d < 0 || d >= rank) return std::nullopt;
+    reduced[d] = true;
+  }
+  std::vector<int64_t> m2m = in.LayoutOrDefault().minor_to_major;
+  if (static_cast<int64_t>(m2m.size()) != rank) {
+    m2m = Layout::Descending(rank).minor_to_major;
+  }
+  // Physical order, major to minor, without dimensions of size 1: kept
+  // dimensions, then the reduced ones, then kept ones ([A][R][B]).
+  std::vector<int64_t> kept_order;
+  std::vector<int64_t> a_dims, r_dims, b_dims;  // major to minor here
+  int64_t a = 1, r = 1, w = 1;
+  int phase = 0;  // 0: in A, 1: in R, 2: in B
+  for (auto it = m2m.rbegin(); it != m2m.rend(); ++it) {
+    const int64_t d = *it;
+    const int64_t size = in.dimensions(d);
+    if (size == 1) continue;
+    if (reduced[d]) {
+      if (phase == 2) return std::nullopt;
+      phase = 1;
+      r *= size;
+      r_dims.push_back(d);
+    } else {
+      if (phase == 1) phase = 2;
+      (phase == 0 ? a : w) *= size;
+      (phase == 0 ? a_dims : b_dims).push_back(d);
+      kept_order.push_back(d);
+    }
+  }
+  std::reverse(a_dims.begin(), a_dims.end());
+  std::reverse(r_dims.begin(), r_dims.end());
+  std::reverse(b_dims.begin(), b_dims.end());
+  // The result's dimensions are the kept ones in order; its physical
+  // order must follow the operand's.
+  std::vector<int64_t> kept;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (!reduced[d]) kept.push_back(d);
+  }
+  if (static_cast<int64_t>(kept.size()) != out.rank()) return std::nullopt;
+  std::vector<int64_t> om2m = out.LayoutOrDefault().minor_to_major;
+  if (static_cast<int64_t>(om2m.size()) != out.rank()) {
+    om2m = Layout::Descending(out.rank()).minor_to_major;
+  }
+  std::vector<int64_t> out_order;
+  for (auto it = om2m.rbegin(); it != om2m.rend(); ++it) {
+    if (out.dimensions(*it) == 1) continue;
+    out_order.push_back(kept[*it]);
+  }
+  if (out_order != kept_order) return std::nullopt;
+  ReduceShape rs;
+  rs.a_dims = std::move(a_dims);
+  rs.r_dims = std::move(r_dims);
+  rs.b_dims = std::move(b_dims);
+  if (w == 1) {
+    // XLA takes the tiled row emitter from about 32 columns on.
+    if (r < 16) return std::nullopt;
+    rs.row = true;
+    rs.rows = a;
+    rs.columns = r;
+    return rs;
+  }
+  if (r < 16 || a > 65535) return std::nullopt;
+  rs.row = false;
+  rs.batch = a;
+  rs.rows = r;
+  rs.columns = w;
+  return rs;
+}
+
+void GpuModuleEmitter::FillIndex(IrIndex& index, llvm::Value* linear,
+                                 const std::vector<int64_t>& dims,
+                                 const Shape& shape) {
+  int64_t product = 1;
+  for (int64_t d : dims) product *= shape.dimensions(d);
+  llvm::Type* t =
+      product < (int64_t{1} << 31) ? b_.getInt32Ty() : b_.getInt64Ty();
+  llvm::Value* rest = b_.CreateTrunc(linear, t);
+  for (size_t k = 0; k < dims.size(); ++k) {
+    llvm::Value* size = llvm::ConstantInt::get(t, shape.dimensions(dims[k]));
+    llvm::Value* i = k + 1 == dims.size() ? rest : b_.CreateURem(rest, size);
+    index[dims[k]] = b_.CreateZExt(i, b_.getInt64Ty());
+    if (k + 1 < dims.size()) rest = b_.CreateUDiv(rest, size);
+  }
+}
+
+IrIndex GpuModuleEmitter::UnitIndex(const Shape& shape) {
+  IrIndex index(shape.rank(), nullptr);
+  for (int64_t d = 0; d < shape.rank(); ++d) {
+    if (shape.dimensions(d) == 1) index[d] = ctx_.I64(0);
+  }
+  return index;
+}
+
+int64_t GpuModuleEmitter::WordsOf(llvm::Type* t) {
+  if (t->isFloatTy()) return 1;
+  if (t->isDoubleTy()) return 2;
+  if (t->isIntegerTy()) {
+    const unsigned bits = t->getIntegerBitWidth();
+    return bits <= 32 ? 1 : bits <= 64 ? 2 : 0;
+  }
+  return 0;
+}
+
+std::vector<llvm::Value*> GpuModuleEmitter::ToWords(llvm::Value* v) {
+  llvm::Type* t = v->getType();
+  llvm::Type* i32 = b_.getInt32Ty();
+  if (t->isFloatTy()) return {b_.CreateBitCast(v, i32)};
+  if (t->isDoubleTy()) v = b_.CreateBitCast(v, b_.getInt64Ty());
+  if (v->getType()->getIntegerBitWidth() <= 32) return {b_.CreateZExt(v, i32)};
+  llvm::Value* wide = b_.CreateZExt(v, b_.getInt64Ty());
+  return {b_.CreateTrunc(wide, i32),
+          b_.CreateTrunc(b_.CreateLShr(wide, 32), i32)};
+}
+
+llvm::Value* GpuModuleEmitter::FromWords(absl::Span<llvm::Value* const> words,
+                                         llvm::Type* t) {
+  if (t->isFloatTy()) return b_.CreateBitCast(words[0], t);
+  if (words.size() == 1) return b_.CreateTrunc(words[0], t);
+  llvm::Value* wide =
+      b_.CreateOr(b_.CreateZExt(words[0], b_.getInt64Ty()),
+                  b_.CreateShl(b_.CreateZExt(words[1], b_.getInt64Ty()), 32));
+  if (t->isDoubleTy()) return b_.CreateBitCast(wide, t);
+  return b_.CreateTrunc(wide, t);
+}
+
+absl::StatusOr<llvm::Value*> GpuModuleEmitter::Combine(
+    const HloInstruction& reduce, llvm::Value* a, llvm::Value* b) {
+  HLOREF_ASSIGN_OR_RETURN(
+      std::vector<llvm::Value*> r,
+      ctx_.EmitCallScalarComputation(*reduce.to_apply(), {a, b}));
+  if (r.size() != 1) {
+    return absl::InternalError("a reducer with more than one result");
+  }
+  return r[0];
+}
+
+// Shuffle-down tree over the 32 lanes of a warp (offsets 16, 8, 4, 2, 1,
+// 64-bit values as two 32-bit shuffles); lane 0 ends with the warp's
+// combination of the valid partials. Every lane of the warp must run it.
+absl::StatusOr<GpuModuleEmitter::Partial> GpuModuleEmitter::WarpReduce(
+    const HloInstruction& reduce, Partial p) {
+  llvm::Function* shfl = llvm::Intrinsic::getDeclaration(
+      llvm_module_.get(), llvm::Intrinsic::nvvm_shfl_sync_down_i32);
+  llvm::Value* lane = b_.CreateAnd(
+      Sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x), b_.getInt32(31));
+  llvm::Type* t = p.value->getType();
+  for (int offset = 16; offset >= 1; offset /= 2) {
+    std::vector<llvm::Value*> words = ToWords(p.value);
+    for (llvm::Value*& w : words) {
+      w = b_.CreateCall(
+          shfl, {b_.getInt32(-1), w, b_.getInt32(offset), b_.getInt32(31)});
+    }
+    llvm::Value* other_valid = b_.CreateCall(
+        shfl, {b_.getInt32(-1), b_.CreateZExt(p.valid, b_.getInt32Ty()),
+               b_.getInt32(offset), b_.getInt32(31)});
+    other_valid =
+        b_.CreateAnd(b_.CreateICmpNE(other_valid, b_.getInt32(0)),
+                     b_.CreateICmpULT(b_.CreateAdd(lane, b_.getInt32(offset)),
+                                      b_.getInt32(32)));
+    llvm::Value* other = FromWords(words, t);
+    HLOREF_ASSIGN_OR_RETURN(llvm::Value * both,
+                            Combine(reduce, p.value, other));
+    p.value = b_.CreateSelect(other_valid,
+                              b_.CreateSelect(p.valid, both, other), p.value);
+    p.valid = b_.CreateOr(p.valid, other_valid);
+  }
+  return p;
+}
+
+llvm::GlobalVariable* GpuModuleEmitter::SharedArray(absl::string_view name,
+                                                    int64_t words) {
+  auto* type = llvm::ArrayType::get(b_.getInt32Ty(), words);
+  auto* g = new llvm::GlobalVariable(
+      *llvm_module_, type, /*isConstant=*/false,
+      llvm::GlobalValue::InternalLinkage, llvm::UndefValue::get(type),
+      std::string(name), nullptr, llvm::GlobalValue::NotThreadLocal,
+      /*AddressSpace=*/3);
+  g->setAlignment(llvm::Align(16));
+  return g;
+}
+
+absl::Status GpuModuleEmitter::EmitRowReduceKernel(const HloInstruction& inst,
+                                                   const ValueTree& out,
+                                                   const ReduceShape& rs) {
+  std::vector<const HloInstruction*> inputs;
+  absl::flat_hash_set<const HloInstruction*> seen;
+  CollectInputs(inst, &inputs, &seen);
+  KernelLaunch launch;
+  HLOREF_ASSIGN_OR_RETURN(
+      llvm::Function * f,
+      BeginKernel(inst, "row_reduce", inputs, out, kBlockSize, &launch));
+  (void)f;
+  HLOREF_ASSIGN_OR_RETURN(std::vector<ElementGenerator> gens,
+                          OperandGenerators(inst));
+  const Shape& in = inst.operand(0)->shape();
+  llvm::Type* t = codegen::ComputeType(context_, in.element_type());
+  const int64_t words = WordsOf(t);
+  const int64_t warps = kBlockSize / 32;
+  llvm::GlobalVariable* smem = SharedArray("row_partials", warps * (words + 1));
+  llvm::Type* i32 = b_.getInt32Ty();
+  llvm::Value* tid = Sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x);
+  llvm::Value* lane = b_.CreateAnd(tid, b_.getInt32(31));
+  llvm::Value* warp = b_.CreateLShr(tid, b_.getInt32(5));
+  llvm::Value* acc_slot = ctx_.EntryAlloca(t, 1, "acc");
+  llvm::Value* valid_slot = ctx_.EntryAlloca(b_.getInt1Ty(), 1, "valid");
+  auto smem_word = [&](llvm::Value* slot, int64_t word) {
+    llvm::Value* i = b_.CreateAdd(b_.CreateMul(slot, b_.getInt32(words + 1)),
+                                  b_.getInt32(word));
+    return b_.CreateInBoundsGEP(smem->getValueType(), smem,
+                                {b_.getInt32(0), i});
+  };
+  llvm::Function* barrier = llvm::Intrinsic::getDeclaration(
+      llvm_module_.get(), llvm::Intrinsic::nvvm_barrier0);
+  HLOREF_RETURN_IF_ERROR(ctx_.EmitForLoop(
+      "row", Sreg64(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x),
+      ctx_.I64(rs.rows), Sreg64(llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_x),
+      [&](llvm::Value* row) -> absl::Status {
+        b_.CreateStore(b_.getFalse(), valid_slot);
+        b_.CreateStore(llvm::Constant::getNullValue(t), acc_slot);
+        // The kept dimensions once per row, the reduced ones per element
+        // (no division at all for one reduced dimension).
+        IrIndex row_index = UnitIndex(in);
+        FillIndex(row_index, row, rs.a_dims, in);
+        // Per-thread partials over a strided slice of the row (adjacent
+        // threads read adjacent elements).
+        HLOREF_RETURN_IF_ERROR(ctx_.EmitForLoop(
+            "column", b_.CreateZExt(tid, b_.getInt64Ty()), ctx_.I64(rs.columns),
+            ctx_.I64(kBlockSize), [&](llvm::Value* c) -> absl::Status {
+              IrIndex index = row_index;
+              FillIndex(index, c, rs.r_dims, in);
+              HLOREF_ASSIGN_OR_RETURN(llvm::Value * v, gens[0](index));
+              llvm::Value* acc = b_.CreateLoad(t, acc_slot);
+              llvm::Value* valid = b_.CreateLoad(b_.getInt1Ty(), valid_slot);
+              HLOREF_ASSIGN_OR_RETURN(llvm::Value * both,
+                                      Combine(inst, acc, v));
+              b_.CreateStore(b_.CreateSelect(valid, both, v), acc_slot);
+              b_.CreateStore(b_.getTrue(), valid_slot);
+              return absl::OkStatus();
+            }));
+        Partial p{b_.CreateLoad(t, acc_slot),
+                  b_.CreateLoad(b_.getInt1Ty(), valid_slot)};
+        HLOREF_ASSIGN_OR_RETURN(p, WarpReduce(inst, p));
+        HLOREF_RETURN_IF_ERROR(ctx_.EmitIf(
+            b_.CreateICmpEQ(lane, b_.getInt32(0)),
+            [&]() -> absl::Status {
+              std::vector<llvm::Value*> w = ToWords(p.value);
+              for (int64_t i = 0; i < words; ++i) {
+                b_.CreateStore(w[i], smem_word(warp, i));
+              }
+              b_.CreateStore(b_.CreateZExt(p.valid, i32),
+                             smem_word(warp, words));
+              return absl::OkStatus();
+            },
+            "warp_leader"));
+        b_.CreateCall(barrier, {});
+        HLOREF_RETURN_IF_ERROR(ctx_.EmitIf(
+            b_.CreateICmpEQ(warp, b_.getInt32(0)),
+            [&]() -> absl::Status {
+              llvm::Value* in_range =
+                  b_.CreateICmpULT(lane, b_.getInt32(warps));
+              llvm::Value* slot =
+                  b_.CreateSelect(in_range, lane, b_.getInt32(0));
+              std::vector<llvm::Value*> w;
+              for (int64_t i = 0; i < words; ++i) {
+                w.push_back(b_.CreateLoad(i32, smem_word(slot, i)));
+              }
+              llvm::Value* valid = b_.CreateAnd(
+                  in_range,
+                  b_.CreateICmpNE(b_.CreateLoad(i32, smem_word(slot, words)),
+                                  b_.getInt32(0)));
+              Partial q{FromWords(w, t), valid};
+              HLOREF_ASSIGN_OR_RETURN(q, WarpReduce(inst, q));
+              return ctx_.EmitIf(
+                  b_.CreateICmpEQ(lane, b_.getInt32(0)),
+                  [&]() -> absl::Status {
+                    HLOREF_ASSIGN_OR_RETURN(llvm::Value * init, gens[1]({}));
+                    HLOREF_ASSIGN_OR_RETURN(llvm::Value * all,
+                                            Combine(inst, init, q.value));
+                    llvm::Value* result = b_.CreateSelect(q.valid, all, init);
+                    kernel_output_.array.EmitWrite(
+                        ctx_, Delinearize(row, inst.shape()), result);
+                    return absl::OkStatus();
+                  },
+                  "write");
+            },
+            "warp0"));
+        // The partials are reused by the next row.
+        b_.CreateCall(barrier, {});
+        return absl::OkStatus();
+      }));
+  launch.kind = KernelKind::kRowReduce;
+  launch.rows = rs.rows;
+  launch.columns = rs.columns;
+  launch.block[0] = kBlockSize;
+  launch.grid[0] = std::clamp<int64_t>(rs.rows, 1, kMaxElementwiseBlocks);
+  return EndKernel(inst, std::move(launch));
+}
+
+absl::Status GpuModuleEmitter::EmitColumnReduceKernel(
+    const HloInstruction& inst, const ValueTree& out, const ReduceShape& rs) {
+  std::vector<const HloInstruction*> inputs;
+  absl::flat_hash_set<const HloInstruction*> seen;
+  CollectInputs(inst, &inputs, &seen);
+  KernelLaunch launch;
+  HLOREF_ASSIGN_OR_RETURN(
+      llvm::Function * f,
+      BeginKernel(inst, "column_reduce", inputs, out, 32, &launch));
+  AddAnnotation(*llvm_module_, f, "maxntidy", 32);
+  HLOREF_ASSIGN_OR_RETURN(std::vector<ElementGenerator> gens,
+                          OperandGenerators(inst));
+  const Shape& in = inst.operand(0)->shape();
+  llvm::Type* t = codegen::ComputeType(context_, in.element_type());
+  const int64_t words = WordsOf(t);
+  // 32 x 33 words per plane (one padding column against bank conflicts).
+  constexpr int64_t kPitch = 33;
+  llvm::GlobalVariable* smem =
+      SharedArray("column_tile", (words + 1) * 32 * kPitch);
+  llvm::Type* i32 = b_.getInt32Ty();
+  llvm::Type* i64 = b_.getInt64Ty();
+  llvm::Value* tx = Sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x);
+  llvm::Value* ty = Sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_y);
+  llvm::Value* tile_x = Sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x);
+  llvm::Value* batch = Sreg64(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_y);
+  auto tile_word = [&](llvm::Value* y, llvm::Value* x, int64_t plane) {
+    llvm::Value* i =
+        b_.CreateAdd(b_.CreateAdd(b_.CreateMul(y, b_.getInt32(kPitch)), x),
+                     b_.getInt32(plane * 32 * kPitch));
+    return b_.CreateInBoundsGEP(smem->getValueType(), smem,
+                                {b_.getInt32(0), i});
+  };
+  llvm::Value* acc_slot = ctx_.EntryAlloca(t, 1, "acc");
+  llvm::Value* valid_slot = ctx_.EntryAlloca(b_.getInt1Ty(), 1, "valid");
+  b_.CreateStore(b_.getFalse(), valid_slot);
+  b_.CreateStore(llvm::Constant::getNullValue(t), acc_slot);
+  llvm::Value* column = b_.CreateZExt(
+      b_.CreateAdd(b_.CreateMul(tile_x, b_.getInt32(32)), tx), i64);
+  HLOREF_RETURN_IF_ERROR(ctx_.EmitIf(
+      b_.CreateICmpULT(column, ctx_.I64(rs.columns)),
+      [&]() -> absl::Status {
+        // Kept dimensions once, the reduced ones per element.
+        IrIndex fixed = UnitIndex(in);
+        FillIndex(fixed, batch, rs.a_dims, in);
+        FillIndex(fixed, column, rs.b_dims, in);
+        return ctx_.EmitForLoop(
+            "h", b_.CreateZExt(ty, i64), ctx_.I64(rs.rows), ctx_.I64(32),
+            [&](llvm::Value* h) -> absl::Status {
+              IrIndex index = fixed;
+              FillIndex(index, h, rs.r_dims, in);
+              HLOREF_ASSIGN_OR_RETURN(llvm::Value * v, gens[0](index));
+              llvm::Value* acc = b_.CreateLoad(t, acc_slot);
+              llvm::Value* valid = b_.CreateLoad(b_.getInt1Ty(), valid_slot);
+              HLOREF_ASSIGN_OR_RETURN(llvm::Value * both,
+                                      Combine(inst, acc, v));
+              b_.CreateStore(b_.CreateSelect(valid, both, v), acc_slot);
+              b_.CreateStore(b_.getTrue(), valid_slot);
+              return absl::OkStatus();
+            });
+      },
+      "column_in_range"));
+  // Transpose through shared memory: thread (x, y) leaves the partial of
+  // column x, row-slice y at [y][x] and picks up [x][y], so warp y holds
+  // the 32 partials of column y in its lanes.
+  {
+    std::vector<llvm::Value*> w = ToWords(b_.CreateLoad(t, acc_slot));
+    for (int64_t i = 0; i < words; ++i) {
+      b_.CreateStore(w[i], tile_word(ty, tx, i));
+    }
+    b_.CreateStore(
+        b_.CreateZExt(b_.CreateLoad(b_.getInt1Ty(), valid_slot), i32),
+        tile_word(ty, tx, words));
+  }
+  b_.CreateCall(llvm::Intrinsic::getDeclaration(llvm_module_.get(),
+                                                llvm::Intrinsic::nvvm_barrier0),
+                {});
+  std::vector<llvm::Value*> w;
+  for (int64_t i = 0; i < words; ++i) {
+    w.push_back(b_.CreateLoad(i32, tile_word(tx, ty, i)));
+  }
+  Partial p{FromWords(w, t),
+            b_.CreateICmpNE(b_.CreateLoad(i32, tile_word(tx, ty, words)),
+                            b_.getInt32(0))};
+  HLOREF_ASSIGN_OR_RETURN(p, WarpReduce(inst, p));
+  llvm::Value* out_column = b_.CreateZExt(
+      b_.CreateAdd(b_.CreateMul(tile_x, b_.getInt32(32)), ty), i64);
+  HLOREF_RETURN_IF_ERROR(ctx_.EmitIf(
+      b_.CreateAnd(b_.CreateICmpEQ(tx, b_.getInt32(0)),
+                   b_.CreateICmpULT(out_column, ctx_.I64(rs.columns))),
+      [&]() -> absl::Status {
+        HLOREF_ASSIGN_OR_RETURN(llvm::Value * init, gens[1]({}));
+        HLOREF_ASSIGN_OR_RETURN(llvm::Value * all,
+                                Combine(inst, init, p.value));
+        llvm::Value* result = b_.CreateSelect(p.valid, all, init);
+        llvm::Value* linear =
+            b_.CreateAdd(b_.CreateMul(batch, ctx_.I64(rs.columns)), out_column);
+        kernel_output_.array.EmitWrite(ctx_, Delinearize(linear, inst.shape()),
+                                       result);
+        return absl::OkStatus();
+      },
+      "write"));
+  launch.kind = KernelKind::kColumnReduce;
+  launch.batch = rs.batch;
+  launch.rows = rs.rows;
+  launch.columns = rs.columns;
+  launch.block[0] = 32;
+  launch.block[1] = 32;
+  launch.grid[0] = (rs.columns + 31) / 32;
+  launch.grid[1] = rs.batch;
+  return EndKernel(inst, std::move(launch));
+}
+
+bool GpuModuleEmitter::CanonicalDot(const HloInstruction& inst, int64_t* batch,
+                                    int64_t* m, int64_t* n, int64_t* k) {
+  if (inst.operand_count() != 2 || !inst.attrs().algorithm.empty()) {
+    return false;
+  }
+  const Shape& ls = inst.operand(0)->shape();
+  const Shape& rs = inst.operand(1)->shape();
+  const Shape& os = inst.shape();
+  const PrimitiveType t = os.element_type();
+  if (ls.element_type() != t || rs.element_type() != t ||
+      (t != PrimitiveType::kF32 && t != PrimitiveType::kF64 &&
+       t != PrimitiveType::kF16 && t != PrimitiveType::kBF16)) {
+    return false;
+  }
+  const DotDimensionNumbers& dn = inst.attrs().dot_dimension_numbers;
+  const int64_t nb = static_cast<int64_t>(dn.lhs_batch_dimensions.size());
+  if (ls.rank() != nb + 2 || rs.rank() != nb + 2 || os.rank() != nb + 2) {
+    return false;
+  }
+  for (int64_t i = 0; i < nb; ++i) {
+    if (dn.lhs_batch_dimensions[i] != i || dn.rhs_batch_dimensions[i] != i) {
+      return false;
+    }
+  }
+  if (dn.lhs_contracting_dimensions != std::vector<int64_t>{nb + 1} ||
+      dn.rhs_contracting_dimensions != std::vector<int64_t>{nb}) {
+    return false;
+  }
+  *batch = 1;
+  for (int64_t i = 0; i < nb; ++i) *batch *= os.dimensions(i);
+  *m = ls.dimensions(nb);
+  *k = ls.dimensions(nb + 1);
+  *n = rs.dimensions(nb + 1);
+  return *batch >= 1 && *batch <= 65535 && *m >= 1 && *n >= 1 && *k >= 1 &&
+         (*m + kDotTile - 1) / kDotTile <= 65535 &&
+         os.num_elements() < (int64_t{1} << 31);
+}
+
+absl::Status GpuModuleEmitter::EmitDotKernel(const HloInstruction& inst,
+                                             const ValueTree& out,
+                                             int64_t batch, int64_t m,
+                                             int64_t n, int64_t k) {
+  std::vector<const HloInstruction*> inputs;
+  absl::flat_hash_set<const HloInstruction*> seen;
+  CollectInputs(inst, &inputs, &seen);
+  KernelLaunch launch;
+  HLOREF_ASSIGN_OR_RETURN(
+      llvm::Function * f,
+      BeginKernel(inst, "dot", inputs, out, kDotTile, &launch));
+  AddAnnotation(*llvm_module_, f, "maxntidy", kDotTile);
+  HLOREF_ASSIGN_OR_RETURN(std::vector<ElementGenerator> gens,
+                          OperandGenerators(inst));
+  const PrimitiveType et = inst.shape().element_type();
+  // f16 / bf16 accumulate in f32 (their products are exact there).
+  llvm::Type* acc_t =
+      et == PrimitiveType::kF64 ? b_.getDoubleTy() : b_.getFloatTy();
+  constexpr int64_t kPitch = kDotTile + 1;
+  auto* tile_t = llvm::ArrayType::get(acc_t, kDotTile * kPitch);
+  auto make_tile = [&](const char* name) {
+    auto* g = new llvm::GlobalVariable(
+        *llvm_module_, tile_t, false, llvm::GlobalValue::InternalLinkage,
+        llvm::UndefValue::get(tile_t), name, nullptr,
+        llvm::GlobalValue::NotThreadLocal, 3);
+    g->setAlignment(llvm::Align(16));
+    return g;
+  };
+  llvm::GlobalVariable* a_tile = make_tile("dot_a");
+  llvm::GlobalVariable* b_tile = make_tile("dot_b");
+  auto at = [&](llvm::GlobalVariable* tile, llvm::Value* y, llvm::Value* x) {
+    llvm::Value* i = b_.CreateAdd(b_.CreateMul(y, b_.getInt32(kPitch)), x);
+    return b_.CreateInBoundsGEP(tile_t, tile, {b_.getInt32(0), i});
+  };
+  llvm::Type* i64 = b_.getInt64Ty();
+  llvm::Value* tx = Sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x);
+  llvm::Value* ty = Sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_y);
+  llvm::Value* row = b_.CreateZExt(
+      b_.CreateAdd(
+          b_.CreateMul(Sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_y),
+                       b_.getInt32(kDotTile)),
+          ty),
+      i64);
+  llvm::Value* col = b_.CreateZExt(
+      b_.CreateAdd(
+          b_.CreateMul(Sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x),
+                       b_.getInt32(kDotTile)),
+          tx),
+      i64);
+  // Batch indices: the z block, row-major over the batch dimensions.
+  const int64_t nb = inst.shape().rank() - 2;
+  IrIndex batch_index(nb, nullptr);
+  {
+    llvm::Value* rest = Sreg64(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_z);
+    for (int64_t d = nb - 1; d >= 0; --d) {
+      const int64_t size = inst.shape().dimensions(d);
+      batch_index[d] = d == 0 ? rest : b_.CreateURem(rest, ctx_.I64(size));
+      if (d > 0) rest = b_.CreateUDiv(rest, ctx_.I64(size));
+    }
+  }
+  auto index3 = [&](llvm::Value* i, llvm::Value* j) {
+    IrIndex idx = batch_index;
+    idx.push_back(i);
+    idx.push_back(j);
+    return idx;
+  };
+  llvm::Value* acc_slot = ctx_.EntryAlloca(acc_t, 1, "acc");
+  llvm::Value* load_slot = ctx_.EntryAlloca(acc_t, 1, "load");
+  b_.CreateStore(llvm::ConstantFP::get(acc_t, 0.0), acc_slot);
+  llvm::Function* barrier = llvm::Intrinsic::getDeclaration(
+      llvm_module_.get(), llvm::Intrinsic::nvvm_barrier0);
+  llvm::Function* fma = llvm::Intrinsic::getDeclaration(
+      llvm_module_.get(), llvm::Intrinsic::fma, {acc_t});
+  auto to_acc = [&](llvm::Value* v) {
+    return v->getType() == acc_t ? v : b_.CreateFPExt(v, acc_t);
+  };
+  // Loads one element into `tile`[y][x] (zero outside the operand).
+  auto load_tile = [&](llvm::GlobalVariable* tile, llvm::Value* in_range,
+                       const ElementGenerator& gen, const IrIndex& idx,
+                       llvm::Value* y, llvm::Value* x) -> absl::Status {
+    b_.CreateStore(llvm::ConstantFP::get(acc_t, 0.0), load_slot);
+    HLOREF_RETURN_IF_ERROR(ctx_.EmitIf(
+        in_range,
+        [&]() -> absl::Status {
+          HLOREF_ASSIGN_OR_RETURN(llvm::Value * v, gen(idx));
+          b_.CreateStore(to_acc(v), load_slot);
+          return absl::OkStatus();
+        },
+        "load"));
+    b_.CreateStore(b_.CreateLoad(acc_t, load_slot), at(tile, y, x));
+    return absl::OkStatus();
+  };
+  HLOREF_RETURN_IF_ERROR(ctx_.EmitForLoop(
+      "k_tile", ctx_.I64(0), ctx_.I64(k), ctx_.I64(kDotTile),
+      [&](llvm::Value* kt) -> absl::Status {
+        llvm::Value* a_k = b_.CreateAdd(kt, b_.CreateZExt(tx, i64));
+        llvm::Value* b_k = b_.CreateAdd(kt, b_.CreateZExt(ty, i64));
+        HLOREF_RETURN_IF_ERROR(
+            load_tile(a_tile,
+                      b_.CreateAnd(b_.CreateICmpULT(row, ctx_.I64(m)),
+                                   b_.CreateICmpULT(a_k, ctx_.I64(k))),
+                      gens[0], index3(row, a_k), ty, tx));
+        HLOREF_RETURN_IF_ERROR(
+            load_tile(b_tile,
+                      b_.CreateAnd(b_.CreateICmpULT(b_k, ctx_.I64(k)),
+                                   b_.CreateICmpULT(col, ctx_.I64(n))),
+                      gens[1], index3(b_k, col), ty, tx));
+        b_.CreateCall(barrier, {});
+        llvm::Value* acc = b_.CreateLoad(acc_t, acc_slot);
+        for (int64_t kk = 0; kk < kDotTile; ++kk) {
+          llvm::Value* a =
+              b_.CreateLoad(acc_t, at(a_tile, ty, b_.getInt32(kk)));
+          llvm::Value* bv =
+              b_.CreateLoad(acc_t, at(b_tile, b_.getInt32(kk), tx));
+          acc = b_.CreateCall(fma, {a, bv, acc});
+        }
+        b_.CreateStore(acc, acc_slot);
+        b_.CreateCall(barrier, {});
+        return absl::OkStatus();
+      }));
+  // LLVM fully unrolls short constant k loops; with 16 FFMAs per tile
+  // already unrolled that ran the f64 kernel out of registers (255 and
+  // 52 bytes of spills for k = 50), so the tile loop stays a loop.
+  DisableUnroll(*f, "k_tile.header");
+  HLOREF_RETURN_IF_ERROR(ctx_.EmitIf(
+      b_.CreateAnd(b_.CreateICmpULT(row, ctx_.I64(m)),
+                   b_.CreateICmpULT(col, ctx_.I64(n))),
+      [&]() -> absl::Status {
+        llvm::Value* v =
+            codegen::EmitRoundToType(ctx_, et, b_.CreateLoad(acc_t, acc_slot));
+        kernel_output_.array.EmitWrite(ctx_, index3(row, col), v);
+        return absl::OkStatus();
+      },
+      "store"));
+  launch.kind = KernelKind::kDot;
+  launch.m = m;
+  launch.n = n;
+  launch.k = k;
+  launch.batch = batch;
+  launch.block[0] = kDotTile;
+  launch.block[1] = kDotTile;
+  launch.grid[0] = (n + kDotTile - 1) / kDotTile;
+  launch.grid[1] = (m + kDotTile - 1) / kDotTile;
+  launch.grid[2] = batch;
+  return EndKernel(inst, std::move(launch));
+}
+
+}  // namespace
+
+absl::StatusOr<GpuProgram> CompileModuleToPtx(
+    const HloModule& module, const GpuCompileOptions& options) {
+  if (module.entry() == nullptr) {
+    return absl::InvalidArgumentError("the module has no entry computation");
+  }
+  GpuModuleEmitter emitter(module, options);
+  return emitter.Run();
+}
+
+}  // namespace hloref::gpu

@@ -1,0 +1,83 @@
+// What the GPU backend compiles a module into (gpu_emitter.h): device
+// buffers, one kernel launch per instruction that computes something, the
+// PTX holding every kernel, and where the results are. The runtime
+// (gpu_backend.cc) allocates the buffers, uploads parameters and constants,
+// launches in order on one stream and downloads the results.
+#ifndef HLOREF_BACKENDS_GPU_GPU_PROGRAM_H_
+#define HLOREF_BACKENDS_GPU_GPU_PROGRAM_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "spec/types/shape.h"
+
+namespace hloref::gpu {
+
+struct GpuBuffer {
+  enum class Kind { kParameter, kConstant, kTemp };
+  Kind kind = Kind::kTemp;
+  // kParameter: the entry parameter and its array leaf (depth first).
+  int64_t parameter = -1;
+  int64_t leaf = -1;
+  // The array shape the buffer was created for (its layout decides the
+  // physical order of parameters and constants).
+  Shape shape;
+  int64_t bytes = 0;
+  // kConstant: the physical bytes (codegen::LiteralToPhysical).
+  std::vector<uint8_t> data;
+};
+
+// How a kernel maps threads to work; the index-coverage test
+// (gpu_index_test.cc) interprets the grid with the same parameters.
+enum class KernelKind {
+  // One thread per output element, grid-stride over the linear physical
+  // index [0, elements).
+  kElementwise,
+  // [rows, columns] -> [rows]: one block per row (grid-stride over rows),
+  // each thread a strided slice of the columns, warp shuffles, shared
+  // memory across warps.
+  kRowReduce,
+  // [batch, height, width] -> [batch, width]: 32x32 tiles, each thread
+  // column-strided partials, transposed through shared memory, warp
+  // shuffles along the reduced dimension.
+  kColumnReduce,
+  // [batch, m, k] x [batch, k, n]: 16x16 output tiles per block, k in
+  // tiles of 16 through shared memory, one output per thread.
+  kDot,
+  // One thread runs the whole instruction (the shared buffer emitters:
+  // scatter, sort-free variadic reduce, batch-norm ...).
+  kSerial,
+};
+
+struct KernelLaunch {
+  std::string kernel;       // the PTX .entry name
+  std::string instruction;  // the HLO instruction, for error messages
+  KernelKind kind = KernelKind::kElementwise;
+  std::vector<int64_t> buffers;  // kernel arguments, in order
+  int64_t grid[3] = {1, 1, 1};
+  int64_t block[3] = {1, 1, 1};
+  // Work sizes of the kind (see KernelKind).
+  int64_t elements = 0;
+  int64_t batch = 1, rows = 1, columns = 1;
+  int64_t m = 1, n = 1, k = 1;
+};
+
+struct GpuProgram {
+  std::string module_name;
+  std::string arch;
+  std::vector<GpuBuffer> buffers;
+  std::vector<KernelLaunch> launches;
+  // One buffer per array or token leaf of the entry's root, depth first
+  // (-1 for a token).
+  std::vector<int64_t> result_buffers;
+  std::vector<Shape> result_shapes;
+  std::string llvm_ir;       // before optimisation
+  std::string optimized_ir;  // after, libdevice linked
+  std::string ptx;
+  bool linked_libdevice = false;
+};
+
+}  // namespace hloref::gpu
+
+#endif  // HLOREF_BACKENDS_GPU_GPU_PROGRAM_H_

@@ -1,0 +1,212 @@
+// The GPU runtime (gpu_backend.cc) against a fake CUDA driver
+// (fake_cuda_driver.cc, named by HLOREF_LIBCUDA in the test's
+// environment): buffers, uploads in physical layout, downloads, the
+// launches' names and dimensions, and launch errors naming the
+// instruction. The fake does not execute kernels, so only values that
+// no kernel computes are compared.
+#include <dlfcn.h>
+
+#include <cstdlib>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "backends/backend.h"
+#include "backends/gpu/cuda_driver.h"
+#include "backends/gpu/gpu_backend.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "spec/ir/hlo_parser.h"
+#include "spec/verifier/verifier.h"
+
+namespace hloref::gpu {
+namespace {
+
+using ::testing::HasSubstr;
+
+struct Launch {
+  std::string kernel;
+  unsigned grid[3], block[3];
+};
+
+std::vector<Launch> Launches() {
+  void* lib = dlopen(std::getenv("HLOREF_LIBCUDA"), RTLD_NOW | RTLD_NOLOAD);
+  EXPECT_NE(lib, nullptr);
+  if (lib == nullptr) return {};
+  auto count =
+      reinterpret_cast<int (*)()>(dlsym(lib, "fake_cuda_launch_count"));
+  auto get = reinterpret_cast<void (*)(int, char*, int, unsigned*, unsigned*)>(
+      dlsym(lib, "fake_cuda_launch"));
+  std::vector<Launch> out;
+  for (int i = 0; i < count(); ++i) {
+    char name[256] = {};
+    Launch l;
+    get(i, name, sizeof(name) - 1, l.grid, l.block);
+    l.kernel = name;
+    out.push_back(l);
+  }
+  return out;
+}
+
+Shape F32(int64_t n) { return Shape(PrimitiveType::kF32, {n}); }
+
+bool LastModuleWasCubin() {
+  void* lib = dlopen(std::getenv("HLOREF_LIBCUDA"), RTLD_NOW | RTLD_NOLOAD);
+  auto f = reinterpret_cast<int (*)()>(
+      dlsym(lib, "fake_cuda_last_module_was_cubin"));
+  return f != nullptr && f() == 1;
+}
+
+class GpuRuntimeTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const char* lib = std::getenv("HLOREF_LIBCUDA");
+    if (lib == nullptr || lib[0] == '\0') {
+      GTEST_SKIP() << "HLOREF_LIBCUDA does not name the fake driver";
+    }
+    absl::StatusOr<CudaDriver*> d = GetCudaDriver();
+    ASSERT_TRUE(d.ok()) << d.status();
+    ASSERT_EQ((*d)->device_name, "fake H100");
+  }
+
+  absl::StatusOr<std::unique_ptr<backends::Executable>> Compile(
+      const std::string& text) {
+    absl::StatusOr<std::unique_ptr<HloModule>> m = ParseHloModule(text);
+    if (!m.ok()) return m.status();
+    modules_.push_back(*std::move(m));
+    absl::StatusOr<std::unique_ptr<backends::Backend>> b =
+        CreateGpuBackend(GpuBackendOptions());
+    if (!b.ok()) return b.status();
+    return (*b)->Compile(*modules_.back(), backends::CompileOptions());
+  }
+
+  std::vector<std::unique_ptr<HloModule>> modules_;
+};
+
+TEST_F(GpuRuntimeTest, ParametersRoundTripThroughDeviceBuffers) {
+  // No kernel: the results are the uploaded arguments, downloaded; the
+  // first one in a column-major layout.
+  absl::StatusOr<std::unique_ptr<backends::Executable>> e = Compile(R"(
+HloModule m
+ENTRY e {
+  a = f32[2,3]{0,1} parameter(0)
+  b = s32[4] parameter(1)
+  ROOT t = (f32[2,3]{0,1}, s32[4]) tuple(a, b)
+})");
+  ASSERT_TRUE(e.ok()) << e.status();
+  absl::StatusOr<Literal> a = ParseLiteral("f32[2,3] {{1, 2, 3}, {4, 5, 6}}");
+  absl::StatusOr<Literal> b = ParseLiteral("s32[4] {7, -8, 9, 2147483647}");
+  ASSERT_TRUE(a.ok() && b.ok());
+  const size_t before = Launches().size();
+  absl::StatusOr<std::vector<Literal>> out = (*e)->Run({*a, *b});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ(Launches().size(), before);
+  ASSERT_EQ(out->size(), 2u);
+  EXPECT_EQ((*out)[0].ToStringWithoutShape(), a->ToStringWithoutShape());
+  EXPECT_EQ((*out)[1].ToString(), b->ToString());
+}
+
+TEST_F(GpuRuntimeTest, TokenLeavesComeBackAsTokens) {
+  absl::StatusOr<std::unique_ptr<backends::Executable>> e = Compile(R"(
+HloModule m
+ENTRY e {
+  a = f32[2] parameter(0)
+  t = token[] after-all()
+  ROOT r = (token[], f32[2]) tuple(t, a)
+})");
+  ASSERT_TRUE(e.ok()) << e.status();
+  absl::StatusOr<Literal> a = ParseLiteral("f32[2] {1.5, -0}");
+  ASSERT_TRUE(a.ok());
+  absl::StatusOr<std::vector<Literal>> out = (*e)->Run({*a});
+  ASSERT_TRUE(out.ok()) << out.status();
+  ASSERT_EQ(out->size(), 2u);
+  EXPECT_TRUE((*out)[0].shape().IsToken());
+  EXPECT_EQ((*out)[1].ToString(), a->ToString());
+}
+
+TEST_F(GpuRuntimeTest, LaunchesTheProgramsKernelsWithItsDimensions) {
+  absl::StatusOr<std::unique_ptr<backends::Executable>> e = Compile(R"(
+HloModule m
+ENTRY e {
+  a = f32[1000] parameter(0)
+  ROOT n = f32[1000] negate(a)
+})");
+  ASSERT_TRUE(e.ok()) << e.status();
+  Literal arg(F32(1000));
+  const size_t before = Launches().size();
+  // Driver 13.0 and a device of compute capability 9.0: an sm_90 cubin.
+  EXPECT_TRUE(LastModuleWasCubin());
+  absl::StatusOr<std::vector<Literal>> out = (*e)->Run({arg});
+  ASSERT_TRUE(out.ok()) << out.status();
+  std::vector<Launch> launches = Launches();
+  ASSERT_EQ(launches.size(), before + 1);
+  const Launch& l = launches.back();
+  EXPECT_EQ(l.kernel, "k0_loop_n");
+  EXPECT_EQ(l.grid[0], 4u);  // ceil(1000 / 256)
+  EXPECT_EQ(l.block[0], 256u);
+  EXPECT_EQ(l.grid[1] * l.grid[2] * l.block[1] * l.block[2], 1u);
+}
+
+TEST_F(GpuRuntimeTest, LaunchErrorNamesKernelInstructionAndCudaError) {
+  absl::StatusOr<std::unique_ptr<backends::Executable>> e = Compile(R"(
+HloModule m
+ENTRY e {
+  a = f32[8] parameter(0)
+  ROOT n = f32[8] negate(a)
+})");
+  ASSERT_TRUE(e.ok()) << e.status();
+  setenv("HLOREF_FAKE_CUDA_FAIL_LAUNCH", "1", 1);
+  absl::StatusOr<std::vector<Literal>> out = (*e)->Run({Literal(F32(8))});
+  unsetenv("HLOREF_FAKE_CUDA_FAIL_LAUNCH");
+  ASSERT_FALSE(out.ok());
+  const std::string message(out.status().message());
+  EXPECT_THAT(message, HasSubstr("GPU kernel k0_loop_n of %n = f32[8]"));
+  EXPECT_THAT(message, HasSubstr("negate(%a)"));
+  EXPECT_THAT(
+      message,
+      HasSubstr("CUDA_ERROR_LAUNCH_FAILED: unspecified launch failure"));
+}
+
+TEST_F(GpuRuntimeTest, WrongArgumentShapeIsAnError) {
+  absl::StatusOr<std::unique_ptr<backends::Executable>> e = Compile(R"(
+HloModule m
+ENTRY e {
+  a = f32[8] parameter(0)
+  ROOT n = f32[8] negate(a)
+})");
+  ASSERT_TRUE(e.ok()) << e.status();
+  absl::StatusOr<std::vector<Literal>> out = (*e)->Run({Literal(F32(9))});
+  ASSERT_FALSE(out.ok());
+  EXPECT_EQ(out.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(out.status().message()),
+              HasSubstr("the module expects f32[8]"));
+}
+
+// A CUDA 12.8 driver cannot load CUDA 13 cubins: the PTX is loaded for the
+// driver to JIT-compile. The driver is loaded once per process, so this
+// runs only as its own process (ctest runs each test alone).
+class GpuRuntimeOldDriverTest : public GpuRuntimeTest {
+ protected:
+  void SetUp() override {
+    setenv("HLOREF_FAKE_CUDA_DRIVER_VERSION", "12080", 1);
+    GpuRuntimeTest::SetUp();
+    if (IsSkipped() || HasFatalFailure()) return;
+    if ((*GetCudaDriver())->driver_version != 12080) {
+      GTEST_SKIP() << "the fake driver was loaded earlier in this process";
+    }
+  }
+};
+
+TEST_F(GpuRuntimeOldDriverTest, LoadsPtxForTheDriverToCompile) {
+  absl::StatusOr<std::unique_ptr<backends::Executable>> e = Compile(R"(
+HloModule m
+ENTRY e {
+  a = f32[8] parameter(0)
+  ROOT n = f32[8] negate(a)
+})");
+  ASSERT_TRUE(e.ok()) << e.status();
+  EXPECT_FALSE(LastModuleWasCubin());
+}
+
+}  // namespace
+}  // namespace hloref::gpu
