@@ -403,6 +403,78 @@ TEST(GemmTest, SubnormalProductsKeepTheFastPathWhereTheBoundAllows) {
 }
 
 // The same for f64 (2^-1074 and friends against B in [0.5, 1)).
+// Subnormal entries of A are zeroed in the packed panels (an FMA with a
+// subnormal operand is a microcode assist on Intel cores) and the dropped
+// terms are accounted for by a raised recheck threshold. Here every
+// product is >= 2^-126 (A's subnormals are in [2^-128, 2^-127), B in
+// [4, 8)), so without the flush the range guard would keep the fast path
+// and recheck nothing. Row 0 is all subnormal (the kept chain is 0); in
+// row 1 one normal entry 2^-124 is outweighed by the K - 1 dropped ones
+// (the kept chain is ~2^-121.4, the exact sum ~2^-118.4): above the plain
+// 2 lambda threshold, so only the raised one recomputes it. The other rows
+// are [-1, 1) with 10 % subnormal entries and must keep their chains.
+// Reference: the long double sum of the test (Reference).
+TEST(GemmTest, SubnormalEntriesOfAAreDroppedWithinTheBound) {
+  const GemmKernels& host = gemm::HostGemmKernels();
+  if (!host.fma_chain) GTEST_SKIP() << "no FMA-chain kernels on this host";
+  ThreadPool two(2);
+  const int64_t m = 40, n = 130, k = 300;  // m > 32: not the skinny path
+  std::mt19937 rng(77);
+  std::uniform_real_distribution<float> unit(0.0f, 1.0f);
+  auto subnormal = [&] { return 0x1p-128f * (1.0f + unit(rng)); };
+  std::vector<float> a(m * k);
+  for (int64_t i = 0; i < m; ++i) {
+    for (int64_t q = 0; q < k; ++q) {
+      float v;
+      if (i == 0) {
+        v = subnormal();
+      } else if (i == 1) {
+        v = q == 0 ? 0x1p-124f : subnormal();
+      } else {
+        v = unit(rng) < 0.1f ? subnormal() : 2 * unit(rng) - 1;
+      }
+      a[i * k + q] = (q % 3 == 0 && i > 1) ? -v : v;
+    }
+  }
+  std::vector<float> b(k * n);
+  for (auto& x : b) x = 4 + 4 * unit(rng);
+  for (int lay = 0; lay < 2; ++lay) {
+    const Layout layout{lay == 1, true, true};
+    const DotDims d = MakeDims(PrimitiveType::kF32, PrimitiveType::kF32,
+                               PrimitiveType::kF32, 1, m, n, k, layout);
+    // A in the layout's order ([m][k] or [k][m]).
+    std::vector<float> al(m * k);
+    for (int64_t i = 0; i < m; ++i) {
+      for (int64_t q = 0; q < k; ++q) {
+        al[i * d.m[0].lhs + q * d.k[0].lhs] = a[i * k + q];
+      }
+    }
+    const Ref r = Reference(d, al, b, FromF32, FromF32);
+    std::vector<float> first;
+    for (ThreadPool* pool : {static_cast<ThreadPool*>(nullptr), &two}) {
+      std::vector<float> c(m * n, NAN);
+      ASSERT_TRUE(RunDot(d, al.data(), b.data(), c.data(), pool, host).ok());
+      EXPECT_FALSE(LastDotUsedWideFallback());
+      // Rows 0 and 1 are recomputed, the others are not.
+      EXPECT_EQ(LastDotSmallResultsRecomputed(), 2 * n) << "layout " << lay;
+      for (int64_t i = 0; i < m; ++i) {
+        for (int64_t j = 0; j < n; ++j) {
+          const int64_t o = i * n + j;
+          ASSERT_LE(std::fabs(c[o] - r.y[o]),
+                    Bound(r.s[o], k, 0x1p-24, HalfUlpF32(r.y[o])))
+              << "layout " << lay << " (" << i << ", " << j << "): got " << c[o]
+              << ", exact " << static_cast<double>(r.y[o]);
+        }
+      }
+      if (first.empty()) {
+        first = c;
+      } else {
+        EXPECT_EQ(0, std::memcmp(first.data(), c.data(), c.size() * 4));
+      }
+    }
+  }
+}
+
 TEST(GemmTest, F64SubnormalProductsKeepTheFastPathWhereTheBoundAllows) {
   const GemmKernels& host = gemm::HostGemmKernels();
   if (!host.fma_chain) GTEST_SKIP() << "no FMA-chain kernels on this host";
