@@ -608,6 +608,50 @@ void RunFloatItems(Shared& sh, int64_t item_begin, int64_t item_end) {
       // 64-column panels strided by N rows conflicting in L1 and L2.)
       PackB<T, kNr>(p, lb, sh.rhs, b_off, n0, ncols, k0, kc, bblock,
                     *sh.kernels, sb);
+      // A row-major f32 A is read in place by the kernel (no transposing
+      // pack), its statistics taken by one scan of the block, unless the
+      // block has subnormal entries to flush (then the packed path below).
+      if constexpr (std::is_same_v<T, float>) {
+        // HLOREF_CPU_GEMM_PACK_A=1 forces the packed A (bisecting, A/B runs).
+        static const bool force_pack_a =
+            EnvInt("HLOREF_CPU_GEMM_PACK_A", 0) > 0;
+        bool rows_a = !force_pack_a && sh.kernels->f32_rows_a != nullptr &&
+                      p.lt == PrimitiveType::kF32 && p.a_ks == 1 &&
+                      p.a_ms != kNotAffine;
+        if (rows_a) {
+          const float* a0 =
+              static_cast<const float*>(sh.lhs) + a_off + p.a_m[m0] + p.a_k[k0];
+          Stats<T> blk;
+          if (p.a_ms == kc) {
+            blk.Scan(*sh.kernels, a0, (m1 - m0) * kc);
+          } else {
+            for (int64_t i = m0; i < m1; ++i) {
+              blk.Scan(*sh.kernels, a0 + (i - m0) * p.a_ms, kc);
+            }
+          }
+          sa.Merge(blk);
+          rows_a = !(sh.flush_a && blk.HasNonzero() &&
+                     blk.MinNonzero() < std::numeric_limits<T>::min());
+        }
+        if (rows_a) {
+          const float* a0 =
+              static_cast<const float*>(sh.lhs) + a_off + p.a_m[m0] + p.a_k[k0];
+          for (int64_t i0 = m0; i0 < m1; i0 += kGemmMr) {
+            const int mr =
+                static_cast<int>(std::min<int64_t>(kGemmMr, m1 - i0));
+            const float* ap = a0 + (i0 - m0) * p.a_ms;
+            T* crow = c + (i0 - m0) * ldc;
+            for (int64_t j0 = 0; j0 < ncols; j0 += kNr) {
+              const int nr =
+                  static_cast<int>(std::min<int64_t>(kNr, ncols - j0));
+              sh.kernels->f32_rows_a(kc, ap, p.a_ms,
+                                     bblock + (j0 / kNr) * kc * kNr, kNr,
+                                     crow + j0, ldc, mr, nr, k0 > 0, true);
+            }
+          }
+          continue;
+        }
+      }
       for (int64_t i0 = m0; i0 < m1; i0 += kGemmMr) {
         const int mr = static_cast<int>(std::min<int64_t>(kGemmMr, m1 - i0));
         // Pack A [mr x kc] as a[k * 6 + r]; unused rows are zero.
