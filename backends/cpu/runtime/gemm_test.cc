@@ -475,6 +475,45 @@ TEST(GemmTest, SubnormalEntriesOfAAreDroppedWithinTheBound) {
   }
 }
 
+// The same for f64 (lambda = 2^-1022; A's subnormals in [2^-1024,
+// 2^-1023), B in [4, 8): every product >= lambda, so only the flush sends
+// rows 0 and 1 to the recheck). Reference: the long double sum, whose own
+// error (k 2^-64 S) is added to the bound.
+TEST(GemmTest, F64SubnormalEntriesOfAAreDroppedWithinTheBound) {
+  const GemmKernels& host = gemm::HostGemmKernels();
+  if (!host.fma_chain) GTEST_SKIP() << "no FMA-chain kernels on this host";
+  const int64_t m = 40, n = 70, k = 90;  // m > 32: not the skinny path
+  const DotDims d = MakeDims(PrimitiveType::kF64, PrimitiveType::kF64,
+                             PrimitiveType::kF64, 1, m, n, k, Layout{});
+  std::mt19937 rng(78);
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  auto subnormal = [&] { return 0x1p-1024 * (1.0 + unit(rng)); };
+  std::vector<double> a(m * k), b(k * n);
+  for (int64_t i = 0; i < m; ++i) {
+    for (int64_t q = 0; q < k; ++q) {
+      a[i * k + q] = i == 0 ? subnormal()
+                     : i == 1
+                         ? (q == 0 ? 0x1p-1018 : subnormal())
+                         : (unit(rng) < 0.1 ? subnormal() : 2 * unit(rng) - 1);
+    }
+  }
+  for (auto& x : b) x = 4 + 4 * unit(rng);
+  ThreadPool two(2);
+  const Ref r = Reference(d, a, b, FromF64, FromF64);
+  for (ThreadPool* pool : {static_cast<ThreadPool*>(nullptr), &two}) {
+    std::vector<double> c(m * n, NAN);
+    ASSERT_TRUE(RunDot(d, a.data(), b.data(), c.data(), pool, host).ok());
+    EXPECT_FALSE(LastDotUsedWideFallback());
+    EXPECT_EQ(LastDotSmallResultsRecomputed(), 2 * n);
+    for (size_t i = 0; i < c.size(); ++i) {
+      const long double ref_err = k * 0x1p-64L * r.s[i];
+      ASSERT_LE(std::fabs(c[i] - r.y[i]),
+                Bound(r.s[i], k, 0x1p-53, HalfUlpF64(r.y[i])) + ref_err)
+          << i << ": got " << c[i];
+    }
+  }
+}
+
 TEST(GemmTest, F64SubnormalProductsKeepTheFastPathWhereTheBoundAllows) {
   const GemmKernels& host = gemm::HostGemmKernels();
   if (!host.fma_chain) GTEST_SKIP() << "no FMA-chain kernels on this host";
