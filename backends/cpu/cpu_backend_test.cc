@@ -5,7 +5,11 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -268,6 +272,179 @@ ENTRY e {
         ASSERT_EQ(got[i], static_cast<float>(3 * i))
             << "element " << i << " layout " << layout << " threads "
             << threads;
+      }
+    }
+  }
+}
+
+// Softmax rows: rowmax, exp, rowsum and divide read each other only at
+// their own row, so the loop nests run as one group, block of rows by
+// block of rows (computation_emitter.cc ScheduleParallel); the dump shows
+// the group's function. Reference: softmax in long double in this test
+// (f32 exp is within 1 ulp, a row sum of 1024 terms within 1024 u).
+TEST(CpuBackend, RowLocalLoopNestsRunAsOneGroup) {
+  constexpr int64_t kRows = 96, kCols = 1024;
+  std::vector<float> x(kRows * kCols);
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<float> u(-4.0f, 4.0f);
+  for (float& v : x) v = u(rng);
+  const int64_t dims[] = {kRows, kCols};
+  const char* kText = R"(
+HloModule softmax_rows
+max_f32 {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT m = f32[] maximum(a, b)
+}
+add_f32 {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY e {
+  x = f32[96,1024] parameter(0)
+  ninf = f32[] constant(-inf)
+  m = f32[96] reduce(x, ninf), dimensions={1}, to_apply=max_f32
+  mb = f32[96,1024] broadcast(m), dimensions={0}
+  d = f32[96,1024] subtract(x, mb)
+  ex = f32[96,1024] exponential(d)
+  zero = f32[] constant(0)
+  s = f32[96] reduce(ex, zero), dimensions={1}, to_apply=add_f32
+  sb = f32[96,1024] broadcast(s), dimensions={0}
+  ROOT p = f32[96,1024] divide(ex, sb)
+})";
+  std::vector<uint64_t> first;
+  for (int threads : {1, 2, 3}) {
+    const std::string dir =
+        ::testing::TempDir() + "/hloref_cpu_group_" + std::to_string(threads);
+    std::filesystem::remove_all(dir);
+    CpuBackendOptions options;
+    options.threads = threads;
+    options.compile_cache = false;
+    options.dump_dir = dir;
+    auto out = CompileAndRun(
+        kText, {Literal::CreateFromValues<float>(PrimitiveType::kF32, dims, x)},
+        options);
+    ASSERT_TRUE(out.ok()) << out.status();
+    absl::Span<const float> got = (*out)[0].data<float>();
+    for (int64_t i = 0; i < kRows; ++i) {
+      long double mx = -INFINITY, sum = 0;
+      for (int64_t j = 0; j < kCols; ++j)
+        mx = std::max<long double>(mx, x[i * kCols + j]);
+      for (int64_t j = 0; j < kCols; ++j)
+        sum += std::exp(x[i * kCols + j] - mx);
+      for (int64_t j = 0; j < kCols; ++j) {
+        const long double want = std::exp(x[i * kCols + j] - mx) / sum;
+        ASSERT_NEAR(got[i * kCols + j], static_cast<double>(want),
+                    static_cast<double>(want) * 1e-4)
+            << i << ", " << j << " threads " << threads;
+      }
+    }
+    // The same bits for every thread count.
+    if (first.empty()) {
+      first = Bits((*out)[0]);
+    } else {
+      EXPECT_EQ(first, Bits((*out)[0])) << "threads " << threads;
+    }
+    std::string ir;
+    for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+      const std::string name = entry.path().filename().string();
+      if (absl::EndsWith(name, ".ll") && !absl::EndsWith(name, ".opt.ll")) {
+        std::ifstream in(entry.path());
+        std::stringstream ss;
+        ss << in.rdbuf();
+        ir += ss.str();
+      }
+    }
+    EXPECT_THAT(ir, ::testing::HasSubstr(".group(")) << "no group formed";
+  }
+}
+
+// A nest that reads an earlier one at OTHER rows (reverse along the row
+// dimension) must not join its group: with blocks of rows it would read
+// rows not yet computed. out[i][j] = exp(x[R-1-i][j]) + sum_j exp(x[i][j]),
+// reference in long double in this test.
+TEST(CpuBackend, LoopNestsReadingOtherRowsDoNotJoinAGroup) {
+  constexpr int64_t kRows = 96, kCols = 1024;
+  std::vector<float> x(kRows * kCols);
+  std::mt19937 rng(4);
+  std::uniform_real_distribution<float> u(-2.0f, 2.0f);
+  for (float& v : x) v = u(rng);
+  const int64_t dims[] = {kRows, kCols};
+  const char* kText = R"(
+HloModule other_rows
+add_f32 {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY e {
+  x = f32[96,1024] parameter(0)
+  ex = f32[96,1024] exponential(x)
+  zero = f32[] constant(0)
+  s = f32[96] reduce(ex, zero), dimensions={1}, to_apply=add_f32
+  sb = f32[96,1024] broadcast(s), dimensions={0}
+  r = f32[96,1024] reverse(ex), dimensions={0}
+  ROOT o = f32[96,1024] add(r, sb)
+})";
+  // And a small one (the row sums, 384 bytes) read at every row by a
+  // broadcast along another dimension: o2[i][j][k] = 2 sum_k' exp(x[j][k'])
+  // (o2 in the scratch block, as a group's later members must be).
+  const char* kText2 = R"(
+HloModule other_rows_small
+add_f32 {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY e {
+  x = f32[96,1024] parameter(0)
+  ex = f32[96,1024] exponential(x)
+  zero = f32[] constant(0)
+  s = f32[96] reduce(ex, zero), dimensions={1}, to_apply=add_f32
+  t = f32[96,96,8] broadcast(s), dimensions={1}
+  o2 = f32[96,96,8] add(t, t)
+  ROOT r = (f32[96,96,8]) tuple(o2)
+})";
+  for (int threads : {1, 2}) {
+    CpuBackendOptions options;
+    options.threads = threads;
+    options.compile_cache = false;
+    auto out2 = CompileAndRun(
+        kText2,
+        {Literal::CreateFromValues<float>(PrimitiveType::kF32, dims, x)},
+        options);
+    ASSERT_TRUE(out2.ok()) << out2.status();
+    absl::Span<const float> got2 = (*out2)[0].data<float>();
+    for (int64_t j = 0; j < kRows; ++j) {
+      long double sum = 0;
+      for (int64_t k = 0; k < kCols; ++k) {
+        sum += std::exp(static_cast<long double>(x[j * kCols + k]));
+      }
+      for (int64_t i = 0; i < kRows; ++i) {
+        for (int64_t k = 0; k < 8; ++k) {
+          ASSERT_NEAR(got2[(i * kRows + j) * 8 + k],
+                      static_cast<double>(2 * sum),
+                      static_cast<double>(sum) * 2e-4)
+              << i << ", " << j << ", " << k << " threads " << threads;
+        }
+      }
+    }
+    auto out = CompileAndRun(
+        kText, {Literal::CreateFromValues<float>(PrimitiveType::kF32, dims, x)},
+        options);
+    ASSERT_TRUE(out.ok()) << out.status();
+    absl::Span<const float> got = (*out)[0].data<float>();
+    for (int64_t i = 0; i < kRows; ++i) {
+      long double sum = 0;
+      for (int64_t j = 0; j < kCols; ++j)
+        sum += std::exp((long double)x[i * kCols + j]);
+      for (int64_t j = 0; j < kCols; ++j) {
+        const long double want =
+            std::exp((long double)x[(kRows - 1 - i) * kCols + j]) + sum;
+        ASSERT_NEAR(got[i * kCols + j], static_cast<double>(want),
+                    static_cast<double>(want) * 1e-4)
+            << i << ", " << j << " threads " << threads;
       }
     }
   }

@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <bit>
 #include <cfloat>
 #include <cmath>
 #include <cstdlib>
@@ -250,6 +251,11 @@ struct Shared {
   Stats<float> sa32, sb32;
   Stats<double> sa64, sb64;
   std::atomic<int64_t> small_recomputed{0};
+  // Whether A panels may have their subnormal entries zeroed (the kernels
+  // are FMA chains and RangeGuard::kCheckSmall is allowed: see
+  // FlushSubnormalsInPanel), and whether any panel had one.
+  bool flush_a = false;
+  std::atomic<bool> flushed_a{false};
 };
 
 // One work item of the packed loops: batch bi, rows [m0, m1), columns
@@ -538,6 +544,30 @@ void RunGemvItems(Shared& sh, const Loader<T>& la, Stats<T>& sa, Stats<T>& sb,
   }
 }
 
+// Zeroes the nonzero subnormal entries of a packed A panel (n values);
+// true when there was one. On Intel cores an FMA with a subnormal operand
+// takes a microcode assist (DAZ is off, as conformance requires): softmax
+// probabilities with ~6 % subnormal entries ran the 6 x 64 tile 11x slower
+// (docs/performance.md). A zeroed entry contributes fma(0, b, s) = s
+// exactly, so each element stays one FMA chain over the kept terms; the
+// dropped terms (|a| < lambda each) are accounted for by the threshold of
+// RecheckSmallRows (DroppedTermsThreshold).
+template <typename T>
+bool FlushSubnormalsInPanel(T* panel, int64_t n) {
+  using U = typename Bits<T>::U;
+  const U min_normal = std::bit_cast<U>(std::numeric_limits<T>::min());
+  U* bits = reinterpret_cast<U*>(panel);
+  U any = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    const U u = bits[i] & Bits<T>::kAbs;
+    // u - 1 < min_normal - 1 exactly when 0 < |x| < lambda.
+    const U sub = static_cast<U>(0) - static_cast<U>(u - 1 < min_normal - 1);
+    bits[i] &= ~sub;
+    any |= sub;
+  }
+  return any != 0;
+}
+
 template <typename T>
 void RunFloatItems(Shared& sh, int64_t item_begin, int64_t item_end) {
   const Problem& p = *sh.p;
@@ -578,11 +608,62 @@ void RunFloatItems(Shared& sh, int64_t item_begin, int64_t item_end) {
       // 64-column panels strided by N rows conflicting in L1 and L2.)
       PackB<T, kNr>(p, lb, sh.rhs, b_off, n0, ncols, k0, kc, bblock,
                     *sh.kernels, sb);
+      // A row-major f32 A is read in place by the kernel (no transposing
+      // pack), its statistics taken by one scan of the block, unless the
+      // block has subnormal entries to flush (then the packed path below).
+      if constexpr (std::is_same_v<T, float>) {
+        // HLOREF_CPU_GEMM_PACK_A=1 forces the packed A (bisecting, A/B runs).
+        static const bool force_pack_a =
+            EnvInt("HLOREF_CPU_GEMM_PACK_A", 0) > 0;
+        bool rows_a = !force_pack_a && sh.kernels->f32_rows_a != nullptr &&
+                      p.lt == PrimitiveType::kF32 && p.a_ks == 1 &&
+                      p.a_ms != kNotAffine;
+        if (rows_a) {
+          const float* a0 =
+              static_cast<const float*>(sh.lhs) + a_off + p.a_m[m0] + p.a_k[k0];
+          Stats<T> blk;
+          if (p.a_ms == kc) {
+            blk.Scan(*sh.kernels, a0, (m1 - m0) * kc);
+          } else {
+            for (int64_t i = m0; i < m1; ++i) {
+              blk.Scan(*sh.kernels, a0 + (i - m0) * p.a_ms, kc);
+            }
+          }
+          sa.Merge(blk);
+          rows_a = !(sh.flush_a && blk.HasNonzero() &&
+                     blk.MinNonzero() < std::numeric_limits<T>::min());
+        }
+        if (rows_a) {
+          const float* a0 =
+              static_cast<const float*>(sh.lhs) + a_off + p.a_m[m0] + p.a_k[k0];
+          for (int64_t i0 = m0; i0 < m1; i0 += kGemmMr) {
+            const int mr =
+                static_cast<int>(std::min<int64_t>(kGemmMr, m1 - i0));
+            const float* ap = a0 + (i0 - m0) * p.a_ms;
+            T* crow = c + (i0 - m0) * ldc;
+            for (int64_t j0 = 0; j0 < ncols; j0 += kNr) {
+              const int nr =
+                  static_cast<int>(std::min<int64_t>(kNr, ncols - j0));
+              sh.kernels->f32_rows_a(kc, ap, p.a_ms,
+                                     bblock + (j0 / kNr) * kc * kNr, kNr,
+                                     crow + j0, ldc, mr, nr, k0 > 0, true);
+            }
+          }
+          continue;
+        }
+      }
       for (int64_t i0 = m0; i0 < m1; i0 += kGemmMr) {
         const int mr = static_cast<int>(std::min<int64_t>(kGemmMr, m1 - i0));
         // Pack A [mr x kc] as a[k * 6 + r]; unused rows are zero.
         PackA<T>(p, la, sh.lhs, a_off, i0, mr, k0, kc, apanel, *sh.kernels);
-        sa.CopyScan(*sh.kernels, apanel, nullptr, kc * kGemmMr);
+        Stats<T> panel;
+        panel.CopyScan(*sh.kernels, apanel, nullptr, kc * kGemmMr);
+        sa.Merge(panel);
+        if (sh.flush_a && panel.HasNonzero() &&
+            panel.MinNonzero() < std::numeric_limits<T>::min() &&
+            FlushSubnormalsInPanel(apanel, kc * kGemmMr)) {
+          sh.flushed_a.store(true, std::memory_order_relaxed);
+        }
         T* crow = c + (i0 - m0) * ldc;
         for (int64_t j0 = 0; j0 < ncols; j0 += kNr) {
           const int nr = static_cast<int>(std::min<int64_t>(kNr, ncols - j0));
@@ -608,6 +689,39 @@ void RunFloatItems(Shared& sh, int64_t item_begin, int64_t item_end) {
     }
   }
   MergeStats(sh, sa, sb);
+}
+
+// The threshold below which RecheckSmallRows recomputes an element when A
+// panels had subnormal entries zeroed (FlushSubnormalsInPanel). Let D be
+// the s >= 1 dropped terms of an element, S' the sum of |a b| over the kept
+// ones, y' their exact sum and v the computed value (a chain of K - s
+// roundings over the kept terms). By RangeGuardFor's proof, |v| >= 2 lambda
+// implies S' >= lambda and |v - y'| <= gamma_{K-s} S', so
+//   |v - y| <= gamma_{K-s} S' + E,  E = |sum_D a b| <= s lambda Bmax.
+// The bound is gamma_K S >= gamma_K S' >= gamma_{K-s} S' + s u S'
+// (gamma_n = n u / (1 - n u) grows by at least u per step), so it suffices
+// that lambda Bmax <= u S'. From |v| <= S' (1 + gamma_K) and K u <= 1/4
+// (gamma_K <= 1/3), S' >= 3 |v| / 4; hence every element with
+// |v| >= 2 lambda Bmax / u (and >= 2 lambda) meets the bound, and the
+// others are recomputed wide.
+template <typename T>
+T DroppedTermsThreshold(const Stats<T>& b) {
+  const long double lambda = std::numeric_limits<T>::min();
+  const long double u = std::numeric_limits<T>::epsilon() / 2;
+  const long double t =
+      std::max(2 * lambda, 2 * lambda / u * (b.HasNonzero() ? b.MaxAbs() : 0));
+  return static_cast<T>(t);
+}
+
+// The range guard once A panels had subnormal entries zeroed: a fast
+// verdict becomes kCheckSmall (with DroppedTermsThreshold), which needs
+// K u <= 1/4 like RangeGuardFor's; kCheckSmall and kWide stand.
+RangeGuard AfterFlush(const Shared& sh, RangeGuard guard, int64_t k,
+                      long double epsilon) {
+  if (!sh.flushed_a.load() || guard != RangeGuard::kFast) return guard;
+  return static_cast<long double>(k) * epsilon / 2 > 0.25L
+             ? RangeGuard::kWide
+             : RangeGuard::kCheckSmall;
 }
 
 // The wide sequential fallback of the float paths: each element one sum in
@@ -1068,6 +1182,7 @@ absl::Status RunDotIn(RunContext* ctx, const DotDims& dims, const void* lhs,
   }
   RangeGuard guard = RangeGuard::kFast;
   const bool small_ok = SmallCheckAllowed(p, kernels);
+  sh.flush_a = small_ok;
   switch (p.path) {
     case GemmPath::kF32: {
       const gemm::Bf16DotKernels* bf16 = fast && p.lt == PrimitiveType::kBF16 &&
@@ -1097,6 +1212,8 @@ absl::Status RunDotIn(RunContext* ctx, const DotDims& dims, const void* lhs,
         };
         Parallel(ctx, p.items(), body);
         guard = RangeGuardFor(sh.sa32, sh.sb32, p.k, small_ok);
+        guard =
+            AfterFlush(sh, guard, p.k, std::numeric_limits<float>::epsilon());
       }
       break;
     }
@@ -1106,6 +1223,8 @@ absl::Status RunDotIn(RunContext* ctx, const DotDims& dims, const void* lhs,
       };
       Parallel(ctx, p.items(), body);
       guard = RangeGuardFor(sh.sa64, sh.sb64, p.k, small_ok);
+      guard =
+          AfterFlush(sh, guard, p.k, std::numeric_limits<double>::epsilon());
       break;
     }
     case GemmPath::kInt: {
@@ -1128,12 +1247,18 @@ absl::Status RunDotIn(RunContext* ctx, const DotDims& dims, const void* lhs,
   if (guard == RangeGuard::kCheckSmall) {
     if (p.path == GemmPath::kF32) {
       auto body = [&](int64_t b, int64_t e) {
-        RecheckSmallRows<float, double>(sh, 0x1p-125f, b, e);
+        RecheckSmallRows<float, double>(
+            sh,
+            sh.flushed_a.load() ? DroppedTermsThreshold(sh.sb32) : 0x1p-125f, b,
+            e);
       };
       Parallel(ctx, p.batch * p.m, body);
     } else {
       auto body = [&](int64_t b, int64_t e) {
-        RecheckSmallRows<double, long double>(sh, 0x1p-1021, b, e);
+        RecheckSmallRows<double, long double>(
+            sh,
+            sh.flushed_a.load() ? DroppedTermsThreshold(sh.sb64) : 0x1p-1021, b,
+            e);
       };
       Parallel(ctx, p.batch * p.m, body);
     }

@@ -186,7 +186,8 @@ const GemmKernels kPortable = {"portable",
                                nullptr,
                                nullptr,
                                PortableTranspose32,
-                               false};
+                               false,
+                               nullptr};
 
 #ifdef HLOREF_GEMM_X86
 
@@ -207,10 +208,13 @@ inline void ColumnMasks(int nr, int lanes, uint32_t m[4]) {
 
 // f32: 6 x 64 tile, 24 zmm accumulators; per k 4 B vectors (loads) and
 // MR broadcasts of A from the packed panel, MR * 4 FMAs.
-template <int kMr, bool kFullB>
+// kRowsA: A read in place from kMr rows lda floats apart (a[r * lda + k],
+// GemmKernelF32RowsA) instead of the packed panel; the same FMAs in the
+// same order.
+template <int kMr, bool kFullB, bool kRowsA = false>
 HLOREF_AVX512 void Avx512F32Tile(int64_t kc, const float* a, const float* b,
                                  int64_t ldb, float* c, int64_t ldc, int nr,
-                                 bool accumulate) {
+                                 bool accumulate, int64_t lda = 0) {
   uint32_t mask[4];
   ColumnMasks(nr, 16, mask);
   __m512 acc[kMr][4];
@@ -236,7 +240,7 @@ HLOREF_AVX512 void Avx512F32Tile(int64_t kc, const float* a, const float* b,
     const float* arow = a + k * kGemmMr;
 #pragma GCC unroll 6
     for (int r = 0; r < kMr; ++r) {
-      const __m512 ar = _mm512_set1_ps(arow[r]);
+      const __m512 ar = _mm512_set1_ps(kRowsA ? a[r * lda + k] : arow[r]);
 #pragma GCC unroll 4
       for (int v = 0; v < 4; ++v) {
         acc[r][v] = _mm512_fmadd_ps(ar, bv[v], acc[r][v]);
@@ -600,6 +604,44 @@ const Bf16DotKernels kAvx512Bf16Dot = {Avx512Bf16Dp, Avx512PackBf16Pairs};
   }
 
 HLOREF_GEMM_DISPATCH(Avx512F32, Avx512F32Tile, float, float)
+
+template <int kMr>
+HLOREF_AVX512 void Avx512F32RowsAMr(int64_t kc, const float* a, int64_t lda,
+                                    const float* b, int64_t ldb, float* c,
+                                    int64_t ldc, int nr, bool accumulate,
+                                    bool full_b_rows) {
+  if (full_b_rows) {
+    Avx512F32Tile<kMr, true, true>(kc, a, b, ldb, c, ldc, nr, accumulate, lda);
+  } else {
+    Avx512F32Tile<kMr, false, true>(kc, a, b, ldb, c, ldc, nr, accumulate, lda);
+  }
+}
+
+HLOREF_AVX512 void Avx512F32RowsA(int64_t kc, const float* a, int64_t lda,
+                                  const float* b, int64_t ldb, float* c,
+                                  int64_t ldc, int mr, int nr, bool accumulate,
+                                  bool full_b_rows) {
+  switch (mr) {
+    case 1:
+      return Avx512F32RowsAMr<1>(kc, a, lda, b, ldb, c, ldc, nr, accumulate,
+                                 full_b_rows);
+    case 2:
+      return Avx512F32RowsAMr<2>(kc, a, lda, b, ldb, c, ldc, nr, accumulate,
+                                 full_b_rows);
+    case 3:
+      return Avx512F32RowsAMr<3>(kc, a, lda, b, ldb, c, ldc, nr, accumulate,
+                                 full_b_rows);
+    case 4:
+      return Avx512F32RowsAMr<4>(kc, a, lda, b, ldb, c, ldc, nr, accumulate,
+                                 full_b_rows);
+    case 5:
+      return Avx512F32RowsAMr<5>(kc, a, lda, b, ldb, c, ldc, nr, accumulate,
+                                 full_b_rows);
+    default:
+      return Avx512F32RowsAMr<6>(kc, a, lda, b, ldb, c, ldc, nr, accumulate,
+                                 full_b_rows);
+  }
+}
 HLOREF_GEMM_DISPATCH(Avx512F64, Avx512F64Tile, double, double)
 HLOREF_GEMM_DISPATCH(Avx512Int, Avx512IntTile, int16_t, int32_t)
 #undef HLOREF_GEMM_DISPATCH
@@ -1007,13 +1049,13 @@ const GemmKernels kAvx512 = {"avx512",      Avx512F32,        Avx512F64,
                              PortableInt,   Avx512CopyScan32, Avx512CopyScan64,
                              Avx512GemvF32, Avx512GemvF64,    Avx512CvtBf16,
                              nullptr,       nullptr,          Avx512Transpose32,
-                             true};
+                             true,          Avx512F32RowsA};
 const GemmKernels kAvx512Vnni = {
     "avx512-vnni", Avx512F32,        Avx512F64,
     Avx512Int,     Avx512CopyScan32, Avx512CopyScan64,
     Avx512GemvF32, Avx512GemvF64,    Avx512CvtBf16,
     Avx512I8,      Avx512PackI8B,    Avx512Transpose32,
-    true};
+    true,          Avx512F32RowsA};
 
 #endif  // HLOREF_GEMM_X86
 

@@ -40,6 +40,10 @@ constexpr int kGemmNrInt = 64;
 using GemmKernelF32 = void (*)(int64_t kc, const float* a, const float* b,
                                int64_t ldb, float* c, int64_t ldc, int mr,
                                int nr, bool accumulate, bool full_b_rows);
+using GemmKernelF32RowsA = void (*)(int64_t kc, const float* a, int64_t lda,
+                                    const float* b, int64_t ldb, float* c,
+                                    int64_t ldc, int mr, int nr,
+                                    bool accumulate, bool full_b_rows);
 using GemmKernelF64 = void (*)(int64_t kc, const double* a, const double* b,
                                int64_t ldb, double* c, int64_t ldc, int mr,
                                int nr, bool accumulate, bool full_b_rows);
@@ -143,6 +147,12 @@ struct GemmKernels {
   // range guard's relaxed rule (kernel_support.h RangeGuardFor) relies on
   // it. False for the portable kernels (ISO C++: no contraction).
   bool fma_chain = false;
+  // The f32 tile reading A in place, a[r * lda + k] for r < mr (a
+  // row-major A, K contiguous), instead of a packed [k][kGemmMr] panel:
+  // the transposing A pack took a quarter of multi_head_attention's time
+  // (128 x 64 and 128 x 128 A blocks per batch element). Each element is
+  // the same FMA chain as with `f32`. Null where there is none (portable).
+  GemmKernelF32RowsA f32_rows_a = nullptr;
 };
 
 // Fast mode only (CpuBackendOptions::fast, --cpu-fast): bf16 x bf16 on

@@ -403,6 +403,117 @@ TEST(GemmTest, SubnormalProductsKeepTheFastPathWhereTheBoundAllows) {
 }
 
 // The same for f64 (2^-1074 and friends against B in [0.5, 1)).
+// Subnormal entries of A are zeroed in the packed panels (an FMA with a
+// subnormal operand is a microcode assist on Intel cores) and the dropped
+// terms are accounted for by a raised recheck threshold. Here every
+// product is >= 2^-126 (A's subnormals are in [2^-128, 2^-127), B in
+// [4, 8)), so without the flush the range guard would keep the fast path
+// and recheck nothing. Row 0 is all subnormal (the kept chain is 0); in
+// row 1 one normal entry 2^-124 is outweighed by the K - 1 dropped ones
+// (the kept chain is ~2^-121.4, the exact sum ~2^-118.4): above the plain
+// 2 lambda threshold, so only the raised one recomputes it. The other rows
+// are [-1, 1) with 10 % subnormal entries and must keep their chains.
+// Reference: the long double sum of the test (Reference).
+TEST(GemmTest, SubnormalEntriesOfAAreDroppedWithinTheBound) {
+  const GemmKernels& host = gemm::HostGemmKernels();
+  if (!host.fma_chain) GTEST_SKIP() << "no FMA-chain kernels on this host";
+  ThreadPool two(2);
+  const int64_t m = 40, n = 130, k = 300;  // m > 32: not the skinny path
+  std::mt19937 rng(77);
+  std::uniform_real_distribution<float> unit(0.0f, 1.0f);
+  auto subnormal = [&] { return 0x1p-128f * (1.0f + unit(rng)); };
+  std::vector<float> a(m * k);
+  for (int64_t i = 0; i < m; ++i) {
+    for (int64_t q = 0; q < k; ++q) {
+      float v;
+      if (i == 0) {
+        v = subnormal();
+      } else if (i == 1) {
+        v = q == 0 ? 0x1p-124f : subnormal();
+      } else {
+        v = unit(rng) < 0.1f ? subnormal() : 2 * unit(rng) - 1;
+      }
+      a[i * k + q] = (q % 3 == 0 && i > 1) ? -v : v;
+    }
+  }
+  std::vector<float> b(k * n);
+  for (auto& x : b) x = 4 + 4 * unit(rng);
+  for (int lay = 0; lay < 2; ++lay) {
+    const Layout layout{lay == 1, true, true};
+    const DotDims d = MakeDims(PrimitiveType::kF32, PrimitiveType::kF32,
+                               PrimitiveType::kF32, 1, m, n, k, layout);
+    // A in the layout's order ([m][k] or [k][m]).
+    std::vector<float> al(m * k);
+    for (int64_t i = 0; i < m; ++i) {
+      for (int64_t q = 0; q < k; ++q) {
+        al[i * d.m[0].lhs + q * d.k[0].lhs] = a[i * k + q];
+      }
+    }
+    const Ref r = Reference(d, al, b, FromF32, FromF32);
+    std::vector<float> first;
+    for (ThreadPool* pool : {static_cast<ThreadPool*>(nullptr), &two}) {
+      std::vector<float> c(m * n, NAN);
+      ASSERT_TRUE(RunDot(d, al.data(), b.data(), c.data(), pool, host).ok());
+      EXPECT_FALSE(LastDotUsedWideFallback());
+      // Rows 0 and 1 are recomputed, the others are not.
+      EXPECT_EQ(LastDotSmallResultsRecomputed(), 2 * n) << "layout " << lay;
+      for (int64_t i = 0; i < m; ++i) {
+        for (int64_t j = 0; j < n; ++j) {
+          const int64_t o = i * n + j;
+          ASSERT_LE(std::fabs(c[o] - r.y[o]),
+                    Bound(r.s[o], k, 0x1p-24, HalfUlpF32(r.y[o])))
+              << "layout " << lay << " (" << i << ", " << j << "): got " << c[o]
+              << ", exact " << static_cast<double>(r.y[o]);
+        }
+      }
+      if (first.empty()) {
+        first = c;
+      } else {
+        EXPECT_EQ(0, std::memcmp(first.data(), c.data(), c.size() * 4));
+      }
+    }
+  }
+}
+
+// The same for f64 (lambda = 2^-1022; A's subnormals in [2^-1024,
+// 2^-1023), B in [4, 8): every product >= lambda, so only the flush sends
+// rows 0 and 1 to the recheck). Reference: the long double sum, whose own
+// error (k 2^-64 S) is added to the bound.
+TEST(GemmTest, F64SubnormalEntriesOfAAreDroppedWithinTheBound) {
+  const GemmKernels& host = gemm::HostGemmKernels();
+  if (!host.fma_chain) GTEST_SKIP() << "no FMA-chain kernels on this host";
+  const int64_t m = 40, n = 70, k = 90;  // m > 32: not the skinny path
+  const DotDims d = MakeDims(PrimitiveType::kF64, PrimitiveType::kF64,
+                             PrimitiveType::kF64, 1, m, n, k, Layout{});
+  std::mt19937 rng(78);
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  auto subnormal = [&] { return 0x1p-1024 * (1.0 + unit(rng)); };
+  std::vector<double> a(m * k), b(k * n);
+  for (int64_t i = 0; i < m; ++i) {
+    for (int64_t q = 0; q < k; ++q) {
+      a[i * k + q] = i == 0 ? subnormal()
+                     : i == 1
+                         ? (q == 0 ? 0x1p-1018 : subnormal())
+                         : (unit(rng) < 0.1 ? subnormal() : 2 * unit(rng) - 1);
+    }
+  }
+  for (auto& x : b) x = 4 + 4 * unit(rng);
+  ThreadPool two(2);
+  const Ref r = Reference(d, a, b, FromF64, FromF64);
+  for (ThreadPool* pool : {static_cast<ThreadPool*>(nullptr), &two}) {
+    std::vector<double> c(m * n, NAN);
+    ASSERT_TRUE(RunDot(d, a.data(), b.data(), c.data(), pool, host).ok());
+    EXPECT_FALSE(LastDotUsedWideFallback());
+    EXPECT_EQ(LastDotSmallResultsRecomputed(), 2 * n);
+    for (size_t i = 0; i < c.size(); ++i) {
+      const long double ref_err = k * 0x1p-64L * r.s[i];
+      ASSERT_LE(std::fabs(c[i] - r.y[i]),
+                Bound(r.s[i], k, 0x1p-53, HalfUlpF64(r.y[i])) + ref_err)
+          << i << ": got " << c[i];
+    }
+  }
+}
+
 TEST(GemmTest, F64SubnormalProductsKeepTheFastPathWhereTheBoundAllows) {
   const GemmKernels& host = gemm::HostGemmKernels();
   if (!host.fma_chain) GTEST_SKIP() << "no FMA-chain kernels on this host";
@@ -550,6 +661,46 @@ TEST(GemmKernelTest, UnpackedRowsAndEdgesMatchAnFmaChain) {
       }
     }
   }
+}
+
+// The tile reading A in place (f32_rows_a: a[r * lda + k]) computes the
+// same FMA chains as the packed tile: bit-identical results for every mr,
+// N edges, full and masked B rows, with and without C's old value, and
+// nothing written outside the tile. The reference is the packed kernel
+// itself, whose values are checked against a long double sum above.
+TEST(GemmKernelTest, RowsAKernelEqualsThePackedOneBitForBit) {
+  const int64_t kc = 45, lda = 53, ldb = 64, ldc = 70;
+  const std::vector<float> a_rows = RandomF32(gemm::kGemmMr * lda, 21);
+  const std::vector<float> b = RandomF32(kc * ldb, 22);
+  std::vector<float> a_packed(kc * gemm::kGemmMr);
+  for (int64_t k = 0; k < kc; ++k) {
+    for (int r = 0; r < gemm::kGemmMr; ++r) {
+      a_packed[k * gemm::kGemmMr + r] = a_rows[r * lda + k];
+    }
+  }
+  int checked = 0;
+  for (const GemmKernels* kernels : KernelSets()) {
+    if (kernels->f32_rows_a == nullptr) continue;
+    for (int mr = 1; mr <= gemm::kGemmMr; ++mr) {
+      for (int nr : {1, 17, 63, 64}) {
+        for (bool acc : {false, true}) {
+          for (bool full : {false, true}) {
+            std::vector<float> want(gemm::kGemmMr * ldc, 0.25f);
+            std::vector<float> got(want);
+            kernels->f32(kc, a_packed.data(), b.data(), ldb, want.data(), ldc,
+                         mr, nr, acc, full);
+            kernels->f32_rows_a(kc, a_rows.data(), lda, b.data(), ldb,
+                                got.data(), ldc, mr, nr, acc, full);
+            ASSERT_EQ(0, std::memcmp(want.data(), got.data(), got.size() * 4))
+                << kernels->name << " mr=" << mr << " nr=" << nr
+                << " acc=" << acc << " full=" << full;
+            ++checked;
+          }
+        }
+      }
+    }
+  }
+  if (checked == 0) GTEST_SKIP() << "no rows-A kernel on this host";
 }
 
 TEST(GemmKernelTest, CopyScanFindsExtremes) {
