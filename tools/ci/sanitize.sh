@@ -11,9 +11,10 @@
 #     HLOREF_CI_FUZZERS;
 #  3. runs the tests labelled `sanitize` (any ASan, LSan or UBSan report
 #     fails its test);
-#  4. runs each of those fuzz targets for ${FUZZ_SECONDS:-20} s on its
-#     seeds plus its committed reproducers (tools/fuzz/run_fuzzers.sh); a
-#     crash, leak, timeout or broken invariant fails the job.
+#  4. runs each of those fuzz targets for ${FUZZ_SECONDS:-20} s (JOBS at a
+#     time, one core each) on its seeds plus its committed reproducers
+#     (tools/fuzz/run_fuzzers.sh); a crash, leak, timeout or broken
+#     invariant fails the job.
 # Needs clang-19 and libclang-rt-19-dev (HLOREF_FUZZ_TOOLS=1 tools/setup.sh
 # installs them; .ci/run sets it). Prints the time of each step.
 set -euo pipefail
@@ -52,5 +53,5 @@ step tests
 # A fresh corpus per run: CI checks the committed seeds and reproducers
 # plus what the fuzzer finds in FUZZ_SECONDS, not an old corpus.
 rm -rf "$BUILD/corpus"
-bash tools/fuzz/run_fuzzers.sh "$BUILD" "$FUZZ_SECONDS"
+FUZZ_JOBS="$JOBS" bash tools/fuzz/run_fuzzers.sh "$BUILD" "$FUZZ_SECONDS"
 step "fuzz (${FUZZ_SECONDS} s per target)"
