@@ -46,7 +46,13 @@ run_one() {
     hlo_module | literal | evaluator | golden_case)
       dict=(-dict="$ROOT/tools/fuzz/hlo.dict") ;;
   esac
-  "$bin" "${dict[@]}" -max_total_time="$SECONDS_PER_TARGET" \
+  # CPU time of the run (the machine may be shared: wall time overstates
+  # it) in logs/<target>.time when /usr/bin/time is there.
+  local timer=()
+  if [ -x /usr/bin/time ]; then
+    timer=(/usr/bin/time -f "cpu %U s user %S s sys, %e s wall" -o "$BUILD/logs/$t.time")
+  fi
+  "${timer[@]}" "$bin" "${dict[@]}" -max_total_time="$SECONDS_PER_TARGET" \
     -rss_limit_mb=2048 -timeout=10 -max_len=65536 -print_final_stats=1 \
     -artifact_prefix="$BUILD/crashes/$t/" \
     "$BUILD/corpus/$t" "$BUILD/seeds/$t" \
@@ -62,6 +68,9 @@ report() {
       "$BUILD/logs/$t.log" | head -5 >&2 || true
   fi
   echo "run_fuzzers: $t: $(grep -E "^#[0-9]+.*(DONE|cov:)" "$BUILD/logs/$t.log" | tail -1 || true)"
+  if [ -f "$BUILD/logs/$t.time" ]; then
+    echo "run_fuzzers: $t: $(tail -1 "$BUILD/logs/$t.time")"
+  fi
 }
 
 # FUZZ_JOBS targets at a time (default 1), each on its own core.
