@@ -68,7 +68,7 @@ TEST(ConformanceFuzzRegression, GoldenReproducers) {
 }
 
 TEST(ConformanceFuzzRegression, DifferentialReproducers) {
-  RunAll("differential", FuzzDifferentialCase, 0);
+  RunAll("differential", FuzzDifferentialCase, 1);
 }
 
 }  // namespace
