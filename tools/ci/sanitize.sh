@@ -53,5 +53,9 @@ step tests
 # A fresh corpus per run: CI checks the committed seeds and reproducers
 # plus what the fuzzer finds in FUZZ_SECONDS, not an old corpus.
 rm -rf "$BUILD/corpus"
-FUZZ_JOBS="$JOBS" bash tools/fuzz/run_fuzzers.sh "$BUILD" "$FUZZ_SECONDS"
+# The targets of HLOREF_CI_FUZZERS (CMakeLists.txt), named so that a build
+# directory that also holds golden_case_fuzz / differential_fuzz (a
+# developer's) runs the same set as CI.
+FUZZ_JOBS="$JOBS" bash tools/fuzz/run_fuzzers.sh "$BUILD" "$FUZZ_SECONDS" \
+  hlo_module literal npy evaluator command_results
 step "fuzz (${FUZZ_SECONDS} s per target)"
