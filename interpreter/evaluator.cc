@@ -36,28 +36,44 @@ namespace {
 // each call first checks that this much is left.
 constexpr int64_t kStackReserveBytes = int64_t{512} << 10;
 
-// The lowest usable address of this thread's stack (cached per thread:
-// pthread_getattr_np reads /proc/self/maps for the main thread), or null
-// when it cannot be told.
-const char* StackLowAddress() {
-  thread_local const char* low = []() -> const char* {
+// This thread's stack, [low, high) (cached per thread: pthread_getattr_np
+// reads /proc/self/maps for the main thread); low is null when it cannot
+// be told.
+struct StackBounds {
+  const char* low = nullptr;
+  const char* high = nullptr;
+};
+
+const StackBounds& ThreadStackBounds() {
+  thread_local const StackBounds bounds = []() {
+    StackBounds b;
     pthread_attr_t attr;
-    if (pthread_getattr_np(pthread_self(), &attr) != 0) return nullptr;
+    if (pthread_getattr_np(pthread_self(), &attr) != 0) return b;
     void* addr = nullptr;
     size_t size = 0;
-    const bool ok = pthread_attr_getstack(&attr, &addr, &size) == 0;
+    if (pthread_attr_getstack(&attr, &addr, &size) == 0) {
+      b.low = static_cast<const char*>(addr);
+      b.high = b.low + size;
+    }
     pthread_attr_destroy(&attr);
-    return ok ? static_cast<const char*>(addr) : nullptr;
+    return b;
   }();
-  return low;
+  return bounds;
 }
 
 // Bytes of stack left below the caller's frame (INT64_MAX when unknown).
+// The frame address, not the address of a local: AddressSanitizer's
+// use-after-return detection (on by default with clang 19) moves locals to
+// a heap-allocated "fake stack", which made `&local - low` meaningless
+// (negative) and every nested call fail in the sanitizer build.
 int64_t StackBytesLeft() {
-  const char* low = StackLowAddress();
-  if (low == nullptr) return std::numeric_limits<int64_t>::max();
-  const char here = 0;
-  return &here - low;
+  const StackBounds& b = ThreadStackBounds();
+  if (b.low == nullptr) return std::numeric_limits<int64_t>::max();
+  const char* here = static_cast<const char*>(__builtin_frame_address(0));
+  if (here < b.low || here >= b.high) {
+    return std::numeric_limits<int64_t>::max();  // not on this stack
+  }
+  return here - b.low;
 }
 
 // ---- Opcode dispatch, generated from ops.def: one case per opcode, no

@@ -779,9 +779,14 @@ absl::StatusOr<Literal> RaggedAllToAll(
         }
         writer[row] = s * entries + e;
       }
-      std::memcpy(result.mutable_raw().data() + to * row_elems * bytes,
-                  s_input.raw().data() + off * row_elems * bytes,
-                  static_cast<size_t>(size * row_elems * bytes));
+      // Rows of zero elements (a 0 dimension) have nothing to copy, and
+      // a zero-size literal's data() is null, which memcpy may not take
+      // (UBSan, found by differential_fuzz).
+      if (size * row_elems * bytes > 0) {
+        std::memcpy(result.mutable_raw().data() + to * row_elems * bytes,
+                    s_input.raw().data() + off * row_elems * bytes,
+                    static_cast<size_t>(size * row_elems * bytes));
+      }
     }
   }
   return result;

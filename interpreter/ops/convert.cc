@@ -304,7 +304,9 @@ absl::StatusOr<Literal> EvalBitcastConvert(const HloInstruction& inst,
   if (byte_types) {
     auto src = operand.raw();
     auto dst = out.mutable_raw();
-    std::memcpy(dst.data(), src.data(), dst.size());
+    // A zero-size value has null data(), which memcpy may not take even
+    // for 0 bytes (UBSan, found by differential_fuzz).
+    if (!dst.empty()) std::memcpy(dst.data(), src.data(), dst.size());
   } else {
     // Sub-byte types: pack each element's low `in_bits` bits.
     std::vector<uint8_t> stream(static_cast<size_t>((n_in * in_bits + 7) / 8),

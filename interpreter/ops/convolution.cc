@@ -337,7 +337,10 @@ absl::Status RealConv(const HloInstruction& inst, EvalContext& ctx,
         const int64_t in_b = bgroup * p.out_batch + b;
         const double* xb = x.data() + in_b * p.in_spatial * p.in_features +
                            fgroup * p.group_features;
-        const double* bblock = bt.data() + block * kt * nb;
+        // Only the fast path packs the kernel: without it bt is empty, and
+        // an offset from its null data() is undefined (UBSan: "applying
+        // non-zero offset to null pointer").
+        const double* bblock = fast ? bt.data() + block * kt * nb : nullptr;
         me.sums.resize(static_cast<size_t>(nb));
         me.comps.resize(static_cast<size_t>(nb));
         me.abss.resize(static_cast<size_t>(nb));

@@ -28,6 +28,17 @@ for kw in ["HloModule", "ENTRY", "ROOT", "parameter", "constant", "{...}",
            "[", "]", ",", "=", ":", "\""]:
     add(kw)
 
+# The golden file format (golden/README.md, conformance/harness/
+# golden_case.cc kKnownKeys), for golden_case_fuzz.
+for key in ["op", "class", "provenance", "profile", "impl", "compare",
+            "module", "arg", "expect", "expect_error", "known_failure", "note",
+            "infeed", "recv", "expect_outfeed", "expect_sent",
+            "custom_call_library"]:
+    add(key + ":")
+for kw in ["\ncase ", "\n  ", "exact", "ulp", "any", "xla", "portable",
+           "custom_call_test_lib", ".C1"]:
+    add(kw)
+
 for line in (root / "spec/ops.def").read_text().splitlines():
     m = re.match(r'HLOREF_OP\(\w+, "([^"]+)"', line)
     if m:
@@ -49,6 +60,7 @@ with out.open("w") as f:
             "# spec/attributes.def and spec/types/primitive_types.def: "
             "do not edit by hand.\n")
     for w in words:
-        esc = w.replace("\\", "\\\\").replace('"', '\\"')
+        esc = w.replace("\\", "\\\\").replace('"', '\\"').replace(
+            "\n", "\\x0A")
         f.write(f'"{esc}"\n')
 print(f"{out}: {len(words)} entries", file=sys.stderr)

@@ -4,6 +4,13 @@
                   golden/**/*.golden cases (small ones first)
   OUT/literal:    the arg:/expect: literals of the golden cases
   OUT/npy:        every .npy under examples/ (including examples/bad)
+  OUT/evaluator:  the same modules as hlo_module (the small ones run fast)
+  OUT/golden_case: golden/**/*.golden files, smallest first, and single
+                  cases cut out of them
+  OUT/command_results: a mode byte, then two result .npy files (pairs of
+                  the examples' .npy files) and a stderr text, separated by
+                  "=npy=" (backends/command/fuzz/command_fuzz_entry.h)
+  OUT/differential: 10-byte (op, seed) inputs for every op index < 256
 Usage: tools/fuzz/seed_corpora.py OUT [--max N] (N files per corpus at most,
 default 60). The corpora are generated, not committed.
 """
@@ -33,6 +40,18 @@ def golden_cases():
                         literals.append(line[len(key):].strip())
         if module:
             yield "\n".join(module), literals
+
+
+def npy_bytes(descr, shape, data):
+    """An .npy (version 1.0) file, written by hand (NumPy format spec)."""
+    dims = "".join(f"{d}," for d in shape) if len(shape) == 1 else \
+        ", ".join(str(d) for d in shape)
+    header = (f"{{'descr': '{descr}', 'fortran_order': False, "
+              f"'shape': ({dims}), }}")
+    pad = 64 - (10 + len(header) + 1) % 64
+    header = header + " " * (pad % 64) + "\n"
+    return (b"\x93NUMPY\x01\x00" + len(header).to_bytes(2, "little") +
+            header.encode() + data)
 
 
 def write(out_dir, blobs, limit):
@@ -71,7 +90,31 @@ def main():
     lits.sort(key=len)
     step = max(1, len(lits) // args.max)
     lits = lits[::step]
-    for name, blobs in (("hlo_module", hlo), ("literal", lits), ("npy", npy)):
+    golden_files = sorted((p.read_bytes() for p in root.glob(
+        "golden/**/*.golden")), key=len)
+    golden = golden_files[:args.max // 2]
+    for text in golden_files[::max(1, len(golden_files) // (args.max // 2))]:
+        # One case cut out of each sampled file (the text up to its second
+        # `case` line).
+        parts = text.split(b"\ncase ")
+        golden.append(parts[0] if len(parts) < 3 else
+                      parts[0] + b"\ncase " + parts[1])
+    small_npy = sorted(npy, key=len)[:8]
+    # The run that passes: result_0 f32[2] and result_1 s32[], the root of
+    # the command target's module.
+    command = [bytes([0]) + npy_bytes("<f4", (2,), b"\0\0\x80?\0\0\0@") +
+               b"=npy=" + npy_bytes("<i4", (), b"\7\0\0\0")]
+    for mode in (0, 1, 2, 3, 4):
+        for i, a in enumerate(small_npy):
+            b = small_npy[(i + 1) % len(small_npy)] if small_npy else b""
+            command.append(bytes([mode]) + a + b"=npy=" + b + b"=npy==npy=" +
+                           b"stderr text from the program\n")
+    differential = [bytes([op, 0]) + seed.to_bytes(8, "little")
+                    for seed in (0, 1) for op in range(256)]
+    for name, blobs in (("hlo_module", hlo), ("literal", lits), ("npy", npy),
+                        ("evaluator", hlo), ("golden_case", golden),
+                        ("command_results", command),
+                        ("differential", differential)):
         n = write(out / name, blobs, args.max)
         print(f"{out / name}: {n} seeds")
 

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# CI's sanitizer job (issue 17; docs/fuzzing.md "CI"), run by .ci/run after
+# the normal build and tests:
+#  1. configures ${SANITIZE_BUILD_DIR:-build-sanitize} with clang 19 and
+#     -DHLOREF_FUZZ=ON (every target under AddressSanitizer +
+#     UndefinedBehaviorSanitizer, a UBSan report aborts), at -O1 with line
+#     tables only (the build is most of the job's time), without the CPU
+#     and CUDA backends;
+#  2. builds the target `hloref_sanitize`: the unit tests listed in
+#     HLOREF_SANITIZE_TESTS (CMakeLists.txt) and the fuzz targets in
+#     HLOREF_CI_FUZZERS;
+#  3. runs the tests labelled `sanitize` (any ASan, LSan or UBSan report
+#     fails its test);
+#  4. runs each of those fuzz targets for ${FUZZ_SECONDS:-20} s (JOBS at a
+#     time, one core each) on its seeds plus its committed reproducers
+#     (tools/fuzz/run_fuzzers.sh); a crash, leak, timeout or broken
+#     invariant fails the job.
+# Needs clang-19 and libclang-rt-19-dev (HLOREF_FUZZ_TOOLS=1 tools/setup.sh
+# installs them; .ci/run sets it). Prints the time of each step.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+BUILD="${SANITIZE_BUILD_DIR:-build-sanitize}"
+JOBS="${JOBS:-2}"
+FUZZ_SECONDS="${FUZZ_SECONDS:-20}"
+
+if ! command -v clang++-19 >/dev/null ||
+   [ ! -e /usr/lib/llvm-19/lib/clang/19/lib/linux/libclang_rt.fuzzer-x86_64.a ]; then
+  echo "sanitize: clang++-19 or its runtime libraries (libclang-rt-19-dev) are" \
+       "missing; install them with HLOREF_FUZZ_TOOLS=1 tools/setup.sh" >&2
+  exit 1
+fi
+
+step_start=$SECONDS
+step() {
+  echo "sanitize: $1 took $((SECONDS - step_start)) s"
+  step_start=$SECONDS
+}
+
+CC=clang-19 CXX=clang++-19 cmake -S . -B "$BUILD" -G Ninja \
+  -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -gline-tables-only" \
+  "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O1 -gline-tables-only" \
+  -DHLOREF_FUZZ=ON -DHLOREF_ENABLE_CPU=OFF -DHLOREF_ENABLE_CUDA=OFF >/dev/null
+step configure
+cmake --build "$BUILD" -j "$JOBS" --target hloref_sanitize
+step build
+
+export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}"
+export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
+ctest --test-dir "$BUILD" -L sanitize -j "$JOBS" --output-on-failure
+step tests
+
+# A fresh corpus per run: CI checks the committed seeds and reproducers
+# plus what the fuzzer finds in FUZZ_SECONDS, not an old corpus.
+rm -rf "$BUILD/corpus"
+# The targets of HLOREF_CI_FUZZERS (CMakeLists.txt), named so that a build
+# directory that also holds golden_case_fuzz / differential_fuzz (a
+# developer's) runs the same set as CI.
+FUZZ_JOBS="$JOBS" bash tools/fuzz/run_fuzzers.sh "$BUILD" "$FUZZ_SECONDS" \
+  hlo_module literal npy evaluator command_results
+step "fuzz (${FUZZ_SECONDS} s per target)"
