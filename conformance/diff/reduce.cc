@@ -212,45 +212,47 @@ absl::StatusOr<ReduceResult> ReduceModule(const HloModule& module,
 StillFails BackendStillFails(backends::Backend& backend, Profile profile,
                              Deviations deviations,
                              backends::CompileOptions compile_options,
-                             std::string match) {
-  return [&backend, profile, deviations = std::move(deviations),
-          compile_options = std::move(compile_options),
-          match = std::move(match)](const HloModule& module,
-                                    absl::Span<const Literal> args,
-                                    std::string* why) {
-    GeneratedCase c;
-    c.id = module.name();
-    c.opcode = module.entry()->root()->opcode();
-    c.type = CaseElementType(*module.entry()->root());
-    c.module_text = PrintModule(module);
-    c.module = module.Clone();
-    c.args.assign(args.begin(), args.end());
-    SuiteOptions suite;
-    suite.profile = profile;
-    suite.deviations = deviations;
-    suite.compile_options = compile_options;
-    CaseRecord record = RunGeneratedCase(c, backend, suite);
-    if (why != nullptr) *why = record.message;
-    return record.outcome == Outcome::kFail &&
-           (match.empty() || absl::StrContains(record.message, match));
-  };
+                             std::string match, int64_t max_bytes) {
+  return
+      [&backend, profile, deviations = std::move(deviations),
+       compile_options = std::move(compile_options), match = std::move(match),
+       max_bytes](const HloModule& module, absl::Span<const Literal> args,
+                  std::string* why) {
+        GeneratedCase c;
+        c.id = module.name();
+        c.opcode = module.entry()->root()->opcode();
+        c.type = CaseElementType(*module.entry()->root());
+        c.module_text = PrintModule(module);
+        c.module = module.Clone();
+        c.args.assign(args.begin(), args.end());
+        SuiteOptions suite;
+        suite.profile = profile;
+        suite.deviations = deviations;
+        suite.compile_options = compile_options;
+        suite.max_bytes = max_bytes;
+        CaseRecord record = RunGeneratedCase(c, backend, suite);
+        if (why != nullptr) *why = record.message;
+        return record.outcome == Outcome::kFail &&
+               (match.empty() || absl::StrContains(record.message, match));
+      };
 }
 
 StillFails EnclosureStillFails(backends::Backend& backend, Profile profile,
                                Deviations deviations,
                                backends::CompileOptions compile_options,
-                               std::string match) {
+                               std::string match, int64_t max_bytes) {
   return [&backend, profile, deviations = std::move(deviations),
           compile_options = std::move(compile_options),
-          match = std::move(match)](const HloModule& module,
-                                    absl::Span<const Literal> args,
-                                    std::string* why) {
+          match = std::move(match),
+          max_bytes](const HloModule& module, absl::Span<const Literal> args,
+                     std::string* why) {
     auto failed = [&](const std::string& text) {
       if (why != nullptr) *why = text;
       return match.empty() || absl::StrContains(text, match);
     };
     EvaluatorOptions oracle;
     oracle.profile = profile;
+    if (max_bytes > 0) oracle.max_bytes = max_bytes;
     absl::StatusOr<ModuleEnclosure> enc = ComputeEnclosure(
         module, args, PolicyEnclosureOptions(oracle, deviations));
     if (!enc.ok()) {

@@ -74,10 +74,13 @@ absl::StatusOr<ReduceResult> ReduceModule(const HloModule& module,
 // the conformance suite judges a case, is fail, and (when `match` is not
 // empty) the failure message contains `match` - so that a reduction keeps
 // one particular failure instead of drifting to another.
+// `max_bytes`: the oracle's byte limit (EvaluatorOptions::max_bytes; 0: its
+// default), the user's --max-bytes, so that a candidate of a module that
+// needs more than the default is judged rather than skipped.
 StillFails BackendStillFails(backends::Backend& backend, Profile profile,
                              Deviations deviations,
                              backends::CompileOptions compile_options,
-                             std::string match);
+                             std::string match, int64_t max_bytes = 0);
 
 // The whole-program predicate (docs/enclosures.md): the backend's outputs
 // of the candidate leave its whole-program enclosures (some element
@@ -89,7 +92,7 @@ StillFails BackendStillFails(backends::Backend& backend, Profile profile,
 StillFails EnclosureStillFails(backends::Backend& backend, Profile profile,
                                Deviations deviations,
                                backends::CompileOptions compile_options,
-                               std::string match);
+                               std::string match, int64_t max_bytes = 0);
 
 }  // namespace hloref::conformance
 

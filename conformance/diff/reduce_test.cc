@@ -241,5 +241,34 @@ TEST(ReduceModule, EnclosurePredicateKeepsTheRealDeparture) {
   EXPECT_FALSE(clean.ok());
 }
 
+// The candidates are judged at the byte limit the user gave (hloref reduce
+// --max-bytes), not at the oracle's default: a limit too small for the
+// module's values makes the oracle refuse (ResourceExhausted), so the
+// candidate is skipped and not "still failing"; without a limit the same
+// candidate fails. (Before, the limit never reached the oracle, so a module
+// needing more than the default could not be reduced at all.)
+TEST(ReduceModule, CandidatesAreJudgedAtTheGivenByteLimit) {
+  auto module = Parse(kChain);
+  ASSERT_NE(module, nullptr);
+  NegatingMultiplyBackend backend;
+  std::string why;
+  StillFails unlimited = BackendStillFails(backend, Profile::kXla, Deviations{},
+                                           {}, "", /*max_bytes=*/0);
+  EXPECT_TRUE(unlimited(*module, Args(), &why)) << why;
+  // f32[2] values are 8 bytes each; one byte cannot hold any of them.
+  StillFails tiny = BackendStillFails(backend, Profile::kXla, Deviations{}, {},
+                                      "", /*max_bytes=*/1);
+  why.clear();
+  EXPECT_FALSE(tiny(*module, Args(), &why));
+  EXPECT_NE(why.find("oracle:"), std::string::npos) << why;
+  StillFails tiny_enclosure = EnclosureStillFails(
+      backend, Profile::kXla, Deviations{}, {}, "", /*max_bytes=*/1);
+  why.clear();
+  EXPECT_FALSE(tiny_enclosure(*module, Args(), &why));
+  EXPECT_TRUE(EnclosureStillFails(backend, Profile::kXla, Deviations{}, {}, "",
+                                  /*max_bytes=*/0)(*module, Args(), &why))
+      << why;
+}
+
 }  // namespace
 }  // namespace hloref::conformance

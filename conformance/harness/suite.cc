@@ -356,6 +356,7 @@ CaseRecord RunGeneratedCase(const GeneratedCase& c, backends::Backend& backend,
   // the rendezvous can prove are reported at once anyway, so the wait for
   // a slow participant can be long without slowing any verdict down.
   eval_options.collective_timeout = absl::Seconds(60);
+  if (options.max_bytes > 0) eval_options.max_bytes = options.max_bytes;
   auto oracle = RunOracle(c, eval_options, participant_args, c.host);
   if (!oracle.ok()) {
     const absl::Status& s = oracle.status();

@@ -55,6 +55,11 @@ struct SuiteOptions {
   std::map<std::string, std::string> expected_failures;
   // Progress: called after each case with (done, total) from one thread.
   std::function<void(int64_t, int64_t)> progress;
+  // The oracle's byte limit (EvaluatorOptions::max_bytes) for generated
+  // cases; 0: its default. `hloref reduce` passes the user's --max-bytes so
+  // that candidates of a large module are judged at the limit the module
+  // itself ran under (above it the oracle refuses and the case is skipped).
+  int64_t max_bytes = 0;
 };
 
 // The expected-failures list: one case per line, `<case id> <reason>`

@@ -125,13 +125,14 @@ int RunReduce(int argc, char** argv) {
 
   auto result = conformance::ReduceModule(
       *job->module, job->args,
-      cl->Has("enclosure")
-          ? conformance::EnclosureStillFails(
-                *job->backend, job->profile, job->deviations,
-                job->compile_options, cl->Get("match").value_or(""))
-          : conformance::BackendStillFails(
-                *job->backend, job->profile, job->deviations,
-                job->compile_options, cl->Get("match").value_or("")),
+      cl->Has("enclosure") ? conformance::EnclosureStillFails(
+                                 *job->backend, job->profile, job->deviations,
+                                 job->compile_options,
+                                 cl->Get("match").value_or(""), job->max_bytes)
+                           : conformance::BackendStillFails(
+                                 *job->backend, job->profile, job->deviations,
+                                 job->compile_options,
+                                 cl->Get("match").value_or(""), job->max_bytes),
       options);
   if (!result.ok()) return Fail(std::string(result.status().message()));
   std::fprintf(stderr,
