@@ -212,8 +212,18 @@ TEST(TopK, MatchesAFullStableSortOnRandomRows) {
         const float* row = v.data() + r * n;
         std::vector<int64_t> order(static_cast<size_t>(n));
         for (int64_t i = 0; i < n; ++i) order[static_cast<size_t>(i)] = i;
-        std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
-          return largest ? less(row[b], row[a]) : less(row[a], row[b]);
+        // A stable order: ties keep the lower index first. (std::sort with
+        // the index as the tie-break, not std::stable_sort: libstdc++ 12's
+        // stable_sort uses the deprecated get_temporary_buffer, an error
+        // under clang 19's -Werror in the sanitizer build.)
+        std::sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
+          if (largest ? less(row[b], row[a]) : less(row[a], row[b])) {
+            return true;
+          }
+          if (largest ? less(row[a], row[b]) : less(row[b], row[a])) {
+            return false;
+          }
+          return a < b;
         });
         auto tie = [&](int64_t a, int64_t b) {
           return !less(row[a], row[b]) && !less(row[b], row[a]);
