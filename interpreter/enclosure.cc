@@ -694,6 +694,13 @@ class EnclosurePass {
                                          const std::vector<Literal>& args,
                                          const Shape& result_shape,
                                          int variant);
+  // RunIsolated's f64 variant on two operands given as doubles: `inst`
+  // applied to (a of shape a_shape, b of shape b_shape), its f64 result
+  // (result_shape) as doubles.
+  absl::StatusOr<std::vector<double>> RunIsolatedF64(
+      const HloInstruction& inst, const Shape& a_shape,
+      const std::vector<double>& a, const Shape& b_shape,
+      const std::vector<double>& b, const Shape& result_shape);
   absl::StatusOr<std::optional<ValueEnclosure>> DataMovement(
       const HloInstruction& inst,
       const std::vector<const ValueEnclosure*>& ops);
@@ -956,6 +963,20 @@ absl::StatusOr<ValueEnclosure> EnclosurePass::Conditional(
   }
   if (u->shape.IsArray()) MergeReasons(u->array.reasons, sel.reasons);
   return std::move(*u);
+}
+
+absl::StatusOr<std::vector<double>> EnclosurePass::RunIsolatedF64(
+    const HloInstruction& inst, const Shape& a_shape,
+    const std::vector<double>& a, const Shape& b_shape,
+    const std::vector<double>& b, const Shape& result_shape) {
+  std::vector<Literal> args;
+  HLOREF_ASSIGN_OR_RETURN(Literal la, StoreDoubles(a_shape, a));
+  HLOREF_ASSIGN_OR_RETURN(Literal lb, StoreDoubles(b_shape, b));
+  args.push_back(std::move(la));
+  args.push_back(std::move(lb));
+  HLOREF_ASSIGN_OR_RETURN(EvalResult r,
+                          RunIsolated(inst, args, result_shape, /*variant=*/2));
+  return LoadDoubles(r.value);
 }
 
 absl::StatusOr<EvalResult> EnclosurePass::RunIsolated(
@@ -1790,17 +1811,8 @@ absl::StatusOr<std::optional<ValueEnclosure>> EnclosurePass::Convolution(
   xs.set_element_type(PrimitiveType::kF64);
   ws.set_element_type(PrimitiveType::kF64);
   rs.set_element_type(PrimitiveType::kF64);
-  auto conv =
-      [&](const std::vector<double>& a,
-          const std::vector<double>& b) -> absl::StatusOr<std::vector<double>> {
-    std::vector<Literal> args;
-    HLOREF_ASSIGN_OR_RETURN(Literal la, StoreDoubles(xs, a));
-    HLOREF_ASSIGN_OR_RETURN(Literal lb, StoreDoubles(ws, b));
-    args.push_back(std::move(la));
-    args.push_back(std::move(lb));
-    HLOREF_ASSIGN_OR_RETURN(EvalResult r,
-                            RunIsolated(inst, args, rs, /*variant=*/2));
-    return LoadDoubles(r.value);
+  auto conv = [&](const std::vector<double>& a, const std::vector<double>& b) {
+    return RunIsolatedF64(inst, xs, a, ws, b, rs);
   };
   HLOREF_ASSIGN_OR_RETURN(std::vector<double> c1, conv(xm, wm));
   HLOREF_ASSIGN_OR_RETURN(std::vector<double> c2, conv(xam, wr));
@@ -1982,17 +1994,9 @@ absl::StatusOr<std::optional<ValueEnclosure>> EnclosurePass::ReduceWindow(
   xs.set_element_type(PrimitiveType::kF64);
   is.set_element_type(PrimitiveType::kF64);
   rs.set_element_type(PrimitiveType::kF64);
-  auto window =
-      [&](const std::vector<double>& a,
-          const std::vector<double>& b) -> absl::StatusOr<std::vector<double>> {
-    std::vector<Literal> args;
-    HLOREF_ASSIGN_OR_RETURN(Literal la, StoreDoubles(xs, a));
-    HLOREF_ASSIGN_OR_RETURN(Literal lb, StoreDoubles(is, b));
-    args.push_back(std::move(la));
-    args.push_back(std::move(lb));
-    HLOREF_ASSIGN_OR_RETURN(EvalResult r,
-                            RunIsolated(inst, args, rs, /*variant=*/2));
-    return LoadDoubles(r.value);
+  auto window = [&](const std::vector<double>& a,
+                    const std::vector<double>& b) {
+    return RunIsolatedF64(inst, xs, a, is, b, rs);
   };
   HLOREF_ASSIGN_OR_RETURN(std::vector<double> lo, window(x.lo, init.lo));
   HLOREF_ASSIGN_OR_RETURN(std::vector<double> hi, window(x.hi, init.hi));
