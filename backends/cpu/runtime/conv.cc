@@ -210,6 +210,12 @@ template <typename T>
 void ScanRows(const Input<T>& in, const T* const* rows, int64_t n,
               const T* zero, const gemm::GemmKernels& k, Stats<T>& stats) {
   if (in.seen == nullptr) return;
+  // Unseen rows that follow each other in memory are scanned by one call
+  // (a strip's rows usually do: consecutive positions along the last
+  // dimension). One call per row cost ~50 cycles of setup and horizontal
+  // reduction per 1 KiB row (the 1x1 layer's 3,136 rows).
+  const T* run = nullptr;
+  int64_t run_len = 0;
   for (int64_t i = 0; i < n; ++i) {
     const T* r = rows[i];
     if (r == zero) continue;
@@ -217,9 +223,16 @@ void ScanRows(const Input<T>& in, const T* const* rows, int64_t n,
     std::atomic<uint8_t>& seen =
         in.seen[in.row_shift >= 0 ? diff >> in.row_shift : diff / in.row_len];
     if (seen.load(std::memory_order_relaxed) != 0) continue;
-    stats.Scan(k, r, in.row_len);
     seen.store(1, std::memory_order_relaxed);
+    if (run != nullptr && r == run + run_len) {
+      run_len += in.row_len;
+      continue;
+    }
+    if (run != nullptr) stats.Scan(k, run, run_len);
+    run = r;
+    run_len = in.row_len;
   }
+  if (run != nullptr) stats.Scan(k, run, run_len);
 }
 
 struct Shared {
