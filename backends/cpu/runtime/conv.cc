@@ -516,6 +516,24 @@ void DwRowCall(const ConvKernels& k, const conv::DwRowArgs<T>& a) {
 }
 
 template <typename T>
+bool DwRow2Available(const ConvKernels& k) {
+  if constexpr (std::is_same_v<T, float>) {
+    return k.dw_row2_f32 != nullptr;
+  } else {
+    return k.dw_row2_f64 != nullptr;
+  }
+}
+
+template <typename T>
+void DwRow2Call(const ConvKernels& k, const conv::DwRow2Args<T>& a) {
+  if constexpr (std::is_same_v<T, float>) {
+    k.dw_row2_f32(a);
+  } else {
+    k.dw_row2_f64(a);
+  }
+}
+
+template <typename T>
 void RunDepthwiseRowItems(Shared& sh, const DwRowPlan& plan, const Input<T>& in,
                           std::atomic<uint8_t>* row_seen, const T* w,
                           Stats<T>* input_stats, int64_t row_begin,
@@ -563,7 +581,79 @@ void RunDepthwiseRowItems(Shared& sh, const DwRowPlan& plan, const Input<T>& in,
     idx[dd] = b % d.spatial[dd].output_size;
     b /= d.spatial[dd].output_size;
   }
+  // Two output rows per call where the two-row kernel applies
+  // (conv_kernels.h DwRow2Args): one outer dimension (Y) without lhs
+  // dilation, a 3-wide stride-1 undilated window along X, the output
+  // written in place.
+  const ConvDims::Spatial* sy = p.nsp == 2 ? &d.spatial[0] : nullptr;
+  conv::DwRow2Args<T> a2;
+  const bool pairs = DwRow2Available<T>(*sh.kernels) && sy != nullptr &&
+                     sy->base_dilation == 1 && sx.kernel_size == 3 &&
+                     sx.stride == 1 && sx.window_dilation == 1 && p.direct_c &&
+                     sy->kernel_size <= 64;
+  const T* in2[128];
+  int8_t tap2[2][128];
+  uint8_t scan2[128];
+  if (pairs) {
+    a2.in_rows = in2;
+    a2.tap[0] = tap2[0];
+    a2.tap[1] = tap2[1];
+    a2.w = w;
+    a2.channels = channels;
+    a2.pad = sx.padding_low;
+    a2.in_x = sx.input_size;
+    a2.in_sx = in.sp_stride[last];
+    a2.x0 = 0;
+    a2.nx = out_x;
+    a2.out_sx = sx.output_stride;
+    a2.scan = row_seen != nullptr ? scan2 : nullptr;
+    a2.stats = stats;
+  }
   for (int64_t r = row_begin; r < row_end; ++r) {
+    if (pairs && r + 1 < row_end && idx[0] + 1 < sy->output_size) {
+      // Input rows of outputs y and y + 1, merged in increasing position:
+      // output 0 reads position y * stride - pad + o * dilation at outer
+      // tap o, output 1 the same plus the stride.
+      const int64_t base_pos = idx[0] * sy->stride - sy->padding_low;
+      int64_t n_in = 0;
+      int64_t o0 = 0, o1 = 0;
+      const int64_t kh = sy->kernel_size;
+      while (o0 < kh || o1 < kh) {
+        const int64_t p0 = o0 < kh ? base_pos + o0 * sy->window_dilation
+                                   : std::numeric_limits<int64_t>::max();
+        const int64_t p1 =
+            o1 < kh ? base_pos + sy->stride + o1 * sy->window_dilation
+                    : std::numeric_limits<int64_t>::max();
+        const int64_t pos = std::min(p0, p1);
+        const int t0 = p0 == pos ? static_cast<int>(o0++) : -1;
+        const int t1 = p1 == pos ? static_cast<int>(o1++) : -1;
+        if (pos < 0 || pos >= sy->input_size) continue;
+        in2[n_in] = in.base + b * in.batch_stride + pos * in.sp_stride[0];
+        tap2[0][n_in] = static_cast<int8_t>(t0);
+        tap2[1][n_in] = static_cast<int8_t>(t1);
+        scan2[n_in] = 0;
+        const int64_t row_id = b * sy->input_size + pos;
+        if (row_seen != nullptr &&
+            row_seen[row_id].load(std::memory_order_relaxed) == 0) {
+          scan2[n_in] = 1;
+          row_seen[row_id].store(1, std::memory_order_relaxed);
+        }
+        ++n_in;
+      }
+      a2.n_in = n_in;
+      T* out0 = static_cast<T*>(sh.output) + b * d.output_batch_stride +
+                idx[0] * sy->output_stride;
+      a2.out[0] = out0;
+      a2.out[1] = out0 + sy->output_stride;
+      DwRow2Call<T>(*sh.kernels, a2);
+      idx[0] += 2;
+      if (idx[0] == sy->output_size) {
+        idx[0] = 0;
+        ++b;
+      }
+      ++r;
+      continue;
+    }
     int64_t co = b * d.output_batch_stride;
     for (int64_t dd = 0; dd < last; ++dd) {
       co += idx[dd] * d.spatial[dd].output_stride;

@@ -137,7 +137,8 @@ void PortableDwRowF64(const DwRowArgs<double>& a) { PortableDwRow<double>(a); }
 
 const ConvKernels kPortable = {
     "portable",    PortableF32,      PortableF64,      PortableDwF32,
-    PortableDwF64, PortableDwRowF32, PortableDwRowF64, nullptr};
+    PortableDwF64, PortableDwRowF32, PortableDwRowF64, nullptr,
+    nullptr,       nullptr};
 
 #ifdef HLOREF_CONV_X86
 
@@ -582,6 +583,125 @@ HLOREF_CONV_AVX512 void DwRowTilesAny(const DwRowArgs<typename X::T>& a) {
   DwStatsOut<X>(a, stat);
 }
 
+// Two output rows (conv_kernels.h DwRow2Args), kw = 3, stride 1,
+// dilation 1: per input row u, the span's 10 input vectors are loaded
+// once and feed the 8 outputs of each output row that reads u (16
+// accumulators + 10 inputs + 3 filter vectors: 29 registers).
+template <typename X, bool kChecked, bool kFull>
+HLOREF_CONV_AVX512 void DwRow2Tile(const DwRow2Args<typename X::T>& a,
+                                   int64_t c0, typename X::M m, int64_t xb,
+                                   int nstore, __m512i* stat) {
+  using T = typename X::T;
+  using V = typename X::V;
+  constexpr int kKw = 3;
+  constexpr int kSpan = kDwNx + kKw - 1;
+  V acc[2][kDwNx];
+#pragma GCC unroll 2
+  for (int y = 0; y < 2; ++y) {
+#pragma GCC unroll 8
+    for (int j = 0; j < kDwNx; ++j) acc[y][j] = X::Zero();
+  }
+  const int64_t first = xb - a.pad;
+  const int64_t sx = a.in_sx;
+  for (int64_t u = 0; u < a.n_in; ++u) {
+    const T* row = a.in_rows[u];
+    V v[kSpan];
+#pragma GCC unroll 16
+    for (int i = 0; i < kSpan; ++i) {
+      const T* src = row + c0 + (first + i) * sx;
+      if (kChecked && (first + i < 0 || first + i >= a.in_x)) {
+        v[i] = X::Zero();
+      } else {
+        v[i] = kFull ? X::LoadFull(src) : X::Load(m, src);
+      }
+      asm("" : "+v"(v[i]));  // one load per vector (see DwRowTile)
+    }
+    if (a.scan != nullptr && a.scan[u]) {
+      const int lim = nstore - 1 + kKw;
+      __m512i mx = stat[0], mn = stat[1];
+#pragma GCC unroll 16
+      for (int i = 0; i < kSpan; ++i) {
+        if (i < lim) X::Stat(v[i], mx, mn);
+      }
+      stat[0] = mx;
+      stat[1] = mn;
+    }
+#pragma GCC unroll 2
+    for (int y = 0; y < 2; ++y) {
+      const int o = a.tap[y][u];
+      if (o < 0) continue;
+      const T* wt = a.w + o * kKw * a.channels + c0;
+#pragma GCC unroll 3
+      for (int kx = 0; kx < kKw; ++kx) {
+        const V wv = kFull ? X::LoadFull(wt + kx * a.channels)
+                           : X::Load(m, wt + kx * a.channels);
+#pragma GCC unroll 8
+        for (int j = 0; j < kDwNx; ++j) {
+          acc[y][j] = X::Fma(v[j + kx], wv, acc[y][j]);
+        }
+      }
+    }
+  }
+#pragma GCC unroll 2
+  for (int y = 0; y < 2; ++y) {
+#pragma GCC unroll 8
+    for (int j = 0; j < kDwNx; ++j) {
+      if (j < nstore) {
+        T* dst = a.out[y] + (xb + j) * a.out_sx + c0;
+        if (kFull) {
+          X::StoreFull(dst, acc[y][j]);
+        } else {
+          X::Store(m, dst, acc[y][j]);
+        }
+      }
+    }
+  }
+}
+
+template <typename X>
+HLOREF_CONV_AVX512 void DwRow2Tiles(const DwRow2Args<typename X::T>& a) {
+  using T = typename X::T;
+  using M = typename X::M;
+  constexpr int kL = X::kLanes;
+  constexpr int kSpan = kDwNx + 2;
+  const int64_t end = a.x0 + a.nx;
+  // The feature vectors on 64-byte lines (DwLead).
+  int64_t lead = 0;
+  if (a.channels >= 4 * kL && a.n_in > 0) {
+    const uintptr_t addr = reinterpret_cast<uintptr_t>(a.in_rows[0]);
+    if (addr % sizeof(T) == 0) {
+      lead = static_cast<int64_t>((addr % 64) / sizeof(T));
+    }
+  }
+  __m512i stat[2] = {_mm512_setzero_si512(), _mm512_set1_epi32(-1)};
+  for (int64_t xb = a.x0; xb < end; xb += kDwNx) {
+    const int n = static_cast<int>(std::min<int64_t>(kDwNx, end - xb));
+    const int64_t first = xb - a.pad;
+    const bool checked = first < 0 || first + kSpan > a.in_x;
+    for (int64_t c0 = -lead; c0 < a.channels; c0 += kL) {
+      const M m = DwMask<X>(c0, a.channels);
+      if (m == DwMask<X>(0, kL)) {
+        if (checked) {
+          DwRow2Tile<X, true, true>(a, c0, m, xb, n, stat);
+        } else {
+          DwRow2Tile<X, false, true>(a, c0, m, xb, n, stat);
+        }
+      } else if (checked) {
+        DwRow2Tile<X, true, false>(a, c0, m, xb, n, stat);
+      } else {
+        DwRow2Tile<X, false, false>(a, c0, m, xb, n, stat);
+      }
+    }
+  }
+  if (a.scan != nullptr) {
+    a.stats[0] = std::max(a.stats[0], X::ReduceMax(stat[0]));
+    a.stats[1] = std::min(a.stats[1], X::ReduceMin(stat[1]));
+  }
+}
+
+void Avx512DwRow2F32(const DwRow2Args<float>& a) { DwRow2Tiles<F32Vec>(a); }
+void Avx512DwRow2F64(const DwRow2Args<double>& a) { DwRow2Tiles<F64Vec>(a); }
+
 template <typename X>
 void Avx512DwRow(const DwRowArgs<typename X::T>& a) {
   if (a.dilation == 1 && a.kw == 3 && a.stride == 1) {
@@ -616,9 +736,11 @@ const ConvKernels* Avx512ConvKernels() {
 #ifdef HLOREF_CONV_X86
   const gemm::GemmKernels* g = gemm::Avx512GemmKernels();
   if (g == nullptr) return nullptr;  // same CPUID test as the GEMM's
-  static const ConvKernels k = {
-      "avx512",    Avx512F32,      Avx512F64,      Avx512DwF32,
-      Avx512DwF64, Avx512DwRowF32, Avx512DwRowF64, g};
+  static const ConvKernels k = {"avx512",        Avx512F32,
+                                Avx512F64,       Avx512DwF32,
+                                Avx512DwF64,     Avx512DwRowF32,
+                                Avx512DwRowF64,  Avx512DwRow2F32,
+                                Avx512DwRow2F64, g};
   return &k;
 #else
   return nullptr;

@@ -106,6 +106,37 @@ struct DwRowArgs {
 using DwRowKernelF32 = void (*)(const DwRowArgs<float>& a);
 using DwRowKernelF64 = void (*)(const DwRowArgs<double>& a);
 
+// Depthwise along two output rows at once (two consecutive positions of
+// the outer spatial dimension, same batch): the input rows both windows
+// read are loaded into L1 once for both outputs instead of once per output
+// (a 3x3 stride-1 layer: 4 input rows per 2 output rows instead of 6; the
+// one-row kernel is bound by those L2 -> L1 loads). in_rows lists the input
+// rows in increasing position along the outer dimension; tap[y][u] is the
+// outer tap (o) at which output y reads input row u, or -1. Each output is
+// the same chain as DwRowArgs gives it: its taps t = o * kw + kx in
+// increasing order (u ascending gives o ascending, for each output), from
+// +0, skipping the taps outside [0, in_x). Statistics as in DwRowArgs, for
+// the rows u with scan[u] set. Only for kw = 3, stride 1, dilation 1
+// (the kernel table has null elsewhere and for portable kernels).
+template <typename T>
+struct DwRow2Args {
+  using U = std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>;
+  int64_t n_in;
+  const T* const* in_rows;  // [n_in]: X position 0, channel 0; non-null
+  const int8_t* tap[2];     // [n_in] each
+  const T* w;               // [tap][channels]
+  int64_t channels;
+  int64_t pad;
+  int64_t in_x, in_sx;
+  int64_t x0, nx;
+  T* out[2];  // X position 0, channel 0, per output row
+  int64_t out_sx;
+  const uint8_t* scan = nullptr;  // [n_in], or null
+  U* stats = nullptr;
+};
+using DwRow2KernelF32 = void (*)(const DwRow2Args<float>& a);
+using DwRow2KernelF64 = void (*)(const DwRow2Args<double>& a);
+
 struct ConvKernels {
   const char* name;  // "avx512", "portable"
   ConvKernelF32 f32;
@@ -114,6 +145,8 @@ struct ConvKernels {
   DwKernelF64 dw_f64;
   DwRowKernelF32 dw_row_f32;
   DwRowKernelF64 dw_row_f64;
+  DwRow2KernelF32 dw_row2_f32;  // null: not available (use dw_row_f32)
+  DwRow2KernelF64 dw_row2_f64;
   // The range guard's copy-and-scan kernels (shared with the GEMM).
   const gemm::GemmKernels* gemm;
 };

@@ -503,6 +503,81 @@ TEST(ConvTest, DepthwiseRowKernelRangeGuard) {
   }
 }
 
+// The two-row depthwise kernel (conv_kernels.h DwRow2Args) gives every
+// output the same FMA chain as the one-row kernel, so its results must be
+// bit-identical to the AVX-512 table with the two-row kernel removed,
+// whatever the outer (Y) window: padding (some outputs read fewer rows),
+// negative padding, stride 2 (no shared rows), window dilation, reversal,
+// 5 taps, odd and even output heights (an odd row left over per image and
+// per thread's row range), batch 2, f32 and f64, 1 and 3 threads. (Both
+// are also checked against the reference sums by DepthwiseRowKernels.)
+TEST(ConvTest, DepthwiseTwoRowKernelMatchesOneRowBitForBit) {
+  const ConvKernels* avx = conv::Avx512ConvKernels();
+  if (avx == nullptr) GTEST_SKIP() << "no AVX-512 on this host";
+  ASSERT_NE(avx->dw_row2_f32, nullptr);
+  ConvKernels one_row = *avx;
+  one_row.dw_row2_f32 = nullptr;
+  one_row.dw_row2_f64 = nullptr;
+  const std::vector<Win> ys = {W(9, 3, 1, 1),        W(8, 3, 1, 1),
+                               W(9, 3, 1, -1),       W(10, 3, 2, 1),
+                               W(12, 3, 1, 2, 1, 2), W(7, 3, 1, 1, 1, 1, true),
+                               W(11, 5, 1, 2),       W(2, 3, 1, 1)};
+  uint64_t seed = 70;
+  for (PrimitiveType t : {PrimitiveType::kF32, PrimitiveType::kF64}) {
+    for (const Win& y : ys) {
+      Spec s;
+      s.batch = 2;
+      s.in_f = s.fgc = s.out_f = 67;
+      s.it = s.kt = s.ot = t;
+      s.win = {y, W(19, 3, 1, 1)};
+      const Problem p = Make(s);
+      std::mt19937_64 rng(++seed);
+      const auto in = Store(s.it, Values(s.it, Product(p.in_dims), rng));
+      const auto k = Store(s.kt, Values(s.kt, Product(p.k_dims), rng));
+      for (int threads : {1, 3}) {
+        std::string path;
+        const auto want = RunSpec(p, in, k, one_row, threads, &path);
+        EXPECT_EQ(path, "depthwise");
+        const auto got = RunSpec(p, in, k, *avx, threads, &path);
+        EXPECT_EQ(path, "depthwise");
+        EXPECT_EQ(got, want)
+            << "type " << static_cast<int>(t) << " y window " << y.in << "/"
+            << y.k << "/" << y.stride << "/" << y.pad << "/" << y.rd << "/"
+            << y.rev << " threads " << threads;
+      }
+    }
+  }
+}
+
+// The two-row kernel takes the range guard's statistics of each input row
+// once, for both outputs: an infinity in an input row that only the second
+// output row of a pair reads (the last input row, read by the last output
+// row of an even-height image) still takes the wide path.
+TEST(ConvTest, DepthwiseTwoRowKernelRangeGuard) {
+  const ConvKernels* avx = conv::Avx512ConvKernels();
+  if (avx == nullptr) GTEST_SKIP() << "no AVX-512 on this host";
+  Spec s;
+  s.in_f = s.fgc = s.out_f = 70;
+  s.win = {W(4, 3, 1, 0), W(13, 3, 1, 1)};  // 2 output rows: one pair
+  const Problem p = Make(s);
+  std::mt19937_64 rng(43);
+  const std::vector<double> w = Values(s.kt, Product(p.k_dims), rng);
+  std::vector<double> x = Values(s.it, Product(p.in_dims), rng);
+  x[(3 * 13 + 5) * 70 + 2] = INFINITY;  // y = 3: read by output row 1 only
+  std::string path;
+  const auto out = RunSpec(p, Store(s.it, x), Store(s.kt, w), *avx, 1, &path);
+  EXPECT_EQ(path, "wide");
+  const Ref ref = Reference(p, x, w);
+  for (size_t i = 0; i < ref.y.size(); ++i) {
+    const double v = LoadOut(s.ot, out, static_cast<int64_t>(i));
+    if (std::isinf(static_cast<double>(ref.y[i]))) {
+      EXPECT_EQ(v, static_cast<double>(ref.y[i])) << i;
+    } else {
+      EXPECT_TRUE(std::isfinite(v)) << i;
+    }
+  }
+}
+
 TEST(ConvTest, ThreeSpatialDimensionsAndF64) {
   Spec s;
   s.in_f = 3;
