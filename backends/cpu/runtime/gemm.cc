@@ -251,11 +251,13 @@ struct Shared {
   Stats<float> sa32, sb32;
   Stats<double> sa64, sb64;
   std::atomic<int64_t> small_recomputed{0};
-  // Whether A panels may have their subnormal entries zeroed (the kernels
-  // are FMA chains and RangeGuard::kCheckSmall is allowed: see
-  // FlushSubnormalsInPanel), and whether any panel had one.
+  // Whether packed A panels and B blocks may have their subnormal entries
+  // zeroed (the kernels are FMA chains and RangeGuard::kCheckSmall is
+  // allowed: see FlushSubnormalsInPanel), and whether any A panel / B block
+  // had one.
   bool flush_a = false;
   std::atomic<bool> flushed_a{false};
+  std::atomic<bool> flushed_b{false};
 };
 
 // One work item of the packed loops: batch bi, rows [m0, m1), columns
@@ -606,8 +608,17 @@ void RunFloatItems(Shared& sh, int64_t item_begin, int64_t item_end) {
       // Pack B [kc x ncols] into kNr-wide panels, zero-padded. (Skinny M
       // packs too: reading a row-major B in place was slower here, its
       // 64-column panels strided by N rows conflicting in L1 and L2.)
+      Stats<T> bstats;
       PackB<T, kNr>(p, lb, sh.rhs, b_off, n0, ncols, k0, kc, bblock,
-                    *sh.kernels, sb);
+                    *sh.kernels, bstats);
+      sb.Merge(bstats);
+      // Subnormal entries of B zeroed as A's (FlushSubnormalsInPanel; the
+      // zero padding past ncols is unchanged).
+      if (sh.flush_a && bstats.HasNonzero() &&
+          bstats.MinNonzero() < std::numeric_limits<T>::min() &&
+          FlushSubnormalsInPanel(bblock, CeilDiv(ncols, kNr) * kc * kNr)) {
+        sh.flushed_b.store(true, std::memory_order_relaxed);
+      }
       // A row-major f32 A is read in place by the kernel (no transposing
       // pack), its statistics taken by one scan of the block, unless the
       // block has subnormal entries to flush (then the packed path below).
@@ -692,33 +703,42 @@ void RunFloatItems(Shared& sh, int64_t item_begin, int64_t item_end) {
 }
 
 // The threshold below which RecheckSmallRows recomputes an element when A
-// panels had subnormal entries zeroed (FlushSubnormalsInPanel). Let D be
-// the s >= 1 dropped terms of an element, S' the sum of |a b| over the kept
-// ones, y' their exact sum and v the computed value (a chain of K - s
-// roundings over the kept terms). By RangeGuardFor's proof, |v| >= 2 lambda
-// implies S' >= lambda and |v - y'| <= gamma_{K-s} S', so
-//   |v - y| <= gamma_{K-s} S' + E,  E = |sum_D a b| <= s lambda Bmax.
+// panels and / or B blocks had subnormal entries zeroed
+// (FlushSubnormalsInPanel). Let D be the s >= 1 dropped terms of an
+// element, S' the sum of |a b| over the kept ones, y' their exact sum and v
+// the computed value (a chain of K - s roundings over the kept terms). A
+// dropped term has a subnormal a (|a b| < lambda Bmax) or a subnormal b
+// (|a b| < lambda Amax), so with M = Bmax if A was flushed, max'ed with
+// Amax if B was, |a b| <= lambda M for each. By RangeGuardFor's proof,
+// |v| >= 2 lambda implies S' >= lambda and |v - y'| <= gamma_{K-s} S', so
+//   |v - y| <= gamma_{K-s} S' + E,  E = |sum_D a b| <= s lambda M.
 // The bound is gamma_K S >= gamma_K S' >= gamma_{K-s} S' + s u S'
 // (gamma_n = n u / (1 - n u) grows by at least u per step), so it suffices
-// that lambda Bmax <= u S'. From |v| <= S' (1 + gamma_K) and K u <= 1/4
+// that lambda M <= u S'. From |v| <= S' (1 + gamma_K) and K u <= 1/4
 // (gamma_K <= 1/3), S' >= 3 |v| / 4; hence every element with
-// |v| >= 2 lambda Bmax / u (and >= 2 lambda) meets the bound, and the
+// |v| >= 2 lambda M / u (and >= 2 lambda) meets the bound, and the
 // others are recomputed wide.
 template <typename T>
-T DroppedTermsThreshold(const Stats<T>& b) {
+T DroppedTermsThreshold(const Stats<T>& a, const Stats<T>& b, bool flushed_a,
+                        bool flushed_b) {
   const long double lambda = std::numeric_limits<T>::min();
   const long double u = std::numeric_limits<T>::epsilon() / 2;
-  const long double t =
-      std::max(2 * lambda, 2 * lambda / u * (b.HasNonzero() ? b.MaxAbs() : 0));
+  long double m = 0;
+  if (flushed_a && b.HasNonzero()) m = std::max(m, b.MaxAbs());
+  if (flushed_b && a.HasNonzero()) m = std::max(m, a.MaxAbs());
+  const long double t = std::max(2 * lambda, 2 * lambda / u * m);
   return static_cast<T>(t);
 }
 
-// The range guard once A panels had subnormal entries zeroed: a fast
-// verdict becomes kCheckSmall (with DroppedTermsThreshold), which needs
-// K u <= 1/4 like RangeGuardFor's; kCheckSmall and kWide stand.
+// The range guard once A panels or B blocks had subnormal entries zeroed: a
+// fast verdict becomes kCheckSmall (with DroppedTermsThreshold), which needs K
+// u <= 1/4 like RangeGuardFor's; kCheckSmall and kWide stand.
 RangeGuard AfterFlush(const Shared& sh, RangeGuard guard, int64_t k,
                       long double epsilon) {
-  if (!sh.flushed_a.load() || guard != RangeGuard::kFast) return guard;
+  if (!(sh.flushed_a.load() || sh.flushed_b.load()) ||
+      guard != RangeGuard::kFast) {
+    return guard;
+  }
   return static_cast<long double>(k) * epsilon / 2 > 0.25L
              ? RangeGuard::kWide
              : RangeGuard::kCheckSmall;
@@ -1249,16 +1269,22 @@ absl::Status RunDotIn(RunContext* ctx, const DotDims& dims, const void* lhs,
       auto body = [&](int64_t b, int64_t e) {
         RecheckSmallRows<float, double>(
             sh,
-            sh.flushed_a.load() ? DroppedTermsThreshold(sh.sb32) : 0x1p-125f, b,
-            e);
+            sh.flushed_a.load() || sh.flushed_b.load()
+                ? DroppedTermsThreshold(sh.sa32, sh.sb32, sh.flushed_a.load(),
+                                        sh.flushed_b.load())
+                : 0x1p-125f,
+            b, e);
       };
       Parallel(ctx, p.batch * p.m, body);
     } else {
       auto body = [&](int64_t b, int64_t e) {
         RecheckSmallRows<double, long double>(
             sh,
-            sh.flushed_a.load() ? DroppedTermsThreshold(sh.sb64) : 0x1p-1021, b,
-            e);
+            sh.flushed_a.load() || sh.flushed_b.load()
+                ? DroppedTermsThreshold(sh.sa64, sh.sb64, sh.flushed_a.load(),
+                                        sh.flushed_b.load())
+                : 0x1p-1021,
+            b, e);
       };
       Parallel(ctx, p.batch * p.m, body);
     }

@@ -475,6 +475,76 @@ TEST(GemmTest, SubnormalEntriesOfAAreDroppedWithinTheBound) {
   }
 }
 
+// Subnormal entries of B are zeroed in the packed B blocks like A's, the
+// recheck threshold raised by Amax (DroppedTermsThreshold). The mirror of
+// the test above: A in [4, 8), every product >= 2^-126, so without the
+// flush nothing would be rechecked. Column 0 of B is all subnormal (the
+// kept chain is 0); in column 1 one normal entry 2^-124 is outweighed by
+// the K - 1 dropped ones (kept ~2^-121.4, exact ~2^-117.4: above the plain
+// 2 lambda threshold, so only the raised one recomputes it); the other
+// columns are [-1, 1) with 10 % subnormal entries and keep their chains.
+// B row-major (rows copied into the block) and K-contiguous (transposed
+// into it). Reference: the long double sum of the test (Reference).
+TEST(GemmTest, SubnormalEntriesOfBAreDroppedWithinTheBound) {
+  const GemmKernels& host = gemm::HostGemmKernels();
+  if (!host.fma_chain) GTEST_SKIP() << "no FMA-chain kernels on this host";
+  ThreadPool two(2);
+  const int64_t m = 40, n = 130, k = 300;  // m > 32: not the skinny path
+  std::mt19937 rng(78);
+  std::uniform_real_distribution<float> unit(0.0f, 1.0f);
+  auto subnormal = [&] { return 0x1p-128f * (1.0f + unit(rng)); };
+  std::vector<float> bt(n * k);  // [n][k]
+  for (int64_t j = 0; j < n; ++j) {
+    for (int64_t q = 0; q < k; ++q) {
+      float v;
+      if (j == 0) {
+        v = subnormal();
+      } else if (j == 1) {
+        v = q == 0 ? 0x1p-124f : subnormal();
+      } else {
+        v = unit(rng) < 0.1f ? subnormal() : 2 * unit(rng) - 1;
+      }
+      bt[j * k + q] = (q % 3 == 0 && j > 1) ? -v : v;
+    }
+  }
+  std::vector<float> a(m * k);
+  for (auto& x : a) x = 4 + 4 * unit(rng);
+  for (int lay = 0; lay < 2; ++lay) {
+    const Layout layout{false, lay == 0, true};
+    const DotDims d = MakeDims(PrimitiveType::kF32, PrimitiveType::kF32,
+                               PrimitiveType::kF32, 1, m, n, k, layout);
+    std::vector<float> bl(k * n);
+    for (int64_t j = 0; j < n; ++j) {
+      for (int64_t q = 0; q < k; ++q) {
+        bl[j * d.n[0].rhs + q * d.k[0].rhs] = bt[j * k + q];
+      }
+    }
+    const Ref r = Reference(d, a, bl, FromF32, FromF32);
+    std::vector<float> first;
+    for (ThreadPool* pool : {static_cast<ThreadPool*>(nullptr), &two}) {
+      std::vector<float> c(m * n, NAN);
+      ASSERT_TRUE(RunDot(d, a.data(), bl.data(), c.data(), pool, host).ok());
+      EXPECT_FALSE(LastDotUsedWideFallback());
+      // Columns 0 and 1 are recomputed, the others are not.
+      EXPECT_EQ(LastDotSmallResultsRecomputed(), 2 * m) << "layout " << lay;
+      for (int64_t i = 0; i < m; ++i) {
+        for (int64_t j = 0; j < n; ++j) {
+          const int64_t o = i * n + j;
+          ASSERT_LE(std::fabs(c[o] - r.y[o]),
+                    Bound(r.s[o], k, 0x1p-24, HalfUlpF32(r.y[o])))
+              << "layout " << lay << " (" << i << ", " << j << "): got " << c[o]
+              << ", exact " << static_cast<double>(r.y[o]);
+        }
+      }
+      if (first.empty()) {
+        first = c;
+      } else {
+        EXPECT_EQ(0, std::memcmp(first.data(), c.data(), c.size() * 4));
+      }
+    }
+  }
+}
+
 // The same for f64 (lambda = 2^-1022; A's subnormals in [2^-1024,
 // 2^-1023), B in [4, 8): every product >= lambda, so only the flush sends
 // rows 0 and 1 to the recheck). Reference: the long double sum, whose own
