@@ -571,6 +571,81 @@ Iv ApplyUnaryFn(const UnaryFn& f, double lo, double hi) {
   return {-kInf, kInf};
 }
 
+// atan2(y, x) over the box y x x (numeric parts). A box that meets the
+// branch cut (x < 0, y = 0, where the sign of a zero y picks +-pi) or the
+// origin spans (-pi, pi]; otherwise the box lies in an open half plane
+// bounded away from the cut, the angle is continuous there and its range
+// over the (convex) box is attained at the corners (MPFR atan2 at each
+// corner, stepped one double ulp outward). Points take MPFR's value with
+// its special cases (infinities, zeros).
+Iv Atan2Range(Iv y, Iv x, uint8_t* flags) {
+  auto at = [](double yy, double xx) {
+    return EvalMath2(MathFn2::kAtan2, yy, xx, ResultPrecision::kF64);
+  };
+  const double pi_hi = Up(M_PI);  // M_PI < pi < Up(M_PI)
+  if (y.lo == y.hi && x.lo == x.hi) {
+    const double r = at(y.lo, x.lo);
+    if (std::isnan(r)) {
+      *flags = (*flags & ~kEnclNumber) | kEnclNaN;
+      return {-kInf, kInf};
+    }
+    if (y.lo == 0) {
+      // The sign of a zero y is not tracked: atan2(+-0, x) is +-0 for
+      // x >= +0 and +-pi for x < 0 (or -0).
+      return x.lo > 0 ? Iv{0, 0} : Iv{-pi_hi, pi_hi};
+    }
+    return {Down(r), Up(r)};
+  }
+  const bool meets_cut = y.lo <= 0 && y.hi >= 0 && x.lo <= 0;
+  const bool finite = std::isfinite(y.lo) && std::isfinite(y.hi) &&
+                      std::isfinite(x.lo) && std::isfinite(x.hi);
+  if (meets_cut || !finite) return {-pi_hi, pi_hi};
+  Iv r{kInf, -kInf};
+  for (double yy : {y.lo, y.hi}) {
+    for (double xx : {x.lo, x.hi}) {
+      const double v = at(yy, xx);
+      r.lo = std::min(r.lo, Down(v));
+      r.hi = std::max(r.hi, Up(v));
+    }
+  }
+  r.lo = std::max(r.lo, -pi_hi);
+  r.hi = std::min(r.hi, pi_hi);
+  return r;
+}
+
+// fmod(x, y) (HLO remainder: exact, the sign of x) over the box x x y.
+// Points: the exact fmod (IEEE: y = 0 or x infinite gives NaN). A point
+// divisor and a dividend interval within one period (trunc(x / y) the
+// same at both ends, x of one sign): r = x - k y, increasing in x, so
+// [fmod(lo), fmod(hi)]. Otherwise the hull implied by |r| <= |x|,
+// |r| < |y| and sign(r) = sign(x); a divisor interval meeting zero or an
+// infinite dividend may also give NaN.
+Iv RemainderRange(Iv x, Iv y, uint8_t* flags) {
+  if (x.lo == x.hi && y.lo == y.hi) {
+    const double r = std::fmod(x.lo, y.lo);
+    if (std::isnan(r)) {
+      *flags = (*flags & ~kEnclNumber) | kEnclNaN;
+      return {-kInf, kInf};
+    }
+    return {r, r};
+  }
+  if ((y.lo <= 0 && y.hi >= 0) || std::isinf(x.lo) || std::isinf(x.hi)) {
+    *flags |= kEnclNaN;
+  }
+  const double ymax = std::max(std::fabs(y.lo), std::fabs(y.hi));
+  if (y.lo == y.hi && y.lo != 0 && std::isfinite(x.lo) && std::isfinite(x.hi) &&
+      (x.lo >= 0 || x.hi <= 0)) {
+    // fmod is x - k y with k = trunc(x / y); an interval narrower than
+    // |y| crosses at most one multiple of y, where fmod drops by |y|, so
+    // fmod(lo) <= fmod(hi) holds exactly when it crosses none.
+    const double rl = std::fmod(x.lo, y.lo), rh = std::fmod(x.hi, y.lo);
+    if (AddUp(x.hi, -x.lo) < ymax && rl <= rh) return {rl, rh};
+  }
+  const double lo = std::min(0.0, std::max(x.lo, -ymax));
+  const double hi = std::max(0.0, std::min(x.hi, ymax));
+  return {lo, hi};
+}
+
 double PowRn(double b, double e) {
   return EvalMath2(MathFn2::kPow, b, e, ResultPrecision::kF64);
 }
@@ -661,6 +736,88 @@ void ApplyFtz(ValueEnclosure& v, const std::set<PrimitiveType>& types) {
   }
 }
 
+constexpr uint8_t kUnjudgedFlags = kEnclDontCare | kEnclNoRule | kEnclUndecided;
+
+// A product of n + 1 factors (the init and n elements) in any order and
+// grouping, each of its n products rounded to nearest in T or in any wider
+// type: without underflow or overflow of any partial product, every
+// rounding is a factor (1 + d), |d| <= u_T, so the result lies within
+// gamma_n(u_T) |P| of the exact product P (Higham, Accuracy and Stability,
+// lemma 3.1). Every partial product is a sub-product, so its magnitude lies
+// between prod min(1, mig_i) and prod max(1, mag_i) (mig: the smallest
+// magnitude in the factor's enclosure); when those bounds leave the normal
+// range the element is undecided (may underflow) or unbounded with NaN
+// allowed (may overflow). A factor that is exactly zero makes every order
+// zero.
+void MultiplyReduction(
+    PrimitiveType t, int64_t n,
+    const std::function<void(
+        std::function<void(double lo, double hi, uint8_t flags)>)>& factors,
+    const std::string& where, double& lo, double& hi, uint8_t& fl,
+    std::set<std::string>& reasons) {
+  Iv p{1, 1};
+  double min_mag = 1, max_mag = 1;
+  bool zero = false, must_nan = false, unbounded = false;
+  fl = kEnclNumber;
+  factors([&](double flo, double fhi, uint8_t ff) {
+    fl |= ff & (kUnjudgedFlags | kEnclNaN);
+    if (!(ff & kEnclNumber)) {
+      must_nan = true;
+      return;
+    }
+    if (!std::isfinite(flo) || !std::isfinite(fhi)) {
+      unbounded = true;
+      return;
+    }
+    if (flo == 0 && fhi == 0) zero = true;
+    p = IvMul(p, Iv{flo, fhi});
+    const double mag = std::max(std::fabs(flo), std::fabs(fhi));
+    const double mig =
+        (flo <= 0 && fhi >= 0) ? 0 : std::min(std::fabs(flo), std::fabs(fhi));
+    min_mag = MulDown(min_mag, std::min(1.0, mig));
+    max_mag = MulUp(max_mag, std::max(1.0, mag));
+  });
+  const FloatFormat& f = FormatOf(t);
+  if (must_nan) {
+    fl = (fl & ~kEnclNumber) | kEnclNaN;
+    lo = -kInf;
+    hi = kInf;
+    return;
+  }
+  if (unbounded) {
+    fl |= kEnclUndecided;
+    AddReason(reasons, where + ": non-finite operand enclosure");
+    lo = -kInf;
+    hi = kInf;
+    return;
+  }
+  const double g = Gamma(n, std::ldexp(1.0, -Precision(f)));
+  if (AddUp(max_mag, MulUp(g, max_mag)) > MaxFinite(f)) {
+    fl |= kEnclNaN;
+    lo = -kInf;
+    hi = kInf;
+    AddReason(reasons, where + ": a partial product may overflow");
+    return;
+  }
+  if (zero) {
+    lo = hi = 0;
+    return;
+  }
+  if (MulDown(min_mag, AddDown(1, -g)) < MinNormal(f)) {
+    fl |= kEnclUndecided;
+    AddReason(reasons, where + ": a partial product may underflow");
+    lo = -kInf;
+    hi = kInf;
+    return;
+  }
+  const double e = MulUp(g, std::max(std::fabs(p.lo), std::fabs(p.hi)));
+  lo = p.lo == p.hi && n == 0 ? p.lo : AddDown(p.lo, -e);
+  hi = p.lo == p.hi && n == 0 ? p.hi : AddUp(p.hi, e);
+  lo = RoundDownTo(t, lo);
+  hi = RoundUpTo(t, hi);
+  if (!f.has_infinity && (std::isinf(lo) || std::isinf(hi))) fl |= kEnclNaN;
+}
+
 // ---- The pass.
 
 class EnclosurePass {
@@ -720,6 +877,15 @@ class EnclosurePass {
       const HloInstruction& inst,
       const std::vector<const ValueEnclosure*>& ops);
   absl::StatusOr<std::optional<ValueEnclosure>> ReduceWindow(
+      const HloInstruction& inst,
+      const std::vector<const ValueEnclosure*>& ops);
+  std::optional<ValueEnclosure> ReduceMultiply(
+      const HloInstruction& inst,
+      const std::vector<const ValueEnclosure*>& ops);
+  absl::StatusOr<std::optional<ValueEnclosure>> ReducePrecision(
+      const HloInstruction& inst,
+      const std::vector<const ValueEnclosure*>& ops);
+  absl::StatusOr<std::optional<ValueEnclosure>> Map(
       const HloInstruction& inst,
       const std::vector<const ValueEnclosure*>& ops);
   EnclosureErrorClass ClassOf(const HloInstruction& inst) const {
@@ -1158,8 +1324,6 @@ int DecideCompare(ComparisonDirection dir, bool total_order, double alo,
   return -1;
 }
 
-constexpr uint8_t kUnjudgedFlags = kEnclDontCare | kEnclNoRule | kEnclUndecided;
-
 std::optional<ValueEnclosure> EnclosurePass::FloatElementwise(
     const HloInstruction& inst, const std::vector<const ValueEnclosure*>& ops) {
   const HloOpcode op = inst.opcode();
@@ -1463,6 +1627,8 @@ std::optional<ValueEnclosure> EnclosurePass::FloatElementwise(
     case HloOpcode::kMaximum:
     case HloOpcode::kMinimum:
     case HloOpcode::kPower:
+    case HloOpcode::kAtan2:
+    case HloOpcode::kRemainder:
       break;
     default:
       return std::nullopt;
@@ -1474,6 +1640,24 @@ std::optional<ValueEnclosure> EnclosurePass::FloatElementwise(
     uint8_t fl = ((af | bf) & ~kEnclNumber);
     double lo = -kInf, hi = kInf;
     double xp, yp;
+    if (op == HloOpcode::kAtan2 || op == HloOpcode::kRemainder) {
+      uint8_t rf = fl;
+      if ((af & bf) & kEnclNumber) {
+        rf |= kEnclNumber;
+        const Iv y{a.lo[i], a.hi[i]}, x{b.lo[i], b.hi[i]};
+        const Iv r = op == HloOpcode::kAtan2 ? Atan2Range(y, x, &rf)
+                                             : RemainderRange(y, x, &rf);
+        lo = r.lo;
+        hi = r.hi;
+      } else {
+        rf = (rf & ~kEnclNumber) | kEnclNaN;  // a NaN operand: NaN
+      }
+      Widen(cls, t, lo, hi, rf);
+      o.lo[i] = lo;
+      o.hi[i] = hi;
+      o.flags[i] = rf;
+      continue;
+    }
     if (op == HloOpcode::kPower && PointOf(a, i, &xp) && PointOf(b, i, &yp)) {
       // Points, NaN included: pow's Annex F cases (pow(x, 0) = 1 and
       // pow(1, y) = 1 even for NaN) decide.
@@ -2043,6 +2227,150 @@ absl::StatusOr<std::optional<ValueEnclosure>> EnclosurePass::ReduceWindow(
   return std::optional<ValueEnclosure>(std::move(out));
 }
 
+// reduce-precision rounds to nearest (even) into a smaller format: a
+// monotone non-decreasing map, so the rounded ends of the operand's
+// enclosure bound it exactly (the oracle rounds them: two isolated runs on
+// the ends, each first rounded outward into the operand type). It is not
+// an op a backend may skip or compute wider, so no further widening.
+absl::StatusOr<std::optional<ValueEnclosure>> EnclosurePass::ReducePrecision(
+    const HloInstruction& inst, const std::vector<const ValueEnclosure*>& ops) {
+  if (ops.size() != 1 || !inst.shape().IsArray()) return std::nullopt;
+  const ArrayEnclosure& x = ops[0]->array;
+  const PrimitiveType t = inst.shape().element_type();
+  if (!x.is_float || x.shape.element_type() != t) return std::nullopt;
+  std::vector<double> lo(x.size()), hi(x.size());
+  for (int64_t i = 0; i < x.size(); ++i) {
+    const bool num = (x.flags[i] & kEnclNumber) && x.Judgeable(i);
+    lo[i] = num ? RoundDownTo(t, x.lo[i]) : 0;
+    hi[i] = num ? RoundUpTo(t, x.hi[i]) : 0;
+  }
+  HLOREF_ASSIGN_OR_RETURN(Literal llo, StoreDoubles(x.shape, lo));
+  HLOREF_ASSIGN_OR_RETURN(Literal lhi, StoreDoubles(x.shape, hi));
+  std::vector<Literal> args_lo, args_hi;
+  args_lo.push_back(std::move(llo));
+  args_hi.push_back(std::move(lhi));
+  HLOREF_ASSIGN_OR_RETURN(EvalResult rlo,
+                          RunIsolated(inst, args_lo, inst.shape(), 0));
+  HLOREF_ASSIGN_OR_RETURN(EvalResult rhi,
+                          RunIsolated(inst, args_hi, inst.shape(), 0));
+  HLOREF_ASSIGN_OR_RETURN(std::vector<double> vlo, LoadDoubles(rlo.value));
+  HLOREF_ASSIGN_OR_RETURN(std::vector<double> vhi, LoadDoubles(rhi.value));
+  ValueEnclosure out;
+  out.shape = inst.shape();
+  out.array = NewArray(inst.shape());
+  ArrayEnclosure& o = out.array;
+  MergeReasons(o.reasons, x.reasons);
+  for (int64_t i = 0; i < o.size(); ++i) {
+    o.flags[i] = x.flags[i];
+    if (!(x.flags[i] & kEnclNumber) || !x.Judgeable(i)) {
+      o.lo[i] = x.lo[i];
+      o.hi[i] = x.hi[i];
+      continue;
+    }
+    o.lo[i] = vlo[i];
+    o.hi[i] = vhi[i];
+  }
+  return std::optional<ValueEnclosure>(std::move(out));
+}
+
+// map: the mapped computation on each element's scalar enclosures (every
+// op inside by its own rule, so the result holds every conforming
+// evaluation of the computation, fused or not).
+absl::StatusOr<std::optional<ValueEnclosure>> EnclosurePass::Map(
+    const HloInstruction& inst, const std::vector<const ValueEnclosure*>& ops) {
+  const HloComputation* comp = inst.to_apply();
+  if (comp == nullptr || !inst.shape().IsArray() ||
+      !comp->root()->shape().IsArray()) {
+    return std::nullopt;
+  }
+  for (const ValueEnclosure* o : ops) {
+    if (!o->shape.IsArray()) return std::nullopt;
+  }
+  ValueEnclosure out;
+  out.shape = inst.shape();
+  out.array = NewArray(inst.shape());
+  ArrayEnclosure& o = out.array;
+  if (o.is_float != SupportedFloat(comp->root()->shape().element_type())) {
+    return std::nullopt;
+  }
+  std::vector<ValueEnclosure> scalars(ops.size());
+  for (size_t k = 0; k < ops.size(); ++k) {
+    const ArrayEnclosure& a = ops[k]->array;
+    MergeReasons(o.reasons, a.reasons);
+    const Shape s = Shape::Scalar(a.shape.element_type());
+    scalars[k].shape = s;
+    scalars[k].array = NewArray(s);
+  }
+  std::vector<const ValueEnclosure*> ptrs;
+  for (const ValueEnclosure& v : scalars) ptrs.push_back(&v);
+  for (int64_t i = 0; i < o.size(); ++i) {
+    for (size_t k = 0; k < ops.size(); ++k) {
+      const ArrayEnclosure& a = ops[k]->array;
+      ArrayEnclosure& e = scalars[k].array;
+      e.flags[0] = a.flags[i];
+      if (e.is_float) {
+        e.lo[0] = a.lo[i];
+        e.hi[0] = a.hi[i];
+      } else {
+        e.ints[0] = a.ints[i];
+      }
+    }
+    HLOREF_ASSIGN_OR_RETURN(ValueEnclosure r, Computation(*comp, ptrs));
+    o.flags[i] = r.array.flags[0];
+    if (o.is_float) {
+      o.lo[i] = r.array.lo[0];
+      o.hi[i] = r.array.hi[0];
+    } else {
+      o.ints[i] = r.array.ints[0];
+    }
+    MergeReasons(o.reasons, r.array.reasons);
+  }
+  return std::optional<ValueEnclosure>(std::move(out));
+}
+
+// reduce with a multiply reducer (one operand and init): the product rule
+// of MultiplyReduction over the init and the reduced elements.
+std::optional<ValueEnclosure> EnclosurePass::ReduceMultiply(
+    const HloInstruction& inst, const std::vector<const ValueEnclosure*>& ops) {
+  const ArrayEnclosure& a = ops[0]->array;
+  const ArrayEnclosure& init = ops[1]->array;
+  const PrimitiveType t = inst.shape().element_type();
+  if (!a.is_float || !init.is_float || !SupportedFloat(t) ||
+      a.shape.element_type() != t) {
+    return std::nullopt;
+  }
+  const auto ad = a.shape.dimensions();
+  const std::vector<int64_t> as = RowMajorStrides(ad);
+  const std::vector<int64_t>& red = inst.attrs().dimensions;
+  std::vector<int64_t> kept;
+  for (int64_t d = 0; d < a.shape.rank(); ++d) {
+    if (std::find(red.begin(), red.end(), d) == red.end()) kept.push_back(d);
+  }
+  const auto ko = Offsets(ad, as, kept);
+  const auto ro = Offsets(ad, as, red);
+  ValueEnclosure out;
+  out.shape = inst.shape();
+  out.array = NewArray(inst.shape());
+  ArrayEnclosure& o = out.array;
+  if (static_cast<int64_t>(ko.size()) != o.size()) return std::nullopt;
+  MergeReasons(o.reasons, a.reasons);
+  MergeReasons(o.reasons, init.reasons);
+  const std::string where = absl::StrCat("reduce ", inst.name());
+  for (int64_t j = 0; j < o.size(); ++j) {
+    MultiplyReduction(
+        t, static_cast<int64_t>(ro.size()),
+        [&](const std::function<void(double, double, uint8_t)>& take) {
+          take(init.lo[0], init.hi[0], init.flags[0]);
+          for (int64_t r : ro) {
+            const int64_t i = ko[j] + r;
+            take(a.lo[i], a.hi[i], a.flags[i]);
+          }
+        },
+        where, o.lo[j], o.hi[j], o.flags[j], o.reasons);
+  }
+  return std::optional<ValueEnclosure>(std::move(out));
+}
+
 // The reducer of a reduce: add, maximum or minimum of its two parameters.
 std::optional<HloOpcode> SimpleReducer(const HloComputation* comp) {
   if (comp == nullptr || comp->num_parameters() != 2) return std::nullopt;
@@ -2062,9 +2390,20 @@ std::optional<HloOpcode> SimpleReducer(const HloComputation* comp) {
   return op;
 }
 
+// A reducer multiplying its two parameters.
+bool IsMultiplyReducer(const HloComputation* comp) {
+  if (comp == nullptr || comp->num_parameters() != 2) return false;
+  const HloInstruction* root = comp->root();
+  return root != nullptr && root->opcode() == HloOpcode::kMultiply &&
+         root->operand(0)->opcode() == HloOpcode::kParameter &&
+         root->operand(1)->opcode() == HloOpcode::kParameter &&
+         root->operand(0) != root->operand(1);
+}
+
 std::optional<ValueEnclosure> EnclosurePass::Reduce(
     const HloInstruction& inst, const std::vector<const ValueEnclosure*>& ops) {
   if (ops.size() != 2 || !inst.shape().IsArray()) return std::nullopt;
+  if (IsMultiplyReducer(inst.to_apply())) return ReduceMultiply(inst, ops);
   std::optional<HloOpcode> reducer = SimpleReducer(inst.to_apply());
   if (!reducer) return std::nullopt;
   const ArrayEnclosure& a = ops[0]->array;
@@ -2275,6 +2614,14 @@ absl::StatusOr<ValueEnclosure> EnclosurePass::Op(
     absl::StatusOr<std::optional<ValueEnclosure>> v = ReduceWindow(inst, ops);
     if (!v.ok()) return IsolationFailed(inst, v.status());
     if (*v) return std::move(**v);
+  } else if (op == HloOpcode::kReducePrecision) {
+    absl::StatusOr<std::optional<ValueEnclosure>> v =
+        ReducePrecision(inst, ops);
+    if (!v.ok()) return IsolationFailed(inst, v.status());
+    if (*v) return std::move(**v);
+  } else if (op == HloOpcode::kMap) {
+    HLOREF_ASSIGN_OR_RETURN(std::optional<ValueEnclosure> v, Map(inst, ops));
+    if (v) return std::move(*v);
   } else if (op == HloOpcode::kBatchNormInference) {
     if (std::optional<ValueEnclosure> v = BatchNormInference(inst, ops)) {
       return std::move(*v);

@@ -603,18 +603,198 @@ TEST(Enclosure, OpWithoutRuleIsUnjudgedAndNamed) {
   Enclosed e = Enclose(R"(
 HloModule f
 ENTRY main {
-  x = f32[4] parameter(0)
-  ROOT p = f32[4] atan2(x, x)
+  x = f32[2,2] parameter(0)
+  ROOT p = f32[2,2] cholesky(x), lower=true
 })",
-                       {"f32[4] {1, 2, 3, 4}"});
+                       {"f32[2,2] {{4, 2}, {2, 5}}"});
   EnclosureVerdict v = Judge(e, e.oracle);
   EXPECT_EQ(v.outputs[0].unjudged, 4) << v.Summary();
   EXPECT_EQ(v.outputs[0].pass, 0);
   bool named = false;
   for (const std::string& r : v.outputs[0].reasons) {
-    named |= r.find("atan2 has no enclosure rule") != std::string::npos;
+    named |= r.find("cholesky has no enclosure rule") != std::string::npos;
   }
   EXPECT_TRUE(named) << v.Summary();
+}
+
+// ---- Rules added for ops that used to be unjudged.
+
+// A copy of output k with element i replaced.
+std::vector<Literal> WithElement(const std::vector<Literal>& values, size_t k,
+                                 int64_t i, double v) {
+  std::vector<Literal> out = values;
+  out[k].SetFromDouble(i, v);
+  return out;
+}
+
+TEST(Enclosure, Atan2WithinItsBudgetOverIntervals) {
+  // y = a + b: 1 (point), [1, 1 + 2^-23] (1 + 2^-30 in f32), -1; x = 2, 2,
+  // -2. mpmath (enclosure_refs.py): atan2(1, 2) = 0.46364760900080611621,
+  // atan2(1 + 2^-23, 2) = 0.46364765668452079966, atan2(-1, -2) =
+  // -2.6779450445889871222. Budget: 4 ulp_f32 (compare_policy.def); ulp in
+  // [0.25, 0.5) is 2^-25, in [2, 4) 2^-22.
+  Enclosed e =
+      Enclose(R"(
+HloModule m
+ENTRY main {
+  a = f32[3] parameter(0)
+  b = f32[3] parameter(1)
+  x = f32[3] parameter(2)
+  y = f32[3] add(a, b)
+  ROOT r = f32[3] atan2(y, x)
+})",
+              {"f32[3] {1, 1, -1}", "f32[3] {0, 9.31322574615478515625e-10, 0}",
+               "f32[3] {2, 2, -2}"});
+  const ArrayEnclosure& o = e.enc.outputs[0];
+  const double u25 = std::ldexp(1.0, -25);
+  EXPECT_LT(o.lo[0], 0.46364760900080611621);
+  EXPECT_GT(o.hi[0], 0.46364760900080611621);
+  EXPECT_LE(o.hi[0] - o.lo[0], 8 * u25 + 1e-15);
+  EXPECT_GE(o.hi[0] - o.lo[0], 8 * u25 - 1e-15);
+  EXPECT_LT(o.lo[1], 0.46364760900080611621);
+  EXPECT_GT(o.hi[1], 0.46364765668452079966);
+  EXPECT_LE(o.hi[1], 0.46364765668452079966 + 4 * u25 + 1e-15);
+  EXPECT_LT(o.lo[2], -2.6779450445889871222);
+  EXPECT_GT(o.hi[2], -2.6779450445889871222);
+  EnclosureVerdict v = Judge(e, e.oracle);
+  EXPECT_EQ(v.outputs[0].pass, 3) << v.Summary();
+  // A sign error and a value 16 ulp off fail.
+  EXPECT_EQ(Judge(e, WithElement(e.oracle, 0, 0, -0.46364760900080611621))
+                .outputs[0]
+                .fail,
+            1);
+  EXPECT_EQ(
+      Judge(e, WithElement(e.oracle, 0, 0, 0.46364760900080611621 + 16 * u25))
+          .outputs[0]
+          .fail,
+      1);
+}
+
+TEST(Enclosure, RemainderIsExactWithinAPeriodAndUnjudgedAcrossOne) {
+  // x = a + b in f32: [7, 7 + 2^-21], 5.5, [2 - 2^-23, 2]; fmod(x, 2) by
+  // hand: [1, 1 + 2^-21], 1.5, and for the third, which straddles the
+  // multiple 2 of the divisor, every value in [0, 2): unjudged.
+  Enclosed e = Enclose(R"(
+HloModule m
+ENTRY main {
+  a = f32[3] parameter(0)
+  b = f32[3] parameter(1)
+  d = f32[3] parameter(2)
+  x = f32[3] add(a, b)
+  ROOT r = f32[3] remainder(x, d)
+})",
+                       {"f32[3] {7, 5.5, 2}",
+                        "f32[3] {9.31322574615478515625e-10, 0, "
+                        "-9.31322574615478515625e-10}",
+                        "f32[3] {2, 2, 2}"});
+  const ArrayEnclosure& o = e.enc.outputs[0];
+  EXPECT_EQ(o.lo[0], 1.0);
+  EXPECT_EQ(o.hi[0], 1.0 + std::ldexp(1.0, -21));
+  EXPECT_EQ(o.lo[1], 1.5);
+  EXPECT_EQ(o.hi[1], 1.5);
+  EXPECT_EQ(o.lo[2], 0.0);
+  EXPECT_EQ(o.hi[2], 2.0);
+  EnclosureVerdict v = Judge(e, e.oracle);
+  EXPECT_EQ(v.outputs[0].pass, 2) << v.Summary();
+  EXPECT_EQ(v.outputs[0].unjudged, 1) << v.Summary();
+  EXPECT_EQ(Judge(e, WithElement(e.oracle, 0, 1, 1.25)).outputs[0].fail, 1);
+  EXPECT_EQ(Judge(e, WithElement(e.oracle, 0, 0, -1)).outputs[0].fail, 1);
+}
+
+TEST(Enclosure, ReducePrecisionRoundsTheEnds) {
+  // x = a + b in f32: [1, 1 + 2^-23] and [1 + 2^-8, 1 + 2^-8 + 2^-23];
+  // rounded to 7 mantissa bits (by hand): 1 + 2^-23 -> 1; 1 + 2^-8 is the
+  // tie between 1 and 1 + 2^-7 (even: 1), just above it -> 1 + 2^-7.
+  Enclosed e = Enclose(R"(
+HloModule m
+ENTRY main {
+  a = f32[2] parameter(0)
+  b = f32[2] parameter(1)
+  x = f32[2] add(a, b)
+  ROOT r = f32[2] reduce-precision(x), exponent_bits=8, mantissa_bits=7
+})",
+                       {"f32[2] {1, 1.00390625}",
+                        "f32[2] {9.31322574615478515625e-10, "
+                        "9.31322574615478515625e-10}"});
+  const ArrayEnclosure& o = e.enc.outputs[0];
+  EXPECT_EQ(o.lo[0], 1.0);
+  EXPECT_EQ(o.hi[0], 1.0);
+  EXPECT_EQ(o.lo[1], 1.0);
+  EXPECT_EQ(o.hi[1], 1.0078125);
+  EnclosureVerdict v = Judge(e, e.oracle);
+  EXPECT_EQ(v.outputs[0].pass, 2) << v.Summary();
+  EXPECT_EQ(Judge(e, WithElement(e.oracle, 0, 0, 1.0078125)).outputs[0].fail,
+            1);
+}
+
+TEST(Enclosure, MapAppliesTheComputationsRules) {
+  // x * x + 1 in f32 (by hand): 1.5 -> 3.25 and 3 -> 10 exactly; 4097:
+  // 4097^2 = 16785409 needs 25 bits, so x * x is in [16785408, 16785410]
+  // and + 1 gives [RD(16785409), RU(16785411)] = [16785408, 16785412].
+  Enclosed e = Enclose(R"(
+HloModule m
+sq1 {
+  x = f32[] parameter(0)
+  m = f32[] multiply(x, x)
+  one = f32[] constant(1)
+  ROOT r = f32[] add(m, one)
+}
+ENTRY main {
+  a = f32[3] parameter(0)
+  ROOT r = f32[3] map(a), dimensions={0}, to_apply=sq1
+})",
+                       {"f32[3] {1.5, 3, 4097}"});
+  const ArrayEnclosure& o = e.enc.outputs[0];
+  EXPECT_EQ(o.lo[0], 3.25);
+  EXPECT_EQ(o.hi[0], 3.25);
+  EXPECT_EQ(o.lo[1], 10.0);
+  EXPECT_EQ(o.hi[1], 10.0);
+  EXPECT_EQ(o.lo[2], 16785408.0);
+  EXPECT_EQ(o.hi[2], 16785412.0);
+  EnclosureVerdict v = Judge(e, e.oracle);
+  EXPECT_EQ(v.outputs[0].pass, 3) << v.Summary();
+  EXPECT_EQ(Judge(e, WithElement(e.oracle, 0, 2, 16785416)).outputs[0].fail, 1);
+  EXPECT_EQ(Judge(e, WithElement(e.oracle, 0, 0, 3.5)).outputs[0].fail, 1);
+}
+
+TEST(Enclosure, ReduceMultiplyWithinGammaOfTheExactProduct) {
+  // prod(1.1f, 1.3f, 0.7f, 1.9f) (mpmath, enclosure_refs.py) =
+  // 1.9018999152064320810; gamma_4(2^-24) |P| gives [1.9018994617580485936,
+  // 1.9019003686548155685], then one f32 ulp (2^-23) of directed rounding
+  // at most. A zero factor gives exactly 0; factors whose sub-products may
+  // underflow are unjudged.
+  Enclosed e = Enclose(R"(
+HloModule m
+mul {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT m = f32[] multiply(a, b)
+}
+ENTRY main {
+  x = f32[3,4] parameter(0)
+  one = f32[] constant(1)
+  ROOT r = f32[3] reduce(x, one), dimensions={1}, to_apply=mul
+})",
+                       {"f32[3,4] {{1.1, 1.3, 0.7, 1.9}, {3, 0, 5, 7}, "
+                        "{1e-30, 1e-30, 1e-30, 1e30}}"});
+  const ArrayEnclosure& o = e.enc.outputs[0];
+  const double u23 = std::ldexp(1.0, -23);
+  EXPECT_LT(o.lo[0], 1.9018999152064320810);
+  EXPECT_GT(o.hi[0], 1.9018999152064320810);
+  EXPECT_GE(o.lo[0], 1.9018994617580485936 - u23);
+  EXPECT_LE(o.hi[0], 1.9019003686548155685 + u23);
+  EXPECT_EQ(o.lo[1], 0.0);
+  EXPECT_EQ(o.hi[1], 0.0);
+  EnclosureVerdict v = Judge(e, e.oracle);
+  EXPECT_EQ(v.outputs[0].pass, 2) << v.Summary();
+  EXPECT_EQ(v.outputs[0].unjudged, 1) << v.Summary();
+  EXPECT_EQ(
+      Judge(e, WithElement(e.oracle, 0, 0,
+                           1.9018999152064320810 * (1 + std::ldexp(1.0, -20))))
+          .outputs[0]
+          .fail,
+      1);
+  EXPECT_EQ(Judge(e, WithElement(e.oracle, 0, 1, 1)).outputs[0].fail, 1);
 }
 
 TEST(Enclosure, SortOfExactValuesIsExactAndOfRoundedValuesNoRule) {

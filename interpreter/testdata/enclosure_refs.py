@@ -37,3 +37,26 @@ for v, t in zip(xs, ex):
 # Test PowerAndTan: 1.5^(1.5 + 1) and tan(1).
 show("pow(1.5, 2.5)", mpmath.mpf("1.5") ** mpmath.mpf("2.5"))
 show("tan(1)", mpmath.tan(1))
+
+# Test Atan2RemainderReducePrecisionMap: atan2(1, 2) (f32, budget 4 ulp,
+# ulp_f32 in [0.25, 0.5) = 2^-25) and atan2(1 + 2^-23, 2) (the upper end
+# of the enclosure of the f32 sum 1 + 2^-30), atan2(-1, -2).
+show("atan2(1, 2)", mpmath.atan2(1, 2))
+show("atan2(1 + 2^-23, 2)", mpmath.atan2(1 + mpmath.mpf(2) ** -23, 2))
+show("atan2(-1, -2)", mpmath.atan2(-1, -2))
+# Test ReduceMultiply: prod(1.1f, 1.3f, 0.7f, 1.9f) of the f32 values and
+# the bound gamma_4(2^-24) |P| (f32: 4 roundings, the init 1 included).
+import struct
+
+
+def f32(v):
+    return mpmath.mpf(struct.unpack("f", struct.pack("f", float(v)))[0])
+
+
+fs = [f32(v) for v in ["1.1", "1.3", "0.7", "1.9"]]
+p = fs[0] * fs[1] * fs[2] * fs[3]
+u = mpmath.mpf(2) ** -24
+g = 4 * u / (1 - 4 * u)
+show("prod", p)
+show("prod_lo", p - g * p)
+show("prod_hi", p + g * p)
