@@ -717,6 +717,7 @@ std::string OpName(const HloInstruction& inst) {
 }
 
 std::optional<HloOpcode> SimpleReducer(const HloComputation* comp);
+bool HasFloat(const Shape& s);
 
 // FTZ / DAZ declared for the type: a value that may be subnormal may be
 // zero.
@@ -880,6 +881,12 @@ class EnclosurePass {
       const HloInstruction& inst,
       const std::vector<const ValueEnclosure*>& ops);
   std::optional<ValueEnclosure> ReduceMultiply(
+      const HloInstruction& inst,
+      const std::vector<const ValueEnclosure*>& ops);
+  std::optional<ValueEnclosure> SortRounded(
+      const HloInstruction& inst,
+      const std::vector<const ValueEnclosure*>& ops);
+  absl::StatusOr<std::optional<ValueEnclosure>> ReduceBySelection(
       const HloInstruction& inst,
       const std::vector<const ValueEnclosure*>& ops);
   absl::StatusOr<std::optional<ValueEnclosure>> ReducePrecision(
@@ -2371,6 +2378,383 @@ std::optional<ValueEnclosure> EnclosurePass::ReduceMultiply(
   return std::optional<ValueEnclosure>(std::move(out));
 }
 
+// The sort key of a sort comparator of the form compare(p_a, p_b) with
+// {a, b} = {2k, 2k + 1} and direction LT or GT: the key operand k and
+// whether the order is descending; nullopt for other comparators.
+struct SortKey {
+  int64_t operand;
+  bool descending;
+  bool total_order;
+};
+std::optional<SortKey> SimpleSortKey(const HloComputation* comp) {
+  if (comp == nullptr) return std::nullopt;
+  const HloInstruction* root = comp->root();
+  if (root == nullptr || root->opcode() != HloOpcode::kCompare ||
+      root->operand_count() != 2) {
+    return std::nullopt;
+  }
+  const HloInstruction* x = root->operand(0);
+  const HloInstruction* y = root->operand(1);
+  if (x->opcode() != HloOpcode::kParameter ||
+      y->opcode() != HloOpcode::kParameter) {
+    return std::nullopt;
+  }
+  const int64_t a = x->parameter_number(), b = y->parameter_number();
+  if (a / 2 != b / 2 || a == b) return std::nullopt;
+  const ComparisonDirection dir = root->attrs().direction;
+  if (dir != ComparisonDirection::kLt && dir != ComparisonDirection::kGt) {
+    return std::nullopt;
+  }
+  const bool swapped = a > b;
+  return SortKey{a / 2, (dir == ComparisonDirection::kGt) != swapped,
+                 root->attrs().comparison_type == ComparisonType::kTotalOrder};
+}
+
+// sort (by one key, LT or GT comparator) and topk of enclosures. Along each
+// slice of n keys with enclosures [lo_i, hi_i] (numbers only), the key at
+// sorted position p is the p-th order statistic of the actual keys, which
+// is non-decreasing in every key: it lies in [p-th smallest lo, p-th
+// smallest hi] (descending: the p-th largest), whatever the ties. An
+// element's position is decided when every other element is definitely
+// before it (hi_j < lo_i ascending) or definitely after it, equal points
+// being ordered by index where the sort is stable (topk: always, the lower
+// index first); then the other operands (payloads, topk's indices) at that
+// position are that element's. Otherwise those outputs are undecided. A
+// slice with a key that may be NaN or is unjudged is undecided throughout;
+// under TOTALORDER equal zero points are not ordered (their signs are not
+// tracked).
+std::optional<ValueEnclosure> EnclosurePass::SortRounded(
+    const HloInstruction& inst, const std::vector<const ValueEnclosure*>& ops) {
+  const bool topk = inst.opcode() == HloOpcode::kTopK;
+  SortKey key{0, true, true};
+  if (!topk) {
+    std::optional<SortKey> k = SimpleSortKey(inst.to_apply());
+    if (!k || k->operand >= static_cast<int64_t>(ops.size())) {
+      return std::nullopt;
+    }
+    key = *k;
+  } else {
+    key.descending = inst.attrs().largest;
+  }
+  for (const ValueEnclosure* o : ops) {
+    if (!o->shape.IsArray()) return std::nullopt;
+    const PrimitiveType t = o->shape.element_type();
+    if (IsComplex(t) || (IsFloat(t) && !SupportedFloat(t))) {
+      return std::nullopt;
+    }
+  }
+  const ArrayEnclosure& keys = ops[key.operand]->array;
+  const int64_t rank = keys.shape.rank();
+  if (rank == 0) return std::nullopt;
+  int64_t dim = rank - 1;
+  if (!topk && !inst.attrs().dimensions.empty()) {
+    dim = inst.attrs().dimensions[0];
+  }
+  const auto dims = keys.shape.dimensions();
+  const int64_t n = dims[dim];
+  const int64_t out_n = topk ? inst.attrs().k : n;
+  const std::vector<int64_t> strides = RowMajorStrides(dims);
+  std::vector<int64_t> kept;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (d != dim) kept.push_back(d);
+  }
+  const std::vector<int64_t> bases = Offsets(dims, strides, kept);
+  const bool stable = topk || inst.attrs().is_stable;
+  // Output arrays: sort: one per operand, the same shapes; topk: values and
+  // s32 indices, the row cut to k.
+  std::vector<Shape> out_shapes;
+  if (inst.shape().IsTuple()) {
+    for (const Shape& sh : inst.shape().tuple_shapes()) {
+      out_shapes.push_back(sh);
+    }
+  } else {
+    out_shapes.push_back(inst.shape());
+  }
+  if ((topk && out_shapes.size() != 2) ||
+      (!topk && out_shapes.size() != ops.size())) {
+    return std::nullopt;
+  }
+  std::vector<ArrayEnclosure> outs;
+  for (const Shape& sh : out_shapes) outs.push_back(NewArray(sh));
+  const std::vector<int64_t> out_strides =
+      RowMajorStrides(out_shapes[0].dimensions());
+  const std::vector<int64_t> out_bases =
+      Offsets(out_shapes[0].dimensions(), out_strides, kept);
+  if (out_bases.size() != bases.size()) return std::nullopt;
+  for (ArrayEnclosure& o : outs) {
+    for (const ValueEnclosure* x : ops)
+      MergeReasons(o.reasons, x->array.reasons);
+  }
+  const std::string where = absl::StrCat(OpName(inst), " ", inst.name());
+  auto key_lo = [&](int64_t i) {
+    return keys.is_float ? keys.lo[i] : static_cast<double>(keys.ints[i]);
+  };
+  auto key_hi = [&](int64_t i) {
+    return keys.is_float ? keys.hi[i] : static_cast<double>(keys.ints[i]);
+  };
+  std::vector<double> los(n), his(n), slo(n), shi(n);
+  std::vector<int64_t> before(n), after(n);
+  for (size_t s = 0; s < bases.size(); ++s) {
+    const int64_t base = bases[s], obase = out_bases[s];
+    const int64_t stride = strides[dim], ostride = out_strides[dim];
+    bool decided = true;
+    for (int64_t q = 0; q < n; ++q) {
+      const int64_t i = base + q * stride;
+      if (keys.flags[i] != kEnclNumber) decided = false;
+      los[q] = key_lo(i);
+      his[q] = key_hi(i);
+    }
+    if (!decided) {
+      for (ArrayEnclosure& o : outs) {
+        for (int64_t p = 0; p < out_n; ++p) {
+          const int64_t j = obase + p * ostride;
+          o.flags[j] = kEnclUndecided;
+          if (o.is_float) {
+            o.lo[j] = -kInf;
+            o.hi[j] = kInf;
+          }
+        }
+        AddReason(o.reasons, where + ": a key may be NaN or is unjudged");
+      }
+      continue;
+    }
+    // Order statistics of the ends.
+    slo = los;
+    shi = his;
+    std::sort(slo.begin(), slo.end());
+    std::sort(shi.begin(), shi.end());
+    // before[q] / after[q]: elements definitely before / after q.
+    // Ascending: j before q when hi_j < lo_q; descending when lo_j > hi_q.
+    std::map<double, std::vector<int64_t>> points;  // value -> indices
+    for (int64_t q = 0; q < n; ++q) {
+      if (los[q] == his[q] && !(key.total_order && los[q] == 0)) {
+        points[los[q]].push_back(q);
+      }
+    }
+    for (int64_t q = 0; q < n; ++q) {
+      const int64_t below = std::lower_bound(shi.begin(), shi.end(), los[q]) -
+                            shi.begin();  // hi_j < lo_q
+      const int64_t above =
+          n - (std::upper_bound(slo.begin(), slo.end(), his[q]) -
+               slo.begin());  // lo_j > hi_q
+      int64_t tie_before = 0, tie_after = 0;
+      if (stable) {
+        auto it = points.find(los[q]);
+        if (it != points.end() && his[q] == los[q]) {
+          const std::vector<int64_t>& v = it->second;
+          tie_before = std::lower_bound(v.begin(), v.end(), q) - v.begin();
+          tie_after = static_cast<int64_t>(v.size()) - tie_before - 1;
+        }
+      }
+      before[q] = (key.descending ? above : below) + tie_before;
+      after[q] = (key.descending ? below : above) + tie_after;
+    }
+    // The element at each decided position.
+    std::vector<int64_t> at(n, -1);
+    for (int64_t q = 0; q < n; ++q) {
+      if (before[q] + after[q] == n - 1) at[before[q]] = q;
+    }
+    for (size_t k = 0; k < outs.size(); ++k) {
+      ArrayEnclosure& o = outs[k];
+      const bool is_key =
+          topk ? k == 0 : static_cast<int64_t>(k) == key.operand;
+      for (int64_t p = 0; p < out_n; ++p) {
+        const int64_t j = obase + p * ostride;
+        if (is_key) {
+          o.flags[j] = kEnclNumber;
+          const int64_t r = key.descending ? n - 1 - p : p;
+          if (o.is_float) {
+            o.lo[j] = slo[r];
+            o.hi[j] = shi[r];
+          } else if (slo[r] == shi[r]) {
+            o.ints[j] = static_cast<int64_t>(slo[r]);
+          } else {
+            o.flags[j] = kEnclUndecided;
+          }
+          continue;
+        }
+        const int64_t q = at[p];
+        if (q < 0) {
+          o.flags[j] = kEnclUndecided;
+          if (o.is_float) {
+            o.lo[j] = -kInf;
+            o.hi[j] = kInf;
+          }
+          AddReason(o.reasons, where +
+                                   ": the order of overlapping keys is "
+                                   "undecided");
+          continue;
+        }
+        if (topk) {
+          o.ints[j] = q;
+          continue;
+        }
+        const ArrayEnclosure& src = ops[k]->array;
+        const int64_t i = base + q * stride;
+        o.flags[j] = src.flags[i];
+        if (o.is_float) {
+          o.lo[j] = src.lo[i];
+          o.hi[j] = src.hi[i];
+        } else {
+          o.ints[j] = src.ints[i];
+        }
+      }
+    }
+  }
+  ValueEnclosure out;
+  out.shape = inst.shape();
+  if (inst.shape().IsTuple()) {
+    for (size_t k = 0; k < outs.size(); ++k) {
+      ValueEnclosure e;
+      e.shape = out_shapes[k];
+      e.array = std::move(outs[k]);
+      out.tuple.push_back(std::move(e));
+    }
+  } else {
+    out.array = std::move(outs[0]);
+  }
+  return out;
+}
+
+// A reducer whose float results are selections among its inputs (compare,
+// select, maximum, minimum, logic, integer ops, constants): it rounds
+// nothing. The spec requires reducers to be associative and commutative
+// (the evaluation order is arbitrary), which such an exact reducer then is
+// on the actual values, so folding it over one order of the elements'
+// enclosures (compare decided by the enclosures, select on an undecided
+// predicate taking the union) encloses every order's result.
+bool IsSelectionReducer(const HloComputation* comp) {
+  if (comp == nullptr) return false;
+  for (const auto& inst : comp->instructions()) {
+    const Shape& sh = inst->shape();
+    const bool float_result = HasFloat(sh);
+    switch (inst->opcode()) {
+      case HloOpcode::kParameter:
+      case HloOpcode::kConstant:
+      case HloOpcode::kCompare:
+      case HloOpcode::kSelect:
+      case HloOpcode::kMaximum:
+      case HloOpcode::kMinimum:
+      case HloOpcode::kTuple:
+      case HloOpcode::kGetTupleElement:
+      case HloOpcode::kAnd:
+      case HloOpcode::kOr:
+      case HloOpcode::kNot:
+      case HloOpcode::kXor:
+        break;
+      default:
+        if (float_result || !inst->called_computations().empty()) {
+          return false;
+        }
+        break;
+    }
+  }
+  return true;
+}
+
+// reduce (one or several operands) with a selection reducer (argmax,
+// argmin, max with a payload): the reducer's own rules folded over each
+// output's elements in row-major order, starting from the inits.
+absl::StatusOr<std::optional<ValueEnclosure>> EnclosurePass::ReduceBySelection(
+    const HloInstruction& inst, const std::vector<const ValueEnclosure*>& ops) {
+  const HloComputation* comp = inst.to_apply();
+  if (!IsSelectionReducer(comp) || ops.size() % 2 != 0 || ops.empty()) {
+    return std::nullopt;
+  }
+  const size_t m = ops.size() / 2;
+  for (const ValueEnclosure* o : ops) {
+    if (!o->shape.IsArray()) return std::nullopt;
+  }
+  const ArrayEnclosure& first = ops[0]->array;
+  const auto ad = first.shape.dimensions();
+  const std::vector<int64_t> as = RowMajorStrides(ad);
+  const std::vector<int64_t>& red = inst.attrs().dimensions;
+  std::vector<int64_t> kept;
+  for (int64_t d = 0; d < first.shape.rank(); ++d) {
+    if (std::find(red.begin(), red.end(), d) == red.end()) kept.push_back(d);
+  }
+  const auto ko = Offsets(ad, as, kept);
+  const auto ro = Offsets(ad, as, red);
+  std::vector<Shape> out_shapes;
+  if (inst.shape().IsTuple()) {
+    for (const Shape& sh : inst.shape().tuple_shapes())
+      out_shapes.push_back(sh);
+  } else {
+    out_shapes.push_back(inst.shape());
+  }
+  if (out_shapes.size() != m) return std::nullopt;
+  std::vector<ArrayEnclosure> outs;
+  for (const Shape& sh : out_shapes) {
+    outs.push_back(NewArray(sh));
+    if (outs.back().size() != static_cast<int64_t>(ko.size())) {
+      return std::nullopt;
+    }
+    for (const ValueEnclosure* x : ops) {
+      MergeReasons(outs.back().reasons, x->array.reasons);
+    }
+  }
+  // Scalar enclosures: the accumulator (m values) and the element (m).
+  auto scalar = [](const ArrayEnclosure& a, int64_t i) {
+    ValueEnclosure v;
+    v.shape = Shape::Scalar(a.shape.element_type());
+    v.array = NewArray(v.shape);
+    v.array.flags[0] = a.flags[i];
+    if (v.array.is_float) {
+      v.array.lo[0] = a.lo[i];
+      v.array.hi[0] = a.hi[i];
+    } else {
+      v.array.ints[0] = a.ints[i];
+    }
+    return v;
+  };
+  for (size_t j = 0; j < ko.size(); ++j) {
+    std::vector<ValueEnclosure> acc;
+    for (size_t k = 0; k < m; ++k) acc.push_back(scalar(ops[m + k]->array, 0));
+    for (int64_t r : ro) {
+      std::vector<ValueEnclosure> args = acc;
+      for (size_t k = 0; k < m; ++k) {
+        args.push_back(scalar(ops[k]->array, ko[j] + r));
+      }
+      std::vector<const ValueEnclosure*> ptrs;
+      for (const ValueEnclosure& a : args) ptrs.push_back(&a);
+      HLOREF_ASSIGN_OR_RETURN(ValueEnclosure res, Computation(*comp, ptrs));
+      if (m == 1) {
+        if (!res.shape.IsArray()) return std::nullopt;
+        acc[0] = std::move(res);
+      } else {
+        if (res.tuple.size() != m) return std::nullopt;
+        for (size_t k = 0; k < m; ++k) acc[k] = std::move(res.tuple[k]);
+      }
+    }
+    for (size_t k = 0; k < m; ++k) {
+      const ArrayEnclosure& a = acc[k].array;
+      ArrayEnclosure& o = outs[k];
+      if (a.is_float != o.is_float) return std::nullopt;
+      o.flags[j] = a.flags[0];
+      if (o.is_float) {
+        o.lo[j] = a.lo[0];
+        o.hi[j] = a.hi[0];
+      } else {
+        o.ints[j] = a.ints[0];
+      }
+      MergeReasons(o.reasons, a.reasons);
+    }
+  }
+  ValueEnclosure out;
+  out.shape = inst.shape();
+  if (inst.shape().IsTuple()) {
+    for (size_t k = 0; k < m; ++k) {
+      ValueEnclosure e;
+      e.shape = out_shapes[k];
+      e.array = std::move(outs[k]);
+      out.tuple.push_back(std::move(e));
+    }
+  } else {
+    out.array = std::move(outs[0]);
+  }
+  return std::optional<ValueEnclosure>(std::move(out));
+}
+
 // The reducer of a reduce: add, maximum or minimum of its two parameters.
 std::optional<HloOpcode> SimpleReducer(const HloComputation* comp) {
   if (comp == nullptr || comp->num_parameters() != 2) return std::nullopt;
@@ -2614,6 +2998,10 @@ absl::StatusOr<ValueEnclosure> EnclosurePass::Op(
     absl::StatusOr<std::optional<ValueEnclosure>> v = ReduceWindow(inst, ops);
     if (!v.ok()) return IsolationFailed(inst, v.status());
     if (*v) return std::move(**v);
+  } else if (op == HloOpcode::kSort || op == HloOpcode::kTopK) {
+    if (std::optional<ValueEnclosure> v = SortRounded(inst, ops)) {
+      return std::move(*v);
+    }
   } else if (op == HloOpcode::kReducePrecision) {
     absl::StatusOr<std::optional<ValueEnclosure>> v =
         ReducePrecision(inst, ops);
@@ -2630,6 +3018,9 @@ absl::StatusOr<ValueEnclosure> EnclosurePass::Op(
     if (std::optional<ValueEnclosure> v = Reduce(inst, ops)) {
       return std::move(*v);
     }
+    HLOREF_ASSIGN_OR_RETURN(std::optional<ValueEnclosure> v,
+                            ReduceBySelection(inst, ops));
+    if (v) return std::move(*v);
   } else if (IsElementwiseFamily(op) && cls.kind != EnclosureErrorKind::kNone &&
              (operands_have_float || HasFloat(inst.shape()))) {
     if (std::optional<ValueEnclosure> v = FloatElementwise(inst, ops)) {
@@ -2662,7 +3053,24 @@ absl::StatusOr<ValueEnclosure> EnclosurePass::Op(
       size_t next = 0;
       HLOREF_ASSIGN_OR_RETURN(ValueEnclosure v,
                               ValueFromLiteral(r->value, Marks(*r), &next));
+      // and / or of pred: a decided false (and) or true (or) operand
+      // decides the result whatever the other is.
+      const bool pred_logic =
+          (op == HloOpcode::kAnd || op == HloOpcode::kOr) &&
+          inst.shape().IsArray() &&
+          inst.shape().element_type() == PrimitiveType::kPred;
+      const int64_t dominant = op == HloOpcode::kOr ? 1 : 0;
       for (int64_t i = 0; i < v.array.size(); ++i) {
+        bool decided_by_one = false;
+        for (const ValueEnclosure* o : ops) {
+          const int64_t k = o->array.size() == 1 ? 0 : i;
+          decided_by_one |= pred_logic && o->array.flags[k] == kEnclNumber &&
+                            o->array.ints[k] == dominant;
+        }
+        if (decided_by_one) {
+          v.array.ints[i] = dominant;
+          continue;
+        }
         for (const ValueEnclosure* o : ops) {
           const int64_t k = o->array.size() == 1 ? 0 : i;
           v.array.flags[i] |= o->array.flags[k] & kUnjudgedFlags;

@@ -797,6 +797,126 @@ ENTRY main {
   EXPECT_EQ(Judge(e, WithElement(e.oracle, 0, 1, 1)).outputs[0].fail, 1);
 }
 
+TEST(Enclosure, SortOfRoundedKeysPermutesTheEnclosures) {
+  // keys = a + b in f32: [3, 3 + 2^-22], [1, 1 + 2^-23], 1, 2; payload
+  // 10..13. By hand: the sorted keys lie in the order statistics of the
+  // ends: [1, 1], [1, 1 + 2^-23], [2, 2], [3, 3 + 2^-22]; the two keys
+  // near 1 overlap, so the payloads at positions 0 and 1 are undecided,
+  // positions 2 and 3 hold 13 and 10.
+  Enclosed e = Enclose(R"(
+HloModule m
+less {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  c = s32[] parameter(2)
+  d = s32[] parameter(3)
+  ROOT lt = pred[] compare(a, b), direction=LT
+}
+ENTRY main {
+  a = f32[4] parameter(0)
+  b = f32[4] parameter(1)
+  p = s32[4] parameter(2)
+  k = f32[4] add(a, b)
+  ROOT s = (f32[4], s32[4]) sort(k, p), dimensions={0}, is_stable=true,
+    to_apply=less
+})",
+                       {"f32[4] {3, 1, 1, 2}",
+                        "f32[4] {9.31322574615478515625e-10, "
+                        "9.31322574615478515625e-10, 0, 0}",
+                        "s32[4] {10, 11, 12, 13}"});
+  const ArrayEnclosure& k = e.enc.outputs[0];
+  EXPECT_EQ(k.lo, (std::vector<double>{1, 1, 2, 3}));
+  EXPECT_EQ(k.hi, (std::vector<double>{1, 1 + std::ldexp(1.0, -23), 2,
+                                       3 + std::ldexp(1.0, -22)}));
+  const ArrayEnclosure& p = e.enc.outputs[1];
+  EXPECT_FALSE(p.Judgeable(0));
+  EXPECT_FALSE(p.Judgeable(1));
+  EXPECT_EQ(p.ints[2], 13);
+  EXPECT_EQ(p.ints[3], 10);
+  EnclosureVerdict v = Judge(e, e.oracle);
+  EXPECT_EQ(v.outputs[0].pass, 4) << v.Summary();
+  EXPECT_EQ(v.outputs[1].pass, 2) << v.Summary();
+  EXPECT_EQ(v.outputs[1].unjudged, 2) << v.Summary();
+  EXPECT_EQ(Judge(e, WithElement(e.oracle, 1, 3, 13)).outputs[1].fail, 1);
+  EXPECT_EQ(Judge(e, WithElement(e.oracle, 0, 2, 3)).outputs[0].fail, 1);
+}
+
+TEST(Enclosure, TopKOfRoundedValues) {
+  // x = a + b in f32: 1, [5, 5 + 2^-21], 3, 5; top 3 (by hand): values
+  // [5, 5 + 2^-21], [5, 5], [3, 3]; indices: the two near 5 overlap
+  // (undecided), then 2.
+  Enclosed e = Enclose(
+      R"(
+HloModule m
+ENTRY main {
+  a = f32[4] parameter(0)
+  b = f32[4] parameter(1)
+  x = f32[4] add(a, b)
+  ROOT t = (f32[3], s32[3]) topk(x), k=3, largest=true
+})",
+      {"f32[4] {1, 5, 3, 5}", "f32[4] {0, 9.31322574615478515625e-10, 0, 0}"});
+  const ArrayEnclosure& v = e.enc.outputs[0];
+  EXPECT_EQ(v.lo, (std::vector<double>{5, 5, 3}));
+  EXPECT_EQ(v.hi, (std::vector<double>{5 + std::ldexp(1.0, -21), 5, 3}));
+  const ArrayEnclosure& i = e.enc.outputs[1];
+  EXPECT_FALSE(i.Judgeable(0));
+  EXPECT_FALSE(i.Judgeable(1));
+  EXPECT_EQ(i.ints[2], 2);
+  EnclosureVerdict verdict = Judge(e, e.oracle);
+  EXPECT_EQ(verdict.outputs[0].pass, 3) << verdict.Summary();
+  EXPECT_EQ(verdict.outputs[1].pass, 1) << verdict.Summary();
+  EXPECT_EQ(Judge(e, WithElement(e.oracle, 1, 2, 0)).outputs[1].fail, 1);
+  EXPECT_EQ(Judge(e, WithElement(e.oracle, 0, 0, 3)).outputs[0].fail, 1);
+}
+
+TEST(Enclosure, ArgmaxIndexExactWhenTheMaximumIsDecided) {
+  // Row 0: 1, 4, 2, 3 -> max 4 at index 1 (decided). Row 1: 4,
+  // [4, 4 + 2^-21] (4 + 2^-30 in f32), 1, 2: the maximum is in
+  // [4, 4 + 2^-21] and its index (0 or 1) undecided. By hand.
+  Enclosed e = Enclose(R"(
+HloModule m
+argmax {
+  av = f32[] parameter(0)
+  ai = s32[] parameter(1)
+  bv = f32[] parameter(2)
+  bi = s32[] parameter(3)
+  gt = pred[] compare(av, bv), direction=GT
+  eq = pred[] compare(av, bv), direction=EQ
+  lti = pred[] compare(ai, bi), direction=LT
+  tie = pred[] and(eq, lti)
+  pa = pred[] or(gt, tie)
+  v = f32[] select(pa, av, bv)
+  i = s32[] select(pa, ai, bi)
+  ROOT t = (f32[], s32[]) tuple(v, i)
+}
+ENTRY main {
+  a = f32[2,4] parameter(0)
+  b = f32[2,4] parameter(1)
+  x = f32[2,4] add(a, b)
+  io = s32[2,4] iota(), iota_dimension=1
+  ninf = f32[] constant(-inf)
+  m1 = s32[] constant(-1)
+  ROOT r = (f32[2], s32[2]) reduce(x, io, ninf, m1), dimensions={1},
+    to_apply=argmax
+})",
+                       {"f32[2,4] {{1, 4, 2, 3}, {4, 4, 1, 2}}",
+                        "f32[2,4] {{0, 0, 0, 0}, "
+                        "{0, 9.31322574615478515625e-10, 0, 0}}"});
+  const ArrayEnclosure& v = e.enc.outputs[0];
+  EXPECT_EQ(v.lo, (std::vector<double>{4, 4}));
+  EXPECT_EQ(v.hi, (std::vector<double>{4, 4 + std::ldexp(1.0, -21)}));
+  const ArrayEnclosure& i = e.enc.outputs[1];
+  EXPECT_TRUE(i.Judgeable(0));
+  EXPECT_EQ(i.ints[0], 1);
+  EXPECT_FALSE(i.Judgeable(1));
+  EnclosureVerdict verdict = Judge(e, e.oracle);
+  EXPECT_EQ(verdict.outputs[0].pass, 2) << verdict.Summary();
+  EXPECT_EQ(verdict.outputs[1].pass, 1) << verdict.Summary();
+  EXPECT_EQ(verdict.outputs[1].unjudged, 1) << verdict.Summary();
+  EXPECT_EQ(Judge(e, WithElement(e.oracle, 1, 0, 3)).outputs[1].fail, 1);
+  EXPECT_EQ(Judge(e, WithElement(e.oracle, 0, 0, 3)).outputs[0].fail, 1);
+}
+
 TEST(Enclosure, SortOfExactValuesIsExactAndOfRoundedValuesNoRule) {
   constexpr char kSort[] = R"(
 HloModule s
