@@ -3121,6 +3121,42 @@ std::string IndexText(const Shape& shape, int64_t linear) {
   return absl::StrCat("[", absl::StrJoin(idx, ","), "]");
 }
 
+// Every real number that rounds to nearest to each float point of `v`
+// (EnclosureOptions::rounded_arguments).
+void WidenToRoundingPreimage(ValueEnclosure& v) {
+  for (ValueEnclosure& t : v.tuple) WidenToRoundingPreimage(t);
+  if (!v.shape.IsArray() || !v.array.is_float) return;
+  const PrimitiveType t = v.shape.element_type();
+  const FloatFormat& f = FormatOf(t);
+  const double max = MaxFinite(f);
+  ArrayEnclosure& a = v.array;
+  for (int64_t i = 0; i < a.size(); ++i) {
+    if (!(a.flags[i] & kEnclNumber) || a.lo[i] != a.hi[i]) continue;
+    const double x = a.lo[i];
+    if (t == PrimitiveType::kF64) {
+      if (std::isfinite(x)) {
+        a.lo[i] = Down(x);
+        a.hi[i] = Up(x);
+      } else {
+        a.lo[i] = x > 0 ? DBL_MAX : -kInf;
+        a.hi[i] = x > 0 ? kInf : -DBL_MAX;
+      }
+      continue;
+    }
+    // Midpoints of neighbours of a type narrower than f64 are doubles.
+    const double half_top = std::ldexp(UlpOf(f, max), -1);
+    if (std::isinf(x)) {
+      a.lo[i] = x > 0 ? max + half_top : -kInf;
+      a.hi[i] = x > 0 ? kInf : -(max + half_top);
+      continue;
+    }
+    const double up = x >= max ? max + 2 * half_top : NextUpIn(f, x);
+    const double down = x <= -max ? -max - 2 * half_top : -NextUpIn(f, -x);
+    a.lo[i] = (down + x) / 2;
+    a.hi[i] = (x + up) / 2;
+  }
+}
+
 }  // namespace
 
 absl::StatusOr<ModuleEnclosure> ComputeEnclosure(
@@ -3152,6 +3188,9 @@ absl::StatusOr<ModuleEnclosure> ComputeEnclosure(
     size_t next = 0;
     HLOREF_ASSIGN_OR_RETURN(ValueEnclosure v,
                             ValueFromLiteral(args[i], nullptr, &next));
+    if (options.rounded_arguments.count(static_cast<int64_t>(i)) > 0) {
+      WidenToRoundingPreimage(v);
+    }
     arg_values.push_back(std::move(v));
   }
   std::vector<const ValueEnclosure*> ptrs;

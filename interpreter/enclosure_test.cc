@@ -917,6 +917,31 @@ ENTRY main {
   EXPECT_EQ(Judge(e, WithElement(e.oracle, 0, 0, 3)).outputs[0].fail, 1);
 }
 
+TEST(Enclosure, RoundedArgumentsStandForTheirRoundingPreimage) {
+  // bf16 1 (by hand): the neighbours are 1 - 2^-8 and 1 + 2^-7, so the
+  // reals rounding to 1 are [1 - 2^-9, 1 + 2^-8]; argument 1 (not listed)
+  // stays exact.
+  auto m = ParseHloModule(R"(
+HloModule m
+ENTRY main {
+  a = bf16[] parameter(0)
+  b = bf16[] parameter(1)
+  ROOT t = (bf16[], bf16[]) tuple(a, b)
+})");
+  ASSERT_TRUE(m.ok());
+  std::vector<Literal> args;
+  args.push_back(*ParseLiteral("bf16[] 1"));
+  args.push_back(*ParseLiteral("bf16[] 1"));
+  EnclosureOptions options = conformance::PolicyEnclosureOptions();
+  options.rounded_arguments = {0};
+  auto enc = ComputeEnclosure(**m, args, options);
+  ASSERT_TRUE(enc.ok()) << enc.status();
+  EXPECT_EQ(enc->outputs[0].lo[0], 1 - std::ldexp(1.0, -9));
+  EXPECT_EQ(enc->outputs[0].hi[0], 1 + std::ldexp(1.0, -8));
+  EXPECT_EQ(enc->outputs[1].lo[0], 1.0);
+  EXPECT_EQ(enc->outputs[1].hi[0], 1.0);
+}
+
 TEST(Enclosure, SortOfExactValuesIsExactAndOfRoundedValuesNoRule) {
   constexpr char kSort[] = R"(
 HloModule s
