@@ -819,6 +819,47 @@ void MultiplyReduction(
   if (!f.has_infinity && (std::isinf(lo) || std::isinf(hi))) fl |= kEnclNaN;
 }
 
+// A dot / convolution `algorithm=` (XLA's PrecisionConfig::Algorithm,
+// lower case): how its inputs are rounded and where it accumulates, in the
+// terms of the declared dot deviations (numerics.md 7.7): each product
+// term may carry a relative input error (2 u_w + u_w^2) (E_in), the sum
+// rounds with unit u_a, and the _xN variants add N partial products per
+// term (so N times the terms). The split variants' u_w, by hand: bf16_x3
+// splits each input into two bf16 (a = a1 + a2 + r, |a - a1| <= 2^-9 |a|,
+// |r| <= 2^-18 |a|) and drops a2 b2 and the r terms, below 3 2^-18 |ab|
+// (u_w = 2^-17 gives E_in >= 2^-16 |ab|); x6 / x9 split in three (|r| <=
+// 2^-27 |a|) and drop terms below 5 2^-27 |ab| (u_w = 2^-25); tf32_x3
+// (11-bit halves) below 3 2^-22 |ab| (u_w = 2^-21). Unknown names
+// (including dot_any_f8_any_f32_fast_accum, whose accumulator is not
+// stated): nullopt, no rule.
+struct DotAlgorithmModel {
+  double input_unit = 0;         // u_w (0: inputs exact as typed)
+  double accumulation_unit = 0;  // u_a
+  int64_t products = 1;          // partial products per term
+};
+std::optional<DotAlgorithmModel> DotAlgorithmOf(const std::string& name) {
+  const double bf16 = 0x1p-8, tf32 = 0x1p-11, f16 = 0x1p-11, f32 = 0x1p-24,
+               f64 = 0x1p-53;
+  static const std::map<std::string, DotAlgorithmModel> kModels = {
+      {"dot_any_f8_any_f32", {0, f32, 1}},
+      {"dot_f16_f16_f16", {f16, f16, 1}},
+      {"dot_f16_f16_f32", {f16, f32, 1}},
+      {"dot_bf16_bf16_bf16", {bf16, bf16, 1}},
+      {"dot_bf16_bf16_f32", {bf16, f32, 1}},
+      {"dot_bf16_bf16_f32_x3", {0x1p-17, f32, 3}},
+      {"dot_bf16_bf16_f32_x6", {0x1p-25, f32, 6}},
+      {"dot_bf16_bf16_f32_x9", {0x1p-25, f32, 9}},
+      {"dot_tf32_tf32_f32", {tf32, f32, 1}},
+      {"dot_tf32_tf32_f32_x3", {0x1p-21, f32, 3}},
+      {"dot_f32_f32_f32", {0, f32, 1}},
+      {"dot_f64_f64_f64", {0, f64, 1}},
+  };
+  if (name.empty()) return DotAlgorithmModel{};
+  auto it = kModels.find(name);
+  if (it == kModels.end()) return std::nullopt;
+  return it->second;
+}
+
 // ---- The pass.
 
 class EnclosurePass {
@@ -911,13 +952,21 @@ class EnclosurePass {
   // with m rounding steps on S: gamma_m(u_a) (S + E_in) + E_in with the
   // declared input rounding, plus the flush term; E_out when the declared
   // accumulator is wider than t is covered by the final directed rounding.
-  double AccumulationBound(PrimitiveType t, int64_t m, double s,
-                           bool dot) const {
+  // `alg`: the instruction's declared dot algorithm (nullptr: none).
+  double AccumulationBound(PrimitiveType t, int64_t m, double s, bool dot,
+                           const DotAlgorithmModel* alg = nullptr) const {
     const EnclosureDeviations& d = options_.deviations;
     double u_a = std::ldexp(1.0, -Precision(FormatOf(t)));
     if (dot && d.dot_accumulation_unit > u_a) u_a = d.dot_accumulation_unit;
+    if (alg != nullptr && alg->accumulation_unit > u_a) {
+      u_a = alg->accumulation_unit;
+    }
     if (dot && d.truncating_accumulation) u_a *= 2;
-    const double u_w = dot ? d.dot_input_unit : 0;
+    double u_w = dot ? d.dot_input_unit : 0;
+    if (alg != nullptr) {
+      u_w = std::max(u_w, alg->input_unit);
+      m *= alg->products;
+    }
     const double e_in = MulUp(AddUp(MulUp(2, u_w), MulUp(u_w, u_w)), s);
     double e = AddUp(MulUp(Gamma(m, u_a), AddUp(s, e_in)), e_in);
     if (d.ftz_types.count(t) > 0) {
@@ -1814,7 +1863,17 @@ std::optional<ValueEnclosure> EnclosurePass::FloatElementwise(
 std::optional<ValueEnclosure> EnclosurePass::Dot(
     const HloInstruction& inst, const std::vector<const ValueEnclosure*>& ops) {
   if (ops.size() != 2 || !inst.shape().IsArray()) return std::nullopt;
-  if (!inst.attrs().algorithm.empty()) return std::nullopt;
+  const std::optional<DotAlgorithmModel> alg =
+      DotAlgorithmOf(inst.attrs().algorithm);
+  if (!alg) return std::nullopt;
+  // Rounded inputs or a narrower accumulator: exact data is no longer
+  // exact in every order.
+  const bool may_round_inputs =
+      alg->input_unit > 0 || options_.deviations.dot_input_unit > 0 ||
+      alg->accumulation_unit >
+          std::ldexp(1.0, -Precision(FormatOf(inst.shape().element_type()))) ||
+      options_.deviations.dot_accumulation_unit > 0 ||
+      options_.deviations.truncating_accumulation;
   const ArrayEnclosure& a = ops[0]->array;
   const ArrayEnclosure& b = ops[1]->array;
   const PrimitiveType t = inst.shape().element_type();
@@ -1907,7 +1966,7 @@ std::optional<ValueEnclosure> EnclosurePass::Dot(
         const double kd = static_cast<double>(k_count);
         const double loop_err =
             AddUp(MulUp(MulUp(kd + 2, 0x1p-52), s), MulUp(kd, 0x1p-1073));
-        const bool rn_exact = exact.Exact(s, t);
+        const bool rn_exact = !may_round_inputs && exact.Exact(s, t);
         if (!rn_exact && !must_nan && !unbounded) {
           lo = AddDown(lo, -loop_err);
           hi = AddUp(hi, loop_err);
@@ -1921,7 +1980,8 @@ std::optional<ValueEnclosure> EnclosurePass::Dot(
           lo = -kInf;
           hi = kInf;
         } else if (!rn_exact) {
-          const double e = AccumulationBound(t, k_count, s, /*dot=*/true);
+          const double e =
+              AccumulationBound(t, k_count, s, /*dot=*/true, &*alg);
           if (AddUp(s, e) > MaxFinite(FormatOf(t))) {
             // Some summation orders overflow an intermediate (inf - inf).
             fl |= kEnclNaN;
@@ -1957,10 +2017,10 @@ std::optional<ValueEnclosure> EnclosurePass::Dot(
 // input features per group, an upper bound of every output's term count.
 absl::StatusOr<std::optional<ValueEnclosure>> EnclosurePass::Convolution(
     const HloInstruction& inst, const std::vector<const ValueEnclosure*>& ops) {
-  if (ops.size() != 2 || !inst.shape().IsArray() ||
-      !inst.attrs().algorithm.empty()) {
-    return std::nullopt;
-  }
+  if (ops.size() != 2 || !inst.shape().IsArray()) return std::nullopt;
+  const std::optional<DotAlgorithmModel> alg =
+      DotAlgorithmOf(inst.attrs().algorithm);
+  if (!alg) return std::nullopt;
   const ArrayEnclosure& x = ops[0]->array;
   const ArrayEnclosure& w = ops[1]->array;
   const PrimitiveType t = inst.shape().element_type();
@@ -2028,7 +2088,7 @@ absl::StatusOr<std::optional<ValueEnclosure>> EnclosurePass::Convolution(
     const double up = 1 + kF64Rel;
     const double rad = MulUp(AddUp(AddUp(c2[j], c3[j]), c4[j]), up);
     const double s = MulUp(sv[j], up);
-    const double e = AddUp(AccumulationBound(t, m, s, /*dot=*/true),
+    const double e = AddUp(AccumulationBound(t, m, s, /*dot=*/true, &*alg),
                            MulUp(std::fabs(c1[j]), kF64Rel));
     if (AddUp(s, e) > MaxFinite(FormatOf(t))) {
       o.flags[j] = kEnclNumber | kEnclNaN;

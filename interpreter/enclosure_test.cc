@@ -942,6 +942,49 @@ ENTRY main {
   EXPECT_EQ(enc->outputs[1].hi[0], 1.0);
 }
 
+TEST(Enclosure, DotAlgorithmModelsItsInputPrecision) {
+  // x = 1 + 2^-10 (4 times), y = 1: the exact dot is 4.00390625; with
+  // inputs rounded to bf16 (dot_bf16_bf16_f32) x becomes 1 and the result
+  // 4 (by hand). E_in = (2 2^-8 + 2^-16) S ~ 0.0313 admits it; without an
+  // algorithm the data is exact and only 4.00390625 conforms; under
+  // bf16_x3 (two bf16 halves hold 1 + 2^-10 exactly, E_in ~ 2^-16 S) 4 is
+  // 0.0039 away, far outside, and fails.
+  auto text = [](const std::string& alg) {
+    return absl::StrCat(R"(
+HloModule m
+ENTRY main {
+  x = f32[1,4] parameter(0)
+  y = f32[4,1] parameter(1)
+  ROOT d = f32[1,1] dot(x, y), lhs_contracting_dims={1},
+    rhs_contracting_dims={0})",
+                        alg.empty() ? "" : ", algorithm=", alg, "\n}");
+  };
+  const std::vector<std::string> args = {
+      "f32[1,4] {{1.0009765625, 1.0009765625, 1.0009765625, 1.0009765625}}",
+      "f32[4,1] {{1}, {1}, {1}, {1}}"};
+  const std::vector<Literal> bf16_result = {
+      FromDoubles(PrimitiveType::kF32, {1, 1}, {4})};
+  const std::vector<Literal> exact_result = {
+      FromDoubles(PrimitiveType::kF32, {1, 1}, {4.00390625})};
+  Enclosed plain = Enclose(text("").c_str(), args);
+  EXPECT_EQ(plain.enc.outputs[0].lo[0], 4.00390625);
+  EXPECT_EQ(plain.enc.outputs[0].hi[0], 4.00390625);
+  EXPECT_EQ(Judge(plain, bf16_result).outputs[0].fail, 1);
+  Enclosed bf16 = Enclose(text("dot_bf16_bf16_f32").c_str(), args);
+  EXPECT_EQ(Judge(bf16, bf16_result).outputs[0].pass, 1);
+  EXPECT_EQ(Judge(bf16, exact_result).outputs[0].pass, 1);
+  EXPECT_EQ(Judge(bf16, {FromDoubles(PrimitiveType::kF32, {1, 1}, {3.9})})
+                .outputs[0]
+                .fail,
+            1);
+  Enclosed x3 = Enclose(text("dot_bf16_bf16_f32_x3").c_str(), args);
+  EXPECT_EQ(Judge(x3, exact_result).outputs[0].pass, 1);
+  EXPECT_EQ(Judge(x3, bf16_result).outputs[0].fail, 1);
+  // An algorithm without a model stays without a rule.
+  Enclosed fast = Enclose(text("dot_any_f8_any_f32_fast_accum").c_str(), args);
+  EXPECT_EQ(Judge(fast, exact_result).outputs[0].unjudged, 1);
+}
+
 TEST(Enclosure, SortOfExactValuesIsExactAndOfRoundedValuesNoRule) {
   constexpr char kSort[] = R"(
 HloModule s
