@@ -1866,18 +1866,17 @@ std::optional<ValueEnclosure> EnclosurePass::Dot(
   const std::optional<DotAlgorithmModel> alg =
       DotAlgorithmOf(inst.attrs().algorithm);
   if (!alg) return std::nullopt;
-  // Rounded inputs or a narrower accumulator: exact data is no longer
-  // exact in every order.
-  const bool may_round_inputs =
-      alg->input_unit > 0 || options_.deviations.dot_input_unit > 0 ||
-      alg->accumulation_unit >
-          std::ldexp(1.0, -Precision(FormatOf(inst.shape().element_type()))) ||
-      options_.deviations.dot_accumulation_unit > 0 ||
-      options_.deviations.truncating_accumulation;
   const ArrayEnclosure& a = ops[0]->array;
   const ArrayEnclosure& b = ops[1]->array;
   const PrimitiveType t = inst.shape().element_type();
   if (!a.is_float || !b.is_float || !SupportedFloat(t)) return std::nullopt;
+  // Rounded inputs or a narrower accumulator: exact data is no longer
+  // exact in every order.
+  const bool may_round_inputs =
+      alg->input_unit > 0 || options_.deviations.dot_input_unit > 0 ||
+      alg->accumulation_unit > std::ldexp(1.0, -Precision(FormatOf(t))) ||
+      options_.deviations.dot_accumulation_unit > 0 ||
+      options_.deviations.truncating_accumulation;
   const DotDimensionNumbers& dn = inst.attrs().dot_dimension_numbers;
   auto free_dims = [](int64_t rank, const std::vector<int64_t>& batch,
                       const std::vector<int64_t>& contract) {
