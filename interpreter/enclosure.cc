@@ -717,6 +717,7 @@ std::string OpName(const HloInstruction& inst) {
 }
 
 std::optional<HloOpcode> SimpleReducer(const HloComputation* comp);
+PrimitiveType ReducerType(const HloComputation* comp);
 bool HasFloat(const Shape& s);
 
 // FTZ / DAZ declared for the type: a value that may be subnormal may be
@@ -922,6 +923,9 @@ class EnclosurePass {
       const HloInstruction& inst,
       const std::vector<const ValueEnclosure*>& ops);
   std::optional<ValueEnclosure> ReduceMultiply(
+      const HloInstruction& inst,
+      const std::vector<const ValueEnclosure*>& ops);
+  absl::StatusOr<std::optional<ValueEnclosure>> ScatterFloat(
       const HloInstruction& inst,
       const std::vector<const ValueEnclosure*>& ops);
   std::optional<ValueEnclosure> SortRounded(
@@ -2224,7 +2228,10 @@ absl::StatusOr<std::optional<ValueEnclosure>> EnclosurePass::ReduceWindow(
   const ArrayEnclosure& x = ops[0]->array;
   const ArrayEnclosure& init = ops[1]->array;
   const PrimitiveType t = inst.shape().element_type();
-  if (!x.is_float || !init.is_float || !SupportedFloat(t)) return std::nullopt;
+  if (!x.is_float || !init.is_float || !SupportedFloat(t) ||
+      ReducerType(inst.to_apply()) != t || x.shape.element_type() != t) {
+    return std::nullopt;
+  }
   const std::string where = absl::StrCat("reduce-window ", inst.name());
   // max / min take infinities as they are (-inf is their usual init).
   const bool add = *reducer == HloOpcode::kAdd;
@@ -2402,7 +2409,7 @@ std::optional<ValueEnclosure> EnclosurePass::ReduceMultiply(
   const ArrayEnclosure& init = ops[1]->array;
   const PrimitiveType t = inst.shape().element_type();
   if (!a.is_float || !init.is_float || !SupportedFloat(t) ||
-      a.shape.element_type() != t) {
+      a.shape.element_type() != t || ReducerType(inst.to_apply()) != t) {
     return std::nullopt;
   }
   const auto ad = a.shape.dimensions();
@@ -2433,6 +2440,119 @@ std::optional<ValueEnclosure> EnclosurePass::ReduceMultiply(
           }
         },
         where, o.lo[j], o.hi[j], o.flags[j], o.reasons);
+  }
+  return std::optional<ValueEnclosure>(std::move(out));
+}
+
+// scatter of floats (one operand, decided indices) with an add, maximum
+// or minimum combiner. Each combiner is monotone in both arguments, so the
+// oracle's f64 scatters of the lower ends and of the upper ends bound every
+// order of combination; max / min combine exactly. add: each result element
+// is the operand plus the m updates scattered into it, summed in an
+// arbitrary order (overlapping updates: the order is unspecified), so the
+// bound is gamma_m(u_T) S with S the f64 scatter of the magnitudes and m
+// the count of updates into the element (a scatter of ones into zeros);
+// the f64 runs round each combination, (m + 2) 2^-52 S covers that. add
+// needs finite enclosures.
+absl::StatusOr<std::optional<ValueEnclosure>> EnclosurePass::ScatterFloat(
+    const HloInstruction& inst, const std::vector<const ValueEnclosure*>& ops) {
+  if (ops.size() != 3 || !inst.shape().IsArray()) return std::nullopt;
+  std::optional<HloOpcode> combiner = SimpleReducer(inst.to_apply());
+  if (!combiner) return std::nullopt;
+  const ArrayEnclosure& x = ops[0]->array;
+  const ArrayEnclosure& upd = ops[2]->array;
+  const PrimitiveType t = inst.shape().element_type();
+  if (!x.is_float || !upd.is_float || !SupportedFloat(t) ||
+      ReducerType(inst.to_apply()) != t || upd.shape.element_type() != t) {
+    return std::nullopt;
+  }
+  const std::string where = absl::StrCat("scatter ", inst.name());
+  std::optional<Literal> indices = PointLiteral(ops[1]->array);
+  if (!indices) {
+    ValueEnclosure v =
+        Flagged(inst.shape(), kEnclUndecided, where + ": indices undecided");
+    MergeReasons(v.array.reasons, ops[1]->array.reasons);
+    return std::optional<ValueEnclosure>(std::move(v));
+  }
+  const bool add = *combiner == HloOpcode::kAdd;
+  for (const ArrayEnclosure* a : {&x, &upd}) {
+    for (int64_t i = 0; i < a->size(); ++i) {
+      if (a->flags[i] != kEnclNumber ||
+          (add && (!std::isfinite(a->lo[i]) || !std::isfinite(a->hi[i])))) {
+        ValueEnclosure v =
+            Flagged(inst.shape(), kEnclUndecided,
+                    where + ": an operand element is not a finite enclosure");
+        MergeReasons(v.array.reasons, a->reasons);
+        return std::optional<ValueEnclosure>(std::move(v));
+      }
+    }
+  }
+  Shape xs = x.shape, us = upd.shape, rs = inst.shape();
+  xs.set_element_type(PrimitiveType::kF64);
+  us.set_element_type(PrimitiveType::kF64);
+  rs.set_element_type(PrimitiveType::kF64);
+  auto run =
+      [&](const std::vector<double>& a,
+          const std::vector<double>& b) -> absl::StatusOr<std::vector<double>> {
+    std::vector<Literal> args;
+    HLOREF_ASSIGN_OR_RETURN(Literal la, StoreDoubles(xs, a));
+    HLOREF_ASSIGN_OR_RETURN(Literal lb, StoreDoubles(us, b));
+    args.push_back(std::move(la));
+    args.push_back(*indices);
+    args.push_back(std::move(lb));
+    HLOREF_ASSIGN_OR_RETURN(EvalResult r,
+                            RunIsolated(inst, args, rs, /*variant=*/2));
+    return LoadDoubles(r.value);
+  };
+  HLOREF_ASSIGN_OR_RETURN(std::vector<double> lo, run(x.lo, upd.lo));
+  HLOREF_ASSIGN_OR_RETURN(std::vector<double> hi, run(x.hi, upd.hi));
+  ValueEnclosure out;
+  out.shape = inst.shape();
+  out.array = NewArray(inst.shape());
+  ArrayEnclosure& o = out.array;
+  for (const ValueEnclosure* v : ops) MergeReasons(o.reasons, v->array.reasons);
+  if (!add) {
+    o.lo = std::move(lo);
+    o.hi = std::move(hi);
+    return std::optional<ValueEnclosure>(std::move(out));
+  }
+  auto magnitudes = [](const ArrayEnclosure& a) {
+    std::vector<double> m(a.lo.size());
+    for (size_t i = 0; i < m.size(); ++i) {
+      m[i] = std::max(std::fabs(a.lo[i]), std::fabs(a.hi[i]));
+    }
+    return m;
+  };
+  HLOREF_ASSIGN_OR_RETURN(std::vector<double> sv,
+                          run(magnitudes(x), magnitudes(upd)));
+  HLOREF_ASSIGN_OR_RETURN(std::vector<double> count,
+                          run(std::vector<double>(x.size(), 0),
+                              std::vector<double>(upd.size(), 1)));
+  const FloatFormat& f = FormatOf(t);
+  for (int64_t j = 0; j < o.size(); ++j) {
+    const int64_t m = static_cast<int64_t>(count[j]);
+    if (m == 0) {  // untouched: the operand's element
+      o.lo[j] = lo[j];
+      o.hi[j] = hi[j];
+      continue;
+    }
+    const double f64_err =
+        MulUp(MulUp(static_cast<double>(m + 2), 0x1p-52), sv[j]);
+    const double s = AddUp(sv[j], f64_err);
+    const double e = AccumulationBound(t, m, s, /*dot=*/false);
+    if (AddUp(s, e) > MaxFinite(f)) {
+      o.flags[j] = kEnclNumber | kEnclNaN;
+      o.lo[j] = -kInf;
+      o.hi[j] = kInf;
+      AddReason(o.reasons, where + ": an intermediate may overflow");
+      continue;
+    }
+    double l = AddDown(AddDown(lo[j], -f64_err), -e);
+    double h = AddUp(AddUp(hi[j], f64_err), e);
+    Widen(EnclosureErrorClass{EnclosureErrorKind::kRounded}, t, l, h,
+          o.flags[j]);
+    o.lo[j] = l;
+    o.hi[j] = h;
   }
   return std::optional<ValueEnclosure>(std::move(out));
 }
@@ -2814,11 +2934,24 @@ absl::StatusOr<std::optional<ValueEnclosure>> EnclosurePass::ReduceBySelection(
   return std::optional<ValueEnclosure>(std::move(out));
 }
 
+// The element type a two-parameter reducer computes in (kInvalid if not a
+// scalar array).
+PrimitiveType ReducerType(const HloComputation* comp) {
+  if (comp == nullptr || comp->root() == nullptr ||
+      !comp->root()->shape().IsArray()) {
+    return PrimitiveType::kInvalid;
+  }
+  return comp->root()->shape().element_type();
+}
+
 // The reducer of a reduce: add, maximum or minimum of its two parameters.
 std::optional<HloOpcode> SimpleReducer(const HloComputation* comp) {
   if (comp == nullptr || comp->num_parameters() != 2) return std::nullopt;
   const HloInstruction* root = comp->root();
   if (root == nullptr || root->operand_count() != 2) return std::nullopt;
+  // The reducer must compute in the element type of its user (a bf16
+  // reducer of f32 data rounds every step to bf16): callers compare
+  // ReducerType with their element type.
   const HloOpcode op = root->opcode();
   if (op != HloOpcode::kAdd && op != HloOpcode::kMaximum &&
       op != HloOpcode::kMinimum) {
@@ -2853,7 +2986,7 @@ std::optional<ValueEnclosure> EnclosurePass::Reduce(
   const ArrayEnclosure& init = ops[1]->array;
   const PrimitiveType t = inst.shape().element_type();
   if (!a.is_float || !init.is_float || !SupportedFloat(t) ||
-      a.shape.element_type() != t) {
+      a.shape.element_type() != t || ReducerType(inst.to_apply()) != t) {
     return std::nullopt;
   }
   const auto ad = a.shape.dimensions();
@@ -3055,6 +3188,10 @@ absl::StatusOr<ValueEnclosure> EnclosurePass::Op(
     if (*v) return std::move(**v);
   } else if (op == HloOpcode::kReduceWindow) {
     absl::StatusOr<std::optional<ValueEnclosure>> v = ReduceWindow(inst, ops);
+    if (!v.ok()) return IsolationFailed(inst, v.status());
+    if (*v) return std::move(**v);
+  } else if (op == HloOpcode::kScatter) {
+    absl::StatusOr<std::optional<ValueEnclosure>> v = ScatterFloat(inst, ops);
     if (!v.ok()) return IsolationFailed(inst, v.status());
     if (*v) return std::move(**v);
   } else if (op == HloOpcode::kSort || op == HloOpcode::kTopK) {

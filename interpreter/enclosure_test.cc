@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
 #include "conformance/compare/enclosure_model.h"
 #include "gtest/gtest.h"
 #include "interpreter/evaluator.h"
@@ -983,6 +984,59 @@ ENTRY main {
   // An algorithm without a model stays without a rule.
   Enclosed fast = Enclose(text("dot_any_f8_any_f32_fast_accum").c_str(), args);
   EXPECT_EQ(Judge(fast, exact_result).outputs[0].unjudged, 1);
+}
+
+TEST(Enclosure, ScatterAddBoundsEveryOrderOfOverlappingUpdates) {
+  // Element 0 receives 1 + 2^24 - 2^24 in an unspecified order: f32 gives
+  // 0 ((1 + 2^24) rounds to 2^24) or 1 (by hand); both lie inside, and the
+  // enclosure (radius gamma_2(2^-24) S, S ~ 2^25) is too wide to judge.
+  // Element 2: 3 + 0.1f = 3.1000000015 exactly, within a few f32 ulps;
+  // element 1 is untouched: the point 2. A max combiner is exact.
+  constexpr char kScatter[] = R"(
+HloModule m
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] %s(a, b)
+}
+ENTRY main {
+  op = f32[3] parameter(0)
+  idx = s32[3,1] parameter(1)
+  upd = f32[3] parameter(2)
+  ROOT s = f32[3] scatter(op, idx, upd), update_window_dims={},
+    inserted_window_dims={0}, scatter_dims_to_operand_dims={0},
+    index_vector_dim=1, to_apply=add
+})";
+  const std::vector<std::string> args = {"f32[3] {1, 2, 3}",
+                                         "s32[3,1] {{0}, {0}, {2}}",
+                                         "f32[3] {16777216, -16777216, 0.1}"};
+  Enclosed e =
+      Enclose(absl::StrReplaceAll(kScatter, {{"%s", "add"}}).c_str(), args);
+  const ArrayEnclosure& o = e.enc.outputs[0];
+  EXPECT_LE(o.lo[0], 0.0);
+  EXPECT_GE(o.hi[0], 1.0);
+  EXPECT_EQ(o.lo[1], 2.0);
+  EXPECT_EQ(o.hi[1], 2.0);
+  const double u22 = std::ldexp(1.0, -22);  // ulp_f32 in [2, 4)
+  EXPECT_LT(o.lo[2], 3.1000000014901161);
+  EXPECT_GT(o.hi[2], 3.1000000014901161);
+  EXPECT_LE(o.hi[2] - o.lo[2], 4 * u22);
+  for (double first : {0.0, 1.0}) {
+    EnclosureVerdict v =
+        Judge(e, {FromDoubles(PrimitiveType::kF32, {3}, {first, 2, 3.1f})});
+    EXPECT_EQ(v.outputs[0].fail, 0) << v.Summary();
+    EXPECT_EQ(v.outputs[0].pass, 2) << v.Summary();
+    EXPECT_EQ(v.outputs[0].unjudged, 1) << v.Summary();
+  }
+  EXPECT_EQ(Judge(e, {FromDoubles(PrimitiveType::kF32, {3}, {1, 2, 3.2})})
+                .outputs[0]
+                .fail,
+            1);
+  Enclosed mx =
+      Enclose(absl::StrReplaceAll(kScatter, {{"%s", "maximum"}}).c_str(), args);
+  EXPECT_EQ(mx.enc.outputs[0].lo, (std::vector<double>{16777216, 2, 3}));
+  EXPECT_EQ(mx.enc.outputs[0].hi, (std::vector<double>{16777216, 2, 3}));
+  EXPECT_EQ(Judge(mx, mx.oracle).outputs[0].pass, 3);
 }
 
 TEST(Enclosure, SortOfExactValuesIsExactAndOfRoundedValuesNoRule) {
