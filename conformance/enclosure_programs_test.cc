@@ -2,10 +2,12 @@
 // enclosures (interpreter/enclosure.h) on the interpreter backend and on
 // the CPU backend (LLVM JIT): element-wise chains, broadcasts, row
 // normalisations (reduce + divide), softmax rows (reduce max, subtract,
-// exp), one dot, in f32 and bf16. Every value stays positive (data in
-// [0.5, 2), ops that keep positivity), so no cancellation makes an
-// enclosure wide: every element must pass, none may be unjudged (f32) and
-// none may fail (both types). A failure is either a backend departing from
+// exp), one dot, while loops carrying (counter, value) through 2-4
+// iterations of v * c + d, attention shapes (softmax(q q^T c) v with q the
+// row-normalised value and v the value), in f32 and bf16. Every value stays
+// positive (data in [0.5, 2), ops that keep positivity), so no cancellation
+// makes an enclosure wide: every element must pass, none may be unjudged (f32)
+// and none may fail (both types). A failure is either a backend departing from
 // the ops' semantics beyond their allowed error or an unsound enclosure.
 #include <cstdint>
 #include <cstdio>
@@ -28,6 +30,7 @@ struct Program {
   std::string text;
   std::vector<Literal> args;
   int ops = 0;
+  int whiles = 0, attentions = 0;  // steps of those kinds
 };
 
 // A program of 4..8 steps (bf16: 2..4) on x: T[R, C] (and w: T[C, K] for
@@ -86,8 +89,9 @@ Program MakeProgram(uint64_t seed, bool bf16) {
   // 2^-9 of relative error and squaring doubles it, so long bf16 chains
   // honestly exceed the 1/16 threshold (they are unjudged, not failed).
   const int steps = bf16 ? 2 + draw(3) : 4 + draw(5);
+  std::string comps;  // while bodies and conditions
   for (int i = 0; i < steps; ++i) {
-    switch (draw(10)) {
+    switch (draw(12)) {
       case 0:
         cur = binary("add", cur, constant(0.5 + draw(48) / 32.0));
         break;
@@ -130,6 +134,63 @@ Program MakeProgram(uint64_t seed, bool bf16) {
         cur = binary("divide", e, row_reduce("add", "0"));
         break;
       }
+      case 10: {  // a while loop carrying (counter, value): v * c + d
+        const std::string st = absl::StrCat("(s32[], ", shape(cur_cols), ")");
+        const std::string vs = shape(cur_cols);
+        const int iters = 2 + draw(3);
+        const double c = 0.5 + draw(24) / 32.0, d = draw(16) / 32.0;
+        absl::StrAppend(
+            &comps, "body_", i, " {\n  s = ", st, " parameter(0)\n",
+            "  i = s32[] get-tuple-element(s), index=0\n", "  v = ", vs,
+            " get-tuple-element(s), index=1\n", "  one = s32[] constant(1)\n",
+            "  i2 = s32[] add(i, one)\n", "  c = ", t, "[] constant(", c, ")\n",
+            "  cb = ", vs, " broadcast(c), dimensions={}\n", "  m = ", vs,
+            " multiply(v, cb)\n", "  d = ", t, "[] constant(", d, ")\n",
+            "  db = ", vs, " broadcast(d), dimensions={}\n", "  a = ", vs,
+            " add(m, db)\n", "  ROOT t = ", st, " tuple(i2, a)\n}\n\n");
+        absl::StrAppend(
+            &comps, "cond_", i, " {\n  s = ", st, " parameter(0)\n",
+            "  i = s32[] get-tuple-element(s), index=0\n",
+            "  n = s32[] constant(", iters, ")\n",
+            "  ROOT lt = pred[] compare(i, n), direction=LT\n}\n\n");
+        const std::string z = name(), t0 = name(), wl = name(), r = name();
+        absl::StrAppend(&body, "  ", z, " = s32[] constant(0)\n  ", t0, " = ",
+                        st, " tuple(", z, ", ", cur, ")\n  ", wl, " = ", st,
+                        " while(", t0, "), condition=cond_", i, ", body=body_",
+                        i, "\n  ", r, " = ", vs, " get-tuple-element(", wl,
+                        "), index=1\n");
+        p.ops += 2 * iters + 1;
+        ++p.whiles;
+        cur = r;
+        break;
+      }
+      case 11: {  // attention: softmax(q q^T * c) v, q = rows normalised
+        const std::string v = cur;
+        const std::string q = binary("divide", cur, row_reduce("add", "0"));
+        const std::string sc = name();
+        absl::StrAppend(&body, "  ", sc, " = ", t, "[", rows, ",", rows,
+                        "] dot(", q, ", ", q,
+                        "), lhs_contracting_dims={1}, "
+                        "rhs_contracting_dims={1}\n");
+        ++p.ops;
+        const int v_cols = cur_cols;
+        cur_cols = rows;
+        cur = binary("multiply", sc, constant(1 + draw(32) / 8.0));
+        const std::string mb = row_reduce("max", "-inf");
+        const std::string e = unary("exponential", binary("subtract", cur, mb));
+        cur = e;
+        const std::string pr = binary("divide", e, row_reduce("add", "0"));
+        const std::string out = name();
+        absl::StrAppend(&body, "  ", out, " = ", t, "[", rows, ",", v_cols,
+                        "] dot(", pr, ", ", v,
+                        "), lhs_contracting_dims={1}, "
+                        "rhs_contracting_dims={0}\n");
+        ++p.ops;
+        cur_cols = v_cols;
+        cur = out;
+        ++p.attentions;
+        break;
+      }
       default:
         cur = bf16 ? binary("add", cur, constant(0.5 + draw(48) / 32.0))
                    : binary("multiply", cur, cur);
@@ -140,10 +201,10 @@ Program MakeProgram(uint64_t seed, bool bf16) {
       "HloModule random_", seed, "\n\nadd {\n  a = ", t,
       "[] parameter(0)\n  b = ", t, "[] parameter(1)\n  ROOT s = ", t,
       "[] add(a, b)\n}\n\nmax {\n  a = ", t, "[] parameter(0)\n  b = ", t,
-      "[] parameter(1)\n  ROOT m = ", t,
-      "[] maximum(a, b)\n}\n\nENTRY main {\n", "  x = ", shape(cols),
-      " parameter(0)\n  w = ", t, "[", cols, ",", k, "] parameter(1)\n", body,
-      "  ROOT r = ", shape(cur_cols), " copy(", cur, ")\n}\n");
+      "[] parameter(1)\n  ROOT m = ", t, "[] maximum(a, b)\n}\n\n", comps,
+      "ENTRY main {\n", "  x = ", shape(cols), " parameter(0)\n  w = ", t, "[",
+      cols, ",", k, "] parameter(1)\n", body, "  ROOT r = ", shape(cur_cols),
+      " copy(", cur, ")\n}\n");
   const PrimitiveType type = bf16 ? PrimitiveType::kBF16 : PrimitiveType::kF32;
   for (const auto& dims :
        {std::vector<int64_t>{rows, cols}, std::vector<int64_t>{cols, k}}) {
@@ -160,10 +221,13 @@ void JudgeOn(const std::string& backend_name, bool bf16, int count) {
   auto backend = backends::CreateBackend(backend_name);
   ASSERT_TRUE(backend.ok()) << backend.status();
   int64_t pass = 0, unjudged = 0;
+  int whiles = 0, attentions = 0;
   double radius = 0;
   for (int seed = 0; seed < count; ++seed) {
     Program p = MakeProgram(static_cast<uint64_t>(seed), bf16);
     SCOPED_TRACE(p.text);
+    whiles += p.whiles;
+    attentions += p.attentions;
     auto module = ParseHloModule(p.text);
     ASSERT_TRUE(module.ok()) << module.status();
     ASSERT_TRUE(VerifyModule(**module).ok());
@@ -184,9 +248,9 @@ void JudgeOn(const std::string& backend_name, bool bf16, int count) {
     radius = std::max(radius, verdict->outputs[0].max_relative_radius);
   }
   std::printf(
-      "%s %s: %d programs, %lld elements pass, %lld unjudged, "
-      "largest relative radius %g\n",
-      backend_name.c_str(), bf16 ? "bf16" : "f32", count,
+      "%s %s: %d programs (%d while loops, %d attention steps), %lld "
+      "elements pass, %lld unjudged, largest relative radius %g\n",
+      backend_name.c_str(), bf16 ? "bf16" : "f32", count, whiles, attentions,
       static_cast<long long>(pass), static_cast<long long>(unjudged), radius);
 }
 
