@@ -8,11 +8,14 @@
 #include "interpreter/enclosure.h"
 
 #include <cmath>
+#include <cstdio>
 #include <cstring>
+#include <random>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
 #include "conformance/compare/enclosure_model.h"
 #include "gtest/gtest.h"
@@ -1037,6 +1040,109 @@ ENTRY main {
   EXPECT_EQ(mx.enc.outputs[0].lo, (std::vector<double>{16777216, 2, 3}));
   EXPECT_EQ(mx.enc.outputs[0].hi, (std::vector<double>{16777216, 2, 3}));
   EXPECT_EQ(Judge(mx, mx.oracle).outputs[0].pass, 3);
+}
+
+// The oracle is a conforming implementation: on random data its values
+// must lie inside the new rules' enclosures (0 fail), with the operands
+// made intervals by an inexact f32 add first (x + 2^-30 x-ish terms).
+TEST(Enclosure, NewRulesHoldTheOracleOnRandomData) {
+  constexpr char kModule[] = R"(
+HloModule r
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+mul {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT m = f32[] multiply(a, b)
+}
+less {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  c = s32[] parameter(2)
+  d = s32[] parameter(3)
+  ROOT lt = pred[] compare(a, b), direction=LT
+}
+argmax {
+  av = f32[] parameter(0)
+  ai = s32[] parameter(1)
+  bv = f32[] parameter(2)
+  bi = s32[] parameter(3)
+  gt = pred[] compare(av, bv), direction=GT
+  eq = pred[] compare(av, bv), direction=EQ
+  lti = pred[] compare(ai, bi), direction=LT
+  tie = pred[] and(eq, lti)
+  pa = pred[] or(gt, tie)
+  v = f32[] select(pa, av, bv)
+  i = s32[] select(pa, ai, bi)
+  ROOT t = (f32[], s32[]) tuple(v, i)
+}
+sq1 {
+  x = f32[] parameter(0)
+  m = f32[] multiply(x, x)
+  ROOT r = f32[] subtract(m, x)
+}
+ENTRY main {
+  a = f32[2,6] parameter(0)
+  b = f32[2,6] parameter(1)
+  idx = s32[4,1] parameter(2)
+  x = f32[2,6] add(a, b)
+  y = f32[2,6] multiply(b, a)
+  at = f32[2,6] atan2(x, y)
+  rm = f32[2,6] remainder(x, b)
+  rp = f32[2,6] reduce-precision(x), exponent_bits=5, mantissa_bits=4
+  mp = f32[2,6] map(x), dimensions={0,1}, to_apply=sq1
+  io = s32[2,6] iota(), iota_dimension=1
+  st = (f32[2,6], s32[2,6]) sort(x, io), dimensions={1}, is_stable=true,
+    to_apply=less
+  tk = (f32[2,3], s32[2,3]) topk(x), k=3, largest=true
+  ninf = f32[] constant(-inf)
+  m1 = s32[] constant(-1)
+  am = (f32[2], s32[2]) reduce(x, io, ninf, m1), dimensions={1},
+    to_apply=argmax
+  one = f32[] constant(1)
+  pr = f32[2] reduce(x, one), dimensions={1}, to_apply=mul
+  fl = f32[12] reshape(x)
+  up = f32[4] slice(fl), slice={[0:4]}
+  sc = f32[12] scatter(fl, idx, up), update_window_dims={},
+    inserted_window_dims={0}, scatter_dims_to_operand_dims={0},
+    index_vector_dim=1, to_apply=add
+  ROOT t = (f32[2,6], f32[2,6], f32[2,6], f32[2,6], (f32[2,6], s32[2,6]),
+    (f32[2,3], s32[2,3]), (f32[2], s32[2]), f32[2], f32[12])
+    tuple(at, rm, rp, mp, st, tk, am, pr, sc)
+})";
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> big(-4, 4), small(-1e-6f, 1e-6f);
+  std::uniform_int_distribution<int> pick(0, 11), coin(0, 3);
+  int64_t pass = 0, unjudged = 0;
+  for (int trial = 0; trial < 60; ++trial) {
+    std::vector<std::string> a, b, idx;
+    for (int i = 0; i < 12; ++i) {
+      // Some repeated keys, so sort / topk / argmax meet ties and overlaps.
+      a.push_back(absl::StrCat(coin(rng) == 0 ? 1.5f : big(rng)));
+      b.push_back(absl::StrCat(coin(rng) == 0 ? 0.0f : small(rng)));
+    }
+    for (int i = 0; i < 4; ++i)
+      idx.push_back(absl::StrCat("{", pick(rng), "}"));
+    Enclosed e = Enclose(
+        kModule,
+        {absl::StrCat("f32[2,6] {{",
+                      absl::StrJoin(a.begin(), a.begin() + 6, ", "), "}, {",
+                      absl::StrJoin(a.begin() + 6, a.end(), ", "), "}}"),
+         absl::StrCat("f32[2,6] {{",
+                      absl::StrJoin(b.begin(), b.begin() + 6, ", "), "}, {",
+                      absl::StrJoin(b.begin() + 6, b.end(), ", "), "}}"),
+         absl::StrCat("s32[4,1] {", absl::StrJoin(idx, ", "), "}")});
+    EnclosureVerdict v = Judge(e, e.oracle);
+    EXPECT_EQ(v.TotalFail(), 0) << "trial " << trial << "\n" << v.Summary();
+    for (const EnclosureOutputVerdict& o : v.outputs) pass += o.pass;
+    unjudged += v.TotalUnjudged();
+  }
+  std::printf("new rules on random data: %lld pass, %lld unjudged, 0 fail\n",
+              static_cast<long long>(pass), static_cast<long long>(unjudged));
+  EXPECT_GT(pass, 60 * 40);
 }
 
 TEST(Enclosure, SortOfExactValuesIsExactAndOfRoundedValuesNoRule) {
