@@ -916,6 +916,9 @@ class EnclosurePass {
   absl::StatusOr<std::optional<ValueEnclosure>> Convolution(
       const HloInstruction& inst,
       const std::vector<const ValueEnclosure*>& ops);
+  std::optional<ValueEnclosure> BatchNormTraining(
+      const HloInstruction& inst,
+      const std::vector<const ValueEnclosure*>& ops);
   std::optional<ValueEnclosure> BatchNormInference(
       const HloInstruction& inst,
       const std::vector<const ValueEnclosure*>& ops);
@@ -2213,6 +2216,198 @@ std::optional<ValueEnclosure> EnclosurePass::BatchNormInference(
   return out;
 }
 
+// batch-norm-training: per feature f with N elements, the exact statistics
+// over the operand enclosures (mean: the interval sum / N; variance: the
+// intersection of Q - mu^2 and sum (x - mu)^2 / N, both interval-evaluated,
+// clamped at 0) widened by the comparator's BATCH_NORM_BOUND for training
+// (conformance/compare/batch_norm_bound.cc: E_mu = 2 gamma_{N+2} S1, E_var =
+// 4 gamma_{N+4} (Q + S1^2) + E_mu^2, and the output bound with r+ =
+// 1/sqrt(var + eps - E_var) and E_r = r+ - r), magnitudes taken over the
+// enclosures, so one-pass and two-pass variances, a division or a
+// reciprocal for the mean, and both output decompositions are inside. Where
+// var + eps may be <= E_var (the implementation's variance may reach
+// -eps) or an intermediate may overflow, the outputs are undecided.
+std::optional<ValueEnclosure> EnclosurePass::BatchNormTraining(
+    const HloInstruction& inst, const std::vector<const ValueEnclosure*>& ops) {
+  if (ops.size() != 3 || !inst.shape().IsTuple() ||
+      inst.shape().tuple_size() != 3) {
+    return std::nullopt;
+  }
+  for (const ValueEnclosure* o : ops) {
+    if (!o->shape.IsArray() || !o->array.is_float) return std::nullopt;
+  }
+  const ArrayEnclosure& x = ops[0]->array;
+  const ArrayEnclosure& sc = ops[1]->array;
+  const ArrayEnclosure& of = ops[2]->array;
+  const PrimitiveType t = x.shape.element_type();
+  if (!SupportedFloat(t)) return std::nullopt;
+  const int64_t fdim = inst.attrs().feature_index;
+  if (fdim < 0 || fdim >= x.shape.rank()) return std::nullopt;
+  const int64_t features = x.shape.dimensions(fdim);
+  int64_t inner = 1;
+  for (int64_t d = fdim + 1; d < x.shape.rank(); ++d) {
+    inner *= x.shape.dimensions(d);
+  }
+  if (features == 0 || sc.size() != features || of.size() != features) {
+    return std::nullopt;
+  }
+  const int64_t n = x.size() / features;
+  const FloatFormat& f = FormatOf(t);
+  const double u = std::ldexp(1.0, -Precision(f));
+  const double k_rsqrt = options_.error_model(HloOpcode::kRsqrt, t).ulps;
+  const double rho = MulUp(AddUp(MulUp(2, k_rsqrt), 1), u);
+  const double g6 = AddUp(Gamma(6, u), rho), g3 = Gamma(3, u);
+  const double tiny = MinSubnormal(f);
+  const double eps = static_cast<double>(inst.attrs().epsilon);
+  const double nd = static_cast<double>(n);
+  const std::string where = absl::StrCat("batch-norm-training ", inst.name());
+  ArrayEnclosure y = NewArray(x.shape);
+  ArrayEnclosure mean = NewArray(inst.shape().tuple_shapes(1));
+  ArrayEnclosure var = NewArray(inst.shape().tuple_shapes(2));
+  for (const ValueEnclosure* o : ops) {
+    for (ArrayEnclosure* a : {&y, &mean, &var}) {
+      MergeReasons(a->reasons, o->array.reasons);
+    }
+  }
+  auto mag = [](double lo, double hi) {
+    return std::max(std::fabs(lo), std::fabs(hi));
+  };
+  std::vector<int64_t> members;
+  for (int64_t fi = 0; fi < features; ++fi) {
+    members.clear();
+    for (int64_t i = 0; i < x.size(); ++i) {
+      if ((i / inner) % features == fi) members.push_back(i);
+    }
+    // Flags: a NaN makes everything of the feature NaN; anything else not
+    // a finite enclosure makes it undecided.
+    uint8_t fl = kEnclNumber;
+    bool finite = true;
+    auto take = [&](const ArrayEnclosure& a, int64_t i) {
+      fl |= a.flags[i] & ~kEnclNumber;
+      if (!(a.flags[i] & kEnclNumber)) fl = (fl & ~kEnclNumber) | kEnclNaN;
+      finite = finite && std::isfinite(a.lo[i]) && std::isfinite(a.hi[i]);
+    };
+    for (int64_t i : members) take(x, i);
+    const uint8_t stat_fl = fl;
+    const bool stat_finite = finite;
+    take(sc, fi);
+    take(of, fi);
+    auto set_all = [&](uint8_t flags, const std::string& reason) {
+      for (int64_t i : members) {
+        y.flags[i] = flags;
+        y.lo[i] = -kInf;
+        y.hi[i] = kInf;
+      }
+      for (ArrayEnclosure* a : {&mean, &var}) {
+        a->flags[fi] = flags;
+        a->lo[fi] = -kInf;
+        a->hi[fi] = kInf;
+      }
+      if (!reason.empty()) {
+        for (ArrayEnclosure* a : {&y, &mean, &var})
+          AddReason(a->reasons, reason);
+      }
+    };
+    if (!(stat_fl & kEnclNumber)) {
+      set_all(kEnclNaN, "");
+      continue;
+    }
+    if (!stat_finite || !finite || n == 0 || (fl & kUnjudgedFlags)) {
+      set_all(fl | kEnclUndecided,
+              where + ": an operand element is not a finite enclosure");
+      continue;
+    }
+    // Exact statistics over the enclosures, and the bound's magnitudes.
+    double sum_lo = 0, sum_hi = 0, s1 = 0, q = 0, q_lo = 0;
+    for (int64_t i : members) {
+      sum_lo = AddDown(sum_lo, x.lo[i]);
+      sum_hi = AddUp(sum_hi, x.hi[i]);
+      const double m = mag(x.lo[i], x.hi[i]);
+      const double mig = (x.lo[i] <= 0 && x.hi[i] >= 0)
+                             ? 0
+                             : std::min(std::fabs(x.lo[i]), std::fabs(x.hi[i]));
+      s1 = AddUp(s1, m);
+      q = AddUp(q, MulUp(m, m));
+      q_lo = AddDown(q_lo, MulDown(mig, mig));
+    }
+    const Iv mu{DivDown(sum_lo, nd), DivUp(sum_hi, nd)};
+    s1 = DivUp(s1, nd);
+    q = DivUp(q, nd);
+    q_lo = DivDown(q_lo, nd);
+    // var = Q - mu^2 ...
+    const Iv mu2 = IvMul(mu, mu);
+    const double mu2_lo =
+        (mu.lo <= 0 && mu.hi >= 0) ? 0 : std::max(0.0, mu2.lo);
+    double v_lo = AddDown(q_lo, -mu2.hi), v_hi = AddUp(q, -mu2_lo);
+    // ... intersected with sum (x - mu)^2 / N.
+    double d_lo = 0, d_hi = 0;
+    for (int64_t i : members) {
+      const Iv d{AddDown(x.lo[i], -mu.hi), AddUp(x.hi[i], -mu.lo)};
+      const Iv d2 = IvMul(d, d);
+      d_lo = AddDown(d_lo, (d.lo <= 0 && d.hi >= 0) ? 0 : std::max(0.0, d2.lo));
+      d_hi = AddUp(d_hi, d2.hi);
+    }
+    v_lo = std::max({v_lo, DivDown(d_lo, nd), 0.0});
+    v_hi = std::min(v_hi, DivUp(d_hi, nd));
+    const double e_mu = MulUp(MulUp(2, Gamma(n + 2, u)), s1);
+    const double e_var =
+        AddUp(MulUp(MulUp(4, Gamma(n + 4, u)), AddUp(q, MulUp(s1, s1))),
+              MulUp(e_mu, e_mu));
+    const double partial = MulUp(nd, AddUp(AddUp(q, MulUp(s1, s1)), s1));
+    if (partial >= MaxFinite(f) / 4 || !(AddDown(v_lo, eps) > e_var)) {
+      set_all(kEnclNumber | kEnclUndecided,
+              where + (partial >= MaxFinite(f) / 4
+                           ? ": an intermediate may overflow"
+                           : ": variance + epsilon within its error of 0"));
+      continue;
+    }
+    auto out = [&](ArrayEnclosure& a, int64_t j, double lo, double hi,
+                   double e) {
+      lo = AddDown(lo, -e);
+      hi = AddUp(hi, e);
+      uint8_t ff = kEnclNumber;
+      Widen(EnclosureErrorClass{EnclosureErrorKind::kRounded}, t, lo, hi, ff);
+      a.flags[j] = ff;
+      a.lo[j] = lo;
+      a.hi[j] = hi;
+    };
+    out(mean, fi, mu.lo, mu.hi, e_mu);
+    out(var, fi, v_lo, v_hi, e_var);
+    const double r_lo = DivDown(1, SqrtUp(AddUp(v_hi, eps)));
+    const double r_hi = DivUp(1, SqrtDown(AddDown(v_lo, eps)));
+    const double r_plus =
+        DivUp(1, SqrtDown(AddDown(AddDown(v_lo, eps), -e_var)));
+    const double e_r = AddUp(r_plus, -r_lo);
+    const Iv scv{sc.lo[fi], sc.hi[fi]}, ofv{of.lo[fi], of.hi[fi]};
+    const double sc_mag = mag(scv.lo, scv.hi), of_mag = mag(ofv.lo, ofv.hi);
+    const double mu_mag = mag(mu.lo, mu.hi);
+    const Iv g = IvMul(scv, Iv{r_lo, r_hi});
+    for (int64_t i : members) {
+      const Iv d{AddDown(x.lo[i], -mu.hi), AddUp(x.hi[i], -mu.lo)};
+      const Iv dg = IvMul(d, g);
+      const double xm = AddUp(mag(x.lo[i], x.hi[i]), mu_mag);
+      double bound = AddUp(AddUp(MulUp(MulUp(sc_mag, AddUp(xm, e_mu)), e_r),
+                                 MulUp(MulUp(sc_mag, r_hi), e_mu)),
+                           AddUp(MulUp(MulUp(MulUp(g6, xm), sc_mag), r_plus),
+                                 MulUp(g3, of_mag)));
+      bound = MulUp(2, bound);
+      bound = AddUp(bound, MulUp(MulUp(MulUp(nd + 8, tiny),
+                                       AddUp(1, MulUp(sc_mag, r_plus))),
+                                 AddUp(1, r_plus)));
+      out(y, i, AddDown(dg.lo, ofv.lo), AddUp(dg.hi, ofv.hi), bound);
+    }
+  }
+  ValueEnclosure v;
+  v.shape = inst.shape();
+  for (ArrayEnclosure* a : {&y, &mean, &var}) {
+    ValueEnclosure e;
+    e.shape = a->shape;
+    e.array = std::move(*a);
+    v.tuple.push_back(std::move(e));
+  }
+  return v;
+}
+
 // reduce-window with an add, maximum or minimum reducer, the oracle doing
 // the windows on f64 values: max / min are monotone in every operand, so
 // the windows of the lower ends and of the upper ends bound the result
@@ -3206,6 +3401,10 @@ absl::StatusOr<ValueEnclosure> EnclosurePass::Op(
   } else if (op == HloOpcode::kMap) {
     HLOREF_ASSIGN_OR_RETURN(std::optional<ValueEnclosure> v, Map(inst, ops));
     if (v) return std::move(*v);
+  } else if (op == HloOpcode::kBatchNormTraining) {
+    if (std::optional<ValueEnclosure> v = BatchNormTraining(inst, ops)) {
+      return std::move(*v);
+    }
   } else if (op == HloOpcode::kBatchNormInference) {
     if (std::optional<ValueEnclosure> v = BatchNormInference(inst, ops)) {
       return std::move(*v);

@@ -1109,9 +1109,15 @@ ENTRY main {
   sc = f32[12] scatter(fl, idx, up), update_window_dims={},
     inserted_window_dims={0}, scatter_dims_to_operand_dims={0},
     index_vector_dim=1, to_apply=add
+  s2 = f32[2] constant({1.5, -0.5})
+  o2 = f32[2] constant({0.25, 1})
+  xt = f32[6,2] transpose(x), dimensions={1,0}
+  bn = (f32[6,2], f32[2], f32[2]) batch-norm-training(xt, s2, o2),
+    epsilon=0.001, feature_index=1
   ROOT t = (f32[2,6], f32[2,6], f32[2,6], f32[2,6], (f32[2,6], s32[2,6]),
-    (f32[2,3], s32[2,3]), (f32[2], s32[2]), f32[2], f32[12])
-    tuple(at, rm, rp, mp, st, tk, am, pr, sc)
+    (f32[2,3], s32[2,3]), (f32[2], s32[2]), f32[2], f32[12],
+    (f32[6,2], f32[2], f32[2]))
+    tuple(at, rm, rp, mp, st, tk, am, pr, sc, bn)
 })";
   std::mt19937 rng(7);
   std::uniform_real_distribution<float> big(-4, 4), small(-1e-6f, 1e-6f);
@@ -1143,6 +1149,46 @@ ENTRY main {
   std::printf("new rules on random data: %lld pass, %lld unjudged, 0 fail\n",
               static_cast<long long>(pass), static_cast<long long>(unjudged));
   EXPECT_GT(pass, 60 * 40);
+}
+
+TEST(Enclosure, BatchNormTrainingStatisticsAndOutput) {
+  // x = 1, 2, 3, 4 (one feature), scale 1, offset 0, epsilon 0 (mpmath,
+  // enclosure_refs.py): mean 2.5, variance 1.25, outputs -+1.34164078649987
+  // and -+0.447213595499958. Bessel's variance 5/3 (outputs
+  // -+1.16189500386223, -+0.387298334620742) is a real bug and fails.
+  Enclosed e = Enclose(R"(
+HloModule m
+ENTRY main {
+  x = f32[4,1] parameter(0)
+  s = f32[1] constant({1})
+  o = f32[1] constant({0})
+  ROOT bn = (f32[4,1], f32[1], f32[1]) batch-norm-training(x, s, o),
+    epsilon=0, feature_index=1
+})",
+                       {"f32[4,1] {{1}, {2}, {3}, {4}}"});
+  ASSERT_EQ(e.enc.outputs.size(), 3u);
+  const double ys[4] = {-1.3416407864998738178, -0.44721359549995793928,
+                        0.44721359549995793928, 1.3416407864998738178};
+  for (int i = 0; i < 4; ++i) {
+    EXPECT_LT(e.enc.outputs[0].lo[i], ys[i]);
+    EXPECT_GT(e.enc.outputs[0].hi[i], ys[i]);
+    // The comparator's training bound (E_var = 4 gamma_8 (Q + S1^2) with
+    // Q = 7.5, S1^2 = 6.25, doubled terms): measured 5e-5 .. 2.6e-4.
+    EXPECT_LT(RelativeRadius(e.enc.outputs[0], i), 1e-3);
+  }
+  EXPECT_LE(e.enc.outputs[1].lo[0], 2.5);
+  EXPECT_GE(e.enc.outputs[1].hi[0], 2.5);
+  EXPECT_LE(e.enc.outputs[2].lo[0], 1.25);
+  EXPECT_GE(e.enc.outputs[2].hi[0], 1.25);
+  EnclosureVerdict v = Judge(e, e.oracle);
+  EXPECT_EQ(v.TotalFail(), 0) << v.Summary();
+  EXPECT_EQ(v.outputs[0].pass + v.outputs[1].pass + v.outputs[2].pass, 6)
+      << v.Summary();
+  EXPECT_EQ(Judge(e, WithElement(e.oracle, 2, 0, 5.0 / 3)).outputs[2].fail, 1);
+  EXPECT_EQ(Judge(e, WithElement(e.oracle, 0, 3, 1.1618950038622250656))
+                .outputs[0]
+                .fail,
+            1);
 }
 
 TEST(Enclosure, SortOfExactValuesIsExactAndOfRoundedValuesNoRule) {

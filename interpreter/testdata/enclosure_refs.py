@@ -60,3 +60,11 @@ g = 4 * u / (1 - 4 * u)
 show("prod", p)
 show("prod_lo", p - g * p)
 show("prod_hi", p + g * p)
+
+# Test BatchNormTrainingStatisticsAndOutput: x = 1, 2, 3, 4 (one feature),
+# scale 1, offset 0, epsilon 0: mean 2.5, variance 1.25 (1/N), outputs
+# (x - 2.5) / sqrt(1.25); with Bessel's variance 5/3 (a wrong result).
+for x in [1, 2, 3, 4]:
+    d = x - mpmath.mpf("2.5")
+    show(f"bn x={x}", d / mpmath.sqrt(mpmath.mpf("1.25")))
+    show(f"bn bessel x={x}", d / mpmath.sqrt(mpmath.mpf(5) / 3))
