@@ -919,6 +919,9 @@ class EnclosurePass {
   std::optional<ValueEnclosure> BatchNormTraining(
       const HloInstruction& inst,
       const std::vector<const ValueEnclosure*>& ops);
+  std::optional<ValueEnclosure> BatchNormGrad(
+      const HloInstruction& inst,
+      const std::vector<const ValueEnclosure*>& ops);
   std::optional<ValueEnclosure> BatchNormInference(
       const HloInstruction& inst,
       const std::vector<const ValueEnclosure*>& ops);
@@ -2408,6 +2411,179 @@ std::optional<ValueEnclosure> EnclosurePass::BatchNormTraining(
   return v;
 }
 
+// batch-norm-grad with the given mean mu and variance: r = 1/sqrt(var +
+// eps), grad_offset = sum dy, grad_scale = r sum dy (x - mu), grad_operand
+// = (scale r / N)(N dy - sum dy - (x - mu) r^2 sum dy (x - mu)), evaluated
+// on the enclosures (interval sums), widened by the comparator's grad
+// BATCH_NORM_BOUND: 2 gamma_N sum|dy|; 2 (gamma_{N+3} + rho) r P; 2 delta
+// |scale| r (|dy| + sum|dy| / N + 2 (|x| + |mu|) P / (N (var + eps))) with
+// P = sum |dy| (|x| + |mu|), delta = gamma_{N+8} + 2 rho, plus the floor
+// (N + 8) tiny (1 + |scale| r)(1 + r). var + eps not surely positive, or
+// sum|dy| / P (1 + r) reaching max_T / 4: undecided.
+std::optional<ValueEnclosure> EnclosurePass::BatchNormGrad(
+    const HloInstruction& inst, const std::vector<const ValueEnclosure*>& ops) {
+  if (ops.size() != 5 || !inst.shape().IsTuple() ||
+      inst.shape().tuple_size() != 3) {
+    return std::nullopt;
+  }
+  for (const ValueEnclosure* o : ops) {
+    if (!o->shape.IsArray() || !o->array.is_float) return std::nullopt;
+  }
+  const ArrayEnclosure& x = ops[0]->array;
+  const ArrayEnclosure& sc = ops[1]->array;
+  const ArrayEnclosure& mn = ops[2]->array;
+  const ArrayEnclosure& vr = ops[3]->array;
+  const ArrayEnclosure& dy = ops[4]->array;
+  const PrimitiveType t = x.shape.element_type();
+  if (!SupportedFloat(t) || dy.size() != x.size()) return std::nullopt;
+  const int64_t fdim = inst.attrs().feature_index;
+  if (fdim < 0 || fdim >= x.shape.rank()) return std::nullopt;
+  const int64_t features = x.shape.dimensions(fdim);
+  int64_t inner = 1;
+  for (int64_t d = fdim + 1; d < x.shape.rank(); ++d) {
+    inner *= x.shape.dimensions(d);
+  }
+  if (features == 0 || sc.size() != features || mn.size() != features ||
+      vr.size() != features) {
+    return std::nullopt;
+  }
+  const int64_t n = x.size() / features;
+  const double nd = static_cast<double>(n);
+  const FloatFormat& f = FormatOf(t);
+  const double u = std::ldexp(1.0, -Precision(f));
+  const double k_rsqrt = options_.error_model(HloOpcode::kRsqrt, t).ulps;
+  const double rho = MulUp(AddUp(MulUp(2, k_rsqrt), 1), u);
+  const double delta = AddUp(Gamma(n + 8, u), MulUp(2, rho));
+  const double tiny = MinSubnormal(f);
+  const double eps = static_cast<double>(inst.attrs().epsilon);
+  const std::string where = absl::StrCat("batch-norm-grad ", inst.name());
+  ArrayEnclosure gx = NewArray(inst.shape().tuple_shapes(0));
+  ArrayEnclosure gs = NewArray(inst.shape().tuple_shapes(1));
+  ArrayEnclosure go = NewArray(inst.shape().tuple_shapes(2));
+  for (const ValueEnclosure* o : ops) {
+    for (ArrayEnclosure* a : {&gx, &gs, &go}) {
+      MergeReasons(a->reasons, o->array.reasons);
+    }
+  }
+  auto mag = [](double lo, double hi) {
+    return std::max(std::fabs(lo), std::fabs(hi));
+  };
+  std::vector<int64_t> members;
+  for (int64_t fi = 0; fi < features; ++fi) {
+    members.clear();
+    for (int64_t i = 0; i < x.size(); ++i) {
+      if ((i / inner) % features == fi) members.push_back(i);
+    }
+    uint8_t fl = kEnclNumber;
+    bool finite = true;
+    auto take = [&](const ArrayEnclosure& a, int64_t i) {
+      fl |= a.flags[i] & ~kEnclNumber;
+      if (!(a.flags[i] & kEnclNumber)) fl = (fl & ~kEnclNumber) | kEnclNaN;
+      finite = finite && std::isfinite(a.lo[i]) && std::isfinite(a.hi[i]);
+    };
+    for (int64_t i : members) {
+      take(x, i);
+      take(dy, i);
+    }
+    take(sc, fi);
+    take(mn, fi);
+    take(vr, fi);
+    auto set_all = [&](uint8_t flags, const std::string& reason) {
+      for (int64_t i : members) {
+        gx.flags[i] = flags;
+        gx.lo[i] = -kInf;
+        gx.hi[i] = kInf;
+      }
+      for (ArrayEnclosure* a : {&gs, &go}) {
+        a->flags[fi] = flags;
+        a->lo[fi] = -kInf;
+        a->hi[fi] = kInf;
+      }
+      if (!reason.empty()) {
+        for (ArrayEnclosure* a : {&gx, &gs, &go}) {
+          AddReason(a->reasons, reason);
+        }
+      }
+    };
+    if (!(fl & kEnclNumber)) {
+      set_all(kEnclNaN, "");
+      continue;
+    }
+    const double v_lo = AddDown(vr.lo[fi], eps), v_hi = AddUp(vr.hi[fi], eps);
+    if (!finite || n == 0 || (fl & kUnjudgedFlags) || !(v_lo > 0)) {
+      set_all(fl | kEnclUndecided,
+              where +
+                  ": variance + epsilon not positive or operands not "
+                  "finite");
+      continue;
+    }
+    const Iv r{DivDown(1, SqrtUp(v_hi)), DivUp(1, SqrtDown(v_lo))};
+    const Iv mu{mn.lo[fi], mn.hi[fi]};
+    const Iv s{sc.lo[fi], sc.hi[fi]};
+    const double mu_mag = mag(mu.lo, mu.hi), s_mag = mag(s.lo, s.hi);
+    Iv sdy{0, 0}, sdyx{0, 0};
+    double sum_abs_dy = 0, p = 0;
+    for (int64_t i : members) {
+      const Iv d{dy.lo[i], dy.hi[i]};
+      const Iv xm{AddDown(x.lo[i], -mu.hi), AddUp(x.hi[i], -mu.lo)};
+      sdy = {AddDown(sdy.lo, d.lo), AddUp(sdy.hi, d.hi)};
+      const Iv prod = IvMul(d, xm);
+      sdyx = {AddDown(sdyx.lo, prod.lo), AddUp(sdyx.hi, prod.hi)};
+      const double dm = mag(d.lo, d.hi);
+      sum_abs_dy = AddUp(sum_abs_dy, dm);
+      p = AddUp(p, MulUp(dm, AddUp(mag(x.lo[i], x.hi[i]), mu_mag)));
+    }
+    if (sum_abs_dy >= MaxFinite(f) / 4 ||
+        MulUp(p, AddUp(1, r.hi)) >= MaxFinite(f) / 4) {
+      set_all(kEnclNumber | kEnclUndecided,
+              where + ": an intermediate may overflow");
+      continue;
+    }
+    const double floor_term =
+        MulUp(MulUp(MulUp(nd + 8, tiny), AddUp(1, MulUp(s_mag, r.hi))),
+              AddUp(1, r.hi));
+    auto out = [&](ArrayEnclosure& a, int64_t j, Iv v, double e) {
+      e = AddUp(e, floor_term);
+      double lo = AddDown(v.lo, -e), hi = AddUp(v.hi, e);
+      uint8_t ff = kEnclNumber;
+      Widen(EnclosureErrorClass{EnclosureErrorKind::kRounded}, t, lo, hi, ff);
+      a.flags[j] = ff;
+      a.lo[j] = lo;
+      a.hi[j] = hi;
+    };
+    out(go, fi, sdy, MulUp(MulUp(2, Gamma(n, u)), sum_abs_dy));
+    out(gs, fi, IvMul(r, sdyx),
+        MulUp(MulUp(MulUp(2, AddUp(Gamma(n + 3, u), rho)), r.hi), p));
+    const Iv r2 = IvMul(r, r);
+    const Iv r2s = IvMul(r2, sdyx);
+    const Iv k = IvMul(s, Iv{DivDown(r.lo, nd), DivUp(r.hi, nd)});
+    const double tail = MulUp(2, DivUp(p, MulDown(nd, v_lo)));
+    for (int64_t i : members) {
+      const Iv d{dy.lo[i], dy.hi[i]};
+      const Iv xm{AddDown(x.lo[i], -mu.hi), AddUp(x.hi[i], -mu.lo)};
+      const Iv t1{MulDown(nd, d.lo), MulUp(nd, d.hi)};
+      const Iv t3 = IvMul(xm, r2s);
+      const Iv inner_v{AddDown(AddDown(t1.lo, -sdy.hi), -t3.hi),
+                       AddUp(AddUp(t1.hi, -sdy.lo), -t3.lo)};
+      // 2 delta |scale| r (|dy| + sum|dy| / N + (|x| + |mu|) tail).
+      const double e_full =
+          MulUp(MulUp(MulUp(MulUp(2, delta), s_mag), r.hi),
+                AddUp(AddUp(mag(d.lo, d.hi), DivUp(sum_abs_dy, nd)),
+                      MulUp(AddUp(mag(x.lo[i], x.hi[i]), mu_mag), tail)));
+      out(gx, i, IvMul(k, inner_v), e_full);
+    }
+  }
+  ValueEnclosure v;
+  v.shape = inst.shape();
+  for (ArrayEnclosure* a : {&gx, &gs, &go}) {
+    ValueEnclosure e;
+    e.shape = a->shape;
+    e.array = std::move(*a);
+    v.tuple.push_back(std::move(e));
+  }
+  return v;
+}
+
 // reduce-window with an add, maximum or minimum reducer, the oracle doing
 // the windows on f64 values: max / min are monotone in every operand, so
 // the windows of the lower ends and of the upper ends bound the result
@@ -3403,6 +3579,10 @@ absl::StatusOr<ValueEnclosure> EnclosurePass::Op(
     if (v) return std::move(*v);
   } else if (op == HloOpcode::kBatchNormTraining) {
     if (std::optional<ValueEnclosure> v = BatchNormTraining(inst, ops)) {
+      return std::move(*v);
+    }
+  } else if (op == HloOpcode::kBatchNormGrad) {
+    if (std::optional<ValueEnclosure> v = BatchNormGrad(inst, ops)) {
       return std::move(*v);
     }
   } else if (op == HloOpcode::kBatchNormInference) {

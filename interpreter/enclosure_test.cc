@@ -1114,10 +1114,15 @@ ENTRY main {
   xt = f32[6,2] transpose(x), dimensions={1,0}
   bn = (f32[6,2], f32[2], f32[2]) batch-norm-training(xt, s2, o2),
     epsilon=0.001, feature_index=1
+  bm = f32[2] get-tuple-element(bn), index=1
+  bv = f32[2] get-tuple-element(bn), index=2
+  by = f32[6,2] get-tuple-element(bn), index=0
+  bg = (f32[6,2], f32[2], f32[2]) batch-norm-grad(xt, s2, bm, bv, by),
+    epsilon=0.001, feature_index=1
   ROOT t = (f32[2,6], f32[2,6], f32[2,6], f32[2,6], (f32[2,6], s32[2,6]),
     (f32[2,3], s32[2,3]), (f32[2], s32[2]), f32[2], f32[12],
-    (f32[6,2], f32[2], f32[2]))
-    tuple(at, rm, rp, mp, st, tk, am, pr, sc, bn)
+    (f32[6,2], f32[2], f32[2]), (f32[6,2], f32[2], f32[2]))
+    tuple(at, rm, rp, mp, st, tk, am, pr, sc, bn, bg)
 })";
   std::mt19937 rng(7);
   std::uniform_real_distribution<float> big(-4, 4), small(-1e-6f, 1e-6f);
@@ -1186,6 +1191,47 @@ ENTRY main {
       << v.Summary();
   EXPECT_EQ(Judge(e, WithElement(e.oracle, 2, 0, 5.0 / 3)).outputs[2].fail, 1);
   EXPECT_EQ(Judge(e, WithElement(e.oracle, 0, 3, 1.1618950038622250656))
+                .outputs[0]
+                .fail,
+            1);
+}
+
+TEST(Enclosure, BatchNormGradByHand) {
+  // x = 1..4, mean 2.5, variance 1.25, scale 1, epsilon 0, dy = 1, 0, 0, 0
+  // (by hand, checked with mpmath in enclosure_refs.py): grad_offset 1,
+  // grad_scale -1.5 r = -1.3416407864998738178, grad_operand r (0.3, -0.4,
+  // -0.1, 0.2) with r = 1/sqrt(1.25). Dropping the mean terms (dy scale r:
+  // 0.894 for the first) is a real bug and fails.
+  Enclosed e = Enclose(
+      R"(
+HloModule m
+ENTRY main {
+  x = f32[4,1] parameter(0)
+  dy = f32[4,1] parameter(1)
+  s = f32[1] constant({1})
+  mu = f32[1] constant({2.5})
+  v = f32[1] constant({1.25})
+  ROOT g = (f32[4,1], f32[1], f32[1]) batch-norm-grad(x, s, mu, v, dy),
+    epsilon=0, feature_index=1
+})",
+      {"f32[4,1] {{1}, {2}, {3}, {4}}", "f32[4,1] {{1}, {0}, {0}, {0}}"});
+  ASSERT_EQ(e.enc.outputs.size(), 3u);
+  const double gx[4] = {
+      0.2683281572999747635691008, -0.3577708763999663514254678,
+      -0.08944271909999158785636695, 0.1788854381999831757127339};
+  for (int i = 0; i < 4; ++i) {
+    EXPECT_LT(e.enc.outputs[0].lo[i], gx[i]) << i;
+    EXPECT_GT(e.enc.outputs[0].hi[i], gx[i]) << i;
+  }
+  EXPECT_LT(e.enc.outputs[1].lo[0], -1.3416407864998738178);
+  EXPECT_GT(e.enc.outputs[1].hi[0], -1.3416407864998738178);
+  EXPECT_LE(e.enc.outputs[2].lo[0], 1.0);
+  EXPECT_GE(e.enc.outputs[2].hi[0], 1.0);
+  EnclosureVerdict v = Judge(e, e.oracle);
+  EXPECT_EQ(v.TotalFail(), 0) << v.Summary();
+  EXPECT_EQ(v.outputs[0].pass + v.outputs[1].pass + v.outputs[2].pass, 6)
+      << v.Summary();
+  EXPECT_EQ(Judge(e, WithElement(e.oracle, 0, 0, 0.894427190999915878563669))
                 .outputs[0]
                 .fail,
             1);

@@ -68,3 +68,17 @@ for x in [1, 2, 3, 4]:
     d = x - mpmath.mpf("2.5")
     show(f"bn x={x}", d / mpmath.sqrt(mpmath.mpf("1.25")))
     show(f"bn bessel x={x}", d / mpmath.sqrt(mpmath.mpf(5) / 3))
+
+# Test BatchNormGradByHand: x = 1, 2, 3, 4, mean 2.5, variance 1.25,
+# scale 1, epsilon 0, dy = 1, 0, 0, 0: r = 1/sqrt(1.25), grad_offset 1,
+# grad_scale -1.5 r, grad_operand (r / 4)(4 dy - sum dy - (x - mu) r^2
+# sum dy (x - mu)) = r (0.3, -0.4, -0.1, 0.2).
+r = 1 / mpmath.sqrt(mpmath.mpf("1.25"))
+show("bn grad_scale", -mpmath.mpf("1.5") * r)
+xs = [1, 2, 3, 4]
+dy = [1, 0, 0, 0]
+sdy = sum(dy)
+sdyx = sum(d * (x - mpmath.mpf("2.5")) for d, x in zip(dy, xs))
+for x, d in zip(xs, dy):
+    show(f"bn grad_operand x={x}",
+         r / 4 * (4 * d - sdy - (x - mpmath.mpf("2.5")) * r * r * sdyx))
