@@ -717,6 +717,7 @@ std::string OpName(const HloInstruction& inst) {
 }
 
 std::optional<HloOpcode> SimpleReducer(const HloComputation* comp);
+bool IsMultiplyReducer(const HloComputation* comp);
 PrimitiveType ReducerType(const HloComputation* comp);
 bool HasFloat(const Shape& s);
 
@@ -926,6 +927,9 @@ class EnclosurePass {
       const HloInstruction& inst,
       const std::vector<const ValueEnclosure*>& ops);
   absl::StatusOr<std::optional<ValueEnclosure>> ReduceWindow(
+      const HloInstruction& inst,
+      const std::vector<const ValueEnclosure*>& ops);
+  absl::StatusOr<std::optional<ValueEnclosure>> ReduceWindowMultiply(
       const HloInstruction& inst,
       const std::vector<const ValueEnclosure*>& ops);
   std::optional<ValueEnclosure> ReduceMultiply(
@@ -1234,6 +1238,9 @@ absl::StatusOr<EvalResult> EnclosurePass::RunIsolated(
     // The f64 variant of a reduction gets an f64 copy of its simple
     // reducer (the oracle recognises reducers of the element type only).
     std::optional<HloOpcode> reducer = SimpleReducer(inst.to_apply());
+    if (!reducer && IsMultiplyReducer(inst.to_apply())) {
+      reducer = HloOpcode::kMultiply;
+    }
     if (variant == 2 && reducer.has_value()) {
       auto r = std::make_unique<HloComputation>("reducer_f64");
       const Shape scalar = Shape::Scalar(PrimitiveType::kF64);
@@ -2595,6 +2602,9 @@ absl::StatusOr<std::optional<ValueEnclosure>> EnclosurePass::ReduceWindow(
     const HloInstruction& inst, const std::vector<const ValueEnclosure*>& ops) {
   if (ops.size() != 2 || !inst.shape().IsArray()) return std::nullopt;
   std::optional<HloOpcode> reducer = SimpleReducer(inst.to_apply());
+  if (!reducer && IsMultiplyReducer(inst.to_apply())) {
+    return ReduceWindowMultiply(inst, ops);
+  }
   if (!reducer) return std::nullopt;
   const ArrayEnclosure& x = ops[0]->array;
   const ArrayEnclosure& init = ops[1]->array;
@@ -3313,6 +3323,96 @@ PrimitiveType ReducerType(const HloComputation* comp) {
     return PrimitiveType::kInvalid;
   }
   return comp->root()->shape().element_type();
+}
+
+// reduce-window with a multiply reducer on positive enclosures (every
+// element and the init with lo > 0; other data: no rule): the product is
+// increasing in every factor, so the oracle's f64 window products of the
+// lower and of the upper ends bound the exact products (each f64 product
+// rounds: (m + 2) 2^-52 relative covers them, m = window size + 1 factors
+// at most, the init included); then MultiplyReduction's bound gamma_m(u_T)
+// |P|, with the window products of min(1, lo) and max(1, hi) bounding
+// every partial product (below min-normal: undecided; above max_T:
+// unbounded, NaN allowed).
+absl::StatusOr<std::optional<ValueEnclosure>>
+EnclosurePass::ReduceWindowMultiply(
+    const HloInstruction& inst, const std::vector<const ValueEnclosure*>& ops) {
+  const ArrayEnclosure& x = ops[0]->array;
+  const ArrayEnclosure& init = ops[1]->array;
+  const PrimitiveType t = inst.shape().element_type();
+  if (!x.is_float || !init.is_float || !SupportedFloat(t) ||
+      ReducerType(inst.to_apply()) != t || x.shape.element_type() != t) {
+    return std::nullopt;
+  }
+  for (const ArrayEnclosure* a : {&x, &init}) {
+    for (int64_t i = 0; i < a->size(); ++i) {
+      if (a->flags[i] != kEnclNumber || !(a->lo[i] > 0) ||
+          !std::isfinite(a->hi[i])) {
+        return std::nullopt;
+      }
+    }
+  }
+  const std::string where = absl::StrCat("reduce-window ", inst.name());
+  Shape xs = x.shape, is = init.shape, rs = inst.shape();
+  xs.set_element_type(PrimitiveType::kF64);
+  is.set_element_type(PrimitiveType::kF64);
+  rs.set_element_type(PrimitiveType::kF64);
+  auto window = [&](const std::vector<double>& a,
+                    const std::vector<double>& b) {
+    return RunIsolatedF64(inst, xs, a, is, b, rs);
+  };
+  auto map = [](const std::vector<double>& v, double (*fn)(double)) {
+    std::vector<double> r(v.size());
+    for (size_t i = 0; i < v.size(); ++i) r[i] = fn(v[i]);
+    return r;
+  };
+  auto below1 = [](double v) { return std::min(1.0, v); };
+  auto above1 = [](double v) { return std::max(1.0, v); };
+  HLOREF_ASSIGN_OR_RETURN(std::vector<double> lo, window(x.lo, init.lo));
+  HLOREF_ASSIGN_OR_RETURN(std::vector<double> hi, window(x.hi, init.hi));
+  HLOREF_ASSIGN_OR_RETURN(std::vector<double> min_p,
+                          window(map(x.lo, below1), map(init.lo, below1)));
+  HLOREF_ASSIGN_OR_RETURN(std::vector<double> max_p,
+                          window(map(x.hi, above1), map(init.hi, above1)));
+  int64_t m = 1;
+  for (const WindowDimension& d : inst.attrs().window.dimensions) m *= d.size;
+  m += 1;
+  const double f64_rel = MulUp(static_cast<double>(m + 2), 0x1p-52);
+  const FloatFormat& f = FormatOf(t);
+  const double g = Gamma(m, std::ldexp(1.0, -Precision(f)));
+  ValueEnclosure out;
+  out.shape = inst.shape();
+  out.array = NewArray(inst.shape());
+  ArrayEnclosure& o = out.array;
+  MergeReasons(o.reasons, x.reasons);
+  MergeReasons(o.reasons, init.reasons);
+  for (int64_t j = 0; j < o.size(); ++j) {
+    const double p_lo = MulDown(lo[j], AddDown(1, -f64_rel));
+    const double p_hi = MulUp(hi[j], AddUp(1, f64_rel));
+    const double big = MulUp(max_p[j], AddUp(1, f64_rel));
+    const double small = MulDown(min_p[j], AddDown(1, -f64_rel));
+    if (AddUp(big, MulUp(g, big)) > MaxFinite(f)) {
+      o.flags[j] = kEnclNumber | kEnclNaN;
+      o.lo[j] = -kInf;
+      o.hi[j] = kInf;
+      AddReason(o.reasons, where + ": a partial product may overflow");
+      continue;
+    }
+    if (MulDown(small, AddDown(1, -g)) < MinNormal(f)) {
+      o.flags[j] = kEnclUndecided;
+      o.lo[j] = -kInf;
+      o.hi[j] = kInf;
+      AddReason(o.reasons, where + ": a partial product may underflow");
+      continue;
+    }
+    const double e = MulUp(g, p_hi);
+    double l = AddDown(p_lo, -e), h = AddUp(p_hi, e);
+    Widen(EnclosureErrorClass{EnclosureErrorKind::kRounded}, t, l, h,
+          o.flags[j]);
+    o.lo[j] = l;
+    o.hi[j] = h;
+  }
+  return std::optional<ValueEnclosure>(std::move(out));
 }
 
 // The reducer of a reduce: add, maximum or minimum of its two parameters.

@@ -1237,6 +1237,42 @@ ENTRY main {
             1);
 }
 
+TEST(Enclosure, ReduceWindowMultiplyOfPositiveData) {
+  // Window products of adjacent pairs of 1.1f, 1.3f, 0.7f, 1.9f (mpmath,
+  // enclosure_refs.py): 1.4299999785423267440, 0.90999995112419185261,
+  // 1.3299999606609347325; the bound is gamma_3(2^-24) |P| plus the f64
+  // products' own error and one f32 ulp of directed rounding. Negative
+  // data has no rule (unjudged).
+  constexpr char kWindow[] = R"(
+HloModule m
+mul {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT m = f32[] multiply(a, b)
+}
+ENTRY main {
+  x = f32[4] parameter(0)
+  one = f32[] constant(1)
+  ROOT r = f32[3] reduce-window(x, one), window={size=2}, to_apply=mul
+})";
+  Enclosed e = Enclose(kWindow, {"f32[4] {1.1, 1.3, 0.7, 1.9}"});
+  const double p[3] = {1.4299999785423267440, 0.90999995112419185261,
+                       1.3299999606609347325};
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_LT(e.enc.outputs[0].lo[i], p[i]) << i;
+    EXPECT_GT(e.enc.outputs[0].hi[i], p[i]) << i;
+    EXPECT_LT(RelativeRadius(e.enc.outputs[0], i), 1e-6) << i;
+  }
+  EXPECT_EQ(Judge(e, e.oracle).outputs[0].pass, 3);
+  EXPECT_EQ(
+      Judge(e, WithElement(e.oracle, 0, 1, p[1] * (1 + std::ldexp(1.0, -18))))
+          .outputs[0]
+          .fail,
+      1);
+  Enclosed neg = Enclose(kWindow, {"f32[4] {1.1, -1.3, 0.7, 1.9}"});
+  EXPECT_EQ(Judge(neg, neg.oracle).outputs[0].unjudged, 3);
+}
+
 TEST(Enclosure, SortOfExactValuesIsExactAndOfRoundedValuesNoRule) {
   constexpr char kSort[] = R"(
 HloModule s

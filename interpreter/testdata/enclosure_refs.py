@@ -82,3 +82,8 @@ sdyx = sum(d * (x - mpmath.mpf("2.5")) for d, x in zip(dy, xs))
 for x, d in zip(xs, dy):
     show(f"bn grad_operand x={x}",
          r / 4 * (4 * d - sdy - (x - mpmath.mpf("2.5")) * r * r * sdyx))
+
+# Test ReduceWindowMultiplyOfPositiveData: window products of adjacent
+# pairs of the f32 values of 1.1, 1.3, 0.7, 1.9.
+for i in range(3):
+    show(f"window product {i}", fs[i] * fs[i + 1])
