@@ -2,10 +2,12 @@
 // enclosures (interpreter/enclosure.h) on the interpreter backend and on
 // the CPU backend (LLVM JIT): element-wise chains, broadcasts, row
 // normalisations (reduce + divide), softmax rows (reduce max, subtract,
-// exp), one dot, in f32 and bf16. Every value stays positive (data in
-// [0.5, 2), ops that keep positivity), so no cancellation makes an
-// enclosure wide: every element must pass, none may be unjudged (f32) and
-// none may fail (both types). A failure is either a backend departing from
+// exp), one dot, while loops carrying (counter, value) through 2-4
+// iterations of v * c + d, attention shapes (softmax(q q^T c) v with q the
+// row-normalised value and v the value), in f32 and bf16. Every value stays
+// positive (data in [0.5, 2), ops that keep positivity), so no cancellation
+// makes an enclosure wide: every element must pass, none may be unjudged (f32)
+// and none may fail (both types). A failure is either a backend departing from
 // the ops' semantics beyond their allowed error or an unsound enclosure.
 #include <cstdint>
 #include <cstdio>
@@ -16,6 +18,9 @@
 #include "absl/strings/str_cat.h"
 #include "backends/registry.h"
 #include "conformance/compare/enclosure_model.h"
+#include "conformance/generators/random_programs.h"
+#include "conformance/harness/report.h"
+#include "conformance/harness/suite.h"
 #include "gtest/gtest.h"
 #include "interpreter/enclosure.h"
 #include "spec/ir/hlo_parser.h"
@@ -24,146 +29,17 @@
 namespace hloref::conformance {
 namespace {
 
-struct Program {
-  std::string text;
-  std::vector<Literal> args;
-  int ops = 0;
-};
-
-// A program of 4..8 steps (bf16: 2..4) on x: T[R, C] (and w: T[C, K] for
-// the dot),
-// drawn from `seed` (std::mt19937_64 is fully specified, so the programs
-// are the same everywhere).
-Program MakeProgram(uint64_t seed, bool bf16) {
-  std::mt19937_64 rng(seed);
-  auto draw = [&](int n) { return static_cast<int>(rng() % n); };
-  const std::string t = bf16 ? "bf16" : "f32";
-  const int rows = 2 + draw(5);
-  // bf16 accumulations of more than 8 terms have gamma_m(2^-8) above the
-  // unjudged threshold: keep them short there.
-  const int cols = bf16 ? 4 + draw(5) : 8 + draw(25);
-  const int k = 2 + draw(7);
-  Program p;
-  std::string body;
-  int n = 0;
-  auto name = [&]() { return absl::StrCat("v", n++); };
-  std::string cur = "x";
-  int cur_cols = cols;
-  bool dotted = false;
-  auto shape = [&](int c) { return absl::StrCat(t, "[", rows, ",", c, "]"); };
-  auto constant = [&](double v) {
-    const std::string c = name(), b = name();
-    absl::StrAppend(&body, "  ", c, " = ", t, "[] constant(", v, ")\n  ", b,
-                    " = ", shape(cur_cols), " broadcast(", c,
-                    "), dimensions={}\n");
-    return b;
-  };
-  auto unary = [&](const std::string& op, const std::string& a) {
-    const std::string r = name();
-    absl::StrAppend(&body, "  ", r, " = ", shape(cur_cols), " ", op, "(", a,
-                    ")\n");
-    ++p.ops;
-    return r;
-  };
-  auto binary = [&](const std::string& op, const std::string& a,
-                    const std::string& b) {
-    const std::string r = name();
-    absl::StrAppend(&body, "  ", r, " = ", shape(cur_cols), " ", op, "(", a,
-                    ", ", b, ")\n");
-    ++p.ops;
-    return r;
-  };
-  auto row_reduce = [&](const std::string& reducer, const std::string& init) {
-    const std::string z = name(), s = name(), sb = name();
-    absl::StrAppend(&body, "  ", z, " = ", t, "[] constant(", init, ")\n  ", s,
-                    " = ", t, "[", rows, "] reduce(", cur, ", ", z,
-                    "), dimensions={1}, to_apply=", reducer, "\n  ", sb, " = ",
-                    shape(cur_cols), " broadcast(", s, "), dimensions={0}\n");
-    p.ops += 2;
-    return sb;
-  };
-  // bf16 programs are shorter and never square: each bf16 op may add
-  // 2^-9 of relative error and squaring doubles it, so long bf16 chains
-  // honestly exceed the 1/16 threshold (they are unjudged, not failed).
-  const int steps = bf16 ? 2 + draw(3) : 4 + draw(5);
-  for (int i = 0; i < steps; ++i) {
-    switch (draw(10)) {
-      case 0:
-        cur = binary("add", cur, constant(0.5 + draw(48) / 32.0));
-        break;
-      case 1:
-        cur = binary("multiply", cur, constant(0.5 + draw(48) / 32.0));
-        break;
-      case 2:
-        cur = unary("logistic", cur);
-        break;
-      case 3:
-        cur = unary("tanh", cur);
-        break;
-      case 4:
-        cur = unary("sqrt", cur);
-        break;
-      case 5:
-        cur = unary("log-plus-one", cur);
-        break;
-      case 6:  // row normalisation
-        cur = binary("divide", cur, row_reduce("add", "0"));
-        break;
-      case 7:
-        if (!dotted) {
-          const std::string r = name();
-          absl::StrAppend(&body, "  ", r, " = ", t, "[", rows, ",", k, "] dot(",
-                          cur,
-                          ", w), lhs_contracting_dims={1}, "
-                          "rhs_contracting_dims={0}\n");
-          ++p.ops;
-          cur = r;
-          cur_cols = k;
-          dotted = true;
-          break;
-        }
-        [[fallthrough]];
-      case 8: {  // softmax row: exp(x - max) / sum
-        const std::string mb = row_reduce("max", "-inf");
-        const std::string e = unary("exponential", binary("subtract", cur, mb));
-        cur = e;
-        cur = binary("divide", e, row_reduce("add", "0"));
-        break;
-      }
-      default:
-        cur = bf16 ? binary("add", cur, constant(0.5 + draw(48) / 32.0))
-                   : binary("multiply", cur, cur);
-        break;
-    }
-  }
-  p.text = absl::StrCat(
-      "HloModule random_", seed, "\n\nadd {\n  a = ", t,
-      "[] parameter(0)\n  b = ", t, "[] parameter(1)\n  ROOT s = ", t,
-      "[] add(a, b)\n}\n\nmax {\n  a = ", t, "[] parameter(0)\n  b = ", t,
-      "[] parameter(1)\n  ROOT m = ", t,
-      "[] maximum(a, b)\n}\n\nENTRY main {\n", "  x = ", shape(cols),
-      " parameter(0)\n  w = ", t, "[", cols, ",", k, "] parameter(1)\n", body,
-      "  ROOT r = ", shape(cur_cols), " copy(", cur, ")\n}\n");
-  const PrimitiveType type = bf16 ? PrimitiveType::kBF16 : PrimitiveType::kF32;
-  for (const auto& dims :
-       {std::vector<int64_t>{rows, cols}, std::vector<int64_t>{cols, k}}) {
-    Literal lit(Shape(type, dims));
-    for (int64_t i = 0; i < lit.element_count(); ++i) {
-      lit.SetFromDouble(i, 0.5 + draw(48) / 32.0);  // exact in bf16
-    }
-    p.args.push_back(std::move(lit));
-  }
-  return p;
-}
-
 void JudgeOn(const std::string& backend_name, bool bf16, int count) {
   auto backend = backends::CreateBackend(backend_name);
   ASSERT_TRUE(backend.ok()) << backend.status();
   int64_t pass = 0, unjudged = 0;
+  int whiles = 0, attentions = 0;
   double radius = 0;
   for (int seed = 0; seed < count; ++seed) {
-    Program p = MakeProgram(static_cast<uint64_t>(seed), bf16);
+    RandomProgram p = MakeRandomProgram(static_cast<uint64_t>(seed), bf16);
     SCOPED_TRACE(p.text);
+    whiles += p.whiles;
+    attentions += p.attentions;
     auto module = ParseHloModule(p.text);
     ASSERT_TRUE(module.ok()) << module.status();
     ASSERT_TRUE(VerifyModule(**module).ok());
@@ -184,9 +60,9 @@ void JudgeOn(const std::string& backend_name, bool bf16, int count) {
     radius = std::max(radius, verdict->outputs[0].max_relative_radius);
   }
   std::printf(
-      "%s %s: %d programs, %lld elements pass, %lld unjudged, "
-      "largest relative radius %g\n",
-      backend_name.c_str(), bf16 ? "bf16" : "f32", count,
+      "%s %s: %d programs (%d while loops, %d attention steps), %lld "
+      "elements pass, %lld unjudged, largest relative radius %g\n",
+      backend_name.c_str(), bf16 ? "bf16" : "f32", count, whiles, attentions,
       static_cast<long long>(pass), static_cast<long long>(unjudged), radius);
 }
 
@@ -195,6 +71,40 @@ TEST(EnclosurePrograms, InterpreterBf16) { JudgeOn("interpreter", true, 40); }
 // The CPU backend compiles each program (about half a second each): fewer.
 TEST(EnclosurePrograms, CpuF32) { JudgeOn("cpu", false, 8); }
 TEST(EnclosurePrograms, CpuBf16) { JudgeOn("cpu", true, 8); }
+
+// The same programs as a conformance family (`hloref conformance
+// --suite=programs`): counted with the multi-op programs, none fails on
+// the interpreter, and passing ones keep nothing.
+TEST(EnclosurePrograms, SuiteFamily) {
+  SuiteOptions options;
+  options.backend_factory = [] {
+    return backends::CreateBackend("interpreter");
+  };
+  options.golden = false;
+  options.generated = false;
+  options.programs = 6;
+  options.jobs = 2;
+  auto result = RunSuite(options);
+  ASSERT_TRUE(result.ok()) << result.status();
+  ASSERT_EQ(result->records.size(), 12u);
+  EXPECT_EQ(result->records[0].id, "programs/random/f32/1");
+  EXPECT_EQ(result->records[6].id, "programs/random/bf16/1");
+  int64_t program_cases = 0;
+  for (int64_t c : SummaryOf(*result, /*programs=*/true).counts) {
+    program_cases += c;
+  }
+  EXPECT_EQ(program_cases, 12);
+  EXPECT_EQ(result->summary.counts[static_cast<int>(Outcome::kFail)], 0);
+  for (const CaseRecord& r : result->records) {
+    if (r.type == "f32") {
+      EXPECT_EQ(r.outcome, Outcome::kPass) << r.message;
+    }
+    if (r.outcome == Outcome::kPass) {
+      EXPECT_TRUE(r.module_text.empty());
+    }
+  }
+  std::printf("suite family: %s\n", result->summary.ToString().c_str());
+}
 
 }  // namespace
 }  // namespace hloref::conformance

@@ -571,6 +571,81 @@ Iv ApplyUnaryFn(const UnaryFn& f, double lo, double hi) {
   return {-kInf, kInf};
 }
 
+// atan2(y, x) over the box y x x (numeric parts). A box that meets the
+// branch cut (x < 0, y = 0, where the sign of a zero y picks +-pi) or the
+// origin spans (-pi, pi]; otherwise the box lies in an open half plane
+// bounded away from the cut, the angle is continuous there and its range
+// over the (convex) box is attained at the corners (MPFR atan2 at each
+// corner, stepped one double ulp outward). Points take MPFR's value with
+// its special cases (infinities, zeros).
+Iv Atan2Range(Iv y, Iv x, uint8_t* flags) {
+  auto at = [](double yy, double xx) {
+    return EvalMath2(MathFn2::kAtan2, yy, xx, ResultPrecision::kF64);
+  };
+  const double pi_hi = Up(M_PI);  // M_PI < pi < Up(M_PI)
+  if (y.lo == y.hi && x.lo == x.hi) {
+    const double r = at(y.lo, x.lo);
+    if (std::isnan(r)) {
+      *flags = (*flags & ~kEnclNumber) | kEnclNaN;
+      return {-kInf, kInf};
+    }
+    if (y.lo == 0) {
+      // The sign of a zero y is not tracked: atan2(+-0, x) is +-0 for
+      // x >= +0 and +-pi for x < 0 (or -0).
+      return x.lo > 0 ? Iv{0, 0} : Iv{-pi_hi, pi_hi};
+    }
+    return {Down(r), Up(r)};
+  }
+  const bool meets_cut = y.lo <= 0 && y.hi >= 0 && x.lo <= 0;
+  const bool finite = std::isfinite(y.lo) && std::isfinite(y.hi) &&
+                      std::isfinite(x.lo) && std::isfinite(x.hi);
+  if (meets_cut || !finite) return {-pi_hi, pi_hi};
+  Iv r{kInf, -kInf};
+  for (double yy : {y.lo, y.hi}) {
+    for (double xx : {x.lo, x.hi}) {
+      const double v = at(yy, xx);
+      r.lo = std::min(r.lo, Down(v));
+      r.hi = std::max(r.hi, Up(v));
+    }
+  }
+  r.lo = std::max(r.lo, -pi_hi);
+  r.hi = std::min(r.hi, pi_hi);
+  return r;
+}
+
+// fmod(x, y) (HLO remainder: exact, the sign of x) over the box x x y.
+// Points: the exact fmod (IEEE: y = 0 or x infinite gives NaN). A point
+// divisor and a dividend interval within one period (trunc(x / y) the
+// same at both ends, x of one sign): r = x - k y, increasing in x, so
+// [fmod(lo), fmod(hi)]. Otherwise the hull implied by |r| <= |x|,
+// |r| < |y| and sign(r) = sign(x); a divisor interval meeting zero or an
+// infinite dividend may also give NaN.
+Iv RemainderRange(Iv x, Iv y, uint8_t* flags) {
+  if (x.lo == x.hi && y.lo == y.hi) {
+    const double r = std::fmod(x.lo, y.lo);
+    if (std::isnan(r)) {
+      *flags = (*flags & ~kEnclNumber) | kEnclNaN;
+      return {-kInf, kInf};
+    }
+    return {r, r};
+  }
+  if ((y.lo <= 0 && y.hi >= 0) || std::isinf(x.lo) || std::isinf(x.hi)) {
+    *flags |= kEnclNaN;
+  }
+  const double ymax = std::max(std::fabs(y.lo), std::fabs(y.hi));
+  if (y.lo == y.hi && y.lo != 0 && std::isfinite(x.lo) && std::isfinite(x.hi) &&
+      (x.lo >= 0 || x.hi <= 0)) {
+    // fmod is x - k y with k = trunc(x / y); an interval narrower than
+    // |y| crosses at most one multiple of y, where fmod drops by |y|, so
+    // fmod(lo) <= fmod(hi) holds exactly when it crosses none.
+    const double rl = std::fmod(x.lo, y.lo), rh = std::fmod(x.hi, y.lo);
+    if (AddUp(x.hi, -x.lo) < ymax && rl <= rh) return {rl, rh};
+  }
+  const double lo = std::min(0.0, std::max(x.lo, -ymax));
+  const double hi = std::max(0.0, std::min(x.hi, ymax));
+  return {lo, hi};
+}
+
 double PowRn(double b, double e) {
   return EvalMath2(MathFn2::kPow, b, e, ResultPrecision::kF64);
 }
@@ -642,6 +717,9 @@ std::string OpName(const HloInstruction& inst) {
 }
 
 std::optional<HloOpcode> SimpleReducer(const HloComputation* comp);
+bool IsMultiplyReducer(const HloComputation* comp);
+PrimitiveType ReducerType(const HloComputation* comp);
+bool HasFloat(const Shape& s);
 
 // FTZ / DAZ declared for the type: a value that may be subnormal may be
 // zero.
@@ -659,6 +737,129 @@ void ApplyFtz(ValueEnclosure& v, const std::set<PrimitiveType>& types) {
       a.hi[i] = std::max(a.hi[i], 0.0);
     }
   }
+}
+
+constexpr uint8_t kUnjudgedFlags = kEnclDontCare | kEnclNoRule | kEnclUndecided;
+
+// A product of n + 1 factors (the init and n elements) in any order and
+// grouping, each of its n products rounded to nearest in T or in any wider
+// type: without underflow or overflow of any partial product, every
+// rounding is a factor (1 + d), |d| <= u_T, so the result lies within
+// gamma_n(u_T) |P| of the exact product P (Higham, Accuracy and Stability,
+// lemma 3.1). Every partial product is a sub-product, so its magnitude lies
+// between prod min(1, mig_i) and prod max(1, mag_i) (mig: the smallest
+// magnitude in the factor's enclosure); when those bounds leave the normal
+// range the element is undecided (may underflow) or unbounded with NaN
+// allowed (may overflow). A factor that is exactly zero makes every order
+// zero.
+void MultiplyReduction(
+    PrimitiveType t, int64_t n,
+    const std::function<void(
+        std::function<void(double lo, double hi, uint8_t flags)>)>& factors,
+    const std::string& where, double& lo, double& hi, uint8_t& fl,
+    std::set<std::string>& reasons) {
+  Iv p{1, 1};
+  double min_mag = 1, max_mag = 1;
+  bool zero = false, must_nan = false, unbounded = false;
+  fl = kEnclNumber;
+  factors([&](double flo, double fhi, uint8_t ff) {
+    fl |= ff & (kUnjudgedFlags | kEnclNaN);
+    if (!(ff & kEnclNumber)) {
+      must_nan = true;
+      return;
+    }
+    if (!std::isfinite(flo) || !std::isfinite(fhi)) {
+      unbounded = true;
+      return;
+    }
+    if (flo == 0 && fhi == 0) zero = true;
+    p = IvMul(p, Iv{flo, fhi});
+    const double mag = std::max(std::fabs(flo), std::fabs(fhi));
+    const double mig =
+        (flo <= 0 && fhi >= 0) ? 0 : std::min(std::fabs(flo), std::fabs(fhi));
+    min_mag = MulDown(min_mag, std::min(1.0, mig));
+    max_mag = MulUp(max_mag, std::max(1.0, mag));
+  });
+  const FloatFormat& f = FormatOf(t);
+  if (must_nan) {
+    fl = (fl & ~kEnclNumber) | kEnclNaN;
+    lo = -kInf;
+    hi = kInf;
+    return;
+  }
+  if (unbounded) {
+    fl |= kEnclUndecided;
+    AddReason(reasons, where + ": non-finite operand enclosure");
+    lo = -kInf;
+    hi = kInf;
+    return;
+  }
+  const double g = Gamma(n, std::ldexp(1.0, -Precision(f)));
+  if (AddUp(max_mag, MulUp(g, max_mag)) > MaxFinite(f)) {
+    fl |= kEnclNaN;
+    lo = -kInf;
+    hi = kInf;
+    AddReason(reasons, where + ": a partial product may overflow");
+    return;
+  }
+  if (zero) {
+    lo = hi = 0;
+    return;
+  }
+  if (MulDown(min_mag, AddDown(1, -g)) < MinNormal(f)) {
+    fl |= kEnclUndecided;
+    AddReason(reasons, where + ": a partial product may underflow");
+    lo = -kInf;
+    hi = kInf;
+    return;
+  }
+  const double e = MulUp(g, std::max(std::fabs(p.lo), std::fabs(p.hi)));
+  lo = p.lo == p.hi && n == 0 ? p.lo : AddDown(p.lo, -e);
+  hi = p.lo == p.hi && n == 0 ? p.hi : AddUp(p.hi, e);
+  lo = RoundDownTo(t, lo);
+  hi = RoundUpTo(t, hi);
+  if (!f.has_infinity && (std::isinf(lo) || std::isinf(hi))) fl |= kEnclNaN;
+}
+
+// A dot / convolution `algorithm=` (XLA's PrecisionConfig::Algorithm,
+// lower case): how its inputs are rounded and where it accumulates, in the
+// terms of the declared dot deviations (numerics.md 7.7): each product
+// term may carry a relative input error (2 u_w + u_w^2) (E_in), the sum
+// rounds with unit u_a, and the _xN variants add N partial products per
+// term (so N times the terms). The split variants' u_w, by hand: bf16_x3
+// splits each input into two bf16 (a = a1 + a2 + r, |a - a1| <= 2^-9 |a|,
+// |r| <= 2^-18 |a|) and drops a2 b2 and the r terms, below 3 2^-18 |ab|
+// (u_w = 2^-17 gives E_in >= 2^-16 |ab|); x6 / x9 split in three (|r| <=
+// 2^-27 |a|) and drop terms below 5 2^-27 |ab| (u_w = 2^-25); tf32_x3
+// (11-bit halves) below 3 2^-22 |ab| (u_w = 2^-21). Unknown names
+// (including dot_any_f8_any_f32_fast_accum, whose accumulator is not
+// stated): nullopt, no rule.
+struct DotAlgorithmModel {
+  double input_unit = 0;         // u_w (0: inputs exact as typed)
+  double accumulation_unit = 0;  // u_a
+  int64_t products = 1;          // partial products per term
+};
+std::optional<DotAlgorithmModel> DotAlgorithmOf(const std::string& name) {
+  const double bf16 = 0x1p-8, tf32 = 0x1p-11, f16 = 0x1p-11, f32 = 0x1p-24,
+               f64 = 0x1p-53;
+  static const std::map<std::string, DotAlgorithmModel> kModels = {
+      {"dot_any_f8_any_f32", {0, f32, 1}},
+      {"dot_f16_f16_f16", {f16, f16, 1}},
+      {"dot_f16_f16_f32", {f16, f32, 1}},
+      {"dot_bf16_bf16_bf16", {bf16, bf16, 1}},
+      {"dot_bf16_bf16_f32", {bf16, f32, 1}},
+      {"dot_bf16_bf16_f32_x3", {0x1p-17, f32, 3}},
+      {"dot_bf16_bf16_f32_x6", {0x1p-25, f32, 6}},
+      {"dot_bf16_bf16_f32_x9", {0x1p-25, f32, 9}},
+      {"dot_tf32_tf32_f32", {tf32, f32, 1}},
+      {"dot_tf32_tf32_f32_x3", {0x1p-21, f32, 3}},
+      {"dot_f32_f32_f32", {0, f32, 1}},
+      {"dot_f64_f64_f64", {0, f64, 1}},
+  };
+  if (name.empty()) return DotAlgorithmModel{};
+  auto it = kModels.find(name);
+  if (it == kModels.end()) return std::nullopt;
+  return it->second;
 }
 
 // ---- The pass.
@@ -716,10 +917,37 @@ class EnclosurePass {
   absl::StatusOr<std::optional<ValueEnclosure>> Convolution(
       const HloInstruction& inst,
       const std::vector<const ValueEnclosure*>& ops);
+  std::optional<ValueEnclosure> BatchNormTraining(
+      const HloInstruction& inst,
+      const std::vector<const ValueEnclosure*>& ops);
+  std::optional<ValueEnclosure> BatchNormGrad(
+      const HloInstruction& inst,
+      const std::vector<const ValueEnclosure*>& ops);
   std::optional<ValueEnclosure> BatchNormInference(
       const HloInstruction& inst,
       const std::vector<const ValueEnclosure*>& ops);
   absl::StatusOr<std::optional<ValueEnclosure>> ReduceWindow(
+      const HloInstruction& inst,
+      const std::vector<const ValueEnclosure*>& ops);
+  absl::StatusOr<std::optional<ValueEnclosure>> ReduceWindowMultiply(
+      const HloInstruction& inst,
+      const std::vector<const ValueEnclosure*>& ops);
+  std::optional<ValueEnclosure> ReduceMultiply(
+      const HloInstruction& inst,
+      const std::vector<const ValueEnclosure*>& ops);
+  absl::StatusOr<std::optional<ValueEnclosure>> ScatterFloat(
+      const HloInstruction& inst,
+      const std::vector<const ValueEnclosure*>& ops);
+  std::optional<ValueEnclosure> SortRounded(
+      const HloInstruction& inst,
+      const std::vector<const ValueEnclosure*>& ops);
+  absl::StatusOr<std::optional<ValueEnclosure>> ReduceBySelection(
+      const HloInstruction& inst,
+      const std::vector<const ValueEnclosure*>& ops);
+  absl::StatusOr<std::optional<ValueEnclosure>> ReducePrecision(
+      const HloInstruction& inst,
+      const std::vector<const ValueEnclosure*>& ops);
+  absl::StatusOr<std::optional<ValueEnclosure>> Map(
       const HloInstruction& inst,
       const std::vector<const ValueEnclosure*>& ops);
   EnclosureErrorClass ClassOf(const HloInstruction& inst) const {
@@ -738,13 +966,21 @@ class EnclosurePass {
   // with m rounding steps on S: gamma_m(u_a) (S + E_in) + E_in with the
   // declared input rounding, plus the flush term; E_out when the declared
   // accumulator is wider than t is covered by the final directed rounding.
-  double AccumulationBound(PrimitiveType t, int64_t m, double s,
-                           bool dot) const {
+  // `alg`: the instruction's declared dot algorithm (nullptr: none).
+  double AccumulationBound(PrimitiveType t, int64_t m, double s, bool dot,
+                           const DotAlgorithmModel* alg = nullptr) const {
     const EnclosureDeviations& d = options_.deviations;
     double u_a = std::ldexp(1.0, -Precision(FormatOf(t)));
     if (dot && d.dot_accumulation_unit > u_a) u_a = d.dot_accumulation_unit;
+    if (alg != nullptr && alg->accumulation_unit > u_a) {
+      u_a = alg->accumulation_unit;
+    }
     if (dot && d.truncating_accumulation) u_a *= 2;
-    const double u_w = dot ? d.dot_input_unit : 0;
+    double u_w = dot ? d.dot_input_unit : 0;
+    if (alg != nullptr) {
+      u_w = std::max(u_w, alg->input_unit);
+      m *= alg->products;
+    }
     const double e_in = MulUp(AddUp(MulUp(2, u_w), MulUp(u_w, u_w)), s);
     double e = AddUp(MulUp(Gamma(m, u_a), AddUp(s, e_in)), e_in);
     if (d.ftz_types.count(t) > 0) {
@@ -1002,6 +1238,9 @@ absl::StatusOr<EvalResult> EnclosurePass::RunIsolated(
     // The f64 variant of a reduction gets an f64 copy of its simple
     // reducer (the oracle recognises reducers of the element type only).
     std::optional<HloOpcode> reducer = SimpleReducer(inst.to_apply());
+    if (!reducer && IsMultiplyReducer(inst.to_apply())) {
+      reducer = HloOpcode::kMultiply;
+    }
     if (variant == 2 && reducer.has_value()) {
       auto r = std::make_unique<HloComputation>("reducer_f64");
       const Shape scalar = Shape::Scalar(PrimitiveType::kF64);
@@ -1157,8 +1396,6 @@ int DecideCompare(ComparisonDirection dir, bool total_order, double alo,
   }
   return -1;
 }
-
-constexpr uint8_t kUnjudgedFlags = kEnclDontCare | kEnclNoRule | kEnclUndecided;
 
 std::optional<ValueEnclosure> EnclosurePass::FloatElementwise(
     const HloInstruction& inst, const std::vector<const ValueEnclosure*>& ops) {
@@ -1463,6 +1700,8 @@ std::optional<ValueEnclosure> EnclosurePass::FloatElementwise(
     case HloOpcode::kMaximum:
     case HloOpcode::kMinimum:
     case HloOpcode::kPower:
+    case HloOpcode::kAtan2:
+    case HloOpcode::kRemainder:
       break;
     default:
       return std::nullopt;
@@ -1474,6 +1713,24 @@ std::optional<ValueEnclosure> EnclosurePass::FloatElementwise(
     uint8_t fl = ((af | bf) & ~kEnclNumber);
     double lo = -kInf, hi = kInf;
     double xp, yp;
+    if (op == HloOpcode::kAtan2 || op == HloOpcode::kRemainder) {
+      uint8_t rf = fl;
+      if ((af & bf) & kEnclNumber) {
+        rf |= kEnclNumber;
+        const Iv y{a.lo[i], a.hi[i]}, x{b.lo[i], b.hi[i]};
+        const Iv r = op == HloOpcode::kAtan2 ? Atan2Range(y, x, &rf)
+                                             : RemainderRange(y, x, &rf);
+        lo = r.lo;
+        hi = r.hi;
+      } else {
+        rf = (rf & ~kEnclNumber) | kEnclNaN;  // a NaN operand: NaN
+      }
+      Widen(cls, t, lo, hi, rf);
+      o.lo[i] = lo;
+      o.hi[i] = hi;
+      o.flags[i] = rf;
+      continue;
+    }
     if (op == HloOpcode::kPower && PointOf(a, i, &xp) && PointOf(b, i, &yp)) {
       // Points, NaN included: pow's Annex F cases (pow(x, 0) = 1 and
       // pow(1, y) = 1 even for NaN) decide.
@@ -1623,11 +1880,20 @@ std::optional<ValueEnclosure> EnclosurePass::FloatElementwise(
 std::optional<ValueEnclosure> EnclosurePass::Dot(
     const HloInstruction& inst, const std::vector<const ValueEnclosure*>& ops) {
   if (ops.size() != 2 || !inst.shape().IsArray()) return std::nullopt;
-  if (!inst.attrs().algorithm.empty()) return std::nullopt;
+  const std::optional<DotAlgorithmModel> alg =
+      DotAlgorithmOf(inst.attrs().algorithm);
+  if (!alg) return std::nullopt;
   const ArrayEnclosure& a = ops[0]->array;
   const ArrayEnclosure& b = ops[1]->array;
   const PrimitiveType t = inst.shape().element_type();
   if (!a.is_float || !b.is_float || !SupportedFloat(t)) return std::nullopt;
+  // Rounded inputs or a narrower accumulator: exact data is no longer
+  // exact in every order.
+  const bool may_round_inputs =
+      alg->input_unit > 0 || options_.deviations.dot_input_unit > 0 ||
+      alg->accumulation_unit > std::ldexp(1.0, -Precision(FormatOf(t))) ||
+      options_.deviations.dot_accumulation_unit > 0 ||
+      options_.deviations.truncating_accumulation;
   const DotDimensionNumbers& dn = inst.attrs().dot_dimension_numbers;
   auto free_dims = [](int64_t rank, const std::vector<int64_t>& batch,
                       const std::vector<int64_t>& contract) {
@@ -1716,7 +1982,7 @@ std::optional<ValueEnclosure> EnclosurePass::Dot(
         const double kd = static_cast<double>(k_count);
         const double loop_err =
             AddUp(MulUp(MulUp(kd + 2, 0x1p-52), s), MulUp(kd, 0x1p-1073));
-        const bool rn_exact = exact.Exact(s, t);
+        const bool rn_exact = !may_round_inputs && exact.Exact(s, t);
         if (!rn_exact && !must_nan && !unbounded) {
           lo = AddDown(lo, -loop_err);
           hi = AddUp(hi, loop_err);
@@ -1730,7 +1996,8 @@ std::optional<ValueEnclosure> EnclosurePass::Dot(
           lo = -kInf;
           hi = kInf;
         } else if (!rn_exact) {
-          const double e = AccumulationBound(t, k_count, s, /*dot=*/true);
+          const double e =
+              AccumulationBound(t, k_count, s, /*dot=*/true, &*alg);
           if (AddUp(s, e) > MaxFinite(FormatOf(t))) {
             // Some summation orders overflow an intermediate (inf - inf).
             fl |= kEnclNaN;
@@ -1766,10 +2033,10 @@ std::optional<ValueEnclosure> EnclosurePass::Dot(
 // input features per group, an upper bound of every output's term count.
 absl::StatusOr<std::optional<ValueEnclosure>> EnclosurePass::Convolution(
     const HloInstruction& inst, const std::vector<const ValueEnclosure*>& ops) {
-  if (ops.size() != 2 || !inst.shape().IsArray() ||
-      !inst.attrs().algorithm.empty()) {
-    return std::nullopt;
-  }
+  if (ops.size() != 2 || !inst.shape().IsArray()) return std::nullopt;
+  const std::optional<DotAlgorithmModel> alg =
+      DotAlgorithmOf(inst.attrs().algorithm);
+  if (!alg) return std::nullopt;
   const ArrayEnclosure& x = ops[0]->array;
   const ArrayEnclosure& w = ops[1]->array;
   const PrimitiveType t = inst.shape().element_type();
@@ -1837,7 +2104,7 @@ absl::StatusOr<std::optional<ValueEnclosure>> EnclosurePass::Convolution(
     const double up = 1 + kF64Rel;
     const double rad = MulUp(AddUp(AddUp(c2[j], c3[j]), c4[j]), up);
     const double s = MulUp(sv[j], up);
-    const double e = AddUp(AccumulationBound(t, m, s, /*dot=*/true),
+    const double e = AddUp(AccumulationBound(t, m, s, /*dot=*/true, &*alg),
                            MulUp(std::fabs(c1[j]), kF64Rel));
     if (AddUp(s, e) > MaxFinite(FormatOf(t))) {
       o.flags[j] = kEnclNumber | kEnclNaN;
@@ -1959,6 +2226,371 @@ std::optional<ValueEnclosure> EnclosurePass::BatchNormInference(
   return out;
 }
 
+// batch-norm-training: per feature f with N elements, the exact statistics
+// over the operand enclosures (mean: the interval sum / N; variance: the
+// intersection of Q - mu^2 and sum (x - mu)^2 / N, both interval-evaluated,
+// clamped at 0) widened by the comparator's BATCH_NORM_BOUND for training
+// (conformance/compare/batch_norm_bound.cc: E_mu = 2 gamma_{N+2} S1, E_var =
+// 4 gamma_{N+4} (Q + S1^2) + E_mu^2, and the output bound with r+ =
+// 1/sqrt(var + eps - E_var) and E_r = r+ - r), magnitudes taken over the
+// enclosures, so one-pass and two-pass variances, a division or a
+// reciprocal for the mean, and both output decompositions are inside. Where
+// var + eps may be <= E_var (the implementation's variance may reach
+// -eps) or an intermediate may overflow, the outputs are undecided.
+std::optional<ValueEnclosure> EnclosurePass::BatchNormTraining(
+    const HloInstruction& inst, const std::vector<const ValueEnclosure*>& ops) {
+  if (ops.size() != 3 || !inst.shape().IsTuple() ||
+      inst.shape().tuple_size() != 3) {
+    return std::nullopt;
+  }
+  for (const ValueEnclosure* o : ops) {
+    if (!o->shape.IsArray() || !o->array.is_float) return std::nullopt;
+  }
+  const ArrayEnclosure& x = ops[0]->array;
+  const ArrayEnclosure& sc = ops[1]->array;
+  const ArrayEnclosure& of = ops[2]->array;
+  const PrimitiveType t = x.shape.element_type();
+  if (!SupportedFloat(t)) return std::nullopt;
+  const int64_t fdim = inst.attrs().feature_index;
+  if (fdim < 0 || fdim >= x.shape.rank()) return std::nullopt;
+  const int64_t features = x.shape.dimensions(fdim);
+  int64_t inner = 1;
+  for (int64_t d = fdim + 1; d < x.shape.rank(); ++d) {
+    inner *= x.shape.dimensions(d);
+  }
+  if (features == 0 || sc.size() != features || of.size() != features) {
+    return std::nullopt;
+  }
+  const int64_t n = x.size() / features;
+  const FloatFormat& f = FormatOf(t);
+  const double u = std::ldexp(1.0, -Precision(f));
+  const double k_rsqrt = options_.error_model(HloOpcode::kRsqrt, t).ulps;
+  const double rho = MulUp(AddUp(MulUp(2, k_rsqrt), 1), u);
+  const double g6 = AddUp(Gamma(6, u), rho), g3 = Gamma(3, u);
+  const double tiny = MinSubnormal(f);
+  const double eps = static_cast<double>(inst.attrs().epsilon);
+  const double nd = static_cast<double>(n);
+  const std::string where = absl::StrCat("batch-norm-training ", inst.name());
+  ArrayEnclosure y = NewArray(x.shape);
+  ArrayEnclosure mean = NewArray(inst.shape().tuple_shapes(1));
+  ArrayEnclosure var = NewArray(inst.shape().tuple_shapes(2));
+  for (const ValueEnclosure* o : ops) {
+    for (ArrayEnclosure* a : {&y, &mean, &var}) {
+      MergeReasons(a->reasons, o->array.reasons);
+    }
+  }
+  auto mag = [](double lo, double hi) {
+    return std::max(std::fabs(lo), std::fabs(hi));
+  };
+  std::vector<int64_t> members;
+  for (int64_t fi = 0; fi < features; ++fi) {
+    members.clear();
+    for (int64_t i = 0; i < x.size(); ++i) {
+      if ((i / inner) % features == fi) members.push_back(i);
+    }
+    // Flags: a NaN makes everything of the feature NaN; anything else not
+    // a finite enclosure makes it undecided.
+    uint8_t fl = kEnclNumber;
+    bool finite = true;
+    auto take = [&](const ArrayEnclosure& a, int64_t i) {
+      fl |= a.flags[i] & ~kEnclNumber;
+      if (!(a.flags[i] & kEnclNumber)) fl = (fl & ~kEnclNumber) | kEnclNaN;
+      finite = finite && std::isfinite(a.lo[i]) && std::isfinite(a.hi[i]);
+    };
+    for (int64_t i : members) take(x, i);
+    const uint8_t stat_fl = fl;
+    const bool stat_finite = finite;
+    take(sc, fi);
+    take(of, fi);
+    auto set_all = [&](uint8_t flags, const std::string& reason) {
+      for (int64_t i : members) {
+        y.flags[i] = flags;
+        y.lo[i] = -kInf;
+        y.hi[i] = kInf;
+      }
+      for (ArrayEnclosure* a : {&mean, &var}) {
+        a->flags[fi] = flags;
+        a->lo[fi] = -kInf;
+        a->hi[fi] = kInf;
+      }
+      if (!reason.empty()) {
+        for (ArrayEnclosure* a : {&y, &mean, &var})
+          AddReason(a->reasons, reason);
+      }
+    };
+    if (!(stat_fl & kEnclNumber)) {
+      set_all(kEnclNaN, "");
+      continue;
+    }
+    if (!stat_finite || !finite || n == 0 || (fl & kUnjudgedFlags)) {
+      set_all(fl | kEnclUndecided,
+              where + ": an operand element is not a finite enclosure");
+      continue;
+    }
+    // Exact statistics over the enclosures, and the bound's magnitudes.
+    double sum_lo = 0, sum_hi = 0, s1 = 0, q = 0, q_lo = 0;
+    for (int64_t i : members) {
+      sum_lo = AddDown(sum_lo, x.lo[i]);
+      sum_hi = AddUp(sum_hi, x.hi[i]);
+      const double m = mag(x.lo[i], x.hi[i]);
+      const double mig = (x.lo[i] <= 0 && x.hi[i] >= 0)
+                             ? 0
+                             : std::min(std::fabs(x.lo[i]), std::fabs(x.hi[i]));
+      s1 = AddUp(s1, m);
+      q = AddUp(q, MulUp(m, m));
+      q_lo = AddDown(q_lo, MulDown(mig, mig));
+    }
+    const Iv mu{DivDown(sum_lo, nd), DivUp(sum_hi, nd)};
+    s1 = DivUp(s1, nd);
+    q = DivUp(q, nd);
+    q_lo = DivDown(q_lo, nd);
+    // var = Q - mu^2 ...
+    const Iv mu2 = IvMul(mu, mu);
+    const double mu2_lo =
+        (mu.lo <= 0 && mu.hi >= 0) ? 0 : std::max(0.0, mu2.lo);
+    double v_lo = AddDown(q_lo, -mu2.hi), v_hi = AddUp(q, -mu2_lo);
+    // ... intersected with sum (x - mu)^2 / N.
+    double d_lo = 0, d_hi = 0;
+    for (int64_t i : members) {
+      const Iv d{AddDown(x.lo[i], -mu.hi), AddUp(x.hi[i], -mu.lo)};
+      const Iv d2 = IvMul(d, d);
+      d_lo = AddDown(d_lo, (d.lo <= 0 && d.hi >= 0) ? 0 : std::max(0.0, d2.lo));
+      d_hi = AddUp(d_hi, d2.hi);
+    }
+    v_lo = std::max({v_lo, DivDown(d_lo, nd), 0.0});
+    v_hi = std::min(v_hi, DivUp(d_hi, nd));
+    const double e_mu = MulUp(MulUp(2, Gamma(n + 2, u)), s1);
+    const double e_var =
+        AddUp(MulUp(MulUp(4, Gamma(n + 4, u)), AddUp(q, MulUp(s1, s1))),
+              MulUp(e_mu, e_mu));
+    const double partial = MulUp(nd, AddUp(AddUp(q, MulUp(s1, s1)), s1));
+    if (partial >= MaxFinite(f) / 4 || !(AddDown(v_lo, eps) > e_var)) {
+      set_all(kEnclNumber | kEnclUndecided,
+              where + (partial >= MaxFinite(f) / 4
+                           ? ": an intermediate may overflow"
+                           : ": variance + epsilon within its error of 0"));
+      continue;
+    }
+    auto out = [&](ArrayEnclosure& a, int64_t j, double lo, double hi,
+                   double e) {
+      lo = AddDown(lo, -e);
+      hi = AddUp(hi, e);
+      uint8_t ff = kEnclNumber;
+      Widen(EnclosureErrorClass{EnclosureErrorKind::kRounded}, t, lo, hi, ff);
+      a.flags[j] = ff;
+      a.lo[j] = lo;
+      a.hi[j] = hi;
+    };
+    out(mean, fi, mu.lo, mu.hi, e_mu);
+    out(var, fi, v_lo, v_hi, e_var);
+    const double r_lo = DivDown(1, SqrtUp(AddUp(v_hi, eps)));
+    const double r_hi = DivUp(1, SqrtDown(AddDown(v_lo, eps)));
+    const double r_plus =
+        DivUp(1, SqrtDown(AddDown(AddDown(v_lo, eps), -e_var)));
+    const double e_r = AddUp(r_plus, -r_lo);
+    const Iv scv{sc.lo[fi], sc.hi[fi]}, ofv{of.lo[fi], of.hi[fi]};
+    const double sc_mag = mag(scv.lo, scv.hi), of_mag = mag(ofv.lo, ofv.hi);
+    const double mu_mag = mag(mu.lo, mu.hi);
+    const Iv g = IvMul(scv, Iv{r_lo, r_hi});
+    for (int64_t i : members) {
+      const Iv d{AddDown(x.lo[i], -mu.hi), AddUp(x.hi[i], -mu.lo)};
+      const Iv dg = IvMul(d, g);
+      const double xm = AddUp(mag(x.lo[i], x.hi[i]), mu_mag);
+      double bound = AddUp(AddUp(MulUp(MulUp(sc_mag, AddUp(xm, e_mu)), e_r),
+                                 MulUp(MulUp(sc_mag, r_hi), e_mu)),
+                           AddUp(MulUp(MulUp(MulUp(g6, xm), sc_mag), r_plus),
+                                 MulUp(g3, of_mag)));
+      bound = MulUp(2, bound);
+      bound = AddUp(bound, MulUp(MulUp(MulUp(nd + 8, tiny),
+                                       AddUp(1, MulUp(sc_mag, r_plus))),
+                                 AddUp(1, r_plus)));
+      out(y, i, AddDown(dg.lo, ofv.lo), AddUp(dg.hi, ofv.hi), bound);
+    }
+  }
+  ValueEnclosure v;
+  v.shape = inst.shape();
+  for (ArrayEnclosure* a : {&y, &mean, &var}) {
+    ValueEnclosure e;
+    e.shape = a->shape;
+    e.array = std::move(*a);
+    v.tuple.push_back(std::move(e));
+  }
+  return v;
+}
+
+// batch-norm-grad with the given mean mu and variance: r = 1/sqrt(var +
+// eps), grad_offset = sum dy, grad_scale = r sum dy (x - mu), grad_operand
+// = (scale r / N)(N dy - sum dy - (x - mu) r^2 sum dy (x - mu)), evaluated
+// on the enclosures (interval sums), widened by the comparator's grad
+// BATCH_NORM_BOUND: 2 gamma_N sum|dy|; 2 (gamma_{N+3} + rho) r P; 2 delta
+// |scale| r (|dy| + sum|dy| / N + 2 (|x| + |mu|) P / (N (var + eps))) with
+// P = sum |dy| (|x| + |mu|), delta = gamma_{N+8} + 2 rho, plus the floor
+// (N + 8) tiny (1 + |scale| r)(1 + r). var + eps not surely positive, or
+// sum|dy| / P (1 + r) reaching max_T / 4: undecided.
+std::optional<ValueEnclosure> EnclosurePass::BatchNormGrad(
+    const HloInstruction& inst, const std::vector<const ValueEnclosure*>& ops) {
+  if (ops.size() != 5 || !inst.shape().IsTuple() ||
+      inst.shape().tuple_size() != 3) {
+    return std::nullopt;
+  }
+  for (const ValueEnclosure* o : ops) {
+    if (!o->shape.IsArray() || !o->array.is_float) return std::nullopt;
+  }
+  const ArrayEnclosure& x = ops[0]->array;
+  const ArrayEnclosure& sc = ops[1]->array;
+  const ArrayEnclosure& mn = ops[2]->array;
+  const ArrayEnclosure& vr = ops[3]->array;
+  const ArrayEnclosure& dy = ops[4]->array;
+  const PrimitiveType t = x.shape.element_type();
+  if (!SupportedFloat(t) || dy.size() != x.size()) return std::nullopt;
+  const int64_t fdim = inst.attrs().feature_index;
+  if (fdim < 0 || fdim >= x.shape.rank()) return std::nullopt;
+  const int64_t features = x.shape.dimensions(fdim);
+  int64_t inner = 1;
+  for (int64_t d = fdim + 1; d < x.shape.rank(); ++d) {
+    inner *= x.shape.dimensions(d);
+  }
+  if (features == 0 || sc.size() != features || mn.size() != features ||
+      vr.size() != features) {
+    return std::nullopt;
+  }
+  const int64_t n = x.size() / features;
+  const double nd = static_cast<double>(n);
+  const FloatFormat& f = FormatOf(t);
+  const double u = std::ldexp(1.0, -Precision(f));
+  const double k_rsqrt = options_.error_model(HloOpcode::kRsqrt, t).ulps;
+  const double rho = MulUp(AddUp(MulUp(2, k_rsqrt), 1), u);
+  const double delta = AddUp(Gamma(n + 8, u), MulUp(2, rho));
+  const double tiny = MinSubnormal(f);
+  const double eps = static_cast<double>(inst.attrs().epsilon);
+  const std::string where = absl::StrCat("batch-norm-grad ", inst.name());
+  ArrayEnclosure gx = NewArray(inst.shape().tuple_shapes(0));
+  ArrayEnclosure gs = NewArray(inst.shape().tuple_shapes(1));
+  ArrayEnclosure go = NewArray(inst.shape().tuple_shapes(2));
+  for (const ValueEnclosure* o : ops) {
+    for (ArrayEnclosure* a : {&gx, &gs, &go}) {
+      MergeReasons(a->reasons, o->array.reasons);
+    }
+  }
+  auto mag = [](double lo, double hi) {
+    return std::max(std::fabs(lo), std::fabs(hi));
+  };
+  std::vector<int64_t> members;
+  for (int64_t fi = 0; fi < features; ++fi) {
+    members.clear();
+    for (int64_t i = 0; i < x.size(); ++i) {
+      if ((i / inner) % features == fi) members.push_back(i);
+    }
+    uint8_t fl = kEnclNumber;
+    bool finite = true;
+    auto take = [&](const ArrayEnclosure& a, int64_t i) {
+      fl |= a.flags[i] & ~kEnclNumber;
+      if (!(a.flags[i] & kEnclNumber)) fl = (fl & ~kEnclNumber) | kEnclNaN;
+      finite = finite && std::isfinite(a.lo[i]) && std::isfinite(a.hi[i]);
+    };
+    for (int64_t i : members) {
+      take(x, i);
+      take(dy, i);
+    }
+    take(sc, fi);
+    take(mn, fi);
+    take(vr, fi);
+    auto set_all = [&](uint8_t flags, const std::string& reason) {
+      for (int64_t i : members) {
+        gx.flags[i] = flags;
+        gx.lo[i] = -kInf;
+        gx.hi[i] = kInf;
+      }
+      for (ArrayEnclosure* a : {&gs, &go}) {
+        a->flags[fi] = flags;
+        a->lo[fi] = -kInf;
+        a->hi[fi] = kInf;
+      }
+      if (!reason.empty()) {
+        for (ArrayEnclosure* a : {&gx, &gs, &go}) {
+          AddReason(a->reasons, reason);
+        }
+      }
+    };
+    if (!(fl & kEnclNumber)) {
+      set_all(kEnclNaN, "");
+      continue;
+    }
+    const double v_lo = AddDown(vr.lo[fi], eps), v_hi = AddUp(vr.hi[fi], eps);
+    if (!finite || n == 0 || (fl & kUnjudgedFlags) || !(v_lo > 0)) {
+      set_all(fl | kEnclUndecided,
+              where +
+                  ": variance + epsilon not positive or operands not "
+                  "finite");
+      continue;
+    }
+    const Iv r{DivDown(1, SqrtUp(v_hi)), DivUp(1, SqrtDown(v_lo))};
+    const Iv mu{mn.lo[fi], mn.hi[fi]};
+    const Iv s{sc.lo[fi], sc.hi[fi]};
+    const double mu_mag = mag(mu.lo, mu.hi), s_mag = mag(s.lo, s.hi);
+    Iv sdy{0, 0}, sdyx{0, 0};
+    double sum_abs_dy = 0, p = 0;
+    for (int64_t i : members) {
+      const Iv d{dy.lo[i], dy.hi[i]};
+      const Iv xm{AddDown(x.lo[i], -mu.hi), AddUp(x.hi[i], -mu.lo)};
+      sdy = {AddDown(sdy.lo, d.lo), AddUp(sdy.hi, d.hi)};
+      const Iv prod = IvMul(d, xm);
+      sdyx = {AddDown(sdyx.lo, prod.lo), AddUp(sdyx.hi, prod.hi)};
+      const double dm = mag(d.lo, d.hi);
+      sum_abs_dy = AddUp(sum_abs_dy, dm);
+      p = AddUp(p, MulUp(dm, AddUp(mag(x.lo[i], x.hi[i]), mu_mag)));
+    }
+    if (sum_abs_dy >= MaxFinite(f) / 4 ||
+        MulUp(p, AddUp(1, r.hi)) >= MaxFinite(f) / 4) {
+      set_all(kEnclNumber | kEnclUndecided,
+              where + ": an intermediate may overflow");
+      continue;
+    }
+    const double floor_term =
+        MulUp(MulUp(MulUp(nd + 8, tiny), AddUp(1, MulUp(s_mag, r.hi))),
+              AddUp(1, r.hi));
+    auto out = [&](ArrayEnclosure& a, int64_t j, Iv v, double e) {
+      e = AddUp(e, floor_term);
+      double lo = AddDown(v.lo, -e), hi = AddUp(v.hi, e);
+      uint8_t ff = kEnclNumber;
+      Widen(EnclosureErrorClass{EnclosureErrorKind::kRounded}, t, lo, hi, ff);
+      a.flags[j] = ff;
+      a.lo[j] = lo;
+      a.hi[j] = hi;
+    };
+    out(go, fi, sdy, MulUp(MulUp(2, Gamma(n, u)), sum_abs_dy));
+    out(gs, fi, IvMul(r, sdyx),
+        MulUp(MulUp(MulUp(2, AddUp(Gamma(n + 3, u), rho)), r.hi), p));
+    const Iv r2 = IvMul(r, r);
+    const Iv r2s = IvMul(r2, sdyx);
+    const Iv k = IvMul(s, Iv{DivDown(r.lo, nd), DivUp(r.hi, nd)});
+    const double tail = MulUp(2, DivUp(p, MulDown(nd, v_lo)));
+    for (int64_t i : members) {
+      const Iv d{dy.lo[i], dy.hi[i]};
+      const Iv xm{AddDown(x.lo[i], -mu.hi), AddUp(x.hi[i], -mu.lo)};
+      const Iv t1{MulDown(nd, d.lo), MulUp(nd, d.hi)};
+      const Iv t3 = IvMul(xm, r2s);
+      const Iv inner_v{AddDown(AddDown(t1.lo, -sdy.hi), -t3.hi),
+                       AddUp(AddUp(t1.hi, -sdy.lo), -t3.lo)};
+      // 2 delta |scale| r (|dy| + sum|dy| / N + (|x| + |mu|) tail).
+      const double e_full =
+          MulUp(MulUp(MulUp(MulUp(2, delta), s_mag), r.hi),
+                AddUp(AddUp(mag(d.lo, d.hi), DivUp(sum_abs_dy, nd)),
+                      MulUp(AddUp(mag(x.lo[i], x.hi[i]), mu_mag), tail)));
+      out(gx, i, IvMul(k, inner_v), e_full);
+    }
+  }
+  ValueEnclosure v;
+  v.shape = inst.shape();
+  for (ArrayEnclosure* a : {&gx, &gs, &go}) {
+    ValueEnclosure e;
+    e.shape = a->shape;
+    e.array = std::move(*a);
+    v.tuple.push_back(std::move(e));
+  }
+  return v;
+}
+
 // reduce-window with an add, maximum or minimum reducer, the oracle doing
 // the windows on f64 values: max / min are monotone in every operand, so
 // the windows of the lower ends and of the upper ends bound the result
@@ -1970,11 +2602,17 @@ absl::StatusOr<std::optional<ValueEnclosure>> EnclosurePass::ReduceWindow(
     const HloInstruction& inst, const std::vector<const ValueEnclosure*>& ops) {
   if (ops.size() != 2 || !inst.shape().IsArray()) return std::nullopt;
   std::optional<HloOpcode> reducer = SimpleReducer(inst.to_apply());
+  if (!reducer && IsMultiplyReducer(inst.to_apply())) {
+    return ReduceWindowMultiply(inst, ops);
+  }
   if (!reducer) return std::nullopt;
   const ArrayEnclosure& x = ops[0]->array;
   const ArrayEnclosure& init = ops[1]->array;
   const PrimitiveType t = inst.shape().element_type();
-  if (!x.is_float || !init.is_float || !SupportedFloat(t)) return std::nullopt;
+  if (!x.is_float || !init.is_float || !SupportedFloat(t) ||
+      ReducerType(inst.to_apply()) != t || x.shape.element_type() != t) {
+    return std::nullopt;
+  }
   const std::string where = absl::StrCat("reduce-window ", inst.name());
   // max / min take infinities as they are (-inf is their usual init).
   const bool add = *reducer == HloOpcode::kAdd;
@@ -2043,11 +2681,748 @@ absl::StatusOr<std::optional<ValueEnclosure>> EnclosurePass::ReduceWindow(
   return std::optional<ValueEnclosure>(std::move(out));
 }
 
+// reduce-precision rounds to nearest (even) into a smaller format: a
+// monotone non-decreasing map, so the rounded ends of the operand's
+// enclosure bound it exactly (the oracle rounds them: two isolated runs on
+// the ends, each first rounded outward into the operand type). It is not
+// an op a backend may skip or compute wider, so no further widening.
+absl::StatusOr<std::optional<ValueEnclosure>> EnclosurePass::ReducePrecision(
+    const HloInstruction& inst, const std::vector<const ValueEnclosure*>& ops) {
+  if (ops.size() != 1 || !inst.shape().IsArray()) return std::nullopt;
+  const ArrayEnclosure& x = ops[0]->array;
+  const PrimitiveType t = inst.shape().element_type();
+  if (!x.is_float || x.shape.element_type() != t) return std::nullopt;
+  std::vector<double> lo(x.size()), hi(x.size());
+  for (int64_t i = 0; i < x.size(); ++i) {
+    const bool num = (x.flags[i] & kEnclNumber) && x.Judgeable(i);
+    lo[i] = num ? RoundDownTo(t, x.lo[i]) : 0;
+    hi[i] = num ? RoundUpTo(t, x.hi[i]) : 0;
+  }
+  HLOREF_ASSIGN_OR_RETURN(Literal llo, StoreDoubles(x.shape, lo));
+  HLOREF_ASSIGN_OR_RETURN(Literal lhi, StoreDoubles(x.shape, hi));
+  std::vector<Literal> args_lo, args_hi;
+  args_lo.push_back(std::move(llo));
+  args_hi.push_back(std::move(lhi));
+  HLOREF_ASSIGN_OR_RETURN(EvalResult rlo,
+                          RunIsolated(inst, args_lo, inst.shape(), 0));
+  HLOREF_ASSIGN_OR_RETURN(EvalResult rhi,
+                          RunIsolated(inst, args_hi, inst.shape(), 0));
+  HLOREF_ASSIGN_OR_RETURN(std::vector<double> vlo, LoadDoubles(rlo.value));
+  HLOREF_ASSIGN_OR_RETURN(std::vector<double> vhi, LoadDoubles(rhi.value));
+  ValueEnclosure out;
+  out.shape = inst.shape();
+  out.array = NewArray(inst.shape());
+  ArrayEnclosure& o = out.array;
+  MergeReasons(o.reasons, x.reasons);
+  for (int64_t i = 0; i < o.size(); ++i) {
+    o.flags[i] = x.flags[i];
+    if (!(x.flags[i] & kEnclNumber) || !x.Judgeable(i)) {
+      o.lo[i] = x.lo[i];
+      o.hi[i] = x.hi[i];
+      continue;
+    }
+    o.lo[i] = vlo[i];
+    o.hi[i] = vhi[i];
+  }
+  return std::optional<ValueEnclosure>(std::move(out));
+}
+
+// map: the mapped computation on each element's scalar enclosures (every
+// op inside by its own rule, so the result holds every conforming
+// evaluation of the computation, fused or not).
+absl::StatusOr<std::optional<ValueEnclosure>> EnclosurePass::Map(
+    const HloInstruction& inst, const std::vector<const ValueEnclosure*>& ops) {
+  const HloComputation* comp = inst.to_apply();
+  if (comp == nullptr || !inst.shape().IsArray() ||
+      !comp->root()->shape().IsArray()) {
+    return std::nullopt;
+  }
+  for (const ValueEnclosure* o : ops) {
+    if (!o->shape.IsArray()) return std::nullopt;
+  }
+  ValueEnclosure out;
+  out.shape = inst.shape();
+  out.array = NewArray(inst.shape());
+  ArrayEnclosure& o = out.array;
+  if (o.is_float != SupportedFloat(comp->root()->shape().element_type())) {
+    return std::nullopt;
+  }
+  std::vector<ValueEnclosure> scalars(ops.size());
+  for (size_t k = 0; k < ops.size(); ++k) {
+    const ArrayEnclosure& a = ops[k]->array;
+    MergeReasons(o.reasons, a.reasons);
+    const Shape s = Shape::Scalar(a.shape.element_type());
+    scalars[k].shape = s;
+    scalars[k].array = NewArray(s);
+  }
+  std::vector<const ValueEnclosure*> ptrs;
+  for (const ValueEnclosure& v : scalars) ptrs.push_back(&v);
+  for (int64_t i = 0; i < o.size(); ++i) {
+    for (size_t k = 0; k < ops.size(); ++k) {
+      const ArrayEnclosure& a = ops[k]->array;
+      ArrayEnclosure& e = scalars[k].array;
+      e.flags[0] = a.flags[i];
+      if (e.is_float) {
+        e.lo[0] = a.lo[i];
+        e.hi[0] = a.hi[i];
+      } else {
+        e.ints[0] = a.ints[i];
+      }
+    }
+    HLOREF_ASSIGN_OR_RETURN(ValueEnclosure r, Computation(*comp, ptrs));
+    o.flags[i] = r.array.flags[0];
+    if (o.is_float) {
+      o.lo[i] = r.array.lo[0];
+      o.hi[i] = r.array.hi[0];
+    } else {
+      o.ints[i] = r.array.ints[0];
+    }
+    MergeReasons(o.reasons, r.array.reasons);
+  }
+  return std::optional<ValueEnclosure>(std::move(out));
+}
+
+// reduce with a multiply reducer (one operand and init): the product rule
+// of MultiplyReduction over the init and the reduced elements.
+std::optional<ValueEnclosure> EnclosurePass::ReduceMultiply(
+    const HloInstruction& inst, const std::vector<const ValueEnclosure*>& ops) {
+  const ArrayEnclosure& a = ops[0]->array;
+  const ArrayEnclosure& init = ops[1]->array;
+  const PrimitiveType t = inst.shape().element_type();
+  if (!a.is_float || !init.is_float || !SupportedFloat(t) ||
+      a.shape.element_type() != t || ReducerType(inst.to_apply()) != t) {
+    return std::nullopt;
+  }
+  const auto ad = a.shape.dimensions();
+  const std::vector<int64_t> as = RowMajorStrides(ad);
+  const std::vector<int64_t>& red = inst.attrs().dimensions;
+  std::vector<int64_t> kept;
+  for (int64_t d = 0; d < a.shape.rank(); ++d) {
+    if (std::find(red.begin(), red.end(), d) == red.end()) kept.push_back(d);
+  }
+  const auto ko = Offsets(ad, as, kept);
+  const auto ro = Offsets(ad, as, red);
+  ValueEnclosure out;
+  out.shape = inst.shape();
+  out.array = NewArray(inst.shape());
+  ArrayEnclosure& o = out.array;
+  if (static_cast<int64_t>(ko.size()) != o.size()) return std::nullopt;
+  MergeReasons(o.reasons, a.reasons);
+  MergeReasons(o.reasons, init.reasons);
+  const std::string where = absl::StrCat("reduce ", inst.name());
+  for (int64_t j = 0; j < o.size(); ++j) {
+    MultiplyReduction(
+        t, static_cast<int64_t>(ro.size()),
+        [&](const std::function<void(double, double, uint8_t)>& take) {
+          take(init.lo[0], init.hi[0], init.flags[0]);
+          for (int64_t r : ro) {
+            const int64_t i = ko[j] + r;
+            take(a.lo[i], a.hi[i], a.flags[i]);
+          }
+        },
+        where, o.lo[j], o.hi[j], o.flags[j], o.reasons);
+  }
+  return std::optional<ValueEnclosure>(std::move(out));
+}
+
+// scatter of floats (one operand, decided indices) with an add, maximum
+// or minimum combiner. Each combiner is monotone in both arguments, so the
+// oracle's f64 scatters of the lower ends and of the upper ends bound every
+// order of combination; max / min combine exactly. add: each result element
+// is the operand plus the m updates scattered into it, summed in an
+// arbitrary order (overlapping updates: the order is unspecified), so the
+// bound is gamma_m(u_T) S with S the f64 scatter of the magnitudes and m
+// the count of updates into the element (a scatter of ones into zeros);
+// the f64 runs round each combination, (m + 2) 2^-52 S covers that. add
+// needs finite enclosures.
+absl::StatusOr<std::optional<ValueEnclosure>> EnclosurePass::ScatterFloat(
+    const HloInstruction& inst, const std::vector<const ValueEnclosure*>& ops) {
+  if (ops.size() != 3 || !inst.shape().IsArray()) return std::nullopt;
+  std::optional<HloOpcode> combiner = SimpleReducer(inst.to_apply());
+  if (!combiner) return std::nullopt;
+  const ArrayEnclosure& x = ops[0]->array;
+  const ArrayEnclosure& upd = ops[2]->array;
+  const PrimitiveType t = inst.shape().element_type();
+  if (!x.is_float || !upd.is_float || !SupportedFloat(t) ||
+      ReducerType(inst.to_apply()) != t || upd.shape.element_type() != t) {
+    return std::nullopt;
+  }
+  const std::string where = absl::StrCat("scatter ", inst.name());
+  std::optional<Literal> indices = PointLiteral(ops[1]->array);
+  if (!indices) {
+    ValueEnclosure v =
+        Flagged(inst.shape(), kEnclUndecided, where + ": indices undecided");
+    MergeReasons(v.array.reasons, ops[1]->array.reasons);
+    return std::optional<ValueEnclosure>(std::move(v));
+  }
+  const bool add = *combiner == HloOpcode::kAdd;
+  for (const ArrayEnclosure* a : {&x, &upd}) {
+    for (int64_t i = 0; i < a->size(); ++i) {
+      if (a->flags[i] != kEnclNumber ||
+          (add && (!std::isfinite(a->lo[i]) || !std::isfinite(a->hi[i])))) {
+        ValueEnclosure v =
+            Flagged(inst.shape(), kEnclUndecided,
+                    where + ": an operand element is not a finite enclosure");
+        MergeReasons(v.array.reasons, a->reasons);
+        return std::optional<ValueEnclosure>(std::move(v));
+      }
+    }
+  }
+  Shape xs = x.shape, us = upd.shape, rs = inst.shape();
+  xs.set_element_type(PrimitiveType::kF64);
+  us.set_element_type(PrimitiveType::kF64);
+  rs.set_element_type(PrimitiveType::kF64);
+  auto run =
+      [&](const std::vector<double>& a,
+          const std::vector<double>& b) -> absl::StatusOr<std::vector<double>> {
+    std::vector<Literal> args;
+    HLOREF_ASSIGN_OR_RETURN(Literal la, StoreDoubles(xs, a));
+    HLOREF_ASSIGN_OR_RETURN(Literal lb, StoreDoubles(us, b));
+    args.push_back(std::move(la));
+    args.push_back(*indices);
+    args.push_back(std::move(lb));
+    HLOREF_ASSIGN_OR_RETURN(EvalResult r,
+                            RunIsolated(inst, args, rs, /*variant=*/2));
+    return LoadDoubles(r.value);
+  };
+  HLOREF_ASSIGN_OR_RETURN(std::vector<double> lo, run(x.lo, upd.lo));
+  HLOREF_ASSIGN_OR_RETURN(std::vector<double> hi, run(x.hi, upd.hi));
+  ValueEnclosure out;
+  out.shape = inst.shape();
+  out.array = NewArray(inst.shape());
+  ArrayEnclosure& o = out.array;
+  for (const ValueEnclosure* v : ops) MergeReasons(o.reasons, v->array.reasons);
+  if (!add) {
+    o.lo = std::move(lo);
+    o.hi = std::move(hi);
+    return std::optional<ValueEnclosure>(std::move(out));
+  }
+  auto magnitudes = [](const ArrayEnclosure& a) {
+    std::vector<double> m(a.lo.size());
+    for (size_t i = 0; i < m.size(); ++i) {
+      m[i] = std::max(std::fabs(a.lo[i]), std::fabs(a.hi[i]));
+    }
+    return m;
+  };
+  HLOREF_ASSIGN_OR_RETURN(std::vector<double> sv,
+                          run(magnitudes(x), magnitudes(upd)));
+  HLOREF_ASSIGN_OR_RETURN(std::vector<double> count,
+                          run(std::vector<double>(x.size(), 0),
+                              std::vector<double>(upd.size(), 1)));
+  const FloatFormat& f = FormatOf(t);
+  for (int64_t j = 0; j < o.size(); ++j) {
+    const int64_t m = static_cast<int64_t>(count[j]);
+    if (m == 0) {  // untouched: the operand's element
+      o.lo[j] = lo[j];
+      o.hi[j] = hi[j];
+      continue;
+    }
+    const double f64_err =
+        MulUp(MulUp(static_cast<double>(m + 2), 0x1p-52), sv[j]);
+    const double s = AddUp(sv[j], f64_err);
+    const double e = AccumulationBound(t, m, s, /*dot=*/false);
+    if (AddUp(s, e) > MaxFinite(f)) {
+      o.flags[j] = kEnclNumber | kEnclNaN;
+      o.lo[j] = -kInf;
+      o.hi[j] = kInf;
+      AddReason(o.reasons, where + ": an intermediate may overflow");
+      continue;
+    }
+    double l = AddDown(AddDown(lo[j], -f64_err), -e);
+    double h = AddUp(AddUp(hi[j], f64_err), e);
+    Widen(EnclosureErrorClass{EnclosureErrorKind::kRounded}, t, l, h,
+          o.flags[j]);
+    o.lo[j] = l;
+    o.hi[j] = h;
+  }
+  return std::optional<ValueEnclosure>(std::move(out));
+}
+
+// The sort key of a sort comparator of the form compare(p_a, p_b) with
+// {a, b} = {2k, 2k + 1} and direction LT or GT: the key operand k and
+// whether the order is descending; nullopt for other comparators.
+struct SortKey {
+  int64_t operand;
+  bool descending;
+  bool total_order;
+};
+std::optional<SortKey> SimpleSortKey(const HloComputation* comp) {
+  if (comp == nullptr) return std::nullopt;
+  const HloInstruction* root = comp->root();
+  if (root == nullptr || root->opcode() != HloOpcode::kCompare ||
+      root->operand_count() != 2) {
+    return std::nullopt;
+  }
+  const HloInstruction* x = root->operand(0);
+  const HloInstruction* y = root->operand(1);
+  if (x->opcode() != HloOpcode::kParameter ||
+      y->opcode() != HloOpcode::kParameter) {
+    return std::nullopt;
+  }
+  const int64_t a = x->parameter_number(), b = y->parameter_number();
+  if (a / 2 != b / 2 || a == b) return std::nullopt;
+  const ComparisonDirection dir = root->attrs().direction;
+  if (dir != ComparisonDirection::kLt && dir != ComparisonDirection::kGt) {
+    return std::nullopt;
+  }
+  const bool swapped = a > b;
+  return SortKey{a / 2, (dir == ComparisonDirection::kGt) != swapped,
+                 root->attrs().comparison_type == ComparisonType::kTotalOrder};
+}
+
+// sort (by one key, LT or GT comparator) and topk of enclosures. Along each
+// slice of n keys with enclosures [lo_i, hi_i] (numbers only), the key at
+// sorted position p is the p-th order statistic of the actual keys, which
+// is non-decreasing in every key: it lies in [p-th smallest lo, p-th
+// smallest hi] (descending: the p-th largest), whatever the ties. An
+// element's position is decided when every other element is definitely
+// before it (hi_j < lo_i ascending) or definitely after it, equal points
+// being ordered by index where the sort is stable (topk: always, the lower
+// index first); then the other operands (payloads, topk's indices) at that
+// position are that element's. Otherwise those outputs are undecided. A
+// slice with a key that may be NaN or is unjudged is undecided throughout;
+// under TOTALORDER equal zero points are not ordered (their signs are not
+// tracked).
+std::optional<ValueEnclosure> EnclosurePass::SortRounded(
+    const HloInstruction& inst, const std::vector<const ValueEnclosure*>& ops) {
+  const bool topk = inst.opcode() == HloOpcode::kTopK;
+  SortKey key{0, true, true};
+  if (!topk) {
+    std::optional<SortKey> k = SimpleSortKey(inst.to_apply());
+    if (!k || k->operand >= static_cast<int64_t>(ops.size())) {
+      return std::nullopt;
+    }
+    key = *k;
+  } else {
+    key.descending = inst.attrs().largest;
+  }
+  for (const ValueEnclosure* o : ops) {
+    if (!o->shape.IsArray()) return std::nullopt;
+    const PrimitiveType t = o->shape.element_type();
+    if (IsComplex(t) || (IsFloat(t) && !SupportedFloat(t))) {
+      return std::nullopt;
+    }
+  }
+  const ArrayEnclosure& keys = ops[key.operand]->array;
+  const int64_t rank = keys.shape.rank();
+  if (rank == 0) return std::nullopt;
+  int64_t dim = rank - 1;
+  if (!topk && !inst.attrs().dimensions.empty()) {
+    dim = inst.attrs().dimensions[0];
+  }
+  const auto dims = keys.shape.dimensions();
+  const int64_t n = dims[dim];
+  const int64_t out_n = topk ? inst.attrs().k : n;
+  const std::vector<int64_t> strides = RowMajorStrides(dims);
+  std::vector<int64_t> kept;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (d != dim) kept.push_back(d);
+  }
+  const std::vector<int64_t> bases = Offsets(dims, strides, kept);
+  const bool stable = topk || inst.attrs().is_stable;
+  // Output arrays: sort: one per operand, the same shapes; topk: values and
+  // s32 indices, the row cut to k.
+  std::vector<Shape> out_shapes;
+  if (inst.shape().IsTuple()) {
+    for (const Shape& sh : inst.shape().tuple_shapes()) {
+      out_shapes.push_back(sh);
+    }
+  } else {
+    out_shapes.push_back(inst.shape());
+  }
+  if ((topk && out_shapes.size() != 2) ||
+      (!topk && out_shapes.size() != ops.size())) {
+    return std::nullopt;
+  }
+  std::vector<ArrayEnclosure> outs;
+  for (const Shape& sh : out_shapes) outs.push_back(NewArray(sh));
+  const std::vector<int64_t> out_strides =
+      RowMajorStrides(out_shapes[0].dimensions());
+  const std::vector<int64_t> out_bases =
+      Offsets(out_shapes[0].dimensions(), out_strides, kept);
+  if (out_bases.size() != bases.size()) return std::nullopt;
+  for (ArrayEnclosure& o : outs) {
+    for (const ValueEnclosure* x : ops)
+      MergeReasons(o.reasons, x->array.reasons);
+  }
+  const std::string where = absl::StrCat(OpName(inst), " ", inst.name());
+  auto key_lo = [&](int64_t i) {
+    return keys.is_float ? keys.lo[i] : static_cast<double>(keys.ints[i]);
+  };
+  auto key_hi = [&](int64_t i) {
+    return keys.is_float ? keys.hi[i] : static_cast<double>(keys.ints[i]);
+  };
+  std::vector<double> los(n), his(n), slo(n), shi(n);
+  std::vector<int64_t> before(n), after(n);
+  for (size_t s = 0; s < bases.size(); ++s) {
+    const int64_t base = bases[s], obase = out_bases[s];
+    const int64_t stride = strides[dim], ostride = out_strides[dim];
+    bool decided = true;
+    for (int64_t q = 0; q < n; ++q) {
+      const int64_t i = base + q * stride;
+      if (keys.flags[i] != kEnclNumber) decided = false;
+      los[q] = key_lo(i);
+      his[q] = key_hi(i);
+    }
+    if (!decided) {
+      for (ArrayEnclosure& o : outs) {
+        for (int64_t p = 0; p < out_n; ++p) {
+          const int64_t j = obase + p * ostride;
+          o.flags[j] = kEnclUndecided;
+          if (o.is_float) {
+            o.lo[j] = -kInf;
+            o.hi[j] = kInf;
+          }
+        }
+        AddReason(o.reasons, where + ": a key may be NaN or is unjudged");
+      }
+      continue;
+    }
+    // Order statistics of the ends.
+    slo = los;
+    shi = his;
+    std::sort(slo.begin(), slo.end());
+    std::sort(shi.begin(), shi.end());
+    // before[q] / after[q]: elements definitely before / after q.
+    // Ascending: j before q when hi_j < lo_q; descending when lo_j > hi_q.
+    std::map<double, std::vector<int64_t>> points;  // value -> indices
+    for (int64_t q = 0; q < n; ++q) {
+      if (los[q] == his[q] && !(key.total_order && los[q] == 0)) {
+        points[los[q]].push_back(q);
+      }
+    }
+    for (int64_t q = 0; q < n; ++q) {
+      const int64_t below = std::lower_bound(shi.begin(), shi.end(), los[q]) -
+                            shi.begin();  // hi_j < lo_q
+      const int64_t above =
+          n - (std::upper_bound(slo.begin(), slo.end(), his[q]) -
+               slo.begin());  // lo_j > hi_q
+      int64_t tie_before = 0, tie_after = 0;
+      if (stable) {
+        auto it = points.find(los[q]);
+        if (it != points.end() && his[q] == los[q]) {
+          const std::vector<int64_t>& v = it->second;
+          tie_before = std::lower_bound(v.begin(), v.end(), q) - v.begin();
+          tie_after = static_cast<int64_t>(v.size()) - tie_before - 1;
+        }
+      }
+      before[q] = (key.descending ? above : below) + tie_before;
+      after[q] = (key.descending ? below : above) + tie_after;
+    }
+    // The element at each decided position.
+    std::vector<int64_t> at(n, -1);
+    for (int64_t q = 0; q < n; ++q) {
+      if (before[q] + after[q] == n - 1) at[before[q]] = q;
+    }
+    for (size_t k = 0; k < outs.size(); ++k) {
+      ArrayEnclosure& o = outs[k];
+      const bool is_key =
+          topk ? k == 0 : static_cast<int64_t>(k) == key.operand;
+      for (int64_t p = 0; p < out_n; ++p) {
+        const int64_t j = obase + p * ostride;
+        if (is_key) {
+          o.flags[j] = kEnclNumber;
+          const int64_t r = key.descending ? n - 1 - p : p;
+          if (o.is_float) {
+            o.lo[j] = slo[r];
+            o.hi[j] = shi[r];
+          } else if (slo[r] == shi[r]) {
+            o.ints[j] = static_cast<int64_t>(slo[r]);
+          } else {
+            o.flags[j] = kEnclUndecided;
+          }
+          continue;
+        }
+        const int64_t q = at[p];
+        if (q < 0) {
+          o.flags[j] = kEnclUndecided;
+          if (o.is_float) {
+            o.lo[j] = -kInf;
+            o.hi[j] = kInf;
+          }
+          AddReason(o.reasons, where +
+                                   ": the order of overlapping keys is "
+                                   "undecided");
+          continue;
+        }
+        if (topk) {
+          o.ints[j] = q;
+          continue;
+        }
+        const ArrayEnclosure& src = ops[k]->array;
+        const int64_t i = base + q * stride;
+        o.flags[j] = src.flags[i];
+        if (o.is_float) {
+          o.lo[j] = src.lo[i];
+          o.hi[j] = src.hi[i];
+        } else {
+          o.ints[j] = src.ints[i];
+        }
+      }
+    }
+  }
+  ValueEnclosure out;
+  out.shape = inst.shape();
+  if (inst.shape().IsTuple()) {
+    for (size_t k = 0; k < outs.size(); ++k) {
+      ValueEnclosure e;
+      e.shape = out_shapes[k];
+      e.array = std::move(outs[k]);
+      out.tuple.push_back(std::move(e));
+    }
+  } else {
+    out.array = std::move(outs[0]);
+  }
+  return out;
+}
+
+// A reducer whose float results are selections among its inputs (compare,
+// select, maximum, minimum, logic, integer ops, constants): it rounds
+// nothing. The spec requires reducers to be associative and commutative
+// (the evaluation order is arbitrary), which such an exact reducer then is
+// on the actual values, so folding it over one order of the elements'
+// enclosures (compare decided by the enclosures, select on an undecided
+// predicate taking the union) encloses every order's result.
+bool IsSelectionReducer(const HloComputation* comp) {
+  if (comp == nullptr) return false;
+  for (const auto& inst : comp->instructions()) {
+    const Shape& sh = inst->shape();
+    const bool float_result = HasFloat(sh);
+    switch (inst->opcode()) {
+      case HloOpcode::kParameter:
+      case HloOpcode::kConstant:
+      case HloOpcode::kCompare:
+      case HloOpcode::kSelect:
+      case HloOpcode::kMaximum:
+      case HloOpcode::kMinimum:
+      case HloOpcode::kTuple:
+      case HloOpcode::kGetTupleElement:
+      case HloOpcode::kAnd:
+      case HloOpcode::kOr:
+      case HloOpcode::kNot:
+      case HloOpcode::kXor:
+        break;
+      default:
+        if (float_result || !inst->called_computations().empty()) {
+          return false;
+        }
+        break;
+    }
+  }
+  return true;
+}
+
+// reduce (one or several operands) with a selection reducer (argmax,
+// argmin, max with a payload): the reducer's own rules folded over each
+// output's elements in row-major order, starting from the inits.
+absl::StatusOr<std::optional<ValueEnclosure>> EnclosurePass::ReduceBySelection(
+    const HloInstruction& inst, const std::vector<const ValueEnclosure*>& ops) {
+  const HloComputation* comp = inst.to_apply();
+  if (!IsSelectionReducer(comp) || ops.size() % 2 != 0 || ops.empty()) {
+    return std::nullopt;
+  }
+  const size_t m = ops.size() / 2;
+  for (const ValueEnclosure* o : ops) {
+    if (!o->shape.IsArray()) return std::nullopt;
+  }
+  const ArrayEnclosure& first = ops[0]->array;
+  const auto ad = first.shape.dimensions();
+  const std::vector<int64_t> as = RowMajorStrides(ad);
+  const std::vector<int64_t>& red = inst.attrs().dimensions;
+  std::vector<int64_t> kept;
+  for (int64_t d = 0; d < first.shape.rank(); ++d) {
+    if (std::find(red.begin(), red.end(), d) == red.end()) kept.push_back(d);
+  }
+  const auto ko = Offsets(ad, as, kept);
+  const auto ro = Offsets(ad, as, red);
+  std::vector<Shape> out_shapes;
+  if (inst.shape().IsTuple()) {
+    for (const Shape& sh : inst.shape().tuple_shapes())
+      out_shapes.push_back(sh);
+  } else {
+    out_shapes.push_back(inst.shape());
+  }
+  if (out_shapes.size() != m) return std::nullopt;
+  std::vector<ArrayEnclosure> outs;
+  for (const Shape& sh : out_shapes) {
+    outs.push_back(NewArray(sh));
+    if (outs.back().size() != static_cast<int64_t>(ko.size())) {
+      return std::nullopt;
+    }
+    for (const ValueEnclosure* x : ops) {
+      MergeReasons(outs.back().reasons, x->array.reasons);
+    }
+  }
+  // Scalar enclosures: the accumulator (m values) and the element (m).
+  auto scalar = [](const ArrayEnclosure& a, int64_t i) {
+    ValueEnclosure v;
+    v.shape = Shape::Scalar(a.shape.element_type());
+    v.array = NewArray(v.shape);
+    v.array.flags[0] = a.flags[i];
+    if (v.array.is_float) {
+      v.array.lo[0] = a.lo[i];
+      v.array.hi[0] = a.hi[i];
+    } else {
+      v.array.ints[0] = a.ints[i];
+    }
+    return v;
+  };
+  for (size_t j = 0; j < ko.size(); ++j) {
+    std::vector<ValueEnclosure> acc;
+    for (size_t k = 0; k < m; ++k) acc.push_back(scalar(ops[m + k]->array, 0));
+    for (int64_t r : ro) {
+      std::vector<ValueEnclosure> args = acc;
+      for (size_t k = 0; k < m; ++k) {
+        args.push_back(scalar(ops[k]->array, ko[j] + r));
+      }
+      std::vector<const ValueEnclosure*> ptrs;
+      for (const ValueEnclosure& a : args) ptrs.push_back(&a);
+      HLOREF_ASSIGN_OR_RETURN(ValueEnclosure res, Computation(*comp, ptrs));
+      if (m == 1) {
+        if (!res.shape.IsArray()) return std::nullopt;
+        acc[0] = std::move(res);
+      } else {
+        if (res.tuple.size() != m) return std::nullopt;
+        for (size_t k = 0; k < m; ++k) acc[k] = std::move(res.tuple[k]);
+      }
+    }
+    for (size_t k = 0; k < m; ++k) {
+      const ArrayEnclosure& a = acc[k].array;
+      ArrayEnclosure& o = outs[k];
+      if (a.is_float != o.is_float) return std::nullopt;
+      o.flags[j] = a.flags[0];
+      if (o.is_float) {
+        o.lo[j] = a.lo[0];
+        o.hi[j] = a.hi[0];
+      } else {
+        o.ints[j] = a.ints[0];
+      }
+      MergeReasons(o.reasons, a.reasons);
+    }
+  }
+  ValueEnclosure out;
+  out.shape = inst.shape();
+  if (inst.shape().IsTuple()) {
+    for (size_t k = 0; k < m; ++k) {
+      ValueEnclosure e;
+      e.shape = out_shapes[k];
+      e.array = std::move(outs[k]);
+      out.tuple.push_back(std::move(e));
+    }
+  } else {
+    out.array = std::move(outs[0]);
+  }
+  return std::optional<ValueEnclosure>(std::move(out));
+}
+
+// The element type a two-parameter reducer computes in (kInvalid if not a
+// scalar array).
+PrimitiveType ReducerType(const HloComputation* comp) {
+  if (comp == nullptr || comp->root() == nullptr ||
+      !comp->root()->shape().IsArray()) {
+    return PrimitiveType::kInvalid;
+  }
+  return comp->root()->shape().element_type();
+}
+
+// reduce-window with a multiply reducer on positive enclosures (every
+// element and the init with lo > 0; other data: no rule): the product is
+// increasing in every factor, so the oracle's f64 window products of the
+// lower and of the upper ends bound the exact products (each f64 product
+// rounds: (m + 2) 2^-52 relative covers them, m = window size + 1 factors
+// at most, the init included); then MultiplyReduction's bound gamma_m(u_T)
+// |P|, with the window products of min(1, lo) and max(1, hi) bounding
+// every partial product (below min-normal: undecided; above max_T:
+// unbounded, NaN allowed).
+absl::StatusOr<std::optional<ValueEnclosure>>
+EnclosurePass::ReduceWindowMultiply(
+    const HloInstruction& inst, const std::vector<const ValueEnclosure*>& ops) {
+  const ArrayEnclosure& x = ops[0]->array;
+  const ArrayEnclosure& init = ops[1]->array;
+  const PrimitiveType t = inst.shape().element_type();
+  if (!x.is_float || !init.is_float || !SupportedFloat(t) ||
+      ReducerType(inst.to_apply()) != t || x.shape.element_type() != t) {
+    return std::nullopt;
+  }
+  for (const ArrayEnclosure* a : {&x, &init}) {
+    for (int64_t i = 0; i < a->size(); ++i) {
+      if (a->flags[i] != kEnclNumber || !(a->lo[i] > 0) ||
+          !std::isfinite(a->hi[i])) {
+        return std::nullopt;
+      }
+    }
+  }
+  const std::string where = absl::StrCat("reduce-window ", inst.name());
+  Shape xs = x.shape, is = init.shape, rs = inst.shape();
+  xs.set_element_type(PrimitiveType::kF64);
+  is.set_element_type(PrimitiveType::kF64);
+  rs.set_element_type(PrimitiveType::kF64);
+  auto window = [&](const std::vector<double>& a,
+                    const std::vector<double>& b) {
+    return RunIsolatedF64(inst, xs, a, is, b, rs);
+  };
+  auto map = [](const std::vector<double>& v, double (*fn)(double)) {
+    std::vector<double> r(v.size());
+    for (size_t i = 0; i < v.size(); ++i) r[i] = fn(v[i]);
+    return r;
+  };
+  auto below1 = [](double v) { return std::min(1.0, v); };
+  auto above1 = [](double v) { return std::max(1.0, v); };
+  HLOREF_ASSIGN_OR_RETURN(std::vector<double> lo, window(x.lo, init.lo));
+  HLOREF_ASSIGN_OR_RETURN(std::vector<double> hi, window(x.hi, init.hi));
+  HLOREF_ASSIGN_OR_RETURN(std::vector<double> min_p,
+                          window(map(x.lo, below1), map(init.lo, below1)));
+  HLOREF_ASSIGN_OR_RETURN(std::vector<double> max_p,
+                          window(map(x.hi, above1), map(init.hi, above1)));
+  int64_t m = 1;
+  for (const WindowDimension& d : inst.attrs().window.dimensions) m *= d.size;
+  m += 1;
+  const double f64_rel = MulUp(static_cast<double>(m + 2), 0x1p-52);
+  const FloatFormat& f = FormatOf(t);
+  const double g = Gamma(m, std::ldexp(1.0, -Precision(f)));
+  ValueEnclosure out;
+  out.shape = inst.shape();
+  out.array = NewArray(inst.shape());
+  ArrayEnclosure& o = out.array;
+  MergeReasons(o.reasons, x.reasons);
+  MergeReasons(o.reasons, init.reasons);
+  for (int64_t j = 0; j < o.size(); ++j) {
+    const double p_lo = MulDown(lo[j], AddDown(1, -f64_rel));
+    const double p_hi = MulUp(hi[j], AddUp(1, f64_rel));
+    const double big = MulUp(max_p[j], AddUp(1, f64_rel));
+    const double small = MulDown(min_p[j], AddDown(1, -f64_rel));
+    if (AddUp(big, MulUp(g, big)) > MaxFinite(f)) {
+      o.flags[j] = kEnclNumber | kEnclNaN;
+      o.lo[j] = -kInf;
+      o.hi[j] = kInf;
+      AddReason(o.reasons, where + ": a partial product may overflow");
+      continue;
+    }
+    if (MulDown(small, AddDown(1, -g)) < MinNormal(f)) {
+      o.flags[j] = kEnclUndecided;
+      o.lo[j] = -kInf;
+      o.hi[j] = kInf;
+      AddReason(o.reasons, where + ": a partial product may underflow");
+      continue;
+    }
+    const double e = MulUp(g, p_hi);
+    double l = AddDown(p_lo, -e), h = AddUp(p_hi, e);
+    Widen(EnclosureErrorClass{EnclosureErrorKind::kRounded}, t, l, h,
+          o.flags[j]);
+    o.lo[j] = l;
+    o.hi[j] = h;
+  }
+  return std::optional<ValueEnclosure>(std::move(out));
+}
+
 // The reducer of a reduce: add, maximum or minimum of its two parameters.
 std::optional<HloOpcode> SimpleReducer(const HloComputation* comp) {
   if (comp == nullptr || comp->num_parameters() != 2) return std::nullopt;
   const HloInstruction* root = comp->root();
   if (root == nullptr || root->operand_count() != 2) return std::nullopt;
+  // The reducer must compute in the element type of its user (a bf16
+  // reducer of f32 data rounds every step to bf16): callers compare
+  // ReducerType with their element type.
   const HloOpcode op = root->opcode();
   if (op != HloOpcode::kAdd && op != HloOpcode::kMaximum &&
       op != HloOpcode::kMinimum) {
@@ -2062,16 +3437,27 @@ std::optional<HloOpcode> SimpleReducer(const HloComputation* comp) {
   return op;
 }
 
+// A reducer multiplying its two parameters.
+bool IsMultiplyReducer(const HloComputation* comp) {
+  if (comp == nullptr || comp->num_parameters() != 2) return false;
+  const HloInstruction* root = comp->root();
+  return root != nullptr && root->opcode() == HloOpcode::kMultiply &&
+         root->operand(0)->opcode() == HloOpcode::kParameter &&
+         root->operand(1)->opcode() == HloOpcode::kParameter &&
+         root->operand(0) != root->operand(1);
+}
+
 std::optional<ValueEnclosure> EnclosurePass::Reduce(
     const HloInstruction& inst, const std::vector<const ValueEnclosure*>& ops) {
   if (ops.size() != 2 || !inst.shape().IsArray()) return std::nullopt;
+  if (IsMultiplyReducer(inst.to_apply())) return ReduceMultiply(inst, ops);
   std::optional<HloOpcode> reducer = SimpleReducer(inst.to_apply());
   if (!reducer) return std::nullopt;
   const ArrayEnclosure& a = ops[0]->array;
   const ArrayEnclosure& init = ops[1]->array;
   const PrimitiveType t = inst.shape().element_type();
   if (!a.is_float || !init.is_float || !SupportedFloat(t) ||
-      a.shape.element_type() != t) {
+      a.shape.element_type() != t || ReducerType(inst.to_apply()) != t) {
     return std::nullopt;
   }
   const auto ad = a.shape.dimensions();
@@ -2275,6 +3661,30 @@ absl::StatusOr<ValueEnclosure> EnclosurePass::Op(
     absl::StatusOr<std::optional<ValueEnclosure>> v = ReduceWindow(inst, ops);
     if (!v.ok()) return IsolationFailed(inst, v.status());
     if (*v) return std::move(**v);
+  } else if (op == HloOpcode::kScatter) {
+    absl::StatusOr<std::optional<ValueEnclosure>> v = ScatterFloat(inst, ops);
+    if (!v.ok()) return IsolationFailed(inst, v.status());
+    if (*v) return std::move(**v);
+  } else if (op == HloOpcode::kSort || op == HloOpcode::kTopK) {
+    if (std::optional<ValueEnclosure> v = SortRounded(inst, ops)) {
+      return std::move(*v);
+    }
+  } else if (op == HloOpcode::kReducePrecision) {
+    absl::StatusOr<std::optional<ValueEnclosure>> v =
+        ReducePrecision(inst, ops);
+    if (!v.ok()) return IsolationFailed(inst, v.status());
+    if (*v) return std::move(**v);
+  } else if (op == HloOpcode::kMap) {
+    HLOREF_ASSIGN_OR_RETURN(std::optional<ValueEnclosure> v, Map(inst, ops));
+    if (v) return std::move(*v);
+  } else if (op == HloOpcode::kBatchNormTraining) {
+    if (std::optional<ValueEnclosure> v = BatchNormTraining(inst, ops)) {
+      return std::move(*v);
+    }
+  } else if (op == HloOpcode::kBatchNormGrad) {
+    if (std::optional<ValueEnclosure> v = BatchNormGrad(inst, ops)) {
+      return std::move(*v);
+    }
   } else if (op == HloOpcode::kBatchNormInference) {
     if (std::optional<ValueEnclosure> v = BatchNormInference(inst, ops)) {
       return std::move(*v);
@@ -2283,6 +3693,9 @@ absl::StatusOr<ValueEnclosure> EnclosurePass::Op(
     if (std::optional<ValueEnclosure> v = Reduce(inst, ops)) {
       return std::move(*v);
     }
+    HLOREF_ASSIGN_OR_RETURN(std::optional<ValueEnclosure> v,
+                            ReduceBySelection(inst, ops));
+    if (v) return std::move(*v);
   } else if (IsElementwiseFamily(op) && cls.kind != EnclosureErrorKind::kNone &&
              (operands_have_float || HasFloat(inst.shape()))) {
     if (std::optional<ValueEnclosure> v = FloatElementwise(inst, ops)) {
@@ -2315,7 +3728,24 @@ absl::StatusOr<ValueEnclosure> EnclosurePass::Op(
       size_t next = 0;
       HLOREF_ASSIGN_OR_RETURN(ValueEnclosure v,
                               ValueFromLiteral(r->value, Marks(*r), &next));
+      // and / or of pred: a decided false (and) or true (or) operand
+      // decides the result whatever the other is.
+      const bool pred_logic =
+          (op == HloOpcode::kAnd || op == HloOpcode::kOr) &&
+          inst.shape().IsArray() &&
+          inst.shape().element_type() == PrimitiveType::kPred;
+      const int64_t dominant = op == HloOpcode::kOr ? 1 : 0;
       for (int64_t i = 0; i < v.array.size(); ++i) {
+        bool decided_by_one = false;
+        for (const ValueEnclosure* o : ops) {
+          const int64_t k = o->array.size() == 1 ? 0 : i;
+          decided_by_one |= pred_logic && o->array.flags[k] == kEnclNumber &&
+                            o->array.ints[k] == dominant;
+        }
+        if (decided_by_one) {
+          v.array.ints[i] = dominant;
+          continue;
+        }
         for (const ValueEnclosure* o : ops) {
           const int64_t k = o->array.size() == 1 ? 0 : i;
           v.array.flags[i] |= o->array.flags[k] & kUnjudgedFlags;
@@ -2366,6 +3796,42 @@ std::string IndexText(const Shape& shape, int64_t linear) {
   return absl::StrCat("[", absl::StrJoin(idx, ","), "]");
 }
 
+// Every real number that rounds to nearest to each float point of `v`
+// (EnclosureOptions::rounded_arguments).
+void WidenToRoundingPreimage(ValueEnclosure& v) {
+  for (ValueEnclosure& t : v.tuple) WidenToRoundingPreimage(t);
+  if (!v.shape.IsArray() || !v.array.is_float) return;
+  const PrimitiveType t = v.shape.element_type();
+  const FloatFormat& f = FormatOf(t);
+  const double max = MaxFinite(f);
+  ArrayEnclosure& a = v.array;
+  for (int64_t i = 0; i < a.size(); ++i) {
+    if (!(a.flags[i] & kEnclNumber) || a.lo[i] != a.hi[i]) continue;
+    const double x = a.lo[i];
+    if (t == PrimitiveType::kF64) {
+      if (std::isfinite(x)) {
+        a.lo[i] = Down(x);
+        a.hi[i] = Up(x);
+      } else {
+        a.lo[i] = x > 0 ? DBL_MAX : -kInf;
+        a.hi[i] = x > 0 ? kInf : -DBL_MAX;
+      }
+      continue;
+    }
+    // Midpoints of neighbours of a type narrower than f64 are doubles.
+    const double half_top = std::ldexp(UlpOf(f, max), -1);
+    if (std::isinf(x)) {
+      a.lo[i] = x > 0 ? max + half_top : -kInf;
+      a.hi[i] = x > 0 ? kInf : -(max + half_top);
+      continue;
+    }
+    const double up = x >= max ? max + 2 * half_top : NextUpIn(f, x);
+    const double down = x <= -max ? -max - 2 * half_top : -NextUpIn(f, -x);
+    a.lo[i] = (down + x) / 2;
+    a.hi[i] = (x + up) / 2;
+  }
+}
+
 }  // namespace
 
 absl::StatusOr<ModuleEnclosure> ComputeEnclosure(
@@ -2397,6 +3863,9 @@ absl::StatusOr<ModuleEnclosure> ComputeEnclosure(
     size_t next = 0;
     HLOREF_ASSIGN_OR_RETURN(ValueEnclosure v,
                             ValueFromLiteral(args[i], nullptr, &next));
+    if (options.rounded_arguments.count(static_cast<int64_t>(i)) > 0) {
+      WidenToRoundingPreimage(v);
+    }
     arg_values.push_back(std::move(v));
   }
   std::vector<const ValueEnclosure*> ptrs;

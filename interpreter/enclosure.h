@@ -124,6 +124,14 @@ struct EnclosureOptions {
   // For the oracle runs of exact ops (threads, limits, profile).
   EvaluatorOptions oracle;
   int64_t max_while_iterations = 1'000'000;
+  // Arguments (by parameter number) that stand for every real number that
+  // rounds to nearest to them in their type, not for their exact value:
+  // float elements v become [midpoint(prev_T(v), v), midpoint(v,
+  // next_T(v))] (f64: one double ulp each side; +-inf: beyond the
+  // midpoint past max_T). `hloref diff` judges an instruction on a
+  // backend's own operand values this way, so an operand the backend kept
+  // wider and rounded only on output (excess precision) is inside.
+  std::set<int64_t> rounded_arguments;
 };
 
 struct ModuleEnclosure {

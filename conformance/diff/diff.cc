@@ -16,6 +16,7 @@
 #include "conformance/diff/slice.h"
 #include "conformance/generators/generator.h"
 #include "conformance/harness/suite.h"
+#include "spec/ir/hlo_parser.h"
 #include "spec/ir/hlo_printer.h"
 #include "spec/util/status_macros.h"
 #include "spec/verifier/verifier.h"
@@ -119,6 +120,140 @@ void JudgeWithEnclosures(const HloModule& module,
     return;
   }
   result.enclosure = *std::move(verdict);
+}
+
+// The module computing every array-valued instruction of the entry: a
+// clone whose entry root is a tuple of them (`kept` gets them in order).
+absl::StatusOr<std::unique_ptr<HloModule>> AllValuesModule(
+    const HloModule& module, std::vector<const HloInstruction*>& kept) {
+  std::unique_ptr<HloModule> clone = module.Clone();
+  HloComputation* entry = clone->entry();
+  std::vector<HloInstruction*> values;
+  std::vector<Shape> shapes;
+  for (const auto& owned : module.entry()->instructions()) {
+    const HloInstruction& inst = *owned;
+    if (inst.opcode() == HloOpcode::kParameter || !inst.shape().IsArray()) {
+      continue;
+    }
+    HloInstruction* c = entry->FindInstruction(inst.name());
+    if (c == nullptr) continue;
+    kept.push_back(&inst);
+    values.push_back(c);
+    shapes.push_back(c->shape());
+  }
+  auto tuple = std::make_unique<HloInstruction>(
+      HloOpcode::kTuple, Shape::Tuple(shapes), "enclosure_all_values");
+  for (HloInstruction* v : values) tuple->AppendOperand(v);
+  entry->set_root(entry->AddInstruction(std::move(tuple)));
+  entry->set_signature_result(entry->root()->shape());
+  clone->mutable_config()->entry_result_layout.reset();
+  // Through text, as every slice: a module any backend can take.
+  const std::string text = PrintModule(*clone);
+  HLOREF_ASSIGN_OR_RETURN(std::unique_ptr<HloModule> parsed,
+                          ParseHloModule(text));
+  HLOREF_RETURN_IF_ERROR(VerifyModule(*parsed));
+  return parsed;
+}
+
+// DiffResult::enclosure_departure (see diff.h).
+void LocaliseWithEnclosures(const HloModule& module,
+                            absl::Span<const Literal> args,
+                            backends::Backend& backend,
+                            const DiffOptions& options, DiffResult& result) {
+  std::vector<const HloInstruction*> kept;
+  absl::StatusOr<std::unique_ptr<HloModule>> all =
+      AllValuesModule(module, kept);
+  if (!all.ok()) {
+    result.localisation_note = absl::StrCat(
+        "no module of every intermediate value: ", all.status().message());
+    return;
+  }
+  absl::StatusOr<std::unique_ptr<backends::Executable>> exe =
+      backend.Compile(**all, options.compile_options);
+  if (!exe.ok()) {
+    result.localisation_note = absl::StrCat(
+        "the backend cannot compile the module of every "
+        "intermediate value: ",
+        exe.status().message());
+    return;
+  }
+  absl::StatusOr<std::vector<Literal>> got = (*exe)->Run(args);
+  if (!got.ok() || got->size() != kept.size()) {
+    result.localisation_note = absl::StrCat(
+        "the backend cannot run the module of every intermediate value",
+        got.ok() ? "" : ": ", got.ok() ? "" : got.status().message());
+    return;
+  }
+  std::map<const HloInstruction*, const Literal*> backend_value;
+  for (size_t i = 0; i < kept.size(); ++i) {
+    backend_value[kept[i]] = &(*got)[i];
+  }
+  EvaluatorOptions eval_options;
+  eval_options.profile = options.profile;
+  eval_options.max_bytes = options.max_bytes;
+  int64_t judged = 0;
+  for (const HloInstruction* inst : kept) {
+    // The operands' values: the arguments, or the backend's.
+    std::vector<const HloInstruction*> operands;
+    for (const HloInstruction* o : inst->operands()) {
+      if (std::find(operands.begin(), operands.end(), o) == operands.end()) {
+        operands.push_back(o);
+      }
+    }
+    std::vector<Literal> values;
+    bool available = true;
+    for (const HloInstruction* o : operands) {
+      if (o->opcode() == HloOpcode::kParameter) {
+        const int64_t n = o->parameter_number();
+        if (n < 0 || n >= static_cast<int64_t>(args.size())) {
+          available = false;
+          break;
+        }
+        values.push_back(args[n]);
+        continue;
+      }
+      auto it = backend_value.find(o);
+      if (it == backend_value.end()) {
+        available = false;  // a tuple-valued operand
+        break;
+      }
+      values.push_back(*it->second);
+    }
+    if (!available) continue;
+    absl::StatusOr<std::unique_ptr<HloModule>> isolated =
+        IsolateInstruction(module, *inst);
+    if (!isolated.ok()) continue;
+    EnclosureOptions enc_options =
+        PolicyEnclosureOptions(eval_options, options.deviations);
+    for (size_t i = 0; i < operands.size(); ++i) {
+      if (operands[i]->opcode() != HloOpcode::kParameter) {
+        enc_options.rounded_arguments.insert(static_cast<int64_t>(i));
+      }
+    }
+    absl::StatusOr<ModuleEnclosure> enc =
+        ComputeEnclosure(**isolated, values, enc_options);
+    if (!enc.ok()) continue;
+    const Literal& value = *backend_value[inst];
+    absl::StatusOr<EnclosureVerdict> verdict =
+        JudgeWithEnclosure(*enc, absl::MakeConstSpan(&value, 1));
+    if (!verdict.ok()) continue;
+    if (verdict->TotalFail() > 0) {
+      EnclosureDeparture d;
+      d.name = inst->name();
+      d.location = LocationOf(*inst);
+      d.opcode = inst->opcode();
+      d.verdict = *std::move(verdict);
+      d.judged_before = judged;
+      result.enclosure_departure = std::move(d);
+      return;
+    }
+    ++judged;
+  }
+  result.localisation_note = absl::StrCat(
+      "every one of the ", judged,
+      " instructions judged on the backend's own operand values lies inside "
+      "its enclosure (the departure is in an instruction whose operands or "
+      "value are tuples, or outside what the enclosures judge)");
 }
 
 std::string EnclosureText(const DiffResult& r) {
@@ -299,6 +434,22 @@ std::string InstructionVerdict::QualifiedName() const {
 
 std::string DiffResult::Conclusion() const {
   std::string text = ConclusionWithoutEnclosure();
+  if (enclosure_departure.has_value()) {
+    const EnclosureDeparture& d = *enclosure_departure;
+    std::string first;
+    for (const EnclosureOutputVerdict& o : d.verdict.outputs) {
+      if (!o.failures.empty()) {
+        first = o.failures.front().ToString();
+        break;
+      }
+    }
+    absl::StrAppend(
+        &text, " %", d.name, d.location.empty() ? "" : " (", d.location,
+        d.location.empty() ? "" : ")",
+        " is the first instruction whose backend value leaves its enclosure "
+        "computed from the backend's own operand values (",
+        d.verdict.TotalFail(), " elements, first ", first, ").");
+  }
   const std::string enc = EnclosureText(*this);
   if (!enc.empty()) absl::StrAppend(&text, " [", enc, "]");
   return text;
@@ -386,6 +537,9 @@ absl::StatusOr<DiffResult> DiffModule(const HloModule& module,
   if (options.enclosure && options.participant_args.empty() &&
       !UsesHost(module)) {
     JudgeWithEnclosures(module, args, backend, options, result);
+    if (result.enclosure.has_value() && result.enclosure->TotalFail() > 0) {
+      LocaliseWithEnclosures(module, args, backend, options, result);
+    }
     if (result.whole == Outcome::kFail && result.enclosure.has_value() &&
         result.enclosure->TotalFail() == 0 &&
         result.enclosure->TotalUnjudged() == 0) {

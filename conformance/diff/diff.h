@@ -85,6 +85,19 @@ struct InstructionVerdict {
   std::string QualifiedName() const;
 };
 
+// The first instruction (in the entry's order) whose backend value leaves
+// the enclosure computed from its operands' backend values
+// (DiffResult::enclosure_departure).
+struct EnclosureDeparture {
+  std::string name;      // without `%`
+  std::string location;  // "file:12:5" when known
+  HloOpcode opcode = HloOpcode::kParameter;
+  // The instruction's own verdict: its failures and unjudged reasons.
+  EnclosureVerdict verdict;
+  // Instructions judged this way before it (all inside or unjudged).
+  int64_t judged_before = 0;
+};
+
 struct DiffResult {
   // The whole module's verdict on the backend.
   Outcome whole = Outcome::kPass;
@@ -97,6 +110,17 @@ struct DiffResult {
   // enclosure_note says why not otherwise.
   std::optional<EnclosureVerdict> enclosure;
   std::string enclosure_note;
+  // When the enclosures fail the whole module: the backend runs the module
+  // once more with every array-valued entry instruction as an output, and
+  // each instruction's rule is evaluated on its operands' backend values
+  // (each standing for every real that rounds to it, so intermediates the
+  // backend kept wider are inside: EnclosureOptions::rounded_arguments);
+  // the first instruction whose backend value leaves that enclosure is
+  // named here. Later instructions are judged on the departed values, so
+  // the departure does not cascade. Unset with localisation_note saying
+  // why when not done, or when every instruction is inside.
+  std::optional<EnclosureDeparture> enclosure_departure;
+  std::string localisation_note;
   // The comparator fails the whole module but the enclosures pass every
   // element: no isolation was done (instructions is empty).
   bool conforms_within_enclosures = false;

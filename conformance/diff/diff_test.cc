@@ -365,8 +365,15 @@ namespace {
 // kept in f32 and rounded to bf16 once, at the outputs. The module's text
 // with bf16 read as f32 runs on the interpreter backend; arguments widen
 // exactly, results round to nearest even.
+//
+// `rewrites` (text replacements of the module, e.g. " divide(" ->
+// " multiply(") make it a broken compiler too: the named instructions
+// compute something else.
 class ExcessPrecisionBackend : public backends::Backend {
  public:
+  explicit ExcessPrecisionBackend(
+      std::vector<std::pair<std::string, std::string>> rewrites = {})
+      : rewrites_(std::move(rewrites)) {}
   std::string name() const override { return "excess-precision"; }
   absl::Status Supports(const HloInstruction&) const override {
     return absl::OkStatus();
@@ -374,8 +381,22 @@ class ExcessPrecisionBackend : public backends::Backend {
   absl::StatusOr<std::unique_ptr<backends::Executable>> Compile(
       const HloModule& module,
       const backends::CompileOptions& options) override {
-    const std::string text =
+    std::string text =
         absl::StrReplaceAll(PrintModule(module), {{"bf16", "f32"}});
+    for (const auto& [from, to] : rewrites_) {
+      text = absl::StrReplaceAll(text, {{from, to}});
+    }
+    // The outputs that were bf16 (rounded back once, at the end).
+    std::vector<bool> narrow;
+    const Shape& root = module.entry()->root()->shape();
+    if (root.IsTuple()) {
+      for (const Shape& leaf : root.tuple_shapes()) {
+        narrow.push_back(leaf.IsArray() &&
+                         leaf.element_type() == PrimitiveType::kBF16);
+      }
+    } else {
+      narrow.push_back(root.element_type() == PrimitiveType::kBF16);
+    }
     auto wide = ParseHloModule(text);
     if (!wide.ok()) return wide.status();
     auto inner = backends::CreateInterpreterBackend();
@@ -383,15 +404,18 @@ class ExcessPrecisionBackend : public backends::Backend {
     auto exe = (*inner)->Compile(**wide, options);
     if (!exe.ok()) return exe.status();
     return std::unique_ptr<backends::Executable>(
-        std::make_unique<Exe>(*std::move(exe), std::move(*wide)));
+        std::make_unique<Exe>(*std::move(exe), std::move(*wide), narrow));
   }
 
  private:
+  std::vector<std::pair<std::string, std::string>> rewrites_;
   class Exe : public backends::Executable {
    public:
     Exe(std::unique_ptr<backends::Executable> inner,
-        std::unique_ptr<HloModule> wide)
-        : inner_(std::move(inner)), wide_(std::move(wide)) {}
+        std::unique_ptr<HloModule> wide, std::vector<bool> narrow)
+        : inner_(std::move(inner)),
+          wide_(std::move(wide)),
+          narrow_(std::move(narrow)) {}
     absl::StatusOr<std::vector<Literal>> Run(
         absl::Span<const Literal> args) override {
       std::vector<Literal> wide_args;
@@ -408,8 +432,12 @@ class ExcessPrecisionBackend : public backends::Backend {
       }
       auto out = inner_->Run(wide_args);
       if (!out.ok()) return out;
-      for (Literal& l : *out) {
-        if (l.element_type() != PrimitiveType::kF32) continue;
+      for (size_t k = 0; k < out->size(); ++k) {
+        Literal& l = (*out)[k];
+        if (l.element_type() != PrimitiveType::kF32 ||
+            !(k < narrow_.size() && narrow_[k])) {
+          continue;
+        }
         Literal n(Shape(PrimitiveType::kBF16, l.shape().dimensions()));
         for (int64_t i = 0; i < l.element_count(); ++i) {
           n.SetFromDouble(i, l.GetAsDouble(i));  // one rounding
@@ -422,6 +450,7 @@ class ExcessPrecisionBackend : public backends::Backend {
    private:
     std::unique_ptr<backends::Executable> inner_;
     std::unique_ptr<HloModule> wide_;
+    std::vector<bool> narrow_;
   };
 };
 
@@ -476,6 +505,81 @@ TEST(DiffModule, EnclosuresFailABrokenBackendAndIsolationGoesOn) {
   EXPECT_NE(result->Conclusion().find("whole-program enclosures: "),
             std::string::npos)
       << result->Conclusion();
+}
+
+// Localisation by enclosures: a broken compiler (multiply computed as
+// subtract) in a multi-op f32 program. Every later instruction is judged on
+// the backend's own (departed) operand values, so the departure does not
+// cascade: the named instruction is the multiply, not the tanh or add
+// after it.
+TEST(DiffModule, EnclosuresNameTheBrokenInstructionNotALaterOne) {
+  auto module = Parse(R"(
+HloModule chain2
+ENTRY main {
+  x = f32[3] parameter(0)
+  y = f32[3] parameter(1)
+  n = f32[3] negate(x)
+  m = f32[3] multiply(n, y)
+  t = f32[3] tanh(m)
+  ROOT r = f32[3] add(t, x)
+}
+)");
+  ASSERT_NE(module, nullptr);
+  ExcessPrecisionBackend backend(
+      std::vector<std::pair<std::string, std::string>>{
+          {" multiply(", " subtract("}});
+  auto result = DiffModule(*module, Args(), backend, DiffOptions{});
+  ASSERT_TRUE(result.ok()) << result.status();
+  ASSERT_TRUE(result->enclosure.has_value()) << result->enclosure_note;
+  EXPECT_GT(result->enclosure->TotalFail(), 0);
+  ASSERT_TRUE(result->enclosure_departure.has_value())
+      << result->localisation_note;
+  EXPECT_EQ(result->enclosure_departure->name, "m");
+  EXPECT_EQ(result->enclosure_departure->judged_before, 1);  // n
+  EXPECT_NE(result->Conclusion().find("%m (7:3) is the first instruction "
+                                      "whose backend value leaves its "
+                                      "enclosure"),
+            std::string::npos)
+      << result->Conclusion();
+}
+
+// Excess precision and a broken divide together (bf16 values kept in f32,
+// divide computed as multiply): the instructions before the divide differ
+// from per-op rounding but lie inside their enclosures once their operands
+// stand for every value that rounds to the backend's bf16 output, so the
+// divide is named, not an earlier instruction and not the later subtract.
+TEST(DiffModule, EnclosureLocalisationSeesThroughExcessPrecision) {
+  auto module = Parse(R"(
+HloModule ep2
+ENTRY main {
+  x = bf16[8] parameter(0)
+  y = bf16[8] parameter(1)
+  m = bf16[8] multiply(x, y)
+  a = bf16[8] add(m, x)
+  e = bf16[8] exponential(a)
+  d = bf16[8] divide(e, y)
+  ROOT s = bf16[8] subtract(d, m)
+}
+)");
+  ASSERT_NE(module, nullptr);
+  std::vector<Literal> args;
+  args.push_back(*ParseLiteral(
+      "bf16[8] {1.0078125, 3.140625, -2.71875, 0.33398438, 0.5, -1.6640625, "
+      "2.0625, 0.12695312}"));
+  args.push_back(*ParseLiteral(
+      "bf16[8] {1.9921875, 0.70703125, 1.4140625, -3.015625, 0.5703125, "
+      "2.4375, -1.1015625, 9.875}"));
+  ExcessPrecisionBackend backend(
+      std::vector<std::pair<std::string, std::string>>{
+          {" divide(", " multiply("}});
+  auto result = DiffModule(*module, args, backend, DiffOptions{});
+  ASSERT_TRUE(result.ok()) << result.status();
+  ASSERT_TRUE(result->enclosure.has_value()) << result->enclosure_note;
+  EXPECT_GT(result->enclosure->TotalFail(), 0) << result->Conclusion();
+  ASSERT_TRUE(result->enclosure_departure.has_value())
+      << result->localisation_note;
+  EXPECT_EQ(result->enclosure_departure->name, "d") << result->Conclusion();
+  EXPECT_EQ(result->enclosure_departure->judged_before, 3);  // m, a, e
 }
 
 }  // namespace

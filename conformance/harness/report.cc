@@ -147,7 +147,8 @@ std::string SummaryJson(const Summary& s) {
 }  // namespace
 
 bool IsProgramCase(const CaseRecord& record) {
-  return record.suite == "golden" && record.id.rfind("programs/", 0) == 0;
+  return (record.suite == "golden" || record.suite == "programs") &&
+         record.id.rfind("programs/", 0) == 0;
 }
 
 Summary SummaryOf(const SuiteResult& result, bool programs) {

@@ -34,7 +34,8 @@ struct ReportMeta {
   std::string command_line;
 };
 
-// A multi-op program case: a golden case of golden/programs/.
+// A multi-op program case: a golden case of golden/programs/ or a random
+// program judged by its enclosures (SuiteOptions::programs).
 bool IsProgramCase(const CaseRecord& record);
 // The outcome counts of the program cases (programs = true) or of every
 // other case (the single-op cases).

@@ -21,7 +21,10 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/time/time.h"
+#include "conformance/compare/enclosure_model.h"
+#include "conformance/generators/random_programs.h"
 #include "conformance/harness/golden_case.h"
+#include "interpreter/enclosure.h"
 #include "interpreter/evaluator.h"
 #include "interpreter/host_queues.h"
 #include "spec/ir/hlo_parser.h"
@@ -51,10 +54,83 @@ Outcome OutcomeOf(const absl::Status& s) {
 
 struct CaseRef {
   bool golden = false;
+  bool program = false;  // a random program (SuiteOptions::programs)
+  bool bf16 = false;     // its element type
   size_t golden_index = 0;
   HloOpcode opcode = HloOpcode::kAdd;
   uint64_t seed = 0;
 };
+
+std::string RandomProgramId(uint64_t seed, bool bf16) {
+  return absl::StrCat("programs/random/", bf16 ? "bf16" : "f32", "/", seed);
+}
+
+// A random program (SuiteOptions::programs) on `backend`, judged by its
+// whole-program enclosures.
+CaseRecord RunRandomProgram(uint64_t seed, bool bf16,
+                            backends::Backend& backend,
+                            const SuiteOptions& options) {
+  const double start = Now();
+  CaseRecord r;
+  r.id = RandomProgramId(seed, bf16);
+  r.suite = "programs";
+  r.op = "program";
+  r.type = bf16 ? "bf16" : "f32";
+  RandomProgram p = MakeRandomProgram(seed, bf16);
+  r.module_text = p.text;
+  r.args = p.args;
+  auto finish = [&](Outcome o, std::string message) {
+    r.outcome = o;
+    r.message = std::move(message);
+    r.seconds = Now() - start;
+    return r;
+  };
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(p.text);
+  if (!module.ok()) {
+    return finish(Outcome::kFail,
+                  absl::StrCat("generator: ", module.status().message()));
+  }
+  EvaluatorOptions oracle;
+  oracle.max_bytes = options.max_bytes;
+  absl::StatusOr<ModuleEnclosure> enc = ComputeEnclosure(
+      **module, p.args, PolicyEnclosureOptions(oracle, options.deviations));
+  if (!enc.ok()) {
+    return finish(Outcome::kSkipped,
+                  absl::StrCat("enclosures: ", enc.status().message()));
+  }
+  absl::StatusOr<std::unique_ptr<backends::Executable>> exe =
+      backend.Compile(**module, options.compile_options);
+  if (!exe.ok()) {
+    return finish(OutcomeOf(exe.status()),
+                  absl::StrCat("compile: ", exe.status().message()));
+  }
+  absl::StatusOr<std::vector<Literal>> got = (*exe)->Run(p.args);
+  if (!got.ok()) {
+    return finish(OutcomeOf(got.status()),
+                  absl::StrCat("run: ", got.status().message()));
+  }
+  absl::StatusOr<EnclosureVerdict> verdict = JudgeWithEnclosure(*enc, *got);
+  if (!verdict.ok()) {
+    return finish(Outcome::kFail, std::string(verdict.status().message()));
+  }
+  int64_t pass = 0;
+  for (const EnclosureOutputVerdict& o : verdict->outputs) {
+    pass += o.pass;
+    r.elements += o.pass + o.fail + o.unjudged + o.dont_care;
+  }
+  const std::string counts = absl::StrCat(
+      "whole-program enclosures (", p.ops, " ops, ", p.whiles, " while, ",
+      p.attentions, " attention): ", verdict->Summary());
+  if (verdict->TotalFail() > 0) return finish(Outcome::kFail, counts);
+  if (verdict->TotalUnjudged() > 0) {
+    return finish(Outcome::kSkipped,
+                  absl::StrCat(verdict->TotalUnjudged(), " of ", r.elements,
+                               " elements unjudged; ", counts));
+  }
+  r.module_text.clear();  // passing cases keep nothing
+  r.args.clear();
+  return finish(Outcome::kPass, counts);
+}
 
 std::optional<CaseRecord> RejudgeWithDeviations(const GoldenCase& c,
                                                 backends::Backend& backend,
@@ -618,6 +694,21 @@ absl::StatusOr<SuiteResult> RunSuite(const SuiteOptions& options) {
       all.push_back(ref);
     }
   }
+  if (options.programs > 0 && options.ops.empty()) {
+    for (bool bf16 : {false, true}) {
+      if (!options.types.empty() &&
+          !options.types.count(bf16 ? "bf16" : "f32")) {
+        continue;
+      }
+      for (int64_t k = 0; k < options.programs; ++k) {
+        CaseRef ref;
+        ref.program = true;
+        ref.bf16 = bf16;
+        ref.seed = options.seed + static_cast<uint64_t>(k);
+        all.push_back(ref);
+      }
+    }
+  }
   std::vector<CaseRef> mine;
   for (size_t i = 0; i < all.size(); ++i) {
     if (static_cast<int>(i % options.total_shards) == options.shard_index) {
@@ -642,13 +733,16 @@ absl::StatusOr<SuiteResult> RunSuite(const SuiteOptions& options) {
       const CaseRef& ref = mine[i];
       CaseRecord& r = records[i];
       if (!backend.ok()) {
-        r.id = ref.golden ? golden[ref.golden_index].Id()
-                          : absl::StrCat("gen/", HloOpcodeString(ref.opcode),
-                                         "/", ref.seed);
+        r.id = ref.golden    ? golden[ref.golden_index].Id()
+               : ref.program ? RandomProgramId(ref.seed, ref.bf16)
+                             : absl::StrCat("gen/", HloOpcodeString(ref.opcode),
+                                            "/", ref.seed);
         r.outcome = OutcomeOf(backend.status());
         r.message = absl::StrCat("backend: ", backend.status().message());
       } else if (ref.golden) {
         r = RunGolden(golden[ref.golden_index], **backend, options);
+      } else if (ref.program) {
+        r = RunRandomProgram(ref.seed, ref.bf16, **backend, options);
       } else {
         auto c = GenerateCase(ref.opcode, ref.seed);
         if (!c.ok()) {
@@ -682,7 +776,7 @@ absl::StatusOr<SuiteResult> RunSuite(const SuiteOptions& options) {
   }
   for (size_t i = 0; i < records.size(); ++i) {
     if (!keep[i]) continue;
-    if (!mine[i].golden) ++result.generated_drawn;
+    if (!mine[i].golden && !mine[i].program) ++result.generated_drawn;
     result.summary.Add(records[i].outcome);
     result.records.push_back(std::move(records[i]));
   }

@@ -33,6 +33,15 @@ struct SuiteOptions {
   BackendFactory backend_factory;  // required
   bool golden = true;
   bool generated = true;
+  // Random well-conditioned multi-op programs (conformance/generators/
+  // random_programs.h) per element type (f32 and bf16, filtered by
+  // `types`), judged by their whole-program enclosures instead of the
+  // comparator (docs/enclosures.md); ids "programs/random/<type>/<seed>",
+  // seeds `seed`, `seed + 1`, ...; reported with the multi-op programs.
+  // A program passes when every output element lies inside a narrow
+  // enclosure, fails when one leaves it, and is skipped (with the count)
+  // when some elements are unjudged. Not drawn when `ops` is set.
+  int64_t programs = 0;
   std::string golden_dir;  // empty: DefaultGoldenDir()
   // Only cases about these ops / element types (HLO names); empty: all.
   std::set<std::string> ops;
@@ -71,7 +80,7 @@ absl::StatusOr<std::map<std::string, std::string>> ParseExpectedFailures(
 
 struct CaseRecord {
   std::string id;     // "ops/add.golden:nan" or "gen/add/17"
-  std::string suite;  // "golden" or "generated"
+  std::string suite;  // "golden", "generated" or "programs"
   std::string op;
   std::string type;  // element type (generated) or type class (golden)
   Outcome outcome = Outcome::kFail;

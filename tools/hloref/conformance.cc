@@ -51,7 +51,11 @@ Options:
                           command:PROGRAM (the out-of-process protocol of
                           backends/command/command_backend.h, e.g.
                           command:tools/backends/xla_jax.py for XLA:CPU)
-  --suite=S[,S]           golden, generated (default: both), or
+  --suite=S[,S]           golden, generated (default: both), programs
+                          (random well-conditioned multi-op programs in
+                          f32 and bf16 judged by their whole-program
+                          enclosures, docs/enclosures.md; --programs=N
+                          per type, default 40, seeds from --seed), or
                           stablehlo:DIR (StableHLO's test-data format:
                           each file judged by its own checks and against
                           the oracle; --deviations, --profile and
@@ -150,16 +154,25 @@ class Progress {
 }  // namespace
 
 int RunConformance(int argc, char** argv) {
-  std::vector<OptionSpec> specs = {
-      {"backend", true},     {"suite", true},
-      {"ops", true},         {"types", true},
-      {"count", true},       {"seed", true},
-      {"deviations", true},  {"profile", true},
-      {"jobs", true},        {"report", true},
-      {"junit", true},       {"timeout", true},
-      {"keep-files", false}, {"golden-dir", true},
-      {"list-ops", false},   {"expected-failures", true},
-      {"verbose", false},    {"help", false}};
+  std::vector<OptionSpec> specs = {{"backend", true},
+                                   {"suite", true},
+                                   {"ops", true},
+                                   {"types", true},
+                                   {"count", true},
+                                   {"seed", true},
+                                   {"programs", true},
+                                   {"deviations", true},
+                                   {"profile", true},
+                                   {"jobs", true},
+                                   {"report", true},
+                                   {"junit", true},
+                                   {"timeout", true},
+                                   {"keep-files", false},
+                                   {"golden-dir", true},
+                                   {"list-ops", false},
+                                   {"expected-failures", true},
+                                   {"verbose", false},
+                                   {"help", false}};
   AddCpuOptionSpecs(&specs);
   auto cl = CommandLine::Parse(argc, argv, 2, specs);
   if (!cl.ok()) return Usage(std::string(cl.status().message()));
@@ -232,13 +245,21 @@ int RunConformance(int argc, char** argv) {
   const std::set<std::string> suites =
       SplitList(cl->Get("suite").value_or("golden,generated"));
   for (const std::string& s : suites) {
-    if (s != "golden" && s != "generated") {
+    if (s != "golden" && s != "generated" && s != "programs") {
       return Usage(absl::StrCat("unknown suite '", s,
-                                "' (available: golden, generated)"));
+                                "' (available: golden, generated, "
+                                "programs)"));
     }
   }
   options.golden = suites.count("golden") > 0;
   options.generated = suites.count("generated") > 0;
+  if (suites.count("programs") > 0) {
+    auto programs = cl->GetInt("programs", 40);
+    if (!programs.ok() || *programs < 0) {
+      return Usage("--programs must be a non-negative integer");
+    }
+    options.programs = *programs;
+  }
   if (auto ops = cl->Get("ops")) {
     options.ops = SplitList(*ops);
     for (const std::string& op : options.ops) {
