@@ -18,6 +18,8 @@
 #include "backends/codegen/fusion.h"
 #include "backends/codegen/ir_value.h"
 #include "backends/codegen/llvm_types.h"
+#include "backends/gpu/gpu_conv.h"
+#include "backends/gpu/gpu_gemm.h"
 #include "backends/gpu/nvptx_target.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/Function.h"
@@ -593,6 +595,17 @@ class GpuModuleEmitter {
   absl::Status EmitColumnReduceKernel(const HloInstruction& inst,
                                       const ValueTree& out,
                                       const ReduceShape& rs);
+  // The tensor-core GEMM kernel (gpu_gemm.h) of a dot or convolution; the
+  // GemmIo callbacks are made inside the kernel (they use its generators).
+  using GemmIoMaker = std::function<absl::StatusOr<GemmIo>(
+      const std::vector<ElementGenerator>& operands, const IrArray& out)>;
+  absl::Status EmitTensorCoreKernel(const HloInstruction& inst,
+                                    const ValueTree& out,
+                                    const GemmIoMaker& make_io);
+  GemmIoMaker TensorCoreDotIo(const HloInstruction& inst, int64_t batch,
+                              int64_t m, int64_t n, int64_t k);
+  GemmIoMaker TensorCoreConvIo(const HloInstruction& inst,
+                               const ConvGemmShape& shape);
   bool CanonicalDot(const HloInstruction& inst, int64_t* batch, int64_t* m,
                     int64_t* n, int64_t* k);
   absl::Status EmitDotKernel(const HloInstruction& inst, const ValueTree& out,
@@ -688,7 +701,20 @@ class GpuModuleEmitter {
         int64_t batch, m, n, k;
         if (inst.opcode() == HloOpcode::kDot &&
             CanonicalDot(inst, &batch, &m, &n, &k)) {
+          // bf16 / f16 on the tensor cores (gpu_gemm.h), f32 / f64 FFMA.
+          if (TensorCoreType(inst.shape().element_type()) &&
+              TensorCoreGridFits(batch, m, n)) {
+            return EmitTensorCoreKernel(inst, out,
+                                        TensorCoreDotIo(inst, batch, m, n, k));
+          }
           return EmitDotKernel(inst, out, batch, m, n, k);
+        }
+        if (inst.opcode() == HloOpcode::kConvolution) {
+          // Implicit GEMM (gpu_conv.h) where it applies.
+          std::string why;
+          if (std::optional<ConvGemmShape> s = ConvolutionAsGemm(inst, &why)) {
+            return EmitTensorCoreKernel(inst, out, TensorCoreConvIo(inst, *s));
+          }
         }
       }
       return EmitElementwiseKernel(inst, out);
@@ -1490,6 +1516,78 @@ absl::Status GpuModuleEmitter::EmitDotKernel(const HloInstruction& inst,
   launch.grid[1] = (m + kDotTile - 1) / kDotTile;
   launch.grid[2] = batch;
   return EndKernel(inst, std::move(launch));
+}
+
+absl::Status GpuModuleEmitter::EmitTensorCoreKernel(
+    const HloInstruction& inst, const ValueTree& out,
+    const GemmIoMaker& make_io) {
+  std::vector<const HloInstruction*> inputs;
+  absl::flat_hash_set<const HloInstruction*> seen;
+  CollectInputs(inst, &inputs, &seen);
+  const TensorCoreKind kind = TensorCoreKindFor(options_.arch);
+  KernelLaunch launch;
+  HLOREF_ASSIGN_OR_RETURN(
+      llvm::Function * f,
+      BeginKernel(inst, kind == TensorCoreKind::kWgmma ? "wgmma" : "mma",
+                  inputs, out, kGemmThreads, &launch));
+  HLOREF_ASSIGN_OR_RETURN(std::vector<ElementGenerator> gens,
+                          OperandGenerators(inst));
+  HLOREF_ASSIGN_OR_RETURN(GemmIo io, make_io(gens, kernel_output_.array));
+  HLOREF_RETURN_IF_ERROR(EmitTensorCoreGemm(ctx_, *f, io, kind, &launch));
+  return EndKernel(inst, std::move(launch));
+}
+
+GpuModuleEmitter::GemmIoMaker GpuModuleEmitter::TensorCoreDotIo(
+    const HloInstruction& inst, int64_t batch, int64_t m, int64_t n,
+    int64_t k) {
+  return [this, &inst, batch, m, n, k](
+             const std::vector<ElementGenerator>& gens,
+             const IrArray& out) -> absl::StatusOr<GemmIo> {
+    // [b.., m, k] x [b.., k, n] (CanonicalDot): the batch index is the
+    // linear GEMM batch, row-major over the batch dimensions.
+    const Shape shape = inst.shape();
+    EmitContext* ctx = &ctx_;
+    auto index = [shape, ctx](llvm::Value* b, llvm::Value* i, llvm::Value* j) {
+      const int64_t nb = shape.rank() - 2;
+      IrIndex idx(nb + 2, nullptr);
+      llvm::Value* rest = b;
+      for (int64_t d = nb - 1; d >= 0; --d) {
+        const int64_t size = shape.dimensions(d);
+        idx[d] = d == 0 ? rest : ctx->b().CreateURem(rest, ctx->I64(size));
+        if (d > 0) rest = ctx->b().CreateUDiv(rest, ctx->I64(size));
+      }
+      idx[nb] = i;
+      idx[nb + 1] = j;
+      return idx;
+    };
+    GemmIo io;
+    io.type = shape.element_type();
+    io.batch = batch;
+    io.m = m;
+    io.n = n;
+    io.k = k;
+    ElementGenerator a = gens[0], bg = gens[1];
+    io.load_a = [a, index](llvm::Value* b, llvm::Value* i, llvm::Value* l) {
+      return a(index(b, i, l));
+    };
+    io.load_b = [bg, index](llvm::Value* b, llvm::Value* l, llvm::Value* j) {
+      return bg(index(b, l, j));
+    };
+    io.store = [out, index, ctx](llvm::Value* b, llvm::Value* i, llvm::Value* j,
+                                 llvm::Value* v) {
+      out.EmitWrite(*ctx, index(b, i, j), v);
+      return absl::OkStatus();
+    };
+    return io;
+  };
+}
+
+GpuModuleEmitter::GemmIoMaker GpuModuleEmitter::TensorCoreConvIo(
+    const HloInstruction& inst, const ConvGemmShape& shape) {
+  return [this, &inst, shape](const std::vector<ElementGenerator>& gens,
+                              const IrArray& out) -> absl::StatusOr<GemmIo> {
+    return ConvolutionGemmIo(ctx_, inst, shape, gens[0], gens[1], out);
+  };
 }
 
 }  // namespace
