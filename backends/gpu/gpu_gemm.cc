@@ -369,14 +369,18 @@ class GemmEmitter {
     for (int64_t ks = 0; ks < kGemmBlockK; ks += 16) {
       args.push_back(BDescriptor(ks));
     }
+    args.push_back(b_.getInt32(1));  // scale-d: D = A * B + D
     for (int64_t r = 0; r < kGemmAccumulators; ++r) {
       args.push_back(b_.CreateLoad(f32_, Acc(r)));
     }
     for (llvm::Value* v : args) arg_types.push_back(v->getType());
     // Operands: $0..$31 accumulators (out), $32..$39 A of the two halves,
-    // $40, $41 B descriptors, then the tied accumulator inputs.
+    // $40, $41 B descriptors, $42 scale-d (as CUTLASS passes it: a
+    // predicate set from a register), then the tied accumulator inputs.
     const char* type = io_.type == PrimitiveType::kBF16 ? "bf16" : "f16";
-    std::string text = "{\n\twgmma.fence.sync.aligned;\n";
+    std::string text = absl::StrCat(
+        "{\n\t.reg .pred p;\n\tsetp.ne.b32 p, $", kGemmAccumulators + 10,
+        ", 0;\n\twgmma.fence.sync.aligned;\n");
     std::string d = "{";
     for (int64_t r = 0; r < kGemmAccumulators; ++r) {
       absl::StrAppend(&d, r == 0 ? "" : ", ", "$", r);
@@ -387,7 +391,7 @@ class GemmEmitter {
       absl::StrAppend(&text, "\twgmma.mma_async.sync.aligned.m64n64k16.f32.",
                       type, ".", type, " ", d, ", {$", a0, ", $", a0 + 1, ", $",
                       a0 + 2, ", $", a0 + 3, "}, $", kGemmAccumulators + 8 + h,
-                      ", 1, 1, 1, 0;\n");
+                      ", p, 1, 1, 0;\n");
     }
     text += "\twgmma.commit_group.sync.aligned;\n";
     text += "\twgmma.wait_group.sync.aligned 0;\n}";
@@ -396,7 +400,7 @@ class GemmEmitter {
       absl::StrAppend(&constraints, r == 0 ? "" : ",", "=f");
     }
     for (int i = 0; i < 8; ++i) constraints += ",r";
-    constraints += ",l,l";
+    constraints += ",l,l,r";
     for (int64_t r = 0; r < kGemmAccumulators; ++r) {
       absl::StrAppend(&constraints, ",", r);
     }
