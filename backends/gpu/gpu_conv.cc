@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "backends/codegen/llvm_types.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/IRBuilder.h"
 #include "spec/util/status_macros.h"
@@ -59,9 +60,12 @@ std::optional<ConvGemmShape> ConvolutionAsGemm(const HloInstruction& conv,
     return no("non-array operands");
   }
   const PrimitiveType t = out.element_type();
-  if (!TensorCoreType(t) || lhs.element_type() != t ||
-      rhs.element_type() != t) {
-    return no("operands and result are not one common bf16 / f16 type");
+  if ((t != PrimitiveType::kF32 && t != PrimitiveType::kF64 &&
+       !TensorCoreType(t)) ||
+      lhs.element_type() != t || rhs.element_type() != t) {
+    return no(
+        "operands and result are not one common f32 / f64 / bf16 / f16 "
+        "type");
   }
   const auto& a = conv.attrs();
   if (a.batch_group_count != 1) return no("batch_group_count > 1");
@@ -160,7 +164,8 @@ GemmIo ConvolutionGemmIo(EmitContext& ctx, const HloInstruction& conv,
   io.m = shape.m;
   io.n = shape.n;
   io.k = shape.k;
-  io.load_a = [map, c, lhs, split_row, split_l](
+  const PrimitiveType type = io.type;
+  io.load_a = [map, c, lhs, split_row, split_l, type](
                   llvm::Value* g, llvm::Value* row,
                   llvm::Value* l) -> absl::StatusOr<llvm::Value*> {
     codegen::IRBuilder& b = c->b();
@@ -194,8 +199,9 @@ GemmIo ConvolutionGemmIo(EmitContext& ctx, const HloInstruction& conv,
       }
       lidx[map->dn.input_spatial_dimensions[d]] = in_pos;
     }
-    llvm::Value* slot = c->EntryAlloca(b.getFloatTy(), 1, "conv_a");
-    b.CreateStore(llvm::ConstantFP::get(b.getFloatTy(), 0.0), slot);
+    llvm::Type* t = codegen::ComputeType(b.getContext(), type);
+    llvm::Value* slot = c->EntryAlloca(t, 1, "conv_a");
+    b.CreateStore(llvm::ConstantFP::get(t, 0.0), slot);
     HLOREF_RETURN_IF_ERROR(c->EmitIf(
         valid,
         [&]() -> absl::Status {
@@ -204,7 +210,7 @@ GemmIo ConvolutionGemmIo(EmitContext& ctx, const HloInstruction& conv,
           return absl::OkStatus();
         },
         "conv_in"));
-    return b.CreateLoad(b.getFloatTy(), slot);
+    return b.CreateLoad(t, slot);
   };
   io.load_b = [map, c, rhs, split_l, kernel_spatial](
                   llvm::Value* g, llvm::Value* l,

@@ -1,5 +1,6 @@
-// Convolution as an implicit GEMM on the tensor-core tiles (gpu_gemm.h):
-// no im2col buffer, the GEMM's A loads compute the input position of each
+// Convolution as an implicit GEMM on the GEMM tiles of gpu_gemm.h (the
+// tensor-core kernels for bf16 / f16, the FFMA kernel for f32 / f64): no
+// im2col buffer, the GEMM's A loads compute the input position of each
 // (output position, window position, input feature) on the fly.
 //
 // For a convolution with feature_group_count G (batch_group_count 1):
@@ -16,9 +17,9 @@
 //   C[g][row][j] = output[b, g*(O/G) + j, o].
 // Any dim_labels, stride, padding (also negative), lhs / rhs dilation,
 // window reversal and feature grouping. Not taken (the element-wise
-// kernel): batch_group_count > 1, operand or result types other than one
-// common bf16 / f16, zero-sized dimensions, and grids beyond the launch
-// limits.
+// kernel): batch_group_count > 1, operands and result not of one common
+// f32 / f64 / bf16 / f16 type (integers, complex, f8, mixed types),
+// zero-sized dimensions, and grids beyond the launch limits.
 #ifndef HLOREF_BACKENDS_GPU_GPU_CONV_H_
 #define HLOREF_BACKENDS_GPU_GPU_CONV_H_
 

@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "backends/codegen/llvm_types.h"
+#include "backends/gpu/gpu_emitter.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/DerivedTypes.h"
 #include "llvm/IR/Function.h"
@@ -378,9 +379,9 @@ class GemmEmitter {
     // $40, $41 B descriptors, $42 scale-d (as CUTLASS passes it: a
     // predicate set from a register), then the tied accumulator inputs.
     const char* type = io_.type == PrimitiveType::kBF16 ? "bf16" : "f16";
-    std::string text = absl::StrCat(
-        "{\n\t.reg .pred p;\n\tsetp.ne.b32 p, $", kGemmAccumulators + 10,
-        ", 0;\n\twgmma.fence.sync.aligned;\n");
+    std::string text = absl::StrCat("{\n\t.reg .pred p;\n\tsetp.ne.b32 p, $",
+                                    kGemmAccumulators + 10,
+                                    ", 0;\n\twgmma.fence.sync.aligned;\n");
     std::string d = "{";
     for (int64_t r = 0; r < kGemmAccumulators; ++r) {
       absl::StrAppend(&d, r == 0 ? "" : ", ", "$", r);
@@ -474,6 +475,135 @@ class GemmEmitter {
 };
 
 }  // namespace
+
+bool FfmaGridFits(int64_t batch, int64_t m, int64_t n) {
+  return batch >= 1 && batch <= 65535 && m >= 1 && n >= 1 &&
+         (m + kDotTile - 1) / kDotTile <= 65535 &&
+         (n + kDotTile - 1) / kDotTile <= (int64_t{1} << 31) - 1;
+}
+
+absl::Status EmitFfmaGemm(EmitContext& ctx, llvm::Function& f, const GemmIo& io,
+                          KernelLaunch* launch) {
+  if (!FfmaGridFits(io.batch, io.m, io.n) || io.k < 1) {
+    return absl::InternalError("FFMA GEMM outside its grid limits");
+  }
+  codegen::IRBuilder& b = ctx.b();
+  llvm::Module& m = ctx.module();
+  auto sreg = [&](llvm::Intrinsic::ID id) -> llvm::Value* {
+    return b.CreateCall(llvm::Intrinsic::getDeclaration(&m, id), {});
+  };
+  llvm::Type* acc_t =
+      io.type == PrimitiveType::kF64 ? b.getDoubleTy() : b.getFloatTy();
+  constexpr int64_t kPitch = kDotTile + 1;
+  auto* tile_t = llvm::ArrayType::get(acc_t, kDotTile * kPitch);
+  auto make_tile = [&](const char* name) {
+    auto* g = new llvm::GlobalVariable(
+        m, tile_t, false, llvm::GlobalValue::InternalLinkage,
+        llvm::UndefValue::get(tile_t), name, nullptr,
+        llvm::GlobalValue::NotThreadLocal, 3);
+    g->setAlignment(llvm::Align(16));
+    return g;
+  };
+  llvm::GlobalVariable* a_tile = make_tile("dot_a");
+  llvm::GlobalVariable* b_tile = make_tile("dot_b");
+  auto at = [&](llvm::GlobalVariable* tile, llvm::Value* y, llvm::Value* x) {
+    llvm::Value* i = b.CreateAdd(b.CreateMul(y, b.getInt32(kPitch)), x);
+    return b.CreateInBoundsGEP(tile_t, tile, {b.getInt32(0), i});
+  };
+  llvm::Type* i64 = b.getInt64Ty();
+  llvm::Value* tx = sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x);
+  llvm::Value* ty = sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_y);
+  llvm::Value* row = b.CreateZExt(
+      b.CreateAdd(b.CreateMul(sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_y),
+                              b.getInt32(kDotTile)),
+                  ty),
+      i64);
+  llvm::Value* col = b.CreateZExt(
+      b.CreateAdd(b.CreateMul(sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x),
+                              b.getInt32(kDotTile)),
+                  tx),
+      i64);
+  llvm::Value* batch =
+      b.CreateZExt(sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_z), i64);
+  llvm::Value* acc_slot = ctx.EntryAlloca(acc_t, 1, "acc");
+  llvm::Value* load_slot = ctx.EntryAlloca(acc_t, 1, "load");
+  b.CreateStore(llvm::ConstantFP::get(acc_t, 0.0), acc_slot);
+  llvm::Function* barrier =
+      llvm::Intrinsic::getDeclaration(&m, llvm::Intrinsic::nvvm_barrier0);
+  llvm::Function* fma =
+      llvm::Intrinsic::getDeclaration(&m, llvm::Intrinsic::fma, {acc_t});
+  auto to_acc = [&](llvm::Value* v) {
+    return v->getType() == acc_t ? v : b.CreateFPExt(v, acc_t);
+  };
+  // Loads one element into `tile`[y][x] (zero outside the operand).
+  auto load_tile =
+      [&](llvm::GlobalVariable* tile, llvm::Value* in_range,
+          const std::function<absl::StatusOr<llvm::Value*>()>& load,
+          llvm::Value* y, llvm::Value* x) -> absl::Status {
+    b.CreateStore(llvm::ConstantFP::get(acc_t, 0.0), load_slot);
+    HLOREF_RETURN_IF_ERROR(ctx.EmitIf(
+        in_range,
+        [&]() -> absl::Status {
+          HLOREF_ASSIGN_OR_RETURN(llvm::Value * v, load());
+          b.CreateStore(to_acc(v), load_slot);
+          return absl::OkStatus();
+        },
+        "load"));
+    b.CreateStore(b.CreateLoad(acc_t, load_slot), at(tile, y, x));
+    return absl::OkStatus();
+  };
+  HLOREF_RETURN_IF_ERROR(ctx.EmitForLoop(
+      "k_tile", ctx.I64(0), ctx.I64(io.k), ctx.I64(kDotTile),
+      [&](llvm::Value* kt) -> absl::Status {
+        llvm::Value* a_k = b.CreateAdd(kt, b.CreateZExt(tx, i64));
+        llvm::Value* b_k = b.CreateAdd(kt, b.CreateZExt(ty, i64));
+        HLOREF_RETURN_IF_ERROR(load_tile(
+            a_tile,
+            b.CreateAnd(b.CreateICmpULT(row, ctx.I64(io.m)),
+                        b.CreateICmpULT(a_k, ctx.I64(io.k))),
+            [&]() { return io.load_a(batch, row, a_k); }, ty, tx));
+        HLOREF_RETURN_IF_ERROR(load_tile(
+            b_tile,
+            b.CreateAnd(b.CreateICmpULT(b_k, ctx.I64(io.k)),
+                        b.CreateICmpULT(col, ctx.I64(io.n))),
+            [&]() { return io.load_b(batch, b_k, col); }, ty, tx));
+        b.CreateCall(barrier, {});
+        llvm::Value* acc = b.CreateLoad(acc_t, acc_slot);
+        for (int64_t kk = 0; kk < kDotTile; ++kk) {
+          llvm::Value* av = b.CreateLoad(acc_t, at(a_tile, ty, b.getInt32(kk)));
+          llvm::Value* bv = b.CreateLoad(acc_t, at(b_tile, b.getInt32(kk), tx));
+          acc = b.CreateCall(fma, {av, bv, acc});
+        }
+        b.CreateStore(acc, acc_slot);
+        b.CreateCall(barrier, {});
+        return absl::OkStatus();
+      }));
+  // LLVM fully unrolls short constant k loops; with 16 FFMAs per tile
+  // already unrolled that ran the f64 kernel out of registers (255 and
+  // 52 bytes of spills for k = 50), so the tile loop stays a loop.
+  DisableUnrollOf(f, "k_tile.header");
+  HLOREF_RETURN_IF_ERROR(ctx.EmitIf(
+      b.CreateAnd(b.CreateICmpULT(row, ctx.I64(io.m)),
+                  b.CreateICmpULT(col, ctx.I64(io.n))),
+      [&]() -> absl::Status {
+        llvm::Value* v = codegen::EmitRoundToType(
+            ctx, io.type, b.CreateLoad(acc_t, acc_slot));
+        return io.store(batch, row, col, v);
+      },
+      "store"));
+  launch->kind = KernelKind::kDot;
+  launch->m = io.m;
+  launch->n = io.n;
+  launch->k = io.k;
+  launch->batch = io.batch;
+  launch->block[0] = kDotTile;
+  launch->block[1] = kDotTile;
+  launch->block[2] = 1;
+  launch->grid[0] = (io.n + kDotTile - 1) / kDotTile;
+  launch->grid[1] = (io.m + kDotTile - 1) / kDotTile;
+  launch->grid[2] = io.batch;
+  return absl::OkStatus();
+}
 
 absl::Status EmitTensorCoreGemm(EmitContext& ctx, llvm::Function& f,
                                 const GemmIo& io, TensorCoreKind kind,

@@ -107,10 +107,12 @@ inline constexpr int64_t kWgmmaStrideBytes = 128;
 // builder's insertion point; `batch`, `row`, `l`, `col` are i64 values
 // already checked against batch, m, k, n.
 struct GemmIo {
-  PrimitiveType type = PrimitiveType::kBF16;  // operands and result
+  // Operands and result (bf16 / f16 on the tensor cores; f32, f64, bf16,
+  // f16 on FFMA).
+  PrimitiveType type = PrimitiveType::kBF16;
   int64_t batch = 1, m = 1, n = 1, k = 1;
   // A[batch][row][l] and B[batch][l][col] as compute values (f32 holding
-  // a value of `type`).
+  // a value of `type`; double for f64).
   std::function<absl::StatusOr<llvm::Value*>(llvm::Value* batch,
                                              llvm::Value* row, llvm::Value* l)>
       load_a;
@@ -126,6 +128,16 @@ struct GemmIo {
 // Whether the launch grid of the tensor-core kernels covers `io` (grid
 // y and z at most 65535).
 bool TensorCoreGridFits(int64_t batch, int64_t m, int64_t n);
+
+// The FFMA kernel (f32 / f64, and bf16 / f16 where the tensor-core path
+// does not apply): 16x16 threads per block, one output each, k in tiles of
+// 16 through two shared tiles of pitch 17 in the accumulation type (f64
+// for f64, else f32; bf16 / f16 products are exact in f32), explicit fma,
+// rounded once. KernelKind::kDot. The caller gives `f` the launch bounds
+// (kDotTile x kDotTile).
+bool FfmaGridFits(int64_t batch, int64_t m, int64_t n);
+absl::Status EmitFfmaGemm(codegen::EmitContext& ctx, llvm::Function& f,
+                          const GemmIo& io, KernelLaunch* launch);
 
 // Emits the kernel body into `f` (the builder is in its entry block; the
 // function gets its launch bounds from the caller) and fills the launch's
