@@ -218,10 +218,10 @@ class GemmEmitter {
   // transposed [j][l], pitch 40; wgmma: core matrices, WgmmaBOffset).
   absl::Status LoadTiles(llvm::Value* kt) {
     for (int64_t s = 0; s < kGemmLoadsPerThread; ++s) {
-      // GemmLoadA: e = s * 128 + t; row = e / 32, l = e % 32.
+      // GemmLoadA: e = s * threads + t; row = e / 32, l = e % 32.
       llvm::Value* e = b_.CreateAdd(I32(s * kGemmThreads), tid_);
-      llvm::Value* row = b_.CreateLShr(e, I32(5));
-      llvm::Value* l = b_.CreateAnd(e, I32(kGemmBlockK - 1));
+      llvm::Value* row = b_.CreateUDiv(e, I32(kGemmBlockK));
+      llvm::Value* l = b_.CreateURem(e, I32(kGemmBlockK));
       llvm::Value* grow = b_.CreateAdd(block_row_, b_.CreateZExt(row, i64_));
       llvm::Value* gl = b_.CreateAdd(kt, b_.CreateZExt(l, i64_));
       HLOREF_RETURN_IF_ERROR(
@@ -234,10 +234,11 @@ class GemmEmitter {
                   b_.CreateAdd(b_.CreateMul(row, I32(kGemmPitch)), l)));
     }
     for (int64_t s = 0; s < kGemmLoadsPerThread; ++s) {
-      // GemmLoadB: e = s * 128 + t; l = e / 64, j = e % 64.
+      // GemmLoadB: e = s * threads + t; l = e / kGemmBlockN, j = e %
+      // kGemmBlockN.
       llvm::Value* e = b_.CreateAdd(I32(s * kGemmThreads), tid_);
-      llvm::Value* l = b_.CreateLShr(e, I32(6));
-      llvm::Value* j = b_.CreateAnd(e, I32(kGemmBlockN - 1));
+      llvm::Value* l = b_.CreateUDiv(e, I32(kGemmBlockN));
+      llvm::Value* j = b_.CreateURem(e, I32(kGemmBlockN));
       llvm::Value* gl = b_.CreateAdd(kt, b_.CreateZExt(l, i64_));
       llvm::Value* gcol = b_.CreateAdd(block_col_, b_.CreateZExt(j, i64_));
       HLOREF_RETURN_IF_ERROR(
@@ -375,8 +376,9 @@ class GemmEmitter {
       args.push_back(b_.CreateLoad(f32_, Acc(r)));
     }
     for (llvm::Value* v : args) arg_types.push_back(v->getType());
-    // Operands: $0..$31 accumulators (out), $32..$39 A of the two halves,
-    // $40, $41 B descriptors, $42 scale-d (as CUTLASS passes it: a
+    // Operands (R = kGemmAccumulators): $0..$R-1 accumulators (out),
+    // $R..$R+7 A of the two halves, $R+8, $R+9 B descriptors, $R+10 scale-d
+    // (as CUTLASS passes it: a
     // predicate set from a register), then the tied accumulator inputs.
     const char* type = io_.type == PrimitiveType::kBF16 ? "bf16" : "f16";
     std::string text = absl::StrCat("{\n\t.reg .pred p;\n\tsetp.ne.b32 p, $",
@@ -389,10 +391,10 @@ class GemmEmitter {
     d += "}";
     for (int64_t h = 0; h < 2; ++h) {
       const int64_t a0 = kGemmAccumulators + 4 * h;
-      absl::StrAppend(&text, "\twgmma.mma_async.sync.aligned.m64n64k16.f32.",
-                      type, ".", type, " ", d, ", {$", a0, ", $", a0 + 1, ", $",
-                      a0 + 2, ", $", a0 + 3, "}, $", kGemmAccumulators + 8 + h,
-                      ", p, 1, 1, 0;\n");
+      absl::StrAppend(&text, "\twgmma.mma_async.sync.aligned.m64n", kGemmBlockN,
+                      "k16.f32.", type, ".", type, " ", d, ", {$", a0, ", $",
+                      a0 + 1, ", $", a0 + 2, ", $", a0 + 3, "}, $",
+                      kGemmAccumulators + 8 + h, ", p, 1, 1, 0;\n");
     }
     text += "\twgmma.commit_group.sync.aligned;\n";
     text += "\twgmma.wait_group.sync.aligned 0;\n}";

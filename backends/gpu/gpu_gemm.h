@@ -8,15 +8,15 @@
 // work) and hands each result to `GemmIo::store`. Edges are masked (any
 // m, n, k), out-of-range elements load as zero.
 //
-// Two kernels, both 128 threads per block over a 64x64 output tile, k in
-// tiles of 32 staged through shared memory as 16-bit bit patterns:
-//   mma.sync (sm_80+, every --gpu-arch): 2x2 warps, each a 32x32 warp tile
-//     of 2x4 `mma.sync.aligned.m16n8k16.row.col.f32.{bf16,f16}` (LLVM's
+// Two kernels, both 256 threads per block over a 128x128 output tile, k
+// in tiles of 32 staged through shared memory as 16-bit bit patterns:
+//   mma.sync (sm_80+, every --gpu-arch): 2x4 warps, each a 64x32 warp tile
+//     of 4x4 `mma.sync.aligned.m16n8k16.row.col.f32.{bf16,f16}` (LLVM's
 //     llvm.nvvm.mma.m16n8k16.row.col.* intrinsics), A and B fragments read
 //     with `ldmatrix.x4` from tiles of pitch 40 elements (80 bytes: the 8
 //     rows one ldmatrix reads hit 8 disjoint 4-bank groups);
-//   wgmma (sm_90a only, inline PTX: LLVM 19 has no intrinsic): one
-//     warpgroup, `wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16`
+//   wgmma (sm_90a only, inline PTX: LLVM 19 has no intrinsic): two
+//     warpgroups, each `wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16`
 //     (or .f16) with A from registers (ldmatrix, the mma.sync A fragment of
 //     each warp's 16 rows) and B through a shared-memory matrix descriptor
 //     (no swizzle, K-major core matrices of 8x8 elements); shared memory is
@@ -42,21 +42,25 @@ class Value;
 namespace hloref::gpu {
 
 // Block tile and threads of both tensor-core kernels.
-inline constexpr int64_t kGemmBlockM = 64;
-inline constexpr int64_t kGemmBlockN = 64;
+inline constexpr int64_t kGemmBlockM = 128;
+inline constexpr int64_t kGemmBlockN = 128;
 inline constexpr int64_t kGemmBlockK = 32;
-inline constexpr int64_t kGemmThreads = 128;
+inline constexpr int64_t kGemmThreads = 256;
 // mma.sync: warps arranged kGemmWarpsM x kGemmWarpsN, each a
-// kGemmWarpM x kGemmWarpN tile of m16n8 MMAs.
+// kGemmWarpM x kGemmWarpN tile of m16n8 MMAs. wgmma: warp w holds rows
+// 16w..16w+15, so each warpgroup (4 warps) one m64 x kGemmBlockN MMA.
 inline constexpr int64_t kGemmWarpsM = 2;
-inline constexpr int64_t kGemmWarpsN = 2;
-inline constexpr int64_t kGemmWarpM = kGemmBlockM / kGemmWarpsM;  // 32
+inline constexpr int64_t kGemmWarpsN = 4;
+static_assert(kGemmWarpsM * kGemmWarpsN * 32 == kGemmThreads);
+static_assert(kGemmBlockM == 16 * (kGemmThreads / 32));  // wgmma rows
+static_assert(kGemmBlockM == kGemmBlockN);  // kGemmLoadsPerThread for both
+inline constexpr int64_t kGemmWarpM = kGemmBlockM / kGemmWarpsM;  // 64
 inline constexpr int64_t kGemmWarpN = kGemmBlockN / kGemmWarpsN;  // 32
-inline constexpr int64_t kGemmMmaM = kGemmWarpM / 16;             // 2
+inline constexpr int64_t kGemmMmaM = kGemmWarpM / 16;             // 4
 inline constexpr int64_t kGemmMmaN = kGemmWarpN / 8;              // 4
-// f32 accumulators per thread (both kernels: 64 * 64 / 128).
+// f32 accumulators per thread (both kernels: 128 * 128 / 256).
 inline constexpr int64_t kGemmAccumulators =
-    kGemmBlockM * kGemmBlockN / kGemmThreads;  // 32
+    kGemmBlockM * kGemmBlockN / kGemmThreads;  // 64
 // Shared-memory row pitch (elements) of the ldmatrix tiles.
 inline constexpr int64_t kGemmPitch = 40;
 
@@ -78,7 +82,7 @@ struct TileCoord {
 };
 // Loads per thread per k tile, for each operand.
 inline constexpr int64_t kGemmLoadsPerThread =
-    kGemmBlockM * kGemmBlockK / kGemmThreads;  // 16 (B: 32 * 64 / 128)
+    kGemmBlockM * kGemmBlockK / kGemmThreads;  // 16 (B: 32 * 128 / 256)
 // The A-tile element (row < kGemmBlockM, col = l < kGemmBlockK) thread t
 // loads in step s: e = s * 128 + t, consecutive threads along k.
 TileCoord GemmLoadA(int64_t thread, int64_t step);
