@@ -1419,6 +1419,20 @@ GpuModuleEmitter::GemmIoMaker GpuModuleEmitter::DotGemmIo(
       out.EmitWrite(*ctx, index(b, i, j), v);
       return absl::OkStatus();
     };
+    // Operands read straight from a row-major buffer (not fused) may be
+    // copied with cp.async by the tensor-core kernels.
+    auto row_major = [this](const HloInstruction* op) -> llvm::Value* {
+      if (inlined_.contains(op)) return nullptr;
+      auto it = kernel_values_.find(op);
+      if (it == kernel_values_.end() || !it->second.IsArray()) return nullptr;
+      const Layout l = op->shape().LayoutOrDefault();
+      const bool descending =
+          static_cast<int64_t>(l.minor_to_major.size()) != op->shape().rank() ||
+          l.IsDescending();
+      return descending ? it->second.array.base() : nullptr;
+    };
+    io.a_row_major = row_major(inst.operand(0));
+    io.b_row_major = row_major(inst.operand(1));
     return io;
   };
 }

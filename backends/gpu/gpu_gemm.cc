@@ -86,6 +86,34 @@ TileCoord GemmLdmatrixB(int64_t warp, int64_t lane, int64_t nj, int64_t ks) {
   return {ks + ((lane / 8) % 2) * 8, n};
 }
 
+TileCoord GemmLdmatrixBTrans(int64_t warp, int64_t lane, int64_t nj,
+                             int64_t ks) {
+  // Matrices 0..3 (lanes 8j..8j+7): (l 0-7, n 0-7) = b0 of n block 2nj,
+  // (l 8-15, n 0-7) = its b1, then the same for n block 2nj + 1; .trans
+  // hands thread t the column t / 4 (n) at rows 2 (t % 4), +1 (l).
+  return {ks + lane % 8 + ((lane / 8) % 2) * 8,
+          (warp % kGemmWarpsN) * kGemmWarpN + nj * 16 + (lane / 16) * 8};
+}
+
+TileCoord GemmChunkA(int64_t thread, int64_t step) {
+  const int64_t c = step * kGemmThreads + thread;
+  return {c / (kGemmBlockK / 8), (c % (kGemmBlockK / 8)) * 8};
+}
+
+TileCoord GemmChunkB(int64_t thread, int64_t step) {
+  const int64_t c = step * kGemmThreads + thread;
+  return {c / (kGemmBlockN / 8), (c % (kGemmBlockN / 8)) * 8};
+}
+
+bool GemmDirectA(const GemmIo& io) {
+  return io.a_row_major != nullptr && io.k % 8 == 0;
+}
+
+bool GemmDirectB(const GemmIo& io, TensorCoreKind kind) {
+  return io.b_row_major != nullptr && io.n % 8 == 0 &&
+         kind == TensorCoreKind::kMmaSync;
+}
+
 int64_t WgmmaBOffset(int64_t l, int64_t j) {
   return ((l / 8) * (kGemmBlockN / 8) + j / 8) * 64 + (j % 8) * 8 + l % 8;
 }
@@ -135,9 +163,12 @@ class GemmEmitter {
     batch_ =
         b_.CreateZExt(Sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_z), i64_);
     a_tile_ = Shared("gemm_a", kGemmBlockM * kGemmPitch);
+    direct_a_ = GemmDirectA(io_);
+    direct_b_ = GemmDirectB(io_, kind_);
     b_tile_ = Shared("gemm_b", kind_ == TensorCoreKind::kWgmma
                                    ? kGemmBlockK * kGemmBlockN
-                                   : kGemmBlockN * kGemmPitch);
+                               : direct_b_ ? kGemmBlockK * kGemmPitchB
+                                           : kGemmBlockN * kGemmPitch);
     acc_ = ctx_.EntryAlloca(f32_, kGemmAccumulators, "acc");
     slot_ = ctx_.EntryAlloca(i16_, 1, "load");
     for (int64_t r = 0; r < kGemmAccumulators; ++r) {
@@ -214,10 +245,78 @@ class GemmEmitter {
     return absl::OkStatus();
   }
 
+  // One 16-byte cp.async.cg of `in_range` ? 16 : 0 bytes (zero-filled)
+  // from element `linear` of the row-major operand at `base` to `dst`.
+  void CopyChunk(llvm::Value* base, llvm::Value* linear, llvm::Value* in_range,
+                 llvm::Value* dst) {
+    llvm::Function* cp = llvm::Intrinsic::getDeclaration(
+        &m_, llvm::Intrinsic::nvvm_cp_async_cg_shared_global_16_s);
+    llvm::FunctionType* ft = cp->getFunctionType();
+    // Out-of-range chunks copy nothing from the operand's first element.
+    llvm::Value* src = b_.CreateInBoundsGEP(
+        i16_, base, {b_.CreateSelect(in_range, linear, ctx_.I64(0))});
+    auto cast = [&](llvm::Value* p, llvm::Type* t) {
+      return p->getType() == t ? p : b_.CreateAddrSpaceCast(p, t);
+    };
+    b_.CreateCall(
+        cp, {cast(dst, ft->getParamType(0)), cast(src, ft->getParamType(1)),
+             b_.CreateSelect(in_range, I32(16), I32(0))});
+  }
+
   // The k tile at `kt` of A ([row][l], pitch 40) and B (mma.sync:
-  // transposed [j][l], pitch 40; wgmma: core matrices, WgmmaBOffset).
+  // transposed [j][l], pitch 40, or with cp.async [l][j], pitch 136;
+  // wgmma: core matrices, WgmmaBOffset).
   absl::Status LoadTiles(llvm::Value* kt) {
-    for (int64_t s = 0; s < kGemmLoadsPerThread; ++s) {
+    if (direct_a_) {
+      for (int64_t s = 0; s < kGemmChunksPerThread; ++s) {
+        // GemmChunkA: c = s * threads + t; row = c / 4, l = (c % 4) * 8.
+        llvm::Value* c = b_.CreateAdd(I32(s * kGemmThreads), tid_);
+        llvm::Value* row = b_.CreateUDiv(c, I32(kGemmBlockK / 8));
+        llvm::Value* l =
+            b_.CreateMul(b_.CreateURem(c, I32(kGemmBlockK / 8)), I32(8));
+        llvm::Value* grow = b_.CreateAdd(block_row_, b_.CreateZExt(row, i64_));
+        llvm::Value* gl = b_.CreateAdd(kt, b_.CreateZExt(l, i64_));
+        llvm::Value* linear = b_.CreateAdd(
+            b_.CreateMul(
+                b_.CreateAdd(b_.CreateMul(batch_, ctx_.I64(io_.m)), grow),
+                ctx_.I64(io_.k)),
+            gl);
+        CopyChunk(io_.a_row_major, linear,
+                  b_.CreateAnd(b_.CreateICmpULT(grow, ctx_.I64(io_.m)),
+                               b_.CreateICmpULT(gl, ctx_.I64(io_.k))),
+                  Element(a_tile_,
+                          b_.CreateAdd(b_.CreateMul(row, I32(kGemmPitch)), l)));
+      }
+    }
+    if (direct_b_) {
+      for (int64_t s = 0; s < kGemmChunksPerThread; ++s) {
+        // GemmChunkB: c = s * threads + t; l = c / 16, j = (c % 16) * 8.
+        llvm::Value* c = b_.CreateAdd(I32(s * kGemmThreads), tid_);
+        llvm::Value* l = b_.CreateUDiv(c, I32(kGemmBlockN / 8));
+        llvm::Value* j =
+            b_.CreateMul(b_.CreateURem(c, I32(kGemmBlockN / 8)), I32(8));
+        llvm::Value* gl = b_.CreateAdd(kt, b_.CreateZExt(l, i64_));
+        llvm::Value* gcol = b_.CreateAdd(block_col_, b_.CreateZExt(j, i64_));
+        llvm::Value* linear = b_.CreateAdd(
+            b_.CreateMul(
+                b_.CreateAdd(b_.CreateMul(batch_, ctx_.I64(io_.k)), gl),
+                ctx_.I64(io_.n)),
+            gcol);
+        CopyChunk(io_.b_row_major, linear,
+                  b_.CreateAnd(b_.CreateICmpULT(gl, ctx_.I64(io_.k)),
+                               b_.CreateICmpULT(gcol, ctx_.I64(io_.n))),
+                  Element(b_tile_,
+                          b_.CreateAdd(b_.CreateMul(l, I32(kGemmPitchB)), j)));
+      }
+    }
+    if (direct_a_ || direct_b_) {
+      b_.CreateCall(llvm::Intrinsic::getDeclaration(
+          &m_, llvm::Intrinsic::nvvm_cp_async_commit_group));
+      b_.CreateCall(llvm::Intrinsic::getDeclaration(
+                        &m_, llvm::Intrinsic::nvvm_cp_async_wait_group),
+                    {I32(0)});
+    }
+    for (int64_t s = 0; !direct_a_ && s < kGemmLoadsPerThread; ++s) {
       // GemmLoadA: e = s * threads + t; row = e / 32, l = e % 32.
       llvm::Value* e = b_.CreateAdd(I32(s * kGemmThreads), tid_);
       llvm::Value* row = b_.CreateUDiv(e, I32(kGemmBlockK));
@@ -233,7 +332,7 @@ class GemmEmitter {
           Element(a_tile_,
                   b_.CreateAdd(b_.CreateMul(row, I32(kGemmPitch)), l)));
     }
-    for (int64_t s = 0; s < kGemmLoadsPerThread; ++s) {
+    for (int64_t s = 0; !direct_b_ && s < kGemmLoadsPerThread; ++s) {
       // GemmLoadB: e = s * threads + t; l = e / kGemmBlockN, j = e %
       // kGemmBlockN.
       llvm::Value* e = b_.CreateAdd(I32(s * kGemmThreads), tid_);
@@ -266,11 +365,14 @@ class GemmEmitter {
   // ldmatrix.x4 of the 8-element rows starting at tile[row][col] (pitch
   // 40) of each lane: four i32 registers.
   std::vector<llvm::Value*> Ldmatrix(llvm::GlobalVariable* tile,
-                                     llvm::Value* row, llvm::Value* col) {
+                                     llvm::Value* row, llvm::Value* col,
+                                     bool trans = false,
+                                     int64_t pitch = kGemmPitch) {
     llvm::Value* p =
-        Element(tile, b_.CreateAdd(b_.CreateMul(row, I32(kGemmPitch)), col));
+        Element(tile, b_.CreateAdd(b_.CreateMul(row, I32(pitch)), col));
     const llvm::Intrinsic::ID id =
-        llvm::Intrinsic::nvvm_ldmatrix_sync_aligned_m8n8_x4_b16;
+        trans ? llvm::Intrinsic::nvvm_ldmatrix_sync_aligned_m8n8_x4_trans_b16
+              : llvm::Intrinsic::nvvm_ldmatrix_sync_aligned_m8n8_x4_b16;
     // Overloaded on the (shared) pointer type in LLVM 19.
     llvm::Function* ld =
         llvm::Intrinsic::isOverloaded(id)
@@ -300,7 +402,21 @@ class GemmEmitter {
       a[mi] = LoadA(
           b_.CreateAdd(b_.CreateMul(wm, I32(kGemmWarpM)), I32(mi * 16)), ks);
     }
-    for (int64_t nj = 0; nj < kGemmMmaN / 2; ++nj) {
+    for (int64_t nj = 0; direct_b_ && nj < kGemmMmaN / 2; ++nj) {
+      // GemmLdmatrixBTrans: the [l][j] tile.
+      llvm::Value* l = b_.CreateAdd(
+          b_.CreateAdd(I32(ks), b_.CreateAnd(lane_, I32(7))),
+          b_.CreateMul(b_.CreateAnd(b_.CreateLShr(lane_, I32(3)), I32(1)),
+                       I32(8)));
+      llvm::Value* n = b_.CreateAdd(
+          b_.CreateAdd(b_.CreateMul(wn, I32(kGemmWarpN)), I32(nj * 16)),
+          b_.CreateMul(b_.CreateLShr(lane_, I32(4)), I32(8)));
+      std::vector<llvm::Value*> r =
+          Ldmatrix(b_tile_, l, n, /*trans=*/true, kGemmPitchB);
+      bf[2 * nj] = {r[0], r[1]};
+      bf[2 * nj + 1] = {r[2], r[3]};
+    }
+    for (int64_t nj = 0; !direct_b_ && nj < kGemmMmaN / 2; ++nj) {
       // GemmLdmatrixB.
       llvm::Value* n = b_.CreateAdd(
           b_.CreateAdd(b_.CreateMul(wn, I32(kGemmWarpN)), I32(nj * 16)),
@@ -474,6 +590,7 @@ class GemmEmitter {
   llvm::Value *block_row_ = nullptr, *block_col_ = nullptr, *batch_ = nullptr;
   llvm::GlobalVariable *a_tile_ = nullptr, *b_tile_ = nullptr;
   llvm::Value *acc_ = nullptr, *slot_ = nullptr;
+  bool direct_a_ = false, direct_b_ = false;
 };
 
 }  // namespace

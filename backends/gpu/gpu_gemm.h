@@ -98,6 +98,20 @@ TileCoord GemmAccumulator(TensorCoreKind kind, int64_t thread, int64_t r);
 TileCoord GemmLdmatrixA(TensorCoreKind kind, int64_t warp, int64_t lane,
                         int64_t mi, int64_t ks);
 TileCoord GemmLdmatrixB(int64_t warp, int64_t lane, int64_t nj, int64_t ks);
+// The cp.async path of mma.sync for a row-major B: the tile is stored
+// [l][j] with pitch kGemmPitchB and read with ldmatrix.x4.trans; the (l, j)
+// whose row lane `lane` addresses for n pair `nj` at k offset `ks`.
+inline constexpr int64_t kGemmPitchB = kGemmBlockN + 8;  // 272 bytes
+TileCoord GemmLdmatrixBTrans(int64_t warp, int64_t lane, int64_t nj,
+                             int64_t ks);
+// The 16-byte chunk (row, first column) of the A tile ([row][l], 8
+// columns) and of the row-major B tile ([l][j], 8 columns) thread t copies
+// in step s of the cp.async path.
+inline constexpr int64_t kGemmChunksPerThread =
+    kGemmBlockM * kGemmBlockK / 8 / kGemmThreads;  // 2
+TileCoord GemmChunkA(int64_t thread, int64_t step);
+TileCoord GemmChunkB(int64_t thread, int64_t step);
+
 // wgmma's B tile in shared memory: the element offset of B(l, j) (no
 // swizzle, K-major 8x8 core matrices: core matrix (l / 8, j / 8) at
 // ((l / 8) * (kGemmBlockN / 8) + j / 8) * 64, row j % 8, column l % 8).
@@ -123,11 +137,21 @@ struct GemmIo {
   std::function<absl::StatusOr<llvm::Value*>(llvm::Value* batch, llvm::Value* l,
                                              llvm::Value* col)>
       load_b;
+  // Optional: the operand is a plain row-major buffer (A: [batch][m][k],
+  // B: [batch][k][n], elements of `type`, generic address space) the
+  // tensor-core kernels may copy with 16-byte `cp.async` instead of
+  // `load_*` (A when k % 8 == 0; B when n % 8 == 0, mma.sync only).
+  llvm::Value* a_row_major = nullptr;
+  llvm::Value* b_row_major = nullptr;
   // Writes C[batch][row][col] (a compute value already rounded to `type`).
   std::function<absl::Status(llvm::Value* batch, llvm::Value* row,
                              llvm::Value* col, llvm::Value* value)>
       store;
 };
+
+// Whether the kernel takes the cp.async path for each operand.
+bool GemmDirectA(const GemmIo& io);
+bool GemmDirectB(const GemmIo& io, TensorCoreKind kind);
 
 // Whether the launch grid of the tensor-core kernels covers `io` (grid
 // y and z at most 65535).

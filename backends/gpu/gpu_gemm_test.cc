@@ -63,10 +63,12 @@ int UsedRegisters(const std::string& log) {
   return std::atoi(log.c_str() + at + key.size());
 }
 
+// The PTX of kernel `entry`, up to the next kernel (inline asm blocks hold
+// lines of a lone "}", so the closing brace cannot delimit it).
 std::string KernelBody(const std::string& ptx, const std::string& entry) {
   size_t a = ptx.find(".entry " + entry);
   if (a == std::string::npos) return "";
-  size_t b = ptx.find("\n}\n", a);
+  size_t b = ptx.find(".entry ", a + 7);
   return ptx.substr(a, b == std::string::npos ? std::string::npos : b - a);
 }
 
@@ -177,6 +179,46 @@ TEST(GpuGemmPtxTest, WgmmaForSm90a) {
     EXPECT_EQ(q.launches[0].kind, KernelKind::kMmaGemm);
     EXPECT_THAT(q.ptx, Not(HasSubstr("wgmma")));
   }
+}
+
+// Row-major operands straight from buffers with k % 8 == 0 (A) and
+// n % 8 == 0 (B) are copied with 16-byte cp.async (zero-filled at the
+// edges); mma.sync reads the row-major B tile with ldmatrix.trans, wgmma
+// keeps the B loads (its descriptor wants K-major core matrices).
+TEST(GpuGemmPtxTest, CpAsyncForAlignedRowMajorOperands) {
+  for (const char* arch : {"sm_90", "sm_90a"}) {
+    SCOPED_TRACE(arch);
+    const bool wgmma = std::string(arch) == "sm_90a";
+    GpuProgram p = Compile(
+        DotModule("bf16", "2,200,64", "2,64,304", "2,200,304", kBatched), arch);
+    ASSERT_EQ(p.launches.size(), 1u);
+    const KernelLaunch& k = p.launches[0];
+    const std::string body = KernelBody(p.ptx, k.kernel);
+    EXPECT_THAT(body, HasSubstr("cp.async.cg.shared.global"));
+    EXPECT_THAT(body, HasSubstr("cp.async.commit_group"));
+    EXPECT_THAT(body, HasSubstr("cp.async.wait_group 0"));
+    if (wgmma) {
+      EXPECT_THAT(body, HasSubstr("wgmma.mma_async"));
+      EXPECT_THAT(body, HasSubstr("st.shared.u16"));  // B
+      EXPECT_THAT(body, Not(HasSubstr(".trans")));
+    } else {
+      EXPECT_THAT(body, HasSubstr("ldmatrix.sync.aligned.m8n8.x4.trans"));
+      EXPECT_THAT(body, Not(HasSubstr("st.shared.u16")));  // both direct
+    }
+    EXPECT_THAT(body, Not(HasSubstr(".local")));
+    const std::string log = Validate(p);
+    EXPECT_THAT(log, HasSubstr("0 bytes spill stores"));
+    EXPECT_LE(UsedRegisters(log), kRegisterBudget) << log;
+    std::printf("cp.async %s: %s\n", arch, log.c_str());
+  }
+  // k = 60: A's 16-byte chunks would straddle rows, so A keeps the loads.
+  GpuProgram q =
+      Compile(DotModule("bf16", "2,200,60", "2,60,304", "2,200,304", kBatched),
+              "sm_90");
+  ASSERT_EQ(q.launches.size(), 1u);
+  const std::string body = KernelBody(q.ptx, q.launches[0].kernel);
+  EXPECT_THAT(body, HasSubstr("st.shared.u16"));
+  EXPECT_THAT(body, HasSubstr("cp.async.cg.shared.global"));  // B
 }
 
 // f32 / f64 stay on FFMA (no tf32); other dimension numberings, mixed
@@ -393,6 +435,21 @@ TEST(GpuGemmIndexTest, EveryOutputOnceEveryOperandElementPerKTile) {
             }
             for (int v : slot_a) ASSERT_EQ(v, 1);
             for (int v : slot_b) ASSERT_EQ(v, 1);
+            // The cp.async chunks (8 elements each) fill the same tiles
+            // exactly once.
+            std::vector<int> chunk_a(kGemmBlockM * kGemmBlockK, 0),
+                chunk_b(kGemmBlockK * kGemmBlockN, 0);
+            for (int64_t t = 0; t < kGemmThreads; ++t) {
+              for (int64_t s = 0; s < kGemmChunksPerThread; ++s) {
+                TileCoord a = GemmChunkA(t, s), b = GemmChunkB(t, s);
+                for (int64_t e = 0; e < 8; ++e) {
+                  ++chunk_a[a.row * kGemmBlockK + a.col + e];
+                  ++chunk_b[b.row * kGemmBlockN + b.col + e];
+                }
+              }
+            }
+            for (int v : chunk_a) ASSERT_EQ(v, 1);
+            for (int v : chunk_b) ASSERT_EQ(v, 1);
           }
           for (int64_t t = 0; t < kGemmThreads; ++t) {
             for (int64_t r = 0; r < kGemmAccumulators; ++r) {
@@ -463,9 +520,25 @@ std::vector<float> Ldmatrix(const Tile& tile, int64_t t,
   return halves;
 }
 
+// ldmatrix .trans: thread t receives in register j the elements (rows
+// 2 (t % 4), 2 (t % 4) + 1; column t / 4) of matrix j.
+template <typename Tile>
+std::vector<float> LdmatrixTrans(const Tile& tile, int64_t t,
+                                 const std::vector<TileCoord>& lane_rows) {
+  std::vector<float> halves(8);
+  for (int64_t j = 0; j < 4; ++j) {
+    for (int64_t e = 0; e < 2; ++e) {
+      const TileCoord start = lane_rows[8 * j + 2 * (t % 4) + e];
+      halves[2 * j + e] = tile(start.row, start.col + t / 4);
+    }
+  }
+  return halves;
+}
+
 std::vector<float> EmulateGemm(TensorCoreKind kind, int64_t m, int64_t n,
                                int64_t k, const std::vector<float>& a,
-                               const std::vector<float>& b) {
+                               const std::vector<float>& b,
+                               bool direct_a = false, bool direct_b = false) {
   std::vector<float> c(m * n, -1e9f);
   const int64_t gx = (n + kGemmBlockN - 1) / kGemmBlockN;
   const int64_t gy = (m + kGemmBlockM - 1) / kGemmBlockM;
@@ -478,12 +551,31 @@ std::vector<float> EmulateGemm(TensorCoreKind kind, int64_t m, int64_t n,
         std::vector<float> sa(kGemmBlockM * kGemmPitch, NAN);
         std::vector<float> sb(kGemmBlockN * kGemmPitch, NAN);   // [j][l]
         std::vector<float> sw(kGemmBlockK * kGemmBlockN, NAN);  // wgmma B
+        std::vector<float> sr(kGemmBlockK * kGemmPitchB, NAN);  // [l][j]
         for (int64_t t = 0; t < kGemmThreads; ++t) {
+          // cp.async chunks: 8 elements, all in range or all zero (the
+          // kernel requires k % 8 == 0 for A, n % 8 == 0 for B).
+          for (int64_t s = 0; s < kGemmChunksPerThread; ++s) {
+            TileCoord p = GemmChunkA(t, s);
+            const int64_t row = by * kGemmBlockM + p.row, l = kt + p.col;
+            for (int64_t e = 0; direct_a && e < 8; ++e) {
+              sa[p.row * kGemmPitch + p.col + e] =
+                  row < m && l < k ? a[row * k + l + e] : 0.0f;
+            }
+            TileCoord q = GemmChunkB(t, s);
+            const int64_t lb = kt + q.row, col = bx * kGemmBlockN + q.col;
+            for (int64_t e = 0; direct_b && e < 8; ++e) {
+              sr[q.row * kGemmPitchB + q.col + e] =
+                  lb < k && col < n ? b[lb * n + col + e] : 0.0f;
+            }
+          }
           for (int64_t s = 0; s < kGemmLoadsPerThread; ++s) {
             TileCoord p = GemmLoadA(t, s);
             const int64_t row = by * kGemmBlockM + p.row, l = kt + p.col;
-            sa[p.row * kGemmPitch + p.col] =
-                row < m && l < k ? a[row * k + l] : 0.0f;
+            if (!direct_a) {
+              sa[p.row * kGemmPitch + p.col] =
+                  row < m && l < k ? a[row * k + l] : 0.0f;
+            }
             TileCoord q = GemmLoadB(t, s);
             const int64_t lb = kt + q.row, col = bx * kGemmBlockN + q.col;
             const float v = lb < k && col < n ? b[lb * n + col] : 0.0f;
@@ -497,6 +589,9 @@ std::vector<float> EmulateGemm(TensorCoreKind kind, int64_t m, int64_t n,
         auto tile_bt = [&](int64_t j, int64_t l) {
           return sb[j * kGemmPitch + l];
         };
+        auto tile_br = [&](int64_t l, int64_t j) {
+          return sr[l * kGemmPitchB + j];
+        };
         for (int64_t ks = 0; ks < kGemmBlockK; ks += 16) {
           for (int64_t warp = 0; warp < kGemmThreads / 32; ++warp) {
             if (kind == TensorCoreKind::kMmaSync) {
@@ -508,12 +603,17 @@ std::vector<float> EmulateGemm(TensorCoreKind kind, int64_t m, int64_t n,
                   std::vector<TileCoord> a_rows, b_rows;
                   for (int64_t lane = 0; lane < 32; ++lane) {
                     a_rows.push_back(GemmLdmatrixA(kind, warp, lane, mi, ks));
-                    TileCoord lb = GemmLdmatrixB(warp, lane, ni / 2, ks);
-                    b_rows.push_back({lb.col, lb.row});  // [j][l] tile
+                    TileCoord lb =
+                        direct_b ? GemmLdmatrixBTrans(warp, lane, ni / 2, ks)
+                                 : GemmLdmatrixB(warp, lane, ni / 2, ks);
+                    // [j][l] tile, or the [l][j] one as given.
+                    b_rows.push_back(direct_b ? lb : TileCoord{lb.col, lb.row});
                   }
                   for (int64_t t = 0; t < 32; ++t) {
                     std::vector<float> fa = Ldmatrix(tile_a, t, a_rows);
-                    std::vector<float> fb = Ldmatrix(tile_bt, t, b_rows);
+                    std::vector<float> fb =
+                        direct_b ? LdmatrixTrans(tile_br, t, b_rows)
+                                 : Ldmatrix(tile_bt, t, b_rows);
                     for (int64_t h = 0; h < 8; ++h) {
                       TileCoord e = MmaFragments::A(t, h);
                       am[e.row][e.col] = fa[h];
@@ -599,18 +699,29 @@ TEST(GpuGemmEmulationTest, FragmentMapsComputeTheProduct) {
     for (auto [m, n, k] : {std::tuple<int64_t, int64_t, int64_t>{70, 90, 50},
                            {64, 64, 32},
                            {5, 3, 70},
-                           {130, 129, 33}}) {
+                           {130, 129, 33},
+                           {70, 136, 48}}) {
       SCOPED_TRACE(
           absl::StrCat(static_cast<int>(kind), ": ", m, "x", n, "x", k));
       std::vector<float> a(m * k), b(k * n);
       for (float& v : a) v = static_cast<float>(digit(rng));
       for (float& v : b) v = static_cast<float>(digit(rng));
-      std::vector<float> c = EmulateGemm(kind, m, n, k, a, b);
-      for (int64_t i = 0; i < m; ++i) {
-        for (int64_t j = 0; j < n; ++j) {
-          float want = 0;
-          for (int64_t l = 0; l < k; ++l) want += a[i * k + l] * b[l * n + j];
-          ASSERT_EQ(c[i * n + j], want) << "C[" << i << "][" << j << "]";
+      // The cp.async variants where their alignment holds (B only on
+      // mma.sync).
+      for (int direct = 0; direct < 4; ++direct) {
+        const bool da = direct & 1, db = direct & 2;
+        if ((da && k % 8 != 0) || (db && n % 8 != 0) ||
+            (db && kind == TensorCoreKind::kWgmma)) {
+          continue;
+        }
+        SCOPED_TRACE(absl::StrCat("direct A ", da, " B ", db));
+        std::vector<float> c = EmulateGemm(kind, m, n, k, a, b, da, db);
+        for (int64_t i = 0; i < m; ++i) {
+          for (int64_t j = 0; j < n; ++j) {
+            float want = 0;
+            for (int64_t l = 0; l < k; ++l) want += a[i * k + l] * b[l * n + j];
+            ASSERT_EQ(c[i * n + j], want) << "C[" << i << "][" << j << "]";
+          }
         }
       }
     }
