@@ -162,21 +162,51 @@ class GemmEmitter {
         ctx_.I64(kGemmBlockN));
     batch_ =
         b_.CreateZExt(Sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_z), i64_);
-    a_tile_ = Shared("gemm_a", kGemmBlockM * kGemmPitch);
     direct_a_ = GemmDirectA(io_);
     direct_b_ = GemmDirectB(io_, kind_);
-    b_tile_ = Shared("gemm_b", kind_ == TensorCoreKind::kWgmma
-                                   ? kGemmBlockK * kGemmBlockN
-                               : direct_b_ ? kGemmBlockK * kGemmPitchB
-                                           : kGemmBlockN * kGemmPitch);
+    // cp.async operands are double buffered: the copy of the next k tile
+    // runs while the MMAs read this one.
+    a_size_ = kGemmBlockM * kGemmPitch;
+    b_size_ = kind_ == TensorCoreKind::kWgmma ? kGemmBlockK * kGemmBlockN
+              : direct_b_                     ? kGemmBlockK * kGemmPitchB
+                                              : kGemmBlockN * kGemmPitch;
+    a_smem_ = Shared("gemm_a", a_size_ * (direct_a_ ? 2 : 1));
+    b_smem_ = Shared("gemm_b", b_size_ * (direct_b_ ? 2 : 1));
+    a_tile_ = a_smem_;
+    b_tile_ = b_smem_;
     acc_ = ctx_.EntryAlloca(f32_, kGemmAccumulators, "acc");
     slot_ = ctx_.EntryAlloca(i16_, 1, "load");
     for (int64_t r = 0; r < kGemmAccumulators; ++r) {
       b_.CreateStore(llvm::ConstantFP::get(f32_, 0.0), Acc(r));
     }
+    // Stage 0 gets k tile 0 before the loop.
+    CopyTiles(ctx_.I64(0), a_smem_, b_smem_);
     HLOREF_RETURN_IF_ERROR(ctx_.EmitForLoop(
         "gemm_k", ctx_.I64(0), ctx_.I64(io_.k), ctx_.I64(kGemmBlockK),
         [&](llvm::Value* kt) -> absl::Status {
+          if (direct_a_ || direct_b_) {
+            // Stage (kt / 32) % 2 holds this tile; the other one receives
+            // the next (all zero-filled past k), then this tile's group is
+            // waited for (at most the newest group stays in flight).
+            llvm::Value* stage = b_.CreateTrunc(
+                b_.CreateAnd(b_.CreateUDiv(kt, ctx_.I64(kGemmBlockK)),
+                             ctx_.I64(1)),
+                i32_);
+            llvm::Value* other = b_.CreateXor(stage, I32(1));
+            auto at = [&](llvm::GlobalVariable* g, int64_t size,
+                          llvm::Value* st) -> llvm::Value* {
+              return b_.CreateInBoundsGEP(i16_, g,
+                                          {b_.CreateMul(st, I32(size))});
+            };
+            a_tile_ = direct_a_ ? at(a_smem_, a_size_, stage) : a_smem_;
+            b_tile_ = direct_b_ ? at(b_smem_, b_size_, stage) : b_smem_;
+            CopyTiles(b_.CreateAdd(kt, ctx_.I64(kGemmBlockK)),
+                      direct_a_ ? at(a_smem_, a_size_, other) : a_smem_,
+                      direct_b_ ? at(b_smem_, b_size_, other) : b_smem_);
+            b_.CreateCall(llvm::Intrinsic::getDeclaration(
+                              &m_, llvm::Intrinsic::nvvm_cp_async_wait_group),
+                          {I32(1)});
+          }
           HLOREF_RETURN_IF_ERROR(LoadTiles(kt));
           if (kind_ == TensorCoreKind::kWgmma) {
             // The tiles were written through the generic proxy; wgmma
@@ -218,7 +248,7 @@ class GemmEmitter {
     g->setAlignment(llvm::Align(128));
     return g;
   }
-  llvm::Value* Element(llvm::GlobalVariable* tile, llvm::Value* offset) {
+  llvm::Value* Element(llvm::Value* tile, llvm::Value* offset) {
     return b_.CreateInBoundsGEP(i16_, tile, {offset});
   }
   llvm::Value* Acc(int64_t r) {
@@ -266,7 +296,10 @@ class GemmEmitter {
   // The k tile at `kt` of A ([row][l], pitch 40) and B (mma.sync:
   // transposed [j][l], pitch 40, or with cp.async [l][j], pitch 136;
   // wgmma: core matrices, WgmmaBOffset).
-  absl::Status LoadTiles(llvm::Value* kt) {
+  // The cp.async part of k tile `kt` (A and / or B) into `a_dst` /
+  // `b_dst`, as one commit group.
+  void CopyTiles(llvm::Value* kt, llvm::Value* a_dst, llvm::Value* b_dst) {
+    if (!direct_a_ && !direct_b_) return;
     if (direct_a_) {
       for (int64_t s = 0; s < kGemmChunksPerThread; ++s) {
         // GemmChunkA: c = s * threads + t; row = c / 4, l = (c % 4) * 8.
@@ -284,7 +317,7 @@ class GemmEmitter {
         CopyChunk(io_.a_row_major, linear,
                   b_.CreateAnd(b_.CreateICmpULT(grow, ctx_.I64(io_.m)),
                                b_.CreateICmpULT(gl, ctx_.I64(io_.k))),
-                  Element(a_tile_,
+                  Element(a_dst,
                           b_.CreateAdd(b_.CreateMul(row, I32(kGemmPitch)), l)));
       }
     }
@@ -302,20 +335,19 @@ class GemmEmitter {
                 b_.CreateAdd(b_.CreateMul(batch_, ctx_.I64(io_.k)), gl),
                 ctx_.I64(io_.n)),
             gcol);
-        CopyChunk(io_.b_row_major, linear,
-                  b_.CreateAnd(b_.CreateICmpULT(gl, ctx_.I64(io_.k)),
-                               b_.CreateICmpULT(gcol, ctx_.I64(io_.n))),
-                  Element(b_tile_,
-                          b_.CreateAdd(b_.CreateMul(l, I32(kGemmPitchB)), j)));
+        CopyChunk(
+            io_.b_row_major, linear,
+            b_.CreateAnd(b_.CreateICmpULT(gl, ctx_.I64(io_.k)),
+                         b_.CreateICmpULT(gcol, ctx_.I64(io_.n))),
+            Element(b_dst, b_.CreateAdd(b_.CreateMul(l, I32(kGemmPitchB)), j)));
       }
     }
-    if (direct_a_ || direct_b_) {
-      b_.CreateCall(llvm::Intrinsic::getDeclaration(
-          &m_, llvm::Intrinsic::nvvm_cp_async_commit_group));
-      b_.CreateCall(llvm::Intrinsic::getDeclaration(
-                        &m_, llvm::Intrinsic::nvvm_cp_async_wait_group),
-                    {I32(0)});
-    }
+    b_.CreateCall(llvm::Intrinsic::getDeclaration(
+        &m_, llvm::Intrinsic::nvvm_cp_async_commit_group));
+  }
+
+  // The generator-loaded operands of k tile `kt` into their tiles.
+  absl::Status LoadTiles(llvm::Value* kt) {
     for (int64_t s = 0; !direct_a_ && s < kGemmLoadsPerThread; ++s) {
       // GemmLoadA: e = s * threads + t; row = e / 32, l = e % 32.
       llvm::Value* e = b_.CreateAdd(I32(s * kGemmThreads), tid_);
@@ -364,9 +396,8 @@ class GemmEmitter {
 
   // ldmatrix.x4 of the 8-element rows starting at tile[row][col] (pitch
   // 40) of each lane: four i32 registers.
-  std::vector<llvm::Value*> Ldmatrix(llvm::GlobalVariable* tile,
-                                     llvm::Value* row, llvm::Value* col,
-                                     bool trans = false,
+  std::vector<llvm::Value*> Ldmatrix(llvm::Value* tile, llvm::Value* row,
+                                     llvm::Value* col, bool trans = false,
                                      int64_t pitch = kGemmPitch) {
     llvm::Value* p =
         Element(tile, b_.CreateAdd(b_.CreateMul(row, I32(pitch)), col));
@@ -464,7 +495,7 @@ class GemmEmitter {
   // (16-29), stride byte offset >> 4 (32-45), base offset 0, no swizzle
   // (bits 62-63 = 0).
   llvm::Value* BDescriptor(int64_t ks) {
-    llvm::Value* addr = b_.CreatePtrToInt(b_tile_, i64_);
+    llvm::Value* addr = b_.CreatePtrToInt(b_smem_, i64_);
     addr = b_.CreateAdd(addr, ctx_.I64((ks / 8) * kWgmmaLeadingBytes));
     llvm::Value* start =
         b_.CreateLShr(b_.CreateAnd(addr, ctx_.I64(0x3FFFF)), ctx_.I64(4));
@@ -588,7 +619,10 @@ class GemmEmitter {
   llvm::Type *i16_ = nullptr, *i32_ = nullptr, *i64_ = nullptr, *f32_ = nullptr;
   llvm::Value *tid_ = nullptr, *warp_ = nullptr, *lane_ = nullptr;
   llvm::Value *block_row_ = nullptr, *block_col_ = nullptr, *batch_ = nullptr;
-  llvm::GlobalVariable *a_tile_ = nullptr, *b_tile_ = nullptr;
+  // The shared arrays and the tiles the current k tile reads.
+  llvm::GlobalVariable *a_smem_ = nullptr, *b_smem_ = nullptr;
+  llvm::Value *a_tile_ = nullptr, *b_tile_ = nullptr;
+  int64_t a_size_ = 0, b_size_ = 0;
   llvm::Value *acc_ = nullptr, *slot_ = nullptr;
   bool direct_a_ = false, direct_b_ = false;
 };
