@@ -223,6 +223,12 @@ class GemmEmitter {
           return absl::OkStatus();
         }));
     DisableUnrollOf(f_, "gemm_k.header");
+    if (direct_a_ || direct_b_) {
+      // The last (all zero-fill) copy lands before the block may exit.
+      b_.CreateCall(llvm::Intrinsic::getDeclaration(
+                        &m_, llvm::Intrinsic::nvvm_cp_async_wait_group),
+                    {I32(0)});
+    }
     return Epilogue();
   }
 

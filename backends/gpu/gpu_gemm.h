@@ -1,5 +1,6 @@
-// Tensor-core GEMM kernels of the GPU backend (issue 19): the tile body of
-// dot (bf16 / f16) and of convolution as an implicit GEMM (gpu_conv.h).
+// GEMM kernels of the GPU backend (issue 19): the tile bodies of dot and
+// of convolution as an implicit GEMM (gpu_conv.h); tensor cores for bf16 /
+// f16, FFMA for f32 / f64 (EmitFfmaGemm, below).
 //
 // A GEMM is C[b][i][j] = sum_l A[b][i][l] * B[b][l][j] for b < batch,
 // i < m, j < n, l < k. The kernel never sees the operands' layouts: it
@@ -21,6 +22,9 @@
 //     each warp's 16 rows) and B through a shared-memory matrix descriptor
 //     (no swizzle, K-major core matrices of 8x8 elements); shared memory is
 //     filled by ordinary stores followed by `fence.proxy.async`, not TMA.
+// Operands that are plain row-major buffers are instead copied with
+// 16-byte cp.async into two shared stages (double buffered): A when
+// k % 8 == 0, B when n % 8 == 0 on mma.sync (read with ldmatrix.trans).
 // Both accumulate in f32 and round once to the result type.
 #ifndef HLOREF_BACKENDS_GPU_GPU_GEMM_H_
 #define HLOREF_BACKENDS_GPU_GPU_GEMM_H_

@@ -198,6 +198,7 @@ TEST(GpuGemmPtxTest, CpAsyncForAlignedRowMajorOperands) {
     EXPECT_THAT(body, HasSubstr("cp.async.commit_group"));
     // Double buffered: the next tile's group stays in flight.
     EXPECT_THAT(body, HasSubstr("cp.async.wait_group 1"));
+    EXPECT_THAT(body, HasSubstr("cp.async.wait_group 0"));  // after the loop
     if (wgmma) {
       EXPECT_THAT(body, HasSubstr("wgmma.mma_async"));
       EXPECT_THAT(body, HasSubstr("st.shared.u16"));  // B

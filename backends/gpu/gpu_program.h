@@ -43,7 +43,8 @@ enum class KernelKind {
   // shuffles along the reduced dimension.
   kColumnReduce,
   // [batch, m, k] x [batch, k, n]: 16x16 output tiles per block, k in
-  // tiles of 16 through shared memory, one output per thread.
+  // tiles of 16 through shared memory, one output per thread (FFMA: dot
+  // and convolution as an implicit GEMM, gpu_gemm.h).
   kDot,
   // Tensor-core GEMM (gpu_gemm.h): [batch, m, k] x [batch, k, n] in
   // 128x128 output tiles of 256 threads, k tiles of 32 through shared memory;
