@@ -3,7 +3,9 @@
 # machine with an NVIDIA GPU and a driver >= 580, after tools/build.sh:
 #   the device test of gpu_backend_test, then `hloref conformance
 #   --backend=gpu` on the golden suite and on a generated sample, against
-#   the oracle. Writes gpu_check/ (reports) and prints the summaries.
+#   the oracle, then the GEMM benchmark against cuBLAS (bf16 / f16 / f32,
+#   N = 1024..8192: backends/gpu/gpu_gemm_bench.cc). Writes gpu_check/
+#   (reports) and prints the summaries.
 # Usage: tools/gpu_device_check.sh [generated cases per op, default 20]
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -23,3 +25,8 @@ for suite in golden generated; do
   echo "exit $? ($suite)"
   grep -E "^(golden|generated).* on gpu: |^fail: " "$out/$suite.txt" | head -40
 done
+# GEMM vs cuBLAS (libcublas dlopen'ed; the kernels for sm_90a on Hopper).
+# Skips cleanly ("skipped: ...", exit 0) without a device or cuBLAS.
+LD_LIBRARY_PATH="${LD_LIBRARY_PATH:+$LD_LIBRARY_PATH:}/usr/local/cuda/lib64" \
+  "$build/backends/gpu_gemm_bench" 2>&1 | tee "$out/gemm_bench.txt"
+echo "exit ${PIPESTATUS[0]} (gemm_bench)"

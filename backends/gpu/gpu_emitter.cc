@@ -18,6 +18,8 @@
 #include "backends/codegen/fusion.h"
 #include "backends/codegen/ir_value.h"
 #include "backends/codegen/llvm_types.h"
+#include "backends/gpu/gpu_conv.h"
+#include "backends/gpu/gpu_gemm.h"
 #include "backends/gpu/nvptx_target.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/Function.h"
@@ -593,10 +595,19 @@ class GpuModuleEmitter {
   absl::Status EmitColumnReduceKernel(const HloInstruction& inst,
                                       const ValueTree& out,
                                       const ReduceShape& rs);
+  // The GEMM kernels (gpu_gemm.h) of a dot or convolution; the GemmIo
+  // callbacks are made inside the kernel (they use its generators).
+  using GemmIoMaker = std::function<absl::StatusOr<GemmIo>(
+      const std::vector<ElementGenerator>& operands, const IrArray& out)>;
+  // `tensor_core`: the mma.sync / wgmma kernel (bf16 / f16), else FFMA.
+  absl::Status EmitGemmKernel(const HloInstruction& inst, const ValueTree& out,
+                              const GemmIoMaker& make_io, bool tensor_core);
+  GemmIoMaker DotGemmIo(const HloInstruction& inst, int64_t batch, int64_t m,
+                        int64_t n, int64_t k);
+  GemmIoMaker ConvGemmIo(const HloInstruction& inst,
+                         const ConvGemmShape& shape);
   bool CanonicalDot(const HloInstruction& inst, int64_t* batch, int64_t* m,
                     int64_t* n, int64_t* k);
-  absl::Status EmitDotKernel(const HloInstruction& inst, const ValueTree& out,
-                             int64_t batch, int64_t m, int64_t n, int64_t k);
   // Warp and block helpers of the reduction kernels.
   std::vector<llvm::Value*> ToWords(llvm::Value* v);
   llvm::Value* FromWords(absl::Span<llvm::Value* const> words, llvm::Type* t);
@@ -688,7 +699,21 @@ class GpuModuleEmitter {
         int64_t batch, m, n, k;
         if (inst.opcode() == HloOpcode::kDot &&
             CanonicalDot(inst, &batch, &m, &n, &k)) {
-          return EmitDotKernel(inst, out, batch, m, n, k);
+          // bf16 / f16 on the tensor cores (gpu_gemm.h), f32 / f64 FFMA.
+          const bool tc = TensorCoreType(inst.shape().element_type()) &&
+                          TensorCoreGridFits(batch, m, n);
+          return EmitGemmKernel(inst, out, DotGemmIo(inst, batch, m, n, k), tc);
+        }
+        if (inst.opcode() == HloOpcode::kConvolution) {
+          // Implicit GEMM (gpu_conv.h) where it applies.
+          std::string why;
+          if (std::optional<ConvGemmShape> s = ConvolutionAsGemm(inst, &why)) {
+            const bool tc = TensorCoreType(inst.shape().element_type()) &&
+                            TensorCoreGridFits(s->groups, s->m, s->n);
+            if (tc || FfmaGridFits(s->groups, s->m, s->n)) {
+              return EmitGemmKernel(inst, out, ConvGemmIo(inst, *s), tc);
+            }
+          }
         }
       }
       return EmitElementwiseKernel(inst, out);
@@ -855,27 +880,6 @@ void AddAnnotation(llvm::Module& m, llvm::Function* f, const char* key,
                            llvm::ConstantAsMetadata::get(llvm::ConstantInt::get(
                                llvm::Type::getInt32Ty(c), v))};
   annotations->addOperand(llvm::MDNode::get(c, ops));
-}
-
-// Marks the loop whose header block is `header` "do not unroll".
-void DisableUnroll(llvm::Function& f, llvm::StringRef header) {
-  for (llvm::BasicBlock& bb : f) {
-    auto* br = llvm::dyn_cast_or_null<llvm::BranchInst>(bb.getTerminator());
-    if (br == nullptr || !br->isUnconditional() ||
-        br->getSuccessor(0)->getName() != header) {
-      continue;
-    }
-    // Both the preheader's and the latch's branch get it; LLVM reads the
-    // latch's.
-    llvm::LLVMContext& c = f.getContext();
-    llvm::Metadata* disable[] = {
-        llvm::MDString::get(c, "llvm.loop.unroll.disable")};
-    llvm::TempMDTuple temp = llvm::MDNode::getTemporary(c, {});
-    llvm::Metadata* ops[] = {temp.get(), llvm::MDNode::get(c, disable)};
-    llvm::MDNode* loop = llvm::MDNode::getDistinct(c, ops);
-    loop->replaceOperandWith(0, loop);
-    br->setMetadata(llvm::LLVMContext::MD_loop, loop);
-  }
 }
 
 std::optional<GpuModuleEmitter::ReduceShape> GpuModuleEmitter::NormalizeReduce(
@@ -1345,151 +1349,100 @@ bool GpuModuleEmitter::CanonicalDot(const HloInstruction& inst, int64_t* batch,
          os.num_elements() < (int64_t{1} << 31);
 }
 
-absl::Status GpuModuleEmitter::EmitDotKernel(const HloInstruction& inst,
-                                             const ValueTree& out,
-                                             int64_t batch, int64_t m,
-                                             int64_t n, int64_t k) {
+absl::Status GpuModuleEmitter::EmitGemmKernel(const HloInstruction& inst,
+                                              const ValueTree& out,
+                                              const GemmIoMaker& make_io,
+                                              bool tensor_core) {
   std::vector<const HloInstruction*> inputs;
   absl::flat_hash_set<const HloInstruction*> seen;
   CollectInputs(inst, &inputs, &seen);
+  const TensorCoreKind kind = TensorCoreKindFor(options_.arch);
+  const char* name =
+      !tensor_core ? (inst.opcode() == HloOpcode::kDot ? "dot" : "conv_gemm")
+      : kind == TensorCoreKind::kWgmma ? "wgmma"
+                                       : "mma";
   KernelLaunch launch;
   HLOREF_ASSIGN_OR_RETURN(
       llvm::Function * f,
-      BeginKernel(inst, "dot", inputs, out, kDotTile, &launch));
-  AddAnnotation(*llvm_module_, f, "maxntidy", kDotTile);
+      BeginKernel(inst, name, inputs, out,
+                  tensor_core ? kGemmThreads : kDotTile, &launch));
+  if (!tensor_core) AddAnnotation(*llvm_module_, f, "maxntidy", kDotTile);
   HLOREF_ASSIGN_OR_RETURN(std::vector<ElementGenerator> gens,
                           OperandGenerators(inst));
-  const PrimitiveType et = inst.shape().element_type();
-  // f16 / bf16 accumulate in f32 (their products are exact there).
-  llvm::Type* acc_t =
-      et == PrimitiveType::kF64 ? b_.getDoubleTy() : b_.getFloatTy();
-  constexpr int64_t kPitch = kDotTile + 1;
-  auto* tile_t = llvm::ArrayType::get(acc_t, kDotTile * kPitch);
-  auto make_tile = [&](const char* name) {
-    auto* g = new llvm::GlobalVariable(
-        *llvm_module_, tile_t, false, llvm::GlobalValue::InternalLinkage,
-        llvm::UndefValue::get(tile_t), name, nullptr,
-        llvm::GlobalValue::NotThreadLocal, 3);
-    g->setAlignment(llvm::Align(16));
-    return g;
-  };
-  llvm::GlobalVariable* a_tile = make_tile("dot_a");
-  llvm::GlobalVariable* b_tile = make_tile("dot_b");
-  auto at = [&](llvm::GlobalVariable* tile, llvm::Value* y, llvm::Value* x) {
-    llvm::Value* i = b_.CreateAdd(b_.CreateMul(y, b_.getInt32(kPitch)), x);
-    return b_.CreateInBoundsGEP(tile_t, tile, {b_.getInt32(0), i});
-  };
-  llvm::Type* i64 = b_.getInt64Ty();
-  llvm::Value* tx = Sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x);
-  llvm::Value* ty = Sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_y);
-  llvm::Value* row = b_.CreateZExt(
-      b_.CreateAdd(
-          b_.CreateMul(Sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_y),
-                       b_.getInt32(kDotTile)),
-          ty),
-      i64);
-  llvm::Value* col = b_.CreateZExt(
-      b_.CreateAdd(
-          b_.CreateMul(Sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x),
-                       b_.getInt32(kDotTile)),
-          tx),
-      i64);
-  // Batch indices: the z block, row-major over the batch dimensions.
-  const int64_t nb = inst.shape().rank() - 2;
-  IrIndex batch_index(nb, nullptr);
-  {
-    llvm::Value* rest = Sreg64(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_z);
-    for (int64_t d = nb - 1; d >= 0; --d) {
-      const int64_t size = inst.shape().dimensions(d);
-      batch_index[d] = d == 0 ? rest : b_.CreateURem(rest, ctx_.I64(size));
-      if (d > 0) rest = b_.CreateUDiv(rest, ctx_.I64(size));
-    }
+  HLOREF_ASSIGN_OR_RETURN(GemmIo io, make_io(gens, kernel_output_.array));
+  if (tensor_core) {
+    HLOREF_RETURN_IF_ERROR(EmitTensorCoreGemm(ctx_, *f, io, kind, &launch));
+  } else {
+    HLOREF_RETURN_IF_ERROR(EmitFfmaGemm(ctx_, *f, io, &launch));
   }
-  auto index3 = [&](llvm::Value* i, llvm::Value* j) {
-    IrIndex idx = batch_index;
-    idx.push_back(i);
-    idx.push_back(j);
-    return idx;
-  };
-  llvm::Value* acc_slot = ctx_.EntryAlloca(acc_t, 1, "acc");
-  llvm::Value* load_slot = ctx_.EntryAlloca(acc_t, 1, "load");
-  b_.CreateStore(llvm::ConstantFP::get(acc_t, 0.0), acc_slot);
-  llvm::Function* barrier = llvm::Intrinsic::getDeclaration(
-      llvm_module_.get(), llvm::Intrinsic::nvvm_barrier0);
-  llvm::Function* fma = llvm::Intrinsic::getDeclaration(
-      llvm_module_.get(), llvm::Intrinsic::fma, {acc_t});
-  auto to_acc = [&](llvm::Value* v) {
-    return v->getType() == acc_t ? v : b_.CreateFPExt(v, acc_t);
-  };
-  // Loads one element into `tile`[y][x] (zero outside the operand).
-  auto load_tile = [&](llvm::GlobalVariable* tile, llvm::Value* in_range,
-                       const ElementGenerator& gen, const IrIndex& idx,
-                       llvm::Value* y, llvm::Value* x) -> absl::Status {
-    b_.CreateStore(llvm::ConstantFP::get(acc_t, 0.0), load_slot);
-    HLOREF_RETURN_IF_ERROR(ctx_.EmitIf(
-        in_range,
-        [&]() -> absl::Status {
-          HLOREF_ASSIGN_OR_RETURN(llvm::Value * v, gen(idx));
-          b_.CreateStore(to_acc(v), load_slot);
-          return absl::OkStatus();
-        },
-        "load"));
-    b_.CreateStore(b_.CreateLoad(acc_t, load_slot), at(tile, y, x));
-    return absl::OkStatus();
-  };
-  HLOREF_RETURN_IF_ERROR(ctx_.EmitForLoop(
-      "k_tile", ctx_.I64(0), ctx_.I64(k), ctx_.I64(kDotTile),
-      [&](llvm::Value* kt) -> absl::Status {
-        llvm::Value* a_k = b_.CreateAdd(kt, b_.CreateZExt(tx, i64));
-        llvm::Value* b_k = b_.CreateAdd(kt, b_.CreateZExt(ty, i64));
-        HLOREF_RETURN_IF_ERROR(
-            load_tile(a_tile,
-                      b_.CreateAnd(b_.CreateICmpULT(row, ctx_.I64(m)),
-                                   b_.CreateICmpULT(a_k, ctx_.I64(k))),
-                      gens[0], index3(row, a_k), ty, tx));
-        HLOREF_RETURN_IF_ERROR(
-            load_tile(b_tile,
-                      b_.CreateAnd(b_.CreateICmpULT(b_k, ctx_.I64(k)),
-                                   b_.CreateICmpULT(col, ctx_.I64(n))),
-                      gens[1], index3(b_k, col), ty, tx));
-        b_.CreateCall(barrier, {});
-        llvm::Value* acc = b_.CreateLoad(acc_t, acc_slot);
-        for (int64_t kk = 0; kk < kDotTile; ++kk) {
-          llvm::Value* a =
-              b_.CreateLoad(acc_t, at(a_tile, ty, b_.getInt32(kk)));
-          llvm::Value* bv =
-              b_.CreateLoad(acc_t, at(b_tile, b_.getInt32(kk), tx));
-          acc = b_.CreateCall(fma, {a, bv, acc});
-        }
-        b_.CreateStore(acc, acc_slot);
-        b_.CreateCall(barrier, {});
-        return absl::OkStatus();
-      }));
-  // LLVM fully unrolls short constant k loops; with 16 FFMAs per tile
-  // already unrolled that ran the f64 kernel out of registers (255 and
-  // 52 bytes of spills for k = 50), so the tile loop stays a loop.
-  DisableUnroll(*f, "k_tile.header");
-  HLOREF_RETURN_IF_ERROR(ctx_.EmitIf(
-      b_.CreateAnd(b_.CreateICmpULT(row, ctx_.I64(m)),
-                   b_.CreateICmpULT(col, ctx_.I64(n))),
-      [&]() -> absl::Status {
-        llvm::Value* v =
-            codegen::EmitRoundToType(ctx_, et, b_.CreateLoad(acc_t, acc_slot));
-        kernel_output_.array.EmitWrite(ctx_, index3(row, col), v);
-        return absl::OkStatus();
-      },
-      "store"));
-  launch.kind = KernelKind::kDot;
-  launch.m = m;
-  launch.n = n;
-  launch.k = k;
-  launch.batch = batch;
-  launch.block[0] = kDotTile;
-  launch.block[1] = kDotTile;
-  launch.grid[0] = (n + kDotTile - 1) / kDotTile;
-  launch.grid[1] = (m + kDotTile - 1) / kDotTile;
-  launch.grid[2] = batch;
   return EndKernel(inst, std::move(launch));
+}
+
+GpuModuleEmitter::GemmIoMaker GpuModuleEmitter::DotGemmIo(
+    const HloInstruction& inst, int64_t batch, int64_t m, int64_t n,
+    int64_t k) {
+  return [this, &inst, batch, m, n, k](
+             const std::vector<ElementGenerator>& gens,
+             const IrArray& out) -> absl::StatusOr<GemmIo> {
+    // [b.., m, k] x [b.., k, n] (CanonicalDot): the batch index is the
+    // linear GEMM batch, row-major over the batch dimensions.
+    const Shape shape = inst.shape();
+    EmitContext* ctx = &ctx_;
+    auto index = [shape, ctx](llvm::Value* b, llvm::Value* i, llvm::Value* j) {
+      const int64_t nb = shape.rank() - 2;
+      IrIndex idx(nb + 2, nullptr);
+      llvm::Value* rest = b;
+      for (int64_t d = nb - 1; d >= 0; --d) {
+        const int64_t size = shape.dimensions(d);
+        idx[d] = d == 0 ? rest : ctx->b().CreateURem(rest, ctx->I64(size));
+        if (d > 0) rest = ctx->b().CreateUDiv(rest, ctx->I64(size));
+      }
+      idx[nb] = i;
+      idx[nb + 1] = j;
+      return idx;
+    };
+    GemmIo io;
+    io.type = shape.element_type();
+    io.batch = batch;
+    io.m = m;
+    io.n = n;
+    io.k = k;
+    ElementGenerator a = gens[0], bg = gens[1];
+    io.load_a = [a, index](llvm::Value* b, llvm::Value* i, llvm::Value* l) {
+      return a(index(b, i, l));
+    };
+    io.load_b = [bg, index](llvm::Value* b, llvm::Value* l, llvm::Value* j) {
+      return bg(index(b, l, j));
+    };
+    io.store = [out, index, ctx](llvm::Value* b, llvm::Value* i, llvm::Value* j,
+                                 llvm::Value* v) {
+      out.EmitWrite(*ctx, index(b, i, j), v);
+      return absl::OkStatus();
+    };
+    // Operands read straight from a row-major buffer (not fused) may be
+    // copied with cp.async by the tensor-core kernels.
+    auto row_major = [this](const HloInstruction* op) -> llvm::Value* {
+      if (inlined_.contains(op)) return nullptr;
+      auto it = kernel_values_.find(op);
+      if (it == kernel_values_.end() || !it->second.IsArray()) return nullptr;
+      const Layout l = op->shape().LayoutOrDefault();
+      const bool descending =
+          static_cast<int64_t>(l.minor_to_major.size()) != op->shape().rank() ||
+          l.IsDescending();
+      return descending ? it->second.array.base() : nullptr;
+    };
+    io.a_row_major = row_major(inst.operand(0));
+    io.b_row_major = row_major(inst.operand(1));
+    return io;
+  };
+}
+
+GpuModuleEmitter::GemmIoMaker GpuModuleEmitter::ConvGemmIo(
+    const HloInstruction& inst, const ConvGemmShape& shape) {
+  return [this, &inst, shape](const std::vector<ElementGenerator>& gens,
+                              const IrArray& out) -> absl::StatusOr<GemmIo> {
+    return ConvolutionGemmIo(ctx_, inst, shape, gens[0], gens[1], out);
+  };
 }
 
 }  // namespace

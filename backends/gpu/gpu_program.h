@@ -43,8 +43,14 @@ enum class KernelKind {
   // shuffles along the reduced dimension.
   kColumnReduce,
   // [batch, m, k] x [batch, k, n]: 16x16 output tiles per block, k in
-  // tiles of 16 through shared memory, one output per thread.
+  // tiles of 16 through shared memory, one output per thread (FFMA: dot
+  // and convolution as an implicit GEMM, gpu_gemm.h).
   kDot,
+  // Tensor-core GEMM (gpu_gemm.h): [batch, m, k] x [batch, k, n] in
+  // 128x128 output tiles of 256 threads, k tiles of 32 through shared memory;
+  // dot (bf16 / f16) and convolution as an implicit GEMM.
+  kMmaGemm,    // mma.sync m16n8k16, 2x4 warps of 64x32
+  kWgmmaGemm,  // sm_90a wgmma m64n128k16, two warpgroups
   // One thread runs the whole instruction (the shared buffer emitters:
   // scatter, sort-free variadic reduce, batch-norm ...).
   kSerial,
