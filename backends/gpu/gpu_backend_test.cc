@@ -169,6 +169,34 @@ ENTRY e {
   Validate(p);
 }
 
+TEST(GpuPtxTest, ComplexTranscendentalsAreDeviceCode) {
+  // c128 exp, c64 acos and c128 power: the complex_math hook is inline
+  // device code (gpu_device_ops.cc) over libdevice's real functions; no
+  // call into the CPU runtime is left, one element-wise kernel each.
+  for (const char* op :
+       {"c128[64] exponential(a)", "c64[64] acos(a)", "c128[64] power(a, a)"}) {
+    const std::string type =
+        std::string(op).substr(0, 3) == "c64" ? "c64[64]" : "c128[64]";
+    GpuProgram p = Compile(absl::StrCat(R"(
+HloModule m
+ENTRY e {
+  a = )",
+                                        type, R"( parameter(0)
+  ROOT s = )",
+                                        op, R"(
+})"));
+    ASSERT_EQ(p.launches.size(), 1u) << op;
+    EXPECT_EQ(p.launches[0].kind, KernelKind::kElementwise);
+    EXPECT_TRUE(p.linked_libdevice) << op;
+    EXPECT_THAT(p.llvm_ir, HasSubstr("@__nv_")) << op;
+    EXPECT_THAT(p.optimized_ir, Not(HasSubstr("hloref_cpu_complex"))) << op;
+    EXPECT_THAT(p.ptx, Not(HasSubstr(".extern"))) << op;
+    EXPECT_THAT(p.ptx, HasSubstr("ld.global.nc")) << op;
+    const std::string log = Validate(p);
+    EXPECT_THAT(log, HasSubstr("0 bytes spill stores")) << op << "\n" << log;
+  }
+}
+
 // ---------------------------------------------------------------------
 // Reductions and dot: FileCheck-style checks on the PTX.
 

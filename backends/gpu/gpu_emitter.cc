@@ -18,6 +18,7 @@
 #include "backends/codegen/fusion.h"
 #include "backends/codegen/ir_value.h"
 #include "backends/codegen/llvm_types.h"
+#include "backends/gpu/gpu_device_ops.h"
 #include "backends/gpu/nvptx_target.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/Function.h"
@@ -111,6 +112,8 @@ class GpuModuleEmitter {
 
   absl::StatusOr<GpuProgram> Run() {
     HLOREF_RETURN_IF_ERROR(PrepareModuleForNvptx(*llvm_module_, options_.arch));
+    // Complex transcendentals: device code (gpu_device_ops.h).
+    ctx_.complex_math = EmitDeviceComplexMath;
     program_.module_name = module_.name();
     program_.arch = options_.arch;
     const HloComputation& entry = *module_.entry();

@@ -1,0 +1,284 @@
+// The GPU target's device implementations (gpu_device_ops.h) checked on
+// the host: the same LLVM IR the GPU kernels contain, JIT-compiled for the
+// CPU (its C math calls resolve to the host's libm, where the GPU's resolve
+// to libdevice) and compared with independent references. The PTX of the
+// kernels that use them is checked in gpu_backend_test.
+#include "backends/gpu/gpu_device_ops.h"
+
+#include <cmath>
+#include <complex>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "backends/codegen/complex_ir.h"
+#include "backends/codegen/emit_context.h"
+#include "backends/codegen/emitter_table.h"
+#include "backends/cpu/jit.h"
+#include "gtest/gtest.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+
+namespace hloref::gpu {
+namespace {
+
+using codegen::ComplexFn;
+using CLD = std::complex<long double>;
+
+// void unary_<fn>(double re, double im, double* out) for every unary
+// ComplexFn, and void pow(double a, double b, double c, double d,
+// double* out), all through EmitDeviceComplexMath, JIT-compiled.
+class ComplexMathJit {
+ public:
+  static constexpr int kUnary = static_cast<int>(ComplexFn::kPow);
+
+  ComplexMathJit() {
+    auto context = std::make_unique<llvm::LLVMContext>();
+    auto module = std::make_unique<llvm::Module>("complex_math", *context);
+    codegen::IRBuilder b(*context);
+    codegen::EmitterTable table = codegen::DefaultEmitterTable();
+    codegen::EmitContext ctx(*module, b, table, codegen::CodegenOptions());
+    for (int fn = 0; fn <= kUnary; ++fn) {
+      const int n = fn == kUnary ? 4 : 2;
+      std::vector<llvm::Type*> params(n, b.getDoubleTy());
+      params.push_back(b.getPtrTy());
+      auto* fty = llvm::FunctionType::get(b.getVoidTy(), params, false);
+      llvm::Function* f =
+          llvm::Function::Create(fty, llvm::GlobalValue::ExternalLinkage,
+                                 absl::StrCat("fn", fn), *module);
+      b.SetInsertPoint(llvm::BasicBlock::Create(*context, "entry", f));
+      std::vector<llvm::Value*> parts;
+      for (int i = 0; i < n; ++i) parts.push_back(f->getArg(i));
+      auto [re, im] = EmitDeviceComplexMath(ctx, fn, parts);
+      llvm::Value* out = f->getArg(n);
+      b.CreateStore(re, out);
+      b.CreateStore(im, b.CreateConstInBoundsGEP1_64(b.getDoubleTy(), out, 1));
+      b.CreateRetVoid();
+    }
+    absl::Status prepared = cpu::PrepareModuleForHost(*module);
+    EXPECT_TRUE(prepared.ok()) << prepared;
+    absl::StatusOr<std::unique_ptr<cpu::JitModule>> jit =
+        cpu::JitModule::Compile(std::move(module), std::move(context),
+                                cpu::JitOptions());
+    EXPECT_TRUE(jit.ok()) << jit.status();
+    if (!jit.ok()) return;
+    jit_ = *std::move(jit);
+    for (int fn = 0; fn <= kUnary; ++fn) {
+      absl::StatusOr<void*> p = jit_->Lookup(absl::StrCat("fn", fn));
+      EXPECT_TRUE(p.ok()) << p.status();
+      fns_.push_back(p.ok() ? *p : nullptr);
+    }
+  }
+
+  std::complex<double> Unary(ComplexFn fn, double re, double im) const {
+    double out[2];
+    reinterpret_cast<void (*)(double, double, double*)>(
+        fns_.at(static_cast<int>(fn)))(re, im, out);
+    return {out[0], out[1]};
+  }
+  std::complex<double> Pow(double a, double b, double c, double d) const {
+    double out[2];
+    reinterpret_cast<void (*)(double, double, double, double, double*)>(
+        fns_.at(kUnary))(a, b, c, d, out);
+    return {out[0], out[1]};
+  }
+  bool ok() const { return jit_ != nullptr; }
+
+ private:
+  std::unique_ptr<cpu::JitModule> jit_;
+  std::vector<void*> fns_;
+};
+
+const ComplexMathJit& Jit() {
+  static const ComplexMathJit* const jit = new ComplexMathJit();
+  return *jit;
+}
+
+// The reference: the C library's complex functions in long double (64-bit
+// significand), as the CPU runtime computes them, independent of the code
+// under test.
+CLD Reference(ComplexFn fn, CLD z) {
+  switch (fn) {
+    case ComplexFn::kSqrt:
+      return std::sqrt(z);
+    case ComplexFn::kRsqrt:
+      return 1.0L / std::sqrt(z);
+    case ComplexFn::kExp:
+      return std::exp(z);
+    case ComplexFn::kExpm1:
+      return std::exp(z) - 1.0L;  // points below keep |z| away from 0
+    case ComplexFn::kLog:
+      return std::log(z);
+    case ComplexFn::kLog1p:
+      return std::log(1.0L + z);
+    case ComplexFn::kLogistic:
+      return 1.0L / (1.0L + std::exp(-z));
+    case ComplexFn::kSin:
+      return std::sin(z);
+    case ComplexFn::kCos:
+      return std::cos(z);
+    case ComplexFn::kTan:
+      return std::tan(z);
+    case ComplexFn::kTanh:
+      return std::tanh(z);
+    case ComplexFn::kSinh:
+      return std::sinh(z);
+    case ComplexFn::kCosh:
+      return std::cosh(z);
+    case ComplexFn::kAsin:
+      return std::asin(z);
+    case ComplexFn::kAcos:
+      return std::acos(z);
+    case ComplexFn::kAsinh:
+      return std::asinh(z);
+    case ComplexFn::kAcosh:
+      return std::acosh(z);
+    case ComplexFn::kAtanh:
+      return std::atanh(z);
+    case ComplexFn::kPow:
+      break;
+  }
+  return {NAN, NAN};
+}
+
+// numerics.md's complex judgement: |v - y| <= k u |y| (normwise), k = 16
+// for the transcendentals, u = 2^-53 (c128).
+void ExpectNormwise(std::complex<double> v, CLD y, const std::string& what) {
+  const long double err = std::abs(CLD(v.real(), v.imag()) - y);
+  const long double bound = 16 * 0x1p-53L * std::abs(y) + 0x1p-1022L;
+  EXPECT_LE(err, bound) << what << ": got (" << v.real() << ", " << v.imag()
+                        << "), want (" << static_cast<double>(y.real()) << ", "
+                        << static_cast<double>(y.imag()) << "), "
+                        << static_cast<double>(err / (0x1p-53L * std::abs(y)))
+                        << " ulp normwise";
+}
+
+TEST(GpuComplexMathTest, MatchesTheCLibraryInLongDoubleWithin16Ulp) {
+  const ComplexMathJit& jit = Jit();
+  ASSERT_TRUE(jit.ok());
+  const double values[] = {-3.7, -1.0, -0.6, -1e-3, -0.0, 0.0, 1e-3,
+                           0.3,  0.75, 1.0,  1.25,  2.5,  9.0, 40.0};
+  int checked = 0;
+  for (int f = 0; f < ComplexMathJit::kUnary; ++f) {
+    const ComplexFn fn = static_cast<ComplexFn>(f);
+    for (double re : values) {
+      for (double im : values) {
+        if (fn == ComplexFn::kExpm1 && std::abs(re) < 0.5 &&
+            std::abs(im) < 0.5) {
+          continue;  // the reference exp(z) - 1 cancels there (below)
+        }
+        const CLD y = Reference(fn, CLD(re, im));
+        if (!std::isfinite(y.real()) || !std::isfinite(y.imag())) continue;
+        ExpectNormwise(jit.Unary(fn, re, im), y,
+                       absl::StrCat("fn ", f, " at (", re, ", ", im, ")"));
+        ++checked;
+      }
+    }
+  }
+  EXPECT_GT(checked, 3000);
+}
+
+TEST(GpuComplexMathTest, Expm1AndLog1pNearZeroKeepRelativeAccuracy) {
+  const ComplexMathJit& jit = Jit();
+  ASSERT_TRUE(jit.ok());
+  // expm1(z) = z + z^2/2 + z^3/6 + ..., log1p(z) = z - z^2/2 + z^3/3 for
+  // |z| = 1e-9 (the series in long double; the next term is ~1e-36
+  // relative), where exp(z) - 1 in double would keep 7 digits.
+  for (double t : {0.0, 0.7, 2.0, 4.0}) {
+    const CLD z(1e-9L * std::cos(t), 1e-9L * std::sin(t));
+    const CLD z2 = z * z, z3 = z2 * z;
+    ExpectNormwise(jit.Unary(ComplexFn::kExpm1, static_cast<double>(z.real()),
+                             static_cast<double>(z.imag())),
+                   z + z2 / 2.0L + z3 / 6.0L,
+                   absl::StrCat("expm1 at angle ", t));
+    ExpectNormwise(jit.Unary(ComplexFn::kLog1p, static_cast<double>(z.real()),
+                             static_cast<double>(z.imag())),
+                   z - z2 / 2.0L + z3 / 3.0L,
+                   absl::StrCat("log1p at angle ", t));
+  }
+}
+
+TEST(GpuComplexMathTest, PowMatchesLongDoubleForModerateExponents) {
+  const ComplexMathJit& jit = Jit();
+  ASSERT_TRUE(jit.ok());
+  const double bases[] = {-2.0, -0.5, 0.3, 1.5, 3.0};
+  const double exps[] = {-1.5, -0.5, 0.0, 0.25, 1.0, 2.0};
+  for (double a : bases) {
+    for (double b : bases) {
+      for (double c : exps) {
+        for (double d : exps) {
+          // std::pow(CLD, CLD) = exp(w log z) in long double.
+          const CLD y = std::exp(CLD(c, d) * std::log(CLD(a, b)));
+          ExpectNormwise(jit.Pow(a, b, c, d), y,
+                         absl::StrCat("(", a, ",", b, ")^(", c, ",", d, ")"));
+        }
+      }
+    }
+  }
+  // The CPU runtime's special cases.
+  EXPECT_EQ(jit.Pow(0, 0, 2.5, 0), std::complex<double>(0, 0));
+  EXPECT_EQ(jit.Pow(7, -3, 0, 0), std::complex<double>(1, 0));
+  EXPECT_EQ(jit.Pow(1, 0, NAN, 4), std::complex<double>(1, 0));
+}
+
+TEST(GpuComplexMathTest, BranchCutsAndSpecialValues) {
+  const ComplexMathJit& jit = Jit();
+  ASSERT_TRUE(jit.ok());
+  auto same = [](std::complex<double> v, double re, double im) {
+    return std::signbit(v.real()) == std::signbit(re) &&
+           std::signbit(v.imag()) == std::signbit(im) &&
+           (v.real() == re || (std::isnan(v.real()) && std::isnan(re))) &&
+           (v.imag() == im || (std::isnan(v.imag()) && std::isnan(im)));
+  };
+  const double pi = 3.141592653589793;
+  // sqrt(+-0 +- 0i) = (+0, +0) (the CPU runtime, numerics.md); the cut
+  // side follows the imaginary zero's sign; Annex G infinities.
+  EXPECT_TRUE(same(jit.Unary(ComplexFn::kSqrt, -0.0, -0.0), 0.0, 0.0));
+  EXPECT_TRUE(same(jit.Unary(ComplexFn::kSqrt, -4.0, 0.0), 0.0, 2.0));
+  EXPECT_TRUE(same(jit.Unary(ComplexFn::kSqrt, -4.0, -0.0), 0.0, -2.0));
+  EXPECT_TRUE(
+      same(jit.Unary(ComplexFn::kSqrt, 1.0, INFINITY), INFINITY, INFINITY));
+  EXPECT_TRUE(same(jit.Unary(ComplexFn::kSqrt, -INFINITY, 2.0), 0.0, INFINITY));
+  EXPECT_TRUE(
+      same(jit.Unary(ComplexFn::kSqrt, INFINITY, -2.0), INFINITY, -0.0));
+  // Extremes do not overflow or flush: sqrt(2^1022 (1 + i)) and
+  // sqrt(2^-1074 i) (values from the polar form by hand).
+  std::complex<double> big = jit.Unary(ComplexFn::kSqrt, 0x1p1022, 0x1p1022);
+  EXPECT_NEAR(big.real() / 0x1p511, 1.0986841134678100, 1e-15);
+  EXPECT_NEAR(big.imag() / 0x1p511, 0.45508986056222733, 1e-15);
+  std::complex<double> tiny = jit.Unary(ComplexFn::kSqrt, 0.0, 0x1p-1074);
+  EXPECT_NEAR(tiny.real() / 0x1p-537, std::sqrt(0.5), 1e-15);
+  // log(-1 -+ 0i) = (0, -+pi).
+  EXPECT_TRUE(same(jit.Unary(ComplexFn::kLog, -1.0, -0.0), 0.0, -pi));
+  EXPECT_TRUE(same(jit.Unary(ComplexFn::kLog, -1.0, 0.0), 0.0, pi));
+  // exp(x + 0i) keeps the zero; a finite result past exp's overflow:
+  // exp(709.9 + i pi/3) has |re| = e^709.9 / 2 < DBL_MAX.
+  EXPECT_TRUE(same(jit.Unary(ComplexFn::kExp, 2.0, -0.0), std::exp(2.0), -0.0));
+  std::complex<double> e = jit.Unary(ComplexFn::kExp, 709.9, pi / 3);
+  EXPECT_TRUE(std::isfinite(e.real()));
+  EXPECT_NEAR(e.real() / std::exp(354.95) / std::exp(354.95), 0.5, 1e-13);
+  // asin / acos on their cuts: asin(2 +- 0i) = pi/2 +- i acosh 2.
+  const double acosh2 = 1.3169578969248166;
+  std::complex<double> s = jit.Unary(ComplexFn::kAsin, 2.0, 0.0);
+  EXPECT_NEAR(s.real(), pi / 2, 1e-15);
+  EXPECT_NEAR(s.imag(), acosh2, 1e-15);
+  s = jit.Unary(ComplexFn::kAsin, 2.0, -0.0);
+  EXPECT_NEAR(s.imag(), -acosh2, 1e-15);
+  // atanh(1 + 0i) = (+inf, +0).
+  EXPECT_TRUE(same(jit.Unary(ComplexFn::kAtanh, 1.0, 0.0), INFINITY, 0.0));
+  // tanh for large |re| saturates: tanh(30 + i) = 1 + i 2 sin 2 e^-60.
+  std::complex<double> t = jit.Unary(ComplexFn::kTanh, 30.0, 1.0);
+  EXPECT_EQ(t.real(), 1.0);
+  EXPECT_NEAR(t.imag() / (2 * std::sin(2.0) * std::exp(-60.0)), 1.0, 1e-14);
+  // sin(1e-300 + 710i) = 1e-300 cosh 710 ~ 1.12e8: finite although
+  // cosh(710) overflows.
+  std::complex<double> sn = jit.Unary(ComplexFn::kSin, 1e-300, 710.0);
+  EXPECT_NEAR(sn.real() / 1e8,
+              1e-300 * 0.5 * std::exp(355.0) * std::exp(355.0) / 1e8, 1e-6);
+}
+
+}  // namespace
+}  // namespace hloref::gpu
