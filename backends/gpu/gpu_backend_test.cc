@@ -197,6 +197,42 @@ ENTRY e {
   }
 }
 
+TEST(GpuPtxTest, RngBitGeneratorIsElementParallel) {
+  // One work item per Philox block (4 u32 words) / Threefry block (2):
+  // a grid-stride kernel over 4096 / 4 and 4096 / 2 items, the rounds
+  // unrolled in registers (mul.wide / mul.hi for Philox's products,
+  // funnel shifts for Threefry's rotations), no local memory.
+  for (const char* alg : {"rng_philox", "rng_three_fry"}) {
+    GpuProgram p = Compile(absl::StrCat(R"(
+HloModule m
+ENTRY e {
+  s = u64[3] parameter(0)
+  ROOT r = (u64[3], u32[64,64]) rng-bit-generator(s), algorithm=)",
+                                        alg, "\n}"));
+    ASSERT_EQ(p.launches.size(), 1u) << alg;
+    const KernelLaunch& k = p.launches[0];
+    const bool philox = std::string(alg) == "rng_philox";
+    EXPECT_EQ(k.kind, KernelKind::kElementwise);
+    EXPECT_EQ(k.elements, philox ? 1024 : 2048);
+    EXPECT_EQ(k.block[0], 256);
+    EXPECT_EQ(k.grid[0], philox ? 4 : 8);
+    const std::string body = Section(p.ptx, ".entry k0_rng", "\n}\n");
+    ASSERT_FALSE(body.empty()) << p.ptx;
+    if (philox) {
+      EXPECT_THAT(body, testing::AnyOf(HasSubstr("mul.wide.u32"),
+                                       HasSubstr("mul.hi.u32")));
+    } else {
+      EXPECT_THAT(body, HasSubstr("shf.l"));
+    }
+    EXPECT_THAT(body, Not(HasSubstr(".local")));
+    EXPECT_THAT(body, Not(HasSubstr("call")));
+    const std::string log = Validate(p);
+    EXPECT_THAT(log, HasSubstr("0 bytes spill stores"));
+    EXPECT_GT(UsedRegisters(log), 0);
+    EXPECT_LE(UsedRegisters(log), 64) << log;
+  }
+}
+
 // ---------------------------------------------------------------------
 // Reductions and dot: FileCheck-style checks on the PTX.
 

@@ -1,12 +1,18 @@
 #include "backends/gpu/gpu_device_ops.h"
 
+#include <array>
 #include <cstdint>
+#include <optional>
 #include <utility>
+#include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "backends/codegen/complex_ir.h"
+#include "backends/codegen/llvm_types.h"
 #include "backends/codegen/math_ir.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Intrinsics.h"
+#include "spec/util/status_macros.h"
 
 namespace hloref::gpu {
 
@@ -375,6 +381,278 @@ std::pair<llvm::Value*, llvm::Value*> EmitDeviceComplexMath(
              ? e.Pow(parts[0], parts[1], parts[2], parts[3])
              : e.Eval(static_cast<ComplexFn>(fn), {parts[0], parts[1]});
   return {r.re, r.im};
+}
+
+// -------------------------------------------------------------------------
+// rng-bit-generator (the CPU runtime's rng.cc, bit for bit): THREE_FRY =
+// Threefry-2x32-20 with key state[0] and 64-bit counter state[1]; PHILOX
+// (and DEFAULT) = Philox-4x32-10 with key state[0] and 128-bit counter
+// (state[1], state[2]) for u64[3]+ states, (state[1], state[0]) for u64[2].
+// Each work item computes one block at counter + item and writes the
+// elements that block's words go to, so items are independent.
+
+namespace {
+
+using codegen::IrArray;
+using codegen::IrIndex;
+using codegen::IrValue;
+
+// The row-major logical index of `linear` (i64) over `dims`.
+IrIndex RowMajorIndex(EmitContext& ctx, llvm::Value* linear,
+                      const std::vector<int64_t>& dims) {
+  codegen::IRBuilder& b = ctx.b();
+  int64_t n = 1;
+  for (int64_t d : dims) n *= d;
+  const bool narrow = n < (int64_t{1} << 31);
+  llvm::Type* t = narrow ? b.getInt32Ty() : b.getInt64Ty();
+  llvm::Value* rest = b.CreateTrunc(linear, t);
+  IrIndex index(dims.size(), nullptr);
+  for (int64_t d = static_cast<int64_t>(dims.size()) - 1; d >= 0; --d) {
+    llvm::Value* size = llvm::ConstantInt::get(t, dims[d]);
+    llvm::Value* i = d == 0 ? rest : b.CreateURem(rest, size);
+    index[d] = b.CreateZExt(i, b.getInt64Ty());
+    if (d > 0) rest = b.CreateUDiv(rest, size);
+  }
+  return index;
+}
+
+llvm::Value* Rotl(codegen::IRBuilder& b, llvm::Value* x, int r) {
+  return b.CreateIntrinsic(llvm::Intrinsic::fshl, {b.getInt32Ty()},
+                           {x, x, b.getInt32(r)});
+}
+
+}  // namespace
+
+std::pair<llvm::Value*, llvm::Value*> EmitThreefry2x32(
+    codegen::EmitContext& ctx, llvm::Value* c0, llvm::Value* c1,
+    llvm::Value* k0, llvm::Value* k1) {
+  codegen::IRBuilder& b = ctx.b();
+  static constexpr int kRotations[8] = {13, 15, 26, 6, 17, 29, 16, 24};
+  llvm::Value* ks[3] = {
+      k0, k1, b.CreateXor(b.CreateXor(b.getInt32(0x1BD11BDA), k0), k1)};
+  llvm::Value* x0 = b.CreateAdd(c0, ks[0]);
+  llvm::Value* x1 = b.CreateAdd(c1, ks[1]);
+  for (int g = 1; g <= 5; ++g) {
+    const int* r = (g % 2 == 1) ? kRotations : kRotations + 4;
+    for (int round = 0; round < 4; ++round) {
+      x0 = b.CreateAdd(x0, x1);
+      x1 = b.CreateXor(Rotl(b, x1, r[round]), x0);
+    }
+    x0 = b.CreateAdd(x0, ks[g % 3]);
+    x1 = b.CreateAdd(x1, b.CreateAdd(ks[(g + 1) % 3], b.getInt32(g)));
+  }
+  return {x0, x1};
+}
+
+std::array<llvm::Value*, 4> EmitPhilox4x32(codegen::EmitContext& ctx,
+                                           std::array<llvm::Value*, 4> x,
+                                           llvm::Value* k0, llvm::Value* k1) {
+  codegen::IRBuilder& b = ctx.b();
+  llvm::Type* i64 = b.getInt64Ty();
+  llvm::Type* i32 = b.getInt32Ty();
+  for (int round = 0; round < 10; ++round) {
+    // 32 x 32 -> 64-bit products (mul.wide.u32).
+    llvm::Value* p0 =
+        b.CreateMul(b.getInt64(0xD2511F53), b.CreateZExt(x[0], i64));
+    llvm::Value* p1 =
+        b.CreateMul(b.getInt64(0xCD9E8D57), b.CreateZExt(x[2], i64));
+    llvm::Value* hi0 = b.CreateTrunc(b.CreateLShr(p0, 32), i32);
+    llvm::Value* hi1 = b.CreateTrunc(b.CreateLShr(p1, 32), i32);
+    x = {b.CreateXor(b.CreateXor(hi1, x[1]), k0), b.CreateTrunc(p1, i32),
+         b.CreateXor(b.CreateXor(hi0, x[3]), k1), b.CreateTrunc(p0, i32)};
+    k0 = b.CreateAdd(k0, b.getInt32(0x9E3779B9));
+    k1 = b.CreateAdd(k1, b.getInt32(0xBB67AE85));
+  }
+  return x;
+}
+
+namespace {
+
+absl::StatusOr<DeviceKernel> PlanRngBitGenerator(const HloInstruction& inst) {
+  const std::string& a = inst.attrs().algorithm;
+  bool philox;
+  if (a.empty() || a == "rng_default" || a == "rng_philox") {
+    philox = true;
+  } else if (a == "rng_three_fry") {
+    philox = false;
+  } else {
+    return absl::InvalidArgumentError(
+        absl::StrCat("rng-bit-generator: unknown algorithm ", a));
+  }
+  const Shape& state = inst.operand(0)->shape();
+  if (!inst.shape().IsTuple() || inst.shape().tuple_size() != 2 ||
+      state.element_type() != PrimitiveType::kU64 || state.rank() != 1 ||
+      state.dimensions(0) < 2 || !inst.shape().tuple_shapes(1).IsArray()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("rng-bit-generator shapes ", state.ToString(), " -> ",
+                     inst.shape().ToString(), " (is the module verified?)"));
+  }
+  const int64_t words = state.dimensions(0);
+  const Shape& out = inst.shape().tuple_shapes(1);
+  const PrimitiveType type = out.element_type();
+  if (!IsInteger(type)) {
+    return absl::UnimplementedError(
+        absl::StrCat("rng-bit-generator output of ", PrimitiveTypeName(type)));
+  }
+  const std::vector<int64_t> dims(out.dimensions().begin(),
+                                  out.dimensions().end());
+  const int64_t rank = out.rank();
+  const int64_t n = out.num_elements();
+  const bool wide = BitWidth(type) == 64;
+  // THREE_FRY's split of narrow outputs: the first even dimension, else
+  // the first largest one, halved (rounding up).
+  int64_t split = -1;
+  std::vector<int64_t> half = dims;
+  if (!philox && !wide && rank > 0) {
+    for (int64_t d = 0; d < rank && split < 0; ++d) {
+      if (dims[d] % 2 == 0) split = d;
+    }
+    if (split < 0) {
+      split = 0;
+      for (int64_t d = 1; d < rank; ++d) {
+        if (dims[d] > dims[split]) split = d;
+      }
+    }
+    half[split] = (dims[split] + 1) / 2;
+  }
+  int64_t half_count = 1;
+  for (int64_t d : half) half_count *= d;
+  DeviceKernel k;
+  k.name = "rng";
+  k.work_items = philox
+                     ? (wide ? (n + 1) / 2 : (n + 3) / 4)
+                     : (wide || rank == 0 ? (rank == 0 ? 1 : n) : half_count);
+  if (n == 0) k.work_items = 0;
+  const int64_t items = k.work_items;
+  k.body = [=](EmitContext& ctx, absl::Span<const IrValue> operands,
+               const IrValue& output,
+               const DeviceLoops& loops) -> absl::Status {
+    codegen::IRBuilder& b = ctx.b();
+    llvm::Type* i32 = b.getInt32Ty();
+    llvm::Type* i64 = b.getInt64Ty();
+    const IrArray& st = operands[0].array;
+    const IrArray& new_state = output.elements[0].array;
+    const IrArray& bits = output.elements[1].array;
+    auto word = [&](int64_t i) { return st.EmitRead(ctx, {ctx.I64(i)}); };
+    llvm::Value* key = word(0);
+    llvm::Value* s1 = word(1);
+    // PHILOX's counter high word.
+    llvm::Value* s_hi = philox ? word(words >= 3 ? 2 : 0) : nullptr;
+    llvm::Value* k0 = b.CreateTrunc(key, i32);
+    llvm::Value* k1 = b.CreateTrunc(b.CreateLShr(key, 32), i32);
+    llvm::Type* ct = codegen::ComputeType(ctx.context(), type);
+    auto to_type = [&](llvm::Value* v) { return b.CreateZExtOrTrunc(v, ct); };
+    auto join = [&](llvm::Value* lo, llvm::Value* hi) {
+      return b.CreateOr(b.CreateZExt(lo, i64),
+                        b.CreateShl(b.CreateZExt(hi, i64), 32));
+    };
+    // The 128-bit counter (lo, hi) + delta (i64), with the carry.
+    auto add128 = [&](llvm::Value* lo, llvm::Value* hi, llvm::Value* delta) {
+      llvm::Value* l = b.CreateAdd(lo, delta);
+      llvm::Value* carry = b.CreateZExt(b.CreateICmpULT(l, lo), i64);
+      return std::make_pair(l, b.CreateAdd(hi, carry));
+    };
+    // The new state: key, the counter advanced by the items, the words
+    // the algorithm does not read unchanged.
+    HLOREF_RETURN_IF_ERROR(loops.once([&]() -> absl::Status {
+      new_state.EmitWrite(ctx, {ctx.I64(0)}, key);
+      if (philox) {
+        auto [lo, hi] = add128(s1, s_hi, ctx.I64(items));
+        new_state.EmitWrite(ctx, {ctx.I64(1)}, lo);
+        if (words >= 3) new_state.EmitWrite(ctx, {ctx.I64(2)}, hi);
+      } else {
+        new_state.EmitWrite(ctx, {ctx.I64(1)}, b.CreateAdd(s1, ctx.I64(items)));
+      }
+      for (int64_t i = philox ? 3 : 2; i < words; ++i) {
+        new_state.EmitWrite(ctx, {ctx.I64(i)}, word(i));
+      }
+      return absl::OkStatus();
+    }));
+    return loops.for_each(
+        ctx.I64(items), [&](llvm::Value* item) -> absl::Status {
+          // Writes `v` to row-major element `e` (i64) when e < n.
+          auto write_at = [&](llvm::Value* e, llvm::Value* v,
+                              bool guard) -> absl::Status {
+            if (!guard) {
+              bits.EmitWrite(ctx, RowMajorIndex(ctx, e, dims), to_type(v));
+              return absl::OkStatus();
+            }
+            return ctx.EmitIf(
+                b.CreateICmpULT(e, ctx.I64(n)),
+                [&]() -> absl::Status {
+                  bits.EmitWrite(ctx, RowMajorIndex(ctx, e, dims), to_type(v));
+                  return absl::OkStatus();
+                },
+                "in_range");
+          };
+          if (philox) {
+            auto [lo, hi] = add128(s1, s_hi, item);
+            std::array<llvm::Value*, 4> c = {
+                b.CreateTrunc(lo, i32),
+                b.CreateTrunc(b.CreateLShr(lo, 32), i32),
+                b.CreateTrunc(hi, i32),
+                b.CreateTrunc(b.CreateLShr(hi, 32), i32)};
+            std::array<llvm::Value*, 4> w = EmitPhilox4x32(ctx, c, k0, k1);
+            if (wide) {
+              llvm::Value* e = b.CreateMul(item, ctx.I64(2));
+              HLOREF_RETURN_IF_ERROR(write_at(e, join(w[0], w[1]), false));
+              return write_at(b.CreateAdd(e, ctx.I64(1)), join(w[2], w[3]),
+                              n % 2 != 0);
+            }
+            llvm::Value* e = b.CreateMul(item, ctx.I64(4));
+            for (int64_t j = 0; j < 4; ++j) {
+              HLOREF_RETURN_IF_ERROR(write_at(b.CreateAdd(e, ctx.I64(j)), w[j],
+                                              j > 0 && n % 4 != 0));
+            }
+            return absl::OkStatus();
+          }
+          llvm::Value* c = b.CreateAdd(s1, item);
+          const std::pair<llvm::Value*, llvm::Value*> w =
+              EmitThreefry2x32(ctx, b.CreateTrunc(c, i32),
+                               b.CreateTrunc(b.CreateLShr(c, 32), i32), k0, k1);
+          llvm::Value* w0 = w.first;
+          llvm::Value* w1 = w.second;
+          if (wide) return write_at(item, join(w0, w1), false);
+          if (rank == 0) {
+            bits.EmitWrite(ctx, {}, to_type(w0));
+            return absl::OkStatus();
+          }
+          IrIndex h = RowMajorIndex(ctx, item, half);
+          IrIndex target = h;
+          llvm::Value* pos = b.CreateMul(h[split], ctx.I64(2));
+          target[split] = pos;
+          bits.EmitWrite(ctx, target, to_type(w0));
+          llvm::Value* next = b.CreateAdd(pos, ctx.I64(1));
+          target[split] = next;
+          if (dims[split] % 2 == 0) {
+            bits.EmitWrite(ctx, target, to_type(w1));
+            return absl::OkStatus();
+          }
+          return ctx.EmitIf(
+              b.CreateICmpULT(next, ctx.I64(dims[split])),
+              [&]() -> absl::Status {
+                bits.EmitWrite(ctx, target, to_type(w1));
+                return absl::OkStatus();
+              },
+              "second_word");
+        });
+  };
+  return k;
+}
+
+}  // namespace
+
+absl::StatusOr<std::optional<DeviceKernel>> PlanDeviceKernel(
+    const HloInstruction& inst) {
+  switch (inst.opcode()) {
+    case HloOpcode::kRngBitGenerator: {
+      absl::StatusOr<DeviceKernel> k = PlanRngBitGenerator(inst);
+      if (!k.ok()) return k.status();
+      return std::optional<DeviceKernel>(*std::move(k));
+    }
+    default:
+      return std::nullopt;
+  }
 }
 
 }  // namespace hloref::gpu

@@ -4,6 +4,8 @@
 //   complex transcendentals and complex pow: the EmitContext::complex_math
 //     hook, emitted inline in double with libdevice's real functions
 //     (the CPU runtime computes the same functions in long double).
+//   rng-bit-generator: counter-based and element-parallel, one work item
+//     per Threefry / Philox block, the CPU runtime's bits exactly.
 // Everything here is target-independent LLVM IR built with codegen's
 // helpers; C math library calls are renamed to libdevice by the GPU
 // emitter (and resolve to the host's libm when a test JITs the same IR on
@@ -11,11 +13,18 @@
 #ifndef HLOREF_BACKENDS_GPU_GPU_DEVICE_OPS_H_
 #define HLOREF_BACKENDS_GPU_GPU_DEVICE_OPS_H_
 
+#include <array>
 #include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
 #include <utility>
 
+#include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "backends/codegen/emit_context.h"
+#include "backends/codegen/ir_value.h"
+#include "spec/ir/hlo_module.h"
 
 namespace hloref::gpu {
 
@@ -25,6 +34,46 @@ namespace hloref::gpu {
 std::pair<llvm::Value*, llvm::Value*> EmitDeviceComplexMath(
     codegen::EmitContext& ctx, int32_t fn,
     absl::Span<llvm::Value* const> parts);
+
+// One Threefry-2x32-20 block (counter c0, c1; key k0, k1; i32 values):
+// the two output words.
+std::pair<llvm::Value*, llvm::Value*> EmitThreefry2x32(
+    codegen::EmitContext& ctx, llvm::Value* c0, llvm::Value* c1,
+    llvm::Value* k0, llvm::Value* k1);
+// One Philox-4x32-10 block (counter words low to high; key k0, k1).
+std::array<llvm::Value*, 4> EmitPhilox4x32(codegen::EmitContext& ctx,
+                                           std::array<llvm::Value*, 4> counter,
+                                           llvm::Value* k0, llvm::Value* k1);
+
+// The thread structure a device kernel's body is emitted into: on the GPU
+// a grid-stride loop over the launch and a first-thread guard
+// (gpu_emitter.cc); in host tests a plain loop and straight-line code.
+struct DeviceLoops {
+  using Body = std::function<absl::Status(llvm::Value* i)>;
+  // Runs body(i) for every i64 i in [0, n), each exactly once, possibly
+  // in parallel.
+  std::function<absl::Status(llvm::Value* n, const Body& body)> for_each;
+  // Runs body in exactly one thread of the launch.
+  std::function<absl::Status(const std::function<absl::Status()>& body)> once;
+};
+
+// An instruction compiled to one grid-stride kernel over `work_items`
+// independent items (KernelKind::kElementwise with elements = work_items).
+struct DeviceKernel {
+  std::string name;  // part of the .entry name ("rng")
+  int64_t work_items = 0;
+  std::function<absl::Status(
+      codegen::EmitContext& ctx, absl::Span<const codegen::IrValue> operands,
+      const codegen::IrValue& output, const DeviceLoops& loops)>
+      body;
+};
+
+// The device kernel of `inst` when this file implements its opcode;
+// nullopt otherwise (the GPU emitter's other paths apply); an error when
+// the opcode is implemented here but this instance is not (Unimplemented,
+// with the reason) or is malformed.
+absl::StatusOr<std::optional<DeviceKernel>> PlanDeviceKernel(
+    const HloInstruction& inst);
 
 }  // namespace hloref::gpu
 

@@ -570,6 +570,49 @@ class GpuModuleEmitter {
     return EndKernel(inst, std::move(launch));
   }
 
+  // A grid-stride kernel of gpu_device_ops.cc over its work items.
+  absl::Status EmitDeviceKernel(const HloInstruction& inst,
+                                const ValueTree& out,
+                                const DeviceKernel& device) {
+    std::vector<const HloInstruction*> inputs;
+    for (const HloInstruction* op : inst.operands()) {
+      if (inlined_.contains(op)) {
+        return absl::InternalError("an inlined operand of a device kernel");
+      }
+      if (std::find(inputs.begin(), inputs.end(), op) == inputs.end()) {
+        inputs.push_back(op);
+      }
+    }
+    KernelLaunch launch;
+    HLOREF_ASSIGN_OR_RETURN(
+        llvm::Function * f,
+        BeginKernel(inst, device.name, inputs, out, kBlockSize, &launch));
+    (void)f;
+    std::vector<IrValue> operands;
+    for (const HloInstruction* op : inst.operands()) {
+      operands.push_back(kernel_values_.at(op));
+    }
+    DeviceLoops loops;
+    loops.for_each = [this](llvm::Value* n, const DeviceLoops::Body& body) {
+      return GridStride(n, body);
+    };
+    loops.once = [this](const std::function<absl::Status()>& body) {
+      llvm::Value* first = b_.CreateICmpEQ(
+          b_.CreateOr(Sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x),
+                      Sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x)),
+          b_.getInt32(0));
+      return ctx_.EmitIf(first, body, "once");
+    };
+    HLOREF_RETURN_IF_ERROR(device.body(ctx_, operands, kernel_output_, loops));
+    launch.kind = KernelKind::kElementwise;
+    launch.elements = device.work_items;
+    launch.block[0] = kBlockSize;
+    launch.grid[0] =
+        std::clamp<int64_t>((device.work_items + kBlockSize - 1) / kBlockSize,
+                            1, kMaxElementwiseBlocks);
+    return EndKernel(inst, std::move(launch));
+  }
+
   // ---------------------------------------------------------------------
   // Reductions (gpu_reduction.cc) and dot (gpu_dot.cc).
  public:
@@ -702,6 +745,11 @@ class GpuModuleEmitter {
             "fusion inlined a producer into a non-elemental consumer");
       }
     }
+    // Device implementations of what the CPU backend's runtime computes
+    // (gpu_device_ops.h).
+    HLOREF_ASSIGN_OR_RETURN(std::optional<DeviceKernel> device,
+                            PlanDeviceKernel(inst));
+    if (device.has_value()) return EmitDeviceKernel(inst, out, *device);
     if (const codegen::BufferEmitter& e = table_.Buffer(inst.opcode())) {
       return EmitSerialKernel(
           inst, out,
