@@ -233,6 +233,63 @@ ENTRY e {
   }
 }
 
+TEST(GpuPtxTest, SortIsABlockMergeSortInSharedMemory) {
+  // Keys and values, a row of 1000: one block of 256 threads per row; the
+  // permutation in two shared arrays of 1000 i32 (8000 bytes), bar.sync
+  // between merge levels, the comparator inline (no call), no local
+  // memory; topk on the same machinery.
+  GpuProgram p = Compile(R"(
+HloModule m
+gt {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  c = s32[] parameter(2)
+  d = s32[] parameter(3)
+  ROOT r = pred[] compare(a, b), direction=GT, type=TOTALORDER
+}
+ENTRY e {
+  k = f32[12,1000] parameter(0)
+  v = s32[12,1000] parameter(1)
+  ROOT s = (f32[12,1000], s32[12,1000]) sort(k, v), dimensions={1}, is_stable=true, to_apply=gt
+})");
+  ASSERT_EQ(p.launches.size(), 1u);
+  const KernelLaunch& k = p.launches[0];
+  EXPECT_EQ(k.kind, KernelKind::kRowBlocks);
+  EXPECT_EQ(k.rows, 12);
+  EXPECT_EQ(k.columns, 1000);
+  EXPECT_EQ(k.block[0], 256);
+  EXPECT_EQ(k.grid[0], 12);
+  const std::string body = Section(p.ptx, ".entry k0_sort", "\n}\n");
+  ASSERT_FALSE(body.empty()) << p.ptx;
+  EXPECT_THAT(p.ptx, HasSubstr(".shared .align 16 .b8 sort_perm_a[4000]"));
+  EXPECT_THAT(body, HasSubstr("st.shared.u32"));
+  EXPECT_THAT(body, HasSubstr("ld.shared.u32"));
+  EXPECT_THAT(body, HasSubstr("bar.sync"));
+  EXPECT_THAT(body, Not(HasSubstr(".local")));
+  EXPECT_THAT(body, Not(HasSubstr("call")));
+  std::string log = Validate(p);
+  EXPECT_THAT(log, HasSubstr("0 bytes spill stores"));
+  EXPECT_GT(UsedRegisters(log), 0);
+  EXPECT_LE(UsedRegisters(log), 64) << log;
+
+  GpuProgram t = Compile(R"(
+HloModule m
+ENTRY e {
+  a = bf16[4,300] parameter(0)
+  ROOT t = (bf16[4,8], s32[4,8]) topk(a), k=8, largest=false
+})");
+  ASSERT_EQ(t.launches.size(), 1u);
+  EXPECT_EQ(t.launches[0].kind, KernelKind::kRowBlocks);
+  EXPECT_EQ(t.launches[0].columns, 8);
+  const std::string tbody = Section(t.ptx, ".entry k0_topk", "\n}\n");
+  EXPECT_THAT(tbody, HasSubstr("bar.sync"));
+  EXPECT_THAT(tbody, HasSubstr("ld.shared.u32"));
+  EXPECT_THAT(tbody, Not(HasSubstr(".local")));
+  log = Validate(t);
+  EXPECT_THAT(log, HasSubstr("0 bytes spill stores"));
+  EXPECT_LE(UsedRegisters(log), 64) << log;
+}
+
 // ---------------------------------------------------------------------
 // Reductions and dot: FileCheck-style checks on the PTX.
 
@@ -383,6 +440,21 @@ Coverage Interpret(const KernelLaunch& k) {
         }
       }
       break;
+    case KernelKind::kRowBlocks:
+      // Sort / topk: block b takes rows b, b + gx, ...; after the row's
+      // merge sort its thread t writes positions t, t + bx, ... of the
+      // row's `columns` results.
+      c.written.assign(k.rows * k.columns, 0);
+      for (int64_t b = 0; b < gx; ++b) {
+        for (int64_t row = b; row < k.rows; row += gx) {
+          for (int64_t t = 0; t < bx; ++t) {
+            for (int64_t i = t; i < k.columns; i += bx) {
+              ++c.written[row * k.columns + i];
+            }
+          }
+        }
+      }
+      break;
     case KernelKind::kRowReduce:
       c.written.assign(k.rows, 0);
       c.read.assign(k.rows * k.columns, 0);
@@ -463,7 +535,8 @@ ENTRY e {
 ENTRY e {
   a = s32[7] parameter(0)
   ROOT n = s32[7] negate(a)
-})", kRowReduce,
+})",
+      kRowReduce,
       R"(HloModule m
 add {
   x = s32[] parameter(0)
@@ -491,6 +564,23 @@ ENTRY e {
   a = f32[33,17] parameter(0)
   b = f32[17,49] parameter(1)
   ROOT d = f32[33,49] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+})",
+      // sort: more rows than blocks (grid-stride), rows longer than the
+      // block; topk: k results per row.
+      R"(HloModule m
+lt {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT c = pred[] compare(a, b), direction=LT
+}
+ENTRY e {
+  a = f32[70000,3] parameter(0)
+  ROOT s = f32[70000,3] sort(a), dimensions={1}, to_apply=lt
+})",
+      R"(HloModule m
+ENTRY e {
+  a = f32[9,1000] parameter(0)
+  ROOT t = (f32[9,5], s32[9,5]) topk(a), k=5
 })"};
   std::set<KernelKind> kinds;
   for (const std::string& text : modules) {
@@ -516,7 +606,8 @@ ENTRY e {
   }
   EXPECT_EQ(kinds, (std::set<KernelKind>{
                        KernelKind::kElementwise, KernelKind::kRowReduce,
-                       KernelKind::kColumnReduce, KernelKind::kDot}));
+                       KernelKind::kColumnReduce, KernelKind::kDot,
+                       KernelKind::kRowBlocks}));
 }
 
 // ---------------------------------------------------------------------

@@ -12,6 +12,7 @@
 #include "backends/codegen/math_ir.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Intrinsics.h"
+#include "spec/types/minifloat.h"
 #include "spec/util/status_macros.h"
 
 namespace hloref::gpu {
@@ -642,9 +643,371 @@ absl::StatusOr<DeviceKernel> PlanRngBitGenerator(const HloInstruction& inst) {
 
 }  // namespace
 
+// -------------------------------------------------------------------------
+// sort and topk: per row, the CPU runtime's stable bottom-up merge sort
+// (backends/cpu/runtime/sort.cc: width 1, 2, 4 ...; merging runs
+// [lo, mid) and [mid, hi), the right run's element goes first exactly
+// when less(right, left)) of a permutation of the row's positions, held
+// in two shared-memory arrays (source and destination swap per level).
+// The merges of one level are independent: thread t merges pairs t,
+// t + threads, ...; a barrier separates levels. Every merge step consumes
+// one element, so the permutation is the CPU runtime's whatever the
+// comparator does (NaN under LT included).
+
+namespace {
+
+// Rows of at most this many elements (two i32 arrays of it: 32 KiB of
+// the 48 KiB of static shared memory).
+constexpr int64_t kMaxSortRow = 4096;
+
+struct RowSortPlan {
+  int64_t n = 0;          // elements per row
+  int64_t rows = 0;       // product of the other dimensions
+  int64_t dimension = 0;  // the sorted dimension
+  std::vector<int64_t> dims;
+};
+
+// The merge sort of one row (row index `row`, i64) into a shared array
+// whose address it returns (i32 positions): `less(i, j)` (i64 positions)
+// is the comparator.
+using LessFn =
+    std::function<absl::StatusOr<llvm::Value*>(llvm::Value* i, llvm::Value* j)>;
+
+absl::StatusOr<llvm::Value*> EmitRowMergeSort(EmitContext& ctx,
+                                              const DeviceLoops& loops,
+                                              int64_t n, const LessFn& less) {
+  codegen::IRBuilder& b = ctx.b();
+  llvm::Type* i32 = b.getInt32Ty();
+  llvm::Type* i64 = b.getInt64Ty();
+  llvm::Value* perm_a = loops.shared_array(i32, n, "sort_perm_a");
+  llvm::Value* perm_b = loops.shared_array(i32, n, "sort_perm_b");
+  auto at = [&](llvm::Value* base, llvm::Value* i) {
+    return b.CreateInBoundsGEP(i32, base, {i});
+  };
+  llvm::Value* tid = loops.thread();
+  llvm::Value* step = ctx.I64(loops.threads);
+  HLOREF_RETURN_IF_ERROR(ctx.EmitForLoop(
+      "init", tid, ctx.I64(n), step, [&](llvm::Value* i) -> absl::Status {
+        b.CreateStore(b.CreateTrunc(i, i32), at(perm_a, i));
+        return absl::OkStatus();
+      }));
+  loops.barrier();
+  int64_t levels = 0;
+  while ((int64_t{1} << levels) < n) ++levels;
+  llvm::Value* a_slot = ctx.EntryAlloca(i64, 1, "merge_a");
+  llvm::Value* b_slot = ctx.EntryAlloca(i64, 1, "merge_b");
+  HLOREF_RETURN_IF_ERROR(ctx.EmitForLoop(
+      "level", ctx.I64(0), ctx.I64(levels), ctx.I64(1),
+      [&](llvm::Value* level) -> absl::Status {
+        llvm::Value* odd = b.CreateTrunc(level, b.getInt1Ty());
+        llvm::Value* src = b.CreateSelect(odd, perm_b, perm_a);
+        llvm::Value* dst = b.CreateSelect(odd, perm_a, perm_b);
+        llvm::Value* width = b.CreateShl(ctx.I64(1), level);
+        llvm::Value* pairs = b.CreateUDiv(
+            b.CreateAdd(ctx.I64(n),
+                        b.CreateSub(b.CreateShl(width, 1), ctx.I64(1))),
+            b.CreateShl(width, 1));
+        HLOREF_RETURN_IF_ERROR(ctx.EmitForLoop(
+            "pair", tid, pairs, step, [&](llvm::Value* pair) -> absl::Status {
+              llvm::Value* lo = b.CreateMul(pair, b.CreateShl(width, 1));
+              llvm::Value* mid = b.CreateBinaryIntrinsic(
+                  llvm::Intrinsic::umin, b.CreateAdd(lo, width), ctx.I64(n));
+              llvm::Value* hi = b.CreateBinaryIntrinsic(
+                  llvm::Intrinsic::umin, b.CreateAdd(lo, b.CreateShl(width, 1)),
+                  ctx.I64(n));
+              b.CreateStore(lo, a_slot);
+              b.CreateStore(mid, b_slot);
+              return ctx.EmitForLoop(
+                  "merge", lo, hi, ctx.I64(1),
+                  [&](llvm::Value* out) -> absl::Status {
+                    llvm::Value* a = b.CreateLoad(i64, a_slot);
+                    llvm::Value* bb = b.CreateLoad(i64, b_slot);
+                    llvm::Value* a_left = b.CreateICmpULT(a, mid);
+                    llvm::Value* b_left = b.CreateICmpULT(bb, hi);
+                    // Take the right run's element when the left one is
+                    // used up, or both remain and less(right, left).
+                    llvm::Value* take_b_slot =
+                        ctx.EntryAlloca(b.getInt1Ty(), 1, "take_b");
+                    b.CreateStore(b.CreateNot(a_left), take_b_slot);
+                    HLOREF_RETURN_IF_ERROR(ctx.EmitIf(
+                        b.CreateAnd(a_left, b_left),
+                        [&]() -> absl::Status {
+                          llvm::Value* pa =
+                              b.CreateZExt(b.CreateLoad(i32, at(src, a)), i64);
+                          llvm::Value* pb =
+                              b.CreateZExt(b.CreateLoad(i32, at(src, bb)), i64);
+                          HLOREF_ASSIGN_OR_RETURN(llvm::Value * l,
+                                                  less(pb, pa));
+                          b.CreateStore(l, take_b_slot);
+                          return absl::OkStatus();
+                        },
+                        "compare"));
+                    llvm::Value* take_b =
+                        b.CreateLoad(b.getInt1Ty(), take_b_slot);
+                    llvm::Value* from = b.CreateSelect(take_b, bb, a);
+                    b.CreateStore(b.CreateLoad(i32, at(src, from)),
+                                  at(dst, out));
+                    b.CreateStore(
+                        b.CreateAdd(a, b.CreateZExt(b.CreateNot(take_b), i64)),
+                        a_slot);
+                    b.CreateStore(b.CreateAdd(bb, b.CreateZExt(take_b, i64)),
+                                  b_slot);
+                    return absl::OkStatus();
+                  });
+            }));
+        loops.barrier();
+        return absl::OkStatus();
+      }));
+  return levels % 2 == 0 ? perm_a : perm_b;
+}
+
+absl::StatusOr<RowSortPlan> PlanRows(const Shape& shape, int64_t dimension) {
+  RowSortPlan p;
+  if (!shape.IsArray() || shape.rank() == 0 || dimension < 0 ||
+      dimension >= shape.rank()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("sort dimension ", dimension, " of ", shape.ToString()));
+  }
+  p.dimension = dimension;
+  p.dims.assign(shape.dimensions().begin(), shape.dimensions().end());
+  p.n = p.dims[dimension];
+  p.rows = 1;
+  for (int64_t d = 0; d < shape.rank(); ++d) {
+    if (d != dimension) p.rows *= p.dims[d];
+  }
+  if (p.n > kMaxSortRow) {
+    return absl::UnimplementedError(
+        absl::StrCat("the GPU sort kernel takes rows of at most ", kMaxSortRow,
+                     " elements (shared memory); this one has ", p.n));
+  }
+  if (p.n == 0) p.rows = 0;
+  return p;
+}
+
+// The index of element `i` (i64) of row `row` (i64, row-major over the
+// dimensions other than the sorted one).
+IrIndex RowElement(EmitContext& ctx, const RowSortPlan& p, llvm::Value* row,
+                   llvm::Value* i) {
+  std::vector<int64_t> other;
+  for (int64_t d = 0; d < static_cast<int64_t>(p.dims.size()); ++d) {
+    if (d != p.dimension) other.push_back(p.dims[d]);
+  }
+  IrIndex o = RowMajorIndex(ctx, row, other);
+  IrIndex index;
+  size_t next = 0;
+  for (int64_t d = 0; d < static_cast<int64_t>(p.dims.size()); ++d) {
+    index.push_back(d == p.dimension ? i : o[next++]);
+  }
+  return index;
+}
+
+// to[to_index] = from[from_index], the storage bits as they are (NaN
+// payloads and all, as the CPU runtime's memcpy).
+void CopyElement(EmitContext& ctx, const IrArray& from,
+                 const IrIndex& from_index, const IrArray& to,
+                 const IrIndex& to_index) {
+  llvm::Type* st = codegen::StorageType(ctx.context(), from.element_type());
+  ctx.b().CreateStore(
+      ctx.b().CreateLoad(st, from.EmitElementPointer(ctx, from_index)),
+      to.EmitElementPointer(ctx, to_index));
+}
+
+DeviceKernel RowBlocksKernel(const char* name, const RowSortPlan& p) {
+  DeviceKernel k;
+  k.name = name;
+  k.rows = p.rows;
+  // One thread per pair of the first level, at most 256.
+  int64_t threads = 32;
+  while (threads < 256 && 2 * threads < p.n) threads *= 2;
+  k.threads_per_block = threads;
+  k.shared_bytes = 2 * 4 * p.n;
+  k.work_items = p.n;  // results per row
+  return k;
+}
+
+absl::StatusOr<DeviceKernel> PlanSort(const HloInstruction& inst) {
+  const HloComputation* comparator = inst.to_apply();
+  if (comparator == nullptr || inst.operand_count() == 0) {
+    return absl::InvalidArgumentError("sort without a comparator or operands");
+  }
+  const Shape& s0 = inst.operand(0)->shape();
+  int64_t dimension = s0.rank() - 1;
+  if (!inst.attrs().dimensions.empty()) dimension = inst.attrs().dimensions[0];
+  HLOREF_ASSIGN_OR_RETURN(RowSortPlan p, PlanRows(s0, dimension));
+  const int64_t operands = inst.operand_count();
+  for (int64_t k = 0; k < operands; ++k) {
+    if (inst.operand(k)->shape().dimensions() != s0.dimensions()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("sort operand ", k, " does not fit"));
+    }
+  }
+  DeviceKernel k = RowBlocksKernel("sort", p);
+  k.body = [p, comparator, operands](EmitContext& ctx,
+                                     absl::Span<const IrValue> ops,
+                                     const IrValue& output,
+                                     const DeviceLoops& loops) -> absl::Status {
+    codegen::IRBuilder& b = ctx.b();
+    std::vector<IrArray> outs;
+    output.CollectArrays(&outs);
+    if (static_cast<int64_t>(outs.size()) != operands) {
+      return absl::InvalidArgumentError("sort results do not fit");
+    }
+    return loops.for_each_row(
+        ctx.I64(p.rows), [&](llvm::Value* row) -> absl::Status {
+          LessFn less = [&](llvm::Value* i,
+                            llvm::Value* j) -> absl::StatusOr<llvm::Value*> {
+            std::vector<llvm::Value*> args;
+            for (int64_t k = 0; k < operands; ++k) {
+              args.push_back(
+                  ops[k].array.EmitRead(ctx, RowElement(ctx, p, row, i)));
+              args.push_back(
+                  ops[k].array.EmitRead(ctx, RowElement(ctx, p, row, j)));
+            }
+            HLOREF_ASSIGN_OR_RETURN(
+                std::vector<llvm::Value*> r,
+                ctx.EmitCallScalarComputation(*comparator, args));
+            if (r.size() != 1) {
+              return absl::InvalidArgumentError(
+                  "the sort comparator does not return one pred");
+            }
+            llvm::Value* v = r[0];
+            if (v->getType() != b.getInt1Ty()) {
+              v = b.CreateICmpNE(v, llvm::Constant::getNullValue(v->getType()));
+            }
+            return v;
+          };
+          HLOREF_ASSIGN_OR_RETURN(llvm::Value * perm,
+                                  EmitRowMergeSort(ctx, loops, p.n, less));
+          HLOREF_RETURN_IF_ERROR(ctx.EmitForLoop(
+              "gather", loops.thread(), ctx.I64(p.n), ctx.I64(loops.threads),
+              [&](llvm::Value* i) -> absl::Status {
+                llvm::Value* from = b.CreateZExt(
+                    b.CreateLoad(
+                        b.getInt32Ty(),
+                        b.CreateInBoundsGEP(b.getInt32Ty(), perm, {i})),
+                    b.getInt64Ty());
+                for (int64_t k = 0; k < operands; ++k) {
+                  CopyElement(ctx, ops[k].array, RowElement(ctx, p, row, from),
+                              outs[k], RowElement(ctx, p, row, i));
+                }
+                return absl::OkStatus();
+              }));
+          // The next row reuses the shared arrays.
+          loops.barrier();
+          return absl::OkStatus();
+        });
+  };
+  return k;
+}
+
+// topk (backends/cpu/runtime/topk.h): positions ordered by the total-order
+// key (larger first for largest, smaller first otherwise), ties by the
+// lower position; the first k of the row's stable merge sort by that key.
+absl::StatusOr<DeviceKernel> PlanTopK(const HloInstruction& inst) {
+  const Shape& in = inst.operand(0)->shape();
+  const PrimitiveType t = in.element_type();
+  const bool float_key = IsFloat(t);
+  if (!float_key && !IsInteger(t) && t != PrimitiveType::kPred) {
+    return absl::UnimplementedError(absl::StrCat(
+        "the GPU topk kernel does not order ", PrimitiveTypeName(t)));
+  }
+  // Floats: the encoding's bits (total_bits of them, in the low bits of
+  // the storage), sign-magnitude.
+  const int float_bits = float_key ? FormatOf(t).total_bits : 0;
+  const bool float_signed = float_key && FormatOf(t).has_sign;
+  HLOREF_ASSIGN_OR_RETURN(RowSortPlan p, PlanRows(in, in.rank() - 1));
+  const int64_t k = inst.attrs().k;
+  if (k < 0 || k > p.n || !inst.shape().IsTuple() ||
+      inst.shape().tuple_size() != 2) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("topk k=", k, " on ", in.ToString()));
+  }
+  const bool largest = inst.attrs().largest;
+  DeviceKernel kernel = RowBlocksKernel("topk", p);
+  kernel.work_items = k;
+  kernel.body = [p, k, t, float_key, float_bits, float_signed, largest](
+                    EmitContext& ctx, absl::Span<const IrValue> ops,
+                    const IrValue& output,
+                    const DeviceLoops& loops) -> absl::Status {
+    codegen::IRBuilder& b = ctx.b();
+    llvm::Type* i64 = b.getInt64Ty();
+    const IrArray& x = ops[0].array;
+    const IrArray& values = output.elements[0].array;
+    const IrArray& indices = output.elements[1].array;
+    // The key (topk.h's order as a signed i64, larger is better):
+    // floats from the encoding, sign-magnitude to two's complement;
+    // unsigned integers and pred shifted by 2^63; complemented for
+    // smallest-first (equal keys stay equal).
+    auto key = [&](const IrIndex& index) {
+      llvm::Value* v;
+      if (float_key) {
+        llvm::Type* st = b.getIntNTy(8 * StorageBytes(t));
+        llvm::Value* wide = b.CreateZExt(
+            b.CreateLoad(st, x.EmitElementPointer(ctx, index)), i64);
+        if (float_bits < 64) {
+          wide = b.CreateAnd(wide, ctx.I64((int64_t{1} << float_bits) - 1));
+        }
+        if (float_signed) {
+          const uint64_t sign = uint64_t{1} << (float_bits - 1);
+          llvm::Value* mag =
+              b.CreateAnd(wide, ctx.I64(static_cast<int64_t>(sign - 1)));
+          llvm::Value* neg = b.CreateICmpNE(
+              b.CreateAnd(wide, ctx.I64(static_cast<int64_t>(sign))),
+              ctx.I64(0));
+          v = b.CreateSelect(neg, b.CreateSub(b.CreateNeg(mag), ctx.I64(1)),
+                             mag);
+        } else {
+          v = wide;
+        }
+      } else if (IsSignedInt(t)) {
+        v = b.CreateSExt(x.EmitRead(ctx, index), i64);
+      } else {
+        v = b.CreateXor(b.CreateZExt(x.EmitRead(ctx, index), i64),
+                        ctx.I64(static_cast<int64_t>(uint64_t{1} << 63)));
+      }
+      return largest ? v : b.CreateNot(v);
+    };
+    return loops.for_each_row(
+        ctx.I64(p.rows), [&](llvm::Value* row) -> absl::Status {
+          LessFn less = [&](llvm::Value* i,
+                            llvm::Value* j) -> absl::StatusOr<llvm::Value*> {
+            // i before j: a larger key.
+            return b.CreateICmpSGT(key(RowElement(ctx, p, row, i)),
+                                   key(RowElement(ctx, p, row, j)));
+          };
+          HLOREF_ASSIGN_OR_RETURN(llvm::Value * perm,
+                                  EmitRowMergeSort(ctx, loops, p.n, less));
+          HLOREF_RETURN_IF_ERROR(ctx.EmitForLoop(
+              "gather", loops.thread(), ctx.I64(k), ctx.I64(loops.threads),
+              [&](llvm::Value* i) -> absl::Status {
+                llvm::Value* from32 = b.CreateLoad(
+                    b.getInt32Ty(),
+                    b.CreateInBoundsGEP(b.getInt32Ty(), perm, {i}));
+                llvm::Value* from = b.CreateZExt(from32, i64);
+                CopyElement(ctx, x, RowElement(ctx, p, row, from), values,
+                            RowElement(ctx, p, row, i));
+                indices.EmitWrite(ctx, RowElement(ctx, p, row, i), from32);
+                return absl::OkStatus();
+              }));
+          loops.barrier();
+          return absl::OkStatus();
+        });
+  };
+  return kernel;
+}
+
+}  // namespace
+
 absl::StatusOr<std::optional<DeviceKernel>> PlanDeviceKernel(
     const HloInstruction& inst) {
   switch (inst.opcode()) {
+    case HloOpcode::kSort:
+    case HloOpcode::kTopK: {
+      absl::StatusOr<DeviceKernel> k =
+          inst.opcode() == HloOpcode::kSort ? PlanSort(inst) : PlanTopK(inst);
+      if (!k.ok()) return k.status();
+      return std::optional<DeviceKernel>(*std::move(k));
+    }
     case HloOpcode::kRngBitGenerator: {
       absl::StatusOr<DeviceKernel> k = PlanRngBitGenerator(inst);
       if (!k.ok()) return k.status();

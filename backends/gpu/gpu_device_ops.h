@@ -6,6 +6,10 @@
 //     (the CPU runtime computes the same functions in long double).
 //   rng-bit-generator: counter-based and element-parallel, one work item
 //     per Threefry / Philox block, the CPU runtime's bits exactly.
+//   sort and topk: one thread block per row, the CPU runtime's bottom-up
+//     merge sort of a permutation in shared memory (the merges of a level
+//     in parallel, the comparator inline), so the permutation is the CPU
+//     backend's for any comparator (consistent or not).
 // Everything here is target-independent LLVM IR built with codegen's
 // helpers; C math library calls are renamed to libdevice by the GPU
 // emitter (and resolve to the host's libm when a test JITs the same IR on
@@ -55,13 +59,34 @@ struct DeviceLoops {
   std::function<absl::Status(llvm::Value* n, const Body& body)> for_each;
   // Runs body in exactly one thread of the launch.
   std::function<absl::Status(const std::function<absl::Status()>& body)> once;
+
+  // Block-cooperative kernels (DeviceKernel::rows > 0): body(r) for every
+  // row r (i64) in [0, n), each by all threads of one block (so a barrier
+  // inside is reached by the whole block).
+  std::function<absl::Status(llvm::Value* n, const Body& body)> for_each_row;
+  // The thread's index in its block (i64) and the block's size.
+  std::function<llvm::Value*()> thread;
+  int64_t threads = 1;
+  // A barrier of the block (bar.sync 0).
+  std::function<void()> barrier;
+  // A block-shared array of `count` elements of `type` (shared memory on
+  // the GPU); its address.
+  std::function<llvm::Value*(llvm::Type* type, int64_t count, const char* name)>
+      shared_array;
 };
 
-// An instruction compiled to one grid-stride kernel over `work_items`
-// independent items (KernelKind::kElementwise with elements = work_items).
+// An instruction compiled to one kernel: a grid-stride kernel over
+// `work_items` independent items (KernelKind::kElementwise with elements =
+// work_items) when rows == 0, else one block of `threads_per_block`
+// threads per row (KernelKind::kRowBlocks: the rows grid-stride over the
+// blocks; work_items is then the number of results per row, written by
+// thread t at positions t, t + threads, ...).
 struct DeviceKernel {
   std::string name;  // part of the .entry name ("rng")
   int64_t work_items = 0;
+  int64_t rows = 0;
+  int64_t threads_per_block = 256;
+  int64_t shared_bytes = 0;  // static shared memory the body declares
   std::function<absl::Status(
       codegen::EmitContext& ctx, absl::Span<const codegen::IrValue> operands,
       const codegen::IrValue& output, const DeviceLoops& loops)>

@@ -5,9 +5,11 @@
 // kernels that use them is checked in gpu_backend_test.
 #include "backends/gpu/gpu_device_ops.h"
 
+#include <algorithm>
 #include <cmath>
 #include <complex>
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -16,10 +18,12 @@
 #include "backends/codegen/complex_ir.h"
 #include "backends/codegen/emit_context.h"
 #include "backends/codegen/emitter_table.h"
+#include "backends/cpu/cpu_test_util.h"
 #include "backends/cpu/jit.h"
 #include "backends/cpu/runtime/array_ops.h"
 #include "gtest/gtest.h"
 #include "llvm/IR/Constants.h"
+#include "llvm/IR/GlobalVariable.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
@@ -345,6 +349,19 @@ absl::StatusOr<HostKernel> CompileForHost(const HloInstruction& inst) {
     return ctx.EmitForLoop("item", ctx.I64(0), n, ctx.I64(1), body);
   };
   loops.once = [](const std::function<absl::Status()>& body) { return body(); };
+  // Block-cooperative kernels with one thread per block: the same code
+  // with every strided loop of stride 1 and no-op barriers.
+  loops.for_each_row = loops.for_each;
+  loops.threads = 1;
+  loops.thread = [&]() { return ctx.I64(0); };
+  loops.barrier = []() {};
+  loops.shared_array = [&](llvm::Type* type, int64_t count,
+                           const char* name) -> llvm::Value* {
+    auto* t = llvm::ArrayType::get(type, std::max<int64_t>(count, 1));
+    return new llvm::GlobalVariable(*module, t, false,
+                                    llvm::GlobalValue::InternalLinkage,
+                                    llvm::UndefValue::get(t), name);
+  };
   HLOREF_RETURN_IF_ERROR(k->body(ctx, operands, output, loops));
   b.CreateRetVoid();
   ctx.set_function_state(nullptr);
@@ -426,6 +443,169 @@ TEST(GpuRngTest, BitGeneratorMatchesTheCpuRuntimeBitForBit) {
           dims.data(), strides.data());
       EXPECT_EQ(got, want) << text;
       EXPECT_EQ(got_state, want_state) << text;
+    }
+  }
+}
+
+Shape ShapeOf(const std::string& text) {
+  absl::StatusOr<Shape> s = ParseShape(text);
+  EXPECT_TRUE(s.ok()) << s.status();
+  return s.ok() ? *s : Shape();
+}
+
+// The module's root (whose operands are its parameters, in order) run as
+// a device kernel on the host and by the CPU backend: every result element
+// bit for bit equal.
+void ExpectSameAsCpuBackend(const std::string& text,
+                            const std::vector<Literal>& args) {
+  absl::StatusOr<std::unique_ptr<HloModule>> m = ParseHloModule(text);
+  ASSERT_TRUE(m.ok()) << m.status() << "\n" << text;
+  const HloInstruction& inst = *(*m)->entry()->root();
+  absl::StatusOr<HostKernel> k = CompileForHost(inst);
+  ASSERT_TRUE(k.ok()) << k.status();
+  std::vector<std::vector<uint8_t>> buffers;
+  for (int64_t i = 0; i < inst.operand_count(); ++i) {
+    const Shape& shape = inst.operand(i)->shape();
+    buffers.emplace_back(codegen::ArrayBytes(shape) + 1);
+    codegen::LiteralToPhysical(args[i], shape, buffers.back().data());
+  }
+  std::vector<Shape> outs;
+  codegen::CollectArrayShapes(inst.shape(), &outs);
+  for (const Shape& shape : outs) {
+    buffers.emplace_back(codegen::ArrayBytes(shape) + 1, 0xAA);
+  }
+  std::vector<void*> ptrs;
+  for (auto& b : buffers) ptrs.push_back(b.data());
+  // At most 4 buffers in these tests (extra arguments are ignored).
+  ASSERT_LE(ptrs.size(), 4u);
+  ptrs.resize(4, nullptr);
+  reinterpret_cast<void (*)(void*, void*, void*, void*)>(k->fn)(
+      ptrs[0], ptrs[1], ptrs[2], ptrs[3]);
+  std::vector<Literal> copies;
+  for (const Literal& a : args) copies.push_back(a);
+  absl::StatusOr<std::vector<Literal>> want =
+      cpu::CompileAndRun(text, std::move(copies));
+  ASSERT_TRUE(want.ok()) << want.status();
+  std::vector<const Literal*> want_leaves;
+  for (const Literal& l : *want) {
+    if (l.shape().IsTuple()) {
+      for (const Literal& e : l.tuple_elements()) want_leaves.push_back(&e);
+    } else {
+      want_leaves.push_back(&l);
+    }
+  }
+  ASSERT_EQ(want_leaves.size(), outs.size());
+  for (size_t r = 0; r < outs.size(); ++r) {
+    Literal got = codegen::PhysicalToLiteral(
+        buffers[inst.operand_count() + r].data(), outs[r]);
+    EXPECT_EQ(cpu::Bits(got), cpu::Bits(*want_leaves[r]))
+        << "result " << r << " of\n"
+        << text;
+  }
+}
+
+// Deterministic test data with many duplicates (23 distinct values), and
+// for floats NaNs, -0 and -inf.
+Literal Data(const Shape& shape, uint64_t seed, bool specials) {
+  Literal l(shape);
+  uint64_t x = seed * 0x9E3779B97F4A7C15ull + 1;
+  for (int64_t i = 0; i < shape.num_elements(); ++i) {
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    const int64_t v = static_cast<int64_t>(x % 23) - 11;
+    if (IsFloat(shape.element_type())) {
+      double d = static_cast<double>(v) * 0.5;
+      if (specials && x % 17 == 0) d = std::nan("");
+      if (specials && x % 19 == 0) d = -0.0;
+      if (specials && x % 29 == 0) d = -std::numeric_limits<double>::infinity();
+      l.SetFromDouble(i, d);
+    } else {
+      l.SetFromInt64(i, v);
+    }
+  }
+  return l;
+}
+
+TEST(GpuSortTest, SortMatchesTheCpuBackend) {
+  // f32 under LT with NaNs (not a strict weak order: the merge order
+  // decides), unstable flag; keys + values with a GT comparator along
+  // dimension 0 of a column-major array; TOTALORDER on f64 with a row
+  // length that is not a power of two; rows of one element.
+  std::vector<Literal> args;
+  args.push_back(Data(ShapeOf("f32[4,37]"), 1, true));
+  ExpectSameAsCpuBackend(R"(
+HloModule m
+lt {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT c = pred[] compare(a, b), direction=LT
+}
+ENTRY e {
+  x = f32[4,37] parameter(0)
+  ROOT s = f32[4,37] sort(x), dimensions={1}, to_apply=lt
+})",
+                         args);
+  args.clear();
+  args.push_back(Data(ShapeOf("s32[50,3]{0,1}"), 2, false));
+  args.push_back(Data(ShapeOf("f32[50,3]"), 3, true));
+  ExpectSameAsCpuBackend(R"(
+HloModule m
+gt {
+  a = s32[] parameter(0)
+  b = s32[] parameter(1)
+  c = f32[] parameter(2)
+  d = f32[] parameter(3)
+  ROOT r = pred[] compare(a, b), direction=GT
+}
+ENTRY e {
+  k = s32[50,3]{0,1} parameter(0)
+  v = f32[50,3] parameter(1)
+  ROOT s = (s32[50,3]{0,1}, f32[50,3]) sort(k, v), dimensions={0}, is_stable=true, to_apply=gt
+})",
+                         args);
+  args.clear();
+  args.push_back(Data(ShapeOf("f64[3,129]"), 4, true));
+  ExpectSameAsCpuBackend(R"(
+HloModule m
+lt {
+  a = f64[] parameter(0)
+  b = f64[] parameter(1)
+  ROOT c = pred[] compare(a, b), direction=LT, type=TOTALORDER
+}
+ENTRY e {
+  x = f64[3,129] parameter(0)
+  ROOT s = f64[3,129] sort(x), dimensions={1}, is_stable=true, to_apply=lt
+})",
+                         args);
+  args.clear();
+  args.push_back(Data(ShapeOf("u8[5,1]"), 5, false));
+  ExpectSameAsCpuBackend(R"(
+HloModule m
+lt {
+  a = u8[] parameter(0)
+  b = u8[] parameter(1)
+  ROOT c = pred[] compare(a, b), direction=LT
+}
+ENTRY e {
+  x = u8[5,1] parameter(0)
+  ROOT s = u8[5,1] sort(x), dimensions={1}, to_apply=lt
+})",
+                         args);
+}
+
+TEST(GpuSortTest, TopKMatchesTheCpuBackend) {
+  for (const char* type : {"f32", "bf16", "s8", "u16"}) {
+    for (const char* largest : {"true", "false"}) {
+      const std::string t = type;
+      std::vector<Literal> args;
+      args.push_back(Data(ShapeOf(t + "[3,100]"), 6, true));
+      ExpectSameAsCpuBackend(
+          absl::StrCat("HloModule m\nENTRY e {\n  x = ", t,
+                       "[3,100] parameter(0)\n  ROOT t = (", t,
+                       "[3,7], s32[3,7]) topk(x), k=7, largest=", largest,
+                       "\n}\n"),
+          args);
     }
   }
 }

@@ -584,9 +584,11 @@ class GpuModuleEmitter {
       }
     }
     KernelLaunch launch;
+    const bool row_blocks = device.rows > 0;
+    const int64_t threads = row_blocks ? device.threads_per_block : kBlockSize;
     HLOREF_ASSIGN_OR_RETURN(
         llvm::Function * f,
-        BeginKernel(inst, device.name, inputs, out, kBlockSize, &launch));
+        BeginKernel(inst, device.name, inputs, out, threads, &launch));
     (void)f;
     std::vector<IrValue> operands;
     for (const HloInstruction* op : inst.operands()) {
@@ -603,7 +605,40 @@ class GpuModuleEmitter {
           b_.getInt32(0));
       return ctx_.EmitIf(first, body, "once");
     };
+    loops.threads = threads;
+    loops.thread = [this]() {
+      return Sreg64(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x);
+    };
+    loops.barrier = [this]() {
+      b_.CreateCall(llvm::Intrinsic::getDeclaration(
+                        llvm_module_.get(), llvm::Intrinsic::nvvm_barrier0),
+                    {});
+    };
+    loops.shared_array = [this](llvm::Type* type, int64_t count,
+                                const char* name) -> llvm::Value* {
+      auto* t = llvm::ArrayType::get(type, std::max<int64_t>(count, 1));
+      auto* g = new llvm::GlobalVariable(
+          *llvm_module_, t, false, llvm::GlobalValue::InternalLinkage,
+          llvm::UndefValue::get(t), name, nullptr,
+          llvm::GlobalValue::NotThreadLocal, 3);
+      g->setAlignment(llvm::Align(16));
+      return g;
+    };
+    loops.for_each_row = [this](llvm::Value* n, const DeviceLoops::Body& body) {
+      // Uniform in the block: every thread of a block runs the same rows.
+      return ctx_.EmitForLoop(
+          "row", Sreg64(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x), n,
+          Sreg64(llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_x), body);
+    };
     HLOREF_RETURN_IF_ERROR(device.body(ctx_, operands, kernel_output_, loops));
+    if (row_blocks) {
+      launch.kind = KernelKind::kRowBlocks;
+      launch.rows = device.rows;
+      launch.columns = device.work_items;
+      launch.block[0] = threads;
+      launch.grid[0] = std::min<int64_t>(device.rows, kMaxElementwiseBlocks);
+      return EndKernel(inst, std::move(launch));
+    }
     launch.kind = KernelKind::kElementwise;
     launch.elements = device.work_items;
     launch.block[0] = kBlockSize;
