@@ -290,6 +290,36 @@ ENTRY e {
   EXPECT_LE(UsedRegisters(log), 64) << log;
 }
 
+TEST(GpuPtxTest, LinalgKernelsAreThreadPerProblem) {
+  // cholesky: one thread per batch item; triangular-solve: one per
+  // (batch item, column of b); double accumulation, sqrt.rn / div.rn, no
+  // local memory.
+  GpuProgram p = Compile(R"(
+HloModule m
+ENTRY e {
+  a = f32[300,8,8] parameter(0)
+  c = f32[300,8,8] cholesky(a), lower=true
+  b = f32[300,8,4] parameter(1)
+  ROOT x = f32[300,8,4] triangular-solve(c, b), left_side=true, lower=true, transpose_a=NO_TRANSPOSE
+})");
+  ASSERT_EQ(p.launches.size(), 2u);
+  EXPECT_EQ(p.launches[0].elements, 300);
+  EXPECT_EQ(p.launches[0].grid[0], 2);
+  EXPECT_EQ(p.launches[1].elements, 1200);
+  const std::string chol = Section(p.ptx, ".entry k0_cholesky", "\n}\n");
+  EXPECT_THAT(chol, HasSubstr("sqrt.rn.f64"));
+  EXPECT_THAT(chol, HasSubstr("div.rn.f64"));
+  EXPECT_THAT(p.ptx, Not(HasSubstr(".local")));
+  const std::string log = Validate(p);
+  // One "0 bytes spill stores" per kernel.
+  size_t clean = 0;
+  for (size_t at = log.find(", 0 bytes spill stores"); at != std::string::npos;
+       at = log.find(", 0 bytes spill stores", at + 1)) {
+    ++clean;
+  }
+  EXPECT_EQ(clean, 2u) << log;
+}
+
 // ---------------------------------------------------------------------
 // Reductions and dot: FileCheck-style checks on the PTX.
 

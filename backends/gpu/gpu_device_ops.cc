@@ -998,9 +998,265 @@ absl::StatusOr<DeviceKernel> PlanTopK(const HloInstruction& inst) {
 
 }  // namespace
 
+// -------------------------------------------------------------------------
+// cholesky and triangular-solve of real types (the CPU runtime's
+// linalg.cc rules; Eigen in long double there): one thread per batch item
+// (cholesky), per (batch item, column of b) (left-side solve) or per
+// (batch item, row of b) (right-side solve); sums accumulate in double,
+// each result element is rounded once to its type and later steps read
+// the rounded values back from the result buffer.
+
+namespace {
+
+struct TriangularSolveAttrs {
+  bool left_side, lower, unit_diagonal, transpose;
+};
+
+// The index (row-major over the leading rank - 2 dimensions of `shape`)
+// of batch item `item` (i64), then the two matrix dimensions (unset).
+IrIndex BatchIndex(EmitContext& ctx, const Shape& shape, llvm::Value* item) {
+  std::vector<int64_t> batch(shape.dimensions().begin(),
+                             shape.dimensions().end() - 2);
+  IrIndex index = RowMajorIndex(ctx, item, batch);
+  index.push_back(nullptr);
+  index.push_back(nullptr);
+  return index;
+}
+
+IrIndex At(IrIndex index, llvm::Value* i, llvm::Value* j) {
+  index[index.size() - 2] = i;
+  index[index.size() - 1] = j;
+  return index;
+}
+
+absl::Status CheckRealLinalgType(PrimitiveType t, const char* op) {
+  if (!IsFloat(t)) {
+    return absl::UnimplementedError(absl::StrCat(
+        "the GPU ", op, " kernel takes real floating-point types, not ",
+        PrimitiveTypeName(t)));
+  }
+  return absl::OkStatus();
+}
+
+// init - sum_{k in [lo, hi)} f(k), accumulated in double.
+absl::StatusOr<llvm::Value*> MinusSum(
+    EmitContext& ctx, llvm::Value* init, llvm::Value* lo, llvm::Value* hi,
+    const std::function<llvm::Value*(llvm::Value* k)>& f) {
+  codegen::IRBuilder& b = ctx.b();
+  llvm::Value* slot = ctx.EntryAlloca(b.getDoubleTy(), 1, "acc");
+  b.CreateStore(init, slot);
+  HLOREF_RETURN_IF_ERROR(ctx.EmitForLoop(
+      "k", lo, hi, ctx.I64(1), [&](llvm::Value* k) -> absl::Status {
+        b.CreateStore(b.CreateFSub(b.CreateLoad(b.getDoubleTy(), slot), f(k)),
+                      slot);
+        return absl::OkStatus();
+      }));
+  return b.CreateLoad(b.getDoubleTy(), slot);
+}
+
+absl::StatusOr<DeviceKernel> PlanCholesky(const HloInstruction& inst) {
+  const Shape shape = inst.shape();
+  if (!shape.IsArray() || shape.rank() < 2 ||
+      inst.operand(0)->shape().dimensions() != shape.dimensions()) {
+    return absl::InvalidArgumentError("cholesky shapes do not fit");
+  }
+  HLOREF_RETURN_IF_ERROR(CheckRealLinalgType(shape.element_type(), "cholesky"));
+  const int64_t m = shape.dimensions(shape.rank() - 1);
+  DeviceKernel k;
+  k.name = "cholesky";
+  k.work_items = m == 0 ? 0 : shape.num_elements() / (m * m);
+  const int64_t items = k.work_items;
+  const bool lower = inst.attrs().lower;
+  const PrimitiveType t = shape.element_type();
+  k.body = [m, items, lower, t, shape](
+               EmitContext& ctx, absl::Span<const IrValue> ops,
+               const IrValue& output,
+               const DeviceLoops& loops) -> absl::Status {
+    codegen::IRBuilder& b = ctx.b();
+    const IrArray& a = ops[0].array;
+    const IrArray& out = output.array;
+    llvm::Value* ok_slot = ctx.EntryAlloca(b.getInt1Ty(), 1, "positive");
+    return loops.for_each(
+        ctx.I64(items), [&](llvm::Value* item) -> absl::Status {
+          const IrIndex base = BatchIndex(ctx, shape, item);
+          // The Hermitian (symmetric) matrix's lower triangle, read from
+          // the triangle `lower` names; L in that triangle of the result.
+          auto a_low = [&](llvm::Value* i, llvm::Value* j) {
+            return codegen::EmitToDouble(
+                ctx, a.EmitRead(ctx, lower ? At(base, i, j) : At(base, j, i)));
+          };
+          auto l_at = [&](llvm::Value* i, llvm::Value* j) {
+            return lower ? At(base, i, j) : At(base, j, i);
+          };
+          auto l = [&](llvm::Value* i, llvm::Value* j) {
+            return codegen::EmitToDouble(ctx, out.EmitRead(ctx, l_at(i, j)));
+          };
+          auto set_l = [&](llvm::Value* i, llvm::Value* j, llvm::Value* v) {
+            out.EmitWrite(ctx, l_at(i, j),
+                          codegen::EmitRoundToFloat(ctx, t, v));
+          };
+          llvm::Value* zero = codegen::FpConst(b.getDoubleTy(), 0.0);
+          // Zeros in the other triangle.
+          HLOREF_RETURN_IF_ERROR(ctx.EmitForLoop(
+              "zi", ctx.I64(0), ctx.I64(m), ctx.I64(1),
+              [&](llvm::Value* i) -> absl::Status {
+                return ctx.EmitForLoop("zj", b.CreateAdd(i, ctx.I64(1)),
+                                       ctx.I64(m), ctx.I64(1),
+                                       [&](llvm::Value* j) -> absl::Status {
+                                         set_l(i, j, zero);
+                                         return absl::OkStatus();
+                                       });
+              }));
+          b.CreateStore(b.getTrue(), ok_slot);
+          HLOREF_RETURN_IF_ERROR(ctx.EmitForLoop(
+              "j", ctx.I64(0), ctx.I64(m), ctx.I64(1),
+              [&](llvm::Value* j) -> absl::Status {
+                HLOREF_ASSIGN_OR_RETURN(
+                    llvm::Value * d, MinusSum(ctx, a_low(j, j), ctx.I64(0), j,
+                                              [&](llvm::Value* kk) {
+                                                llvm::Value* v = l(j, kk);
+                                                return b.CreateFMul(v, v);
+                                              }));
+                // Not positive definite: a pivot <= 0 or NaN.
+                b.CreateStore(b.CreateAnd(b.CreateLoad(b.getInt1Ty(), ok_slot),
+                                          b.CreateFCmpOGT(d, zero)),
+                              ok_slot);
+                set_l(j, j, b.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, d));
+                llvm::Value* pivot = l(j, j);
+                return ctx.EmitForLoop(
+                    "i", b.CreateAdd(j, ctx.I64(1)), ctx.I64(m), ctx.I64(1),
+                    [&](llvm::Value* i) -> absl::Status {
+                      HLOREF_ASSIGN_OR_RETURN(
+                          llvm::Value * s,
+                          MinusSum(ctx, a_low(i, j), ctx.I64(0), j,
+                                   [&](llvm::Value* kk) {
+                                     return b.CreateFMul(l(i, kk), l(j, kk));
+                                   }));
+                      set_l(i, j, b.CreateFDiv(s, pivot));
+                      return absl::OkStatus();
+                    });
+              }));
+          // All NaN when the matrix is not positive definite.
+          return ctx.EmitIf(
+              b.CreateNot(b.CreateLoad(b.getInt1Ty(), ok_slot)),
+              [&]() -> absl::Status {
+                return ctx.EmitForLoop(
+                    "ni", ctx.I64(0), ctx.I64(m), ctx.I64(1),
+                    [&](llvm::Value* i) -> absl::Status {
+                      return ctx.EmitForLoop(
+                          "nj", ctx.I64(0), ctx.I64(m), ctx.I64(1),
+                          [&](llvm::Value* j) -> absl::Status {
+                            out.EmitWrite(ctx, At(base, i, j),
+                                          codegen::EmitRoundToFloat(
+                                              ctx, t,
+                                              codegen::FpConst(b.getDoubleTy(),
+                                                               std::nan(""))));
+                            return absl::OkStatus();
+                          });
+                    });
+              },
+              "not_positive_definite");
+        });
+  };
+  return k;
+}
+
+absl::StatusOr<DeviceKernel> PlanTriangularSolve(const HloInstruction& inst) {
+  const Shape a_shape = inst.operand(0)->shape();
+  const Shape b_shape = inst.operand(1)->shape();
+  if (!inst.shape().IsArray() || a_shape.rank() < 2 ||
+      b_shape.rank() != a_shape.rank() ||
+      inst.shape().dimensions() != b_shape.dimensions()) {
+    return absl::InvalidArgumentError("triangular-solve shapes do not fit");
+  }
+  const PrimitiveType t = inst.shape().element_type();
+  HLOREF_RETURN_IF_ERROR(CheckRealLinalgType(t, "triangular-solve"));
+  const int64_t rank = b_shape.rank();
+  const int64_t m = a_shape.dimensions(rank - 1);
+  const int64_t rows = b_shape.dimensions(rank - 2);
+  const int64_t cols = b_shape.dimensions(rank - 1);
+  const TriangularSolveAttrs attrs{
+      inst.attrs().left_side, inst.attrs().lower, inst.attrs().unit_diagonal,
+      inst.attrs().transpose_a == TransposeA::kTranspose ||
+          inst.attrs().transpose_a == TransposeA::kAdjoint};
+  DeviceKernel k;
+  k.name = "triangular_solve";
+  const int64_t lanes = attrs.left_side ? cols : rows;  // per batch item
+  k.work_items =
+      rows * cols == 0 ? 0 : b_shape.num_elements() / (rows * cols) * lanes;
+  const int64_t items = k.work_items;
+  k.body = [=](EmitContext& ctx, absl::Span<const IrValue> ops,
+               const IrValue& output,
+               const DeviceLoops& loops) -> absl::Status {
+    codegen::IRBuilder& b = ctx.b();
+    const IrArray& a = ops[0].array;
+    const IrArray& bb = ops[1].array;
+    const IrArray& out = output.array;
+    // op(a) is lower triangular when exactly one of `lower` and the
+    // transposition holds; a left-side solve runs forward over a lower
+    // op(a), a right-side one over an upper op(a).
+    const bool t_lower = attrs.lower != attrs.transpose;
+    const bool forward = attrs.left_side ? t_lower : !t_lower;
+    return loops.for_each(
+        ctx.I64(items), [&](llvm::Value* item) -> absl::Status {
+          llvm::Value* lane = b.CreateURem(item, ctx.I64(lanes));
+          const IrIndex base =
+              BatchIndex(ctx, b_shape, b.CreateUDiv(item, ctx.I64(lanes)));
+          // op(a)[i][j].
+          auto op_a = [&](llvm::Value* i, llvm::Value* j) {
+            return codegen::EmitToDouble(
+                ctx, a.EmitRead(ctx, attrs.transpose ? At(base, j, i)
+                                                     : At(base, i, j)));
+          };
+          // The coefficient of unknown k in equation p, and element p of
+          // this lane (a column of b on the left, a row on the right).
+          auto coef = [&](llvm::Value* p, llvm::Value* kk) {
+            return attrs.left_side ? op_a(p, kk) : op_a(kk, p);
+          };
+          auto elem = [&](llvm::Value* p) {
+            return attrs.left_side ? At(base, p, lane) : At(base, lane, p);
+          };
+          return ctx.EmitForLoop(
+              "p", ctx.I64(0), ctx.I64(m), ctx.I64(1),
+              [&](llvm::Value* pp) -> absl::Status {
+                llvm::Value* p = forward ? pp : b.CreateSub(ctx.I64(m - 1), pp);
+                llvm::Value* lo =
+                    forward ? ctx.I64(0) : b.CreateAdd(p, ctx.I64(1));
+                llvm::Value* hi = forward ? p : ctx.I64(m);
+                HLOREF_ASSIGN_OR_RETURN(
+                    llvm::Value * s,
+                    MinusSum(
+                        ctx,
+                        codegen::EmitToDouble(ctx, bb.EmitRead(ctx, elem(p))),
+                        lo, hi, [&](llvm::Value* kk) {
+                          return b.CreateFMul(
+                              coef(p, kk),
+                              codegen::EmitToDouble(
+                                  ctx, out.EmitRead(ctx, elem(kk))));
+                        }));
+                if (!attrs.unit_diagonal) s = b.CreateFDiv(s, coef(p, p));
+                out.EmitWrite(ctx, elem(p),
+                              codegen::EmitRoundToFloat(ctx, t, s));
+                return absl::OkStatus();
+              });
+        });
+  };
+  return k;
+}
+
+}  // namespace
+
 absl::StatusOr<std::optional<DeviceKernel>> PlanDeviceKernel(
     const HloInstruction& inst) {
   switch (inst.opcode()) {
+    case HloOpcode::kCholesky:
+    case HloOpcode::kTriangularSolve: {
+      absl::StatusOr<DeviceKernel> k = inst.opcode() == HloOpcode::kCholesky
+                                           ? PlanCholesky(inst)
+                                           : PlanTriangularSolve(inst);
+      if (!k.ok()) return k.status();
+      return std::optional<DeviceKernel>(*std::move(k));
+    }
     case HloOpcode::kSort:
     case HloOpcode::kTopK: {
       absl::StatusOr<DeviceKernel> k =

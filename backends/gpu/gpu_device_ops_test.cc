@@ -456,8 +456,11 @@ Shape ShapeOf(const std::string& text) {
 // The module's root (whose operands are its parameters, in order) run as
 // a device kernel on the host and by the CPU backend: every result element
 // bit for bit equal.
+// With `tolerance` > 0 the results are compared as values instead:
+// |got - want| <= tolerance * max |want| per result (NaN where NaN).
 void ExpectSameAsCpuBackend(const std::string& text,
-                            const std::vector<Literal>& args) {
+                            const std::vector<Literal>& args,
+                            double tolerance = 0) {
   absl::StatusOr<std::unique_ptr<HloModule>> m = ParseHloModule(text);
   ASSERT_TRUE(m.ok()) << m.status() << "\n" << text;
   const HloInstruction& inst = *(*m)->entry()->root();
@@ -498,9 +501,27 @@ void ExpectSameAsCpuBackend(const std::string& text,
   for (size_t r = 0; r < outs.size(); ++r) {
     Literal got = codegen::PhysicalToLiteral(
         buffers[inst.operand_count() + r].data(), outs[r]);
-    EXPECT_EQ(cpu::Bits(got), cpu::Bits(*want_leaves[r]))
-        << "result " << r << " of\n"
-        << text;
+    if (tolerance == 0) {
+      EXPECT_EQ(cpu::Bits(got), cpu::Bits(*want_leaves[r]))
+          << "result " << r << " of\n"
+          << text;
+      continue;
+    }
+    double scale = 0;
+    for (int64_t i = 0; i < got.element_count(); ++i) {
+      const double w = want_leaves[r]->GetAsDouble(i);
+      if (std::isfinite(w)) scale = std::max(scale, std::abs(w));
+    }
+    for (int64_t i = 0; i < got.element_count(); ++i) {
+      const double g = got.GetAsDouble(i), w = want_leaves[r]->GetAsDouble(i);
+      if (std::isnan(w)) {
+        EXPECT_TRUE(std::isnan(g)) << "element " << i << " of\n" << text;
+      } else {
+        EXPECT_LE(std::abs(g - w), tolerance * scale)
+            << "element " << i << ": " << g << " vs " << w << " in\n"
+            << text;
+      }
+    }
   }
 }
 
@@ -606,6 +627,83 @@ TEST(GpuSortTest, TopKMatchesTheCpuBackend) {
                        "[3,7], s32[3,7]) topk(x), k=7, largest=", largest,
                        "\n}\n"),
           args);
+    }
+  }
+}
+
+// A symmetric positive definite [batch, m, m] matrix (M M^T + m I of
+// small integers, exact in every float type used) in `lower`'s triangle,
+// garbage (1e30) in the other, which must not be read.
+Literal Spd(const std::string& type, int64_t batch, int64_t m, bool lower) {
+  Literal l(ShapeOf(absl::StrCat(type, "[", batch, ",", m, ",", m, "]")));
+  for (int64_t bi = 0; bi < batch; ++bi) {
+    std::vector<double> mm(m * m);
+    for (int64_t i = 0; i < m * m; ++i) {
+      mm[i] = static_cast<double>((i * 7 + bi * 3) % 5) - 2;
+    }
+    for (int64_t i = 0; i < m; ++i) {
+      for (int64_t j = 0; j < m; ++j) {
+        double v = i == j ? static_cast<double>(m) : 0.0;
+        for (int64_t k = 0; k < m; ++k) v += mm[i * m + k] * mm[j * m + k];
+        const bool used = lower ? j <= i : j >= i;
+        l.SetFromDouble((bi * m + i) * m + j, used ? v : 1e30);
+      }
+    }
+  }
+  return l;
+}
+
+TEST(GpuLinalgTest, CholeskyMatchesTheCpuBackend) {
+  // The CPU backend computes in long double (Eigen) and rounds once; the
+  // device kernel accumulates in double and rounds each element: equal
+  // within a few units of the type's precision on these well-conditioned
+  // matrices.
+  for (const char* lower : {"true", "false"}) {
+    const bool is_lower = std::string(lower) == "true";
+    for (const auto& [type, tol] : std::vector<std::pair<std::string, double>>{
+             {"f64", 1e-14}, {"f32", 1e-6}}) {
+      std::vector<Literal> args;
+      args.push_back(Spd(type, 3, 6, is_lower));
+      ExpectSameAsCpuBackend(
+          absl::StrCat("HloModule m\nENTRY e {\n  a = ", type,
+                       "[3,6,6] parameter(0)\n  ROOT c = ", type,
+                       "[3,6,6] cholesky(a), lower=", lower, "\n}\n"),
+          args, tol);
+    }
+  }
+  // Not positive definite: all NaN (the CPU runtime's rule).
+  std::vector<Literal> args;
+  args.push_back(Data(ShapeOf("f64[2,4,4]"), 7, false));
+  ExpectSameAsCpuBackend(R"(HloModule m
+ENTRY e {
+  a = f64[2,4,4] parameter(0)
+  ROOT c = f64[2,4,4] cholesky(a), lower=true
+})",
+                         args, 1e-14);
+}
+
+TEST(GpuLinalgTest, TriangularSolveMatchesTheCpuBackend) {
+  // Every combination of left_side, lower, transpose_a and unit_diagonal;
+  // a is the (diagonally dominant) SPD matrix, b small integers.
+  for (const char* left : {"true", "false"}) {
+    for (const char* lower : {"true", "false"}) {
+      for (const char* transpose : {"NO_TRANSPOSE", "TRANSPOSE", "ADJOINT"}) {
+        for (const char* unit : {"false", "true"}) {
+          const bool is_left = std::string(left) == "true";
+          const std::string b_shape = is_left ? "f64[2,5,3]" : "f64[2,3,5]";
+          std::vector<Literal> args;
+          args.push_back(Spd("f64", 2, 5, std::string(lower) == "true"));
+          args.push_back(Data(ShapeOf(b_shape), 8, false));
+          ExpectSameAsCpuBackend(
+              absl::StrCat("HloModule m\nENTRY e {\n  a = f64[2,5,5] "
+                           "parameter(0)\n  b = ",
+                           b_shape, " parameter(1)\n  ROOT x = ", b_shape,
+                           " triangular-solve(a, b), left_side=", left,
+                           ", lower=", lower, ", unit_diagonal=", unit,
+                           ", transpose_a=", transpose, "\n}\n"),
+              args, 1e-13);
+        }
+      }
     }
   }
 }
