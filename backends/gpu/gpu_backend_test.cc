@@ -320,6 +320,25 @@ ENTRY e {
   EXPECT_EQ(clean, 2u) << log;
 }
 
+TEST(GpuPtxTest, FftIsADirectDftPerOutputElement) {
+  // One thread per output element (grid-stride over 2 x 64 x 33), the
+  // twiddles from libdevice's sin / cos (linked, nothing external), the
+  // phase from exact integer products (rem.u64 or mul.hi by constants).
+  GpuProgram p = Compile(R"(
+HloModule m
+ENTRY e {
+  x = f32[2,64,64] parameter(0)
+  ROOT f = c64[2,64,33] fft(x), fft_type=RFFT, fft_length={64,64}
+})");
+  ASSERT_EQ(p.launches.size(), 1u);
+  EXPECT_EQ(p.launches[0].kind, KernelKind::kElementwise);
+  EXPECT_EQ(p.launches[0].elements, 2 * 64 * 33);
+  EXPECT_TRUE(p.linked_libdevice);
+  EXPECT_THAT(p.ptx, Not(HasSubstr(".extern")));
+  const std::string log = Validate(p);
+  EXPECT_THAT(log, HasSubstr(", 0 bytes spill stores")) << log;
+}
+
 // ---------------------------------------------------------------------
 // Reductions and dot: FileCheck-style checks on the PTX.
 

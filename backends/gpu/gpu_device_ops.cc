@@ -1,6 +1,7 @@
 #include "backends/gpu/gpu_device_ops.h"
 
 #include <array>
+#include <cmath>
 #include <cstdint>
 #include <optional>
 #include <utility>
@@ -1246,9 +1247,168 @@ absl::StatusOr<DeviceKernel> PlanTriangularSolve(const HloInstruction& inst) {
 
 }  // namespace
 
+// -------------------------------------------------------------------------
+// fft (FFT, IFFT, RFFT, IRFFT over the 1 to 3 minor dimensions): a direct
+// DFT, one thread per output element. Every type reduces to
+//   y[o] = scale * sum_j c_j x[j] exp(s 2 pi i sum_a j_a o_a / L_a)
+// over the input box (s = -1 forward, +1 inverse; scale 1 / prod L for the
+// inverses, as the CPU runtime; IRFFT takes the real part, and its
+// Hermitian extension of the half spectrum folds into the weights c_k = 2
+// for 1 <= k <= n - n/2 - 1 of the innermost axis, 1 otherwise). The
+// phase sum_a (j_a o_a mod L_a) / L_a is formed from exact integer
+// products and reduced to [-1/2, 1/2) before sin / cos; the terms are
+// summed in double with Neumaier's compensation, so the error is about
+// u_double * ||x||_1 <= u_double * ||y||_2: within FFT_BOUND for c64 and
+// c128. O(N) work per output element: for the small transforms of the
+// suites, not a fast FFT.
+
+namespace {
+
+absl::StatusOr<DeviceKernel> PlanFft(const HloInstruction& inst) {
+  const Shape in = inst.operand(0)->shape();
+  const Shape out = inst.shape();
+  const FftType type = inst.attrs().fft_type;
+  const std::vector<int64_t> lengths = inst.attrs().fft_length;
+  const int64_t nlen = static_cast<int64_t>(lengths.size());
+  if (!out.IsArray() || nlen < 1 || nlen > 3 || in.rank() < nlen ||
+      out.rank() != in.rank()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("fft shapes ", in.ToString(), " -> ", out.ToString()));
+  }
+  const bool real_in = type == FftType::kRfft;
+  const bool real_out = type == FftType::kIrfft;
+  const bool inverse = type == FftType::kIfft || type == FftType::kIrfft;
+  if (IsComplex(in.element_type()) == real_in ||
+      IsComplex(out.element_type()) == real_out) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "fft element types ", in.ToString(), " -> ", out.ToString()));
+  }
+  const int64_t rank = in.rank();
+  const int64_t first = rank - nlen;
+  std::vector<int64_t> in_box(in.dimensions().begin() + first,
+                              in.dimensions().end());
+  int64_t in_count = 1, total = 1;
+  for (int64_t d : in_box) in_count *= d;
+  for (int64_t l : lengths) total *= l;
+  const int64_t n_last = lengths.back();
+  const int64_t half = n_last / 2 + 1;
+  DeviceKernel k;
+  k.name = "fft";
+  k.work_items = out.num_elements();
+  const int64_t items = k.work_items;
+  k.body = [=](EmitContext& ctx, absl::Span<const IrValue> ops,
+               const IrValue& output,
+               const DeviceLoops& loops) -> absl::Status {
+    codegen::IRBuilder& b = ctx.b();
+    llvm::Type* dbl = b.getDoubleTy();
+    auto K = [&](double v) { return codegen::FpConst(dbl, v); };
+    const IrArray& x = ops[0].array;
+    const IrArray& y = output.array;
+    const std::vector<int64_t> out_dims(out.dimensions().begin(),
+                                        out.dimensions().end());
+    llvm::Value* slots[4];
+    for (llvm::Value*& s : slots) s = ctx.EntryAlloca(dbl, 1, "dft_sum");
+    return loops.for_each(
+        ctx.I64(items), [&](llvm::Value* item) -> absl::Status {
+          const IrIndex o = RowMajorIndex(ctx, item, out_dims);
+          for (llvm::Value* s : slots) b.CreateStore(K(0), s);
+          // Neumaier: sum in slots[2 part], compensation in [2 part + 1].
+          auto add = [&](int part, llvm::Value* v) {
+            llvm::Value* s = b.CreateLoad(dbl, slots[2 * part]);
+            llvm::Value* c = b.CreateLoad(dbl, slots[2 * part + 1]);
+            llvm::Value* t = b.CreateFAdd(s, v);
+            llvm::Value* big = b.CreateFCmpOGE(codegen::EmitFabs(ctx, s),
+                                               codegen::EmitFabs(ctx, v));
+            llvm::Value* lost =
+                b.CreateSelect(big, b.CreateFAdd(b.CreateFSub(s, t), v),
+                               b.CreateFAdd(b.CreateFSub(v, t), s));
+            b.CreateStore(t, slots[2 * part]);
+            b.CreateStore(b.CreateFAdd(c, lost), slots[2 * part + 1]);
+          };
+          HLOREF_RETURN_IF_ERROR(ctx.EmitForLoop(
+              "j", ctx.I64(0), ctx.I64(in_count), ctx.I64(1),
+              [&](llvm::Value* jl) -> absl::Status {
+                const IrIndex j = RowMajorIndex(ctx, jl, in_box);
+                IrIndex xi = o;
+                llvm::Value* phase = K(0);
+                for (int64_t a = 0; a < nlen; ++a) {
+                  xi[first + a] = j[a];
+                  llvm::Value* prod = b.CreateURem(
+                      b.CreateMul(j[a], o[first + a]), ctx.I64(lengths[a]));
+                  phase = b.CreateFAdd(
+                      phase, b.CreateFDiv(b.CreateUIToFP(prod, dbl),
+                                          K(static_cast<double>(lengths[a]))));
+                }
+                // To [-1/2, 1/2), then the angle s 2 pi phase.
+                phase = b.CreateFSub(
+                    phase, b.CreateUnaryIntrinsic(llvm::Intrinsic::floor,
+                                                  b.CreateFAdd(phase, K(0.5))));
+                llvm::Value* angle =
+                    b.CreateFMul(phase, K((inverse ? 2 : -2) * M_PI));
+                llvm::Value* c = codegen::EmitMathCall(ctx, "cos", {angle});
+                llvm::Value* s = codegen::EmitMathCall(ctx, "sin", {angle});
+                llvm::Value* v = x.EmitRead(ctx, xi);
+                llvm::Value* re;
+                llvm::Value* im;
+                if (real_in) {
+                  re = codegen::EmitToDouble(ctx, v);
+                  im = K(0);
+                } else {
+                  re = codegen::EmitToDouble(ctx, b.CreateExtractValue(v, 0));
+                  im = codegen::EmitToDouble(ctx, b.CreateExtractValue(v, 1));
+                }
+                llvm::Value* tr =
+                    b.CreateFSub(b.CreateFMul(re, c), b.CreateFMul(im, s));
+                llvm::Value* ti =
+                    b.CreateFAdd(b.CreateFMul(re, s), b.CreateFMul(im, c));
+                if (real_out) {
+                  // The Hermitian extension's weight of innermost k.
+                  llvm::Value* k_last = j[nlen - 1];
+                  llvm::Value* twice = b.CreateAnd(
+                      b.CreateICmpUGE(k_last, ctx.I64(1)),
+                      b.CreateICmpULE(k_last, ctx.I64(n_last - half)));
+                  tr = b.CreateFMul(tr, b.CreateSelect(twice, K(2), K(1)));
+                }
+                add(0, tr);
+                if (!real_out) add(1, ti);
+                return absl::OkStatus();
+              }));
+          auto result = [&](int part) {
+            llvm::Value* v =
+                b.CreateFAdd(b.CreateLoad(dbl, slots[2 * part]),
+                             b.CreateLoad(dbl, slots[2 * part + 1]));
+            // The CPU runtime divides by the total length.
+            return inverse ? b.CreateFDiv(v, K(static_cast<double>(total))) : v;
+          };
+          const PrimitiveType ot = out.element_type();
+          if (real_out) {
+            y.EmitWrite(ctx, o, codegen::EmitRoundToFloat(ctx, ot, result(0)));
+            return absl::OkStatus();
+          }
+          const PrimitiveType comp = ComplexComponentType(ot);
+          llvm::Type* ct = codegen::ComputeType(ctx.context(), ot);
+          llvm::Value* z = llvm::UndefValue::get(ct);
+          z = b.CreateInsertValue(
+              z, codegen::EmitRoundToFloat(ctx, comp, result(0)), 0);
+          z = b.CreateInsertValue(
+              z, codegen::EmitRoundToFloat(ctx, comp, result(1)), 1);
+          y.EmitWrite(ctx, o, z);
+          return absl::OkStatus();
+        });
+  };
+  return k;
+}
+
+}  // namespace
+
 absl::StatusOr<std::optional<DeviceKernel>> PlanDeviceKernel(
     const HloInstruction& inst) {
   switch (inst.opcode()) {
+    case HloOpcode::kFft: {
+      absl::StatusOr<DeviceKernel> k = PlanFft(inst);
+      if (!k.ok()) return k.status();
+      return std::optional<DeviceKernel>(*std::move(k));
+    }
     case HloOpcode::kCholesky:
     case HloOpcode::kTriangularSolve: {
       absl::StatusOr<DeviceKernel> k = inst.opcode() == HloOpcode::kCholesky
