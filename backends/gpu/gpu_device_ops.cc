@@ -1030,30 +1030,103 @@ IrIndex At(IrIndex index, llvm::Value* i, llvm::Value* j) {
   return index;
 }
 
-absl::Status CheckRealLinalgType(PrimitiveType t, const char* op) {
-  if (!IsFloat(t)) {
-    return absl::UnimplementedError(absl::StrCat(
-        "the GPU ", op, " kernel takes real floating-point types, not ",
-        PrimitiveTypeName(t)));
+absl::Status CheckLinalgType(PrimitiveType t, const char* op) {
+  if (!IsFloat(t) && !IsComplex(t)) {
+    return absl::UnimplementedError(
+        absl::StrCat("the GPU ", op,
+                     " kernel takes floating-point and "
+                     "complex types, not ",
+                     PrimitiveTypeName(t)));
   }
   return absl::OkStatus();
 }
 
-// init - sum_{k in [lo, hi)} f(k), accumulated in double.
-absl::StatusOr<llvm::Value*> MinusSum(
-    EmitContext& ctx, llvm::Value* init, llvm::Value* lo, llvm::Value* hi,
-    const std::function<llvm::Value*(llvm::Value* k)>& f) {
-  codegen::IRBuilder& b = ctx.b();
-  llvm::Value* slot = ctx.EntryAlloca(b.getDoubleTy(), 1, "acc");
-  b.CreateStore(init, slot);
-  HLOREF_RETURN_IF_ERROR(ctx.EmitForLoop(
-      "k", lo, hi, ctx.I64(1), [&](llvm::Value* k) -> absl::Status {
-        b.CreateStore(b.CreateFSub(b.CreateLoad(b.getDoubleTy(), slot), f(k)),
-                      slot);
-        return absl::OkStatus();
-      }));
-  return b.CreateLoad(b.getDoubleTy(), slot);
-}
+// A real (im == nullptr) or complex scalar as doubles.
+struct Z {
+  llvm::Value* re;
+  llvm::Value* im;
+};
+
+class ZOps {
+ public:
+  ZOps(EmitContext& ctx, PrimitiveType t)
+      : ctx_(ctx), b_(ctx.b()), t_(t), complex_(IsComplex(t)) {}
+  Z Read(const IrArray& a, const IrIndex& index) {
+    llvm::Value* v = a.EmitRead(ctx_, index);
+    if (!complex_) return {codegen::EmitToDouble(ctx_, v), nullptr};
+    return {codegen::EmitToDouble(ctx_, b_.CreateExtractValue(v, 0)),
+            codegen::EmitToDouble(ctx_, b_.CreateExtractValue(v, 1))};
+  }
+  void Write(const IrArray& a, const IrIndex& index, Z z) {
+    if (!complex_) {
+      a.EmitWrite(ctx_, index, codegen::EmitRoundToFloat(ctx_, t_, z.re));
+      return;
+    }
+    const PrimitiveType comp = ComplexComponentType(t_);
+    llvm::Value* v =
+        llvm::UndefValue::get(codegen::ComputeType(ctx_.context(), t_));
+    v = b_.CreateInsertValue(v, codegen::EmitRoundToFloat(ctx_, comp, z.re), 0);
+    v = b_.CreateInsertValue(
+        v, codegen::EmitRoundToFloat(ctx_, comp, z.im != nullptr ? z.im : K(0)),
+        1);
+    a.EmitWrite(ctx_, index, v);
+  }
+  llvm::Value* K(double v) { return codegen::FpConst(b_.getDoubleTy(), v); }
+  Z Const(double re) { return {K(re), complex_ ? K(0) : nullptr}; }
+  Z Conj(Z z) { return {z.re, z.im ? b_.CreateFNeg(z.im) : nullptr}; }
+  Z Mul(Z x, Z y) {
+    if (!complex_) return {b_.CreateFMul(x.re, y.re), nullptr};
+    return {
+        b_.CreateFSub(b_.CreateFMul(x.re, y.re), b_.CreateFMul(x.im, y.im)),
+        b_.CreateFAdd(b_.CreateFMul(x.re, y.im), b_.CreateFMul(x.im, y.re))};
+  }
+  Z Scale(Z x, llvm::Value* d) {  // x / d, d real
+    return {b_.CreateFDiv(x.re, d), x.im ? b_.CreateFDiv(x.im, d) : nullptr};
+  }
+  // x / y (Smith's algorithm for complex y).
+  Z Div(Z x, Z y) {
+    if (!complex_) return {b_.CreateFDiv(x.re, y.re), nullptr};
+    llvm::Value* use_im = b_.CreateFCmpOLT(codegen::EmitFabs(ctx_, y.re),
+                                           codegen::EmitFabs(ctx_, y.im));
+    llvm::Value* r1 = b_.CreateFDiv(y.re, y.im);
+    llvm::Value* d1 = b_.CreateFAdd(b_.CreateFMul(y.re, r1), y.im);
+    llvm::Value* r2 = b_.CreateFDiv(y.im, y.re);
+    llvm::Value* d2 = b_.CreateFAdd(b_.CreateFMul(y.im, r2), y.re);
+    Z a{b_.CreateFDiv(b_.CreateFAdd(b_.CreateFMul(x.re, r1), x.im), d1),
+        b_.CreateFDiv(b_.CreateFSub(b_.CreateFMul(x.im, r1), x.re), d1)};
+    Z c{b_.CreateFDiv(b_.CreateFAdd(b_.CreateFMul(x.im, r2), x.re), d2),
+        b_.CreateFDiv(b_.CreateFSub(x.im, b_.CreateFMul(x.re, r2)), d2)};
+    return {b_.CreateSelect(use_im, a.re, c.re),
+            b_.CreateSelect(use_im, a.im, c.im)};
+  }
+  // init - sum_{k in [lo, hi)} f(k), accumulated in double; real when
+  // init is (init.im == nullptr: the imaginary parts of f are ignored).
+  absl::StatusOr<Z> MinusSum(Z init, llvm::Value* lo, llvm::Value* hi,
+                             const std::function<Z(llvm::Value* k)>& f) {
+    llvm::Type* dbl = b_.getDoubleTy();
+    const bool cx = init.im != nullptr;
+    llvm::Value* re = ctx_.EntryAlloca(dbl, 1, "acc_re");
+    llvm::Value* im = cx ? ctx_.EntryAlloca(dbl, 1, "acc_im") : nullptr;
+    b_.CreateStore(init.re, re);
+    if (cx) b_.CreateStore(init.im, im);
+    HLOREF_RETURN_IF_ERROR(ctx_.EmitForLoop(
+        "k", lo, hi, ctx_.I64(1), [&](llvm::Value* k) -> absl::Status {
+          Z v = f(k);
+          b_.CreateStore(b_.CreateFSub(b_.CreateLoad(dbl, re), v.re), re);
+          if (cx) {
+            b_.CreateStore(b_.CreateFSub(b_.CreateLoad(dbl, im), v.im), im);
+          }
+          return absl::OkStatus();
+        }));
+    return Z{b_.CreateLoad(dbl, re), cx ? b_.CreateLoad(dbl, im) : nullptr};
+  }
+
+ private:
+  EmitContext& ctx_;
+  codegen::IRBuilder& b_;
+  PrimitiveType t_;
+  bool complex_;
+};
 
 absl::StatusOr<DeviceKernel> PlanCholesky(const HloInstruction& inst) {
   const Shape shape = inst.shape();
@@ -1061,7 +1134,7 @@ absl::StatusOr<DeviceKernel> PlanCholesky(const HloInstruction& inst) {
       inst.operand(0)->shape().dimensions() != shape.dimensions()) {
     return absl::InvalidArgumentError("cholesky shapes do not fit");
   }
-  HLOREF_RETURN_IF_ERROR(CheckRealLinalgType(shape.element_type(), "cholesky"));
+  HLOREF_RETURN_IF_ERROR(CheckLinalgType(shape.element_type(), "cholesky"));
   const int64_t m = shape.dimensions(shape.rank() - 1);
   DeviceKernel k;
   k.name = "cholesky";
@@ -1074,29 +1147,32 @@ absl::StatusOr<DeviceKernel> PlanCholesky(const HloInstruction& inst) {
                const IrValue& output,
                const DeviceLoops& loops) -> absl::Status {
     codegen::IRBuilder& b = ctx.b();
+    ZOps z(ctx, t);
     const IrArray& a = ops[0].array;
     const IrArray& out = output.array;
     llvm::Value* ok_slot = ctx.EntryAlloca(b.getInt1Ty(), 1, "positive");
     return loops.for_each(
         ctx.I64(items), [&](llvm::Value* item) -> absl::Status {
           const IrIndex base = BatchIndex(ctx, shape, item);
-          // The Hermitian (symmetric) matrix's lower triangle, read from
-          // the triangle `lower` names; L in that triangle of the result.
+          // The Hermitian matrix's lower triangle, read from the triangle
+          // `lower` names (conjugated from the upper one); L in that
+          // triangle of the result (U = L^H in the upper one).
           auto a_low = [&](llvm::Value* i, llvm::Value* j) {
-            return codegen::EmitToDouble(
-                ctx, a.EmitRead(ctx, lower ? At(base, i, j) : At(base, j, i)));
-          };
-          auto l_at = [&](llvm::Value* i, llvm::Value* j) {
-            return lower ? At(base, i, j) : At(base, j, i);
+            return lower ? z.Read(a, At(base, i, j))
+                         : z.Conj(z.Read(a, At(base, j, i)));
           };
           auto l = [&](llvm::Value* i, llvm::Value* j) {
-            return codegen::EmitToDouble(ctx, out.EmitRead(ctx, l_at(i, j)));
+            return lower ? z.Read(out, At(base, i, j))
+                         : z.Conj(z.Read(out, At(base, j, i)));
           };
-          auto set_l = [&](llvm::Value* i, llvm::Value* j, llvm::Value* v) {
-            out.EmitWrite(ctx, l_at(i, j),
-                          codegen::EmitRoundToFloat(ctx, t, v));
+          auto set_l = [&](llvm::Value* i, llvm::Value* j, Z v) {
+            if (lower) {
+              z.Write(out, At(base, i, j), v);
+            } else {
+              z.Write(out, At(base, j, i), z.Conj(v));
+            }
           };
-          llvm::Value* zero = codegen::FpConst(b.getDoubleTy(), 0.0);
+          llvm::Value* zero = z.K(0);
           // Zeros in the other triangle.
           HLOREF_RETURN_IF_ERROR(ctx.EmitForLoop(
               "zi", ctx.I64(0), ctx.I64(m), ctx.I64(1),
@@ -1104,7 +1180,7 @@ absl::StatusOr<DeviceKernel> PlanCholesky(const HloInstruction& inst) {
                 return ctx.EmitForLoop("zj", b.CreateAdd(i, ctx.I64(1)),
                                        ctx.I64(m), ctx.I64(1),
                                        [&](llvm::Value* j) -> absl::Status {
-                                         set_l(i, j, zero);
+                                         set_l(i, j, z.Const(0));
                                          return absl::OkStatus();
                                        });
               }));
@@ -1112,32 +1188,42 @@ absl::StatusOr<DeviceKernel> PlanCholesky(const HloInstruction& inst) {
           HLOREF_RETURN_IF_ERROR(ctx.EmitForLoop(
               "j", ctx.I64(0), ctx.I64(m), ctx.I64(1),
               [&](llvm::Value* j) -> absl::Status {
+                // The pivot: the real part of the diagonal minus |L_jk|^2.
+                Z ajj = a_low(j, j);
                 HLOREF_ASSIGN_OR_RETURN(
-                    llvm::Value * d, MinusSum(ctx, a_low(j, j), ctx.I64(0), j,
-                                              [&](llvm::Value* kk) {
-                                                llvm::Value* v = l(j, kk);
-                                                return b.CreateFMul(v, v);
-                                              }));
+                    Z d, z.MinusSum(Z{ajj.re, nullptr}, ctx.I64(0), j,
+                                    [&](llvm::Value* kk) {
+                                      Z v = l(j, kk);
+                                      llvm::Value* n = b.CreateFMul(v.re, v.re);
+                                      if (v.im != nullptr) {
+                                        n = b.CreateFAdd(
+                                            n, b.CreateFMul(v.im, v.im));
+                                      }
+                                      return Z{n, nullptr};
+                                    }));
                 // Not positive definite: a pivot <= 0 or NaN.
                 b.CreateStore(b.CreateAnd(b.CreateLoad(b.getInt1Ty(), ok_slot),
-                                          b.CreateFCmpOGT(d, zero)),
+                                          b.CreateFCmpOGT(d.re, zero)),
                               ok_slot);
-                set_l(j, j, b.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, d));
-                llvm::Value* pivot = l(j, j);
+                Z root = z.Const(0);
+                root.re = b.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, d.re);
+                set_l(j, j, root);
+                llvm::Value* pivot = l(j, j).re;
                 return ctx.EmitForLoop(
                     "i", b.CreateAdd(j, ctx.I64(1)), ctx.I64(m), ctx.I64(1),
                     [&](llvm::Value* i) -> absl::Status {
                       HLOREF_ASSIGN_OR_RETURN(
-                          llvm::Value * s,
-                          MinusSum(ctx, a_low(i, j), ctx.I64(0), j,
-                                   [&](llvm::Value* kk) {
-                                     return b.CreateFMul(l(i, kk), l(j, kk));
-                                   }));
-                      set_l(i, j, b.CreateFDiv(s, pivot));
+                          Z s, z.MinusSum(a_low(i, j), ctx.I64(0), j,
+                                          [&](llvm::Value* kk) {
+                                            return z.Mul(l(i, kk),
+                                                         z.Conj(l(j, kk)));
+                                          }));
+                      set_l(i, j, z.Scale(s, pivot));
                       return absl::OkStatus();
                     });
               }));
-          // All NaN when the matrix is not positive definite.
+          // All NaN (real parts; imaginary parts 0) when the matrix is not
+          // positive definite.
           return ctx.EmitIf(
               b.CreateNot(b.CreateLoad(b.getInt1Ty(), ok_slot)),
               [&]() -> absl::Status {
@@ -1147,11 +1233,9 @@ absl::StatusOr<DeviceKernel> PlanCholesky(const HloInstruction& inst) {
                       return ctx.EmitForLoop(
                           "nj", ctx.I64(0), ctx.I64(m), ctx.I64(1),
                           [&](llvm::Value* j) -> absl::Status {
-                            out.EmitWrite(ctx, At(base, i, j),
-                                          codegen::EmitRoundToFloat(
-                                              ctx, t,
-                                              codegen::FpConst(b.getDoubleTy(),
-                                                               std::nan(""))));
+                            Z nan = z.Const(0);
+                            nan.re = z.K(std::nan(""));
+                            z.Write(out, At(base, i, j), nan);
                             return absl::OkStatus();
                           });
                     });
@@ -1171,7 +1255,7 @@ absl::StatusOr<DeviceKernel> PlanTriangularSolve(const HloInstruction& inst) {
     return absl::InvalidArgumentError("triangular-solve shapes do not fit");
   }
   const PrimitiveType t = inst.shape().element_type();
-  HLOREF_RETURN_IF_ERROR(CheckRealLinalgType(t, "triangular-solve"));
+  HLOREF_RETURN_IF_ERROR(CheckLinalgType(t, "triangular-solve"));
   const int64_t rank = b_shape.rank();
   const int64_t m = a_shape.dimensions(rank - 1);
   const int64_t rows = b_shape.dimensions(rank - 2);
@@ -1180,6 +1264,7 @@ absl::StatusOr<DeviceKernel> PlanTriangularSolve(const HloInstruction& inst) {
       inst.attrs().left_side, inst.attrs().lower, inst.attrs().unit_diagonal,
       inst.attrs().transpose_a == TransposeA::kTranspose ||
           inst.attrs().transpose_a == TransposeA::kAdjoint};
+  const bool adjoint = inst.attrs().transpose_a == TransposeA::kAdjoint;
   DeviceKernel k;
   k.name = "triangular_solve";
   const int64_t lanes = attrs.left_side ? cols : rows;  // per batch item
@@ -1190,6 +1275,7 @@ absl::StatusOr<DeviceKernel> PlanTriangularSolve(const HloInstruction& inst) {
                const IrValue& output,
                const DeviceLoops& loops) -> absl::Status {
     codegen::IRBuilder& b = ctx.b();
+    ZOps z(ctx, t);
     const IrArray& a = ops[0].array;
     const IrArray& bb = ops[1].array;
     const IrArray& out = output.array;
@@ -1205,9 +1291,9 @@ absl::StatusOr<DeviceKernel> PlanTriangularSolve(const HloInstruction& inst) {
               BatchIndex(ctx, b_shape, b.CreateUDiv(item, ctx.I64(lanes)));
           // op(a)[i][j].
           auto op_a = [&](llvm::Value* i, llvm::Value* j) {
-            return codegen::EmitToDouble(
-                ctx, a.EmitRead(ctx, attrs.transpose ? At(base, j, i)
-                                                     : At(base, i, j)));
+            if (!attrs.transpose) return z.Read(a, At(base, i, j));
+            Z v = z.Read(a, At(base, j, i));
+            return adjoint ? z.Conj(v) : v;
           };
           // The coefficient of unknown k in equation p, and element p of
           // this lane (a column of b on the left, a row on the right).
@@ -1225,19 +1311,12 @@ absl::StatusOr<DeviceKernel> PlanTriangularSolve(const HloInstruction& inst) {
                     forward ? ctx.I64(0) : b.CreateAdd(p, ctx.I64(1));
                 llvm::Value* hi = forward ? p : ctx.I64(m);
                 HLOREF_ASSIGN_OR_RETURN(
-                    llvm::Value * s,
-                    MinusSum(
-                        ctx,
-                        codegen::EmitToDouble(ctx, bb.EmitRead(ctx, elem(p))),
-                        lo, hi, [&](llvm::Value* kk) {
-                          return b.CreateFMul(
-                              coef(p, kk),
-                              codegen::EmitToDouble(
-                                  ctx, out.EmitRead(ctx, elem(kk))));
-                        }));
-                if (!attrs.unit_diagonal) s = b.CreateFDiv(s, coef(p, p));
-                out.EmitWrite(ctx, elem(p),
-                              codegen::EmitRoundToFloat(ctx, t, s));
+                    Z s, z.MinusSum(
+                             z.Read(bb, elem(p)), lo, hi, [&](llvm::Value* kk) {
+                               return z.Mul(coef(p, kk), z.Read(out, elem(kk)));
+                             }));
+                if (!attrs.unit_diagonal) s = z.Div(s, coef(p, p));
+                z.Write(out, elem(p), s);
                 return absl::OkStatus();
               });
         });

@@ -662,6 +662,65 @@ Literal Spd(const std::string& type, int64_t batch, int64_t m, bool lower) {
   return l;
 }
 
+// A Hermitian positive definite [batch, m, m] matrix (M M^H + m I with
+// small Gaussian-integer M) in `lower`'s triangle, garbage in the other.
+Literal HermitianPd(const std::string& type, int64_t batch, int64_t m,
+                    bool lower) {
+  Literal l(ShapeOf(absl::StrCat(type, "[", batch, ",", m, ",", m, "]")));
+  using C = std::complex<double>;
+  for (int64_t bi = 0; bi < batch; ++bi) {
+    std::vector<C> mm(m * m);
+    for (int64_t i = 0; i < m * m; ++i) {
+      mm[i] = C(static_cast<double>((i * 7 + bi * 3) % 5) - 2,
+                static_cast<double>((i * 3 + bi) % 3) - 1);
+    }
+    for (int64_t i = 0; i < m; ++i) {
+      for (int64_t j = 0; j < m; ++j) {
+        C v = i == j ? C(static_cast<double>(m), 0) : C(0, 0);
+        for (int64_t k = 0; k < m; ++k) {
+          v += mm[i * m + k] * std::conj(mm[j * m + k]);
+        }
+        const bool used = lower ? j <= i : j >= i;
+        l.SetFromComplex((bi * m + i) * m + j, used ? v : C(1e30, -1e30));
+      }
+    }
+  }
+  return l;
+}
+
+TEST(GpuLinalgTest, ComplexCholeskyAndSolveMatchTheCpuBackend) {
+  for (const char* lower : {"true", "false"}) {
+    const bool is_lower = std::string(lower) == "true";
+    for (const auto& [type, tol] : std::vector<std::pair<std::string, double>>{
+             {"c128", 1e-14}, {"c64", 1e-6}}) {
+      std::vector<Literal> args;
+      args.push_back(HermitianPd(type, 2, 5, is_lower));
+      ExpectSameAsCpuBackend(
+          absl::StrCat("HloModule m\nENTRY e {\n  a = ", type,
+                       "[2,5,5] parameter(0)\n  ROOT c = ", type,
+                       "[2,5,5] cholesky(a), lower=", lower, "\n}\n"),
+          args, tol);
+    }
+    for (const char* left : {"true", "false"}) {
+      for (const char* transpose : {"NO_TRANSPOSE", "TRANSPOSE", "ADJOINT"}) {
+        const std::string b_shape =
+            std::string(left) == "true" ? "c128[2,5,3]" : "c128[2,3,5]";
+        std::vector<Literal> args;
+        args.push_back(HermitianPd("c128", 2, 5, is_lower));
+        args.push_back(Data(ShapeOf(b_shape), 10, false));
+        ExpectSameAsCpuBackend(
+            absl::StrCat(
+                "HloModule m\nENTRY e {\n  a = c128[2,5,5] "
+                "parameter(0)\n  b = ",
+                b_shape, " parameter(1)\n  ROOT x = ", b_shape,
+                " triangular-solve(a, b), left_side=", left, ", lower=", lower,
+                ", unit_diagonal=false, transpose_a=", transpose, "\n}\n"),
+            args, 1e-13);
+      }
+    }
+  }
+}
+
 TEST(GpuLinalgTest, CholeskyMatchesTheCpuBackend) {
   // The CPU backend computes in long double (Eigen) and rounds once; the
   // device kernel accumulates in double and rounds each element: equal
