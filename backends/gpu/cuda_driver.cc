@@ -57,6 +57,13 @@ absl::StatusOr<CudaDriver*> LoadDriver() {
   sym(d->memcpy_htod, "cuMemcpyHtoD_v2");
   sym(d->memcpy_dtoh, "cuMemcpyDtoH_v2");
   sym(d->launch_kernel, "cuLaunchKernel");
+  sym(d->stream_create, "cuStreamCreate");
+  sym(d->stream_destroy, "cuStreamDestroy_v2");
+  sym(d->stream_synchronize, "cuStreamSynchronize");
+  sym(d->event_create, "cuEventCreate");
+  sym(d->event_destroy, "cuEventDestroy_v2");
+  sym(d->event_record, "cuEventRecord");
+  sym(d->event_query, "cuEventQuery");
   sym(d->get_error_name, "cuGetErrorName");
   sym(d->get_error_string, "cuGetErrorString");
   if (!missing.empty()) {

@@ -20,6 +20,13 @@ using CuContext = void*;
 using CuModule = void*;
 using CuFunction = void*;
 using CuDevicePtr = uint64_t;
+using CuStream = void*;
+using CuEvent = void*;
+
+// CUDA_ERROR_NOT_READY: cuEventQuery of an event not reached yet.
+inline constexpr CuResult kCudaErrorNotReady = 600;
+// CU_EVENT_DISABLE_TIMING.
+inline constexpr unsigned kEventDisableTiming = 2;
 
 struct CudaDriver {
   CuResult (*init)(unsigned) = nullptr;
@@ -39,8 +46,15 @@ struct CudaDriver {
   CuResult (*memcpy_htod)(CuDevicePtr, const void*, size_t) = nullptr;
   CuResult (*memcpy_dtoh)(void*, CuDevicePtr, size_t) = nullptr;
   CuResult (*launch_kernel)(CuFunction, unsigned, unsigned, unsigned, unsigned,
-                            unsigned, unsigned, unsigned, void*, void**,
+                            unsigned, unsigned, unsigned, CuStream, void**,
                             void**) = nullptr;
+  CuResult (*stream_create)(CuStream*, unsigned) = nullptr;
+  CuResult (*stream_destroy)(CuStream) = nullptr;
+  CuResult (*stream_synchronize)(CuStream) = nullptr;
+  CuResult (*event_create)(CuEvent*, unsigned) = nullptr;
+  CuResult (*event_destroy)(CuEvent) = nullptr;
+  CuResult (*event_record)(CuEvent, CuStream) = nullptr;
+  CuResult (*event_query)(CuEvent) = nullptr;
   CuResult (*get_error_name)(CuResult, const char**) = nullptr;
   CuResult (*get_error_string)(CuResult, const char**) = nullptr;
 

@@ -1,5 +1,6 @@
 #include "backends/gpu/gpu_backend.h"
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <limits>
@@ -41,13 +42,35 @@ std::string SafeName(std::string name) {
 class GpuExecutable : public backends::Executable {
  public:
   GpuExecutable(CudaDriver* driver, GpuProgram program, CuModule module,
-                std::vector<CuFunction> functions)
+                std::vector<CuFunction> functions, bool sync_each_launch)
       : driver_(driver),
         program_(std::move(program)),
         module_(module),
-        functions_(std::move(functions)) {}
+        functions_(std::move(functions)),
+        sync_each_launch_(sync_each_launch) {}
   ~GpuExecutable() override {
+    for (CuEvent e : events_) {
+      if (e != nullptr) driver_->event_destroy(e);
+    }
+    if (stream_ != nullptr) driver_->stream_destroy(stream_);
     if (module_ != nullptr) driver_->module_unload(module_);
+  }
+
+  // The executable's stream (a blocking one: it waits for the legacy
+  // default stream's synchronous copies) and one completion event per
+  // launch, created on the first run.
+  absl::Status EnsureStream() {
+    if (stream_ == nullptr) {
+      HLOREF_RETURN_IF_ERROR(driver_->Check(driver_->stream_create(&stream_, 0),
+                                            "cuStreamCreate"));
+    }
+    while (events_.size() < program_.launches.size()) {
+      CuEvent e = nullptr;
+      HLOREF_RETURN_IF_ERROR(driver_->Check(
+          driver_->event_create(&e, kEventDisableTiming), "cuEventCreate"));
+      events_.push_back(e);
+    }
+    return absl::OkStatus();
   }
 
   absl::StatusOr<std::vector<Literal>> Run(
@@ -104,6 +127,14 @@ class GpuExecutable : public backends::Executable {
         }
       }
     }
+    // Every kernel queued on the stream, each followed by its completion
+    // event; no synchronisation until all are queued.
+    HLOREF_RETURN_IF_ERROR(EnsureStream());
+    auto failed = [&](const KernelLaunch& k, CuResult r, const char* how) {
+      return absl::InternalError(absl::StrCat("GPU kernel ", k.kernel, " of ",
+                                              k.instruction, " failed", how,
+                                              ": ", driver_->ErrorString(r)));
+    };
     for (size_t l = 0; l < program_.launches.size(); ++l) {
       const KernelLaunch& k = program_.launches[l];
       std::vector<CuDevicePtr> values;
@@ -112,13 +143,28 @@ class GpuExecutable : public backends::Executable {
       for (CuDevicePtr& v : values) params.push_back(&v);
       CuResult r = driver_->launch_kernel(
           functions_[l], k.grid[0], k.grid[1], k.grid[2], k.block[0],
-          k.block[1], k.block[2], 0, nullptr, params.data(), nullptr);
-      if (r == 0) r = driver_->ctx_synchronize();
-      if (r != 0) {
-        return absl::InternalError(
-            absl::StrCat("GPU kernel ", k.kernel, " of ", k.instruction,
-                         " failed: ", driver_->ErrorString(r)));
+          k.block[1], k.block[2], 0, stream_, params.data(), nullptr);
+      if (r != 0) return failed(k, r, " to launch");
+      if (sync_each_launch_) {
+        r = driver_->stream_synchronize(stream_);
+        if (r != 0) return failed(k, r, "");
+        continue;
       }
+      r = driver_->event_record(events_[l], stream_);
+      if (r != 0) return failed(k, r, " (cuEventRecord after it)");
+    }
+    if (CuResult r = driver_->stream_synchronize(stream_); r != 0) {
+      // The first launch whose completion event was not reached is the
+      // one that failed (the stream runs its kernels in order).
+      for (size_t l = 0; l < program_.launches.size(); ++l) {
+        if (driver_->event_query(events_[l]) != 0) {
+          return failed(program_.launches[l], r,
+                        " (the first kernel of the run whose completion "
+                        "event was not reached at the stream's "
+                        "synchronisation)");
+        }
+      }
+      return driver_->Check(r, "cuStreamSynchronize after the last kernel");
     }
     std::vector<Literal> results;
     for (size_t i = 0; i < program_.result_buffers.size(); ++i) {
@@ -145,6 +191,9 @@ class GpuExecutable : public backends::Executable {
   GpuProgram program_;
   CuModule module_;
   std::vector<CuFunction> functions_;
+  bool sync_each_launch_ = false;
+  CuStream stream_ = nullptr;
+  std::vector<CuEvent> events_;
   std::mutex mu_;
 };
 
@@ -223,8 +272,13 @@ class GpuBackend : public backends::Backend {
       }
       functions.push_back(f);
     }
-    return std::unique_ptr<backends::Executable>(new GpuExecutable(
-        d, std::move(program), cu_module, std::move(functions)));
+    const char* sync_env = std::getenv("HLOREF_GPU_SYNC_EACH_LAUNCH");
+    const bool sync_each_launch =
+        options_.sync_each_launch ||
+        (sync_env != nullptr && std::string(sync_env) == "1");
+    return std::unique_ptr<backends::Executable>(
+        new GpuExecutable(d, std::move(program), cu_module,
+                          std::move(functions), sync_each_launch));
   }
 
  private:

@@ -27,6 +27,13 @@ struct GpuBackendOptions {
   int opt_level = 3;
   bool fuse_elementwise = true;
   bool specialised_kernels = true;
+  // Synchronise after every launch (exact attribution of execution
+  // errors, no overlap). Off: the kernels of a run are queued on the
+  // executable's stream without a synchronisation between them and one
+  // cuStreamSynchronize precedes reading the results; an execution error
+  // then names the first kernel whose completion event was not reached.
+  // HLOREF_GPU_SYNC_EACH_LAUNCH=1 turns it on too.
+  bool sync_each_launch = false;
 };
 
 // The options `--backend=gpu` uses (set by tools from --gpu-arch and

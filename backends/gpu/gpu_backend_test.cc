@@ -169,6 +169,176 @@ ENTRY e {
   Validate(p);
 }
 
+TEST(GpuPtxTest, ComplexTranscendentalsAreDeviceCode) {
+  // c128 exp, c64 acos and c128 power: the complex_math hook is inline
+  // device code (gpu_device_ops.cc) over libdevice's real functions; no
+  // call into the CPU runtime is left, one element-wise kernel each.
+  for (const char* op :
+       {"c128[64] exponential(a)", "c64[64] acos(a)", "c128[64] power(a, a)"}) {
+    const std::string type =
+        std::string(op).substr(0, 3) == "c64" ? "c64[64]" : "c128[64]";
+    GpuProgram p = Compile(absl::StrCat(R"(
+HloModule m
+ENTRY e {
+  a = )",
+                                        type, R"( parameter(0)
+  ROOT s = )",
+                                        op, R"(
+})"));
+    ASSERT_EQ(p.launches.size(), 1u) << op;
+    EXPECT_EQ(p.launches[0].kind, KernelKind::kElementwise);
+    EXPECT_TRUE(p.linked_libdevice) << op;
+    EXPECT_THAT(p.llvm_ir, HasSubstr("@__nv_")) << op;
+    EXPECT_THAT(p.optimized_ir, Not(HasSubstr("hloref_cpu_complex"))) << op;
+    EXPECT_THAT(p.ptx, Not(HasSubstr(".extern"))) << op;
+    EXPECT_THAT(p.ptx, HasSubstr("ld.global.nc")) << op;
+    const std::string log = Validate(p);
+    EXPECT_THAT(log, HasSubstr("0 bytes spill stores")) << op << "\n" << log;
+  }
+}
+
+TEST(GpuPtxTest, RngBitGeneratorIsElementParallel) {
+  // One work item per Philox block (4 u32 words) / Threefry block (2):
+  // a grid-stride kernel over 4096 / 4 and 4096 / 2 items, the rounds
+  // unrolled in registers (mul.wide / mul.hi for Philox's products,
+  // funnel shifts for Threefry's rotations), no local memory.
+  for (const char* alg : {"rng_philox", "rng_three_fry"}) {
+    GpuProgram p = Compile(absl::StrCat(R"(
+HloModule m
+ENTRY e {
+  s = u64[3] parameter(0)
+  ROOT r = (u64[3], u32[64,64]) rng-bit-generator(s), algorithm=)",
+                                        alg, "\n}"));
+    ASSERT_EQ(p.launches.size(), 1u) << alg;
+    const KernelLaunch& k = p.launches[0];
+    const bool philox = std::string(alg) == "rng_philox";
+    EXPECT_EQ(k.kind, KernelKind::kElementwise);
+    EXPECT_EQ(k.elements, philox ? 1024 : 2048);
+    EXPECT_EQ(k.block[0], 256);
+    EXPECT_EQ(k.grid[0], philox ? 4 : 8);
+    const std::string body = Section(p.ptx, ".entry k0_rng", "\n}\n");
+    ASSERT_FALSE(body.empty()) << p.ptx;
+    if (philox) {
+      EXPECT_THAT(body, testing::AnyOf(HasSubstr("mul.wide.u32"),
+                                       HasSubstr("mul.hi.u32")));
+    } else {
+      EXPECT_THAT(body, HasSubstr("shf.l"));
+    }
+    EXPECT_THAT(body, Not(HasSubstr(".local")));
+    EXPECT_THAT(body, Not(HasSubstr("call")));
+    const std::string log = Validate(p);
+    EXPECT_THAT(log, HasSubstr("0 bytes spill stores"));
+    EXPECT_GT(UsedRegisters(log), 0);
+    EXPECT_LE(UsedRegisters(log), 64) << log;
+  }
+}
+
+TEST(GpuPtxTest, SortIsABlockMergeSortInSharedMemory) {
+  // Keys and values, a row of 1000: one block of 256 threads per row; the
+  // permutation in two shared arrays of 1000 i32 (8000 bytes), bar.sync
+  // between merge levels, the comparator inline (no call), no local
+  // memory; topk on the same machinery.
+  GpuProgram p = Compile(R"(
+HloModule m
+gt {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  c = s32[] parameter(2)
+  d = s32[] parameter(3)
+  ROOT r = pred[] compare(a, b), direction=GT, type=TOTALORDER
+}
+ENTRY e {
+  k = f32[12,1000] parameter(0)
+  v = s32[12,1000] parameter(1)
+  ROOT s = (f32[12,1000], s32[12,1000]) sort(k, v), dimensions={1}, is_stable=true, to_apply=gt
+})");
+  ASSERT_EQ(p.launches.size(), 1u);
+  const KernelLaunch& k = p.launches[0];
+  EXPECT_EQ(k.kind, KernelKind::kRowBlocks);
+  EXPECT_EQ(k.rows, 12);
+  EXPECT_EQ(k.columns, 1000);
+  EXPECT_EQ(k.block[0], 256);
+  EXPECT_EQ(k.grid[0], 12);
+  const std::string body = Section(p.ptx, ".entry k0_sort", "\n}\n");
+  ASSERT_FALSE(body.empty()) << p.ptx;
+  EXPECT_THAT(p.ptx, HasSubstr(".shared .align 16 .b8 sort_perm_a[4000]"));
+  EXPECT_THAT(body, HasSubstr("st.shared.u32"));
+  EXPECT_THAT(body, HasSubstr("ld.shared.u32"));
+  EXPECT_THAT(body, HasSubstr("bar.sync"));
+  EXPECT_THAT(body, Not(HasSubstr(".local")));
+  EXPECT_THAT(body, Not(HasSubstr("call")));
+  std::string log = Validate(p);
+  EXPECT_THAT(log, HasSubstr("0 bytes spill stores"));
+  EXPECT_GT(UsedRegisters(log), 0);
+  EXPECT_LE(UsedRegisters(log), 64) << log;
+
+  GpuProgram t = Compile(R"(
+HloModule m
+ENTRY e {
+  a = bf16[4,300] parameter(0)
+  ROOT t = (bf16[4,8], s32[4,8]) topk(a), k=8, largest=false
+})");
+  ASSERT_EQ(t.launches.size(), 1u);
+  EXPECT_EQ(t.launches[0].kind, KernelKind::kRowBlocks);
+  EXPECT_EQ(t.launches[0].columns, 8);
+  const std::string tbody = Section(t.ptx, ".entry k0_topk", "\n}\n");
+  EXPECT_THAT(tbody, HasSubstr("bar.sync"));
+  EXPECT_THAT(tbody, HasSubstr("ld.shared.u32"));
+  EXPECT_THAT(tbody, Not(HasSubstr(".local")));
+  log = Validate(t);
+  EXPECT_THAT(log, HasSubstr("0 bytes spill stores"));
+  EXPECT_LE(UsedRegisters(log), 64) << log;
+}
+
+TEST(GpuPtxTest, LinalgKernelsAreThreadPerProblem) {
+  // cholesky: one thread per batch item; triangular-solve: one per
+  // (batch item, column of b); double accumulation, sqrt.rn / div.rn, no
+  // local memory.
+  GpuProgram p = Compile(R"(
+HloModule m
+ENTRY e {
+  a = f32[300,8,8] parameter(0)
+  c = f32[300,8,8] cholesky(a), lower=true
+  b = f32[300,8,4] parameter(1)
+  ROOT x = f32[300,8,4] triangular-solve(c, b), left_side=true, lower=true, transpose_a=NO_TRANSPOSE
+})");
+  ASSERT_EQ(p.launches.size(), 2u);
+  EXPECT_EQ(p.launches[0].elements, 300);
+  EXPECT_EQ(p.launches[0].grid[0], 2);
+  EXPECT_EQ(p.launches[1].elements, 1200);
+  const std::string chol = Section(p.ptx, ".entry k0_cholesky", "\n}\n");
+  EXPECT_THAT(chol, HasSubstr("sqrt.rn.f64"));
+  EXPECT_THAT(chol, HasSubstr("div.rn.f64"));
+  EXPECT_THAT(p.ptx, Not(HasSubstr(".local")));
+  const std::string log = Validate(p);
+  // One "0 bytes spill stores" per kernel.
+  size_t clean = 0;
+  for (size_t at = log.find(", 0 bytes spill stores"); at != std::string::npos;
+       at = log.find(", 0 bytes spill stores", at + 1)) {
+    ++clean;
+  }
+  EXPECT_EQ(clean, 2u) << log;
+}
+
+TEST(GpuPtxTest, FftIsADirectDftPerOutputElement) {
+  // One thread per output element (grid-stride over 2 x 64 x 33), the
+  // twiddles from libdevice's sin / cos (linked, nothing external), the
+  // phase from exact integer products (rem.u64 or mul.hi by constants).
+  GpuProgram p = Compile(R"(
+HloModule m
+ENTRY e {
+  x = f32[2,64,64] parameter(0)
+  ROOT f = c64[2,64,33] fft(x), fft_type=RFFT, fft_length={64,64}
+})");
+  ASSERT_EQ(p.launches.size(), 1u);
+  EXPECT_EQ(p.launches[0].kind, KernelKind::kElementwise);
+  EXPECT_EQ(p.launches[0].elements, 2 * 64 * 33);
+  EXPECT_TRUE(p.linked_libdevice);
+  EXPECT_THAT(p.ptx, Not(HasSubstr(".extern")));
+  const std::string log = Validate(p);
+  EXPECT_THAT(log, HasSubstr(", 0 bytes spill stores")) << log;
+}
+
 // ---------------------------------------------------------------------
 // Reductions and dot: FileCheck-style checks on the PTX.
 
@@ -320,6 +490,21 @@ Coverage Interpret(const KernelLaunch& k) {
         }
       }
       break;
+    case KernelKind::kRowBlocks:
+      // Sort / topk: block b takes rows b, b + gx, ...; after the row's
+      // merge sort its thread t writes positions t, t + bx, ... of the
+      // row's `columns` results.
+      c.written.assign(k.rows * k.columns, 0);
+      for (int64_t b = 0; b < gx; ++b) {
+        for (int64_t row = b; row < k.rows; row += gx) {
+          for (int64_t t = 0; t < bx; ++t) {
+            for (int64_t i = t; i < k.columns; i += bx) {
+              ++c.written[row * k.columns + i];
+            }
+          }
+        }
+      }
+      break;
     case KernelKind::kRowReduce:
       c.written.assign(k.rows, 0);
       c.read.assign(k.rows * k.columns, 0);
@@ -405,7 +590,8 @@ ENTRY e {
 ENTRY e {
   a = s32[7] parameter(0)
   ROOT n = s32[7] negate(a)
-})", kRowReduce,
+})",
+      kRowReduce,
       R"(HloModule m
 add {
   x = s32[] parameter(0)
@@ -433,6 +619,23 @@ ENTRY e {
   a = f32[33,17] parameter(0)
   b = f32[17,49] parameter(1)
   ROOT d = f32[33,49] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+})",
+      // sort: more rows than blocks (grid-stride), rows longer than the
+      // block; topk: k results per row.
+      R"(HloModule m
+lt {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT c = pred[] compare(a, b), direction=LT
+}
+ENTRY e {
+  a = f32[70000,3] parameter(0)
+  ROOT s = f32[70000,3] sort(a), dimensions={1}, to_apply=lt
+})",
+      R"(HloModule m
+ENTRY e {
+  a = f32[9,1000] parameter(0)
+  ROOT t = (f32[9,5], s32[9,5]) topk(a), k=5
 })"};
   std::set<KernelKind> kinds;
   for (const std::string& text : modules) {
@@ -458,7 +661,8 @@ ENTRY e {
   }
   EXPECT_EQ(kinds, (std::set<KernelKind>{
                        KernelKind::kElementwise, KernelKind::kRowReduce,
-                       KernelKind::kColumnReduce, KernelKind::kDot}));
+                       KernelKind::kColumnReduce, KernelKind::kDot,
+                       KernelKind::kRowBlocks}));
 }
 
 // ---------------------------------------------------------------------

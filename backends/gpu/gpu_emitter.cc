@@ -20,6 +20,7 @@
 #include "backends/codegen/llvm_types.h"
 #include "backends/gpu/gpu_conv.h"
 #include "backends/gpu/gpu_gemm.h"
+#include "backends/gpu/gpu_device_ops.h"
 #include "backends/gpu/nvptx_target.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/Function.h"
@@ -113,6 +114,8 @@ class GpuModuleEmitter {
 
   absl::StatusOr<GpuProgram> Run() {
     HLOREF_RETURN_IF_ERROR(PrepareModuleForNvptx(*llvm_module_, options_.arch));
+    // Complex transcendentals: device code (gpu_device_ops.h).
+    ctx_.complex_math = EmitDeviceComplexMath;
     program_.module_name = module_.name();
     program_.arch = options_.arch;
     const HloComputation& entry = *module_.entry();
@@ -569,6 +572,84 @@ class GpuModuleEmitter {
     return EndKernel(inst, std::move(launch));
   }
 
+  // A grid-stride kernel of gpu_device_ops.cc over its work items.
+  absl::Status EmitDeviceKernel(const HloInstruction& inst,
+                                const ValueTree& out,
+                                const DeviceKernel& device) {
+    std::vector<const HloInstruction*> inputs;
+    for (const HloInstruction* op : inst.operands()) {
+      if (inlined_.contains(op)) {
+        return absl::InternalError("an inlined operand of a device kernel");
+      }
+      if (std::find(inputs.begin(), inputs.end(), op) == inputs.end()) {
+        inputs.push_back(op);
+      }
+    }
+    KernelLaunch launch;
+    const bool row_blocks = device.rows > 0;
+    const int64_t threads = row_blocks ? device.threads_per_block : kBlockSize;
+    HLOREF_ASSIGN_OR_RETURN(
+        llvm::Function * f,
+        BeginKernel(inst, device.name, inputs, out, threads, &launch));
+    (void)f;
+    std::vector<IrValue> operands;
+    for (const HloInstruction* op : inst.operands()) {
+      operands.push_back(kernel_values_.at(op));
+    }
+    DeviceLoops loops;
+    loops.for_each = [this](llvm::Value* n, const DeviceLoops::Body& body) {
+      return GridStride(n, body);
+    };
+    loops.once = [this](const std::function<absl::Status()>& body) {
+      llvm::Value* first = b_.CreateICmpEQ(
+          b_.CreateOr(Sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x),
+                      Sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x)),
+          b_.getInt32(0));
+      return ctx_.EmitIf(first, body, "once");
+    };
+    loops.threads = threads;
+    loops.thread = [this]() {
+      return Sreg64(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x);
+    };
+    loops.barrier = [this]() {
+      b_.CreateCall(llvm::Intrinsic::getDeclaration(
+                        llvm_module_.get(), llvm::Intrinsic::nvvm_barrier0),
+                    {});
+    };
+    loops.shared_array = [this](llvm::Type* type, int64_t count,
+                                const char* name) -> llvm::Value* {
+      auto* t = llvm::ArrayType::get(type, std::max<int64_t>(count, 1));
+      auto* g = new llvm::GlobalVariable(
+          *llvm_module_, t, false, llvm::GlobalValue::InternalLinkage,
+          llvm::UndefValue::get(t), name, nullptr,
+          llvm::GlobalValue::NotThreadLocal, 3);
+      g->setAlignment(llvm::Align(16));
+      return g;
+    };
+    loops.for_each_row = [this](llvm::Value* n, const DeviceLoops::Body& body) {
+      // Uniform in the block: every thread of a block runs the same rows.
+      return ctx_.EmitForLoop(
+          "row", Sreg64(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x), n,
+          Sreg64(llvm::Intrinsic::nvvm_read_ptx_sreg_nctaid_x), body);
+    };
+    HLOREF_RETURN_IF_ERROR(device.body(ctx_, operands, kernel_output_, loops));
+    if (row_blocks) {
+      launch.kind = KernelKind::kRowBlocks;
+      launch.rows = device.rows;
+      launch.columns = device.work_items;
+      launch.block[0] = threads;
+      launch.grid[0] = std::min<int64_t>(device.rows, kMaxElementwiseBlocks);
+      return EndKernel(inst, std::move(launch));
+    }
+    launch.kind = KernelKind::kElementwise;
+    launch.elements = device.work_items;
+    launch.block[0] = kBlockSize;
+    launch.grid[0] =
+        std::clamp<int64_t>((device.work_items + kBlockSize - 1) / kBlockSize,
+                            1, kMaxElementwiseBlocks);
+    return EndKernel(inst, std::move(launch));
+  }
+
   // ---------------------------------------------------------------------
   // Reductions (gpu_reduction.cc) and dot (gpu_dot.cc).
  public:
@@ -724,6 +805,11 @@ class GpuModuleEmitter {
             "fusion inlined a producer into a non-elemental consumer");
       }
     }
+    // Device implementations of what the CPU backend's runtime computes
+    // (gpu_device_ops.h).
+    HLOREF_ASSIGN_OR_RETURN(std::optional<DeviceKernel> device,
+                            PlanDeviceKernel(inst));
+    if (device.has_value()) return EmitDeviceKernel(inst, out, *device);
     if (const codegen::BufferEmitter& e = table_.Buffer(inst.opcode())) {
       return EmitSerialKernel(
           inst, out,

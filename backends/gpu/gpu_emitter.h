@@ -20,7 +20,12 @@
 //                 that are not element-wise run in one device thread; so
 //                 does the whole entry computation when it holds while,
 //                 conditional, async, copy-start or domain (through the
-//                 shared computation emitter, as on the CPU).
+//                 shared computation emitter, as on the CPU);
+//   device ops    what the CPU backend computes in its runtime
+//                 (rng-bit-generator, sort, topk, fft, cholesky,
+//                 triangular-solve; complex transcendentals through the
+//                 complex_math hook): gpu_device_ops.h, grid-stride or one
+//                 block per row (KernelKind::kRowBlocks).
 // Calls the shared emitters make into the C math library are resolved to
 // libdevice (`exp` -> __nv_exp, `expf` -> __nv_expf, the CPU runtime's
 // large-argument sin/cos/tan fallbacks -> __nv_sin ...); any other call

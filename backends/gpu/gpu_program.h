@@ -54,6 +54,9 @@ enum class KernelKind {
   // One thread runs the whole instruction (the shared buffer emitters:
   // scatter, sort-free variadic reduce, batch-norm ...).
   kSerial,
+  // [rows, n]: one block per row (grid-stride over rows), its threads
+  // cooperating through shared memory (sort, topk: gpu_device_ops.h).
+  kRowBlocks,
 };
 
 struct KernelLaunch {

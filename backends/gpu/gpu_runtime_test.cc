@@ -6,6 +6,7 @@
 // no kernel computes are compared.
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <memory>
 #include <string>
@@ -44,6 +45,23 @@ std::vector<Launch> Launches() {
     get(i, name, sizeof(name) - 1, l.grid, l.block);
     l.kernel = name;
     out.push_back(l);
+  }
+  return out;
+}
+
+// The fake driver's call log from entry `from` on.
+std::vector<std::string> Calls(size_t from = 0) {
+  void* lib = dlopen(std::getenv("HLOREF_LIBCUDA"), RTLD_NOW | RTLD_NOLOAD);
+  EXPECT_NE(lib, nullptr);
+  if (lib == nullptr) return {};
+  auto count = reinterpret_cast<int (*)()>(dlsym(lib, "fake_cuda_call_count"));
+  auto get =
+      reinterpret_cast<void (*)(int, char*, int)>(dlsym(lib, "fake_cuda_call"));
+  std::vector<std::string> out;
+  for (int i = static_cast<int>(from); i < count(); ++i) {
+    char call[256] = {};
+    get(i, call, sizeof(call) - 1);
+    out.push_back(call);
   }
   return out;
 }
@@ -165,6 +183,94 @@ ENTRY e {
   EXPECT_THAT(
       message,
       HasSubstr("CUDA_ERROR_LAUNCH_FAILED: unspecified launch failure"));
+}
+
+// Three kernels (a sort between two element-wise ones, which fusion
+// cannot merge): the runtime's calls of one run.
+constexpr char kThreeKernels[] = R"(
+HloModule m
+lt {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT c = pred[] compare(x, y), direction=LT
+}
+ENTRY e {
+  a = f32[64] parameter(0)
+  n = f32[64] negate(a)
+  s = f32[64] sort(n), dimensions={0}, to_apply=lt
+  ROOT e = f32[64] exponential(s)
+})";
+
+TEST_F(GpuRuntimeTest, KernelsAreQueuedWithoutASyncBetweenThem) {
+  absl::StatusOr<std::unique_ptr<backends::Executable>> e =
+      Compile(kThreeKernels);
+  ASSERT_TRUE(e.ok()) << e.status();
+  const size_t before = Calls().size();
+  absl::StatusOr<std::vector<Literal>> out = (*e)->Run({Literal(F32(64))});
+  ASSERT_TRUE(out.ok()) << out.status();
+  // Launch, completion event, launch ... on the executable's stream (not
+  // the null stream), then one stream synchronisation before the result
+  // is read back.
+  EXPECT_THAT(Calls(before),
+              ::testing::ElementsAre("launch k0_loop_n", "event_record",
+                                     "launch k1_sort_s", "event_record",
+                                     "launch k2_loop_e", "event_record",
+                                     "stream_synchronize", "memcpy_dtoh"));
+  // A second run reuses the stream and events: the same sequence.
+  const size_t second = Calls().size();
+  ASSERT_TRUE((*e)->Run({Literal(F32(64))}).ok());
+  EXPECT_EQ(Calls(second).size(), 8u);
+}
+
+TEST_F(GpuRuntimeTest, AnExecutionErrorNamesTheFailedKernel) {
+  absl::StatusOr<std::unique_ptr<backends::Executable>> e =
+      Compile(kThreeKernels);
+  ASSERT_TRUE(e.ok()) << e.status();
+  // The sort "fails when it executes": its launch succeeds, the error
+  // comes back from the final synchronisation, and the events say which
+  // kernel did not complete.
+  setenv("HLOREF_FAKE_CUDA_FAIL_KERNEL", "sort", 1);
+  const size_t before = Calls().size();
+  absl::StatusOr<std::vector<Literal>> out = (*e)->Run({Literal(F32(64))});
+  unsetenv("HLOREF_FAKE_CUDA_FAIL_KERNEL");
+  ASSERT_FALSE(out.ok());
+  const std::string message(out.status().message());
+  EXPECT_THAT(message, HasSubstr("GPU kernel k1_sort_s of %s = f32[64]"));
+  EXPECT_THAT(message, HasSubstr("sort(%n)"));
+  EXPECT_THAT(message, HasSubstr("completion event was not reached"));
+  EXPECT_THAT(
+      message,
+      HasSubstr("CUDA_ERROR_LAUNCH_FAILED: unspecified launch failure"));
+  // Still no synchronisation before the last launch; nothing read back.
+  const std::vector<std::string> calls = Calls(before);
+  ASSERT_FALSE(calls.empty());
+  EXPECT_EQ(calls.back(), "stream_synchronize");
+  EXPECT_EQ(std::count(calls.begin(), calls.end(), "stream_synchronize"), 1);
+  EXPECT_EQ(std::count(calls.begin(), calls.end(), "memcpy_dtoh"), 0);
+}
+
+TEST_F(GpuRuntimeTest, SyncEachLaunchSynchronisesAfterEveryKernel) {
+  absl::StatusOr<std::unique_ptr<HloModule>> m = ParseHloModule(kThreeKernels);
+  ASSERT_TRUE(m.ok());
+  GpuBackendOptions options;
+  options.sync_each_launch = true;
+  absl::StatusOr<std::unique_ptr<backends::Backend>> b =
+      CreateGpuBackend(options);
+  ASSERT_TRUE(b.ok());
+  absl::StatusOr<std::unique_ptr<backends::Executable>> e =
+      (*b)->Compile(**m, backends::CompileOptions());
+  ASSERT_TRUE(e.ok()) << e.status();
+  setenv("HLOREF_FAKE_CUDA_FAIL_KERNEL", "loop_e", 1);
+  const size_t before = Calls().size();
+  absl::StatusOr<std::vector<Literal>> out = (*e)->Run({Literal(F32(64))});
+  unsetenv("HLOREF_FAKE_CUDA_FAIL_KERNEL");
+  EXPECT_THAT(Calls(before),
+              ::testing::ElementsAre("launch k0_loop_n", "stream_synchronize",
+                                     "launch k1_sort_s", "stream_synchronize",
+                                     "launch k2_loop_e", "stream_synchronize"));
+  ASSERT_FALSE(out.ok());
+  EXPECT_THAT(std::string(out.status().message()),
+              HasSubstr("GPU kernel k2_loop_e of %e = f32[64]"));
 }
 
 TEST_F(GpuRuntimeTest, WrongArgumentShapeIsAnError) {
