@@ -1177,7 +1177,7 @@ void RunBf16FastItems(Shared& sh, const gemm::Bf16DotKernels& bk,
 // RunBf16FastItems, with K padded to whole tiles (16 pairs) and A packed
 // as 32-row blocks of row-major bf16 (gemm_kernels.h, GemmKernelBf16Amx).
 void RunBf16AmxItems(Shared& sh, const gemm::Bf16DotKernels& bk,
-                     gemm::GemmKernelBf16Amx amx, int64_t item_begin,
+                     const gemm::Bf16AmxKernels& amx, int64_t item_begin,
                      int64_t item_end) {
   const Problem& p = *sh.p;
   constexpr int64_t kNr = gemm::kGemmNrF32;
@@ -1206,6 +1206,7 @@ void RunBf16AmxItems(Shared& sh, const gemm::Bf16DotKernels& bk,
     st.max_abs = std::max(st.max_abs, u);
     st.min_nz_minus1 = std::min(st.min_nz_minus1, u - 1);
   };
+  amx.begin();
   for (int64_t item = item_begin; item < item_end; ++item) {
     Tile t;
     if (!TileOf(p, item, &t)) continue;
@@ -1277,8 +1278,8 @@ void RunBf16AmxItems(Shared& sh, const gemm::Bf16DotKernels& bk,
         float* crow = c + (i0 - m0) * ldc;
         for (int64_t j0 = 0; j0 < ncols; j0 += kNr) {
           const int nr = static_cast<int>(std::min<int64_t>(kNr, ncols - j0));
-          amx(kp, apanel, bblock + (j0 / kNr) * panel_stride, 2 * kNr,
-              crow + j0, ldc, mr, nr, k0 > 0);
+          amx.kernel(kp, apanel, bblock + (j0 / kNr) * panel_stride, 2 * kNr,
+                     crow + j0, ldc, mr, nr, k0 > 0);
         }
       }
     }
@@ -1292,6 +1293,7 @@ void RunBf16AmxItems(Shared& sh, const gemm::Bf16DotKernels& bk,
       }
     }
   }
+  amx.end();
   MergeStats(sh, sa, sb);
 }
 
@@ -1339,14 +1341,14 @@ absl::Status RunDotIn(RunContext* ctx, const DotDims& dims, const void* lhs,
                                                  !p.gemv
                                              ? gemm::HostBf16DotKernels()
                                              : nullptr;
-      const gemm::GemmKernelBf16Amx amx =
+      const gemm::Bf16AmxKernels* amx =
           bf16 != nullptr && amx_allowed.load(std::memory_order_relaxed)
               ? gemm::HostBf16AmxKernel()
               : nullptr;
       if (bf16 != nullptr) {
         auto body = [&](int64_t b, int64_t e) {
           if (amx != nullptr) {
-            RunBf16AmxItems(sh, *bf16, amx, b, e);
+            RunBf16AmxItems(sh, *bf16, *amx, b, e);
           } else {
             RunBf16FastItems(sh, *bf16, b, e);
           }

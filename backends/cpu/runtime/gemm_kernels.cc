@@ -602,16 +602,23 @@ HLOREF_AMX_BF16 inline void AmxStoreStripe(const float* acc, float* c,
   }
 }
 
+// A constant in memory: GCC 12 dropped the stores of colsb / rows into a
+// local configuration (it keeps only the palette byte before ldtilecfg),
+// which left every tile unconfigured (SIGILL at the first tilezero).
+alignas(64) const AmxTileConfig kAmxTileConfig = {
+    1,
+    0,
+    {},
+    {64, 64, 64, 64, 64, 64, 64, 64},
+    {16, 16, 16, 16, 16, 16, 16, 16}};
+
+HLOREF_AMX_BF16 void AmxBf16Begin() { _tile_loadconfig(&kAmxTileConfig); }
+
+HLOREF_AMX_BF16 void AmxBf16End() { _tile_release(); }
+
 HLOREF_AMX_BF16 void AmxBf16Dp(int64_t kp, const uint16_t* a, const uint16_t* b,
                                int64_t ldb, float* c, int64_t ldc, int mr,
                                int nr, bool accumulate) {
-  AmxTileConfig cfg{};
-  cfg.palette_id = 1;
-  for (int t = 0; t < 8; ++t) {
-    cfg.colsb[t] = 64;
-    cfg.rows[t] = 16;
-  }
-  _tile_loadconfig(&cfg);
   // tmm0..3: C (rows 0-15 / 16-31 x columns j0 / j0 + 16); tmm4, 5: A
   // rows 0-15 / 16-31; tmm6, 7: B columns j0 / j0 + 16.
   alignas(64) float acc[kGemmAmxMr * 32];
@@ -653,8 +660,9 @@ HLOREF_AMX_BF16 void AmxBf16Dp(int64_t kp, const uint16_t* a, const uint16_t* b,
       AmxStoreStripe(acc + 16, c + j0 + 16, ldc, 16, mr, cols - 16, accumulate);
     }
   }
-  _tile_release();
 }
+
+const Bf16AmxKernels kAmxBf16 = {AmxBf16Dp, AmxBf16Begin, AmxBf16End};
 
 // cpuid leaf 7: EDX bit 22 AMX-BF16, bit 24 AMX-TILE; then the Linux
 // permission for XTILEDATA (state component 18), without which the first
@@ -1195,10 +1203,10 @@ const Bf16DotKernels* HostBf16DotKernels() {
 #endif
 }
 
-GemmKernelBf16Amx HostBf16AmxKernel() {
+const Bf16AmxKernels* HostBf16AmxKernel() {
 #ifdef HLOREF_GEMM_X86
   static const bool ok = Avx512GemmKernels() != nullptr && HostHasAmxBf16();
-  return ok ? AmxBf16Dp : nullptr;
+  return ok ? &kAmxBf16 : nullptr;
 #else
   return nullptr;
 #endif
