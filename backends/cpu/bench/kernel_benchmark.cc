@@ -180,8 +180,11 @@ class HlorefWorkload : public Workload {
 // The summary prints it as the "[kernel]" row under the module's row.
 class GemmKernelWorkload : public Workload {
  public:
-  GemmKernelWorkload(const GemmShape& s, int threads, bool fast = false)
-      : fast_(fast) {
+  // amx: whether the fast mode may run on AMX tdpbf16ps (where the host
+  // has it) or stays on vdpbf16ps.
+  GemmKernelWorkload(const GemmShape& s, int threads, bool fast = false,
+                     bool amx = true)
+      : fast_(fast), amx_(amx) {
     const PrimitiveType in = s.type == DType::kF32    ? PrimitiveType::kF32
                              : s.type == DType::kF64  ? PrimitiveType::kF64
                              : s.type == DType::kBF16 ? PrimitiveType::kBF16
@@ -228,8 +231,10 @@ class GemmKernelWorkload : public Workload {
     if (threads > 1) pool_ = std::make_unique<ThreadPool>(threads);
   }
   void Run() override {
+    if (fast_) SetFastBf16AmxAllowed(amx_);
     absl::Status st = RunDot(dims_, lhs_.data(), rhs_.data(), out_.data(),
                              pool_.get(), gemm::HostGemmKernels(), fast_);
+    if (fast_) SetFastBf16AmxAllowed(true);
     if (!st.ok()) std::abort();
     benchmark::DoNotOptimize(out_.data());
   }
@@ -239,6 +244,7 @@ class GemmKernelWorkload : public Workload {
   std::vector<uint8_t> lhs_, rhs_, out_;
   std::unique_ptr<ThreadPool> pool_;
   bool fast_;
+  bool amx_;
 };
 
 // One live workload at a time: benchmarks run in registration order and a
@@ -478,12 +484,20 @@ void RegisterGemm(const GemmShape& s, double hloref_min_time = 0) {
       return std::make_unique<GemmKernelWorkload>(s, t);
     });
     if (s.type == DType::kBF16) {
-      // The fast mode (--cpu-fast: vdpbf16ps, declared deviation
-      // ftz=f32+bf16) beside the conformant one.
+      // The fast mode (--cpu-fast: AMX tdpbf16ps where the host has it,
+      // else vdpbf16ps; declared deviation ftz=f32+bf16) beside the
+      // conformant one, and the fast mode held on vdpbf16ps.
       Add(info, "kernel_fast",
           [s](int t, std::string*) -> std::unique_ptr<Workload> {
             return std::make_unique<GemmKernelWorkload>(s, t, /*fast=*/true);
           });
+      if (gemm::HostBf16AmxKernel() != nullptr) {
+        Add(info, "kernel_fast_vdp",
+            [s](int t, std::string*) -> std::unique_ptr<Workload> {
+              return std::make_unique<GemmKernelWorkload>(s, t, /*fast=*/true,
+                                                          /*amx=*/false);
+            });
+      }
     }
   }
   if (HaveOneDnn() && s.type != DType::kF64) {
@@ -782,8 +796,9 @@ std::string Summary(const CollectingReporter& rep, bool markdown,
     for (int t : g_flags.threads) {
       if (cpu_clock && t != 1) continue;
       bool any = false;
-      for (const char* impl : {"hloref", "kernel", "kernel_fast", "onednn",
-                               "openblas", "eigen", "machine"}) {
+      for (const char* impl :
+           {"hloref", "kernel", "kernel_fast", "kernel_fast_vdp", "onednn",
+            "openblas", "eigen", "machine"}) {
         any = any || rate(w, t, impl) > 0;
       }
       if (!any) continue;
@@ -793,7 +808,8 @@ std::string Summary(const CollectingReporter& rep, bool markdown,
              fmt(rate(w, t, "machine"), "%.1f"), "", "", "", "", "", "", ""});
         continue;
       }
-      for (const char* impl : {"hloref", "kernel", "kernel_fast"}) {
+      for (const char* impl :
+           {"hloref", "kernel", "kernel_fast", "kernel_fast_vdp"}) {
         const std::string im = impl;
         const double ours = rate(w, t, impl);
         if (im != "hloref" && ours <= 0) continue;
@@ -801,7 +817,9 @@ std::string Summary(const CollectingReporter& rep, bool markdown,
             absl::StrCat(w.name,
                          im == "kernel"        ? " [kernel]"
                          : im == "kernel_fast" ? " [kernel, fast]"
-                                               : "",
+                         : im == "kernel_fast_vdp"
+                             ? " [kernel, fast, vdpbf16ps]"
+                             : "",
                          " (", unit, ")"),
             absl::StrCat(t), fmt(ours, "%.2f")};
         std::vector<std::string> ratios;

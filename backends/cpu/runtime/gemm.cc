@@ -58,6 +58,12 @@ constexpr int64_t kNotAffine = std::numeric_limits<int64_t>::min();
 
 thread_local bool last_used_fallback = false;
 thread_local bool last_used_fast = false;
+thread_local bool last_used_amx = false;
+// HLOREF_CPU_AMX=0 in the environment keeps the fast mode on vdpbf16ps.
+std::atomic<bool> amx_allowed{[] {
+  const char* v = std::getenv("HLOREF_CPU_AMX");
+  return v == nullptr || std::strcmp(v, "0") != 0;
+}()};
 thread_local int64_t last_small_recomputed = -1;
 
 // ---- the problem: offset tables and the blocking
@@ -1167,11 +1173,136 @@ void RunBf16FastItems(Shared& sh, const gemm::Bf16DotKernels& bk,
   MergeStats(sh, sa, sb);
 }
 
+// ---- fast mode on AMX (tdpbf16ps): the same loop nest and B packing as
+// RunBf16FastItems, with K padded to whole tiles (16 pairs) and A packed
+// as 32-row blocks of row-major bf16 (gemm_kernels.h, GemmKernelBf16Amx).
+void RunBf16AmxItems(Shared& sh, const gemm::Bf16DotKernels& bk,
+                     const gemm::Bf16AmxKernels& amx, int64_t item_begin,
+                     int64_t item_end) {
+  const Problem& p = *sh.p;
+  constexpr int64_t kNr = gemm::kGemmNrF32;
+  constexpr int64_t kMr = gemm::kGemmAmxMr;
+  const int64_t kp_max = RoundUp(CeilDiv(p.kc, 2), gemm::kGemmAmxKpStep);
+  Scratch a_buf(kp_max * kMr * 2 * sizeof(uint16_t));
+  Scratch b_buf(kp_max * 2 * RoundUp(p.nc, kNr) *
+                static_cast<int64_t>(sizeof(uint16_t)));
+  Scratch c_buf(
+      p.direct_c ? 64 : p.m_chunk * p.nc * static_cast<int64_t>(sizeof(float)));
+  Scratch scan_buf(p.kc * int64_t{sizeof(uint32_t)});
+  if (a_buf.p == nullptr || b_buf.p == nullptr || c_buf.p == nullptr ||
+      scan_buf.p == nullptr) {
+    std::lock_guard<std::mutex> lock(sh.mu);
+    sh.failed_alloc = true;
+    return;
+  }
+  uint32_t* a_scan = static_cast<uint32_t*>(scan_buf.p);
+  uint16_t* apanel = static_cast<uint16_t*>(a_buf.p);
+  uint16_t* bblock = static_cast<uint16_t*>(b_buf.p);
+  const uint16_t* lhs = static_cast<const uint16_t*>(sh.lhs);
+  const uint16_t* rhs = static_cast<const uint16_t*>(sh.rhs);
+  Stats<float> sa, sb;
+  auto scan = [](Stats<float>& st, uint16_t v) {
+    const uint32_t u = uint32_t{static_cast<uint16_t>(v & 0x7fffu)} << 16;
+    st.max_abs = std::max(st.max_abs, u);
+    st.min_nz_minus1 = std::min(st.min_nz_minus1, u - 1);
+  };
+  amx.begin();
+  for (int64_t item = item_begin; item < item_end; ++item) {
+    Tile t;
+    if (!TileOf(p, item, &t)) continue;
+    const int64_t bi = t.bi, m0 = t.m0, m1 = t.m1, n0 = t.n0;
+    const int64_t ncols = t.cols();
+    int64_t ldc;
+    float* c = TileTarget<float>(p, sh.out, c_buf.p, t, &ldc);
+    const int64_t a_off = p.a_b[bi], b_off = p.b_b[bi];
+    for (int64_t k0 = 0; k0 < p.k; k0 += p.kc) {
+      const int64_t kc = std::min(p.kc, p.k - k0);
+      const int64_t kp0 = CeilDiv(kc, 2);
+      const int64_t kp = RoundUp(kp0, gemm::kGemmAmxKpStep);
+      const int64_t panel_stride = kp * 2 * kNr;
+      const int64_t* bn = p.b_n.data() + n0;
+      const int64_t panels = CeilDiv(ncols, kNr);
+      if (p.b_ns == 1 && p.b_ks != kNotAffine) {
+        const uint16_t* src = rhs + b_off + p.b_k[k0] + bn[0];
+        for (int64_t q = 0; q < kp0; ++q) {
+          const int rows = static_cast<int>(std::min<int64_t>(2, kc - 2 * q));
+          bk.pack_b(src + 2 * q * p.b_ks, p.b_ks, rows, ncols,
+                    bblock + q * 2 * kNr, panel_stride, &sb.max_abs,
+                    &sb.min_nz_minus1);
+        }
+      } else {
+        for (int64_t j0 = 0; j0 < ncols; j0 += kNr) {
+          const int64_t nr = std::min<int64_t>(kNr, ncols - j0);
+          uint16_t* panel = bblock + (j0 / kNr) * panel_stride;
+          for (int64_t q = 0; q < kp0; ++q) {
+            uint16_t* dst = panel + q * 2 * kNr;
+            std::fill(dst, dst + 2 * kNr, uint16_t{0});
+            for (int h = 0; h < 2 && 2 * q + h < kc; ++h) {
+              const int64_t row = b_off + p.b_k[k0 + 2 * q + h];
+              for (int64_t j = 0; j < nr; ++j) {
+                dst[2 * j + h] = rhs[row + bn[j0 + j]];
+                scan(sb, dst[2 * j + h]);
+              }
+            }
+          }
+        }
+      }
+      // The pair rows past K up to the tile depth: zero in every panel.
+      for (int64_t pn = 0; pn < panels; ++pn) {
+        uint16_t* pad = bblock + pn * panel_stride + kp0 * 2 * kNr;
+        std::fill(pad, pad + (kp - kp0) * 2 * kNr, uint16_t{0});
+      }
+      const int64_t lda = 2 * kp;
+      for (int64_t i0 = m0; i0 < m1; i0 += kMr) {
+        const int mr = static_cast<int>(std::min<int64_t>(kMr, m1 - i0));
+        for (int r = 0; r < mr; ++r) {
+          uint16_t* dst = apanel + r * lda;
+          const int64_t row = a_off + p.a_m[i0 + r];
+          if (p.a_ks == 1) {
+            const uint16_t* src = lhs + row + p.a_k[k0];
+            std::memcpy(dst, src, kc * sizeof(uint16_t));
+            sh.kernels->cvt_bf16(src, a_scan, kc, kc, kc, &sa.max_abs,
+                                 &sa.min_nz_minus1);
+          } else {
+            for (int64_t k = 0; k < kc; ++k) {
+              dst[k] = lhs[row + p.a_k[k0 + k]];
+              scan(sa, dst[k]);
+            }
+          }
+          std::fill(dst + kc, dst + lda, uint16_t{0});
+        }
+        // Rows past mr are read by the second row tile only when mr > 16.
+        if (mr > 16 && mr < kMr) {
+          std::fill(apanel + mr * lda, apanel + kMr * lda, uint16_t{0});
+        }
+        float* crow = c + (i0 - m0) * ldc;
+        for (int64_t j0 = 0; j0 < ncols; j0 += kNr) {
+          const int nr = static_cast<int>(std::min<int64_t>(kNr, ncols - j0));
+          amx.kernel(kp, apanel, bblock + (j0 / kNr) * panel_stride, 2 * kNr,
+                     crow + j0, ldc, mr, nr, k0 > 0);
+        }
+      }
+    }
+    if (!p.direct_c) {
+      const int64_t cb = p.c_b[bi];
+      for (int64_t i = m0; i < m1; ++i) {
+        for (int64_t j = n0; j < t.n1; ++j) {
+          StoreOut<float>(p.ot, sh.out, cb + p.c_m[i] + p.c_n[j],
+                          c[(i - m0) * ldc + (j - n0)]);
+        }
+      }
+    }
+  }
+  amx.end();
+  MergeStats(sh, sa, sb);
+}
+
 absl::Status RunDotIn(RunContext* ctx, const DotDims& dims, const void* lhs,
                       const void* rhs, void* out, const GemmKernels& kernels,
                       bool fast) {
   last_used_fallback = false;
   last_used_fast = false;
+  last_used_amx = false;
   last_small_recomputed = -1;
   const int threads = ctx->pool != nullptr ? ctx->pool->threads() : 1;
   absl::StatusOr<Problem> problem = MakeProblem(dims, threads);
@@ -1210,11 +1341,20 @@ absl::Status RunDotIn(RunContext* ctx, const DotDims& dims, const void* lhs,
                                                  !p.gemv
                                              ? gemm::HostBf16DotKernels()
                                              : nullptr;
+      const gemm::Bf16AmxKernels* amx =
+          bf16 != nullptr && amx_allowed.load(std::memory_order_relaxed)
+              ? gemm::HostBf16AmxKernel()
+              : nullptr;
       if (bf16 != nullptr) {
         auto body = [&](int64_t b, int64_t e) {
-          RunBf16FastItems(sh, *bf16, b, e);
+          if (amx != nullptr) {
+            RunBf16AmxItems(sh, *bf16, *amx, b, e);
+          } else {
+            RunBf16FastItems(sh, *bf16, b, e);
+          }
         };
         Parallel(ctx, p.items(), body);
+        last_used_amx = amx != nullptr;
         // Overflow and non-finite operands still take the wide fallback;
         // tiny products do not (flushing them is the declared deviation).
         const Stats<float>& a = sh.sa32;
@@ -1382,6 +1522,10 @@ absl::Status RunDot(const DotDims& dims, const void* lhs, const void* rhs,
 
 bool LastDotUsedWideFallback() { return last_used_fallback; }
 bool LastDotUsedFastPath() { return last_used_fast; }
+bool LastDotUsedAmx() { return last_used_amx; }
+void SetFastBf16AmxAllowed(bool allowed) {
+  amx_allowed.store(allowed, std::memory_order_relaxed);
+}
 int64_t LastDotSmallResultsRecomputed() { return last_small_recomputed; }
 
 void AddGemmRuntimeSymbols(RuntimeSymbolList& list) {

@@ -79,7 +79,9 @@ absl::StatusOr<DotDims> DecodeDotDims(const int64_t* desc);
 
 // Runs the dot on `threads` (null: the calling thread) with `kernels`.
 // fast (the CPU backend's --cpu-fast, RunContext::fast_math): bf16 x bf16
-// dots run on AVX512_BF16 vdpbf16ps where the host has it, which flushes
+// dots run on AMX tdpbf16ps where the host has AMX (cpuid and the OS's
+// arch_prctl grant, checked at run time), else on AVX512_BF16 vdpbf16ps
+// where the host has it; both flush
 // subnormal inputs, products and sums to zero: not conformant without the
 // declared deviation ftz=f32+bf16 (docs/cpu-kernels.md). Everything else
 // is the same as without it.
@@ -92,6 +94,11 @@ absl::Status RunDot(const DotDims& dims, const void* lhs, const void* rhs,
 // fast mode's vdpbf16ps path (tests).
 bool LastDotUsedWideFallback();
 bool LastDotUsedFastPath();
+// Whether that fast path ran on AMX tdpbf16ps.
+bool LastDotUsedAmx();
+// Whether the fast mode may use AMX (default: yes, unless HLOREF_CPU_AMX=0
+// in the environment); false keeps it on vdpbf16ps (tests, benchmarks).
+void SetFastBf16AmxAllowed(bool allowed);
 // -1 when the last RunDot on this thread did not run the range guard's
 // small-result check (RangeGuard::kCheckSmall), else how many elements it
 // recomputed with the wide accumulator.

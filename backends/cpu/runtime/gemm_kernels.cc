@@ -17,7 +17,10 @@
 #include <cstring>
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <cpuid.h>
 #include <immintrin.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #define HLOREF_GEMM_X86 1
 #endif
 
@@ -566,6 +569,117 @@ HLOREF_AVX512 void Avx512PackBf16Pairs(const uint16_t* src, int64_t ld,
 
 const Bf16DotKernels kAvx512Bf16Dot = {Avx512Bf16Dp, Avx512PackBf16Pairs};
 
+#define HLOREF_AMX_BF16                                     \
+  __attribute__((                                           \
+      target("avx512f,avx512vl,avx512bw,avx512dq,amx-tile," \
+             "amx-bf16")))
+
+// ldtilecfg's 64-byte operand (palette 1): bytes per row and rows of
+// tmm0..tmm7 (Intel SDM vol. 1, 3.3 "tile configuration").
+struct alignas(64) AmxTileConfig {
+  uint8_t palette_id;
+  uint8_t start_row;
+  uint8_t reserved[14];
+  uint16_t colsb[16];
+  uint8_t rows[16];
+};
+static_assert(sizeof(AmxTileConfig) == 64);
+
+// Adds (or copies) a 16-column stripe of the scratch tile into C, masked to
+// the first `cols` columns, for rows [r0, r1).
+HLOREF_AMX_BF16 inline void AmxStoreStripe(const float* acc, float* c,
+                                           int64_t ldc, int r0, int r1,
+                                           int cols, bool accumulate) {
+  if (cols <= 0) return;
+  const __mmask16 m =
+      cols >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << cols) - 1u);
+  for (int r = r0; r < r1; ++r) {
+    __m512 v = _mm512_load_ps(acc + r * 32);
+    if (accumulate) {
+      v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(m, c + r * ldc));
+    }
+    _mm512_mask_storeu_ps(c + r * ldc, m, v);
+  }
+}
+
+// A constant in memory: GCC 12 dropped the stores of colsb / rows into a
+// local configuration (it keeps only the palette byte before ldtilecfg),
+// which left every tile unconfigured (SIGILL at the first tilezero).
+alignas(64) const AmxTileConfig kAmxTileConfig = {
+    1,
+    0,
+    {},
+    {64, 64, 64, 64, 64, 64, 64, 64},
+    {16, 16, 16, 16, 16, 16, 16, 16}};
+
+HLOREF_AMX_BF16 void AmxBf16Begin() { _tile_loadconfig(&kAmxTileConfig); }
+
+HLOREF_AMX_BF16 void AmxBf16End() { _tile_release(); }
+
+HLOREF_AMX_BF16 void AmxBf16Dp(int64_t kp, const uint16_t* a, const uint16_t* b,
+                               int64_t ldb, float* c, int64_t ldc, int mr,
+                               int nr, bool accumulate) {
+  // tmm0..3: C (rows 0-15 / 16-31 x columns j0 / j0 + 16); tmm4, 5: A
+  // rows 0-15 / 16-31; tmm6, 7: B columns j0 / j0 + 16.
+  alignas(64) float acc[kGemmAmxMr * 32];
+  const int64_t lda_bytes = kp * 2 * int64_t{sizeof(uint16_t)};
+  const int64_t ldb_bytes = ldb * int64_t{sizeof(uint16_t)};
+  const uint16_t* a_hi = a + 16 * 2 * kp;
+  const bool two_rows = mr > 16;
+  for (int j0 = 0; j0 < nr; j0 += 32) {
+    const bool two_cols = nr - j0 > 16;
+    _tile_zero(0);
+    _tile_zero(1);
+    _tile_zero(2);
+    _tile_zero(3);
+    for (int64_t q = 0; q < kp; q += kGemmAmxKpStep) {
+      const uint16_t* bq = b + q * ldb + 2 * j0;
+      _tile_loadd(4, a + 2 * q, lda_bytes);
+      _tile_loadd(6, bq, ldb_bytes);
+      _tile_dpbf16ps(0, 4, 6);
+      if (two_cols) {
+        _tile_loadd(7, bq + 32, ldb_bytes);
+        _tile_dpbf16ps(1, 4, 7);
+      }
+      if (two_rows) {
+        _tile_loadd(5, a_hi + 2 * q, lda_bytes);
+        _tile_dpbf16ps(2, 5, 6);
+        if (two_cols) _tile_dpbf16ps(3, 5, 7);
+      }
+    }
+    _tile_stored(0, acc, 32 * sizeof(float));
+    _tile_stored(1, acc + 16, 32 * sizeof(float));
+    _tile_stored(2, acc + 16 * 32, 32 * sizeof(float));
+    _tile_stored(3, acc + 16 * 32 + 16, 32 * sizeof(float));
+    const int cols = nr - j0;
+    const int r_lo = mr < 16 ? mr : 16;
+    AmxStoreStripe(acc, c + j0, ldc, 0, r_lo, cols, accumulate);
+    AmxStoreStripe(acc + 16, c + j0 + 16, ldc, 0, r_lo, cols - 16, accumulate);
+    if (two_rows) {
+      AmxStoreStripe(acc, c + j0, ldc, 16, mr, cols, accumulate);
+      AmxStoreStripe(acc + 16, c + j0 + 16, ldc, 16, mr, cols - 16, accumulate);
+    }
+  }
+}
+
+const Bf16AmxKernels kAmxBf16 = {AmxBf16Dp, AmxBf16Begin, AmxBf16End};
+
+// cpuid leaf 7: EDX bit 22 AMX-BF16, bit 24 AMX-TILE; then the Linux
+// permission for XTILEDATA (state component 18), without which the first
+// tile instruction faults.
+bool HostHasAmxBf16() {
+  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+  if (__get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx) == 0) return false;
+  if ((edx & (1u << 22)) == 0 || (edx & (1u << 24)) == 0) return false;
+#if defined(__linux__) && defined(SYS_arch_prctl)
+  constexpr long kArchReqXcompPerm = 0x1023;
+  constexpr long kXfeatureXtiledata = 18;
+  return syscall(SYS_arch_prctl, kArchReqXcompPerm, kXfeatureXtiledata) == 0;
+#else
+  return false;
+#endif
+}
+
 // Row-count dispatch: one instantiation per mr (1..6), so edge tiles run
 // the same unrolled code with fewer rows (no scalar tails).
 #define HLOREF_GEMM_DISPATCH(NAME, TILE, T, C)                         \
@@ -1084,6 +1198,15 @@ const Bf16DotKernels* HostBf16DotKernels() {
     return nullptr;
   }
   return &kAvx512Bf16Dot;
+#else
+  return nullptr;
+#endif
+}
+
+const Bf16AmxKernels* HostBf16AmxKernel() {
+#ifdef HLOREF_GEMM_X86
+  static const bool ok = Avx512GemmKernels() != nullptr && HostHasAmxBf16();
+  return ok ? &kAmxBf16 : nullptr;
 #else
   return nullptr;
 #endif

@@ -181,6 +181,42 @@ struct Bf16DotKernels {
 // Null when the host lacks AVX512_BF16 (or AVX-512).
 const Bf16DotKernels* HostBf16DotKernels();
 
+// Fast mode on AMX (tdpbf16ps, f32 accumulation in 16 x 16 tiles), where
+// the host has AMX-TILE and AMX-BF16 and the OS grants the tile state
+// (arch_prctl(ARCH_REQ_XCOMP_PERM, XTILEDATA)). C[r][j] (+)= sum over k of
+// A[r][k] * B[k][j] for r < mr <= kGemmAmxMr, j < nr <= kGemmNrF32:
+//   a: kGemmAmxMr rows of 2 * kp bf16 values, row r at a + r * 2 * kp (a
+//      row-major A block, K contiguous; rows past mr and k past K zero);
+//   b: the vdpbf16ps B layout above, b[p * ldb + 2 j + h], kp pair rows,
+//      zero past K and past nr;
+//   kp: pairs of k, a positive multiple of 16 (one tile's depth).
+// Computed as 2 x 2 tiles of 16 x 16 accumulators per 32 columns, each
+// element one tdpbf16ps chain over k (pairs in order), stored through a
+// scratch tile so M and N edges are masked stores; `accumulate` adds the
+// tile sums to C (one f32 addition per K block). Same subnormal flushing
+// as vdpbf16ps (Intel: DAZ, FTZ, round to nearest even whatever MXCSR
+// says), so it serves only the fast mode (--deviations=ftz=f32+bf16).
+inline constexpr int kGemmAmxMr = 32;
+inline constexpr int kGemmAmxKpStep = 16;
+using GemmKernelBf16Amx = void (*)(int64_t kp, const uint16_t* a,
+                                   const uint16_t* b, int64_t ldb, float* c,
+                                   int64_t ldc, int mr, int nr,
+                                   bool accumulate);
+// begin() loads the tile configuration the kernel expects on the calling
+// thread (ldtilecfg: all eight tiles 16 rows x 64 bytes) and end() releases
+// it (tilerelease); kernel calls go between the two on the same thread.
+// Measured: loading and releasing it per kernel call took 16 % of the
+// kernel's samples at 1024^3 (perf record).
+struct Bf16AmxKernels {
+  GemmKernelBf16Amx kernel;
+  void (*begin)();
+  void (*end)();
+};
+// Null when the host lacks AMX-BF16 (cpuid), AVX-512, or the OS refuses
+// the tile state. The first call makes the arch_prctl request for the
+// process (once); the answer is cached.
+const Bf16AmxKernels* HostBf16AmxKernel();
+
 // The portable kernels (plain C++, any x86-64 or other host).
 const GemmKernels& PortableGemmKernels();
 // AVX-512 kernels (f32/f64 need avx512f; the integer kernel needs

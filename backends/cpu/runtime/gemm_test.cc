@@ -1066,30 +1066,92 @@ TEST(GemmTest, F64SkinnyShapesUpTo32Rows) {
 // has AVX512_BF16. On normal data it meets the class-A bound (products of
 // bf16 values are exact in f32; each pair adds two roundings, within
 // gamma_K(u) S); every layout and the edge shapes, K odd (a padded pair).
+// Runs body(amx) with the fast mode on vdpbf16ps (amx = false) and, where
+// the host has AMX, on tdpbf16ps (amx = true); restores the default.
+template <typename Body>
+void ForEachFastBf16Path(Body body) {
+  for (bool amx : {false, true}) {
+    if (amx && gemm::HostBf16AmxKernel() == nullptr) continue;
+    SetFastBf16AmxAllowed(amx);
+    body(amx);
+  }
+  SetFastBf16AmxAllowed(true);
+}
+
 TEST(GemmTest, FastBf16MatchesLongDoubleReference) {
   const FloatFormat& bf16 = FormatOf(PrimitiveType::kBF16);
   if (gemm::HostBf16DotKernels() == nullptr) {
     GTEST_SKIP() << "no AVX512_BF16 on this host";
   }
-  for (const auto& [m, n, k] : kShapes) {
-    for (int lay = 0; lay < 8; ++lay) {
+  ForEachFastBf16Path([&](bool amx) {
+    for (const auto& [m, n, k] : kShapes) {
+      for (int lay = 0; lay < 8; ++lay) {
+        const Layout layout{(lay & 1) != 0, (lay & 2) == 0, (lay & 4) == 0};
+        const int64_t batch = lay == 5 ? 3 : 1;
+        const DotDims d = MakeDims(PrimitiveType::kBF16, PrimitiveType::kBF16,
+                                   PrimitiveType::kF32, batch, m, n, k, layout);
+        const std::vector<float> af = RandomF32(batch * m * k, 31 + m);
+        const std::vector<float> bf = RandomF32(batch * k * n, 32 + n);
+        std::vector<uint16_t> a(af.size()), b(bf.size());
+        for (size_t i = 0; i < a.size(); ++i) a[i] = EncodeFloat(bf16, af[i]);
+        for (size_t i = 0; i < b.size(); ++i) b[i] = EncodeFloat(bf16, bf[i]);
+        std::vector<float> c(batch * m * n, NAN);
+        ThreadPool two(2);
+        ASSERT_TRUE(RunDot(d, a.data(), b.data(), c.data(),
+                           lay == 2 ? &two : nullptr, gemm::HostGemmKernels(),
+                           /*fast=*/true)
+                        .ok());
+        EXPECT_TRUE(LastDotUsedFastPath());
+        EXPECT_EQ(LastDotUsedAmx(), amx);
+        EXPECT_FALSE(LastDotUsedWideFallback());
+        const Ref r = Reference(d, a, b, FromBf16, FromBf16);
+        for (size_t i = 0; i < c.size(); ++i) {
+          ASSERT_LE(std::fabs(c[i] - r.y[i]),
+                    Bound(r.s[i], k, 0x1p-24, HalfUlpF32(r.y[i])))
+              << "m=" << m << " n=" << n << " k=" << k << " layout=" << lay
+              << " amx=" << amx << " element " << i;
+        }
+      }
+    }
+  });
+}
+
+// The AMX kernel (tdpbf16ps, 2 x 2 tiles of 16 x 16 f32) on the shapes
+// that hit each of its edges: M not a multiple of 16 or 32 (one row tile,
+// a partial second one), N not a multiple of 16 / 32 / 64 (one column
+// tile, masked stores), K odd and not a multiple of 32 (a padded pair and
+// zero pair rows up to the tile depth), K above the K block (the sums of
+// two blocks added). The reference is Reference(): the exact products
+// summed in long double from the decoded bf16 inputs, independent of the
+// kernel; the bound is the class-A bound with m = K in f32's unit (every
+// product is exact in f32, each pair adds at most two roundings).
+TEST(GemmTest, AmxBf16MatchesLongDoubleReferenceOnEdgeShapes) {
+  if (gemm::HostBf16AmxKernel() == nullptr ||
+      gemm::HostBf16DotKernels() == nullptr) {
+    GTEST_SKIP() << "no AMX-BF16 on this host (cpuid, or arch_prctl "
+                    "refused the tile state): the fast mode uses vdpbf16ps";
+  }
+  const FloatFormat& bf16 = FormatOf(PrimitiveType::kBF16);
+  const std::vector<std::tuple<int64_t, int64_t, int64_t>> shapes = {
+      {1, 1, 1},    {1, 17, 3},     {15, 16, 31},  {16, 33, 32},
+      {17, 47, 33}, {31, 65, 63},   {33, 95, 65},  {32, 64, 1},
+      {47, 1, 97},  {65, 130, 515}, {3, 200, 1201}};
+  SetFastBf16AmxAllowed(true);
+  for (const auto& [m, n, k] : shapes) {
+    for (int lay : {0, 1, 6}) {
       const Layout layout{(lay & 1) != 0, (lay & 2) == 0, (lay & 4) == 0};
-      const int64_t batch = lay == 5 ? 3 : 1;
       const DotDims d = MakeDims(PrimitiveType::kBF16, PrimitiveType::kBF16,
-                                 PrimitiveType::kF32, batch, m, n, k, layout);
-      const std::vector<float> af = RandomF32(batch * m * k, 31 + m);
-      const std::vector<float> bf = RandomF32(batch * k * n, 32 + n);
+                                 PrimitiveType::kF32, 1, m, n, k, layout);
+      const std::vector<float> af = RandomF32(m * k, 71 + m + k);
+      const std::vector<float> bf = RandomF32(k * n, 72 + n + k);
       std::vector<uint16_t> a(af.size()), b(bf.size());
       for (size_t i = 0; i < a.size(); ++i) a[i] = EncodeFloat(bf16, af[i]);
       for (size_t i = 0; i < b.size(); ++i) b[i] = EncodeFloat(bf16, bf[i]);
-      std::vector<float> c(batch * m * n, NAN);
-      ThreadPool two(2);
-      ASSERT_TRUE(RunDot(d, a.data(), b.data(), c.data(),
-                         lay == 2 ? &two : nullptr, gemm::HostGemmKernels(),
-                         /*fast=*/true)
+      std::vector<float> c(m * n, NAN);
+      ASSERT_TRUE(RunDot(d, a.data(), b.data(), c.data(), nullptr,
+                         gemm::HostGemmKernels(), /*fast=*/true)
                       .ok());
-      EXPECT_TRUE(LastDotUsedFastPath());
-      EXPECT_FALSE(LastDotUsedWideFallback());
+      ASSERT_TRUE(LastDotUsedAmx()) << "m=" << m << " n=" << n << " k=" << k;
       const Ref r = Reference(d, a, b, FromBf16, FromBf16);
       for (size_t i = 0; i < c.size(); ++i) {
         ASSERT_LE(std::fabs(c[i] - r.y[i]),
@@ -1112,38 +1174,41 @@ TEST(GemmTest, FastBf16FlushesSubnormals) {
   if (gemm::HostBf16DotKernels() == nullptr) {
     GTEST_SKIP() << "no AVX512_BF16 on this host";
   }
-  const FloatFormat& bf16 = FormatOf(PrimitiveType::kBF16);
-  const int64_t m = 6, n = 64, k = 2;
-  const DotDims d = MakeDims(PrimitiveType::kBF16, PrimitiveType::kBF16,
-                             PrimitiveType::kF32, 1, m, n, k, Layout{});
-  struct Case {
-    float a, b, exact;
-  };
-  for (const Case& cs : {Case{0x1p-70f, 0x1p-70f, 0x1p-139f},
-                         Case{0x1p-130f, 0x1p10f, 0x1p-119f}}) {
-    std::vector<uint16_t> a(m * k, EncodeFloat(bf16, cs.a));
-    std::vector<uint16_t> b(k * n, EncodeFloat(bf16, cs.b));
-    std::vector<float> c(m * n, NAN);
-    for (bool fast : {false, true}) {
-      ASSERT_TRUE(RunDot(d, a.data(), b.data(), c.data(), nullptr,
-                         gemm::HostGemmKernels(), fast)
-                      .ok());
-      EXPECT_EQ(LastDotUsedFastPath(), fast);
-      for (float v : c) {
-        ASSERT_EQ(v, fast ? 0.0f : cs.exact) << "fast=" << fast;
+  ForEachFastBf16Path([&](bool amx) {
+    SCOPED_TRACE(amx ? "tdpbf16ps (AMX)" : "vdpbf16ps");
+    const FloatFormat& bf16 = FormatOf(PrimitiveType::kBF16);
+    const int64_t m = 6, n = 64, k = 2;
+    const DotDims d = MakeDims(PrimitiveType::kBF16, PrimitiveType::kBF16,
+                               PrimitiveType::kF32, 1, m, n, k, Layout{});
+    struct Case {
+      float a, b, exact;
+    };
+    for (const Case& cs : {Case{0x1p-70f, 0x1p-70f, 0x1p-139f},
+                           Case{0x1p-130f, 0x1p10f, 0x1p-119f}}) {
+      std::vector<uint16_t> a(m * k, EncodeFloat(bf16, cs.a));
+      std::vector<uint16_t> b(k * n, EncodeFloat(bf16, cs.b));
+      std::vector<float> c(m * n, NAN);
+      for (bool fast : {false, true}) {
+        ASSERT_TRUE(RunDot(d, a.data(), b.data(), c.data(), nullptr,
+                           gemm::HostGemmKernels(), fast)
+                        .ok());
+        EXPECT_EQ(LastDotUsedFastPath(), fast);
+        for (float v : c) {
+          ASSERT_EQ(v, fast ? 0.0f : cs.exact) << "fast=" << fast;
+        }
       }
     }
-  }
-  std::vector<uint16_t> a(m * k, EncodeFloat(bf16, 1.0f));
-  std::vector<uint16_t> b(k * n, EncodeFloat(bf16, 2.0f));
-  a[0] = EncodeFloat(bf16, INFINITY);
-  std::vector<float> c(m * n);
-  ASSERT_TRUE(RunDot(d, a.data(), b.data(), c.data(), nullptr,
-                     gemm::HostGemmKernels(), /*fast=*/true)
-                  .ok());
-  EXPECT_TRUE(LastDotUsedWideFallback());
-  EXPECT_TRUE(std::isinf(c[0]));
-  EXPECT_EQ(c[n], 4.0f);
+    std::vector<uint16_t> a(m * k, EncodeFloat(bf16, 1.0f));
+    std::vector<uint16_t> b(k * n, EncodeFloat(bf16, 2.0f));
+    a[0] = EncodeFloat(bf16, INFINITY);
+    std::vector<float> c(m * n);
+    ASSERT_TRUE(RunDot(d, a.data(), b.data(), c.data(), nullptr,
+                       gemm::HostGemmKernels(), /*fast=*/true)
+                    .ok());
+    EXPECT_TRUE(LastDotUsedWideFallback());
+    EXPECT_TRUE(std::isinf(c[0]));
+    EXPECT_EQ(c[n], 4.0f);
+  });
 }
 
 TEST(GemmTest, ZeroKGivesZeros) {
