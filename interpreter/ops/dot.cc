@@ -348,42 +348,45 @@ void PackCodes(const T* in, const RhsCodes& codes, const PackPlan& plan,
 // (TwoSum4Segment, VerifiedRound). nb is a multiple of 4 and the chains of
 // columns [cols, nb) of bt (zeros or an earlier block's values) are
 // discarded. s, c, a: scratch of nb doubles each.
-void VerifiedBlock(const double* lrow, const double* bt, int64_t k, int64_t nb,
+bool VerifiedBlock(const double* lrow, const double* bt, int64_t k, int64_t nb,
                    int64_t cols, const FastRounding& rounding, double* s,
                    double* c, double* a, double* r) {
-  auto finish = [&](int64_t j0, const Sum4& plain) {
-    const int64_t lanes = std::min<int64_t>(4, cols - j0);
-    Sum4Store(plain, lanes, s + j0, a + j0);
-    bool undecided = false;
-    for (int64_t jj = j0; jj < j0 + lanes; ++jj) {
-      r[jj] = VerifiedRoundPlain(s[jj], a[jj], k, rounding);
-      undecided |= std::isnan(r[jj]);
-    }
-    if (!undecided) return;
-    TwoSum4 st;
-    TwoSum4Segment(st, lrow, bt + j0, k, nb);
-    TwoSum4Store(st, lanes, s + j0, c + j0, a + j0);
-    for (int64_t jj = j0; jj < j0 + lanes; ++jj) {
-      if (std::isnan(r[jj])) {
-        r[jj] = VerifiedRound(s[jj], c[jj], a[jj], k, rounding);
+  bool any_undecided = false;
+  // Groups of four columns from j0 whose plain sums left the lanes of
+  // `undecided` (bit 4g + j: group g's lane j) undecided: the two-sum.
+  auto finish = [&](int64_t j0, uint32_t undecided) {
+    for (int64_t g = 0; undecided >> (4 * g) != 0; ++g) {
+      if (((undecided >> (4 * g)) & 0xf) == 0) continue;
+      const int64_t g0 = j0 + 4 * g;
+      const int64_t lanes = std::min<int64_t>(4, cols - g0);
+      TwoSum4 st;
+      TwoSum4Segment(st, lrow, bt + g0, k, nb);
+      TwoSum4Store(st, lanes, s + g0, c + g0, a + g0);
+      for (int64_t jj = g0; jj < g0 + lanes; ++jj) {
+        if (std::isnan(r[jj])) {
+          r[jj] = VerifiedRound(s[jj], c[jj], a[jj], k, rounding);
+          any_undecided |= std::isnan(r[jj]);
+        }
       }
     }
   };
   // Sixteen columns per pass where the block has them (128 contiguous
-  // bytes of a bt row per step), four otherwise.
+  // bytes of a bt row per step), four otherwise; the verification four
+  // lanes at a time (VerifiedRoundSum4).
   int64_t j0 = 0;
   for (; j0 + 16 <= nb && j0 < cols; j0 += 16) {
     Sum4 plain[4];
     Sum16Segment(plain, lrow, bt + j0, k, nb);
-    for (int64_t g = 0; g < 4 && j0 + 4 * g < cols; ++g) {
-      finish(j0 + 4 * g, plain[g]);
-    }
+    finish(j0, VerifiedRoundSum4(plain, 4, std::min<int64_t>(16, cols - j0), k,
+                                 rounding, r + j0));
   }
   for (; j0 < cols; j0 += 4) {
     Sum4 plain;
     Sum4Segment(plain, lrow, bt + j0, k, nb);
-    finish(j0, plain);
+    finish(j0, VerifiedRoundSum4(&plain, 1, std::min<int64_t>(4, cols - j0), k,
+                                 rounding, r + j0));
   }
+  return any_undecided;
 }
 
 // The two-sum of rows [0, m) of l (m rows of k) with the `cols` columns of
@@ -529,10 +532,15 @@ absl::Status RealKernel(const HloInstruction& inst, EvalContext& ctx,
           // Row i's s, c, A (the codes path computed every row's above).
           const int64_t row = use_codes ? i * nb : 0;
           if (fast && !use_codes && !DotFastPathDisabledForTesting()) {
-            me.rounded.resize(static_cast<size_t>(nb));
-            VerifiedBlock(lrow, me.bt.data(), s.k, nb, cols, rounding,
-                          me.sums.data(), me.comps.data(), me.abss.data(),
-                          me.rounded.data());
+            // The verified values straight into the result; the columns
+            // are visited again only when one of them needs ExactSum.
+            double* r = values->data() + out;
+            if (!VerifiedBlock(lrow, me.bt.data(), s.k, nb, cols, rounding,
+                               me.sums.data(), me.comps.data(), me.abss.data(),
+                               r)) {
+              continue;
+            }
+            me.rounded.assign(r, r + cols);
           }
           for (int64_t jj = 0; jj < cols; ++jj, ++out) {
             const double* rrow = me.block.data() + jj * s.k;
