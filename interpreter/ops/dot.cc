@@ -131,6 +131,44 @@ struct Sizes {
   int64_t batch, m, n, k;
 };
 
+// The lhs as exact doubles in [batch][free][contracting] order (Pack of
+// LoadReal), read straight from a float literal's storage: no
+// zero-filled intermediate of the whole operand and no second copy.
+absl::StatusOr<std::unique_ptr<double[]>> PackRealLhs(
+    const HloInstruction& inst, const Literal& lhs, const PackPlan& plan) {
+  const size_t count =
+      plan.batch.size() * plan.free.size() * plan.contracting.size();
+  std::unique_ptr<double[]> out(new double[std::max<size_t>(count, 1)]);
+  if (!IsFloat(lhs.element_type())) {
+    HLOREF_ASSIGN_OR_RETURN(std::vector<double> l0, LoadReal(inst, lhs));
+    const std::vector<double> packed = Pack(l0, plan);
+    std::copy(packed.begin(), packed.end(), out.get());
+    return out;
+  }
+  HLOREF_RETURN_IF_ERROR(ForFloatType(lhs.element_type(), [&](auto tc) {
+    constexpr PrimitiveType T = decltype(tc)::value;
+    const StorageType<T>* in = lhs.data<StorageType<T>>().data();
+    double* o = out.get();
+    const int64_t k = static_cast<int64_t>(plan.contracting.size());
+    bool unit = true;  // contracting offsets 0, 1, ..., k - 1
+    for (int64_t c = 0; c < k && unit; ++c) unit = plan.contracting[c] == c;
+    for (int64_t b : plan.batch) {
+      for (int64_t f : plan.free) {
+        const StorageType<T>* row = in + b + f;
+        if (unit) {
+          for (int64_t c = 0; c < k; ++c) o[c] = LoadFloat<T>(row[c]);
+        } else {
+          for (int64_t c = 0; c < k; ++c) {
+            o[c] = LoadFloat<T>(row[plan.contracting[c]]);
+          }
+        }
+        o += k;
+      }
+    }
+  }));
+  return out;
+}
+
 // Fills out[jj * k + c] (jj < nb) with rhs element (batch b, free index
 // j0 + jj, contracting index c) as an exact double.
 // With kmajor = true the layout is out[c * cap + jj] instead (cap: the
@@ -454,7 +492,7 @@ void TwoSumCodesBlock(const RhsCodes& codes, const double* l, int64_t m,
 // (each output is its own exact sum, so the split cannot change a bit).
 template <bool kExactInDouble>
 absl::Status RealKernel(const HloInstruction& inst, EvalContext& ctx,
-                        const std::vector<double>& l, const RhsPacker& packer,
+                        const double* l, const RhsPacker& packer,
                         const RhsCodes* codes, const PackPlan& rplan,
                         const Sizes& s, PrimitiveType result_type,
                         bool error_data, std::vector<double>* values,
@@ -518,7 +556,7 @@ absl::Status RealKernel(const HloInstruction& inst, EvalContext& ctx,
                         rplan, s.k, b, j0, cols,
                         reinterpret_cast<uint16_t*>(me.code_block.data()));
             }
-            TwoSumCodesBlock(*codes, l.data() + b * s.m * s.k, s.m,
+            TwoSumCodesBlock(*codes, l + b * s.m * s.k, s.m,
                              me.code_block.data(), s.k, nb, cols,
                              me.sums.data(), me.comps.data(), me.abss.data());
           } else {
@@ -527,7 +565,7 @@ absl::Status RealKernel(const HloInstruction& inst, EvalContext& ctx,
           }
         }
         for (int64_t i = 0; i < s.m; ++i) {
-          const double* lrow = l.data() + (b * s.m + i) * s.k;
+          const double* lrow = l + (b * s.m + i) * s.k;
           int64_t out = (b * s.m + i) * s.n + j0;
           // Row i's s, c, A (the codes path computed every row's above).
           const int64_t row = use_codes ? i * nb : 0;
@@ -696,11 +734,8 @@ absl::StatusOr<Literal> EvalDotGeneral(
       return InstructionUnimplemented(
           inst, "complex operands with a real result are not supported");
     }
-    std::vector<double> l;
-    {
-      HLOREF_ASSIGN_OR_RETURN(std::vector<double> l0, LoadReal(inst, lhs));
-      l = Pack(l0, lplan);
-    }
+    HLOREF_ASSIGN_OR_RETURN(std::unique_ptr<double[]> l,
+                            PackRealLhs(inst, lhs, lplan));
     std::vector<double> r_storage;
     HLOREF_ASSIGN_OR_RETURN(RhsPacker packer,
                             MakeRhsPacker(inst, rhs, rplan, s.k, &r_storage));
@@ -709,13 +744,13 @@ absl::StatusOr<Literal> EvalDotGeneral(
     const std::optional<RhsCodes> codes = MakeRhsCodes(rhs, rplan, s.k);
     const RhsCodes* codes_ptr = codes ? &*codes : nullptr;
     if (OperandPrecision(lt) + OperandPrecision(rht) <= 53) {
-      HLOREF_RETURN_IF_ERROR(RealKernel<true>(inst, ctx, l, packer, codes_ptr,
-                                              rplan, s, rt, error_data, &values,
-                                              &abs_sums));
+      HLOREF_RETURN_IF_ERROR(RealKernel<true>(inst, ctx, l.get(), packer,
+                                              codes_ptr, rplan, s, rt,
+                                              error_data, &values, &abs_sums));
     } else {
-      HLOREF_RETURN_IF_ERROR(RealKernel<false>(inst, ctx, l, packer, codes_ptr,
-                                               rplan, s, rt, error_data,
-                                               &values, &abs_sums));
+      HLOREF_RETURN_IF_ERROR(RealKernel<false>(inst, ctx, l.get(), packer,
+                                               codes_ptr, rplan, s, rt,
+                                               error_data, &values, &abs_sums));
     }
     if (error_data) {
       const int64_t m = AccumulationSteps(s.k, ProductsRounded(lt, rht, rt));
