@@ -495,7 +495,7 @@ absl::Status RealKernel(const HloInstruction& inst, EvalContext& ctx,
                         const double* l, const RhsPacker& packer,
                         const RhsCodes* codes, const PackPlan& rplan,
                         const Sizes& s, PrimitiveType result_type,
-                        bool error_data, std::vector<double>* values,
+                        bool error_data, double* values,
                         std::vector<double>* abs_sums) {
   const FloatFormat& format = FormatOf(result_type);
   const int precision = Precision(format);
@@ -572,7 +572,7 @@ absl::Status RealKernel(const HloInstruction& inst, EvalContext& ctx,
           if (fast && !use_codes && !DotFastPathDisabledForTesting()) {
             // The verified values straight into the result; the columns
             // are visited again only when one of them needs ExactSum.
-            double* r = values->data() + out;
+            double* r = values + out;
             if (!VerifiedBlock(lrow, me.bt.data(), s.k, nb, cols, rounding,
                                me.sums.data(), me.comps.data(), me.abss.data(),
                                r)) {
@@ -591,7 +591,7 @@ absl::Status RealKernel(const HloInstruction& inst, EvalContext& ctx,
                                       me.abss[row + jj], s.k, rounding)
                       : me.rounded[jj];
               if (!std::isnan(r)) {
-                (*values)[out] = r;
+                values[out] = r;
                 continue;
               }
               double* col = me.block.data() + jj * s.k;
@@ -609,7 +609,7 @@ absl::Status RealKernel(const HloInstruction& inst, EvalContext& ctx,
                 me.acc.AddProduct(lrow[k], rrow[k]);
               }
             }
-            (*values)[out] = me.acc.Round(precision, emin);
+            values[out] = me.acc.Round(precision, emin);
             if (error_data) {
               me.abs_acc.Clear();
               for (int64_t k = 0; k < s.k; ++k) {
@@ -739,25 +739,26 @@ absl::StatusOr<Literal> EvalDotGeneral(
     std::vector<double> r_storage;
     HLOREF_ASSIGN_OR_RETURN(RhsPacker packer,
                             MakeRhsPacker(inst, rhs, rplan, s.k, &r_storage));
-    std::vector<double> values(static_cast<size_t>(count));
+    // Every output is written by the kernel: no zero fill.
+    std::unique_ptr<double[]> values(new double[std::max<int64_t>(count, 1)]);
     std::vector<double> abs_sums(error_data ? static_cast<size_t>(count) : 0);
     const std::optional<RhsCodes> codes = MakeRhsCodes(rhs, rplan, s.k);
     const RhsCodes* codes_ptr = codes ? &*codes : nullptr;
     if (OperandPrecision(lt) + OperandPrecision(rht) <= 53) {
-      HLOREF_RETURN_IF_ERROR(RealKernel<true>(inst, ctx, l.get(), packer,
-                                              codes_ptr, rplan, s, rt,
-                                              error_data, &values, &abs_sums));
+      HLOREF_RETURN_IF_ERROR(
+          RealKernel<true>(inst, ctx, l.get(), packer, codes_ptr, rplan, s, rt,
+                           error_data, values.get(), &abs_sums));
     } else {
-      HLOREF_RETURN_IF_ERROR(RealKernel<false>(inst, ctx, l.get(), packer,
-                                               codes_ptr, rplan, s, rt,
-                                               error_data, &values, &abs_sums));
+      HLOREF_RETURN_IF_ERROR(
+          RealKernel<false>(inst, ctx, l.get(), packer, codes_ptr, rplan, s, rt,
+                            error_data, values.get(), &abs_sums));
     }
     if (error_data) {
       const int64_t m = AccumulationSteps(s.k, ProductsRounded(lt, rht, rt));
       for (int64_t i = 0; i < count; ++i)
         ctx.SetErrorData(0, i, abs_sums[i], m);
     }
-    return StoreDoubles(shape, values);
+    return StoreDoubles(shape, absl::MakeConstSpan(values.get(), count));
   }
   if (IsComplex(rt)) {
     const PrimitiveType ct = ComplexComponentType(rt);

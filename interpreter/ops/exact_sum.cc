@@ -436,6 +436,10 @@ __attribute__((target_clones("avx2", "default"))) uint32_t VerifiedRoundSum4(
     TwoSumI4 decided;
     RoundInCell4(s, radius, exact, f, &rv, &decided);
     const int64_t n = std::min<int64_t>(4, lanes - 4 * g);
+    if (n == 4 && (decided[0] & decided[1] & decided[2] & decided[3]) != 0) {
+      __builtin_memcpy(r + 4 * g, &rv, sizeof rv);
+      continue;
+    }
     for (int64_t j = 0; j < n; ++j) {
       double* o = r + 4 * g + j;
       if (decided[j]) {
