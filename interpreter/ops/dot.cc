@@ -380,12 +380,13 @@ void PackCodes(const T* in, const RhsCodes& codes, const PackPlan& plan,
 // construction; dot_test and the golden suite check it.
 // The verified values of lrow . bt[:, jj] for the `cols` columns of a
 // block stored k-major (bt[c * nb + jj]) into r[jj], NaN where the caller
-// must use ExactSum. Four columns at a time in SIMD registers: first the
-// plain sums with their a priori bound (Sum4Segment, VerifiedRoundPlain),
-// then for a group with an output they leave undecided the two-sum
-// (TwoSum4Segment, VerifiedRound). nb is a multiple of 4 and the chains of
-// columns [cols, nb) of bt (zeros or an earlier block's values) are
-// discarded. s, c, a: scratch of nb doubles each.
+// must use ExactSum; returns whether there is such a NaN. Four columns at
+// a time in SIMD registers: first the plain sums with their a priori bound
+// (Sum16Segment / Sum4Segment, verified four lanes at a time by
+// VerifiedRoundSum4), then for a group with an output they leave
+// undecided the two-sum (TwoSum4Segment, VerifiedRound). nb is a multiple
+// of 4 and the chains of columns [cols, nb) of bt (zeros or an earlier
+// block's values) are discarded. s, c, a: scratch of nb doubles each.
 bool VerifiedBlock(const double* lrow, const double* bt, int64_t k, int64_t nb,
                    int64_t cols, const FastRounding& rounding, double* s,
                    double* c, double* a, double* r) {
