@@ -131,6 +131,44 @@ struct Sizes {
   int64_t batch, m, n, k;
 };
 
+// The lhs as exact doubles in [batch][free][contracting] order (Pack of
+// LoadReal), read straight from a float literal's storage: no
+// zero-filled intermediate of the whole operand and no second copy.
+absl::StatusOr<std::unique_ptr<double[]>> PackRealLhs(
+    const HloInstruction& inst, const Literal& lhs, const PackPlan& plan) {
+  const size_t count =
+      plan.batch.size() * plan.free.size() * plan.contracting.size();
+  std::unique_ptr<double[]> out(new double[std::max<size_t>(count, 1)]);
+  if (!IsFloat(lhs.element_type())) {
+    HLOREF_ASSIGN_OR_RETURN(std::vector<double> l0, LoadReal(inst, lhs));
+    const std::vector<double> packed = Pack(l0, plan);
+    std::copy(packed.begin(), packed.end(), out.get());
+    return out;
+  }
+  HLOREF_RETURN_IF_ERROR(ForFloatType(lhs.element_type(), [&](auto tc) {
+    constexpr PrimitiveType T = decltype(tc)::value;
+    const StorageType<T>* in = lhs.data<StorageType<T>>().data();
+    double* o = out.get();
+    const int64_t k = static_cast<int64_t>(plan.contracting.size());
+    bool unit = true;  // contracting offsets 0, 1, ..., k - 1
+    for (int64_t c = 0; c < k && unit; ++c) unit = plan.contracting[c] == c;
+    for (int64_t b : plan.batch) {
+      for (int64_t f : plan.free) {
+        const StorageType<T>* row = in + b + f;
+        if (unit) {
+          for (int64_t c = 0; c < k; ++c) o[c] = LoadFloat<T>(row[c]);
+        } else {
+          for (int64_t c = 0; c < k; ++c) {
+            o[c] = LoadFloat<T>(row[plan.contracting[c]]);
+          }
+        }
+        o += k;
+      }
+    }
+  }));
+  return out;
+}
+
 // Fills out[jj * k + c] (jj < nb) with rhs element (batch b, free index
 // j0 + jj, contracting index c) as an exact double.
 // With kmajor = true the layout is out[c * cap + jj] instead (cap: the
@@ -342,48 +380,52 @@ void PackCodes(const T* in, const RhsCodes& codes, const PackPlan& plan,
 // construction; dot_test and the golden suite check it.
 // The verified values of lrow . bt[:, jj] for the `cols` columns of a
 // block stored k-major (bt[c * nb + jj]) into r[jj], NaN where the caller
-// must use ExactSum. Four columns at a time in SIMD registers: first the
-// plain sums with their a priori bound (Sum4Segment, VerifiedRoundPlain),
-// then for a group with an output they leave undecided the two-sum
-// (TwoSum4Segment, VerifiedRound). nb is a multiple of 4 and the chains of
-// columns [cols, nb) of bt (zeros or an earlier block's values) are
-// discarded. s, c, a: scratch of nb doubles each.
-void VerifiedBlock(const double* lrow, const double* bt, int64_t k, int64_t nb,
+// must use ExactSum; returns whether there is such a NaN. Four columns at
+// a time in SIMD registers: first the plain sums with their a priori bound
+// (Sum16Segment / Sum4Segment, verified four lanes at a time by
+// VerifiedRoundSum4), then for a group with an output they leave
+// undecided the two-sum (TwoSum4Segment, VerifiedRound). nb is a multiple
+// of 4 and the chains of columns [cols, nb) of bt (zeros or an earlier
+// block's values) are discarded. s, c, a: scratch of nb doubles each.
+bool VerifiedBlock(const double* lrow, const double* bt, int64_t k, int64_t nb,
                    int64_t cols, const FastRounding& rounding, double* s,
                    double* c, double* a, double* r) {
-  auto finish = [&](int64_t j0, const Sum4& plain) {
-    const int64_t lanes = std::min<int64_t>(4, cols - j0);
-    Sum4Store(plain, lanes, s + j0, a + j0);
-    bool undecided = false;
-    for (int64_t jj = j0; jj < j0 + lanes; ++jj) {
-      r[jj] = VerifiedRoundPlain(s[jj], a[jj], k, rounding);
-      undecided |= std::isnan(r[jj]);
-    }
-    if (!undecided) return;
-    TwoSum4 st;
-    TwoSum4Segment(st, lrow, bt + j0, k, nb);
-    TwoSum4Store(st, lanes, s + j0, c + j0, a + j0);
-    for (int64_t jj = j0; jj < j0 + lanes; ++jj) {
-      if (std::isnan(r[jj])) {
-        r[jj] = VerifiedRound(s[jj], c[jj], a[jj], k, rounding);
+  bool any_undecided = false;
+  // Groups of four columns from j0 whose plain sums left the lanes of
+  // `undecided` (bit 4g + j: group g's lane j) undecided: the two-sum.
+  auto finish = [&](int64_t j0, uint32_t undecided) {
+    for (int64_t g = 0; undecided >> (4 * g) != 0; ++g) {
+      if (((undecided >> (4 * g)) & 0xf) == 0) continue;
+      const int64_t g0 = j0 + 4 * g;
+      const int64_t lanes = std::min<int64_t>(4, cols - g0);
+      TwoSum4 st;
+      TwoSum4Segment(st, lrow, bt + g0, k, nb);
+      TwoSum4Store(st, lanes, s + g0, c + g0, a + g0);
+      for (int64_t jj = g0; jj < g0 + lanes; ++jj) {
+        if (std::isnan(r[jj])) {
+          r[jj] = VerifiedRound(s[jj], c[jj], a[jj], k, rounding);
+          any_undecided |= std::isnan(r[jj]);
+        }
       }
     }
   };
   // Sixteen columns per pass where the block has them (128 contiguous
-  // bytes of a bt row per step), four otherwise.
+  // bytes of a bt row per step), four otherwise; the verification four
+  // lanes at a time (VerifiedRoundSum4).
   int64_t j0 = 0;
   for (; j0 + 16 <= nb && j0 < cols; j0 += 16) {
     Sum4 plain[4];
     Sum16Segment(plain, lrow, bt + j0, k, nb);
-    for (int64_t g = 0; g < 4 && j0 + 4 * g < cols; ++g) {
-      finish(j0 + 4 * g, plain[g]);
-    }
+    finish(j0, VerifiedRoundSum4(plain, 4, std::min<int64_t>(16, cols - j0), k,
+                                 rounding, r + j0));
   }
   for (; j0 < cols; j0 += 4) {
     Sum4 plain;
     Sum4Segment(plain, lrow, bt + j0, k, nb);
-    finish(j0, plain);
+    finish(j0, VerifiedRoundSum4(&plain, 1, std::min<int64_t>(4, cols - j0), k,
+                                 rounding, r + j0));
   }
+  return any_undecided;
 }
 
 // The two-sum of rows [0, m) of l (m rows of k) with the `cols` columns of
@@ -451,10 +493,10 @@ void TwoSumCodesBlock(const RhsCodes& codes, const double* l, int64_t m,
 // (each output is its own exact sum, so the split cannot change a bit).
 template <bool kExactInDouble>
 absl::Status RealKernel(const HloInstruction& inst, EvalContext& ctx,
-                        const std::vector<double>& l, const RhsPacker& packer,
+                        const double* l, const RhsPacker& packer,
                         const RhsCodes* codes, const PackPlan& rplan,
                         const Sizes& s, PrimitiveType result_type,
-                        bool error_data, std::vector<double>* values,
+                        bool error_data, double* values,
                         std::vector<double>* abs_sums) {
   const FloatFormat& format = FormatOf(result_type);
   const int precision = Precision(format);
@@ -515,7 +557,7 @@ absl::Status RealKernel(const HloInstruction& inst, EvalContext& ctx,
                         rplan, s.k, b, j0, cols,
                         reinterpret_cast<uint16_t*>(me.code_block.data()));
             }
-            TwoSumCodesBlock(*codes, l.data() + b * s.m * s.k, s.m,
+            TwoSumCodesBlock(*codes, l + b * s.m * s.k, s.m,
                              me.code_block.data(), s.k, nb, cols,
                              me.sums.data(), me.comps.data(), me.abss.data());
           } else {
@@ -524,15 +566,20 @@ absl::Status RealKernel(const HloInstruction& inst, EvalContext& ctx,
           }
         }
         for (int64_t i = 0; i < s.m; ++i) {
-          const double* lrow = l.data() + (b * s.m + i) * s.k;
+          const double* lrow = l + (b * s.m + i) * s.k;
           int64_t out = (b * s.m + i) * s.n + j0;
           // Row i's s, c, A (the codes path computed every row's above).
           const int64_t row = use_codes ? i * nb : 0;
           if (fast && !use_codes && !DotFastPathDisabledForTesting()) {
-            me.rounded.resize(static_cast<size_t>(nb));
-            VerifiedBlock(lrow, me.bt.data(), s.k, nb, cols, rounding,
-                          me.sums.data(), me.comps.data(), me.abss.data(),
-                          me.rounded.data());
+            // The verified values straight into the result; the columns
+            // are visited again only when one of them needs ExactSum.
+            double* r = values + out;
+            if (!VerifiedBlock(lrow, me.bt.data(), s.k, nb, cols, rounding,
+                               me.sums.data(), me.comps.data(), me.abss.data(),
+                               r)) {
+              continue;
+            }
+            me.rounded.assign(r, r + cols);
           }
           for (int64_t jj = 0; jj < cols; ++jj, ++out) {
             const double* rrow = me.block.data() + jj * s.k;
@@ -545,7 +592,7 @@ absl::Status RealKernel(const HloInstruction& inst, EvalContext& ctx,
                                       me.abss[row + jj], s.k, rounding)
                       : me.rounded[jj];
               if (!std::isnan(r)) {
-                (*values)[out] = r;
+                values[out] = r;
                 continue;
               }
               double* col = me.block.data() + jj * s.k;
@@ -563,7 +610,7 @@ absl::Status RealKernel(const HloInstruction& inst, EvalContext& ctx,
                 me.acc.AddProduct(lrow[k], rrow[k]);
               }
             }
-            (*values)[out] = me.acc.Round(precision, emin);
+            values[out] = me.acc.Round(precision, emin);
             if (error_data) {
               me.abs_acc.Clear();
               for (int64_t k = 0; k < s.k; ++k) {
@@ -688,33 +735,31 @@ absl::StatusOr<Literal> EvalDotGeneral(
       return InstructionUnimplemented(
           inst, "complex operands with a real result are not supported");
     }
-    std::vector<double> l;
-    {
-      HLOREF_ASSIGN_OR_RETURN(std::vector<double> l0, LoadReal(inst, lhs));
-      l = Pack(l0, lplan);
-    }
+    HLOREF_ASSIGN_OR_RETURN(std::unique_ptr<double[]> l,
+                            PackRealLhs(inst, lhs, lplan));
     std::vector<double> r_storage;
     HLOREF_ASSIGN_OR_RETURN(RhsPacker packer,
                             MakeRhsPacker(inst, rhs, rplan, s.k, &r_storage));
-    std::vector<double> values(static_cast<size_t>(count));
+    // Every output is written by the kernel: no zero fill.
+    std::unique_ptr<double[]> values(new double[std::max<int64_t>(count, 1)]);
     std::vector<double> abs_sums(error_data ? static_cast<size_t>(count) : 0);
     const std::optional<RhsCodes> codes = MakeRhsCodes(rhs, rplan, s.k);
     const RhsCodes* codes_ptr = codes ? &*codes : nullptr;
     if (OperandPrecision(lt) + OperandPrecision(rht) <= 53) {
-      HLOREF_RETURN_IF_ERROR(RealKernel<true>(inst, ctx, l, packer, codes_ptr,
-                                              rplan, s, rt, error_data, &values,
-                                              &abs_sums));
+      HLOREF_RETURN_IF_ERROR(
+          RealKernel<true>(inst, ctx, l.get(), packer, codes_ptr, rplan, s, rt,
+                           error_data, values.get(), &abs_sums));
     } else {
-      HLOREF_RETURN_IF_ERROR(RealKernel<false>(inst, ctx, l, packer, codes_ptr,
-                                               rplan, s, rt, error_data,
-                                               &values, &abs_sums));
+      HLOREF_RETURN_IF_ERROR(
+          RealKernel<false>(inst, ctx, l.get(), packer, codes_ptr, rplan, s, rt,
+                            error_data, values.get(), &abs_sums));
     }
     if (error_data) {
       const int64_t m = AccumulationSteps(s.k, ProductsRounded(lt, rht, rt));
       for (int64_t i = 0; i < count; ++i)
         ctx.SetErrorData(0, i, abs_sums[i], m);
     }
-    return StoreDoubles(shape, values);
+    return StoreDoubles(shape, absl::MakeConstSpan(values.get(), count));
   }
   if (IsComplex(rt)) {
     const PrimitiveType ct = ComplexComponentType(rt);

@@ -991,5 +991,110 @@ TEST(DotFastPath, VerifiedRoundDecidesOnlyInsideTheRoundingCell) {
   }
 }
 
+// The four-lane verification (VerifiedRoundSum4) against VerifiedRound lane
+// by lane, bit for bit (NaN where it is NaN), on the sums of the test
+// above (sixty-fourths of a quantum around random values, powers of two,
+// the largest finite value and subnormals, both signs) mixed with lanes
+// the vector form hands over (zeros of both signs, double subnormals,
+// inf, NaN, A = inf, A = 0 at exact midpoints, which round to even) and
+// lane counts 1..16. With A = |S| x 2^-20 the bound is wide enough that
+// many sums near a midpoint are undecided; every decided value is the
+// ldexp / nearbyint rounding and no midpoint with A > 0 is decided (this
+// fails when RoundInCell4's cell test is dropped).
+TEST(DotFastPath, FourLaneVerificationEqualsTheScalarOne) {
+  Lcg rng(2718);
+  const FastRounding formats[] = {
+      {24, -126, 0x1.fffffep127}, {8, -126, 0x1.fep127}, {11, -14, 65504.0}};
+  for (const FastRounding& f : formats) {
+    auto midpoint = [&f](double v) {
+      return RoundToFormatSlow(std::nextafter(v, -INFINITY), f.precision,
+                               f.emin) !=
+             RoundToFormatSlow(std::nextafter(v, INFINITY), f.precision,
+                               f.emin);
+    };
+    int decided = 0, undecided = 0, exact_midpoints = 0;
+    for (int trial = 0; trial < 4000; ++trial) {
+      const int64_t lanes = 1 + static_cast<int64_t>(rng.Next() % 16);
+      const int64_t terms = 1 + static_cast<int64_t>(rng.Next() % 300);
+      Sum4 st[4];
+      double s[16], a[16];
+      for (int j = 0; j < 16; ++j) {
+        const int kind = static_cast<int>(rng.Next() % 12);
+        const int e = f.emin + static_cast<int>(rng.Next() % 40) - 10;
+        double r0 = f.max_finite;
+        if (kind == 0) {
+          r0 = std::ldexp(1.0, std::max(e, f.emin - f.precision + 1));
+        } else if (kind >= 2) {
+          const double m = 1.0 + (rng.Next() % (1u << 20)) * 0x1p-20;
+          r0 = RoundToFormatSlow(std::ldexp(m, e), f.precision, f.emin);
+        }
+        const int qe = std::max(std::ilogb(r0), f.emin) - f.precision + 1;
+        const int step = static_cast<int>(rng.Next() % 127) - 63;
+        double sj = r0 + std::ldexp(static_cast<double>(step), qe - 6);
+        if (rng.Next() % 2) sj = -sj;
+        double aj = std::fabs(sj) * 0x1p-20;
+        switch (kind) {
+          case 3:  // exact sum (A = 0), often a midpoint
+            aj = 0;
+            break;
+          case 4:
+            sj = (rng.Next() % 2) ? 0.0 : -0.0;
+            aj = (rng.Next() % 2) ? 0.0 : 1.0;
+            break;
+          case 5:
+            sj = std::ldexp(1.0 + (rng.Next() % 1000) * 0x1p-10, -1030);
+            break;
+          case 6:
+            sj = (rng.Next() % 2) ? INFINITY : -INFINITY;
+            break;
+          case 7:
+            sj = std::numeric_limits<double>::quiet_NaN();
+            break;
+          case 8:
+            aj = INFINITY;
+            break;
+          default:
+            break;
+        }
+        s[j] = sj;
+        a[j] = aj;
+        // Split between the two chain sets exactly: s0 = s, s1 = -0.
+        st[j / 4].s0[j % 4] = sj;
+        st[j / 4].s1[j % 4] = -0.0;
+        st[j / 4].a0[j % 4] = aj;
+        st[j / 4].a1[j % 4] = 0.0;
+      }
+      double r[16];
+      const uint32_t mask = VerifiedRoundSum4(st, 4, lanes, terms, f, r);
+      for (int64_t j = 0; j < lanes; ++j) {
+        const double want = VerifiedRoundPlain(s[j], a[j], terms, f);
+        uint64_t got_bits, want_bits;
+        std::memcpy(&got_bits, &r[j], 8);
+        std::memcpy(&want_bits, &want, 8);
+        if (std::isnan(want)) {
+          EXPECT_TRUE(std::isnan(r[j])) << "S " << s[j] << " A " << a[j];
+          EXPECT_TRUE((mask >> j) & 1);
+          ++undecided;
+          continue;
+        }
+        EXPECT_EQ(got_bits, want_bits) << "S " << s[j] << " A " << a[j];
+        EXPECT_FALSE((mask >> j) & 1);
+        if (s[j] == 0) continue;
+        ++decided;
+        EXPECT_EQ(r[j], RoundToFormatSlow(s[j], f.precision, f.emin));
+        if (a[j] > 0) {
+          EXPECT_FALSE(midpoint(s[j])) << "a midpoint decided: " << s[j];
+        } else {
+          exact_midpoints += midpoint(s[j]);
+        }
+      }
+      EXPECT_EQ(mask >> lanes, 0u);
+    }
+    EXPECT_GT(decided, 10000) << f.precision;
+    EXPECT_GT(undecided, 5000) << f.precision;
+    EXPECT_GT(exact_midpoints, 20) << f.precision;
+  }
+}
+
 }  // namespace
 }  // namespace hloref

@@ -28,6 +28,76 @@
 #include "spec/util/status_macros.h"
 
 namespace hloref {
+
+__attribute__((target_clones("avx2", "default"))) int64_t ExpRoundedBlock(
+    const double* x, int64_t n, const FastRounding& f, double* r) {
+  typedef TwoSumV4 V;
+  typedef TwoSumI4 I;
+  // Constants (mpmath, 300 bits): C1 = ln 2 rounded to 29 significant
+  // bits, C2 = RN(ln 2 - C1), |ln 2 - C1 - C2| < 2^-89; 1 / ln 2 and
+  // 1 / i! rounded to double.
+  constexpr double kC1 = 0x1.62e42ffp-1, kC2 = -0x1.718432a1b0e26p-35;
+  constexpr double kInvLn2 = 0x1.71547652b82fep+0;
+  constexpr double kMagic = 0x1.8p52;  // t + magic - magic = round(t)
+  const V c1 = {kC1, kC1, kC1, kC1}, c2 = {kC2, kC2, kC2, kC2};
+  const V inv_ln2 = {kInvLn2, kInvLn2, kInvLn2, kInvLn2};
+  const V magic = {kMagic, kMagic, kMagic, kMagic};
+  static constexpr double kCoef[13] = {1.0,
+                                       1.0,
+                                       0x1p-1,
+                                       0x1.5555555555555p-3,
+                                       0x1.5555555555555p-5,
+                                       0x1.1111111111111p-7,
+                                       0x1.6c16c16c16c17p-10,
+                                       0x1.a01a01a01a01ap-13,
+                                       0x1.a01a01a01a01ap-16,
+                                       0x1.71de3a556c734p-19,
+                                       0x1.27e4fb7789f5cp-22,
+                                       0x1.ae64567f544e4p-26,
+                                       0x1.1eed8eff8d898p-29};
+  const double underflow =
+      (f.emin - f.precision) * 0.69314718055994531 - 0x1p-20;
+  constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+  const V nan = {kNaN, kNaN, kNaN, kNaN};
+  const V zero = {0, 0, 0, 0};
+  const I none = {0, 0, 0, 0};
+  int64_t nans = 0;
+  for (int64_t i = 0; i < n; i += 4) {
+    const int64_t lanes = std::min<int64_t>(4, n - i);
+    V xv = zero;
+    if (lanes == 4) {
+      __builtin_memcpy(&xv, x + i, sizeof xv);
+    } else {
+      for (int64_t j = 0; j < lanes; ++j) xv[j] = x[i + j];
+    }
+    const I valid = (xv >= -700.0) & (xv <= 700.0) & (xv >= underflow);
+    // Finite and below the threshold: +0 (FastMathRounded's rule).
+    const I underflows = (xv < underflow) & (xv >= -0x1.fffffffffffffp1023);
+    const V xc = valid ? xv : zero;
+    const V t = xc * inv_ln2 + magic;
+    const V nd = t - magic;
+    const V rr = (xc - nd * c1) - nd * c2;
+    V p = {kCoef[12], kCoef[12], kCoef[12], kCoef[12]};
+    for (int d = 11; d >= 0; --d) p = p * rr + kCoef[d];
+    const I big_n = (I)t - (I)magic;  // N, |N| <= 1010
+    const V scale = (V)((big_n + 1023) << 52);
+    const V y = p * scale;
+    const V radius = y * 0x1p-44;
+    V rv;
+    I decided;
+    RoundInCell4(y, radius, none, f, &rv, &decided);
+    decided &= valid;
+    const V out = decided ? rv : (underflows ? zero : nan);
+    if (lanes == 4) {
+      __builtin_memcpy(r + i, &out, sizeof out);
+    } else {
+      for (int64_t j = 0; j < lanes; ++j) r[i + j] = out[j];
+    }
+    for (int64_t j = 0; j < lanes; ++j) nans += out[j] != out[j];
+  }
+  return nans;
+}
+
 namespace {
 
 absl::Status TypeError(const HloInstruction& inst, PrimitiveType t) {
@@ -310,14 +380,34 @@ absl::StatusOr<Literal> FusedUnaryFloat(const HloInstruction& inst,
       const int emin = std::ilogb(MinNormal(format));
       const double max_finite = MaxFinite(format);
       const MathFn fn = *math;
+      const FastRounding rounding{precision, emin, max_finite};
       ParallelFor(threads, chunks, [&](int64_t c, int) {
         const int64_t end = std::min(n, (c + 1) * kChunk);
         bool any = false;
-        for (int64_t i = c * kChunk; i < end; ++i) {
-          const double v = FastMathRounded(fn, LoadFloat<T>(a[i]), precision,
-                                           emin, max_finite);
-          any |= std::isnan(v);
-          r[i] = StoreFloat<T>(v);
+        if (fn == MathFn::kExp) {
+          // ExpRoundedBlock first, 256 elements at a time; the elements it
+          // leaves undecided take FastMathRounded (libm), as before.
+          constexpr int64_t kBlock = 256;
+          double xs[kBlock], vs[kBlock];
+          for (int64_t i0 = c * kChunk; i0 < end; i0 += kBlock) {
+            const int64_t len = std::min(kBlock, end - i0);
+            for (int64_t j = 0; j < len; ++j) xs[j] = LoadFloat<T>(a[i0 + j]);
+            if (ExpRoundedBlock(xs, len, rounding, vs) != 0) {
+              for (int64_t j = 0; j < len; ++j) {
+                if (!std::isnan(vs[j])) continue;
+                vs[j] = FastMathRounded(fn, xs[j], precision, emin, max_finite);
+                any |= std::isnan(vs[j]);
+              }
+            }
+            for (int64_t j = 0; j < len; ++j) r[i0 + j] = StoreFloat<T>(vs[j]);
+          }
+        } else {
+          for (int64_t i = c * kChunk; i < end; ++i) {
+            const double v = FastMathRounded(fn, LoadFloat<T>(a[i]), precision,
+                                             emin, max_finite);
+            any |= std::isnan(v);
+            r[i] = StoreFloat<T>(v);
+          }
         }
         slow[static_cast<size_t>(c)] = any;
         return true;

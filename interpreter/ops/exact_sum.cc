@@ -416,6 +416,43 @@ __attribute__((target_clones("avx2", "default"))) void Sum16Segment(
   st[3].a0 = a3;
 }
 
+__attribute__((target_clones("avx2", "default"))) uint32_t VerifiedRoundSum4(
+    const Sum4* st, int64_t groups, int64_t lanes, int64_t terms,
+    const FastRounding& f, double* r) {
+  const TwoSumI4 abs_mask = {INT64_MAX, INT64_MAX, INT64_MAX, INT64_MAX};
+  const TwoSumV4 zero = {0, 0, 0, 0};
+  const int64_t leaves = Sum4Leaves(terms);
+  // VerifiedRound's err with c = 0, operation by operation.
+  const double coef = 2.02 * static_cast<double>(leaves) * 0x1p-53;
+  uint32_t undecided = 0;
+  for (int64_t g = 0; g < groups && 4 * g < lanes; ++g) {
+    const TwoSumV4 s = st[g].s0 + st[g].s1;
+    const TwoSumV4 a = st[g].a0 + st[g].a1;
+    const TwoSumV4 err =
+        coef * a + 0x1p-52 * (TwoSumV4)((TwoSumI4)s & abs_mask);
+    const TwoSumV4 radius = 2 * err;
+    const TwoSumI4 exact = a == zero;
+    TwoSumV4 rv;
+    TwoSumI4 decided;
+    RoundInCell4(s, radius, exact, f, &rv, &decided);
+    const int64_t n = std::min<int64_t>(4, lanes - 4 * g);
+    if (n == 4 && (decided[0] & decided[1] & decided[2] & decided[3]) != 0) {
+      __builtin_memcpy(r + 4 * g, &rv, sizeof rv);
+      continue;
+    }
+    for (int64_t j = 0; j < n; ++j) {
+      double* o = r + 4 * g + j;
+      if (decided[j]) {
+        *o = rv[j];
+      } else {
+        *o = VerifiedRound(s[j], 0.0, a[j], leaves, f);
+        if (std::isnan(*o)) undecided |= uint32_t{1} << (4 * g + j);
+      }
+    }
+  }
+  return undecided;
+}
+
 namespace {
 
 typedef float TwoSumF4 __attribute__((vector_size(16)));

@@ -187,6 +187,55 @@ void TwoSum4PairSegmentF32(TwoSum4& st0, TwoSum4& st1, const double* x0,
                            const double* x1, const float* b0, const float* b1,
                            int64_t len, int64_t stride);
 
+// RoundToFormat and InsideRoundingCell on four lanes (GCC vector
+// extensions; inlined into the callers' AVX2 and baseline clones). For
+// lane j: ok_j when x_j is a non-zero normal double whose quantum shift
+// is in [1, 51] (RoundToFormat's encoding form; other lanes the caller
+// decides with the scalar functions), then (*out)_j = RoundToFormat(x_j)
+// by the same integer operations, and the lane is decided when r_j is
+// non-zero and at most max_finite and, unless exact_j, [x_j - radius_j,
+// x_j + radius_j] lies in r_j's rounding cell (the same doubles half,
+// below and d = |x| - |r| as InsideRoundingCell). Returns the decided
+// lanes as all-ones in *decided.
+// (Vectors by reference: by value they change the ABI between the
+// clones, which -Wpsabi rejects.)
+[[gnu::always_inline]] inline void RoundInCell4(
+    const TwoSumV4& x, const TwoSumV4& radius, const TwoSumI4& exact,
+    const FastRounding& f, TwoSumV4* out, TwoSumI4* decided) {
+  const TwoSumI4 zero = {0, 0, 0, 0};
+  const TwoSumI4 one = {1, 1, 1, 1};
+  const TwoSumI4 xu = (TwoSumI4)x;
+  const TwoSumI4 sign = xu & INT64_MIN;
+  const TwoSumI4 mag = xu & INT64_MAX;
+  const TwoSumI4 biased = mag >> 52;
+  const TwoSumI4 e = biased - 1023;
+  const TwoSumI4 emin = zero + f.emin;
+  const TwoSumI4 below_emin = emin - e;
+  const TwoSumI4 shift =
+      (53 - f.precision) + (below_emin > zero ? below_emin : zero);
+  const TwoSumI4 ok =
+      (biased != zero) & (biased != 2047) & (shift <= 51) & (shift >= 1);
+  const TwoSumI4 unit = one << (ok ? shift : one);
+  const TwoSumI4 rest = mag & (unit - 1);
+  const TwoSumI4 half_unit = unit >> 1;
+  TwoSumI4 rm = mag - rest;
+  const TwoSumI4 up =
+      (rest > half_unit) | ((rest == half_unit) & ((rm & unit) != zero));
+  rm += up & unit;
+  *out = (TwoSumV4)(sign | rm);
+  const TwoSumI4 re = (rm >> 52) - 1023;
+  const TwoSumI4 q = (re > emin ? re : emin) - f.precision + 1;
+  const TwoSumV4 half = (TwoSumV4)((q - 1 + 1023) << 52);
+  const TwoSumI4 power_of_two =
+      ((rm & 0x000fffffffffffffll) == zero) & (re > emin);
+  const TwoSumV4 below = power_of_two ? 0.5 * half : half;
+  const TwoSumV4 rabs = (TwoSumV4)rm;
+  const TwoSumV4 d = (TwoSumV4)mag - rabs;  // |x| - |r|, exact
+  const TwoSumI4 inside = (d + radius < half) & (d - radius > -below);
+  const TwoSumI4 in_range = (rm != zero) & (rabs <= f.max_finite);
+  *decided = ok & in_range & (exact | inside);
+}
+
 // A cheaper first try than the two-sum (issue 16): plain recursive sums
 // s = fl(sum t_i) and A = fl(sum |t_i|) of exact terms t_i, in any order.
 // Every term passes through at most n - 1 additions (n leaves: the terms
@@ -239,6 +288,19 @@ inline double VerifiedRoundPlain(double s, double a, int64_t terms,
                                  const FastRounding& f) {
   return VerifiedRound(s, 0.0, a, Sum4Leaves(terms), f);
 }
+
+// VerifiedRoundPlain of `groups` Sum4 chains over `terms` terms each, four
+// lanes at a time in SIMD registers, for lanes [0, lanes) (lanes <= 4
+// groups): r[j] is lane j's verified value or NaN. The same operations as
+// VerifiedRound lane by lane (the encoding form of RoundToFormat, the test
+// of InsideRoundingCell with the same radius), so the same values; lanes
+// outside the encoding shortcut (s zero, subnormal as a double, not
+// finite, a quantum outside [2, 2^51]) and lanes the vector test leaves
+// undecided are handed to VerifiedRound itself. Returns a mask with bit j
+// set where r[j] is NaN. Defined in exact_sum.cc (AVX2 and baseline
+// clones).
+uint32_t VerifiedRoundSum4(const Sum4* st, int64_t groups, int64_t lanes,
+                           int64_t terms, const FastRounding& f, double* r);
 
 // s = fl(sum x_i) and a = fl(sum |x_i|) over n consecutive elements, in
 // chains that start at -0 (eight of them, then merged): with the

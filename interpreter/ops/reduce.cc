@@ -54,6 +54,53 @@
 #include "spec/types/minifloat.h"
 
 namespace hloref {
+
+// Max (is_max) or min of x[0, n), n >= 1, with whether a +0 and a -0
+// occur; false when an element is NaN. Eight lanes (AVX2 and baseline
+// clones); comparisons only, so the value is one of the elements.
+struct MinMaxF32Result {
+  float value;
+  bool positive_zero, negative_zero;
+};
+typedef float MinMaxF8 __attribute__((vector_size(32)));
+typedef int32_t MinMaxI8 __attribute__((vector_size(32)));
+__attribute__((target_clones("avx2", "default"))) bool MinMaxF32(
+    const float* x, int64_t n, bool is_max, MinMaxF32Result* out) {
+  const float start = is_max ? -INFINITY : INFINITY;
+  MinMaxF8 m = {start, start, start, start, start, start, start, start};
+  MinMaxI8 nan = {0, 0, 0, 0, 0, 0, 0, 0};
+  MinMaxI8 pz = nan, nz = nan;
+  const MinMaxI8 zero_bits = nan;
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    MinMaxF8 v;
+    __builtin_memcpy(&v, x + i, sizeof v);
+    nan |= v != v;
+    m = is_max ? (v > m ? v : m) : (v < m ? v : m);
+    const MinMaxI8 zero = v == 0;
+    const MinMaxI8 bits = (MinMaxI8)v;
+    pz |= zero & (bits == zero_bits);
+    nz |= zero & (bits != zero_bits);
+  }
+  float best = start;
+  bool any_nan = false, any_pz = false, any_nz = false;
+  for (int j = 0; j < 8; ++j) {
+    any_nan |= nan[j] != 0;
+    any_pz |= pz[j] != 0;
+    any_nz |= nz[j] != 0;
+    best = is_max ? (m[j] > best ? m[j] : best) : (m[j] < best ? m[j] : best);
+  }
+  for (; i < n; ++i) {
+    const float v = x[i];
+    any_nan |= v != v;
+    best = is_max ? (v > best ? v : best) : (v < best ? v : best);
+    any_pz |= v == 0 && !std::signbit(v);
+    any_nz |= v == 0 && std::signbit(v);
+  }
+  if (any_nan) return false;
+  *out = {best, any_pz, any_nz};
+  return true;
+}
 namespace {
 
 enum class ReducerKind { kGeneric, kAdd, kMultiply, kMax, kMin, kAnd, kOr };
@@ -218,6 +265,37 @@ class Folder {
     } else {
       FoldInt(out, offsets);
     }
+  }
+
+  // A maximum / minimum reducer's output over `count` consecutive f32
+  // elements from `start` (MinMaxF32, eight lanes), when neither they nor
+  // the init value is NaN: then XlaMax / XlaMin folded in any order give
+  // the same value (the largest / smallest; at zero, +0 for maximum when
+  // any zero operand is +0, -0 for minimum when any is -0). Returns false,
+  // writing nothing, otherwise (which NaN comes first decides the
+  // result's bits: the caller folds in order).
+  bool FoldContiguousMinMax(int64_t out, int64_t start, int64_t count) {
+    if (mode_ != Mode::kFloat || load_ != Load::kF32 || error_data_ ||
+        (kind_ != ReducerKind::kMax && kind_ != ReducerKind::kMin) ||
+        count < 1 || finit_ != finit_) {
+      return false;
+    }
+    const bool is_max = kind_ == ReducerKind::kMax;
+    MinMaxF32Result m;
+    if (!MinMaxF32(reinterpret_cast<const float*>(raw_) + start, count, is_max,
+                   &m)) {
+      return false;
+    }
+    double v = is_max ? std::max<double>(m.value, finit_)
+                      : std::min<double>(m.value, finit_);
+    if (v == 0) {
+      const bool pos =
+          m.positive_zero || (finit_ == 0 && !std::signbit(finit_));
+      const bool neg = m.negative_zero || (finit_ == 0 && std::signbit(finit_));
+      v = is_max ? (pos ? 0.0 : -0.0) : (neg ? -0.0 : 0.0);
+    }
+    fout_[out] = v;
+    return true;
   }
 
   // An add reducer's output over `count` consecutive operand elements from
@@ -710,8 +788,10 @@ absl::StatusOr<Literal> EvalReduceOp(const HloInstruction& inst,
               continue;
             }
             if (contiguous &&
-                folder.FoldContiguousPlain(i, kept_off[static_cast<size_t>(i)],
-                                           per_output)) {
+                (folder.FoldContiguousPlain(i, kept_off[static_cast<size_t>(i)],
+                                            per_output) ||
+                 folder.FoldContiguousMinMax(
+                     i, kept_off[static_cast<size_t>(i)], per_output))) {
               continue;
             }
             if (kept_off[static_cast<size_t>(i)] == 0) {
@@ -733,8 +813,10 @@ absl::StatusOr<Literal> EvalReduceOp(const HloInstruction& inst,
   for (size_t i = 0; i < kept_off.size(); ++i) {
     if ((i & 1023) == 0) HLOREF_RETURN_IF_ERROR(ctx.CheckDeadline(inst));
     if (!kept_padding.empty() && kept_padding[i]) continue;
-    if (contiguous && folder.FoldContiguousPlain(static_cast<int64_t>(i),
-                                                 kept_off[i], per_output)) {
+    if (contiguous && (folder.FoldContiguousPlain(static_cast<int64_t>(i),
+                                                  kept_off[i], per_output) ||
+                       folder.FoldContiguousMinMax(static_cast<int64_t>(i),
+                                                   kept_off[i], per_output))) {
       continue;
     }
     if (kept_off[i] == 0) {

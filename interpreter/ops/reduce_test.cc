@@ -469,6 +469,86 @@ namespace {
 // magnitudes, subnormal results and specials, for f32 / bf16 / f16,
 // reducing rows, columns and everything (rows and everything take the
 // plain sums with an a priori bound first: elements consecutive).
+// Maximum and minimum over f32 rows (the reduced dimension innermost:
+// the eight-lane MinMaxF32 path when no element and not the init is NaN)
+// against the seed's semantics folded in the test, element by element:
+// NaN if any operand is NaN, max(-0, +0) = +0, min(-0, +0) = -0, else the
+// largest / smallest. Rows of 1..40 elements (the vector loop and its
+// tail), drawn from +-0, +-inf, NaN, the extremes and random values;
+// inits -inf, +inf, +0, -0, 0.5 and NaN.
+TEST(ReduceFastPath, MaxMinRowsFollowTheSeedSemantics) {
+  const float specials[] = {0.0f,       -0.0f,   INFINITY, -INFINITY,
+                            NAN,        1.0f,    -1.0f,    0x1p-149f,
+                            -0x1p-149f, 3.4e38f, -3.4e38f, 0.5f};
+  uint64_t seed = 23;
+  auto next = [&seed] {
+    seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+    return static_cast<uint32_t>(seed >> 33);
+  };
+  for (const char* op : {"maximum", "minimum"}) {
+    const bool is_max = std::string(op) == "maximum";
+    for (int64_t cols = 1; cols <= 40; ++cols) {
+      const int64_t rows = 6;
+      Literal x(Shape::Array(PrimitiveType::kF32, {rows, cols}));
+      for (int64_t i = 0; i < rows * cols; ++i) {
+        const uint32_t r = next();
+        // Row 0 zeros of both signs only; row 1 with a NaN now and then;
+        // the others mostly finite values.
+        const int64_t row = i / cols;
+        double v;
+        if (row == 0) {
+          v = (r & 1) ? 0.0 : -0.0;
+        } else if (row == 1 || r % 5 == 0) {
+          v = specials[r % 12];
+        } else {
+          v = static_cast<double>(static_cast<int32_t>(r)) * 0x1p-20;
+        }
+        x.SetFromDouble(i, v);
+      }
+      for (const char* init : {"-inf", "inf", "0", "-0", "0.5", "nan"}) {
+        const std::string text = absl::StrCat(
+            "HloModule m\nf {\n  a = f32[] parameter(0)\n  b = f32[] "
+            "parameter(1)\n  ROOT s = f32[] ",
+            op, "(a, b)\n}\nENTRY e {\n  x = f32[", rows, ",", cols,
+            "] parameter(0)\n  z = f32[] constant(", init, ")\n  ROOT r = f32[",
+            rows, "] reduce(x, z), dimensions={1}, to_apply=f\n}\n");
+        const Literal got = RunHlo(text, {x});
+        const double z = std::string(init) == "nan"    ? NAN
+                         : std::string(init) == "inf"  ? INFINITY
+                         : std::string(init) == "-inf" ? -INFINITY
+                         : std::string(init) == "-0"   ? -0.0
+                         : std::string(init) == "0.5"  ? 0.5
+                                                       : 0.0;
+        for (int64_t o = 0; o < rows; ++o) {
+          double want = z;
+          for (int64_t j = 0; j < cols; ++j) {
+            const double v = x.GetAsDouble(o * cols + j);
+            if (std::isnan(want)) break;
+            if (std::isnan(v)) {
+              want = v;
+            } else if (want == 0 && v == 0) {
+              // +0 wins for maximum, -0 for minimum.
+              want = (std::signbit(want) == is_max) ? v : want;
+            } else if (is_max ? v > want : v < want) {
+              want = v;
+            }
+          }
+          const double g = got.GetAsDouble(o);
+          if (std::isnan(want)) {
+            EXPECT_TRUE(std::isnan(g))
+                << op << " cols " << cols << " init " << init << " row " << o;
+            continue;
+          }
+          EXPECT_EQ(g, want)
+              << op << " cols " << cols << " init " << init << " row " << o;
+          EXPECT_EQ(std::signbit(g), std::signbit(want))
+              << op << " cols " << cols << " init " << init << " row " << o;
+        }
+      }
+    }
+  }
+}
+
 TEST(ReduceFastPath, AgreesWithTheExactSum) {
   const float specials[] = {0.0f,   -0.0f,   1.0f,     -1.0f,   0.5f,
                             3.0f,   257.0f,  1e30f,    -1e30f,  1e-30f,
