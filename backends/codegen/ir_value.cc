@@ -155,7 +155,10 @@ void LiteralToPhysical(const Literal& literal, const Shape& buffer_shape,
   const int bytes = StorageBytes(buffer_shape.element_type());
   const uint8_t* in = literal.raw().data();
   if (PhysicalIsRowMajor(buffer_shape)) {
-    std::memcpy(out, in, ElementCount(buffer_shape) * bytes);
+    // A zero-size literal's data() is null, which memcpy may not take even
+    // for 0 bytes (UBSan; found by cpu_differential_fuzz).
+    const int64_t n = ElementCount(buffer_shape) * bytes;
+    if (n > 0) std::memcpy(out, in, n);
     return;
   }
   ForEachPhysical(buffer_shape, [&](int64_t logical, int64_t physical) {
@@ -168,7 +171,8 @@ Literal PhysicalToLiteral(const uint8_t* data, const Shape& buffer_shape) {
   const int bytes = StorageBytes(buffer_shape.element_type());
   uint8_t* out = literal.mutable_raw().data();
   if (PhysicalIsRowMajor(buffer_shape)) {
-    std::memcpy(out, data, ElementCount(buffer_shape) * bytes);
+    const int64_t n = ElementCount(buffer_shape) * bytes;
+    if (n > 0) std::memcpy(out, data, n);
     return literal;
   }
   ForEachPhysical(buffer_shape, [&](int64_t logical, int64_t physical) {

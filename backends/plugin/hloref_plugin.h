@@ -72,8 +72,17 @@ extern "C" {
 
 #define HLOREF_PLUGIN_ABI_VERSION 1u
 
-/* Values chosen to equal absl::StatusCode where one exists. */
+/* Values chosen to equal absl::StatusCode where one exists. A plugin may
+ * return any other value; hloref reports it as an unknown status. In C++
+ * the type is fixed to uint32_t (what C compilers give an enum with no
+ * negative values, so the layout is the same), which makes every such
+ * value a valid hloref_status there: without it, loading 255 into the
+ * enum is undefined behaviour in C++ (found by plugin_results_fuzz). */
+#ifdef __cplusplus
+typedef enum hloref_status : uint32_t {
+#else
 typedef enum hloref_status {
+#endif
   HLOREF_OK = 0,
   HLOREF_INVALID_ARGUMENT = 3,
   HLOREF_FAILED_PRECONDITION = 9,

@@ -16,6 +16,9 @@
 //   null_data      a null data pointer with size_bytes > 0
 //   null_dims      rank 1 with a null dims pointer
 //   negative_count num_results = -1
+//   scalar_null_dims  a valid f32[] result (-parameter[0]) with the null
+//                  dims pointer the ABI allows at rank 0
+//   unknown_status status 255 (no hloref_status) with a message
 // Only hloref_plugin.h is included: it is built like a vendor's library.
 #include <unistd.h>
 
@@ -92,6 +95,10 @@ hloref_status hloref_run(hloref_executable* exe, const hloref_buffer* args,
   if (mode == "hang_run") {
     for (;;) pause();
   }
+  if (mode == "unknown_status") {
+    *error_message = Dup("status 255 from the misbehaving plugin");
+    return static_cast<hloref_status>(255);
+  }
   if (mode == "print_stdout") {
     std::printf("the misbehaving plugin writes to stdout\n");
     std::fflush(stdout);
@@ -113,6 +120,10 @@ hloref_status hloref_run(hloref_executable* exe, const hloref_buffer* args,
   if (mode == "huge_size") b.size_bytes = uint64_t{1} << 50;
   if (mode == "null_data") b.data = nullptr;
   if (mode == "null_dims") b.dims = nullptr;
+  if (mode == "scalar_null_dims") {
+    r->data.resize(1);
+    b = {"f32", 0, nullptr, r->data.data(), sizeof(float)};
+  }
   *results = &b;
   *num_results = mode == "negative_count" ? -1 : 1;
   return HLOREF_OK;

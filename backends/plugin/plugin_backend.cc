@@ -28,6 +28,7 @@
 #include "absl/time/time.h"
 #include "backends/plugin/hloref_plugin.h"
 #include "backends/plugin/plugin_protocol.h"
+#include "backends/plugin/plugin_replies.h"
 #include "spec/ir/hlo_printer.h"
 #include "spec/types/primitive_type.h"
 #include "spec/util/status_macros.h"
@@ -264,28 +265,13 @@ struct Connection {
     return absl::OkStatus();
   }
 
-  // Converts a plugin status and message into an absl::Status. `what` says
-  // which call failed.
+  plugin_internal::PluginIdentity identity() const {
+    return {plugin_name, path};
+  }
+
   absl::Status ToStatus(uint32_t code, absl::string_view text,
                         absl::string_view what) const {
-    if (code == HLOREF_OK) return absl::OkStatus();
-    std::string full =
-        absl::StrCat("plugin '", plugin_name, "' (", path, ") ", what, ": ",
-                     text.empty() ? "no message" : text);
-    switch (code) {
-      case HLOREF_INVALID_ARGUMENT:
-        return absl::InvalidArgumentError(full);
-      case HLOREF_FAILED_PRECONDITION:
-        return absl::FailedPreconditionError(full);
-      case HLOREF_UNIMPLEMENTED:
-        return absl::UnimplementedError(full);
-      case HLOREF_INTERNAL:
-        return absl::InternalError(full);
-      default:
-        break;
-    }
-    return absl::UnknownError(
-        absl::StrCat(full, " (unknown hloref_status ", code, ")"));
+    return plugin_internal::StatusFromPlugin(identity(), code, text, what);
   }
 
   // Compiles `text` in the current host. mu held.
@@ -301,81 +287,9 @@ struct Connection {
         host->Call(w.body(), timeout,
                    absl::StrCat("plugin '", plugin_name,
                                 "' compile of module '", module_name, "'")));
-    proto::Reader r(reply);
-    const uint32_t code = r.U32();
-    const std::string message(r.Bytes());
-    const uint64_t id = r.U64();
-    if (!r.done()) return absl::InternalError("corrupt compile reply");
-    HLOREF_RETURN_IF_ERROR(ToStatus(code, message, "compile"));
-    if (id == 0) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("plugin '", plugin_name,
-                       "' compile returned HLOREF_OK and a null executable"));
-    }
-    return id;
+    return plugin_internal::ReadCompileReply(identity(), reply);
   }
 };
-
-// Copies a plugin result buffer into a Literal, checking every field.
-absl::StatusOr<Literal> LiteralFromBuffer(const hloref_buffer& buffer,
-                                          int64_t index) {
-  auto bad = [&](absl::string_view why) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("result ", index, ": ", why));
-  };
-  if (buffer.element_type == nullptr) return bad("element_type is null");
-  if (std::strcmp(buffer.element_type, "token") == 0) return Literal::Token();
-  auto type = ParsePrimitiveType(buffer.element_type);
-  if (!type.ok() || !IsArrayType(*type)) {
-    return bad(absl::StrCat("element_type '", buffer.element_type,
-                            "' is not an array element type"));
-  }
-  if (buffer.rank < 0 || (buffer.rank > 0 && buffer.dims == nullptr)) {
-    return bad(absl::StrCat("rank ", buffer.rank, " with ",
-                            buffer.dims == nullptr ? "null" : "non-null",
-                            " dims"));
-  }
-  std::vector<int64_t> dims(buffer.dims, buffer.dims + buffer.rank);
-  uint64_t count = 1;
-  for (int64_t d : dims) {
-    if (d < 0 || (d > 0 && count > (uint64_t{1} << 40) / d)) {
-      return bad(absl::StrCat("dimension ", d, " is negative or too large"));
-    }
-    count *= static_cast<uint64_t>(d);
-  }
-  const uint64_t want = count * StorageBytes(*type);
-  if (buffer.size_bytes != want) {
-    return bad(absl::StrCat("size_bytes is ", buffer.size_bytes, ", but ",
-                            count, " elements of ", buffer.element_type,
-                            " take ", want));
-  }
-  if (want > 0 && buffer.data == nullptr) return bad("data is null");
-  Literal lit(Shape::Array(*type, dims));
-  if (want > 0) std::memcpy(lit.mutable_raw().data(), buffer.data, want);
-  // Keep the Literal storage invariants (primitive_type.h): pred 0/1,
-  // sub-byte values in range, narrow float encodings in the low bits.
-  const int bits = BitWidth(*type);
-  if (*type == PrimitiveType::kPred || bits < 8) {
-    for (int64_t i = 0; i < static_cast<int64_t>(count); ++i) {
-      const uint8_t byte = lit.raw()[i];
-      bool ok;
-      if (*type == PrimitiveType::kPred) {
-        ok = byte <= 1;
-      } else if (IsSignedInt(*type)) {
-        const int v = static_cast<int8_t>(byte);
-        ok = v >= -(1 << (bits - 1)) && v < (1 << (bits - 1));
-      } else {
-        ok = byte < (1u << bits);
-      }
-      if (!ok) {
-        return bad(absl::StrCat("element ", i, " has storage byte ",
-                                static_cast<int>(byte), ", not a valid ",
-                                buffer.element_type, " value"));
-      }
-    }
-  }
-  return lit;
-}
 
 class PluginExecutable : public Executable {
  public:
@@ -440,61 +354,10 @@ class PluginExecutable : public Executable {
             request, timeout_,
             absl::StrCat("plugin '", conn_->plugin_name, "' run of module '",
                          module_name_, "'")));
-    return ReadResults(reply);
+    return plugin_internal::ReadRunReply(conn_->identity(), reply);
   }
 
  private:
-  absl::StatusOr<std::vector<Literal>> ReadResults(const std::string& reply) {
-    const std::string& name = conn_->plugin_name;
-    proto::Reader r(reply);
-    const uint32_t code = r.U32();
-    const std::string message(r.Bytes());
-    const int64_t num_results = r.I64();
-    const bool have = r.U32() != 0;
-    if (!r.ok()) return absl::InternalError("corrupt run reply");
-    HLOREF_RETURN_IF_ERROR(conn_->ToStatus(code, message, "run"));
-    if (!have) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "plugin '", name, "' run returned ", num_results, " results",
-          num_results < 0 ? "" : " with a null array"));
-    }
-    std::vector<Literal> out;
-    for (int64_t i = 0; i < num_results; ++i) {
-      const bool has_type = r.U32() != 0;
-      const std::string type(r.Bytes());
-      const int64_t rank = r.I64();
-      const bool has_dims = r.U32() != 0;
-      std::vector<int64_t> dims(has_dims ? rank : 0);
-      for (int64_t& d : dims) d = r.I64();
-      const uint64_t size_bytes = r.U64();
-      const bool has_data = r.U32() != 0;
-      const std::string_view data = r.Bytes();
-      if (!r.ok()) return absl::InternalError("corrupt run reply");
-      absl::StatusOr<Literal> lit;
-      if (rank > 64) {
-        lit = absl::InvalidArgumentError(
-            absl::StrCat("result ", i, ": rank ", rank, " is above 64"));
-      } else {
-        // The host sends the bytes only when size_bytes is plausible for
-        // the dims; when it did not, LiteralFromBuffer refuses the size
-        // before it would read them (and a null pointer is all it sees).
-        const bool sent = data.size() == size_bytes;
-        lit = LiteralFromBuffer(
-            {has_type ? type.c_str() : nullptr, rank,
-             has_dims ? dims.data() : nullptr,
-             has_data && sent ? data.data() : nullptr, size_bytes},
-            i);
-      }
-      if (!lit.ok()) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("plugin '", name,
-                         "' returned a bad buffer: ", lit.status().message()));
-      }
-      out.push_back(*std::move(lit));
-    }
-    return out;
-  }
-
   std::shared_ptr<Connection> conn_;
   std::string text_;
   std::string module_name_;

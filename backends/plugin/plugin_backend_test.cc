@@ -319,6 +319,34 @@ TEST(PluginIsolationTest, BadResultBuffersAreInvalidArgument) {
   EXPECT_EQ((*type)[0].element_type(), PrimitiveType::kS32);
 }
 
+// Found by plugin_results_fuzz (docs/fuzzing.md): the host dropped the data
+// of a rank-0 result whose dims pointer is null, which hloref_plugin.h
+// allows, and the scalar was refused as "data is null".
+TEST(PluginIsolationTest, ScalarWithNullDimsIsAccepted) {
+  auto backend = CreatePluginBackend(HLOREF_MISBEHAVING_PLUGIN);
+  ASSERT_TRUE(backend.ok()) << backend.status();
+  auto out = RunMode(**backend, "scalar_null_dims");
+  ASSERT_TRUE(out.ok()) << out.status();
+  ASSERT_EQ(out->size(), 1u);
+  EXPECT_EQ((*out)[0].shape().ToString(), "f32[]");
+  // RunMode's argument is {1, -2, 0, 3}: element 0 negated is -1.
+  EXPECT_EQ((*out)[0].data<float>()[0], -1.0f);
+}
+
+// A status outside the enum (a C plugin may return any number) is an
+// Unknown error quoting the number and the message; in C++ it used to be
+// undefined behaviour to load it (plugin_results_fuzz, UBSan).
+TEST(PluginIsolationTest, UnknownStatusIsUnknownError) {
+  auto backend = CreatePluginBackend(HLOREF_MISBEHAVING_PLUGIN);
+  ASSERT_TRUE(backend.ok()) << backend.status();
+  auto out = RunMode(**backend, "unknown_status");
+  ASSERT_FALSE(out.ok());
+  EXPECT_EQ(out.status().code(), absl::StatusCode::kUnknown);
+  EXPECT_THAT(out.status().message(), HasSubstr("unknown hloref_status 255"));
+  EXPECT_THAT(out.status().message(),
+              HasSubstr("status 255 from the misbehaving plugin"));
+}
+
 TEST(PluginIsolationTest, MissingHostIsFailedPrecondition) {
   ASSERT_EQ(setenv("HLOREF_PLUGIN_HOST", "/nonexistent/host", 1), 0);
   auto backend = CreatePluginBackend(HLOREF_MISBEHAVING_PLUGIN);

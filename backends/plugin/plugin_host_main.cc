@@ -19,13 +19,11 @@
 #include <vector>
 
 #include "backends/plugin/hloref_plugin.h"
+#include "backends/plugin/plugin_host_replies.h"
 #include "backends/plugin/plugin_protocol.h"
 
 namespace hloref::backends::plugin_protocol {
 namespace {
-
-// The largest rank a result buffer may have (XLA's own limit is 64 too).
-constexpr int64_t kMaxRank = 64;
 
 struct Plugin {
   void* handle = nullptr;
@@ -84,12 +82,6 @@ std::string Load(const char* path, Plugin* p) {
   return "";
 }
 
-void PutStatus(Writer* w, const Plugin& p, hloref_status code, char* message) {
-  w->U32(static_cast<uint32_t>(code));
-  w->String(std::string_view(message != nullptr ? message : ""));
-  if (message != nullptr) p.free_string(message);
-}
-
 void Send(const Writer& w) {
   if (!SendFrame(kHostSocketFd, w.body())) _exit(0);  // hloref is gone
 }
@@ -129,7 +121,7 @@ int Serve(const char* path) {
             plugin.supports != nullptr
                 ? plugin.supports(opcode.c_str(), type.c_str(), &message)
                 : HLOREF_OK;
-        PutStatus(&w, plugin, code, message);
+        PutStatus(&w, plugin.free_string, code, message);
         Send(w);
         break;
       }
@@ -138,7 +130,7 @@ int Serve(const char* path) {
         hloref_executable* exe = nullptr;
         char* message = nullptr;
         hloref_status code = plugin.compile(text.c_str(), &exe, &message);
-        PutStatus(&w, plugin, code, message);
+        PutStatus(&w, plugin.free_string, code, message);
         uint64_t id = 0;
         if (code == HLOREF_OK && exe != nullptr) {
           id = next_id++;
@@ -174,46 +166,8 @@ int Serve(const char* path) {
         hloref_status code =
             plugin.run(it->second, args.data(), static_cast<int64_t>(n),
                        &results, &num_results, &message);
-        PutStatus(&w, plugin, code, message);
-        // What the plugin returned is copied as it stands (hloref checks
-        // every field); a bad pointer here crashes the host, which hloref
-        // reports.
-        const bool have = code == HLOREF_OK && num_results >= 0 &&
-                          (num_results == 0 || results != nullptr);
-        w.I64(code == HLOREF_OK ? num_results : 0);
-        w.U32(have ? 1 : 0);  // else hloref reports the count / null array
-        if (have) {
-          for (int64_t i = 0; i < num_results; ++i) {
-            const hloref_buffer& b = results[i];
-            w.U32(b.element_type != nullptr ? 1 : 0);
-            w.String(std::string_view(b.element_type != nullptr ? b.element_type
-                                                                : ""));
-            w.I64(b.rank);
-            // Dimensions are read only for a rank hloref can accept.
-            const bool dims_ok =
-                b.dims != nullptr && b.rank >= 0 && b.rank <= kMaxRank;
-            w.U32(dims_ok ? 1 : 0);
-            uint64_t count = 1;
-            for (int64_t d = 0; dims_ok && d < b.rank; ++d) {
-              w.I64(b.dims[d]);
-              count = b.dims[d] < 0 || (b.dims[d] > 0 &&
-                                        count > kMaxFrameBytes / b.dims[d])
-                          ? kMaxFrameBytes + 1
-                          : count * static_cast<uint64_t>(b.dims[d]);
-            }
-            w.U64(b.size_bytes);
-            w.U32(b.data != nullptr ? 1 : 0);
-            // The data is read only when size_bytes is within what the
-            // dims allow for the widest element (16 bytes, c128): hloref
-            // then checks it exactly. Otherwise nothing is read and hloref
-            // reports the size mismatch.
-            const bool read = dims_ok && b.data != nullptr &&
-                              count <= kMaxFrameBytes / 16 &&
-                              b.size_bytes <= count * 16;
-            w.Bytes(read ? b.data : nullptr, read ? b.size_bytes : 0);
-          }
-        }
-        if (results != nullptr) plugin.free_results(results, num_results);
+        PutRunReply(&w, plugin.free_string, plugin.free_results, code, message,
+                    results, num_results);
         Send(w);
         break;
       }

@@ -58,7 +58,9 @@ FuzzOutcome FuzzGoldenFileText(absl::string_view bytes) {
   return out;
 }
 
-FuzzOutcome FuzzDifferentialCase(absl::string_view bytes) {
+FuzzOutcome FuzzDifferentialCaseOn(absl::string_view bytes,
+                                   backends::Backend& backend,
+                                   absl::string_view against) {
   FuzzOutcome out;
   static const std::vector<HloOpcode>* const ops =
       new std::vector<HloOpcode>(conformance::GeneratedOps());
@@ -83,38 +85,39 @@ FuzzOutcome FuzzDifferentialCase(absl::string_view bytes) {
     return out;
   }
 
+  conformance::SuiteOptions options;
+  conformance::CaseRecord record =
+      conformance::RunGeneratedCase(*c, backend, options);
+  const bool finding = record.outcome == conformance::Outcome::kFail ||
+                       record.outcome == conformance::Outcome::kKnownFailure;
+  if (finding) {
+    out.violation =
+        absl::StrCat(c->id, " (", PrimitiveTypeName(c->type), ") ",
+                     conformance::OutcomeName(record.outcome), ": ", against,
+                     " against the oracle at 1 thread: ", record.message,
+                     "\n--- module:\n", c->module_text);
+  } else if (record.outcome != conformance::Outcome::kPass) {
+    out.status = absl::UnavailableError(
+        absl::StrCat(c->id, " ", conformance::OutcomeName(record.outcome), ": ",
+                     record.message));
+  }
+  return out;
+}
+
+FuzzOutcome FuzzDifferentialCase(absl::string_view bytes) {
   EvaluatorOptions backend_options;
   backend_options.threads = 4;
   absl::StatusOr<std::unique_ptr<backends::Backend>> backend =
       backends::CreateInterpreterBackend(backend_options);
   if (!backend.ok()) {
+    FuzzOutcome out;
     out.status = backend.status();
     out.violation =
         absl::StrCat("no interpreter backend: ", backend.status().ToString());
     return out;
   }
-  conformance::SuiteOptions options;
-  conformance::CaseRecord record =
-      conformance::RunGeneratedCase(*c, **backend, options);
-  switch (record.outcome) {
-    case conformance::Outcome::kPass:
-      break;
-    case conformance::Outcome::kUnsupported:
-    case conformance::Outcome::kSkipped:
-      out.status = absl::UnavailableError(
-          absl::StrCat(c->id, " ", conformance::OutcomeName(record.outcome),
-                       ": ", record.message));
-      break;
-    case conformance::Outcome::kFail:
-    case conformance::Outcome::kKnownFailure:
-      out.violation = absl::StrCat(
-          c->id, " (", PrimitiveTypeName(c->type), ") ",
-          conformance::OutcomeName(record.outcome),
-          ": the interpreter at 4 threads against the oracle at 1: ",
-          record.message, "\n--- module:\n", c->module_text);
-      break;
-  }
-  return out;
+  return FuzzDifferentialCaseOn(bytes, **backend,
+                                "the interpreter at 4 threads");
 }
 
 }  // namespace hloref

@@ -7,6 +7,7 @@
 #define HLOREF_CONFORMANCE_FUZZ_CONFORMANCE_FUZZ_ENTRIES_H_
 
 #include "absl/strings/string_view.h"
+#include "backends/backend.h"
 #include "spec/fuzz/fuzz_entries.h"
 
 namespace hloref {
@@ -29,6 +30,14 @@ FuzzOutcome FuzzGoldenFileText(absl::string_view bytes);
 // or data-dependent undefined behaviour, numerics.md 9.5) are not. A
 // generator that finds no valid draw is a refused input.
 FuzzOutcome FuzzDifferentialCase(absl::string_view bytes);
+
+// The same with any backend in place of the interpreter (`against` names it
+// in the finding's message): FuzzDifferentialCase is this with the
+// interpreter backend at four threads; the CPU backend's target
+// (conformance/fuzz/cpu_differential_fuzz.cc) runs it with the CPU backend.
+FuzzOutcome FuzzDifferentialCaseOn(absl::string_view bytes,
+                                   backends::Backend& backend,
+                                   absl::string_view against);
 
 }  // namespace hloref
 

@@ -11,7 +11,7 @@
 #     HLOREF_CI_FUZZERS;
 #  3. runs the tests labelled `sanitize` (any ASan, LSan or UBSan report
 #     fails its test);
-#  4. runs each of those fuzz targets for ${FUZZ_SECONDS:-20} s (JOBS at a
+#  4. runs each of those fuzz targets for ${FUZZ_SECONDS:-15} s (JOBS at a
 #     time, one core each) on its seeds plus its committed reproducers
 #     (tools/fuzz/run_fuzzers.sh); a crash, leak, timeout or broken
 #     invariant fails the job.
@@ -21,7 +21,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 BUILD="${SANITIZE_BUILD_DIR:-build-sanitize}"
 JOBS="${JOBS:-2}"
-FUZZ_SECONDS="${FUZZ_SECONDS:-20}"
+FUZZ_SECONDS="${FUZZ_SECONDS:-15}"
 
 if ! command -v clang++-19 >/dev/null ||
    [ ! -e /usr/lib/llvm-19/lib/clang/19/lib/linux/libclang_rt.fuzzer-x86_64.a ]; then
@@ -54,8 +54,9 @@ step tests
 # plus what the fuzzer finds in FUZZ_SECONDS, not an old corpus.
 rm -rf "$BUILD/corpus"
 # The targets of HLOREF_CI_FUZZERS (CMakeLists.txt), named so that a build
-# directory that also holds golden_case_fuzz / differential_fuzz (a
-# developer's) runs the same set as CI.
+# directory that also holds cpu_differential_fuzz (a developer's) runs the
+# same set as CI.
 FUZZ_JOBS="$JOBS" bash tools/fuzz/run_fuzzers.sh "$BUILD" "$FUZZ_SECONDS" \
-  hlo_module literal npy evaluator command_results
+  hlo_module literal npy evaluator command_results plugin_results \
+  golden_case differential
 step "fuzz (${FUZZ_SECONDS} s per target)"

@@ -4,8 +4,8 @@
 # golden/, examples/ and spec/ir/testdata plus the committed reproducers.
 # Usage: tools/fuzz/run_fuzzers.sh [BUILD_DIR] [SECONDS_PER_TARGET] [TARGET...]
 # Defaults: build-fuzz, 600, every target built in BUILD_DIR (of hlo_module
-# literal npy evaluator command_results golden_case differential). Corpora
-# grow under BUILD_DIR/corpus/<target>, crashes land in
+# literal npy evaluator command_results plugin_results golden_case
+# differential cpu_differential). Corpora grow under BUILD_DIR/corpus/<target>, crashes land in
 # BUILD_DIR/crashes/<target>, logs in BUILD_DIR/logs/<target>.log (the last
 # lines give execs, cov, ft). FUZZ_JOBS=N runs N targets at a time. Exits 1 when any target stopped on a finding
 # (after running the others), 2 when a named target is not built.
@@ -15,7 +15,8 @@ BUILD="${1:-build-fuzz}"
 SECONDS_PER_TARGET="${2:-600}"
 shift $(($# > 2 ? 2 : $#))
 TARGETS=("$@")
-ALL=(hlo_module literal npy evaluator command_results golden_case differential)
+ALL=(hlo_module literal npy evaluator command_results plugin_results golden_case
+  differential cpu_differential)
 
 binary() { find "$BUILD" -name "$1_fuzz" -type f -perm -u+x -print -quit; }
 

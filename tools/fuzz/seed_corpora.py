@@ -10,7 +10,12 @@
   OUT/command_results: a mode byte, then two result .npy files (pairs of
                   the examples' .npy files) and a stderr text, separated by
                   "=npy=" (backends/command/fuzz/command_fuzz_entry.h)
-  OUT/differential: 10-byte (op, seed) inputs for every op index < 256
+  OUT/differential, OUT/cpu_differential: 10-byte (op, seed) inputs for
+                  every op index < 256
+  OUT/plugin_results: fake-plugin scripts (a passing run of one buffer of
+                  each element type, failed statuses with messages, null
+                  arrays) and run-reply frames as the host writes them
+                  (backends/plugin/fuzz/plugin_fuzz_entry.h)
 Usage: tools/fuzz/seed_corpora.py OUT [--max N] (N files per corpus at most,
 default 60). The corpora are generated, not committed.
 """
@@ -52,6 +57,53 @@ def npy_bytes(descr, shape, data):
     header = header + " " * (pad % 64) + "\n"
     return (b"\x93NUMPY\x01\x00" + len(header).to_bytes(2, "little") +
             header.encode() + data)
+
+
+# Element type names in the order of kTypeNames in
+# backends/plugin/fuzz/plugin_fuzz_entry.cc, with their storage bytes.
+PLUGIN_TYPES = [("pred", 1), ("s1", 1), ("s2", 1), ("s4", 1), ("s8", 1),
+                ("s16", 2), ("s32", 4), ("s64", 8), ("u1", 1), ("u2", 1),
+                ("u4", 1), ("u8", 1), ("u16", 2), ("u32", 4), ("u64", 8),
+                ("f16", 2), ("bf16", 2), ("f32", 4), ("f64", 8),
+                ("f8e5m2", 1), ("f8e4m3fn", 1), ("f8e4m3", 1), ("f8e3m4", 1),
+                ("f8e4m3b11fnuz", 1), ("f8e8m0fnu", 1), ("f4e2m1fn", 1),
+                ("f6e3m2fn", 1), ("f6e2m3fn", 1), ("c64", 8), ("c128", 16),
+                ("token", 0)]
+
+
+def plugin_seeds():
+    """Inputs of FuzzPluginResults: mode byte 0 (fake plugin), compile
+    (status, message, executable), run (status, message, count), then per
+    buffer type index, rank byte, flags, dims, data; and mode 3 with a run
+    reply frame body (plugin_host_replies.h)."""
+    seeds = []
+    ok_compile = bytes([0, 0, 1])
+    for i, (name, size) in enumerate(PLUGIN_TYPES):
+        rank, dims = (0, b"") if name == "token" else (2, bytes([2, 3]))
+        data = bytes(range(6 * size)) if name != "token" else b""
+        seeds.append(bytes([0]) + ok_compile + bytes([0, 0, 1, i, rank, 0]) +
+                     dims + data)
+    msg = b"cosine is not implemented"
+    for status in (3, 4, 5, 6, 7):
+        seeds.append(bytes([0]) + ok_compile + bytes([status, 1, len(msg)]) +
+                     msg + bytes([0]))
+        seeds.append(bytes([0, status, 1, len(msg)]) + msg + bytes([1]))
+    seeds.append(bytes([0]) + ok_compile + bytes([0, 0, 31]))  # null array
+    seeds.append(bytes([0]) + ok_compile + bytes([0, 0, 240]))  # count -1
+
+    def le(v, n):
+        return (v % (1 << (8 * n))).to_bytes(n, "little")
+
+    def string(b):
+        return le(len(b), 8) + b
+    body = le(0, 4) + string(b"") + le(2, 8) + le(1, 4)
+    body += le(1, 4) + string(b"f32") + le(1, 8) + le(1, 4) + le(2, 8)
+    body += le(8, 8) + le(1, 4) + string(b"\0\0\x80?\0\0\0@")
+    body += le(1, 4) + string(b"token") + le(0, 8) + le(0, 4) + le(0, 8)
+    body += le(0, 4) + string(b"")
+    seeds.append(bytes([3]) + body)
+    seeds.append(bytes([3]) + le(12, 4) + string(msg) + le(0, 8) + le(0, 4))
+    return seeds
 
 
 def write(out_dir, blobs, limit):
@@ -114,7 +166,9 @@ def main():
     for name, blobs in (("hlo_module", hlo), ("literal", lits), ("npy", npy),
                         ("evaluator", hlo), ("golden_case", golden),
                         ("command_results", command),
-                        ("differential", differential)):
+                        ("differential", differential),
+                        ("cpu_differential", differential),
+                        ("plugin_results", plugin_seeds())):
         n = write(out / name, blobs, args.max)
         print(f"{out / name}: {n} seeds")
 

@@ -75,6 +75,11 @@ hloref_bad_input_test(plugin_wrong_shape 1
 hloref_bad_input_test(plugin_bad_buffer 1
   "plugin 'misbehaving' returned a bad buffer: result 0: size_bytes is 15, but 4 elements of f32 take 16"
   ARGS run --backend=plugin:${MISBEHAVING} ${BAD}/plugin/bad_size.hlo "{1,2,3,4}")
+# A status outside hloref_status (C allows any number): an Unknown error
+# quoting it (once undefined behaviour in C++, found by plugin_results_fuzz).
+hloref_bad_input_test(plugin_unknown_status 1
+  "plugin 'misbehaving' \\(.*\\) run: status 255 from the misbehaving plugin \\(unknown hloref_status 255\\)"
+  ARGS run --backend=plugin:${MISBEHAVING} ${BAD}/plugin/unknown_status.hlo "{1,2,3,4}")
 # What a plugin prints goes to stderr: stdout holds the result alone.
 hloref_bad_input_test(plugin_prints 0 "writes to stdout"
   STDOUT "^f32\\[4\\]\\{0\\} \\{-1, -2, -3, -4\\}\n$"
