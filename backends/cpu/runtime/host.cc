@@ -78,8 +78,9 @@ Literal FromLeaves(const Shape& shape, void** leaves, size_t* next) {
   if (!shape.IsArray()) return Literal::Token();
   Literal lit(shape);
   const void* src = leaves[(*next)++];
-  std::memcpy(lit.mutable_raw().data(), src,
-              static_cast<size_t>(ArrayBytesOf(shape)));
+  // A zero-element leaf may be a null pointer: memcpy must not see it.
+  const size_t bytes = static_cast<size_t>(ArrayBytesOf(shape));
+  if (bytes != 0) std::memcpy(lit.mutable_raw().data(), src, bytes);
   return lit;
 }
 
@@ -91,7 +92,10 @@ void ToLeaves(const Literal& value, void** leaves, size_t* next) {
   }
   if (!value.shape().IsArray()) return;
   void* dst = leaves[(*next)++];
-  std::memcpy(dst, value.raw().data(), value.raw().size());
+  // Zero-element values have no storage (a null data pointer).
+  if (!value.raw().empty()) {
+    std::memcpy(dst, value.raw().data(), value.raw().size());
+  }
 }
 
 absl::Status CheckShape(const std::string& name, const Literal& value,
