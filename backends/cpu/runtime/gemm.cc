@@ -1052,6 +1052,51 @@ void RunI8Items(Shared& sh, int64_t item_begin, int64_t item_end) {
   }
 }
 
+// The bf16 fast paths' range-guard statistics of one value (as f32 bits).
+void ScanBf16(Stats<float>& st, uint16_t v) {
+  const uint32_t u = uint32_t{static_cast<uint16_t>(v & 0x7fffu)} << 16;
+  st.max_abs = std::max(st.max_abs, u);
+  st.min_nz_minus1 = std::min(st.min_nz_minus1, u - 1);
+}
+
+// Packs the B block of K rows [k0, k0 + kc) and columns [n0, n0 + ncols)
+// into kNr-wide panels of ceil(kc / 2) K pairs (the vdpbf16ps / tdpbf16ps
+// layout), panels `panel_stride` apart; the odd row of a last pair is zero.
+// Pair rows past those (AMX's padding) are the caller's. The block's
+// statistics go to `sb`.
+void PackBf16PairsB(const Problem& p, const gemm::Bf16DotKernels& bk,
+                    const uint16_t* rhs, int64_t b_off, int64_t k0, int64_t kc,
+                    int64_t n0, int64_t ncols, int64_t panel_stride,
+                    uint16_t* bblock, Stats<float>* sb) {
+  constexpr int64_t kNr = gemm::kGemmNrF32;
+  const int64_t kp = CeilDiv(kc, 2);
+  const int64_t* bn = p.b_n.data() + n0;
+  if (p.b_ns == 1 && p.b_ks != kNotAffine) {
+    const uint16_t* src = rhs + b_off + p.b_k[k0] + bn[0];
+    for (int64_t q = 0; q < kp; ++q) {
+      const int rows = static_cast<int>(std::min<int64_t>(2, kc - 2 * q));
+      bk.pack_b(src + 2 * q * p.b_ks, p.b_ks, rows, ncols, bblock + q * 2 * kNr,
+                panel_stride, &sb->max_abs, &sb->min_nz_minus1);
+    }
+    return;
+  }
+  for (int64_t j0 = 0; j0 < ncols; j0 += kNr) {
+    const int64_t nr = std::min<int64_t>(kNr, ncols - j0);
+    uint16_t* panel = bblock + (j0 / kNr) * panel_stride;
+    for (int64_t q = 0; q < kp; ++q) {
+      uint16_t* dst = panel + q * 2 * kNr;
+      std::fill(dst, dst + 2 * kNr, uint16_t{0});
+      for (int h = 0; h < 2 && 2 * q + h < kc; ++h) {
+        const int64_t row = b_off + p.b_k[k0 + 2 * q + h];
+        for (int64_t j = 0; j < nr; ++j) {
+          dst[2 * j + h] = rhs[row + bn[j0 + j]];
+          ScanBf16(*sb, dst[2 * j + h]);
+        }
+      }
+    }
+  }
+}
+
 // ---- fast mode (--cpu-fast): bf16 x bf16 on vdpbf16ps, K in pairs (not
 // conformant without --deviations=ftz=f32+bf16: see gemm_kernels.h). Same
 // loop nest as the float path; the range guard's statistics come from the
@@ -1082,11 +1127,6 @@ void RunBf16FastItems(Shared& sh, const gemm::Bf16DotKernels& bk,
   const uint16_t* lhs = static_cast<const uint16_t*>(sh.lhs);
   const uint16_t* rhs = static_cast<const uint16_t*>(sh.rhs);
   Stats<float> sa, sb;
-  auto scan = [](Stats<float>& st, uint16_t v) {
-    const uint32_t u = uint32_t{static_cast<uint16_t>(v & 0x7fffu)} << 16;
-    st.max_abs = std::max(st.max_abs, u);
-    st.min_nz_minus1 = std::min(st.min_nz_minus1, u - 1);
-  };
   for (int64_t item = item_begin; item < item_end; ++item) {
     Tile t;
     if (!TileOf(p, item, &t)) continue;
@@ -1099,32 +1139,8 @@ void RunBf16FastItems(Shared& sh, const gemm::Bf16DotKernels& bk,
       const int64_t kc = std::min(p.kc, p.k - k0);
       const int64_t kp = CeilDiv(kc, 2);
       const int64_t panel_stride = kp * 2 * kNr;
-      const int64_t* bn = p.b_n.data() + n0;
-      if (p.b_ns == 1 && p.b_ks != kNotAffine) {
-        const uint16_t* src = rhs + b_off + p.b_k[k0] + bn[0];
-        for (int64_t q = 0; q < kp; ++q) {
-          const int rows = static_cast<int>(std::min<int64_t>(2, kc - 2 * q));
-          bk.pack_b(src + 2 * q * p.b_ks, p.b_ks, rows, ncols,
-                    bblock + q * 2 * kNr, panel_stride, &sb.max_abs,
-                    &sb.min_nz_minus1);
-        }
-      } else {
-        for (int64_t j0 = 0; j0 < ncols; j0 += kNr) {
-          const int64_t nr = std::min<int64_t>(kNr, ncols - j0);
-          uint16_t* panel = bblock + (j0 / kNr) * panel_stride;
-          for (int64_t q = 0; q < kp; ++q) {
-            uint16_t* dst = panel + q * 2 * kNr;
-            std::fill(dst, dst + 2 * kNr, uint16_t{0});
-            for (int h = 0; h < 2 && 2 * q + h < kc; ++h) {
-              const int64_t row = b_off + p.b_k[k0 + 2 * q + h];
-              for (int64_t j = 0; j < nr; ++j) {
-                dst[2 * j + h] = rhs[row + bn[j0 + j]];
-                scan(sb, dst[2 * j + h]);
-              }
-            }
-          }
-        }
-      }
+      PackBf16PairsB(p, bk, rhs, b_off, k0, kc, n0, ncols, panel_stride, bblock,
+                     &sb);
       for (int64_t i0 = m0; i0 < m1; i0 += kGemmMr) {
         const int mr = static_cast<int>(std::min<int64_t>(kGemmMr, m1 - i0));
         if (mr < kGemmMr || kc % 2 != 0) {
@@ -1149,7 +1165,7 @@ void RunBf16FastItems(Shared& sh, const gemm::Bf16DotKernels& bk,
           for (int64_t k = 0; k < kc; ++k) {
             const uint16_t v = lhs[row + p.a_k[k0 + k]];
             apanel[((k / 2) * kGemmMr + r) * 2 + k % 2] = v;
-            scan(sa, v);
+            ScanBf16(sa, v);
           }
         }
         float* crow = c + (i0 - m0) * ldc;
@@ -1201,11 +1217,6 @@ void RunBf16AmxItems(Shared& sh, const gemm::Bf16DotKernels& bk,
   const uint16_t* lhs = static_cast<const uint16_t*>(sh.lhs);
   const uint16_t* rhs = static_cast<const uint16_t*>(sh.rhs);
   Stats<float> sa, sb;
-  auto scan = [](Stats<float>& st, uint16_t v) {
-    const uint32_t u = uint32_t{static_cast<uint16_t>(v & 0x7fffu)} << 16;
-    st.max_abs = std::max(st.max_abs, u);
-    st.min_nz_minus1 = std::min(st.min_nz_minus1, u - 1);
-  };
   amx.begin();
   for (int64_t item = item_begin; item < item_end; ++item) {
     Tile t;
@@ -1220,33 +1231,9 @@ void RunBf16AmxItems(Shared& sh, const gemm::Bf16DotKernels& bk,
       const int64_t kp0 = CeilDiv(kc, 2);
       const int64_t kp = RoundUp(kp0, gemm::kGemmAmxKpStep);
       const int64_t panel_stride = kp * 2 * kNr;
-      const int64_t* bn = p.b_n.data() + n0;
       const int64_t panels = CeilDiv(ncols, kNr);
-      if (p.b_ns == 1 && p.b_ks != kNotAffine) {
-        const uint16_t* src = rhs + b_off + p.b_k[k0] + bn[0];
-        for (int64_t q = 0; q < kp0; ++q) {
-          const int rows = static_cast<int>(std::min<int64_t>(2, kc - 2 * q));
-          bk.pack_b(src + 2 * q * p.b_ks, p.b_ks, rows, ncols,
-                    bblock + q * 2 * kNr, panel_stride, &sb.max_abs,
-                    &sb.min_nz_minus1);
-        }
-      } else {
-        for (int64_t j0 = 0; j0 < ncols; j0 += kNr) {
-          const int64_t nr = std::min<int64_t>(kNr, ncols - j0);
-          uint16_t* panel = bblock + (j0 / kNr) * panel_stride;
-          for (int64_t q = 0; q < kp0; ++q) {
-            uint16_t* dst = panel + q * 2 * kNr;
-            std::fill(dst, dst + 2 * kNr, uint16_t{0});
-            for (int h = 0; h < 2 && 2 * q + h < kc; ++h) {
-              const int64_t row = b_off + p.b_k[k0 + 2 * q + h];
-              for (int64_t j = 0; j < nr; ++j) {
-                dst[2 * j + h] = rhs[row + bn[j0 + j]];
-                scan(sb, dst[2 * j + h]);
-              }
-            }
-          }
-        }
-      }
+      PackBf16PairsB(p, bk, rhs, b_off, k0, kc, n0, ncols, panel_stride, bblock,
+                     &sb);
       // The pair rows past K up to the tile depth: zero in every panel.
       for (int64_t pn = 0; pn < panels; ++pn) {
         uint16_t* pad = bblock + pn * panel_stride + kp0 * 2 * kNr;
@@ -1266,7 +1253,7 @@ void RunBf16AmxItems(Shared& sh, const gemm::Bf16DotKernels& bk,
           } else {
             for (int64_t k = 0; k < kc; ++k) {
               dst[k] = lhs[row + p.a_k[k0 + k]];
-              scan(sa, dst[k]);
+              ScanBf16(sa, dst[k]);
             }
           }
           std::fill(dst + kc, dst + lda, uint16_t{0});
