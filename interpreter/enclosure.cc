@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
+#include <initializer_list>
 #include <limits>
 #include <map>
 #include <memory>
@@ -864,6 +865,61 @@ std::optional<DotAlgorithmModel> DotAlgorithmOf(const std::string& name) {
 
 // ---- The pass.
 
+// The batch-norm rules' frame (EnclosurePass::BatchNormFrameOf).
+struct BatchNormFrame {
+  int64_t features = 0, inner = 1, n = 0;
+  double u = 0, rho = 0, tiny = 0, eps = 0;
+};
+
+double MaxAbs(double lo, double hi) {
+  return std::max(std::fabs(lo), std::fabs(hi));
+}
+
+// One feature of a batch-norm operand x: its elements (`members`), and the
+// flags of every enclosure a rule reads for it. A NaN makes the feature
+// NaN; any other element that is not a finite number leaves it undecided.
+struct FeatureSlice {
+  std::vector<int64_t> members;
+  uint8_t flags = kEnclNumber;
+  bool finite = true;
+  int64_t fi = 0;
+
+  void Start(const BatchNormFrame& fr, int64_t size, int64_t feature) {
+    fi = feature;
+    flags = kEnclNumber;
+    finite = true;
+    members.clear();
+    for (int64_t i = 0; i < size; ++i) {
+      if ((i / fr.inner) % fr.features == fi) members.push_back(i);
+    }
+  }
+  void Take(const ArrayEnclosure& a, int64_t i) {
+    flags |= a.flags[i] & ~kEnclNumber;
+    if (!(a.flags[i] & kEnclNumber)) flags = (flags & ~kEnclNumber) | kEnclNaN;
+    finite = finite && std::isfinite(a.lo[i]) && std::isfinite(a.hi[i]);
+  }
+  // The feature's elements of `per_element` and element fi of each of
+  // `per_feature` become [-inf, inf] with `fl`; a non-empty reason is
+  // added to all of them.
+  void SetAll(ArrayEnclosure& per_element,
+              std::initializer_list<ArrayEnclosure*> per_feature, uint8_t fl,
+              const std::string& reason) const {
+    for (int64_t i : members) {
+      per_element.flags[i] = fl;
+      per_element.lo[i] = -kInf;
+      per_element.hi[i] = kInf;
+    }
+    for (ArrayEnclosure* a : per_feature) {
+      a->flags[fi] = fl;
+      a->lo[fi] = -kInf;
+      a->hi[fi] = kInf;
+    }
+    if (reason.empty()) return;
+    AddReason(per_element.reasons, reason);
+    for (ArrayEnclosure* a : per_feature) AddReason(a->reasons, reason);
+  }
+};
+
 class EnclosurePass {
  public:
   explicit EnclosurePass(const EnclosureOptions& options) : options_(options) {
@@ -917,6 +973,9 @@ class EnclosurePass {
   absl::StatusOr<std::optional<ValueEnclosure>> Convolution(
       const HloInstruction& inst,
       const std::vector<const ValueEnclosure*>& ops);
+  std::optional<BatchNormFrame> BatchNormFrameOf(const HloInstruction& inst,
+                                                 const ArrayEnclosure& x,
+                                                 PrimitiveType t) const;
   std::optional<ValueEnclosure> BatchNormTraining(
       const HloInstruction& inst,
       const std::vector<const ValueEnclosure*>& ops);
@@ -2132,6 +2191,32 @@ absl::StatusOr<std::optional<ValueEnclosure>> EnclosurePass::Convolution(
 // g = scale / sqrt(var + eps), rho = (2 k_rsqrt + 1) u, plus its floor
 // (N + 8) tiny (1 + |scale| r)(1 + r)), magnitudes taken over the
 // enclosures, so both decompositions XLA and the seeds use are inside.
+// What the batch-norm rules share: the geometry of the feature dimension
+// of operand x (`inner` elements below it, `n` elements per feature) and
+// the result type's constants: unit roundoff u, the relative error rho of
+// a rounded 1 / sqrt (rsqrt's ulp budget, twice, plus the rounding), the
+// least subnormal and epsilon. nullopt where the feature index is out of
+// range.
+std::optional<BatchNormFrame> EnclosurePass::BatchNormFrameOf(
+    const HloInstruction& inst, const ArrayEnclosure& x,
+    PrimitiveType t) const {
+  const int64_t fdim = inst.attrs().feature_index;
+  if (fdim < 0 || fdim >= x.shape.rank()) return std::nullopt;
+  BatchNormFrame fr;
+  fr.features = x.shape.dimensions(fdim);
+  for (int64_t d = fdim + 1; d < x.shape.rank(); ++d) {
+    fr.inner *= x.shape.dimensions(d);
+  }
+  fr.n = fr.features == 0 ? 0 : x.size() / fr.features;
+  const FloatFormat& f = FormatOf(t);
+  fr.u = std::ldexp(1.0, -Precision(f));
+  const double k_rsqrt = options_.error_model(HloOpcode::kRsqrt, t).ulps;
+  fr.rho = MulUp(AddUp(MulUp(2, k_rsqrt), 1), fr.u);
+  fr.tiny = MinSubnormal(f);
+  fr.eps = static_cast<double>(inst.attrs().epsilon);
+  return fr;
+}
+
 std::optional<ValueEnclosure> EnclosurePass::BatchNormInference(
     const HloInstruction& inst, const std::vector<const ValueEnclosure*>& ops) {
   if (ops.size() != 5 || !inst.shape().IsArray()) return std::nullopt;
@@ -2141,21 +2226,13 @@ std::optional<ValueEnclosure> EnclosurePass::BatchNormInference(
     if (!o->shape.IsArray() || !o->array.is_float) return std::nullopt;
   }
   const ArrayEnclosure& x = ops[0]->array;
-  const int64_t fdim = inst.attrs().feature_index;
-  if (fdim < 0 || fdim >= x.shape.rank()) return std::nullopt;
-  const int64_t features = x.shape.dimensions(fdim);
-  int64_t inner = 1;
-  for (int64_t d = fdim + 1; d < x.shape.rank(); ++d) {
-    inner *= x.shape.dimensions(d);
-  }
-  const int64_t n_per_feature = features == 0 ? 0 : x.size() / features;
-  const FloatFormat& f = FormatOf(t);
-  const double u = std::ldexp(1.0, -Precision(f));
-  const double k_rsqrt = options_.error_model(HloOpcode::kRsqrt, t).ulps;
-  const double rho = MulUp(AddUp(MulUp(2, k_rsqrt), 1), u);
+  const std::optional<BatchNormFrame> frame = BatchNormFrameOf(inst, x, t);
+  if (!frame) return std::nullopt;
+  const int64_t features = frame->features, inner = frame->inner;
+  const int64_t n_per_feature = frame->n;
+  const double u = frame->u, rho = frame->rho, tiny = frame->tiny;
+  const double eps = frame->eps;
   const double g6 = AddUp(Gamma(6, u), rho), g3 = Gamma(3, u);
-  const double tiny = MinSubnormal(f);
-  const double eps = static_cast<double>(inst.attrs().epsilon);
   const std::string where = absl::StrCat("batch-norm-inference ", inst.name());
   ValueEnclosure out;
   out.shape = inst.shape();
@@ -2251,24 +2328,17 @@ std::optional<ValueEnclosure> EnclosurePass::BatchNormTraining(
   const ArrayEnclosure& of = ops[2]->array;
   const PrimitiveType t = x.shape.element_type();
   if (!SupportedFloat(t)) return std::nullopt;
-  const int64_t fdim = inst.attrs().feature_index;
-  if (fdim < 0 || fdim >= x.shape.rank()) return std::nullopt;
-  const int64_t features = x.shape.dimensions(fdim);
-  int64_t inner = 1;
-  for (int64_t d = fdim + 1; d < x.shape.rank(); ++d) {
-    inner *= x.shape.dimensions(d);
-  }
-  if (features == 0 || sc.size() != features || of.size() != features) {
+  const std::optional<BatchNormFrame> frame = BatchNormFrameOf(inst, x, t);
+  if (!frame || frame->features == 0 || sc.size() != frame->features ||
+      of.size() != frame->features) {
     return std::nullopt;
   }
-  const int64_t n = x.size() / features;
   const FloatFormat& f = FormatOf(t);
-  const double u = std::ldexp(1.0, -Precision(f));
-  const double k_rsqrt = options_.error_model(HloOpcode::kRsqrt, t).ulps;
-  const double rho = MulUp(AddUp(MulUp(2, k_rsqrt), 1), u);
+  const int64_t features = frame->features;
+  const int64_t n = frame->n;
+  const double u = frame->u, rho = frame->rho, tiny = frame->tiny;
+  const double eps = frame->eps;
   const double g6 = AddUp(Gamma(6, u), rho), g3 = Gamma(3, u);
-  const double tiny = MinSubnormal(f);
-  const double eps = static_cast<double>(inst.attrs().epsilon);
   const double nd = static_cast<double>(n);
   const std::string where = absl::StrCat("batch-norm-training ", inst.name());
   ArrayEnclosure y = NewArray(x.shape);
@@ -2279,44 +2349,19 @@ std::optional<ValueEnclosure> EnclosurePass::BatchNormTraining(
       MergeReasons(a->reasons, o->array.reasons);
     }
   }
-  auto mag = [](double lo, double hi) {
-    return std::max(std::fabs(lo), std::fabs(hi));
-  };
-  std::vector<int64_t> members;
+  FeatureSlice slice;
+  const std::vector<int64_t>& members = slice.members;
   for (int64_t fi = 0; fi < features; ++fi) {
-    members.clear();
-    for (int64_t i = 0; i < x.size(); ++i) {
-      if ((i / inner) % features == fi) members.push_back(i);
-    }
-    // Flags: a NaN makes everything of the feature NaN; anything else not
-    // a finite enclosure makes it undecided.
-    uint8_t fl = kEnclNumber;
-    bool finite = true;
-    auto take = [&](const ArrayEnclosure& a, int64_t i) {
-      fl |= a.flags[i] & ~kEnclNumber;
-      if (!(a.flags[i] & kEnclNumber)) fl = (fl & ~kEnclNumber) | kEnclNaN;
-      finite = finite && std::isfinite(a.lo[i]) && std::isfinite(a.hi[i]);
-    };
-    for (int64_t i : members) take(x, i);
-    const uint8_t stat_fl = fl;
-    const bool stat_finite = finite;
-    take(sc, fi);
-    take(of, fi);
+    slice.Start(*frame, x.size(), fi);
+    for (int64_t i : members) slice.Take(x, i);
+    const uint8_t stat_fl = slice.flags;
+    const bool stat_finite = slice.finite;
+    slice.Take(sc, fi);
+    slice.Take(of, fi);
+    const uint8_t fl = slice.flags;
+    const bool finite = slice.finite;
     auto set_all = [&](uint8_t flags, const std::string& reason) {
-      for (int64_t i : members) {
-        y.flags[i] = flags;
-        y.lo[i] = -kInf;
-        y.hi[i] = kInf;
-      }
-      for (ArrayEnclosure* a : {&mean, &var}) {
-        a->flags[fi] = flags;
-        a->lo[fi] = -kInf;
-        a->hi[fi] = kInf;
-      }
-      if (!reason.empty()) {
-        for (ArrayEnclosure* a : {&y, &mean, &var})
-          AddReason(a->reasons, reason);
-      }
+      slice.SetAll(y, {&mean, &var}, flags, reason);
     };
     if (!(stat_fl & kEnclNumber)) {
       set_all(kEnclNaN, "");
@@ -2332,7 +2377,7 @@ std::optional<ValueEnclosure> EnclosurePass::BatchNormTraining(
     for (int64_t i : members) {
       sum_lo = AddDown(sum_lo, x.lo[i]);
       sum_hi = AddUp(sum_hi, x.hi[i]);
-      const double m = mag(x.lo[i], x.hi[i]);
+      const double m = MaxAbs(x.lo[i], x.hi[i]);
       const double mig = (x.lo[i] <= 0 && x.hi[i] >= 0)
                              ? 0
                              : std::min(std::fabs(x.lo[i]), std::fabs(x.hi[i]));
@@ -2389,13 +2434,14 @@ std::optional<ValueEnclosure> EnclosurePass::BatchNormTraining(
         DivUp(1, SqrtDown(AddDown(AddDown(v_lo, eps), -e_var)));
     const double e_r = AddUp(r_plus, -r_lo);
     const Iv scv{sc.lo[fi], sc.hi[fi]}, ofv{of.lo[fi], of.hi[fi]};
-    const double sc_mag = mag(scv.lo, scv.hi), of_mag = mag(ofv.lo, ofv.hi);
-    const double mu_mag = mag(mu.lo, mu.hi);
+    const double sc_mag = MaxAbs(scv.lo, scv.hi),
+                 of_mag = MaxAbs(ofv.lo, ofv.hi);
+    const double mu_mag = MaxAbs(mu.lo, mu.hi);
     const Iv g = IvMul(scv, Iv{r_lo, r_hi});
     for (int64_t i : members) {
       const Iv d{AddDown(x.lo[i], -mu.hi), AddUp(x.hi[i], -mu.lo)};
       const Iv dg = IvMul(d, g);
-      const double xm = AddUp(mag(x.lo[i], x.hi[i]), mu_mag);
+      const double xm = AddUp(MaxAbs(x.lo[i], x.hi[i]), mu_mag);
       double bound = AddUp(AddUp(MulUp(MulUp(sc_mag, AddUp(xm, e_mu)), e_r),
                                  MulUp(MulUp(sc_mag, r_hi), e_mu)),
                            AddUp(MulUp(MulUp(MulUp(g6, xm), sc_mag), r_plus),
@@ -2443,26 +2489,17 @@ std::optional<ValueEnclosure> EnclosurePass::BatchNormGrad(
   const ArrayEnclosure& dy = ops[4]->array;
   const PrimitiveType t = x.shape.element_type();
   if (!SupportedFloat(t) || dy.size() != x.size()) return std::nullopt;
-  const int64_t fdim = inst.attrs().feature_index;
-  if (fdim < 0 || fdim >= x.shape.rank()) return std::nullopt;
-  const int64_t features = x.shape.dimensions(fdim);
-  int64_t inner = 1;
-  for (int64_t d = fdim + 1; d < x.shape.rank(); ++d) {
-    inner *= x.shape.dimensions(d);
-  }
-  if (features == 0 || sc.size() != features || mn.size() != features ||
-      vr.size() != features) {
+  const std::optional<BatchNormFrame> frame = BatchNormFrameOf(inst, x, t);
+  if (!frame || frame->features == 0 || sc.size() != frame->features ||
+      mn.size() != frame->features || vr.size() != frame->features) {
     return std::nullopt;
   }
-  const int64_t n = x.size() / features;
-  const double nd = static_cast<double>(n);
   const FloatFormat& f = FormatOf(t);
-  const double u = std::ldexp(1.0, -Precision(f));
-  const double k_rsqrt = options_.error_model(HloOpcode::kRsqrt, t).ulps;
-  const double rho = MulUp(AddUp(MulUp(2, k_rsqrt), 1), u);
+  const int64_t features = frame->features, n = frame->n;
+  const double nd = static_cast<double>(n);
+  const double u = frame->u, rho = frame->rho, tiny = frame->tiny;
+  const double eps = frame->eps;
   const double delta = AddUp(Gamma(n + 8, u), MulUp(2, rho));
-  const double tiny = MinSubnormal(f);
-  const double eps = static_cast<double>(inst.attrs().epsilon);
   const std::string where = absl::StrCat("batch-norm-grad ", inst.name());
   ArrayEnclosure gx = NewArray(inst.shape().tuple_shapes(0));
   ArrayEnclosure gs = NewArray(inst.shape().tuple_shapes(1));
@@ -2472,45 +2509,21 @@ std::optional<ValueEnclosure> EnclosurePass::BatchNormGrad(
       MergeReasons(a->reasons, o->array.reasons);
     }
   }
-  auto mag = [](double lo, double hi) {
-    return std::max(std::fabs(lo), std::fabs(hi));
-  };
-  std::vector<int64_t> members;
+  FeatureSlice slice;
+  const std::vector<int64_t>& members = slice.members;
   for (int64_t fi = 0; fi < features; ++fi) {
-    members.clear();
-    for (int64_t i = 0; i < x.size(); ++i) {
-      if ((i / inner) % features == fi) members.push_back(i);
-    }
-    uint8_t fl = kEnclNumber;
-    bool finite = true;
-    auto take = [&](const ArrayEnclosure& a, int64_t i) {
-      fl |= a.flags[i] & ~kEnclNumber;
-      if (!(a.flags[i] & kEnclNumber)) fl = (fl & ~kEnclNumber) | kEnclNaN;
-      finite = finite && std::isfinite(a.lo[i]) && std::isfinite(a.hi[i]);
-    };
+    slice.Start(*frame, x.size(), fi);
     for (int64_t i : members) {
-      take(x, i);
-      take(dy, i);
+      slice.Take(x, i);
+      slice.Take(dy, i);
     }
-    take(sc, fi);
-    take(mn, fi);
-    take(vr, fi);
+    slice.Take(sc, fi);
+    slice.Take(mn, fi);
+    slice.Take(vr, fi);
+    const uint8_t fl = slice.flags;
+    const bool finite = slice.finite;
     auto set_all = [&](uint8_t flags, const std::string& reason) {
-      for (int64_t i : members) {
-        gx.flags[i] = flags;
-        gx.lo[i] = -kInf;
-        gx.hi[i] = kInf;
-      }
-      for (ArrayEnclosure* a : {&gs, &go}) {
-        a->flags[fi] = flags;
-        a->lo[fi] = -kInf;
-        a->hi[fi] = kInf;
-      }
-      if (!reason.empty()) {
-        for (ArrayEnclosure* a : {&gx, &gs, &go}) {
-          AddReason(a->reasons, reason);
-        }
-      }
+      slice.SetAll(gx, {&gs, &go}, flags, reason);
     };
     if (!(fl & kEnclNumber)) {
       set_all(kEnclNaN, "");
@@ -2527,7 +2540,7 @@ std::optional<ValueEnclosure> EnclosurePass::BatchNormGrad(
     const Iv r{DivDown(1, SqrtUp(v_hi)), DivUp(1, SqrtDown(v_lo))};
     const Iv mu{mn.lo[fi], mn.hi[fi]};
     const Iv s{sc.lo[fi], sc.hi[fi]};
-    const double mu_mag = mag(mu.lo, mu.hi), s_mag = mag(s.lo, s.hi);
+    const double mu_mag = MaxAbs(mu.lo, mu.hi), s_mag = MaxAbs(s.lo, s.hi);
     Iv sdy{0, 0}, sdyx{0, 0};
     double sum_abs_dy = 0, p = 0;
     for (int64_t i : members) {
@@ -2536,9 +2549,9 @@ std::optional<ValueEnclosure> EnclosurePass::BatchNormGrad(
       sdy = {AddDown(sdy.lo, d.lo), AddUp(sdy.hi, d.hi)};
       const Iv prod = IvMul(d, xm);
       sdyx = {AddDown(sdyx.lo, prod.lo), AddUp(sdyx.hi, prod.hi)};
-      const double dm = mag(d.lo, d.hi);
+      const double dm = MaxAbs(d.lo, d.hi);
       sum_abs_dy = AddUp(sum_abs_dy, dm);
-      p = AddUp(p, MulUp(dm, AddUp(mag(x.lo[i], x.hi[i]), mu_mag)));
+      p = AddUp(p, MulUp(dm, AddUp(MaxAbs(x.lo[i], x.hi[i]), mu_mag)));
     }
     if (sum_abs_dy >= MaxFinite(f) / 4 ||
         MulUp(p, AddUp(1, r.hi)) >= MaxFinite(f) / 4) {
@@ -2575,8 +2588,8 @@ std::optional<ValueEnclosure> EnclosurePass::BatchNormGrad(
       // 2 delta |scale| r (|dy| + sum|dy| / N + (|x| + |mu|) tail).
       const double e_full =
           MulUp(MulUp(MulUp(MulUp(2, delta), s_mag), r.hi),
-                AddUp(AddUp(mag(d.lo, d.hi), DivUp(sum_abs_dy, nd)),
-                      MulUp(AddUp(mag(x.lo[i], x.hi[i]), mu_mag), tail)));
+                AddUp(AddUp(MaxAbs(d.lo, d.hi), DivUp(sum_abs_dy, nd)),
+                      MulUp(AddUp(MaxAbs(x.lo[i], x.hi[i]), mu_mag), tail)));
       out(gx, i, IvMul(k, inner_v), e_full);
     }
   }
