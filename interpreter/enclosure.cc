@@ -394,6 +394,22 @@ std::vector<int64_t> Offsets(absl::Span<const int64_t> dims,
   return out;
 }
 
+// A reduce's offsets into its operand: of each kept index (row-major over
+// the kept dimensions: the result's order) and of each reduced index
+// relative to it (row-major over `reduced` in the order given).
+std::pair<std::vector<int64_t>, std::vector<int64_t>> ReduceOffsets(
+    const Shape& operand, absl::Span<const int64_t> reduced) {
+  const auto dims = operand.dimensions();
+  const std::vector<int64_t> strides = RowMajorStrides(dims);
+  std::vector<int64_t> kept;
+  for (int64_t d = 0; d < operand.rank(); ++d) {
+    if (std::find(reduced.begin(), reduced.end(), d) == reduced.end()) {
+      kept.push_back(d);
+    }
+  }
+  return {Offsets(dims, strides, kept), Offsets(dims, strides, reduced)};
+}
+
 // ---- Element kernels.
 
 struct Iv {
@@ -2806,15 +2822,7 @@ std::optional<ValueEnclosure> EnclosurePass::ReduceMultiply(
       a.shape.element_type() != t || ReducerType(inst.to_apply()) != t) {
     return std::nullopt;
   }
-  const auto ad = a.shape.dimensions();
-  const std::vector<int64_t> as = RowMajorStrides(ad);
-  const std::vector<int64_t>& red = inst.attrs().dimensions;
-  std::vector<int64_t> kept;
-  for (int64_t d = 0; d < a.shape.rank(); ++d) {
-    if (std::find(red.begin(), red.end(), d) == red.end()) kept.push_back(d);
-  }
-  const auto ko = Offsets(ad, as, kept);
-  const auto ro = Offsets(ad, as, red);
+  const auto [ko, ro] = ReduceOffsets(a.shape, inst.attrs().dimensions);
   ValueEnclosure out;
   out.shape = inst.shape();
   out.array = NewArray(inst.shape());
@@ -3239,15 +3247,7 @@ absl::StatusOr<std::optional<ValueEnclosure>> EnclosurePass::ReduceBySelection(
     if (!o->shape.IsArray()) return std::nullopt;
   }
   const ArrayEnclosure& first = ops[0]->array;
-  const auto ad = first.shape.dimensions();
-  const std::vector<int64_t> as = RowMajorStrides(ad);
-  const std::vector<int64_t>& red = inst.attrs().dimensions;
-  std::vector<int64_t> kept;
-  for (int64_t d = 0; d < first.shape.rank(); ++d) {
-    if (std::find(red.begin(), red.end(), d) == red.end()) kept.push_back(d);
-  }
-  const auto ko = Offsets(ad, as, kept);
-  const auto ro = Offsets(ad, as, red);
+  const auto [ko, ro] = ReduceOffsets(first.shape, inst.attrs().dimensions);
   std::vector<Shape> out_shapes;
   if (inst.shape().IsTuple()) {
     for (const Shape& sh : inst.shape().tuple_shapes())
@@ -3473,15 +3473,7 @@ std::optional<ValueEnclosure> EnclosurePass::Reduce(
       a.shape.element_type() != t || ReducerType(inst.to_apply()) != t) {
     return std::nullopt;
   }
-  const auto ad = a.shape.dimensions();
-  const std::vector<int64_t> as = RowMajorStrides(ad);
-  const std::vector<int64_t>& red = inst.attrs().dimensions;
-  std::vector<int64_t> kept;
-  for (int64_t d = 0; d < a.shape.rank(); ++d) {
-    if (std::find(red.begin(), red.end(), d) == red.end()) kept.push_back(d);
-  }
-  const auto ko = Offsets(ad, as, kept);
-  const auto ro = Offsets(ad, as, red);
+  const auto [ko, ro] = ReduceOffsets(a.shape, inst.attrs().dimensions);
   ValueEnclosure out;
   out.shape = inst.shape();
   out.array = NewArray(inst.shape());
