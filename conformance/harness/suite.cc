@@ -113,9 +113,7 @@ CaseRecord RunRandomProgram(uint64_t seed, bool bf16,
   if (!verdict.ok()) {
     return finish(Outcome::kFail, std::string(verdict.status().message()));
   }
-  int64_t pass = 0;
   for (const EnclosureOutputVerdict& o : verdict->outputs) {
-    pass += o.pass;
     r.elements += o.pass + o.fail + o.unjudged + o.dont_care;
   }
   const std::string counts = absl::StrCat(

@@ -774,8 +774,13 @@ std::string Summary(const CollectingReporter& rep, bool markdown,
     }
     return -1;
   };
+  // f is a literal of the table below; StrFormat needs a constexpr format
+  // under clang, which a parameter is not.
   auto fmt = [](double x, const char* f) {
-    return x < 0 ? std::string("-") : absl::StrFormat(f, x);
+    if (x < 0) return std::string("-");
+    char buf[64];
+    std::snprintf(buf, sizeof buf, f, x);
+    return std::string(buf);
   };
   std::string out;
   const std::string sep = markdown ? " | " : "  ";
