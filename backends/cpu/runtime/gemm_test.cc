@@ -402,6 +402,38 @@ TEST(GemmTest, SubnormalProductsKeepTheFastPathWhereTheBoundAllows) {
   }
 }
 
+// The f32 subnormal-flush tests' check, at 1 and 2 threads: the dot runs
+// without the wide fallback, recomputes exactly `recomputed` results, every
+// result is within the bound of the long double reference (Reference), and
+// both thread counts give the same bits.
+void CheckF32SubnormalDot(const DotDims& d, const std::vector<float>& lhs,
+                          const std::vector<float>& rhs, int64_t recomputed,
+                          int lay, const GemmKernels& host, ThreadPool& two) {
+  const int64_t m = d.m[0].size, n = d.n[0].size, k = d.k[0].size;
+  const Ref r = Reference(d, lhs, rhs, FromF32, FromF32);
+  std::vector<float> first;
+  for (ThreadPool* pool : {static_cast<ThreadPool*>(nullptr), &two}) {
+    std::vector<float> c(m * n, NAN);
+    ASSERT_TRUE(RunDot(d, lhs.data(), rhs.data(), c.data(), pool, host).ok());
+    EXPECT_FALSE(LastDotUsedWideFallback());
+    EXPECT_EQ(LastDotSmallResultsRecomputed(), recomputed) << "layout " << lay;
+    for (int64_t i = 0; i < m; ++i) {
+      for (int64_t j = 0; j < n; ++j) {
+        const int64_t o = i * n + j;
+        ASSERT_LE(std::fabs(c[o] - r.y[o]),
+                  Bound(r.s[o], k, 0x1p-24, HalfUlpF32(r.y[o])))
+            << "layout " << lay << " (" << i << ", " << j << "): got " << c[o]
+            << ", exact " << static_cast<double>(r.y[o]);
+      }
+    }
+    if (first.empty()) {
+      first = c;
+    } else {
+      EXPECT_EQ(0, std::memcmp(first.data(), c.data(), c.size() * 4));
+    }
+  }
+}
+
 // The same for f64 (2^-1074 and friends against B in [0.5, 1)).
 // Subnormal entries of A are zeroed in the packed panels (an FMA with a
 // subnormal operand is a microcode assist on Intel cores) and the dropped
@@ -449,29 +481,8 @@ TEST(GemmTest, SubnormalEntriesOfAAreDroppedWithinTheBound) {
         al[i * d.m[0].lhs + q * d.k[0].lhs] = a[i * k + q];
       }
     }
-    const Ref r = Reference(d, al, b, FromF32, FromF32);
-    std::vector<float> first;
-    for (ThreadPool* pool : {static_cast<ThreadPool*>(nullptr), &two}) {
-      std::vector<float> c(m * n, NAN);
-      ASSERT_TRUE(RunDot(d, al.data(), b.data(), c.data(), pool, host).ok());
-      EXPECT_FALSE(LastDotUsedWideFallback());
-      // Rows 0 and 1 are recomputed, the others are not.
-      EXPECT_EQ(LastDotSmallResultsRecomputed(), 2 * n) << "layout " << lay;
-      for (int64_t i = 0; i < m; ++i) {
-        for (int64_t j = 0; j < n; ++j) {
-          const int64_t o = i * n + j;
-          ASSERT_LE(std::fabs(c[o] - r.y[o]),
-                    Bound(r.s[o], k, 0x1p-24, HalfUlpF32(r.y[o])))
-              << "layout " << lay << " (" << i << ", " << j << "): got " << c[o]
-              << ", exact " << static_cast<double>(r.y[o]);
-        }
-      }
-      if (first.empty()) {
-        first = c;
-      } else {
-        EXPECT_EQ(0, std::memcmp(first.data(), c.data(), c.size() * 4));
-      }
-    }
+    // Rows 0 and 1 are recomputed, the others are not.
+    CheckF32SubnormalDot(d, al, b, 2 * n, lay, host, two);
   }
 }
 
@@ -519,29 +530,8 @@ TEST(GemmTest, SubnormalEntriesOfBAreDroppedWithinTheBound) {
         bl[j * d.n[0].rhs + q * d.k[0].rhs] = bt[j * k + q];
       }
     }
-    const Ref r = Reference(d, a, bl, FromF32, FromF32);
-    std::vector<float> first;
-    for (ThreadPool* pool : {static_cast<ThreadPool*>(nullptr), &two}) {
-      std::vector<float> c(m * n, NAN);
-      ASSERT_TRUE(RunDot(d, a.data(), bl.data(), c.data(), pool, host).ok());
-      EXPECT_FALSE(LastDotUsedWideFallback());
-      // Columns 0 and 1 are recomputed, the others are not.
-      EXPECT_EQ(LastDotSmallResultsRecomputed(), 2 * m) << "layout " << lay;
-      for (int64_t i = 0; i < m; ++i) {
-        for (int64_t j = 0; j < n; ++j) {
-          const int64_t o = i * n + j;
-          ASSERT_LE(std::fabs(c[o] - r.y[o]),
-                    Bound(r.s[o], k, 0x1p-24, HalfUlpF32(r.y[o])))
-              << "layout " << lay << " (" << i << ", " << j << "): got " << c[o]
-              << ", exact " << static_cast<double>(r.y[o]);
-        }
-      }
-      if (first.empty()) {
-        first = c;
-      } else {
-        EXPECT_EQ(0, std::memcmp(first.data(), c.data(), c.size() * 4));
-      }
-    }
+    // Columns 0 and 1 are recomputed, the others are not.
+    CheckF32SubnormalDot(d, a, bl, 2 * m, lay, host, two);
   }
 }
 
