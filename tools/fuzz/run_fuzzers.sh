@@ -9,6 +9,8 @@
 # BUILD_DIR/crashes/<target>, logs in BUILD_DIR/logs/<target>.log (the last
 # lines give execs, cov, ft). FUZZ_JOBS=N runs N targets at a time. Exits 1 when any target stopped on a finding
 # (after running the others), 2 when a named target is not built.
+# FUZZ_TIMEOUT=S sets the per-input timeout (default 10 s; a wall-clock
+# limit, so raise it when the runs are niced on a loaded machine).
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
 BUILD="${1:-build-fuzz}"
@@ -54,7 +56,7 @@ run_one() {
     timer=(/usr/bin/time -f "cpu %U s user %S s sys, %e s wall" -o "$BUILD/logs/$t.time")
   fi
   "${timer[@]}" "$bin" "${dict[@]}" -max_total_time="$SECONDS_PER_TARGET" \
-    -rss_limit_mb=2048 -timeout=10 -max_len=65536 -print_final_stats=1 \
+    -rss_limit_mb=2048 -timeout="${FUZZ_TIMEOUT:-10}" -max_len=65536 -print_final_stats=1 \
     -artifact_prefix="$BUILD/crashes/$t/" \
     "$BUILD/corpus/$t" "$BUILD/seeds/$t" \
     "$ROOT/spec/ir/testdata/fuzz_regressions/$t" \
