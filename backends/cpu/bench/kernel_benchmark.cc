@@ -52,6 +52,7 @@
 #include "absl/strings/str_split.h"
 #include "backends/cpu/bench/peers.h"
 #include "backends/cpu/cpu_backend.h"
+#include "backends/cpu/runtime/conv.h"
 #include "backends/cpu/runtime/gemm.h"
 #include "backends/cpu/runtime/thread_pool.h"
 #include "benchmark/benchmark.h"
@@ -245,6 +246,56 @@ class GemmKernelWorkload : public Workload {
   std::unique_ptr<ThreadPool> pool_;
   bool fast_;
   bool amx_;
+};
+
+// The convolution runtime alone (RunConvolution on buffers made once, NHWC
+// input and output, HWIO filter): what the compiled module's call costs
+// without Executable::Run. The summary prints it as the "[kernel]" row.
+class ConvKernelWorkload : public Workload {
+ public:
+  ConvKernelWorkload(const ConvShape& s, int threads) {
+    const int64_t cg = s.c / s.groups;
+    dims_.feature_group_count = s.groups;
+    dims_.input_batch = dims_.output_batch = 1;
+    dims_.input_batch_stride = s.h * s.w * s.c;
+    dims_.input_feature = s.c;
+    dims_.input_feature_stride = 1;
+    dims_.kernel_input_feature = cg;
+    dims_.kernel_input_stride = s.out_c;
+    dims_.kernel_output_feature = s.out_c;
+    dims_.kernel_output_stride = 1;
+    dims_.output_batch_stride = s.out_h() * s.out_w() * s.out_c;
+    dims_.output_feature = s.out_c;
+    dims_.output_feature_stride = 1;
+    dims_.spatial = {{s.h, s.w * s.c, s.kh, s.kw * cg * s.out_c, s.out_h(),
+                      s.out_w() * s.out_c, s.stride, s.pad, 1, 1, false},
+                     {s.w, s.c, s.kw, cg * s.out_c, s.out_w(), s.out_c,
+                      s.stride, s.pad, 1, 1, false}};
+    input_.resize(static_cast<size_t>(s.h * s.w * s.c));
+    kernel_.resize(static_cast<size_t>(s.kh * s.kw * cg * s.out_c));
+    output_.resize(static_cast<size_t>(s.out_h() * s.out_w() * s.out_c));
+    uint64_t seed = 99;
+    for (auto* buf : {&input_, &kernel_}) {
+      for (float& v : *buf) {
+        seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+        v = static_cast<float>(static_cast<int64_t>(seed >> 40) - (1 << 23)) /
+            (1 << 23);
+      }
+    }
+    if (threads > 1) pool_ = std::make_unique<ThreadPool>(threads);
+  }
+  void Run() override {
+    absl::Status st =
+        RunConvolution(dims_, input_.data(), kernel_.data(), output_.data(),
+                       pool_.get(), conv::HostConvKernels());
+    if (!st.ok()) std::abort();
+    benchmark::DoNotOptimize(output_.data());
+  }
+
+ private:
+  ConvDims dims_;
+  std::vector<float> input_, kernel_, output_;
+  std::unique_ptr<ThreadPool> pool_;
 };
 
 // One live workload at a time: benchmarks run in registration order and a
@@ -522,7 +573,12 @@ void RegisterConv(const std::string& label, const ConvShape& s,
   info.work =
       2.0 * s.out_h() * s.out_w() * s.out_c * (s.c / s.groups) * s.kh * s.kw;
   AddInfo(info);
-  if (g_flags.hloref) Add(info, "hloref", Hloref(ConvHlo(s)), hloref_min_time);
+  if (g_flags.hloref) {
+    Add(info, "hloref", Hloref(ConvHlo(s)), hloref_min_time);
+    Add(info, "kernel", [s](int t, std::string*) -> std::unique_ptr<Workload> {
+      return std::make_unique<ConvKernelWorkload>(s, t);
+    });
+  }
   if (HaveOneDnn()) {
     Add(info, "onednn",
         Peer([s](int t) { return OneDnnConv(s, t); }, "oneDNN"));

@@ -205,11 +205,30 @@ struct Input {
   std::vector<int64_t> tap_off;
 };
 
-// Scans the positions of `rows` not scanned yet (see Input::seen).
+// Scans the positions of `rows` not scanned yet (see Input::seen). With
+// `flags`, scans nothing but sets flags[i] for the rows to scan (the tile
+// scans them, conv_kernels.h) and returns whether there is one.
 template <typename T>
-void ScanRows(const Input<T>& in, const T* const* rows, int64_t n,
-              const T* zero, const gemm::GemmKernels& k, Stats<T>& stats) {
-  if (in.seen == nullptr) return;
+bool ScanRows(const Input<T>& in, const T* const* rows, int64_t n,
+              const T* zero, const gemm::GemmKernels& k, Stats<T>& stats,
+              uint8_t* flags = nullptr) {
+  if (in.seen == nullptr) return false;
+  if (flags != nullptr) {
+    bool any = false;
+    for (int64_t i = 0; i < n; ++i) {
+      flags[i] = 0;
+      const T* r = rows[i];
+      if (r == zero) continue;
+      const int64_t diff = r - in.base;
+      std::atomic<uint8_t>& seen =
+          in.seen[in.row_shift >= 0 ? diff >> in.row_shift : diff / in.row_len];
+      if (seen.load(std::memory_order_relaxed) != 0) continue;
+      seen.store(1, std::memory_order_relaxed);
+      flags[i] = 1;
+      any = true;
+    }
+    return any;
+  }
   // Unseen rows that follow each other in memory are scanned by one call
   // (a strip's rows usually do: consecutive positions along the last
   // dimension). One call per row cost ~50 cycles of setup and horizontal
@@ -233,6 +252,7 @@ void ScanRows(const Input<T>& in, const T* const* rows, int64_t n,
     run_len = in.row_len;
   }
   if (run != nullptr) stats.Scan(k, run, run_len);
+  return false;
 }
 
 struct Shared {
@@ -336,11 +356,12 @@ void GroupInput(const Problem& p, const Input<T>& in, int64_t g,
 template <typename T>
 void KernelCall(const ConvKernels& k, int64_t ntaps, int64_t kc,
                 const T* const* rows, int64_t a_off, const T* b,
-                T* const* c_rows, int mr, int nr, bool accumulate) {
+                T* const* c_rows, int mr, int nr, bool accumulate,
+                const uint8_t* scan, typename Bits<T>::U* stats) {
   if constexpr (std::is_same_v<T, float>) {
-    k.f32(ntaps, kc, rows, a_off, b, c_rows, mr, nr, accumulate);
+    k.f32(ntaps, kc, rows, a_off, b, c_rows, mr, nr, accumulate, scan, stats);
   } else {
-    k.f64(ntaps, kc, rows, a_off, b, c_rows, mr, nr, accumulate);
+    k.f64(ntaps, kc, rows, a_off, b, c_rows, mr, nr, accumulate, scan, stats);
   }
 }
 
@@ -363,6 +384,15 @@ void RunGemmItems(Shared& sh, const Input<T>& in, const T* zero, const T* bpack,
   T* out = static_cast<T*>(sh.output);
   const int64_t ofs = p.d.output_feature_stride;
   Stats<T> sa;
+  // The range guard's scan of a strip's new input rows runs inside the
+  // first tile that reads them (conv_kernels.h) when that tile reads whole
+  // rows: one channel chunk covering every input feature (no feature
+  // groups). Otherwise ScanRows scans them before the tiles.
+  const bool tile_scan =
+      in.seen != nullptr && p.chunks == 1 && p.cg == in.row_len && p.cc == p.cg;
+  std::vector<uint8_t> flags(
+      static_cast<size_t>(tile_scan ? p.ntaps * kConvMr : 0));
+  typename Bits<T>::U tile_stats[2] = {sa.max_abs, sa.min_nz_minus1};
   for (int64_t item = item_begin; item < item_end; ++item) {
     const int64_t ni = item % p.n_blocks;
     const int64_t mi = (item / p.n_blocks) % p.m_blocks;
@@ -382,8 +412,11 @@ void RunGemmItems(Shared& sh, const Input<T>& in, const T* zero, const T* bpack,
       for (int64_t s0 = m0; s0 < m1; s0 += kConvMr) {
         const int mr = static_cast<int>(std::min<int64_t>(kConvMr, m1 - s0));
         StripRows<T>(p, in, zero, batch_off, s0, mr, rows, coff);
+        bool scan_in_tile = false;
         if (q == 0) {
-          ScanRows<T>(in, rows, p.ntaps * kConvMr, zero, *sh.kernels->gemm, sa);
+          scan_in_tile =
+              ScanRows<T>(in, rows, p.ntaps * kConvMr, zero, *sh.kernels->gemm,
+                          sa, tile_scan ? flags.data() : nullptr);
         }
         for (int64_t pi = p0; pi < p1; ++pi) {
           const int nr =
@@ -398,7 +431,9 @@ void RunGemmItems(Shared& sh, const Input<T>& in, const T* zero, const T* bpack,
           const T* b =
               bpack + ((g * p.panels + pi) * p.k + k0 * p.ntaps) * nr_full;
           KernelCall<T>(*sh.kernels, p.ntaps, kc, rows, ci0 + k0, b, c_rows, mr,
-                        nr, q > 0);
+                        nr, q > 0,
+                        scan_in_tile && pi == p0 ? flags.data() : nullptr,
+                        tile_stats);
         }
       }
     }
@@ -417,6 +452,8 @@ void RunGemmItems(Shared& sh, const Input<T>& in, const T* zero, const T* bpack,
       }
     }
   }
+  sa.max_abs = std::max(sa.max_abs, tile_stats[0]);
+  sa.min_nz_minus1 = std::min(sa.min_nz_minus1, tile_stats[1]);
   std::lock_guard<std::mutex> lock(sh.mu);
   input_stats->Merge(sa);
 }

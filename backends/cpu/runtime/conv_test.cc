@@ -7,6 +7,7 @@
 // result, and the result type's rounding when it is narrower than f32).
 #include "backends/cpu/runtime/conv.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -671,6 +672,119 @@ TEST(ConvTest, RangeGuardTakesTheWidePath) {
         EXPECT_EQ(v, static_cast<double>(inf_ref.y[i])) << i;
       } else {
         EXPECT_TRUE(std::isfinite(v)) << i;
+      }
+    }
+  }
+}
+
+// The implicit-GEMM tile's own scan (conv_kernels.h `scan`): for flagged
+// rows it must merge exactly max |x| and the smallest nonzero |x| of
+// a_rows[i][a_off .. a_off + kc) (computed here from the values with
+// std::fabs, not from bit patterns) and nothing of the unflagged rows, and
+// its C must be bit-identical to the call without a scan. kc = 37: two full
+// 16-lane blocks and a masked tail (f32), four full blocks and a tail (f64).
+template <typename T, typename U, typename K>
+void CheckTileScan(const char* name, K kernel, int64_t nr_full) {
+  std::mt19937_64 rng(11);
+  std::uniform_real_distribution<double> u(0.5, 1.5);
+  constexpr int64_t kTaps = 2, kKc = 37, kOff = 3;
+  std::vector<std::vector<T>> rows(kTaps * conv::kConvMr,
+                                   std::vector<T>(kOff + kKc + 16));
+  for (auto& r : rows) {
+    for (T& v : r) v = static_cast<T>(u(rng));
+  }
+  // Distinct extremes in flagged rows, at the tail lane, a middle block and
+  // the first element; larger / smaller ones outside [a_off, a_off + kc)
+  // and in unflagged rows, which must not count.
+  const std::vector<uint8_t> flags = {1, 0, 1, 0, 0, 1, 0, 0, 1, 0, 0, 0};
+  rows[0][kOff + kKc - 1] = static_cast<T>(-7.25);
+  rows[2][kOff + 20] = static_cast<T>(0.125);
+  rows[8][kOff] = static_cast<T>(-0.0625);
+  rows[5][kOff + 16] = static_cast<T>(0);
+  rows[1][kOff + 5] = static_cast<T>(100);     // unflagged
+  rows[3][kOff + 5] = static_cast<T>(0.001);   // unflagged
+  rows[0][kOff - 1] = static_cast<T>(-50);     // before a_off
+  rows[2][kOff + kKc] = static_cast<T>(1e-3);  // past kc
+  double want_max = 0, want_min = INFINITY;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    if (!flags[i]) continue;
+    for (int64_t k = kOff; k < kOff + kKc; ++k) {
+      const double a = std::fabs(static_cast<double>(rows[i][k]));
+      want_max = std::max(want_max, a);
+      if (a != 0) want_min = std::min(want_min, a);
+    }
+  }
+  ASSERT_EQ(want_max, 7.25);
+  ASSERT_EQ(want_min, 0.0625);
+  std::vector<const T*> ptrs;
+  for (const auto& r : rows) ptrs.push_back(r.data());
+  std::vector<T> b(kTaps * kKc * nr_full);
+  for (T& v : b) v = static_cast<T>(u(rng));
+  const int nr = static_cast<int>(nr_full) - 14;  // a masked edge in C
+  for (int mr : {6, 4}) {
+    std::vector<T> c0(conv::kConvMr * nr_full, 0), c1 = c0;
+    T* r0[conv::kConvMr];
+    T* r1[conv::kConvMr];
+    for (int r = 0; r < conv::kConvMr; ++r) {
+      r0[r] = c0.data() + r * nr_full;
+      r1[r] = c1.data() + r * nr_full;
+    }
+    kernel(kTaps, kKc, ptrs.data(), kOff, b.data(), r0, mr, nr, false, nullptr,
+           nullptr);
+    U stats[2] = {0, static_cast<U>(~U{0})};
+    kernel(kTaps, kKc, ptrs.data(), kOff, b.data(), r1, mr, nr, false,
+           flags.data(), stats);
+    EXPECT_EQ(c0, c1) << name << " mr=" << mr;
+    T mx, mn;
+    const U mn_bits = stats[1] + 1;
+    std::memcpy(&mx, &stats[0], sizeof(T));
+    std::memcpy(&mn, &mn_bits, sizeof(T));
+    EXPECT_EQ(static_cast<double>(mx), want_max) << name;
+    EXPECT_EQ(static_cast<double>(mn), want_min) << name;
+  }
+}
+
+TEST(ConvTest, TileScanTakesTheRangeStatistics) {
+  for (const ConvKernels* kernels : KernelSets()) {
+    CheckTileScan<float, uint32_t>(kernels->name, kernels->f32,
+                                   conv::kConvNrF32);
+    CheckTileScan<double, uint64_t>(kernels->name, kernels->f64,
+                                    conv::kConvNrF64);
+  }
+}
+
+// The driver's in-tile scan (one channel chunk, input in place): a single
+// subnormal or infinite input element, wherever it lies (first or a later
+// strip, a full lane block or the masked tail of 37 channels, a row that
+// only a later tap reads first), must send the convolution to the wide
+// path; without it the fast path stands.
+TEST(ConvTest, RangeGuardSeesEveryInputElementInTheTile) {
+  for (int taps : {1, 3}) {
+    Spec s;
+    s.in_f = 37;
+    s.out_f = 20;
+    s.win = {W(9, taps, 1, taps / 2), W(7, taps, 1, taps / 2)};
+    const Problem p = Make(s);
+    std::mt19937_64 rng(5);
+    const std::vector<double> x = Values(s.it, Product(p.in_dims), rng);
+    const std::vector<double> w = Values(s.kt, Product(p.k_dims), rng);
+    for (const ConvKernels* kernels : KernelSets()) {
+      std::string path;
+      RunSpec(p, Store(s.it, x), Store(s.kt, w), *kernels, 1, &path);
+      EXPECT_EQ(path, "gemm") << kernels->name;
+      const int64_t positions = 9 * 7;
+      for (int64_t pos :
+           {int64_t{0}, int64_t{13}, int64_t{40}, positions - 1}) {
+        for (int64_t c : {0, 17, 36}) {
+          for (double odd : {1e-40, static_cast<double>(INFINITY)}) {
+            std::vector<double> xo = x;
+            xo[pos * s.in_f + c] = odd;
+            RunSpec(p, Store(s.it, xo), Store(s.kt, w), *kernels, 1, &path);
+            EXPECT_EQ(path, "wide")
+                << kernels->name << " taps=" << taps << " position " << pos
+                << " channel " << c << " value " << odd;
+          }
+        }
       }
     }
   }
