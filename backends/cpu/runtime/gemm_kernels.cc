@@ -13,6 +13,7 @@
 #include "backends/cpu/runtime/gemm_kernels.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 
@@ -170,6 +171,30 @@ void PortableCvtBf16(const uint16_t* src, uint32_t* dst, int64_t n,
   }
 }
 
+// f16 bits -> f32 bits, exactly (subnormal f16 values are normal f32s).
+uint32_t F16ToF32Bits(uint16_t h) {
+  const uint32_t sign = uint32_t{h & 0x8000u} << 16;
+  const uint32_t e = (h >> 10) & 0x1fu, m = h & 0x3ffu;
+  if (e == 0x1f) return sign | 0x7f800000u | (m << 13);  // inf, NaN
+  if (e != 0) return sign | ((e + 112) << 23) | (m << 13);
+  // Zero or subnormal: m * 2^-24, exact in f32.
+  const float f = std::ldexp(static_cast<float>(m), -24);
+  uint32_t bits;
+  std::memcpy(&bits, &f, sizeof(bits));
+  return sign | bits;
+}
+
+void PortableCvtF16(const uint16_t* src, uint32_t* dst, int64_t n,
+                    int64_t chunk, int64_t dst_stride, uint32_t* mx,
+                    uint32_t* mn) {
+  for (int64_t c0 = 0; c0 < n; c0 += chunk) {
+    const int64_t len = std::min(chunk, n - c0);
+    uint32_t* d = dst + (c0 / chunk) * dst_stride;
+    for (int64_t i = 0; i < len; ++i) d[i] = F16ToF32Bits(src[c0 + i]);
+    PortableCopyScan<uint32_t>(d, nullptr, len, len, len, mx, mn);
+  }
+}
+
 void PortableTranspose32(const uint32_t* src, int64_t lds, int64_t rows,
                          int64_t cols, uint32_t* dst, int64_t ldd) {
   for (int64_t r = 0; r < rows; ++r) {
@@ -190,7 +215,8 @@ const GemmKernels kPortable = {"portable",
                                nullptr,
                                PortableTranspose32,
                                false,
-                               nullptr};
+                               nullptr,
+                               PortableCvtF16};
 
 #ifdef HLOREF_GEMM_X86
 
@@ -865,6 +891,42 @@ HLOREF_AVX512 void Avx512CvtBf16(const uint16_t* src, uint32_t* dst, int64_t n,
   *min_nz_m1 = rn;
 }
 
+// f16 -> f32 with vcvtph2ps (AVX512F; exact for every f16 value, and
+// MXCSR.DAZ does not apply to it), the statistics as Avx512CvtBf16.
+HLOREF_AVX512 void Avx512CvtF16(const uint16_t* src, uint32_t* dst, int64_t n,
+                                int64_t chunk, int64_t dst_stride,
+                                uint32_t* max_abs, uint32_t* min_nz_m1) {
+  const __m512i abs = _mm512_set1_epi32(0x7fffffff);
+  const __m512i one = _mm512_set1_epi32(1);
+  __m512i mx = _mm512_set1_epi32(static_cast<int>(*max_abs));
+  __m512i mn = _mm512_set1_epi32(static_cast<int>(*min_nz_m1));
+  for (int64_t c0 = 0; c0 < n; c0 += chunk) {
+    const int64_t len = std::min(chunk, n - c0);
+    const uint16_t* s = src + c0;
+    uint32_t* d = dst + (c0 / chunk) * dst_stride;
+    for (int64_t i = 0; i < len; i += 16) {
+      const __mmask16 m =
+          len - i >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << (len - i)) - 1);
+      const __m512i v = _mm512_castps_si512(
+          _mm512_maskz_cvtph_ps(m, _mm256_maskz_loadu_epi16(m, s + i)));
+      _mm512_mask_storeu_epi32(d + i, m, v);
+      const __m512i u = _mm512_and_si512(v, abs);
+      mx = _mm512_mask_max_epu32(mx, m, mx, u);
+      mn = _mm512_mask_min_epu32(mn, m, mn, _mm512_sub_epi32(u, one));
+    }
+  }
+  alignas(64) uint32_t hx[16], hn[16];
+  _mm512_store_si512(hx, mx);
+  _mm512_store_si512(hn, mn);
+  uint32_t rx = hx[0], rn = hn[0];
+  for (int i = 1; i < 16; ++i) {
+    rx = std::max(rx, hx[i]);
+    rn = std::min(rn, hn[i]);
+  }
+  *max_abs = rx;
+  *min_nz_m1 = rn;
+}
+
 // Vector traits for the GEMV template. Scan: the range guard's statistics
 // of one vector of B (zero lanes, as masked loads give, change neither).
 struct F32Vec {
@@ -1163,13 +1225,13 @@ const GemmKernels kAvx512 = {"avx512",      Avx512F32,        Avx512F64,
                              PortableInt,   Avx512CopyScan32, Avx512CopyScan64,
                              Avx512GemvF32, Avx512GemvF64,    Avx512CvtBf16,
                              nullptr,       nullptr,          Avx512Transpose32,
-                             true,          Avx512F32RowsA};
+                             true,          Avx512F32RowsA,   Avx512CvtF16};
 const GemmKernels kAvx512Vnni = {
     "avx512-vnni", Avx512F32,        Avx512F64,
     Avx512Int,     Avx512CopyScan32, Avx512CopyScan64,
     Avx512GemvF32, Avx512GemvF64,    Avx512CvtBf16,
     Avx512I8,      Avx512PackI8B,    Avx512Transpose32,
-    true,          Avx512F32RowsA};
+    true,          Avx512F32RowsA,   Avx512CvtF16};
 
 #endif  // HLOREF_GEMM_X86
 
