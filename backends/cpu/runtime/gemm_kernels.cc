@@ -257,6 +257,10 @@ HLOREF_AVX512 void Avx512F32Tile(int64_t kc, const float* a, const float* b,
                       : _mm512_setzero_ps();
     }
   }
+  // Unrolled by two: 256 x 256 x 256 tiles ran at 84-85 % of the FMA
+  // peak rolled and 90-92 % unrolled (best of 15, a copy of this loop in
+  // a throwaway harness; the loop's own increments and branch per k).
+#pragma GCC unroll 2
   for (int64_t k = 0; k < kc; ++k) {
     const float* brow = b + k * ldb;
     __m512 bv[4];
@@ -794,11 +798,32 @@ HLOREF_AVX512 void Avx512CopyScan32(const uint32_t* src, uint32_t* dst,
   const __m512i one = _mm512_set1_epi32(1);
   __m512i mx = _mm512_set1_epi32(static_cast<int>(*max_abs));
   __m512i mn = _mm512_set1_epi32(static_cast<int>(*min_nz_m1));
+  // Whole vectors unmasked, two per step into a second pair of
+  // accumulators (this pass was 12 % of a 256^3 GEMM, perf record, with a
+  // mask computed per vector); the tail of each chunk masked.
+  // (Mask forms with a full mask: GCC 12 warns on the unmasked ones.)
+  const __mmask16 all = 0xFFFF;
+  __m512i mx2 = mx, mn2 = mn;
   for (int64_t c0 = 0; c0 < n; c0 += chunk) {
     const int64_t len = std::min(chunk, n - c0);
     const uint32_t* s = src + c0;
     uint32_t* d = dst != nullptr ? dst + (c0 / chunk) * dst_stride : nullptr;
-    for (int64_t i = 0; i < len; i += 16) {
+    int64_t i = 0;
+    for (; i + 32 <= len; i += 32) {
+      const __m512i v0 = _mm512_loadu_si512(s + i);
+      const __m512i v1 = _mm512_loadu_si512(s + i + 16);
+      if (d != nullptr) {
+        _mm512_storeu_si512(d + i, v0);
+        _mm512_storeu_si512(d + i + 16, v1);
+      }
+      const __m512i u0 = _mm512_and_si512(v0, abs);
+      const __m512i u1 = _mm512_and_si512(v1, abs);
+      mx = _mm512_mask_max_epu32(mx, all, mx, u0);
+      mx2 = _mm512_mask_max_epu32(mx2, all, mx2, u1);
+      mn = _mm512_mask_min_epu32(mn, all, mn, _mm512_sub_epi32(u0, one));
+      mn2 = _mm512_mask_min_epu32(mn2, all, mn2, _mm512_sub_epi32(u1, one));
+    }
+    for (; i < len; i += 16) {
       const __mmask16 m =
           len - i >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << (len - i)) - 1);
       const __m512i v = _mm512_maskz_loadu_epi32(m, s + i);
@@ -808,6 +833,8 @@ HLOREF_AVX512 void Avx512CopyScan32(const uint32_t* src, uint32_t* dst,
       mn = _mm512_mask_min_epu32(mn, m, mn, _mm512_sub_epi32(u, one));
     }
   }
+  mx = _mm512_mask_max_epu32(mx, all, mx, mx2);
+  mn = _mm512_mask_min_epu32(mn, all, mn, mn2);
   // (GCC 12's _mm512_reduce_* trip -Wuninitialized: reduce by hand.)
   alignas(64) uint32_t hx[16], hn[16];
   _mm512_store_si512(hx, mx);

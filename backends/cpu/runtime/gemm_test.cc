@@ -872,6 +872,37 @@ TEST(GemmKernelTest, CopyScanFindsExtremes) {
   }
 }
 
+// The copy-and-scan kernel finds an extreme at any position: whole-vector
+// pairs (two accumulator sets), single vectors and masked tails, whole and
+// chunked (chunks of 64 and 40 values).
+TEST(GemmKernelTest, CopyScanFindsExtremesAtEveryPosition) {
+  for (const GemmKernels* kernels : KernelSets()) {
+    for (int64_t chunk : {int64_t{0}, int64_t{64}, int64_t{40}}) {
+      const int64_t n = 150;
+      for (int64_t pos = 0; pos < n; ++pos) {
+        std::vector<float> v(n, -1.0f);
+        v[pos] = -3.0f;
+        v[(pos + 37) % n] = 0x1p-140f;
+        uint32_t mx = 0, mn = ~0u;
+        std::vector<float> dst(n * 2);
+        const int64_t c = chunk == 0 ? n : chunk;
+        kernels->scan32(reinterpret_cast<const uint32_t*>(v.data()),
+                        reinterpret_cast<uint32_t*>(dst.data()), n, c, c + 3,
+                        &mx, &mn);
+        const uint32_t mn1 = mn + 1;
+        float max_abs, min_nz;
+        std::memcpy(&max_abs, &mx, 4);
+        std::memcpy(&min_nz, &mn1, 4);
+        ASSERT_EQ(max_abs, 3.0f) << kernels->name << " pos " << pos;
+        ASSERT_EQ(min_nz, 0x1p-140f) << kernels->name << " pos " << pos;
+        for (int64_t i = 0; i < n; ++i) {
+          ASSERT_EQ(dst[(i / c) * (c + 3) + i % c], v[i]) << i;
+        }
+      }
+    }
+  }
+}
+
 // The 16-bit widening kernels alone, on every encoding: each value must be
 // the f32 of the spec's decoder (spec/types/minifloat.h, not the kernels'
 // code) bit for bit, subnormals, infinities and NaN payloads included,
