@@ -13,6 +13,7 @@
 #include "backends/cpu/runtime/gemm_kernels.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 
@@ -170,6 +171,30 @@ void PortableCvtBf16(const uint16_t* src, uint32_t* dst, int64_t n,
   }
 }
 
+// f16 bits -> f32 bits, exactly (subnormal f16 values are normal f32s).
+uint32_t F16ToF32Bits(uint16_t h) {
+  const uint32_t sign = uint32_t{h & 0x8000u} << 16;
+  const uint32_t e = (h >> 10) & 0x1fu, m = h & 0x3ffu;
+  if (e == 0x1f) return sign | 0x7f800000u | (m << 13);  // inf, NaN
+  if (e != 0) return sign | ((e + 112) << 23) | (m << 13);
+  // Zero or subnormal: m * 2^-24, exact in f32.
+  const float f = std::ldexp(static_cast<float>(m), -24);
+  uint32_t bits;
+  std::memcpy(&bits, &f, sizeof(bits));
+  return sign | bits;
+}
+
+void PortableCvtF16(const uint16_t* src, uint32_t* dst, int64_t n,
+                    int64_t chunk, int64_t dst_stride, uint32_t* mx,
+                    uint32_t* mn) {
+  for (int64_t c0 = 0; c0 < n; c0 += chunk) {
+    const int64_t len = std::min(chunk, n - c0);
+    uint32_t* d = dst + (c0 / chunk) * dst_stride;
+    for (int64_t i = 0; i < len; ++i) d[i] = F16ToF32Bits(src[c0 + i]);
+    PortableCopyScan<uint32_t>(d, nullptr, len, len, len, mx, mn);
+  }
+}
+
 void PortableTranspose32(const uint32_t* src, int64_t lds, int64_t rows,
                          int64_t cols, uint32_t* dst, int64_t ldd) {
   for (int64_t r = 0; r < rows; ++r) {
@@ -190,7 +215,8 @@ const GemmKernels kPortable = {"portable",
                                nullptr,
                                PortableTranspose32,
                                false,
-                               nullptr};
+                               nullptr,
+                               PortableCvtF16};
 
 #ifdef HLOREF_GEMM_X86
 
@@ -231,6 +257,10 @@ HLOREF_AVX512 void Avx512F32Tile(int64_t kc, const float* a, const float* b,
                       : _mm512_setzero_ps();
     }
   }
+  // Unrolled by two: 256 x 256 x 256 tiles ran at 84-85 % of the FMA
+  // peak rolled and 90-92 % unrolled (best of 15, a copy of this loop in
+  // a throwaway harness; the loop's own increments and branch per k).
+#pragma GCC unroll 2
   for (int64_t k = 0; k < kc; ++k) {
     const float* brow = b + k * ldb;
     __m512 bv[4];
@@ -768,11 +798,32 @@ HLOREF_AVX512 void Avx512CopyScan32(const uint32_t* src, uint32_t* dst,
   const __m512i one = _mm512_set1_epi32(1);
   __m512i mx = _mm512_set1_epi32(static_cast<int>(*max_abs));
   __m512i mn = _mm512_set1_epi32(static_cast<int>(*min_nz_m1));
+  // Whole vectors unmasked, two per step into a second pair of
+  // accumulators (this pass was 12 % of a 256^3 GEMM, perf record, with a
+  // mask computed per vector); the tail of each chunk masked.
+  // (Mask forms with a full mask: GCC 12 warns on the unmasked ones.)
+  const __mmask16 all = 0xFFFF;
+  __m512i mx2 = mx, mn2 = mn;
   for (int64_t c0 = 0; c0 < n; c0 += chunk) {
     const int64_t len = std::min(chunk, n - c0);
     const uint32_t* s = src + c0;
     uint32_t* d = dst != nullptr ? dst + (c0 / chunk) * dst_stride : nullptr;
-    for (int64_t i = 0; i < len; i += 16) {
+    int64_t i = 0;
+    for (; i + 32 <= len; i += 32) {
+      const __m512i v0 = _mm512_loadu_si512(s + i);
+      const __m512i v1 = _mm512_loadu_si512(s + i + 16);
+      if (d != nullptr) {
+        _mm512_storeu_si512(d + i, v0);
+        _mm512_storeu_si512(d + i + 16, v1);
+      }
+      const __m512i u0 = _mm512_and_si512(v0, abs);
+      const __m512i u1 = _mm512_and_si512(v1, abs);
+      mx = _mm512_mask_max_epu32(mx, all, mx, u0);
+      mx2 = _mm512_mask_max_epu32(mx2, all, mx2, u1);
+      mn = _mm512_mask_min_epu32(mn, all, mn, _mm512_sub_epi32(u0, one));
+      mn2 = _mm512_mask_min_epu32(mn2, all, mn2, _mm512_sub_epi32(u1, one));
+    }
+    for (; i < len; i += 16) {
       const __mmask16 m =
           len - i >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << (len - i)) - 1);
       const __m512i v = _mm512_maskz_loadu_epi32(m, s + i);
@@ -782,6 +833,8 @@ HLOREF_AVX512 void Avx512CopyScan32(const uint32_t* src, uint32_t* dst,
       mn = _mm512_mask_min_epu32(mn, m, mn, _mm512_sub_epi32(u, one));
     }
   }
+  mx = _mm512_mask_max_epu32(mx, all, mx, mx2);
+  mn = _mm512_mask_min_epu32(mn, all, mn, mn2);
   // (GCC 12's _mm512_reduce_* trip -Wuninitialized: reduce by hand.)
   alignas(64) uint32_t hx[16], hn[16];
   _mm512_store_si512(hx, mx);
@@ -847,6 +900,42 @@ HLOREF_AVX512 void Avx512CvtBf16(const uint16_t* src, uint32_t* dst, int64_t n,
       const __m512i v = _mm512_maskz_slli_epi32(
           m, _mm512_maskz_cvtepu16_epi32(m, _mm256_maskz_loadu_epi16(m, s + i)),
           16);
+      _mm512_mask_storeu_epi32(d + i, m, v);
+      const __m512i u = _mm512_and_si512(v, abs);
+      mx = _mm512_mask_max_epu32(mx, m, mx, u);
+      mn = _mm512_mask_min_epu32(mn, m, mn, _mm512_sub_epi32(u, one));
+    }
+  }
+  alignas(64) uint32_t hx[16], hn[16];
+  _mm512_store_si512(hx, mx);
+  _mm512_store_si512(hn, mn);
+  uint32_t rx = hx[0], rn = hn[0];
+  for (int i = 1; i < 16; ++i) {
+    rx = std::max(rx, hx[i]);
+    rn = std::min(rn, hn[i]);
+  }
+  *max_abs = rx;
+  *min_nz_m1 = rn;
+}
+
+// f16 -> f32 with vcvtph2ps (AVX512F; exact for every f16 value, and
+// MXCSR.DAZ does not apply to it), the statistics as Avx512CvtBf16.
+HLOREF_AVX512 void Avx512CvtF16(const uint16_t* src, uint32_t* dst, int64_t n,
+                                int64_t chunk, int64_t dst_stride,
+                                uint32_t* max_abs, uint32_t* min_nz_m1) {
+  const __m512i abs = _mm512_set1_epi32(0x7fffffff);
+  const __m512i one = _mm512_set1_epi32(1);
+  __m512i mx = _mm512_set1_epi32(static_cast<int>(*max_abs));
+  __m512i mn = _mm512_set1_epi32(static_cast<int>(*min_nz_m1));
+  for (int64_t c0 = 0; c0 < n; c0 += chunk) {
+    const int64_t len = std::min(chunk, n - c0);
+    const uint16_t* s = src + c0;
+    uint32_t* d = dst + (c0 / chunk) * dst_stride;
+    for (int64_t i = 0; i < len; i += 16) {
+      const __mmask16 m =
+          len - i >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << (len - i)) - 1);
+      const __m512i v = _mm512_castps_si512(
+          _mm512_maskz_cvtph_ps(m, _mm256_maskz_loadu_epi16(m, s + i)));
       _mm512_mask_storeu_epi32(d + i, m, v);
       const __m512i u = _mm512_and_si512(v, abs);
       mx = _mm512_mask_max_epu32(mx, m, mx, u);
@@ -1163,13 +1252,13 @@ const GemmKernels kAvx512 = {"avx512",      Avx512F32,        Avx512F64,
                              PortableInt,   Avx512CopyScan32, Avx512CopyScan64,
                              Avx512GemvF32, Avx512GemvF64,    Avx512CvtBf16,
                              nullptr,       nullptr,          Avx512Transpose32,
-                             true,          Avx512F32RowsA};
+                             true,          Avx512F32RowsA,   Avx512CvtF16};
 const GemmKernels kAvx512Vnni = {
     "avx512-vnni", Avx512F32,        Avx512F64,
     Avx512Int,     Avx512CopyScan32, Avx512CopyScan64,
     Avx512GemvF32, Avx512GemvF64,    Avx512CvtBf16,
     Avx512I8,      Avx512PackI8B,    Avx512Transpose32,
-    true,          Avx512F32RowsA};
+    true,          Avx512F32RowsA,   Avx512CvtF16};
 
 #endif  // HLOREF_GEMM_X86
 

@@ -83,9 +83,10 @@ using GemvKernelF64 = void (*)(int mr, int64_t kc, const double* a, int64_t lda,
                                double* c, int64_t ldc, bool accumulate,
                                uint64_t* max_abs, uint64_t* min_nz_m1);
 
-// bf16 operands of the f32 path: n bf16 values from src widened to f32
-// (exact: a bf16 value is the top half of its f32) and stored as f32 bits
-// in dst, in chunks as GemmCopyScan32, with the range guard's statistics of
+// 16-bit float operands of the f32 path (bf16: `cvt_bf16`, f16:
+// `cvt_f16`): n values from src widened to f32 (exact: every bf16 and f16
+// value, subnormals included, is an f32 value) and stored as f32 bits in
+// dst, in chunks as GemmCopyScan32, with the range guard's statistics of
 // the widened values (dst must not be null).
 using GemmCvtScanBf16 = void (*)(const uint16_t* src, uint32_t* dst, int64_t n,
                                  int64_t chunk, int64_t dst_stride,
@@ -153,6 +154,9 @@ struct GemmKernels {
   // (128 x 64 and 128 x 128 A blocks per batch element). Each element is
   // the same FMA chain as with `f32`. Null where there is none (portable).
   GemmKernelF32RowsA f32_rows_a = nullptr;
+  // f16 -> f32 (vcvtph2ps on AVX-512; the bit conversion in the portable
+  // set), the same contract as cvt_bf16.
+  GemmCvtScanBf16 cvt_f16 = nullptr;
 };
 
 // Fast mode only (CpuBackendOptions::fast, --cpu-fast): bf16 x bf16 on

@@ -241,6 +241,71 @@ TEST(GemmTest, Bf16OperandsAndResult) {
     }
 }
 
+long double FromF16(uint16_t v) {
+  return DecodeFloat(FormatOf(PrimitiveType::kF16), v);
+}
+
+// 16-bit float operands into an f32 result: a bf16 / f16 A with K
+// contiguous is widened row by row for the row kernel (and a row-major B
+// while packing), the other layouts gathered; f16 x f16, bf16 x bf16 and
+// each with an f32 operand, every edge shape, values including f16
+// subnormals (exact products; normal in f32). Class-A bound against the
+// long-double reference.
+TEST(GemmTest, SixteenBitOperandsIntoF32MatchLongDoubleReference) {
+  const FloatFormat& f16 = FormatOf(PrimitiveType::kF16);
+  const FloatFormat& bf16 = FormatOf(PrimitiveType::kBF16);
+  for (PrimitiveType t : {PrimitiveType::kF16, PrimitiveType::kBF16}) {
+    const FloatFormat& f = t == PrimitiveType::kF16 ? f16 : bf16;
+    auto from = t == PrimitiveType::kF16 ? FromF16 : FromBf16;
+    for (const GemmKernels* kernels : KernelSets()) {
+      for (const auto& [m, n, k] : kShapes) {
+        for (int lay : {0, 1, 2, 5}) {
+          const Layout layout{(lay & 1) != 0, (lay & 2) == 0, (lay & 4) == 0};
+          const int64_t batch = lay == 5 ? 2 : 1;
+          std::vector<float> af = RandomF32(batch * m * k, 11 + m),
+                             bf = RandomF32(batch * k * n, 12 + n);
+          std::vector<uint16_t> a(af.size()), b(bf.size());
+          for (size_t i = 0; i < a.size(); ++i) {
+            // Every 7th A entry an f16 subnormal (bf16: a tiny normal).
+            const double v = i % 7 == 3 ? af[i] * 0x1p-16 : af[i];
+            a[i] = static_cast<uint16_t>(EncodeFloat(f, v));
+          }
+          for (size_t i = 0; i < b.size(); ++i) {
+            b[i] = static_cast<uint16_t>(EncodeFloat(f, bf[i]));
+          }
+          // t x t, then t x f32 (B as the f32 values of its encodings).
+          for (int mixed = 0; mixed < 2; ++mixed) {
+            const DotDims d =
+                MakeDims(t, mixed ? PrimitiveType::kF32 : t,
+                         PrimitiveType::kF32, batch, m, n, k, layout);
+            std::vector<float> bw(b.size());
+            for (size_t i = 0; i < b.size(); ++i) {
+              bw[i] = static_cast<float>(from(b[i]));
+            }
+            std::vector<float> c(batch * m * n, NAN);
+            const void* rhs = mixed ? static_cast<const void*>(bw.data())
+                                    : static_cast<const void*>(b.data());
+            ASSERT_TRUE(
+                RunDot(d, a.data(), rhs, c.data(), nullptr, *kernels).ok());
+            EXPECT_FALSE(LastDotUsedWideFallback());
+            const Ref r = mixed ? Reference(d, a, bw, from, FromF32)
+                                : Reference(d, a, b, from, from);
+            for (size_t i = 0; i < c.size(); ++i) {
+              ASSERT_LE(std::fabs(c[i] - r.y[i]),
+                        Bound(r.s[i], k, 0x1p-24, HalfUlpF32(r.y[i])))
+                  << kernels->name << " " << PrimitiveTypeName(t)
+                  << (mixed ? " x f32" : "") << " m=" << m << " n=" << n
+                  << " k=" << k << " layout=" << lay << " element " << i
+                  << ": got " << c[i] << ", exact "
+                  << static_cast<double>(r.y[i]);
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
 TEST(GemmTest, IntegersWrapExactly) {
   for (const GemmKernels* kernels : KernelSets()) {
     for (PrimitiveType lt : {PrimitiveType::kS8, PrimitiveType::kU8}) {
@@ -803,6 +868,90 @@ TEST(GemmKernelTest, CopyScanFindsExtremes) {
       } else {
         EXPECT_EQ(mn, ~0u) << "no nonzero value";
       }
+    }
+  }
+}
+
+// The copy-and-scan kernel finds an extreme at any position: whole-vector
+// pairs (two accumulator sets), single vectors and masked tails, whole and
+// chunked (chunks of 64 and 40 values).
+TEST(GemmKernelTest, CopyScanFindsExtremesAtEveryPosition) {
+  for (const GemmKernels* kernels : KernelSets()) {
+    for (int64_t chunk : {int64_t{0}, int64_t{64}, int64_t{40}}) {
+      const int64_t n = 150;
+      for (int64_t pos = 0; pos < n; ++pos) {
+        std::vector<float> v(n, -1.0f);
+        v[pos] = -3.0f;
+        v[(pos + 37) % n] = 0x1p-140f;
+        uint32_t mx = 0, mn = ~0u;
+        std::vector<float> dst(n * 2);
+        const int64_t c = chunk == 0 ? n : chunk;
+        kernels->scan32(reinterpret_cast<const uint32_t*>(v.data()),
+                        reinterpret_cast<uint32_t*>(dst.data()), n, c, c + 3,
+                        &mx, &mn);
+        const uint32_t mn1 = mn + 1;
+        float max_abs, min_nz;
+        std::memcpy(&max_abs, &mx, 4);
+        std::memcpy(&min_nz, &mn1, 4);
+        ASSERT_EQ(max_abs, 3.0f) << kernels->name << " pos " << pos;
+        ASSERT_EQ(min_nz, 0x1p-140f) << kernels->name << " pos " << pos;
+        for (int64_t i = 0; i < n; ++i) {
+          ASSERT_EQ(dst[(i / c) * (c + 3) + i % c], v[i]) << i;
+        }
+      }
+    }
+  }
+}
+
+// The 16-bit widening kernels alone, on every encoding: each value must be
+// the f32 of the spec's decoder (spec/types/minifloat.h, not the kernels'
+// code) bit for bit, subnormals, infinities and NaN payloads included,
+// in chunks (nothing written in the gaps), with the statistics of the
+// widened values.
+TEST(GemmKernelTest, CvtWidensEvery16BitEncodingExactly) {
+  for (PrimitiveType t : {PrimitiveType::kBF16, PrimitiveType::kF16}) {
+    const FloatFormat& f = FormatOf(t);
+    std::vector<uint16_t> src(65536);
+    for (int i = 0; i < 65536; ++i) src[i] = static_cast<uint16_t>(i);
+    for (const GemmKernels* kernels : KernelSets()) {
+      const auto cvt =
+          t == PrimitiveType::kBF16 ? kernels->cvt_bf16 : kernels->cvt_f16;
+      ASSERT_NE(cvt, nullptr) << kernels->name;
+      // Chunks of 37 values 40 apart: masked tails in every chunk.
+      std::vector<uint32_t> dst((65536 / 37 + 1) * 40, 0xdeadbeefu);
+      uint32_t mx = 0, mn = ~0u;
+      cvt(src.data(), dst.data(), 65536, 37, 40, &mx, &mn);
+      for (int i = 0; i < 65536; ++i) {
+        const uint32_t want = DecodeFloatToF32Bits(f, static_cast<uint64_t>(i));
+        const uint32_t got = dst[(i / 37) * 40 + i % 37];
+        if ((want & 0x7fffffffu) > 0x7f800000u) {
+          // NaN: vcvtph2ps quiets a signalling NaN (payload bits may
+          // differ; a NaN operand sends the dot to the wide fallback).
+          ASSERT_GT(got & 0x7fffffffu, 0x7f800000u) << "encoding " << i;
+          ASSERT_EQ(got >> 31, want >> 31) << "encoding " << i;
+          continue;
+        }
+        ASSERT_EQ(got, want) << kernels->name << " " << PrimitiveTypeName(t)
+                             << " encoding " << i;
+      }
+      for (size_t i = 0; i < dst.size(); ++i) {
+        if (i % 40 >= 37) {
+          ASSERT_EQ(dst[i], 0xdeadbeefu) << "gap written";
+        }
+      }
+      // Every encoding: the largest |x| is a NaN's (above inf's bits), the
+      // smallest nonzero the least subnormal.
+      EXPECT_GT(mx, 0x7f800000u) << kernels->name;
+      EXPECT_EQ(mn + 1, t == PrimitiveType::kF16 ? 0x33800000u   // 2^-24
+                                                 : 0x00010000u)  // 2^-133
+          << kernels->name;
+      // Finite encodings only (all but the exponent-all-ones ones): max is
+      // the largest finite value.
+      const int limit = t == PrimitiveType::kF16 ? 0x7c00 : 0x7f80;
+      uint32_t fmx = 0, fmn = ~0u;
+      cvt(src.data(), dst.data(), limit, limit, limit, &fmx, &fmn);
+      EXPECT_EQ(fmx, DecodeFloatToF32Bits(f, limit - 1)) << kernels->name;
+      EXPECT_EQ(fmn + 1, mn + 1) << kernels->name;
     }
   }
 }
