@@ -569,6 +569,10 @@ Coverage Interpret(const KernelLaunch& k) {
     case KernelKind::kSerial:
       c.written.assign(1, 1);
       break;
+    case KernelKind::kHostStep:
+      // Not a kernel (gpu_host_steps.h); none in these modules.
+      ADD_FAILURE() << "host step in the coverage test";
+      break;
     case KernelKind::kMmaGemm:
     case KernelKind::kWgmmaGemm:
       // Interpreted by gpu_gemm_test.cc (GpuGemmIndexTest).
