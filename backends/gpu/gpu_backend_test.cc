@@ -20,6 +20,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "backends/backend.h"
+#include "backends/cpu/runtime/custom_call.h"
 #include "backends/gpu/cuda_driver.h"
 #include "backends/gpu/gpu_emitter.h"
 #include "backends/gpu/nvjitlink.h"
@@ -721,6 +722,17 @@ TEST_P(GpuGoldenTest, CompilesToValidatedPtxOrIsUnsupported) {
     absl::StatusOr<std::unique_ptr<HloModule>> m =
         ParseHloModule(c.module_text);
     if (!m.ok() || !VerifyModule(**m, VerifyOptions()).ok()) continue;
+    // The case's custom-call test library (hloref's own), as the
+    // conformance harness passes it: the GPU calls its targets on the host
+    // (gpu_host_steps.h). Not built: the case stays unsupported.
+    if (!c.custom_call_library.empty()) {
+      absl::StatusOr<std::string> path =
+          conformance::CustomCallTestLibraryPath(c.custom_call_library);
+      if (path.ok()) {
+        absl::Status added = cpu::AddCustomCallLibrary(*path);
+        EXPECT_TRUE(added.ok()) << added;
+      }
+    }
     bool ok = true;
     for (const char* arch : {"sm_90", "sm_90a"}) {
       GpuCompileOptions options;
