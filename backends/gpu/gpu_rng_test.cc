@@ -503,5 +503,24 @@ ENTRY e {
   }
 }
 
+// Not rng, but the other device path of this work: an annotation
+// custom-call (Sharding) is a device copy in one serial kernel, not a host
+// step, and needs no library.
+TEST(GpuRngPtxTest, AnnotationCustomCallIsADeviceCopy) {
+  std::unique_ptr<HloModule> m = Parse(R"(HloModule m
+ENTRY e {
+  p = f32[4,8]{1,0} parameter(0)
+  ROOT s = f32[4,8]{0,1} custom-call(p), custom_call_target="Sharding", sharding={replicated}
+})");
+  ASSERT_NE(m, nullptr);
+  GpuCompileOptions options;
+  absl::StatusOr<GpuProgram> p = CompileModuleToPtx(*m, options);
+  ASSERT_TRUE(p.ok()) << p.status();
+  ASSERT_EQ(p->launches.size(), 1u);
+  EXPECT_EQ(p->launches[0].kind, KernelKind::kSerial);
+  EXPECT_TRUE(p->host_steps.empty());
+  ASSERT_TRUE(CompilePtxToCubin(p->ptx, "sm_90").ok());
+}
+
 }  // namespace
 }  // namespace hloref::gpu
