@@ -100,14 +100,19 @@ int cuModuleGetFunction(void** f, void*, const char* name) {
   *f = new std::string(name);  // leaked: a test's few kernels
   return 0;
 }
+// Device allocations not freed yet (fake_cuda_live_allocations).
+static int live_allocations = 0;
 int cuMemAlloc_v2(uint64_t* p, size_t bytes) {
   *p = reinterpret_cast<uint64_t>(std::malloc(bytes));
+  if (*p != 0) ++live_allocations;
   return *p == 0 ? 2 : 0;  // CUDA_ERROR_OUT_OF_MEMORY
 }
 int cuMemFree_v2(uint64_t p) {
   std::free(reinterpret_cast<void*>(p));
+  --live_allocations;
   return 0;
 }
+int fake_cuda_live_allocations() { return live_allocations; }
 int cuMemcpyHtoD_v2(uint64_t dst, const void* src, size_t n) {
   std::memcpy(reinterpret_cast<void*>(dst), src, n);
   return 0;

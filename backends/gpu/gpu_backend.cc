@@ -10,8 +10,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "backends/codegen/ir_value.h"
+#include "backends/cpu/runtime/custom_call.h"
 #include "backends/gpu/cuda_driver.h"
 #include "backends/gpu/gpu_emitter.h"
+#include "backends/gpu/gpu_host_steps.h"
 #include "backends/gpu/nvjitlink.h"
 #include "backends/gpu/nvptx_target.h"
 #include "spec/util/status_macros.h"
@@ -52,6 +54,9 @@ class GpuExecutable : public backends::Executable {
     for (CuEvent e : events_) {
       if (e != nullptr) driver_->event_destroy(e);
     }
+    for (CuDevicePtr p : state_) {
+      if (p != 0) driver_->mem_free(p);
+    }
     if (stream_ != nullptr) driver_->stream_destroy(stream_);
     if (module_ != nullptr) driver_->module_unload(module_);
   }
@@ -75,6 +80,16 @@ class GpuExecutable : public backends::Executable {
 
   absl::StatusOr<std::vector<Literal>> Run(
       absl::Span<const Literal> args) override {
+    return RunWith(args, nullptr);
+  }
+  absl::StatusOr<std::vector<Literal>> RunWithHost(
+      absl::Span<const Literal> args, backends::HostTransfers& host) override {
+    return RunWith(args, &host);
+  }
+
+  // Runs with `host` transfers (null: none, as Run).
+  absl::StatusOr<std::vector<Literal>> RunWith(absl::Span<const Literal> args,
+                                               backends::HostTransfers* host) {
     std::lock_guard<std::mutex> lock(mu_);
     HLOREF_RETURN_IF_ERROR(driver_->Check(
         driver_->ctx_set_current(driver_->context), "cuCtxSetCurrent"));
@@ -86,19 +101,37 @@ class GpuExecutable : public backends::Executable {
     struct Buffers {
       CudaDriver* d;
       std::vector<CuDevicePtr> ptrs;
+      std::vector<CuDevicePtr> owned;  // freed at the end of the run
       ~Buffers() {
-        for (CuDevicePtr p : ptrs) {
+        for (CuDevicePtr p : owned) {
           if (p != 0) d->mem_free(p);
         }
       }
-    } buffers{driver_, std::vector<CuDevicePtr>(program_.buffers.size(), 0)};
+    } buffers{driver_, std::vector<CuDevicePtr>(program_.buffers.size(), 0),
+              std::vector<CuDevicePtr>(program_.buffers.size(), 0)};
+    state_.resize(program_.buffers.size(), 0);
     for (size_t i = 0; i < program_.buffers.size(); ++i) {
       const GpuBuffer& b = program_.buffers[i];
+      if (b.kind == GpuBuffer::Kind::kState) {
+        // Module state (rng): allocated and zeroed at the first run, kept.
+        if (state_[i] == 0) {
+          HLOREF_RETURN_IF_ERROR(driver_->Check(
+              driver_->mem_alloc(&state_[i], static_cast<size_t>(b.bytes)),
+              absl::StrCat("cuMemAlloc of ", b.bytes, " bytes (state)")));
+          const std::vector<uint8_t> zeros(static_cast<size_t>(b.bytes), 0);
+          HLOREF_RETURN_IF_ERROR(driver_->Check(
+              driver_->memcpy_htod(state_[i], zeros.data(), b.bytes),
+              "cuMemcpyHtoD (state)"));
+        }
+        buffers.ptrs[i] = state_[i];
+        continue;
+      }
       HLOREF_RETURN_IF_ERROR(driver_->Check(
           driver_->mem_alloc(
               &buffers.ptrs[i],
               static_cast<size_t>(std::max<int64_t>(b.bytes, 1))),
           absl::StrCat("cuMemAlloc of ", b.bytes, " bytes")));
+      buffers.owned[i] = buffers.ptrs[i];
       if (b.kind == GpuBuffer::Kind::kConstant && b.bytes > 0) {
         HLOREF_RETURN_IF_ERROR(driver_->Check(
             driver_->memcpy_htod(buffers.ptrs[i], b.data.data(), b.bytes),
@@ -135,8 +168,14 @@ class GpuExecutable : public backends::Executable {
                                               k.instruction, " failed", how,
                                               ": ", driver_->ErrorString(r)));
     };
+    HostStepRun host_run(host);
     for (size_t l = 0; l < program_.launches.size(); ++l) {
       const KernelLaunch& k = program_.launches[l];
+      if (k.kind == KernelKind::kHostStep) {
+        HLOREF_RETURN_IF_ERROR(
+            RunHostStep(l, buffers.ptrs, host_run.context(), failed));
+        continue;
+      }
       std::vector<CuDevicePtr> values;
       for (int64_t id : k.buffers) values.push_back(buffers.ptrs[id]);
       std::vector<void*> params;
@@ -153,19 +192,8 @@ class GpuExecutable : public backends::Executable {
       r = driver_->event_record(events_[l], stream_);
       if (r != 0) return failed(k, r, " (cuEventRecord after it)");
     }
-    if (CuResult r = driver_->stream_synchronize(stream_); r != 0) {
-      // The first launch whose completion event was not reached is the
-      // one that failed (the stream runs its kernels in order).
-      for (size_t l = 0; l < program_.launches.size(); ++l) {
-        if (driver_->event_query(events_[l]) != 0) {
-          return failed(program_.launches[l], r,
-                        " (the first kernel of the run whose completion "
-                        "event was not reached at the stream's "
-                        "synchronisation)");
-        }
-      }
-      return driver_->Check(r, "cuStreamSynchronize after the last kernel");
-    }
+    HLOREF_RETURN_IF_ERROR(
+        Synchronise(failed, "after the last kernel", program_.launches.size()));
     std::vector<Literal> results;
     for (size_t i = 0; i < program_.result_buffers.size(); ++i) {
       const int64_t id = program_.result_buffers[i];
@@ -187,6 +215,66 @@ class GpuExecutable : public backends::Executable {
   }
 
  private:
+  // Synchronises the stream; an execution error names the first launch
+  // whose completion event was not reached (the stream runs in order).
+  template <typename Failed>
+  absl::Status Synchronise(const Failed& failed, const std::string& where,
+                           size_t launches) {
+    CuResult r = driver_->stream_synchronize(stream_);
+    if (r == 0) return absl::OkStatus();
+    for (size_t l = 0; l < launches; ++l) {
+      if (program_.launches[l].kind != KernelKind::kHostStep &&
+          driver_->event_query(events_[l]) != 0) {
+        return failed(program_.launches[l], r,
+                      " (the first kernel of the run whose completion "
+                      "event was not reached at the stream's "
+                      "synchronisation)");
+      }
+    }
+    return driver_->Check(r, absl::StrCat("cuStreamSynchronize ", where));
+  }
+
+  // A host step (gpu_host_steps.h): the kernels before it finish, its
+  // inputs come to the host, it runs, its outputs go back.
+  template <typename Failed>
+  absl::Status RunHostStep(size_t l, const std::vector<CuDevicePtr>& ptrs,
+                           HostStepContext& context, const Failed& failed) {
+    const KernelLaunch& k = program_.launches[l];
+    const HostStep& step = program_.host_steps.at(k.host_step);
+    HLOREF_RETURN_IF_ERROR(
+        Synchronise(failed, absl::StrCat("before ", k.kernel), l));
+    auto bytes_of = [&](int64_t id) {
+      return static_cast<size_t>(program_.buffers[id].bytes);
+    };
+    std::vector<std::vector<uint8_t>> in, out;
+    for (int64_t id : step.inputs) {
+      in.emplace_back(bytes_of(id));
+      if (!in.back().empty()) {
+        HLOREF_RETURN_IF_ERROR(driver_->Check(
+            driver_->memcpy_dtoh(in.back().data(), ptrs[id], in.back().size()),
+            absl::StrCat("cuMemcpyDtoH (operand of ", k.instruction, ")")));
+      }
+    }
+    for (int64_t id : step.outputs) out.emplace_back(bytes_of(id), 0);
+    absl::Status s = step.run(context, in, absl::MakeSpan(out));
+    if (!s.ok()) {
+      return absl::Status(s.code(), absl::StrCat("host step of ", k.instruction,
+                                                 ": ", s.message()));
+    }
+    for (size_t i = 0; i < out.size(); ++i) {
+      if (out[i].size() != bytes_of(step.outputs[i])) {
+        return absl::InternalError(absl::StrCat("host step of ", k.instruction,
+                                                " resized output ", i));
+      }
+      if (out[i].empty()) continue;
+      HLOREF_RETURN_IF_ERROR(driver_->Check(
+          driver_->memcpy_htod(ptrs[step.outputs[i]], out[i].data(),
+                               out[i].size()),
+          absl::StrCat("cuMemcpyHtoD (result of ", k.instruction, ")")));
+    }
+    return absl::OkStatus();
+  }
+
   CudaDriver* driver_;
   GpuProgram program_;
   CuModule module_;
@@ -194,6 +282,8 @@ class GpuExecutable : public backends::Executable {
   bool sync_each_launch_ = false;
   CuStream stream_ = nullptr;
   std::vector<CuEvent> events_;
+  // Device buffers of GpuBuffer::Kind::kState, by buffer id (0: none yet).
+  std::vector<CuDevicePtr> state_;
   std::mutex mu_;
 };
 
@@ -209,13 +299,19 @@ class GpuBackend : public backends::Backend {
   }
 
   absl::StatusOr<std::unique_ptr<backends::Executable>> Compile(
-      const HloModule& module, const backends::CompileOptions&) override {
+      const HloModule& module,
+      const backends::CompileOptions& compile_options) override {
     VerifyOptions verify;
     verify.max_elements = std::numeric_limits<int64_t>::max();
     HLOREF_RETURN_IF_ERROR(VerifyModule(module, verify));
     if (module.config().replica_count * module.config().num_partitions > 1) {
       return absl::UnimplementedError(
           "the GPU backend runs single-replica modules only");
+    }
+    // custom-call targets are called on the host (gpu_host_steps.h), from
+    // the CPU backend's library list.
+    for (const std::string& library : compile_options.custom_call_libraries) {
+      HLOREF_RETURN_IF_ERROR(cpu::AddCustomCallLibrary(library));
     }
     absl::StatusOr<CudaDriver*> driver = GetCudaDriver();
     if (!driver.ok() && options_.dump_dir.empty()) return driver.status();
@@ -262,6 +358,10 @@ class GpuBackend : public backends::Backend {
     std::vector<CuFunction> functions;
     for (const KernelLaunch& k : program.launches) {
       CuFunction f = nullptr;
+      if (k.kind == KernelKind::kHostStep) {  // not a kernel
+        functions.push_back(nullptr);
+        continue;
+      }
       absl::Status s =
           d->Check(d->module_get_function(&f, cu_module, k.kernel.c_str()),
                    absl::StrCat("cuModuleGetFunction(", k.kernel, ") for ",

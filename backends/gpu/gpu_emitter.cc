@@ -19,8 +19,10 @@
 #include "backends/codegen/ir_value.h"
 #include "backends/codegen/llvm_types.h"
 #include "backends/gpu/gpu_conv.h"
-#include "backends/gpu/gpu_gemm.h"
 #include "backends/gpu/gpu_device_ops.h"
+#include "backends/gpu/gpu_gemm.h"
+#include "backends/gpu/gpu_host_steps.h"
+#include "backends/gpu/gpu_rng.h"
 #include "backends/gpu/nvptx_target.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/Function.h"
@@ -32,6 +34,7 @@
 #include "llvm/IR/Metadata.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/raw_ostream.h"
+#include "spec/ir/annotation_custom_calls.h"
 #include "spec/util/status_macros.h"
 
 namespace hloref::gpu {
@@ -805,6 +808,21 @@ class GpuModuleEmitter {
             "fusion inlined a producer into a non-elemental consumer");
       }
     }
+    // Host-staged instructions (gpu_host_steps.h), annotation
+    // custom-calls (a device copy), rng (gpu_rng.h).
+    HLOREF_ASSIGN_OR_RETURN(std::optional<HostStep> step, PlanHostStep(inst));
+    if (step.has_value()) return AddHostStep(inst, out, *std::move(step));
+    if (IsAnnotationCustomCall(inst)) {
+      HLOREF_RETURN_IF_ERROR(CheckAnnotationCustomCall(inst));
+      return EmitSerialKernel(
+          inst, out, [&](absl::Span<const IrValue> ops, const IrValue& o) {
+            return ctx_.EmitCopyValue(ops[0], o);
+          });
+    }
+    if (inst.opcode() == HloOpcode::kRng ||
+        inst.opcode() == HloOpcode::kRngGetAndUpdateState) {
+      return EmitRng(inst, out);
+    }
     // Device implementations of what the CPU backend's runtime computes
     // (gpu_device_ops.h).
     HLOREF_ASSIGN_OR_RETURN(std::optional<DeviceKernel> device,
@@ -845,6 +863,82 @@ class GpuModuleEmitter {
     return absl::UnimplementedError(
         absl::StrCat("the GPU backend does not compile ",
                      HloOpcodeString(inst.opcode()), " yet"));
+  }
+
+  // A host step (gpu_host_steps.h) between the launches before and after.
+  absl::Status AddHostStep(const HloInstruction& inst, const ValueTree& out,
+                           HostStep step) {
+    if (!step.run) return absl::OkStatus();  // nothing to do
+    for (const HloInstruction* op : inst.operands()) {
+      values_.at(op).CollectBuffers(&step.inputs);
+    }
+    out.CollectBuffers(&step.outputs);
+    KernelLaunch launch;
+    launch.kind = KernelKind::kHostStep;
+    launch.kernel = absl::StrCat("host_step", program_.host_steps.size(), "_",
+                                 HloOpcodeString(inst.opcode()));
+    launch.instruction = inst.ToString();
+    launch.host_step = static_cast<int64_t>(program_.host_steps.size());
+    program_.host_steps.push_back(std::move(step));
+    program_.launches.push_back(std::move(launch));
+    return absl::OkStatus();
+  }
+
+  // rng and rng-get-and-update-state (gpu_rng.h) on the module's state
+  // buffer, which persists between runs.
+  absl::Status EmitRng(const HloInstruction& inst, const ValueTree& out) {
+    if (rng_state_ < 0) {
+      GpuBuffer s;
+      s.kind = GpuBuffer::Kind::kState;
+      s.shape = RngStateShape();
+      s.bytes = codegen::ArrayBytes(s.shape);
+      rng_state_ = NewBuffer(std::move(s));
+    }
+    ValueTree state;
+    state.shape = RngStateShape();
+    state.buffer = rng_state_;
+    ValueTree both;  // the kernels' outputs: the result, the state
+    both.shape = Shape::Tuple({inst.shape(), state.shape});
+    both.elements = {out, state};
+    const HloInstruction* i = &inst;
+    if (inst.opcode() == HloOpcode::kRngGetAndUpdateState) {
+      if (!inst.shape().IsArray() ||
+          inst.shape().element_type() != PrimitiveType::kU64 ||
+          inst.shape().num_elements() != 2) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("rng-get-and-update-state result ",
+                         inst.shape().ToString(), ", expected u64[2]"));
+      }
+      DeviceKernel k;
+      k.name = "rng_state";
+      k.work_items = 1;
+      k.body = [i](EmitContext& ctx, absl::Span<const IrValue>,
+                   const IrValue& o, const DeviceLoops& loops) {
+        return EmitRngStateUpdate(ctx, o.elements[1].array, i->attrs().delta,
+                                  &o.elements[0].array, loops);
+      };
+      return EmitDeviceKernel(inst, both, k);
+    }
+    HLOREF_RETURN_IF_ERROR(CheckRng(inst));
+    // The draws read S; the next kernel on the stream advances it.
+    DeviceKernel draws;
+    draws.name = "rng";
+    draws.work_items = inst.shape().num_elements();
+    draws.body = [i](EmitContext& ctx, absl::Span<const IrValue> ops,
+                     const IrValue& o, const DeviceLoops& loops) {
+      return EmitRngDraws(ctx, *i, ops[0].array, ops[1].array,
+                          o.elements[1].array, o.elements[0].array, loops);
+    };
+    HLOREF_RETURN_IF_ERROR(EmitDeviceKernel(inst, both, draws));
+    DeviceKernel advance;
+    advance.name = "rng_advance";
+    advance.work_items = 1;
+    advance.body = [i](EmitContext& ctx, absl::Span<const IrValue>,
+                       const IrValue& o, const DeviceLoops& loops) {
+      return EmitRngStateUpdate(ctx, o.array, RngStateAdvance(*i), nullptr,
+                                loops);
+    };
+    return EmitDeviceKernel(inst, state, advance);
   }
 
   // Control flow and the async / copy-start wrappers at the entry level
@@ -951,6 +1045,7 @@ class GpuModuleEmitter {
   EmitContext::FunctionState kernel_state_;
   absl::flat_hash_map<const HloInstruction*, IrValue> kernel_values_;
   IrValue kernel_output_;
+  int64_t rng_state_ = -1;  // the rng state buffer, once used
 };
 
 // -------------------------------------------------------------------------

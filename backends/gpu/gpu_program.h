@@ -7,15 +7,21 @@
 #define HLOREF_BACKENDS_GPU_GPU_PROGRAM_H_
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
+#include "absl/status/status.h"
+#include "absl/types/span.h"
 #include "spec/types/shape.h"
 
 namespace hloref::gpu {
 
 struct GpuBuffer {
-  enum class Kind { kParameter, kConstant, kTemp };
+  // kState: module state that persists between runs of the executable
+  // (rng's generator state, gpu_rng.h); zeroed once, when the executable
+  // first runs.
+  enum class Kind { kParameter, kConstant, kTemp, kState };
   Kind kind = Kind::kTemp;
   // kParameter: the entry parameter and its array leaf (depth first).
   int64_t parameter = -1;
@@ -57,6 +63,28 @@ enum class KernelKind {
   // [rows, n]: one block per row (grid-stride over rows), its threads
   // cooperating through shared memory (sort, topk: gpu_device_ops.h).
   kRowBlocks,
+  // Not a kernel: a runtime step on the host between two launches
+  // (gpu_host_steps.h): custom-call targets, infeed / outfeed / send /
+  // recv. KernelLaunch::host_step indexes GpuProgram::host_steps.
+  kHostStep,
+};
+
+// What a host step's `run` gets for one run of the executable: the
+// host-side state of the run (host transfers, device channels), opaque
+// here (gpu_host_steps.cc).
+struct HostStepContext;
+
+// A host-staged step (KernelKind::kHostStep): the runtime synchronises the
+// stream, copies the `inputs` buffers to the host (physical bytes in each
+// buffer's layout), calls `run` with `outputs` sized to their buffers
+// (zeroed), and copies them back to the device before the next launch.
+struct HostStep {
+  std::vector<int64_t> inputs;
+  std::vector<int64_t> outputs;
+  std::function<absl::Status(HostStepContext& context,
+                             absl::Span<const std::vector<uint8_t>> inputs,
+                             absl::Span<std::vector<uint8_t>> outputs)>
+      run;
 };
 
 struct KernelLaunch {
@@ -70,6 +98,8 @@ struct KernelLaunch {
   int64_t elements = 0;
   int64_t batch = 1, rows = 1, columns = 1;
   int64_t m = 1, n = 1, k = 1;
+  // kHostStep: the index of its GpuProgram::host_steps entry.
+  int64_t host_step = -1;
 };
 
 struct GpuProgram {
@@ -77,6 +107,7 @@ struct GpuProgram {
   std::string arch;
   std::vector<GpuBuffer> buffers;
   std::vector<KernelLaunch> launches;
+  std::vector<HostStep> host_steps;
   // One buffer per array or token leaf of the entry's root, depth first
   // (-1 for a token).
   std::vector<int64_t> result_buffers;
