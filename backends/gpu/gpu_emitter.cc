@@ -615,9 +615,23 @@ class GpuModuleEmitter {
     KernelLaunch launch;
     const bool row_blocks = device.rows > 0;
     const int64_t threads = row_blocks ? device.threads_per_block : kBlockSize;
+    // Row blocks with global scratch (gpu_device_ops.h): fewer blocks when
+    // the scratch of one per row would pass kMaxKernelScratchBytes (the
+    // rows grid-stride over the blocks).
+    int64_t blocks = std::min<int64_t>(device.rows, kMaxElementwiseBlocks);
+    std::vector<int64_t> scratch;
+    if (row_blocks && device.scratch_bytes_per_block > 0) {
+      blocks = std::clamp<int64_t>(
+          kMaxKernelScratchBytes / device.scratch_bytes_per_block, 1, blocks);
+      GpuBuffer buffer;
+      buffer.kind = GpuBuffer::Kind::kTemp;
+      buffer.bytes = blocks * device.scratch_bytes_per_block;
+      buffer.shape = Shape(PrimitiveType::kU8, {buffer.bytes});
+      scratch.push_back(NewBuffer(std::move(buffer)));
+    }
     HLOREF_ASSIGN_OR_RETURN(
         llvm::Function * f,
-        BeginKernel(inst, device.name, inputs, out, threads, &launch));
+        BeginKernel(inst, device.name, inputs, out, threads, &launch, scratch));
     (void)f;
     std::vector<IrValue> operands;
     for (const HloInstruction* op : inst.operands()) {
@@ -653,6 +667,27 @@ class GpuModuleEmitter {
       g->setAlignment(llvm::Align(16));
       return g;
     };
+    if (!scratch.empty()) {
+      llvm::Value* base = kernel_args_.at(scratch[0]);
+      const int64_t per_block = device.scratch_bytes_per_block;
+      auto next = std::make_shared<int64_t>(0);
+      loops.block_scratch = [this, base, per_block, next](
+                                llvm::Type* type, int64_t count,
+                                const char* name) -> llvm::Value* {
+        const int64_t offset = *next;
+        const int64_t bytes = static_cast<int64_t>(
+            llvm_module_->getDataLayout().getTypeAllocSize(type) *
+            std::max<int64_t>(count, 1));
+        *next += (bytes + 15) / 16 * 16;
+        if (*next > per_block) return nullptr;  // a planning error
+        llvm::Value* block_base =
+            b_.CreateMul(Sreg64(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x),
+                         b_.getInt64(per_block));
+        return b_.CreateInBoundsGEP(
+            b_.getInt8Ty(), base,
+            {b_.CreateAdd(block_base, b_.getInt64(offset))}, name);
+      };
+    }
     loops.for_each_row = [this](llvm::Value* n, const DeviceLoops::Body& body) {
       // Uniform in the block: every thread of a block runs the same rows.
       return ctx_.EmitForLoop(
@@ -665,7 +700,7 @@ class GpuModuleEmitter {
       launch.rows = device.rows;
       launch.columns = device.work_items;
       launch.block[0] = threads;
-      launch.grid[0] = std::min<int64_t>(device.rows, kMaxElementwiseBlocks);
+      launch.grid[0] = blocks;
       return EndKernel(inst, std::move(launch));
     }
     launch.kind = KernelKind::kElementwise;
