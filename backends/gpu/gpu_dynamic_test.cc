@@ -1,4 +1,5 @@
-// Bounded dynamic shapes on the GPU (gpu_dynamic.h) without a GPU: each
+// Bounded dynamic shapes on the GPU (gpu_dynamic.h) and single-participant
+// replica-id / partition-id, without a GPU: each
 // module compiles to PTX that nvJitLink (ptxas) accepts for sm_90 and
 // sm_90a, and the GPU program itself (its unoptimised LLVM IR: the
 // kernels, their arguments, the sizes and status buffers) runs on the
@@ -394,6 +395,43 @@ ENTRY e {
   for (const KernelLaunch& k : program->launches) {
     EXPECT_NE(k.kind, KernelKind::kSerial) << k.kernel;
   }
+}
+
+TEST(GpuParticipants, SingleParticipantIdsAreZeroReplicatedIsRefused) {
+  // One participant: replica-id and partition-id are 0 (seed 001), here
+  // through an element-wise kernel run on the host: 7 + 0 + 0 twice.
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(R"(
+HloModule m
+ENTRY e {
+  r = u32[] replica-id()
+  p = u32[] partition-id()
+  s = u32[] add(r, p)
+  b = u32[2] broadcast(s), dimensions={}
+  c = u32[2] constant({7, 7})
+  ROOT a = u32[2] add(b, c)
+})");
+  ASSERT_TRUE(module.ok()) << module.status();
+  absl::StatusOr<GpuProgram> program =
+      CompileModuleToPtx(**module, GpuCompileOptions());
+  ASSERT_TRUE(program.ok()) << program.status();
+  EXPECT_TRUE(CompilePtxToCubin(program->ptx, "sm_90").ok());
+  auto out = EmulateOnHost(*program, {});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ((*out)[0].Get<uint32_t>({0}), 7u);
+  EXPECT_EQ((*out)[0].Get<uint32_t>({1}), 7u);
+  // replica_count * num_partitions = 4: refused with the reason.
+  absl::StatusOr<std::unique_ptr<HloModule>> replicated = ParseHloModule(R"(
+HloModule m, replica_count=2, num_partitions=2
+ENTRY e {
+  ROOT r = u32[] replica-id()
+})");
+  ASSERT_TRUE(replicated.ok()) << replicated.status();
+  absl::StatusOr<GpuProgram> refused =
+      CompileModuleToPtx(**replicated, GpuCompileOptions());
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kUnimplemented);
+  EXPECT_THAT(std::string(refused.status().message()),
+              HasSubstr("replica_count * num_partitions = 4"));
 }
 
 }  // namespace

@@ -125,6 +125,31 @@ class GpuModuleEmitter {
     ctx_.complex_math = EmitDeviceComplexMath;
     program_.module_name = module_.name();
     program_.arch = options_.arch;
+    // One participant: replica-id and partition-id are 0 (seed 001), a
+    // constant of every element-wise kernel that uses them. Replicated
+    // modules are refused (collectives between participants on one device
+    // are not implemented: docs/gpu-backend.md, "Not done").
+    const int64_t participants =
+        module_.config().replica_count * module_.config().num_partitions;
+    if (participants > 1) {
+      return absl::UnimplementedError(absl::StrCat(
+          "the GPU backend compiles single-participant modules only; this "
+          "one has replica_count * num_partitions = ",
+          participants));
+    }
+    for (HloOpcode op : {HloOpcode::kReplicaId, HloOpcode::kPartitionId}) {
+      table_.SetElemental(
+          op,
+          [](EmitContext& c, const HloInstruction&,
+             absl::Span<const ElementGenerator>)
+              -> absl::StatusOr<ElementGenerator> {
+            llvm::Value* zero = c.b().getInt32(0);
+            return ElementGenerator(
+                [zero](const IrIndex&) -> absl::StatusOr<llvm::Value*> {
+                  return zero;
+                });
+          });
+    }
     const HloComputation& entry = *module_.entry();
     for (const auto& comp : module_.computations()) {
       for (const auto& inst : comp->instructions()) {
