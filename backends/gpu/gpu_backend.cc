@@ -12,6 +12,7 @@
 #include "backends/codegen/ir_value.h"
 #include "backends/cpu/runtime/custom_call.h"
 #include "backends/gpu/cuda_driver.h"
+#include "backends/gpu/gpu_dynamic.h"
 #include "backends/gpu/gpu_emitter.h"
 #include "backends/gpu/gpu_host_steps.h"
 #include "backends/gpu/nvjitlink.h"
@@ -94,10 +95,7 @@ class GpuExecutable : public backends::Executable {
     HLOREF_RETURN_IF_ERROR(driver_->Check(
         driver_->ctx_set_current(driver_->context), "cuCtxSetCurrent"));
     // Flattened array leaves of every argument.
-    std::vector<std::vector<Literal>> leaves;
-    for (const Literal& a : args) {
-      leaves.push_back(backends::FlattenLiteral(Literal(a)));
-    }
+    const std::vector<std::vector<Literal>> leaves = ArgumentLeaves(args);
     struct Buffers {
       CudaDriver* d;
       std::vector<CuDevicePtr> ptrs;
@@ -136,23 +134,10 @@ class GpuExecutable : public backends::Executable {
         HLOREF_RETURN_IF_ERROR(driver_->Check(
             driver_->memcpy_htod(buffers.ptrs[i], b.data.data(), b.bytes),
             "cuMemcpyHtoD (constant)"));
-      } else if (b.kind == GpuBuffer::Kind::kParameter) {
-        if (b.parameter >= static_cast<int64_t>(leaves.size()) ||
-            b.leaf >= static_cast<int64_t>(leaves[b.parameter].size())) {
-          return absl::InvalidArgumentError(
-              absl::StrCat("the module takes more arguments than the ",
-                           args.size(), " given"));
-        }
-        const Literal& lit = leaves[b.parameter][b.leaf];
-        if (!lit.shape().SameDimensions(b.shape) ||
-            lit.shape().element_type() != b.shape.element_type()) {
-          return absl::InvalidArgumentError(
-              absl::StrCat("argument ", b.parameter, " leaf ", b.leaf,
-                           " has shape ", lit.shape().ToString(),
-                           ", the module expects ", b.shape.ToString()));
-        }
-        std::vector<uint8_t> bytes(std::max<int64_t>(b.bytes, 1));
-        codegen::LiteralToPhysical(lit, b.shape, bytes.data());
+      } else if (b.kind == GpuBuffer::Kind::kParameter ||
+                 b.kind == GpuBuffer::Kind::kParameterSizes) {
+        HLOREF_ASSIGN_OR_RETURN(std::vector<uint8_t> bytes,
+                                ParameterBytes(b, leaves));
         if (b.bytes > 0) {
           HLOREF_RETURN_IF_ERROR(driver_->Check(
               driver_->memcpy_htod(buffers.ptrs[i], bytes.data(), b.bytes),
@@ -194,6 +179,15 @@ class GpuExecutable : public backends::Executable {
     }
     HLOREF_RETURN_IF_ERROR(
         Synchronise(failed, "after the last kernel", program_.launches.size()));
+    // Run-time errors the kernels reported (gpu_dynamic.h).
+    if (program_.status_buffer >= 0) {
+      int32_t word = 0;
+      HLOREF_RETURN_IF_ERROR(driver_->Check(
+          driver_->memcpy_dtoh(&word, buffers.ptrs[program_.status_buffer],
+                               sizeof(word)),
+          "cuMemcpyDtoH (status)"));
+      HLOREF_RETURN_IF_ERROR(RunStatus(program_, word));
+    }
     std::vector<Literal> results;
     for (size_t i = 0; i < program_.result_buffers.size(); ++i) {
       const int64_t id = program_.result_buffers[i];
@@ -209,7 +203,21 @@ class GpuExecutable : public backends::Executable {
                                                 codegen::ArrayBytes(s)),
                            "cuMemcpyDtoH (result)"));
       }
-      results.push_back(codegen::PhysicalToLiteral(bytes.data(), s));
+      std::vector<int64_t> sizes;
+      const int64_t sizes_id = i < program_.result_sizes_buffers.size()
+                                   ? program_.result_sizes_buffers[i]
+                                   : -1;
+      if (sizes_id >= 0) {
+        sizes.resize(std::max<int64_t>(s.rank(), 1));
+        HLOREF_RETURN_IF_ERROR(driver_->Check(
+            driver_->memcpy_dtoh(sizes.data(), buffers.ptrs[sizes_id],
+                                 sizes.size() * sizeof(int64_t)),
+            "cuMemcpyDtoH (result sizes)"));
+      }
+      HLOREF_ASSIGN_OR_RETURN(
+          Literal leaf,
+          ResultLeaf(s, bytes.data(), sizes_id >= 0 ? sizes.data() : nullptr));
+      results.push_back(std::move(leaf));
     }
     return results;
   }

@@ -649,17 +649,36 @@ absl::StatusOr<DeviceKernel> PlanRngBitGenerator(const HloInstruction& inst) {
 // (backends/cpu/runtime/sort.cc: width 1, 2, 4 ...; merging runs
 // [lo, mid) and [mid, hi), the right run's element goes first exactly
 // when less(right, left)) of a permutation of the row's positions, held
-// in two shared-memory arrays (source and destination swap per level).
-// The merges of one level are independent: thread t merges pairs t,
-// t + threads, ...; a barrier separates levels. Every merge step consumes
-// one element, so the permutation is the CPU runtime's whatever the
-// comparator does (NaN under LT included).
+// in two arrays (source and destination swap per level): shared memory
+// for rows of at most kMaxSharedSortRow elements, else block-private
+// global scratch. A barrier separates levels.
+//
+// The merges of a level are split into work units: with P merges and T
+// threads (DeviceLoops::merge_split), each merge into C = max(1, T / P)
+// chunks of consecutive outputs, thread t taking units t, t + T, ... In
+// the first levels C = 1 (a thread merges whole pairs); in the last ones
+// a merge is shared by C threads (merge path): the chunk starting at
+// output d of the merge starts at the split (i, d - i) found by binary
+// search on the diagonal d (the smallest i with less(B[d-1-i], A[i]),
+// i.e. A[i] is not taken before B[d-1-i]), and merges sequentially from
+// there. For a consistent comparator the split is where the sequential
+// merge is after d steps. For any comparator (NaN under LT ...) each
+// chunk also checks that its sequential merge ends at the split the next
+// chunk starts from; the first chunk starts at (0, 0), so when every
+// check passes every chunk started where the sequential merge was, by
+// induction, and the level's result is the CPU runtime's. If a check
+// fails anywhere, the block redoes the level with one thread per merge
+// (the source is untouched). The permutation is therefore the CPU
+// runtime's whatever the comparator does.
 
 namespace {
 
-// Rows of at most this many elements (two i32 arrays of it: 32 KiB of
-// the 48 KiB of static shared memory).
-constexpr int64_t kMaxSortRow = 4096;
+// Rows of at most this many elements sort in shared memory (two i32
+// arrays of it: 32 KiB of the 48 KiB of static shared memory); longer
+// rows in global scratch.
+constexpr int64_t kMaxSharedSortRow = 4096;
+// Positions are i32.
+constexpr int64_t kMaxSortRow = (int64_t{1} << 31) - 1;
 
 struct RowSortPlan {
   int64_t n = 0;          // elements per row
@@ -668,9 +687,9 @@ struct RowSortPlan {
   std::vector<int64_t> dims;
 };
 
-// The merge sort of one row (row index `row`, i64) into a shared array
-// whose address it returns (i32 positions): `less(i, j)` (i64 positions)
-// is the comparator.
+// The merge sort of one row (row index `row`, i64) into an array (shared
+// memory or global scratch) whose address it returns (i32 positions):
+// `less(i, j)` (i64 positions) is the comparator.
 using LessFn =
     std::function<absl::StatusOr<llvm::Value*>(llvm::Value* i, llvm::Value* j)>;
 
@@ -680,8 +699,18 @@ absl::StatusOr<llvm::Value*> EmitRowMergeSort(EmitContext& ctx,
   codegen::IRBuilder& b = ctx.b();
   llvm::Type* i32 = b.getInt32Ty();
   llvm::Type* i64 = b.getInt64Ty();
-  llvm::Value* perm_a = loops.shared_array(i32, n, "sort_perm_a");
-  llvm::Value* perm_b = loops.shared_array(i32, n, "sort_perm_b");
+  const auto& array =
+      n > kMaxSharedSortRow ? loops.block_scratch : loops.shared_array;
+  if (!array) {
+    return absl::InternalError("the sort kernel's arrays have no allocator");
+  }
+  llvm::Value* perm_a = array(i32, n, "sort_perm_a");
+  llvm::Value* perm_b = array(i32, n, "sort_perm_b");
+  if (perm_a == nullptr || perm_b == nullptr) {
+    return absl::InternalError("the sort kernel's scratch is too small");
+  }
+  // Set when a merge-path check fails in the current level.
+  llvm::Value* redo = loops.shared_array(i32, 1, "sort_redo");
   auto at = [&](llvm::Value* base, llvm::Value* i) {
     return b.CreateInBoundsGEP(i32, base, {i});
   };
@@ -695,8 +724,104 @@ absl::StatusOr<llvm::Value*> EmitRowMergeSort(EmitContext& ctx,
   loops.barrier();
   int64_t levels = 0;
   while ((int64_t{1} << levels) < n) ++levels;
+  const int64_t split =
+      loops.merge_split > 0 ? loops.merge_split : loops.threads;
   llvm::Value* a_slot = ctx.EntryAlloca(i64, 1, "merge_a");
   llvm::Value* b_slot = ctx.EntryAlloca(i64, 1, "merge_b");
+  llvm::Value* lo_slot = ctx.EntryAlloca(i64, 1, "split_lo");
+  llvm::Value* hi_slot = ctx.EntryAlloca(i64, 1, "split_hi");
+  llvm::Value* take_b_slot = ctx.EntryAlloca(b.getInt1Ty(), 1, "take_b");
+
+  // Outputs [out_begin, out_end) of the merge of src[lo, mid) and
+  // src[mid, hi) into dst, starting with the runs' next elements at a, bb;
+  // leaves the final positions in a_slot / b_slot.
+  auto merge_steps = [&](llvm::Value* src, llvm::Value* dst, llvm::Value* mid,
+                         llvm::Value* hi, llvm::Value* a, llvm::Value* bb,
+                         llvm::Value* out_begin,
+                         llvm::Value* out_end) -> absl::Status {
+    b.CreateStore(a, a_slot);
+    b.CreateStore(bb, b_slot);
+    return ctx.EmitForLoop(
+        "merge", out_begin, out_end, ctx.I64(1),
+        [&](llvm::Value* out) -> absl::Status {
+          llvm::Value* a = b.CreateLoad(i64, a_slot);
+          llvm::Value* bb = b.CreateLoad(i64, b_slot);
+          llvm::Value* a_left = b.CreateICmpULT(a, mid);
+          llvm::Value* b_left = b.CreateICmpULT(bb, hi);
+          // Take the right run's element when the left one is used up, or
+          // both remain and less(right, left).
+          b.CreateStore(b.CreateNot(a_left), take_b_slot);
+          HLOREF_RETURN_IF_ERROR(ctx.EmitIf(
+              b.CreateAnd(a_left, b_left),
+              [&]() -> absl::Status {
+                llvm::Value* pa =
+                    b.CreateZExt(b.CreateLoad(i32, at(src, a)), i64);
+                llvm::Value* pb =
+                    b.CreateZExt(b.CreateLoad(i32, at(src, bb)), i64);
+                HLOREF_ASSIGN_OR_RETURN(llvm::Value * l, less(pb, pa));
+                b.CreateStore(l, take_b_slot);
+                return absl::OkStatus();
+              },
+              "compare"));
+          llvm::Value* take_b = b.CreateLoad(b.getInt1Ty(), take_b_slot);
+          llvm::Value* from = b.CreateSelect(take_b, bb, a);
+          b.CreateStore(b.CreateLoad(i32, at(src, from)), at(dst, out));
+          b.CreateStore(b.CreateAdd(a, b.CreateZExt(b.CreateNot(take_b), i64)),
+                        a_slot);
+          b.CreateStore(b.CreateAdd(bb, b.CreateZExt(take_b, i64)), b_slot);
+          return absl::OkStatus();
+        });
+  };
+  // The number of left-run elements among the first d outputs of the
+  // merge (merge path): binary search over [max(0, d - nb), min(d, na)].
+  auto split_at = [&](llvm::Value* src, llvm::Value* lo, llvm::Value* mid,
+                      llvm::Value* hi,
+                      llvm::Value* d) -> absl::StatusOr<llvm::Value*> {
+    llvm::Value* na = b.CreateSub(mid, lo);
+    llvm::Value* nb = b.CreateSub(hi, mid);
+    b.CreateStore(
+        b.CreateSub(b.CreateBinaryIntrinsic(llvm::Intrinsic::umax, d, nb), nb),
+        lo_slot);
+    b.CreateStore(b.CreateBinaryIntrinsic(llvm::Intrinsic::umin, d, na),
+                  hi_slot);
+    // The range halves every step: levels + 1 steps suffice.
+    HLOREF_RETURN_IF_ERROR(ctx.EmitForLoop(
+        "search", ctx.I64(0), ctx.I64(levels + 1), ctx.I64(1),
+        [&](llvm::Value*) -> absl::Status {
+          llvm::Value* l = b.CreateLoad(i64, lo_slot);
+          llvm::Value* h = b.CreateLoad(i64, hi_slot);
+          return ctx.EmitIf(
+              b.CreateICmpULT(l, h),
+              [&]() -> absl::Status {
+                llvm::Value* m = b.CreateLShr(b.CreateAdd(l, h), 1);
+                llvm::Value* pa = b.CreateZExt(
+                    b.CreateLoad(i32, at(src, b.CreateAdd(lo, m))), i64);
+                llvm::Value* pb = b.CreateZExt(
+                    b.CreateLoad(
+                        i32, at(src, b.CreateSub(b.CreateAdd(mid, d),
+                                                 b.CreateAdd(m, ctx.I64(1))))),
+                    i64);
+                HLOREF_ASSIGN_OR_RETURN(llvm::Value * before, less(pb, pa));
+                // B[d-1-m] before A[m]: the split is at most m.
+                b.CreateStore(
+                    b.CreateSelect(before, l, b.CreateAdd(m, ctx.I64(1))),
+                    lo_slot);
+                b.CreateStore(b.CreateSelect(before, m, h), hi_slot);
+                return absl::OkStatus();
+              },
+              "bisect");
+        }));
+    return b.CreateLoad(i64, lo_slot);
+  };
+  auto on_thread0 = [&](const std::function<void()>& body) {
+    return ctx.EmitIf(
+        b.CreateICmpEQ(tid, ctx.I64(0)),
+        [&]() {
+          body();
+          return absl::OkStatus();
+        },
+        "thread0");
+  };
   HLOREF_RETURN_IF_ERROR(ctx.EmitForLoop(
       "level", ctx.I64(0), ctx.I64(levels), ctx.I64(1),
       [&](llvm::Value* level) -> absl::Status {
@@ -708,54 +833,65 @@ absl::StatusOr<llvm::Value*> EmitRowMergeSort(EmitContext& ctx,
             b.CreateAdd(ctx.I64(n),
                         b.CreateSub(b.CreateShl(width, 1), ctx.I64(1))),
             b.CreateShl(width, 1));
+        auto bounds = [&](llvm::Value* pair) {
+          llvm::Value* lo = b.CreateMul(pair, b.CreateShl(width, 1));
+          llvm::Value* mid = b.CreateBinaryIntrinsic(
+              llvm::Intrinsic::umin, b.CreateAdd(lo, width), ctx.I64(n));
+          llvm::Value* hi = b.CreateBinaryIntrinsic(
+              llvm::Intrinsic::umin, b.CreateAdd(lo, b.CreateShl(width, 1)),
+              ctx.I64(n));
+          return std::array<llvm::Value*, 3>{lo, mid, hi};
+        };
+        HLOREF_RETURN_IF_ERROR(
+            on_thread0([&]() { b.CreateStore(b.getInt32(0), redo); }));
+        loops.barrier();
+        llvm::Value* chunks =
+            b.CreateBinaryIntrinsic(llvm::Intrinsic::umax, ctx.I64(1),
+                                    b.CreateUDiv(ctx.I64(split), pairs));
         HLOREF_RETURN_IF_ERROR(ctx.EmitForLoop(
-            "pair", tid, pairs, step, [&](llvm::Value* pair) -> absl::Status {
-              llvm::Value* lo = b.CreateMul(pair, b.CreateShl(width, 1));
-              llvm::Value* mid = b.CreateBinaryIntrinsic(
-                  llvm::Intrinsic::umin, b.CreateAdd(lo, width), ctx.I64(n));
-              llvm::Value* hi = b.CreateBinaryIntrinsic(
-                  llvm::Intrinsic::umin, b.CreateAdd(lo, b.CreateShl(width, 1)),
-                  ctx.I64(n));
-              b.CreateStore(lo, a_slot);
-              b.CreateStore(mid, b_slot);
-              return ctx.EmitForLoop(
-                  "merge", lo, hi, ctx.I64(1),
-                  [&](llvm::Value* out) -> absl::Status {
-                    llvm::Value* a = b.CreateLoad(i64, a_slot);
-                    llvm::Value* bb = b.CreateLoad(i64, b_slot);
-                    llvm::Value* a_left = b.CreateICmpULT(a, mid);
-                    llvm::Value* b_left = b.CreateICmpULT(bb, hi);
-                    // Take the right run's element when the left one is
-                    // used up, or both remain and less(right, left).
-                    llvm::Value* take_b_slot =
-                        ctx.EntryAlloca(b.getInt1Ty(), 1, "take_b");
-                    b.CreateStore(b.CreateNot(a_left), take_b_slot);
-                    HLOREF_RETURN_IF_ERROR(ctx.EmitIf(
-                        b.CreateAnd(a_left, b_left),
-                        [&]() -> absl::Status {
-                          llvm::Value* pa =
-                              b.CreateZExt(b.CreateLoad(i32, at(src, a)), i64);
-                          llvm::Value* pb =
-                              b.CreateZExt(b.CreateLoad(i32, at(src, bb)), i64);
-                          HLOREF_ASSIGN_OR_RETURN(llvm::Value * l,
-                                                  less(pb, pa));
-                          b.CreateStore(l, take_b_slot);
-                          return absl::OkStatus();
-                        },
-                        "compare"));
-                    llvm::Value* take_b =
-                        b.CreateLoad(b.getInt1Ty(), take_b_slot);
-                    llvm::Value* from = b.CreateSelect(take_b, bb, a);
-                    b.CreateStore(b.CreateLoad(i32, at(src, from)),
-                                  at(dst, out));
-                    b.CreateStore(
-                        b.CreateAdd(a, b.CreateZExt(b.CreateNot(take_b), i64)),
-                        a_slot);
-                    b.CreateStore(b.CreateAdd(bb, b.CreateZExt(take_b, i64)),
-                                  b_slot);
+            "unit", tid, b.CreateMul(pairs, chunks), step,
+            [&](llvm::Value* unit) -> absl::Status {
+              auto [lo, mid, hi] = bounds(b.CreateUDiv(unit, chunks));
+              llvm::Value* c = b.CreateURem(unit, chunks);
+              llvm::Value* len = b.CreateSub(hi, lo);
+              llvm::Value* piece = b.CreateUDiv(
+                  b.CreateAdd(len, b.CreateSub(chunks, ctx.I64(1))), chunks);
+              llvm::Value* d0 = b.CreateBinaryIntrinsic(
+                  llvm::Intrinsic::umin, b.CreateMul(c, piece), len);
+              llvm::Value* d1 = b.CreateBinaryIntrinsic(
+                  llvm::Intrinsic::umin, b.CreateAdd(d0, piece), len);
+              HLOREF_ASSIGN_OR_RETURN(llvm::Value * i0,
+                                      split_at(src, lo, mid, hi, d0));
+              HLOREF_RETURN_IF_ERROR(
+                  merge_steps(src, dst, mid, hi, b.CreateAdd(lo, i0),
+                              b.CreateAdd(mid, b.CreateSub(d0, i0)),
+                              b.CreateAdd(lo, d0), b.CreateAdd(lo, d1)));
+              llvm::Value* a_end = b.CreateLoad(i64, a_slot);
+              HLOREF_ASSIGN_OR_RETURN(llvm::Value * i1,
+                                      split_at(src, lo, mid, hi, d1));
+              return ctx.EmitIf(
+                  b.CreateICmpNE(b.CreateSub(a_end, lo), i1),
+                  [&]() -> absl::Status {
+                    b.CreateStore(b.getInt32(1), redo);
                     return absl::OkStatus();
-                  });
+                  },
+                  "split_mismatch");
             }));
+        loops.barrier();
+        // Uniform in the block: read by every thread between two barriers.
+        llvm::Value* again =
+            b.CreateICmpNE(b.CreateLoad(i32, redo), b.getInt32(0));
+        HLOREF_RETURN_IF_ERROR(ctx.EmitIf(
+            again,
+            [&]() -> absl::Status {
+              return ctx.EmitForLoop("pair", tid, pairs, step,
+                                     [&](llvm::Value* pair) -> absl::Status {
+                                       auto [lo, mid, hi] = bounds(pair);
+                                       return merge_steps(src, dst, mid, hi, lo,
+                                                          mid, lo, hi);
+                                     });
+            },
+            "redo_level"));
         loops.barrier();
         return absl::OkStatus();
       }));
@@ -779,7 +915,7 @@ absl::StatusOr<RowSortPlan> PlanRows(const Shape& shape, int64_t dimension) {
   if (p.n > kMaxSortRow) {
     return absl::UnimplementedError(
         absl::StrCat("the GPU sort kernel takes rows of at most ", kMaxSortRow,
-                     " elements (shared memory); this one has ", p.n));
+                     " elements (i32 positions); this one has ", p.n));
   }
   if (p.n == 0) p.rows = 0;
   return p;
@@ -821,7 +957,14 @@ DeviceKernel RowBlocksKernel(const char* name, const RowSortPlan& p) {
   int64_t threads = 32;
   while (threads < 256 && 2 * threads < p.n) threads *= 2;
   k.threads_per_block = threads;
-  k.shared_bytes = 2 * 4 * p.n;
+  // The two permutation arrays: shared memory, or global scratch for long
+  // rows; the level's redo flag is always shared.
+  if (p.n > kMaxSharedSortRow) {
+    k.scratch_bytes_per_block = 2 * ((4 * p.n + 15) / 16 * 16);
+    k.shared_bytes = 4;
+  } else {
+    k.shared_bytes = 2 * 4 * p.n + 4;
+  }
   k.work_items = p.n;  // results per row
   return k;
 }
@@ -893,7 +1036,7 @@ absl::StatusOr<DeviceKernel> PlanSort(const HloInstruction& inst) {
                 }
                 return absl::OkStatus();
               }));
-          // The next row reuses the shared arrays.
+          // The next row reuses the arrays.
           loops.barrier();
           return absl::OkStatus();
         });

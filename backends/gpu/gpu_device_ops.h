@@ -73,6 +73,15 @@ struct DeviceLoops {
   // the GPU); its address.
   std::function<llvm::Value*(llvm::Type* type, int64_t count, const char* name)>
       shared_array;
+  // A block-private array of `count` elements of `type` in global memory
+  // (the kernel's scratch buffer, DeviceKernel::scratch_bytes_per_block
+  // per block, allocated in call order); its address.
+  std::function<llvm::Value*(llvm::Type* type, int64_t count, const char* name)>
+      block_scratch;
+  // The chunks the merges of a sort level are split into when a level has
+  // fewer merges than threads (merge path); 0: the block's threads. Host
+  // tests, which run one thread per block, set it to exercise the split.
+  int64_t merge_split = 0;
 };
 
 // An instruction compiled to one kernel: a grid-stride kernel over
@@ -87,6 +96,9 @@ struct DeviceKernel {
   int64_t rows = 0;
   int64_t threads_per_block = 256;
   int64_t shared_bytes = 0;  // static shared memory the body declares
+  // Global-memory scratch each block uses through DeviceLoops::
+  // block_scratch (sort / topk rows too long for shared memory).
+  int64_t scratch_bytes_per_block = 0;
   std::function<absl::Status(
       codegen::EmitContext& ctx, absl::Span<const codegen::IrValue> operands,
       const codegen::IrValue& output, const DeviceLoops& loops)>

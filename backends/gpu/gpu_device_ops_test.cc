@@ -299,7 +299,10 @@ struct HostKernel {
   void* fn = nullptr;
 };
 
-absl::StatusOr<HostKernel> CompileForHost(const HloInstruction& inst) {
+// `merge_split` > 0 splits the merges of a sort's last levels into that
+// many chunks (merge path) although the host runs one thread per block.
+absl::StatusOr<HostKernel> CompileForHost(const HloInstruction& inst,
+                                          int64_t merge_split = 0) {
   HLOREF_ASSIGN_OR_RETURN(std::optional<DeviceKernel> k,
                           PlanDeviceKernel(inst));
   if (!k.has_value()) return absl::NotFoundError("no device kernel");
@@ -362,6 +365,9 @@ absl::StatusOr<HostKernel> CompileForHost(const HloInstruction& inst) {
                                     llvm::GlobalValue::InternalLinkage,
                                     llvm::UndefValue::get(t), name);
   };
+  // One block: its global scratch is a global variable too.
+  loops.block_scratch = loops.shared_array;
+  loops.merge_split = merge_split;
   HLOREF_RETURN_IF_ERROR(k->body(ctx, operands, output, loops));
   b.CreateRetVoid();
   ctx.set_function_state(nullptr);
@@ -458,13 +464,14 @@ Shape ShapeOf(const std::string& text) {
 // bit for bit equal.
 // With `tolerance` > 0 the results are compared as values instead:
 // |got - want| <= tolerance * max |want| per result (NaN where NaN).
+// `merge_split`: as CompileForHost's.
 void ExpectSameAsCpuBackend(const std::string& text,
                             const std::vector<Literal>& args,
-                            double tolerance = 0) {
+                            double tolerance = 0, int64_t merge_split = 0) {
   absl::StatusOr<std::unique_ptr<HloModule>> m = ParseHloModule(text);
   ASSERT_TRUE(m.ok()) << m.status() << "\n" << text;
   const HloInstruction& inst = *(*m)->entry()->root();
-  absl::StatusOr<HostKernel> k = CompileForHost(inst);
+  absl::StatusOr<HostKernel> k = CompileForHost(inst, merge_split);
   ASSERT_TRUE(k.ok()) << k.status();
   std::vector<std::vector<uint8_t>> buffers;
   for (int64_t i = 0; i < inst.operand_count(); ++i) {
@@ -498,6 +505,7 @@ void ExpectSameAsCpuBackend(const std::string& text,
     }
   }
   ASSERT_EQ(want_leaves.size(), outs.size());
+  SCOPED_TRACE(absl::StrCat("merge_split ", merge_split));
   for (size_t r = 0; r < outs.size(); ++r) {
     Literal got = codegen::PhysicalToLiteral(
         buffers[inst.operand_count() + r].data(), outs[r]);
@@ -622,6 +630,73 @@ ENTRY e {
   ROOT s = u8[5,1] sort(x), dimensions={1}, to_apply=lt
 })",
                          args);
+}
+
+TEST(GpuSortTest, LongRowsAndMergePathMatchTheCpuBackend) {
+  // Rows beyond shared memory (5,000 and 4,097 elements: global scratch)
+  // and the merge path of the last levels (merges split into 2, 7, 64 and
+  // 256 chunks, each found by binary search and checked against the next
+  // chunk's start): bit for bit the CPU runtime's sequential merge sort,
+  // for LT with NaNs (inconsistent: the check must catch splits the
+  // sequential merge never reaches), TOTALORDER (consistent) and keys +
+  // values, and topk of long rows.
+  for (int64_t split : {0, 2, 7, 64, 256}) {
+    std::vector<Literal> args;
+    args.push_back(Data(ShapeOf("f32[2,5000]"), 11, true));
+    ExpectSameAsCpuBackend(R"(
+HloModule m
+lt {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT c = pred[] compare(a, b), direction=LT
+}
+ENTRY e {
+  x = f32[2,5000] parameter(0)
+  ROOT s = f32[2,5000] sort(x), dimensions={1}, to_apply=lt
+})",
+                           args, 0, split);
+    args.clear();
+    args.push_back(Data(ShapeOf("f64[4097]"), 12, true));
+    ExpectSameAsCpuBackend(R"(
+HloModule m
+lt {
+  a = f64[] parameter(0)
+  b = f64[] parameter(1)
+  ROOT c = pred[] compare(a, b), direction=LT, type=TOTALORDER
+}
+ENTRY e {
+  x = f64[4097] parameter(0)
+  ROOT s = f64[4097] sort(x), dimensions={0}, is_stable=true, to_apply=lt
+})",
+                           args, 0, split);
+    args.clear();
+    args.push_back(Data(ShapeOf("s32[300,2]{0,1}"), 13, false));
+    args.push_back(Data(ShapeOf("f32[300,2]"), 14, true));
+    ExpectSameAsCpuBackend(R"(
+HloModule m
+gt {
+  a = s32[] parameter(0)
+  b = s32[] parameter(1)
+  c = f32[] parameter(2)
+  d = f32[] parameter(3)
+  ROOT r = pred[] compare(a, b), direction=GT
+}
+ENTRY e {
+  k = s32[300,2]{0,1} parameter(0)
+  v = f32[300,2] parameter(1)
+  ROOT s = (s32[300,2]{0,1}, f32[300,2]) sort(k, v), dimensions={0}, is_stable=true, to_apply=gt
+})",
+                           args, 0, split);
+    args.clear();
+    args.push_back(Data(ShapeOf("bf16[2,6000]"), 15, true));
+    ExpectSameAsCpuBackend(R"(
+HloModule m
+ENTRY e {
+  x = bf16[2,6000] parameter(0)
+  ROOT t = (bf16[2,9], s32[2,9]) topk(x), k=9, largest=true
+})",
+                           args, 0, split);
+  }
 }
 
 TEST(GpuSortTest, TopKMatchesTheCpuBackend) {

@@ -20,6 +20,7 @@
 #include "backends/codegen/llvm_types.h"
 #include "backends/gpu/gpu_conv.h"
 #include "backends/gpu/gpu_device_ops.h"
+#include "backends/gpu/gpu_dynamic.h"
 #include "backends/gpu/gpu_gemm.h"
 #include "backends/gpu/gpu_host_steps.h"
 #include "backends/gpu/gpu_rng.h"
@@ -51,20 +52,26 @@ using codegen::IrValue;
 struct ValueTree {
   Shape shape;
   int64_t buffer = -1;  // arrays
+  // Dynamic arrays: the buffer of their i64 runtime sizes (gpu_dynamic.h).
+  int64_t sizes = -1;
   std::vector<ValueTree> elements;
   void CollectBuffers(std::vector<int64_t>* out) const {
     if (shape.IsArray()) out->push_back(buffer);
+    if (sizes >= 0) out->push_back(sizes);
     for (const ValueTree& e : elements) e.CollectBuffers(out);
   }
   // Array and token leaves, depth first (tokens with buffer -1): the
-  // flattened literals of a result.
-  void CollectLeaves(std::vector<int64_t>* buffers,
-                     std::vector<Shape>* shapes) const {
+  // flattened literals of a result, and their sizes buffers (-1: static).
+  void CollectLeaves(std::vector<int64_t>* buffers, std::vector<Shape>* shapes,
+                     std::vector<int64_t>* sizes_buffers) const {
     if (shape.IsArray() || shape.IsToken()) {
       buffers->push_back(shape.IsArray() ? buffer : -1);
       shapes->push_back(shape);
+      sizes_buffers->push_back(sizes);
     }
-    for (const ValueTree& e : elements) e.CollectLeaves(buffers, shapes);
+    for (const ValueTree& e : elements) {
+      e.CollectLeaves(buffers, shapes, sizes_buffers);
+    }
   }
 };
 
@@ -121,13 +128,38 @@ class GpuModuleEmitter {
     ctx_.complex_math = EmitDeviceComplexMath;
     program_.module_name = module_.name();
     program_.arch = options_.arch;
+    // One participant: replica-id and partition-id are 0 (seed 001), a
+    // constant of every element-wise kernel that uses them. Replicated
+    // modules are refused (collectives between participants on one device
+    // are not implemented: docs/gpu-backend.md, "Not done").
+    const int64_t participants =
+        module_.config().replica_count * module_.config().num_partitions;
+    if (participants > 1) {
+      return absl::UnimplementedError(absl::StrCat(
+          "the GPU backend compiles single-participant modules only; this "
+          "one has replica_count * num_partitions = ",
+          participants));
+    }
+    for (HloOpcode op : {HloOpcode::kReplicaId, HloOpcode::kPartitionId}) {
+      table_.SetElemental(
+          op,
+          [](EmitContext& c, const HloInstruction&,
+             absl::Span<const ElementGenerator>)
+              -> absl::StatusOr<ElementGenerator> {
+            llvm::Value* zero = c.b().getInt32(0);
+            return ElementGenerator(
+                [zero](const IrIndex&) -> absl::StatusOr<llvm::Value*> {
+                  return zero;
+                });
+          });
+    }
     const HloComputation& entry = *module_.entry();
     for (const auto& comp : module_.computations()) {
       for (const auto& inst : comp->instructions()) {
         HLOREF_RETURN_IF_ERROR(CheckShape(*inst, inst->shape()));
       }
     }
-    if (NeedsSerialEntry(entry)) {
+    if (NeedsSerialEntry(module_)) {
       HLOREF_RETURN_IF_ERROR(EmitSerialEntry(entry));
     } else {
       inlined_ = codegen::ChooseInlinedInstructions(ctx_, entry);
@@ -137,7 +169,8 @@ class GpuModuleEmitter {
       }
     }
     const ValueTree& root = values_.at(entry.root());
-    root.CollectLeaves(&program_.result_buffers, &program_.result_shapes);
+    root.CollectLeaves(&program_.result_buffers, &program_.result_shapes,
+                       &program_.result_sizes_buffers);
     ResolveLibdeviceCalls();
     {
       llvm::raw_string_ostream os(program_.llvm_ir);
@@ -161,11 +194,6 @@ class GpuModuleEmitter {
         HLOREF_RETURN_IF_ERROR(CheckShape(inst, e));
       }
       return absl::OkStatus();
-    }
-    if (shape.IsArray() && !shape.is_static()) {
-      return codegen::InstructionCodegenError(
-          inst, absl::UnimplementedError(
-                    "the GPU backend does not compile bounded dynamic shapes"));
     }
     if (!shape.IsArray() && !shape.IsTuple() && !shape.IsToken()) {
       return codegen::InstructionCodegenError(
@@ -194,8 +222,21 @@ class GpuModuleEmitter {
       buffer.shape = shape;
       buffer.bytes = codegen::ArrayBytes(shape);
       v.buffer = NewBuffer(std::move(buffer));
+      if (!shape.is_static()) {
+        GpuBuffer sizes;
+        sizes.kind = GpuBuffer::Kind::kTemp;
+        sizes.shape =
+            Shape(PrimitiveType::kS64, {std::max<int64_t>(shape.rank(), 1)});
+        sizes.bytes = SizesBytes(shape);
+        v.sizes = NewBuffer(std::move(sizes));
+      }
     }
     return v;
+  }
+
+  // Bytes of a dynamic array's runtime sizes (i64 per dimension).
+  static int64_t SizesBytes(const Shape& shape) {
+    return std::max<int64_t>(shape.rank(), 1) * 8;
   }
 
   ValueTree ParameterTree(const Shape& shape, int64_t parameter,
@@ -213,7 +254,14 @@ class GpuModuleEmitter {
       buffer.leaf = (*leaf)++;
       buffer.shape = shape;
       buffer.bytes = codegen::ArrayBytes(shape);
+      const GpuBuffer sizes_of = buffer;
       v.buffer = NewBuffer(std::move(buffer));
+      if (!shape.is_static()) {
+        GpuBuffer sizes = sizes_of;
+        sizes.kind = GpuBuffer::Kind::kParameterSizes;
+        sizes.bytes = SizesBytes(shape);
+        v.sizes = NewBuffer(std::move(sizes));
+      }
     } else if (shape.IsToken()) {
       ++*leaf;  // a leaf of the flattened argument, with no buffer
     }
@@ -279,6 +327,7 @@ class GpuModuleEmitter {
     IrValue out;
     out.shape = v.shape;
     if (v.shape.IsArray()) out.array = IrArray(args.at(v.buffer), v.shape);
+    if (v.sizes >= 0) out.sizes = args.at(v.sizes);
     for (const ValueTree& e : v.elements) {
       out.elements.push_back(ToIrValue(e, args));
     }
@@ -291,13 +340,15 @@ class GpuModuleEmitter {
   absl::StatusOr<llvm::Function*> BeginKernel(
       const HloInstruction& inst, absl::string_view kind,
       const std::vector<const HloInstruction*>& inputs, const ValueTree& output,
-      int64_t max_threads, KernelLaunch* launch) {
+      int64_t max_threads, KernelLaunch* launch,
+      absl::Span<const int64_t> extra_outputs = {}) {
     std::vector<int64_t> buffers;
     for (const HloInstruction* in : inputs) {
       values_.at(in).CollectBuffers(&buffers);
     }
     const size_t num_inputs = buffers.size();
     output.CollectBuffers(&buffers);
+    buffers.insert(buffers.end(), extra_outputs.begin(), extra_outputs.end());
     // One argument per distinct buffer.
     std::vector<int64_t> distinct;
     absl::flat_hash_set<int64_t> seen;
@@ -352,6 +403,7 @@ class GpuModuleEmitter {
       kernel_values_[in] = ToIrValue(values_.at(in), args);
     }
     kernel_output_ = ToIrValue(output, args);
+    kernel_args_ = std::move(args);
     launch->kernel = name;
     launch->instruction = inst.ToString();
     launch->buffers = distinct;
@@ -591,9 +643,23 @@ class GpuModuleEmitter {
     KernelLaunch launch;
     const bool row_blocks = device.rows > 0;
     const int64_t threads = row_blocks ? device.threads_per_block : kBlockSize;
+    // Row blocks with global scratch (gpu_device_ops.h): fewer blocks when
+    // the scratch of one per row would pass kMaxKernelScratchBytes (the
+    // rows grid-stride over the blocks).
+    int64_t blocks = std::min<int64_t>(device.rows, kMaxElementwiseBlocks);
+    std::vector<int64_t> scratch;
+    if (row_blocks && device.scratch_bytes_per_block > 0) {
+      blocks = std::clamp<int64_t>(
+          kMaxKernelScratchBytes / device.scratch_bytes_per_block, 1, blocks);
+      GpuBuffer buffer;
+      buffer.kind = GpuBuffer::Kind::kTemp;
+      buffer.bytes = blocks * device.scratch_bytes_per_block;
+      buffer.shape = Shape(PrimitiveType::kU8, {buffer.bytes});
+      scratch.push_back(NewBuffer(std::move(buffer)));
+    }
     HLOREF_ASSIGN_OR_RETURN(
         llvm::Function * f,
-        BeginKernel(inst, device.name, inputs, out, threads, &launch));
+        BeginKernel(inst, device.name, inputs, out, threads, &launch, scratch));
     (void)f;
     std::vector<IrValue> operands;
     for (const HloInstruction* op : inst.operands()) {
@@ -629,6 +695,27 @@ class GpuModuleEmitter {
       g->setAlignment(llvm::Align(16));
       return g;
     };
+    if (!scratch.empty()) {
+      llvm::Value* base = kernel_args_.at(scratch[0]);
+      const int64_t per_block = device.scratch_bytes_per_block;
+      auto next = std::make_shared<int64_t>(0);
+      loops.block_scratch = [this, base, per_block, next](
+                                llvm::Type* type, int64_t count,
+                                const char* name) -> llvm::Value* {
+        const int64_t offset = *next;
+        const int64_t bytes = static_cast<int64_t>(
+            llvm_module_->getDataLayout().getTypeAllocSize(type) *
+            std::max<int64_t>(count, 1));
+        *next += (bytes + 15) / 16 * 16;
+        if (*next > per_block) return nullptr;  // a planning error
+        llvm::Value* block_base =
+            b_.CreateMul(Sreg64(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x),
+                         b_.getInt64(per_block));
+        return b_.CreateInBoundsGEP(
+            b_.getInt8Ty(), base,
+            {b_.CreateAdd(block_base, b_.getInt64(offset))}, name);
+      };
+    }
     loops.for_each_row = [this](llvm::Value* n, const DeviceLoops::Body& body) {
       // Uniform in the block: every thread of a block runs the same rows.
       return ctx_.EmitForLoop(
@@ -641,7 +728,7 @@ class GpuModuleEmitter {
       launch.rows = device.rows;
       launch.columns = device.work_items;
       launch.block[0] = threads;
-      launch.grid[0] = std::min<int64_t>(device.rows, kMaxElementwiseBlocks);
+      launch.grid[0] = blocks;
       return EndKernel(inst, std::move(launch));
     }
     launch.kind = KernelKind::kElementwise;
@@ -945,7 +1032,31 @@ class GpuModuleEmitter {
   // have no kernel of their own yet: the whole entry computation then runs
   // in one device thread through the shared computation emitter (which
   // handles them structurally, exactly as on the CPU).
-  static bool NeedsSerialEntry(const HloComputation& entry) {
+  //
+  // So does a module with a bounded dynamic shape anywhere but in the
+  // parameters, tuples and get-tuple-elements of its entry (which only name
+  // buffers): the shared computation emitter applies codegen's dynamic
+  // shape rules (gpu_dynamic.h).
+  static bool NeedsSerialEntry(const HloModule& module) {
+    const HloComputation& entry = *module.entry();
+    for (const auto& comp : module.computations()) {
+      for (const auto& inst : comp->instructions()) {
+        const bool names_buffers =
+            comp.get() == &entry &&
+            (inst->opcode() == HloOpcode::kParameter ||
+             inst->opcode() == HloOpcode::kTuple ||
+             inst->opcode() == HloOpcode::kGetTupleElement);
+        if (names_buffers) continue;
+        if (inst->opcode() == HloOpcode::kSetDimensionSize ||
+            inst->opcode() == HloOpcode::kDynamicReshape ||
+            HasDynamicLeaf(inst->shape())) {
+          return true;
+        }
+        for (const HloInstruction* op : inst->operands()) {
+          if (HasDynamicLeaf(op->shape())) return true;
+        }
+      }
+    }
     for (const auto& inst : entry.instructions()) {
       switch (inst->opcode()) {
         case HloOpcode::kWhile:
@@ -973,11 +1084,40 @@ class GpuModuleEmitter {
       params.push_back(p);
     }
     ValueTree out = NewTemps(entry.root()->shape());
+    // Run-time errors of the shared emitters (codegen's dynamic shape
+    // rules) go to the status buffer: the first one is kept.
+    GpuBuffer status;
+    status.kind = GpuBuffer::Kind::kConstant;
+    status.shape = Shape::Scalar(PrimitiveType::kS32);
+    status.bytes = 4;
+    status.data.assign(4, 0);
+    program_.status_buffer = NewBuffer(std::move(status));
+    const int64_t status_buffer = program_.status_buffer;
     KernelLaunch launch;
-    HLOREF_ASSIGN_OR_RETURN(
-        llvm::Function * f,
-        BeginKernel(*entry.root(), "entry_serial", params, out, 1, &launch));
+    HLOREF_ASSIGN_OR_RETURN(llvm::Function * f,
+                            BeginKernel(*entry.root(), "entry_serial", params,
+                                        out, 1, &launch, {status_buffer}));
     (void)f;
+    // The status buffer is the run context the shared computation emitter
+    // passes to every function it calls (nothing else reads it on the
+    // GPU: heap_alloc and parallel_for are unset).
+    kernel_state_.run_context = kernel_args_.at(status_buffer);
+    ctx_.set_run_context(kernel_state_.run_context);
+    ctx_.report_error_code = [this](EmitContext& c, absl::StatusCode code,
+                                    const std::string& message) {
+      program_.run_errors.push_back(
+          {static_cast<int32_t>(code), std::string(message)});
+      const int32_t id = static_cast<int32_t>(program_.run_errors.size());
+      codegen::IRBuilder& b = c.b();
+      llvm::Value* status_ptr = c.run_context();
+      llvm::Value* unset = b.CreateICmpEQ(
+          b.CreateLoad(b.getInt32Ty(), status_ptr), b.getInt32(0));
+      absl::Status s = c.EmitIf(unset, [&]() {
+        b.CreateStore(b.getInt32(id), status_ptr);
+        return absl::OkStatus();
+      });
+      (void)s;  // the body cannot fail
+    };
     std::vector<IrValue> operands;
     for (const HloInstruction* p : params) {
       operands.push_back(kernel_values_.at(p));
@@ -986,12 +1126,14 @@ class GpuModuleEmitter {
         b_.CreateOr(Sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x),
                     Sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x)),
         b_.getInt32(0));
-    HLOREF_RETURN_IF_ERROR(ctx_.EmitIf(
+    absl::Status emitted = ctx_.EmitIf(
         first,
         [&]() {
           return ctx_.EmitCallComputation(entry, operands, kernel_output_);
         },
-        "serial"));
+        "serial");
+    ctx_.report_error_code = nullptr;
+    HLOREF_RETURN_IF_ERROR(emitted);
     launch.kind = KernelKind::kSerial;
     launch.elements = 1;
     launch.instruction =
@@ -1046,6 +1188,8 @@ class GpuModuleEmitter {
   absl::flat_hash_map<const HloInstruction*, IrValue> kernel_values_;
   IrValue kernel_output_;
   int64_t rng_state_ = -1;  // the rng state buffer, once used
+  // The current kernel's argument of each buffer.
+  absl::flat_hash_map<int64_t, llvm::Value*> kernel_args_;
 };
 
 // -------------------------------------------------------------------------

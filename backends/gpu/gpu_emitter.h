@@ -55,6 +55,9 @@ struct GpuCompileOptions {
 inline constexpr int64_t kBlockSize = 256;
 // The element-wise grid is capped at this many blocks (grid-stride).
 inline constexpr int64_t kMaxElementwiseBlocks = 65535;
+// Global scratch of one kernel (sort / topk rows beyond shared memory):
+// at most this many bytes, by launching fewer blocks.
+inline constexpr int64_t kMaxKernelScratchBytes = int64_t{256} << 20;
 // Dot tiles.
 inline constexpr int64_t kDotTile = 16;
 

@@ -20,10 +20,13 @@ namespace hloref::gpu {
 struct GpuBuffer {
   // kState: module state that persists between runs of the executable
   // (rng's generator state, gpu_rng.h); zeroed once, when the executable
-  // first runs.
-  enum class Kind { kParameter, kConstant, kTemp, kState };
+  // first runs. kParameterSizes: the i64[rank] runtime sizes of a bounded
+  // dynamic parameter leaf (gpu_dynamic.h), uploaded from the argument's
+  // sizes.
+  enum class Kind { kParameter, kConstant, kTemp, kState, kParameterSizes };
   Kind kind = Kind::kTemp;
-  // kParameter: the entry parameter and its array leaf (depth first).
+  // kParameter, kParameterSizes: the entry parameter and its array leaf
+  // (depth first).
   int64_t parameter = -1;
   int64_t leaf = -1;
   // The array shape the buffer was created for (its layout decides the
@@ -112,6 +115,18 @@ struct GpuProgram {
   // (-1 for a token).
   std::vector<int64_t> result_buffers;
   std::vector<Shape> result_shapes;
+  // Per result leaf: the buffer of its i64 runtime sizes when its shape is
+  // dynamic, else -1 (gpu_dynamic.h).
+  std::vector<int64_t> result_sizes_buffers;
+  // A 4-byte buffer (a zero constant, so reset by every run's upload) in
+  // which a kernel that reports run-time errors stores 1 + the index of
+  // its first error in run_errors; -1 when no kernel reports any.
+  int64_t status_buffer = -1;
+  struct RunError {
+    int32_t code = 0;  // absl::StatusCode
+    std::string message;
+  };
+  std::vector<RunError> run_errors;
   std::string llvm_ir;       // before optimisation
   std::string optimized_ir;  // after, libdevice linked
   std::string ptx;

@@ -124,6 +124,48 @@ ENTRY e {
   EXPECT_EQ((*out)[1].ToString(), b->ToString());
 }
 
+TEST_F(GpuRuntimeTest, DynamicParametersRoundTripWithTheirSizes) {
+  // No kernel: a bounded dynamic leaf's runtime sizes go up in their own
+  // buffer and come back with it (gpu_dynamic.h); a static argument within
+  // the bounds takes its dimensions as sizes; one beyond them is refused.
+  absl::StatusOr<std::unique_ptr<backends::Executable>> e = Compile(R"(
+HloModule m
+ENTRY e {
+  a = f32[<=4,3] parameter(0)
+  b = s32[<=5] parameter(1)
+  ROOT t = (f32[<=4,3], s32[<=5]) tuple(a, b)
+})");
+  ASSERT_TRUE(e.ok()) << e.status();
+  absl::StatusOr<Literal> full =
+      ParseLiteral("f32[4,3] {{1,2,3},{4,5,6},{99,99,99},{99,99,99}}");
+  absl::StatusOr<Shape> bounded = ParseShape("f32[<=4,3]");
+  ASSERT_TRUE(full.ok() && bounded.ok());
+  absl::StatusOr<Literal> a = Literal::ToBoundedDynamic(*full, *bounded);
+  ASSERT_TRUE(a.ok()) << a.status();
+  a->SetDynamicSize(0, 2);
+  absl::StatusOr<Literal> b = ParseLiteral("s32[3] {7, -8, 9}");
+  ASSERT_TRUE(b.ok());
+  const size_t before = Launches().size();
+  absl::StatusOr<std::vector<Literal>> out = (*e)->Run({*a, *b});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ(Launches().size(), before);
+  ASSERT_EQ(out->size(), 2u);
+  EXPECT_EQ((*out)[0].dynamic_sizes()[0], 2);
+  EXPECT_EQ((*out)[0].dynamic_sizes()[1], 3);
+  EXPECT_EQ((*out)[0].ToStatic().ToStringWithoutShape(),
+            ParseLiteral("f32[2,3] {{1,2,3},{4,5,6}}")->ToStringWithoutShape());
+  EXPECT_EQ((*out)[1].dynamic_sizes()[0], 3);
+  EXPECT_EQ((*out)[1].ToStatic().ToStringWithoutShape(),
+            b->ToStringWithoutShape());
+  absl::StatusOr<Literal> too_long = ParseLiteral("s32[6] {1,2,3,4,5,6}");
+  ASSERT_TRUE(too_long.ok());
+  absl::StatusOr<std::vector<Literal>> bad = (*e)->Run({*a, *too_long});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(bad.status().message()),
+              HasSubstr("the module expects s32[<=5]"));
+}
+
 TEST_F(GpuRuntimeTest, TokenLeavesComeBackAsTokens) {
   absl::StatusOr<std::unique_ptr<backends::Executable>> e = Compile(R"(
 HloModule m
