@@ -705,6 +705,68 @@ ENTRY main {
   EXPECT_EQ(Judge(e, WithElement(e.oracle, 0, 0, -1)).outputs[0].fail, 1);
 }
 
+// One HLO value, two values: XLA:CPU (jaxlib 0.10.2, default
+// xla_allow_excess_precision) computes the bf16 `d` in f32 and drops its
+// rounding for the use that converts it to f32 (`u`), while the bf16 add
+// reads the rounded `d`. With one value per HLO value `r = 2 u - (d + d)`
+// is exactly 0; XLA:CPU returns 2 (x c - RN_bf16(x c)): {0.00170898438,
+// 0.00048828125, -0.00048828125, 0.0029296875, 0.00048828125,
+// 0.0048828125, 0.005859375, 0.0029296875} for the x below (this module
+// and x through tools/backends/xla_jax.py; docs/enclosures.md).
+// The enclosures must hold both: every use of a rounded value may see a
+// different member of its enclosure, so no rule may keep a correlation
+// between two uses of one value (x - max(x) in a softmax, d in d * d).
+constexpr char kOneValuePerUse[] = R"(
+HloModule one_value_per_use
+ENTRY main {
+  x = bf16[8] parameter(0)
+  c = bf16[] constant(0.30078125)
+  cb = bf16[8] broadcast(c), dimensions={}
+  d = bf16[8] multiply(x, cb)
+  u = f32[8] convert(d)
+  e = bf16[8] add(d, d)
+  v = f32[8] convert(e)
+  two = f32[] constant(2)
+  twob = f32[8] broadcast(two), dimensions={}
+  dbl = f32[8] multiply(u, twob)
+  ROOT r = f32[8] subtract(dbl, v)
+}
+)";
+
+TEST(Enclosure, EachUseOfARoundedValueMayDiffer) {
+  // bf16 values, exact in the literal.
+  const std::vector<float> x = {1.09375f, 1.3125f, 1.6875f, 2.875f,
+                                3.3125f,  5.125f,  7.75f,   9.875f};
+  std::string arg = "bf16[8] {";
+  for (size_t i = 0; i < x.size(); ++i) {
+    arg += (i ? ", " : "") + std::to_string(x[i]);
+  }
+  arg += "}";
+  Enclosed e = Enclose(kOneValuePerUse, {arg});
+  // XLA:CPU's values, by hand: x c is exact in f32 (8 x 8 bits), so
+  // u = x c, d + d = 2 RN_bf16(x c) exactly, r = 2 (x c - RN_bf16(x c)).
+  std::vector<double> excess;
+  int nonzero = 0;
+  for (float xi : x) {
+    const float p = xi * 0.30078125f;
+    excess.push_back(2.0 * (double{p} - double{RoundBf16(p)}));
+    nonzero += excess.back() != 0;
+  }
+  EXPECT_EQ(excess[0], 0.001708984375);  // XLA:CPU's first element
+  EXPECT_EQ(excess[2], -0.00048828125);
+  EXPECT_GE(nonzero, 6);
+  EnclosureVerdict xla =
+      Judge(e, {FromDoubles(PrimitiveType::kF32, {8}, excess)});
+  EXPECT_EQ(xla.outputs[0].fail, 0) << xla.Summary();
+  // The oracle's per-op value (one value per use: 0) is inside too; both
+  // are unjudged (the enclosure of a cancellation), never passed.
+  EnclosureVerdict ov = Judge(e, e.oracle);
+  EXPECT_EQ(ov.outputs[0].fail, 0) << ov.Summary();
+  EXPECT_EQ(ov.outputs[0].pass, 0) << ov.Summary();
+  // Still a bound: a value 2^-4 away fails.
+  EXPECT_EQ(Judge(e, WithElement(e.oracle, 0, 0, 0.0625)).outputs[0].fail, 1);
+}
+
 TEST(Enclosure, ReducePrecisionRoundsTheEnds) {
   // x = a + b in f32: [1, 1 + 2^-23] and [1 + 2^-8, 1 + 2^-8 + 2^-23];
   // rounded to 7 mantissa bits (by hand): 1 + 2^-23 -> 1; 1 + 2^-8 is the

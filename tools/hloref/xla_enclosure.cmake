@@ -56,3 +56,22 @@ foreach(m layer_norm_bf16 attention_bf16 mlp_bf16)
   endif()
   message("${m}: ${differ} of ${total} elements differ from per-op rounding, all ${total} inside their enclosures")
 endforeach()
+
+# One HLO value, two values: XLA:CPU rounds `d` for one use and not for the
+# other, so r = 2 convert(d) - convert(d + d) is not 0. The enclosures hold
+# it (0 fail; unjudged: the enclosure of a cancellation), which a rule
+# keeping the correlation between two uses of one value would not.
+execute_process(
+  COMMAND "${HLOREF}" diff
+    "--backend=command:${ROOT}/tools/backends/xla_jax.py"
+    --deviations=xla-cpu "${dir}/one_value_per_use.hlo"
+    "bf16[8] {1.09375, 1.3125, 1.6875, 2.875, 3.3125, 5.125, 7.75, 9.875}"
+  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+set(all "${out}${err}")
+message("one_value_per_use: ${out}")
+if(NOT all MATCHES "element \\{0\\}: expected 0, got 0.00170898438")
+  message(FATAL_ERROR "one_value_per_use: XLA:CPU no longer gives d two values\n${all}")
+endif()
+if(NOT all MATCHES "whole-program enclosures: 0 pass, 0 fail, 8 unjudged")
+  message(FATAL_ERROR "one_value_per_use: the enclosures do not hold XLA:CPU's values\n${all}")
+endif()
