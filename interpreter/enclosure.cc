@@ -416,6 +416,10 @@ struct Iv {
   double lo, hi;
 };
 
+// Exactly zero, whatever the implementation does: its products are zero
+// and adding it is exact.
+bool IsPointZero(Iv v) { return v.lo == 0 && v.hi == 0; }
+
 Iv IvMul(Iv a, Iv b) {
   const double c[4][2] = {
       {a.lo, b.lo}, {a.lo, b.hi}, {a.hi, b.lo}, {a.hi, b.hi}};
@@ -1036,6 +1040,19 @@ class EnclosurePass {
                               options_.deviations.divide_ulps};
     }
     return c;
+  }
+  // The rounding steps of an accumulation with m steps when every term is
+  // nonzero, `nonzero_steps` counting only the terms that may be nonzero:
+  // an addition with an exactly zero operand (a zero product, a zero
+  // addend, a subtree of zeros) is exact, so along every path of every
+  // summation tree at most (nonzero terms - 1) additions round (plus each
+  // nonzero product's own rounding in a dot), and gamma of that count
+  // bounds every order. Declared flush-to-zero keeps m (its flush term
+  // counts every step).
+  int64_t RoundingSteps(PrimitiveType t, int64_t m,
+                        int64_t nonzero_steps) const {
+    if (options_.deviations.ftz_types.count(t) > 0) return m;
+    return std::min(m, nonzero_steps);
   }
   // The accumulation bound of a dot / convolution / reduce producing `t`
   // with m rounding steps on S: gamma_m(u_a) (S + E_in) + E_in with the
@@ -2011,6 +2028,7 @@ std::optional<ValueEnclosure> EnclosurePass::Dot(
         double lo = 0, hi = 0, s = 0;
         uint8_t fl = kEnclNumber;
         bool must_nan = false, unbounded = false;
+        int64_t nonzero = 0;  // products that may be nonzero
         ExactSumCheck exact;
         for (int64_t k = 0; k < k_count; ++k) {
           const int64_t ia = ab[bi] + mo + ak[k];
@@ -2027,6 +2045,7 @@ std::optional<ValueEnclosure> EnclosurePass::Dot(
             unbounded = true;
             continue;
           }
+          if (!IsPointZero(x) && !IsPointZero(y)) ++nonzero;
           // Round-to-nearest products and sums here (the hot loop); their
           // own error is bounded once after the loop.
           double tl, th;
@@ -2071,8 +2090,8 @@ std::optional<ValueEnclosure> EnclosurePass::Dot(
           lo = -kInf;
           hi = kInf;
         } else if (!rn_exact) {
-          const double e =
-              AccumulationBound(t, k_count, s, /*dot=*/true, &*alg);
+          const double e = AccumulationBound(
+              t, RoundingSteps(t, k_count, nonzero), s, /*dot=*/true, &*alg);
           if (AddUp(s, e) > MaxFinite(FormatOf(t))) {
             // Some summation orders overflow an intermediate (inf - inf).
             fl |= kEnclNaN;
@@ -3489,6 +3508,8 @@ std::optional<ValueEnclosure> EnclosurePass::Reduce(
     bool must_nan = !(init.flags[0] & kEnclNumber), unbounded = false;
     double lo = init.lo[0], hi = init.hi[0];
     double s = must_nan ? 0 : std::max(std::fabs(lo), std::fabs(hi));
+    // Addends (the init included) that may be nonzero.
+    int64_t nonzero = !must_nan && !IsPointZero(Iv{lo, hi}) ? 1 : 0;
     ExactSumCheck exact;
     if (!must_nan) exact.Add(lo, hi);
     if (add && !must_nan && (!std::isfinite(lo) || !std::isfinite(hi))) {
@@ -3507,6 +3528,7 @@ std::optional<ValueEnclosure> EnclosurePass::Reduce(
           continue;
         }
         exact.Add(a.lo[i], a.hi[i]);
+        if (!IsPointZero(Iv{a.lo[i], a.hi[i]})) ++nonzero;
         lo = AddDown(lo, a.lo[i]);
         hi = AddUp(hi, a.hi[i]);
         s = AddUp(s, std::max(std::fabs(a.lo[i]), std::fabs(a.hi[i])));
@@ -3526,7 +3548,9 @@ std::optional<ValueEnclosure> EnclosurePass::Reduce(
       lo = -kInf;
       hi = kInf;
     } else if (add && n > 0 && !exact.Exact(s, t)) {
-      const double e = AccumulationBound(t, n, s, /*dot=*/false);
+      const double e = AccumulationBound(
+          t, RoundingSteps(t, n, std::max<int64_t>(nonzero - 1, 0)), s,
+          /*dot=*/false);
       if (AddUp(s, e) > MaxFinite(FormatOf(t))) {
         fl |= kEnclNaN;  // some orders overflow an intermediate
         lo = -kInf;

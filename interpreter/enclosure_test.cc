@@ -7,6 +7,7 @@
 // ill-conditioned programs are unjudged, never passed.
 #include "interpreter/enclosure.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -765,6 +766,103 @@ TEST(Enclosure, EachUseOfARoundedValueMayDiffer) {
   EXPECT_EQ(ov.outputs[0].pass, 0) << ov.Summary();
   // Still a bound: a value 2^-4 away fails.
   EXPECT_EQ(Judge(e, WithElement(e.oracle, 0, 0, 0.0625)).outputs[0].fail, 1);
+}
+
+// Exactly zero addends round nothing: a bf16 sum of 4 nonzero values and
+// 3 zeros (init 0) rounds at most 3 times along any path of any summation
+// tree, so gamma_3(2^-8) S bounds every order, not gamma_7(2^-8) S.
+constexpr char kSumWithZeros[] = R"(
+HloModule sum_with_zeros
+add {
+  a = bf16[] parameter(0)
+  b = bf16[] parameter(1)
+  ROOT s = bf16[] add(a, b)
+}
+ENTRY main {
+  x = bf16[7] parameter(0)
+  z = bf16[] constant(0)
+  ROOT r = bf16[] reduce(x, z), dimensions={0}, to_apply=add
+}
+)";
+
+TEST(Enclosure, ZeroAddendsRoundNothing) {
+  const std::vector<float> x = {3.25f,      0, 1.0078125f, 0,
+                                1.0078125f, 0, 1.0078125f};
+  Enclosed e =
+      Enclose(kSumWithZeros,
+              {"bf16[7] {3.25, 0, 1.0078125, 0, 1.0078125, 0, 1.0078125}"});
+  ASSERT_EQ(e.enc.outputs.size(), 1u);
+  const double lo = e.enc.outputs[0].lo[0], hi = e.enc.outputs[0].hi[0];
+  // Every order, by brute force in the test: all 8! permutations of the
+  // addends (init included), summed left to right and as a balanced tree,
+  // each addition rounded to bf16 (exact in f32 for these values, then
+  // RoundBf16).
+  std::vector<float> t = x;
+  t.push_back(0);  // the init
+  std::sort(t.begin(), t.end());
+  auto add = [](float a, float b) { return RoundBf16(a + b); };
+  double seen_lo = 1e9, seen_hi = -1e9;
+  do {
+    float acc = t[0];
+    for (size_t i = 1; i < t.size(); ++i) acc = add(acc, t[i]);
+    float p4[4], p2[2];
+    for (int i = 0; i < 4; ++i) p4[i] = add(t[2 * i], t[2 * i + 1]);
+    for (int i = 0; i < 2; ++i) p2[i] = add(p4[2 * i], p4[2 * i + 1]);
+    const float tree = add(p2[0], p2[1]);
+    for (float v : {acc, tree}) {
+      EXPECT_GE(v, lo);
+      EXPECT_LE(v, hi);
+      seen_lo = std::min<double>(seen_lo, v);
+      seen_hi = std::max<double>(seen_hi, v);
+    }
+  } while (std::next_permutation(t.begin(), t.end()));
+  EXPECT_LT(seen_lo, seen_hi);  // the orders do differ
+  // The orders give 6.25 and 6.28125 (numpy / ml_dtypes bf16 agrees).
+  // The bound by hand: S = 6.2734375 (exact), gamma_3(2^-8) S = 0.0744,
+  // so [6.1991, 6.3478] rounded out to bf16: [6.1875, 6.375]. gamma_7
+  // would give +-0.176: [6.09375, 6.46875] (the rule before this one).
+  EXPECT_EQ(lo, 6.1875);
+  EXPECT_EQ(hi, 6.375);
+  // 6.4375 lies inside gamma_7's bound and outside every order: it fails.
+  EnclosureVerdict bad =
+      Judge(e, {FromDoubles(PrimitiveType::kBF16, {}, {6.4375})});
+  EXPECT_EQ(bad.outputs[0].fail, 1) << bad.Summary();
+  EXPECT_EQ(Judge(e, e.oracle).outputs[0].pass, 1);
+}
+
+// A dot with zero products (a ReLU's zeros): gamma of the nonzero
+// products. f32 [1 + 2^-23, 0, 0, 0, 1 + 2^-22] . [1 + 2^-23, 5, 7, 9,
+// 1 + 2^-23]: exact 2 + 3 2^-23 + 2^-45 + 2^-46, S the same; 2 nonzero
+// products: gamma_2(2^-24) S = 2.4e-7 < 2 ulp_f32(2), so the enclosure is
+// [RD(2 + 3 2^-23 - 2.4e-7), RU(...)] = [2 - 2^-22 ... ], 4 ulps wide at
+// most; gamma_5 would reach 2.5 ulps each side.
+constexpr char kDotWithZeros[] = R"(
+HloModule dot_with_zeros
+ENTRY main {
+  a = f32[5] parameter(0)
+  b = f32[5] parameter(1)
+  ROOT d = f32[] dot(a, b), lhs_contracting_dims={0}, rhs_contracting_dims={0}
+}
+)";
+
+TEST(Enclosure, ZeroProductsRoundNothing) {
+  const double u = std::ldexp(1.0, -24);
+  const double one = 1 + std::ldexp(1.0, -23);
+  const double exact = one * one + (1 + std::ldexp(1.0, -22)) * one;
+  Enclosed e =
+      Enclose(kDotWithZeros, {"f32[5] {1.00000012, 0, 0, 0, 1.00000024}",
+                              "f32[5] {1.00000012, 5, 7, 9, 1.00000012}"});
+  ASSERT_EQ(e.enc.outputs.size(), 1u);
+  const double lo = e.enc.outputs[0].lo[0], hi = e.enc.outputs[0].hi[0];
+  EXPECT_LE(lo, exact);
+  EXPECT_GE(hi, exact);
+  const double g2 = 2 * u / (1 - 2 * u), g5 = 5 * u / (1 - 5 * u);
+  // Within gamma_2 S plus the final directed rounding (one f32 ulp of 2
+  // each side), and strictly tighter than gamma_5 S would be.
+  const double ulp2 = std::ldexp(1.0, -22);
+  EXPECT_GE(lo, exact - g2 * exact - ulp2);
+  EXPECT_LE(hi, exact + g2 * exact + ulp2);
+  EXPECT_LT(hi - lo, 2 * g5 * exact);
 }
 
 TEST(Enclosure, ReducePrecisionRoundsTheEnds) {
