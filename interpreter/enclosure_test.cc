@@ -865,6 +865,67 @@ TEST(Enclosure, ZeroProductsRoundNothing) {
   EXPECT_LT(hi - lo, 2 * g5 * exact);
 }
 
+// Zero products counted out, against every order: random bf16 dots of 6
+// terms with about 40% zeros; every permutation of the products summed
+// left to right with bf16 rounding after each product and each addition
+// (the widest conforming evaluation), and the exact sum rounded once (a
+// wider accumulator), must lie inside the enclosure. Magnitudes in
+// [0.25, 2] keep every f32 sum of two bf16 values here exact, so
+// RoundBf16(a + b) is the correctly rounded bf16 sum.
+TEST(Enclosure, ZeroProductsHoldEveryOrderOnRandomData) {
+  constexpr char kDot6[] = R"(
+HloModule dot6
+ENTRY main {
+  a = bf16[6] parameter(0)
+  b = bf16[6] parameter(1)
+  ROOT d = bf16[] dot(a, b), lhs_contracting_dims={0}, rhs_contracting_dims={0}
+}
+)";
+  std::mt19937 rng(20);
+  std::uniform_real_distribution<float> mag(0.25f, 2.0f);
+  std::bernoulli_distribution zero(0.4), neg(0.5);
+  int orders_differ = 0;
+  for (int c = 0; c < 30; ++c) {
+    std::vector<float> a(6), b(6);
+    for (int i = 0; i < 6; ++i) {
+      a[i] = zero(rng) ? 0 : RoundBf16(neg(rng) ? -mag(rng) : mag(rng));
+      b[i] = zero(rng) ? 0 : RoundBf16(neg(rng) ? -mag(rng) : mag(rng));
+    }
+    auto lit = [](const std::vector<float>& v) {
+      std::string t = "bf16[6] {";
+      for (size_t i = 0; i < v.size(); ++i) {
+        t += absl::StrCat(i ? ", " : "", v[i]);
+      }
+      return t + "}";
+    };
+    Enclosed e = Enclose(kDot6, {lit(a), lit(b)});
+    ASSERT_EQ(e.enc.outputs.size(), 1u);
+    const double lo = e.enc.outputs[0].lo[0], hi = e.enc.outputs[0].hi[0];
+    std::vector<float> p(6);
+    double exact = 0;
+    for (int i = 0; i < 6; ++i) {
+      p[i] = RoundBf16(a[i] * b[i]);  // a[i] * b[i] is exact in f32
+      exact += double{a[i]} * double{b[i]};
+    }
+    const float once = RoundBf16(static_cast<float>(exact));
+    EXPECT_GE(once, lo) << "case " << c;
+    EXPECT_LE(once, hi) << "case " << c;
+    std::vector<int> idx = {0, 1, 2, 3, 4, 5};
+    float first = 0;
+    bool differ = false, any = false;
+    do {
+      float acc = p[idx[0]];
+      for (int k = 1; k < 6; ++k) acc = RoundBf16(acc + p[idx[k]]);
+      EXPECT_GE(acc, lo) << "case " << c;
+      EXPECT_LE(acc, hi) << "case " << c;
+      if (any && acc != first) differ = true;
+      if (!any) first = acc, any = true;
+    } while (std::next_permutation(idx.begin(), idx.end()));
+    orders_differ += differ;
+  }
+  EXPECT_GE(orders_differ, 3);  // the check sees order effects
+}
+
 TEST(Enclosure, ReducePrecisionRoundsTheEnds) {
   // x = a + b in f32: [1, 1 + 2^-23] and [1 + 2^-8, 1 + 2^-8 + 2^-23];
   // rounded to 7 mantissa bits (by hand): 1 + 2^-23 -> 1; 1 + 2^-8 is the
