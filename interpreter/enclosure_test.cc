@@ -1066,6 +1066,114 @@ ENTRY main {
   EXPECT_EQ(Judge(e, WithElement(e.oracle, 0, 2, 3)).outputs[0].fail, 1);
 }
 
+// A two-key lexicographic sort (primary key x, exact, drawn from four
+// values so that it ties often; secondary key z = bf16 y * 0.296875, an
+// interval of one bf16 ulp; payload the index), in JAX's comparator form
+// or(lt(x), and(eq(x), lt(z))) and in XLA's select(ne(x), lt(x), lt(z)),
+// stable. The reference sorts here, independently of the oracle, with z
+// rounded per op and z kept in f32 (excess precision): the primary keys
+// must be inside their enclosures everywhere, and where the enclosure
+// decides a payload or a secondary key, both sorts must agree with it.
+TEST(Enclosure, MultiKeySortHoldsBothRoundingsOnRandomData) {
+  constexpr char kJax[] = R"(
+HloModule m
+less {
+  a = bf16[] parameter(0)
+  b = bf16[] parameter(1)
+  c = bf16[] parameter(2)
+  d = bf16[] parameter(3)
+  e = s32[] parameter(4)
+  f = s32[] parameter(5)
+  lt0 = pred[] compare(a, b), direction=LT, type=TOTALORDER
+  eq0 = pred[] compare(a, b), direction=EQ, type=TOTALORDER
+  lt1 = pred[] compare(c, d), direction=LT, type=TOTALORDER
+  both = pred[] and(eq0, lt1)
+  ROOT r = pred[] or(lt0, both)
+}
+ENTRY main {
+  x = bf16[12] parameter(0)
+  y = bf16[12] parameter(1)
+  p = s32[12] iota(), iota_dimension=0
+  c = bf16[] constant(0.296875)
+  cb = bf16[12] broadcast(c), dimensions={}
+  z = bf16[12] multiply(y, cb)
+  ROOT s = (bf16[12], bf16[12], s32[12]) sort(x, z, p), dimensions={0},
+    is_stable=true, to_apply=less
+})";
+  const std::string xla = absl::StrReplaceAll(
+      kJax, {{"  both = pred[] and(eq0, lt1)\n  ROOT r = pred[] or(lt0, both)",
+              "  ne0 = pred[] compare(a, b), direction=NE, type=TOTALORDER\n"
+              "  ROOT r = pred[] select(ne0, lt0, lt1)"}});
+  const float c = 0.296875f;  // exact in bf16
+  const float choices[4] = {-1, 0.5, 2, 3};
+  std::mt19937 rng(22);
+  std::uniform_int_distribution<int> pick(0, 3);
+  std::uniform_real_distribution<float> mag(0.5f, 4.0f);
+  std::bernoulli_distribution neg(0.5);
+  int decided = 0, checked = 0;
+  for (int trial = 0; trial < 20; ++trial) {
+    std::vector<float> x(12), y(12);
+    std::string xt = "bf16[12] {", yt = "bf16[12] {";
+    for (int i = 0; i < 12; ++i) {
+      x[i] = choices[pick(rng)];
+      y[i] = RoundBf16(neg(rng) ? -mag(rng) : mag(rng));
+      char buf[40];
+      std::snprintf(buf, sizeof(buf), "%s%.9g", i ? ", " : "", x[i]);
+      xt += buf;
+      std::snprintf(buf, sizeof(buf), "%s%.9g", i ? ", " : "", y[i]);
+      yt += buf;
+    }
+    xt += "}";
+    yt += "}";
+    for (const char* text : {kJax, xla.c_str()}) {
+      Enclosed e = Enclose(text, {xt, yt});
+      ASSERT_EQ(e.enc.outputs.size(), 3u);
+      for (bool excess : {false, true}) {
+        std::vector<float> z(12);
+        for (int i = 0; i < 12; ++i) {
+          z[i] = excess ? y[i] * c : RoundBf16(y[i] * c);
+        }
+        std::vector<int> order(12);
+        for (int i = 0; i < 12; ++i) order[i] = i;
+        std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+          return x[a] < x[b] || (x[a] == x[b] && z[a] < z[b]);
+        });
+        for (int p = 0; p < 12; ++p) {
+          const int q = order[p];
+          EXPECT_LE(e.enc.outputs[0].lo[p], x[q]) << trial << " " << p;
+          EXPECT_GE(e.enc.outputs[0].hi[p], x[q]) << trial << " " << p;
+          // z kept in f32 is not a bf16 value; its enclosure holds it.
+          if (e.enc.outputs[1].Judgeable(p)) {
+            EXPECT_LE(e.enc.outputs[1].lo[p], z[q]) << trial << " " << p;
+            EXPECT_GE(e.enc.outputs[1].hi[p], z[q]) << trial << " " << p;
+          }
+          if (e.enc.outputs[2].Judgeable(p)) {
+            EXPECT_EQ(e.enc.outputs[2].ints[p], q) << trial << " " << p;
+            decided += !excess;
+          }
+          ++checked;
+        }
+      }
+      EnclosureVerdict v = Judge(e, e.oracle);
+      EXPECT_EQ(v.TotalFail(), 0) << v.Summary();
+      // Swapping two adjacent decided payloads fails both.
+      for (int p = 0; p + 1 < 12; ++p) {
+        if (e.enc.outputs[2].Judgeable(p) &&
+            e.enc.outputs[2].Judgeable(p + 1)) {
+          std::vector<Literal> bad =
+              WithElement(e.oracle, 2, p, e.enc.outputs[2].ints[p + 1]);
+          bad[2].SetFromDouble(p + 1, e.enc.outputs[2].ints[p]);
+          EXPECT_EQ(Judge(e, bad).outputs[2].fail, 2) << trial << " " << p;
+          break;
+        }
+      }
+    }
+  }
+  EXPECT_EQ(checked, 20 * 2 * 2 * 12);
+  // Most positions are decided (ties on x broken by disjoint z).
+  EXPECT_GT(decided, 20 * 2 * 12 / 2);
+}
+
 TEST(Enclosure, TopKOfRoundedValues) {
   // x = a + b in f32: 1, [5, 5 + 2^-21], 3, 5; top 3 (by hand): values
   // [5, 5 + 2^-21], [5, 5], [3, 3]; indices: the two near 5 overlap
@@ -1458,12 +1566,13 @@ ENTRY main {
             1);
 }
 
-TEST(Enclosure, ReduceWindowMultiplyOfPositiveData) {
+TEST(Enclosure, ReduceWindowMultiplyOfPositiveAndNegativeData) {
   // Window products of adjacent pairs of 1.1f, 1.3f, 0.7f, 1.9f (mpmath,
   // enclosure_refs.py): 1.4299999785423267440, 0.90999995112419185261,
-  // 1.3299999606609347325; the bound is gamma_3(2^-24) |P| plus the f64
-  // products' own error and one f32 ulp of directed rounding. Negative
-  // data has no rule (unjudged).
+  // 1.3299999606609347325; the bound is gamma_2(2^-24) |P| (two products
+  // with the init) plus one f32 ulp of directed rounding. With -1.3f in
+  // place of 1.3f the first two products change sign (the f32 products are
+  // exact in f64: 24 + 24 bits).
   constexpr char kWindow[] = R"(
 HloModule m
 mul {
@@ -1491,7 +1600,108 @@ ENTRY main {
           .fail,
       1);
   Enclosed neg = Enclose(kWindow, {"f32[4] {1.1, -1.3, 0.7, 1.9}"});
-  EXPECT_EQ(Judge(neg, neg.oracle).outputs[0].unjudged, 3);
+  const double q[3] = {double{1.1f} * double{-1.3f},
+                       double{-1.3f} * double{0.7f},
+                       double{0.7f} * double{1.9f}};
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_LT(neg.enc.outputs[0].lo[i], q[i]) << i;
+    EXPECT_GT(neg.enc.outputs[0].hi[i], q[i]) << i;
+    EXPECT_LT(RelativeRadius(neg.enc.outputs[0], i), 1e-6) << i;
+  }
+  EXPECT_EQ(Judge(neg, neg.oracle).outputs[0].pass, 3);
+  EXPECT_EQ(Judge(neg, WithElement(neg.oracle, 0, 0, -q[0])).outputs[0].fail,
+            1);
+}
+
+// Every product order of a bf16 reduce-window with a multiply reducer, on
+// random data of both signs, lies inside the enclosure. The operand is
+// y = bf16 x * 0.296875 (each y an interval of one bf16 ulp); the windows are
+// size 3, stride 1, padding 1_1 (the edge windows hold two elements), the
+// init -1.25. Values are computed here, independently of the oracle: y per
+// op (rounded to bf16) and kept in f32 (excess precision); then for each
+// window every permutation of its factors (the init included) multiplied
+// left to right with bf16 rounding after each product, the balanced tree
+// (a b)(c d), and the product in f32 rounded to bf16 once. A product
+// 2^-4 away (relative) from the f64 product of the per-op y fails: the
+// bound is gamma_3(2^-8) ~ 0.012 relative plus the operand intervals.
+TEST(Enclosure, ReduceWindowMultiplyHoldsEveryOrderOnRandomData) {
+  constexpr char kWindow[] = R"(
+HloModule m
+mul {
+  a = bf16[] parameter(0)
+  b = bf16[] parameter(1)
+  ROOT m = bf16[] multiply(a, b)
+}
+ENTRY main {
+  x = bf16[8] parameter(0)
+  c = bf16[] constant(0.296875)
+  cb = bf16[8] broadcast(c), dimensions={}
+  y = bf16[8] multiply(x, cb)
+  init = bf16[] constant(-1.25)
+  ROOT r = bf16[8] reduce-window(y, init), window={size=3 pad=1_1},
+    to_apply=mul
+})";
+  const float c = 0.296875f, init = -1.25f;  // both exact in bf16
+  std::mt19937 rng(21);
+  std::uniform_real_distribution<float> mag(0.5f, 4.0f);
+  std::bernoulli_distribution neg(0.5);
+  int checked = 0, failed_broken = 0;
+  for (int trial = 0; trial < 20; ++trial) {
+    std::vector<float> x(8);
+    std::string text = "bf16[8] {";
+    for (int i = 0; i < 8; ++i) {
+      x[i] = RoundBf16(neg(rng) ? -mag(rng) : mag(rng));
+      char buf[40];
+      std::snprintf(buf, sizeof(buf), "%s%.9g", i ? ", " : "", x[i]);
+      text += buf;
+    }
+    text += "}";
+    Enclosed e = Enclose(kWindow, {text});
+    ASSERT_EQ(e.enc.outputs.size(), 1u);
+    const ArrayEnclosure& o = e.enc.outputs[0];
+    for (int j = 0; j < 8; ++j) {
+      for (bool excess : {false, true}) {
+        std::vector<float> f = {init};
+        for (int i = j - 1; i <= j + 1; ++i) {
+          if (i < 0 || i >= 8) continue;
+          const float yi = x[i] * c;  // exact in f32 (8 + 8 bits)
+          f.push_back(excess ? yi : RoundBf16(yi));
+        }
+        std::vector<float> results;
+        std::vector<int> perm(f.size());
+        for (size_t k = 0; k < perm.size(); ++k) perm[k] = k;
+        do {
+          float acc = f[perm[0]];
+          for (size_t k = 1; k < perm.size(); ++k) {
+            acc = RoundBf16(acc * f[perm[k]]);
+          }
+          results.push_back(acc);
+        } while (std::next_permutation(perm.begin(), perm.end()));
+        if (f.size() == 4) {
+          results.push_back(
+              RoundBf16(RoundBf16(f[0] * f[1]) * RoundBf16(f[2] * f[3])));
+        }
+        float wide = 1;
+        for (float v : f) wide *= v;
+        results.push_back(RoundBf16(wide));
+        for (float r : results) {
+          EXPECT_LE(o.lo[j], r) << "trial " << trial << " window " << j;
+          EXPECT_GE(o.hi[j], r) << "trial " << trial << " window " << j;
+          ++checked;
+        }
+      }
+      double exact = init;
+      for (int i = j - 1; i <= j + 1; ++i) {
+        if (i >= 0 && i < 8) exact *= double{RoundBf16(x[i] * c)};
+      }
+      const double broken = exact * (1 + 0x1p-4);
+      failed_broken += broken < o.lo[j] || broken > o.hi[j];
+    }
+    EnclosureVerdict v = Judge(e, e.oracle);
+    EXPECT_EQ(v.outputs[0].pass, 8) << v.Summary();
+  }
+  EXPECT_GT(checked, 2000);
+  EXPECT_EQ(failed_broken, 20 * 8);
 }
 
 TEST(Enclosure, SortOfExactValuesIsExactAndOfRoundedValuesNoRule) {
