@@ -24,6 +24,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "interpreter/numerics.h"
+#include "interpreter/ops/window_plan.h"
 #include "spec/ir/annotation_custom_calls.h"
 #include "spec/ir/opcode.h"
 #include "spec/types/minifloat.h"
@@ -415,6 +416,10 @@ std::pair<std::vector<int64_t>, std::vector<int64_t>> ReduceOffsets(
 struct Iv {
   double lo, hi;
 };
+
+// Exactly zero, whatever the implementation does: its products are zero
+// and adding it is exact.
+bool IsPointZero(Iv v) { return v.lo == 0 && v.hi == 0; }
 
 Iv IvMul(Iv a, Iv b) {
   const double c[4][2] = {
@@ -1036,6 +1041,19 @@ class EnclosurePass {
                               options_.deviations.divide_ulps};
     }
     return c;
+  }
+  // The rounding steps of an accumulation with m steps when every term is
+  // nonzero, `nonzero_steps` counting only the terms that may be nonzero:
+  // an addition with an exactly zero operand (a zero product, a zero
+  // addend, a subtree of zeros) is exact, so along every path of every
+  // summation tree at most (nonzero terms - 1) additions round (plus each
+  // nonzero product's own rounding in a dot), and gamma of that count
+  // bounds every order. Declared flush-to-zero keeps m (its flush term
+  // counts every step).
+  int64_t RoundingSteps(PrimitiveType t, int64_t m,
+                        int64_t nonzero_steps) const {
+    if (options_.deviations.ftz_types.count(t) > 0) return m;
+    return std::min(m, nonzero_steps);
   }
   // The accumulation bound of a dot / convolution / reduce producing `t`
   // with m rounding steps on S: gamma_m(u_a) (S + E_in) + E_in with the
@@ -2011,6 +2029,7 @@ std::optional<ValueEnclosure> EnclosurePass::Dot(
         double lo = 0, hi = 0, s = 0;
         uint8_t fl = kEnclNumber;
         bool must_nan = false, unbounded = false;
+        int64_t nonzero = 0;  // products that may be nonzero
         ExactSumCheck exact;
         for (int64_t k = 0; k < k_count; ++k) {
           const int64_t ia = ab[bi] + mo + ak[k];
@@ -2027,6 +2046,7 @@ std::optional<ValueEnclosure> EnclosurePass::Dot(
             unbounded = true;
             continue;
           }
+          if (!IsPointZero(x) && !IsPointZero(y)) ++nonzero;
           // Round-to-nearest products and sums here (the hot loop); their
           // own error is bounded once after the loop.
           double tl, th;
@@ -2071,8 +2091,8 @@ std::optional<ValueEnclosure> EnclosurePass::Dot(
           lo = -kInf;
           hi = kInf;
         } else if (!rn_exact) {
-          const double e =
-              AccumulationBound(t, k_count, s, /*dot=*/true, &*alg);
+          const double e = AccumulationBound(
+              t, RoundingSteps(t, k_count, nonzero), s, /*dot=*/true, &*alg);
           if (AddUp(s, e) > MaxFinite(FormatOf(t))) {
             // Some summation orders overflow an intermediate (inf - inf).
             fl |= kEnclNaN;
@@ -2967,9 +2987,7 @@ struct SortKey {
   bool descending;
   bool total_order;
 };
-std::optional<SortKey> SimpleSortKey(const HloComputation* comp) {
-  if (comp == nullptr) return std::nullopt;
-  const HloInstruction* root = comp->root();
+std::optional<SortKey> KeyCompare(const HloInstruction* root) {
   if (root == nullptr || root->opcode() != HloOpcode::kCompare ||
       root->operand_count() != 2) {
     return std::nullopt;
@@ -2991,7 +3009,125 @@ std::optional<SortKey> SimpleSortKey(const HloComputation* comp) {
                  root->attrs().comparison_type == ComparisonType::kTotalOrder};
 }
 
-// sort (by one key, LT or GT comparator) and topk of enclosures. Along each
+// compare(p_2k, p_2k+1) (either order) with direction `dir` (EQ or NE,
+// symmetric): the key operand k, or -1.
+int64_t KeyEquality(const HloInstruction* inst, ComparisonDirection dir) {
+  if (inst == nullptr || inst->opcode() != HloOpcode::kCompare ||
+      inst->operand_count() != 2 || inst->attrs().direction != dir) {
+    return -1;
+  }
+  const HloInstruction* x = inst->operand(0);
+  const HloInstruction* y = inst->operand(1);
+  if (x->opcode() != HloOpcode::kParameter ||
+      y->opcode() != HloOpcode::kParameter) {
+    return -1;
+  }
+  const int64_t a = x->parameter_number(), b = y->parameter_number();
+  return a / 2 == b / 2 && a != b ? a / 2 : -1;
+}
+
+// The keys of a lexicographic comparator, most significant first:
+//   lt(k)                                   one key (KeyCompare)
+//   or(lt(k), and(eq(k), rest))             JAX's lowering (operands of
+//                                           or / and in either order)
+//   select(ne(k), lt(k), rest)              XLA's comparator builder
+//   select(eq(k), rest, lt(k))
+// where eq / ne compare the same pair as lt(k). Empty: not of this form.
+std::vector<SortKey> LexicographicKeys(const HloInstruction* root) {
+  if (std::optional<SortKey> k = KeyCompare(root)) return {*k};
+  std::optional<SortKey> first;
+  const HloInstruction* rest = nullptr;
+  if (root->opcode() == HloOpcode::kOr && root->operand_count() == 2) {
+    for (int i = 0; i < 2 && !first; ++i) {
+      const HloInstruction* lt = root->operand(i);
+      const HloInstruction* conj = root->operand(1 - i);
+      std::optional<SortKey> k = KeyCompare(lt);
+      if (!k || conj->opcode() != HloOpcode::kAnd ||
+          conj->operand_count() != 2) {
+        continue;
+      }
+      for (int e = 0; e < 2; ++e) {
+        if (KeyEquality(conj->operand(e), ComparisonDirection::kEq) ==
+            k->operand) {
+          first = k;
+          rest = conj->operand(1 - e);
+          break;
+        }
+      }
+    }
+  } else if (root->opcode() == HloOpcode::kSelect &&
+             root->operand_count() == 3) {
+    const HloInstruction* pred = root->operand(0);
+    if (std::optional<SortKey> k = KeyCompare(root->operand(1));
+        k && KeyEquality(pred, ComparisonDirection::kNe) == k->operand) {
+      first = k;
+      rest = root->operand(2);
+    } else if (std::optional<SortKey> k = KeyCompare(root->operand(2));
+               k && KeyEquality(pred, ComparisonDirection::kEq) == k->operand) {
+      first = k;
+      rest = root->operand(1);
+    }
+  }
+  if (!first) return {};
+  std::vector<SortKey> keys = LexicographicKeys(rest);
+  if (keys.empty()) return {};
+  for (const SortKey& k : keys) {
+    if (k.operand == first->operand) return {};
+  }
+  keys.insert(keys.begin(), *first);
+  return keys;
+}
+
+std::vector<SortKey> SortKeys(const HloComputation* comp) {
+  if (comp == nullptr || comp->root() == nullptr) return {};
+  return LexicographicKeys(comp->root());
+}
+
+// Several keys (a lexicographic comparator): before[q] / after[q] count
+// the elements of the slice (n = before.size(), element q at base + q
+// stride) definitely before / after q. For each pair the keys are compared
+// most significant first: disjoint enclosures decide; equal nonzero points
+// go on to the next key (zero points do not: their signs are not tracked,
+// and a TOTALORDER compare orders -0 before +0); anything else leaves the
+// pair undecided. Equal on every key: by index where the sort is stable.
+// Pairwise, O(n^2) per slice.
+void LexicographicPlaces(const std::vector<const ValueEnclosure*>& ops,
+                         const std::vector<SortKey>& lex, int64_t base,
+                         int64_t stride, bool stable,
+                         std::vector<int64_t>& before,
+                         std::vector<int64_t>& after) {
+  const int64_t n = static_cast<int64_t>(before.size());
+  auto ends = [&](const ArrayEnclosure& a, int64_t i) {
+    return a.is_float ? Iv{a.lo[i], a.hi[i]}
+                      : Iv{static_cast<double>(a.ints[i]),
+                           static_cast<double>(a.ints[i])};
+  };
+  // -1: j before q; 1: j after q; 0: undecided.
+  auto order = [&](int64_t q, int64_t j) {
+    for (const SortKey& k : lex) {
+      const ArrayEnclosure& a = ops[k.operand]->array;
+      const Iv x = ends(a, base + q * stride), y = ends(a, base + j * stride);
+      if (y.hi < x.lo) return k.descending ? 1 : -1;
+      if (y.lo > x.hi) return k.descending ? -1 : 1;
+      if (!(x.lo == x.hi && y.lo == y.hi && x.lo == y.lo && x.lo != 0)) {
+        return 0;
+      }
+    }
+    return stable ? (j < q ? -1 : 1) : 0;
+  };
+  for (int64_t q = 0; q < n; ++q) {
+    before[q] = after[q] = 0;
+    for (int64_t j = 0; j < n; ++j) {
+      if (j == q) continue;
+      const int o = order(q, j);
+      before[q] += o < 0;
+      after[q] += o > 0;
+    }
+  }
+}
+
+// sort (by one key, LT or GT comparator, or several: LexicographicKeys)
+// and topk of enclosures. Along each
 // slice of n keys with enclosures [lo_i, hi_i] (numbers only), the key at
 // sorted position p is the p-th order statistic of the actual keys, which
 // is non-decreasing in every key: it lies in [p-th smallest lo, p-th
@@ -3003,19 +3139,25 @@ std::optional<SortKey> SimpleSortKey(const HloComputation* comp) {
 // position are that element's. Otherwise those outputs are undecided. A
 // slice with a key that may be NaN or is unjudged is undecided throughout;
 // under TOTALORDER equal zero points are not ordered (their signs are not
-// tracked).
+// tracked). Several keys: the most significant one's outputs are its order
+// statistics (a lexicographic sort sorts it); the positions are decided
+// pairwise (LexicographicPlaces) and the other keys are carried as
+// payloads.
 std::optional<ValueEnclosure> EnclosurePass::SortRounded(
     const HloInstruction& inst, const std::vector<const ValueEnclosure*>& ops) {
   const bool topk = inst.opcode() == HloOpcode::kTopK;
   SortKey key{0, true, true};
+  std::vector<SortKey> lex;  // the keys, most significant first
   if (!topk) {
-    std::optional<SortKey> k = SimpleSortKey(inst.to_apply());
-    if (!k || k->operand >= static_cast<int64_t>(ops.size())) {
-      return std::nullopt;
+    lex = SortKeys(inst.to_apply());
+    if (lex.empty()) return std::nullopt;
+    for (const SortKey& k : lex) {
+      if (k.operand >= static_cast<int64_t>(ops.size())) return std::nullopt;
     }
-    key = *k;
+    key = lex[0];
   } else {
     key.descending = inst.attrs().largest;
+    lex = {key};
   }
   for (const ValueEnclosure* o : ops) {
     if (!o->shape.IsArray()) return std::nullopt;
@@ -3081,7 +3223,9 @@ std::optional<ValueEnclosure> EnclosurePass::SortRounded(
     bool decided = true;
     for (int64_t q = 0; q < n; ++q) {
       const int64_t i = base + q * stride;
-      if (keys.flags[i] != kEnclNumber) decided = false;
+      for (const SortKey& k : lex) {
+        if (ops[k.operand]->array.flags[i] != kEnclNumber) decided = false;
+      }
       los[q] = key_lo(i);
       his[q] = key_hi(i);
     }
@@ -3112,7 +3256,7 @@ std::optional<ValueEnclosure> EnclosurePass::SortRounded(
         points[los[q]].push_back(q);
       }
     }
-    for (int64_t q = 0; q < n; ++q) {
+    for (int64_t q = 0; lex.size() == 1 && q < n; ++q) {
       const int64_t below = std::lower_bound(shi.begin(), shi.end(), los[q]) -
                             shi.begin();  // hi_j < lo_q
       const int64_t above =
@@ -3130,6 +3274,8 @@ std::optional<ValueEnclosure> EnclosurePass::SortRounded(
       before[q] = (key.descending ? above : below) + tie_before;
       after[q] = (key.descending ? below : above) + tie_after;
     }
+    if (lex.size() > 1)
+      LexicographicPlaces(ops, lex, base, stride, stable, before, after);
     // The element at each decided position.
     std::vector<int64_t> at(n, -1);
     for (int64_t q = 0; q < n; ++q) {
@@ -3338,15 +3484,12 @@ PrimitiveType ReducerType(const HloComputation* comp) {
   return comp->root()->shape().element_type();
 }
 
-// reduce-window with a multiply reducer on positive enclosures (every
-// element and the init with lo > 0; other data: no rule): the product is
-// increasing in every factor, so the oracle's f64 window products of the
-// lower and of the upper ends bound the exact products (each f64 product
-// rounds: (m + 2) 2^-52 relative covers them, m = window size + 1 factors
-// at most, the init included); then MultiplyReduction's bound gamma_m(u_T)
-// |P|, with the window products of min(1, lo) and max(1, hi) bounding
-// every partial product (below min-normal: undecided; above max_T:
-// unbounded, NaN allowed).
+// reduce-window with a multiply reducer, data of any sign: each window's
+// elements (the oracle's window plan: padding and base-dilation holes hold
+// none) and the init go through MultiplyReduction, as reduce's do: the
+// outward-rounded interval product of the factors widened by
+// gamma_n(u_T) |P| with n the window's element count, and its underflow /
+// overflow / zero / NaN cases.
 absl::StatusOr<std::optional<ValueEnclosure>>
 EnclosurePass::ReduceWindowMultiply(
     const HloInstruction& inst, const std::vector<const ValueEnclosure*>& ops) {
@@ -3354,76 +3497,35 @@ EnclosurePass::ReduceWindowMultiply(
   const ArrayEnclosure& init = ops[1]->array;
   const PrimitiveType t = inst.shape().element_type();
   if (!x.is_float || !init.is_float || !SupportedFloat(t) ||
-      ReducerType(inst.to_apply()) != t || x.shape.element_type() != t) {
+      ReducerType(inst.to_apply()) != t || x.shape.element_type() != t ||
+      init.size() != 1) {
     return std::nullopt;
   }
-  for (const ArrayEnclosure* a : {&x, &init}) {
-    for (int64_t i = 0; i < a->size(); ++i) {
-      if (a->flags[i] != kEnclNumber || !(a->lo[i] > 0) ||
-          !std::isfinite(a->hi[i])) {
-        return std::nullopt;
-      }
-    }
-  }
+  HLOREF_ASSIGN_OR_RETURN(
+      WindowPlan plan,
+      MakeWindowPlan(inst, x.shape.dimensions(), inst.shape().dimensions()));
   const std::string where = absl::StrCat("reduce-window ", inst.name());
-  Shape xs = x.shape, is = init.shape, rs = inst.shape();
-  xs.set_element_type(PrimitiveType::kF64);
-  is.set_element_type(PrimitiveType::kF64);
-  rs.set_element_type(PrimitiveType::kF64);
-  auto window = [&](const std::vector<double>& a,
-                    const std::vector<double>& b) {
-    return RunIsolatedF64(inst, xs, a, is, b, rs);
-  };
-  auto map = [](const std::vector<double>& v, double (*fn)(double)) {
-    std::vector<double> r(v.size());
-    for (size_t i = 0; i < v.size(); ++i) r[i] = fn(v[i]);
-    return r;
-  };
-  auto below1 = [](double v) { return std::min(1.0, v); };
-  auto above1 = [](double v) { return std::max(1.0, v); };
-  HLOREF_ASSIGN_OR_RETURN(std::vector<double> lo, window(x.lo, init.lo));
-  HLOREF_ASSIGN_OR_RETURN(std::vector<double> hi, window(x.hi, init.hi));
-  HLOREF_ASSIGN_OR_RETURN(std::vector<double> min_p,
-                          window(map(x.lo, below1), map(init.lo, below1)));
-  HLOREF_ASSIGN_OR_RETURN(std::vector<double> max_p,
-                          window(map(x.hi, above1), map(init.hi, above1)));
-  int64_t m = 1;
-  for (const WindowDimension& d : inst.attrs().window.dimensions) m *= d.size;
-  m += 1;
-  const double f64_rel = MulUp(static_cast<double>(m + 2), 0x1p-52);
-  const FloatFormat& f = FormatOf(t);
-  const double g = Gamma(m, std::ldexp(1.0, -Precision(f)));
   ValueEnclosure out;
   out.shape = inst.shape();
   out.array = NewArray(inst.shape());
   ArrayEnclosure& o = out.array;
+  if (static_cast<int64_t>(plan.start.size()) != o.size() + 1) {
+    return std::nullopt;
+  }
   MergeReasons(o.reasons, x.reasons);
   MergeReasons(o.reasons, init.reasons);
   for (int64_t j = 0; j < o.size(); ++j) {
-    const double p_lo = MulDown(lo[j], AddDown(1, -f64_rel));
-    const double p_hi = MulUp(hi[j], AddUp(1, f64_rel));
-    const double big = MulUp(max_p[j], AddUp(1, f64_rel));
-    const double small = MulDown(min_p[j], AddDown(1, -f64_rel));
-    if (AddUp(big, MulUp(g, big)) > MaxFinite(f)) {
-      o.flags[j] = kEnclNumber | kEnclNaN;
-      o.lo[j] = -kInf;
-      o.hi[j] = kInf;
-      AddReason(o.reasons, where + ": a partial product may overflow");
-      continue;
-    }
-    if (MulDown(small, AddDown(1, -g)) < MinNormal(f)) {
-      o.flags[j] = kEnclUndecided;
-      o.lo[j] = -kInf;
-      o.hi[j] = kInf;
-      AddReason(o.reasons, where + ": a partial product may underflow");
-      continue;
-    }
-    const double e = MulUp(g, p_hi);
-    double l = AddDown(p_lo, -e), h = AddUp(p_hi, e);
-    Widen(EnclosureErrorClass{EnclosureErrorKind::kRounded}, t, l, h,
-          o.flags[j]);
-    o.lo[j] = l;
-    o.hi[j] = h;
+    const int64_t begin = plan.start[j], end = plan.start[j + 1];
+    MultiplyReduction(
+        t, end - begin,
+        [&](const std::function<void(double, double, uint8_t)>& take) {
+          take(init.lo[0], init.hi[0], init.flags[0]);
+          for (int64_t k = begin; k < end; ++k) {
+            const int64_t i = plan.offsets[k];
+            take(x.lo[i], x.hi[i], x.flags[i]);
+          }
+        },
+        where, o.lo[j], o.hi[j], o.flags[j], o.reasons);
   }
   return std::optional<ValueEnclosure>(std::move(out));
 }
@@ -3489,6 +3591,8 @@ std::optional<ValueEnclosure> EnclosurePass::Reduce(
     bool must_nan = !(init.flags[0] & kEnclNumber), unbounded = false;
     double lo = init.lo[0], hi = init.hi[0];
     double s = must_nan ? 0 : std::max(std::fabs(lo), std::fabs(hi));
+    // Addends (the init included) that may be nonzero.
+    int64_t nonzero = !must_nan && !IsPointZero(Iv{lo, hi}) ? 1 : 0;
     ExactSumCheck exact;
     if (!must_nan) exact.Add(lo, hi);
     if (add && !must_nan && (!std::isfinite(lo) || !std::isfinite(hi))) {
@@ -3507,6 +3611,7 @@ std::optional<ValueEnclosure> EnclosurePass::Reduce(
           continue;
         }
         exact.Add(a.lo[i], a.hi[i]);
+        if (!IsPointZero(Iv{a.lo[i], a.hi[i]})) ++nonzero;
         lo = AddDown(lo, a.lo[i]);
         hi = AddUp(hi, a.hi[i]);
         s = AddUp(s, std::max(std::fabs(a.lo[i]), std::fabs(a.hi[i])));
@@ -3526,7 +3631,9 @@ std::optional<ValueEnclosure> EnclosurePass::Reduce(
       lo = -kInf;
       hi = kInf;
     } else if (add && n > 0 && !exact.Exact(s, t)) {
-      const double e = AccumulationBound(t, n, s, /*dot=*/false);
+      const double e = AccumulationBound(
+          t, RoundingSteps(t, n, std::max<int64_t>(nonzero - 1, 0)), s,
+          /*dot=*/false);
       if (AddUp(s, e) > MaxFinite(FormatOf(t))) {
         fl |= kEnclNaN;  // some orders overflow an intermediate
         lo = -kInf;

@@ -7,6 +7,7 @@
 // ill-conditioned programs are unjudged, never passed.
 #include "interpreter/enclosure.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -705,6 +706,226 @@ ENTRY main {
   EXPECT_EQ(Judge(e, WithElement(e.oracle, 0, 0, -1)).outputs[0].fail, 1);
 }
 
+// One HLO value, two values: XLA:CPU (jaxlib 0.10.2, default
+// xla_allow_excess_precision) computes the bf16 `d` in f32 and drops its
+// rounding for the use that converts it to f32 (`u`), while the bf16 add
+// reads the rounded `d`. With one value per HLO value `r = 2 u - (d + d)`
+// is exactly 0; XLA:CPU returns 2 (x c - RN_bf16(x c)): {0.00170898438,
+// 0.00048828125, -0.00048828125, 0.0029296875, 0.00048828125,
+// 0.0048828125, 0.005859375, 0.0029296875} for the x below (this module
+// and x through tools/backends/xla_jax.py; docs/enclosures.md).
+// The enclosures must hold both: every use of a rounded value may see a
+// different member of its enclosure, so no rule may keep a correlation
+// between two uses of one value (x - max(x) in a softmax, d in d * d).
+constexpr char kOneValuePerUse[] = R"(
+HloModule one_value_per_use
+ENTRY main {
+  x = bf16[8] parameter(0)
+  c = bf16[] constant(0.30078125)
+  cb = bf16[8] broadcast(c), dimensions={}
+  d = bf16[8] multiply(x, cb)
+  u = f32[8] convert(d)
+  e = bf16[8] add(d, d)
+  v = f32[8] convert(e)
+  two = f32[] constant(2)
+  twob = f32[8] broadcast(two), dimensions={}
+  dbl = f32[8] multiply(u, twob)
+  ROOT r = f32[8] subtract(dbl, v)
+}
+)";
+
+TEST(Enclosure, EachUseOfARoundedValueMayDiffer) {
+  // bf16 values, exact in the literal.
+  const std::vector<float> x = {1.09375f, 1.3125f, 1.6875f, 2.875f,
+                                3.3125f,  5.125f,  7.75f,   9.875f};
+  std::string arg = "bf16[8] {";
+  for (size_t i = 0; i < x.size(); ++i) {
+    arg += (i ? ", " : "") + std::to_string(x[i]);
+  }
+  arg += "}";
+  Enclosed e = Enclose(kOneValuePerUse, {arg});
+  // XLA:CPU's values, by hand: x c is exact in f32 (8 x 8 bits), so
+  // u = x c, d + d = 2 RN_bf16(x c) exactly, r = 2 (x c - RN_bf16(x c)).
+  std::vector<double> excess;
+  int nonzero = 0;
+  for (float xi : x) {
+    const float p = xi * 0.30078125f;
+    excess.push_back(2.0 * (double{p} - double{RoundBf16(p)}));
+    nonzero += excess.back() != 0;
+  }
+  EXPECT_EQ(excess[0], 0.001708984375);  // XLA:CPU's first element
+  EXPECT_EQ(excess[2], -0.00048828125);
+  EXPECT_GE(nonzero, 6);
+  EnclosureVerdict xla =
+      Judge(e, {FromDoubles(PrimitiveType::kF32, {8}, excess)});
+  EXPECT_EQ(xla.outputs[0].fail, 0) << xla.Summary();
+  // The oracle's per-op value (one value per use: 0) is inside too; both
+  // are unjudged (the enclosure of a cancellation), never passed.
+  EnclosureVerdict ov = Judge(e, e.oracle);
+  EXPECT_EQ(ov.outputs[0].fail, 0) << ov.Summary();
+  EXPECT_EQ(ov.outputs[0].pass, 0) << ov.Summary();
+  // Still a bound: a value 2^-4 away fails.
+  EXPECT_EQ(Judge(e, WithElement(e.oracle, 0, 0, 0.0625)).outputs[0].fail, 1);
+}
+
+// Exactly zero addends round nothing: a bf16 sum of 4 nonzero values and
+// 3 zeros (init 0) rounds at most 3 times along any path of any summation
+// tree, so gamma_3(2^-8) S bounds every order, not gamma_7(2^-8) S.
+constexpr char kSumWithZeros[] = R"(
+HloModule sum_with_zeros
+add {
+  a = bf16[] parameter(0)
+  b = bf16[] parameter(1)
+  ROOT s = bf16[] add(a, b)
+}
+ENTRY main {
+  x = bf16[7] parameter(0)
+  z = bf16[] constant(0)
+  ROOT r = bf16[] reduce(x, z), dimensions={0}, to_apply=add
+}
+)";
+
+TEST(Enclosure, ZeroAddendsRoundNothing) {
+  const std::vector<float> x = {3.25f,      0, 1.0078125f, 0,
+                                1.0078125f, 0, 1.0078125f};
+  Enclosed e =
+      Enclose(kSumWithZeros,
+              {"bf16[7] {3.25, 0, 1.0078125, 0, 1.0078125, 0, 1.0078125}"});
+  ASSERT_EQ(e.enc.outputs.size(), 1u);
+  const double lo = e.enc.outputs[0].lo[0], hi = e.enc.outputs[0].hi[0];
+  // Every order, by brute force in the test: all 8! permutations of the
+  // addends (init included), summed left to right and as a balanced tree,
+  // each addition rounded to bf16 (exact in f32 for these values, then
+  // RoundBf16).
+  std::vector<float> t = x;
+  t.push_back(0);  // the init
+  std::sort(t.begin(), t.end());
+  auto add = [](float a, float b) { return RoundBf16(a + b); };
+  double seen_lo = 1e9, seen_hi = -1e9;
+  do {
+    float acc = t[0];
+    for (size_t i = 1; i < t.size(); ++i) acc = add(acc, t[i]);
+    float p4[4], p2[2];
+    for (int i = 0; i < 4; ++i) p4[i] = add(t[2 * i], t[2 * i + 1]);
+    for (int i = 0; i < 2; ++i) p2[i] = add(p4[2 * i], p4[2 * i + 1]);
+    const float tree = add(p2[0], p2[1]);
+    for (float v : {acc, tree}) {
+      EXPECT_GE(v, lo);
+      EXPECT_LE(v, hi);
+      seen_lo = std::min<double>(seen_lo, v);
+      seen_hi = std::max<double>(seen_hi, v);
+    }
+  } while (std::next_permutation(t.begin(), t.end()));
+  EXPECT_LT(seen_lo, seen_hi);  // the orders do differ
+  // The orders give 6.25 and 6.28125 (numpy / ml_dtypes bf16 agrees).
+  // The bound by hand: S = 6.2734375 (exact), gamma_3(2^-8) S = 0.0744,
+  // so [6.1991, 6.3478] rounded out to bf16: [6.1875, 6.375]. gamma_7
+  // would give +-0.176: [6.09375, 6.46875] (the rule before this one).
+  EXPECT_EQ(lo, 6.1875);
+  EXPECT_EQ(hi, 6.375);
+  // 6.4375 lies inside gamma_7's bound and outside every order: it fails.
+  EnclosureVerdict bad =
+      Judge(e, {FromDoubles(PrimitiveType::kBF16, {}, {6.4375})});
+  EXPECT_EQ(bad.outputs[0].fail, 1) << bad.Summary();
+  EXPECT_EQ(Judge(e, e.oracle).outputs[0].pass, 1);
+}
+
+// A dot with zero products (a ReLU's zeros): gamma of the nonzero
+// products. f32 [1 + 2^-23, 0, 0, 0, 1 + 2^-22] . [1 + 2^-23, 5, 7, 9,
+// 1 + 2^-23]: exact 2 + 3 2^-23 + 2^-45 + 2^-46, S the same; 2 nonzero
+// products: gamma_2(2^-24) S = 2.4e-7 < 2 ulp_f32(2), so the enclosure is
+// [RD(2 + 3 2^-23 - 2.4e-7), RU(...)] = [2 - 2^-22 ... ], 4 ulps wide at
+// most; gamma_5 would reach 2.5 ulps each side.
+constexpr char kDotWithZeros[] = R"(
+HloModule dot_with_zeros
+ENTRY main {
+  a = f32[5] parameter(0)
+  b = f32[5] parameter(1)
+  ROOT d = f32[] dot(a, b), lhs_contracting_dims={0}, rhs_contracting_dims={0}
+}
+)";
+
+TEST(Enclosure, ZeroProductsRoundNothing) {
+  const double u = std::ldexp(1.0, -24);
+  const double one = 1 + std::ldexp(1.0, -23);
+  const double exact = one * one + (1 + std::ldexp(1.0, -22)) * one;
+  Enclosed e =
+      Enclose(kDotWithZeros, {"f32[5] {1.00000012, 0, 0, 0, 1.00000024}",
+                              "f32[5] {1.00000012, 5, 7, 9, 1.00000012}"});
+  ASSERT_EQ(e.enc.outputs.size(), 1u);
+  const double lo = e.enc.outputs[0].lo[0], hi = e.enc.outputs[0].hi[0];
+  EXPECT_LE(lo, exact);
+  EXPECT_GE(hi, exact);
+  const double g2 = 2 * u / (1 - 2 * u), g5 = 5 * u / (1 - 5 * u);
+  // Within gamma_2 S plus the final directed rounding (one f32 ulp of 2
+  // each side), and strictly tighter than gamma_5 S would be.
+  const double ulp2 = std::ldexp(1.0, -22);
+  EXPECT_GE(lo, exact - g2 * exact - ulp2);
+  EXPECT_LE(hi, exact + g2 * exact + ulp2);
+  EXPECT_LT(hi - lo, 2 * g5 * exact);
+}
+
+// Zero products counted out, against every order: random bf16 dots of 6
+// terms with about 40% zeros; every permutation of the products summed
+// left to right with bf16 rounding after each product and each addition
+// (the widest conforming evaluation), and the exact sum rounded once (a
+// wider accumulator), must lie inside the enclosure. Magnitudes in
+// [0.25, 2] keep every f32 sum of two bf16 values here exact, so
+// RoundBf16(a + b) is the correctly rounded bf16 sum.
+TEST(Enclosure, ZeroProductsHoldEveryOrderOnRandomData) {
+  constexpr char kDot6[] = R"(
+HloModule dot6
+ENTRY main {
+  a = bf16[6] parameter(0)
+  b = bf16[6] parameter(1)
+  ROOT d = bf16[] dot(a, b), lhs_contracting_dims={0}, rhs_contracting_dims={0}
+}
+)";
+  std::mt19937 rng(20);
+  std::uniform_real_distribution<float> mag(0.25f, 2.0f);
+  std::bernoulli_distribution zero(0.4), neg(0.5);
+  int orders_differ = 0;
+  for (int c = 0; c < 30; ++c) {
+    std::vector<float> a(6), b(6);
+    for (int i = 0; i < 6; ++i) {
+      a[i] = zero(rng) ? 0 : RoundBf16(neg(rng) ? -mag(rng) : mag(rng));
+      b[i] = zero(rng) ? 0 : RoundBf16(neg(rng) ? -mag(rng) : mag(rng));
+    }
+    auto lit = [](const std::vector<float>& v) {
+      std::string t = "bf16[6] {";
+      for (size_t i = 0; i < v.size(); ++i) {
+        t += absl::StrCat(i ? ", " : "", v[i]);
+      }
+      return t + "}";
+    };
+    Enclosed e = Enclose(kDot6, {lit(a), lit(b)});
+    ASSERT_EQ(e.enc.outputs.size(), 1u);
+    const double lo = e.enc.outputs[0].lo[0], hi = e.enc.outputs[0].hi[0];
+    std::vector<float> p(6);
+    double exact = 0;
+    for (int i = 0; i < 6; ++i) {
+      p[i] = RoundBf16(a[i] * b[i]);  // a[i] * b[i] is exact in f32
+      exact += double{a[i]} * double{b[i]};
+    }
+    const float once = RoundBf16(static_cast<float>(exact));
+    EXPECT_GE(once, lo) << "case " << c;
+    EXPECT_LE(once, hi) << "case " << c;
+    std::vector<int> idx = {0, 1, 2, 3, 4, 5};
+    float first = 0;
+    bool differ = false, any = false;
+    do {
+      float acc = p[idx[0]];
+      for (int k = 1; k < 6; ++k) acc = RoundBf16(acc + p[idx[k]]);
+      EXPECT_GE(acc, lo) << "case " << c;
+      EXPECT_LE(acc, hi) << "case " << c;
+      if (any && acc != first) differ = true;
+      if (!any) first = acc, any = true;
+    } while (std::next_permutation(idx.begin(), idx.end()));
+    orders_differ += differ;
+  }
+  EXPECT_GE(orders_differ, 3);  // the check sees order effects
+}
+
 TEST(Enclosure, ReducePrecisionRoundsTheEnds) {
   // x = a + b in f32: [1, 1 + 2^-23] and [1 + 2^-8, 1 + 2^-8 + 2^-23];
   // rounded to 7 mantissa bits (by hand): 1 + 2^-23 -> 1; 1 + 2^-8 is the
@@ -843,6 +1064,114 @@ ENTRY main {
   EXPECT_EQ(v.outputs[1].unjudged, 2) << v.Summary();
   EXPECT_EQ(Judge(e, WithElement(e.oracle, 1, 3, 13)).outputs[1].fail, 1);
   EXPECT_EQ(Judge(e, WithElement(e.oracle, 0, 2, 3)).outputs[0].fail, 1);
+}
+
+// A two-key lexicographic sort (primary key x, exact, drawn from four
+// values so that it ties often; secondary key z = bf16 y * 0.296875, an
+// interval of one bf16 ulp; payload the index), in JAX's comparator form
+// or(lt(x), and(eq(x), lt(z))) and in XLA's select(ne(x), lt(x), lt(z)),
+// stable. The reference sorts here, independently of the oracle, with z
+// rounded per op and z kept in f32 (excess precision): the primary keys
+// must be inside their enclosures everywhere, and where the enclosure
+// decides a payload or a secondary key, both sorts must agree with it.
+TEST(Enclosure, MultiKeySortHoldsBothRoundingsOnRandomData) {
+  constexpr char kJax[] = R"(
+HloModule m
+less {
+  a = bf16[] parameter(0)
+  b = bf16[] parameter(1)
+  c = bf16[] parameter(2)
+  d = bf16[] parameter(3)
+  e = s32[] parameter(4)
+  f = s32[] parameter(5)
+  lt0 = pred[] compare(a, b), direction=LT, type=TOTALORDER
+  eq0 = pred[] compare(a, b), direction=EQ, type=TOTALORDER
+  lt1 = pred[] compare(c, d), direction=LT, type=TOTALORDER
+  both = pred[] and(eq0, lt1)
+  ROOT r = pred[] or(lt0, both)
+}
+ENTRY main {
+  x = bf16[12] parameter(0)
+  y = bf16[12] parameter(1)
+  p = s32[12] iota(), iota_dimension=0
+  c = bf16[] constant(0.296875)
+  cb = bf16[12] broadcast(c), dimensions={}
+  z = bf16[12] multiply(y, cb)
+  ROOT s = (bf16[12], bf16[12], s32[12]) sort(x, z, p), dimensions={0},
+    is_stable=true, to_apply=less
+})";
+  const std::string xla = absl::StrReplaceAll(
+      kJax, {{"  both = pred[] and(eq0, lt1)\n  ROOT r = pred[] or(lt0, both)",
+              "  ne0 = pred[] compare(a, b), direction=NE, type=TOTALORDER\n"
+              "  ROOT r = pred[] select(ne0, lt0, lt1)"}});
+  const float c = 0.296875f;  // exact in bf16
+  const float choices[4] = {-1, 0.5, 2, 3};
+  std::mt19937 rng(22);
+  std::uniform_int_distribution<int> pick(0, 3);
+  std::uniform_real_distribution<float> mag(0.5f, 4.0f);
+  std::bernoulli_distribution neg(0.5);
+  int decided = 0, checked = 0;
+  for (int trial = 0; trial < 20; ++trial) {
+    std::vector<float> x(12), y(12);
+    std::string xt = "bf16[12] {", yt = "bf16[12] {";
+    for (int i = 0; i < 12; ++i) {
+      x[i] = choices[pick(rng)];
+      y[i] = RoundBf16(neg(rng) ? -mag(rng) : mag(rng));
+      char buf[40];
+      std::snprintf(buf, sizeof(buf), "%s%.9g", i ? ", " : "", x[i]);
+      xt += buf;
+      std::snprintf(buf, sizeof(buf), "%s%.9g", i ? ", " : "", y[i]);
+      yt += buf;
+    }
+    xt += "}";
+    yt += "}";
+    for (const char* text : {kJax, xla.c_str()}) {
+      Enclosed e = Enclose(text, {xt, yt});
+      ASSERT_EQ(e.enc.outputs.size(), 3u);
+      for (bool excess : {false, true}) {
+        std::vector<float> z(12);
+        for (int i = 0; i < 12; ++i) {
+          z[i] = excess ? y[i] * c : RoundBf16(y[i] * c);
+        }
+        std::vector<int> order(12);
+        for (int i = 0; i < 12; ++i) order[i] = i;
+        std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+          return x[a] < x[b] || (x[a] == x[b] && z[a] < z[b]);
+        });
+        for (int p = 0; p < 12; ++p) {
+          const int q = order[p];
+          EXPECT_LE(e.enc.outputs[0].lo[p], x[q]) << trial << " " << p;
+          EXPECT_GE(e.enc.outputs[0].hi[p], x[q]) << trial << " " << p;
+          // z kept in f32 is not a bf16 value; its enclosure holds it.
+          if (e.enc.outputs[1].Judgeable(p)) {
+            EXPECT_LE(e.enc.outputs[1].lo[p], z[q]) << trial << " " << p;
+            EXPECT_GE(e.enc.outputs[1].hi[p], z[q]) << trial << " " << p;
+          }
+          if (e.enc.outputs[2].Judgeable(p)) {
+            EXPECT_EQ(e.enc.outputs[2].ints[p], q) << trial << " " << p;
+            decided += !excess;
+          }
+          ++checked;
+        }
+      }
+      EnclosureVerdict v = Judge(e, e.oracle);
+      EXPECT_EQ(v.TotalFail(), 0) << v.Summary();
+      // Swapping two adjacent decided payloads fails both.
+      for (int p = 0; p + 1 < 12; ++p) {
+        if (e.enc.outputs[2].Judgeable(p) &&
+            e.enc.outputs[2].Judgeable(p + 1)) {
+          std::vector<Literal> bad =
+              WithElement(e.oracle, 2, p, e.enc.outputs[2].ints[p + 1]);
+          bad[2].SetFromDouble(p + 1, e.enc.outputs[2].ints[p]);
+          EXPECT_EQ(Judge(e, bad).outputs[2].fail, 2) << trial << " " << p;
+          break;
+        }
+      }
+    }
+  }
+  EXPECT_EQ(checked, 20 * 2 * 2 * 12);
+  // Most positions are decided (ties on x broken by disjoint z).
+  EXPECT_GT(decided, 20 * 2 * 12 / 2);
 }
 
 TEST(Enclosure, TopKOfRoundedValues) {
@@ -1237,12 +1566,13 @@ ENTRY main {
             1);
 }
 
-TEST(Enclosure, ReduceWindowMultiplyOfPositiveData) {
+TEST(Enclosure, ReduceWindowMultiplyOfPositiveAndNegativeData) {
   // Window products of adjacent pairs of 1.1f, 1.3f, 0.7f, 1.9f (mpmath,
   // enclosure_refs.py): 1.4299999785423267440, 0.90999995112419185261,
-  // 1.3299999606609347325; the bound is gamma_3(2^-24) |P| plus the f64
-  // products' own error and one f32 ulp of directed rounding. Negative
-  // data has no rule (unjudged).
+  // 1.3299999606609347325; the bound is gamma_2(2^-24) |P| (two products
+  // with the init) plus one f32 ulp of directed rounding. With -1.3f in
+  // place of 1.3f the first two products change sign (the f32 products are
+  // exact in f64: 24 + 24 bits).
   constexpr char kWindow[] = R"(
 HloModule m
 mul {
@@ -1270,7 +1600,108 @@ ENTRY main {
           .fail,
       1);
   Enclosed neg = Enclose(kWindow, {"f32[4] {1.1, -1.3, 0.7, 1.9}"});
-  EXPECT_EQ(Judge(neg, neg.oracle).outputs[0].unjudged, 3);
+  const double q[3] = {double{1.1f} * double{-1.3f},
+                       double{-1.3f} * double{0.7f},
+                       double{0.7f} * double{1.9f}};
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_LT(neg.enc.outputs[0].lo[i], q[i]) << i;
+    EXPECT_GT(neg.enc.outputs[0].hi[i], q[i]) << i;
+    EXPECT_LT(RelativeRadius(neg.enc.outputs[0], i), 1e-6) << i;
+  }
+  EXPECT_EQ(Judge(neg, neg.oracle).outputs[0].pass, 3);
+  EXPECT_EQ(Judge(neg, WithElement(neg.oracle, 0, 0, -q[0])).outputs[0].fail,
+            1);
+}
+
+// Every product order of a bf16 reduce-window with a multiply reducer, on
+// random data of both signs, lies inside the enclosure. The operand is
+// y = bf16 x * 0.296875 (each y an interval of one bf16 ulp); the windows are
+// size 3, stride 1, padding 1_1 (the edge windows hold two elements), the
+// init -1.25. Values are computed here, independently of the oracle: y per
+// op (rounded to bf16) and kept in f32 (excess precision); then for each
+// window every permutation of its factors (the init included) multiplied
+// left to right with bf16 rounding after each product, the balanced tree
+// (a b)(c d), and the product in f32 rounded to bf16 once. A product
+// 2^-4 away (relative) from the f64 product of the per-op y fails: the
+// bound is gamma_3(2^-8) ~ 0.012 relative plus the operand intervals.
+TEST(Enclosure, ReduceWindowMultiplyHoldsEveryOrderOnRandomData) {
+  constexpr char kWindow[] = R"(
+HloModule m
+mul {
+  a = bf16[] parameter(0)
+  b = bf16[] parameter(1)
+  ROOT m = bf16[] multiply(a, b)
+}
+ENTRY main {
+  x = bf16[8] parameter(0)
+  c = bf16[] constant(0.296875)
+  cb = bf16[8] broadcast(c), dimensions={}
+  y = bf16[8] multiply(x, cb)
+  init = bf16[] constant(-1.25)
+  ROOT r = bf16[8] reduce-window(y, init), window={size=3 pad=1_1},
+    to_apply=mul
+})";
+  const float c = 0.296875f, init = -1.25f;  // both exact in bf16
+  std::mt19937 rng(21);
+  std::uniform_real_distribution<float> mag(0.5f, 4.0f);
+  std::bernoulli_distribution neg(0.5);
+  int checked = 0, failed_broken = 0;
+  for (int trial = 0; trial < 20; ++trial) {
+    std::vector<float> x(8);
+    std::string text = "bf16[8] {";
+    for (int i = 0; i < 8; ++i) {
+      x[i] = RoundBf16(neg(rng) ? -mag(rng) : mag(rng));
+      char buf[40];
+      std::snprintf(buf, sizeof(buf), "%s%.9g", i ? ", " : "", x[i]);
+      text += buf;
+    }
+    text += "}";
+    Enclosed e = Enclose(kWindow, {text});
+    ASSERT_EQ(e.enc.outputs.size(), 1u);
+    const ArrayEnclosure& o = e.enc.outputs[0];
+    for (int j = 0; j < 8; ++j) {
+      for (bool excess : {false, true}) {
+        std::vector<float> f = {init};
+        for (int i = j - 1; i <= j + 1; ++i) {
+          if (i < 0 || i >= 8) continue;
+          const float yi = x[i] * c;  // exact in f32 (8 + 8 bits)
+          f.push_back(excess ? yi : RoundBf16(yi));
+        }
+        std::vector<float> results;
+        std::vector<int> perm(f.size());
+        for (size_t k = 0; k < perm.size(); ++k) perm[k] = k;
+        do {
+          float acc = f[perm[0]];
+          for (size_t k = 1; k < perm.size(); ++k) {
+            acc = RoundBf16(acc * f[perm[k]]);
+          }
+          results.push_back(acc);
+        } while (std::next_permutation(perm.begin(), perm.end()));
+        if (f.size() == 4) {
+          results.push_back(
+              RoundBf16(RoundBf16(f[0] * f[1]) * RoundBf16(f[2] * f[3])));
+        }
+        float wide = 1;
+        for (float v : f) wide *= v;
+        results.push_back(RoundBf16(wide));
+        for (float r : results) {
+          EXPECT_LE(o.lo[j], r) << "trial " << trial << " window " << j;
+          EXPECT_GE(o.hi[j], r) << "trial " << trial << " window " << j;
+          ++checked;
+        }
+      }
+      double exact = init;
+      for (int i = j - 1; i <= j + 1; ++i) {
+        if (i >= 0 && i < 8) exact *= double{RoundBf16(x[i] * c)};
+      }
+      const double broken = exact * (1 + 0x1p-4);
+      failed_broken += broken < o.lo[j] || broken > o.hi[j];
+    }
+    EnclosureVerdict v = Judge(e, e.oracle);
+    EXPECT_EQ(v.outputs[0].pass, 8) << v.Summary();
+  }
+  EXPECT_GT(checked, 2000);
+  EXPECT_EQ(failed_broken, 20 * 8);
 }
 
 TEST(Enclosure, SortOfExactValuesIsExactAndOfRoundedValuesNoRule) {

@@ -51,6 +51,7 @@
 #include "interpreter/ops/families.h"
 #include "interpreter/ops/fast_round.h"
 #include "interpreter/ops/parallel.h"
+#include "interpreter/ops/window_plan.h"
 #include "spec/types/minifloat.h"
 
 namespace hloref {
@@ -832,14 +833,9 @@ absl::StatusOr<Literal> EvalReduceOp(const HloInstruction& inst,
   return FinishReduce(inst, shape, kept, sizes, folder, ctx);
 }
 
-// The in-bounds operand positions of each window, for reduce-window and
-// select-and-scatter: windows are indexed row-major over `out_dims`, and
-// each window's positions are listed row-major over the window.
-struct WindowPlan {
-  std::vector<int64_t> start;    // per window, into `offsets`
-  std::vector<int64_t> offsets;  // row-major operand offsets
-};
+}  // namespace
 
+// Declared in interpreter/ops/window_plan.h.
 absl::StatusOr<WindowPlan> MakeWindowPlan(const HloInstruction& inst,
                                           absl::Span<const int64_t> dims,
                                           absl::Span<const int64_t> out_dims) {
@@ -900,6 +896,8 @@ absl::StatusOr<WindowPlan> MakeWindowPlan(const HloInstruction& inst,
   } while (NextIndex(out_dims, absl::MakeSpan(o)));
   return plan;
 }
+
+namespace {
 
 // Semantics: seed 001 "ReduceWindow".
 absl::StatusOr<Literal> EvalReduceWindow(
