@@ -6,6 +6,7 @@
 #include <pthread.h>
 
 #include <algorithm>
+#include <cstring>
 #include <fstream>
 #include <limits>
 #include <memory>
@@ -20,6 +21,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "interpreter/buffer_cache.h"
 #include "interpreter/dynamic_sizes.h"
 #include "interpreter/host_queues.h"
 #include "interpreter/ops/eval_context.h"
@@ -235,7 +237,8 @@ class EvaluatorImpl final : public EvalContext {
         start_(absl::Now()),
         last_progress_(start_),
         max_bytes_(options.max_bytes > 0 ? options.max_bytes
-                                         : DefaultMaxBytes()) {}
+                                         : DefaultMaxBytes()),
+        cache_(std::max<int64_t>(0, options.buffer_cache_bytes)) {}
 
   const EvaluatorOptions& options() const override { return options_; }
 
@@ -260,6 +263,21 @@ class EvaluatorImpl final : public EvalContext {
   }
 
   std::optional<Literal> TakeOperand(int64_t k) override;
+
+  Literal NewUninitialized(const Shape& shape) override {
+    std::optional<Literal> reused = cache_.Take(shape);
+    if (reused.has_value()) return *std::move(reused);
+    return Literal::Uninitialized(shape);
+  }
+  Literal NewZeroed(const Shape& shape) override {
+    std::optional<Literal> reused = cache_.Take(shape);
+    if (!reused.has_value()) return Literal(shape);
+    absl::Span<uint8_t> bytes = reused->mutable_raw();
+    if (!bytes.empty()) std::memset(bytes.data(), 0, bytes.size());
+    return *std::move(reused);
+  }
+  // Takes that reused a freed value's storage (tests).
+  int64_t cache_hits() const { return cache_.hits(); }
 
   int64_t peak_bytes() const { return peak_bytes_; }
   int64_t evaluated() const { return evaluated_; }
@@ -447,6 +465,10 @@ class EvaluatorImpl final : public EvalContext {
   std::vector<MarkSink*> sinks_;
   std::unordered_map<const HloInstruction*, int64_t> executions_;
   DeviceChannels device_channels_;  // per run
+  // Storage of freed values for later results (Own's deleter puts, the
+  // New* allocators take). Declared last: destroyed first, after every
+  // slot of the run is gone.
+  BufferCache cache_;
 };
 
 absl::Status EvaluatorImpl::CheckElementLimit(
@@ -719,6 +741,9 @@ EvaluatorImpl::Slot EvaluatorImpl::Own(Literal lit) {
   auto* owned = new Owned{std::move(lit), bytes};
   std::shared_ptr<Owned> holder(owned, [this](Owned* p) {
     live_bytes_ -= p->bytes;
+    // What is left of the value (a tuple may have given elements away:
+    // they were moved out) keeps its storage for a later result.
+    cache_.Put(std::move(p->lit));
     delete p;
   });
   Slot slot;
@@ -996,6 +1021,12 @@ absl::StatusOr<std::pair<Literal, Marks>> EvaluatorImpl::EvalComputation(
     std::optional<Literal> relabelled = RelabelInPlace(inst, plan, slots, i);
     // The result's bytes, before anything is allocated.
     const int64_t need = relabelled.has_value() ? 0 : ShapeBytes(inst.shape());
+    // The cached storage counts against the limit with the values: it is
+    // given up first.
+    if (cache_.bytes() > 0 &&
+        need + cache_.bytes() > max_bytes_ - live_bytes_) {
+      cache_.TrimTo(std::max<int64_t>(0, max_bytes_ - live_bytes_ - need));
+    }
     if (need > max_bytes_ - live_bytes_) {
       return absl::ResourceExhaustedError(absl::StrCat(
           "%", inst.name(), ": its result (", inst.shape().ToString(false),
@@ -1237,6 +1268,7 @@ absl::StatusOr<EvalResult> Evaluator::RunParticipant(
   result.value = std::move(root.first);
   result.peak_bytes = impl.peak_bytes();
   result.instructions_evaluated = impl.evaluated();
+  result.reused_buffers = impl.cache_hits();
   const Marks& marks = root.second;
 
   std::vector<const Literal*> leaves;

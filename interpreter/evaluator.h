@@ -47,6 +47,12 @@ struct EvaluatorOptions {
   // machine's available memory (/proc/meminfo MemAvailable, read when the
   // run starts; 16 GiB where that file cannot be read).
   int64_t max_bytes = 0;
+  // The most bytes of freed values' storage kept for later results of the
+  // same size (interpreter/buffer_cache.h): results written into reused
+  // storage do not fault in fresh pages. Values below 64 KiB are left to
+  // malloc. Counted with the held values against max_bytes (the cache is
+  // emptied before a result would exceed it). 0: no cache.
+  int64_t buffer_cache_bytes = int64_t{64} << 20;
   // Worker threads for large independent work inside one instruction
   // (dot, convolution, reduce, element-wise ops over big values). Results
   // are bit-identical for every value: work is split by output elements,
@@ -151,6 +157,9 @@ struct EvalResult {
   // iteration, reducers per call).
   int64_t peak_bytes = 0;
   int64_t instructions_evaluated = 0;
+  // Results written into the storage of a value freed earlier in the run
+  // (EvaluatorOptions::buffer_cache_bytes) instead of new storage.
+  int64_t reused_buffers = 0;
 };
 
 // The default of EvaluatorOptions::max_bytes: MemAvailable from

@@ -116,7 +116,8 @@ absl::StatusOr<Literal> FloatToFloat(const Literal& operand,
   if ((from == PrimitiveType::kBF16 && to == PrimitiveType::kF32) ||
       (from == PrimitiveType::kF32 && to == PrimitiveType::kBF16)) {
     const int64_t n = operand.element_count();
-    Literal out = Literal::Uninitialized(out_shape);
+    Literal out = ctx != nullptr ? ctx->NewUninitialized(out_shape)
+                                 : Literal::Uninitialized(out_shape);
     bool nan = false;
     const uint8_t* in = operand.raw().data();
     uint8_t* dst = out.mutable_raw().data();

@@ -239,7 +239,7 @@ absl::StatusOr<Literal> FusedBinaryFloat(const HloInstruction& inst,
                                          EvalContext& ctx) {
   const HloOpcode op = inst.opcode();
   const PrimitiveType t = lhs_lit.element_type();
-  Literal out = Literal::Uninitialized(inst.shape());
+  Literal out = ctx.NewUninitialized(inst.shape());
   const int threads = ctx.options().threads;
   const bool min_max = op == HloOpcode::kMaximum || op == HloOpcode::kMinimum;
   std::vector<char> marked;

@@ -324,7 +324,7 @@ absl::StatusOr<Literal> FusedUnaryFloat(const HloInstruction& inst,
                                         EvalContext& ctx) {
   const HloOpcode op = inst.opcode();
   const PrimitiveType t = operand.element_type();
-  Literal out = Literal::Uninitialized(inst.shape());
+  Literal out = ctx.NewUninitialized(inst.shape());
   const int64_t n = static_cast<int64_t>(out.element_count());
   const int64_t chunks = (n + kChunk - 1) / kChunk;
   const int threads = n >= 2 * kChunk ? ctx.options().threads : 1;

@@ -54,6 +54,19 @@ class EvalContext {
   // a successful take, operands[k] must not be read again.
   virtual std::optional<Literal> TakeOperand(int64_t k) { return std::nullopt; }
 
+  // Storage for the current instruction's result. NewUninitialized: an
+  // array literal of `shape` whose bytes are unspecified (possibly those of
+  // a value freed earlier in the run, never of a value still live), for an
+  // op that writes every element before reading any; NewZeroed: all bytes
+  // zero, as Literal(shape). Both reuse the storage of freed values of the
+  // same size where the evaluator keeps some (interpreter/buffer_cache.h),
+  // so that the result does not fault in fresh pages. Tuples and tokens are
+  // built as Literal::Uninitialized / Literal(shape) build them.
+  virtual Literal NewUninitialized(const Shape& shape) {
+    return Literal::Uninitialized(shape);
+  }
+  virtual Literal NewZeroed(const Shape& shape) { return Literal(shape); }
+
   // Records that element `linear` (row-major) of the current instruction's
   // result is implementation-defined (impl.<op>.<n>). `leaf` is the index
   // of the array leaf in a tuple-shaped result (0 for an array result):

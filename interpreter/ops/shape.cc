@@ -134,7 +134,7 @@ absl::StatusOr<Literal> EvalBroadcastInDim(
           size_ok.message(), " (EvaluatorOptions::max_elements_per_value)"));
     }
   }
-  Literal result = Literal::Uninitialized(out_shape);
+  Literal result = ctx.NewUninitialized(out_shape);
   if (result.element_type() != operand.element_type()) {
     return absl::InvalidArgumentError(
         absl::StrCat(InstructionPrefix(inst),
