@@ -1135,8 +1135,13 @@ ENTRY main {
         }
         std::vector<int> order(12);
         for (int i = 0; i < 12; ++i) order[i] = i;
-        std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
-          return x[a] < x[b] || (x[a] == x[b] && z[a] < z[b]);
+        // Stable: the index breaks remaining ties (std::sort, not
+        // std::stable_sort, whose libstdc++ 12 form is an error under the
+        // sanitizer build's clang 19 -Werror; see topk_test.cc).
+        std::sort(order.begin(), order.end(), [&](int a, int b) {
+          if (x[a] != x[b]) return x[a] < x[b];
+          if (z[a] != z[b]) return z[a] < z[b];
+          return a < b;
         });
         for (int p = 0; p < 12; ++p) {
           const int q = order[p];
