@@ -33,13 +33,7 @@ HostStepRun::~HostStepRun() { cpu::ReleaseDeviceChannels(&context_->cpu); }
 namespace {
 
 // The host transfer kinds of hloref_cpu_host_transfer (host.h).
-enum TransferKind : int64_t {
-  kInfeed = 0,
-  kOutfeed = 1,
-  kSend = 2,
-  kRecvHost = 3,
-  kRecvDoneDevice = 4,
-};
+using enum cpu::HostTransferKind;
 
 bool IsRowMajor(const Shape& s) {
   const Layout l = s.LayoutOrDefault();
@@ -79,7 +73,7 @@ void FromRowMajor(const std::vector<uint8_t>& row_major, const Shape& s,
 // are `leaves` (physical, in their shapes' layouts; read for outfeed and
 // send, written otherwise).
 absl::Status Transfer(HostStepContext& context, const std::string& name,
-                      TransferKind kind, const Shape& shape,
+                      cpu::HostTransferKind kind, const Shape& shape,
                       const std::vector<Shape>& leaf_shapes,
                       absl::Span<std::vector<uint8_t>* const> leaves,
                       int64_t channel, bool is_host) {
@@ -129,19 +123,9 @@ void* AbiPointer(const Shape& shape, absl::Span<uint8_t* const> leaves,
 absl::StatusOr<HostStep> PlanCustomCall(const HloInstruction& inst) {
   const std::string target = inst.attrs().custom_call_target;
   // Resolved now, so an unknown target is Unimplemented at compile time.
-  absl::StatusOr<void*> fn = cpu::FindCustomCallTarget(target);
-  if (!fn.ok()) {
-    return absl::Status(
-        fn.status().code(),
-        absl::StrCat("%", inst.name(), ": ", fn.status().message()));
-  }
-  const std::string& api = inst.attrs().api_version;
-  if (!api.empty() && api != "API_VERSION_ORIGINAL") {
-    return absl::UnimplementedError(absl::StrCat(
-        "%", inst.name(), ": custom-call target \"", target, "\" uses ", api,
-        "; only API_VERSION_ORIGINAL (void target(void* out, void** in)) is "
-        "called from a library"));
-  }
+  absl::StatusOr<void*> fn = cpu::ResolveCustomCallTarget(
+      inst.name(), target, inst.attrs().api_version);
+  if (!fn.ok()) return fn.status();
   std::vector<Shape> operand_shapes;
   for (const HloInstruction* op : inst.operands()) {
     operand_shapes.push_back(op->shape());

@@ -75,19 +75,9 @@ absl::Status EmitCustomCall(EmitContext& ctx, const HloInstruction& inst,
     return ctx.EmitCopyValue(operands[0], output);
   }
   // Resolved now, so an unknown target is Unimplemented at compile time.
-  absl::StatusOr<void*> fn = FindCustomCallTarget(target);
-  if (!fn.ok()) {
-    return absl::Status(
-        fn.status().code(),
-        absl::StrCat("%", inst.name(), ": ", fn.status().message()));
-  }
-  const std::string& api = inst.attrs().api_version;
-  if (!api.empty() && api != "API_VERSION_ORIGINAL") {
-    return absl::UnimplementedError(absl::StrCat(
-        "%", inst.name(), ": custom-call target \"", target, "\" uses ", api,
-        "; only API_VERSION_ORIGINAL (void target(void* out, void** in)) is "
-        "called from a library"));
-  }
+  absl::StatusOr<void*> fn =
+      ResolveCustomCallTarget(inst.name(), target, inst.attrs().api_version);
+  if (!fn.ok()) return fn.status();
   codegen::IRBuilder& b = ctx.b();
   std::vector<IrArray> leaves;
   output.CollectArrays(&leaves);

@@ -28,14 +28,6 @@ using codegen::EmitContext;
 using codegen::IrArray;
 using codegen::IrValue;
 
-enum TransferKind : int64_t {
-  kInfeed = 0,
-  kOutfeed = 1,
-  kSend = 2,
-  kRecvHost = 3,
-  kRecvDoneDevice = 4,
-};
-
 bool IsRowMajor(const IrArray& a) {
   auto m2m = a.minor_to_major();
   for (size_t i = 0; i < m2m.size(); ++i) {
@@ -63,7 +55,7 @@ IrValue RowMajorScratch(EmitContext& ctx, const IrValue& value, bool* copied) {
 }
 
 absl::Status EmitTransfer(EmitContext& ctx, const HloInstruction& inst,
-                          TransferKind kind, const IrValue& value,
+                          HostTransferKind kind, const IrValue& value,
                           int64_t channel, bool is_host) {
   codegen::IRBuilder& b = ctx.b();
   bool copied = false;

@@ -112,6 +112,25 @@ void AddCustomCallRuntimeSymbols(RuntimeSymbolList& list) {
                   reinterpret_cast<void*>(&hloref_cpu_custom_call)});
 }
 
+absl::StatusOr<void*> ResolveCustomCallTarget(const std::string& instruction,
+                                              const std::string& target,
+                                              const std::string& api_version) {
+  absl::StatusOr<void*> fn = FindCustomCallTarget(target);
+  if (!fn.ok()) {
+    return absl::Status(
+        fn.status().code(),
+        absl::StrCat("%", instruction, ": ", fn.status().message()));
+  }
+  if (!api_version.empty() && api_version != "API_VERSION_ORIGINAL") {
+    return absl::UnimplementedError(absl::StrCat(
+        "%", instruction, ": custom-call target \"", target, "\" uses ",
+        api_version,
+        "; only API_VERSION_ORIGINAL (void target(void* out, void** in)) is "
+        "called from a library"));
+  }
+  return fn;
+}
+
 }  // namespace hloref::cpu
 
 extern "C" {

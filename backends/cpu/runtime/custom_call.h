@@ -30,6 +30,13 @@ std::vector<std::string> CustomCallLibraries();
 // The address of `target` in the first library that exports it;
 // Unimplemented naming the target and the libraries searched otherwise.
 absl::StatusOr<void*> FindCustomCallTarget(const std::string& target);
+// FindCustomCallTarget for the custom-call `instruction` (its name, for
+// the message) whose api_version must be empty or API_VERSION_ORIGINAL,
+// the only ABI called from a library: Unimplemented otherwise. Shared by
+// the CPU emitter and the GPU backend's host steps.
+absl::StatusOr<void*> ResolveCustomCallTarget(const std::string& instruction,
+                                              const std::string& target,
+                                              const std::string& api_version);
 
 }  // namespace hloref::cpu
 

@@ -134,7 +134,7 @@ absl::Status Transfer(RunContext* ctx, int64_t kind, const Shape& shape,
   backends::HostTransfers* host = ctx->host;
   size_t next = 0;
   switch (kind) {
-    case 0: {  // infeed
+    case kInfeed: {  // infeed
       if (host == nullptr) return NoHost(name, "infeed");
       if (host->infeed.empty()) {
         return absl::InvalidArgumentError(
@@ -150,12 +150,12 @@ absl::Status Transfer(RunContext* ctx, int64_t kind, const Shape& shape,
       ToLeaves(value, leaves, &next);
       return absl::OkStatus();
     }
-    case 1: {  // outfeed
+    case kOutfeed: {  // outfeed
       if (host == nullptr) return NoHost(name, "outfeed");
       host->outfeed.push_back(FromLeaves(shape, leaves, &next));
       return absl::OkStatus();
     }
-    case 2: {  // send
+    case kSend: {  // send
       Literal value = FromLeaves(shape, leaves, &next);
       if (is_host) {
         if (host == nullptr) return NoHost(name, "send");
@@ -166,7 +166,7 @@ absl::Status Transfer(RunContext* ctx, int64_t kind, const Shape& shape,
       }
       return absl::OkStatus();
     }
-    case 3: {  // recv from the host
+    case kRecvHost: {  // recv from the host
       if (host == nullptr) return NoHost(name, "recv");
       auto it = host->recv.find(channel);
       if (it == host->recv.end() || it->second.empty()) {
@@ -183,7 +183,7 @@ absl::Status Transfer(RunContext* ctx, int64_t kind, const Shape& shape,
       ToLeaves(value, leaves, &next);
       return absl::OkStatus();
     }
-    case 4: {  // recv-done of a device channel
+    case kRecvDoneDevice: {  // recv-done of a device channel
       std::optional<Literal> value;
       {
         std::lock_guard<std::mutex> lock(channels_mu);

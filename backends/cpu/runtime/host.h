@@ -24,6 +24,15 @@ void EncodeShape(const Shape& shape, std::vector<int64_t>* out);
 // Reads one shape descriptor at *p and advances p.
 Shape DecodeShape(const int64_t** p);
 
+// The `kind` argument of hloref_cpu_host_transfer (below).
+enum HostTransferKind : int64_t {
+  kInfeed = 0,
+  kOutfeed = 1,
+  kSend = 2,
+  kRecvHost = 3,
+  kRecvDoneDevice = 4,
+};
+
 // Drops the device-to-device channels of a finished run.
 void ReleaseDeviceChannels(RunContext* ctx);
 
