@@ -549,9 +549,12 @@ absl::Status RealKernel(const HloInstruction& inst, EvalContext& ctx,
             me.code_block.resize(static_cast<size_t>(
                 nb / 4 * CodesGroupStride(s.k, codes->bytes) * codes->bytes));
             if (codes->bytes == 4) {
-              PackCodes(reinterpret_cast<const uint32_t*>(codes->data), *codes,
+              // As float, the type TwoSum4Segment*F32 reads them as (and
+              // the rhs literal's storage type): no aliasing between
+              // uint32_t writes and float reads.
+              PackCodes(reinterpret_cast<const float*>(codes->data), *codes,
                         rplan, s.k, b, j0, cols,
-                        reinterpret_cast<uint32_t*>(me.code_block.data()));
+                        reinterpret_cast<float*>(me.code_block.data()));
             } else {
               PackCodes(reinterpret_cast<const uint16_t*>(codes->data), *codes,
                         rplan, s.k, b, j0, cols,

@@ -145,8 +145,8 @@ Literal Literal::Uninitialized(const Shape& shape) {
       lit.elements_.push_back(Uninitialized(s));
     }
   } else if (shape.IsArray()) {
-    lit.data_.resize(static_cast<size_t>(shape.num_elements()) *
-                     StorageBytes(shape.element_type()));
+    lit.data_.AssignUninitialized(static_cast<size_t>(shape.num_elements()) *
+                                  StorageBytes(shape.element_type()));
   }
   return lit;
 }
@@ -193,7 +193,12 @@ absl::Status Literal::CheckReinterpretAs(const Shape& shape) const {
 
 absl::Status Literal::ReinterpretAs(const Shape& shape) {
   HLOREF_RETURN_IF_ERROR(CheckReinterpretAs(shape));
+  const bool retype = StorageAliasOfType(shape_.element_type()) !=
+                      StorageAliasOfType(shape.element_type());
   shape_ = shape;
+  // The bytes become objects of the new storage type (a bitcast f32 ->
+  // s32 reads them as int32_t from here on).
+  if (retype) data_.RestartLifetime();
   dynamic_sizes_.clear();
   return absl::OkStatus();
 }
@@ -226,9 +231,58 @@ Literal Literal::One(PrimitiveType type) {
   return lit;
 }
 
-void Literal::CheckType(int storage_bytes) const {
+StorageAlias StorageAliasOfType(PrimitiveType type) {
+  switch (type) {
+#define HLOREF_ALIAS_CASE(e, ...) \
+  case PrimitiveType::e:          \
+    return StorageAliasOf<StorageType<PrimitiveType::e>>();
+    HLOREF_ALIAS_CASE(kPred)
+    HLOREF_ALIAS_CASE(kS1)
+    HLOREF_ALIAS_CASE(kS2)
+    HLOREF_ALIAS_CASE(kS4)
+    HLOREF_ALIAS_CASE(kS8)
+    HLOREF_ALIAS_CASE(kS16)
+    HLOREF_ALIAS_CASE(kS32)
+    HLOREF_ALIAS_CASE(kS64)
+    HLOREF_ALIAS_CASE(kU1)
+    HLOREF_ALIAS_CASE(kU2)
+    HLOREF_ALIAS_CASE(kU4)
+    HLOREF_ALIAS_CASE(kU8)
+    HLOREF_ALIAS_CASE(kU16)
+    HLOREF_ALIAS_CASE(kU32)
+    HLOREF_ALIAS_CASE(kU64)
+    HLOREF_ALIAS_CASE(kF16)
+    HLOREF_ALIAS_CASE(kBF16)
+    HLOREF_ALIAS_CASE(kF32)
+    HLOREF_ALIAS_CASE(kF64)
+    HLOREF_ALIAS_CASE(kF8E5M2)
+    HLOREF_ALIAS_CASE(kF8E4M3FN)
+    HLOREF_ALIAS_CASE(kF8E4M3B11FNUZ)
+    HLOREF_ALIAS_CASE(kF8E5M2FNUZ)
+    HLOREF_ALIAS_CASE(kF8E4M3FNUZ)
+    HLOREF_ALIAS_CASE(kF8E4M3)
+    HLOREF_ALIAS_CASE(kF8E3M4)
+    HLOREF_ALIAS_CASE(kF4E2M1FN)
+    HLOREF_ALIAS_CASE(kF8E8M0FNU)
+    HLOREF_ALIAS_CASE(kF6E3M2FN)
+    HLOREF_ALIAS_CASE(kF6E2M3FN)
+    HLOREF_ALIAS_CASE(kC64)
+    HLOREF_ALIAS_CASE(kC128)
+#undef HLOREF_ALIAS_CASE
+    default:
+      break;
+  }
+  HLOREF_CHECK(false && "StorageAliasOfType of a non-array type");
+  return StorageAlias::kBytes;
+}
+
+void Literal::CheckType(int storage_bytes, StorageAlias alias) const {
   HLOREF_CHECK(shape_.IsArray());
   HLOREF_CHECK(StorageBytes(shape_.element_type()) == storage_bytes);
+  // data<T>() with a T the storage may not be accessed as (a float literal
+  // read as uint32_t) would break the aliasing rules: copy the bits instead.
+  HLOREF_CHECK(alias == StorageAlias::kBytes ||
+               alias == StorageAliasOfType(shape_.element_type()));
 }
 
 double Literal::GetAsDouble(int64_t linear) const {

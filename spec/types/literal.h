@@ -17,6 +17,7 @@
 #include <memory>
 #include <new>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -72,67 +73,160 @@ HLOREF_STORAGE(kC128, std::complex<double>)
 template <PrimitiveType T>
 using StorageType = typename StorageTypeOf<T>::type;
 
-// The allocator of literal storage: 64-byte aligned blocks (a cache line,
-// and a whole zmm vector, so compiled kernels reading a literal in place
-// start on a line), and a value-less construct that default-initialises,
-// so a vector resized with it leaves new bytes unwritten
-// (Literal::Uninitialized).
-template <typename T>
-struct DefaultInitAllocator {
-  using value_type = T;
-  static constexpr std::align_val_t kAlignment{64};
-  DefaultInitAllocator() = default;
-  template <typename U>
-  DefaultInitAllocator(const DefaultInitAllocator<U>&) noexcept {}
-  T* allocate(size_t n) {
-    return static_cast<T*>(::operator new(n * sizeof(T), kAlignment));
-  }
-  void deallocate(T* p, size_t n) noexcept {
-    ::operator delete(p, n * sizeof(T), kAlignment);
-  }
-  template <typename U>
-  void construct(U* p) noexcept {
-    ::new (static_cast<void*>(p)) U;
-  }
-  template <typename U, typename... Args>
-  void construct(U* p, Args&&... args) {
-    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
-  }
-  friend bool operator==(const DefaultInitAllocator&,
-                         const DefaultInitAllocator&) {
-    return true;
-  }
-};
-
-// Literal storage bytes. Copies are one memcpy: std::vector's own copy
-// with a non-standard allocator constructs element by element (a byte
-// loop that once took a quarter of a large oracle run).
-class LiteralBytes
-    : public std::vector<uint8_t, DefaultInitAllocator<uint8_t>> {
+// Literal storage (issue 17: no -fno-strict-aliasing). An array literal's
+// bytes hold objects of its element type's storage type (StorageType<T>),
+// so typed access (Literal::data<T>) reads and writes objects that exist,
+// as [basic.lval]/11 requires, with these rules:
+//  - the block comes from the aligned ::operator new, which implicitly
+//    creates objects of implicit-lifetime types ([intro.object]/10, C++20
+//    P0593): the element objects start to exist when first written;
+//    std::memcpy and std::memmove into it do the same ([cstring.syn]/3), so
+//    a copy of another literal's bytes creates objects of this one's type;
+//  - raw bytes (Literal::raw, mutable_raw) are unsigned char, which may
+//    read and write any object's representation;
+//  - typed access checks that T is the storage type, its signed or
+//    unsigned counterpart or a character type (Literal::CheckType), so a
+//    float literal is never read as uint32_t through data<T>(): code that
+//    wants another type's view of the bits copies them (std::memcpy,
+//    std::bit_cast) or goes through raw bytes;
+//  - storage that changes element type in place (Literal::ReinterpretAs)
+//    restarts the lifetime of its objects (RestartLifetime: a memmove onto
+//    itself, which is what std::start_lifetime_as_array does in C++23).
+// Blocks are 64-byte aligned (a cache line, and a whole zmm vector, so
+// compiled kernels reading a literal in place start on a line). Copies are
+// one memcpy.
+class LiteralBytes {
  public:
-  using Base = std::vector<uint8_t, DefaultInitAllocator<uint8_t>>;
+  static constexpr std::align_val_t kAlignment{64};
   LiteralBytes() = default;
-  LiteralBytes(const LiteralBytes& other) : Base() { CopyFrom(other); }
-  LiteralBytes(LiteralBytes&&) noexcept = default;
+  LiteralBytes(const LiteralBytes& other) { CopyFrom(other); }
+  LiteralBytes(LiteralBytes&& other) noexcept
+      : bytes_(std::exchange(other.bytes_, nullptr)),
+        size_(std::exchange(other.size_, 0)) {}
   LiteralBytes& operator=(const LiteralBytes& other) {
     if (this != &other) CopyFrom(other);
     return *this;
   }
-  LiteralBytes& operator=(LiteralBytes&&) noexcept = default;
-  // n bytes, all zero (memset, not a per-byte construct).
+  LiteralBytes& operator=(LiteralBytes&& other) noexcept {
+    if (this != &other) {
+      Free();
+      bytes_ = std::exchange(other.bytes_, nullptr);
+      size_ = std::exchange(other.size_, 0);
+    }
+    return *this;
+  }
+  ~LiteralBytes() { Free(); }
+
+  unsigned char* data() { return bytes_; }
+  const unsigned char* data() const { return bytes_; }
+  size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+
+  // n bytes, all zero (memset).
   void AssignZeros(size_t n) {
-    Base::clear();
-    Base::resize(n);
-    if (n != 0) std::memset(Base::data(), 0, n);
+    AssignUninitialized(n);
+    if (n != 0) std::memset(bytes_, 0, n);
+  }
+  // n bytes left unwritten (Literal::Uninitialized).
+  void AssignUninitialized(size_t n) {
+    if (n != size_) {
+      Free();
+      if (n != 0) {
+        bytes_ = static_cast<unsigned char*>(::operator new(n, kAlignment));
+        size_ = n;
+      }
+    }
+  }
+  // The storage's objects as an array of T (T of implicit-lifetime type,
+  // created by the allocation, a copy or RestartLifetime).
+  template <typename T>
+  T* typed() {
+    return bytes_ == nullptr ? nullptr
+                             : std::launder(reinterpret_cast<T*>(bytes_));
+  }
+  template <typename T>
+  const T* typed() const {
+    return bytes_ == nullptr ? nullptr
+                             : std::launder(reinterpret_cast<const T*>(bytes_));
+  }
+  // Ends the lifetime of the objects in the storage and implicitly creates
+  // new ones holding the same bytes (std::memmove onto itself,
+  // [cstring.syn]/3), for storage about to be read as another type. The
+  // empty asm tells the compiler that memory may have changed, so no
+  // access of the old type moves past it even when the memmove is folded.
+  void RestartLifetime() {
+    if (bytes_ == nullptr) return;
+    std::memmove(bytes_, bytes_, size_);
+    asm volatile("" : : "r"(bytes_) : "memory");
+  }
+
+  friend bool operator==(const LiteralBytes& a, const LiteralBytes& b) {
+    return a.size_ == b.size_ &&
+           (a.size_ == 0 || std::memcmp(a.bytes_, b.bytes_, a.size_) == 0);
   }
 
  private:
-  void CopyFrom(const LiteralBytes& other) {
-    Base::clear();
-    Base::resize(other.size());
-    if (!other.empty()) std::memcpy(Base::data(), other.data(), other.size());
+  void Free() {
+    if (bytes_ != nullptr) ::operator delete(bytes_, size_, kAlignment);
+    bytes_ = nullptr;
+    size_ = 0;
   }
+  void CopyFrom(const LiteralBytes& other) {
+    AssignUninitialized(other.size_);
+    if (size_ != 0) std::memcpy(bytes_, other.bytes_, size_);
+  }
+  unsigned char* bytes_ = nullptr;
+  size_t size_ = 0;
 };
+
+// The C++ types that may access elements of a storage type under the
+// aliasing rules ([basic.lval]/11): a type and its signed or unsigned
+// counterpart share a class; character types (kBytes) may access any.
+enum class StorageAlias : uint8_t {
+  kBytes,
+  kBool,
+  kInt8,
+  kInt16,
+  kInt32,
+  kInt64,
+  kFloat,
+  kDouble,
+  kComplex64,
+  kComplex128,
+};
+template <typename T>
+constexpr StorageAlias StorageAliasOf() {
+  using U = std::remove_cv_t<T>;
+  if constexpr (std::is_same_v<U, unsigned char> || std::is_same_v<U, char> ||
+                std::is_same_v<U, std::byte>) {
+    return StorageAlias::kBytes;
+  } else if constexpr (std::is_same_v<U, bool>) {
+    return StorageAlias::kBool;
+  } else if constexpr (std::is_same_v<U, signed char>) {
+    return StorageAlias::kInt8;
+  } else if constexpr (std::is_same_v<U, int16_t> ||
+                       std::is_same_v<U, uint16_t>) {
+    return StorageAlias::kInt16;
+  } else if constexpr (std::is_same_v<U, int32_t> ||
+                       std::is_same_v<U, uint32_t>) {
+    return StorageAlias::kInt32;
+  } else if constexpr (std::is_same_v<U, int64_t> ||
+                       std::is_same_v<U, uint64_t>) {
+    return StorageAlias::kInt64;
+  } else if constexpr (std::is_same_v<U, float>) {
+    return StorageAlias::kFloat;
+  } else if constexpr (std::is_same_v<U, double>) {
+    return StorageAlias::kDouble;
+  } else if constexpr (std::is_same_v<U, std::complex<float>>) {
+    return StorageAlias::kComplex64;
+  } else {
+    static_assert(std::is_same_v<U, std::complex<double>>,
+                  "not a literal storage type");
+    return StorageAlias::kComplex128;
+  }
+}
+// The class of StorageType<type> (array types only).
+StorageAlias StorageAliasOfType(PrimitiveType type);
 
 class Literal {
  public:
@@ -188,10 +282,15 @@ class Literal {
   }
 
   // Raw bytes of an array literal.
-  absl::Span<const uint8_t> raw() const { return data_; }
-  absl::Span<uint8_t> mutable_raw() { return absl::MakeSpan(data_); }
+  absl::Span<const uint8_t> raw() const {
+    return absl::Span<const uint8_t>(data_.data(), data_.size());
+  }
+  absl::Span<uint8_t> mutable_raw() {
+    return absl::Span<uint8_t>(data_.data(), data_.size());
+  }
 
-  // Typed views; T must be the storage type of element_type() (checked).
+  // Typed views; T must be the storage type of element_type(), its signed
+  // or unsigned counterpart, or unsigned char (checked; see LiteralBytes).
   template <typename T>
   absl::Span<const T> data() const;
   template <typename T>
@@ -306,7 +405,7 @@ class Literal {
   std::string ElementToString(int64_t linear) const;
 
  private:
-  void CheckType(int storage_bytes) const;
+  void CheckType(int storage_bytes, StorageAlias alias) const;
   Shape shape_;
   LiteralBytes data_;
   std::vector<Literal> elements_;
@@ -320,15 +419,13 @@ std::string FormatFloatForType(PrimitiveType type, double value, uint64_t bits);
 
 template <typename T>
 absl::Span<const T> Literal::data() const {
-  CheckType(sizeof(T));
-  return absl::Span<const T>(reinterpret_cast<const T*>(data_.data()),
-                             data_.size() / sizeof(T));
+  CheckType(sizeof(T), StorageAliasOf<T>());
+  return absl::Span<const T>(data_.typed<T>(), data_.size() / sizeof(T));
 }
 template <typename T>
 absl::Span<T> Literal::mutable_data() {
-  CheckType(sizeof(T));
-  return absl::Span<T>(reinterpret_cast<T*>(data_.data()),
-                       data_.size() / sizeof(T));
+  CheckType(sizeof(T), StorageAliasOf<T>());
+  return absl::Span<T>(data_.typed<T>(), data_.size() / sizeof(T));
 }
 template <typename T>
 Literal Literal::CreateR0(PrimitiveType type, T value) {

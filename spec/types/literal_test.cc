@@ -459,6 +459,62 @@ TEST(LiteralTest, StorageIsLineAlignedAndCopiesAreDeepAndEqual) {
   for (int64_t k = 0; k < 257; ++k) EXPECT_EQ(z.data<int32_t>()[k], 0);
 }
 
+// Typed access follows the aliasing rules (issue 17, no
+// -fno-strict-aliasing): the storage type, its signed or unsigned
+// counterpart and unsigned char are accepted; a float literal read as
+// uint32_t, or a u8 literal read as bool, is an internal error.
+TEST(LiteralTypedAccessTest, OnlyTypesThatMayAliasTheStorage) {
+  Literal u = Literal::CreateR1<uint32_t>(PT::kU32, {0xFFFFFFFFu, 7u});
+  EXPECT_EQ(u.data<int32_t>()[0], -1);  // counterpart: same bits
+  EXPECT_EQ(u.data<uint32_t>()[1], 7u);
+  Literal p = Literal::CreateR1<bool>(PT::kPred, {true, false});
+  EXPECT_EQ(p.data<uint8_t>()[0], 1u);  // unsigned char reads any object
+  Literal s8 = Literal::CreateR1<int8_t>(PT::kS8, {-1});
+  EXPECT_EQ(s8.data<uint8_t>()[0], 0xFFu);
+  Literal f = Literal::CreateR1<float>(PT::kF32, {1.0f});
+  EXPECT_DEATH(f.data<uint32_t>(), "internal invariant failed");
+  EXPECT_DEATH(f.mutable_data<int32_t>(), "internal invariant failed");
+  Literal u8 = Literal::CreateR1<uint8_t>(PT::kU8, {2});
+  EXPECT_DEATH(u8.data<bool>(), "internal invariant failed");
+  EXPECT_DEATH(p.data<int8_t>(), "internal invariant failed");
+  Literal d = Literal::CreateR0<double>(PT::kF64, 1.0);
+  EXPECT_DEATH(d.data<uint64_t>(), "internal invariant failed");
+  EXPECT_DEATH(d.data<int64_t>(), "internal invariant failed");
+}
+
+// After ReinterpretAs to another storage type the new type's view reads
+// the old bits (1.0f = 0x3F800000, -0.0f = 0x80000000: IEEE 754 binary32),
+// and the old type's view is refused.
+TEST(LiteralTypedAccessTest, ReinterpretAsStartsTheNewType) {
+  Literal f = Literal::CreateR1<float>(PT::kF32, {1.0f, -0.0f});
+  ASSERT_TRUE(f.ReinterpretAs(Shape::Array(PT::kS32, {2})).ok());
+  EXPECT_EQ(f.data<int32_t>()[0], 0x3F800000);
+  EXPECT_EQ(f.data<uint32_t>()[1], 0x80000000u);
+  EXPECT_DEATH(f.data<float>(), "internal invariant failed");
+  f.mutable_data<int32_t>()[0] = 0x40000000;  // 2.0f
+  ASSERT_TRUE(f.ReinterpretAs(Shape::Array(PT::kF32, {2})).ok());
+  EXPECT_EQ(f.data<float>()[0], 2.0f);
+  EXPECT_TRUE(std::signbit(f.data<float>()[1]));
+}
+
+// Moves hand over the block; a moved-from literal storage is empty, and a
+// zero-element array has no block at all.
+TEST(LiteralTypedAccessTest, MovesAndEmptyStorage) {
+  Literal a = Literal::CreateR1<float>(PT::kF32, {3.0f, 4.0f});
+  const uint8_t* block = a.raw().data();
+  Literal b = std::move(a);
+  EXPECT_EQ(b.raw().data(), block);
+  EXPECT_EQ(b.data<float>()[1], 4.0f);
+  Literal c(Shape(PT::kF32, {1}));
+  c = std::move(b);
+  EXPECT_EQ(c.raw().data(), block);
+  Literal e(Shape(PT::kF32, {0}));
+  EXPECT_TRUE(e.raw().empty());
+  EXPECT_TRUE(e.data<float>().empty());
+  Literal e2 = e;
+  EXPECT_TRUE(e2 == e);
+}
+
 // ReinterpretAs: a new shape over the same storage, no copy.
 TEST(LiteralReinterpretTest, KeepsTheStorage) {
   Literal lit =

@@ -579,13 +579,16 @@ template <typename T>
 bool FlushSubnormalsInPanel(T* panel, int64_t n) {
   using U = typename Bits<T>::U;
   const U min_normal = std::bit_cast<U>(std::numeric_limits<T>::min());
-  U* bits = reinterpret_cast<U*>(panel);
   U any = 0;
   for (int64_t i = 0; i < n; ++i) {
-    const U u = bits[i] & Bits<T>::kAbs;
+    // The bits through std::bit_cast, not a U* view of the panel: the
+    // panel holds T objects (written as T by the packing), and reading or
+    // writing them as U would break the aliasing rules.
+    const U bits = std::bit_cast<U>(panel[i]);
+    const U u = bits & Bits<T>::kAbs;
     // u - 1 < min_normal - 1 exactly when 0 < |x| < lambda.
     const U sub = static_cast<U>(0) - static_cast<U>(u - 1 < min_normal - 1);
-    bits[i] &= ~sub;
+    panel[i] = std::bit_cast<T>(static_cast<U>(bits & ~sub));
     any |= sub;
   }
   return any != 0;
