@@ -12,6 +12,7 @@
 #include "backends/codegen/ir_value.h"
 #include "backends/cpu/runtime/custom_call.h"
 #include "backends/gpu/cuda_driver.h"
+#include "backends/gpu/gpu_control_flow.h"
 #include "backends/gpu/gpu_dynamic.h"
 #include "backends/gpu/gpu_emitter.h"
 #include "backends/gpu/gpu_host_steps.h"
@@ -154,12 +155,14 @@ class GpuExecutable : public backends::Executable {
                                               ": ", driver_->ErrorString(r)));
     };
     HostStepRun host_run(host);
-    for (size_t l = 0; l < program_.launches.size(); ++l) {
+    // The launches queued since the stream's last synchronisation, in
+    // order (a loop runs the same launches again after each branch).
+    queued_.clear();
+    LaunchWalker walker;
+    walker.run = [&](int64_t l) -> absl::Status {
       const KernelLaunch& k = program_.launches[l];
       if (k.kind == KernelKind::kHostStep) {
-        HLOREF_RETURN_IF_ERROR(
-            RunHostStep(l, buffers.ptrs, host_run.context(), failed));
-        continue;
+        return RunHostStep(l, buffers.ptrs, host_run.context(), failed);
       }
       std::vector<CuDevicePtr> values;
       for (int64_t id : k.buffers) values.push_back(buffers.ptrs[id]);
@@ -172,13 +175,28 @@ class GpuExecutable : public backends::Executable {
       if (sync_each_launch_) {
         r = driver_->stream_synchronize(stream_);
         if (r != 0) return failed(k, r, "");
-        continue;
+        return absl::OkStatus();
       }
       r = driver_->event_record(events_[l], stream_);
       if (r != 0) return failed(k, r, " (cuEventRecord after it)");
-    }
-    HLOREF_RETURN_IF_ERROR(
-        Synchronise(failed, "after the last kernel", program_.launches.size()));
+      queued_.push_back(l);
+      return absl::OkStatus();
+    };
+    // A branch's selector (gpu_control_flow.h): the kernels before it
+    // finish, then its bytes come to the host.
+    walker.read = [&](int64_t id) -> absl::StatusOr<std::vector<uint8_t>> {
+      HLOREF_RETURN_IF_ERROR(Synchronise(failed, "before a branch"));
+      std::vector<uint8_t> bytes(
+          static_cast<size_t>(std::max<int64_t>(program_.buffers[id].bytes, 1)),
+          0);
+      HLOREF_RETURN_IF_ERROR(
+          driver_->Check(driver_->memcpy_dtoh(bytes.data(), buffers.ptrs[id],
+                                              program_.buffers[id].bytes),
+                         "cuMemcpyDtoH (branch selector)"));
+      return bytes;
+    };
+    HLOREF_RETURN_IF_ERROR(WalkLaunches(program_, walker));
+    HLOREF_RETURN_IF_ERROR(Synchronise(failed, "after the last kernel"));
     // Run-time errors the kernels reported (gpu_dynamic.h).
     if (program_.status_buffer >= 0) {
       int32_t word = 0;
@@ -226,13 +244,13 @@ class GpuExecutable : public backends::Executable {
   // Synchronises the stream; an execution error names the first launch
   // whose completion event was not reached (the stream runs in order).
   template <typename Failed>
-  absl::Status Synchronise(const Failed& failed, const std::string& where,
-                           size_t launches) {
+  absl::Status Synchronise(const Failed& failed, const std::string& where) {
     CuResult r = driver_->stream_synchronize(stream_);
+    std::vector<int64_t> queued;
+    queued.swap(queued_);
     if (r == 0) return absl::OkStatus();
-    for (size_t l = 0; l < launches; ++l) {
-      if (program_.launches[l].kind != KernelKind::kHostStep &&
-          driver_->event_query(events_[l]) != 0) {
+    for (int64_t l : queued) {
+      if (driver_->event_query(events_[l]) != 0) {
         return failed(program_.launches[l], r,
                       " (the first kernel of the run whose completion "
                       "event was not reached at the stream's "
@@ -250,7 +268,7 @@ class GpuExecutable : public backends::Executable {
     const KernelLaunch& k = program_.launches[l];
     const HostStep& step = program_.host_steps.at(k.host_step);
     HLOREF_RETURN_IF_ERROR(
-        Synchronise(failed, absl::StrCat("before ", k.kernel), l));
+        Synchronise(failed, absl::StrCat("before ", k.kernel)));
     auto bytes_of = [&](int64_t id) {
       return static_cast<size_t>(program_.buffers[id].bytes);
     };
@@ -290,6 +308,8 @@ class GpuExecutable : public backends::Executable {
   bool sync_each_launch_ = false;
   CuStream stream_ = nullptr;
   std::vector<CuEvent> events_;
+  // Launch indices queued since the last synchronisation (RunWith).
+  std::vector<int64_t> queued_;
   // Device buffers of GpuBuffer::Kind::kState, by buffer id (0: none yet).
   std::vector<CuDevicePtr> state_;
   std::mutex mu_;
@@ -366,7 +386,8 @@ class GpuBackend : public backends::Backend {
     std::vector<CuFunction> functions;
     for (const KernelLaunch& k : program.launches) {
       CuFunction f = nullptr;
-      if (k.kind == KernelKind::kHostStep) {  // not a kernel
+      if (k.kind == KernelKind::kHostStep || k.kind == KernelKind::kBranch ||
+          k.kind == KernelKind::kJump) {  // not a kernel
         functions.push_back(nullptr);
         continue;
       }

@@ -334,6 +334,63 @@ class GpuModuleEmitter {
     return out;
   }
 
+  // "k<launch>_<kind>_<name>", with what PTX names cannot hold replaced.
+  std::string KernelName(absl::string_view kind, absl::string_view name) {
+    std::string out =
+        absl::StrCat("k", program_.launches.size(), "_", kind, "_", name);
+    for (char& c : out) {
+      if (!isalnum(static_cast<unsigned char>(c)) && c != '_') c = '_';
+    }
+    return out;
+  }
+
+  // Creates kernel `name` with one pointer argument per buffer of
+  // `distinct` (noalias; readonly unless in `outputs`) and launch bound
+  // `max_threads`; sets kernel_args_ and the function state and leaves the
+  // builder in its entry block.
+  llvm::Function* NewKernel(const std::string& name,
+                            const std::vector<int64_t>& distinct,
+                            const absl::flat_hash_set<int64_t>& outputs,
+                            int64_t max_threads) {
+    std::vector<llvm::Type*> params(distinct.size(), b_.getPtrTy());
+    auto* fty = llvm::FunctionType::get(b_.getVoidTy(), params, false);
+    llvm::Function* f = llvm::Function::Create(
+        fty, llvm::GlobalValue::ExternalLinkage, name, *llvm_module_);
+    f->addFnAttr(llvm::Attribute::NoUnwind);
+    kernel_args_.clear();
+    for (size_t i = 0; i < distinct.size(); ++i) {
+      llvm::Argument* a = f->getArg(static_cast<unsigned>(i));
+      a->setName(absl::StrCat("b", distinct[i]));
+      // Buffers never overlap (every result has its own), and a kernel
+      // never writes what it reads.
+      a->addAttr(llvm::Attribute::NoAlias);
+      if (!outputs.contains(distinct[i])) {
+        a->addAttr(llvm::Attribute::ReadOnly);
+      }
+      kernel_args_[distinct[i]] = a;
+    }
+    // Kernel entry and launch bound (facts doc 2.3: metadata, not
+    // attributes).
+    llvm::NamedMDNode* annotations =
+        llvm_module_->getOrInsertNamedMetadata("nvvm.annotations");
+    auto md = [&](const char* key, int32_t v) {
+      llvm::Metadata* ops[] = {llvm::ValueAsMetadata::get(f),
+                               llvm::MDString::get(context_, key),
+                               llvm::ConstantAsMetadata::get(b_.getInt32(v))};
+      annotations->addOperand(llvm::MDNode::get(context_, ops));
+    };
+    md("kernel", 1);
+    md("maxntidx", static_cast<int32_t>(max_threads));
+    kernel_state_ = EmitContext::FunctionState();
+    kernel_state_.function = f;
+    kernel_state_.run_context =
+        llvm::ConstantPointerNull::get(llvm::PointerType::get(context_, 0));
+    ctx_.set_function_state(&kernel_state_);
+    ctx_.set_run_context(kernel_state_.run_context);
+    b_.SetInsertPoint(llvm::BasicBlock::Create(context_, "entry", f));
+    return f;
+  }
+
   // Starts kernel `name` taking the buffers of `inputs` (read only) and
   // `output` (written); leaves the builder in its entry block with
   // kernel_values_ set. `max_threads` is its block size (launch bound).
@@ -355,56 +412,17 @@ class GpuModuleEmitter {
     for (int64_t id : buffers) {
       if (seen.insert(id).second) distinct.push_back(id);
     }
-    std::string name = absl::StrCat("k", program_.launches.size(), "_", kind,
-                                    "_", inst.name());
-    for (char& c : name) {
-      if (!isalnum(static_cast<unsigned char>(c)) && c != '_') c = '_';
-    }
-    std::vector<llvm::Type*> params(distinct.size(), b_.getPtrTy());
-    auto* fty = llvm::FunctionType::get(b_.getVoidTy(), params, false);
-    llvm::Function* f = llvm::Function::Create(
-        fty, llvm::GlobalValue::ExternalLinkage, name, *llvm_module_);
-    f->addFnAttr(llvm::Attribute::NoUnwind);
-    absl::flat_hash_map<int64_t, llvm::Value*> args;
     absl::flat_hash_set<int64_t> outputs(buffers.begin() + num_inputs,
                                          buffers.end());
-    for (size_t i = 0; i < distinct.size(); ++i) {
-      llvm::Argument* a = f->getArg(static_cast<unsigned>(i));
-      a->setName(absl::StrCat("b", distinct[i]));
-      // Buffers never overlap (every result has its own), and a kernel
-      // never writes what it reads.
-      a->addAttr(llvm::Attribute::NoAlias);
-      if (!outputs.contains(distinct[i])) {
-        a->addAttr(llvm::Attribute::ReadOnly);
-      }
-      args[distinct[i]] = a;
-    }
-    // Kernel entry and launch bound (facts doc 2.3: metadata, not
-    // attributes).
-    llvm::NamedMDNode* annotations =
-        llvm_module_->getOrInsertNamedMetadata("nvvm.annotations");
-    auto md = [&](const char* key, int32_t v) {
-      llvm::Metadata* ops[] = {llvm::ValueAsMetadata::get(f),
-                               llvm::MDString::get(context_, key),
-                               llvm::ConstantAsMetadata::get(b_.getInt32(v))};
-      annotations->addOperand(llvm::MDNode::get(context_, ops));
-    };
-    md("kernel", 1);
-    md("maxntidx", static_cast<int32_t>(max_threads));
-    kernel_state_ = EmitContext::FunctionState();
-    kernel_state_.function = f;
-    kernel_state_.run_context =
-        llvm::ConstantPointerNull::get(llvm::PointerType::get(context_, 0));
-    ctx_.set_function_state(&kernel_state_);
-    ctx_.set_run_context(kernel_state_.run_context);
-    b_.SetInsertPoint(llvm::BasicBlock::Create(context_, "entry", f));
+    llvm::Function* f = NewKernel(KernelName(kind, inst.name()), distinct,
+                                  outputs, max_threads);
+    const absl::flat_hash_map<int64_t, llvm::Value*> args = kernel_args_;
     kernel_values_.clear();
     for (const HloInstruction* in : inputs) {
       kernel_values_[in] = ToIrValue(values_.at(in), args);
     }
     kernel_output_ = ToIrValue(output, args);
-    kernel_args_ = std::move(args);
-    launch->kernel = name;
+    launch->kernel = f->getName().str();
     launch->instruction = inst.ToString();
     launch->buffers = distinct;
     return f;
@@ -798,6 +816,9 @@ class GpuModuleEmitter {
     if (inlined_.contains(&inst)) return absl::OkStatus();
     switch (inst.opcode()) {
       case HloOpcode::kParameter: {
+        // A called computation's parameters are set by its caller
+        // (EmitComputation).
+        if (values_.contains(&inst)) return absl::OkStatus();
         int64_t leaf = 0;
         values_[&inst] =
             ParameterTree(inst.shape(), inst.parameter_number(), &leaf);
@@ -831,9 +852,68 @@ class GpuModuleEmitter {
         return absl::OkStatus();
       }
       case HloOpcode::kAddDependency:
-      case HloOpcode::kOptimizationBarrier: {
+      case HloOpcode::kOptimizationBarrier:
+      case HloOpcode::kDomain:
+      case HloOpcode::kAsyncUpdate: {
         ValueTree e = values_.at(inst.operand(0));
         values_[&inst] = std::move(e);
+        return absl::OkStatus();
+      }
+      // Host-driven control flow (gpu_control_flow.h).
+      case HloOpcode::kWhile:
+        return EmitWhile(inst);
+      case HloOpcode::kConditional:
+        return EmitConditional(inst);
+      case HloOpcode::kCall: {
+        // Inlined: the callee's instructions become kernels of this
+        // sequence, reading the operands' buffers.
+        if (inst.to_apply() == nullptr) {
+          return absl::InvalidArgumentError("call without a computation");
+        }
+        HLOREF_ASSIGN_OR_RETURN(
+            ValueTree v,
+            EmitComputation(*inst.to_apply(), OperandValues(inst)));
+        values_[&inst] = std::move(v);
+        return absl::OkStatus();
+      }
+      case HloOpcode::kAsyncStart:
+        return EmitAsyncStart(inst);
+      case HloOpcode::kCopyStart: {
+        // (destination, source, context): the copy is the operand's value
+        // itself (no buffer is ever written twice within a run of its
+        // computation), the context a zero.
+        if (!inst.shape().IsTuple() || inst.shape().tuple_size() < 2) {
+          return absl::InvalidArgumentError(
+              absl::StrCat("copy-start of shape ", inst.shape().ToString(),
+                           ", expected (destination, source, context...)"));
+        }
+        ValueTree v;
+        v.shape = inst.shape();
+        for (int64_t i = 0; i < inst.shape().tuple_size(); ++i) {
+          if (i < 2) {
+            v.elements.push_back(values_.at(inst.operand(0)));
+            continue;
+          }
+          HLOREF_ASSIGN_OR_RETURN(ValueTree z,
+                                  ZeroConstants(inst.shape().tuple_shapes(i)));
+          v.elements.push_back(std::move(z));
+        }
+        values_[&inst] = std::move(v);
+        return absl::OkStatus();
+      }
+      case HloOpcode::kAsyncDone:
+      case HloOpcode::kCopyDone: {
+        // async-start holds (operands, result, context), copy-start
+        // (destination, source, context): the result is element 1 / 0.
+        const size_t e = inst.opcode() == HloOpcode::kAsyncDone ? 1 : 0;
+        const ValueTree& start = values_.at(inst.operand(0));
+        if (start.elements.size() <= e) {
+          return absl::InvalidArgumentError(absl::StrCat(
+              HloOpcodeString(inst.opcode()), " of a value of shape ",
+              start.shape.ToString(), ", expected a tuple"));
+        }
+        ValueTree v = start.elements[e];
+        values_[&inst] = std::move(v);
         return absl::OkStatus();
       }
       default:
@@ -922,12 +1002,10 @@ class GpuModuleEmitter {
             return e(ctx_, inst, operands, output);
           });
     }
-    if (inst.opcode() == HloOpcode::kCall ||
-        inst.opcode() == HloOpcode::kFusion) {
+    if (inst.opcode() == HloOpcode::kFusion) {
       const HloComputation* callee = FusedComputation(inst);
       if (callee == nullptr) {
-        return absl::InvalidArgumentError(
-            "call or fusion without a computation");
+        return absl::InvalidArgumentError("fusion without a computation");
       }
       return EmitSerialKernel(
           inst, out,
@@ -1028,15 +1106,288 @@ class GpuModuleEmitter {
     return EmitDeviceKernel(inst, state, advance);
   }
 
-  // Control flow and the async / copy-start wrappers at the entry level
-  // have no kernel of their own yet: the whole entry computation then runs
-  // in one device thread through the shared computation emitter (which
-  // handles them structurally, exactly as on the CPU).
-  //
-  // So does a module with a bounded dynamic shape anywhere but in the
-  // parameters, tuples and get-tuple-elements of its entry (which only name
-  // buffers): the shared computation emitter applies codegen's dynamic
-  // shape rules (gpu_dynamic.h).
+  // ---------------------------------------------------------------------
+  // Host-driven control flow (gpu_control_flow.h).
+
+  std::vector<ValueTree> OperandValues(const HloInstruction& inst) {
+    std::vector<ValueTree> out;
+    for (const HloInstruction* op : inst.operands()) {
+      out.push_back(values_.at(op));
+    }
+    return out;
+  }
+
+  // Emits the kernels of `comp` (a while body or condition, a branch, a
+  // callee) into the launch sequence, its parameters being `params`;
+  // returns its root's value. Each emission has its own values and fusion
+  // decisions, so a computation called from several places is emitted
+  // once per call site (its buffers are its own at each).
+  absl::StatusOr<ValueTree> EmitComputation(const HloComputation& comp,
+                                            std::vector<ValueTree> params) {
+    if (static_cast<int64_t>(params.size()) != comp.num_parameters()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "computation ", comp.name(), " takes ", comp.num_parameters(),
+          " parameters, called with ", params.size()));
+    }
+    absl::flat_hash_map<const HloInstruction*, ValueTree> outer_values;
+    absl::flat_hash_set<const HloInstruction*> outer_inlined;
+    outer_values.swap(values_);
+    outer_inlined.swap(inlined_);
+    for (int64_t i = 0; i < comp.num_parameters(); ++i) {
+      values_[comp.parameter(i)] = std::move(params[i]);
+    }
+    inlined_ = codegen::ChooseInlinedInstructions(ctx_, comp);
+    absl::Status status = absl::OkStatus();
+    for (const auto& inst : comp.instructions()) {
+      status = EmitInstruction(*inst);
+      if (!status.ok()) {
+        status = codegen::InstructionCodegenError(*inst, status);
+        break;
+      }
+    }
+    ValueTree root;
+    if (status.ok()) root = values_.at(comp.root());
+    values_.swap(outer_values);
+    inlined_.swap(outer_inlined);
+    HLOREF_RETURN_IF_ERROR(status);
+    return root;
+  }
+
+  // Zero constants of `shape`'s array leaves (async / copy contexts).
+  absl::StatusOr<ValueTree> ZeroConstants(const Shape& shape) {
+    return ConstantTree(Literal(shape), shape);
+  }
+
+  // async-start: ((operands...), the wrapped computation's result,
+  // context...) with the operands' own buffers, the result computed by the
+  // wrapped computation's kernels here, zero contexts.
+  absl::Status EmitAsyncStart(const HloInstruction& inst) {
+    const Shape& shape = inst.shape();
+    if (!shape.IsTuple() || shape.tuple_size() < 2 ||
+        inst.called_computations().empty() ||
+        !shape.tuple_shapes(0).IsTuple() ||
+        shape.tuple_shapes(0).tuple_size() != inst.operand_count()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "async-start of shape ", shape.ToString(),
+          ", expected ((operands...), result, context...) and a computation"));
+    }
+    ValueTree v;
+    v.shape = shape;
+    ValueTree held;
+    held.shape = shape.tuple_shapes(0);
+    held.elements = OperandValues(inst);
+    v.elements.push_back(std::move(held));
+    HLOREF_ASSIGN_OR_RETURN(
+        ValueTree result,
+        EmitComputation(*inst.called_computations()[0], OperandValues(inst)));
+    v.elements.push_back(std::move(result));
+    for (int64_t i = 2; i < shape.tuple_size(); ++i) {
+      HLOREF_ASSIGN_OR_RETURN(ValueTree z,
+                              ZeroConstants(shape.tuple_shapes(i)));
+      v.elements.push_back(std::move(z));
+    }
+    values_[&inst] = std::move(v);
+    return absl::OkStatus();
+  }
+
+  // A copied array leaf: buffer `from` read as `from_shape`, written to
+  // `to` as `to_shape` (the same dimensions and type; layouts may differ).
+  struct LeafCopy {
+    int64_t from = -1, to = -1;
+    Shape from_shape, to_shape;
+  };
+
+  static absl::Status CollectCopies(const ValueTree& from, const ValueTree& to,
+                                    std::vector<LeafCopy>* out) {
+    if (from.shape.IsArray() != to.shape.IsArray() ||
+        from.elements.size() != to.elements.size()) {
+      return absl::InternalError(
+          absl::StrCat("copying a value of shape ", from.shape.ToString(),
+                       " to one of shape ", to.shape.ToString()));
+    }
+    if (from.shape.IsArray()) {
+      if (from.shape.dimensions() != to.shape.dimensions() ||
+          from.shape.element_type() != to.shape.element_type()) {
+        return absl::InternalError(
+            absl::StrCat("copying an array of shape ", from.shape.ToString(),
+                         " to one of shape ", to.shape.ToString()));
+      }
+      if (from.buffer != to.buffer) {
+        out->push_back({from.buffer, to.buffer, from.shape, to.shape});
+      }
+    }
+    for (size_t i = 0; i < from.elements.size(); ++i) {
+      HLOREF_RETURN_IF_ERROR(
+          CollectCopies(from.elements[i], to.elements[i], out));
+    }
+    return absl::OkStatus();
+  }
+
+  // One kernel copying every leaf of `copies` (sources and destinations
+  // disjoint), each by a grid-stride loop over its elements.
+  absl::Status EmitCopyKernel(const HloInstruction& inst,
+                              absl::string_view kind,
+                              const std::vector<LeafCopy>& copies) {
+    std::vector<int64_t> distinct;
+    absl::flat_hash_set<int64_t> seen, outputs;
+    for (const LeafCopy& c : copies) {
+      if (seen.insert(c.from).second) distinct.push_back(c.from);
+    }
+    for (const LeafCopy& c : copies) {
+      if (!seen.insert(c.to).second) {
+        return absl::InternalError("a copy kernel writes a buffer it reads");
+      }
+      distinct.push_back(c.to);
+      outputs.insert(c.to);
+    }
+    llvm::Function* f =
+        NewKernel(KernelName(kind, inst.name()), distinct, outputs, kBlockSize);
+    int64_t most = 0;
+    for (const LeafCopy& c : copies) {
+      const IrArray from(kernel_args_.at(c.from), c.from_shape);
+      const IrArray to(kernel_args_.at(c.to), c.to_shape);
+      const int64_t n = c.to_shape.num_elements();
+      most = std::max(most, n);
+      HLOREF_RETURN_IF_ERROR(
+          GridStride(ctx_.I64(n), [&](llvm::Value* i) -> absl::Status {
+            IrIndex index = Delinearize(i, c.to_shape);
+            to.EmitWrite(ctx_, index, from.EmitRead(ctx_, index));
+            return absl::OkStatus();
+          }));
+    }
+    KernelLaunch launch;
+    launch.kernel = f->getName().str();
+    launch.instruction = inst.ToString();
+    launch.buffers = distinct;
+    launch.kind = KernelKind::kElementwise;
+    launch.elements = most;
+    launch.block[0] = kBlockSize;
+    launch.grid[0] = std::clamp<int64_t>((most + kBlockSize - 1) / kBlockSize,
+                                         1, kMaxElementwiseBlocks);
+    return EndKernel(inst, std::move(launch));
+  }
+
+  // Copies the value `from` into the buffers of `to` (leaves already in
+  // place are skipped). A source that is also a destination (a while body
+  // returning its state's elements in another order) is first copied to
+  // a temporary, so no kernel reads what another copy overwrites.
+  absl::Status EmitCopies(const HloInstruction& inst, absl::string_view kind,
+                          const ValueTree& from, const ValueTree& to) {
+    std::vector<LeafCopy> copies;
+    HLOREF_RETURN_IF_ERROR(CollectCopies(from, to, &copies));
+    if (copies.empty()) return absl::OkStatus();
+    absl::flat_hash_set<int64_t> destinations;
+    for (const LeafCopy& c : copies) destinations.insert(c.to);
+    absl::flat_hash_map<int64_t, int64_t> staged_as;
+    std::vector<LeafCopy> staging;
+    for (LeafCopy& c : copies) {
+      if (!destinations.contains(c.from)) continue;
+      auto [it, fresh] = staged_as.try_emplace(c.from, -1);
+      if (fresh) {
+        ValueTree t = NewTemps(c.from_shape);
+        it->second = t.buffer;
+        staging.push_back({c.from, t.buffer, c.from_shape, c.from_shape});
+      }
+      c.from = it->second;
+    }
+    if (!staging.empty()) {
+      HLOREF_RETURN_IF_ERROR(
+          EmitCopyKernel(inst, absl::StrCat(kind, "_stage"), staging));
+    }
+    return EmitCopyKernel(inst, kind, copies);
+  }
+
+  KernelLaunch ControlStep(const HloInstruction& inst, KernelKind kind,
+                           absl::string_view what) {
+    KernelLaunch k;
+    k.kind = kind;
+    k.kernel = KernelName(what, inst.name());
+    k.instruction = inst.ToString();
+    return k;
+  }
+
+  // while: the state gets its own buffers (the init value is copied in);
+  // per iteration the condition's kernels, a branch on its predicate, the
+  // body's kernels reading the state, the body's result copied into the
+  // state and a jump back to the condition.
+  absl::Status EmitWhile(const HloInstruction& inst) {
+    if (inst.while_condition() == nullptr || inst.while_body() == nullptr) {
+      return absl::InvalidArgumentError("while without a condition or body");
+    }
+    ValueTree state = NewTemps(inst.shape());
+    values_[&inst] = state;
+    HLOREF_RETURN_IF_ERROR(
+        EmitCopies(inst, "while_init", values_.at(inst.operand(0)), state));
+    const int64_t condition = static_cast<int64_t>(program_.launches.size());
+    HLOREF_ASSIGN_OR_RETURN(ValueTree pred,
+                            EmitComputation(*inst.while_condition(), {state}));
+    if (!pred.shape.IsArray() || pred.shape.num_elements() != 1 ||
+        pred.shape.element_type() != PrimitiveType::kPred) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("the while condition returns ", pred.shape.ToString(),
+                       ", expected pred[]"));
+    }
+    const size_t branch = program_.launches.size();
+    KernelLaunch step = ControlStep(inst, KernelKind::kBranch, "while_branch");
+    step.selector = pred.buffer;
+    program_.launches.push_back(std::move(step));
+    HLOREF_ASSIGN_OR_RETURN(ValueTree next,
+                            EmitComputation(*inst.while_body(), {state}));
+    HLOREF_RETURN_IF_ERROR(EmitCopies(inst, "while_next", next, state));
+    KernelLaunch back = ControlStep(inst, KernelKind::kJump, "while_back");
+    back.targets = {condition};
+    program_.launches.push_back(std::move(back));
+    program_.launches[branch].targets = {
+        static_cast<int64_t>(branch) + 1,
+        static_cast<int64_t>(program_.launches.size())};
+    return absl::OkStatus();
+  }
+
+  // conditional: a branch on the selector (pred: true -> 0; index: out
+  // of range -> the last), each branch's kernels reading its operand, its
+  // result copied into the conditional's buffers, a jump to the end.
+  absl::Status EmitConditional(const HloInstruction& inst) {
+    absl::Span<HloComputation* const> branches = inst.branch_computations();
+    const HloInstruction* selector = inst.operand(0);
+    if (branches.empty() ||
+        inst.operand_count() != static_cast<int64_t>(branches.size()) + 1 ||
+        !selector->shape().IsArray() || selector->shape().num_elements() != 1) {
+      return absl::InvalidArgumentError(
+          "conditional needs a scalar selector and one operand per branch");
+    }
+    ValueTree out = NewTemps(inst.shape());
+    values_[&inst] = out;
+    const size_t branch = program_.launches.size();
+    KernelLaunch step = ControlStep(inst, KernelKind::kBranch, "cond_branch");
+    step.selector = values_.at(selector).buffer;
+    program_.launches.push_back(std::move(step));
+    std::vector<int64_t> starts, jumps;
+    for (size_t i = 0; i < branches.size(); ++i) {
+      starts.push_back(static_cast<int64_t>(program_.launches.size()));
+      HLOREF_ASSIGN_OR_RETURN(
+          ValueTree result,
+          EmitComputation(*branches[i], {values_.at(inst.operand(i + 1))}));
+      HLOREF_RETURN_IF_ERROR(
+          EmitCopies(inst, absl::StrCat("cond_result", i), result, out));
+      if (i + 1 < branches.size()) {
+        jumps.push_back(static_cast<int64_t>(program_.launches.size()));
+        program_.launches.push_back(
+            ControlStep(inst, KernelKind::kJump, "cond_end"));
+      }
+    }
+    const int64_t end = static_cast<int64_t>(program_.launches.size());
+    for (int64_t j : jumps) program_.launches[j].targets = {end};
+    program_.launches[branch].targets = std::move(starts);
+    return absl::OkStatus();
+  }
+
+  // The one case left for the serial entry (the whole entry computation
+  // in one device thread through the shared computation emitter): a module
+  // with a bounded dynamic shape anywhere but in the parameters, tuples
+  // and get-tuple-elements of its entry (which only name buffers), where
+  // the shared computation emitter applies codegen's dynamic shape rules
+  // (gpu_dynamic.h). while, conditional, call, async and copy-start run as
+  // kernel sequences with host-driven control flow (gpu_control_flow.h).
   static bool NeedsSerialEntry(const HloModule& module) {
     const HloComputation& entry = *module.entry();
     for (const auto& comp : module.computations()) {
@@ -1055,21 +1406,6 @@ class GpuModuleEmitter {
         for (const HloInstruction* op : inst->operands()) {
           if (HasDynamicLeaf(op->shape())) return true;
         }
-      }
-    }
-    for (const auto& inst : entry.instructions()) {
-      switch (inst->opcode()) {
-        case HloOpcode::kWhile:
-        case HloOpcode::kConditional:
-        case HloOpcode::kAsyncStart:
-        case HloOpcode::kAsyncUpdate:
-        case HloOpcode::kAsyncDone:
-        case HloOpcode::kCopyStart:
-        case HloOpcode::kCopyDone:
-        case HloOpcode::kDomain:
-          return true;
-        default:
-          break;
       }
     }
     return false;

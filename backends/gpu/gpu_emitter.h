@@ -16,11 +16,16 @@
 //   dot           a 16x16 shared-memory tiled kernel for canonical
 //                 [b, m, k] x [b, k, n] dots of f32 / f64 / f16 / bf16;
 //   serial        instructions with only a buffer emitter (scatter,
-//                 variadic reduce, batch-norm, ...) and calls / fusions
-//                 that are not element-wise run in one device thread; so
-//                 does the whole entry computation when it holds while,
-//                 conditional, async, copy-start or domain (through the
+//                 variadic reduce, batch-norm, ...) and fusions that are
+//                 not element-wise run in one device thread; so does the
+//                 whole entry computation when a bounded dynamic shape
+//                 appears past its parameters (gpu_dynamic.h, through the
 //                 shared computation emitter, as on the CPU);
+//   control flow  while, conditional, call, async-start and copy-start
+//                 become kernel sequences: callees are inlined, while and
+//                 conditional branch on the host on a predicate / index
+//                 the device computed (gpu_control_flow.h), so host steps
+//                 and rng work inside their bodies;
 //   device ops    what the CPU backend computes in its runtime
 //                 (rng-bit-generator, sort, topk, fft, cholesky,
 //                 triangular-solve; complex transcendentals through the

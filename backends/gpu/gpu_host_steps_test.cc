@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "backends/backend.h"
 #include "backends/gpu/cuda_driver.h"
 #include "backends/gpu/gpu_backend.h"
@@ -273,6 +274,127 @@ ENTRY e {
     }
   }
   EXPECT_EQ(LiveAllocations(), before);
+}
+
+TEST_F(GpuHostStepTest, WhileConditionFromTheHostDrivesTheLoop) {
+  // Host-driven control flow (gpu_control_flow.h) through the runtime:
+  // the condition's predicate comes from an infeed (a host step, so its
+  // value is real here, where kernels do not execute), the body outfeeds
+  // the constant 7. With the infeed true, true, false the body runs
+  // exactly twice: two outfeeds, and before each branch the stream is
+  // synchronised and the predicate downloaded.
+  auto e = Compile(R"(
+HloModule m
+cond {
+  p = (s32[], token[]) parameter(0)
+  t = token[] get-tuple-element(p), index=1
+  in = (pred[], token[]) infeed(t)
+  ROOT c = pred[] get-tuple-element(in), index=0
+}
+body {
+  p = (s32[], token[]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  t = token[] get-tuple-element(p), index=1
+  seven = s32[] constant(7)
+  o = token[] outfeed(seven, t)
+  ROOT r = (s32[], token[]) tuple(i, o)
+}
+ENTRY e {
+  zero = s32[] constant(0)
+  t0 = token[] after-all()
+  init = (s32[], token[]) tuple(zero, t0)
+  w = (s32[], token[]) while(init), condition=cond, body=body
+  ROOT i = s32[] get-tuple-element(w), index=0
+})");
+  ASSERT_TRUE(e.ok()) << e.status();
+  backends::HostTransfers host;
+  for (const char* v : {"pred[] true", "pred[] true", "pred[] false"}) {
+    host.infeed.push_back(Lit(v));
+  }
+  const size_t from = FakeCallCount();
+  ASSERT_TRUE((*e)->RunWithHost({}, host).ok());
+  ASSERT_EQ(host.outfeed.size(), 2u);
+  EXPECT_EQ(host.outfeed[0].ToString(), "s32[] 7");
+  EXPECT_TRUE(host.infeed.empty());
+  // The init copy, then per iteration: the condition's infeed (a
+  // synchronisation), the branch (a synchronisation and the predicate's
+  // download), the body's outfeed (a synchronisation and the constant's
+  // download); the body's result is the state itself (no copy).
+  const std::vector<std::string> calls = FakeCalls(from);
+  ASSERT_GE(calls.size(), 2u);
+  EXPECT_THAT(calls[0], HasSubstr("launch k0_while_init_w"));
+  std::vector<std::string> rest(calls.begin() + 1, calls.end());
+  const std::vector<std::string> iteration = {
+      "stream_synchronize", "stream_synchronize", "memcpy_dtoh",
+      "stream_synchronize", "memcpy_dtoh"};
+  std::vector<std::string> want = {"event_record"};
+  for (int k = 0; k < 2; ++k) {
+    want.insert(want.end(), iteration.begin(), iteration.end());
+  }
+  // The last condition: infeed, branch (false), then the end of the run.
+  for (const char* c : {"stream_synchronize", "stream_synchronize",
+                        "memcpy_dtoh", "stream_synchronize", "memcpy_dtoh"}) {
+    want.push_back(c);
+  }
+  EXPECT_EQ(rest, want);
+}
+
+TEST_F(GpuHostStepTest, ConditionalPicksItsBranchOnTheHost) {
+  // Branch 0 outfeeds the operand, branch 1 negates it (a kernel). The
+  // selector is an argument (uploaded, so real here): 0 -> one outfeed of
+  // {5, 6} and no kernel; 1 and 9 (out of range: the last branch) -> the
+  // negate kernel and the result copy, no outfeed.
+  auto e = Compile(R"(
+HloModule m
+b0 {
+  p = (s32[2], token[]) parameter(0)
+  x = s32[2] get-tuple-element(p), index=0
+  t = token[] get-tuple-element(p), index=1
+  o = token[] outfeed(x, t)
+  ROOT r = s32[2] get-tuple-element(p), index=0
+}
+b1 {
+  p = (s32[2], token[]) parameter(0)
+  x = s32[2] get-tuple-element(p), index=0
+  ROOT n = s32[2] negate(x)
+}
+ENTRY e {
+  i = s32[] parameter(0)
+  x = s32[2] parameter(1)
+  t = token[] after-all()
+  a = (s32[2], token[]) tuple(x, t)
+  ROOT c = s32[2] conditional(i, a, a), branch_computations={b0, b1}
+})");
+  ASSERT_TRUE(e.ok()) << e.status();
+  for (int32_t selector : {0, 1, 9}) {
+    SCOPED_TRACE(selector);
+    std::vector<Literal> args;
+    args.push_back(Lit(absl::StrCat("s32[] ", selector)));
+    args.push_back(Lit("s32[2] {5, 6}"));
+    backends::HostTransfers host;
+    const size_t from = FakeCallCount();
+    ASSERT_TRUE((*e)->RunWithHost(args, host).ok());
+    const std::vector<std::string> calls = FakeCalls(from);
+    int negates = 0;
+    for (const std::string& c : calls) {
+      if (c.rfind("launch ", 0) == 0 &&
+          c.find("_loop_n") != std::string::npos) {
+        ++negates;
+      }
+    }
+    ASSERT_GE(calls.size(), 2u);
+    // The branch: the stream synchronised, the selector downloaded.
+    EXPECT_EQ(calls[0], "stream_synchronize");
+    EXPECT_EQ(calls[1], "memcpy_dtoh");
+    if (selector == 0) {
+      ASSERT_EQ(host.outfeed.size(), 1u);
+      EXPECT_EQ(host.outfeed[0].ToStringWithoutShape(), "{5, 6}");
+      EXPECT_EQ(negates, 0);
+    } else {
+      EXPECT_TRUE(host.outfeed.empty());
+      EXPECT_EQ(negates, 1);
+    }
+  }
 }
 
 }  // namespace

@@ -70,6 +70,13 @@ enum class KernelKind {
   // (gpu_host_steps.h): custom-call targets, infeed / outfeed / send /
   // recv. KernelLaunch::host_step indexes GpuProgram::host_steps.
   kHostStep,
+  // Not kernels: host-driven control flow (gpu_control_flow.h), how while
+  // and conditional run. kBranch: the runtime synchronises the stream,
+  // downloads the scalar `selector` buffer and continues at
+  // targets[BranchIndex(selector, targets.size())]; kJump: continues at
+  // targets[0]. Targets are launch indices (== launches.size(): the end).
+  kBranch,
+  kJump,
 };
 
 // What a host step's `run` gets for one run of the executable: the
@@ -103,6 +110,10 @@ struct KernelLaunch {
   int64_t m = 1, n = 1, k = 1;
   // kHostStep: the index of its GpuProgram::host_steps entry.
   int64_t host_step = -1;
+  // kBranch: the buffer of the pred or integer scalar that selects the
+  // target; kBranch, kJump: the launch indices to continue at.
+  int64_t selector = -1;
+  std::vector<int64_t> targets;
 };
 
 struct GpuProgram {
