@@ -260,16 +260,23 @@ absl::StatusOr<std::unique_ptr<HostProgram>> CompileForHost(
   return HostProgram::Create(*program);
 }
 
-// The CPU backend's results on the same module and host transfers.
-absl::StatusOr<std::vector<Literal>> RunOnCpu(absl::string_view text,
-                                              std::vector<Literal> args,
-                                              backends::HostTransfers* host) {
+// The CPU backend's executable of the same module (its own rng state,
+// zeroed, as the GPU program's).
+absl::StatusOr<std::unique_ptr<backends::Executable>> CompileOnCpu(
+    absl::string_view text) {
   HLOREF_ASSIGN_OR_RETURN(std::unique_ptr<HloModule> module,
                           ParseHloModule(text));
   HLOREF_ASSIGN_OR_RETURN(std::unique_ptr<backends::Backend> backend,
                           cpu::CreateCpuBackend(cpu::CpuBackendOptions()));
+  return backend->Compile(*module, {});
+}
+
+// The CPU backend's results on the same module and host transfers.
+absl::StatusOr<std::vector<Literal>> RunOnCpu(absl::string_view text,
+                                              std::vector<Literal> args,
+                                              backends::HostTransfers* host) {
   HLOREF_ASSIGN_OR_RETURN(std::unique_ptr<backends::Executable> exe,
-                          backend->Compile(*module, {}));
+                          CompileOnCpu(text));
   return exe->RunWithHost(args, *host);
 }
 
@@ -424,7 +431,9 @@ ENTRY main {
   Trace trace;
   auto got = (*h)->Run({}, &gpu_host, &trace);
   ASSERT_TRUE(got.ok()) << got.status();
-  auto want = RunOnCpu(text, {}, &cpu_host);
+  auto cpu = CompileOnCpu(text);
+  ASSERT_TRUE(cpu.ok()) << cpu.status();
+  auto want = (*cpu)->RunWithHost({}, cpu_host);
   ASSERT_TRUE(want.ok()) << want.status();
   ASSERT_EQ(got->size(), 3u);
   ASSERT_EQ(want->size(), 3u);
@@ -439,15 +448,21 @@ ENTRY main {
   EXPECT_EQ(Count(trace, "host_step"), 3);
   EXPECT_EQ(Count(trace, "_rng_advance_"), 6);
   EXPECT_TRUE(gpu_host.infeed.empty());
-  // Run again: the state buffer persists between runs (as the CPU
-  // backend's per-executable state), so the draws move on while the
-  // infeed decides acc again.
-  backends::HostTransfers again = feed();
+  // Run again: the state buffer persists between runs, so the draws move
+  // on, equal to the CPU executable's second run, while the infeed
+  // decides acc again.
+  backends::HostTransfers again = feed(), cpu_again = feed();
   Trace trace2;
   auto second = (*h)->Run({}, &again, &trace2);
   ASSERT_TRUE(second.ok()) << second.status();
+  auto want2 = (*cpu)->RunWithHost({}, cpu_again);
+  ASSERT_TRUE(want2.ok()) << want2.status();
   EXPECT_EQ((*second)[0].Get<int32_t>({}), 123);
   EXPECT_NE(Text((*second)[1]), Text((*got)[1]));
+  for (size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(Text((*second)[i]), Text((*want2)[i]))
+        << "second run, result " << i;
+  }
 }
 
 TEST(GpuControlFlow, InfeedShortOfTheLoopIsTheCpuBackendsError) {
