@@ -589,8 +589,33 @@ class ComputationEmitter : public DynamicShapeHost {
       std::vector<Span> reads;
       bool row_like = true;
       bool ok = ReadsRowLocal(&inst, outer_dim, &reads, &row_like) && row_like;
-      for (const Span& s : group_->writes) ok = ok && !s.Overlaps(*out_span);
-      for (const Span& s : group_->reads) ok = ok && !s.Overlaps(*out_span);
+      // Buffer assignment may give this nest the bytes of a member that is
+      // dead here (softmax's row maxima, then its row sums). When they are
+      // exactly that member's result bytes, both are laid out by the outer
+      // index (each one's outer dimension is its physically outermost, of
+      // the same size, over the same number of bytes), so block [lo, hi)
+      // of this nest overwrites only block [lo, hi) of the member, which
+      // only earlier members of the same block read: no later code reads
+      // the member (its bytes were free), and a non-member buffer read by
+      // the group never shares a member's bytes (that member could not
+      // have joined).
+      auto member_rows = [&](const Span& s) {
+        if (s.kind != Origin::kScratch || s.lo != out_span->lo ||
+            s.hi != out_span->hi) {
+          return false;
+        }
+        for (const Span& w : group_->writes) {
+          if (w.kind == s.kind && w.id == s.id && w.lo == s.lo && w.hi == s.hi)
+            return true;
+        }
+        return false;
+      };
+      for (const Span& s : group_->writes) {
+        ok = ok && (!s.Overlaps(*out_span) || member_rows(s));
+      }
+      for (const Span& s : group_->reads) {
+        ok = ok && (!s.Overlaps(*out_span) || member_rows(s));
+      }
       if (ok && (group_->wrapper != nullptr || MakeGroupWrapper())) {
         llvm::IRBuilderBase::InsertPointGuard guard(b_);
         b_.SetInsertPoint(group_->insert_before);
