@@ -1425,12 +1425,6 @@ absl::Status EmitReduceBuffers(EmitContext& ctx, const HloInstruction& inst,
 struct WindowPlan {
   std::vector<int64_t> in_dims;
   std::vector<WindowDimension> window;
-  // Per dimension: every window position of every window index is inside
-  // the operand (no padding reached, no base dilation), so the visitor
-  // needs no bounds check there (a 2x2 / stride 2 pooling: none at all,
-  // which leaves the loop over the channels branch-free for LLVM's loop
-  // vectoriser).
-  std::vector<bool> always_inside;
 };
 
 absl::StatusOr<WindowPlan> PlanWindow(const HloInstruction& inst,
@@ -1448,21 +1442,6 @@ absl::StatusOr<WindowPlan> PlanWindow(const HloInstruction& inst,
         wd.size < 0) {
       return absl::InvalidArgumentError("invalid window dimension");
     }
-  }
-  p.always_inside.resize(rank);
-  for (size_t d = 0; d < rank; ++d) {
-    const WindowDimension& wd = p.window[d];
-    const int64_t n = out.dimensions(d);
-    // The largest position: (n - 1) * stride + (size - 1) * dilation - low
-    // (no claim when that overflows).
-    int64_t a = 0, c = 0, last = 0;
-    p.always_inside[d] =
-        wd.base_dilation == 1 && wd.padding_low <= 0 && n >= 1 &&
-        wd.size >= 1 && !__builtin_mul_overflow(n - 1, wd.stride, &a) &&
-        !__builtin_mul_overflow(wd.size - 1, wd.window_dilation, &c) &&
-        !__builtin_add_overflow(a, c, &last) &&
-        !__builtin_sub_overflow(last, wd.padding_low, &last) &&
-        last < p.in_dims[d];
   }
   return p;
 }
@@ -1507,7 +1486,7 @@ PositionVisitor WindowVisitor(EmitContext& ctx, const WindowPlan& p,
           v = b.CreateSDiv(v, ctx.I64(wd.base_dilation));
         }
         pos[d] = v;
-        valid[d] = p.always_inside[d] ? nullptr : ok;
+        valid[d] = ok;
         return nest(d + 1);
       };
       if (wd.size == 1) return at(ctx.I64(0));
