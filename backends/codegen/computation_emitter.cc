@@ -272,13 +272,28 @@ class ComputationEmitter : public DynamicShapeHost {
   // An elemental instruction into `out`: one loop nest, split across
   // threads when the work is large and the target can.
   absl::Status EmitElemental(const HloInstruction& inst, const IrArray& out) {
-    if (ShouldParallelize(inst, out)) {
+    if (ShouldParallelize(inst, out) || MayJoinOpenGroup(out)) {
       absl::StatusOr<bool> done = TryEmitParallel(inst, out);
       if (!done.ok()) return done.status();
       if (*done) return absl::OkStatus();
     }
     HLOREF_ASSIGN_OR_RETURN(ElementGenerator gen, ElementalGenerator(inst));
     return Materialize(gen, out);
+  }
+
+  // A nest too small to split across threads is still outlined when it
+  // may join the open group of row-local nests (same outer size, result
+  // in the scratch block; ScheduleParallel checks the rest): emitted
+  // inline it would end the group. Layer norm's per-row mean, variance and
+  // rsqrt between its two row reductions are such nests.
+  bool MayJoinOpenGroup(const IrArray& out) {
+    if (!group_ || !group_->row_like || !ctx_.parallel_for ||
+        out.shape().rank() == 0 || !out.shape().is_static()) {
+      return false;
+    }
+    const int64_t outer = out.shape().dimensions(out.minor_to_major().back());
+    std::optional<Span> span = SpanOf(out.base(), out.shape());
+    return outer == group_->outer && span && span->kind == Origin::kScratch;
   }
 
   bool ShouldParallelize(const HloInstruction& inst, const IrArray& out) {
