@@ -272,13 +272,28 @@ class ComputationEmitter : public DynamicShapeHost {
   // An elemental instruction into `out`: one loop nest, split across
   // threads when the work is large and the target can.
   absl::Status EmitElemental(const HloInstruction& inst, const IrArray& out) {
-    if (ShouldParallelize(inst, out)) {
+    if (ShouldParallelize(inst, out) || MayJoinOpenGroup(out)) {
       absl::StatusOr<bool> done = TryEmitParallel(inst, out);
       if (!done.ok()) return done.status();
       if (*done) return absl::OkStatus();
     }
     HLOREF_ASSIGN_OR_RETURN(ElementGenerator gen, ElementalGenerator(inst));
     return Materialize(gen, out);
+  }
+
+  // A nest too small to split across threads is still outlined when it
+  // may join the open group of row-local nests (same outer size, result
+  // in the scratch block; ScheduleParallel checks the rest): emitted
+  // inline it would end the group. Layer norm's per-row mean, variance and
+  // rsqrt between its two row reductions are such nests.
+  bool MayJoinOpenGroup(const IrArray& out) {
+    if (!group_ || !group_->row_like || !ctx_.parallel_for ||
+        out.shape().rank() == 0 || !out.shape().is_static()) {
+      return false;
+    }
+    const int64_t outer = out.shape().dimensions(out.minor_to_major().back());
+    std::optional<Span> span = SpanOf(out.base(), out.shape());
+    return outer == group_->outer && span && span->kind == Origin::kScratch;
   }
 
   bool ShouldParallelize(const HloInstruction& inst, const IrArray& out) {
@@ -589,8 +604,33 @@ class ComputationEmitter : public DynamicShapeHost {
       std::vector<Span> reads;
       bool row_like = true;
       bool ok = ReadsRowLocal(&inst, outer_dim, &reads, &row_like) && row_like;
-      for (const Span& s : group_->writes) ok = ok && !s.Overlaps(*out_span);
-      for (const Span& s : group_->reads) ok = ok && !s.Overlaps(*out_span);
+      // Buffer assignment may give this nest the bytes of a member that is
+      // dead here (softmax's row maxima, then its row sums). When they are
+      // exactly that member's result bytes, both are laid out by the outer
+      // index (each one's outer dimension is its physically outermost, of
+      // the same size, over the same number of bytes), so block [lo, hi)
+      // of this nest overwrites only block [lo, hi) of the member, which
+      // only earlier members of the same block read: no later code reads
+      // the member (its bytes were free), and a non-member buffer read by
+      // the group never shares a member's bytes (that member could not
+      // have joined).
+      auto member_rows = [&](const Span& s) {
+        if (s.kind != Origin::kScratch || s.lo != out_span->lo ||
+            s.hi != out_span->hi) {
+          return false;
+        }
+        for (const Span& w : group_->writes) {
+          if (w.kind == s.kind && w.id == s.id && w.lo == s.lo && w.hi == s.hi)
+            return true;
+        }
+        return false;
+      };
+      for (const Span& s : group_->writes) {
+        ok = ok && (!s.Overlaps(*out_span) || member_rows(s));
+      }
+      for (const Span& s : group_->reads) {
+        ok = ok && (!s.Overlaps(*out_span) || member_rows(s));
+      }
       if (ok && (group_->wrapper != nullptr || MakeGroupWrapper())) {
         llvm::IRBuilderBase::InsertPointGuard guard(b_);
         b_.SetInsertPoint(group_->insert_before);

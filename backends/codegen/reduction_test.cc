@@ -824,6 +824,128 @@ ENTRY e {
   for (int64_t i = 0; i < 3; ++i) EXPECT_EQ(im[i], best_m[i]) << i;
 }
 
+TEST(VectorReduce, EveryLaneAndTailElementIsCountedOnce) {
+  // A one-hot diagonal over a background of ones: x[i][p] = 1, except
+  // x[i][i] = 2 (n x n, n = r). Every row and every column then holds
+  // n - 1 ones and one 2, so (by hand; exact in every type used, as
+  // n * n + n <= 66306 < 2^24):
+  //   row / column sums        n + 1
+  //   the sum of everything    n * n + n
+  //   row maxima               2, and argmax of row i = i.
+  // Row i's 2 sits at position i, so over the rows it visits every lane of
+  // every accumulator, every chunk, every whole-vector remainder and every
+  // tail position of the row kernels (f32 and s32: 16 lanes, chunks of 64;
+  // bf16 through convert (paired kernel): steps of 32, chunks of 128). A
+  // dropped element gives n (or n - 1 where the 2 is dropped), an element
+  // read twice n + 2 (or n + 3), a dropped lane of the max 1 and of the
+  // argmax another index; lane q read in place of lane p shows in row p
+  // or row q. Lengths: below one vector, around every chunk and step
+  // boundary, and with 0..3 whole vectors after the chunks.
+  for (int64_t r :
+       {8,  9,   15,  16,  17,  31,  32,  33,  47,  63,  64,  65,  79,
+        95, 111, 127, 128, 129, 143, 160, 191, 192, 200, 255, 256, 257}) {
+    std::vector<float> xf(r * r, 1.0f);
+    std::vector<int32_t> xi(r * r, 1);
+    Literal xb(Shape(PrimitiveType::kBF16, {r, r}));
+    for (int64_t i = 0; i < r; ++i) {
+      xf[i * r + i] = 2.0f;
+      xi[i * r + i] = 2;
+    }
+    for (int64_t k = 0; k < r * r; ++k) {
+      xb.SetRawBits(k, Bf16Bits(xf[k]));  // 1 and 2 are bf16 numbers
+    }
+    const std::string n = absl::StrCat(r);
+    const std::string text =
+        absl::StrCat(R"(
+HloModule m
+addf {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+addi {
+  a = s32[] parameter(0)
+  b = s32[] parameter(1)
+  ROOT s = s32[] add(a, b)
+}
+maxf {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] maximum(a, b)
+}
+argmax {
+  av = f32[] parameter(0)
+  ai = s32[] parameter(1)
+  bv = f32[] parameter(2)
+  bi = s32[] parameter(3)
+  gt = pred[] compare(av, bv), direction=GT
+  eq = pred[] compare(av, bv), direction=EQ
+  lt = pred[] compare(ai, bi), direction=LT
+  tie = pred[] and(eq, lt)
+  pick = pred[] or(gt, tie)
+  v = f32[] select(pick, av, bv)
+  i = s32[] select(pick, ai, bi)
+  ROOT t = (f32[], s32[]) tuple(v, i)
+}
+ENTRY e {
+  x = f32[)",
+                     n, ",", n, R"(] parameter(0)
+  y = s32[)",
+                     n, ",", n, R"(] parameter(1)
+  b = bf16[)",
+                     n, ",", n, R"(] parameter(2)
+  zf = f32[] constant(0)
+  zi = s32[] constant(0)
+  lo = f32[] constant(-inf)
+  k = s32[)",
+                     n, ",", n, R"(] iota(), iota_dimension=1
+  rs = f32[)",
+                     n, R"(] reduce(x, zf), dimensions={1}, to_apply=addf
+  cs = f32[)",
+                     n, R"(] reduce(x, zf), dimensions={0}, to_apply=addf
+  all = f32[] reduce(x, zf), dimensions={0,1}, to_apply=addf
+  ri = s32[)",
+                     n, R"(] reduce(y, zi), dimensions={1}, to_apply=addi
+  bf = f32[)",
+                     n, ",", n, R"(] convert(b)
+  rb = f32[)",
+                     n, R"(] reduce(bf, zf), dimensions={1}, to_apply=addf
+  rm = f32[)",
+                     n, R"(] reduce(x, lo), dimensions={1}, to_apply=maxf
+  am = (f32[)",
+                     n, "], s32[", n,
+                     R"(]) reduce(x, k, lo, zi), dimensions={1}, to_apply=argmax
+  ai = s32[)",
+                     n, R"(] get-tuple-element(am), index=1
+  ROOT t = (f32[)",
+                     n, "], f32[", n, "], f32[], s32[", n, "], f32[", n,
+                     "], f32[", n, "], s32[", n,
+                     R"(]) tuple(rs, cs, all, ri, rb, rm, ai)
+}
+)");
+    auto out = CompileAndRun(text, {F32({r, r}, xf),
+                                    Literal::CreateFromValues<int32_t>(
+                                        PrimitiveType::kS32, {r, r}, xi),
+                                    std::move(xb)});
+    ASSERT_TRUE(out.ok()) << "R = " << r << ": " << out.status();
+    const float want = static_cast<float>(r + 1);
+    const std::vector<float> rs = Values((*out)[0]), cs = Values((*out)[1]),
+                             rb = Values((*out)[4]), rm = Values((*out)[5]);
+    const auto ri = (*out)[3].data<int32_t>();
+    const auto ai = (*out)[6].data<int32_t>();
+    EXPECT_EQ(Values((*out)[2])[0], static_cast<float>(r * r + r))
+        << "R = " << r;
+    for (int64_t i = 0; i < r; ++i) {
+      ASSERT_EQ(rs[i], want) << "f32 row sum, n = " << r << ", row " << i;
+      ASSERT_EQ(cs[i], want) << "f32 column sum, n = " << r << ", column " << i;
+      ASSERT_EQ(ri[i], r + 1) << "s32 row sum, n = " << r << ", row " << i;
+      ASSERT_EQ(rb[i], want) << "bf16 row sum, n = " << r << ", row " << i;
+      ASSERT_EQ(rm[i], 2.0f) << "row max, n = " << r << ", row " << i;
+      ASSERT_EQ(ai[i], i) << "argmax, n = " << r << ", row " << i;
+    }
+  }
+}
+
 TEST(ReduceWindow, PaddingStrideAndDilations) {
   // x = [1,2,3,4,5].
   // size 3, stride 2, pad 1_1, init 0: windows at -1..1, 1..3, 3..5 ->

@@ -201,6 +201,7 @@ class CpuExecutable : public backends::Executable {
   absl::StatusOr<std::vector<Literal>> RunOne(absl::Span<const Literal> args,
                                               RunContext& ctx) {
     const CompiledModule& m = *compiled_;
+    ctx.scratch = &scratch_;
     if (args.size() != m.param_shapes.size()) {
       return absl::InvalidArgumentError(
           absl::StrCat("the module takes ", m.param_shapes.size(),
@@ -382,6 +383,8 @@ class CpuExecutable : public backends::Executable {
   bool fast_math_;  // CpuBackendOptions::fast
   mutable std::mutex pools_mu_;
   mutable std::vector<std::unique_ptr<ThreadPool>> idle_pools_;
+  // Large temporaries kept between runs (run_context.h).
+  ScratchCache scratch_;
 };
 
 absl::StatusOr<std::vector<std::vector<Literal>>> CpuExecutable::RunReplicated(

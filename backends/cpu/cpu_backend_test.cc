@@ -357,6 +357,105 @@ ENTRY e {
       }
     }
     EXPECT_THAT(ir, ::testing::HasSubstr(".group(")) << "no group formed";
+    // The row sum s joins the group of m and ex although buffer assignment
+    // gives it m's bytes (m is dead after ex): the group's wrapper calls
+    // s's body on each block of rows.
+    EXPECT_THAT(ir, ::testing::ContainsRegex(
+                        "call void @[A-Za-z0-9_.]*\\.par\\.s\\(ptr [^,]*, "
+                        "i64 %blk\\.lo, i64 %blk\\.hi\\)"))
+        << "the row sum did not join the group";
+  }
+}
+
+// Layer norm rows: the per-row mean, variance and rsqrt between the two
+// row reductions are too small to split across threads, yet are outlined
+// into the group of the reductions (MayJoinOpenGroup), so the group runs
+// s, mean, xc, ss and rs block by block. Reference: layer norm in long
+// double in this test (two sums of 768 terms, a divide and an rsqrt: well
+// within 1e-4 relative of |y| + 1e-6).
+TEST(CpuBackend, LayerNormPerRowScalarsJoinTheGroup) {
+  constexpr int64_t kRows = 96, kCols = 768;
+  std::vector<float> x(kRows * kCols);
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> u(-3.0f, 3.0f);
+  for (float& v : x) v = u(rng);
+  const int64_t dims[] = {kRows, kCols};
+  const char* kText = R"(
+HloModule layer_norm_rows
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY e {
+  x = f32[96,768] parameter(0)
+  z = f32[] constant(0)
+  s = f32[96] reduce(x, z), dimensions={1}, to_apply=add
+  n = f32[] constant(768)
+  nb = f32[96] broadcast(n), dimensions={}
+  mean = f32[96] divide(s, nb)
+  meanb = f32[96,768] broadcast(mean), dimensions={0}
+  xc = f32[96,768] subtract(x, meanb)
+  sq = f32[96,768] multiply(xc, xc)
+  ss = f32[96] reduce(sq, z), dimensions={1}, to_apply=add
+  var = f32[96] divide(ss, nb)
+  eps = f32[] constant(1e-05)
+  epsb = f32[96] broadcast(eps), dimensions={}
+  ve = f32[96] add(var, epsb)
+  rs = f32[96] rsqrt(ve)
+  rsb = f32[96,768] broadcast(rs), dimensions={0}
+  ROOT y = f32[96,768] multiply(xc, rsb)
+})";
+  std::vector<uint64_t> first;
+  for (int threads : {1, 2}) {
+    const std::string dir = ::testing::TempDir() + "/hloref_cpu_ln_group_" +
+                            std::to_string(threads);
+    std::filesystem::remove_all(dir);
+    CpuBackendOptions options;
+    options.threads = threads;
+    options.compile_cache = false;
+    options.dump_dir = dir;
+    auto out = CompileAndRun(
+        kText, {Literal::CreateFromValues<float>(PrimitiveType::kF32, dims, x)},
+        options);
+    ASSERT_TRUE(out.ok()) << out.status();
+    absl::Span<const float> got = (*out)[0].data<float>();
+    for (int64_t i = 0; i < kRows; ++i) {
+      long double sum = 0, sq = 0;
+      for (int64_t j = 0; j < kCols; ++j) sum += x[i * kCols + j];
+      const long double mean = sum / kCols;
+      for (int64_t j = 0; j < kCols; ++j) {
+        const long double d = x[i * kCols + j] - mean;
+        sq += d * d;
+      }
+      const long double r = 1 / std::sqrt(sq / kCols + 1e-5L);
+      for (int64_t j = 0; j < kCols; ++j) {
+        const double want = static_cast<double>((x[i * kCols + j] - mean) * r);
+        ASSERT_NEAR(got[i * kCols + j], want, std::fabs(want) * 1e-4 + 1e-6)
+            << i << ", " << j << " threads " << threads;
+      }
+    }
+    if (first.empty()) {
+      first = Bits((*out)[0]);
+    } else {
+      EXPECT_EQ(first, Bits((*out)[0])) << "threads " << threads;
+    }
+    std::string ir;
+    for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+      const std::string name = entry.path().filename().string();
+      if (absl::EndsWith(name, ".ll") && !absl::EndsWith(name, ".opt.ll")) {
+        std::ifstream in(entry.path());
+        std::stringstream ss;
+        ss << in.rdbuf();
+        ir += ss.str();
+      }
+    }
+    for (const char* member : {"mean", "xc", "ss", "rs"}) {
+      EXPECT_THAT(ir, ::testing::ContainsRegex(absl::StrCat(
+                          "call void @[A-Za-z0-9_.]*\\.par\\.", member,
+                          "\\(ptr [^,]*, i64 %blk\\.lo, i64 %blk\\.hi\\)")))
+          << member << " did not join the group";
+    }
   }
 }
 

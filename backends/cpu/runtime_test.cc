@@ -1,5 +1,6 @@
 // Tests of the CPU runtime's array functions (backends/cpu/runtime/
-// {sort,fft,linalg,rng}.cc) called directly on raw strided buffers.
+// {sort,fft,linalg,rng}.cc) called directly on raw strided buffers, and of
+// its scratch allocation (run_context.cc).
 // Expected values are derived by hand (stated next to each), from the
 // Random123 known-answer tests (kat_vectors of Random123 1.09), or, for
 // the fft, from a naive O(n^2) DFT in double written here.
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "backends/cpu/runtime/array_ops.h"
+#include "backends/cpu/runtime/run_context.h"
 #include "gtest/gtest.h"
 #include "spec/types/primitive_type.h"
 
@@ -18,6 +20,43 @@ namespace hloref::cpu {
 namespace {
 
 int32_t T(PrimitiveType t) { return static_cast<int32_t>(t); }
+
+TEST(ScratchCache, KeepsLargeBlocksForTheNextRunOfTheSameSize) {
+  // Blocks of at least 1 MiB come back to a later allocation of the same
+  // size (same address: no fresh pages); other sizes get other blocks;
+  // small blocks and pointers the cache did not hand out are plain
+  // malloc / free; without a cache nothing is kept.
+  ScratchCache cache;
+  RunContext ctx;
+  ctx.scratch = &cache;
+  const int64_t big = 3 << 20;
+  void* a = hloref_cpu_alloc(&ctx, big);
+  ASSERT_EQ(reinterpret_cast<uintptr_t>(a) % 64, 0u);
+  std::memset(a, 0x5a, big);              // writable, all of it
+  void* b = hloref_cpu_alloc(&ctx, big);  // a is still in use
+  EXPECT_NE(a, b);
+  hloref_cpu_free(&ctx, a);
+  hloref_cpu_free(&ctx, b);
+  EXPECT_EQ(cache.kept_bytes(), 2u * big);
+  void* c = hloref_cpu_alloc(&ctx, big);
+  EXPECT_TRUE(c == a || c == b);
+  void* d = hloref_cpu_alloc(&ctx, big + 64);  // another size: fresh
+  EXPECT_NE(d, a);
+  EXPECT_NE(d, b);
+  EXPECT_EQ(cache.kept_bytes(), 1u * big);
+  void* small = hloref_cpu_alloc(&ctx, 4096);
+  hloref_cpu_free(&ctx, small);
+  EXPECT_EQ(cache.kept_bytes(), 1u * big);
+  int local = 0;
+  EXPECT_FALSE(cache.Give(&local));
+  hloref_cpu_free(&ctx, c);
+  hloref_cpu_free(&ctx, d);
+  EXPECT_EQ(cache.kept_bytes(), 3u * big + 64);
+  RunContext plain;  // no cache: malloc and free
+  void* e = hloref_cpu_alloc(&plain, big);
+  hloref_cpu_free(&plain, e);
+  EXPECT_EQ(cache.kept_bytes(), 3u * big + 64);
+}
 
 TEST(Random123, ThreefryKnownAnswers) {
   const uint32_t zero[2] = {0, 0};

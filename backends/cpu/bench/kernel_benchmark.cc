@@ -24,6 +24,10 @@
 //   --summary_md=PATH  also write the summary as a Markdown table
 //   --summary_cpu_md=PATH  and the 1-thread rows rated by process CPU time
 //   --no_hloref        peers and limits only
+//   --dump_hlo=DIR     write each registered hloref workload's module as
+//                      DIR/WORKLOAD.hlo and DIR/manifest.tsv (name, unit,
+//                      work per run), for timing the same modules on
+//                      XLA:CPU (tools/bench/reduce_vs_xla.py)
 //   --module=PATH.hlo  (repeatable) time the CPU backend on this module
 //                      (compile once, warm runs; f32 arguments uniform in
 //                      [-1, 1), others from the same stream) as
@@ -70,6 +74,7 @@ struct Flags {
   std::string summary_md;
   std::string summary_cpu_md;
   std::vector<std::string> modules;
+  std::string dump_hlo;
 };
 Flags g_flags;
 
@@ -372,6 +377,16 @@ Factory Hloref(std::string text) {
   };
 }
 
+// The HLO text of every hloref workload by name (--dump_hlo writes them).
+std::map<std::string, std::string> g_hlo_texts;
+
+// Registers the CPU backend on `text` as the workload's "hloref" row.
+void AddHloref(const WorkloadInfo& info, const std::string& text,
+               double min_time = 0) {
+  g_hlo_texts[info.name] = text;
+  Add(info, "hloref", Hloref(text), min_time);
+}
+
 template <typename F>
 Factory Peer(F make, std::string what) {
   return [make, what](int threads,
@@ -511,6 +526,35 @@ std::string LayerNormHlo(int64_t r, int64_t c) {
       r, c, r, c, r, c);
 }
 
+std::string SoftmaxHlo(int64_t r, int64_t c) {
+  // As jax.nn.softmax lowers: row max, exp(x - max), row sum, divide.
+  return absl::StrFormat(
+      "HloModule softmax\nmax {\n  a = f32[] parameter(0)\n"
+      "  b = f32[] parameter(1)\n  ROOT m = f32[] maximum(a, b)\n}\n"
+      "add {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n"
+      "  ROOT s = f32[] add(a, b)\n}\n"
+      "ENTRY e {\n  x = f32[%d,%d] parameter(0)\n"
+      "  ninf = f32[] constant(-inf)\n  z = f32[] constant(0)\n"
+      "  m = f32[%d] reduce(x, ninf), dimensions={1}, to_apply=max\n"
+      "  mb = f32[%d,%d] broadcast(m), dimensions={0}\n"
+      "  d = f32[%d,%d] subtract(x, mb)\n  ex = f32[%d,%d] exponential(d)\n"
+      "  s = f32[%d] reduce(ex, z), dimensions={1}, to_apply=add\n"
+      "  sb = f32[%d,%d] broadcast(s), dimensions={0}\n"
+      "  ROOT y = f32[%d,%d] divide(ex, sb)\n}\n",
+      r, c, r, r, c, r, c, r, c, r, r, c, r, c);
+}
+
+std::string MaxPoolHlo(const PoolShape& s) {
+  return absl::StrFormat(
+      "HloModule max_pool\nmax {\n  a = f32[] parameter(0)\n"
+      "  b = f32[] parameter(1)\n  ROOT m = f32[] maximum(a, b)\n}\n"
+      "ENTRY e {\n  x = f32[%d,%d,%d,%d] parameter(0)\n"
+      "  ninf = f32[] constant(-inf)\n"
+      "  ROOT y = f32[%d,%d,%d,%d] reduce-window(x, ninf), "
+      "window={size=1x2x2x1 stride=1x2x2x1}, to_apply=max\n}\n",
+      s.n, s.h, s.w, s.c, s.n, s.h / 2, s.w / 2, s.c);
+}
+
 // ---------------------------------------------------------- registration
 void RegisterGemm(const GemmShape& s, double hloref_min_time = 0) {
   WorkloadInfo info;
@@ -530,7 +574,7 @@ void RegisterGemm(const GemmShape& s, double hloref_min_time = 0) {
   }
   AddInfo(info);
   if (g_flags.hloref) {
-    Add(info, "hloref", Hloref(GemmHlo(s)), hloref_min_time);
+    AddHloref(info, GemmHlo(s), hloref_min_time);
     Add(info, "kernel", [s](int t, std::string*) -> std::unique_ptr<Workload> {
       return std::make_unique<GemmKernelWorkload>(s, t);
     });
@@ -574,7 +618,7 @@ void RegisterConv(const std::string& label, const ConvShape& s,
       2.0 * s.out_h() * s.out_w() * s.out_c * (s.c / s.groups) * s.kh * s.kw;
   AddInfo(info);
   if (g_flags.hloref) {
-    Add(info, "hloref", Hloref(ConvHlo(s)), hloref_min_time);
+    AddHloref(info, ConvHlo(s), hloref_min_time);
     Add(info, "kernel", [s](int t, std::string*) -> std::unique_ptr<Workload> {
       return std::make_unique<ConvKernelWorkload>(s, t);
     });
@@ -596,7 +640,7 @@ void RegisterReduce(const ReduceShape& s) {
   info.work =
       static_cast<double>(s.rows) * s.cols * (s.type == DType::kF32 ? 4 : 2);
   AddInfo(info);
-  if (g_flags.hloref) Add(info, "hloref", Hloref(ReduceHlo(s)));
+  if (g_flags.hloref) AddHloref(info, ReduceHlo(s));
   if (HaveOneDnn()) {
     Add(info, "onednn",
         Peer([s](int t) { return OneDnnReduce(s, t); }, "oneDNN"));
@@ -681,6 +725,16 @@ void RegisterAll() {
     AddInfo(triad);
     Add(triad, "machine",
         [bytes](int t, std::string*) { return BandwidthTriad(bytes, t); });
+    // Copy of the same 16 MiB into another 16 MiB (both counted): the
+    // reference of the fusions that write as much as they read (softmax,
+    // layer norm).
+    WorkloadInfo copy_ws{q ? "limit_bw_copy_8KiB" : "limit_bw_copy_16MiB",
+                         "limit", Unit::kBytes,
+                         2.0 * static_cast<double>(reduce_bytes)};
+    AddInfo(copy_ws);
+    Add(copy_ws, "machine", [reduce_bytes](int t, std::string*) {
+      return BandwidthCopy(reduce_bytes, t);
+    });
   }
   // GEMM.
   const std::vector<int64_t> square =
@@ -735,7 +789,7 @@ void RegisterAll() {
     WorkloadInfo info{absl::StrCat("argmax_f32_", n), "reduce", Unit::kBytes,
                       4.0 * n};
     AddInfo(info);
-    if (g_flags.hloref) Add(info, "hloref", Hloref(ArgmaxHlo(n)));
+    if (g_flags.hloref) AddHloref(info, ArgmaxHlo(n));
     Add(info, "eigen", Peer([n](int t) { return EigenArgmax(n, t); }, "Eigen"));
   }
   {
@@ -744,11 +798,41 @@ void RegisterAll() {
     WorkloadInfo info{absl::StrFormat("layernorm_f32_%dx%d", r, c), "reduce",
                       Unit::kBytes, 8.0 * r * c};
     AddInfo(info);
-    if (g_flags.hloref) Add(info, "hloref", Hloref(LayerNormHlo(r, c)));
+    if (g_flags.hloref) AddHloref(info, LayerNormHlo(r, c));
     if (HaveOneDnn()) {
       Add(info, "onednn",
           Peer([r, c](int t) { return OneDnnLayerNorm(r, c, t); }, "oneDNN"));
     }
+    Add(info, "eigen",
+        Peer([r, c](int t) { return EigenLayerNorm(r, c, t); }, "Eigen"));
+  }
+  {
+    const int64_t r = q ? 16 : 4096, c = q ? 32 : 1024;
+    WorkloadInfo info{absl::StrFormat("softmax_f32_%dx%d", r, c), "reduce",
+                      Unit::kBytes, 8.0 * r * c};
+    AddInfo(info);
+    if (g_flags.hloref) AddHloref(info, SoftmaxHlo(r, c));
+    if (HaveOneDnn()) {
+      Add(info, "onednn",
+          Peer([r, c](int t) { return OneDnnSoftmax(r, c, t); }, "oneDNN"));
+    }
+    Add(info, "eigen",
+        Peer([r, c](int t) { return EigenSoftmax(r, c, t); }, "Eigen"));
+  }
+  {
+    // 16 MiB of input (as the reductions), NHWC: read it, write a quarter.
+    const PoolShape s = q ? PoolShape{1, 8, 8, 16} : PoolShape{1, 256, 256, 64};
+    WorkloadInfo info{
+        absl::StrFormat("maxpool2x2_f32_%dx%dx%dx%d", s.n, s.h, s.w, s.c),
+        "reduce", Unit::kBytes, 4.0 * s.n * s.h * s.w * s.c * 1.25};
+    AddInfo(info);
+    if (g_flags.hloref) AddHloref(info, MaxPoolHlo(s));
+    if (HaveOneDnn()) {
+      Add(info, "onednn",
+          Peer([s](int t) { return OneDnnMaxPool(s, t); }, "oneDNN"));
+    }
+    Add(info, "eigen",
+        Peer([s](int t) { return EigenMaxPool(s, t); }, "Eigen"));
   }
 }
 
@@ -910,6 +994,33 @@ std::string Summary(const CollectingReporter& rep, bool markdown,
   return out;
 }
 
+// Writes DIR/NAME.hlo for every registered hloref workload (whatever
+// --benchmark_filter selects) and DIR/manifest.tsv: name, unit, work per
+// run.
+bool DumpHlo(const std::string& dir) {
+  auto write = [](const std::string& path, const std::string& text) {
+    FILE* f = std::fopen(path.c_str(), "w");
+    if (f == nullptr) {
+      std::fprintf(stderr, "kernel_benchmark: cannot write %s\n", path.c_str());
+      return false;
+    }
+    std::fputs(text.c_str(), f);
+    return std::fclose(f) == 0;
+  };
+  std::string manifest;
+  for (const WorkloadInfo& w : g_workloads) {
+    auto it = g_hlo_texts.find(w.name);
+    if (it == g_hlo_texts.end()) continue;
+    if (!write(absl::StrCat(dir, "/", w.name, ".hlo"), it->second)) {
+      return false;
+    }
+    absl::StrAppend(&manifest, w.name, "\t",
+                    w.unit == Unit::kFlops ? "GFLOP/s" : "GB/s", "\t",
+                    absl::StrFormat("%.17g", w.work), "\n");
+  }
+  return write(absl::StrCat(dir, "/manifest.tsv"), manifest);
+}
+
 bool ParseFlags(int* argc, char** argv) {
   int out = 1;
   for (int i = 1; i < *argc; ++i) {
@@ -922,6 +1033,8 @@ bool ParseFlags(int* argc, char** argv) {
       g_flags.hloref = false;
     } else if (a.rfind("--module=", 0) == 0) {
       g_flags.modules.push_back(a.substr(9));
+    } else if (a.rfind("--dump_hlo=", 0) == 0) {
+      g_flags.dump_hlo = a.substr(11);
     } else if (a.rfind("--summary_cpu_md=", 0) == 0) {
       g_flags.summary_cpu_md = a.substr(17);
     } else if (a.rfind("--summary_md=", 0) == 0) {
@@ -956,6 +1069,7 @@ int main(int argc, char** argv) {
   std::printf("peers: %s\nFMA peak loop: %s\n", PeerVersions().c_str(),
               FmaIsa());
   RegisterAll();
+  if (!g_flags.dump_hlo.empty() && !DumpHlo(g_flags.dump_hlo)) return 1;
   CollectingReporter reporter;
   benchmark::RunSpecifiedBenchmarks(&reporter);
   const std::string table = Summary(reporter, /*markdown=*/false);

@@ -258,10 +258,46 @@ std::unique_ptr<Workload> OneDnnLayerNorm(int64_t rows, int64_t cols,
   return std::make_unique<DnnlPrimitive>(dnnl::layer_normalization_forward(pd),
                                          std::move(args), threads);
 }
+
+std::unique_ptr<Workload> OneDnnSoftmax(int64_t rows, int64_t cols,
+                                        int threads) {
+  omp_set_num_threads(threads);
+  memory::desc data({rows, cols}, dt::f32, tag::ab);
+  dnnl::softmax_forward::primitive_desc pd(
+      dnnl::softmax_forward::desc(dnnl::prop_kind::forward_inference, data, 1),
+      Engine());
+  std::unordered_map<int, memory> args{{DNNL_ARG_SRC, Filled(data, 1)},
+                                       {DNNL_ARG_DST, memory(data, Engine())}};
+  return std::make_unique<DnnlPrimitive>(dnnl::softmax_forward(pd),
+                                         std::move(args), threads);
+}
+
+std::unique_ptr<Workload> OneDnnMaxPool(const PoolShape& s, int threads) {
+  omp_set_num_threads(threads);
+  // oneDNN's dims are N, C, H, W whatever the layout; tag::nhwc is the
+  // HLO's row-major [n, h, w, c].
+  memory::desc src({s.n, s.c, s.h, s.w}, dt::f32, tag::nhwc);
+  memory::desc dst({s.n, s.c, s.h / 2, s.w / 2}, dt::f32, tag::nhwc);
+  dnnl::pooling_forward::primitive_desc pd(
+      dnnl::pooling_forward::desc(dnnl::prop_kind::forward_inference,
+                                  dnnl::algorithm::pooling_max, src, dst,
+                                  {2, 2}, {2, 2}, {0, 0}, {0, 0}),
+      Engine());
+  std::unordered_map<int, memory> args{{DNNL_ARG_SRC, Filled(src, 1)},
+                                       {DNNL_ARG_DST, memory(dst, Engine())}};
+  return std::make_unique<DnnlPrimitive>(dnnl::pooling_forward(pd),
+                                         std::move(args), threads);
+}
 #else
 std::unique_ptr<Workload> OneDnnGemm(const GemmShape&, int) { return nullptr; }
 std::unique_ptr<Workload> OneDnnConv(const ConvShape&, int) { return nullptr; }
 std::unique_ptr<Workload> OneDnnReduce(const ReduceShape&, int) {
+  return nullptr;
+}
+std::unique_ptr<Workload> OneDnnSoftmax(int64_t, int64_t, int) {
+  return nullptr;
+}
+std::unique_ptr<Workload> OneDnnMaxPool(const PoolShape&, int) {
   return nullptr;
 }
 std::unique_ptr<Workload> OneDnnLayerNorm(int64_t, int64_t, int) {
@@ -420,6 +456,98 @@ class EigenArgmaxWork : public Workload {
   Vector<float> x_;
   Eigen::Tensor<Eigen::Index, 0, Eigen::RowMajor> out_;
 };
+
+// Layer norm as an Eigen user writes it with the Tensor module: the row
+// mean and variance as reductions, then one element-wise expression.
+class EigenLayerNormWork : public Workload {
+ public:
+  EigenLayerNormWork(int64_t rows, int64_t cols, int threads)
+      : rows_(rows),
+        cols_(cols),
+        device_(threads),
+        x_(rows, cols),
+        y_(rows, cols),
+        g_(cols),
+        b_(cols),
+        mean_(rows),
+        rstd_(rows) {
+    Fill(x_.data(), x_.size(), 1);
+    Fill(g_.data(), g_.size(), 2);
+    Fill(b_.data(), b_.size(), 3);
+  }
+  void Run() override {
+    const Eigen::array<int, 1> along{1};
+    const Eigen::array<Eigen::Index, 2> col{rows_, 1}, by_cols{1, cols_},
+        row{1, cols_}, by_rows{rows_, 1};
+    const float inv = 1.0f / static_cast<float>(cols_);
+    device_.Assign(mean_, x_.sum(along) * inv);
+    auto centred = x_ - mean_.reshape(col).broadcast(by_cols);
+    device_.Assign(rstd_,
+                   ((centred * centred).sum(along) * inv + 1e-5f).rsqrt());
+    device_.Assign(y_, centred * rstd_.reshape(col).broadcast(by_cols) *
+                               g_.reshape(row).broadcast(by_rows) +
+                           b_.reshape(row).broadcast(by_rows));
+  }
+
+ private:
+  int64_t rows_, cols_;
+  EigenDevice device_;
+  Matrix<float> x_, y_;
+  Vector<float> g_, b_, mean_, rstd_;
+};
+
+// Softmax along the rows: max, exp(x - max) with its sum, divide.
+class EigenSoftmaxWork : public Workload {
+ public:
+  EigenSoftmaxWork(int64_t rows, int64_t cols, int threads)
+      : rows_(rows),
+        cols_(cols),
+        device_(threads),
+        x_(rows, cols),
+        y_(rows, cols),
+        max_(rows),
+        sum_(rows) {
+    Fill(x_.data(), x_.size(), 1);
+  }
+  void Run() override {
+    const Eigen::array<int, 1> along{1};
+    const Eigen::array<Eigen::Index, 2> col{rows_, 1}, by_cols{1, cols_};
+    device_.Assign(max_, x_.maximum(along));
+    device_.Assign(y_, (x_ - max_.reshape(col).broadcast(by_cols)).exp());
+    device_.Assign(sum_, y_.sum(along));
+    device_.Assign(y_, y_ / sum_.reshape(col).broadcast(by_cols));
+  }
+
+ private:
+  int64_t rows_, cols_;
+  EigenDevice device_;
+  Matrix<float> x_, y_;
+  Vector<float> max_, sum_;
+};
+
+// 2x2 / stride 2 max pooling of NHWC: the input viewed as
+// [n * h/2, 2, w/2, 2, c] (the same bytes), reduced over the two window
+// dimensions.
+class EigenMaxPoolWork : public Workload {
+ public:
+  EigenMaxPoolWork(const PoolShape& s, int threads)
+      : s_(s),
+        device_(threads),
+        x_(s.n * s.h / 2, 2, s.w / 2, 2, s.c),
+        y_(s.n * s.h / 2, s.w / 2, s.c) {
+    Fill(x_.data(), x_.size(), 1);
+  }
+  void Run() override {
+    const Eigen::array<int, 2> window{1, 3};
+    device_.Assign(y_, x_.maximum(window));
+  }
+
+ private:
+  PoolShape s_;
+  EigenDevice device_;
+  Eigen::Tensor<float, 5, Eigen::RowMajor> x_;
+  Eigen::Tensor<float, 3, Eigen::RowMajor> y_;
+};
 }  // namespace
 
 std::unique_ptr<Workload> EigenGemm(const GemmShape& s, int threads) {
@@ -437,6 +565,17 @@ std::unique_ptr<Workload> EigenReduce(const ReduceShape& s, int threads) {
 }
 std::unique_ptr<Workload> EigenArgmax(int64_t n, int threads) {
   return std::make_unique<EigenArgmaxWork>(n, threads);
+}
+std::unique_ptr<Workload> EigenLayerNorm(int64_t rows, int64_t cols,
+                                         int threads) {
+  return std::make_unique<EigenLayerNormWork>(rows, cols, threads);
+}
+std::unique_ptr<Workload> EigenSoftmax(int64_t rows, int64_t cols,
+                                       int threads) {
+  return std::make_unique<EigenSoftmaxWork>(rows, cols, threads);
+}
+std::unique_ptr<Workload> EigenMaxPool(const PoolShape& s, int threads) {
+  return std::make_unique<EigenMaxPoolWork>(s, threads);
 }
 
 // -------------------------------------------------------- machine limits
@@ -542,6 +681,26 @@ class SumWork : public Workload {
   std::vector<float> x_;
 };
 
+class CopyWork : public Workload {
+ public:
+  CopyWork(int64_t bytes, int threads)
+      : threads_(threads), x_(bytes / sizeof(float)), y_(x_.size()) {
+    Fill(x_.data(), static_cast<int64_t>(x_.size()), 1);
+    std::fill(y_.begin(), y_.end(), 0.0f);
+  }
+  void Run() override {
+    const int64_t n = static_cast<int64_t>(x_.size());
+    Parallel(threads_, [&](int t) {
+      const int64_t lo = n * t / threads_, hi = n * (t + 1) / threads_;
+      std::memcpy(y_.data() + lo, x_.data() + lo, (hi - lo) * sizeof(float));
+    });
+  }
+
+ private:
+  int threads_;
+  std::vector<float> x_, y_;
+};
+
 class TriadWork : public Workload {
  public:
   TriadWork(int64_t bytes, int threads)
@@ -586,6 +745,9 @@ std::unique_ptr<Workload> BandwidthSum(int64_t bytes, int threads) {
 }
 std::unique_ptr<Workload> BandwidthTriad(int64_t bytes, int threads) {
   return std::make_unique<TriadWork>(bytes, threads);
+}
+std::unique_ptr<Workload> BandwidthCopy(int64_t bytes, int threads) {
+  return std::make_unique<CopyWork>(bytes, threads);
 }
 
 }  // namespace hloref::cpu::bench

@@ -44,6 +44,10 @@ struct ReduceShape {
   ReduceKind kind = ReduceKind::kRowSum;
   DType type = DType::kF32;  // kF32 or kBF16 input
 };
+// 2x2 max pooling, stride 2, no padding, of an f32 NHWC tensor (h, w even).
+struct PoolShape {
+  int64_t n = 1, h = 0, w = 0, c = 0;
+};
 
 // Which peers were compiled in.
 bool HaveOneDnn();
@@ -61,6 +65,15 @@ std::unique_ptr<Workload> EigenReduce(const ReduceShape& s, int threads);
 std::unique_ptr<Workload> EigenArgmax(int64_t n, int threads);
 std::unique_ptr<Workload> OneDnnLayerNorm(int64_t rows, int64_t cols,
                                           int threads);
+// Layer norm over the rows of an f32 rows x cols matrix with scale and
+// shift (epsilon 1e-5), and softmax along the rows.
+std::unique_ptr<Workload> EigenLayerNorm(int64_t rows, int64_t cols,
+                                         int threads);
+std::unique_ptr<Workload> OneDnnSoftmax(int64_t rows, int64_t cols,
+                                        int threads);
+std::unique_ptr<Workload> EigenSoftmax(int64_t rows, int64_t cols, int threads);
+std::unique_ptr<Workload> OneDnnMaxPool(const PoolShape& s, int threads);
+std::unique_ptr<Workload> EigenMaxPool(const PoolShape& s, int threads);
 
 // The machine's limits, measured in the same run. FmaPeak: `threads`
 // threads each run a register-only loop of independent f32 FMA chains
@@ -73,6 +86,9 @@ double FmaPeakFlops(int threads);
 const char* FmaIsa();
 std::unique_ptr<Workload> BandwidthSum(int64_t bytes, int threads);
 std::unique_ptr<Workload> BandwidthTriad(int64_t bytes, int threads);
+// Copy of an array of `bytes` bytes into another (the bandwidth reference of
+// kernels that read and write the same amount: count 2 * bytes).
+std::unique_ptr<Workload> BandwidthCopy(int64_t bytes, int threads);
 
 }  // namespace hloref::cpu::bench
 

@@ -22,6 +22,54 @@ absl::Status RunContext::error() const {
   return status_;
 }
 
+ScratchCache::~ScratchCache() {
+  for (auto& [size, p] : kept_) std::free(p);
+  // Blocks still handed out belong to a run that outlives its executable,
+  // which Executable's contract excludes; they are not freed here.
+}
+
+void* ScratchCache::Take(size_t size) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = kept_.find(size);
+    if (it != kept_.end()) {
+      void* p = it->second;
+      kept_.erase(it);
+      kept_bytes_ -= size;
+      out_[p] = size;
+      return p;
+    }
+  }
+  void* p = std::aligned_alloc(64, size);
+  if (p == nullptr) return nullptr;
+  std::lock_guard<std::mutex> lock(mu_);
+  out_[p] = size;
+  return p;
+}
+
+bool ScratchCache::Give(void* p) {
+  size_t size = 0;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = out_.find(p);
+    if (it == out_.end()) return false;
+    size = it->second;
+    out_.erase(it);
+    if (kept_bytes_ + size <= kMaxKeptBytes) {
+      kept_.emplace(size, p);
+      kept_bytes_ += size;
+      return true;
+    }
+  }
+  std::free(p);
+  return true;
+}
+
+size_t ScratchCache::kept_bytes() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return kept_bytes_;
+}
+
 RuntimeSymbolList AllRuntimeSymbols() {
   RuntimeSymbolList list = {
       {"hloref_cpu_alloc", reinterpret_cast<void*>(&hloref_cpu_alloc)},
@@ -50,19 +98,31 @@ RuntimeSymbolList AllRuntimeSymbols() {
 
 extern "C" {
 
+namespace {
+// What a failed hloref_cpu_alloc returns (never freed).
+alignas(64) char alloc_failed_dummy[64];
+}  // namespace
+
 void* hloref_cpu_alloc(hloref::cpu::RunContext* ctx, int64_t bytes) {
-  alignas(64) static char dummy[64];
   size_t size = (static_cast<size_t>(bytes) + 63) / 64 * 64;
-  void* p = std::aligned_alloc(64, size == 0 ? 64 : size);
+  if (size == 0) size = 64;
+  void* p =
+      ctx->scratch != nullptr && size >= hloref::cpu::ScratchCache::kMinBytes
+          ? ctx->scratch->Take(size)
+          : std::aligned_alloc(64, size);
   if (p == nullptr) {
     ctx->SetError(absl::ResourceExhaustedError(
         absl::StrCat("cannot allocate ", bytes, " bytes of scratch memory")));
-    return dummy;
+    return alloc_failed_dummy;
   }
   return p;
 }
 
-void hloref_cpu_free(hloref::cpu::RunContext*, void* p) { std::free(p); }
+void hloref_cpu_free(hloref::cpu::RunContext* ctx, void* p) {
+  if (p == alloc_failed_dummy) return;
+  if (ctx->scratch != nullptr && ctx->scratch->Give(p)) return;
+  std::free(p);
+}
 
 void hloref_cpu_error(hloref::cpu::RunContext* ctx, const char* message) {
   ctx->SetError(absl::InternalError(message));

@@ -5,10 +5,13 @@
 #define HLOREF_BACKENDS_CPU_RUNTIME_RUN_CONTEXT_H_
 
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
+#include <map>
 #include <mutex>
 #include <string>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "backends/backend.h"
 
@@ -17,6 +20,39 @@ namespace hloref::cpu {
 class ThreadPool;
 class CollectiveGroup;  // collectives.h
 struct CustomCallLibrary;
+
+// Large scratch blocks (hloref_cpu_alloc) an executable keeps between its
+// runs. Fresh memory costs a page fault and a page clear per 4 KiB on first
+// touch: for softmax's 16 MiB temporary (4096 x 1024 f32) that was more
+// than the kernels that write and read it (docs/cpu-kernels.md "Reduce").
+// Blocks of at least kMinBytes are handed out from here: a kept block of
+// the same size when there is one, else a fresh one; given back, they are
+// kept (at most kMaxKeptBytes in all, the rest freed) until the cache is
+// destroyed. Thread-safe.
+class ScratchCache {
+ public:
+  static constexpr size_t kMinBytes = size_t{1} << 20;
+  static constexpr size_t kMaxKeptBytes = size_t{1} << 30;
+
+  ScratchCache() = default;
+  ScratchCache(const ScratchCache&) = delete;
+  ScratchCache& operator=(const ScratchCache&) = delete;
+  ~ScratchCache();
+
+  // A 64-byte aligned block of `size` bytes (a multiple of 64); null when
+  // the memory cannot be had.
+  void* Take(size_t size);
+  // Keeps or frees a block Take returned and returns true; false (nothing
+  // done) for any other pointer.
+  bool Give(void* p);
+  size_t kept_bytes() const;
+
+ private:
+  mutable std::mutex mu_;
+  absl::flat_hash_map<void*, size_t> out_;  // handed out: size
+  std::multimap<size_t, void*> kept_;
+  size_t kept_bytes_ = 0;
+};
 
 struct RunContext {
   // Participant of a replicated run (replica r, partition p).
@@ -35,6 +71,9 @@ struct RunContext {
   // CpuBackendOptions::fast (--cpu-fast): runtime kernels may take paths
   // that need a declared deviation (gemm.h RunDot).
   bool fast_math = false;
+  // The executable's kept scratch blocks; null: every block is malloc'ed
+  // and freed.
+  ScratchCache* scratch = nullptr;
 
   // The first error a runtime function reported (generated code keeps
   // running to its end; Run returns this error instead of results).
