@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -478,6 +479,53 @@ TEST(Memory, ElementwiseInPlaceNaNsEqualTheOpsPath) {
     for (float x : in_place->value.data<float>()) nans += std::isnan(x);
     EXPECT_GT(nans, 100);
     EXPECT_LT(in_place->peak_bytes, kept->peak_bytes);
+  }
+}
+
+// The same for the other float types (the generic fused loop, not the f32
+// SIMD kernel) and ops, with the dying operand on either side: `b = a OP
+// q` and `b = q OP a` over bf16, f16, f64 and f32, for add, subtract,
+// divide and remainder, with NaN of both signs, infinities, signed zeros
+// and values that overflow the type or divide by zero.
+TEST(Memory, ElementwiseInPlaceOtherTypesAndOpsEqualTheOpsPath) {
+  const int64_t n = 2500;
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const double inf = std::numeric_limits<double>::infinity();
+  const double specials[] = {nan, -nan, inf, -inf, 0.0, -0.0, 1.0, 6e4, -3e38};
+  for (const char* type : {"bf16", "f16", "f64", "f32"}) {
+    const PrimitiveType t = *ParsePrimitiveType(type);
+    Literal p(Shape::Array(t, {n}));
+    Literal q(Shape::Array(t, {n}));
+    uint64_t seed = 11;
+    for (int64_t i = 0; i < n; ++i) {
+      seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+      const uint32_t r = static_cast<uint32_t>(seed >> 33);
+      const double x = static_cast<double>(static_cast<int32_t>(r)) * 0x1p-28;
+      p.SetFromDouble(i, (i % 6 == 0) ? specials[r % 9] : x);
+      q.SetFromDouble(i, (i % 4 == 0) ? specials[(r >> 8) % 9] : 1.0 - x);
+    }
+    const std::string v = absl::StrCat(type, "[", n, "]");
+    for (const char* op : {"add", "subtract", "divide", "remainder"}) {
+      for (const bool lhs : {true, false}) {
+        const std::string head = absl::StrCat(
+            "HloModule m\nENTRY e {\n  p = ", v, " parameter(0)\n  q = ", v,
+            " parameter(1)\n  a = ", v, " add(p, q)\n  b = ", v, " ", op,
+            lhs ? "(a, q)\n" : "(q, a)\n");
+        std::vector<Literal> args = {p, q};
+        absl::StatusOr<EvalResult> in_place =
+            RunHlo(absl::StrCat(head, "  ROOT r = ", v, " copy(b)\n}\n"), args);
+        ASSERT_TRUE(in_place.ok()) << in_place.status();
+        absl::StatusOr<EvalResult> kept =
+            RunHlo(absl::StrCat(head, "  ROOT r = (", v, ", ", v,
+                                ") tuple(b, a)\n}\n"),
+                   args);
+        ASSERT_TRUE(kept.ok()) << kept.status();
+        EXPECT_TRUE(in_place->value.BitwiseEquals(kept->value.tuple_element(0)))
+            << type << " " << op << (lhs ? " lhs" : " rhs");
+        EXPECT_LT(in_place->peak_bytes, kept->peak_bytes)
+            << type << " " << op << (lhs ? " lhs" : " rhs");
+      }
+    }
   }
 }
 
