@@ -441,7 +441,7 @@ TEST(Memory, ElementwiseDoesNotOverwriteAnOperandReadLater) {
 // overwritten) equal those of the same op into new storage: `b = a + q`
 // with a dying (in place) and with a returned too (not in place). NaN
 // operands with payloads and signs, 0 * inf, inf - inf, over 3000
-// elements (three blocks of the in-place loop and a partial one). The
+// elements (blocks of 1024 without NaN results, then with them). The
 // in-place run holds one f32[3000] at its peak, the other two.
 TEST(Memory, ElementwiseInPlaceNaNsEqualTheOpsPath) {
   const int64_t n = 3000;
@@ -454,8 +454,12 @@ TEST(Memory, ElementwiseInPlaceNaNsEqualTheOpsPath) {
   for (int64_t i = 0; i < n; ++i) {
     seed = seed * 6364136223846793005ull + 1442695040888963407ull;
     const uint32_t r = static_cast<uint32_t>(seed >> 33);
-    const uint32_t pb = (i % 7 == 0) ? specials[r % 8] : 0x3f000000u + r % 999;
-    const uint32_t qb = (i % 5 == 0) ? specials[(r >> 8) % 8] : 0x40000000u;
+    // Specials from element 1500 on: blocks without a NaN result, then
+    // blocks with them.
+    const uint32_t pb =
+        (i >= 1500 && i % 7 == 0) ? specials[r % 8] : 0x3f000000u + r % 999;
+    const uint32_t qb =
+        (i >= 1500 && i % 5 == 0) ? specials[(r >> 8) % 8] : 0x40000000u;
     std::memcpy(&p.mutable_data<float>()[i], &pb, 4);
     std::memcpy(&q.mutable_data<float>()[i], &qb, 4);
   }
@@ -477,7 +481,7 @@ TEST(Memory, ElementwiseInPlaceNaNsEqualTheOpsPath) {
     EXPECT_TRUE(in_place->value.BitwiseEquals(kept->value.tuple_element(0)));
     int64_t nans = 0;
     for (float x : in_place->value.data<float>()) nans += std::isnan(x);
-    EXPECT_GT(nans, 100);
+    EXPECT_GT(nans, 50);
     EXPECT_LT(in_place->peak_bytes, kept->peak_bytes);
   }
 }
