@@ -1016,6 +1016,16 @@ absl::StatusOr<std::pair<Literal, Marks>> EvaluatorImpl::EvalComputation(
       continue;
     }
 
+    // Element-wise ops give runtime sizes of dynamic operands to their
+    // result (PropagateElementwiseSizes reads the operands after the op
+    // ran): only those with static operands may give an operand away (an
+    // element-wise result written over an operand read for the last
+    // time). Read here, before RelabelInPlace may free operands[0].
+    const bool elementwise = IsElementwiseForSizes(inst.opcode());
+    bool dynamic_operand = false;
+    for (const Literal* o : operands) {
+      dynamic_operand |= o->shape().IsArray() && !o->shape().is_static();
+    }
     // reshape / bitcast of a value read for the last time keep its storage
     // (operands[0] must not be read after this).
     std::optional<Literal> relabelled = RelabelInPlace(inst, plan, slots, i);
@@ -1058,15 +1068,13 @@ absl::StatusOr<std::pair<Literal, Marks>> EvaluatorImpl::EvalComputation(
         sinks_.pop_back();
         return padded;
       }
-      // Element-wise propagation of runtime sizes reads the operands after
-      // the op ran, so those ops never give their operands away.
-      const bool may_take = !IsElementwiseForSizes(inst.opcode());
+      const bool may_take = !elementwise || !dynamic_operand;
       frames_.push_back(Frame{&plan, &slots, may_take ? i : -1});
       result = DispatchOp(inst, operands, *this);
       frames_.pop_back();
     }
     if (result.ok()) AdoptDynamicDimensions(inst.shape(), *result);
-    if (result.ok() && IsElementwiseForSizes(inst.opcode())) {
+    if (result.ok() && elementwise && dynamic_operand) {
       absl::Status sized =
           PropagateElementwiseSizes(inst, operands, *result, *this);
       if (!sized.ok()) result = sized;

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -368,6 +369,167 @@ TEST(Memory, ReshapeAndBitcastInPlaceEqualTheOpsPath) {
     absl::StatusOr<Shape> shape = ParseShape(c.from);
     ASSERT_TRUE(shape.ok()) << shape.status();
     ExpectSameAsOpsPath(c, Hashed(*shape));
+  }
+}
+
+// f32[n] with element i = i % m + 1.
+Literal Cycle(int64_t n, int64_t m) {
+  Literal lit(Shape::Array(PrimitiveType::kF32, {n}));
+  auto d = lit.mutable_data<float>();
+  for (int64_t i = 0; i < n; ++i) d[i] = static_cast<float>(i % m + 1);
+  return lit;
+}
+
+// Element-wise results written over an operand read for the last time
+// (FusedBinaryFloat taking it: EvalContext::TakeOperand). a = p * p is new
+// storage (p is the caller's), b, c and d each overwrite their dying
+// operand: one f32[kN] held at the peak instead of two. With p = i % 1000
+// + 1 every value is an exact small integer: a = p^2, b = p^2 + p, c =
+// p^2, d = p. 1, 2 and 3 threads (kN is 32 chunks of the fused loop).
+TEST(Memory, ElementwiseResultsOverwriteADyingOperand) {
+  const std::string v = absl::StrCat("f32[", kN, "]");
+  const std::string text = absl::StrCat(
+      "HloModule m\nENTRY e {\n  p = ", v, " parameter(0)\n  a = ", v,
+      " multiply(p, p)\n  b = ", v, " add(a, p)\n  c = ", v,
+      " subtract(b, p)\n  ROOT d = ", v, " divide(c, p)\n}\n");
+  for (int threads : {1, 2, 3}) {
+    EvaluatorOptions options;
+    options.threads = threads;
+    std::vector<Literal> args;
+    args.push_back(Cycle(kN, 1000));
+    absl::StatusOr<EvalResult> r = RunHlo(text, std::move(args), options);
+    ASSERT_TRUE(r.ok()) << r.status();
+    auto d = r->value.data<float>();
+    ASSERT_EQ(static_cast<int64_t>(d.size()), kN);
+    for (int64_t i = 0; i < kN; ++i) {
+      ASSERT_EQ(d[i], static_cast<float>(i % 1000 + 1)) << i;
+    }
+    EXPECT_GE(r->peak_bytes, kBytes);
+    EXPECT_LT(r->peak_bytes, kBytes + 4096) << "threads " << threads;
+  }
+}
+
+// An operand read again later is not overwritten: b = a + p leaves a for
+// c = a * b (then both die: c may overwrite one). With p = i % 100 + 1,
+// a = p^2 and b = p^2 + p are exact, and c is the f32 rounding of their
+// exact product, computed here in double (48 bits: exact) and rounded once.
+// Overwriting a with b would give b * b.
+TEST(Memory, ElementwiseDoesNotOverwriteAnOperandReadLater) {
+  const std::string v = absl::StrCat("f32[", kN, "]");
+  const std::string text =
+      absl::StrCat("HloModule m\nENTRY e {\n  p = ", v,
+                   " parameter(0)\n  a = ", v, " multiply(p, p)\n  b = ", v,
+                   " add(a, p)\n  ROOT c = ", v, " multiply(a, b)\n}\n");
+  for (int threads : {1, 3}) {
+    EvaluatorOptions options;
+    options.threads = threads;
+    std::vector<Literal> args;
+    args.push_back(Cycle(kN, 100));
+    absl::StatusOr<EvalResult> r = RunHlo(text, std::move(args), options);
+    ASSERT_TRUE(r.ok()) << r.status();
+    auto c = r->value.data<float>();
+    ASSERT_EQ(static_cast<int64_t>(c.size()), kN);
+    for (int64_t i = 0; i < kN; ++i) {
+      const double p = static_cast<double>(i % 100 + 1);
+      ASSERT_EQ(c[i], static_cast<float>(p * p * (p * p + p))) << i;
+    }
+  }
+}
+
+// NaN results of an element-wise op written in place (their bits come from
+// the general path's code, recomputed from the operands before they are
+// overwritten) equal those of the same op into new storage: `b = a + q`
+// with a dying (in place) and with a returned too (not in place). NaN
+// operands with payloads and signs, 0 * inf, inf - inf, over 3000
+// elements (blocks of 1024 without NaN results, then with them). The
+// in-place run holds one f32[3000] at its peak, the other two.
+TEST(Memory, ElementwiseInPlaceNaNsEqualTheOpsPath) {
+  const int64_t n = 3000;
+  Literal p(Shape::Array(PrimitiveType::kF32, {n}));
+  Literal q(Shape::Array(PrimitiveType::kF32, {n}));
+  const uint32_t specials[] = {0x7f800001u, 0xffc00123u, 0x7fc00000u,
+                               0x7f800000u, 0xff800000u, 0x00000000u,
+                               0x80000000u, 0x3f800000u};
+  uint64_t seed = 5;
+  for (int64_t i = 0; i < n; ++i) {
+    seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+    const uint32_t r = static_cast<uint32_t>(seed >> 33);
+    // Specials from element 1500 on: blocks without a NaN result, then
+    // blocks with them.
+    const uint32_t pb =
+        (i >= 1500 && i % 7 == 0) ? specials[r % 8] : 0x3f000000u + r % 999;
+    const uint32_t qb =
+        (i >= 1500 && i % 5 == 0) ? specials[(r >> 8) % 8] : 0x40000000u;
+    std::memcpy(&p.mutable_data<float>()[i], &pb, 4);
+    std::memcpy(&q.mutable_data<float>()[i], &qb, 4);
+  }
+  const std::string v = absl::StrCat("f32[", n, "]");
+  const std::string head = absl::StrCat(
+      "HloModule m\nENTRY e {\n  p = ", v, " parameter(0)\n  q = ", v,
+      " parameter(1)\n  a = ", v, " multiply(p, q)\n  b = ", v, " add(a, q)\n");
+  for (int threads : {1, 3}) {
+    EvaluatorOptions options;
+    options.threads = threads;
+    std::vector<Literal> args = {p, q};
+    absl::StatusOr<EvalResult> in_place = RunHlo(
+        absl::StrCat(head, "  ROOT r = ", v, " copy(b)\n}\n"), args, options);
+    ASSERT_TRUE(in_place.ok()) << in_place.status();
+    absl::StatusOr<EvalResult> kept = RunHlo(
+        absl::StrCat(head, "  ROOT r = (", v, ", ", v, ") tuple(b, a)\n}\n"),
+        args, options);
+    ASSERT_TRUE(kept.ok()) << kept.status();
+    EXPECT_TRUE(in_place->value.BitwiseEquals(kept->value.tuple_element(0)));
+    int64_t nans = 0;
+    for (float x : in_place->value.data<float>()) nans += std::isnan(x);
+    EXPECT_GT(nans, 50);
+    EXPECT_LT(in_place->peak_bytes, kept->peak_bytes);
+  }
+}
+
+// The same for the other float types (the generic fused loop, not the f32
+// SIMD kernel) and ops, with the dying operand on either side: `b = a OP
+// q` and `b = q OP a` over bf16, f16, f64 and f32, for add, subtract,
+// divide and remainder, with NaN of both signs, infinities, signed zeros
+// and values that overflow the type or divide by zero.
+TEST(Memory, ElementwiseInPlaceOtherTypesAndOpsEqualTheOpsPath) {
+  const int64_t n = 2500;
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const double inf = std::numeric_limits<double>::infinity();
+  const double specials[] = {nan, -nan, inf, -inf, 0.0, -0.0, 1.0, 6e4, -3e38};
+  for (const char* type : {"bf16", "f16", "f64", "f32"}) {
+    const PrimitiveType t = *ParsePrimitiveType(type);
+    Literal p(Shape::Array(t, {n}));
+    Literal q(Shape::Array(t, {n}));
+    uint64_t seed = 11;
+    for (int64_t i = 0; i < n; ++i) {
+      seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+      const uint32_t r = static_cast<uint32_t>(seed >> 33);
+      const double x = static_cast<double>(static_cast<int32_t>(r)) * 0x1p-28;
+      p.SetFromDouble(i, (i % 6 == 0) ? specials[r % 9] : x);
+      q.SetFromDouble(i, (i % 4 == 0) ? specials[(r >> 8) % 9] : 1.0 - x);
+    }
+    const std::string v = absl::StrCat(type, "[", n, "]");
+    for (const char* op : {"add", "subtract", "divide", "remainder"}) {
+      for (const bool lhs : {true, false}) {
+        const std::string head = absl::StrCat(
+            "HloModule m\nENTRY e {\n  p = ", v, " parameter(0)\n  q = ", v,
+            " parameter(1)\n  a = ", v, " add(p, q)\n  b = ", v, " ", op,
+            lhs ? "(a, q)\n" : "(q, a)\n");
+        std::vector<Literal> args = {p, q};
+        absl::StatusOr<EvalResult> in_place =
+            RunHlo(absl::StrCat(head, "  ROOT r = ", v, " copy(b)\n}\n"), args);
+        ASSERT_TRUE(in_place.ok()) << in_place.status();
+        absl::StatusOr<EvalResult> kept =
+            RunHlo(absl::StrCat(head, "  ROOT r = (", v, ", ", v,
+                                ") tuple(b, a)\n}\n"),
+                   args);
+        ASSERT_TRUE(kept.ok()) << kept.status();
+        EXPECT_TRUE(in_place->value.BitwiseEquals(kept->value.tuple_element(0)))
+            << type << " " << op << (lhs ? " lhs" : " rhs");
+        EXPECT_LT(in_place->peak_bytes, kept->peak_bytes)
+            << type << " " << op << (lhs ? " lhs" : " rhs");
+      }
+    }
   }
 }
 

@@ -13,6 +13,22 @@
 #include "interpreter/ops/families.h"
 
 namespace hloref {
+namespace {
+
+// Storage for a result whose every element the op writes:
+// AllocateLiteral's size check (and its error), then
+// EvalContext::NewUninitialized (no zero fill; the storage of a value
+// freed earlier in the run where the evaluator keeps one of that size, so
+// that the result does not fault in fresh pages).
+absl::StatusOr<Literal> NewResult(const Shape& shape, EvalContext& ctx) {
+  const int64_t max_elements = ctx.options().max_elements_per_value;
+  if (!CheckShapeSize(shape, max_elements).ok()) {
+    return AllocateLiteral(shape, max_elements);
+  }
+  return ctx.NewUninitialized(shape);
+}
+
+}  // namespace
 
 // Places the operands one after another along `dimension`, in order.
 // Semantics: Concatenate.
@@ -31,9 +47,9 @@ absl::StatusOr<Literal> EvalConcatenate(
   const int64_t dimension = inst.attrs().dimensions[0];
   absl::Span<const int64_t> result_dims = result_shape.dimensions();
   std::vector<int64_t> result_strides = RowMajorStrides(result_dims);
-  HLOREF_ASSIGN_OR_RETURN(
-      Literal result,
-      AllocateLiteral(result_shape, ctx.options().max_elements_per_value));
+  // The operands fill the result (checked below before anything is
+  // written).
+  HLOREF_ASSIGN_OR_RETURN(Literal result, NewResult(result_shape, ctx));
   // Check every operand before writing anything.
   int64_t total = 0;
   for (size_t k = 0; k < operands.size(); ++k) {
@@ -154,9 +170,8 @@ absl::StatusOr<Literal> EvalPad(const HloInstruction& inst,
     dst_base += (p.edge_padding_low + first * step) * result_strides[d];
     dst_strides[d] = step * result_strides[d];
   }
-  HLOREF_ASSIGN_OR_RETURN(
-      Literal result,
-      AllocateLiteral(result_shape, ctx.options().max_elements_per_value));
+  // The padding value is written everywhere first.
+  HLOREF_ASSIGN_OR_RETURN(Literal result, NewResult(result_shape, ctx));
   const int elem_bytes = StorageBytes(operand.element_type());
   std::vector<int64_t> zero_strides(rank, 0);
   StridedCopy(elem_bytes, result_dims, padding_value.raw().data(), 0,

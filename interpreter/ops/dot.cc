@@ -86,6 +86,23 @@ std::vector<int64_t> DimOffsets(absl::Span<const int64_t> dims,
 
 namespace {
 
+// StoreDoubles (numerics.h, its direct rounding) into storage from the
+// context: the storage of a value freed earlier in the run where the
+// evaluator keeps one of that size (no zero fill, no fresh pages); every
+// element is written.
+absl::StatusOr<Literal> StoreDoublesReusing(const Shape& shape,
+                                            absl::Span<const double> values,
+                                            EvalContext& ctx) {
+  Literal lit = ctx.NewUninitialized(shape);
+  HLOREF_RETURN_IF_ERROR(ForFloatType(shape.element_type(), [&](auto tc) {
+    constexpr PrimitiveType T = decltype(tc)::value;
+    auto out = lit.mutable_data<StorageType<T>>();
+    HLOREF_CHECK(out.size() == values.size());
+    for (size_t i = 0; i < out.size(); ++i) out[i] = StoreFloat<T>(values[i]);
+  }));
+  return lit;
+}
+
 std::vector<int64_t> FreeDims(int64_t rank, absl::Span<const int64_t> batch,
                               absl::Span<const int64_t> contracting) {
   std::vector<bool> used(static_cast<size_t>(rank), false);
@@ -762,7 +779,8 @@ absl::StatusOr<Literal> EvalDotGeneral(
       for (int64_t i = 0; i < count; ++i)
         ctx.SetErrorData(0, i, abs_sums[i], m);
     }
-    return StoreDoubles(shape, absl::MakeConstSpan(values.get(), count));
+    return StoreDoublesReusing(shape, absl::MakeConstSpan(values.get(), count),
+                               ctx);
   }
   if (IsComplex(rt)) {
     const PrimitiveType ct = ComplexComponentType(rt);

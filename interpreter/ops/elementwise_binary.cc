@@ -11,7 +11,10 @@
 #include <algorithm>
 #include <cmath>
 #include <complex>
+#include <cstring>
 #include <limits>
+#include <optional>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -177,9 +180,51 @@ bool F32Arithmetic(HloOpcode op) {
          op == HloOpcode::kMultiply || op == HloOpcode::kDivide;
 }
 
+// Results of elements [0, len) of one chunk into r (not aliasing a or
+// b): branch-free (the compiler vectorises it). Returns whether a result
+// is NaN.
+template <PrimitiveType T, typename Fn>
+bool FusedChunk(HloOpcode op, const StorageType<T>* __restrict ca,
+                const StorageType<T>* __restrict cb,
+                StorageType<T>* __restrict cr, int64_t len, Fn fn) {
+  if constexpr (T == PrimitiveType::kF32) {
+    if (F32Arithmetic(op)) return F32ArithmeticChunk(op, ca, cb, cr, len);
+  }
+  int64_t nans = 0;
+  for (int64_t i = 0; i < len; ++i) {
+    const double v = fn(LoadFloat<T>(ca[i]), LoadFloat<T>(cb[i]));
+    cr[i] = StoreFloat<T>(v);
+    nans += v != v;
+  }
+  return nans != 0;
+}
+
+// Elements [0, len) as the general path computes them, into r.
+template <PrimitiveType T>
+void GeneralChunk(HloOpcode op, const StorageType<T>* a,
+                  const StorageType<T>* b, StorageType<T>* r, int64_t len) {
+  const size_t n = static_cast<size_t>(len);
+  std::vector<double> x(n), y(n), v(n);
+  for (size_t k = 0; k < n; ++k) {
+    x[k] = LoadFloat<T>(a[k]);
+    y[k] = LoadFloat<T>(b[k]);
+  }
+  BinaryOnDoubles(op, x.data(), y.data(), v.data(), n);
+  for (size_t k = 0; k < n; ++k) r[k] = StoreFloat<T>(v[k]);
+}
+
+// The fused loop. With `in_place` the result's storage is an operand's
+// (out aliases lhs_lit or rhs_lit): each block of kInPlaceBlock elements
+// is computed into a buffer on the stack, recomputed there by the general
+// path when a result is NaN (the operands still hold their values), then
+// copied over the operand's block, which no later element reads (element
+// i reads only element i of each operand). Not for maximum / minimum,
+// whose marks are read from the operands afterwards.
+constexpr int64_t kInPlaceBlock = 1024;
+
 template <PrimitiveType T, typename Fn>
 void FusedLoop(HloOpcode op, const Literal& lhs_lit, const Literal& rhs_lit,
-               Literal& out, int threads, bool min_max,
+               Literal& out, bool in_place, int threads, bool min_max,
                std::vector<char>& marked, Fn fn) {
   using S = StorageType<T>;
   const S* a = lhs_lit.data<S>().data();
@@ -189,45 +234,30 @@ void FusedLoop(HloOpcode op, const Literal& lhs_lit, const Literal& rhs_lit,
   const int64_t chunks = (n + kChunk - 1) / kChunk;
   marked.assign(static_cast<size_t>(chunks), 0);
   ParallelFor(n >= 2 * kChunk ? threads : 1, chunks, [&](int64_t c, int) {
-    const int64_t end = std::min(n, (c + 1) * kChunk);
-    const int64_t len0 = end - c * kChunk;
-    const S* __restrict ca = a + c * kChunk;
-    const S* __restrict cb = b + c * kChunk;
-    S* __restrict cr = r + c * kChunk;
-    // Branch-free (the compiler vectorises it): results, and a count of
-    // NaN results.
-    int64_t nans = 0;
-    if constexpr (T == PrimitiveType::kF32) {
-      if (F32Arithmetic(op)) {
-        nans = F32ArithmeticChunk(op, ca, cb, cr, len0);
+    const int64_t begin = c * kChunk;
+    const int64_t end = std::min(n, begin + kChunk);
+    if (in_place) {
+      S block[kInPlaceBlock];
+      for (int64_t i = begin; i < end; i += kInPlaceBlock) {
+        const int64_t len = std::min(kInPlaceBlock, end - i);
+        if (FusedChunk<T>(op, a + i, b + i, block, len, fn)) {
+          GeneralChunk<T>(op, a + i, b + i, block, len);
+        }
+        std::memcpy(r + i, block, static_cast<size_t>(len) * sizeof(S));
       }
+      return true;
     }
-    if (T != PrimitiveType::kF32 || !F32Arithmetic(op)) {
-      for (int64_t i = 0; i < len0; ++i) {
-        const double v = fn(LoadFloat<T>(ca[i]), LoadFloat<T>(cb[i]));
-        cr[i] = StoreFloat<T>(v);
-        nans += v != v;
-      }
-    }
+    const int64_t len = end - begin;
+    const bool nans =
+        FusedChunk<T>(op, a + begin, b + begin, r + begin, len, fn);
     bool any = false;
     if (min_max) {
-      for (int64_t i = 0; i < len0; ++i) {
-        any |= MinMaxMarked(LoadFloat<T>(ca[i]), LoadFloat<T>(cb[i]));
+      for (int64_t i = begin; i < end; ++i) {
+        any |= MinMaxMarked(LoadFloat<T>(a[i]), LoadFloat<T>(b[i]));
       }
     }
-    if (nans != 0) {
-      // The chunk again as the general path computes it.
-      const size_t len = static_cast<size_t>(end - c * kChunk);
-      std::vector<double> x(len), y(len), v(len);
-      for (size_t k = 0; k < len; ++k) {
-        x[k] = LoadFloat<T>(a[c * kChunk + int64_t(k)]);
-        y[k] = LoadFloat<T>(b[c * kChunk + int64_t(k)]);
-      }
-      BinaryOnDoubles(op, x.data(), y.data(), v.data(), len);
-      for (size_t k = 0; k < len; ++k) {
-        r[c * kChunk + int64_t(k)] = StoreFloat<T>(v[k]);
-      }
-    }
+    // The chunk again as the general path computes it.
+    if (nans) GeneralChunk<T>(op, a + begin, b + begin, r + begin, len);
     marked[static_cast<size_t>(c)] = any;
     return true;
   });
@@ -239,14 +269,31 @@ absl::StatusOr<Literal> FusedBinaryFloat(const HloInstruction& inst,
                                          EvalContext& ctx) {
   const HloOpcode op = inst.opcode();
   const PrimitiveType t = lhs_lit.element_type();
-  Literal out = ctx.NewUninitialized(inst.shape());
   const int threads = ctx.options().threads;
   const bool min_max = op == HloOpcode::kMaximum || op == HloOpcode::kMinimum;
+  // The result over an operand the evaluator gives away (this is its last
+  // reader: EvalContext::TakeOperand), else new storage. After a take that
+  // operand's reference is gone: `lhs` / `rhs` point at `out` instead.
+  const Literal* lhs = &lhs_lit;
+  const Literal* rhs = &rhs_lit;
+  Literal out;
+  bool in_place = false;
+  for (int64_t k = 0; k < 2 && !min_max && !in_place; ++k) {
+    const Literal& operand = k == 0 ? lhs_lit : rhs_lit;
+    if (!operand.CheckReinterpretAs(inst.shape()).ok()) continue;
+    std::optional<Literal> taken = ctx.TakeOperand(k);
+    if (!taken.has_value()) continue;
+    out = *std::move(taken);
+    HLOREF_CHECK(out.ReinterpretAs(inst.shape()).ok());
+    (k == 0 ? lhs : rhs) = &out;
+    in_place = true;
+  }
+  if (!in_place) out = ctx.NewUninitialized(inst.shape());
   std::vector<char> marked;
   HLOREF_RETURN_IF_ERROR(ForFloatType(t, [&](auto tc) {
     constexpr PrimitiveType T = decltype(tc)::value;
     auto run = [&](auto fn) {
-      FusedLoop<T>(op, lhs_lit, rhs_lit, out, threads, min_max, marked, fn);
+      FusedLoop<T>(op, *lhs, *rhs, out, in_place, threads, min_max, marked, fn);
     };
     switch (op) {
       case HloOpcode::kAdd:

@@ -31,7 +31,10 @@
 // (padding and base-dilation holes are skipped, i.e. they act as init;
 // impl.reduce-window.1: with a non-identity init the result differs from
 // padding with init values, as XLA's evaluator does).
+#include "interpreter/ops/reduce.h"
+
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <complex>
 #include <cstdint>
@@ -102,6 +105,120 @@ __attribute__((target_clones("avx2", "default"))) bool MinMaxF32(
   *out = {best, any_pz, any_nz};
   return true;
 }
+namespace {
+std::atomic<int64_t> column_outputs_decided{0};
+std::atomic<int64_t> column_outputs_undecided{0};
+}  // namespace
+
+int64_t ReduceColumnOutputsDecided() {
+  return column_outputs_decided.load(std::memory_order_relaxed);
+}
+int64_t ReduceColumnOutputsUndecided() {
+  return column_outputs_undecided.load(std::memory_order_relaxed);
+}
+
+// Column sums of an add reducer whose reduced dimensions are not the
+// innermost (a sum over dimension 0 of [rows, cols]: each output's terms
+// lie a row apart). For j in [0, width): s[j] = fl(-0 + sum_r x[rows[r] +
+// j]) and a[j] = fl(sum_r |x[rows[r] + j]|), two rows at a time ((x_r +
+// x_{r+1}) into the chain), four columns per vector, every row read
+// contiguously (before: one column at a time, gathered through an offset
+// table, 2048 elements 4 KiB apart for sum_mean's sum over dimension 0,
+// in the scalar two-sum). Each output is one summation tree over the -0
+// start and its n terms; with the init value added afterwards, every term
+// passes through fewer additions than the n + 2 leaves, so VerifiedRound(s
+// + init, 0, a + |init|, ColumnSumLeaves(n)) is the correctly rounded sum
+// or NaN (the a priori bound of Sum4, fast_round.h, holds for any order of
+// the additions). Compiled for AVX2 and the baseline; the loads are exact.
+typedef float ColumnF4 __attribute__((vector_size(16)));
+typedef uint32_t ColumnU4 __attribute__((vector_size(16)));
+typedef uint16_t ColumnH4 __attribute__((vector_size(8)));
+
+// Leaves of one column's tree: the -0 start, n terms and the init value.
+inline int64_t ColumnSumLeaves(int64_t n) { return n + 2; }
+
+template <typename Load4, typename Load1>
+__attribute__((always_inline)) inline void ColumnSumLoop(
+    const int64_t* rows, int64_t n, int64_t width, double* s, double* a,
+    Load4 load4, Load1 load1) {
+  const TwoSumI4 abs_mask = {INT64_MAX, INT64_MAX, INT64_MAX, INT64_MAX};
+  for (int64_t j = 0; j < width; ++j) {
+    s[j] = kTwoSumStart;
+    a[j] = 0;
+  }
+  int64_t r = 0;
+  for (; r + 2 <= n; r += 2) {
+    const int64_t o0 = rows[r], o1 = rows[r + 1];
+    int64_t j = 0;
+    for (; j + 4 <= width; j += 4) {
+      TwoSumV4 v0, v1, sv, av;
+      load4(o0 + j, &v0);
+      load4(o1 + j, &v1);
+      __builtin_memcpy(&sv, s + j, sizeof sv);
+      __builtin_memcpy(&av, a + j, sizeof av);
+      sv += v0 + v1;
+      av += (TwoSumV4)((TwoSumI4)v0 & abs_mask) +
+            (TwoSumV4)((TwoSumI4)v1 & abs_mask);
+      __builtin_memcpy(s + j, &sv, sizeof sv);
+      __builtin_memcpy(a + j, &av, sizeof av);
+    }
+    for (; j < width; ++j) {
+      const double v0 = load1(o0 + j), v1 = load1(o1 + j);
+      s[j] += v0 + v1;
+      a[j] += std::fabs(v0) + std::fabs(v1);
+    }
+  }
+  if (r < n) {
+    const int64_t o0 = rows[r];
+    for (int64_t j = 0; j < width; ++j) {
+      const double v0 = load1(o0 + j);
+      s[j] += v0;
+      a[j] += std::fabs(v0);
+    }
+  }
+}
+
+__attribute__((target_clones("avx2", "default"))) void ColumnSumF32(
+    const float* x, const int64_t* rows, int64_t n, int64_t width, double* s,
+    double* a) {
+  ColumnSumLoop(
+      rows, n, width, s, a,
+      [x](int64_t o, TwoSumV4* v) {
+        ColumnF4 f;
+        __builtin_memcpy(&f, x + o, sizeof f);
+        *v = __builtin_convertvector(f, TwoSumV4);
+      },
+      [x](int64_t o) { return static_cast<double>(x[o]); });
+}
+
+__attribute__((target_clones("avx2", "default"))) void ColumnSumBf16(
+    const uint16_t* x, const int64_t* rows, int64_t n, int64_t width, double* s,
+    double* a) {
+  ColumnSumLoop(
+      rows, n, width, s, a,
+      [x](int64_t o, TwoSumV4* v) {
+        ColumnH4 h;
+        __builtin_memcpy(&h, x + o, sizeof h);
+        const ColumnU4 u = __builtin_convertvector(h, ColumnU4) << 16;
+        *v = __builtin_convertvector((ColumnF4)u, TwoSumV4);
+      },
+      [x](int64_t o) {
+        const uint32_t bits = static_cast<uint32_t>(x[o]) << 16;
+        float f;
+        std::memcpy(&f, &bits, 4);
+        return static_cast<double>(f);
+      });
+}
+
+__attribute__((target_clones("avx2", "default"))) void ColumnSumF64(
+    const double* x, const int64_t* rows, int64_t n, int64_t width, double* s,
+    double* a) {
+  ColumnSumLoop(
+      rows, n, width, s, a,
+      [x](int64_t o, TwoSumV4* v) { __builtin_memcpy(v, x + o, sizeof *v); },
+      [x](int64_t o) { return x[o]; });
+}
+
 namespace {
 
 enum class ReducerKind { kGeneric, kAdd, kMultiply, kMax, kMin, kAnd, kOr };
@@ -334,6 +451,57 @@ class Folder {
     if (std::isnan(r)) return false;
     fout_[out] = r;
     return true;
+  }
+
+  // Whether FoldColumnsPlain applies to outputs of `per_output` terms.
+  bool ColumnsPlain(int64_t per_output) const {
+    return mode_ == Mode::kFloat && kind_ == ReducerKind::kAdd && fast_add_ &&
+           per_output < (int64_t{1} << 20);
+  }
+
+  // An add reducer's outputs [out, out + width) whose terms are the
+  // operand elements base + j + rows[r] for output out + j (the kept
+  // dimensions after the last reduced one are innermost in the operand):
+  // column sums (ColumnSum*) with the plain sums' bound. Writes the outputs
+  // the bound decides and appends the others' j to `undecided`, which the
+  // caller folds as usual (the two-sum, then ExactSum). `s` and `a` hold
+  // width doubles each.
+  void FoldColumnsPlain(int64_t out, int64_t base, int64_t width,
+                        absl::Span<const int64_t> rows, double* s, double* a,
+                        std::vector<int64_t>& undecided) {
+    const int64_t n = static_cast<int64_t>(rows.size());
+    switch (load_) {
+      case Load::kF32:
+        ColumnSumF32(reinterpret_cast<const float*>(raw_) + base, rows.data(),
+                     n, width, s, a);
+        break;
+      case Load::kBF16:
+        ColumnSumBf16(reinterpret_cast<const uint16_t*>(raw_) + base,
+                      rows.data(), n, width, s, a);
+        break;
+      case Load::kF64:
+        ColumnSumF64(reinterpret_cast<const double*>(raw_) + base, rows.data(),
+                     n, width, s, a);
+        break;
+      case Load::kDoubles:
+        ColumnSumF64(fx_.data() + base, rows.data(), n, width, s, a);
+        break;
+    }
+    const double abs_init = std::fabs(finit_);
+    const int64_t leaves = ColumnSumLeaves(n);
+    const size_t before = undecided.size();
+    for (int64_t j = 0; j < width; ++j) {
+      const double r =
+          VerifiedRound(s[j] + finit_, 0.0, a[j] + abs_init, leaves, rounding_);
+      if (std::isnan(r)) {
+        undecided.push_back(j);
+      } else {
+        fout_[out + j] = r;
+      }
+    }
+    const int64_t left = static_cast<int64_t>(undecided.size() - before);
+    column_outputs_decided.fetch_add(width - left, std::memory_order_relaxed);
+    column_outputs_undecided.fetch_add(left, std::memory_order_relaxed);
   }
 
   absl::Status Fold(int64_t out, absl::Span<const int64_t> offsets) {
@@ -764,6 +932,91 @@ absl::StatusOr<Literal> EvalReduceOp(const HloInstruction& inst,
   bool contiguous = per_output > 0;
   for (int64_t r = 0; contiguous && r < per_output; ++r) {
     contiguous = red_off[static_cast<size_t>(r)] == r;
+  }
+  // The kept dimensions after the last reduced one (`inner` elements) are
+  // innermost in the operand: output g * inner + c reads the elements
+  // kept_off[g * inner] + c + red_off[r], so an add reducer sums each
+  // group's outputs as columns, a row of up to `tile` of them at a time
+  // (FoldColumnsPlain), and folds only the outputs it leaves undecided as
+  // below. Each output's value is the correctly rounded sum either way, so
+  // the tiles and their split across threads do not change the bits.
+  int64_t inner = 1;
+  for (int64_t d = reduced.empty() ? shape.rank() : reduced.back() + 1;
+       d < shape.rank(); ++d) {
+    inner *= shape.dimensions(d);
+  }
+  const bool columns = !contiguous && !padded && per_output > 0 && inner >= 2 &&
+                       outputs % inner == 0 && folder.ColumnsPlain(per_output);
+  if (columns) {
+    const bool parallel =
+        ctx.options().threads != 1 &&
+        static_cast<double>(outputs) * per_output >= (1 << 20);
+    const int threads = parallel ? ResolveThreads(ctx.options().threads) : 1;
+    // 1024 columns (16 KiB of s and A) per pass, fewer when that leaves
+    // threads without work (a multiple of the four-column vectors); a task
+    // is one tile of one group, or several whole groups when they are
+    // narrower than a tile (about 1024 outputs per task).
+    const int64_t groups = outputs / inner;
+    int64_t tile = std::min<int64_t>(1024, inner);
+    if (threads > 1 && groups > 0 && groups < 4 * threads) {
+      const int64_t want = (4 * threads + groups - 1) / groups;
+      tile = std::min(
+          tile, std::max<int64_t>(64, ((inner + want - 1) / want + 3) / 4 * 4));
+    }
+    const int64_t tiles = (inner + tile - 1) / tile;
+    int64_t groups_per_task =
+        tiles == 1 ? std::max<int64_t>(1, 1024 / inner) : 1;
+    if (threads > 1) {
+      groups_per_task = std::max<int64_t>(
+          1, std::min(groups_per_task, groups / (4 * threads)));
+    }
+    const int64_t tasks = tiles == 1
+                              ? (groups + groups_per_task - 1) / groups_per_task
+                              : groups * tiles;
+    struct ColumnWorker {
+      std::vector<double> s, a;
+      std::vector<int64_t> undecided, offsets;
+      ExactSum sum;
+    };
+    const int workers = static_cast<int>(
+        std::max<int64_t>(1, std::min<int64_t>(threads, tasks)));
+    std::vector<ColumnWorker> state(static_cast<size_t>(workers));
+    for (ColumnWorker& w : state) {
+      w.s.resize(static_cast<size_t>(tile));
+      w.a.resize(static_cast<size_t>(tile));
+      w.offsets.resize(red_off.size());
+    }
+    // Outputs [out, out + width) of one group.
+    auto fold = [&](ColumnWorker& w, int64_t out, int64_t width) {
+      w.undecided.clear();
+      folder.FoldColumnsPlain(out, kept_off[static_cast<size_t>(out)], width,
+                              red_off, w.s.data(), w.a.data(), w.undecided);
+      for (int64_t j : w.undecided) {
+        const int64_t base = kept_off[static_cast<size_t>(out + j)];
+        for (size_t r = 0; r < red_off.size(); ++r) {
+          w.offsets[r] = base + red_off[r];
+        }
+        folder.FoldOn(out + j, w.offsets, w.sum);
+      }
+    };
+    absl::Status status = ParallelForChecked(
+        workers, tasks, [&] { return ctx.CheckDeadline(inst); },
+        [&](int64_t task, int wi) {
+          ColumnWorker& w = state[static_cast<size_t>(wi)];
+          if (tiles == 1) {
+            const int64_t end = std::min(groups, (task + 1) * groups_per_task);
+            for (int64_t g = task * groups_per_task; g < end; ++g) {
+              fold(w, g * inner, inner);
+            }
+          } else {
+            const int64_t start = (task % tiles) * tile;
+            fold(w, (task / tiles) * inner + start,
+                 std::min(tile, inner - start));
+          }
+          return true;
+        });
+    HLOREF_RETURN_IF_ERROR(status);
+    return FinishReduce(inst, shape, kept, sizes, folder, ctx);
   }
   if (folder.Parallel() && ctx.options().threads != 1 && outputs > 1 &&
       static_cast<double>(outputs) * per_output >= (1 << 20)) {

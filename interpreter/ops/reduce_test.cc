@@ -5,6 +5,8 @@
 // (overlapping windows, padding, against a naive loop), map, exact add
 // reductions, reducer detection vs generic reducers, zero-size inputs and
 // the error data.
+#include "interpreter/ops/reduce.h"
+
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -698,6 +700,167 @@ TEST(ReduceThreads, BitIdenticalForEveryThreadCount) {
   double sum = 0;
   for (int64_t j = 0; j < 1600; ++j) sum += x.data<float>()[5 * 1600 + j];
   EXPECT_NEAR(rows.GetAsDouble(5), sum, std::fabs(sum) * 0x1p-23 + 1e-30);
+}
+
+}  // namespace
+}  // namespace hloref
+
+namespace hloref {
+namespace {
+
+// Add reductions whose reduced dimensions are not innermost (column sums,
+// reduce.cc FoldColumnsPlain): every output equals ExactSum's correctly
+// rounded sum computed here, for f32, bf16 and f16, inits 0.5 and -0, 1, 2
+// and 3 threads, on shapes that take the path's corners: an odd row count
+// (the last row alone), 1501 columns (two tiles of 1024 and 477, a tail
+// that is no multiple of the four-column vectors), kept dimensions before,
+// between and after the reduced ones, two kept trailing columns, one
+// large enough to be split across threads. The columns mix random values
+// (the bound decides them), exact midpoints of the type (1 + half an ulp:
+// ties, left to ExactSum, which rounds to even), cancellation to zero,
+// all -0 columns (-0 only with init -0), subnormals, inf and NaN. The counters
+// check that the column sums decided most outputs and left the ties to the
+// exact path.
+TEST(ReduceColumns, AgreeWithTheExactSum) {
+  struct Case {
+    std::vector<int64_t> dims;
+    std::string reduced;
+    std::vector<int64_t> kept;  // in order
+  };
+  const std::vector<Case> cases = {
+      {{7, 1501}, "{0}", {1}},
+      {{3, 5, 4, 6}, "{0,2}", {1, 3}},
+      {{9, 2, 131}, "{0}", {1, 2}},
+      {{6, 3, 2}, "{1}", {0, 2}},
+      {{4, 5, 3, 2}, "{1,2}", {0, 3}},
+      // 1.1 M elements: split across threads (tiles of 84 and 76 columns
+      // at 3 threads, of 128 and 104 at 2).
+      {{1100, 1000}, "{0}", {1}},
+  };
+  uint64_t seed = 2026;
+  auto next = [&seed] {
+    seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+    return static_cast<uint32_t>(seed >> 33);
+  };
+  const int64_t decided_before = ReduceColumnOutputsDecided();
+  const int64_t undecided_before = ReduceColumnOutputsUndecided();
+  int64_t outputs_checked = 0;
+  for (PrimitiveType t :
+       {PrimitiveType::kF32, PrimitiveType::kBF16, PrimitiveType::kF16}) {
+    const std::string ty(PrimitiveTypeName(t));
+    const int precision = t == PrimitiveType::kF32    ? 24
+                          : t == PrimitiveType::kBF16 ? 8
+                                                      : 11;
+    for (const Case& c : cases) {
+      const int64_t rank = static_cast<int64_t>(c.dims.size());
+      int64_t count = 1;
+      for (int64_t d : c.dims) count *= d;
+      const int64_t last = c.dims.back();
+      Literal x(Shape::Array(t, c.dims));
+      for (int64_t i = 0; i < count; ++i) {
+        // The column kind from the innermost index, the row from the rest.
+        const int64_t col = i % last;
+        const int64_t row = i / last;
+        const uint32_t r = next();
+        double v;
+        switch (col % 8) {
+          case 0:  // 1 in the first row, half an ulp of 1 in the second
+            v = row == 0 ? 1.0 : row == 1 ? std::ldexp(1.0, -precision) : 0.0;
+            break;
+          case 1:  // all -0
+            v = -0.0;
+            break;
+          case 2:  // +-3 alternating: cancels to zero or to one term
+            v = (row % 2 == 0) ? 3.0 : -3.0;
+            break;
+          case 3:  // subnormals of the type and small normals
+            v = static_cast<double>(static_cast<int>(r % 7) - 3) *
+                std::ldexp(1.0, t == PrimitiveType::kF32    ? -149
+                                : t == PrimitiveType::kBF16 ? -133
+                                                            : -24);
+            break;
+          case 4:  // an inf or a NaN in some columns
+            v = (r % 11 == 0)   ? std::numeric_limits<double>::infinity()
+                : (r % 13 == 0) ? std::numeric_limits<double>::quiet_NaN()
+                                : 1.0 / (1 + r % 5);
+            break;
+          default:  // random magnitudes and signs
+            v = static_cast<double>(static_cast<int32_t>(r)) *
+                std::ldexp(1.0, static_cast<int>(r % 20) - 40);
+            break;
+        }
+        x.SetFromDouble(i, v);  // rounds to the type
+      }
+      std::vector<int64_t> out_dims;
+      for (int64_t d : c.kept) out_dims.push_back(c.dims[d]);
+      for (const double init : {0.5, -0.0}) {
+        const std::string text = absl::StrCat(
+            "HloModule m\nadd {\n  a = ", ty, "[] parameter(0)\n  b = ", ty,
+            "[] parameter(1)\n  ROOT s = ", ty,
+            "[] add(a, b)\n}\nENTRY e {\n  x = ", ty, "[",
+            absl::StrJoin(c.dims, ","), "] parameter(0)\n  z = ", ty,
+            "[] constant(", init == 0 ? "-0" : "0.5", ")\n  ROOT r = ", ty, "[",
+            absl::StrJoin(out_dims, ","),
+            "] reduce(x, z), dimensions=", c.reduced, ", to_apply=add\n}\n");
+        // The reference: each output's elements found by their index.
+        int64_t outputs = 1;
+        for (int64_t d : out_dims) outputs *= d;
+        std::vector<ExactSum> want(static_cast<size_t>(outputs));
+        for (ExactSum& e : want) e.Add(init);
+        std::vector<int64_t> index(static_cast<size_t>(rank), 0);
+        for (int64_t i = 0; i < count; ++i) {
+          int64_t rest = i;
+          for (int64_t d = rank - 1; d >= 0; --d) {
+            index[d] = rest % c.dims[d];
+            rest /= c.dims[d];
+          }
+          int64_t o = 0;
+          for (int64_t d : c.kept) o = o * c.dims[d] + index[d];
+          want[static_cast<size_t>(o)].Add(x.GetAsDouble(i));
+        }
+        for (int threads : {1, 2, 3}) {
+          EvaluatorOptions options;
+          options.threads = threads;
+          const Literal got = RunHlo(text, {x}, options);
+          ASSERT_TRUE(got.shape().IsArray()) << text;
+          ASSERT_EQ(got.element_count(), outputs) << text;
+          for (int64_t o = 0; o < outputs; ++o) {
+            Literal w(Shape::Scalar(t));
+            w.SetFromDouble(0, want[static_cast<size_t>(o)].RoundTo(t));
+            ASSERT_EQ(got.GetRawBits(o), w.GetRawBits(0))
+                << text << "threads " << threads << " output " << o << ": "
+                << got.GetAsDouble(o) << " vs " << w.GetAsDouble(0);
+            ++outputs_checked;
+          }
+        }
+      }
+    }
+  }
+  // Each output went through the column sums once per run: decided or
+  // left to the exact path (the ties, the cancellations, inf and NaN).
+  const int64_t decided = ReduceColumnOutputsDecided() - decided_before;
+  const int64_t undecided = ReduceColumnOutputsUndecided() - undecided_before;
+  EXPECT_EQ(decided + undecided, outputs_checked);
+  EXPECT_GT(decided, outputs_checked / 2);
+  EXPECT_GT(undecided, outputs_checked / 10);
+}
+
+// A tie the column sums cannot decide is decided by the exact path, to
+// even: f32[2,4] summed over dimension 0 with init 0, columns (1, 2^-24)
+// -> 1 (the midpoint of 1 and 1 + 2^-23 rounds to the even 1), (1 +
+// 2^-23, 2^-24) -> 1 + 2^-22 (the midpoint rounds up to even), (3, -3) ->
+// +0, (-0, -0) -> +0 (init +0). Derived by hand.
+TEST(ReduceColumns, TiesRoundToEven) {
+  const std::string text =
+      "HloModule m\nadd {\n  a = f32[] parameter(0)\n  b = f32[] "
+      "parameter(1)\n  ROOT s = f32[] add(a, b)\n}\nENTRY e {\n  x = f32[2,4] "
+      "parameter(0)\n  z = f32[] constant(0)\n  ROOT r = f32[4] reduce(x, z), "
+      "dimensions={0}, to_apply=add\n}\n";
+  const Literal x = F32({2, 4}, {1.0f, 1.0f + 0x1p-23f, 3.0f, -0.0f, 0x1p-24f,
+                                 0x1p-24f, -3.0f, -0.0f});
+  const Literal got = RunHlo(text, {x});
+  const Literal want = F32({4}, {1.0f, 1.0f + 0x1p-22f, 0.0f, 0.0f});
+  EXPECT_TRUE(got.BitwiseEquals(want)) << got.ToString();
 }
 
 }  // namespace

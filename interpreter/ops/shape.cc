@@ -21,14 +21,26 @@
 namespace hloref {
 namespace {
 
+// Storage for a result whose every element the op writes:
+// AllocateLiteral's size check (and its error), then
+// EvalContext::NewUninitialized (no zero fill; the storage of a value
+// freed earlier in the run where the evaluator keeps one of that size, so
+// that the result does not fault in fresh pages).
+absl::StatusOr<Literal> NewResult(const Shape& shape, EvalContext& ctx) {
+  const int64_t max_elements = ctx.options().max_elements_per_value;
+  if (!CheckShapeSize(shape, max_elements).ok()) {
+    return AllocateLiteral(shape, max_elements);
+  }
+  return ctx.NewUninitialized(shape);
+}
+
 // The element bytes of `operand` copied into a literal of `shape` (same
 // element type and element count; the layout is the instruction's).
 absl::StatusOr<Literal> Relabel(const HloInstruction& inst,
                                 const Literal& operand, const Shape& shape,
                                 EvalContext& ctx) {
-  HLOREF_ASSIGN_OR_RETURN(
-      Literal result,
-      AllocateLiteral(shape, ctx.options().max_elements_per_value));
+  // Every byte is copied below.
+  HLOREF_ASSIGN_OR_RETURN(Literal result, NewResult(shape, ctx));
   if (result.element_type() != operand.element_type() ||
       result.raw().size() != operand.raw().size()) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -123,18 +135,8 @@ absl::StatusOr<Literal> EvalBroadcastInDim(
     }
     if (size != 1) src_strides[out_dim] = operand_strides[i];
   }
-  // Every element is written below: AllocateLiteral's size check, then
-  // storage without its zero fill.
-  {
-    absl::Status size_ok =
-        CheckShapeSize(out_shape, ctx.options().max_elements_per_value);
-    if (!size_ok.ok()) {
-      return absl::ResourceExhaustedError(absl::StrCat(
-          "result shape ", out_shape.ToString(), " is too large: ",
-          size_ok.message(), " (EvaluatorOptions::max_elements_per_value)"));
-    }
-  }
-  Literal result = ctx.NewUninitialized(out_shape);
+  // Every element is written below.
+  HLOREF_ASSIGN_OR_RETURN(Literal result, NewResult(out_shape, ctx));
   if (result.element_type() != operand.element_type()) {
     return absl::InvalidArgumentError(
         absl::StrCat(InstructionPrefix(inst),
@@ -275,9 +277,8 @@ absl::StatusOr<Literal> EvalTranspose(const HloInstruction& inst,
     seen[p] = true;
     src_strides[i] = operand_strides[p];
   }
-  HLOREF_ASSIGN_OR_RETURN(
-      Literal result,
-      AllocateLiteral(inst.shape(), ctx.options().max_elements_per_value));
+  // StridedCopy writes every element.
+  HLOREF_ASSIGN_OR_RETURN(Literal result, NewResult(inst.shape(), ctx));
   StridedCopy(StorageBytes(operand.element_type()), inst.shape().dimensions(),
               operand.raw().data(), 0, src_strides, result.mutable_raw().data(),
               0, RowMajorStrides(inst.shape().dimensions()));

@@ -19,6 +19,19 @@
 namespace hloref {
 namespace {
 
+// Storage for a result whose every element the op writes:
+// AllocateLiteral's size check (and its error), then
+// EvalContext::NewUninitialized (no zero fill; the storage of a value
+// freed earlier in the run where the evaluator keeps one of that size, so
+// that the result does not fault in fresh pages).
+absl::StatusOr<Literal> NewResult(const Shape& shape, EvalContext& ctx) {
+  const int64_t max_elements = ctx.options().max_elements_per_value;
+  if (!CheckShapeSize(shape, max_elements).ok()) {
+    return AllocateLiteral(shape, max_elements);
+  }
+  return ctx.NewUninitialized(shape);
+}
+
 // The start indices of a dynamic slice, from operands[first] onward, in
 // either form XLA accepts: one integer scalar per dimension (current), or
 // one rank-1 vector holding all of them (legacy, text-format 6.4).
@@ -101,9 +114,8 @@ absl::StatusOr<Literal> EvalSlice(const HloInstruction& inst,
                      "rank ",
                      rank, " (is the module verified?)"));
   }
-  HLOREF_ASSIGN_OR_RETURN(
-      Literal result,
-      AllocateLiteral(inst.shape(), ctx.options().max_elements_per_value));
+  // StridedCopy writes every element.
+  HLOREF_ASSIGN_OR_RETURN(Literal result, NewResult(inst.shape(), ctx));
   StridedCopy(StorageBytes(operand.element_type()), inst.shape().dimensions(),
               operand.raw().data(), src_base, src_strides,
               result.mutable_raw().data(), 0,
@@ -165,9 +177,8 @@ absl::StatusOr<Literal> EvalDynamicSlice(
         std::clamp<int64_t>(start_indices[i], 0, dims[i] - size_indices[i]);
     src_base += start_indices[i] * operand_strides[i];
   }
-  HLOREF_ASSIGN_OR_RETURN(
-      Literal result,
-      AllocateLiteral(inst.shape(), ctx.options().max_elements_per_value));
+  // StridedCopy writes every element.
+  HLOREF_ASSIGN_OR_RETURN(Literal result, NewResult(inst.shape(), ctx));
   StridedCopy(StorageBytes(operand.element_type()), size_indices,
               operand.raw().data(), src_base, operand_strides,
               result.mutable_raw().data(), 0, RowMajorStrides(size_indices));
