@@ -1071,6 +1071,9 @@ class EnclosurePass {
   absl::StatusOr<std::optional<ValueEnclosure>> SelectAndScatter(
       const HloInstruction& inst,
       const std::vector<const ValueEnclosure*>& ops);
+  std::optional<ValueEnclosure> TriangularSolve(
+      const HloInstruction& inst,
+      const std::vector<const ValueEnclosure*>& ops);
   std::optional<ValueEnclosure> SortRounded(
       const HloInstruction& inst,
       const std::vector<const ValueEnclosure*>& ops);
@@ -3425,6 +3428,248 @@ absl::StatusOr<std::optional<ValueEnclosure>> EnclosurePass::SelectAndScatter(
   return std::optional<ValueEnclosure>(std::move(out));
 }
 
+// Interval division [a] / [b] with 0 outside [b] (finite ends).
+Iv IvDiv(Iv a, Iv b) {
+  const double c[4][2] = {
+      {a.lo, b.lo}, {a.lo, b.hi}, {a.hi, b.lo}, {a.hi, b.hi}};
+  Iv r{kInf, -kInf};
+  for (const auto& p : c) {
+    r.lo = std::min(r.lo, DivDown(p[0], p[1]));
+    r.hi = std::max(r.hi, DivUp(p[0], p[1]));
+  }
+  return r;
+}
+
+// Interval substitution for the m x m triangular interval matrix t
+// (row-major; lower or upper) and right-hand side b: every x_i = (b_i -
+// sum_j t_ij x_j) / t_ii computed in outward-rounded interval arithmetic,
+// so the result holds T^-1 b for every point T in t and b in b (each point
+// system's substitution runs inside the interval one, step by step).
+// false where a diagonal interval meets zero or an end is not finite.
+bool IntervalSubstitution(const std::vector<Iv>& t, int64_t m, bool lower,
+                          const std::vector<Iv>& b, std::vector<Iv>& x) {
+  x.assign(m, Iv{0, 0});
+  for (int64_t s = 0; s < m; ++s) {
+    const int64_t i = lower ? s : m - 1 - s;
+    Iv acc = b[i];
+    for (int64_t j = 0; j < m; ++j) {
+      if (j == i || (lower ? j > i : j < i)) continue;
+      const Iv p = IvMul(t[i * m + j], x[j]);
+      acc = {AddDown(acc.lo, -p.hi), AddUp(acc.hi, -p.lo)};
+    }
+    const Iv d = t[i * m + i];
+    if (!(d.lo > 0 || d.hi < 0)) return false;
+    x[i] = IvDiv(acc, d);
+    if (!std::isfinite(x[i].lo) || !std::isfinite(x[i].hi)) return false;
+  }
+  return true;
+}
+
+// triangular-solve of real floats: op(A) X = B (left_side) or X op(A) = B,
+// T = op(A) restricted to the attribute's triangle (unit_diagonal: ones);
+// the right-side form is the left one for T^T and B^T. The exact solutions
+// over the operand enclosures: interval substitution (IntervalSubstitution)
+// per column. The allowed error: numerics.md / the comparator's
+// FORWARD_ERROR bound for substitution and for inverting diagonal blocks
+// (conformance/compare/backward_error.cc), |x^ - x|_i <= 4 gamma_{n+1}(u)
+// (C^2 |x|)_i + (n + 2) tiny (1 + n max|T^-1|) with C = |T^-1| |T|, taken
+// at its largest over the box: |T^-1| <= the magnitudes of the interval
+// inverse (substitution on the identity's columns), |T| <= mag [T], |x| <=
+// mag [x], every sum and product rounded up (the bound is monotone in
+// each). Where the comparator masks the element (a diagonal that may be
+// zero: impl.triangular-solve.1; non-finite operands; partial sums that
+// may reach max / 2) the elements are undecided. The comparator centres
+// the bound on the oracle's solution, the enclosure on the exact set.
+std::optional<ValueEnclosure> EnclosurePass::TriangularSolve(
+    const HloInstruction& inst, const std::vector<const ValueEnclosure*>& ops) {
+  if (ops.size() != 2 || !inst.shape().IsArray()) return std::nullopt;
+  const ArrayEnclosure& a = ops[0]->array;
+  const ArrayEnclosure& bx = ops[1]->array;
+  const PrimitiveType t = inst.shape().element_type();
+  if (!a.is_float || !bx.is_float || !SupportedFloat(t) ||
+      a.shape.element_type() != t || bx.shape.element_type() != t) {
+    return std::nullopt;
+  }
+  const int64_t rank = bx.shape.rank();
+  if (rank < 2 || a.shape.rank() != rank) return std::nullopt;
+  const HloAttributes& attrs = inst.attrs();
+  const bool left = attrs.left_side;
+  const int64_t m = a.shape.dimensions(rank - 1);
+  if (a.shape.dimensions(rank - 2) != m) return std::nullopt;
+  const int64_t rows = bx.shape.dimensions(rank - 2);
+  const int64_t cols = bx.shape.dimensions(rank - 1);
+  if ((left ? rows : cols) != m) return std::nullopt;
+  const int64_t k = left ? cols : rows;  // right-hand sides per batch
+  const int64_t mm = m * m, mk = m * k;
+  if (mk == 0 || bx.size() % mk != 0 || a.size() != bx.size() / mk * mm) {
+    return std::nullopt;
+  }
+  const int64_t batch = bx.size() / mk;
+  const bool transposed = attrs.transpose_a == TransposeA::kTranspose ||
+                          attrs.transpose_a == TransposeA::kAdjoint;
+  // T = op(tri(A)); for the right side the left form's matrix is T^T.
+  const bool t_lower = (attrs.lower != transposed) != !left;
+  const FloatFormat& f = FormatOf(t);
+  const double u = std::ldexp(1.0, -Precision(f));
+  const double gamma = Gamma(m + 1, u);
+  const double tiny = options_.deviations.ftz_types.count(t) > 0
+                          ? MinNormal(f)
+                          : MinSubnormal(f);
+  const std::string where = absl::StrCat("triangular-solve ", inst.name());
+  ValueEnclosure out;
+  out.shape = inst.shape();
+  out.array = NewArray(inst.shape());
+  ArrayEnclosure& o = out.array;
+  MergeReasons(o.reasons, a.reasons);
+  MergeReasons(o.reasons, bx.reasons);
+  std::vector<Iv> tm(mm), inv(mm), col(m), x, e(m);
+  std::vector<double> tmag(mm), imag(mm), cmat(mm), xmag(m), w(m);
+  for (int64_t bt = 0; bt < batch; ++bt) {
+    const int64_t xbase = bt * mk;
+    // Element q of right-hand side `line`: (q, line) left, (line, q) right.
+    auto pos = [&](int64_t q, int64_t line) {
+      return xbase + (left ? q * k + line : line * m + q);
+    };
+    auto undecided = [&](const std::string& why, uint8_t fl) {
+      for (int64_t i = 0; i < mk; ++i) {
+        o.flags[xbase + i] = fl;
+        o.lo[xbase + i] = -kInf;
+        o.hi[xbase + i] = kInf;
+      }
+      if (!why.empty()) AddReason(o.reasons, where + ": " + why);
+    };
+    uint8_t inherited = 0;
+    bool finite = true;
+    for (int64_t i = 0; i < mm; ++i) {
+      const int64_t ai = bt * mm + i;
+      inherited |= a.flags[ai] & kUnjudgedFlags;
+      finite = finite && a.flags[ai] == kEnclNumber &&
+               std::isfinite(a.lo[ai]) && std::isfinite(a.hi[ai]);
+    }
+    for (int64_t i = 0; i < mk; ++i) {
+      inherited |= bx.flags[xbase + i] & kUnjudgedFlags;
+      finite = finite && bx.flags[xbase + i] == kEnclNumber &&
+               std::isfinite(bx.lo[xbase + i]) &&
+               std::isfinite(bx.hi[xbase + i]);
+    }
+    if (inherited != 0) {
+      undecided("", inherited);
+      continue;
+    }
+    if (!finite) {
+      undecided("a non-finite operand (impl.triangular-solve.1)",
+                kEnclUndecided);
+      continue;
+    }
+    // tri(p, q): a restricted to its triangle; T = op(tri); left form.
+    for (int64_t i = 0; i < m; ++i) {
+      for (int64_t j = 0; j < m; ++j) {
+        auto tri = [&](int64_t p, int64_t q) -> Iv {
+          if (p == q) {
+            if (attrs.unit_diagonal) return Iv{1, 1};
+          } else if (!(attrs.lower ? p > q : p < q)) {
+            return Iv{0, 0};
+          }
+          const int64_t ai = bt * mm + p * m + q;
+          return Iv{a.lo[ai], a.hi[ai]};
+        };
+        // T(i, j) = transposed ? tri(j, i) : tri(i, j); the left form of
+        // the right side reads T(j, i).
+        const bool flip = transposed != !left;
+        tm[i * m + j] = flip ? tri(j, i) : tri(i, j);
+        tmag[i * m + j] = MaxAbs(tm[i * m + j].lo, tm[i * m + j].hi);
+      }
+    }
+    // The interval inverse, column by column.
+    bool invertible = true;
+    for (int64_t j = 0; j < m && invertible; ++j) {
+      for (int64_t i = 0; i < m; ++i) {
+        const double v = i == j ? 1.0 : 0.0;
+        col[i] = Iv{v, v};
+      }
+      invertible = IntervalSubstitution(tm, m, t_lower, col, x);
+      for (int64_t i = 0; invertible && i < m; ++i) inv[i * m + j] = x[i];
+    }
+    if (!invertible) {
+      undecided("the system may be singular (impl.triangular-solve.1)",
+                kEnclUndecided);
+      continue;
+    }
+    double max_inv = 0;
+    for (int64_t i = 0; i < mm; ++i) {
+      imag[i] = MaxAbs(inv[i].lo, inv[i].hi);
+      max_inv = std::max(max_inv, imag[i]);
+    }
+    // C = |T^-1| |T|, rounded up.
+    for (int64_t i = 0; i < m; ++i) {
+      for (int64_t j = 0; j < m; ++j) {
+        double c = 0;
+        for (int64_t q = 0; q < m; ++q) {
+          c = AddUp(c, MulUp(imag[i * m + q], tmag[q * m + j]));
+        }
+        cmat[i * m + j] = c;
+      }
+    }
+    const double floor =
+        MulUp(MulUp(static_cast<double>(m + 2), tiny),
+              AddUp(1.0, MulUp(static_cast<double>(m), max_inv)));
+    for (int64_t line = 0; line < k; ++line) {
+      for (int64_t q = 0; q < m; ++q) {
+        const int64_t bi = pos(q, line);
+        e[q] = Iv{bx.lo[bi], bx.hi[bi]};
+      }
+      if (!IntervalSubstitution(tm, m, t_lower, e, x)) {
+        for (int64_t q = 0; q < m; ++q) {
+          const int64_t oi = pos(q, line);
+          o.flags[oi] = kEnclUndecided;
+          o.lo[oi] = -kInf;
+          o.hi[oi] = kInf;
+        }
+        AddReason(o.reasons, where + ": the solution may overflow");
+        continue;
+      }
+      for (int64_t q = 0; q < m; ++q) xmag[q] = MaxAbs(x[q].lo, x[q].hi);
+      // The comparator's reach: substitution's partial sums (2 |T| |x|)
+      // and the inverse method's (C |x|) must stay below max / 2.
+      double reach = 0;
+      for (int64_t i = 0; i < m; ++i) {
+        double sum = 0, cw = 0;
+        for (int64_t q = 0; q < m; ++q) {
+          sum = AddUp(sum, MulUp(tmag[i * m + q], xmag[q]));
+          cw = AddUp(cw, MulUp(cmat[i * m + q], xmag[q]));
+        }
+        w[i] = cw;
+        reach = std::max({reach, MulUp(2, sum), cw});
+      }
+      if (!(MulUp(2, reach) < MaxFinite(f))) {
+        for (int64_t q = 0; q < m; ++q) {
+          const int64_t oi = pos(q, line);
+          o.flags[oi] = kEnclUndecided;
+          o.lo[oi] = -kInf;
+          o.hi[oi] = kInf;
+        }
+        AddReason(o.reasons, where + ": an intermediate may overflow");
+        continue;
+      }
+      for (int64_t i = 0; i < m; ++i) {
+        double cw = 0;
+        for (int64_t q = 0; q < m; ++q) {
+          cw = AddUp(cw, MulUp(cmat[i * m + q], w[q]));
+        }
+        const double bound = AddUp(MulUp(MulUp(4, gamma), cw), floor);
+        const int64_t oi = pos(i, line);
+        double lo = AddDown(x[i].lo, -bound), hi = AddUp(x[i].hi, bound);
+        uint8_t fl = kEnclNumber;
+        Widen(EnclosureErrorClass{EnclosureErrorKind::kRounded}, t, lo, hi, fl);
+        o.lo[oi] = lo;
+        o.hi[oi] = hi;
+        o.flags[oi] = fl;
+      }
+    }
+  }
+  return out;
+}
+
 // The sort key of a sort comparator of the form compare(p_a, p_b) with
 // {a, b} = {2k, 2k + 1} and direction LT or GT (LE or GE when
 // `non_strict`): the key operand k and whether the order is descending;
@@ -4284,6 +4529,10 @@ absl::StatusOr<ValueEnclosure> EnclosurePass::Op(
     absl::StatusOr<std::optional<ValueEnclosure>> v = ScatterFloat(inst, ops);
     if (!v.ok()) return IsolationFailed(inst, v.status());
     if (*v) return std::move(**v);
+  } else if (op == HloOpcode::kTriangularSolve) {
+    if (std::optional<ValueEnclosure> v = TriangularSolve(inst, ops)) {
+      return std::move(*v);
+    }
   } else if (op == HloOpcode::kSelectAndScatter) {
     absl::StatusOr<std::optional<ValueEnclosure>> v =
         SelectAndScatter(inst, ops);

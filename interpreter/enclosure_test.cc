@@ -2235,6 +2235,164 @@ ENTRY main {
       checked, cancelling, widest);
 }
 
+// ---- triangular-solve (numerics.md FORWARD_ERROR around the exact set).
+
+TEST(Enclosure, TriangularSolveByHand) {
+  // L = [[2, 0], [1, 4]], b = [2, 9 + 2^-30 (f32: [9, 9 + 2^-20])]: the
+  // exact x = [1, (b1 - 1) / 4] = [1, [2, 2 + 2^-22]] (by hand). C =
+  // |L^-1||L| = [[1, 0], [0.5, 1]], C^2 |x| <= [1, 3 + 2^-22], so the
+  // allowed error is 4 gamma_3(2^-24) [1, 3] ~ [7.2e-7, 2.2e-6] (by hand).
+  Enclosed e = Enclose(R"(
+HloModule m
+ENTRY main {
+  a = f32[2,2] parameter(0)
+  b = f32[2,1] parameter(1)
+  d = f32[2,1] parameter(2)
+  s = f32[2,1] add(b, d)
+  ROOT x = f32[2,1] triangular-solve(a, s), left_side=true, lower=true,
+    unit_diagonal=false, transpose_a=NO_TRANSPOSE
+})",
+                       {"f32[2,2] {{2, 7}, {1, 4}}", "f32[2,1] {{2}, {9}}",
+                        "f32[2,1] {{0}, {9.31322574615478515625e-10}}"});
+  ASSERT_EQ(e.enc.outputs.size(), 1u);
+  const ArrayEnclosure& o = e.enc.outputs[0];
+  const double g3 = 3 * std::ldexp(1.0, -24) / (1 - 3 * std::ldexp(1.0, -24));
+  EXPECT_LE(o.lo[0], 1 - 4 * g3);
+  EXPECT_GE(o.hi[0], 1 + 4 * g3);
+  EXPECT_LE(o.hi[0] - o.lo[0], 2 * 4 * g3 * 1.01 + 2 * std::ldexp(1.0, -23));
+  EXPECT_LE(o.lo[1], 2 - 4 * g3 * 3);
+  EXPECT_GE(o.hi[1], 2 + std::ldexp(1.0, -22) + 4 * g3 * 3);
+  EXPECT_LE(o.hi[1] - o.lo[1], std::ldexp(1.0, -22) + 2 * 4 * g3 * 3.01 +
+                                   2 * std::ldexp(1.0, -22));
+  EnclosureVerdict v = Judge(e, e.oracle);
+  EXPECT_EQ(v.outputs[0].pass, 2) << v.Summary();
+  EXPECT_EQ(Judge(e, {FromDoubles(PrimitiveType::kF32, {2, 1}, {1, 2.00002})})
+                .outputs[0]
+                .fail,
+            1);
+  // The upper triangle (7) is not read; a zero diagonal may be singular.
+  Enclosed z = Enclose(R"(
+HloModule m
+ENTRY main {
+  a = f32[2,2] parameter(0)
+  b = f32[2,1] parameter(1)
+  ROOT x = f32[2,1] triangular-solve(a, b), left_side=true, lower=true,
+    unit_diagonal=false, transpose_a=NO_TRANSPOSE
+})",
+                       {"f32[2,2] {{0, 7}, {1, 4}}", "f32[2,1] {{2}, {9}}"});
+  EXPECT_FALSE(z.enc.outputs[0].Judgeable(0));
+  EXPECT_FALSE(z.enc.outputs[0].Judgeable(1));
+}
+
+// Random well-conditioned systems, left (L X = B) and right with a
+// transposed operand (X L^T = B, i.e. L X^T = B^T): the solution in
+// __float128 substitution (113 bits: far below the f32 bound), f32
+// substitution in both summation orders (conforming implementations
+// simulated in plain C++) and the oracle's value all inside; a solution
+// with one element off by 1e-3 fails.
+TEST(Enclosure, TriangularSolveHoldsSubstitutionsOnRandomData) {
+  constexpr char kSolve[] = R"(
+HloModule m
+ENTRY main {
+  a = f32[6,6] parameter(0)
+  b = f32[%b] parameter(1)
+  ROOT x = f32[%b] triangular-solve(a, b), left_side=%left, lower=true,
+    unit_diagonal=false, transpose_a=%tr
+})";
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<float> diag(1.0f, 2.0f), off(-0.5f, 0.5f),
+      rhs(-1.0f, 1.0f);
+  int checked = 0, wrong_failed = 0;
+  double widest = 0;
+  constexpr int m = 6, k = 3;
+  for (int trial = 0; trial < 10; ++trial) {
+    const bool left = trial % 2 == 0;
+    float l[m][m] = {};
+    std::string at = "f32[6,6] {";
+    for (int i = 0; i < m; ++i) {
+      at += i ? ", {" : "{";
+      for (int j = 0; j < m; ++j) {
+        l[i][j] = j < i ? off(rng) : j == i ? diag(rng) : 0.0f;
+        char buf[40];
+        std::snprintf(buf, sizeof(buf), "%s%.9g", j ? ", " : "", l[i][j]);
+        at += buf;
+      }
+      at += "}";
+    }
+    at += "}";
+    // B: m x k (left) or k x m (right); column c of the left form is
+    // rhs[c][0..m).
+    float rh[k][m];
+    for (auto& r : rh) {
+      for (float& v : r) v = rhs(rng);
+    }
+    std::string bt = left ? "f32[6,3] {" : "f32[3,6] {";
+    const int rows = left ? m : k, cols = left ? k : m;
+    for (int r = 0; r < rows; ++r) {
+      bt += r ? ", {" : "{";
+      for (int c = 0; c < cols; ++c) {
+        char buf[40];
+        std::snprintf(buf, sizeof(buf), "%s%.9g", c ? ", " : "",
+                      left ? rh[c][r] : rh[r][c]);
+        bt += buf;
+      }
+      bt += "}";
+    }
+    bt += "}";
+    const std::string text = absl::StrReplaceAll(
+        kSolve, {{"%b", left ? "6,3" : "3,6"},
+                 {"%left", left ? "true" : "false"},
+                 {"%tr", left ? "NO_TRANSPOSE" : "TRANSPOSE"}});
+    Enclosed e = Enclose(text.c_str(), {at, bt});
+    ASSERT_EQ(e.enc.outputs.size(), 1u);
+    const ArrayEnclosure& o = e.enc.outputs[0];
+    std::vector<double> wrong(m * k);
+    for (int c = 0; c < k; ++c) {
+      __float128 xq[m];
+      float xf[m], xr[m];
+      for (int i = 0; i < m; ++i) {
+        __float128 sq = rh[c][i];
+        float sf = rh[c][i], sr = rh[c][i];
+        for (int j = 0; j < i; ++j) {
+          sq -= static_cast<__float128>(l[i][j]) * xq[j];
+          sf -= l[i][j] * xf[j];
+        }
+        for (int j = i - 1; j >= 0; --j) sr -= l[i][j] * xr[j];
+        xq[i] = sq / l[i][i];
+        xf[i] = sf / l[i][i];
+        xr[i] = sr / l[i][i];
+      }
+      for (int i = 0; i < m; ++i) {
+        const int idx = left ? i * k + c : c * m + i;
+        for (double ref :
+             {static_cast<double>(xq[i]), double{xf[i]}, double{xr[i]}}) {
+          EXPECT_LE(o.lo[idx], ref) << trial << " " << c << " " << i;
+          EXPECT_GE(o.hi[idx], ref) << trial << " " << c << " " << i;
+          ++checked;
+        }
+        widest = std::max(widest, RelativeRadius(o, idx));
+        wrong[idx] = xf[i];
+      }
+    }
+    EnclosureVerdict v = Judge(e, e.oracle);
+    EXPECT_EQ(v.outputs[0].fail, 0) << v.Summary();
+    wrong[trial % (m * k)] += 1e-3;
+    wrong_failed += Judge(e, {FromDoubles(PrimitiveType::kF32,
+                                          {left ? m : k, left ? k : m}, wrong)})
+                        .outputs[0]
+                        .fail;
+  }
+  EXPECT_EQ(checked, 10 * m * k * 3);
+  EXPECT_EQ(wrong_failed, 10);
+  // C^2 |x| mixes the other components in: small solution elements get a
+  // relatively wide (still judged) enclosure.
+  EXPECT_LT(widest, 1.0 / 16);
+  std::printf(
+      "triangular-solve: %d values checked, largest relative radius "
+      "%.3g\n",
+      checked, widest);
+}
+
 TEST(Enclosure, SortOfExactValuesIsExactAndOfRoundedValuesNoRule) {
   constexpr char kSort[] = R"(
 HloModule s
