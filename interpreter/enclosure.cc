@@ -2953,10 +2953,28 @@ absl::StatusOr<std::optional<ValueEnclosure>> EnclosurePass::ReduceWindow(
                           window(magnitudes(x), magnitudes(init)));
   int64_t m = 1;
   for (const WindowDimension& d : inst.attrs().window.dimensions) m *= d.size;
+  // Exactly zero addends round nothing (as reduce): per window, the
+  // addends that may be nonzero (the init included) from the oracle's
+  // window plan; at most that many minus one additions round along any
+  // path of any summation tree.
+  HLOREF_ASSIGN_OR_RETURN(
+      WindowPlan plan,
+      MakeWindowPlan(inst, x.shape.dimensions(), inst.shape().dimensions()));
+  const bool planned = static_cast<int64_t>(plan.start.size()) == o.size() + 1;
+  const int64_t init_nonzero = IsPointZero(Iv{init.lo[0], init.hi[0]}) ? 0 : 1;
   const FloatFormat& f = FormatOf(t);
   for (int64_t j = 0; j < o.size(); ++j) {
     const double s = Up(sv[j]);
-    const double e = AccumulationBound(t, m, s, /*dot=*/false);
+    int64_t steps = m;
+    if (planned) {
+      int64_t nonzero = init_nonzero;
+      for (int64_t k = plan.start[j]; k < plan.start[j + 1]; ++k) {
+        const int64_t i = plan.offsets[k];
+        nonzero += IsPointZero(Iv{x.lo[i], x.hi[i]}) ? 0 : 1;
+      }
+      steps = RoundingSteps(t, m, std::max<int64_t>(nonzero - 1, 0));
+    }
+    const double e = AccumulationBound(t, steps, s, /*dot=*/false);
     if (AddUp(s, e) > MaxFinite(f)) {
       o.flags[j] = kEnclNumber | kEnclNaN;
       o.lo[j] = -kInf;

@@ -832,6 +832,36 @@ TEST(Enclosure, ZeroAddendsRoundNothing) {
   EXPECT_EQ(Judge(e, e.oracle).outputs[0].pass, 1);
 }
 
+// reduce-window add counts exactly zero addends out too: the window of 7
+// holding ZeroAddendsRoundNothing's data (every order of it is 6.25 or
+// 6.28125, brute-forced there) gets the same [6.1875, 6.375] (gamma_3 by
+// hand; the full window count gave gamma_7's [6.09375, 6.46875]); 6.4375
+// fails.
+TEST(Enclosure, ReduceWindowZeroAddendsRoundNothing) {
+  Enclosed e = Enclose(R"(
+HloModule m
+add {
+  a = bf16[] parameter(0)
+  b = bf16[] parameter(1)
+  ROOT s = bf16[] add(a, b)
+}
+ENTRY main {
+  x = bf16[7] parameter(0)
+  z = bf16[] constant(0)
+  ROOT r = bf16[1] reduce-window(x, z), window={size=7}, to_apply=add
+})",
+                       {"bf16[7] {3.25, 0, 1.0078125, 0, 1.0078125, 0, "
+                        "1.0078125}"});
+  ASSERT_EQ(e.enc.outputs.size(), 1u);
+  EXPECT_EQ(e.enc.outputs[0].lo[0], 6.1875);
+  EXPECT_EQ(e.enc.outputs[0].hi[0], 6.375);
+  EXPECT_EQ(Judge(e, {FromDoubles(PrimitiveType::kBF16, {1}, {6.4375})})
+                .outputs[0]
+                .fail,
+            1);
+  EXPECT_EQ(Judge(e, e.oracle).outputs[0].pass, 1);
+}
+
 // A dot with zero products (a ReLU's zeros): gamma of the nonzero
 // products. f32 [1 + 2^-23, 0, 0, 0, 1 + 2^-22] . [1 + 2^-23, 5, 7, 9,
 // 1 + 2^-23]: exact 2 + 3 2^-23 + 2^-45 + 2^-46, S the same; 2 nonzero
