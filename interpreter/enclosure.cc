@@ -4785,6 +4785,7 @@ double RelativeRadius(const ArrayEnclosure& e, int64_t i) {
   if (e.is_complex && e.Judgeable(i) && (e.flags[i] & kEnclNumber)) {
     // Normwise, as complex results are judged (numerics.md): the larger
     // part's radius over the largest modulus part bound.
+    if (e.lo[i] == e.hi[i] && e.ilo[i] == e.ihi[i]) return 0;  // a point
     const double r =
         std::max(AddUp(e.hi[i], -e.lo[i]), AddUp(e.ihi[i], -e.ilo[i]));
     if (r == 0) return 0;

@@ -2174,6 +2174,17 @@ ENTRY main {
   ASSERT_EQ(v.outputs[0].failures.size(), 1u);
   EXPECT_NE(v.outputs[0].failures[0].index.find("imaginary"),
             std::string::npos);
+  // An exact complex point with an infinite part moved as it is passes
+  // (relative radius 0, not the infinity of inf - inf).
+  Enclosed p = Enclose(R"(
+HloModule m
+ENTRY main {
+  p = c64[2] parameter(0)
+  ROOT r = c64[2] reverse(p), dimensions={0}
+})",
+                       {"c64[2] {(inf, 1), (2, -3)}"});
+  EnclosureVerdict pv = Judge(p, p.oracle);
+  EXPECT_EQ(pv.outputs[0].pass, 2) << pv.Summary();
 }
 
 // Complex multiply is judged normwise (numerics.md: |v - y| <= 4 u |y|):
