@@ -6,8 +6,11 @@
 // enclosures and the enclosures with independent values: a failure is
 // either an unsound enclosure or a wrong expectation. The counts are
 // printed (docs/enclosures.md quotes them).
+#include <algorithm>
 #include <cstdio>
+#include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "backends/registry.h"
@@ -80,6 +83,9 @@ int JudgeEveryCase(const std::string& backend_name, int64_t* fails) {
   if (!backend.ok()) return 0;
   int judged = 0, skipped = 0;
   int64_t pass = 0, unjudged = 0;
+  // Unjudged elements by the first reason of their output (attributed
+  // roughly: an output with several reasons counts under its first).
+  std::map<std::string, int64_t> by_reason;
   *fails = 0;
   for (const GoldenCase& c : *suite) {
     if (c.kind == CaseKind::kError || c.HasHostTransfers() ||
@@ -127,6 +133,10 @@ int JudgeEveryCase(const std::string& backend_name, int64_t* fails) {
     for (const auto& o : verdict->outputs) {
       pass += o.pass;
       unjudged += o.unjudged + o.dont_care;
+      if (o.unjudged + o.dont_care > 0) {
+        by_reason[o.reasons.empty() ? "(wide)" : *o.reasons.begin()] +=
+            o.unjudged + o.dont_care;
+      }
     }
   }
   std::printf(
@@ -134,6 +144,13 @@ int JudgeEveryCase(const std::string& backend_name, int64_t* fails) {
       "%lld unjudged or don't care, %lld fail\n",
       backend_name.c_str(), judged, skipped, static_cast<long long>(pass),
       static_cast<long long>(unjudged), static_cast<long long>(*fails));
+  std::vector<std::pair<int64_t, std::string>> top;
+  for (const auto& [r, n] : by_reason) top.push_back({n, r});
+  std::sort(top.rbegin(), top.rend());
+  for (size_t i = 0; i < top.size() && i < 25; ++i) {
+    std::printf("  %6lld unjudged: %s\n", static_cast<long long>(top[i].first),
+                top[i].second.c_str());
+  }
   return judged;
 }
 

@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
+#include <complex>
 #include <initializer_list>
 #include <limits>
 #include <map>
@@ -183,13 +184,18 @@ ArrayEnclosure NewArray(const Shape& shape) {
   ArrayEnclosure a;
   a.shape = shape;
   a.is_float = SupportedFloat(shape.element_type());
+  a.is_complex = IsComplex(shape.element_type());
   const int64_t n = shape.IsArray() ? shape.num_elements() : 0;
   a.flags.assign(n, kEnclNumber);
-  if (a.is_float) {
+  if (a.is_float || a.is_complex) {
     a.lo.assign(n, 0);
     a.hi.assign(n, 0);
   } else {
     a.ints.assign(n, 0);
+  }
+  if (a.is_complex) {
+    a.ilo.assign(n, 0);
+    a.ihi.assign(n, 0);
   }
   return a;
 }
@@ -208,9 +214,13 @@ ValueEnclosure Flagged(const Shape& shape, uint8_t flag,
   if (!shape.IsArray()) return v;
   v.array = NewArray(shape);
   for (uint8_t& fl : v.array.flags) fl = flag;
-  if (v.array.is_float) {
+  if (v.array.is_float || v.array.is_complex) {
     std::fill(v.array.lo.begin(), v.array.lo.end(), -kInf);
     std::fill(v.array.hi.begin(), v.array.hi.end(), kInf);
+  }
+  if (v.array.is_complex) {
+    std::fill(v.array.ilo.begin(), v.array.ilo.end(), -kInf);
+    std::fill(v.array.ihi.begin(), v.array.ihi.end(), kInf);
   }
   AddReason(v.array.reasons, reason);
   return v;
@@ -242,6 +252,18 @@ absl::StatusOr<ArrayEnclosure> ArrayFromLiteral(
     }
   } else if (IsInteger(t) || IsPred(t)) {
     HLOREF_ASSIGN_OR_RETURN(a.ints, LoadInts(lit));
+  } else if (a.is_complex) {
+    for (int64_t i = 0; i < a.size(); ++i) {
+      const std::complex<double> z = lit.GetAsComplex(i);
+      a.lo[i] = a.hi[i] = z.real();
+      a.ilo[i] = a.ihi[i] = z.imag();
+      if (std::isnan(z.real()) || std::isnan(z.imag())) {
+        a.flags[i] = kEnclUndecided;
+        a.lo[i] = a.ilo[i] = -kInf;
+        a.hi[i] = a.ihi[i] = kInf;
+        AddReason(a.reasons, "complex NaNs are not tracked");
+      }
+    }
   } else {
     for (uint8_t& fl : a.flags) fl = kEnclNoRule;
     AddReason(a.reasons, absl::StrCat(PrimitiveTypeName(t),
@@ -325,6 +347,20 @@ std::optional<Literal> PointLiteral(const ArrayEnclosure& a) {
     if (!lit.ok()) return std::nullopt;
     return std::move(*lit);
   }
+  if (a.is_complex && a.shape.is_static()) {
+    // Only values of the component type are points of it.
+    const PrimitiveType part = ComplexComponentType(t);
+    Literal lit(a.shape);
+    for (int64_t i = 0; i < a.size(); ++i) {
+      if (a.lo[i] != a.hi[i] || a.ilo[i] != a.ihi[i] ||
+          RoundDownTo(part, a.lo[i]) != a.lo[i] ||
+          RoundDownTo(part, a.ilo[i]) != a.ilo[i]) {
+        return std::nullopt;
+      }
+      lit.SetFromComplex(i, {a.lo[i], a.ilo[i]});
+    }
+    return lit;
+  }
   return std::nullopt;
 }
 
@@ -353,7 +389,7 @@ void UnionInto(ValueEnclosure& into, const ValueEnclosure& other) {
   ArrayEnclosure& a = into.array;
   const ArrayEnclosure& b = other.array;
   for (int64_t i = 0; i < a.size(); ++i) {
-    if (a.is_float) {
+    if (a.is_float || a.is_complex) {
       const bool an = a.flags[i] & kEnclNumber, bn = b.flags[i] & kEnclNumber;
       if (an && bn) {
         a.lo[i] = std::min(a.lo[i], b.lo[i]);
@@ -363,6 +399,10 @@ void UnionInto(ValueEnclosure& into, const ValueEnclosure& other) {
         a.hi[i] = b.hi[i];
       }
       a.flags[i] |= b.flags[i];
+      if (a.is_complex) {  // numbers only (kEnclNumber on both)
+        a.ilo[i] = std::min(a.ilo[i], b.ilo[i]);
+        a.ihi[i] = std::max(a.ihi[i], b.ihi[i]);
+      }
     } else {
       if (a.ints[i] != b.ints[i]) a.flags[i] |= kEnclUndecided;
       a.flags[i] |= b.flags[i];
@@ -747,17 +787,24 @@ bool HasFloat(const Shape& s);
 // zero.
 void ApplyFtz(ValueEnclosure& v, const std::set<PrimitiveType>& types) {
   for (ValueEnclosure& t : v.tuple) ApplyFtz(t, types);
-  if (!v.shape.IsArray() || !v.array.is_float ||
-      types.count(v.shape.element_type()) == 0) {
-    return;
-  }
-  const double mn = MinNormal(FormatOf(v.shape.element_type()));
+  if (!v.shape.IsArray()) return;
   ArrayEnclosure& a = v.array;
-  for (int64_t i = 0; i < a.size(); ++i) {
-    if ((a.flags[i] & kEnclNumber) && a.lo[i] < mn && a.hi[i] > -mn) {
-      a.lo[i] = std::min(a.lo[i], 0.0);
-      a.hi[i] = std::max(a.hi[i], 0.0);
+  // Complex values: each part flushed as its component type.
+  const PrimitiveType t = a.is_complex
+                              ? ComplexComponentType(v.shape.element_type())
+                              : v.shape.element_type();
+  if (!(a.is_float || a.is_complex) || types.count(t) == 0) return;
+  const double mn = MinNormal(FormatOf(t));
+  auto flush = [mn](double& lo, double& hi) {
+    if (lo < mn && hi > -mn) {
+      lo = std::min(lo, 0.0);
+      hi = std::max(hi, 0.0);
     }
+  };
+  for (int64_t i = 0; i < a.size(); ++i) {
+    if (!(a.flags[i] & kEnclNumber)) continue;
+    flush(a.lo[i], a.hi[i]);
+    if (a.is_complex) flush(a.ilo[i], a.ihi[i]);
   }
 }
 
@@ -985,6 +1032,9 @@ class EnclosurePass {
   std::optional<ValueEnclosure> FloatElementwise(
       const HloInstruction& inst,
       const std::vector<const ValueEnclosure*>& ops);
+  std::optional<ValueEnclosure> ComplexElementwise(
+      const HloInstruction& inst,
+      const std::vector<const ValueEnclosure*>& ops);
   std::optional<ValueEnclosure> Dot(
       const HloInstruction& inst,
       const std::vector<const ValueEnclosure*>& ops);
@@ -1016,6 +1066,12 @@ class EnclosurePass {
       const HloInstruction& inst,
       const std::vector<const ValueEnclosure*>& ops);
   absl::StatusOr<std::optional<ValueEnclosure>> ScatterFloat(
+      const HloInstruction& inst,
+      const std::vector<const ValueEnclosure*>& ops);
+  absl::StatusOr<std::optional<ValueEnclosure>> SelectAndScatter(
+      const HloInstruction& inst,
+      const std::vector<const ValueEnclosure*>& ops);
+  std::optional<ValueEnclosure> TriangularSolve(
       const HloInstruction& inst,
       const std::vector<const ValueEnclosure*>& ops);
   std::optional<ValueEnclosure> SortRounded(
@@ -1429,9 +1485,13 @@ absl::StatusOr<std::optional<ValueEnclosure>> EnclosurePass::DataMovement(
     const int64_t i = sources.empty() ? -1 : id - first_id[k];
     if (i < 0 || i >= sources[k]->size()) {
       o.flags[j] = kEnclNoRule;
-      if (o.is_float) {
+      if (o.is_float || o.is_complex) {
         o.lo[j] = -kInf;
         o.hi[j] = kInf;
+      }
+      if (o.is_complex) {
+        o.ilo[j] = -kInf;
+        o.ihi[j] = kInf;
       }
       AddReason(o.reasons, absl::StrCat(OpName(inst), " ", inst.name(),
                                         ": element with no source"));
@@ -1439,11 +1499,15 @@ absl::StatusOr<std::optional<ValueEnclosure>> EnclosurePass::DataMovement(
     }
     const ArrayEnclosure& s = *sources[k];
     o.flags[j] = s.flags[i];
-    if (o.is_float) {
+    if (o.is_float || o.is_complex) {
       o.lo[j] = s.lo[i];
       o.hi[j] = s.hi[i];
     } else {
       o.ints[j] = s.ints[i];
+    }
+    if (o.is_complex) {
+      o.ilo[j] = s.ilo[i];
+      o.ihi[j] = s.ihi[i];
     }
     if (dont_care != nullptr && dont_care->GetAsInt64(j) != 0) {
       o.flags[j] |= kEnclDontCare;
@@ -1490,6 +1554,172 @@ int DecideCompare(ComparisonDirection dir, bool total_order, double alo,
   return -1;
 }
 
+// Element-wise ops with complex operands or results (numerics.md
+// "Complex ops"); each element is a box [re] x [im]:
+//   add, subtract: each part is one float add / subtract, correctly rounded
+//     (the comparator's class R, part by part): the exact box's ends are
+//     rounded outward into the component type;
+//   negate, real, imag, complex: exact, part by part;
+//   convert: float -> complex (the real part, imaginary 0) and complex ->
+//     complex, class R part by part;
+//   multiply, judged normwise (|v - y| <= k u |y| plus a min-normal floor,
+//     k the op's complex_k; textbook multiplication has no componentwise
+//     bound when a part cancels): the exact product's box (re = ac - bd,
+//     im = ad + bc over the operand boxes, outward-rounded interval
+//     arithmetic) widened in each part by k u (max|re| + max|im|) +
+//     min_normal (max|re| + max|im| bounds |y| over the box, and a
+//     normwise error bounds each part's), then rounded outward into the
+//     component type.
+// Elements with a non-finite part, a float operand that may be NaN, or a
+// result past max are undecided (complex infinities and NaNs are not
+// tracked). Other ops (divide, the functions, compare of intervals): no
+// rule.
+std::optional<ValueEnclosure> EnclosurePass::ComplexElementwise(
+    const HloInstruction& inst, const std::vector<const ValueEnclosure*>& ops) {
+  const HloOpcode op = inst.opcode();
+  if (!inst.shape().IsArray()) return std::nullopt;
+  bool any_complex = IsComplex(inst.shape().element_type());
+  for (const ValueEnclosure* x : ops) {
+    if (!x->shape.IsArray()) return std::nullopt;
+    any_complex |= x->array.is_complex;
+  }
+  if (!any_complex) return std::nullopt;
+  const EnclosureErrorClass cls = ClassOf(inst);
+  bool rounded = false;
+  switch (op) {
+    case HloOpcode::kAdd:
+    case HloOpcode::kSubtract:
+    case HloOpcode::kConvert:
+      if (cls.kind != EnclosureErrorKind::kRounded &&
+          cls.kind != EnclosureErrorKind::kExact) {
+        return std::nullopt;
+      }
+      rounded = cls.kind == EnclosureErrorKind::kRounded;
+      break;
+    case HloOpcode::kNegate:
+    case HloOpcode::kReal:
+    case HloOpcode::kImag:
+    case HloOpcode::kComplex:
+      if (cls.kind != EnclosureErrorKind::kExact) return std::nullopt;
+      break;
+    case HloOpcode::kMultiply:
+      if (cls.complex_k <= 0) return std::nullopt;
+      break;
+    default:
+      return std::nullopt;
+  }
+  const PrimitiveType t = inst.shape().element_type();
+  for (const ValueEnclosure* x : ops) {
+    const ArrayEnclosure& a = x->array;
+    if (!a.is_complex && !a.is_float) return std::nullopt;
+  }
+  ValueEnclosure out;
+  out.shape = inst.shape();
+  out.array = NewArray(inst.shape());
+  ArrayEnclosure& o = out.array;
+  if (!o.is_complex && !o.is_float) return std::nullopt;
+  if (op == HloOpcode::kConvert && !o.is_complex) return std::nullopt;
+  const PrimitiveType part = o.is_complex ? ComplexComponentType(t) : t;
+  if (!SupportedFloat(part)) return std::nullopt;
+  const FloatFormat& f = FormatOf(part);
+  const double u = std::ldexp(1.0, -Precision(f));
+  const int64_t n = o.size();
+  for (const ValueEnclosure* x : ops) MergeReasons(o.reasons, x->array.reasons);
+  const std::string where = absl::StrCat(OpName(inst), " ", inst.name());
+  struct Box {
+    Iv re, im;
+  };
+  auto finite = [](Iv v) { return std::isfinite(v.lo) && std::isfinite(v.hi); };
+  std::vector<Box> in(ops.size());
+  for (int64_t i = 0; i < n; ++i) {
+    uint8_t inherited = 0;
+    bool untracked = false;
+    for (size_t k = 0; k < ops.size(); ++k) {
+      const ArrayEnclosure& a = ops[k]->array;
+      const int64_t j = a.size() == 1 ? 0 : i;
+      inherited |= a.flags[j] & kUnjudgedFlags;
+      untracked |= a.flags[j] != kEnclNumber;
+      in[k].re = Iv{a.lo[j], a.hi[j]};
+      in[k].im = a.is_complex ? Iv{a.ilo[j], a.ihi[j]} : Iv{0, 0};
+      untracked |= !finite(in[k].re) || !finite(in[k].im);
+    }
+    Box r{{0, 0}, {0, 0}};
+    if (!untracked) {
+      const Box& a = in[0];
+      const Box& b = in.size() > 1 ? in[1] : in[0];
+      switch (op) {
+        case HloOpcode::kAdd:
+          r.re = {AddDown(a.re.lo, b.re.lo), AddUp(a.re.hi, b.re.hi)};
+          r.im = {AddDown(a.im.lo, b.im.lo), AddUp(a.im.hi, b.im.hi)};
+          break;
+        case HloOpcode::kSubtract:
+          r.re = {AddDown(a.re.lo, -b.re.hi), AddUp(a.re.hi, -b.re.lo)};
+          r.im = {AddDown(a.im.lo, -b.im.hi), AddUp(a.im.hi, -b.im.lo)};
+          break;
+        case HloOpcode::kNegate:
+          r.re = {-a.re.hi, -a.re.lo};
+          r.im = {-a.im.hi, -a.im.lo};
+          break;
+        case HloOpcode::kReal:
+          r.re = a.re;
+          break;
+        case HloOpcode::kImag:
+          r.re = a.im;
+          break;
+        case HloOpcode::kComplex:
+          r.re = a.re;
+          r.im = b.re;
+          break;
+        case HloOpcode::kConvert:
+          r = a;
+          break;
+        default: {  // multiply
+          const Iv ac = IvMul(a.re, b.re), bd = IvMul(a.im, b.im);
+          const Iv ad = IvMul(a.re, b.im), bc = IvMul(a.im, b.re);
+          r.re = {AddDown(ac.lo, -bd.hi), AddUp(ac.hi, -bd.lo)};
+          r.im = {AddDown(ad.lo, bc.lo), AddUp(ad.hi, bc.hi)};
+          const double w = AddUp(
+              MulUp(MulUp(cls.complex_k, u),
+                    AddUp(MaxAbs(r.re.lo, r.re.hi), MaxAbs(r.im.lo, r.im.hi))),
+              MinNormal(f));
+          r.re = {AddDown(r.re.lo, -w), AddUp(r.re.hi, w)};
+          r.im = {AddDown(r.im.lo, -w), AddUp(r.im.hi, w)};
+          rounded = true;
+          break;
+        }
+      }
+      if (rounded) {
+        r.re = {RoundDownTo(part, r.re.lo), RoundUpTo(part, r.re.hi)};
+        r.im = {RoundDownTo(part, r.im.lo), RoundUpTo(part, r.im.hi)};
+      }
+      untracked = !finite(r.re) || !finite(r.im) ||
+                  MaxAbs(r.re.lo, r.re.hi) > MaxFinite(f) ||
+                  MaxAbs(r.im.lo, r.im.hi) > MaxFinite(f);
+    }
+    if (untracked) {
+      o.flags[i] = inherited != 0 ? inherited : uint8_t{kEnclUndecided};
+      o.lo[i] = -kInf;
+      o.hi[i] = kInf;
+      if (o.is_complex) {
+        o.ilo[i] = -kInf;
+        o.ihi[i] = kInf;
+      }
+      if (inherited == 0) {
+        AddReason(o.reasons,
+                  where + ": a complex part may be non-finite (not tracked)");
+      }
+      continue;
+    }
+    o.lo[i] = r.re.lo;
+    o.hi[i] = r.re.hi;
+    if (o.is_complex) {
+      o.ilo[i] = r.im.lo;
+      o.ihi[i] = r.im.hi;
+    }
+  }
+  return out;
+}
+
 std::optional<ValueEnclosure> EnclosurePass::FloatElementwise(
     const HloInstruction& inst, const std::vector<const ValueEnclosure*>& ops) {
   const HloOpcode op = inst.opcode();
@@ -1513,7 +1743,9 @@ std::optional<ValueEnclosure> EnclosurePass::FloatElementwise(
     const ArrayEnclosure& p = ops[0]->array;
     const ArrayEnclosure& a = ops[1]->array;
     const ArrayEnclosure& b = ops[2]->array;
-    if (a.is_float != o.is_float) return std::nullopt;
+    if (a.is_float != o.is_float || a.is_complex != o.is_complex) {
+      return std::nullopt;
+    }
     for (int64_t i = 0; i < n; ++i) {
       const int64_t pi = at(0, i);
       const bool decided = p.flags[pi] == kEnclNumber;
@@ -1521,23 +1753,35 @@ std::optional<ValueEnclosure> EnclosurePass::FloatElementwise(
       const int first = decided ? (p.ints[pi] != 0 ? 0 : 1) : 0;
       const ArrayEnclosure& s = *pick[first];
       o.flags[i] = s.flags[i];
-      if (o.is_float) {
+      if (o.is_float || o.is_complex) {
         o.lo[i] = s.lo[i];
         o.hi[i] = s.hi[i];
       } else {
         o.ints[i] = s.ints[i];
       }
+      if (o.is_complex) {
+        o.ilo[i] = s.ilo[i];
+        o.ihi[i] = s.ihi[i];
+      }
       if (decided) continue;
       // Undecided predicate: either branch (the union).
       const ArrayEnclosure& u = b;
-      if (o.is_float) {
+      if (o.is_float || o.is_complex) {
         const bool on = o.flags[i] & kEnclNumber, un = u.flags[i] & kEnclNumber;
         if (on && un) {
           o.lo[i] = std::min(o.lo[i], u.lo[i]);
           o.hi[i] = std::max(o.hi[i], u.hi[i]);
+          if (o.is_complex) {
+            o.ilo[i] = std::min(o.ilo[i], u.ilo[i]);
+            o.ihi[i] = std::max(o.ihi[i], u.ihi[i]);
+          }
         } else if (un) {
           o.lo[i] = u.lo[i];
           o.hi[i] = u.hi[i];
+          if (o.is_complex) {
+            o.ilo[i] = u.ilo[i];
+            o.ihi[i] = u.ihi[i];
+          }
         }
       } else if (o.ints[i] != u.ints[i]) {
         o.flags[i] |= kEnclUndecided;
@@ -2709,10 +2953,28 @@ absl::StatusOr<std::optional<ValueEnclosure>> EnclosurePass::ReduceWindow(
                           window(magnitudes(x), magnitudes(init)));
   int64_t m = 1;
   for (const WindowDimension& d : inst.attrs().window.dimensions) m *= d.size;
+  // Exactly zero addends round nothing (as reduce): per window, the
+  // addends that may be nonzero (the init included) from the oracle's
+  // window plan; at most that many minus one additions round along any
+  // path of any summation tree.
+  HLOREF_ASSIGN_OR_RETURN(
+      WindowPlan plan,
+      MakeWindowPlan(inst, x.shape.dimensions(), inst.shape().dimensions()));
+  const bool planned = static_cast<int64_t>(plan.start.size()) == o.size() + 1;
+  const int64_t init_nonzero = IsPointZero(Iv{init.lo[0], init.hi[0]}) ? 0 : 1;
   const FloatFormat& f = FormatOf(t);
   for (int64_t j = 0; j < o.size(); ++j) {
     const double s = Up(sv[j]);
-    const double e = AccumulationBound(t, m, s, /*dot=*/false);
+    int64_t steps = m;
+    if (planned) {
+      int64_t nonzero = init_nonzero;
+      for (int64_t k = plan.start[j]; k < plan.start[j + 1]; ++k) {
+        const int64_t i = plan.offsets[k];
+        nonzero += IsPointZero(Iv{x.lo[i], x.hi[i]}) ? 0 : 1;
+      }
+      steps = RoundingSteps(t, m, std::max<int64_t>(nonzero - 1, 0));
+    }
+    const double e = AccumulationBound(t, steps, s, /*dot=*/false);
     if (AddUp(s, e) > MaxFinite(f)) {
       o.flags[j] = kEnclNumber | kEnclNaN;
       o.lo[j] = -kInf;
@@ -2787,13 +3049,14 @@ absl::StatusOr<std::optional<ValueEnclosure>> EnclosurePass::Map(
     return std::nullopt;
   }
   for (const ValueEnclosure* o : ops) {
-    if (!o->shape.IsArray()) return std::nullopt;
+    if (!o->shape.IsArray() || o->array.is_complex) return std::nullopt;
   }
   ValueEnclosure out;
   out.shape = inst.shape();
   out.array = NewArray(inst.shape());
   ArrayEnclosure& o = out.array;
-  if (o.is_float != SupportedFloat(comp->root()->shape().element_type())) {
+  if (o.is_complex ||
+      o.is_float != SupportedFloat(comp->root()->shape().element_type())) {
     return std::nullopt;
   }
   std::vector<ValueEnclosure> scalars(ops.size());
@@ -2979,15 +3242,464 @@ absl::StatusOr<std::optional<ValueEnclosure>> EnclosurePass::ScatterFloat(
   return std::optional<ValueEnclosure>(std::move(out));
 }
 
+// select-and-scatter of floats whose select is one comparison of its two
+// parameters (GE, GT, LE or LT, FLOAT or TOTALORDER; max pooling's
+// gradient is GE) and whose scatter is add, maximum or minimum in the
+// element type T.
+//
+// Selection. Seed 001 calls select(a, b) with a's index lexicographically
+// before b's (a smaller row-major offset) and requires select to be
+// transitive, so on actual values that are numbers "i preferred over j"
+// is a strict total order of the window's elements and the selected
+// element is the one preferred over every other, in any traversal order.
+// A pair is decided when the enclosures decide its comparison
+// (DecideCompare: disjoint intervals, equal points, zero signs under
+// TOTALORDER undecided). An element is a candidate unless some pair is
+// decided against it; the actual selection is preferred over every other
+// element, so it is always a candidate, and a window with one candidate
+// selects it for sure. A window with an element that may be NaN or is not
+// judgeable (transitivity then fails: a row-major fold with GE over
+// {1, NaN, 0} selects the 0) has every element as a candidate.
+//
+// Scatter (seed: "the evaluation order of the scatter function is
+// arbitrary"): output element j is the init combined with the source of
+// every window that selects j for sure (D_j) and of some subset of the
+// windows where j is one of several candidates (P_j), in any order.
+// add: the exact value lies in [init.lo + sum_D lo + sum_P min(0, lo),
+// init.hi + sum_D hi + sum_P max(0, hi)], and every subset and order
+// rounds at most m = |D_j| + |P_j| times (fewer with exactly zero terms),
+// so reduce's accumulation bound gamma_m(u_T) S with S the magnitudes of
+// the init and of every term in D_j and P_j holds every conforming result;
+// exact data (reduce's ExactSumCheck over all of them) rounds nothing in
+// any subset. maximum / minimum: exact, [max(init.lo, max_D lo),
+// max(init.hi, max_{D+P} hi)] (minimum alike). A NaN source in D_j makes
+// j NaN; in P_j, NaN is allowed.
+absl::StatusOr<std::optional<ValueEnclosure>> EnclosurePass::SelectAndScatter(
+    const HloInstruction& inst, const std::vector<const ValueEnclosure*>& ops) {
+  if (ops.size() != 3 || !inst.shape().IsArray()) return std::nullopt;
+  const HloComputation* select = inst.select();
+  std::optional<HloOpcode> combiner = SimpleReducer(inst.scatter());
+  if (select == nullptr || !combiner || select->num_parameters() != 2) {
+    return std::nullopt;
+  }
+  const PrimitiveType t = inst.shape().element_type();
+  const HloInstruction* root = select->root();
+  if (root == nullptr || root->opcode() != HloOpcode::kCompare ||
+      root->operand_count() != 2) {
+    return std::nullopt;
+  }
+  const HloInstruction* pa = root->operand(0);
+  const HloInstruction* pb = root->operand(1);
+  if (pa->opcode() != HloOpcode::kParameter ||
+      pb->opcode() != HloOpcode::kParameter || pa == pb ||
+      !pa->shape().IsArray() || pa->shape().element_type() != t ||
+      !pb->shape().IsArray() || pb->shape().element_type() != t) {
+    return std::nullopt;
+  }
+  ComparisonDirection dir = root->attrs().direction;
+  if (dir == ComparisonDirection::kEq || dir == ComparisonDirection::kNe) {
+    return std::nullopt;
+  }
+  if (pa->parameter_number() == 1) {  // compare(b, a): the mirrored order
+    switch (dir) {
+      case ComparisonDirection::kGe:
+        dir = ComparisonDirection::kLe;
+        break;
+      case ComparisonDirection::kGt:
+        dir = ComparisonDirection::kLt;
+        break;
+      case ComparisonDirection::kLe:
+        dir = ComparisonDirection::kGe;
+        break;
+      default:
+        dir = ComparisonDirection::kGt;
+        break;
+    }
+  }
+  const bool total =
+      root->attrs().comparison_type == ComparisonType::kTotalOrder;
+  const ArrayEnclosure& x = ops[0]->array;
+  const ArrayEnclosure& src = ops[1]->array;
+  const ArrayEnclosure& init = ops[2]->array;
+  if (!x.is_float || !src.is_float || !init.is_float || !SupportedFloat(t) ||
+      x.shape.element_type() != t || src.shape.element_type() != t ||
+      init.shape.element_type() != t || init.size() != 1 ||
+      ReducerType(inst.scatter()) != t) {
+    return std::nullopt;
+  }
+  HLOREF_ASSIGN_OR_RETURN(
+      WindowPlan plan,
+      MakeWindowPlan(inst, x.shape.dimensions(), src.shape.dimensions()));
+  if (static_cast<int64_t>(plan.start.size()) != src.size() + 1) {
+    return std::nullopt;
+  }
+  ValueEnclosure out;
+  out.shape = inst.shape();
+  out.array = NewArray(inst.shape());
+  ArrayEnclosure& o = out.array;
+  if (o.size() != x.size()) return std::nullopt;
+  const std::string where = absl::StrCat("select-and-scatter ", inst.name());
+  // Per output element: (window, selected for sure).
+  std::vector<std::vector<std::pair<int64_t, bool>>> into(o.size());
+  std::vector<char> lost;
+  for (int64_t w = 0; w + 1 < static_cast<int64_t>(plan.start.size()); ++w) {
+    const int64_t b = plan.start[w], n = plan.start[w + 1] - b;
+    if (n == 0) continue;  // entirely on padding: nothing scattered
+    const int64_t* off = plan.offsets.data() + b;
+    lost.assign(n, 0);
+    bool judgeable = true;
+    for (int64_t k = 0; k < n; ++k) judgeable &= x.flags[off[k]] == kEnclNumber;
+    if (judgeable) {
+      for (int64_t p = 0; p < n; ++p) {
+        for (int64_t q = p + 1; q < n; ++q) {
+          // select(first, second) with first the lower operand index.
+          const int64_t first = off[p] < off[q] ? p : q;
+          const int64_t second = first == p ? q : p;
+          const int64_t i = off[first], k = off[second];
+          const int r = DecideCompare(dir, total, x.lo[i], x.hi[i], x.flags[i],
+                                      x.lo[k], x.hi[k], x.flags[k]);
+          if (r == 1) lost[second] = 1;
+          if (r == 0) lost[first] = 1;
+        }
+      }
+    }
+    const int64_t candidates =
+        n - static_cast<int64_t>(std::count(lost.begin(), lost.end(), 1));
+    for (int64_t k = 0; k < n; ++k) {
+      if (!lost[k]) into[off[k]].push_back({w, candidates == 1});
+    }
+  }
+  MergeReasons(o.reasons, src.reasons);
+  MergeReasons(o.reasons, init.reasons);
+  const bool add = *combiner == HloOpcode::kAdd;
+  const bool max = *combiner == HloOpcode::kMaximum;
+  const FloatFormat& f = FormatOf(t);
+  for (int64_t j = 0; j < o.size(); ++j) {
+    uint8_t fl = init.flags[0];
+    bool must_nan = !(init.flags[0] & kEnclNumber), unbounded = false;
+    bool undecided_selection = false;
+    double lo = init.lo[0], hi = init.hi[0];
+    double s = must_nan ? 0 : MaxAbs(lo, hi);
+    int64_t nonzero = !must_nan && !IsPointZero(Iv{lo, hi}) ? 1 : 0;
+    ExactSumCheck exact;
+    if (!must_nan) exact.Add(lo, hi);
+    if (add && !must_nan && (!std::isfinite(lo) || !std::isfinite(hi))) {
+      unbounded = true;
+    }
+    for (const auto& [w, sure] : into[j]) {
+      const uint8_t sf = src.flags[w];
+      fl |= sf & (kUnjudgedFlags | kEnclNaN);
+      undecided_selection |= !sure;
+      if (!(sf & kEnclNumber)) {  // a NaN source
+        if (sure) must_nan = true;
+        continue;
+      }
+      const double slo = src.lo[w], shi = src.hi[w];
+      if (add) {
+        if (!std::isfinite(slo) || !std::isfinite(shi)) {
+          unbounded = true;
+          continue;
+        }
+        exact.Add(slo, shi);
+        if (!IsPointZero(Iv{slo, shi})) ++nonzero;
+        lo = AddDown(lo, sure ? slo : std::min(0.0, slo));
+        hi = AddUp(hi, sure ? shi : std::max(0.0, shi));
+        s = AddUp(s, MaxAbs(slo, shi));
+      } else if (max) {
+        if (sure) lo = std::max(lo, slo);
+        hi = std::max(hi, shi);
+      } else {
+        lo = std::min(lo, slo);
+        if (sure) hi = std::min(hi, shi);
+      }
+    }
+    if (undecided_selection) {
+      AddReason(o.reasons, where + ": selection undecided in some windows");
+    }
+    const int64_t m = static_cast<int64_t>(into[j].size());
+    if (must_nan) {
+      fl = (fl & ~kEnclNumber) | kEnclNaN;
+    } else if (unbounded) {
+      fl |= kEnclUndecided;
+      AddReason(o.reasons, where + ": non-finite operand enclosure");
+      lo = -kInf;
+      hi = kInf;
+    } else if (add && m > 0 && !exact.Exact(s, t)) {
+      const double e = AccumulationBound(
+          t, RoundingSteps(t, m, std::max<int64_t>(nonzero - 1, 0)), s,
+          /*dot=*/false);
+      if (AddUp(s, e) > MaxFinite(f)) {
+        fl |= kEnclNaN;  // some orders overflow an intermediate
+        lo = -kInf;
+        hi = kInf;
+        AddReason(o.reasons, where + ": an intermediate may overflow");
+      } else {
+        lo = AddDown(lo, -e);
+        hi = AddUp(hi, e);
+        Widen(EnclosureErrorClass{EnclosureErrorKind::kRounded}, t, lo, hi, fl);
+      }
+    }
+    o.lo[j] = lo;
+    o.hi[j] = hi;
+    o.flags[j] = fl;
+  }
+  return std::optional<ValueEnclosure>(std::move(out));
+}
+
+// Interval division [a] / [b] with 0 outside [b] (finite ends).
+Iv IvDiv(Iv a, Iv b) {
+  const double c[4][2] = {
+      {a.lo, b.lo}, {a.lo, b.hi}, {a.hi, b.lo}, {a.hi, b.hi}};
+  Iv r{kInf, -kInf};
+  for (const auto& p : c) {
+    r.lo = std::min(r.lo, DivDown(p[0], p[1]));
+    r.hi = std::max(r.hi, DivUp(p[0], p[1]));
+  }
+  return r;
+}
+
+// Interval substitution for the m x m triangular interval matrix t
+// (row-major; lower or upper) and right-hand side b: every x_i = (b_i -
+// sum_j t_ij x_j) / t_ii computed in outward-rounded interval arithmetic,
+// so the result holds T^-1 b for every point T in t and b in b (each point
+// system's substitution runs inside the interval one, step by step).
+// false where a diagonal interval meets zero or an end is not finite.
+bool IntervalSubstitution(const std::vector<Iv>& t, int64_t m, bool lower,
+                          const std::vector<Iv>& b, std::vector<Iv>& x) {
+  x.assign(m, Iv{0, 0});
+  for (int64_t s = 0; s < m; ++s) {
+    const int64_t i = lower ? s : m - 1 - s;
+    Iv acc = b[i];
+    for (int64_t j = 0; j < m; ++j) {
+      if (j == i || (lower ? j > i : j < i)) continue;
+      const Iv p = IvMul(t[i * m + j], x[j]);
+      acc = {AddDown(acc.lo, -p.hi), AddUp(acc.hi, -p.lo)};
+    }
+    const Iv d = t[i * m + i];
+    if (!(d.lo > 0 || d.hi < 0)) return false;
+    x[i] = IvDiv(acc, d);
+    if (!std::isfinite(x[i].lo) || !std::isfinite(x[i].hi)) return false;
+  }
+  return true;
+}
+
+// triangular-solve of real floats: op(A) X = B (left_side) or X op(A) = B,
+// T = op(A) restricted to the attribute's triangle (unit_diagonal: ones);
+// the right-side form is the left one for T^T and B^T. The exact solutions
+// over the operand enclosures: interval substitution (IntervalSubstitution)
+// per column. The allowed error: numerics.md / the comparator's
+// FORWARD_ERROR bound for substitution and for inverting diagonal blocks
+// (conformance/compare/backward_error.cc), |x^ - x|_i <= 4 gamma_{n+1}(u)
+// (C^2 |x|)_i + (n + 2) tiny (1 + n max|T^-1|) with C = |T^-1| |T|, taken
+// at its largest over the box: |T^-1| <= the magnitudes of the interval
+// inverse (substitution on the identity's columns), |T| <= mag [T], |x| <=
+// mag [x], every sum and product rounded up (the bound is monotone in
+// each). Where the comparator masks the element (a diagonal that may be
+// zero: impl.triangular-solve.1; non-finite operands; partial sums that
+// may reach max / 2) the elements are undecided. The comparator centres
+// the bound on the oracle's solution, the enclosure on the exact set.
+std::optional<ValueEnclosure> EnclosurePass::TriangularSolve(
+    const HloInstruction& inst, const std::vector<const ValueEnclosure*>& ops) {
+  if (ops.size() != 2 || !inst.shape().IsArray()) return std::nullopt;
+  const ArrayEnclosure& a = ops[0]->array;
+  const ArrayEnclosure& bx = ops[1]->array;
+  const PrimitiveType t = inst.shape().element_type();
+  if (!a.is_float || !bx.is_float || !SupportedFloat(t) ||
+      a.shape.element_type() != t || bx.shape.element_type() != t) {
+    return std::nullopt;
+  }
+  const int64_t rank = bx.shape.rank();
+  if (rank < 2 || a.shape.rank() != rank) return std::nullopt;
+  const HloAttributes& attrs = inst.attrs();
+  const bool left = attrs.left_side;
+  const int64_t m = a.shape.dimensions(rank - 1);
+  if (a.shape.dimensions(rank - 2) != m) return std::nullopt;
+  const int64_t rows = bx.shape.dimensions(rank - 2);
+  const int64_t cols = bx.shape.dimensions(rank - 1);
+  if ((left ? rows : cols) != m) return std::nullopt;
+  const int64_t k = left ? cols : rows;  // right-hand sides per batch
+  const int64_t mm = m * m, mk = m * k;
+  if (mk == 0 || bx.size() % mk != 0 || a.size() != bx.size() / mk * mm) {
+    return std::nullopt;
+  }
+  const int64_t batch = bx.size() / mk;
+  const bool transposed = attrs.transpose_a == TransposeA::kTranspose ||
+                          attrs.transpose_a == TransposeA::kAdjoint;
+  // T = op(tri(A)); for the right side the left form's matrix is T^T.
+  const bool t_lower = (attrs.lower != transposed) != !left;
+  const FloatFormat& f = FormatOf(t);
+  const double u = std::ldexp(1.0, -Precision(f));
+  const double gamma = Gamma(m + 1, u);
+  const double tiny = options_.deviations.ftz_types.count(t) > 0
+                          ? MinNormal(f)
+                          : MinSubnormal(f);
+  const std::string where = absl::StrCat("triangular-solve ", inst.name());
+  ValueEnclosure out;
+  out.shape = inst.shape();
+  out.array = NewArray(inst.shape());
+  ArrayEnclosure& o = out.array;
+  MergeReasons(o.reasons, a.reasons);
+  MergeReasons(o.reasons, bx.reasons);
+  std::vector<Iv> tm(mm), inv(mm), col(m), x, e(m);
+  std::vector<double> tmag(mm), imag(mm), cmat(mm), xmag(m), w(m);
+  for (int64_t bt = 0; bt < batch; ++bt) {
+    const int64_t xbase = bt * mk;
+    // Element q of right-hand side `line`: (q, line) left, (line, q) right.
+    auto pos = [&](int64_t q, int64_t line) {
+      return xbase + (left ? q * k + line : line * m + q);
+    };
+    auto undecided = [&](const std::string& why, uint8_t fl) {
+      for (int64_t i = 0; i < mk; ++i) {
+        o.flags[xbase + i] = fl;
+        o.lo[xbase + i] = -kInf;
+        o.hi[xbase + i] = kInf;
+      }
+      if (!why.empty()) AddReason(o.reasons, where + ": " + why);
+    };
+    uint8_t inherited = 0;
+    bool finite = true;
+    for (int64_t i = 0; i < mm; ++i) {
+      const int64_t ai = bt * mm + i;
+      inherited |= a.flags[ai] & kUnjudgedFlags;
+      finite = finite && a.flags[ai] == kEnclNumber &&
+               std::isfinite(a.lo[ai]) && std::isfinite(a.hi[ai]);
+    }
+    for (int64_t i = 0; i < mk; ++i) {
+      inherited |= bx.flags[xbase + i] & kUnjudgedFlags;
+      finite = finite && bx.flags[xbase + i] == kEnclNumber &&
+               std::isfinite(bx.lo[xbase + i]) &&
+               std::isfinite(bx.hi[xbase + i]);
+    }
+    if (inherited != 0) {
+      undecided("", inherited);
+      continue;
+    }
+    if (!finite) {
+      undecided("a non-finite operand (impl.triangular-solve.1)",
+                kEnclUndecided);
+      continue;
+    }
+    // tri(p, q): a restricted to its triangle; T = op(tri); left form.
+    for (int64_t i = 0; i < m; ++i) {
+      for (int64_t j = 0; j < m; ++j) {
+        auto tri = [&](int64_t p, int64_t q) -> Iv {
+          if (p == q) {
+            if (attrs.unit_diagonal) return Iv{1, 1};
+          } else if (!(attrs.lower ? p > q : p < q)) {
+            return Iv{0, 0};
+          }
+          const int64_t ai = bt * mm + p * m + q;
+          return Iv{a.lo[ai], a.hi[ai]};
+        };
+        // T(i, j) = transposed ? tri(j, i) : tri(i, j); the left form of
+        // the right side reads T(j, i).
+        const bool flip = transposed != !left;
+        tm[i * m + j] = flip ? tri(j, i) : tri(i, j);
+        tmag[i * m + j] = MaxAbs(tm[i * m + j].lo, tm[i * m + j].hi);
+      }
+    }
+    // The interval inverse, column by column.
+    bool invertible = true;
+    for (int64_t j = 0; j < m && invertible; ++j) {
+      for (int64_t i = 0; i < m; ++i) {
+        const double v = i == j ? 1.0 : 0.0;
+        col[i] = Iv{v, v};
+      }
+      invertible = IntervalSubstitution(tm, m, t_lower, col, x);
+      for (int64_t i = 0; invertible && i < m; ++i) inv[i * m + j] = x[i];
+    }
+    if (!invertible) {
+      undecided("the system may be singular (impl.triangular-solve.1)",
+                kEnclUndecided);
+      continue;
+    }
+    double max_inv = 0;
+    for (int64_t i = 0; i < mm; ++i) {
+      imag[i] = MaxAbs(inv[i].lo, inv[i].hi);
+      max_inv = std::max(max_inv, imag[i]);
+    }
+    // C = |T^-1| |T|, rounded up.
+    for (int64_t i = 0; i < m; ++i) {
+      for (int64_t j = 0; j < m; ++j) {
+        double c = 0;
+        for (int64_t q = 0; q < m; ++q) {
+          c = AddUp(c, MulUp(imag[i * m + q], tmag[q * m + j]));
+        }
+        cmat[i * m + j] = c;
+      }
+    }
+    const double floor =
+        MulUp(MulUp(static_cast<double>(m + 2), tiny),
+              AddUp(1.0, MulUp(static_cast<double>(m), max_inv)));
+    for (int64_t line = 0; line < k; ++line) {
+      for (int64_t q = 0; q < m; ++q) {
+        const int64_t bi = pos(q, line);
+        e[q] = Iv{bx.lo[bi], bx.hi[bi]};
+      }
+      if (!IntervalSubstitution(tm, m, t_lower, e, x)) {
+        for (int64_t q = 0; q < m; ++q) {
+          const int64_t oi = pos(q, line);
+          o.flags[oi] = kEnclUndecided;
+          o.lo[oi] = -kInf;
+          o.hi[oi] = kInf;
+        }
+        AddReason(o.reasons, where + ": the solution may overflow");
+        continue;
+      }
+      for (int64_t q = 0; q < m; ++q) xmag[q] = MaxAbs(x[q].lo, x[q].hi);
+      // The comparator's reach: substitution's partial sums (2 |T| |x|)
+      // and the inverse method's (C |x|) must stay below max / 2.
+      double reach = 0;
+      for (int64_t i = 0; i < m; ++i) {
+        double sum = 0, cw = 0;
+        for (int64_t q = 0; q < m; ++q) {
+          sum = AddUp(sum, MulUp(tmag[i * m + q], xmag[q]));
+          cw = AddUp(cw, MulUp(cmat[i * m + q], xmag[q]));
+        }
+        w[i] = cw;
+        reach = std::max({reach, MulUp(2, sum), cw});
+      }
+      if (!(MulUp(2, reach) < MaxFinite(f))) {
+        for (int64_t q = 0; q < m; ++q) {
+          const int64_t oi = pos(q, line);
+          o.flags[oi] = kEnclUndecided;
+          o.lo[oi] = -kInf;
+          o.hi[oi] = kInf;
+        }
+        AddReason(o.reasons, where + ": an intermediate may overflow");
+        continue;
+      }
+      for (int64_t i = 0; i < m; ++i) {
+        double cw = 0;
+        for (int64_t q = 0; q < m; ++q) {
+          cw = AddUp(cw, MulUp(cmat[i * m + q], w[q]));
+        }
+        const double bound = AddUp(MulUp(MulUp(4, gamma), cw), floor);
+        const int64_t oi = pos(i, line);
+        double lo = AddDown(x[i].lo, -bound), hi = AddUp(x[i].hi, bound);
+        uint8_t fl = kEnclNumber;
+        Widen(EnclosureErrorClass{EnclosureErrorKind::kRounded}, t, lo, hi, fl);
+        o.lo[oi] = lo;
+        o.hi[oi] = hi;
+        o.flags[oi] = fl;
+      }
+    }
+  }
+  return out;
+}
+
 // The sort key of a sort comparator of the form compare(p_a, p_b) with
-// {a, b} = {2k, 2k + 1} and direction LT or GT: the key operand k and
-// whether the order is descending; nullopt for other comparators.
+// {a, b} = {2k, 2k + 1} and direction LT or GT (LE or GE when
+// `non_strict`): the key operand k and whether the order is descending;
+// nullopt for other comparators.
 struct SortKey {
   int64_t operand;
   bool descending;
   bool total_order;
+  bool strict = true;  // LT / GT; false: LE / GE
 };
-std::optional<SortKey> KeyCompare(const HloInstruction* root) {
+std::optional<SortKey> KeyCompare(const HloInstruction* root,
+                                  bool non_strict = false) {
   if (root == nullptr || root->opcode() != HloOpcode::kCompare ||
       root->operand_count() != 2) {
     return std::nullopt;
@@ -3001,12 +3713,18 @@ std::optional<SortKey> KeyCompare(const HloInstruction* root) {
   const int64_t a = x->parameter_number(), b = y->parameter_number();
   if (a / 2 != b / 2 || a == b) return std::nullopt;
   const ComparisonDirection dir = root->attrs().direction;
-  if (dir != ComparisonDirection::kLt && dir != ComparisonDirection::kGt) {
+  const bool strict =
+      dir == ComparisonDirection::kLt || dir == ComparisonDirection::kGt;
+  if (!strict && !(non_strict && (dir == ComparisonDirection::kLe ||
+                                  dir == ComparisonDirection::kGe))) {
     return std::nullopt;
   }
   const bool swapped = a > b;
-  return SortKey{a / 2, (dir == ComparisonDirection::kGt) != swapped,
-                 root->attrs().comparison_type == ComparisonType::kTotalOrder};
+  const bool greater =
+      dir == ComparisonDirection::kGt || dir == ComparisonDirection::kGe;
+  return SortKey{a / 2, greater != swapped,
+                 root->attrs().comparison_type == ComparisonType::kTotalOrder,
+                 strict};
 }
 
 // compare(p_2k, p_2k+1) (either order) with direction `dir` (EQ or NE,
@@ -3078,9 +3796,15 @@ std::vector<SortKey> LexicographicKeys(const HloInstruction* root) {
   return keys;
 }
 
+// The comparator's keys; a one-key comparator may be non-strict (LE / GE),
+// a lexicographic one may not.
 std::vector<SortKey> SortKeys(const HloComputation* comp) {
   if (comp == nullptr || comp->root() == nullptr) return {};
-  return LexicographicKeys(comp->root());
+  std::vector<SortKey> keys = LexicographicKeys(comp->root());
+  if (keys.empty()) {
+    if (std::optional<SortKey> k = KeyCompare(comp->root(), true)) keys = {*k};
+  }
+  return keys;
 }
 
 // Several keys (a lexicographic comparator): before[q] / after[q] count
@@ -3155,6 +3879,14 @@ std::optional<ValueEnclosure> EnclosurePass::SortRounded(
       if (k.operand >= static_cast<int64_t>(ops.size())) return std::nullopt;
     }
     key = lex[0];
+    if (!key.strict && options_.oracle.profile == Profile::kPortable) {
+      // A non-strict comparator (a <= a) is not a strict weak order: the
+      // sort has no defined result (impl.sort.1, spec/impl_defined.md), so
+      // under the portable profile every output is don't care.
+      ValueEnclosure v = Flagged(inst.shape(), kEnclDontCare,
+                                 "implementation-defined (impl.sort.1)");
+      return v;
+    }
   } else {
     key.descending = inst.attrs().largest;
     lex = {key};
@@ -3263,7 +3995,7 @@ std::optional<ValueEnclosure> EnclosurePass::SortRounded(
           n - (std::upper_bound(slo.begin(), slo.end(), his[q]) -
                slo.begin());  // lo_j > hi_q
       int64_t tie_before = 0, tie_after = 0;
-      if (stable) {
+      if (stable && key.strict) {
         auto it = points.find(los[q]);
         if (it != points.end() && his[q] == los[q]) {
           const std::vector<int64_t>& v = it->second;
@@ -3379,9 +4111,13 @@ bool IsSelectionReducer(const HloComputation* comp) {
   return true;
 }
 
-// reduce (one or several operands) with a selection reducer (argmax,
-// argmin, max with a payload): the reducer's own rules folded over each
-// output's elements in row-major order, starting from the inits.
+// reduce or reduce-window (one or several operands) with a selection
+// reducer (argmax, argmin, max with a payload): the reducer's own rules
+// folded over each output's elements, starting from the inits. reduce:
+// the reduced elements in row-major order. reduce-window: each window's
+// elements (the oracle's window plan: padding and base-dilation holes hold
+// none, as the oracle's fold). The fold's order does not matter
+// (IsSelectionReducer).
 absl::StatusOr<std::optional<ValueEnclosure>> EnclosurePass::ReduceBySelection(
     const HloInstruction& inst, const std::vector<const ValueEnclosure*>& ops) {
   const HloComputation* comp = inst.to_apply();
@@ -3390,10 +4126,27 @@ absl::StatusOr<std::optional<ValueEnclosure>> EnclosurePass::ReduceBySelection(
   }
   const size_t m = ops.size() / 2;
   for (const ValueEnclosure* o : ops) {
-    if (!o->shape.IsArray()) return std::nullopt;
+    if (!o->shape.IsArray() || o->array.is_complex) return std::nullopt;
   }
   const ArrayEnclosure& first = ops[0]->array;
-  const auto [ko, ro] = ReduceOffsets(first.shape, inst.attrs().dimensions);
+  for (size_t k = 1; k < m; ++k) {
+    if (ops[k]->array.shape.dimensions() != first.shape.dimensions()) {
+      return std::nullopt;
+    }
+  }
+  // The reducer's parameters must have the operands' element types (a bf16
+  // reducer of f32 data converts, which the fold would not show).
+  if (comp->num_parameters() != static_cast<int64_t>(2 * m)) {
+    return std::nullopt;
+  }
+  for (size_t k = 0; k < 2 * m; ++k) {
+    const HloInstruction* p = comp->parameter(static_cast<int64_t>(k));
+    const ValueEnclosure* o = k < m ? ops[m + k] : ops[k - m];
+    if (p == nullptr || !p->shape().IsArray() ||
+        p->shape().element_type() != o->shape.element_type()) {
+      return std::nullopt;
+    }
+  }
   std::vector<Shape> out_shapes;
   if (inst.shape().IsTuple()) {
     for (const Shape& sh : inst.shape().tuple_shapes())
@@ -3402,12 +4155,28 @@ absl::StatusOr<std::optional<ValueEnclosure>> EnclosurePass::ReduceBySelection(
     out_shapes.push_back(inst.shape());
   }
   if (out_shapes.size() != m) return std::nullopt;
+  // The operand elements of each output element: starts[j] .. starts[j+1]
+  // in `members`.
+  std::vector<int64_t> starts, members;
+  if (inst.opcode() == HloOpcode::kReduceWindow) {
+    HLOREF_ASSIGN_OR_RETURN(WindowPlan plan,
+                            MakeWindowPlan(inst, first.shape.dimensions(),
+                                           out_shapes[0].dimensions()));
+    starts = std::move(plan.start);
+    members = std::move(plan.offsets);
+  } else {
+    const auto [ko, ro] = ReduceOffsets(first.shape, inst.attrs().dimensions);
+    for (int64_t k : ko) {
+      starts.push_back(static_cast<int64_t>(members.size()));
+      for (int64_t r : ro) members.push_back(k + r);
+    }
+    starts.push_back(static_cast<int64_t>(members.size()));
+  }
+  const int64_t count = static_cast<int64_t>(starts.size()) - 1;
   std::vector<ArrayEnclosure> outs;
   for (const Shape& sh : out_shapes) {
     outs.push_back(NewArray(sh));
-    if (outs.back().size() != static_cast<int64_t>(ko.size())) {
-      return std::nullopt;
-    }
+    if (outs.back().size() != count) return std::nullopt;
     for (const ValueEnclosure* x : ops) {
       MergeReasons(outs.back().reasons, x->array.reasons);
     }
@@ -3426,13 +4195,13 @@ absl::StatusOr<std::optional<ValueEnclosure>> EnclosurePass::ReduceBySelection(
     }
     return v;
   };
-  for (size_t j = 0; j < ko.size(); ++j) {
+  for (int64_t j = 0; j < count; ++j) {
     std::vector<ValueEnclosure> acc;
     for (size_t k = 0; k < m; ++k) acc.push_back(scalar(ops[m + k]->array, 0));
-    for (int64_t r : ro) {
+    for (int64_t e = starts[j]; e < starts[j + 1]; ++e) {
       std::vector<ValueEnclosure> args = acc;
       for (size_t k = 0; k < m; ++k) {
-        args.push_back(scalar(ops[k]->array, ko[j] + r));
+        args.push_back(scalar(ops[k]->array, members[e]));
       }
       std::vector<const ValueEnclosure*> ptrs;
       for (const ValueEnclosure& a : args) ptrs.push_back(&a);
@@ -3771,10 +4540,20 @@ absl::StatusOr<ValueEnclosure> EnclosurePass::Op(
     if (*v) return std::move(**v);
   } else if (op == HloOpcode::kReduceWindow) {
     absl::StatusOr<std::optional<ValueEnclosure>> v = ReduceWindow(inst, ops);
+    if (v.ok() && !*v) v = ReduceBySelection(inst, ops);
     if (!v.ok()) return IsolationFailed(inst, v.status());
     if (*v) return std::move(**v);
   } else if (op == HloOpcode::kScatter) {
     absl::StatusOr<std::optional<ValueEnclosure>> v = ScatterFloat(inst, ops);
+    if (!v.ok()) return IsolationFailed(inst, v.status());
+    if (*v) return std::move(**v);
+  } else if (op == HloOpcode::kTriangularSolve) {
+    if (std::optional<ValueEnclosure> v = TriangularSolve(inst, ops)) {
+      return std::move(*v);
+    }
+  } else if (op == HloOpcode::kSelectAndScatter) {
+    absl::StatusOr<std::optional<ValueEnclosure>> v =
+        SelectAndScatter(inst, ops);
     if (!v.ok()) return IsolationFailed(inst, v.status());
     if (*v) return std::move(**v);
   } else if (op == HloOpcode::kSort || op == HloOpcode::kTopK) {
@@ -3810,6 +4589,9 @@ absl::StatusOr<ValueEnclosure> EnclosurePass::Op(
     if (v) return std::move(*v);
   } else if (IsElementwiseFamily(op) && cls.kind != EnclosureErrorKind::kNone &&
              (operands_have_float || HasFloat(inst.shape()))) {
+    if (std::optional<ValueEnclosure> v = ComplexElementwise(inst, ops)) {
+      return std::move(*v);
+    }
     if (std::optional<ValueEnclosure> v = FloatElementwise(inst, ops)) {
       return std::move(*v);
     }
@@ -3910,37 +4692,47 @@ std::string IndexText(const Shape& shape, int64_t linear) {
 
 // Every real number that rounds to nearest to each float point of `v`
 // (EnclosureOptions::rounded_arguments).
-void WidenToRoundingPreimage(ValueEnclosure& v) {
-  for (ValueEnclosure& t : v.tuple) WidenToRoundingPreimage(t);
-  if (!v.shape.IsArray() || !v.array.is_float) return;
-  const PrimitiveType t = v.shape.element_type();
+// The reals that round to nearest in type t to the point [lo, hi] = x.
+void WidenPointToPreimage(PrimitiveType t, double& lo, double& hi) {
+  if (lo != hi) return;
+  const double x = lo;
+  if (t == PrimitiveType::kF64) {
+    if (std::isfinite(x)) {
+      lo = Down(x);
+      hi = Up(x);
+    } else {
+      lo = x > 0 ? DBL_MAX : -kInf;
+      hi = x > 0 ? kInf : -DBL_MAX;
+    }
+    return;
+  }
+  // Midpoints of neighbours of a type narrower than f64 are doubles.
   const FloatFormat& f = FormatOf(t);
   const double max = MaxFinite(f);
+  const double half_top = std::ldexp(UlpOf(f, max), -1);
+  if (std::isinf(x)) {
+    lo = x > 0 ? max + half_top : -kInf;
+    hi = x > 0 ? kInf : -(max + half_top);
+    return;
+  }
+  const double up = x >= max ? max + 2 * half_top : NextUpIn(f, x);
+  const double down = x <= -max ? -max - 2 * half_top : -NextUpIn(f, -x);
+  lo = (down + x) / 2;
+  hi = (x + up) / 2;
+}
+
+void WidenToRoundingPreimage(ValueEnclosure& v) {
+  for (ValueEnclosure& t : v.tuple) WidenToRoundingPreimage(t);
+  if (!v.shape.IsArray() || !(v.array.is_float || v.array.is_complex)) return;
   ArrayEnclosure& a = v.array;
+  // Complex values: each part is rounded in the component type.
+  const PrimitiveType t = a.is_complex
+                              ? ComplexComponentType(v.shape.element_type())
+                              : v.shape.element_type();
   for (int64_t i = 0; i < a.size(); ++i) {
-    if (!(a.flags[i] & kEnclNumber) || a.lo[i] != a.hi[i]) continue;
-    const double x = a.lo[i];
-    if (t == PrimitiveType::kF64) {
-      if (std::isfinite(x)) {
-        a.lo[i] = Down(x);
-        a.hi[i] = Up(x);
-      } else {
-        a.lo[i] = x > 0 ? DBL_MAX : -kInf;
-        a.hi[i] = x > 0 ? kInf : -DBL_MAX;
-      }
-      continue;
-    }
-    // Midpoints of neighbours of a type narrower than f64 are doubles.
-    const double half_top = std::ldexp(UlpOf(f, max), -1);
-    if (std::isinf(x)) {
-      a.lo[i] = x > 0 ? max + half_top : -kInf;
-      a.hi[i] = x > 0 ? kInf : -(max + half_top);
-      continue;
-    }
-    const double up = x >= max ? max + 2 * half_top : NextUpIn(f, x);
-    const double down = x <= -max ? -max - 2 * half_top : -NextUpIn(f, -x);
-    a.lo[i] = (down + x) / 2;
-    a.hi[i] = (x + up) / 2;
+    if (!(a.flags[i] & kEnclNumber)) continue;
+    WidenPointToPreimage(t, a.lo[i], a.hi[i]);
+    if (a.is_complex) WidenPointToPreimage(t, a.ilo[i], a.ihi[i]);
   }
 }
 
@@ -3990,6 +4782,19 @@ absl::StatusOr<ModuleEnclosure> ComputeEnclosure(
 }
 
 double RelativeRadius(const ArrayEnclosure& e, int64_t i) {
+  if (e.is_complex && e.Judgeable(i) && (e.flags[i] & kEnclNumber)) {
+    // Normwise, as complex results are judged (numerics.md): the larger
+    // part's radius over the largest modulus part bound.
+    if (e.lo[i] == e.hi[i] && e.ilo[i] == e.ihi[i]) return 0;  // a point
+    const double r =
+        std::max(AddUp(e.hi[i], -e.lo[i]), AddUp(e.ihi[i], -e.ilo[i]));
+    if (r == 0) return 0;
+    if (!std::isfinite(r)) return kInf;
+    const double scale = std::max(
+        {MaxAbs(e.lo[i], e.hi[i]), MaxAbs(e.ilo[i], e.ihi[i]),
+         MinNormal(FormatOf(ComplexComponentType(e.shape.element_type())))});
+    return DivUp(MulUp(0.5, r), scale);
+  }
   if (!e.is_float || !e.Judgeable(i) || !(e.flags[i] & kEnclNumber)) {
     return std::numeric_limits<double>::quiet_NaN();
   }
@@ -4071,7 +4876,7 @@ absl::StatusOr<EnclosureVerdict> JudgeWithEnclosure(
         EnclosureFailure f;
         f.linear = i;
         f.index = IndexText(e.shape, i);
-        if (e.is_float) {
+        if (e.is_float || e.is_complex) {
           f.lo = e.lo[i];
           f.hi = e.hi[i];
           f.nan_allowed = e.flags[i] & kEnclNaN;
@@ -4091,6 +4896,34 @@ absl::StatusOr<EnclosureVerdict> JudgeWithEnclosure(
       }
       if (fl & (kEnclNoRule | kEnclUndecided)) {
         ++o.unjudged;
+        continue;
+      }
+      if (e.is_complex) {
+        // A box: both parts inside (a NaN part is outside: complex
+        // enclosures never allow NaN), judged narrow normwise.
+        const std::complex<double> z = v.GetAsComplex(i);
+        const bool re_in = z.real() >= e.lo[i] && z.real() <= e.hi[i];
+        const bool im_in = z.imag() >= e.ilo[i] && z.imag() <= e.ihi[i];
+        if (!(fl & kEnclNumber) || !re_in || !im_in) {
+          const size_t before = o.failures.size();
+          fail(i, re_in ? z.imag() : z.real());
+          if (o.failures.size() > before && re_in) {
+            o.failures.back().lo = e.ilo[i];
+            o.failures.back().hi = e.ihi[i];
+            o.failures.back().index += " (imaginary part)";
+          } else if (o.failures.size() > before) {
+            o.failures.back().index += " (real part)";
+          }
+          continue;
+        }
+        const double rel = RelativeRadius(e, i);
+        o.max_relative_radius = std::max(o.max_relative_radius, rel);
+        if (rel > options.max_relative_radius) {
+          ++o.unjudged;
+          ++o.wide;
+          continue;
+        }
+        ++o.pass;
         continue;
       }
       if (!e.is_float) {

@@ -57,6 +57,9 @@ enum class EnclosureErrorKind : uint8_t {
 struct EnclosureErrorClass {
   EnclosureErrorKind kind = EnclosureErrorKind::kNone;
   double ulps = 0;  // kUlp: the budget for the result type
+  // Complex results judged normwise (numerics.md "Complex ops": |v - y| <=
+  // k u_T |y| plus a subnormal floor): k, or 0 where the op has none.
+  double complex_k = 0;
 };
 
 // The error class of `opcode` producing `result_type`.
@@ -74,11 +77,16 @@ enum EnclosureFlag : uint8_t {
 
 // The enclosure of one array value. Floats: [lo[i], hi[i]] per row-major
 // element i (ints: `ints` holds the exact value, valid where flags has no
-// kEnclUndecided / kEnclNoRule). Complex types are always kEnclNoRule.
+// kEnclUndecided / kEnclNoRule). Complex types: [lo[i], hi[i]] encloses
+// the real part and [ilo[i], ihi[i]] the imaginary part (a box); a NaN in
+// either part is not tracked (such elements are undecided), kEnclNaN is
+// never set on them.
 struct ArrayEnclosure {
   Shape shape;
   bool is_float = false;
+  bool is_complex = false;
   std::vector<double> lo, hi;
+  std::vector<double> ilo, ihi;  // complex only
   std::vector<int64_t> ints;
   std::vector<uint8_t> flags;
   // Why elements are unjudged (op names and reasons), at most a few.

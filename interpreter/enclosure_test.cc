@@ -9,10 +9,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <complex>
 #include <cstdio>
 #include <cstring>
 #include <random>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -827,6 +829,36 @@ TEST(Enclosure, ZeroAddendsRoundNothing) {
   EnclosureVerdict bad =
       Judge(e, {FromDoubles(PrimitiveType::kBF16, {}, {6.4375})});
   EXPECT_EQ(bad.outputs[0].fail, 1) << bad.Summary();
+  EXPECT_EQ(Judge(e, e.oracle).outputs[0].pass, 1);
+}
+
+// reduce-window add counts exactly zero addends out too: the window of 7
+// holding ZeroAddendsRoundNothing's data (every order of it is 6.25 or
+// 6.28125, brute-forced there) gets the same [6.1875, 6.375] (gamma_3 by
+// hand; the full window count gave gamma_7's [6.09375, 6.46875]); 6.4375
+// fails.
+TEST(Enclosure, ReduceWindowZeroAddendsRoundNothing) {
+  Enclosed e = Enclose(R"(
+HloModule m
+add {
+  a = bf16[] parameter(0)
+  b = bf16[] parameter(1)
+  ROOT s = bf16[] add(a, b)
+}
+ENTRY main {
+  x = bf16[7] parameter(0)
+  z = bf16[] constant(0)
+  ROOT r = bf16[1] reduce-window(x, z), window={size=7}, to_apply=add
+})",
+                       {"bf16[7] {3.25, 0, 1.0078125, 0, 1.0078125, 0, "
+                        "1.0078125}"});
+  ASSERT_EQ(e.enc.outputs.size(), 1u);
+  EXPECT_EQ(e.enc.outputs[0].lo[0], 6.1875);
+  EXPECT_EQ(e.enc.outputs[0].hi[0], 6.375);
+  EXPECT_EQ(Judge(e, {FromDoubles(PrimitiveType::kBF16, {1}, {6.4375})})
+                .outputs[0]
+                .fail,
+            1);
   EXPECT_EQ(Judge(e, e.oracle).outputs[0].pass, 1);
 }
 
@@ -1707,6 +1739,699 @@ ENTRY main {
   }
   EXPECT_GT(checked, 2000);
   EXPECT_EQ(failed_broken, 20 * 8);
+}
+
+// ---- select-and-scatter (hand values, every order and rounding).
+
+constexpr char kSelectAndScatter[] = R"(
+HloModule m
+sel {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT c = pred[] compare(%args), direction=%dir
+}
+comb {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] %comb(a, b)
+}
+ENTRY main {
+  x = f32[5] parameter(0)
+  d = f32[5] parameter(1)
+  y = f32[5] add(x, d)
+  src = f32[4] parameter(2)
+  zero = f32[] constant(0)
+  ROOT r = f32[5] select-and-scatter(y, src, zero), window={size=2},
+    select=sel, scatter=comb
+})";
+
+Enclosed EncloseSelectAndScatter(const char* args, const char* dir,
+                                 const char* comb, const char* d) {
+  return Enclose(
+      absl::StrReplaceAll(kSelectAndScatter,
+                          {{"%args", args}, {"%dir", dir}, {"%comb", comb}})
+          .c_str(),
+      {"f32[5] {1, 3, 2, 2, 5}", d, "f32[4] {0.1, 0.2, 0.3, 0.4}"});
+}
+
+TEST(Enclosure, SelectAndScatterDecidedAndUndecidedWindows) {
+  // y = {1, 3, 2, [2, 2 + 2^-22], 5} (y3 = 2 + 2^-30 rounded in f32 or
+  // kept wider), windows of 2 at stride 1, select GE (max pooling's
+  // gradient). By hand: window 0 (1, 3) and window 1 (3, y2) select
+  // element 1 for sure, window 3 (y3, 5) element 4; window 2 (2, y3):
+  // select(2, y3) = 2 >= y3 is undecided, so 2 and 3 are candidates.
+  // Element 1 = 0.1f + 0.2f (exact sum by hand in f64, and its f32
+  // rounding), elements 2 and 3 are 0 or 0.3f, element 4 the point 0.4f.
+  const double a = 0.100000001490116119384765625;  // 0.1f
+  const double b = 0.20000000298023223876953125;   // 0.2f
+  const double c = 0.300000011920928955078125;     // 0.3f
+  const double e4 = 0.4000000059604644775390625;   // 0.4f
+  const char* d = "f32[5] {0, 0, 0, 9.31322574615478515625e-10, 0}";
+  Enclosed e = EncloseSelectAndScatter("a, b", "GE", "add", d);
+  ASSERT_EQ(e.enc.outputs.size(), 1u);
+  const ArrayEnclosure& o = e.enc.outputs[0];
+  EXPECT_EQ(o.lo[0], 0.0);
+  EXPECT_EQ(o.hi[0], 0.0);
+  EXPECT_LE(o.lo[1], a + b);
+  EXPECT_GE(o.hi[1], a + b);
+  EXPECT_LE(o.hi[1] - o.lo[1], 4 * std::ldexp(1.0, -25));  // few f32 ulps
+  for (int j : {2, 3}) {
+    EXPECT_EQ(o.lo[j], 0.0) << j;
+    EXPECT_EQ(o.hi[j], c) << j;
+  }
+  EXPECT_EQ(o.lo[4], e4);
+  EXPECT_EQ(o.hi[4], e4);
+  const float sum = 0.1f + 0.2f;  // RN_f32(a + b)
+  // Both selections in window 2 conform: never a fail, the undecided
+  // elements unjudged (too wide), never passed.
+  for (bool second : {false, true}) {
+    EnclosureVerdict v =
+        Judge(e, {FromDoubles(PrimitiveType::kF32, {5},
+                              {0, sum, second ? 0 : c, second ? c : 0, e4})});
+    EXPECT_EQ(v.outputs[0].fail, 0) << v.Summary();
+    EXPECT_EQ(v.outputs[0].pass, 3) << v.Summary();
+    EXPECT_EQ(v.outputs[0].unjudged, 2) << v.Summary();
+  }
+  EXPECT_EQ(Judge(e, e.oracle).outputs[0].fail, 0);
+  // Deliberately wrong: window 1's source scattered to element 2 (the
+  // second largest), and window 0's to element 0 (the minimum).
+  EXPECT_EQ(Judge(e, {FromDoubles(PrimitiveType::kF32, {5},
+                                  {0, 0.1f, 0.2f + 0.3f, 0, e4})})
+                .outputs[0]
+                .fail,
+            2);
+  EXPECT_EQ(
+      Judge(e, {FromDoubles(PrimitiveType::kF32, {5}, {0.1f, 0.2f, c, 0, e4})})
+          .outputs[0]
+          .fail,
+      2);
+
+  // A maximum combiner is exact: element 1 = max(0, 0.1f, 0.2f) = 0.2f.
+  Enclosed mx = EncloseSelectAndScatter("a, b", "GE", "maximum", d);
+  EXPECT_EQ(mx.enc.outputs[0].lo, (std::vector<double>{0, b, 0, 0, e4}));
+  EXPECT_EQ(mx.enc.outputs[0].hi, (std::vector<double>{0, b, c, c, e4}));
+
+  // Exact ties (y2 = y3 = 2): GE keeps the lower index, GT moves to the
+  // higher one (seed 001: select(a, b) with a's index before b's), and
+  // compare(b, a) LE is GE mirrored. Decided, so element 2 or 3 is the
+  // point 0.3f and the other the point 0.
+  const char* zero = "f32[5] {0, 0, 0, 0, 0}";
+  for (const auto& [args, dir, selected] :
+       std::vector<std::tuple<const char*, const char*, int>>{
+           {"a, b", "GE", 2}, {"a, b", "GT", 3}, {"b, a", "LE", 2}}) {
+    Enclosed t = EncloseSelectAndScatter(args, dir, "add", zero);
+    const ArrayEnclosure& to = t.enc.outputs[0];
+    EXPECT_EQ(to.lo[selected], c) << dir;
+    EXPECT_EQ(to.hi[selected], c) << dir;
+    EXPECT_EQ(to.lo[5 - selected], 0.0) << dir;
+    EXPECT_EQ(to.hi[5 - selected], 0.0) << dir;
+    EXPECT_EQ(Judge(t, t.oracle).outputs[0].pass, 5) << dir;
+  }
+}
+
+// Random bf16 data with near ties, two conforming implementations (every
+// op rounded to bf16; every intermediate kept in f32 and rounded on
+// output) simulated in plain C++ with every order of each element's scatter
+// additions: all inside. Scattering to the window's minimum instead fails.
+TEST(Enclosure, SelectAndScatterHoldsEveryOrderAndRoundingOnRandomData) {
+  constexpr char kModule[] = R"(
+HloModule m
+ge {
+  a = bf16[] parameter(0)
+  b = bf16[] parameter(1)
+  ROOT c = pred[] compare(a, b), direction=GE
+}
+add {
+  a = bf16[] parameter(0)
+  b = bf16[] parameter(1)
+  ROOT s = bf16[] add(a, b)
+}
+ENTRY main {
+  x = bf16[10] parameter(0)
+  s = bf16[8] parameter(1)
+  c = bf16[] constant(0.296875)
+  cx = bf16[10] broadcast(c), dimensions={}
+  y = bf16[10] multiply(x, cx)
+  cs = bf16[8] broadcast(c), dimensions={}
+  g = bf16[8] multiply(s, cs)
+  init = bf16[] constant(0.5)
+  ROOT r = bf16[10] select-and-scatter(y, g, init), window={size=3},
+    select=ge, scatter=add
+})";
+  const float c = 0.296875f, init = 0.5f;  // exact in bf16
+  // Products of these with c land in [0.5, 0.52), where bf16's spacing
+  // (2^-8) is wider than theirs (2^-7 c): by hand 1.71875 c = 0.5102539
+  // and 1.7265625 c = 0.5125732 both round to 0.51171875, so rounding per
+  // op ties them (GE keeps the first) where excess precision does not.
+  const float near[] = {1.703125f, 1.7109375f, 1.71875f, 1.7265625f};
+  std::mt19937 rng(20);
+  std::uniform_real_distribution<float> mag(0.5f, 2.0f), sgn(-1.0f, 1.0f);
+  std::bernoulli_distribution pick_near(0.6);
+  std::uniform_int_distribution<int> which(0, 3);
+  auto text_of = [](const char* type, const std::vector<float>& v) {
+    std::string t = absl::StrCat(type, "[", v.size(), "] {");
+    for (size_t i = 0; i < v.size(); ++i) {
+      char buf[40];
+      std::snprintf(buf, sizeof(buf), "%s%.9g", i ? ", " : "", v[i]);
+      t += buf;
+    }
+    return t + "}";
+  };
+  int checked = 0, undecided_windows = 0, wrong_failed = 0;
+  constexpr int kTrials = 30;
+  for (int trial = 0; trial < kTrials; ++trial) {
+    std::vector<float> x(10), s(8);
+    for (float& v : x)
+      v = pick_near(rng) ? near[which(rng)] : RoundBf16(mag(rng));
+    for (float& v : s) v = RoundBf16(sgn(rng));
+    Enclosed e = Enclose(kModule, {text_of("bf16", x), text_of("bf16", s)});
+    ASSERT_EQ(e.enc.outputs.size(), 1u);
+    const ArrayEnclosure& o = e.enc.outputs[0];
+    std::vector<std::vector<int>> selected_by(2);
+    for (bool excess : {false, true}) {
+      std::vector<float> y(10), g(8);  // x c, s c: exact in f32
+      for (int i = 0; i < 10; ++i)
+        y[i] = excess ? x[i] * c : RoundBf16(x[i] * c);
+      for (int w = 0; w < 8; ++w)
+        g[w] = excess ? s[w] * c : RoundBf16(s[w] * c);
+      std::vector<std::vector<float>> addends(10, std::vector<float>{init});
+      std::vector<int>& sel = selected_by[excess];
+      for (int w = 0; w < 8; ++w) {
+        int best = w;  // row-major fold: select(best, k) = best >= k
+        for (int k = w + 1; k < w + 3; ++k) {
+          if (!(y[best] >= y[k])) best = k;
+        }
+        sel.push_back(best);
+        addends[best].push_back(g[w]);
+      }
+      for (int j = 0; j < 10; ++j) {
+        std::vector<float>& f = addends[j];
+        std::sort(f.begin(), f.end());
+        do {
+          float acc = f[0];
+          for (size_t k = 1; k < f.size(); ++k) {
+            acc = excess ? acc + f[k] : RoundBf16(acc + f[k]);
+          }
+          acc = RoundBf16(acc);
+          EXPECT_LE(o.lo[j], acc) << "trial " << trial << " element " << j;
+          EXPECT_GE(o.hi[j], acc) << "trial " << trial << " element " << j;
+          ++checked;
+        } while (std::next_permutation(f.begin(), f.end()));
+      }
+    }
+    for (int w = 0; w < 8; ++w) {
+      undecided_windows += selected_by[0][w] != selected_by[1][w];
+    }
+    EXPECT_EQ(Judge(e, e.oracle).outputs[0].fail, 0);
+    // Deliberately wrong: each window's source scattered to its minimum
+    // (per-op rounded data, left-to-right bf16 sums).
+    std::vector<float> wrong(10, init);
+    for (int w = 0; w < 8; ++w) {
+      int worst = w;
+      for (int k = w + 1; k < w + 3; ++k) {
+        if (RoundBf16(x[k] * c) < RoundBf16(x[worst] * c)) worst = k;
+      }
+      wrong[worst] = RoundBf16(wrong[worst] + RoundBf16(s[w] * c));
+    }
+    std::vector<double> wd(wrong.begin(), wrong.end());
+    wrong_failed += Judge(e, {FromDoubles(PrimitiveType::kBF16, {10}, wd)})
+                        .outputs[0]
+                        .fail > 0;
+  }
+  EXPECT_GT(checked, 600);
+  // The two implementations select differently in some windows (the
+  // undecided case is exercised), and the argmin scatter fails nearly
+  // always (it conforms only where every window's minimum is a candidate).
+  EXPECT_GT(undecided_windows, 0);
+  EXPECT_GE(wrong_failed, kTrials - 3);
+  std::printf(
+      "select-and-scatter: %d results checked, %d windows selected "
+      "differently, wrong scatter failed in %d of %d\n",
+      checked, undecided_windows, wrong_failed, kTrials);
+}
+
+TEST(Enclosure, VariadicReduceWindowArgmaxBySelection) {
+  // y = {1, 3, 2, [2, 2 + 2^-22], 5, 4, 0.5} (y3 = 2 + 2^-30 in f32 or
+  // wider), windows of 2 at stride 2 with one element of padding on the
+  // right (the last window holds y6 alone), an argmax reducer with ties
+  // to the lower index. By hand: (3, 1) exact, (5, 4) exact, (0.5, 6)
+  // exact; window 1: the value is y3's enclosure [2, 2 + 2^-22] (2 or
+  // y3), the index 2 or 3 undecided.
+  constexpr char kArgmax[] = R"(
+HloModule m
+argmax {
+  av = f32[] parameter(0)
+  ai = s32[] parameter(1)
+  bv = f32[] parameter(2)
+  bi = s32[] parameter(3)
+  gt = pred[] compare(av, bv), direction=GT
+  eq = pred[] compare(av, bv), direction=EQ
+  lt = pred[] compare(ai, bi), direction=LT
+  tie = pred[] and(eq, lt)
+  pa = pred[] or(gt, tie)
+  v = f32[] select(pa, av, bv)
+  i = s32[] select(pa, ai, bi)
+  ROOT r = (f32[], s32[]) tuple(v, i)
+}
+ENTRY main {
+  x = f32[7] parameter(0)
+  d = f32[7] parameter(1)
+  y = f32[7] add(x, d)
+  ids = s32[7] iota(), iota_dimension=0
+  ninf = f32[] constant(-inf)
+  big = s32[] constant(100)
+  ROOT r = (f32[4], s32[4]) reduce-window(y, ids, ninf, big),
+    window={size=2 stride=2 pad=0_1}, to_apply=argmax
+})";
+  Enclosed e = Enclose(
+      kArgmax, {"f32[7] {1, 3, 2, 2, 5, 4, 0.5}",
+                "f32[7] {0, 0, 0, 9.31322574615478515625e-10, 0, 0, 0}"});
+  ASSERT_EQ(e.enc.outputs.size(), 2u);
+  const ArrayEnclosure& v = e.enc.outputs[0];
+  const ArrayEnclosure& i = e.enc.outputs[1];
+  EXPECT_EQ(v.lo, (std::vector<double>{3, 2, 5, 0.5}));
+  EXPECT_EQ(v.hi, (std::vector<double>{3, 2 + std::ldexp(1.0, -22), 5, 0.5}));
+  for (int j : {0, 2, 3}) EXPECT_TRUE(i.Judgeable(j)) << j;
+  EXPECT_EQ(i.ints[0], 1);
+  EXPECT_EQ(i.ints[2], 4);
+  EXPECT_EQ(i.ints[3], 6);
+  EXPECT_FALSE(i.Judgeable(1));
+  EnclosureVerdict ok = Judge(e, e.oracle);
+  EXPECT_EQ(ok.TotalFail(), 0) << ok.Summary();
+  EXPECT_EQ(ok.outputs[0].pass, 4) << ok.Summary();
+  EXPECT_EQ(ok.outputs[1].pass, 3) << ok.Summary();
+  EXPECT_EQ(ok.outputs[1].unjudged, 1) << ok.Summary();
+  // Both conforming choices in window 1 pass (the value) or are unjudged
+  // (the index); a wrong index (the minimum's) or a wrong value fails.
+  Literal idx_other(Shape(PrimitiveType::kS32, {4}));
+  Literal idx_wrong(Shape(PrimitiveType::kS32, {4}));
+  const int other[] = {1, 3, 4, 6}, wrong[] = {0, 2, 5, 6};
+  for (int j = 0; j < 4; ++j) {
+    idx_other.SetFromDouble(j, other[j]);
+    idx_wrong.SetFromDouble(j, wrong[j]);
+  }
+  const Literal vals = FromDoubles(PrimitiveType::kF32, {4},
+                                   {3, 2 + std::ldexp(1.0, -22), 5, 0.5});
+  EXPECT_EQ(Judge(e, {vals, idx_other}).TotalFail(), 0);
+  EXPECT_EQ(Judge(e, {vals, idx_wrong}).outputs[1].fail, 2);
+  EXPECT_EQ(Judge(e, {FromDoubles(PrimitiveType::kF32, {4}, {3, 2, 4, 0.5}),
+                      idx_other})
+                .outputs[0]
+                .fail,
+            1);
+}
+
+TEST(Enclosure, NonStrictSortComparatorFollowsTheProfile) {
+  // keys = a + b in f32: {[3, 3 + 2^-22], 2, 1, 2} with payload 10..13,
+  // comparator compare(a, b) LE (GE mirrored: compare(b, a) GE). LE is not
+  // a strict weak order (a <= a): the sort has no defined result
+  // (impl.sort.1), so under the portable profile everything is don't care.
+  // Under the XLA profile the oracle's permutation is required; rounded
+  // keys decide it where an element's key is apart from every other (by
+  // hand: 12 first, 10 last), never between the equal keys 2 and 2 (LE
+  // orders neither first), and the keys are the order statistics.
+  constexpr char kSort[] = R"(
+HloModule m
+le {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  c = s32[] parameter(2)
+  d = s32[] parameter(3)
+  ROOT le = pred[] compare(%args), direction=%dir
+}
+ENTRY main {
+  a = f32[4] parameter(0)
+  b = f32[4] parameter(1)
+  p = s32[4] parameter(2)
+  k = f32[4] add(a, b)
+  ROOT s = (f32[4], s32[4]) sort(k, p), dimensions={0}, is_stable=true,
+    to_apply=le
+})";
+  std::vector<Literal> args;
+  args.push_back(*ParseLiteral("f32[4] {3, 2, 1, 2}"));
+  args.push_back(*ParseLiteral("f32[4] {9.31322574615478515625e-10, 0, 0, 0}"));
+  args.push_back(*ParseLiteral("s32[4] {10, 11, 12, 13}"));
+  for (const auto& [ops, dir] :
+       std::vector<std::pair<const char*, const char*>>{{"a, b", "LE"},
+                                                        {"b, a", "GE"}}) {
+    auto m = ParseHloModule(
+        absl::StrReplaceAll(kSort, {{"%args", ops}, {"%dir", dir}}));
+    ASSERT_TRUE(m.ok()) << m.status();
+    ASSERT_TRUE(VerifyModule(**m).ok());
+    EvaluatorOptions xla, portable;
+    portable.profile = Profile::kPortable;
+    auto x =
+        ComputeEnclosure(**m, args, conformance::PolicyEnclosureOptions(xla));
+    ASSERT_TRUE(x.ok()) << x.status();
+    const ArrayEnclosure& k = x->outputs[0];
+    const ArrayEnclosure& p = x->outputs[1];
+    EXPECT_EQ(k.lo, (std::vector<double>{1, 2, 2, 3})) << dir;
+    EXPECT_EQ(k.hi, (std::vector<double>{1, 2, 2, 3 + std::ldexp(1.0, -22)}))
+        << dir;
+    EXPECT_TRUE(p.Judgeable(0) && p.Judgeable(3)) << dir;
+    EXPECT_EQ(p.ints[0], 12) << dir;
+    EXPECT_EQ(p.ints[3], 10) << dir;
+    EXPECT_FALSE(p.Judgeable(1)) << dir;
+    EXPECT_FALSE(p.Judgeable(2)) << dir;
+    // Either order of the tied payloads conforms; a misplaced key fails.
+    const std::vector<Literal> swapped = {
+        FromDoubles(PrimitiveType::kF32, {4}, {1, 2, 2, 3}),
+        *ParseLiteral("s32[4] {12, 13, 11, 10}")};
+    auto vs = JudgeWithEnclosure(*x, swapped);
+    ASSERT_TRUE(vs.ok());
+    EXPECT_EQ(vs->TotalFail(), 0) << vs->Summary();
+    EXPECT_EQ(vs->outputs[0].pass, 4) << vs->Summary();
+    const std::vector<Literal> wrong = {
+        FromDoubles(PrimitiveType::kF32, {4}, {2, 1, 2, 3}),
+        *ParseLiteral("s32[4] {11, 12, 13, 10}")};
+    auto vw = JudgeWithEnclosure(*x, wrong);
+    ASSERT_TRUE(vw.ok());
+    EXPECT_EQ(vw->outputs[0].fail, 2) << vw->Summary();
+    EXPECT_EQ(vw->outputs[1].fail, 1) << vw->Summary();
+    auto pe = ComputeEnclosure(**m, args,
+                               conformance::PolicyEnclosureOptions(portable));
+    ASSERT_TRUE(pe.ok()) << pe.status();
+    auto vp = JudgeWithEnclosure(*pe, wrong);
+    ASSERT_TRUE(vp.ok());
+    EXPECT_EQ(vp->TotalFail(), 0) << vp->Summary();
+    EXPECT_EQ(vp->outputs[0].dont_care + vp->outputs[1].dont_care, 8)
+        << vp->Summary();
+  }
+}
+
+// ---- Complex element types (boxes: an interval per part).
+
+TEST(Enclosure, ComplexAddMovesAndPartsByHand) {
+  // z = complex(x + d, y) with x + d = 1 + 2^-30 in f32: [1, 1 + 2^-23]
+  // (RD, RU by hand), y exact; w = z + v with v = (2^-2, -3): the parts
+  // [1.25, 1.25 + 2^-23] (1.25 + 2^-30 rounds outward to the f32
+  // neighbours 1.25 and 1.25 + 2^-23) and the exact -1; then reversed,
+  // negated, and split into real / imag.
+  Enclosed e =
+      Enclose(R"(
+HloModule m
+ENTRY main {
+  x = f32[2] parameter(0)
+  d = f32[2] parameter(1)
+  y = f32[2] parameter(2)
+  v = c64[2] parameter(3)
+  s = f32[2] add(x, d)
+  z = c64[2] complex(s, y)
+  w = c64[2] add(z, v)
+  r = c64[2] reverse(w), dimensions={0}
+  n = c64[2] negate(r)
+  re = f32[2] real(n)
+  im = f32[2] imag(n)
+  ROOT t = (c64[2], f32[2], f32[2]) tuple(n, re, im)
+})",
+              {"f32[2] {1, 4}", "f32[2] {9.31322574615478515625e-10, 0}",
+               "f32[2] {2, 5}", "c64[2] {(0.25, -3), (1, 1)}"});
+  ASSERT_EQ(e.enc.outputs.size(), 3u);
+  const ArrayEnclosure& n = e.enc.outputs[0];
+  ASSERT_TRUE(n.is_complex);
+  const double u23 = std::ldexp(1.0, -23);
+  // Element 0 of n is -(w[1]) = -(5, 6): exact; element 1 is -(w[0]).
+  EXPECT_EQ(n.lo[0], -5.0);
+  EXPECT_EQ(n.hi[0], -5.0);
+  EXPECT_EQ(n.ilo[0], -6.0);
+  EXPECT_EQ(n.ihi[0], -6.0);
+  EXPECT_EQ(n.lo[1], -1.25 - u23);
+  EXPECT_EQ(n.hi[1], -1.25);
+  EXPECT_EQ(n.ilo[1], 1.0);
+  EXPECT_EQ(n.ihi[1], 1.0);
+  EXPECT_EQ(e.enc.outputs[1].lo, (std::vector<double>{-5, -1.25 - u23}));
+  EXPECT_EQ(e.enc.outputs[2].hi, (std::vector<double>{-6, 1}));
+  EnclosureVerdict ok = Judge(e, e.oracle);
+  EXPECT_EQ(ok.TotalFail(), 0) << ok.Summary();
+  EXPECT_EQ(ok.outputs[0].pass, 2) << ok.Summary();
+  // Kept wider: the exact -1.25 - 2^-30 rounds to -1.25 (inside); a wrong
+  // imaginary part fails and is named.
+  Literal bad(Shape(PrimitiveType::kC64, {2}));
+  bad.SetFromComplex(0, {-5, -6});
+  bad.SetFromComplex(1, {-1.25, -1});
+  EnclosureVerdict v = Judge(e, {bad, e.oracle[1], e.oracle[2]});
+  EXPECT_EQ(v.outputs[0].fail, 1) << v.Summary();
+  ASSERT_EQ(v.outputs[0].failures.size(), 1u);
+  EXPECT_NE(v.outputs[0].failures[0].index.find("imaginary"),
+            std::string::npos);
+  // An exact complex point with an infinite part moved as it is passes
+  // (relative radius 0, not the infinity of inf - inf).
+  Enclosed p = Enclose(R"(
+HloModule m
+ENTRY main {
+  p = c64[2] parameter(0)
+  ROOT r = c64[2] reverse(p), dimensions={0}
+})",
+                       {"c64[2] {(inf, 1), (2, -3)}"});
+  EnclosureVerdict pv = Judge(p, p.oracle);
+  EXPECT_EQ(pv.outputs[0].pass, 2) << pv.Summary();
+}
+
+// Complex multiply is judged normwise (numerics.md: |v - y| <= 4 u |y|):
+// textbook f32 products (each product rounded, then the difference), FMA
+// contraction and a product computed in f64 and rounded once must all be
+// inside, whatever a part cancels; the exact product (in __float128,
+// exact for products of f32 values) too. Swapping the sign of the
+// imaginary part (a conjugate) fails.
+TEST(Enclosure, ComplexMultiplyHoldsEveryEvaluationOnRandomData) {
+  constexpr char kMul[] = R"(
+HloModule m
+ENTRY main {
+  a = c64[64] parameter(0)
+  b = c64[64] parameter(1)
+  ROOT p = c64[64] multiply(a, b)
+})";
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> uni(-2.0f, 2.0f), tiny(-1e-3f, 1e-3f);
+  int checked = 0, conj_failed = 0, cancelling = 0;
+  double widest = 0;
+  for (int trial = 0; trial < 10; ++trial) {
+    std::vector<std::complex<float>> a(64), b(64);
+    for (int i = 0; i < 64; ++i) {
+      a[i] = {uni(rng), uni(rng)};
+      // Every other element: b close to (Im a, Re a), so that the real
+      // part ac - bd of the product nearly cancels.
+      b[i] = i % 2 == 0 ? std::complex<float>(uni(rng), uni(rng))
+                        : std::complex<float>(a[i].imag() * (1 + tiny(rng)),
+                                              a[i].real());
+    }
+    auto text = [](const std::vector<std::complex<float>>& v) {
+      std::string t = "c64[64] {";
+      for (size_t i = 0; i < v.size(); ++i) {
+        char buf[80];
+        std::snprintf(buf, sizeof(buf), "%s(%.9g, %.9g)", i ? ", " : "",
+                      v[i].real(), v[i].imag());
+        t += buf;
+      }
+      return t + "}";
+    };
+    Enclosed e = Enclose(kMul, {text(a), text(b)});
+    ASSERT_EQ(e.enc.outputs.size(), 1u);
+    const ArrayEnclosure& o = e.enc.outputs[0];
+    ASSERT_TRUE(o.is_complex);
+    Literal conj(Shape(PrimitiveType::kC64, {64}));
+    for (int i = 0; i < 64; ++i) {
+      const float ar = a[i].real(), ai = a[i].imag();
+      const float br = b[i].real(), bi = b[i].imag();
+      const __float128 xr =
+          static_cast<__float128>(ar) * br - static_cast<__float128>(ai) * bi;
+      const __float128 xi =
+          static_cast<__float128>(ar) * bi + static_cast<__float128>(ai) * br;
+      cancelling += std::fabs(static_cast<double>(xr)) <
+                    1e-2 * std::fabs(static_cast<double>(xi));
+      const float tr = ar * br - ai * bi;  // textbook, rounded per op
+      const float ti = ar * bi + ai * br;
+      volatile float p1 = ar * br, p2 = ai * bi, p3 = ar * bi, p4 = ai * br;
+      const float sr = p1 - p2, si = p3 + p4;
+      const float fr = std::fma(ar, br, -(ai * bi));  // contracted
+      const float fi = std::fma(ar, bi, ai * br);
+      const float wr = static_cast<float>(double{ar} * br - double{ai} * bi);
+      const float wi = static_cast<float>(double{ar} * bi + double{ai} * br);
+      const double rs[] = {static_cast<double>(xr), tr, sr, fr, wr};
+      const double is[] = {static_cast<double>(xi), ti, si, fi, wi};
+      for (int k = 0; k < 5; ++k) {
+        EXPECT_LE(o.lo[i], rs[k]) << trial << " " << i << " " << k;
+        EXPECT_GE(o.hi[i], rs[k]) << trial << " " << i << " " << k;
+        EXPECT_LE(o.ilo[i], is[k]) << trial << " " << i << " " << k;
+        EXPECT_GE(o.ihi[i], is[k]) << trial << " " << i << " " << k;
+        ++checked;
+      }
+      conj.SetFromComplex(i, {sr, -si});
+      widest = std::max(widest, RelativeRadius(o, i));
+    }
+    EnclosureVerdict v = Judge(e, e.oracle);
+    EXPECT_EQ(v.outputs[0].fail, 0) << v.Summary();
+    EXPECT_EQ(v.outputs[0].pass, 64) << v.Summary();
+    conj_failed += Judge(e, {conj}).outputs[0].fail;
+  }
+  EXPECT_EQ(checked, 10 * 64 * 5);
+  EXPECT_GT(cancelling, 50);
+  EXPECT_GE(conj_failed, 10 * 64 - 5);
+  // Normwise 4 u (|re| + |im|) plus the outward rounding: at most
+  // about 10 u of the larger part.
+  EXPECT_LT(widest, 12 * std::ldexp(1.0, -24));
+  std::printf(
+      "complex multiply: %d values checked, %d cancelling real "
+      "parts, largest relative radius %.3g\n",
+      checked, cancelling, widest);
+}
+
+// ---- triangular-solve (numerics.md FORWARD_ERROR around the exact set).
+
+TEST(Enclosure, TriangularSolveByHand) {
+  // L = [[2, 0], [1, 4]], b = [2, 9 + 2^-30 (f32: [9, 9 + 2^-20])]: the
+  // exact x = [1, (b1 - 1) / 4] = [1, [2, 2 + 2^-22]] (by hand). C =
+  // |L^-1||L| = [[1, 0], [0.5, 1]], C^2 |x| <= [1, 3 + 2^-22], so the
+  // allowed error is 4 gamma_3(2^-24) [1, 3] ~ [7.2e-7, 2.2e-6] (by hand).
+  Enclosed e = Enclose(R"(
+HloModule m
+ENTRY main {
+  a = f32[2,2] parameter(0)
+  b = f32[2,1] parameter(1)
+  d = f32[2,1] parameter(2)
+  s = f32[2,1] add(b, d)
+  ROOT x = f32[2,1] triangular-solve(a, s), left_side=true, lower=true,
+    unit_diagonal=false, transpose_a=NO_TRANSPOSE
+})",
+                       {"f32[2,2] {{2, 7}, {1, 4}}", "f32[2,1] {{2}, {9}}",
+                        "f32[2,1] {{0}, {9.31322574615478515625e-10}}"});
+  ASSERT_EQ(e.enc.outputs.size(), 1u);
+  const ArrayEnclosure& o = e.enc.outputs[0];
+  const double g3 = 3 * std::ldexp(1.0, -24) / (1 - 3 * std::ldexp(1.0, -24));
+  EXPECT_LE(o.lo[0], 1 - 4 * g3);
+  EXPECT_GE(o.hi[0], 1 + 4 * g3);
+  EXPECT_LE(o.hi[0] - o.lo[0], 2 * 4 * g3 * 1.01 + 2 * std::ldexp(1.0, -23));
+  EXPECT_LE(o.lo[1], 2 - 4 * g3 * 3);
+  EXPECT_GE(o.hi[1], 2 + std::ldexp(1.0, -22) + 4 * g3 * 3);
+  EXPECT_LE(o.hi[1] - o.lo[1], std::ldexp(1.0, -22) + 2 * 4 * g3 * 3.01 +
+                                   2 * std::ldexp(1.0, -22));
+  EnclosureVerdict v = Judge(e, e.oracle);
+  EXPECT_EQ(v.outputs[0].pass, 2) << v.Summary();
+  EXPECT_EQ(Judge(e, {FromDoubles(PrimitiveType::kF32, {2, 1}, {1, 2.00002})})
+                .outputs[0]
+                .fail,
+            1);
+  // The upper triangle (7) is not read; a zero diagonal may be singular.
+  Enclosed z = Enclose(R"(
+HloModule m
+ENTRY main {
+  a = f32[2,2] parameter(0)
+  b = f32[2,1] parameter(1)
+  ROOT x = f32[2,1] triangular-solve(a, b), left_side=true, lower=true,
+    unit_diagonal=false, transpose_a=NO_TRANSPOSE
+})",
+                       {"f32[2,2] {{0, 7}, {1, 4}}", "f32[2,1] {{2}, {9}}"});
+  EXPECT_FALSE(z.enc.outputs[0].Judgeable(0));
+  EXPECT_FALSE(z.enc.outputs[0].Judgeable(1));
+}
+
+// Random well-conditioned systems, left (L X = B) and right with a
+// transposed operand (X L^T = B, i.e. L X^T = B^T): the solution in
+// __float128 substitution (113 bits: far below the f32 bound), f32
+// substitution in both summation orders (conforming implementations
+// simulated in plain C++) and the oracle's value all inside; a solution
+// with one element off by 1e-3 fails.
+TEST(Enclosure, TriangularSolveHoldsSubstitutionsOnRandomData) {
+  constexpr char kSolve[] = R"(
+HloModule m
+ENTRY main {
+  a = f32[6,6] parameter(0)
+  b = f32[%b] parameter(1)
+  ROOT x = f32[%b] triangular-solve(a, b), left_side=%left, lower=true,
+    unit_diagonal=false, transpose_a=%tr
+})";
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<float> diag(1.0f, 2.0f), off(-0.5f, 0.5f),
+      rhs(-1.0f, 1.0f);
+  int checked = 0, wrong_failed = 0;
+  double widest = 0;
+  constexpr int m = 6, k = 3;
+  for (int trial = 0; trial < 10; ++trial) {
+    const bool left = trial % 2 == 0;
+    float l[m][m] = {};
+    std::string at = "f32[6,6] {";
+    for (int i = 0; i < m; ++i) {
+      at += i ? ", {" : "{";
+      for (int j = 0; j < m; ++j) {
+        l[i][j] = j < i ? off(rng) : j == i ? diag(rng) : 0.0f;
+        char buf[40];
+        std::snprintf(buf, sizeof(buf), "%s%.9g", j ? ", " : "", l[i][j]);
+        at += buf;
+      }
+      at += "}";
+    }
+    at += "}";
+    // B: m x k (left) or k x m (right); column c of the left form is
+    // rhs[c][0..m).
+    float rh[k][m];
+    for (auto& r : rh) {
+      for (float& v : r) v = rhs(rng);
+    }
+    std::string bt = left ? "f32[6,3] {" : "f32[3,6] {";
+    const int rows = left ? m : k, cols = left ? k : m;
+    for (int r = 0; r < rows; ++r) {
+      bt += r ? ", {" : "{";
+      for (int c = 0; c < cols; ++c) {
+        char buf[40];
+        std::snprintf(buf, sizeof(buf), "%s%.9g", c ? ", " : "",
+                      left ? rh[c][r] : rh[r][c]);
+        bt += buf;
+      }
+      bt += "}";
+    }
+    bt += "}";
+    const std::string text = absl::StrReplaceAll(
+        kSolve, {{"%b", left ? "6,3" : "3,6"},
+                 {"%left", left ? "true" : "false"},
+                 {"%tr", left ? "NO_TRANSPOSE" : "TRANSPOSE"}});
+    Enclosed e = Enclose(text.c_str(), {at, bt});
+    ASSERT_EQ(e.enc.outputs.size(), 1u);
+    const ArrayEnclosure& o = e.enc.outputs[0];
+    std::vector<double> wrong(m * k);
+    for (int c = 0; c < k; ++c) {
+      __float128 xq[m];
+      float xf[m], xr[m];
+      for (int i = 0; i < m; ++i) {
+        __float128 sq = rh[c][i];
+        float sf = rh[c][i], sr = rh[c][i];
+        for (int j = 0; j < i; ++j) {
+          sq -= static_cast<__float128>(l[i][j]) * xq[j];
+          sf -= l[i][j] * xf[j];
+        }
+        for (int j = i - 1; j >= 0; --j) sr -= l[i][j] * xr[j];
+        xq[i] = sq / l[i][i];
+        xf[i] = sf / l[i][i];
+        xr[i] = sr / l[i][i];
+      }
+      for (int i = 0; i < m; ++i) {
+        const int idx = left ? i * k + c : c * m + i;
+        for (double ref :
+             {static_cast<double>(xq[i]), double{xf[i]}, double{xr[i]}}) {
+          EXPECT_LE(o.lo[idx], ref) << trial << " " << c << " " << i;
+          EXPECT_GE(o.hi[idx], ref) << trial << " " << c << " " << i;
+          ++checked;
+        }
+        widest = std::max(widest, RelativeRadius(o, idx));
+        wrong[idx] = xf[i];
+      }
+    }
+    EnclosureVerdict v = Judge(e, e.oracle);
+    EXPECT_EQ(v.outputs[0].fail, 0) << v.Summary();
+    wrong[trial % (m * k)] += 1e-3;
+    wrong_failed += Judge(e, {FromDoubles(PrimitiveType::kF32,
+                                          {left ? m : k, left ? k : m}, wrong)})
+                        .outputs[0]
+                        .fail;
+  }
+  EXPECT_EQ(checked, 10 * m * k * 3);
+  EXPECT_EQ(wrong_failed, 10);
+  // C^2 |x| mixes the other components in: small solution elements get a
+  // relatively wide (still judged) enclosure.
+  EXPECT_LT(widest, 1.0 / 16);
+  std::printf(
+      "triangular-solve: %d values checked, largest relative radius "
+      "%.3g\n",
+      checked, widest);
 }
 
 TEST(Enclosure, SortOfExactValuesIsExactAndOfRoundedValuesNoRule) {

@@ -11,6 +11,7 @@ EnclosureErrorModel PolicyEnclosureModel() {
   return [](HloOpcode opcode, PrimitiveType type) {
     const OpComparePolicy& p = ComparePolicyFor(opcode);
     EnclosureErrorClass c;
+    c.complex_k = p.complex_k;
     switch (p.cls) {
       case CompareClass::kBits:
       case CompareClass::kExact:
