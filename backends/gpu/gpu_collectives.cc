@@ -154,9 +154,195 @@ absl::Status CheckShapes(const HloInstruction& inst, CollectiveOp op, int64_t n,
         }
       }
       return absl::OkStatus();
+    case CollectiveOp::kRaggedAllToAll: {
+      const int64_t entries = in[2].shape().num_elements();
+      if (entries % n != 0) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "%", inst.name(), ": the offset and size arrays have ", entries,
+            " entries, not a multiple of the group size ", n));
+      }
+      return absl::OkStatus();
+    }
     default:
       return absl::OkStatus();
   }
+}
+
+// ragged-all-to-all's input and output rows must hold the same elements
+// (the CPU runtime compares their bytes).
+absl::Status CheckRaggedRows(const HloInstruction& inst,
+                             const std::vector<IrArray>& in) {
+  const Shape& input = in[0].shape();
+  const Shape& output = in[1].shape();
+  if (input.rank() == 0 || output.rank() == 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("%", inst.name(), ": ragged-all-to-all of a scalar"));
+  }
+  const std::vector<int64_t> a(input.dimensions().begin() + 1,
+                               input.dimensions().end());
+  const std::vector<int64_t> b(output.dimensions().begin() + 1,
+                               output.dimensions().end());
+  if (input.dimensions(0) > 0 && output.dimensions(0) > 0 &&
+      (a != b || input.element_type() != output.element_type())) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("%", inst.name(), ": input and output rows differ"));
+  }
+  return absl::OkStatus();
+}
+
+// Element i (i64) of an integer array of offsets or sizes, as i64.
+llvm::Value* LoadInt(EmitContext& ctx, const IrArray& flat, llvm::Value* i) {
+  codegen::IRBuilder& b = ctx.b();
+  llvm::Value* v = flat.EmitRead(ctx, {i});
+  const PrimitiveType t = flat.element_type();
+  const bool is_signed = t == PrimitiveType::kS32 || t == PrimitiveType::kS64;
+  return is_signed ? b.CreateSExt(v, b.getInt64Ty())
+                   : b.CreateZExt(v, b.getInt64Ty());
+}
+
+// ragged-all-to-all as the CPU runtime computes it: the result starts as
+// the output operand; for each participant s of the group in order and
+// each of its per_peer entries k for this participant (entry e = my index
+// * per_peer + k of s's arrays), rows [off, off + size) of s's input go
+// to rows [to, to + size), after the checks of impl.ragged-all-to-all.1
+// (in range), .2 (recv_sizes[s * per_peer + k] == size) and .3 (no output
+// row written by two slices), each an OutOfRange run-time error (the
+// first one found, in the CPU runtime's order, is the run's).
+template <typename Contribution, typename Member>
+absl::Status EmitRagged(EmitContext& ctx, const HloInstruction& inst,
+                        const std::vector<IrArray>& in, const IrArray& o,
+                        llvm::Value* me, llvm::Value* n, llvm::Value* my_index,
+                        const Contribution& contribution,
+                        const Member& member) {
+  codegen::IRBuilder& b = ctx.b();
+  HLOREF_RETURN_IF_ERROR(ctx.EmitCopyValue(ValueOf(in[1]), ValueOf(o)));
+  const int64_t entries = in[2].shape().num_elements();
+  const int64_t in_rows = in[0].shape().dimensions(0);
+  const int64_t out_rows = o.shape().dimensions(0);
+  llvm::Value* per_peer = b.CreateUDiv(b.getInt64(entries), n);
+  auto flat = [&](llvm::Value* q, size_t i) {
+    const IrArray a = contribution(q, i);
+    return IrArray(a.base(),
+                   Shape(a.element_type(), {a.shape().num_elements()}));
+  };
+  // Participant q's slice for entry e: (off, size, to).
+  struct Slice {
+    llvm::Value *off, *size, *to;
+  };
+  auto slice = [&](llvm::Value* q, llvm::Value* e) {
+    return Slice{LoadInt(ctx, flat(q, 2), e), LoadInt(ctx, flat(q, 3), e),
+                 LoadInt(ctx, flat(q, 4), e)};
+  };
+  if (!ctx.report_error_code) {
+    return absl::InternalError(absl::StrCat(
+        "%", inst.name(), ": ragged-all-to-all outside the serial entry"));
+  }
+  const std::string name(inst.name());
+  auto report = [&](const std::string& message) {
+    ctx.report_error_code(ctx, absl::StatusCode::kOutOfRange,
+                          absl::StrCat("%", name, ": ", message));
+  };
+  llvm::Value* overlap = ctx.EntryAlloca(b.getInt1Ty(), 1, "ragged.overlap");
+  const Shape row_shape(o.element_type(),
+                        std::vector<int64_t>(o.shape().dimensions().begin() + 1,
+                                             o.shape().dimensions().end()));
+  return ctx.EmitForLoop(
+      "ragged.s", b.getInt64(0), n, b.getInt64(1),
+      [&](llvm::Value* s) -> absl::Status {
+        llvm::Value* q = member(s);
+        return ctx.EmitForLoop(
+            "ragged.k", b.getInt64(0), per_peer, b.getInt64(1),
+            [&](llvm::Value* k) -> absl::Status {
+              llvm::Value* e = b.CreateAdd(b.CreateMul(my_index, per_peer), k);
+              llvm::Value* r = b.CreateAdd(b.CreateMul(s, per_peer), k);
+              const Slice x = slice(q, e);
+              llvm::Value* zero = b.getInt64(0);
+              llvm::Value* bad = b.CreateOr(
+                  b.CreateOr(b.CreateICmpSLT(x.off, zero),
+                             b.CreateICmpSLT(x.size, zero)),
+                  b.CreateOr(
+                      b.CreateICmpSLT(x.to, zero),
+                      b.CreateOr(
+                          b.CreateICmpSGT(
+                              x.off, b.CreateSub(b.getInt64(in_rows), x.size)),
+                          b.CreateICmpSGT(
+                              x.to,
+                              b.CreateSub(b.getInt64(out_rows), x.size)))));
+              HLOREF_RETURN_IF_ERROR(ctx.EmitIf(bad, [&]() {
+                report(
+                    "a participant sends rows outside its input or to rows "
+                    "outside the output (impl.ragged-all-to-all.1)");
+                return absl::OkStatus();
+              }));
+              // recv_sizes: this participant's own operand 5.
+              llvm::Value* recv = LoadInt(ctx, flat(me, 5), r);
+              llvm::Value* ok = b.CreateNot(bad);
+              HLOREF_RETURN_IF_ERROR(ctx.EmitIf(
+                  b.CreateAnd(ok, b.CreateICmpNE(recv, x.size)), [&]() {
+                    report(
+                        "recv_sizes differs from the rows its sender sends "
+                        "(impl.ragged-all-to-all.2)");
+                    return absl::OkStatus();
+                  }));
+              ok = b.CreateAnd(ok, b.CreateICmpEQ(recv, x.size));
+              return ctx.EmitIf(ok, [&]() -> absl::Status {
+                // Rows an earlier slice (s2, k2) wrote.
+                b.CreateStore(b.getFalse(), overlap);
+                HLOREF_RETURN_IF_ERROR(ctx.EmitForLoop(
+                    "ragged.s2", b.getInt64(0), b.CreateAdd(s, b.getInt64(1)),
+                    b.getInt64(1), [&](llvm::Value* s2) -> absl::Status {
+                      llvm::Value* q2 = member(s2);
+                      llvm::Value* k_end =
+                          b.CreateSelect(b.CreateICmpEQ(s2, s), k, per_peer);
+                      return ctx.EmitForLoop(
+                          "ragged.k2", b.getInt64(0), k_end, b.getInt64(1),
+                          [&](llvm::Value* k2) -> absl::Status {
+                            const Slice y = slice(
+                                q2, b.CreateAdd(b.CreateMul(my_index, per_peer),
+                                                k2));
+                            llvm::Value* hit = b.CreateAnd(
+                                b.CreateAnd(b.CreateICmpSGT(x.size, zero),
+                                            b.CreateICmpSGT(y.size, zero)),
+                                b.CreateAnd(
+                                    b.CreateICmpSLT(x.to,
+                                                    b.CreateAdd(y.to, y.size)),
+                                    b.CreateICmpSLT(
+                                        y.to, b.CreateAdd(x.to, x.size))));
+                            b.CreateStore(
+                                b.CreateOr(b.CreateLoad(b.getInt1Ty(), overlap),
+                                           hit),
+                                overlap);
+                            return absl::OkStatus();
+                          });
+                    }));
+                llvm::Value* twice = b.CreateLoad(b.getInt1Ty(), overlap);
+                HLOREF_RETURN_IF_ERROR(ctx.EmitIf(twice, [&]() {
+                  report(
+                      "a row of the output is written by two slices: the "
+                      "write order is unspecified (impl.ragged-all-to-all.3)");
+                  return absl::OkStatus();
+                }));
+                const IrArray src = contribution(q, 0);
+                return ctx.EmitIf(b.CreateNot(twice), [&]() -> absl::Status {
+                  return ctx.EmitForLoop(
+                      "ragged.row", b.getInt64(0), x.size, b.getInt64(1),
+                      [&](llvm::Value* row) -> absl::Status {
+                        return ctx.EmitLoopNest(
+                            row_shape, "ragged.element",
+                            [&](const IrIndex& inner) -> absl::Status {
+                              IrIndex from{b.CreateAdd(x.off, row)};
+                              IrIndex to{b.CreateAdd(x.to, row)};
+                              from.insert(from.end(), inner.begin(),
+                                          inner.end());
+                              to.insert(to.end(), inner.begin(), inner.end());
+                              o.EmitWrite(ctx, to, src.EmitRead(ctx, from));
+                              return absl::OkStatus();
+                            });
+                      });
+                });
+              });
+            });
+      });
 }
 
 absl::StatusOr<Plan> MakePlan(const GpuCollectiveTarget& t,
@@ -228,12 +414,6 @@ absl::Status EmitExchange(const GpuCollectiveTarget& t, EmitContext& ctx,
                           const HloInstruction& inst, CollectiveOp op,
                           const std::vector<IrArray>& in,
                           const std::vector<IrArray>& out, bool with_reducer) {
-  if (op == CollectiveOp::kRaggedAllToAll) {
-    return absl::UnimplementedError(absl::StrCat(
-        "%", inst.name(),
-        ": ragged-all-to-all on the GPU backend (its offsets and sizes are "
-        "run-time values; not emulated yet)"));
-  }
   int64_t dim = -1;
   if (op == CollectiveOp::kReduceScatter || op == CollectiveOp::kAllGather ||
       op == CollectiveOp::kAllToAllArray) {
@@ -250,7 +430,9 @@ absl::Status EmitExchange(const GpuCollectiveTarget& t, EmitContext& ctx,
       }
     }
   }
-  if (op != CollectiveOp::kAllToAllTuple && in.size() != out.size()) {
+  if (op == CollectiveOp::kRaggedAllToAll) {
+    HLOREF_RETURN_IF_ERROR(CheckRaggedRows(inst, in));
+  } else if (op != CollectiveOp::kAllToAllTuple && in.size() != out.size()) {
     return absl::InvalidArgumentError(
         absl::StrCat("%", inst.name(), ": ", in.size(), " operand arrays and ",
                      out.size(), " result arrays"));
@@ -451,7 +633,9 @@ absl::Status EmitExchange(const GpuCollectiveTarget& t, EmitContext& ctx,
       }
       break;
     case CollectiveOp::kRaggedAllToAll:
-      break;  // refused above
+      HLOREF_RETURN_IF_ERROR(EmitRagged(ctx, inst, in, out[0], me, n, my_index,
+                                        contribution, member));
+      break;
   }
   t.barrier(ctx);
   return absl::OkStatus();

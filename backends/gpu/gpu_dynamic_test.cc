@@ -723,5 +723,85 @@ TEST(GpuCollectives, GoldenCasesMatchTheCpuBackend) {
   EXPECT_GT(compared, 60);
 }
 
+TEST(GpuCollectives, RaggedAllToAllAndItsErrorsMatchTheCpuBackend) {
+  // Two replicas, per-replica operands (the golden file's first case):
+  // participant 0 sends x0[0:1] to itself at row 0 and x0[1:4] to
+  // participant 1 at row 0; participant 1 sends x1[0:2] to participant 0
+  // at rows 1-2 and x1[2:3] to itself at row 3. Then one operand changed
+  // at a time to break impl.ragged-all-to-all.1 (a slice past the input),
+  // .2 (recv_sizes differs from what is sent) and .3 (two slices write
+  // row 2 of participant 1's output). Each run against the CPU backend's
+  // RunReplicated: the same results, or the same OutOfRange rule.
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(R"(
+HloModule m, replica_count=2
+ENTRY e {
+  x = f32[4] parameter(0)
+  o = f32[4] parameter(1)
+  io = s32[2] parameter(2)
+  ss = s32[2] parameter(3)
+  oo = s32[2] parameter(4)
+  rs = s32[2] parameter(5)
+  ROOT r = f32[4] ragged-all-to-all(x, o, io, ss, oo, rs), replica_groups={{0,1}}
+})");
+  ASSERT_TRUE(module.ok()) << module.status();
+  absl::StatusOr<GpuProgram> program =
+      CompileModuleToPtx(**module, GpuCompileOptions());
+  ASSERT_TRUE(program.ok()) << program.status();
+  EXPECT_TRUE(CompilePtxToCubin(program->ptx, "sm_90").ok());
+  absl::StatusOr<std::unique_ptr<backends::Backend>> cpu =
+      cpu::CreateCpuBackend(cpu::CpuBackendOptions());
+  ASSERT_TRUE(cpu.ok()) << cpu.status();
+  absl::StatusOr<std::unique_ptr<backends::Executable>> exe =
+      (*cpu)->Compile(**module, backends::CompileOptions());
+  ASSERT_TRUE(exe.ok()) << exe.status();
+  auto args = [](const char* ss0, const char* oo1, const char* rs1) {
+    return std::vector<std::vector<Literal>>{
+        {Lit("f32[4] {1,2,3,4}"), Lit("f32[4] {-1,-1,-1,-1}"),
+         Lit("s32[2] {0,1}"), Lit(ss0), Lit("s32[2] {0,0}"),
+         Lit("s32[2] {1,2}")},
+        {Lit("f32[4] {5,6,7,8}"), Lit("f32[4] {-1,-1,-1,-1}"),
+         Lit("s32[2] {0,2}"), Lit("s32[2] {2,1}"), Lit(oo1), Lit(rs1)}};
+  };
+  struct Case {
+    const char* name;
+    std::vector<std::vector<Literal>> args;
+    const char* rule;  // empty: valid
+  };
+  std::vector<Case> cases;
+  cases.push_back(
+      {"valid", args("s32[2] {1,3}", "s32[2] {1,3}", "s32[2] {3,1}"), ""});
+  cases.push_back({"past the input",
+                   args("s32[2] {1,4}", "s32[2] {1,3}", "s32[2] {3,1}"),
+                   "impl.ragged-all-to-all.1"});
+  cases.push_back({"recv_sizes",
+                   args("s32[2] {1,3}", "s32[2] {1,3}", "s32[2] {3,2}"),
+                   "impl.ragged-all-to-all.2"});
+  cases.push_back({"two writers",
+                   args("s32[2] {1,3}", "s32[2] {1,2}", "s32[2] {3,1}"),
+                   "impl.ragged-all-to-all.3"});
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    auto gpu = EmulateParticipantsOnHost(*program, c.args);
+    auto want = (*exe)->RunReplicated(c.args);
+    if (std::string(c.rule).empty()) {
+      ASSERT_TRUE(want.ok()) << want.status();
+      ASSERT_TRUE(gpu.ok()) << gpu.status();
+      // The hand-derived result (the golden file's note).
+      EXPECT_EQ(F32s((*gpu)[0][0]), std::vector<float>({1, 5, 6, -1}));
+      EXPECT_EQ(F32s((*gpu)[1][0]), std::vector<float>({2, 3, 4, 7}));
+      for (int p = 0; p < 2; ++p) {
+        EXPECT_TRUE((*gpu)[p][0].BitwiseEquals((*want)[p][0]));
+      }
+      continue;
+    }
+    ASSERT_FALSE(want.ok());
+    ASSERT_FALSE(gpu.ok());
+    EXPECT_EQ(want.status().code(), absl::StatusCode::kOutOfRange);
+    EXPECT_EQ(gpu.status().code(), absl::StatusCode::kOutOfRange);
+    EXPECT_THAT(std::string(want.status().message()), HasSubstr(c.rule));
+    EXPECT_THAT(std::string(gpu.status().message()), HasSubstr(c.rule));
+  }
+}
+
 }  // namespace
 }  // namespace hloref::gpu
