@@ -48,6 +48,7 @@ namespace {
 
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 // The host's stand-ins for the NVPTX thread index and block barrier when
 // the participants of a replicated program run as host threads: each
@@ -542,6 +543,15 @@ absl::StatusOr<std::vector<std::vector<Literal>>> CompileAndEmulateReplicated(
     absl::StatusOr<CubinResult> cubin = CompilePtxToCubin(program->ptx, arch);
     EXPECT_TRUE(cubin.ok()) << arch << ": " << cubin.status();
     EXPECT_EQ(program->participants, participants);
+    // The exchange area in global memory, the block barrier (the
+    // non-.aligned barrier.sync, never bar.sync), one thread per
+    // participant as the launch bound.
+    EXPECT_THAT(program->ptx,
+                HasSubstr(".global .align 16 .b8 hloref_collective_exchange["));
+    EXPECT_THAT(program->ptx, HasSubstr("barrier.sync"));
+    EXPECT_THAT(program->ptx, Not(HasSubstr("bar.sync")));
+    EXPECT_THAT(program->ptx,
+                HasSubstr(absl::StrCat(".maxntid ", participants, ", 1, 1")));
     EXPECT_EQ(program->launches.size(), 1u);
     if (!program->launches.empty()) {
       EXPECT_EQ(program->launches[0].kind, KernelKind::kSerial);
