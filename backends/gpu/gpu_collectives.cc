@@ -98,47 +98,30 @@ struct Plan {
   std::vector<absl::Status> error;
 };
 
-absl::Status BadShape(const HloInstruction& inst, int64_t n,
-                      absl::string_view what) {
-  return absl::InvalidArgumentError(absl::StrCat(
-      "%", inst.name(), ": the group has ", n, " participants, ", what,
-      " (do the replica/partition counts of the run match the module "
-      "header?)"));
-}
-
 // The CPU runtime's shape checks of one participant's group of `n`.
 absl::Status CheckShapes(const HloInstruction& inst, CollectiveOp op, int64_t n,
                          int64_t dim, const std::vector<IrArray>& in,
                          const std::vector<IrArray>& out) {
   switch (op) {
     case CollectiveOp::kReduceScatter:
-      for (size_t i = 0; i < in.size(); ++i) {
-        const int64_t e = in[i].shape().dimensions(dim);
-        if (e % n != 0 || e / n != out[i].shape().dimensions(dim)) {
-          return BadShape(
-              inst, n,
-              absl::StrCat("which does not split dimension ", dim,
-                           " of operand ", i, " into the result's blocks"));
-        }
-      }
-      return absl::OkStatus();
     case CollectiveOp::kAllGather:
-      for (size_t i = 0; i < in.size(); ++i) {
-        if (in[i].shape().dimensions(dim) * n !=
-            out[i].shape().dimensions(dim)) {
-          return BadShape(inst, n,
-                          absl::StrCat("which does not turn operand ", i,
-                                       " into the result's shape"));
-        }
+    case CollectiveOp::kAllToAllArray: {
+      std::vector<std::vector<int64_t>> in_dims, out_dims;
+      for (const IrArray& a : in) {
+        in_dims.emplace_back(a.shape().dimensions().begin(),
+                             a.shape().dimensions().end());
       }
-      return absl::OkStatus();
-    case CollectiveOp::kAllToAllArray:
-      if (in.size() != 1 || in[0].shape().dimensions(dim) % n != 0) {
-        return BadShape(
-            inst, n,
-            absl::StrCat("which does not divide split dimension ", dim));
+      for (const IrArray& a : out) {
+        out_dims.emplace_back(a.shape().dimensions().begin(),
+                              a.shape().dimensions().end());
       }
-      return absl::OkStatus();
+      return CheckCollectiveGroupShapes(
+          op == CollectiveOp::kReduceScatter
+              ? CollectiveShapeRule::kReduceScatter
+          : op == CollectiveOp::kAllGather ? CollectiveShapeRule::kAllGather
+                                           : CollectiveShapeRule::kAllToAll,
+          n, dim, in_dims, out_dims, inst.name());
+    }
     case CollectiveOp::kAllToAllTuple:
       if (static_cast<int64_t>(in.size()) != n) {
         return absl::InvalidArgumentError(absl::StrCat(
@@ -365,25 +348,15 @@ absl::StatusOr<Plan> MakePlan(const GpuCollectiveTarget& t,
     topo.replica = me / t.partitions;
     topo.partition = me % t.partitions;
     if (op == CollectiveOp::kCollectivePermute) {
-      // As the CPU runtime: channel_id means partition ids; the last pair
-      // naming this participant as its target is its source.
-      const bool cross_partition =
-          HasCollectiveChannel(inst) && inst.attrs().channel_id > 0;
-      const int64_t id_space = cross_partition ? t.partitions : t.replicas;
-      const int64_t my_id = cross_partition ? topo.partition : topo.replica;
-      for (const auto& [s, d] : inst.attrs().source_target_pairs) {
-        for (int64_t id : {s, d}) {
-          if ((id < 0 || id >= id_space) && plan.error[me].ok()) {
-            plan.error[me] = absl::InvalidArgumentError(absl::StrCat(
-                where, "source_target_pairs {", s, ",", d, "} names id ", id,
-                ", but the run has ", id_space, " ",
-                cross_partition ? "partition(s)" : "replica(s)"));
-          }
-        }
-        if (d == my_id) {
-          plan.source[me] = cross_partition ? topo.global(topo.replica, s)
-                                            : topo.global(s, topo.partition);
-        }
+      // channel_id means partition ids (as the CPU runtime).
+      absl::StatusOr<CollectivePermutePeers> peers = ResolveCollectivePermute(
+          inst.attrs().source_target_pairs,
+          HasCollectiveChannel(inst) && inst.attrs().channel_id > 0, topo,
+          where);
+      if (peers.ok()) {
+        plan.source[me] = peers->source;
+      } else {
+        plan.error[me] = peers.status();
       }
       continue;
     }
