@@ -23,8 +23,9 @@
 // Every participant must execute the same sequence of collectives (the
 // barrier is the whole block's): true of SPMD programs; a module whose
 // participants run different numbers of collectives would hang where the
-// CPU backend's rendezvous reports a deadlock. Not done:
-// ragged-all-to-all (its offsets are run-time values).
+// CPU backend's rendezvous reports a deadlock. ragged-all-to-all's
+// offsets and sizes are run-time values: its impl.ragged-all-to-all.1-3
+// checks are OutOfRange run-time errors through the status buffer.
 #ifndef HLOREF_BACKENDS_GPU_GPU_COLLECTIVES_H_
 #define HLOREF_BACKENDS_GPU_GPU_COLLECTIVES_H_
 
