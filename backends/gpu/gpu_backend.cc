@@ -18,6 +18,7 @@
 #include "backends/gpu/gpu_host_steps.h"
 #include "backends/gpu/nvjitlink.h"
 #include "backends/gpu/nvptx_target.h"
+#include "spec/util/rendezvous.h"
 #include "spec/util/status_macros.h"
 #include "spec/verifier/verifier.h"
 
@@ -82,21 +83,55 @@ class GpuExecutable : public backends::Executable {
 
   absl::StatusOr<std::vector<Literal>> Run(
       absl::Span<const Literal> args) override {
-    return RunWith(args, nullptr);
+    return RunOne(args, nullptr);
   }
   absl::StatusOr<std::vector<Literal>> RunWithHost(
       absl::Span<const Literal> args, backends::HostTransfers& host) override {
-    return RunWith(args, &host);
+    return RunOne(args, &host);
+  }
+  // Every participant of a replicated module on this one device
+  // (gpu_collectives.h): participant t's arguments go to slice t of the
+  // parameter buffers, its results come from slice t of the result
+  // buffers.
+  absl::StatusOr<std::vector<std::vector<Literal>>> RunReplicated(
+      absl::Span<const std::vector<Literal>> args) override {
+    HLOREF_RETURN_IF_ERROR(
+        CheckParticipants(program_.replicas, program_.partitions, args.size())
+            .status());
+    std::vector<std::vector<std::vector<Literal>>> leaves;
+    for (int64_t p = 0; p < program_.participants; ++p) {
+      leaves.push_back(ArgumentLeaves(args.size() == 1 ? args[0] : args[p]));
+    }
+    return RunWith(leaves, nullptr);
   }
 
-  // Runs with `host` transfers (null: none, as Run).
-  absl::StatusOr<std::vector<Literal>> RunWith(absl::Span<const Literal> args,
-                                               backends::HostTransfers* host) {
+  absl::StatusOr<std::vector<Literal>> RunOne(absl::Span<const Literal> args,
+                                              backends::HostTransfers* host) {
+    if (program_.participants > 1) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "the module has replica_count * num_partitions = ",
+          program_.participants, " participants: run it with RunReplicated"));
+    }
+    HLOREF_ASSIGN_OR_RETURN(std::vector<std::vector<Literal>> results,
+                            RunWith({ArgumentLeaves(args)}, host));
+    return std::move(results[0]);
+  }
+
+  // Runs with one list of flattened argument leaves per participant and
+  // `host` transfers (null: none); one result list per participant.
+  absl::StatusOr<std::vector<std::vector<Literal>>> RunWith(
+      const std::vector<std::vector<std::vector<Literal>>>& participant_leaves,
+      backends::HostTransfers* host) {
     std::lock_guard<std::mutex> lock(mu_);
     HLOREF_RETURN_IF_ERROR(driver_->Check(
         driver_->ctx_set_current(driver_->context), "cuCtxSetCurrent"));
-    // Flattened array leaves of every argument.
-    const std::vector<std::vector<Literal>> leaves = ArgumentLeaves(args);
+    const int64_t participants = program_.participants;
+    // Where participant p's slice of buffer i starts (every buffer holds
+    // one slice per participant when there are several).
+    auto slice = [&](size_t i, int64_t p) -> int64_t {
+      return participants > 1 ? p * ParticipantSliceBytes(program_.buffers[i])
+                              : 0;
+    };
     struct Buffers {
       CudaDriver* d;
       std::vector<CuDevicePtr> ptrs;
@@ -125,24 +160,28 @@ class GpuExecutable : public backends::Executable {
         buffers.ptrs[i] = state_[i];
         continue;
       }
+      const int64_t allocated = participants > 1
+                                    ? participants * ParticipantSliceBytes(b)
+                                    : std::max<int64_t>(b.bytes, 1);
       HLOREF_RETURN_IF_ERROR(driver_->Check(
-          driver_->mem_alloc(
-              &buffers.ptrs[i],
-              static_cast<size_t>(std::max<int64_t>(b.bytes, 1))),
-          absl::StrCat("cuMemAlloc of ", b.bytes, " bytes")));
+          driver_->mem_alloc(&buffers.ptrs[i], static_cast<size_t>(allocated)),
+          absl::StrCat("cuMemAlloc of ", allocated, " bytes")));
       buffers.owned[i] = buffers.ptrs[i];
-      if (b.kind == GpuBuffer::Kind::kConstant && b.bytes > 0) {
-        HLOREF_RETURN_IF_ERROR(driver_->Check(
-            driver_->memcpy_htod(buffers.ptrs[i], b.data.data(), b.bytes),
-            "cuMemcpyHtoD (constant)"));
-      } else if (b.kind == GpuBuffer::Kind::kParameter ||
-                 b.kind == GpuBuffer::Kind::kParameterSizes) {
-        HLOREF_ASSIGN_OR_RETURN(std::vector<uint8_t> bytes,
-                                ParameterBytes(b, leaves));
-        if (b.bytes > 0) {
-          HLOREF_RETURN_IF_ERROR(driver_->Check(
-              driver_->memcpy_htod(buffers.ptrs[i], bytes.data(), b.bytes),
-              "cuMemcpyHtoD (argument)"));
+      for (int64_t p = 0; p < participants; ++p) {
+        const CuDevicePtr at = buffers.ptrs[i] + slice(i, p);
+        if (b.kind == GpuBuffer::Kind::kConstant && b.bytes > 0) {
+          HLOREF_RETURN_IF_ERROR(
+              driver_->Check(driver_->memcpy_htod(at, b.data.data(), b.bytes),
+                             "cuMemcpyHtoD (constant)"));
+        } else if (b.kind == GpuBuffer::Kind::kParameter ||
+                   b.kind == GpuBuffer::Kind::kParameterSizes) {
+          HLOREF_ASSIGN_OR_RETURN(std::vector<uint8_t> bytes,
+                                  ParameterBytes(b, participant_leaves[p]));
+          if (b.bytes > 0) {
+            HLOREF_RETURN_IF_ERROR(
+                driver_->Check(driver_->memcpy_htod(at, bytes.data(), b.bytes),
+                               "cuMemcpyHtoD (argument)"));
+          }
         }
       }
     }
@@ -197,47 +236,72 @@ class GpuExecutable : public backends::Executable {
     };
     HLOREF_RETURN_IF_ERROR(WalkLaunches(program_, walker));
     HLOREF_RETURN_IF_ERROR(Synchronise(failed, "after the last kernel"));
-    // Run-time errors the kernels reported (gpu_dynamic.h).
+    // Run-time errors the kernels reported (gpu_dynamic.h): the first in
+    // participant order.
     if (program_.status_buffer >= 0) {
-      int32_t word = 0;
-      HLOREF_RETURN_IF_ERROR(driver_->Check(
-          driver_->memcpy_dtoh(&word, buffers.ptrs[program_.status_buffer],
-                               sizeof(word)),
-          "cuMemcpyDtoH (status)"));
-      HLOREF_RETURN_IF_ERROR(RunStatus(program_, word));
-    }
-    std::vector<Literal> results;
-    for (size_t i = 0; i < program_.result_buffers.size(); ++i) {
-      const int64_t id = program_.result_buffers[i];
-      const Shape& s = program_.result_shapes[i];
-      if (id < 0) {  // a token leaf
-        results.push_back(Literal::Token());
-        continue;
-      }
-      std::vector<uint8_t> bytes(std::max<int64_t>(codegen::ArrayBytes(s), 1));
-      if (codegen::ArrayBytes(s) > 0) {
-        HLOREF_RETURN_IF_ERROR(
-            driver_->Check(driver_->memcpy_dtoh(bytes.data(), buffers.ptrs[id],
-                                                codegen::ArrayBytes(s)),
-                           "cuMemcpyDtoH (result)"));
-      }
-      std::vector<int64_t> sizes;
-      const int64_t sizes_id = i < program_.result_sizes_buffers.size()
-                                   ? program_.result_sizes_buffers[i]
-                                   : -1;
-      if (sizes_id >= 0) {
-        sizes.resize(std::max<int64_t>(s.rank(), 1));
+      for (int64_t p = 0; p < participants; ++p) {
+        int32_t word = 0;
         HLOREF_RETURN_IF_ERROR(driver_->Check(
-            driver_->memcpy_dtoh(sizes.data(), buffers.ptrs[sizes_id],
-                                 sizes.size() * sizeof(int64_t)),
-            "cuMemcpyDtoH (result sizes)"));
+            driver_->memcpy_dtoh(&word,
+                                 buffers.ptrs[program_.status_buffer] +
+                                     slice(program_.status_buffer, p),
+                                 sizeof(word)),
+            "cuMemcpyDtoH (status)"));
+        absl::Status s = RunStatus(program_, word);
+        if (!s.ok() && participants > 1) {
+          return absl::Status(
+              s.code(), absl::StrCat(ParticipantName(p), ": ", s.message()));
+        }
+        HLOREF_RETURN_IF_ERROR(s);
       }
-      HLOREF_ASSIGN_OR_RETURN(
-          Literal leaf,
-          ResultLeaf(s, bytes.data(), sizes_id >= 0 ? sizes.data() : nullptr));
-      results.push_back(std::move(leaf));
     }
-    return results;
+    std::vector<std::vector<Literal>> all;
+    for (int64_t p = 0; p < participants; ++p) {
+      std::vector<Literal> results;
+      for (size_t i = 0; i < program_.result_buffers.size(); ++i) {
+        const int64_t id = program_.result_buffers[i];
+        const Shape& s = program_.result_shapes[i];
+        if (id < 0) {  // a token leaf
+          results.push_back(Literal::Token());
+          continue;
+        }
+        std::vector<uint8_t> bytes(
+            std::max<int64_t>(codegen::ArrayBytes(s), 1));
+        if (codegen::ArrayBytes(s) > 0) {
+          HLOREF_RETURN_IF_ERROR(driver_->Check(
+              driver_->memcpy_dtoh(bytes.data(),
+                                   buffers.ptrs[id] + slice(id, p),
+                                   codegen::ArrayBytes(s)),
+              "cuMemcpyDtoH (result)"));
+        }
+        std::vector<int64_t> sizes;
+        const int64_t sizes_id = i < program_.result_sizes_buffers.size()
+                                     ? program_.result_sizes_buffers[i]
+                                     : -1;
+        if (sizes_id >= 0) {
+          sizes.resize(std::max<int64_t>(s.rank(), 1));
+          HLOREF_RETURN_IF_ERROR(driver_->Check(
+              driver_->memcpy_dtoh(sizes.data(),
+                                   buffers.ptrs[sizes_id] + slice(sizes_id, p),
+                                   sizes.size() * sizeof(int64_t)),
+              "cuMemcpyDtoH (result sizes)"));
+        }
+        HLOREF_ASSIGN_OR_RETURN(
+            Literal leaf, ResultLeaf(s, bytes.data(),
+                                     sizes_id >= 0 ? sizes.data() : nullptr));
+        results.push_back(std::move(leaf));
+      }
+      all.push_back(std::move(results));
+    }
+    return all;
+  }
+
+  // "replica 1 partition 0", as the CPU backend names participants.
+  std::string ParticipantName(int64_t p) const {
+    const int64_t r = p / program_.partitions, q = p % program_.partitions;
+    if (program_.partitions == 1) return absl::StrCat("replica ", r);
+    if (program_.replicas == 1) return absl::StrCat("partition ", q);
+    return absl::StrCat("replica ", r, " partition ", q);
   }
 
  private:
@@ -332,10 +396,6 @@ class GpuBackend : public backends::Backend {
     VerifyOptions verify;
     verify.max_elements = std::numeric_limits<int64_t>::max();
     HLOREF_RETURN_IF_ERROR(VerifyModule(module, verify));
-    if (module.config().replica_count * module.config().num_partitions > 1) {
-      return absl::UnimplementedError(
-          "the GPU backend runs single-replica modules only");
-    }
     // custom-call targets are called on the host (gpu_host_steps.h), from
     // the CPU backend's library list.
     for (const std::string& library : compile_options.custom_call_libraries) {

@@ -849,8 +849,8 @@ INSTANTIATE_TEST_SUITE_P(Golden, GpuGoldenTest,
 
 // A generated sample: seeds 0..2 of every op with a generator, each case's
 // module through the GPU compiler and ptxas for sm_90 and sm_90a
-// (replicated cases are unsupported on one device; host transfers
-// compile as host steps).
+// (replicated cases run their participants as the threads of one block;
+// host transfers compile as host steps).
 
 class GpuGeneratedTest : public ::testing::TestWithParam<HloOpcode> {};
 
@@ -862,12 +862,8 @@ TEST_P(GpuGeneratedTest, CompilesToValidatedPtxOrIsUnsupported) {
         conformance::GenerateCase(GetParam(), seed);
     if (!c.ok()) continue;  // no valid draw (reported as skipped)
     // Host transfers compile (host steps, gpu_host_steps.h); replicated
-    // modules need more than one device.
-    if (c->replicated()) {
-      ++unsupported;
-      if (reason.empty()) reason = "replicated";
-      continue;
-    }
+    // modules too (the participants as threads of one block,
+    // gpu_collectives.h).
     bool ok = true;
     for (const char* arch : {"sm_90", "sm_90a"}) {
       GpuCompileOptions options;

@@ -12,12 +12,14 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "backends/codegen/collectives.h"
 #include "backends/codegen/computation_emitter.h"
 #include "backends/codegen/emit_context.h"
 #include "backends/codegen/emitter_table.h"
 #include "backends/codegen/fusion.h"
 #include "backends/codegen/ir_value.h"
 #include "backends/codegen/llvm_types.h"
+#include "backends/gpu/gpu_collectives.h"
 #include "backends/gpu/gpu_conv.h"
 #include "backends/gpu/gpu_device_ops.h"
 #include "backends/gpu/gpu_dynamic.h"
@@ -36,6 +38,7 @@
 #include "llvm/IR/Module.h"
 #include "llvm/Support/raw_ostream.h"
 #include "spec/ir/annotation_custom_calls.h"
+#include "spec/util/rendezvous.h"
 #include "spec/util/status_macros.h"
 
 namespace hloref::gpu {
@@ -128,31 +131,31 @@ class GpuModuleEmitter {
     ctx_.complex_math = EmitDeviceComplexMath;
     program_.module_name = module_.name();
     program_.arch = options_.arch;
-    // One participant: replica-id and partition-id are 0 (seed 001), a
-    // constant of every element-wise kernel that uses them. Replicated
-    // modules are refused (collectives between participants on one device
-    // are not implemented: docs/gpu-backend.md, "Not done").
-    const int64_t participants =
-        module_.config().replica_count * module_.config().num_partitions;
-    if (participants > 1) {
-      return absl::UnimplementedError(absl::StrCat(
-          "the GPU backend compiles single-participant modules only; this "
-          "one has replica_count * num_partitions = ",
-          participants));
-    }
-    for (HloOpcode op : {HloOpcode::kReplicaId, HloOpcode::kPartitionId}) {
-      table_.SetElemental(
-          op,
-          [](EmitContext& c, const HloInstruction&,
-             absl::Span<const ElementGenerator>)
-              -> absl::StatusOr<ElementGenerator> {
-            llvm::Value* zero = c.b().getInt32(0);
-            return ElementGenerator(
-                [zero](const IrIndex&) -> absl::StatusOr<llvm::Value*> {
-                  return zero;
-                });
-          });
-    }
+    // Collectives, replica-id and partition-id (gpu_collectives.h): the
+    // participants of a replicated module are the threads of the serial
+    // entry's block; one participant: the ids are 0.
+    program_.replicas = module_.config().replica_count;
+    program_.partitions = module_.config().num_partitions;
+    program_.participants = program_.replicas * program_.partitions;
+    HLOREF_RETURN_IF_ERROR(
+        CheckParticipants(program_.replicas, program_.partitions, 1).status());
+    GpuCollectiveTarget collectives;
+    collectives.replicas = program_.replicas;
+    collectives.partitions = program_.partitions;
+    collectives.participant = [](EmitContext& c) -> llvm::Value* {
+      return c.b().CreateCall(
+          llvm::Intrinsic::getDeclaration(
+              &c.module(), llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x),
+          {});
+    };
+    // barrier.sync 0 (not bar.sync's .aligned form): every thread of the
+    // block, wherever in the program each arrives from.
+    collectives.barrier = [](EmitContext& c) {
+      c.b().CreateCall(llvm::Intrinsic::getDeclaration(
+                           &c.module(), llvm::Intrinsic::nvvm_barrier_sync),
+                       {c.b().getInt32(0)});
+    };
+    RegisterGpuCollectiveEmitters(table_, std::move(collectives));
     const HloComputation& entry = *module_.entry();
     for (const auto& comp : module_.computations()) {
       for (const auto& inst : comp->instructions()) {
@@ -416,6 +419,18 @@ class GpuModuleEmitter {
                                          buffers.end());
     llvm::Function* f = NewKernel(KernelName(kind, inst.name()), distinct,
                                   outputs, max_threads);
+    if (slice_by_participant_) {
+      // Thread t works on participant t's slice of every buffer.
+      llvm::Value* me = Sreg64(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x);
+      for (auto& [id, arg] : kernel_args_) {
+        const GpuBuffer& buffer = program_.buffers[id];
+        if (buffer.kind == GpuBuffer::Kind::kState) continue;
+        arg = b_.CreateInBoundsGEP(
+            b_.getInt8Ty(), arg,
+            {b_.CreateMul(me, b_.getInt64(ParticipantSliceBytes(buffer)))},
+            absl::StrCat("b", id, ".mine"));
+      }
+    }
     const absl::flat_hash_map<int64_t, llvm::Value*> args = kernel_args_;
     kernel_values_.clear();
     for (const HloInstruction* in : inputs) {
@@ -1390,8 +1405,20 @@ class GpuModuleEmitter {
   // kernel sequences with host-driven control flow (gpu_control_flow.h).
   static bool NeedsSerialEntry(const HloModule& module) {
     const HloComputation& entry = *module.entry();
+    // Replicated modules: one thread per participant (gpu_collectives.h).
+    if (module.config().replica_count * module.config().num_partitions > 1) {
+      return true;
+    }
+    const absl::Span<const HloOpcode> collectives =
+        codegen::CollectiveFamilyOpcodes();
     for (const auto& comp : module.computations()) {
       for (const auto& inst : comp->instructions()) {
+        // Collectives report run-time errors (their groups) through the
+        // serial entry's status buffer.
+        if (std::find(collectives.begin(), collectives.end(), inst->opcode()) !=
+            collectives.end()) {
+          return true;
+        }
         const bool names_buffers =
             comp.get() == &entry &&
             (inst->opcode() == HloOpcode::kParameter ||
@@ -1430,10 +1457,14 @@ class GpuModuleEmitter {
     program_.status_buffer = NewBuffer(std::move(status));
     const int64_t status_buffer = program_.status_buffer;
     KernelLaunch launch;
-    HLOREF_ASSIGN_OR_RETURN(llvm::Function * f,
-                            BeginKernel(*entry.root(), "entry_serial", params,
-                                        out, 1, &launch, {status_buffer}));
-    (void)f;
+    // One thread per participant (gpu_collectives.h), each on its slice.
+    const int64_t threads = program_.participants;
+    slice_by_participant_ = threads > 1;
+    absl::StatusOr<llvm::Function*> f =
+        BeginKernel(*entry.root(), "entry_serial", params, out, threads,
+                    &launch, {status_buffer});
+    slice_by_participant_ = false;
+    HLOREF_RETURN_IF_ERROR(f.status());
     // The status buffer is the run context the shared computation emitter
     // passes to every function it calls (nothing else reads it on the
     // GPU: heap_alloc and parallel_for are unset).
@@ -1458,10 +1489,13 @@ class GpuModuleEmitter {
     for (const HloInstruction* p : params) {
       operands.push_back(kernel_values_.at(p));
     }
-    llvm::Value* first = b_.CreateICmpEQ(
-        b_.CreateOr(Sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x),
-                    Sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x)),
-        b_.getInt32(0));
+    // Thread t < participants of block 0 (the launch has exactly those;
+    // the guard keeps a larger launch correct).
+    llvm::Value* first = b_.CreateAnd(
+        b_.CreateICmpEQ(Sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x),
+                        b_.getInt32(0)),
+        b_.CreateICmpULT(Sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x),
+                         b_.getInt32(static_cast<int32_t>(threads))));
     absl::Status emitted = ctx_.EmitIf(
         first,
         [&]() {
@@ -1472,8 +1506,12 @@ class GpuModuleEmitter {
     HLOREF_RETURN_IF_ERROR(emitted);
     launch.kind = KernelKind::kSerial;
     launch.elements = 1;
+    launch.block[0] = threads;
     launch.instruction =
-        absl::StrCat("the entry computation ", entry.name(), " (run serially)");
+        absl::StrCat("the entry computation ", entry.name(),
+                     threads > 1 ? absl::StrCat(" (run serially by each of ",
+                                                threads, " participants)")
+                                 : std::string(" (run serially)"));
     HLOREF_RETURN_IF_ERROR(EndKernel(*entry.root(), std::move(launch)));
     values_[entry.root()] = out;
     return absl::OkStatus();
@@ -1524,6 +1562,9 @@ class GpuModuleEmitter {
   absl::flat_hash_map<const HloInstruction*, IrValue> kernel_values_;
   IrValue kernel_output_;
   int64_t rng_state_ = -1;  // the rng state buffer, once used
+  // BeginKernel offsets every buffer by the thread's participant slice
+  // (the serial entry of a replicated module).
+  bool slice_by_participant_ = false;
   // The current kernel's argument of each buffer.
   absl::flat_hash_map<int64_t, llvm::Value*> kernel_args_;
 };

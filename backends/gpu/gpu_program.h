@@ -6,6 +6,7 @@
 #ifndef HLOREF_BACKENDS_GPU_GPU_PROGRAM_H_
 #define HLOREF_BACKENDS_GPU_GPU_PROGRAM_H_
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -116,9 +117,23 @@ struct KernelLaunch {
   std::vector<int64_t> targets;
 };
 
+// A replicated module's buffers hold one slice per participant
+// (gpu_collectives.h), participant-major, each this many bytes apart
+// (the buffer's bytes rounded up to 256, so every slice stays aligned).
+inline int64_t ParticipantSliceBytes(const GpuBuffer& b) {
+  return (std::max<int64_t>(b.bytes, 1) + 255) / 256 * 256;
+}
+
 struct GpuProgram {
   std::string module_name;
   std::string arch;
+  // replica_count * num_partitions (gpu_collectives.h): above 1, the
+  // program is one serial-entry kernel of that many threads (one per
+  // participant) and every buffer but kState ones holds that many slices
+  // of ParticipantSliceBytes.
+  int64_t participants = 1;
+  int64_t replicas = 1;
+  int64_t partitions = 1;
   std::vector<GpuBuffer> buffers;
   std::vector<KernelLaunch> launches;
   std::vector<HostStep> host_steps;

@@ -207,6 +207,55 @@ ENTRY e {
   EXPECT_EQ(l.grid[1] * l.grid[2] * l.block[1] * l.block[2], 1u);
 }
 
+TEST_F(GpuRuntimeTest, ReplicatedModulesLaunchOneThreadPerParticipant) {
+  // replica_count * num_partitions = 6 (gpu_collectives.h): one serial
+  // entry kernel of one block of six threads; Run is refused (the module
+  // needs RunReplicated); RunReplicated takes one argument list for all or
+  // one per participant. The fake driver does not execute the kernel, so
+  // results are not checked here (gpu_dynamic_test runs the participants
+  // on the host).
+  absl::StatusOr<std::unique_ptr<backends::Executable>> e = Compile(R"(
+HloModule m, replica_count=3, num_partitions=2
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY e {
+  p = f32[4] parameter(0)
+  ROOT r = f32[4] all-reduce(p), replica_groups={}, to_apply=add
+})");
+  ASSERT_TRUE(e.ok()) << e.status();
+  Literal arg(F32(4));
+  absl::StatusOr<std::vector<Literal>> one = (*e)->Run({arg});
+  ASSERT_FALSE(one.ok());
+  EXPECT_EQ(one.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(std::string(one.status().message()), HasSubstr("RunReplicated"));
+  const size_t before = Launches().size();
+  absl::StatusOr<std::vector<std::vector<Literal>>> all =
+      (*e)->RunReplicated({{arg}});
+  ASSERT_TRUE(all.ok()) << all.status();
+  ASSERT_EQ(all->size(), 6u);
+  for (const std::vector<Literal>& results : *all) {
+    ASSERT_EQ(results.size(), 1u);
+    EXPECT_EQ(results[0].shape().ToString(), "f32[4]{0}");
+  }
+  std::vector<Launch> launches = Launches();
+  ASSERT_EQ(launches.size(), before + 1);
+  EXPECT_EQ(launches.back().grid[0], 1u);
+  EXPECT_EQ(launches.back().block[0], 6u);
+  std::vector<std::vector<Literal>> six(6, std::vector<Literal>{arg});
+  EXPECT_TRUE((*e)->RunReplicated(six).ok());
+  std::vector<std::vector<Literal>> two(2, std::vector<Literal>{arg});
+  absl::StatusOr<std::vector<std::vector<Literal>>> refused =
+      (*e)->RunReplicated(two);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kInvalidArgument);
+  Literal wrong(F32(5));
+  EXPECT_EQ((*e)->RunReplicated({{wrong}}).status().code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
 TEST_F(GpuRuntimeTest, LaunchErrorNamesKernelInstructionAndCudaError) {
   absl::StatusOr<std::unique_ptr<backends::Executable>> e = Compile(R"(
 HloModule m

@@ -127,4 +127,73 @@ absl::StatusOr<std::vector<int64_t>> ResolveCollectiveGroup(
   return group;
 }
 
+absl::StatusOr<CollectivePermutePeers> ResolveCollectivePermute(
+    const std::vector<std::pair<int64_t, int64_t>>& source_target_pairs,
+    bool cross_partition, const DeviceTopology& t, absl::string_view where) {
+  const int64_t id_space = cross_partition ? t.partitions : t.replicas;
+  const int64_t my_id = cross_partition ? t.partition : t.replica;
+  std::vector<int64_t> ids;
+  int64_t source = -1;
+  for (const auto& [s, d] : source_target_pairs) {
+    for (int64_t id : {s, d}) {
+      if (id < 0 || id >= id_space) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(where, "source_target_pairs {", s, ",", d,
+                         "} names id ", id, ", but the run has ", id_space, " ",
+                         cross_partition ? "partition(s)" : "replica(s)"));
+      }
+      if (std::find(ids.begin(), ids.end(), id) == ids.end()) {
+        ids.push_back(id);
+      }
+    }
+    if (d == my_id) source = s;
+  }
+  std::sort(ids.begin(), ids.end());
+  auto global = [&](int64_t id) {
+    return cross_partition ? t.global(t.replica, id)
+                           : t.global(id, t.partition);
+  };
+  CollectivePermutePeers peers;
+  for (int64_t id : ids) peers.group.push_back(global(id));
+  if (source >= 0) peers.source = global(source);
+  return peers;
+}
+
+absl::Status CheckCollectiveGroupShapes(
+    CollectiveShapeRule rule, int64_t n, int64_t dim,
+    const std::vector<std::vector<int64_t>>& in,
+    const std::vector<std::vector<int64_t>>& out, absl::string_view name) {
+  auto bad = [&](absl::string_view what) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "%", name, ": the group has ", n, " participants, ", what,
+        " (do the replica/partition counts of the run match the module "
+        "header?)"));
+  };
+  switch (rule) {
+    case CollectiveShapeRule::kReduceScatter:
+      for (size_t i = 0; i < in.size(); ++i) {
+        if (in[i][dim] % n != 0 || in[i][dim] / n != out[i][dim]) {
+          return bad(absl::StrCat("which does not split dimension ", dim,
+                                  " of operand ", i,
+                                  " into the result's blocks"));
+        }
+      }
+      break;
+    case CollectiveShapeRule::kAllGather:
+      for (size_t i = 0; i < in.size(); ++i) {
+        if (in[i][dim] * n != out[i][dim]) {
+          return bad(absl::StrCat("which does not turn operand ", i,
+                                  " into the result's shape"));
+        }
+      }
+      break;
+    case CollectiveShapeRule::kAllToAll:
+      if (in.size() != 1 || in[0][dim] % n != 0) {
+        return bad(absl::StrCat("which does not divide split dimension ", dim));
+      }
+      break;
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace hloref

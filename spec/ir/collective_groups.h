@@ -8,8 +8,10 @@
 #define HLOREF_SPEC_IR_COLLECTIVE_GROUPS_H_
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "spec/ir/hlo_module.h"
@@ -55,6 +57,32 @@ struct DeviceTopology {
 absl::StatusOr<std::vector<int64_t>> ResolveCollectiveGroup(
     CollectiveGroupMode mode, const std::vector<std::vector<int64_t>>& groups,
     const DeviceTopology& t, absl::string_view where);
+
+// The participants of a collective-permute: `group`, the global ids of
+// every replica (or partition, with `cross_partition`) its
+// source_target_pairs name, in increasing id order, taken in `t`'s
+// partition (replica); `source`, the global id this participant receives
+// from (the last pair naming it as target), or -1. InvalidArgument,
+// prefixed with `where`, for an id outside the id space.
+struct CollectivePermutePeers {
+  std::vector<int64_t> group;
+  int64_t source = -1;
+};
+absl::StatusOr<CollectivePermutePeers> ResolveCollectivePermute(
+    const std::vector<std::pair<int64_t, int64_t>>& source_target_pairs,
+    bool cross_partition, const DeviceTopology& t, absl::string_view where);
+
+// The array shapes a collective needs for a group of `n` participants
+// along dimension `dim` (dimensions of each operand and result array):
+// reduce-scatter splits the operand's dimension into n result blocks,
+// all-gather joins n operands into the result, all-to-all's one operand
+// divides into n blocks. InvalidArgument naming instruction `name` when
+// they do not.
+enum class CollectiveShapeRule { kReduceScatter, kAllGather, kAllToAll };
+absl::Status CheckCollectiveGroupShapes(
+    CollectiveShapeRule rule, int64_t n, int64_t dim,
+    const std::vector<std::vector<int64_t>>& in,
+    const std::vector<std::vector<int64_t>>& out, absl::string_view name);
 
 }  // namespace hloref
 

@@ -86,5 +86,54 @@ TEST(CollectiveGroups, BadGroupsAreClearErrors) {
               HasSubstr("needs explicit replica_groups"));
 }
 
+TEST(CollectiveGroups, PermutePeersAndSource) {
+  // 3 replicas x 2 partitions, participant (replica 2, partition 1) = 5.
+  DeviceTopology t{3, 2, 2, 1};
+  // Between replicas (no channel): ids {0, 2} in increasing order, taken in
+  // partition 1: globals 1, 5; the last pair targeting replica 2 wins.
+  auto peers = ResolveCollectivePermute({{2, 0}, {1, 2}, {0, 2}}, false, t, "");
+  ASSERT_TRUE(peers.ok()) << peers.status();
+  EXPECT_THAT(peers->group, ElementsAre(1, 3, 5));
+  EXPECT_EQ(peers->source, 1);  // replica 0, partition 1
+  // Between partitions: partition 1 receives from partition 0 of replica 2.
+  auto cross = ResolveCollectivePermute({{0, 1}}, true, t, "");
+  ASSERT_TRUE(cross.ok()) << cross.status();
+  EXPECT_THAT(cross->group, ElementsAre(4, 5));
+  EXPECT_EQ(cross->source, 4);
+  auto none = ResolveCollectivePermute({{1, 0}}, true, t, "");
+  ASSERT_TRUE(none.ok());
+  EXPECT_EQ(none->source, -1);
+  auto bad = ResolveCollectivePermute({{0, 2}}, true, t, "%cp: ");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_THAT(bad.status().message(),
+              HasSubstr("%cp: source_target_pairs {0,2} names id 2, but the "
+                        "run has 2 partition(s)"));
+}
+
+TEST(CollectiveGroups, GroupShapes) {
+  // Four participants along dimension 1.
+  EXPECT_TRUE(CheckCollectiveGroupShapes(CollectiveShapeRule::kReduceScatter, 4,
+                                         1, {{2, 8}}, {{2, 2}}, "rs")
+                  .ok());
+  EXPECT_FALSE(CheckCollectiveGroupShapes(CollectiveShapeRule::kReduceScatter,
+                                          4, 1, {{2, 6}}, {{2, 1}}, "rs")
+                   .ok());
+  EXPECT_TRUE(CheckCollectiveGroupShapes(CollectiveShapeRule::kAllGather, 4, 1,
+                                         {{2, 3}}, {{2, 12}}, "ag")
+                  .ok());
+  absl::Status ag = CheckCollectiveGroupShapes(CollectiveShapeRule::kAllGather,
+                                               4, 1, {{2, 3}}, {{2, 6}}, "ag");
+  EXPECT_EQ(ag.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(ag.message(),
+              HasSubstr("%ag: the group has 4 participants, which does not "
+                        "turn operand 0 into the result's shape"));
+  EXPECT_TRUE(CheckCollectiveGroupShapes(CollectiveShapeRule::kAllToAll, 4, 1,
+                                         {{2, 8}}, {{2, 8}}, "a2a")
+                  .ok());
+  EXPECT_FALSE(CheckCollectiveGroupShapes(CollectiveShapeRule::kAllToAll, 4, 1,
+                                          {{2, 6}}, {{2, 6}}, "a2a")
+                   .ok());
+}
+
 }  // namespace
 }  // namespace hloref

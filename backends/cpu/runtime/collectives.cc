@@ -242,12 +242,10 @@ void CopyBlock(const uint8_t* src, const Around& s, int64_t from_block,
   }
 }
 
-absl::Status BadShape(const std::string& name, int64_t n,
-                      absl::string_view what) {
-  return absl::InvalidArgumentError(absl::StrCat(
-      "%", name, ": the group has ", n, " participants, ", what,
-      " (do the replica/partition counts of the run match the module "
-      "header?)"));
+std::vector<std::vector<int64_t>> DimsOf(const std::vector<ArrayDesc>& a) {
+  std::vector<std::vector<int64_t>> dims;
+  for (const ArrayDesc& x : a) dims.push_back(x.dims);
+  return dims;
 }
 
 absl::StatusOr<std::vector<int64_t>> LoadInts(const ArrayDesc& a,
@@ -303,16 +301,9 @@ absl::Status RunCollective(RunContext* ctx, const int64_t* raw,
       const int64_t n = static_cast<int64_t>(group.size());
       const bool scatter = d.kind == CollectiveKind::kReduceScatter;
       if (scatter) {
-        for (size_t i = 0; i < d.in.size(); ++i) {
-          const ArrayDesc& a = d.in[i];
-          if (a.dims[d.dim] % n != 0 ||
-              a.dims[d.dim] / n != d.out[i].dims[d.dim]) {
-            return BadShape(
-                name, n,
-                absl::StrCat("which does not split dimension ", d.dim,
-                             " of operand ", i, " into the result's blocks"));
-          }
-        }
+        HLOREF_RETURN_IF_ERROR(CheckCollectiveGroupShapes(
+            CollectiveShapeRule::kReduceScatter, n, d.dim, DimsOf(d.in),
+            DimsOf(d.out), name));
       }
       HLOREF_ASSIGN_OR_RETURN(
           Exchanged ex,
@@ -337,13 +328,9 @@ absl::Status RunCollective(RunContext* ctx, const int64_t* raw,
     case CollectiveKind::kAllGather: {
       HLOREF_ASSIGN_OR_RETURN(std::vector<int64_t> group, GroupOf(d, t, name));
       const int64_t n = static_cast<int64_t>(group.size());
-      for (size_t i = 0; i < d.in.size(); ++i) {
-        if (d.in[i].dims[d.dim] * n != d.out[i].dims[d.dim]) {
-          return BadShape(name, n,
-                          absl::StrCat("which does not turn operand ", i,
-                                       " into the result's shape"));
-        }
-      }
+      HLOREF_RETURN_IF_ERROR(
+          CheckCollectiveGroupShapes(CollectiveShapeRule::kAllGather, n, d.dim,
+                                     DimsOf(d.in), DimsOf(d.out), name));
       HLOREF_ASSIGN_OR_RETURN(
           Exchanged ex,
           Meet(ctx, raw, name, std::move(group), Copy(d.in, in), t));
@@ -360,11 +347,9 @@ absl::Status RunCollective(RunContext* ctx, const int64_t* raw,
     case CollectiveKind::kAllToAllArray: {
       HLOREF_ASSIGN_OR_RETURN(std::vector<int64_t> group, GroupOf(d, t, name));
       const int64_t n = static_cast<int64_t>(group.size());
-      if (d.in.size() != 1 || d.in[0].dims[d.dim] % n != 0) {
-        return BadShape(
-            name, n,
-            absl::StrCat("which does not divide split dimension ", d.dim));
-      }
+      HLOREF_RETURN_IF_ERROR(
+          CheckCollectiveGroupShapes(CollectiveShapeRule::kAllToAll, n, d.dim,
+                                     DimsOf(d.in), DimsOf(d.out), name));
       HLOREF_ASSIGN_OR_RETURN(
           Exchanged ex,
           Meet(ctx, raw, name, std::move(group), Copy(d.in, in), t));
@@ -398,43 +383,22 @@ absl::Status RunCollective(RunContext* ctx, const int64_t* raw,
       return absl::OkStatus();
     }
     case CollectiveKind::kCollectivePermute: {
-      const bool cross_partition = d.channel_id > 0;
-      const int64_t id_space = cross_partition ? t.partitions : t.replicas;
-      const int64_t my_id = cross_partition ? t.partition : t.replica;
-      std::vector<int64_t> ids;
-      int64_t source = -1;
-      for (const auto& [s, dst] : d.pairs) {
-        for (int64_t id : {s, dst}) {
-          if (id < 0 || id >= id_space) {
-            return absl::InvalidArgumentError(absl::StrCat(
-                "%", name, ": source_target_pairs {", s, ",", dst,
-                "} names id ", id, ", but the run has ", id_space, " ",
-                cross_partition ? "partition(s)" : "replica(s)"));
-          }
-          if (std::find(ids.begin(), ids.end(), id) == ids.end()) {
-            ids.push_back(id);
-          }
-        }
-        if (dst == my_id) source = s;
-      }
-      std::sort(ids.begin(), ids.end());
+      HLOREF_ASSIGN_OR_RETURN(
+          CollectivePermutePeers peers,
+          ResolveCollectivePermute(d.pairs, d.channel_id > 0, t,
+                                   absl::StrCat("%", name, ": ")));
       for (size_t i = 0; i < d.out.size(); ++i) {
         std::memset(out_ptr(i), 0, static_cast<size_t>(d.out[i].bytes()));
       }
-      if (std::find(ids.begin(), ids.end(), my_id) == ids.end()) {
+      const std::vector<int64_t>& group = peers.group;
+      if (std::find(group.begin(), group.end(), t.me()) == group.end()) {
         return absl::OkStatus();
       }
-      std::vector<int64_t> group;
-      for (int64_t id : ids) {
-        group.push_back(cross_partition ? t.global(t.replica, id)
-                                        : t.global(id, t.partition));
-      }
-      HLOREF_ASSIGN_OR_RETURN(
-          Exchanged ex,
-          Meet(ctx, raw, name, std::move(group), Copy(d.in, in), t));
-      if (source >= 0) {
-        const auto it = std::find(ids.begin(), ids.end(), source);
-        const Contribution& c = (*ex.values)[it - ids.begin()];
+      HLOREF_ASSIGN_OR_RETURN(Exchanged ex,
+                              Meet(ctx, raw, name, group, Copy(d.in, in), t));
+      if (peers.source >= 0) {
+        const auto it = std::find(group.begin(), group.end(), peers.source);
+        const Contribution& c = (*ex.values)[it - group.begin()];
         for (size_t i = 0; i < d.out.size(); ++i) {
           std::memcpy(out_ptr(i), c[i].data(), c[i].size());
         }
