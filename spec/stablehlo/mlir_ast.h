@@ -48,6 +48,8 @@ struct Dense {
   std::string blob;  // the bytes, decoded
 };
 
+struct NamedAttr;
+
 // An attribute value.
 struct Attr {
   enum Kind {
@@ -70,13 +72,21 @@ struct Attr {
   bool b = false;
   std::string text;  // string, word, symbol, raw, float spelling, dict name
   std::vector<Attr> list;
-  std::vector<std::pair<std::string, Attr>> dict;
+  std::vector<NamedAttr> dict;
   Dense dense;
   Type type;
   bool has_type = false;
   Loc loc;
 
   const Attr* Find(absl::string_view key) const;
+};
+
+// `name = value` in an attribute dictionary. (Not std::pair<std::string,
+// Attr>: clang 19 with libstdc++ 12 refuses that pair inside Attr's own
+// definition, where Attr is still incomplete; the sanitizer build is clang.)
+struct NamedAttr {
+  std::string name;
+  Attr value;
 };
 
 struct Op;
@@ -107,7 +117,7 @@ struct Op {
   std::vector<std::string> inits;
   std::vector<std::string> iter_names;
   // Named attributes: props <{..}>, attr dict {..}, and pretty `k = v`.
-  std::vector<std::pair<std::string, Attr>> attrs;
+  std::vector<NamedAttr> attrs;
   // Bare words in the pretty form (GT, SIGNED, applies, across, ...) and
   // positional values (a constant's dense<..>, a string, slice ranges).
   std::vector<std::string> words;

@@ -267,7 +267,7 @@ class Parser {
   absl::StatusOr<std::vector<Type>> TypeListInParens();
   // --- attributes ---
   absl::StatusOr<Attr> AttrValue(bool allow_type_suffix = true);
-  absl::StatusOr<std::vector<std::pair<std::string, Attr>>> AttrDict();
+  absl::StatusOr<std::vector<NamedAttr>> AttrDict();
   absl::Status DenseBody(Dense& dense);
   absl::Status DenseElements(Dense& dense);
   // --- ops ---
@@ -485,8 +485,8 @@ absl::Status Parser::DenseBody(Dense& dense) {
   return Expect(">");
 }
 
-absl::StatusOr<std::vector<std::pair<std::string, Attr>>> Parser::AttrDict() {
-  std::vector<std::pair<std::string, Attr>> dict;
+absl::StatusOr<std::vector<NamedAttr>> Parser::AttrDict() {
+  std::vector<NamedAttr> dict;
   HLOREF_RETURN_IF_ERROR(Expect("{"));
   if (Consume("}")) return dict;
   do {

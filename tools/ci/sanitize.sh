@@ -4,13 +4,20 @@
 #  1. configures ${SANITIZE_BUILD_DIR:-build-sanitize} with clang 19 and
 #     -DHLOREF_FUZZ=ON (every target under AddressSanitizer +
 #     UndefinedBehaviorSanitizer, a UBSan report aborts), at -O1 with line
-#     tables only (the build is most of the job's time), without the CPU
-#     and CUDA backends;
+#     tables only (the build is most of the job's time), without CUDA, and
+#     with the count-driven differential tests at a tenth of their cases
+#     (-DHLOREF_TEST_SCALE=10);
 #  2. builds the target `hloref_sanitize`: the unit tests listed in
-#     HLOREF_SANITIZE_TESTS (CMakeLists.txt) and the fuzz targets in
-#     HLOREF_CI_FUZZERS;
-#  3. runs the tests labelled `sanitize` (any ASan, LSan or UBSan report
-#     fails its test);
+#     HLOREF_SANITIZE_TESTS (CMakeLists.txt), the fuzz targets in
+#     HLOREF_CI_FUZZERS, and the hloref command with the CPU backend, the
+#     plugin host and the test plugins;
+#  3. runs the tests labelled `sanitize` (those unit tests and the golden
+#     label), `cli` and `differential`, less `jax_heavy` (two tests that
+#     spend their time in jaxlib; the gcc job runs them). Every ASan, LSan
+#     and UBSan report is also written to $BUILD/sanitizer-reports/, and
+#     the step fails when any is there, whatever the test made of the
+#     exit status (a bad-input test expects exit 1, which is also what a
+#     report exits with);
 #  4. runs each of those fuzz targets for ${FUZZ_SECONDS:-15} s (JOBS at a
 #     time, one core each) on its seeds plus its committed reproducers
 #     (tools/fuzz/run_fuzzers.sh); a crash, leak, timeout or broken
@@ -40,15 +47,39 @@ CC=clang-19 CXX=clang++-19 cmake -S . -B "$BUILD" -G Ninja \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -gline-tables-only" \
   "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O1 -gline-tables-only" \
-  -DHLOREF_FUZZ=ON -DHLOREF_ENABLE_CPU=OFF -DHLOREF_ENABLE_CUDA=OFF >/dev/null
+  -DHLOREF_FUZZ=ON -DHLOREF_ENABLE_CUDA=OFF -DHLOREF_TEST_SCALE=10 >/dev/null
 step configure
 cmake --build "$BUILD" -j "$JOBS" --target hloref_sanitize
 step build
 
-export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}"
-export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
-ctest --test-dir "$BUILD" -L sanitize -j "$JOBS" --output-on-failure
+ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}"
+UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
+case "$BUILD" in
+  /*) reports="$BUILD/sanitizer-reports" ;;
+  *) reports="$PWD/$BUILD/sanitizer-reports" ;;
+esac
+rm -rf "$reports"
+mkdir -p "$reports"
+tests_rc=0
+# (One runtime serves both sanitizers and takes log_path from either: the
+# files are report.<pid>, whichever tool wrote them.)
+ASAN_OPTIONS="$ASAN_OPTIONS:log_path=$reports/report" \
+UBSAN_OPTIONS="$UBSAN_OPTIONS:log_path=$reports/report" \
+  ctest --test-dir "$BUILD" -L '^(sanitize|cli|differential)$' -LE '^jax_heavy$' \
+    -j "$JOBS" --output-on-failure || tests_rc=$?
+if [ -n "$(ls -A "$reports")" ]; then
+  for f in "$reports"/*; do
+    echo "sanitize: sanitizer report $f:" >&2
+    cat "$f" >&2
+  done
+  echo "sanitize: $(ls "$reports" | wc -l) sanitizer report(s) (above)" >&2
+  exit 1
+fi
+if [ "$tests_rc" -ne 0 ]; then
+  exit "$tests_rc"
+fi
 step tests
+export ASAN_OPTIONS UBSAN_OPTIONS
 
 # A fresh corpus per run: CI checks the committed seeds and reproducers
 # plus what the fuzzer finds in FUZZ_SECONDS, not an old corpus.

@@ -324,9 +324,8 @@ void PackA(const Problem& p, const Loader<T>& la, const void* lhs,
   }
   if constexpr (std::is_same_v<T, float>) {
     if (same && p.a_ks == 1 && p.a_ms != kNotAffine) {
-      kernels.transpose32(
-          reinterpret_cast<const uint32_t*>(src + am[0] + ak[0]), p.a_ms, mr,
-          kc, reinterpret_cast<uint32_t*>(apanel), kGemmMr);
+      kernels.transpose_f32(src + am[0] + ak[0], p.a_ms, mr, kc, apanel,
+                            kGemmMr);
       return;
     }
   }
@@ -418,8 +417,8 @@ void PackB(const Problem& p, const Loader<T>& lb, const void* rhs,
       // row).
       const uint16_t* h = static_cast<const uint16_t*>(rhs) + b_off;
       for (int64_t k = 0; k < kc; ++k) {
-        cvt(h + bk[k] + bn[0], reinterpret_cast<uint32_t*>(bblock + k * kNr),
-            ncols, kNr, kc * kNr, &stats.max_abs, &stats.min_nz_minus1);
+        cvt(h + bk[k] + bn[0], bblock + k * kNr, ncols, kNr, kc * kNr,
+            &stats.max_abs, &stats.min_nz_minus1);
       }
       return;
     }
@@ -429,10 +428,9 @@ void PackB(const Problem& p, const Loader<T>& lb, const void* rhs,
     if (same && p.b_ks == 1 && p.b_ns != kNotAffine) {
       // K contiguous: each panel is a transposed [nr x kc] block.
       for (int64_t j0 = 0; j0 < ncols; j0 += kNr) {
-        kernels.transpose32(
-            reinterpret_cast<const uint32_t*>(src + bn[j0] + bk[0]), p.b_ns,
-            std::min<int64_t>(kNr, ncols - j0), kc,
-            reinterpret_cast<uint32_t*>(bblock + (j0 / kNr) * kc * kNr), kNr);
+        kernels.transpose_f32(src + bn[j0] + bk[0], p.b_ns,
+                              std::min<int64_t>(kNr, ncols - j0), kc,
+                              bblock + (j0 / kNr) * kc * kNr, kNr);
       }
       stats.CopyScan(kernels, bblock, nullptr, total);
       return;
@@ -710,9 +708,8 @@ void RunFloatItems(Shared& sh, int64_t item_begin, int64_t item_end) {
               // flushed there.
               Stats<T> panel;
               for (int r = 0; r < mr; ++r) {
-                cvt_a(h + p.a_m[i0 + r] + p.a_k[k0],
-                      reinterpret_cast<uint32_t*>(arows + r * arows_ld), kc, kc,
-                      kc, &panel.max_abs, &panel.min_nz_minus1);
+                cvt_a(h + p.a_m[i0 + r] + p.a_k[k0], arows + r * arows_ld, kc,
+                      kc, kc, &panel.max_abs, &panel.min_nz_minus1);
               }
               sa.Merge(panel);
               if (sh.flush_a && panel.HasNonzero() &&
@@ -1181,13 +1178,13 @@ void RunBf16FastItems(Shared& sh, const gemm::Bf16DotKernels& bk,
     sh.failed_alloc = true;
     return;
   }
-  Scratch scan_buf(p.kc * int64_t{sizeof(uint32_t)});
+  Scratch scan_buf(p.kc * int64_t{sizeof(float)});
   if (scan_buf.p == nullptr) {
     std::lock_guard<std::mutex> lock(sh.mu);
     sh.failed_alloc = true;
     return;
   }
-  uint32_t* a_scan = static_cast<uint32_t*>(scan_buf.p);
+  float* a_scan = static_cast<float*>(scan_buf.p);
   uint16_t* apanel = static_cast<uint16_t*>(a_buf.p);
   uint16_t* bblock = static_cast<uint16_t*>(b_buf.p);
   const uint16_t* lhs = static_cast<const uint16_t*>(sh.lhs);
@@ -1270,14 +1267,14 @@ void RunBf16AmxItems(Shared& sh, const gemm::Bf16DotKernels& bk,
                 static_cast<int64_t>(sizeof(uint16_t)));
   Scratch c_buf(
       p.direct_c ? 64 : p.m_chunk * p.nc * static_cast<int64_t>(sizeof(float)));
-  Scratch scan_buf(p.kc * int64_t{sizeof(uint32_t)});
+  Scratch scan_buf(p.kc * int64_t{sizeof(float)});
   if (a_buf.p == nullptr || b_buf.p == nullptr || c_buf.p == nullptr ||
       scan_buf.p == nullptr) {
     std::lock_guard<std::mutex> lock(sh.mu);
     sh.failed_alloc = true;
     return;
   }
-  uint32_t* a_scan = static_cast<uint32_t*>(scan_buf.p);
+  float* a_scan = static_cast<float*>(scan_buf.p);
   uint16_t* apanel = static_cast<uint16_t*>(a_buf.p);
   uint16_t* bblock = static_cast<uint16_t*>(b_buf.p);
   const uint16_t* lhs = static_cast<const uint16_t*>(sh.lhs);

@@ -13,6 +13,7 @@
 #include "backends/cpu/runtime/gemm_kernels.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -97,18 +98,22 @@ void PortableInt(int64_t kp, const int16_t* a, const int16_t* b, int64_t ldb,
   }
 }
 
-template <typename U>
-void PortableCopyScan(const U* src, U* dst, int64_t n, int64_t chunk,
+// T's values are copied as T and scanned as their bit patterns U
+// (std::bit_cast: the buffers hold T objects, which may not be read
+// through a U lvalue).
+template <typename T, typename U>
+void PortableCopyScan(const T* src, T* dst, int64_t n, int64_t chunk,
                       int64_t dst_stride, U* max_abs, U* min_nz_m1) {
+  static_assert(sizeof(T) == sizeof(U));
   constexpr U kAbs = ~U{0} >> 1;
   U mx = *max_abs, mn = *min_nz_m1;
   for (int64_t c0 = 0; c0 < n; c0 += chunk) {
     const int64_t len = std::min(chunk, n - c0);
-    U* d = dst != nullptr ? dst + (c0 / chunk) * dst_stride : nullptr;
+    T* d = dst != nullptr ? dst + (c0 / chunk) * dst_stride : nullptr;
     for (int64_t i = 0; i < len; ++i) {
-      const U v = src[c0 + i];
+      const T v = src[c0 + i];
       if (d != nullptr) d[i] = v;
-      const U u = v & kAbs;
+      const U u = std::bit_cast<U>(v) & kAbs;
       mx = u > mx ? u : mx;
       mn = u - 1 < mn ? u - 1 : mn;
     }
@@ -116,15 +121,14 @@ void PortableCopyScan(const U* src, U* dst, int64_t n, int64_t chunk,
   *max_abs = mx;
   *min_nz_m1 = mn;
 }
-void PortableCopyScan32(const uint32_t* src, uint32_t* dst, int64_t n,
-                        int64_t chunk, int64_t dst_stride, uint32_t* mx,
-                        uint32_t* mn) {
-  PortableCopyScan<uint32_t>(src, dst, n, chunk, dst_stride, mx, mn);
+void PortableCopyScan32(const float* src, float* dst, int64_t n, int64_t chunk,
+                        int64_t dst_stride, uint32_t* mx, uint32_t* mn) {
+  PortableCopyScan<float, uint32_t>(src, dst, n, chunk, dst_stride, mx, mn);
 }
-void PortableCopyScan64(const uint64_t* src, uint64_t* dst, int64_t n,
+void PortableCopyScan64(const double* src, double* dst, int64_t n,
                         int64_t chunk, int64_t dst_stride, uint64_t* mx,
                         uint64_t* mn) {
-  PortableCopyScan<uint64_t>(src, dst, n, chunk, dst_stride, mx, mn);
+  PortableCopyScan<double, uint64_t>(src, dst, n, chunk, dst_stride, mx, mn);
 }
 
 template <typename T, typename U>
@@ -138,8 +142,7 @@ void PortableGemv(int mr, int64_t kc, const T* a, int64_t lda, const T* b,
   }
   for (int64_t k = 0; k < kc; ++k) {
     const T* brow = b + k * ldb;
-    PortableCopyScan<U>(reinterpret_cast<const U*>(brow), nullptr, n, n, n,
-                        max_abs, min_nz_m1);
+    PortableCopyScan<T, U>(brow, nullptr, n, n, n, max_abs, min_nz_m1);
     for (int m = 0; m < mr; ++m) {
       const T am = a[m * lda + k];
       T* crow = c + m * ldc;
@@ -160,14 +163,15 @@ void PortableGemvF64(int mr, int64_t kc, const double* a, int64_t lda,
                                  mx, mn);
 }
 
-void PortableCvtBf16(const uint16_t* src, uint32_t* dst, int64_t n,
-                     int64_t chunk, int64_t dst_stride, uint32_t* mx,
-                     uint32_t* mn) {
+void PortableCvtBf16(const uint16_t* src, float* dst, int64_t n, int64_t chunk,
+                     int64_t dst_stride, uint32_t* mx, uint32_t* mn) {
   for (int64_t c0 = 0; c0 < n; c0 += chunk) {
     const int64_t len = std::min(chunk, n - c0);
-    uint32_t* d = dst + (c0 / chunk) * dst_stride;
-    for (int64_t i = 0; i < len; ++i) d[i] = uint32_t{src[c0 + i]} << 16;
-    PortableCopyScan<uint32_t>(d, nullptr, len, len, len, mx, mn);
+    float* d = dst + (c0 / chunk) * dst_stride;
+    for (int64_t i = 0; i < len; ++i) {
+      d[i] = std::bit_cast<float>(uint32_t{src[c0 + i]} << 16);
+    }
+    PortableCopyScan<float, uint32_t>(d, nullptr, len, len, len, mx, mn);
   }
 }
 
@@ -184,19 +188,20 @@ uint32_t F16ToF32Bits(uint16_t h) {
   return sign | bits;
 }
 
-void PortableCvtF16(const uint16_t* src, uint32_t* dst, int64_t n,
-                    int64_t chunk, int64_t dst_stride, uint32_t* mx,
-                    uint32_t* mn) {
+void PortableCvtF16(const uint16_t* src, float* dst, int64_t n, int64_t chunk,
+                    int64_t dst_stride, uint32_t* mx, uint32_t* mn) {
   for (int64_t c0 = 0; c0 < n; c0 += chunk) {
     const int64_t len = std::min(chunk, n - c0);
-    uint32_t* d = dst + (c0 / chunk) * dst_stride;
-    for (int64_t i = 0; i < len; ++i) d[i] = F16ToF32Bits(src[c0 + i]);
-    PortableCopyScan<uint32_t>(d, nullptr, len, len, len, mx, mn);
+    float* d = dst + (c0 / chunk) * dst_stride;
+    for (int64_t i = 0; i < len; ++i) {
+      d[i] = std::bit_cast<float>(F16ToF32Bits(src[c0 + i]));
+    }
+    PortableCopyScan<float, uint32_t>(d, nullptr, len, len, len, mx, mn);
   }
 }
 
-void PortableTranspose32(const uint32_t* src, int64_t lds, int64_t rows,
-                         int64_t cols, uint32_t* dst, int64_t ldd) {
+void PortableTranspose32(const float* src, int64_t lds, int64_t rows,
+                         int64_t cols, float* dst, int64_t ldd) {
   for (int64_t r = 0; r < rows; ++r) {
     for (int64_t c = 0; c < cols; ++c) dst[c * ldd + r] = src[r * lds + c];
   }
@@ -790,10 +795,12 @@ HLOREF_GEMM_DISPATCH(Avx512F64, Avx512F64Tile, double, double)
 HLOREF_GEMM_DISPATCH(Avx512Int, Avx512IntTile, int16_t, int32_t)
 #undef HLOREF_GEMM_DISPATCH
 
-HLOREF_AVX512 void Avx512CopyScan32(const uint32_t* src, uint32_t* dst,
-                                    int64_t n, int64_t chunk,
-                                    int64_t dst_stride, uint32_t* max_abs,
-                                    uint32_t* min_nz_m1) {
+// The vectors are loaded and stored through the intrinsics' void pointers
+// (their vector types may alias any object), so the f32 / f64 buffers are
+// never read through an integer lvalue.
+HLOREF_AVX512 void Avx512CopyScan32(const float* src, float* dst, int64_t n,
+                                    int64_t chunk, int64_t dst_stride,
+                                    uint32_t* max_abs, uint32_t* min_nz_m1) {
   const __m512i abs = _mm512_set1_epi32(0x7fffffff);
   const __m512i one = _mm512_set1_epi32(1);
   __m512i mx = _mm512_set1_epi32(static_cast<int>(*max_abs));
@@ -806,8 +813,8 @@ HLOREF_AVX512 void Avx512CopyScan32(const uint32_t* src, uint32_t* dst,
   __m512i mx2 = mx, mn2 = mn;
   for (int64_t c0 = 0; c0 < n; c0 += chunk) {
     const int64_t len = std::min(chunk, n - c0);
-    const uint32_t* s = src + c0;
-    uint32_t* d = dst != nullptr ? dst + (c0 / chunk) * dst_stride : nullptr;
+    const float* s = src + c0;
+    float* d = dst != nullptr ? dst + (c0 / chunk) * dst_stride : nullptr;
     int64_t i = 0;
     for (; i + 32 <= len; i += 32) {
       const __m512i v0 = _mm512_loadu_si512(s + i);
@@ -848,18 +855,17 @@ HLOREF_AVX512 void Avx512CopyScan32(const uint32_t* src, uint32_t* dst,
   *min_nz_m1 = rn;
 }
 
-HLOREF_AVX512 void Avx512CopyScan64(const uint64_t* src, uint64_t* dst,
-                                    int64_t n, int64_t chunk,
-                                    int64_t dst_stride, uint64_t* max_abs,
-                                    uint64_t* min_nz_m1) {
+HLOREF_AVX512 void Avx512CopyScan64(const double* src, double* dst, int64_t n,
+                                    int64_t chunk, int64_t dst_stride,
+                                    uint64_t* max_abs, uint64_t* min_nz_m1) {
   const __m512i abs = _mm512_set1_epi64(0x7fffffffffffffffll);
   const __m512i one = _mm512_set1_epi64(1);
   __m512i mx = _mm512_set1_epi64(static_cast<long long>(*max_abs));
   __m512i mn = _mm512_set1_epi64(static_cast<long long>(*min_nz_m1));
   for (int64_t c0 = 0; c0 < n; c0 += chunk) {
     const int64_t len = std::min(chunk, n - c0);
-    const uint64_t* s = src + c0;
-    uint64_t* d = dst != nullptr ? dst + (c0 / chunk) * dst_stride : nullptr;
+    const double* s = src + c0;
+    double* d = dst != nullptr ? dst + (c0 / chunk) * dst_stride : nullptr;
     for (int64_t i = 0; i < len; i += 8) {
       const __mmask8 m =
           len - i >= 8 ? __mmask8(0xFF) : __mmask8((1u << (len - i)) - 1);
@@ -882,7 +888,7 @@ HLOREF_AVX512 void Avx512CopyScan64(const uint64_t* src, uint64_t* dst,
   *min_nz_m1 = rn;
 }
 
-HLOREF_AVX512 void Avx512CvtBf16(const uint16_t* src, uint32_t* dst, int64_t n,
+HLOREF_AVX512 void Avx512CvtBf16(const uint16_t* src, float* dst, int64_t n,
                                  int64_t chunk, int64_t dst_stride,
                                  uint32_t* max_abs, uint32_t* min_nz_m1) {
   const __m512i abs = _mm512_set1_epi32(0x7fffffff);
@@ -892,7 +898,7 @@ HLOREF_AVX512 void Avx512CvtBf16(const uint16_t* src, uint32_t* dst, int64_t n,
   for (int64_t c0 = 0; c0 < n; c0 += chunk) {
     const int64_t len = std::min(chunk, n - c0);
     const uint16_t* s = src + c0;
-    uint32_t* d = dst + (c0 / chunk) * dst_stride;
+    float* d = dst + (c0 / chunk) * dst_stride;
     for (int64_t i = 0; i < len; i += 16) {
       const __mmask16 m =
           len - i >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << (len - i)) - 1);
@@ -920,7 +926,7 @@ HLOREF_AVX512 void Avx512CvtBf16(const uint16_t* src, uint32_t* dst, int64_t n,
 
 // f16 -> f32 with vcvtph2ps (AVX512F; exact for every f16 value, and
 // MXCSR.DAZ does not apply to it), the statistics as Avx512CvtBf16.
-HLOREF_AVX512 void Avx512CvtF16(const uint16_t* src, uint32_t* dst, int64_t n,
+HLOREF_AVX512 void Avx512CvtF16(const uint16_t* src, float* dst, int64_t n,
                                 int64_t chunk, int64_t dst_stride,
                                 uint32_t* max_abs, uint32_t* min_nz_m1) {
   const __m512i abs = _mm512_set1_epi32(0x7fffffff);
@@ -930,7 +936,7 @@ HLOREF_AVX512 void Avx512CvtF16(const uint16_t* src, uint32_t* dst, int64_t n,
   for (int64_t c0 = 0; c0 < n; c0 += chunk) {
     const int64_t len = std::min(chunk, n - c0);
     const uint16_t* s = src + c0;
-    uint32_t* d = dst + (c0 / chunk) * dst_stride;
+    float* d = dst + (c0 / chunk) * dst_stride;
     for (int64_t i = 0; i < len; i += 16) {
       const __mmask16 m =
           len - i >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << (len - i)) - 1);
@@ -1183,8 +1189,8 @@ void Avx512GemvF64(int mr, int64_t kc, const double* a, int64_t lda,
 // zero, rows past `rows` zero), transposed in registers (32-bit, then
 // 64-bit interleaves within 128-bit lanes, then two 128-bit lane
 // shuffles), each output row stored with the rows' lane mask.
-HLOREF_AVX512 void Avx512Transpose32(const uint32_t* src, int64_t lds,
-                                     int64_t rows, int64_t cols, uint32_t* dst,
+HLOREF_AVX512 void Avx512Transpose32(const float* src, int64_t lds,
+                                     int64_t rows, int64_t cols, float* dst,
                                      int64_t ldd) {
   for (int64_t r0 = 0; r0 < rows; r0 += 16) {
     const int nrow = static_cast<int>(std::min<int64_t>(16, rows - r0));

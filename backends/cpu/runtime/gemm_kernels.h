@@ -52,19 +52,20 @@ using GemmKernelInt = void (*)(int64_t kp, const int16_t* a, const int16_t* b,
                                int64_t ldb, int32_t* c, int64_t ldc, int mr,
                                int nr, bool accumulate, bool full_b_rows);
 
-// The range guard's statistics over n values of 32 or 64 bits (f32 / f64
-// bit patterns): *max_abs = max(|x| bits), *min_nz_m1 = min(|x| bits - 1)
-// (zero wraps to the maximum, so it is the smallest nonzero |x| minus 1);
-// both are updated, not reset. When dst is not null the values are also
-// copied there (packing and scanning in one pass), in chunks: value i goes
-// to dst[(i / chunk) * dst_stride + i % chunk] (chunk >= 1; a contiguous
-// copy has dst_stride = chunk).
-using GemmCopyScan32 = void (*)(const uint32_t* src, uint32_t* dst, int64_t n,
-                                int64_t chunk, int64_t dst_stride,
-                                uint32_t* max_abs, uint32_t* min_nz_m1);
-using GemmCopyScan64 = void (*)(const uint64_t* src, uint64_t* dst, int64_t n,
-                                int64_t chunk, int64_t dst_stride,
-                                uint64_t* max_abs, uint64_t* min_nz_m1);
+// The range guard's statistics over n f32 (f64) values, from their bit
+// patterns (read with std::bit_cast or vector loads, never through an
+// integer pointer to the floats): *max_abs = max(|x| bits), *min_nz_m1 =
+// min(|x| bits - 1) (zero wraps to the maximum, so it is the smallest
+// nonzero |x| minus 1); both are updated, not reset. When dst is not null
+// the values are also copied there, bit for bit (packing and scanning in
+// one pass), in chunks: value i goes to dst[(i / chunk) * dst_stride + i %
+// chunk] (chunk >= 1; a contiguous copy has dst_stride = chunk).
+using GemmCopyScanF32 = void (*)(const float* src, float* dst, int64_t n,
+                                 int64_t chunk, int64_t dst_stride,
+                                 uint32_t* max_abs, uint32_t* min_nz_m1);
+using GemmCopyScanF64 = void (*)(const double* src, double* dst, int64_t n,
+                                 int64_t chunk, int64_t dst_stride,
+                                 uint64_t* max_abs, uint64_t* min_nz_m1);
 
 // Skinny M: c[m * ldc + j] (+)= sum over k < kc of a[m * lda + k] *
 // b[k * ldb + j], for m < mr <= kGemvMaxRows and j < n. B is read in place,
@@ -72,7 +73,7 @@ using GemmCopyScan64 = void (*)(const uint64_t* src, uint64_t* dst, int64_t n,
 // each element is one FMA chain in k order (after c's old value when
 // accumulate), the same order as the tile kernels. The kernel also
 // updates the range guard's statistics of every B value it reads
-// (*max_abs, *min_nz_m1 as in GemmCopyScan*), so B is read once.
+// (*max_abs, *min_nz_m1 as in GemmCopyScanF*), so B is read once.
 constexpr int kGemvMaxRows = 32;
 using GemvKernelF32 = void (*)(int mr, int64_t kc, const float* a, int64_t lda,
                                const float* b, int64_t ldb, int64_t n, float* c,
@@ -84,11 +85,11 @@ using GemvKernelF64 = void (*)(int mr, int64_t kc, const double* a, int64_t lda,
                                uint64_t* max_abs, uint64_t* min_nz_m1);
 
 // 16-bit float operands of the f32 path (bf16: `cvt_bf16`, f16:
-// `cvt_f16`): n values from src widened to f32 (exact: every bf16 and f16
-// value, subnormals included, is an f32 value) and stored as f32 bits in
-// dst, in chunks as GemmCopyScan32, with the range guard's statistics of
-// the widened values (dst must not be null).
-using GemmCvtScanBf16 = void (*)(const uint16_t* src, uint32_t* dst, int64_t n,
+// `cvt_f16`): n values from src (their bit patterns) widened to f32
+// (exact: every bf16 and f16 value, subnormals included, is an f32 value)
+// and stored as f32 values in dst, in chunks as GemmCopyScanF32, with the
+// range guard's statistics of the widened values (dst must not be null).
+using GemmCvtScanBf16 = void (*)(const uint16_t* src, float* dst, int64_t n,
                                  int64_t chunk, int64_t dst_stride,
                                  uint32_t* max_abs, uint32_t* min_nz_m1);
 
@@ -119,22 +120,22 @@ using GemmPackI8B = void (*)(const uint8_t* src, int64_t ld, int rows,
                              int64_t n, uint8_t* dst, int64_t panel_stride,
                              int32_t* colsum, bool b_signed);
 
-// 32-bit transposing copy: dst[c * ldd + r] = src[r * lds + c] for
-// r < rows and c < cols; nothing else in dst is written. Packs a B whose
+// f32 transposing copy, bit for bit: dst[c * ldd + r] = src[r * lds + c]
+// for r < rows and c < cols; nothing else in dst is written. Packs a B whose
 // K dimension is contiguous into the [k][kNr] panels (ldd = kGemmNrF32)
 // and a row-major A into its [k][kGemmMr] panel (ldd = kGemmMr): the
 // per-element packing loops took ~a third of the GEMM time on attention's
 // q . k^T (128 x 128 x 64 per batch element).
-using GemmTranspose32 = void (*)(const uint32_t* src, int64_t lds, int64_t rows,
-                                 int64_t cols, uint32_t* dst, int64_t ldd);
+using GemmTransposeF32 = void (*)(const float* src, int64_t lds, int64_t rows,
+                                  int64_t cols, float* dst, int64_t ldd);
 
 struct GemmKernels {
   const char* name;  // "avx512", "avx512-vnni", "portable"
   GemmKernelF32 f32;
   GemmKernelF64 f64;
   GemmKernelInt i16;
-  GemmCopyScan32 scan32;
-  GemmCopyScan64 scan64;
+  GemmCopyScanF32 scan_f32;
+  GemmCopyScanF64 scan_f64;
   GemvKernelF32 gemv_f32;
   GemvKernelF64 gemv_f64;
   GemmCvtScanBf16 cvt_bf16;
@@ -142,7 +143,7 @@ struct GemmKernels {
   // pairs for `i16`).
   GemmKernelI8 i8;
   GemmPackI8B pack_i8b;  // with i8
-  GemmTranspose32 transpose32;
+  GemmTransposeF32 transpose_f32;
   // Every f32 / f64 kernel (tile and GEMV) computes each element as one
   // chain of fused multiply-adds (no separately rounded product): the
   // range guard's relaxed rule (kernel_support.h RangeGuardFor) relies on
@@ -173,7 +174,7 @@ using GemmKernelBf16Dp = void (*)(int64_t kp, const uint16_t* a,
 // (row k at src + k * ld) as one pair row of that B layout: column j's
 // pair at dst + (j / 64) * panel_stride + 2 * (j % 64), the last panel
 // zero-filled past n; updates the range guard's statistics of the values
-// as f32 bits (GemmCopyScan32's *max_abs, *min_nz_m1).
+// as f32 bits (GemmCopyScanF32's *max_abs, *min_nz_m1).
 using GemmPackBf16Pairs = void (*)(const uint16_t* src, int64_t ld, int rows,
                                    int64_t n, uint16_t* dst,
                                    int64_t panel_stride, uint32_t* max_abs,

@@ -6,6 +6,7 @@
 #include "backends/cpu/runtime/gemm.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstring>
 #include <random>
@@ -836,15 +837,11 @@ TEST(GemmKernelTest, CopyScanFindsExtremes) {
       v[n - 1] = n > 1 ? 0x1p-140f : 0.0f;  // a subnormal, last (the tail)
       std::vector<float> copy(n, 7.0f);
       uint32_t mx = 0, mn = ~0u;
-      kernels->scan32(reinterpret_cast<const uint32_t*>(v.data()),
-                      reinterpret_cast<uint32_t*>(copy.data()), n, n, n, &mx,
-                      &mn);
+      kernels->scan_f32(v.data(), copy.data(), n, n, n, &mx, &mn);
       // Chunked: chunks of 7 values 10 apart.
       std::vector<float> chunked((n / 7 + 1) * 10, 7.0f);
       uint32_t mx2 = 0, mn2 = ~0u;
-      kernels->scan32(reinterpret_cast<const uint32_t*>(v.data()),
-                      reinterpret_cast<uint32_t*>(chunked.data()), n, 7, 10,
-                      &mx2, &mn2);
+      kernels->scan_f32(v.data(), chunked.data(), n, 7, 10, &mx2, &mn2);
       EXPECT_EQ(mx2, mx);
       EXPECT_EQ(mn2, mn);
       for (int64_t i = 0; i < n; ++i) {
@@ -886,9 +883,7 @@ TEST(GemmKernelTest, CopyScanFindsExtremesAtEveryPosition) {
         uint32_t mx = 0, mn = ~0u;
         std::vector<float> dst(n * 2);
         const int64_t c = chunk == 0 ? n : chunk;
-        kernels->scan32(reinterpret_cast<const uint32_t*>(v.data()),
-                        reinterpret_cast<uint32_t*>(dst.data()), n, c, c + 3,
-                        &mx, &mn);
+        kernels->scan_f32(v.data(), dst.data(), n, c, c + 3, &mx, &mn);
         const uint32_t mn1 = mn + 1;
         float max_abs, min_nz;
         std::memcpy(&max_abs, &mx, 4);
@@ -918,12 +913,14 @@ TEST(GemmKernelTest, CvtWidensEvery16BitEncodingExactly) {
           t == PrimitiveType::kBF16 ? kernels->cvt_bf16 : kernels->cvt_f16;
       ASSERT_NE(cvt, nullptr) << kernels->name;
       // Chunks of 37 values 40 apart: masked tails in every chunk.
-      std::vector<uint32_t> dst((65536 / 37 + 1) * 40, 0xdeadbeefu);
+      std::vector<float> dst((65536 / 37 + 1) * 40,
+                             std::bit_cast<float>(0xdeadbeefu));
       uint32_t mx = 0, mn = ~0u;
       cvt(src.data(), dst.data(), 65536, 37, 40, &mx, &mn);
       for (int i = 0; i < 65536; ++i) {
         const uint32_t want = DecodeFloatToF32Bits(f, static_cast<uint64_t>(i));
-        const uint32_t got = dst[(i / 37) * 40 + i % 37];
+        const uint32_t got =
+            std::bit_cast<uint32_t>(dst[(i / 37) * 40 + i % 37]);
         if ((want & 0x7fffffffu) > 0x7f800000u) {
           // NaN: vcvtph2ps quiets a signalling NaN (payload bits may
           // differ; a NaN operand sends the dot to the wide fallback).
@@ -936,7 +933,8 @@ TEST(GemmKernelTest, CvtWidensEvery16BitEncodingExactly) {
       }
       for (size_t i = 0; i < dst.size(); ++i) {
         if (i % 40 >= 37) {
-          ASSERT_EQ(dst[i], 0xdeadbeefu) << "gap written";
+          ASSERT_EQ(std::bit_cast<uint32_t>(dst[i]), 0xdeadbeefu)
+              << "gap written";
         }
       }
       // Every encoding: the largest |x| is a NaN's (above inf's bits), the
@@ -968,17 +966,22 @@ TEST(GemmKernelTest, Transpose32CopiesExactlyTheBlock) {
         for (int64_t ldd : {int64_t{6}, int64_t{64}, rows + 3}) {
           if (ldd < rows) continue;
           const int64_t lds = cols + 5;
-          std::vector<uint32_t> src(rows * lds);
+          // Bit patterns of every kind (NaNs with payloads, subnormals,
+          // infinities among them): the copy must keep them bit for bit.
+          std::vector<float> src(rows * lds);
           for (size_t i = 0; i < src.size(); ++i) {
-            src[i] = static_cast<uint32_t>(i * 2654435761u + 1);
+            src[i] = std::bit_cast<float>(
+                static_cast<uint32_t>(i * 2654435761u + 1));
           }
-          std::vector<uint32_t> dst(cols * ldd + 16, 0xDEADBEEFu);
-          kernels->transpose32(src.data(), lds, rows, cols, dst.data(), ldd);
+          std::vector<float> dst(cols * ldd + 16,
+                                 std::bit_cast<float>(0xDEADBEEFu));
+          kernels->transpose_f32(src.data(), lds, rows, cols, dst.data(), ldd);
           for (int64_t i = 0; i < static_cast<int64_t>(dst.size()); ++i) {
             const int64_t c = i / ldd, r = i % ldd;
             const uint32_t want =
-                c < cols && r < rows ? src[r * lds + c] : 0xDEADBEEFu;
-            ASSERT_EQ(dst[i], want)
+                c < cols && r < rows ? std::bit_cast<uint32_t>(src[r * lds + c])
+                                     : 0xDEADBEEFu;
+            ASSERT_EQ(std::bit_cast<uint32_t>(dst[i]), want)
                 << kernels->name << " rows=" << rows << " cols=" << cols
                 << " ldd=" << ldd << " at " << i;
           }
@@ -1017,9 +1020,8 @@ TEST(GemmKernelTest, GemvMatchesAnFmaChainAndScansB) {
                               ldc, accumulate, &mx, &mn);
             uint32_t want_mx = 0, want_mn = ~0u;
             for (int64_t k = 0; k < kc; ++k) {
-              gemm::PortableGemmKernels().scan32(
-                  reinterpret_cast<const uint32_t*>(b.data() + k * ldb),
-                  nullptr, n, n, n, &want_mx, &want_mn);
+              gemm::PortableGemmKernels().scan_f32(b.data() + k * ldb, nullptr,
+                                                   n, n, n, &want_mx, &want_mn);
             }
             ASSERT_EQ(mx, want_mx) << kernels->name << " mr=" << mr;
             ASSERT_EQ(mn, want_mn) << kernels->name << " mr=" << mr;

@@ -130,14 +130,10 @@ struct Stats {
   void CopyScan(const gemm::GemmKernels& k, const T* src, T* dst, int64_t n,
                 int64_t chunk = 0, int64_t dst_stride = 0) {
     if (chunk <= 0) chunk = dst_stride = std::max<int64_t>(n, 1);
-    if constexpr (sizeof(T) == 4) {
-      k.scan32(reinterpret_cast<const uint32_t*>(src),
-               reinterpret_cast<uint32_t*>(dst), n, chunk, dst_stride, &max_abs,
-               &min_nz_minus1);
+    if constexpr (std::is_same_v<T, float>) {
+      k.scan_f32(src, dst, n, chunk, dst_stride, &max_abs, &min_nz_minus1);
     } else {
-      k.scan64(reinterpret_cast<const uint64_t*>(src),
-               reinterpret_cast<uint64_t*>(dst), n, chunk, dst_stride, &max_abs,
-               &min_nz_minus1);
+      k.scan_f64(src, dst, n, chunk, dst_stride, &max_abs, &min_nz_minus1);
     }
   }
   void Merge(const Stats& o) {
