@@ -1111,6 +1111,40 @@ class EnclosurePass {
     if (options_.deviations.ftz_types.count(t) > 0) return m;
     return std::min(m, nonzero_steps);
   }
+  // The end of one output element's add / maximum / minimum fold over
+  // operand enclosures (reduce and select-and-scatter): NaN when some term
+  // must be NaN; everything, undecided, when a term is unbounded; for add,
+  // [lo, hi] widened by the accumulation bound of `terms` terms (of which
+  // `nonzero` may be nonzero) with magnitude sum `s`, unless the exact-sum
+  // check shows no order rounds; overflow of an intermediate allows NaN.
+  void FinishFold(bool must_nan, bool unbounded, bool add, int64_t terms,
+                  int64_t nonzero, const ExactSumCheck& exact, double s,
+                  PrimitiveType t, const std::string& where,
+                  std::set<std::string>& reasons, double& lo, double& hi,
+                  uint8_t& fl) const {
+    if (must_nan) {
+      fl = (fl & ~kEnclNumber) | kEnclNaN;
+    } else if (unbounded) {
+      fl |= kEnclUndecided;
+      AddReason(reasons, where + ": non-finite operand enclosure");
+      lo = -kInf;
+      hi = kInf;
+    } else if (add && terms > 0 && !exact.Exact(s, t)) {
+      const double e = AccumulationBound(
+          t, RoundingSteps(t, terms, std::max<int64_t>(nonzero - 1, 0)), s,
+          /*dot=*/false);
+      if (AddUp(s, e) > MaxFinite(FormatOf(t))) {
+        fl |= kEnclNaN;  // some orders overflow an intermediate
+        lo = -kInf;
+        hi = kInf;
+        AddReason(reasons, where + ": an intermediate may overflow");
+      } else {
+        lo = AddDown(lo, -e);
+        hi = AddUp(hi, e);
+        Widen(EnclosureErrorClass{EnclosureErrorKind::kRounded}, t, lo, hi, fl);
+      }
+    }
+  }
   // The accumulation bound of a dot / convolution / reduce producing `t`
   // with m rounding steps on S: gamma_m(u_a) (S + E_in) + E_in with the
   // declared input rounding, plus the flush term; E_out when the declared
@@ -3373,7 +3407,6 @@ absl::StatusOr<std::optional<ValueEnclosure>> EnclosurePass::SelectAndScatter(
   MergeReasons(o.reasons, init.reasons);
   const bool add = *combiner == HloOpcode::kAdd;
   const bool max = *combiner == HloOpcode::kMaximum;
-  const FloatFormat& f = FormatOf(t);
   for (int64_t j = 0; j < o.size(); ++j) {
     uint8_t fl = init.flags[0];
     bool must_nan = !(init.flags[0] & kEnclNumber), unbounded = false;
@@ -3417,28 +3450,8 @@ absl::StatusOr<std::optional<ValueEnclosure>> EnclosurePass::SelectAndScatter(
       AddReason(o.reasons, where + ": selection undecided in some windows");
     }
     const int64_t m = static_cast<int64_t>(into[j].size());
-    if (must_nan) {
-      fl = (fl & ~kEnclNumber) | kEnclNaN;
-    } else if (unbounded) {
-      fl |= kEnclUndecided;
-      AddReason(o.reasons, where + ": non-finite operand enclosure");
-      lo = -kInf;
-      hi = kInf;
-    } else if (add && m > 0 && !exact.Exact(s, t)) {
-      const double e = AccumulationBound(
-          t, RoundingSteps(t, m, std::max<int64_t>(nonzero - 1, 0)), s,
-          /*dot=*/false);
-      if (AddUp(s, e) > MaxFinite(f)) {
-        fl |= kEnclNaN;  // some orders overflow an intermediate
-        lo = -kInf;
-        hi = kInf;
-        AddReason(o.reasons, where + ": an intermediate may overflow");
-      } else {
-        lo = AddDown(lo, -e);
-        hi = AddUp(hi, e);
-        Widen(EnclosureErrorClass{EnclosureErrorKind::kRounded}, t, lo, hi, fl);
-      }
-    }
+    FinishFold(must_nan, unbounded, add, m, nonzero, exact, s, t, where,
+               o.reasons, lo, hi, fl);
     o.lo[j] = lo;
     o.hi[j] = hi;
     o.flags[j] = fl;
@@ -4392,28 +4405,8 @@ std::optional<ValueEnclosure> EnclosurePass::Reduce(
         hi = std::min(hi, a.hi[i]);
       }
     }
-    if (must_nan) {
-      fl = (fl & ~kEnclNumber) | kEnclNaN;
-    } else if (unbounded) {
-      fl |= kEnclUndecided;
-      AddReason(o.reasons, where + ": non-finite operand enclosure");
-      lo = -kInf;
-      hi = kInf;
-    } else if (add && n > 0 && !exact.Exact(s, t)) {
-      const double e = AccumulationBound(
-          t, RoundingSteps(t, n, std::max<int64_t>(nonzero - 1, 0)), s,
-          /*dot=*/false);
-      if (AddUp(s, e) > MaxFinite(FormatOf(t))) {
-        fl |= kEnclNaN;  // some orders overflow an intermediate
-        lo = -kInf;
-        hi = kInf;
-        AddReason(o.reasons, where + ": an intermediate may overflow");
-      } else {
-        lo = AddDown(lo, -e);
-        hi = AddUp(hi, e);
-        Widen(EnclosureErrorClass{EnclosureErrorKind::kRounded}, t, lo, hi, fl);
-      }
-    }
+    FinishFold(must_nan, unbounded, add, n, nonzero, exact, s, t, where,
+               o.reasons, lo, hi, fl);
     o.lo[j] = lo;
     o.hi[j] = hi;
     o.flags[j] = fl;
