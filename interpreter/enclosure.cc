@@ -489,8 +489,8 @@ struct ExactSumCheck {
   bool points = true;
   int q = std::numeric_limits<int>::max();
   void Add(double lo, double hi) {
-    if (lo != hi) {
-      points = false;
+    if (lo != hi || !std::isfinite(lo)) {
+      points = false;  // an interval, or an infinite point
     } else if (lo != 0) {
       q = std::min(q, LowBitExponent(lo));
     }

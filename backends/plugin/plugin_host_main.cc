@@ -15,6 +15,8 @@
 #include <cstdio>
 #include <cstring>
 #include <map>
+#include <memory>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -24,6 +26,11 @@
 
 namespace hloref::backends::plugin_protocol {
 namespace {
+
+constexpr std::align_val_t kArgumentAlignment{64};
+struct AlignedDelete {
+  void operator()(void* p) const { ::operator delete(p, kArgumentAlignment); }
+};
 
 struct Plugin {
   void* handle = nullptr;
@@ -148,6 +155,11 @@ int Serve(const char* path) {
         std::vector<std::string> types(n);
         std::vector<std::vector<int64_t>> dims(n);
         std::vector<hloref_buffer> args(n);
+        // Each argument's bytes copied out of the message (where they sit
+        // at any offset) into a 64-byte aligned block, as hloref's own
+        // literals are: a plugin reads them as the element type, which
+        // needs its natural alignment.
+        std::vector<std::unique_ptr<void, AlignedDelete>> blocks;
         for (uint64_t k = 0; k < n; ++k) {
           types[k] = std::string(r.Bytes());
           const int64_t rank = r.I64();
@@ -155,9 +167,14 @@ int Serve(const char* path) {
           dims[k].resize(rank);
           for (int64_t& d : dims[k]) d = r.I64();
           std::string_view data = r.Bytes();
+          void* block = nullptr;
+          if (!data.empty()) {
+            block = ::operator new(data.size(), kArgumentAlignment);
+            blocks.emplace_back(block);
+            std::memcpy(block, data.data(), data.size());
+          }
           args[k] = {types[k].c_str(), rank,
-                     rank > 0 ? dims[k].data() : nullptr,
-                     data.empty() ? nullptr : data.data(), data.size()};
+                     rank > 0 ? dims[k].data() : nullptr, block, data.size()};
         }
         if (!r.done()) return 2;
         hloref_buffer* results = nullptr;

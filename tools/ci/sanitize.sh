@@ -53,6 +53,8 @@ cmake --build "$BUILD" -j "$JOBS" --target hloref_sanitize
 step build
 
 ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}"
+# MPFR's per-thread caches (tools/ci/lsan.supp).
+export LSAN_OPTIONS="${LSAN_OPTIONS:-suppressions=$PWD/tools/ci/lsan.supp:print_suppressions=0}"
 UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
 case "$BUILD" in
   /*) reports="$BUILD/sanitizer-reports" ;;

@@ -236,6 +236,7 @@ Around AroundDim(const ArrayDesc& a, int64_t dim) {
 void CopyBlock(const uint8_t* src, const Around& s, int64_t from_block,
                uint8_t* dst, const Around& d, int64_t to_block, int64_t block) {
   const size_t len = static_cast<size_t>(block * s.inner_bytes);
+  if (len == 0) return;  // an empty block: src may be null
   for (int64_t o = 0; o < s.outer; ++o) {
     std::memcpy(dst + (o * d.extent + to_block * block) * d.inner_bytes,
                 src + (o * s.extent + from_block * block) * s.inner_bytes, len);
