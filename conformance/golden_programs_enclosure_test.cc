@@ -25,6 +25,7 @@
 namespace hloref::conformance {
 namespace {
 
+#ifndef HLOREF_ENCLOSURE_CPU
 void FlattenLiteral(const Literal& l, std::vector<Literal>& out) {
   if (l.shape().IsTuple()) {
     for (const Literal& e : l.tuple_elements()) FlattenLiteral(e, out);
@@ -33,7 +34,6 @@ void FlattenLiteral(const Literal& l, std::vector<Literal>& out) {
   }
 }
 
-#ifndef HLOREF_ENCLOSURE_CPU
 TEST(GoldenProgramsEnclosure, ExpectedValuesLieInsideTheEnclosures) {
   auto suite = LoadGoldenSuite(DefaultGoldenDir());
   ASSERT_TRUE(suite.ok()) << suite.status();
