@@ -638,6 +638,41 @@ TEST(CpuBackend, FusedRowKernelsMatchTheUnfusedBits) {
   }
 }
 
+// The root reads e = exp(x) at its own index AND, through an inlined
+// reverse, at the mirrored one: e must not live in the result buffer (the
+// root's early writes would overwrite elements it reads later), so
+// buffer_assignment.h's in-place rule leaves it in scratch. y[i] =
+// exp(x[i]) + exp(x[n-1-i]), reference std::exp in double (the CPU
+// backend's f32 exp is within 1 ulp, so 4e-7 relative covers both terms).
+// Checked: with the other-path exclusion of RootInPlaceOperands removed
+// the test fails past the middle (first at element 2050).
+TEST(CpuBackend, RootReadingATemporaryAtOtherIndicesDoesNotOverwriteIt) {
+  constexpr int64_t kN = 4099;  // not a multiple of the vector width
+  std::vector<float> x(kN);
+  for (int64_t i = 0; i < kN; ++i) x[i] = 0.001f * static_cast<float>(i % 977);
+  for (int threads : {1, 2}) {
+    CpuBackendOptions options;
+    options.threads = threads;
+    options.compile_cache = false;
+    auto out = CompileAndRun(R"(
+HloModule mirrored
+ENTRY e {
+  x = f32[4099] parameter(0)
+  e = f32[4099] exponential(x)
+  r = f32[4099] reverse(e), dimensions={0}
+  ROOT y = f32[4099] add(e, r)
+})",
+                             {F32(x)}, options);
+    ASSERT_TRUE(out.ok()) << out.status();
+    absl::Span<const float> y = (*out)[0].data<float>();
+    for (int64_t i = 0; i < kN; ++i) {
+      const double want = std::exp(static_cast<double>(x[i])) +
+                          std::exp(static_cast<double>(x[kN - 1 - i]));
+      ASSERT_NEAR(y[i], want, want * 4e-7) << i << " threads " << threads;
+    }
+  }
+}
+
 // A nest that reads an earlier one at OTHER rows (reverse along the row
 // dimension) must not join its group: with blocks of rows it would read
 // rows not yet computed. out[i][j] = exp(x[R-1-i][j]) + sum_j exp(x[i][j]),
