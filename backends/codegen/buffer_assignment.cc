@@ -17,7 +17,8 @@ int64_t AlignUp(int64_t v) {
 BufferPlan AssignBuffers(
     const HloComputation& computation,
     const std::function<ValueStorage(const HloInstruction&)>& storage,
-    bool root_writes_results) {
+    bool root_writes_results,
+    const absl::flat_hash_set<const HloInstruction*>* root_in_place) {
   const auto& insts = computation.instructions();
   absl::flat_hash_map<const HloInstruction*, int64_t> position;
   absl::flat_hash_map<const HloInstruction*, ValueStorage> kind;
@@ -74,8 +75,47 @@ BufferPlan AssignBuffers(
       for (const HloInstruction* o : src) touch(o, pos);
     }
   }
+  const HloInstruction* root = computation.root();
+  // A temporary in the result buffer (see the header): read last by the
+  // root, and no other value the root reads refers to its buffer (a
+  // bitcast of it read at another index would see the root's writes).
+  const HloInstruction* in_result = nullptr;
+  if (root_in_place != nullptr && root_writes_results &&
+      kind[root] == ValueStorage::kOwns && root->shape().IsArray()) {
+    // The values the root reads: its operands, through inlined ones.
+    std::vector<const HloInstruction*> read;
+    std::vector<const HloInstruction*> stack(root->operands().begin(),
+                                             root->operands().end());
+    absl::flat_hash_set<const HloInstruction*> seen;
+    while (!stack.empty()) {
+      const HloInstruction* op = stack.back();
+      stack.pop_back();
+      if (!seen.insert(op).second) continue;
+      if (kind[op] == ValueStorage::kInlined) {
+        stack.insert(stack.end(), op->operands().begin(), op->operands().end());
+      } else {
+        read.push_back(op);
+      }
+    }
+    for (const auto& inst : insts) {
+      const HloInstruction* t = inst.get();
+      if (t == root || !root_in_place->contains(t) ||
+          kind[t] != ValueStorage::kOwns || !t->shape().IsArray() ||
+          ArrayBytes(t->shape()) != ArrayBytes(root->shape()) ||
+          last_use[t] != position[root] || position[t] >= position[root]) {
+        continue;
+      }
+      bool aliased = false;
+      for (const HloInstruction* r : read) {
+        if (r != t && owners[r].contains(t)) aliased = true;
+      }
+      if (aliased) continue;
+      in_result = t;
+      break;
+    }
+  }
   const int64_t kForever = std::numeric_limits<int64_t>::max();
-  for (const HloInstruction* o : owners[computation.root()]) {
+  for (const HloInstruction* o : owners[root]) {
     last_use[o] = kForever;
   }
 
@@ -86,9 +126,11 @@ BufferPlan AssignBuffers(
   };
   std::vector<Buffer> buffers;
   BufferPlan plan;
+  plan.in_result = in_result;
   for (const auto& inst : insts) {
     if (kind[inst.get()] != ValueStorage::kOwns) continue;
-    if (inst.get() == computation.root() && root_writes_results) continue;
+    if (inst.get() == root && root_writes_results) continue;
+    if (inst.get() == in_result) continue;
     std::vector<Shape> leaves;
     CollectArrayShapes(inst->shape(), &leaves);
     plan.offsets[inst.get()].assign(leaves.size(), 0);

@@ -108,9 +108,11 @@ class ComputationEmitter : public DynamicShapeHost {
                           &dynamic_slot, Origin::kResult);
 
     inlined_ = ChooseInlinedInstructions(ctx_, comp_);
+    const absl::flat_hash_set<const HloInstruction*> in_place =
+        RootInPlaceOperands();
     plan_ = AssignBuffers(
         comp_, [this](const HloInstruction& i) { return StorageOf(i); },
-        /*root_writes_results=*/true);
+        /*root_writes_results=*/true, &in_place);
     if (plan_.scratch_bytes > 0) {
       scratch_ = ctx_.EmitScratch(plan_.scratch_bytes, "scratch");
     }
@@ -217,10 +219,70 @@ class ComputationEmitter : public DynamicShapeHost {
     }
   }
 
-  // The owned value of `inst`: the result buffers for the root, else its
-  // slots in the scratch block.
+  // Whether `op` is an element-wise opcode whose elemental emitter reads
+  // each operand of its own dimensions at the output index only.
+  static bool ReadsAtOwnIndex(const HloInstruction& op) {
+    return op.opcode() != HloOpcode::kMap && IsElementwiseForSizes(op.opcode());
+  }
+
+  // The values the root reads only at its own element index, laid out as
+  // its result (buffer_assignment.h "In place into the result"): the root
+  // is element-wise and emitted elementally, and the path from it to the
+  // value runs through inlined element-wise instructions of the root's
+  // dimensions. A value also reached through any other path (a broadcast,
+  // a slice, a reduce ...) is left out.
+  absl::flat_hash_set<const HloInstruction*> RootInPlaceOperands() {
+    absl::flat_hash_set<const HloInstruction*> same, other;
+    const HloInstruction* root = comp_.root();
+    const Shape& rs = root->shape();
+    if (inlined_.contains(root) || !rs.IsArray() || !rs.is_static() ||
+        !ReadsAtOwnIndex(*root) || !ctx_.table().Elemental(root->opcode()) ||
+        !CanEmitElementally(ctx_, *root)) {
+      return same;
+    }
+    auto laid_out_as_root = [&](const Shape& s) {
+      if (!s.IsArray() || !s.is_static() || !s.SameDimensions(rs) ||
+          StorageBytes(s.element_type()) != StorageBytes(rs.element_type())) {
+        return false;
+      }
+      return IrArray(nullptr, s).minor_to_major() ==
+             IrArray(nullptr, rs).minor_to_major();
+    };
+    // (instruction, whether every step so far read at the root's index)
+    std::vector<std::pair<const HloInstruction*, bool>> stack = {{root, true}};
+    absl::flat_hash_set<std::pair<const HloInstruction*, bool>> seen;
+    while (!stack.empty()) {
+      auto [x, at_index] = stack.back();
+      stack.pop_back();
+      if (!seen.insert({x, at_index}).second) continue;
+      for (const HloInstruction* op : x->operands()) {
+        const bool step = at_index && ReadsAtOwnIndex(*x) &&
+                          op->shape().IsArray() &&
+                          op->shape().SameDimensions(x->shape());
+        if (inlined_.contains(op)) {
+          stack.push_back({op, step});
+        } else if (step && laid_out_as_root(op->shape())) {
+          same.insert(op);
+        } else {
+          other.insert(op);
+        }
+      }
+    }
+    for (const HloInstruction* o : other) same.erase(o);
+    return same;
+  }
+
+  // The owned value of `inst`: the result buffers for the root (and for
+  // the temporary buffer assignment put there), else its slots in the
+  // scratch block.
   IrValue OwnedValue(const HloInstruction& inst) {
     if (&inst == comp_.root()) return results_;
+    if (&inst == plan_.in_result) {
+      IrValue v;
+      v.shape = inst.shape();
+      v.array = IrArray(results_.array.base(), inst.shape());
+      return v;
+    }
     const std::vector<int64_t>& offsets = plan_.offsets.at(&inst);
     size_t leaf = 0;
     std::function<IrValue(const Shape&)> build = [&](const Shape& s) {
@@ -283,9 +345,9 @@ class ComputationEmitter : public DynamicShapeHost {
 
   // A nest too small to split across threads is still outlined when it
   // may join the open group of row-local nests (same outer size, result
-  // in the scratch block; ScheduleParallel checks the rest): emitted
-  // inline it would end the group. Layer norm's per-row mean, variance and
-  // rsqrt between its two row reductions are such nests.
+  // in the scratch block or a result; ScheduleParallel checks the rest):
+  // emitted inline it would end the group. Layer norm's per-row mean, variance
+  // and rsqrt between its two row reductions are such nests.
   bool MayJoinOpenGroup(const IrArray& out) {
     if (!group_ || !group_->row_like || !ctx_.parallel_for ||
         out.shape().rank() == 0 || !out.shape().is_static()) {
@@ -293,7 +355,7 @@ class ComputationEmitter : public DynamicShapeHost {
     }
     const int64_t outer = out.shape().dimensions(out.minor_to_major().back());
     std::optional<Span> span = SpanOf(out.base(), out.shape());
-    return outer == group_->outer && span && span->kind == Origin::kScratch;
+    return outer == group_->outer && span && span->kind != Origin::kParam;
   }
 
   bool ShouldParallelize(const HloInstruction& inst, const IrArray& out) {
@@ -512,7 +574,13 @@ class ComputationEmitter : public DynamicShapeHost {
     llvm::CallInst* call = nullptr;
     int count_arg = -1, body_arg = -1;
     llvm::Function* first = nullptr;
-    int64_t first_row_bytes = 1;
+    // The most bytes per outer index a member writes or reads at its own
+    // outer index: the block size follows it (MakeGroupWrapper).
+    int64_t row_bytes = 1;
+    // The wrapper's `iv * block` and `lo + block`, and its block count (the
+    // parallel call's count): patched when a member with longer rows joins.
+    llvm::Instruction* block_lo = nullptr;
+    llvm::Instruction* block_end = nullptr;
     // Members and their outermost (physical) logical dimension.
     absl::flat_hash_map<const HloInstruction*, int64_t> members;
     std::vector<Span> writes, reads;
@@ -538,7 +606,8 @@ class ComputationEmitter : public DynamicShapeHost {
   // nest keeps one loop over the whole range (cutting it into blocks of
   // columns measured 3x slower on sum_mean).
   bool ReadsRowLocal(const HloInstruction* x, int64_t dim,
-                     std::vector<Span>* reads, bool* row_like) {
+                     std::vector<Span>* reads, bool* row_like,
+                     int64_t* row_bytes = nullptr) {
     const auto& ops = x->operands();
     for (size_t i = 0; i < ops.size(); ++i) {
       const HloInstruction* op = ops[i];
@@ -564,7 +633,7 @@ class ComputationEmitter : public DynamicShapeHost {
         }
       }
       if (inlined_.contains(op)) {
-        if (!ReadsRowLocal(op, od, reads, row_like)) return false;
+        if (!ReadsRowLocal(op, od, reads, row_like, row_bytes)) return false;
         continue;
       }
       auto it = values_.find(op);
@@ -576,9 +645,15 @@ class ComputationEmitter : public DynamicShapeHost {
       }
       std::optional<Span> span = SpanOf(base, op->shape());
       if (!span) return false;
-      if (ArrayBytes(op->shape()) > (64 << 10) &&
-          od != it->second.array.minor_to_major().back()) {
+      const bool at_own_outer =
+          od >= 0 && od == it->second.array.minor_to_major().back();
+      if (ArrayBytes(op->shape()) > (64 << 10) && !at_own_outer) {
         *row_like = false;
+      }
+      if (row_bytes != nullptr && at_own_outer &&
+          op->shape().dimensions(od) > 0) {
+        *row_bytes = std::max(
+            *row_bytes, ArrayBytes(op->shape()) / op->shape().dimensions(od));
       }
       if (group_) {
         auto m = group_->members.find(op);
@@ -599,24 +674,36 @@ class ComputationEmitter : public DynamicShapeHost {
     const int64_t outer_dim = out.minor_to_major().back();
     const int64_t outer = out.shape().dimensions(outer_dim);
     std::optional<Span> out_span = SpanOf(out.base(), out.shape());
+    const int64_t own_row_bytes =
+        outer > 0 ? ArrayBytes(out.shape()) / outer : 1;
     if (group_ && group_->row_like && group_->outer == outer && out_span &&
-        out_span->kind == Origin::kScratch) {
+        out_span->kind != Origin::kParam) {
       std::vector<Span> reads;
       bool row_like = true;
-      bool ok = ReadsRowLocal(&inst, outer_dim, &reads, &row_like) && row_like;
-      // Buffer assignment may give this nest the bytes of a member that is
-      // dead here (softmax's row maxima, then its row sums). When they are
-      // exactly that member's result bytes, both are laid out by the outer
-      // index (each one's outer dimension is its physically outermost, of
-      // the same size, over the same number of bytes), so block [lo, hi)
-      // of this nest overwrites only block [lo, hi) of the member, which
-      // only earlier members of the same block read: no later code reads
-      // the member (its bytes were free), and a non-member buffer read by
-      // the group never shares a member's bytes (that member could not
-      // have joined).
+      int64_t row_bytes = own_row_bytes;
+      bool ok =
+          ReadsRowLocal(&inst, outer_dim, &reads, &row_like, &row_bytes) &&
+          row_like;
+      // Buffer assignment may give this nest the bytes of a member:
+      //   * one that is dead here (softmax's row maxima, then its row
+      //     sums), in the scratch block;
+      //   * the temporary it placed in the root's result buffer, which
+      //     this nest (the root) reads only at its own element
+      //     (buffer_assignment.h "In place into the result": softmax's
+      //     exp, then the divide).
+      // When they are exactly that member's result bytes (a result leaf:
+      // the same leaf), both are laid out by the outer index (each one's
+      // outer dimension is its physically outermost, of the same size,
+      // over the same number of bytes), so block [lo, hi) of this nest
+      // overwrites only block [lo, hi) of the member, which earlier
+      // members of the same block read at their own rows and this nest
+      // reads element by element before writing it: no later code reads
+      // the member (its bytes were free, or this nest is its last
+      // reader), and a non-member buffer read by the group never shares a
+      // member's bytes (that member could not have joined).
       auto member_rows = [&](const Span& s) {
-        if (s.kind != Origin::kScratch || s.lo != out_span->lo ||
-            s.hi != out_span->hi) {
+        if (s.kind != out_span->kind || s.id != out_span->id ||
+            s.lo != out_span->lo || s.hi != out_span->hi) {
           return false;
         }
         for (const Span& w : group_->writes) {
@@ -630,6 +717,10 @@ class ComputationEmitter : public DynamicShapeHost {
       }
       for (const Span& s : group_->reads) {
         ok = ok && (!s.Overlaps(*out_span) || member_rows(s));
+      }
+      if (ok) {
+        group_->row_bytes = std::max(group_->row_bytes, row_bytes);
+        SizeGroupBlocks();
       }
       if (ok && (group_->wrapper != nullptr || MakeGroupWrapper())) {
         llvm::IRBuilderBase::InsertPointGuard guard(b_);
@@ -683,7 +774,8 @@ class ComputationEmitter : public DynamicShapeHost {
     // (Its own reads at the outer index: row-like or not.)
     row_like = true;
     std::vector<Span> unused;
-    ReadsRowLocal(&inst, outer_dim, &unused, &row_like);
+    int64_t row_bytes = own_row_bytes;
+    ReadsRowLocal(&inst, outer_dim, &unused, &row_like, &row_bytes);
     Group g;
     g.outer = outer;
     g.row_like = row_like;
@@ -691,25 +783,47 @@ class ComputationEmitter : public DynamicShapeHost {
     g.count_arg = count_arg;
     g.body_arg = body_arg;
     g.first = body;
-    g.first_row_bytes = std::max<int64_t>(
-        1, ArrayBytes(out.shape()) / std::max<int64_t>(outer, 1));
+    g.row_bytes = std::max<int64_t>(1, row_bytes);
     g.reads = reads;
     if (out_span) g.writes.push_back(*out_span);
     g.members[&inst] = outer_dim;
     group_ = std::move(g);
   }
 
+  // Outer indices per block of the open group: at least min(outer, 16)
+  // blocks (threads), and at most kGroupBlockBytes of the longest rows any
+  // member reads or writes at its own outer index, so that the rows a
+  // member reads from memory are still in L1 / L2 when the next members
+  // of the block read them again (softmax: x for the row max, then for
+  // exp; exp for the row sum, then for the divide).
+  static constexpr int64_t kGroupBlockBytes = 64 << 10;
+  int64_t GroupBlock() const {
+    const Group& g = *group_;
+    return std::max<int64_t>(
+        1, std::min<int64_t>(
+               g.outer / std::min<int64_t>(g.outer, 16),
+               kGroupBlockBytes / std::max<int64_t>(1, g.row_bytes)));
+  }
+
+  // After a member joined: the wrapper's block size and the parallel
+  // call's block count follow the group's longest rows.
+  void SizeGroupBlocks() {
+    Group& g = *group_;
+    if (g.wrapper == nullptr) return;
+    const int64_t block = GroupBlock();
+    g.block_lo->setOperand(1, ctx_.I64(block));
+    g.block_end->setOperand(1, ctx_.I64(block));
+    g.call->setArgOperand(g.count_arg, ctx_.I64(CeilDivI(g.outer, block)));
+  }
+
   // Turns the open group's single call into a call of a wrapper that runs
   // the members block by block:
   //   void wrapper(env, b, e): for blk in [b, e): member(env, lo, hi) ...
-  // Blocks: at least min(outer, 16) of them (threads), at most 256 KiB of
-  // the first member's result each (a block of every member stays in L2).
+  // (block size: GroupBlock).
   bool MakeGroupWrapper() {
     Group& g = *group_;
     const int64_t outer = g.outer;
-    const int64_t block = std::max<int64_t>(
-        1, std::min<int64_t>(outer / std::min<int64_t>(outer, 16),
-                             (256 << 10) / g.first_row_bytes));
+    const int64_t block = GroupBlock();
     const int64_t blocks = CeilDivI(outer, block);
     llvm::LLVMContext& c = ctx_.context();
     llvm::Type* i64 = b_.getInt64Ty();
@@ -729,8 +843,12 @@ class ComputationEmitter : public DynamicShapeHost {
     iv->addIncoming(wrapper->getArg(1), entry);
     b_.CreateCondBr(b_.CreateICmpSLT(iv, wrapper->getArg(2)), run, exit);
     b_.SetInsertPoint(run);
-    llvm::Value* lo = b_.CreateMul(iv, ctx_.I64(block), "blk.lo");
-    llvm::Value* end = b_.CreateAdd(lo, ctx_.I64(block));
+    // (Built as instructions, not folded, so SizeGroupBlocks can patch
+    // the constant.)
+    auto* lo = b_.Insert(llvm::BinaryOperator::CreateMul(iv, ctx_.I64(block)),
+                         "blk.lo");
+    auto* end = b_.Insert(llvm::BinaryOperator::CreateAdd(lo, ctx_.I64(block)),
+                          "blk.end");
     llvm::Value* hi = b_.CreateSelect(b_.CreateICmpSLT(end, ctx_.I64(outer)),
                                       end, ctx_.I64(outer), "blk.hi");
     b_.CreateCall(g.first, {wrapper->getArg(0), lo, hi});
@@ -743,6 +861,8 @@ class ComputationEmitter : public DynamicShapeHost {
     g.insert_before = llvm::cast<llvm::Instruction>(next);
     g.lo = lo;
     g.hi = hi;
+    g.block_lo = lo;
+    g.block_end = end;
     g.call->setArgOperand(g.count_arg, ctx_.I64(blocks));
     g.call->setArgOperand(g.body_arg, wrapper);
     return true;

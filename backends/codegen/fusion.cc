@@ -1,5 +1,8 @@
 #include "backends/codegen/fusion.h"
 
+#include <algorithm>
+#include <vector>
+
 #include "absl/container/flat_hash_map.h"
 
 namespace hloref::codegen {
@@ -84,6 +87,13 @@ bool IsCheapArithmetic(HloOpcode op) {
   }
 }
 
+// Whether `a` and `b` are arrays of the same dimensions (an element-wise
+// op reads its operands at its own index only when they have its shape).
+bool SameDimensions(const HloInstruction& a, const HloInstruction& b) {
+  return a.shape().IsArray() && b.shape().IsArray() &&
+         a.shape().SameDimensions(b.shape());
+}
+
 // Multi-user recomputation (see fusion.h): at most this many users, and at
 // most this many arithmetic instructions recomputed per user.
 constexpr size_t kMaxRecomputeUsers = 2;
@@ -156,16 +166,24 @@ absl::flat_hash_set<const HloInstruction*> ChooseInlinedInstructions(
     }
     if (consumers.size() > 1) {
       // Recomputed by each user: only a short chain, few users, each of
-      // them reading every element once.
-      if (consumers.size() > kMaxRecomputeUsers ||
+      // them reading every element once. A user listing p twice (layer
+      // norm's multiply(xc, xc)) reads one element of p twice at the same
+      // index only when it is element-wise: both reads compute the same
+      // element from the same loads, one value after LLVM's CSE; such a
+      // user counts once. Any other user listing p twice keeps p.
+      std::vector<const HloInstruction*> distinct;
+      for (const HloInstruction* consumer : consumers) {
+        if (std::find(distinct.begin(), distinct.end(), consumer) ==
+            distinct.end()) {
+          distinct.push_back(consumer);
+        } else if (!IsElementwiseOpcode(consumer->opcode()) ||
+                   !SameDimensions(*consumer, *p)) {
+          ok = false;
+        }
+      }
+      if (distinct.size() > kMaxRecomputeUsers ||
           count > kMaxRecomputedArithmetic || costly) {
         continue;
-      }
-      // One user using p twice reads each element twice.
-      for (size_t a = 0; a < consumers.size(); ++a) {
-        for (size_t b = a + 1; b < consumers.size(); ++b) {
-          if (consumers[a] == consumers[b]) ok = false;
-        }
       }
     }
     for (const HloInstruction* consumer : consumers) {

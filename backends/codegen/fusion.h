@@ -6,14 +6,18 @@
 // Rules (each keeps results identical to unfused code: fusion only moves
 // where an element is computed, never how):
 //   - the producer is an array-valued instruction with an elemental emitter
-//     that accepts it and is not the root; each user uses it once;
-//   - with one user, any such chain; with two (kMaxRecomputeUsers), the
-//     producer is RECOMPUTED by each: only when its element costs at most
-//     4 arithmetic instructions (itself and those inlined beneath it), all
-//     cheap ones (add, multiply, compare, select, convert ...: no divide,
-//     transcendental or root), so a softmax's scaled scores are not
-//     written and read back (recomputation is the same code on the same
-//     inputs: same bits);
+//     that accepts it and is not the root; each user uses it once, or
+//     twice when that user is element-wise over the producer's shape
+//     (multiply(xc, xc): both operands are the same element, one value
+//     after LLVM's CSE);
+//   - with one use, any such chain; with two users or uses
+//     (kMaxRecomputeUsers distinct users), the producer is RECOMPUTED by
+//     each: only when its element costs at most 4 arithmetic instructions
+//     (itself and those inlined beneath it), all cheap ones (add,
+//     multiply, compare, select, convert ...: no divide, transcendental or
+//     root), so a softmax's scaled scores and a layer norm's centred rows
+//     are not written and read back (recomputation is the same code on
+//     the same inputs: same bits);
 //   - the consumer has an elemental emitter that accepts it;
 //   - an arithmetic producer (anything but the cheap index-only ops below)
 //     is inlined only into consumers that read each operand element at

@@ -488,10 +488,24 @@ constexpr int64_t kRowAccumulators = 4;
 // shifts instead of a lane shuffle: the even elements (w << 16) go to
 // accumulator k, the odd ones (w & 0xffff0000) to its twin k', combined
 // (k op k') before the tree above; chunks of 2L * 4 elements. Float
-// max/min then fold with a compare-select that drops NaN elements (one
-// vmaxps) and track NaNs on the patterns instead: the lane-wise unsigned
-// maximum of (w & 0x7fff), a NaN wherever some lane ends above 0x7f80
-// (the result is then a NaN, as the oracle's fold gives).
+// max/min instead fold the 16-bit patterns w as integers, three lane-wise
+// folds per 32 elements (where the float fold with NaN tracking took 6
+// instructions), each starting at the identity's pattern: the signed
+// maximum SMAX, the signed minimum SMIN and the unsigned maximum UMAX.
+// Sign-magnitude patterns order as their values within one sign (the
+// non-negative ones as signed integers; the negative ones reversed, so as
+// signed integers the negative of the smallest magnitude is the
+// smallest), hence:
+//   * a NaN was seen iff SMAX > 0x7f80 (a positive NaN: above +inf) or
+//     UMAX > 0xff80 (a negative NaN: above -inf); the result is then a
+//     NaN, as the oracle's fold gives;
+//   * max: SMAX when it is >= 0 (some non-negative pattern), else every
+//     pattern is negative and the largest value is SMIN's;
+//   * min: UMAX when it is >= 0x8000 (the negative pattern of the largest
+//     magnitude), else every pattern is non-negative and the smallest is
+//     SMIN's.
+// Max and min are exact in any order; a zero result may take either sign
+// (numerics.md: any zero sign for reduce with max / min).
 absl::StatusOr<llvm::Value*> EmitRowReduce(EmitContext& ctx,
                                            const ReducePlan& p, LaneOp op,
                                            int64_t minor, bool bf16_pairs,
@@ -522,19 +536,14 @@ absl::StatusOr<llvm::Value*> EmitRowReduce(EmitContext& ctx,
   // Elements per accumulator step.
   const int64_t step = pairs ? 2 * lanes : lanes;
   llvm::Type* w16t = llvm::FixedVectorType::get(b.getInt16Ty(), step);
-  llvm::Value* nan_acc = nullptr;  // pairs with float max/min (see above)
+  // Pairs with float max/min: the patterns' lane-wise signed maxima and
+  // minima and unsigned maxima (see above).
+  const bool keys = pairs && (op == LaneOp::kMax || op == LaneOp::kMin);
+  std::vector<llvm::Value*> key_max(kRowAccumulators),
+      key_min(kRowAccumulators), key_umax(kRowAccumulators);
   auto fold_into = [&](llvm::Value* slot, llvm::Value* x) {
     llvm::Value* a = b.CreateLoad(vt, slot);
-    llvm::Value* r;
-    if (nan_acc != nullptr) {
-      // NaN elements are tracked apart: x where it orders past a.
-      r = b.CreateSelect(
-          op == LaneOp::kMax ? b.CreateFCmpOGT(x, a) : b.CreateFCmpOLT(x, a), x,
-          a);
-    } else {
-      r = EmitLaneOp(ctx, op, t, a, x);
-    }
-    b.CreateStore(r, slot);
+    b.CreateStore(EmitLaneOp(ctx, op, t, a, x), slot);
   };
   auto accumulate = [&](int64_t k, llvm::Value* first,
                         int64_t count) -> absl::Status {
@@ -558,12 +567,16 @@ absl::StatusOr<llvm::Value*> EmitRowReduce(EmitContext& ctx,
       HLOREF_ASSIGN_OR_RETURN(llvm::Value * x, input(at));
       w = b.CreateInsertElement(w, high_half(x), l);
     }
-    if (nan_acc != nullptr) {
-      llvm::Value* mag = b.CreateAnd(
-          w, b.CreateVectorSplat(step, llvm::ConstantInt::get(i16, 0x7fff)));
-      llvm::Value* n = b.CreateLoad(w16t, nan_acc);
-      b.CreateStore(b.CreateBinaryIntrinsic(llvm::Intrinsic::umax, n, mag),
-                    nan_acc);
+    if (keys) {
+      const std::pair<llvm::Intrinsic::ID, llvm::Value*> folds[] = {
+          {llvm::Intrinsic::smax, key_max[k]},
+          {llvm::Intrinsic::smin, key_min[k]},
+          {llvm::Intrinsic::umax, key_umax[k]}};
+      for (const auto& [id, slot] : folds) {
+        b.CreateStore(b.CreateBinaryIntrinsic(id, b.CreateLoad(w16t, slot), w),
+                      slot);
+      }
+      return absl::OkStatus();
     }
     llvm::Value* w32 =
         b.CreateBitCast(w, llvm::FixedVectorType::get(i32, lanes));
@@ -576,9 +589,20 @@ absl::StatusOr<llvm::Value*> EmitRowReduce(EmitContext& ctx,
     fold_into(twin[k], odd);
     return absl::OkStatus();
   };
-  if (pairs && (op == LaneOp::kMax || op == LaneOp::kMin)) {
-    nan_acc = VectorAlloca(ctx, w16t, 1, "row.nan");
-    b.CreateStore(llvm::Constant::getNullValue(w16t), nan_acc);
+  if (keys) {
+    // All three start at the identity's pattern (-inf 0xff80 for max,
+    // +inf 0x7f80 for min), as the tail's missing lanes do: inside the
+    // NaN thresholds, and a row of identities gives the identity.
+    llvm::Value* start = b.CreateVectorSplat(
+        step, b.getInt16(op == LaneOp::kMax ? 0xff80 : 0x7f80));
+    for (int64_t k = 0; k < kRowAccumulators; ++k) {
+      key_max[k] = VectorAlloca(ctx, w16t, 1, "row.smax");
+      key_min[k] = VectorAlloca(ctx, w16t, 1, "row.smin");
+      key_umax[k] = VectorAlloca(ctx, w16t, 1, "row.umax");
+      for (llvm::Value* slot : {key_max[k], key_min[k], key_umax[k]}) {
+        b.CreateStore(start, slot);
+      }
+    }
   }
   const int64_t chunk = step * kRowAccumulators;
   const int64_t chunks = rlen / chunk;
@@ -621,6 +645,39 @@ absl::StatusOr<llvm::Value*> EmitRowReduce(EmitContext& ctx,
                            });
   };
   HLOREF_RETURN_IF_ERROR(nest(0));
+  if (keys) {
+    auto fold = [&](llvm::Intrinsic::ID lanes_id, llvm::Intrinsic::ID all_id,
+                    const std::vector<llvm::Value*>& slots) {
+      llvm::Value* v = b.CreateLoad(w16t, slots[0]);
+      for (int64_t k = 1; k < kRowAccumulators; ++k) {
+        v = b.CreateBinaryIntrinsic(lanes_id, v, b.CreateLoad(w16t, slots[k]));
+      }
+      return b.CreateUnaryIntrinsic(all_id, v);
+    };
+    llvm::Value* smax = fold(llvm::Intrinsic::smax,
+                             llvm::Intrinsic::vector_reduce_smax, key_max);
+    llvm::Value* smin = fold(llvm::Intrinsic::smin,
+                             llvm::Intrinsic::vector_reduce_smin, key_min);
+    llvm::Value* umax = fold(llvm::Intrinsic::umax,
+                             llvm::Intrinsic::vector_reduce_umax, key_umax);
+    llvm::Value* nan = b.CreateOr(
+        b.CreateICmpSGT(smax, b.getInt16(0x7f80)),
+        b.CreateICmpUGT(umax, b.getInt16(static_cast<uint16_t>(0xff80))));
+    llvm::Value* bits =
+        op == LaneOp::kMax
+            ? b.CreateSelect(b.CreateICmpSGE(smax, b.getInt16(0)), smax, smin)
+            : b.CreateSelect(
+                  b.CreateICmpUGE(umax,
+                                  b.getInt16(static_cast<uint16_t>(0x8000))),
+                  umax, smin);
+    // The bf16 pattern as the f32 value's high half.
+    llvm::Value* value = b.CreateBitCast(
+        b.CreateShl(b.CreateZExt(bits, b.getInt32Ty()), 16), ct);
+    llvm::Value* total =
+        b.CreateSelect(nan, llvm::ConstantFP::getNaN(ct), value);
+    llvm::Value* r = EmitLaneOp(ctx, op, t, init, total);
+    return IsMinifloat(t) ? EmitRoundToType(ctx, t, r) : r;
+  }
   if (pairs) {
     for (int64_t k = 0; k < kRowAccumulators; ++k)
       fold_into(acc[k], b.CreateLoad(vt, twin[k]));
@@ -631,12 +688,6 @@ absl::StatusOr<llvm::Value*> EmitRowReduce(EmitContext& ctx,
                                 b.CreateLoad(vt, acc[3]));
   llvm::Value* total =
       EmitHorizontal(ctx, op, t, EmitLaneOp(ctx, op, t, a01, a23), lanes);
-  if (nan_acc != nullptr) {
-    llvm::Value* mag = b.CreateUnaryIntrinsic(
-        llvm::Intrinsic::vector_reduce_umax, b.CreateLoad(w16t, nan_acc));
-    total = b.CreateSelect(b.CreateICmpUGT(mag, b.getInt16(0x7f80)),
-                           llvm::ConstantFP::getNaN(ct), total);
-  }
   llvm::Value* r = EmitLaneOp(ctx, op, t, init, total);
   return IsMinifloat(t) ? EmitRoundToType(ctx, t, r) : r;
 }

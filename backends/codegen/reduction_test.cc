@@ -594,6 +594,83 @@ ENTRY e {
   EXPECT_EQ(FromBf16Bits((*out)[1].GetRawBits(5)), -99);
 }
 
+TEST(VectorReduce, Bf16PairsMaxMinOrderNegativesZerosAndExtremes) {
+  // The paired bf16 max / min fold the 16-bit patterns as integer keys
+  // (reduction.cc): rows that exercise the key order where it differs from
+  // the patterns' own: all-negative values (larger patterns are smaller
+  // numbers), -inf alone, zeros of both signs with negatives, the largest
+  // finite bf16 (0x7f7f) next to +inf's neighbourhood, bf16 subnormals
+  // (0x0001, 0x8001) around zero, and the most negative finite (0xff7f).
+  // Rows of 75 elements (two 32-element steps and an 11-element tail);
+  // pattern of row i at column j given below, expected max / min by plain
+  // loops over the decoded floats; a zero result may have either sign
+  // (numerics.md: reduce with max / min), so zeros compare as values.
+  const int64_t rows = 6, cols = 75;
+  auto pattern = [](int64_t i, int64_t j) -> uint32_t {
+    switch (i) {
+      case 0:  // -1 .. -75: -(j + 1)
+        return Bf16Bits(-static_cast<float>(j + 1));
+      case 1:  // all -inf
+        return 0xff80;
+      case 2:  // -0, +0 and negatives; the maximum is a zero
+        return j % 3 == 0 ? 0x8000 : (j % 3 == 1 ? 0x0000 : Bf16Bits(-2.5f));
+      case 3:  // the largest finite at j = 70 (tail), else small values
+        return j == 70 ? 0x7f7f : Bf16Bits(static_cast<float>(j % 7));
+      case 4:  // subnormals of both signs and zeros
+        return j % 4 == 0 ? 0x0001 : (j % 4 == 1 ? 0x8001 : 0x8000);
+      default:  // the most negative finite at j = 33 (odd lane), else 1
+        return j == 33 ? 0xff7f : Bf16Bits(1.0f);
+    }
+  };
+  Literal x(Shape(PrimitiveType::kBF16, {rows, cols}));
+  for (int64_t i = 0; i < rows; ++i) {
+    for (int64_t j = 0; j < cols; ++j)
+      x.SetRawBits(i * cols + j, pattern(i, j));
+  }
+  auto out = CompileAndRun(R"(
+HloModule m
+maxb {
+  a = bf16[] parameter(0)
+  b = bf16[] parameter(1)
+  ROOT s = bf16[] maximum(a, b)
+}
+minb {
+  a = bf16[] parameter(0)
+  b = bf16[] parameter(1)
+  ROOT s = bf16[] minimum(a, b)
+}
+ENTRY e {
+  x = bf16[6,75] parameter(0)
+  lo = bf16[] constant(-inf)
+  hi = bf16[] constant(inf)
+  mx = bf16[6] reduce(x, lo), dimensions={1}, to_apply=maxb
+  mn = bf16[6] reduce(x, hi), dimensions={1}, to_apply=minb
+  ROOT t = (bf16[6], bf16[6]) tuple(mx, mn)
+})",
+                           {std::move(x)});
+  ASSERT_TRUE(out.ok()) << out.status();
+  for (int64_t i = 0; i < rows; ++i) {
+    float mx = -INFINITY, mn = INFINITY;
+    for (int64_t j = 0; j < cols; ++j) {
+      const float v = FromBf16Bits(pattern(i, j));
+      mx = std::max(mx, v);
+      mn = std::min(mn, v);
+    }
+    EXPECT_EQ(FromBf16Bits((*out)[0].GetRawBits(i)), mx) << "max row " << i;
+    EXPECT_EQ(FromBf16Bits((*out)[1].GetRawBits(i)), mn) << "min row " << i;
+  }
+  // By hand: row 0 max -1, min -75; row 1 -inf both; row 3 max 0x7f7f;
+  // row 4 max the subnormal 0x0001, min 0x8001; row 5 min 0xff7f.
+  EXPECT_EQ(FromBf16Bits((*out)[0].GetRawBits(0)), -1.0f);
+  EXPECT_EQ(FromBf16Bits((*out)[1].GetRawBits(0)), -75.0f);
+  EXPECT_EQ((*out)[0].GetRawBits(1), 0xff80u);
+  EXPECT_EQ((*out)[1].GetRawBits(1), 0xff80u);
+  EXPECT_EQ((*out)[0].GetRawBits(3), 0x7f7fu);
+  EXPECT_EQ((*out)[0].GetRawBits(4), 0x0001u);
+  EXPECT_EQ((*out)[1].GetRawBits(4), 0x8001u);
+  EXPECT_EQ((*out)[1].GetRawBits(5), 0xff7fu);
+}
+
 TEST(VectorReduce, ColumnMaxSumUnrolledRowsWithNaNInEachRowPhase) {
   // f32 [rows, 40] for rows 1..9 (row counts around the 4-row unroll of
   // the column kernel): column j holds a NaN at row j % rows when j % 5 ==

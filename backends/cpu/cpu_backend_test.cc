@@ -8,11 +8,14 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <random>
 #include <sstream>
+#include <utility>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "backends/cpu/cpu_test_util.h"
 #include "backends/cpu/module_emitter.h"
 #include "spec/ir/hlo_parser.h"
@@ -23,6 +26,18 @@ namespace {
 
 Literal F32(std::vector<float> v) {
   return Literal::CreateR1<float>(PrimitiveType::kF32, v);
+}
+
+// Calls of the runtime's parallel loop in dumped IR (unoptimised .ll: one
+// call per parallel loop nest or group of nests).
+int CountParallelLoops(const std::string& ir) {
+  int n = 0;
+  for (size_t at = ir.find("call void @hloref_cpu_parallel_for(");
+       at != std::string::npos;
+       at = ir.find("call void @hloref_cpu_parallel_for(", at + 1)) {
+    ++n;
+  }
+  return n;
 }
 
 TEST(CpuBackend, AddMultiplyF32) {
@@ -359,20 +374,30 @@ ENTRY e {
     EXPECT_THAT(ir, ::testing::HasSubstr(".group(")) << "no group formed";
     // The row sum s joins the group of m and ex although buffer assignment
     // gives it m's bytes (m is dead after ex): the group's wrapper calls
-    // s's body on each block of rows.
-    EXPECT_THAT(ir, ::testing::ContainsRegex(
-                        "call void @[A-Za-z0-9_.]*\\.par\\.s\\(ptr [^,]*, "
-                        "i64 %blk\\.lo, i64 %blk\\.hi\\)"))
-        << "the row sum did not join the group";
+    // s's body on each block of rows. The root p joins too: ex lives in
+    // the result buffer (buffer_assignment.h "In place into the result")
+    // and p overwrites it row block by row block, so the whole softmax is
+    // one parallel loop: each row block is read from memory once.
+    for (const char* member : {"s", "p"}) {
+      EXPECT_THAT(ir, ::testing::ContainsRegex(absl::StrCat(
+                          "call void @[A-Za-z0-9_.]*\\.par\\.", member,
+                          "\\(ptr [^,]*, i64 %blk\\.lo, i64 %blk\\.hi\\)")))
+          << member << " did not join the group";
+    }
+    EXPECT_EQ(CountParallelLoops(ir), 1) << "threads " << threads;
   }
 }
 
 // Layer norm rows: the per-row mean, variance and rsqrt between the two
 // row reductions are too small to split across threads, yet are outlined
-// into the group of the reductions (MayJoinOpenGroup), so the group runs
-// s, mean, xc, ss and rs block by block. Reference: layer norm in long
-// double in this test (two sums of 768 terms, a divide and an rsqrt: well
-// within 1e-4 relative of |y| + 1e-6).
+// into the group of the reductions (MayJoinOpenGroup); the centred rows xc
+// (read twice by multiply(xc, xc), once by the root) are recomputed where
+// they are read instead of written (fusion.h), and the root y joins the
+// group (it writes a result: disjoint from every buffer the group reads),
+// so ONE parallel loop runs s, mean, ss, rs and y block by block and x is
+// read from memory once. Reference: layer norm in long double in this
+// test (two sums of 768 terms, a divide and an rsqrt: well within 1e-4
+// relative of |y| + 1e-6).
 TEST(CpuBackend, LayerNormPerRowScalarsJoinTheGroup) {
   constexpr int64_t kRows = 96, kCols = 768;
   std::vector<float> x(kRows * kCols);
@@ -450,11 +475,200 @@ ENTRY e {
         ir += ss.str();
       }
     }
-    for (const char* member : {"mean", "xc", "ss", "rs"}) {
+    for (const char* member : {"mean", "ss", "rs", "y"}) {
       EXPECT_THAT(ir, ::testing::ContainsRegex(absl::StrCat(
                           "call void @[A-Za-z0-9_.]*\\.par\\.", member,
                           "\\(ptr [^,]*, i64 %blk\\.lo, i64 %blk\\.hi\\)")))
           << member << " did not join the group";
+    }
+    EXPECT_THAT(ir, ::testing::Not(::testing::HasSubstr(".par.xc")))
+        << "xc was materialised";
+    EXPECT_EQ(CountParallelLoops(ir), 1) << "threads " << threads;
+  }
+}
+
+// f32 bit patterns with every NaN as the one quiet NaN 0x7fc00000.
+std::vector<uint64_t> BitsAnyNaN(const Literal& lit) {
+  std::vector<uint64_t> bits = Bits(lit);
+  for (uint64_t& b : bits) {
+    if ((b & 0x7f800000u) == 0x7f800000u && (b & 0x007fffffu) != 0) {
+      b = 0x7fc00000u;
+    }
+  }
+  return bits;
+}
+
+// Softmax (as jax.nn.softmax lowers) and layer norm (with scale and
+// shift, as kernel_benchmark's) over r x c, the root `y`; `tuple_root`
+// wraps the result in a one-element tuple.
+std::string RowKernelHlo(bool softmax, int64_t r, int64_t c, bool tuple_root) {
+  std::string text;
+  const std::string y = tuple_root ? "  y" : "  ROOT y";
+  if (softmax) {
+    text = absl::StrFormat(
+        "HloModule softmax\nmax {\n  a = f32[] parameter(0)\n"
+        "  b = f32[] parameter(1)\n  ROOT m = f32[] maximum(a, b)\n}\n"
+        "add {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n"
+        "  ROOT s = f32[] add(a, b)\n}\n"
+        "ENTRY e {\n  x = f32[%d,%d] parameter(0)\n"
+        "  ninf = f32[] constant(-inf)\n  z = f32[] constant(0)\n"
+        "  m = f32[%d] reduce(x, ninf), dimensions={1}, to_apply=max\n"
+        "  mb = f32[%d,%d] broadcast(m), dimensions={0}\n"
+        "  d = f32[%d,%d] subtract(x, mb)\n  ex = f32[%d,%d] exponential(d)\n"
+        "  s = f32[%d] reduce(ex, z), dimensions={1}, to_apply=add\n"
+        "  sb = f32[%d,%d] broadcast(s), dimensions={0}\n"
+        "%s = f32[%d,%d] divide(ex, sb)\n",
+        r, c, r, r, c, r, c, r, c, r, r, c, y, r, c);
+  } else {
+    text = absl::StrFormat(
+        "HloModule layer_norm\nadd {\n  a = f32[] parameter(0)\n"
+        "  b = f32[] parameter(1)\n  ROOT s = f32[] add(a, b)\n}\n"
+        "ENTRY e {\n  x = f32[%d,%d] parameter(0)\n  g = f32[%d] parameter(1)\n"
+        "  b = f32[%d] parameter(2)\n  z = f32[] constant(0)\n"
+        "  s = f32[%d] reduce(x, z), dimensions={1}, to_apply=add\n"
+        "  n = f32[] constant(%d)\n  nb = f32[%d] broadcast(n), dimensions={}\n"
+        "  mean = f32[%d] divide(s, nb)\n"
+        "  meanb = f32[%d,%d] broadcast(mean), dimensions={0}\n"
+        "  xc = f32[%d,%d] subtract(x, meanb)\n"
+        "  sq = f32[%d,%d] multiply(xc, xc)\n"
+        "  ss = f32[%d] reduce(sq, z), dimensions={1}, to_apply=add\n"
+        "  var = f32[%d] divide(ss, nb)\n  eps = f32[] constant(1e-05)\n"
+        "  epsb = f32[%d] broadcast(eps), dimensions={}\n"
+        "  ve = f32[%d] add(var, epsb)\n  rs = f32[%d] rsqrt(ve)\n"
+        "  rsb = f32[%d,%d] broadcast(rs), dimensions={0}\n"
+        "  xn = f32[%d,%d] multiply(xc, rsb)\n"
+        "  gb = f32[%d,%d] broadcast(g), dimensions={1}\n"
+        "  bb = f32[%d,%d] broadcast(b), dimensions={1}\n"
+        "  yg = f32[%d,%d] multiply(xn, gb)\n"
+        "%s = f32[%d,%d] add(yg, bb)\n",
+        r, c, c, c, r, c, r, r, r, c, r, c, r, c, r, r, r, r, r, r, c, r, c, r,
+        c, r, c, r, c, y, r, c);
+  }
+  if (tuple_root) {
+    absl::StrAppendFormat(&text, "  ROOT t = (f32[%d,%d]) tuple(y)\n", r, c);
+  }
+  return text + "}\n";
+}
+
+// The fused row kernels (one parallel loop per row block holding the row
+// reductions and the root, softmax's exp written in the result buffer and
+// overwritten by the divide, layer norm's centred rows recomputed where
+// read) against the same modules compiled without any of it: element-wise
+// fusion off (every instruction its own loop nest, exp and xc written to
+// scratch) and the root wrapped in a tuple (the result computed in scratch
+// and copied out, no temporary in the result buffer). Each element goes
+// through the same instructions on the same values and the row reductions
+// keep their one fixed tree (reduction.cc), so the bits must be equal
+// (NaNs aside: which NaN operand x86 propagates depends on the operand
+// order LLVM picks, and numerics.md never compares NaN sign or payload, so
+// any NaN matches any NaN): on row lengths that are not multiples of the
+// 16-lane vector, one row, one column, rows holding NaN or infinities,
+// with 1, 2 and 3 threads. Rows
+// whose value follows by hand are checked against it too:
+//   * softmax of one column: x - x = 0, exp(0) = 1, 1 / 1 = 1 exactly;
+//   * softmax of a row with a NaN, or with +inf (inf - inf = NaN), or all
+//     -inf (-inf - -inf = NaN): the max or the sum is NaN, so every
+//     element is NaN; a -inf among finite values gives exp(-inf) = 0, 0 / s
+//     = 0 exactly;
+//   * layer norm of one column: mean = x, xc = 0, y = 0 * rs * g + b = b
+//     exactly (b != 0); a NaN or an infinity in a row makes the mean NaN
+//     or infinite, so some xc is NaN (inf - inf) and with it the sum of
+//     squares, rs and the whole row.
+TEST(CpuBackend, FusedRowKernelsMatchTheUnfusedBits) {
+  const std::pair<int64_t, int64_t> shapes[] = {
+      {1, 1}, {1, 17}, {5, 1}, {7, 33}, {37, 100}, {6, 1000}, {64, 1024}};
+  for (bool softmax : {true, false}) {
+    for (auto [r, c] : shapes) {
+      std::vector<float> x(r * c), g(c), b(c);
+      std::mt19937 rng(static_cast<unsigned>(r * 131 + c));
+      std::uniform_real_distribution<float> u(-3.0f, 3.0f);
+      for (float& v : x) v = u(rng);
+      for (float& v : g) v = u(rng);
+      for (float& v : b) v = u(rng) + 5.0f;  // never 0
+      const float inf = std::numeric_limits<float>::infinity();
+      const float nan = std::numeric_limits<float>::quiet_NaN();
+      // Special rows (where there are rows enough): 1 holds a NaN, 2 a
+      // +inf, 3 is all -inf, 4 holds one -inf.
+      if (r > 1) x[1 * c + c / 2] = nan;
+      if (r > 2) x[2 * c] = inf;
+      if (r > 3) std::fill(x.begin() + 3 * c, x.begin() + 4 * c, -inf);
+      if (r > 4 && c > 1) x[4 * c + c - 1] = -inf;
+      const int64_t dims[] = {r, c};
+      std::vector<Literal> args;
+      args.push_back(
+          Literal::CreateFromValues<float>(PrimitiveType::kF32, dims, x));
+      if (!softmax) {
+        args.push_back(Literal::CreateR1<float>(PrimitiveType::kF32, g));
+        args.push_back(Literal::CreateR1<float>(PrimitiveType::kF32, b));
+      }
+      CpuBackendOptions plain;
+      plain.compile_cache = false;
+      plain.fuse_elementwise = false;
+      auto want = CompileAndRun(RowKernelHlo(softmax, r, c, true), args, plain);
+      ASSERT_TRUE(want.ok()) << want.status();
+      const std::vector<uint64_t> want_bits = BitsAnyNaN((*want)[0]);
+      for (int threads : {1, 2, 3}) {
+        const std::string what =
+            absl::StrCat(softmax ? "softmax " : "layer norm ", r, "x", c,
+                         " threads ", threads);
+        CpuBackendOptions options;
+        options.compile_cache = false;
+        options.threads = threads;
+        auto got =
+            CompileAndRun(RowKernelHlo(softmax, r, c, false), args, options);
+        ASSERT_TRUE(got.ok()) << what << ": " << got.status();
+        EXPECT_EQ(BitsAnyNaN((*got)[0]), want_bits) << what;
+        absl::Span<const float> y = (*got)[0].data<float>();
+        for (int64_t i = 0; i < r; ++i) {
+          const bool special = (i >= 1 && i <= 3);
+          for (int64_t j = 0; j < c; ++j) {
+            const float v = y[i * c + j];
+            if (special) {
+              EXPECT_TRUE(std::isnan(v)) << what << " at " << i << ", " << j;
+            } else if (c == 1) {
+              EXPECT_EQ(v, softmax ? 1.0f : b[0])
+                  << what << " at " << i << ", " << j;
+            } else if (softmax && i == 4 && j == c - 1) {
+              EXPECT_EQ(v, 0.0f) << what << " at " << i << ", " << j;
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+// The root reads e = exp(x) at its own index AND, through an inlined
+// reverse, at the mirrored one: e must not live in the result buffer (the
+// root's early writes would overwrite elements it reads later), so
+// buffer_assignment.h's in-place rule leaves it in scratch. y[i] =
+// exp(x[i]) + exp(x[n-1-i]), reference std::exp in double (the CPU
+// backend's f32 exp is within 1 ulp, so 4e-7 relative covers both terms).
+// Checked: with the other-path exclusion of RootInPlaceOperands removed
+// the test fails past the middle (first at element 2050).
+TEST(CpuBackend, RootReadingATemporaryAtOtherIndicesDoesNotOverwriteIt) {
+  constexpr int64_t kN = 4099;  // not a multiple of the vector width
+  std::vector<float> x(kN);
+  for (int64_t i = 0; i < kN; ++i) x[i] = 0.001f * static_cast<float>(i % 977);
+  for (int threads : {1, 2}) {
+    CpuBackendOptions options;
+    options.threads = threads;
+    options.compile_cache = false;
+    auto out = CompileAndRun(R"(
+HloModule mirrored
+ENTRY e {
+  x = f32[4099] parameter(0)
+  e = f32[4099] exponential(x)
+  r = f32[4099] reverse(e), dimensions={0}
+  ROOT y = f32[4099] add(e, r)
+})",
+                             {F32(x)}, options);
+    ASSERT_TRUE(out.ok()) << out.status();
+    absl::Span<const float> y = (*out)[0].data<float>();
+    for (int64_t i = 0; i < kN; ++i) {
+      const double want = std::exp(static_cast<double>(x[i])) +
+                          std::exp(static_cast<double>(x[kN - 1 - i]));
+      ASSERT_NEAR(y[i], want, want * 4e-7) << i << " threads " << threads;
     }
   }
 }

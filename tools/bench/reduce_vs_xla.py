@@ -24,9 +24,15 @@ CPU time (the one to read when the machine is shared); x PEER = hloref
 rate / PEER rate (above 1: hloref faster); % sum and % copy = hloref rate
 over the sum / copy bandwidth reference of the same process.
 
+With --threads=T (default 1) every side runs T threads pinned to the same
+T cores (--cores, default the last T this process may use); with more
+than one thread read the wall-time table (process CPU time then adds the
+threads' times, and oneDNN's OpenMP threads spin while they wait).
+
 Usage: .venv/bin/python3 tools/bench/reduce_vs_xla.py [--build DIR]
-         [--core N] [--rounds 2] [--repetitions 3] [--min-time 0.2]
-         [--filter REGEX] [--markdown OUT.md] [--quick]
+         [--core N | --threads T [--cores A,B]] [--rounds 2]
+         [--repetitions 3] [--min-time 0.2] [--filter REGEX]
+         [--markdown OUT.md] [--quick]
 """
 import argparse
 import json
@@ -54,7 +60,7 @@ def run_bench(args, dump_dir, samples):
                          "kernel_benchmark")
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "out.json")
-        cmd = ["taskset", "-c", str(args.core), bench, "--threads=1",
+        cmd = ["taskset", "-c", args.cores, bench, f"--threads={args.threads}",
                f"--dump_hlo={dump_dir}", f"--benchmark_filter={args.filter}",
                f"--benchmark_repetitions={args.repetitions}",
                f"--benchmark_min_time={args.min_time}",
@@ -78,7 +84,7 @@ def run_bench(args, dump_dir, samples):
 def run_xla(args, paths, samples):
     out = subprocess.run(
         [sys.executable, os.path.join(HERE, "modules_vs_xla.py"),
-         "--xla-worker", "--cores", str(args.core),
+         "--xla-worker", "--cores", args.cores,
          "--min-time", str(args.min_time),
          "--repetitions", str(args.repetitions),
          "--modules", ",".join(paths)],
@@ -99,7 +105,15 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
     ap.add_argument("--core", type=int,
-                    default=sorted(os.sched_getaffinity(0))[-1])
+                    default=sorted(os.sched_getaffinity(0))[-1],
+                    help="the core of a 1-thread run")
+    ap.add_argument("--threads", type=int, default=1,
+                    help="threads of hloref, the peers and XLA:CPU, pinned "
+                    "to --cores")
+    ap.add_argument("--cores",
+                    help="comma-separated cores (default: --core with 1 "
+                    "thread, the last THREADS cores of this process's "
+                    "affinity otherwise)")
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--repetitions", type=int, default=3)
     ap.add_argument("--min-time", type=float, default=0.2)
@@ -108,6 +122,17 @@ def main():
     ap.add_argument("--quick", action="store_true",
                     help="tiny shapes (checks the script, no timing claims)")
     args = ap.parse_args()
+    if args.cores is None:
+        if args.threads == 1:
+            args.cores = str(args.core)
+        else:
+            avail = sorted(os.sched_getaffinity(0))
+            if len(avail) < args.threads:
+                sys.exit(f"{args.threads} threads need {args.threads} cores; "
+                         f"this process may use {len(avail)}")
+            args.cores = ",".join(map(str, avail[-args.threads:]))
+    elif len(args.cores.split(",")) != args.threads:
+        sys.exit(f"--cores={args.cores} does not name {args.threads} cores")
     import re
     pattern = re.compile(args.filter)
     samples = {}
@@ -145,7 +170,8 @@ def main():
                       if "_sum_" in w), None)
         copy_l = next((rate(lim_bytes[w], limits[w], clock) for w in limits
                        if "_copy_" in w), None)
-        out.append(f"\n1 thread, core {args.core}, rated by "
+        out.append(f"\n{args.threads} thread(s), core(s) {args.cores}, "
+                   f"rated by "
                    f"{'wall time' if clock == 'wall' else 'process CPU time'};"
                    f" sum reference {fmt(sum_l, '{:.1f}')} GB/s, copy "
                    f"reference {fmt(copy_l, '{:.1f}')} GB/s\n")
