@@ -219,11 +219,12 @@ void GeneralChunk(HloOpcode op, const StorageType<T>* a,
 // is computed into a buffer on the stack, recomputed there by the general
 // path when a result is NaN (the operands still hold their values), then
 // copied over the operand's block, which no later element reads (element
-// i reads only element i of each operand). Not for maximum / minimum,
-// whose marks are read from the operands afterwards.
+// i reads only element i of each operand). maximum / minimum marks are
+// then found per block before the copy (the operand given away is gone
+// after the loop) and listed per chunk in `marked_at`, in element order;
+// otherwise `marked` flags the chunks to look at again afterwards.
 constexpr int64_t kInPlaceBlock = 1024;
 
-//
 // An operand given as a BroadcastView (`va` / `vb`, else null) is read
 // block by block (BroadcastView::Reader: blocks of at most kInPlaceBlock
 // elements that do not cross a long row of a view): in place where the
@@ -238,7 +239,8 @@ template <PrimitiveType T, typename Fn>
 void FusedLoop(HloOpcode op, const Literal& lhs_lit, const Literal& rhs_lit,
                const BroadcastView* va, const BroadcastView* vb, Literal& out,
                bool in_place, int threads, bool min_max,
-               std::vector<char>& marked, Fn fn) {
+               std::vector<char>& marked,
+               std::vector<std::vector<int64_t>>& marked_at, Fn fn) {
   using S = StorageType<T>;
   const S* a = lhs_lit.data<S>().data();
   const S* b = rhs_lit.data<S>().data();
@@ -246,6 +248,16 @@ void FusedLoop(HloOpcode op, const Literal& lhs_lit, const Literal& rhs_lit,
   const int64_t n = static_cast<int64_t>(out.element_count());
   const int64_t chunks = (n + kChunk - 1) / kChunk;
   marked.assign(static_cast<size_t>(chunks), 0);
+  marked_at.assign(in_place && min_max ? static_cast<size_t>(chunks) : 0, {});
+  // Marks of elements [i, i + len) of an in-place maximum / minimum.
+  auto list_marks = [&](int64_t c, int64_t i, int64_t len, const S* x,
+                        const S* y) {
+    for (int64_t k = 0; k < len; ++k) {
+      if (MinMaxMarked(LoadFloat<T>(x[k]), LoadFloat<T>(y[k]))) {
+        marked_at[static_cast<size_t>(c)].push_back(i + k);
+      }
+    }
+  };
   ParallelFor(n >= 2 * kChunk ? threads : 1, chunks, [&](int64_t c, int) {
     const int64_t begin = c * kChunk;
     const int64_t end = std::min(n, begin + kChunk);
@@ -268,7 +280,9 @@ void FusedLoop(HloOpcode op, const Literal& lhs_lit, const Literal& rhs_lit,
         if (FusedChunk<T>(op, x, y, dst, len, fn)) {
           GeneralChunk<T>(op, x, y, dst, len);
         }
-        if (min_max) {
+        if (min_max && in_place) {
+          list_marks(c, i, len, x, y);
+        } else if (min_max) {
           for (int64_t k = 0; k < len; ++k) {
             any |= MinMaxMarked(LoadFloat<T>(x[k]), LoadFloat<T>(y[k]));
           }
@@ -287,6 +301,7 @@ void FusedLoop(HloOpcode op, const Literal& lhs_lit, const Literal& rhs_lit,
         if (FusedChunk<T>(op, a + i, b + i, block, len, fn)) {
           GeneralChunk<T>(op, a + i, b + i, block, len);
         }
+        if (min_max) list_marks(c, i, len, a + i, b + i);
         std::memcpy(r + i, block, static_cast<size_t>(len) * sizeof(S));
       }
       return true;
@@ -324,7 +339,7 @@ absl::StatusOr<Literal> FusedBinaryFloat(
   const Literal* rhs = &rhs_lit;
   Literal out;
   bool in_place = false;
-  for (int64_t k = 0; k < 2 && !min_max && !in_place; ++k) {
+  for (int64_t k = 0; k < 2 && !in_place; ++k) {
     const Literal& operand = k == 0 ? lhs_lit : rhs_lit;
     if ((k == 0 ? va : vb) != nullptr) continue;  // a view's source
     if (!operand.CheckReinterpretAs(inst.shape()).ok()) continue;
@@ -337,11 +352,12 @@ absl::StatusOr<Literal> FusedBinaryFloat(
   }
   if (!in_place) out = ctx.NewUninitialized(inst.shape());
   std::vector<char> marked;
+  std::vector<std::vector<int64_t>> marked_at;
   HLOREF_RETURN_IF_ERROR(ForFloatType(t, [&](auto tc) {
     constexpr PrimitiveType T = decltype(tc)::value;
     auto run = [&](auto fn) {
       FusedLoop<T>(op, *lhs, *rhs, va, vb, out, in_place, threads, min_max,
-                   marked, fn);
+                   marked, marked_at, fn);
     };
     switch (op) {
       case HloOpcode::kAdd:
@@ -369,6 +385,13 @@ absl::StatusOr<Literal> FusedBinaryFloat(
     if (!min_max) return;
     const char* id =
         op == HloOpcode::kMaximum ? "impl.maximum.1" : "impl.minimum.1";
+    if (in_place) {
+      // lhs_lit or rhs_lit was given away: the marks were listed.
+      for (const std::vector<int64_t>& list : marked_at) {
+        for (int64_t i : list) ctx.MarkImplDefined(0, i, id);
+      }
+      return;
+    }
     using S = StorageType<T>;
     auto a = lhs_lit.data<S>();
     auto b = rhs_lit.data<S>();
