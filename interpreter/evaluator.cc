@@ -24,6 +24,7 @@
 #include "interpreter/buffer_cache.h"
 #include "interpreter/dynamic_sizes.h"
 #include "interpreter/host_queues.h"
+#include "interpreter/ops/broadcast_view.h"
 #include "interpreter/ops/eval_context.h"
 #include "interpreter/ops/families.h"
 #include "interpreter/ops/rng.h"
@@ -141,6 +142,29 @@ bool IsElementwiseFamily(HloOpcode op) {
     default:
       return false;
   }
+}
+
+// Whether `user` reads an operand of element type `t` given to it as a
+// BroadcastView (EvalContext::OperandView): the real-float element-wise
+// ops that EvalElementwiseBinary's fused loop evaluates, with a result of
+// the operands' type (elementwise_binary.cc reads views there and
+// materialises them on every other path).
+bool ReadsViews(const HloInstruction& user, PrimitiveType t) {
+  switch (user.opcode()) {
+    case HloOpcode::kAdd:
+    case HloOpcode::kSubtract:
+    case HloOpcode::kMultiply:
+    case HloOpcode::kDivide:
+    case HloOpcode::kRemainder:
+    case HloOpcode::kMaximum:
+    case HloOpcode::kMinimum:
+      break;
+    default:
+      return false;
+  }
+  const Shape& s = user.shape();
+  return KindOf(t) == TypeKind::kFloat && s.IsArray() && s.is_static() &&
+         s.element_type() == t && user.operands().size() == 2;
 }
 
 // ---- Leaves of (possibly nested) tuple shapes.
@@ -263,6 +287,7 @@ class EvaluatorImpl final : public EvalContext {
   }
 
   std::optional<Literal> TakeOperand(int64_t k) override;
+  const BroadcastView* OperandView(int64_t k) const override;
 
   Literal NewUninitialized(const Shape& shape) override {
     std::optional<Literal> reused = cache_.Take(shape);
@@ -421,18 +446,26 @@ class EvaluatorImpl final : public EvalContext {
     // get-tuple-element whose tuple is read by get-tuple-elements only,
     // and by no other one of the same index: it may take the element.
     std::vector<bool> exclusive_gte;
+    // broadcast whose every reader reads a BroadcastView (ReadsViews):
+    // it is not materialised when its operand fits (EvalComputation).
+    std::vector<bool> view_broadcast;
     int32_t root = -1;
   };
   struct Slot {
     std::shared_ptr<const Literal> value;
     bool owned = false;        // value owns a whole literal made here
     int64_t* bytes = nullptr;  // owned: the bytes counted for it
+    // A broadcast read in place: `value` is the broadcast's operand (the
+    // slot shares its ownership, so the source lives as long as the view)
+    // and `view` says how to read it. Never owned: never taken.
+    std::shared_ptr<const BroadcastView> view;
   };
   // The instruction being dispatched, for TakeOperand.
   struct Frame {
     const Plan* plan;
     std::vector<Slot>* slots;
     int32_t index;  // -1: its operands may not be taken
+    int32_t inst;   // the instruction (for OperandView)
   };
   const Plan& PlanOf(const HloComputation& comp);
   // Whether operand k of instruction i may be moved out of its slot: i is
@@ -658,6 +691,8 @@ const EvaluatorImpl::Plan& EvaluatorImpl::PlanOf(const HloComputation& comp) {
   // read each tuple index.
   std::vector<bool> only_gte_users(n, true);
   std::vector<std::unordered_map<int64_t, int>> gte_reads(n);
+  // Whether every reader of each value reads views.
+  std::vector<bool> only_view_readers(n, true);
   for (int32_t i = 0; i < n; ++i) {
     const HloInstruction& inst = *insts[i];
     for (const HloInstruction* o : inst.operands()) {
@@ -666,6 +701,10 @@ const EvaluatorImpl::Plan& EvaluatorImpl::PlanOf(const HloComputation& comp) {
       plan->operands[i].push_back(j);
       if (j < 0) continue;
       plan->last_use[j] = std::max(plan->last_use[j], i);
+      if (!ReadsViews(inst, o->shape().IsArray() ? o->shape().element_type()
+                                                 : PrimitiveType::kInvalid)) {
+        only_view_readers[j] = false;
+      }
       if (inst.opcode() == HloOpcode::kGetTupleElement) {
         ++gte_reads[j][inst.attrs().index];
       } else {
@@ -675,6 +714,15 @@ const EvaluatorImpl::Plan& EvaluatorImpl::PlanOf(const HloComputation& comp) {
   }
   plan->free_after.resize(n);
   plan->exclusive_gte.assign(n, false);
+  plan->view_broadcast.assign(n, false);
+  for (int32_t i = 0; i < n; ++i) {
+    const HloInstruction& inst = *insts[i];
+    plan->view_broadcast[i] =
+        inst.opcode() == HloOpcode::kBroadcast && i != plan->root &&
+        plan->last_use[i] >= 0 && only_view_readers[i] &&
+        inst.operands().size() == 1 && plan->operands[i][0] >= 0 &&
+        inst.shape().IsArray() && inst.shape().is_static();
+  }
   for (int32_t i = 0; i < n; ++i) {
     if (i == plan->root) continue;
     // A value nobody reads dies at once; others after their last reader.
@@ -774,6 +822,16 @@ std::optional<Literal> EvaluatorImpl::TakeOperand(int64_t k) {
   Literal out = std::move(const_cast<Literal&>(*slot.value));
   slot = Slot();
   return out;
+}
+
+const BroadcastView* EvaluatorImpl::OperandView(int64_t k) const {
+  if (frames_.empty()) return nullptr;
+  const Frame& f = frames_.back();
+  const std::vector<int32_t>& ops = f.plan->operands[f.inst];
+  if (k < 0 || k >= static_cast<int64_t>(ops.size()) || ops[k] < 0) {
+    return nullptr;
+  }
+  return (*f.slots)[ops[k]].view.get();
 }
 
 namespace {
@@ -969,6 +1027,29 @@ absl::StatusOr<std::pair<Literal, Marks>> EvaluatorImpl::EvalComputation(
       }
     }
 
+    // A broadcast every reader reads in place (Plan::view_broadcast): its
+    // slot shares the operand's value (no copy, no bytes; the operand
+    // lives while the view does) with the strides to read it by. Not for
+    // an operand with marks (the broadcast's marks would be all of its
+    // result) or an observed run (the observer sees every value).
+    if (plan.view_broadcast[i] && options_.broadcast_views && !observe &&
+        operands.size() == 1 &&
+        (operand_marks.empty() || operand_marks[0] == nullptr)) {
+      const Slot& src = slots[plan.operands[i][0]];
+      std::optional<BroadcastView> view =
+          src.view == nullptr ? BroadcastView::Make(*operands[0], inst.shape(),
+                                                    inst.attrs().dimensions)
+                              : std::nullopt;
+      if (view.has_value()) {
+        slots[i].value = src.value;
+        slots[i].view = std::make_shared<const BroadcastView>(*std::move(view));
+        if (entry) ++entry_done_;
+        release(i);
+        MaybeReportProgress();
+        continue;
+      }
+    }
+
     // get-tuple-element is a view of the element (no copy), or takes the
     // element out of a tuple only this instruction reads it from.
     if (inst.opcode() == HloOpcode::kGetTupleElement && operands.size() == 1 &&
@@ -1069,7 +1150,7 @@ absl::StatusOr<std::pair<Literal, Marks>> EvaluatorImpl::EvalComputation(
         return padded;
       }
       const bool may_take = !elementwise || !dynamic_operand;
-      frames_.push_back(Frame{&plan, &slots, may_take ? i : -1});
+      frames_.push_back(Frame{&plan, &slots, may_take ? i : -1, i});
       result = DispatchOp(inst, operands, *this);
       frames_.pop_back();
     }

@@ -53,6 +53,12 @@ struct EvaluatorOptions {
   // malloc. Counted with the held values against max_bytes (the cache is
   // emptied before a result would exceed it). 0: no cache.
   int64_t buffer_cache_bytes = int64_t{64} << 20;
+  // Broadcasts whose every reader is a real-float add, subtract, multiply,
+  // divide, remainder, maximum or minimum (with a result of the operand
+  // type) are not materialised: the readers read the broadcast's operand
+  // through strides (interpreter/ops/broadcast_view.h). Same results;
+  // false materialises every broadcast (tests compare the two).
+  bool broadcast_views = true;
   // Worker threads for large independent work inside one instruction
   // (dot, convolution, reduce, element-wise ops over big values). Results
   // are bit-identical for every value: work is split by output elements,

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <complex>
 #include <cstring>
+#include <optional>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -160,10 +161,50 @@ absl::StatusOr<Literal> EvalCompare(const HloInstruction& inst,
   return StoreInts(inst.shape(), r);
 }
 
-// Select: element bytes are copied, so no type dispatch is needed.
+// Elements of `from` where the predicate is `pick` (every element with a
+// scalar predicate) copied into `to`, as codes of sizeof(S) bytes.
+template <typename S>
+void CopyWhere(const bool* p, bool scalar_pred, bool pick, const uint8_t* from,
+               uint8_t* to, size_t n) {
+  const S* f = reinterpret_cast<const S*>(from);
+  S* t = reinterpret_cast<S*>(to);
+  if (scalar_pred) {
+    if (p[0] == pick) std::memcpy(to, from, n * sizeof(S));
+    return;
+  }
+  for (size_t i = 0; i < n; ++i) {
+    if (p[i] == pick) t[i] = f[i];
+  }
+}
+
+void CopyWhere(size_t bytes, const bool* p, bool scalar_pred, bool pick,
+               const uint8_t* from, uint8_t* to, size_t n) {
+  switch (bytes) {
+    case 1:
+      return CopyWhere<uint8_t>(p, scalar_pred, pick, from, to, n);
+    case 2:
+      return CopyWhere<uint16_t>(p, scalar_pred, pick, from, to, n);
+    case 4:
+      return CopyWhere<uint32_t>(p, scalar_pred, pick, from, to, n);
+    case 8:
+      return CopyWhere<uint64_t>(p, scalar_pred, pick, from, to, n);
+    default:
+      for (size_t i = 0; i < n; ++i) {
+        if ((scalar_pred ? p[0] : p[i]) == pick) {
+          std::memcpy(to + i * bytes, from + i * bytes, bytes);
+        }
+      }
+  }
+}
+
+// Select: element bytes are copied, so no type dispatch is needed. The
+// result is written over on_true or on_false when this is its last reader
+// (EvalContext::TakeOperand: only the other operand's elements are then
+// copied), else into storage every element of which is written
+// (EvalContext::NewUninitialized: possibly a freed value's).
 absl::StatusOr<Literal> EvalSelect(const HloInstruction& inst,
                                    const Literal& pred, const Literal& on_true,
-                                   const Literal& on_false) {
+                                   const Literal& on_false, EvalContext& ctx) {
   if (pred.element_type() != PrimitiveType::kPred) {
     return absl::InvalidArgumentError(
         absl::StrCat("%", inst.name(), ": select predicate must be pred, got ",
@@ -184,18 +225,38 @@ absl::StatusOr<Literal> EvalSelect(const HloInstruction& inst,
         "%", inst.name(), ": predicate shape ", pred.shape().ToString(false),
         " does not match ", on_true.shape().ToString(false)));
   }
-  Literal out(inst.shape());
+  if (!on_false.shape().IsArray() ||
+      on_false.element_type() != on_true.element_type() ||
+      !SameDims(on_false.shape(), on_true.shape())) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "%", inst.name(), ": on_false ", on_false.shape().ToString(false),
+        " does not match on_true ", on_true.shape().ToString(false)));
+  }
   const size_t bytes =
       static_cast<size_t>(StorageBytes(on_true.element_type()));
   const size_t n = static_cast<size_t>(on_true.element_count());
-  auto t = on_true.raw();
-  auto f = on_false.raw();
-  auto o = out.mutable_raw();
-  for (size_t i = 0; i < n; ++i) {
-    const bool take_true = scalar_pred ? p[0] : p[i];
-    std::memcpy(o.data() + i * bytes,
-                (take_true ? t.data() : f.data()) + i * bytes, bytes);
+  const bool fixed = inst.shape().is_static() && on_true.shape().is_static() &&
+                     on_false.shape().is_static();
+  if (fixed && on_true.CheckReinterpretAs(inst.shape()).ok()) {
+    // k = 1: on_true given away, on_false's picked elements copied over
+    // it; k = 2 the other way round. After the take the operand taken is
+    // gone: only `out` and the other one are read.
+    for (int64_t k = 1; k <= 2; ++k) {
+      std::optional<Literal> taken = ctx.TakeOperand(k);
+      if (!taken.has_value()) continue;
+      Literal out = *std::move(taken);
+      HLOREF_CHECK(out.ReinterpretAs(inst.shape()).ok());
+      const Literal& other = k == 1 ? on_false : on_true;
+      CopyWhere(bytes, p.data(), scalar_pred, /*pick=*/k == 2,
+                other.raw().data(), out.mutable_raw().data(), n);
+      return out;
+    }
   }
+  Literal out =
+      fixed ? ctx.NewUninitialized(inst.shape()) : Literal(inst.shape());
+  uint8_t* o = out.mutable_raw().data();
+  CopyWhere(bytes, p.data(), scalar_pred, true, on_true.raw().data(), o, n);
+  CopyWhere(bytes, p.data(), scalar_pred, false, on_false.raw().data(), o, n);
   return out;
 }
 
@@ -281,7 +342,7 @@ absl::StatusOr<Literal> EvalCompareSelect(
     }
     case HloOpcode::kSelect:
       if (operands.size() != 3) break;
-      return EvalSelect(inst, *operands[0], *operands[1], *operands[2]);
+      return EvalSelect(inst, *operands[0], *operands[1], *operands[2], ctx);
     case HloOpcode::kClamp:
       if (operands.size() != 3 || !operands[1]->shape().IsArray() ||
           operands[0]->element_type() != operands[1]->element_type() ||

@@ -563,7 +563,7 @@ absl::StatusOr<Literal> EvalConvolution(
       HLOREF_RETURN_IF_ERROR(RealConv<false>(inst, ctx, plan, x, w, rt,
                                              error_data, rounded, &values));
     }
-    return StoreDoubles(shape, values);
+    return StoreDoublesReusing(shape, values, ctx);
   }
   if (IsComplex(rt)) {
     HLOREF_ASSIGN_OR_RETURN(std::vector<std::complex<double>> x0,

@@ -84,12 +84,6 @@ std::vector<int64_t> DimOffsets(absl::Span<const int64_t> dims,
   return offsets;
 }
 
-namespace {
-
-// StoreDoubles (numerics.h, its direct rounding) into storage from the
-// context: the storage of a value freed earlier in the run where the
-// evaluator keeps one of that size (no zero fill, no fresh pages); every
-// element is written.
 absl::StatusOr<Literal> StoreDoublesReusing(const Shape& shape,
                                             absl::Span<const double> values,
                                             EvalContext& ctx) {
@@ -102,6 +96,8 @@ absl::StatusOr<Literal> StoreDoublesReusing(const Shape& shape,
   }));
   return lit;
 }
+
+namespace {
 
 std::vector<int64_t> FreeDims(int64_t rank, absl::Span<const int64_t> batch,
                               absl::Span<const int64_t> contracting) {

@@ -41,6 +41,8 @@
 
 namespace hloref {
 
+class EvalContext;  // interpreter/ops/eval_context.h
+
 // Significand bits of a type as a multiplication operand: p for floats
 // (the component type's for complex), the bit width for integers, 1 for
 // pred.
@@ -74,6 +76,15 @@ absl::StatusOr<std::vector<double>> LoadReal(const HloInstruction& inst,
 // The same as complex values (a real operand gets a zero imaginary part).
 absl::StatusOr<std::vector<std::complex<double>>> LoadAsComplex(
     const HloInstruction& inst, const Literal& lit);
+
+// StoreDoubles (numerics.h, its direct rounding) of a float result into
+// storage from the context (EvalContext::NewUninitialized: the storage of
+// a value freed earlier in the run where the evaluator keeps one of that
+// size, no zero fill, no fresh pages); `values` holds every element.
+// Shared by dot.cc, convolution.cc and reduce.cc.
+absl::StatusOr<Literal> StoreDoublesReusing(const Shape& shape,
+                                            absl::Span<const double> values,
+                                            EvalContext& ctx);
 
 // dot's verified fast summation (two-sum with a proven error bound, exact
 // accumulator where the bound cannot decide the rounding; dot.cc): tests

@@ -19,6 +19,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "interpreter/numerics.h"
+#include "interpreter/ops/broadcast_view.h"
 #include "interpreter/ops/families.h"
 #include "interpreter/ops/parallel.h"
 #include "spec/util/status_macros.h"
@@ -218,14 +219,28 @@ void GeneralChunk(HloOpcode op, const StorageType<T>* a,
 // is computed into a buffer on the stack, recomputed there by the general
 // path when a result is NaN (the operands still hold their values), then
 // copied over the operand's block, which no later element reads (element
-// i reads only element i of each operand). Not for maximum / minimum,
-// whose marks are read from the operands afterwards.
+// i reads only element i of each operand). maximum / minimum marks are
+// then found per block before the copy (the operand given away is gone
+// after the loop) and listed per chunk in `marked_at`, in element order;
+// otherwise `marked` flags the chunks to look at again afterwards.
 constexpr int64_t kInPlaceBlock = 1024;
 
+// An operand given as a BroadcastView (`va` / `vb`, else null) is read
+// block by block (BroadcastView::Reader: blocks of at most kInPlaceBlock
+// elements that do not cross a long row of a view): in place where the
+// block is part of a source row, else from a buffer on the stack holding
+// the elements the materialised broadcast would hold there (a repeated
+// element is written once per row, or once for a scalar). Each block is
+// computed as the unblocked loop computes it from the materialised
+// operands (FusedChunk, and GeneralChunk over the same block when a
+// result is NaN, as the in-place loop does): element i's result depends
+// on element i of each operand only.
 template <PrimitiveType T, typename Fn>
 void FusedLoop(HloOpcode op, const Literal& lhs_lit, const Literal& rhs_lit,
-               Literal& out, bool in_place, int threads, bool min_max,
-               std::vector<char>& marked, Fn fn) {
+               const BroadcastView* va, const BroadcastView* vb, Literal& out,
+               bool in_place, int threads, bool min_max,
+               std::vector<char>& marked,
+               std::vector<std::vector<int64_t>>& marked_at, Fn fn) {
   using S = StorageType<T>;
   const S* a = lhs_lit.data<S>().data();
   const S* b = rhs_lit.data<S>().data();
@@ -233,9 +248,52 @@ void FusedLoop(HloOpcode op, const Literal& lhs_lit, const Literal& rhs_lit,
   const int64_t n = static_cast<int64_t>(out.element_count());
   const int64_t chunks = (n + kChunk - 1) / kChunk;
   marked.assign(static_cast<size_t>(chunks), 0);
+  marked_at.assign(in_place && min_max ? static_cast<size_t>(chunks) : 0, {});
+  // Marks of elements [i, i + len) of an in-place maximum / minimum.
+  auto list_marks = [&](int64_t c, int64_t i, int64_t len, const S* x,
+                        const S* y) {
+    for (int64_t k = 0; k < len; ++k) {
+      if (MinMaxMarked(LoadFloat<T>(x[k]), LoadFloat<T>(y[k]))) {
+        marked_at[static_cast<size_t>(c)].push_back(i + k);
+      }
+    }
+  };
   ParallelFor(n >= 2 * kChunk ? threads : 1, chunks, [&](int64_t c, int) {
     const int64_t begin = c * kChunk;
     const int64_t end = std::min(n, begin + kChunk);
+    if (va != nullptr || vb != nullptr) {
+      S a_block[kInPlaceBlock];
+      S b_block[kInPlaceBlock];
+      S r_block[kInPlaceBlock];
+      BroadcastView::Reader<S> ra{va, a_block};
+      BroadcastView::Reader<S> rb{vb, b_block};
+      bool any = false;
+      int64_t len = 0;
+      for (int64_t i = begin; i < end; i += len) {
+        len = std::min(kInPlaceBlock, end - i);
+        if (va != nullptr) len = va->BlockLength(i, len);
+        if (vb != nullptr) len = vb->BlockLength(i, len);
+        const S* x = va != nullptr ? ra.Read(i, len) : a + i;
+        const S* y = vb != nullptr ? rb.Read(i, len) : b + i;
+        // In place, r aliases the operand that is not a view (x or y).
+        S* dst = in_place ? r_block : r + i;
+        if (FusedChunk<T>(op, x, y, dst, len, fn)) {
+          GeneralChunk<T>(op, x, y, dst, len);
+        }
+        if (min_max && in_place) {
+          list_marks(c, i, len, x, y);
+        } else if (min_max) {
+          for (int64_t k = 0; k < len; ++k) {
+            any |= MinMaxMarked(LoadFloat<T>(x[k]), LoadFloat<T>(y[k]));
+          }
+        }
+        if (in_place) {
+          std::memcpy(r + i, r_block, static_cast<size_t>(len) * sizeof(S));
+        }
+      }
+      marked[static_cast<size_t>(c)] = any;
+      return true;
+    }
     if (in_place) {
       S block[kInPlaceBlock];
       for (int64_t i = begin; i < end; i += kInPlaceBlock) {
@@ -243,6 +301,7 @@ void FusedLoop(HloOpcode op, const Literal& lhs_lit, const Literal& rhs_lit,
         if (FusedChunk<T>(op, a + i, b + i, block, len, fn)) {
           GeneralChunk<T>(op, a + i, b + i, block, len);
         }
+        if (min_max) list_marks(c, i, len, a + i, b + i);
         std::memcpy(r + i, block, static_cast<size_t>(len) * sizeof(S));
       }
       return true;
@@ -263,10 +322,12 @@ void FusedLoop(HloOpcode op, const Literal& lhs_lit, const Literal& rhs_lit,
   });
 }
 
-absl::StatusOr<Literal> FusedBinaryFloat(const HloInstruction& inst,
-                                         const Literal& lhs_lit,
-                                         const Literal& rhs_lit,
-                                         EvalContext& ctx) {
+// `va` / `vb`: the operand given as a broadcast read in place
+// (EvalContext::OperandView; lhs_lit / rhs_lit are then its source), or
+// null.
+absl::StatusOr<Literal> FusedBinaryFloat(
+    const HloInstruction& inst, const Literal& lhs_lit, const Literal& rhs_lit,
+    const BroadcastView* va, const BroadcastView* vb, EvalContext& ctx) {
   const HloOpcode op = inst.opcode();
   const PrimitiveType t = lhs_lit.element_type();
   const int threads = ctx.options().threads;
@@ -278,8 +339,9 @@ absl::StatusOr<Literal> FusedBinaryFloat(const HloInstruction& inst,
   const Literal* rhs = &rhs_lit;
   Literal out;
   bool in_place = false;
-  for (int64_t k = 0; k < 2 && !min_max && !in_place; ++k) {
+  for (int64_t k = 0; k < 2 && !in_place; ++k) {
     const Literal& operand = k == 0 ? lhs_lit : rhs_lit;
+    if ((k == 0 ? va : vb) != nullptr) continue;  // a view's source
     if (!operand.CheckReinterpretAs(inst.shape()).ok()) continue;
     std::optional<Literal> taken = ctx.TakeOperand(k);
     if (!taken.has_value()) continue;
@@ -290,10 +352,12 @@ absl::StatusOr<Literal> FusedBinaryFloat(const HloInstruction& inst,
   }
   if (!in_place) out = ctx.NewUninitialized(inst.shape());
   std::vector<char> marked;
+  std::vector<std::vector<int64_t>> marked_at;
   HLOREF_RETURN_IF_ERROR(ForFloatType(t, [&](auto tc) {
     constexpr PrimitiveType T = decltype(tc)::value;
     auto run = [&](auto fn) {
-      FusedLoop<T>(op, *lhs, *rhs, out, in_place, threads, min_max, marked, fn);
+      FusedLoop<T>(op, *lhs, *rhs, va, vb, out, in_place, threads, min_max,
+                   marked, marked_at, fn);
     };
     switch (op) {
       case HloOpcode::kAdd:
@@ -321,15 +385,24 @@ absl::StatusOr<Literal> FusedBinaryFloat(const HloInstruction& inst,
     if (!min_max) return;
     const char* id =
         op == HloOpcode::kMaximum ? "impl.maximum.1" : "impl.minimum.1";
+    if (in_place) {
+      // lhs_lit or rhs_lit was given away: the marks were listed.
+      for (const std::vector<int64_t>& list : marked_at) {
+        for (int64_t i : list) ctx.MarkImplDefined(0, i, id);
+      }
+      return;
+    }
     using S = StorageType<T>;
     auto a = lhs_lit.data<S>();
     auto b = rhs_lit.data<S>();
-    const int64_t n = static_cast<int64_t>(a.size());
+    const int64_t n = static_cast<int64_t>(out.element_count());
     for (size_t c = 0; c < marked.size(); ++c) {
       if (!marked[c]) continue;
       const int64_t end = std::min<int64_t>(n, (int64_t(c) + 1) * kChunk);
       for (int64_t i = int64_t(c) * kChunk; i < end; ++i) {
-        if (MinMaxMarked(LoadFloat<T>(a[i]), LoadFloat<T>(b[i]))) {
+        const S x = a[va != nullptr ? va->SourceIndex(i) : i];
+        const S y = b[vb != nullptr ? vb->SourceIndex(i) : i];
+        if (MinMaxMarked(LoadFloat<T>(x), LoadFloat<T>(y))) {
           ctx.MarkImplDefined(0, i, id);
         }
       }
@@ -682,8 +755,35 @@ absl::StatusOr<Literal> EvalElementwiseBinary(
         absl::StrCat("%", inst.name(), ": ", HloOpcodeString(inst.opcode()),
                      " takes two array operands"));
   }
-  const Literal& lhs = *operands[0];
-  const Literal& rhs = *operands[1];
+  // Operands given as broadcasts read in place (EvalContext::OperandView):
+  // read through the view by the fused loop, materialised for every other
+  // path.
+  const BroadcastView* va = ctx.OperandView(0);
+  const BroadcastView* vb = ctx.OperandView(1);
+  std::optional<Literal> lhs_copy, rhs_copy;
+  if (va != nullptr || vb != nullptr) {
+    const Shape& sa = va != nullptr ? va->shape : operands[0]->shape();
+    const Shape& sb = vb != nullptr ? vb->shape : operands[1]->shape();
+    if (sa.element_type() != sb.element_type() ||
+        !std::equal(sa.dimensions().begin(), sa.dimensions().end(),
+                    sb.dimensions().begin(), sb.dimensions().end())) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("%", inst.name(), ": operands have shapes ",
+                       sa.ToString(false), " and ", sb.ToString(false),
+                       "; HLO element-wise ops need equal "
+                       "shapes"));
+    }
+    if (KindOf(sa.element_type()) == TypeKind::kFloat &&
+        FusesFloat(inst.opcode()) &&
+        inst.shape().element_type() == sa.element_type() &&
+        !ElementwiseFusedPathDisabledForTesting()) {
+      return FusedBinaryFloat(inst, *operands[0], *operands[1], va, vb, ctx);
+    }
+    if (va != nullptr) lhs_copy = va->Materialize();
+    if (vb != nullptr) rhs_copy = vb->Materialize();
+  }
+  const Literal& lhs = lhs_copy.has_value() ? *lhs_copy : *operands[0];
+  const Literal& rhs = rhs_copy.has_value() ? *rhs_copy : *operands[1];
   if (lhs.element_type() != rhs.element_type() ||
       !std::equal(
           lhs.shape().dimensions().begin(), lhs.shape().dimensions().end(),
@@ -698,7 +798,7 @@ absl::StatusOr<Literal> EvalElementwiseBinary(
       if (FusesFloat(inst.opcode()) &&
           inst.shape().element_type() == lhs.element_type() &&
           !ElementwiseFusedPathDisabledForTesting()) {
-        return FusedBinaryFloat(inst, lhs, rhs, ctx);
+        return FusedBinaryFloat(inst, lhs, rhs, nullptr, nullptr, ctx);
       }
       return BinaryFloat(inst, lhs, rhs, ctx);
     case TypeKind::kComplex:

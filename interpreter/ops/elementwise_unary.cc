@@ -15,8 +15,10 @@
 #include <bit>
 #include <cmath>
 #include <complex>
+#include <cstring>
 #include <limits>
 #include <optional>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -319,12 +321,37 @@ bool FusesFloat(HloOpcode op) {
   }
 }
 
+//
+// In place (issue 16): when this is the operand's last reader
+// (EvalContext::TakeOperand) the result is written over it. The rounding
+// ops then compute each block of kInPlaceBlock elements into a buffer on
+// the stack (recomputed there by the general path when a result is NaN,
+// the operand block still intact) and copy it over the block; the
+// transcendentals read each element before writing it, and a chunk that
+// leaves elements to MPFR keeps a copy of its operand codes, made before
+// it was overwritten, for the pass afterwards. The same computations on
+// the same values as into new storage, so the same bits.
+constexpr int64_t kInPlaceBlock = 1024;
+
 absl::StatusOr<Literal> FusedUnaryFloat(const HloInstruction& inst,
-                                        const Literal& operand,
+                                        const Literal& operand_lit,
                                         EvalContext& ctx) {
   const HloOpcode op = inst.opcode();
-  const PrimitiveType t = operand.element_type();
-  Literal out = ctx.NewUninitialized(inst.shape());
+  const PrimitiveType t = operand_lit.element_type();
+  // After a take operand_lit is gone: `operand` is `out`.
+  const Literal* operand = &operand_lit;
+  Literal out;
+  bool in_place = false;
+  if (operand_lit.CheckReinterpretAs(inst.shape()).ok()) {
+    std::optional<Literal> taken = ctx.TakeOperand(0);
+    if (taken.has_value()) {
+      out = *std::move(taken);
+      HLOREF_CHECK(out.ReinterpretAs(inst.shape()).ok());
+      operand = &out;
+      in_place = true;
+    }
+  }
+  if (!in_place) out = ctx.NewUninitialized(inst.shape());
   const int64_t n = static_cast<int64_t>(out.element_count());
   const int64_t chunks = (n + kChunk - 1) / kChunk;
   const int threads = n >= 2 * kChunk ? ctx.options().threads : 1;
@@ -336,10 +363,35 @@ absl::StatusOr<Literal> FusedUnaryFloat(const HloInstruction& inst,
   HLOREF_RETURN_IF_ERROR(ForFloatType(t, [&](auto tc) {
     constexpr PrimitiveType T = decltype(tc)::value;
     using S = StorageType<T>;
-    const S* a = operand.data<S>().data();
+    const S* a = operand->data<S>().data();
     S* r = out.mutable_data<S>().data();
     auto run = [&](auto fn) {
       ParallelFor(threads, chunks, [&](int64_t c, int) {
+        if (in_place) {
+          const int64_t end = std::min(n, (c + 1) * kChunk);
+          S block[kInPlaceBlock];
+          for (int64_t i0 = c * kChunk; i0 < end; i0 += kInPlaceBlock) {
+            const int64_t len = std::min(kInPlaceBlock, end - i0);
+            int64_t nans = 0;
+            for (int64_t i = 0; i < len; ++i) {
+              const double v = fn(LoadFloat<T>(a[i0 + i]));
+              block[i] = StoreFloat<T>(v);
+              nans += v != v;
+            }
+            if (nans != 0) {
+              // The block again as the general path computes it.
+              const size_t ulen = static_cast<size_t>(len);
+              std::vector<double> x(ulen), v(ulen);
+              for (size_t k = 0; k < ulen; ++k) {
+                x[k] = LoadFloat<T>(a[i0 + int64_t(k)]);
+              }
+              UnaryOnDoubles(op, x.data(), v.data(), ulen);
+              for (size_t k = 0; k < ulen; ++k) block[k] = StoreFloat<T>(v[k]);
+            }
+            std::memcpy(r + i0, block, static_cast<size_t>(len) * sizeof(S));
+          }
+          return true;
+        }
         const int64_t end = std::min(n, (c + 1) * kChunk);
         const int64_t len0 = end - c * kChunk;
         const S* __restrict ca = a + c * kChunk;
@@ -381,8 +433,14 @@ absl::StatusOr<Literal> FusedUnaryFloat(const HloInstruction& inst,
       const double max_finite = MaxFinite(format);
       const MathFn fn = *math;
       const FastRounding rounding{precision, emin, max_finite};
+      // In place: the operand codes of the chunks with elements left to
+      // MPFR, saved before the chunk overwrote them.
+      std::vector<std::vector<S>> saved(in_place ? static_cast<size_t>(chunks)
+                                                 : 0);
       ParallelFor(threads, chunks, [&](int64_t c, int) {
         const int64_t end = std::min(n, (c + 1) * kChunk);
+        std::vector<S> copy;
+        if (in_place) copy.assign(a + c * kChunk, a + end);
         bool any = false;
         if (fn == MathFn::kExp) {
           // ExpRoundedBlock first, 256 elements at a time; the elements it
@@ -410,13 +468,16 @@ absl::StatusOr<Literal> FusedUnaryFloat(const HloInstruction& inst,
           }
         }
         slow[static_cast<size_t>(c)] = any;
+        if (in_place && any) saved[static_cast<size_t>(c)] = std::move(copy);
         return true;
       });
       for (int64_t c = 0; c < chunks; ++c) {
         if (!slow[static_cast<size_t>(c)]) continue;
         const int64_t end = std::min(n, (c + 1) * kChunk);
         for (int64_t i = c * kChunk; i < end; ++i) {
-          const double x = LoadFloat<T>(a[i]);
+          const double x = LoadFloat<T>(
+              in_place ? saved[static_cast<size_t>(c)][size_t(i - c * kChunk)]
+                       : a[i]);
           if (std::isnan(FastMathRounded(fn, x, precision, emin, max_finite))) {
             r[i] = StoreFloat<T>(EvalMath(fn, x, prec));
           }

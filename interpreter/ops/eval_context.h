@@ -20,7 +20,8 @@
 
 namespace hloref {
 
-class Rendezvous;  // interpreter/replicas.h
+class Rendezvous;      // interpreter/replicas.h
+struct BroadcastView;  // interpreter/ops/broadcast_view.h
 
 class DeviceChannels;  // interpreter/host_queues.h
 class RngState;        // interpreter/ops/rng.h
@@ -53,6 +54,16 @@ class EvalContext {
   // result: in-place updates); nullopt otherwise (the caller copies). After
   // a successful take, operands[k] must not be read again.
   virtual std::optional<Literal> TakeOperand(int64_t k) { return std::nullopt; }
+
+  // Operand `k` of the current instruction as a broadcast read in place,
+  // or null when operands[k] is the operand's value. When it is not null,
+  // operands[k] is the broadcast's *operand* (view->source), not a value
+  // of the instruction's operand shape. The evaluator hands views only to
+  // instructions it knows read them (EvaluatorImpl::PlanOf: real-float
+  // add, subtract, multiply, divide, remainder, maximum, minimum with a
+  // result of the operand type); every other reader gets the broadcast
+  // materialised.
+  virtual const BroadcastView* OperandView(int64_t k) const { return nullptr; }
 
   // Storage for the current instruction's result. NewUninitialized: an
   // array literal of `shape` whose bytes are unspecified (possibly those of

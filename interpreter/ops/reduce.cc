@@ -525,7 +525,7 @@ class Folder {
   absl::StatusOr<Literal> Finish() {
     switch (mode_) {
       case Mode::kFloat:
-        return StoreDoubles(outputs_[0].shape(), fout_);
+        return StoreDoublesReusing(outputs_[0].shape(), fout_, *ctx_);
       case Mode::kComplex:
         return StoreComplex(outputs_[0].shape(), cout_);
       case Mode::kInt:
