@@ -505,10 +505,86 @@ struct ExactSumCheck {
   }
 };
 
+// The partial-sum bound of an accumulation (docs/enclosures.md, "Partial
+// sums instead of S"). Any summation of the terms t_i in any order and
+// grouping is a binary tree; node v computes (s^_l + s^_r)(1 + d_v), |d_v|
+// <= u (u, or less when a wider type keeps the partial sum; d_v = 0 for an
+// FMA's addend or an exact addition). With e_v = s^_v - s_v (s_v the exact
+// sum of v's leaves), e_v = e_l + e_r + d_v (s_v + e_l + e_r), so |e_v| <=
+// (1 + u)(|e_l| + |e_r|) + u |s_v|, and unrolled over the tree
+//   |e_root| <= (1 + u)^n u (sum_leaves |e_leaf| / u + sum_nodes |s_v|)
+// (a dot's leaves are products rounded once, |e_leaf| <= u |t_i|; a sum's
+// are exact). Only n terms may be nonzero: a node adding an exact zero
+// (a point-zero term, a subtree of them) is exact, so the rounding nodes
+// are the internal nodes of the tree over those n leaves. Each s_v is a
+// sum of a subset of the terms, |s_v| <= M(k) with k the node's leaf count
+// and M(k) the largest |sum| of k terms: M(k) <= max(min(P, k p_max),
+// min(N, k q_max)), P (N) the sum of the positive (negative) parts of the
+// terms' enclosures, p_max (q_max) the largest. The j-th largest internal
+// node of a binary tree with n leaves has at most n - j + 1 leaves (the j
+// largest form an upward-closed fragment with j + 1 disjoint subtrees
+// below it; a lowest node of the fragment has two of them, the other j - 1
+// hold a leaf each), and M is non-decreasing, so sum_nodes |s_v| <=
+// sum_{k=2..n} M(k) for every tree: the bound holds for every order, as
+// gamma_m(u) S does, and never exceeds it by more than the factor
+// (1 - (n - 1) u) / (1 - n u) (M(k) <= S, (1 + u)^n <= 1 / (1 - n u)); the
+// caller takes the smaller of the two. For terms of both signs P and N are
+// about S / 2, and for terms of one sign k p_max caps the small nodes, so
+// it is about half of gamma_n S; terms dominated by one (a softmax row of
+// one peak) gain nothing, as they should (their partial sums do reach S).
+struct PartialSums {
+  int64_t n = 0;                // terms that may be nonzero
+  double p = 0, q = 0;          // sum of max(hi, 0), of max(-lo, 0)
+  double p_max = 0, q_max = 0;  // the largest of each
+  // A term in [lo, hi]; `exact_zero`: the term is exactly zero (a point
+  // zero addend, a product with a point-zero factor), which rounds nothing.
+  void Add(double lo, double hi, bool exact_zero) {
+    if (exact_zero) return;
+    ++n;
+    const double pp = std::max(hi, 0.0), qq = std::max(-lo, 0.0);
+    p += pp;  // round-to-nearest here, bounded in SumOfNodeBounds
+    q += qq;
+    p_max = std::max(p_max, pp);
+    q_max = std::max(q_max, qq);
+  }
+  // sum_{k=2..n} M(k), rounded up. P, N and the sum over k are summed in
+  // round-to-nearest, each within (n + 2) 2^-53 relative of its exact
+  // value while n 2^-53 < 0.1: the factor 1 + (n + 2) 2^-52 on each bounds
+  // them with a margin.
+  double SumOfNodeBounds() const;
+  // (1 + u)^n u (leaf_sum + SumOfNodeBounds()) rounded up, +inf when
+  // n u >= 1/2 (then the caller's gamma bound is the one taken).
+  double Bound(double u, double leaf_sum) const;
+};
+
 double Gamma(int64_t m, double u) {  // gamma_m(u), rounded up
   const double mu = MulUp(static_cast<double>(m), u);
   if (mu >= 1) return kInf;
   return DivUp(mu, AddDown(1.0, -mu));
+}
+
+double PartialSums::SumOfNodeBounds() const {
+  if (n < 2) return 0;
+  const double up = AddUp(1, MulUp(static_cast<double>(n + 2), 0x1p-52));
+  // A dot's terms are round-to-nearest products: also within 2^-53
+  // relative (covered by `up`) plus an underflow quantum 2^-1074 each.
+  const double nq = MulUp(static_cast<double>(n), 0x1p-1073);
+  const double pu = AddUp(MulUp(p, up), nq), qu = AddUp(MulUp(q, up), nq);
+  const double pm = AddUp(MulUp(p_max, up), 0x1p-1073);
+  const double qm = AddUp(MulUp(q_max, up), 0x1p-1073);
+  double sum = 0;
+  for (int64_t k = 2; k <= n; ++k) {
+    const double kd = static_cast<double>(k);
+    sum += std::max(std::min(pu, MulUp(kd, pm)), std::min(qu, MulUp(kd, qm)));
+  }
+  return MulUp(sum, up);
+}
+
+double PartialSums::Bound(double u, double leaf_sum) const {
+  const double nu = MulUp(static_cast<double>(n), u);
+  if (nu >= 0.5) return kInf;
+  const double factor = DivUp(1, AddDown(1, -nu));  // >= (1 + u)^n
+  return MulUp(MulUp(factor, u), AddUp(leaf_sum, SumOfNodeBounds()));
 }
 
 // The transcendental and other unary float functions.
@@ -1118,10 +1194,10 @@ class EnclosurePass {
   // `nonzero` may be nonzero) with magnitude sum `s`, unless the exact-sum
   // check shows no order rounds; overflow of an intermediate allows NaN.
   void FinishFold(bool must_nan, bool unbounded, bool add, int64_t terms,
-                  int64_t nonzero, const ExactSumCheck& exact, double s,
-                  PrimitiveType t, const std::string& where,
-                  std::set<std::string>& reasons, double& lo, double& hi,
-                  uint8_t& fl) const {
+                  int64_t nonzero, const ExactSumCheck& exact,
+                  const PartialSums& partial, double s, PrimitiveType t,
+                  const std::string& where, std::set<std::string>& reasons,
+                  double& lo, double& hi, uint8_t& fl) const {
     if (must_nan) {
       fl = (fl & ~kEnclNumber) | kEnclNaN;
     } else if (unbounded) {
@@ -1132,7 +1208,7 @@ class EnclosurePass {
     } else if (add && terms > 0 && !exact.Exact(s, t)) {
       const double e = AccumulationBound(
           t, RoundingSteps(t, terms, std::max<int64_t>(nonzero - 1, 0)), s,
-          /*dot=*/false);
+          /*dot=*/false, nullptr, &partial);
       if (AddUp(s, e) > MaxFinite(FormatOf(t))) {
         fl |= kEnclNaN;  // some orders overflow an intermediate
         lo = -kInf;
@@ -1150,8 +1226,12 @@ class EnclosurePass {
   // declared input rounding, plus the flush term; E_out when the declared
   // accumulator is wider than t is covered by the final directed rounding.
   // `alg`: the instruction's declared dot algorithm (nullptr: none).
+  // `partial`: the terms' partial-sum data (PartialSums), when the caller
+  // collected it: where no input is rounded and no flush declared, the
+  // smaller of the two bounds (both hold for every order) is taken.
   double AccumulationBound(PrimitiveType t, int64_t m, double s, bool dot,
-                           const DotAlgorithmModel* alg = nullptr) const {
+                           const DotAlgorithmModel* alg = nullptr,
+                           const PartialSums* partial = nullptr) const {
     const EnclosureDeviations& d = options_.deviations;
     double u_a = std::ldexp(1.0, -Precision(FormatOf(t)));
     if (dot && d.dot_accumulation_unit > u_a) u_a = d.dot_accumulation_unit;
@@ -1166,6 +1246,10 @@ class EnclosurePass {
     }
     const double e_in = MulUp(AddUp(MulUp(2, u_w), MulUp(u_w, u_w)), s);
     double e = AddUp(MulUp(Gamma(m, u_a), AddUp(s, e_in)), e_in);
+    if (partial != nullptr && u_w == 0 && d.ftz_types.count(t) == 0 &&
+        (alg == nullptr || alg->products == 1)) {
+      e = std::min(e, partial->Bound(u_a, dot ? s : 0));
+    }
     if (d.ftz_types.count(t) > 0) {
       e = AddUp(e, MulUp(static_cast<double>(m + 1), MinNormal(FormatOf(t))));
     }
@@ -2309,6 +2393,7 @@ std::optional<ValueEnclosure> EnclosurePass::Dot(
         bool must_nan = false, unbounded = false;
         int64_t nonzero = 0;  // products that may be nonzero
         ExactSumCheck exact;
+        PartialSums partial;
         for (int64_t k = 0; k < k_count; ++k) {
           const int64_t ia = ab[bi] + mo + ak[k];
           const int64_t ib = bb[bi] + no + bk[k];
@@ -2346,6 +2431,7 @@ std::optional<ValueEnclosure> EnclosurePass::Dot(
           lo += tl;
           hi += th;
           s += std::max(std::fabs(tl), std::fabs(th));
+          partial.Add(tl, th, IsPointZero(x) || IsPointZero(y));
         }
         // The loop's round-to-nearest error: each product within u |t|
         // (+ an underflow quantum), each sum of k terms within
@@ -2369,8 +2455,9 @@ std::optional<ValueEnclosure> EnclosurePass::Dot(
           lo = -kInf;
           hi = kInf;
         } else if (!rn_exact) {
-          const double e = AccumulationBound(
-              t, RoundingSteps(t, k_count, nonzero), s, /*dot=*/true, &*alg);
+          const double e =
+              AccumulationBound(t, RoundingSteps(t, k_count, nonzero), s,
+                                /*dot=*/true, &*alg, &partial);
           if (AddUp(s, e) > MaxFinite(FormatOf(t))) {
             // Some summation orders overflow an intermediate (inf - inf).
             fl |= kEnclNaN;
@@ -2459,6 +2546,20 @@ absl::StatusOr<std::optional<ValueEnclosure>> EnclosurePass::Convolution(
   HLOREF_ASSIGN_OR_RETURN(std::vector<double> c3, conv(xr, wam));
   HLOREF_ASSIGN_OR_RETURN(std::vector<double> c4, conv(xr, wr));
   HLOREF_ASSIGN_OR_RETURN(std::vector<double> sv, conv(xa, wa));
+  // Products that may be nonzero, per output: the convolution of the
+  // operands' indicators (1 unless the element is exactly zero; exact in
+  // f64). A product with an exactly zero factor (padding, a ReLU zero, a
+  // zero weight) is exact and adding it is exact, so at most that many
+  // roundings lie on any path of any order (as dot).
+  auto nonzero_indicator = [](const ArrayEnclosure& a) {
+    std::vector<double> z(a.lo.size());
+    for (size_t i = 0; i < z.size(); ++i) {
+      z[i] = IsPointZero(Iv{a.lo[i], a.hi[i]}) ? 0 : 1;
+    }
+    return z;
+  };
+  HLOREF_ASSIGN_OR_RETURN(std::vector<double> nonzero,
+                          conv(nonzero_indicator(x), nonzero_indicator(w)));
   // Term count bound: kernel elements / output features (the kernel's
   // window and input features per group).
   const ConvolutionDimensionNumbers& dn =
@@ -2477,7 +2578,8 @@ absl::StatusOr<std::optional<ValueEnclosure>> EnclosurePass::Convolution(
     const double up = 1 + kF64Rel;
     const double rad = MulUp(AddUp(AddUp(c2[j], c3[j]), c4[j]), up);
     const double s = MulUp(sv[j], up);
-    const double e = AddUp(AccumulationBound(t, m, s, /*dot=*/true, &*alg),
+    const int64_t steps = RoundingSteps(t, m, static_cast<int64_t>(nonzero[j]));
+    const double e = AddUp(AccumulationBound(t, steps, s, /*dot=*/true, &*alg),
                            MulUp(std::fabs(c1[j]), kF64Rel));
     if (AddUp(s, e) > MaxFinite(FormatOf(t))) {
       o.flags[j] = kEnclNumber | kEnclNaN;
@@ -3000,15 +3102,20 @@ absl::StatusOr<std::optional<ValueEnclosure>> EnclosurePass::ReduceWindow(
   for (int64_t j = 0; j < o.size(); ++j) {
     const double s = Up(sv[j]);
     int64_t steps = m;
+    PartialSums partial;
     if (planned) {
       int64_t nonzero = init_nonzero;
+      partial.Add(init.lo[0], init.hi[0], init_nonzero == 0);
       for (int64_t k = plan.start[j]; k < plan.start[j + 1]; ++k) {
         const int64_t i = plan.offsets[k];
-        nonzero += IsPointZero(Iv{x.lo[i], x.hi[i]}) ? 0 : 1;
+        const bool zero = IsPointZero(Iv{x.lo[i], x.hi[i]});
+        nonzero += zero ? 0 : 1;
+        partial.Add(x.lo[i], x.hi[i], zero);
       }
       steps = RoundingSteps(t, m, std::max<int64_t>(nonzero - 1, 0));
     }
-    const double e = AccumulationBound(t, steps, s, /*dot=*/false);
+    const double e = AccumulationBound(t, steps, s, /*dot=*/false, nullptr,
+                                       planned ? &partial : nullptr);
     if (AddUp(s, e) > MaxFinite(f)) {
       o.flags[j] = kEnclNumber | kEnclNaN;
       o.lo[j] = -kInf;
@@ -3247,6 +3354,19 @@ absl::StatusOr<std::optional<ValueEnclosure>> EnclosurePass::ScatterFloat(
   HLOREF_ASSIGN_OR_RETURN(std::vector<double> count,
                           run(std::vector<double>(x.size(), 0),
                               std::vector<double>(upd.size(), 1)));
+  // The addends that may be nonzero (the operand's element and the
+  // updates), counted by a scatter of indicators (exact in f64): an
+  // exactly zero addend rounds nothing, so along every path of every order
+  // at most (that count - 1) additions round (as reduce).
+  auto nonzero_indicator = [](const ArrayEnclosure& a) {
+    std::vector<double> z(a.lo.size());
+    for (size_t i = 0; i < z.size(); ++i) {
+      z[i] = IsPointZero(Iv{a.lo[i], a.hi[i]}) ? 0 : 1;
+    }
+    return z;
+  };
+  HLOREF_ASSIGN_OR_RETURN(std::vector<double> nonzero,
+                          run(nonzero_indicator(x), nonzero_indicator(upd)));
   const FloatFormat& f = FormatOf(t);
   for (int64_t j = 0; j < o.size(); ++j) {
     const int64_t m = static_cast<int64_t>(count[j]);
@@ -3255,10 +3375,12 @@ absl::StatusOr<std::optional<ValueEnclosure>> EnclosurePass::ScatterFloat(
       o.hi[j] = hi[j];
       continue;
     }
+    const int64_t steps = RoundingSteps(
+        t, m, std::max<int64_t>(static_cast<int64_t>(nonzero[j]) - 1, 0));
     const double f64_err =
         MulUp(MulUp(static_cast<double>(m + 2), 0x1p-52), sv[j]);
     const double s = AddUp(sv[j], f64_err);
-    const double e = AccumulationBound(t, m, s, /*dot=*/false);
+    const double e = AccumulationBound(t, steps, s, /*dot=*/false);
     if (AddUp(s, e) > MaxFinite(f)) {
       o.flags[j] = kEnclNumber | kEnclNaN;
       o.lo[j] = -kInf;
@@ -3415,7 +3537,13 @@ absl::StatusOr<std::optional<ValueEnclosure>> EnclosurePass::SelectAndScatter(
     double s = must_nan ? 0 : MaxAbs(lo, hi);
     int64_t nonzero = !must_nan && !IsPointZero(Iv{lo, hi}) ? 1 : 0;
     ExactSumCheck exact;
-    if (!must_nan) exact.Add(lo, hi);
+    // Every candidate term: a sum over a subset of them is bounded by the
+    // partial sums of all of them (subsets of a subset are subsets).
+    PartialSums partial;
+    if (!must_nan) {
+      exact.Add(lo, hi);
+      partial.Add(lo, hi, IsPointZero(Iv{lo, hi}));
+    }
     if (add && !must_nan && (!std::isfinite(lo) || !std::isfinite(hi))) {
       unbounded = true;
     }
@@ -3434,6 +3562,7 @@ absl::StatusOr<std::optional<ValueEnclosure>> EnclosurePass::SelectAndScatter(
           continue;
         }
         exact.Add(slo, shi);
+        partial.Add(slo, shi, IsPointZero(Iv{slo, shi}));
         if (!IsPointZero(Iv{slo, shi})) ++nonzero;
         lo = AddDown(lo, sure ? slo : std::min(0.0, slo));
         hi = AddUp(hi, sure ? shi : std::max(0.0, shi));
@@ -3450,8 +3579,8 @@ absl::StatusOr<std::optional<ValueEnclosure>> EnclosurePass::SelectAndScatter(
       AddReason(o.reasons, where + ": selection undecided in some windows");
     }
     const int64_t m = static_cast<int64_t>(into[j].size());
-    FinishFold(must_nan, unbounded, add, m, nonzero, exact, s, t, where,
-               o.reasons, lo, hi, fl);
+    FinishFold(must_nan, unbounded, add, m, nonzero, exact, partial, s, t,
+               where, o.reasons, lo, hi, fl);
     o.lo[j] = lo;
     o.hi[j] = hi;
     o.flags[j] = fl;
@@ -4376,7 +4505,11 @@ std::optional<ValueEnclosure> EnclosurePass::Reduce(
     // Addends (the init included) that may be nonzero.
     int64_t nonzero = !must_nan && !IsPointZero(Iv{lo, hi}) ? 1 : 0;
     ExactSumCheck exact;
-    if (!must_nan) exact.Add(lo, hi);
+    PartialSums partial;
+    if (!must_nan) {
+      exact.Add(lo, hi);
+      partial.Add(lo, hi, IsPointZero(Iv{lo, hi}));
+    }
     if (add && !must_nan && (!std::isfinite(lo) || !std::isfinite(hi))) {
       unbounded = true;
     }
@@ -4393,6 +4526,7 @@ std::optional<ValueEnclosure> EnclosurePass::Reduce(
           continue;
         }
         exact.Add(a.lo[i], a.hi[i]);
+        partial.Add(a.lo[i], a.hi[i], IsPointZero(Iv{a.lo[i], a.hi[i]}));
         if (!IsPointZero(Iv{a.lo[i], a.hi[i]})) ++nonzero;
         lo = AddDown(lo, a.lo[i]);
         hi = AddUp(hi, a.hi[i]);
@@ -4405,8 +4539,8 @@ std::optional<ValueEnclosure> EnclosurePass::Reduce(
         hi = std::min(hi, a.hi[i]);
       }
     }
-    FinishFold(must_nan, unbounded, add, n, nonzero, exact, s, t, where,
-               o.reasons, lo, hi, fl);
+    FinishFold(must_nan, unbounded, add, n, nonzero, exact, partial, s, t,
+               where, o.reasons, lo, hi, fl);
     o.lo[j] = lo;
     o.hi[j] = hi;
     o.flags[j] = fl;
@@ -4881,6 +5015,18 @@ absl::StatusOr<EnclosureVerdict> JudgeWithEnclosure(
         o.failures.push_back(f);
       }
     };
+    // An element inside its enclosure (real or complex): a pass when the
+    // enclosure is narrow, unjudged (too wide) otherwise.
+    auto inside = [&](int64_t i) {
+      const double rel = RelativeRadius(e, i);
+      o.max_relative_radius = std::max(o.max_relative_radius, rel);
+      if (rel > options.max_relative_radius) {
+        ++o.unjudged;
+        ++o.wide;
+      } else {
+        ++o.pass;
+      }
+    };
     for (int64_t i = 0; i < e.size(); ++i) {
       const uint8_t fl = e.flags[i];
       if (fl & kEnclDontCare) {
@@ -4909,14 +5055,7 @@ absl::StatusOr<EnclosureVerdict> JudgeWithEnclosure(
           }
           continue;
         }
-        const double rel = RelativeRadius(e, i);
-        o.max_relative_radius = std::max(o.max_relative_radius, rel);
-        if (rel > options.max_relative_radius) {
-          ++o.unjudged;
-          ++o.wide;
-          continue;
-        }
-        ++o.pass;
+        inside(i);
         continue;
       }
       if (!e.is_float) {
@@ -4948,14 +5087,7 @@ absl::StatusOr<EnclosureVerdict> JudgeWithEnclosure(
         ++o.unjudged;
         continue;
       }
-      const double rel = RelativeRadius(e, i);
-      o.max_relative_radius = std::max(o.max_relative_radius, rel);
-      if (rel > options.max_relative_radius) {
-        ++o.unjudged;
-        ++o.wide;
-        continue;
-      }
-      ++o.pass;
+      inside(i);
     }
     if (o.unjudged > 0 || o.dont_care > 0) o.reasons = e.reasons;
     if (o.wide > 0) {

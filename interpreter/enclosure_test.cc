@@ -12,12 +12,14 @@
 #include <complex>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <random>
 #include <string>
 #include <tuple>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
 #include "conformance/compare/enclosure_model.h"
@@ -830,6 +832,314 @@ TEST(Enclosure, ZeroAddendsRoundNothing) {
       Judge(e, {FromDoubles(PrimitiveType::kBF16, {}, {6.4375})});
   EXPECT_EQ(bad.outputs[0].fail, 1) << bad.Summary();
   EXPECT_EQ(Judge(e, e.oracle).outputs[0].pass, 1);
+}
+
+// Scatter-add and convolution count exactly zero terms out too, as reduce
+// and dot. Both sum the multiset of ZeroAddendsRoundNothing ({3.25,
+// 1.0078125 x 3} and zeros; every order of it is 6.25 or 6.28125,
+// brute-forced there), so:
+//   scatter: the operand's 0 and 7 updates, 4 nonzero addends: gamma_3
+//     (2^-8) S, [6.1875, 6.375] as reduce (gamma_7, counting every update,
+//     gave [6.09375, 6.46875]);
+//   convolution of x = {3.25, 5, 1.0078125, 5, 1.0078125, 5, 1.0078125}
+//     with w = {1, 0, 1, 0, 1, 0, 1}: 4 nonzero products, gamma_4(2^-8) S =
+//     0.0996 by hand: [6.1739, 6.3730] rounded out to bf16 [6.15625,
+//     6.375] (gamma_7 over the window: [6.09375, 6.46875]).
+// 6.4375, inside both old bounds and outside every order, fails; both
+// tests fail on the previous rules (checked by restoring the full counts).
+TEST(Enclosure, ScatterAndConvolutionZeroTermsRoundNothing) {
+  Enclosed sc =
+      Enclose(R"(
+HloModule m
+add {
+  a = bf16[] parameter(0)
+  b = bf16[] parameter(1)
+  ROOT s = bf16[] add(a, b)
+}
+ENTRY main {
+  op = bf16[2] parameter(0)
+  idx = s32[7,1] parameter(1)
+  upd = bf16[7] parameter(2)
+  ROOT s = bf16[2] scatter(op, idx, upd), update_window_dims={},
+    inserted_window_dims={0}, scatter_dims_to_operand_dims={0},
+    index_vector_dim=1, to_apply=add
+})",
+              {"bf16[2] {0, 1}", "s32[7,1] {{0}, {0}, {0}, {0}, {0}, {0}, {0}}",
+               "bf16[7] {3.25, 0, 1.0078125, 0, 1.0078125, 0, "
+               "1.0078125}"});
+  ASSERT_EQ(sc.enc.outputs.size(), 1u);
+  EXPECT_EQ(sc.enc.outputs[0].lo[0], 6.1875);
+  EXPECT_EQ(sc.enc.outputs[0].hi[0], 6.375);
+  EXPECT_EQ(sc.enc.outputs[0].lo[1], 1.0);  // untouched
+  EXPECT_EQ(sc.enc.outputs[0].hi[1], 1.0);
+  EXPECT_EQ(Judge(sc, {FromDoubles(PrimitiveType::kBF16, {2}, {6.4375, 1})})
+                .outputs[0]
+                .fail,
+            1);
+  for (double v : {6.25, 6.28125}) {
+    EXPECT_EQ(Judge(sc, {FromDoubles(PrimitiveType::kBF16, {2}, {v, 1})})
+                  .outputs[0]
+                  .pass,
+              2);
+  }
+  Enclosed cv = Enclose(R"(
+HloModule m
+ENTRY main {
+  x = bf16[1,7,1] parameter(0)
+  k = bf16[7,1,1] parameter(1)
+  ROOT c = bf16[1,1,1] convolution(x, k), window={size=7}, dim_labels=b0f_0io->b0f
+})",
+                        {"bf16[1,7,1] {{{3.25}, {5}, {1.0078125}, {5}, "
+                         "{1.0078125}, {5}, {1.0078125}}}",
+                         "bf16[7,1,1] {{{1}}, {{0}}, {{1}}, {{0}}, {{1}}, "
+                         "{{0}}, {{1}}}"});
+  ASSERT_EQ(cv.enc.outputs.size(), 1u);
+  EXPECT_EQ(cv.enc.outputs[0].lo[0], 6.15625);
+  EXPECT_EQ(cv.enc.outputs[0].hi[0], 6.375);
+  EXPECT_EQ(Judge(cv, {FromDoubles(PrimitiveType::kBF16, {1, 1, 1}, {6.4375})})
+                .outputs[0]
+                .fail,
+            1);
+  for (double v : {6.25, 6.28125}) {
+    EXPECT_EQ(Judge(cv, {FromDoubles(PrimitiveType::kBF16, {1, 1, 1}, {v})})
+                  .outputs[0]
+                  .pass,
+              1);
+  }
+  EXPECT_EQ(Judge(sc, sc.oracle).outputs[0].fail, 0);
+  EXPECT_EQ(Judge(cv, cv.oracle).outputs[0].fail, 0);
+}
+
+// ---- The partial-sum bound (PartialSums in enclosure.cc).
+
+// "{a, b, ...}" of doubles printed exactly enough for their type.
+std::string Braced(const std::vector<double>& v) {
+  std::vector<std::string> s;
+  for (double x : v) s.push_back(absl::StrFormat("%.17g", x));
+  return absl::StrCat("{", absl::StrJoin(s, ", "), "}");
+}
+
+// A summation order near the partial-sum bound, by hand. bf16 reduce of
+// {256, 20 x 255/256, -256} with init 0, left to right: each 255/256 is
+// below half an ulp of 256 (ulp 2) and is lost, then 256 - 256 = 0, while
+// the exact sum is 20 x 255/256 = 19.921875: an error of 19.92.
+//   Partial sums: n = 22 terms, P = 275.921875, N = 256, p_max = q_max =
+//   256, so M(k) = 275.921875 for k >= 2 and sum_{k=2..22} M(k) =
+//   5794.359375; (1 + u)^n <= 256 / 234; bound = 256/234 2^-8 5794.36 =
+//   24.762: [-4.8403, 44.684], rounded out to bf16 [-4.84375, 44.75].
+//   gamma_21(2^-8) S (S = 531.921875, the previous rule) = 47.53:
+//   [-27.625, 67.5].
+// The left-to-right 0 is inside (unjudged: too wide); halving the node-sum
+// bound (checked by breaking SumOfNodeBounds, then restored) gives [7.54, 32.3]
+// and fails this test; 50 (inside gamma's bound, outside every order) fails.
+TEST(Enclosure, PartialSumBoundByHandNearItsWorstOrder) {
+  std::vector<double> x = {256};
+  for (int i = 0; i < 20; ++i) x.push_back(255.0 / 256);
+  x.push_back(-256);
+  Enclosed e = Enclose(R"(
+HloModule m
+add {
+  a = bf16[] parameter(0)
+  b = bf16[] parameter(1)
+  ROOT s = bf16[] add(a, b)
+}
+ENTRY main {
+  x = bf16[22] parameter(0)
+  z = bf16[] constant(0)
+  ROOT r = bf16[] reduce(x, z), dimensions={0}, to_apply=add
+})",
+                       {absl::StrCat("bf16[22] ", Braced(x))});
+  ASSERT_EQ(e.enc.outputs.size(), 1u);
+  EXPECT_EQ(e.enc.outputs[0].lo[0], -4.84375);
+  EXPECT_EQ(e.enc.outputs[0].hi[0], 44.75);
+  float acc = 0;  // the init, then left to right in bf16
+  for (double v : x) acc = RoundBf16(acc + static_cast<float>(v));
+  EXPECT_EQ(acc, 0.0f);
+  // Inside (not failed); relative radius 0.55, so unjudged, not passed.
+  const EnclosureVerdict v =
+      Judge(e, {FromDoubles(PrimitiveType::kBF16, {}, {acc})});
+  EXPECT_EQ(v.outputs[0].fail, 0);
+  EXPECT_EQ(v.outputs[0].unjudged, 1);
+  EXPECT_EQ(
+      Judge(e, {FromDoubles(PrimitiveType::kBF16, {}, {50})}).outputs[0].fail,
+      1);
+  EXPECT_EQ(Judge(e, e.oracle).outputs[0].fail, 0);
+}
+
+// Random bf16 row sums of both signs (40 rows of 40 terms in [-1, 1)):
+// every order simulated here in plain C++ (left to right, reversed, a
+// balanced tree, positives first then negatives, 20 random permutations,
+// all rounded to bf16 per addition, and the f32 sum rounded once: excess
+// precision) and the exact sum (exact in double: bf16 terms of exponents
+// -8..0) lie inside, and the enclosure is at most 0.7 of the radius of
+// gamma_39(2^-8) S (computed here from the terms), about half in fact.
+TEST(Enclosure, PartialSumBoundHoldsEveryOrderOfRandomBf16Sums) {
+  constexpr int kRows = 40, kN = 40;
+  std::mt19937 rng(20);
+  std::uniform_real_distribution<float> uni(-1, 1);
+  std::vector<std::vector<double>> rows(kRows);
+  std::vector<std::string> row_text;
+  for (auto& r : rows) {
+    for (int i = 0; i < kN; ++i) {
+      float v = RoundBf16(uni(rng));
+      if (v == 0) v = 0.5f;
+      r.push_back(v);
+    }
+    row_text.push_back(Braced(r));
+  }
+  Enclosed e = Enclose(
+      R"(
+HloModule m
+add {
+  a = bf16[] parameter(0)
+  b = bf16[] parameter(1)
+  ROOT s = bf16[] add(a, b)
+}
+ENTRY main {
+  x = bf16[40,40] parameter(0)
+  z = bf16[] constant(0)
+  ROOT r = bf16[40] reduce(x, z), dimensions={1}, to_apply=add
+})",
+      {absl::StrCat("bf16[40,40] {", absl::StrJoin(row_text, ", "), "}")});
+  ASSERT_EQ(e.enc.outputs.size(), 1u);
+  const ArrayEnclosure& o = e.enc.outputs[0];
+  auto add = [](float a, float b) { return RoundBf16(a + b); };
+  std::function<float(const std::vector<float>&, size_t, size_t)> tree =
+      [&](const std::vector<float>& t, size_t b, size_t n) -> float {
+    if (n == 1) return t[b];
+    return add(tree(t, b, n / 2), tree(t, b + n / 2, n - n / 2));
+  };
+  int checked = 0;
+  double largest_ratio = 0;
+  for (int j = 0; j < kRows; ++j) {
+    std::vector<float> t(rows[j].begin(), rows[j].end());
+    std::vector<std::vector<float>> orders = {t};
+    orders.push_back(std::vector<float>(t.rbegin(), t.rend()));
+    std::vector<float> pos_first = t;
+    std::stable_partition(pos_first.begin(), pos_first.end(),
+                          [](float v) { return v > 0; });
+    orders.push_back(pos_first);
+    for (int p = 0; p < 20; ++p) {
+      std::shuffle(t.begin(), t.end(), rng);
+      orders.push_back(t);
+    }
+    std::vector<double> values;
+    for (const auto& ord : orders) {
+      float acc = 0;
+      for (float v : ord) acc = add(acc, v);
+      values.push_back(acc);
+      values.push_back(tree(ord, 0, ord.size()));
+    }
+    float f32 = 0;
+    double exact = 0, s = 0;
+    for (double v : rows[j]) {
+      f32 += static_cast<float>(v);
+      exact += v;
+      s += std::fabs(v);
+    }
+    values.push_back(RoundBf16(f32));
+    values.push_back(exact);
+    for (double v : values) {
+      EXPECT_GE(v, o.lo[j]) << "row " << j;
+      EXPECT_LE(v, o.hi[j]) << "row " << j;
+      ++checked;
+    }
+    const double u = 0x1p-8, m = kN - 1;
+    const double gamma_s = m * u / (1 - m * u) * s;
+    const double ratio = (o.hi[j] - o.lo[j]) / 2 / gamma_s;
+    largest_ratio = std::max(largest_ratio, ratio);
+    EXPECT_LT(ratio, 0.7) << "row " << j;
+  }
+  EXPECT_EQ(checked, kRows * 48);
+  std::printf("partial-sum bound / gamma bound: largest %.3f\n", largest_ratio);
+  EXPECT_EQ(Judge(e, e.oracle).outputs[0].fail, 0);
+}
+
+// Random f32 dots of 512 terms of both signs (as attention_block's
+// projections): left to right, reversed, a balanced tree, an FMA chain,
+// 10 random permutations (all in float) and the double sum rounded once
+// (excess precision) lie inside, and so does the __float128 sum of the
+// exact products (each exact in double); the radius is at most 0.6 of
+// gamma_512(2^-24) S.
+TEST(Enclosure, PartialSumBoundHoldsEveryOrderOfRandomF32Dots) {
+  constexpr int kM = 4, kK = 512, kN = 4;
+  std::mt19937 rng(21);
+  std::uniform_real_distribution<float> uni(-1, 1);
+  std::vector<double> a(kM * kK), b(kK * kN);
+  for (double& v : a) v = uni(rng);
+  for (double& v : b) v = uni(rng);
+  auto text = [](const std::vector<double>& v, int rows, int cols) {
+    std::vector<std::string> r;
+    for (int i = 0; i < rows; ++i) {
+      r.push_back(Braced(std::vector<double>(v.begin() + i * cols,
+                                             v.begin() + (i + 1) * cols)));
+    }
+    return absl::StrCat("{", absl::StrJoin(r, ", "), "}");
+  };
+  Enclosed e = Enclose(R"(
+HloModule m
+ENTRY main {
+  a = f32[4,512] parameter(0)
+  b = f32[512,4] parameter(1)
+  ROOT d = f32[4,4] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+})",
+                       {absl::StrCat("f32[4,512] ", text(a, kM, kK)),
+                        absl::StrCat("f32[512,4] ", text(b, kK, kN))});
+  ASSERT_EQ(e.enc.outputs.size(), 1u);
+  const ArrayEnclosure& o = e.enc.outputs[0];
+  std::function<float(const std::vector<std::pair<float, float>>&, size_t,
+                      size_t)>
+      tree = [&](const std::vector<std::pair<float, float>>& t, size_t lo,
+                 size_t n) -> float {
+    if (n == 1) return t[lo].first * t[lo].second;
+    return tree(t, lo, n / 2) + tree(t, lo + n / 2, n - n / 2);
+  };
+  int checked = 0;
+  for (int i = 0; i < kM; ++i) {
+    for (int j = 0; j < kN; ++j) {
+      std::vector<std::pair<float, float>> t;
+      __float128 exact = 0;
+      double f64 = 0, s = 0;
+      for (int k = 0; k < kK; ++k) {
+        const float x = a[i * kK + k], y = b[k * kN + j];
+        t.push_back({x, y});
+        exact += static_cast<__float128>(static_cast<double>(x) * y);
+        f64 += static_cast<double>(x) * y;
+        s += std::fabs(static_cast<double>(x) * y);
+      }
+      std::vector<std::vector<std::pair<float, float>>> orders = {t};
+      orders.push_back({t.rbegin(), t.rend()});
+      for (int p = 0; p < 10; ++p) {
+        std::shuffle(t.begin(), t.end(), rng);
+        orders.push_back(t);
+      }
+      std::vector<double> values;
+      for (const auto& ord : orders) {
+        float acc = 0, fma = 0;
+        for (const auto& [x, y] : ord) {
+          acc += x * y;
+          fma = std::fma(x, y, fma);
+        }
+        values.push_back(acc);
+        values.push_back(fma);
+        values.push_back(tree(ord, 0, ord.size()));
+      }
+      values.push_back(static_cast<float>(f64));
+      const int jj = i * kN + j;
+      for (double v : values) {
+        EXPECT_GE(v, o.lo[jj]);
+        EXPECT_LE(v, o.hi[jj]);
+        ++checked;
+      }
+      EXPECT_TRUE(static_cast<__float128>(o.lo[jj]) <= exact &&
+                  exact <= static_cast<__float128>(o.hi[jj]));
+      const double u = 0x1p-24;
+      const double gamma_s = kK * u / (1 - kK * u) * s;
+      EXPECT_LT((o.hi[jj] - o.lo[jj]) / 2, 0.6 * gamma_s) << jj;
+    }
+  }
+  EXPECT_EQ(checked, kM * kN * 37);
+  EXPECT_EQ(Judge(e, e.oracle).outputs[0].fail, 0);
 }
 
 // reduce-window add counts exactly zero addends out too: the window of 7
