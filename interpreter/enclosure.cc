@@ -1721,6 +1721,7 @@ std::optional<ValueEnclosure> EnclosurePass::ComplexElementwise(
       if (cls.kind != EnclosureErrorKind::kExact) return std::nullopt;
       break;
     case HloOpcode::kMultiply:
+    case HloOpcode::kDivide:
       if (cls.complex_k <= 0) return std::nullopt;
       break;
     default:
@@ -1791,6 +1792,42 @@ std::optional<ValueEnclosure> EnclosurePass::ComplexElementwise(
         case HloOpcode::kConvert:
           r = a;
           break;
+        case HloOpcode::kDivide: {
+          // The exact quotient a conj(b) / |b|^2 over the boxes:
+          // re = (ar br + ai bi) / |b|^2, im = (ai br - ar bi) / |b|^2,
+          // each sub-expression an outward-rounded interval, so every
+          // point pair of the boxes has its quotient inside. A divisor box
+          // that may hold 0 (|b|^2's lower end not above 0, which also
+          // catches an underflowing |b|^2): undecided.
+          const Iv ac = IvMul(a.re, b.re), bd = IvMul(a.im, b.im);
+          const Iv bc = IvMul(a.im, b.re), ad = IvMul(a.re, b.im);
+          const Iv nr{AddDown(ac.lo, bd.lo), AddUp(ac.hi, bd.hi)};
+          const Iv ni{AddDown(bc.lo, -ad.hi), AddUp(bc.hi, -ad.lo)};
+          auto sq = [](Iv v) {
+            const Iv p = IvMul(v, v);
+            return v.lo <= 0 && v.hi >= 0 ? Iv{0, p.hi} : p;
+          };
+          const Iv br2 = sq(b.re), bi2 = sq(b.im);
+          const Iv d{AddDown(br2.lo, bi2.lo), AddUp(br2.hi, bi2.hi)};
+          if (!(d.lo > 0) || !std::isfinite(d.hi)) {
+            untracked = true;
+            break;
+          }
+          auto div = [&](Iv n) {  // n / d with d > 0
+            return Iv{std::min(DivDown(n.lo, d.lo), DivDown(n.lo, d.hi)),
+                      std::max(DivUp(n.hi, d.lo), DivUp(n.hi, d.hi))};
+          };
+          r.re = div(nr);
+          r.im = div(ni);
+          const double w = AddUp(
+              MulUp(MulUp(cls.complex_k, u),
+                    AddUp(MaxAbs(r.re.lo, r.re.hi), MaxAbs(r.im.lo, r.im.hi))),
+              MinNormal(f));
+          r.re = {AddDown(r.re.lo, -w), AddUp(r.re.hi, w)};
+          r.im = {AddDown(r.im.lo, -w), AddUp(r.im.hi, w)};
+          rounded = true;
+          break;
+        }
         default: {  // multiply
           const Iv ac = IvMul(a.re, b.re), bd = IvMul(a.im, b.im);
           const Iv ad = IvMul(a.re, b.im), bc = IvMul(a.im, b.re);
@@ -1806,11 +1843,13 @@ std::optional<ValueEnclosure> EnclosurePass::ComplexElementwise(
           break;
         }
       }
-      if (rounded) {
+      if (untracked) {
+        // (divide: a divisor box that may hold 0)
+      } else if (rounded) {
         r.re = {RoundDownTo(part, r.re.lo), RoundUpTo(part, r.re.hi)};
         r.im = {RoundDownTo(part, r.im.lo), RoundUpTo(part, r.im.hi)};
       }
-      untracked = !finite(r.re) || !finite(r.im) ||
+      untracked = untracked || !finite(r.re) || !finite(r.im) ||
                   MaxAbs(r.re.lo, r.re.hi) > MaxFinite(f) ||
                   MaxAbs(r.im.lo, r.im.hi) > MaxFinite(f);
     }
