@@ -1114,6 +1114,9 @@ class EnclosurePass {
   std::optional<ValueEnclosure> Dot(
       const HloInstruction& inst,
       const std::vector<const ValueEnclosure*>& ops);
+  std::optional<ValueEnclosure> ComplexReduceAdd(const HloInstruction& inst,
+                                                 const ArrayEnclosure& a,
+                                                 const ArrayEnclosure& init);
   std::optional<ValueEnclosure> Reduce(
       const HloInstruction& inst,
       const std::vector<const ValueEnclosure*>& ops);
@@ -4512,6 +4515,89 @@ bool IsMultiplyReducer(const HloComputation* comp) {
          root->operand(0) != root->operand(1);
 }
 
+// reduce of complex values with an add reducer in the element type: a
+// complex add is one correctly rounded real add per part (class R part by
+// part, as ComplexElementwise), so each part of the result is a real sum
+// of that part of the init and the elements, in any order: reduce's real
+// rule per part (its exact-zero count, partial-sum bound and directed
+// rounding into the component type). An element that is not a finite
+// box (complex NaNs and infinities are not tracked), or a part whose
+// intermediate may overflow, leaves the output undecided.
+std::optional<ValueEnclosure> EnclosurePass::ComplexReduceAdd(
+    const HloInstruction& inst, const ArrayEnclosure& a,
+    const ArrayEnclosure& init) {
+  const PrimitiveType part = ComplexComponentType(inst.shape().element_type());
+  if (!SupportedFloat(part)) return std::nullopt;
+  const auto [ko, ro] = ReduceOffsets(a.shape, inst.attrs().dimensions);
+  ValueEnclosure out;
+  out.shape = inst.shape();
+  out.array = NewArray(inst.shape());
+  ArrayEnclosure& o = out.array;
+  if (static_cast<int64_t>(ko.size()) != o.size() || !o.is_complex) {
+    return std::nullopt;
+  }
+  MergeReasons(o.reasons, a.reasons);
+  MergeReasons(o.reasons, init.reasons);
+  const int64_t n = static_cast<int64_t>(ro.size());
+  const std::string where = absl::StrCat("reduce ", inst.name());
+  auto finite_box = [](const ArrayEnclosure& e, int64_t i) {
+    return e.flags[i] == kEnclNumber && std::isfinite(e.lo[i]) &&
+           std::isfinite(e.hi[i]) && std::isfinite(e.ilo[i]) &&
+           std::isfinite(e.ihi[i]);
+  };
+  for (int64_t j = 0; j < o.size(); ++j) {
+    bool tracked = finite_box(init, 0);
+    uint8_t inherited = init.flags[0] & kUnjudgedFlags;
+    for (int64_t r : ro) {
+      tracked &= finite_box(a, ko[j] + r);
+      inherited |= a.flags[ko[j] + r] & kUnjudgedFlags;
+    }
+    uint8_t fl = kEnclNumber;
+    // One part: the init's [lo, hi], then each element's.
+    auto fold = [&](double init_lo, double init_hi,
+                    const std::vector<double>& vlo,
+                    const std::vector<double>& vhi, double& lo, double& hi) {
+      lo = init_lo;
+      hi = init_hi;
+      double s = std::max(std::fabs(lo), std::fabs(hi));
+      int64_t nonzero = IsPointZero(Iv{lo, hi}) ? 0 : 1;
+      ExactSumCheck exact;
+      PartialSums partial;
+      exact.Add(lo, hi);
+      partial.Add(lo, hi, IsPointZero(Iv{lo, hi}));
+      for (int64_t r : ro) {
+        const int64_t i = ko[j] + r;
+        const bool zero = IsPointZero(Iv{vlo[i], vhi[i]});
+        exact.Add(vlo[i], vhi[i]);
+        partial.Add(vlo[i], vhi[i], zero);
+        nonzero += zero ? 0 : 1;
+        lo = AddDown(lo, vlo[i]);
+        hi = AddUp(hi, vhi[i]);
+        s = AddUp(s, std::max(std::fabs(vlo[i]), std::fabs(vhi[i])));
+      }
+      FinishFold(false, false, true, n, nonzero, exact, partial, s, part, where,
+                 o.reasons, lo, hi, fl);
+    };
+    if (tracked) {
+      fold(init.lo[0], init.hi[0], a.lo, a.hi, o.lo[j], o.hi[j]);
+      fold(init.ilo[0], init.ihi[0], a.ilo, a.ihi, o.ilo[j], o.ihi[j]);
+    }
+    if (!tracked || fl != kEnclNumber) {
+      o.flags[j] = inherited != 0 ? inherited : uint8_t{kEnclUndecided};
+      o.lo[j] = o.ilo[j] = -kInf;
+      o.hi[j] = o.ihi[j] = kInf;
+      if (inherited == 0) {
+        AddReason(o.reasons, where +
+                                 ": a complex part may be non-finite "
+                                 "(not tracked)");
+      }
+      continue;
+    }
+    o.flags[j] = fl;
+  }
+  return out;
+}
+
 std::optional<ValueEnclosure> EnclosurePass::Reduce(
     const HloInstruction& inst, const std::vector<const ValueEnclosure*>& ops) {
   if (ops.size() != 2 || !inst.shape().IsArray()) return std::nullopt;
@@ -4521,6 +4607,10 @@ std::optional<ValueEnclosure> EnclosurePass::Reduce(
   const ArrayEnclosure& a = ops[0]->array;
   const ArrayEnclosure& init = ops[1]->array;
   const PrimitiveType t = inst.shape().element_type();
+  if (a.is_complex && init.is_complex && *reducer == HloOpcode::kAdd &&
+      a.shape.element_type() == t && ReducerType(inst.to_apply()) == t) {
+    return ComplexReduceAdd(inst, a, init);
+  }
   if (!a.is_float || !init.is_float || !SupportedFloat(t) ||
       a.shape.element_type() != t || ReducerType(inst.to_apply()) != t) {
     return std::nullopt;

@@ -2704,6 +2704,97 @@ ENTRY main {
   EXPECT_NE(z.enc.outputs[0].flags[0] & kEnclUndecided, 0);
 }
 
+// Complex reduce with an add reducer: each part is a real sum (complex add
+// is one correctly rounded add per part), so reduce's real rule per part.
+// 16 rows of 24 random c64 values: every part summed in float left to
+// right, reversed, as a balanced tree and in 10 shuffled orders, and the
+// double sums rounded once, lie inside, and so does the __float128 sum;
+// the oracle passes; the conjugate sum fails. With the accumulation bound
+// dropped from the fold (checked, then restored) the float orders fall
+// outside.
+TEST(Enclosure, ComplexReduceAddHoldsEveryOrderOnRandomData) {
+  constexpr int kRows = 16, kN = 24;
+  std::mt19937 rng(9);
+  std::uniform_real_distribution<float> uni(-1, 1);
+  std::vector<std::vector<std::complex<float>>> rows(kRows);
+  std::vector<std::string> row_text;
+  for (auto& r : rows) {
+    std::vector<std::string> el;
+    for (int i = 0; i < kN; ++i) {
+      r.push_back({uni(rng), uni(rng)});
+      el.push_back(
+          absl::StrFormat("(%.9g, %.9g)", r.back().real(), r.back().imag()));
+    }
+    row_text.push_back(absl::StrCat("{", absl::StrJoin(el, ", "), "}"));
+  }
+  Enclosed e = Enclose(
+      R"(
+HloModule m
+add {
+  a = c64[] parameter(0)
+  b = c64[] parameter(1)
+  ROOT s = c64[] add(a, b)
+}
+ENTRY main {
+  x = c64[16,24] parameter(0)
+  z = c64[] constant((0, 0))
+  ROOT r = c64[16] reduce(x, z), dimensions={1}, to_apply=add
+})",
+      {absl::StrCat("c64[16,24] {", absl::StrJoin(row_text, ", "), "}")});
+  ASSERT_EQ(e.enc.outputs.size(), 1u);
+  const ArrayEnclosure& o = e.enc.outputs[0];
+  ASSERT_TRUE(o.is_complex);
+  using C = std::complex<float>;
+  std::function<C(const std::vector<C>&, size_t, size_t)> tree =
+      [&](const std::vector<C>& t, size_t b, size_t n) -> C {
+    if (n == 1) return t[b];
+    return tree(t, b, n / 2) + tree(t, b + n / 2, n - n / 2);
+  };
+  int checked = 0;
+  Literal conj(Shape(PrimitiveType::kC64, {kRows}));
+  for (int j = 0; j < kRows; ++j) {
+    std::vector<C> t = rows[j];
+    std::vector<std::vector<C>> orders = {t, {t.rbegin(), t.rend()}};
+    for (int p = 0; p < 10; ++p) {
+      std::shuffle(t.begin(), t.end(), rng);
+      orders.push_back(t);
+    }
+    std::vector<C> values;
+    for (const auto& ord : orders) {
+      C acc = 0;
+      for (const C& v : ord) acc += v;
+      values.push_back(acc);
+      values.push_back(tree(ord, 0, ord.size()));
+    }
+    double wr = 0, wi = 0;
+    __float128 xr = 0, xi = 0;
+    for (const C& v : rows[j]) {
+      wr += v.real();
+      wi += v.imag();
+      xr += v.real();
+      xi += v.imag();
+    }
+    values.push_back(C(static_cast<float>(wr), static_cast<float>(wi)));
+    for (const C& v : values) {
+      EXPECT_LE(o.lo[j], v.real()) << j;
+      EXPECT_GE(o.hi[j], v.real()) << j;
+      EXPECT_LE(o.ilo[j], v.imag()) << j;
+      EXPECT_GE(o.ihi[j], v.imag()) << j;
+      ++checked;
+    }
+    EXPECT_TRUE(static_cast<__float128>(o.lo[j]) <= xr &&
+                xr <= static_cast<__float128>(o.hi[j]) &&
+                static_cast<__float128>(o.ilo[j]) <= xi &&
+                xi <= static_cast<__float128>(o.ihi[j]));
+    conj.SetFromComplex(j, {values[0].real(), -values[0].imag()});
+  }
+  EXPECT_EQ(checked, kRows * 25);
+  EnclosureVerdict v = Judge(e, e.oracle);
+  EXPECT_EQ(v.outputs[0].fail, 0) << v.Summary();
+  EXPECT_GT(v.outputs[0].pass, kRows / 2) << v.Summary();
+  EXPECT_GE(Judge(e, {conj}).outputs[0].fail, kRows - 1);
+}
+
 // ---- triangular-solve (numerics.md FORWARD_ERROR around the exact set).
 
 TEST(Enclosure, TriangularSolveByHand) {
