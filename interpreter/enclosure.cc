@@ -1114,6 +1114,14 @@ class EnclosurePass {
   std::optional<ValueEnclosure> Dot(
       const HloInstruction& inst,
       const std::vector<const ValueEnclosure*>& ops);
+  void ComplexDot(const ArrayEnclosure& a, const ArrayEnclosure& b,
+                  const std::vector<int64_t>& ab,
+                  const std::vector<int64_t>& bb,
+                  const std::vector<int64_t>& am,
+                  const std::vector<int64_t>& bn,
+                  const std::vector<int64_t>& ak,
+                  const std::vector<int64_t>& bk, const std::string& where,
+                  ArrayEnclosure& o) const;
   std::optional<ValueEnclosure> ComplexReduceAdd(const HloInstruction& inst,
                                                  const ArrayEnclosure& a,
                                                  const ArrayEnclosure& init);
@@ -2374,6 +2382,138 @@ std::optional<ValueEnclosure> EnclosurePass::FloatElementwise(
   return out;
 }
 
+// dot of complex values. Two ways an implementation may compute each
+// part, and any mixture of them:
+//   (A) complex products, each within the multiply's normwise class
+//       (|p^ - p| <= k u |p| + min_normal, any multiplication algorithm),
+//       summed per part with correctly rounded adds in any order: the
+//       exact product boxes' sum, plus sum_k w_k (w_k = k u (max|re_k| +
+//       max|im_k|) + min_normal bounds each part's product error), plus
+//       reduce's accumulation bound of the n widened terms per part;
+//   (B) a real dot of 2n real products per part (re: ar br and -ai bi;
+//       im: ar bi and ai br), interleaved with real FMAs in any order:
+//       gamma_2n(u) S' around the exact sum, S'_re = sum max|ar| max|br| +
+//       max|ai| max|bi| (S'_im likewise).
+// Both radii are added (a superset of either and of mixtures), then the
+// ends are rounded outward into the component type. Elements with a
+// non-finite part (not tracked) are undecided.
+void EnclosurePass::ComplexDot(
+    const ArrayEnclosure& a, const ArrayEnclosure& b,
+    const std::vector<int64_t>& ab, const std::vector<int64_t>& bb,
+    const std::vector<int64_t>& am, const std::vector<int64_t>& bn,
+    const std::vector<int64_t>& ak, const std::vector<int64_t>& bk,
+    const std::string& where, ArrayEnclosure& o) const {
+  const PrimitiveType t = o.shape.element_type();
+  const PrimitiveType part = ComplexComponentType(t);
+  const FloatFormat& f = FormatOf(part);
+  const double u = std::ldexp(1.0, -Precision(f));
+  const double k_mul = options_.error_model(HloOpcode::kMultiply, t).complex_k;
+  const int64_t k_count = static_cast<int64_t>(ak.size());
+  int64_t j = 0;
+  for (size_t bi = 0; bi < ab.size(); ++bi) {
+    for (int64_t mo : am) {
+      for (int64_t no : bn) {
+        bool tracked = true;
+        uint8_t inherited = 0;
+        Iv re{0, 0}, im{0, 0};
+        double w_sum = 0, s_re = 0, s_im = 0, sb_re = 0, sb_im = 0;
+        PartialSums p_re, p_im;
+        int64_t nonzero = 0;
+        for (int64_t k = 0; k < k_count && tracked; ++k) {
+          const int64_t ia = ab[bi] + mo + ak[k];
+          const int64_t ib = bb[bi] + no + bk[k];
+          inherited |= (a.flags[ia] | b.flags[ib]) & kUnjudgedFlags;
+          const Iv xr{a.lo[ia], a.hi[ia]}, xi{a.ilo[ia], a.ihi[ia]};
+          const Iv yr{b.lo[ib], b.hi[ib]}, yi{b.ilo[ib], b.ihi[ib]};
+          for (const Iv& v : {xr, xi, yr, yi}) {
+            tracked &= std::isfinite(v.lo) && std::isfinite(v.hi);
+          }
+          tracked &= a.flags[ia] == kEnclNumber && b.flags[ib] == kEnclNumber;
+          if (!tracked) break;
+          const Iv ac = IvMul(xr, yr), bd = IvMul(xi, yi);
+          const Iv ad = IvMul(xr, yi), bc = IvMul(xi, yr);
+          const Iv pr{AddDown(ac.lo, -bd.hi), AddUp(ac.hi, -bd.lo)};
+          const Iv pi{AddDown(ad.lo, bc.lo), AddUp(ad.hi, bc.hi)};
+          const bool zero = IsPointZero(pr) && IsPointZero(pi) &&
+                            ((IsPointZero(xr) && IsPointZero(xi)) ||
+                             (IsPointZero(yr) && IsPointZero(yi)));
+          re = {AddDown(re.lo, pr.lo), AddUp(re.hi, pr.hi)};
+          im = {AddDown(im.lo, pi.lo), AddUp(im.hi, pi.hi)};
+          // (B)'s scales.
+          sb_re =
+              AddUp(sb_re, AddUp(MaxAbs(ac.lo, ac.hi), MaxAbs(bd.lo, bd.hi)));
+          sb_im =
+              AddUp(sb_im, AddUp(MaxAbs(ad.lo, ad.hi), MaxAbs(bc.lo, bc.hi)));
+          if (zero) continue;  // a zero factor: exact in both models
+          ++nonzero;
+          // (A): the product's normwise error, then its widened parts.
+          const double w =
+              AddUp(MulUp(MulUp(k_mul, u),
+                          AddUp(MaxAbs(pr.lo, pr.hi), MaxAbs(pi.lo, pi.hi))),
+                    MinNormal(f));
+          w_sum = AddUp(w_sum, w);
+          const Iv wr{AddDown(pr.lo, -w), AddUp(pr.hi, w)};
+          const Iv wi{AddDown(pi.lo, -w), AddUp(pi.hi, w)};
+          s_re = AddUp(s_re, MaxAbs(wr.lo, wr.hi));
+          s_im = AddUp(s_im, MaxAbs(wi.lo, wi.hi));
+          p_re.Add(wr.lo, wr.hi, false);
+          p_im.Add(wi.lo, wi.hi, false);
+        }
+        if (!tracked) {
+          o.flags[j] = inherited != 0 ? inherited : uint8_t{kEnclUndecided};
+          o.lo[j] = o.ilo[j] = -kInf;
+          o.hi[j] = o.ihi[j] = kInf;
+          if (inherited == 0) {
+            AddReason(o.reasons, where +
+                                     ": a complex part may be non-finite (not "
+                                     "tracked)");
+          }
+          ++j;
+          continue;
+        }
+        const int64_t steps = std::max<int64_t>(nonzero - 1, 0);
+        const double g2n = Gamma(2 * nonzero, u);
+        const double r_re = AddUp(
+            AddUp(w_sum, AccumulationBound(part, steps, s_re,
+                                           /*dot=*/false, nullptr, &p_re)),
+            MulUp(g2n, sb_re));
+        const double r_im = AddUp(
+            AddUp(w_sum, AccumulationBound(part, steps, s_im,
+                                           /*dot=*/false, nullptr, &p_im)),
+            MulUp(g2n, sb_im));
+        Iv fr{RoundDownTo(part, AddDown(re.lo, -r_re)),
+              RoundUpTo(part, AddUp(re.hi, r_re))};
+        Iv fi{RoundDownTo(part, AddDown(im.lo, -r_im)),
+              RoundUpTo(part, AddUp(im.hi, r_im))};
+        if (nonzero == 0) {  // every product exactly zero
+          fr = fi = Iv{0, 0};
+        }
+        const bool finite = std::isfinite(fr.lo) && std::isfinite(fr.hi) &&
+                            std::isfinite(fi.lo) && std::isfinite(fi.hi) &&
+                            std::isfinite(r_re) && std::isfinite(r_im) &&
+                            AddUp(s_re, r_re) <= MaxFinite(f) &&
+                            AddUp(s_im, r_im) <= MaxFinite(f) &&
+                            AddUp(sb_re, r_re) <= MaxFinite(f) &&
+                            AddUp(sb_im, r_im) <= MaxFinite(f);
+        if (!finite) {  // an intermediate may overflow: not tracked
+          o.flags[j] = kEnclUndecided;
+          o.lo[j] = o.ilo[j] = -kInf;
+          o.hi[j] = o.ihi[j] = kInf;
+          AddReason(o.reasons, where + ": an intermediate may overflow");
+          ++j;
+          continue;
+        }
+        o.flags[j] = kEnclNumber;
+        o.lo[j] = fr.lo;
+        o.hi[j] = fr.hi;
+        o.ilo[j] = fi.lo;
+        o.ihi[j] = fi.hi;
+        ++j;
+      }
+    }
+  }
+}
+
 std::optional<ValueEnclosure> EnclosurePass::Dot(
     const HloInstruction& inst, const std::vector<const ValueEnclosure*>& ops) {
   if (ops.size() != 2 || !inst.shape().IsArray()) return std::nullopt;
@@ -2383,11 +2523,25 @@ std::optional<ValueEnclosure> EnclosurePass::Dot(
   const ArrayEnclosure& a = ops[0]->array;
   const ArrayEnclosure& b = ops[1]->array;
   const PrimitiveType t = inst.shape().element_type();
-  if (!a.is_float || !b.is_float || !SupportedFloat(t)) return std::nullopt;
+  const bool complex = a.is_complex && b.is_complex && IsComplex(t);
+  if (complex) {
+    const PrimitiveType part = ComplexComponentType(t);
+    const EnclosureDeviations& d = options_.deviations;
+    if (!SupportedFloat(part) || alg->input_unit > 0 || alg->products != 1 ||
+        alg->accumulation_unit > std::ldexp(1.0, -Precision(FormatOf(part))) ||
+        d.dot_input_unit > 0 || d.dot_accumulation_unit > 0 ||
+        d.truncating_accumulation || d.ftz_types.count(part) > 0 ||
+        options_.error_model(HloOpcode::kMultiply, t).complex_k <= 0) {
+      return std::nullopt;
+    }
+  } else if (!a.is_float || !b.is_float || !SupportedFloat(t)) {
+    return std::nullopt;
+  }
   // Rounded inputs or a narrower accumulator: exact data is no longer
   // exact in every order.
   const bool may_round_inputs =
-      alg->input_unit > 0 || options_.deviations.dot_input_unit > 0 ||
+      complex || alg->input_unit > 0 ||
+      options_.deviations.dot_input_unit > 0 ||
       alg->accumulation_unit > std::ldexp(1.0, -Precision(FormatOf(t))) ||
       options_.deviations.dot_accumulation_unit > 0 ||
       options_.deviations.truncating_accumulation;
@@ -2426,6 +2580,10 @@ std::optional<ValueEnclosure> EnclosurePass::Dot(
   }
   const int64_t k_count = static_cast<int64_t>(ak.size());
   const std::string where = absl::StrCat("dot ", inst.name());
+  if (complex) {
+    ComplexDot(a, b, ab, bb, am, bn, ak, bk, where, o);
+    return out;
+  }
   int64_t j = 0;
   for (size_t bi = 0; bi < ab.size(); ++bi) {
     for (int64_t mo : am) {

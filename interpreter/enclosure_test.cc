@@ -2795,6 +2795,181 @@ ENTRY main {
   EXPECT_GE(Judge(e, {conj}).outputs[0].fail, kRows - 1);
 }
 
+// Complex dot: 4x64 by 64x4 random c64. Every part computed as complex
+// products summed per part (std::complex<float> left to right, reversed,
+// as a balanced tree), as a real dot of 2n products interleaved with FMAs,
+// and in double rounded once lies inside, and so does the __float128
+// value; the oracle passes; the conjugate fails. Dropping either model's
+// radius (checked, then restored: (A)'s per-product widening and (B)'s
+// gamma_2n S') leaves some evaluations outside.
+TEST(Enclosure, ComplexDotHoldsEveryEvaluationOnRandomData) {
+  constexpr int kM = 4, kK = 64, kN = 4;
+  using C = std::complex<float>;
+  std::mt19937 rng(10);
+  std::uniform_real_distribution<float> uni(-1, 1);
+  std::vector<C> a(kM * kK), b(kK * kN);
+  for (C& v : a) v = {uni(rng), uni(rng)};
+  for (C& v : b) v = {uni(rng), uni(rng)};
+  auto text = [](const std::vector<C>& v, int rows, int cols) {
+    std::vector<std::string> r;
+    for (int i = 0; i < rows; ++i) {
+      std::vector<std::string> el;
+      for (int j = 0; j < cols; ++j) {
+        const C& z = v[i * cols + j];
+        el.push_back(absl::StrFormat("(%.9g, %.9g)", z.real(), z.imag()));
+      }
+      r.push_back(absl::StrCat("{", absl::StrJoin(el, ", "), "}"));
+    }
+    return absl::StrCat("{", absl::StrJoin(r, ", "), "}");
+  };
+  Enclosed e = Enclose(R"(
+HloModule m
+ENTRY main {
+  a = c64[4,64] parameter(0)
+  b = c64[64,4] parameter(1)
+  ROOT d = c64[4,4] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+})",
+                       {absl::StrCat("c64[4,64] ", text(a, kM, kK)),
+                        absl::StrCat("c64[64,4] ", text(b, kK, kN))});
+  ASSERT_EQ(e.enc.outputs.size(), 1u);
+  const ArrayEnclosure& o = e.enc.outputs[0];
+  ASSERT_TRUE(o.is_complex);
+  std::function<C(const std::vector<C>&, const std::vector<C>&, size_t, size_t)>
+      tree = [&](const std::vector<C>& x, const std::vector<C>& y, size_t lo,
+                 size_t n) -> C {
+    if (n == 1) return x[lo] * y[lo];
+    return tree(x, y, lo, n / 2) + tree(x, y, lo + n / 2, n - n / 2);
+  };
+  int checked = 0;
+  double widest = 0;
+  Literal conj(Shape(PrimitiveType::kC64, {kM, kN}));
+  for (int i = 0; i < kM; ++i) {
+    for (int j = 0; j < kN; ++j) {
+      std::vector<C> x, y;
+      for (int k = 0; k < kK; ++k) {
+        x.push_back(a[i * kK + k]);
+        y.push_back(b[k * kN + j]);
+      }
+      std::vector<C> values;
+      C fwd = 0, rev = 0;
+      for (int k = 0; k < kK; ++k) fwd += x[k] * y[k];
+      for (int k = kK - 1; k >= 0; --k) rev += x[k] * y[k];
+      values.push_back(fwd);
+      values.push_back(rev);
+      values.push_back(tree(x, y, 0, kK));
+      float fr = 0, fi = 0;  // a real dot of 2n products with FMAs
+      double dr = 0, di = 0;
+      __float128 qr = 0, qi = 0;
+      for (int k = 0; k < kK; ++k) {
+        const float ar = x[k].real(), ai = x[k].imag();
+        const float br = y[k].real(), bi = y[k].imag();
+        fr = std::fma(ar, br, fr);
+        fr = std::fma(-ai, bi, fr);
+        fi = std::fma(ar, bi, fi);
+        fi = std::fma(ai, br, fi);
+        dr += double{ar} * br - double{ai} * bi;
+        di += double{ar} * bi + double{ai} * br;
+        qr += static_cast<__float128>(double{ar} * br) - double{ai} * bi;
+        qi += static_cast<__float128>(double{ar} * bi) + double{ai} * br;
+      }
+      values.push_back({fr, fi});
+      values.push_back({static_cast<float>(dr), static_cast<float>(di)});
+      const int jj = i * kN + j;
+      for (const C& v : values) {
+        EXPECT_LE(o.lo[jj], v.real()) << jj;
+        EXPECT_GE(o.hi[jj], v.real()) << jj;
+        EXPECT_LE(o.ilo[jj], v.imag()) << jj;
+        EXPECT_GE(o.ihi[jj], v.imag()) << jj;
+        ++checked;
+      }
+      EXPECT_TRUE(static_cast<__float128>(o.lo[jj]) <= qr &&
+                  qr <= static_cast<__float128>(o.hi[jj]) &&
+                  static_cast<__float128>(o.ilo[jj]) <= qi &&
+                  qi <= static_cast<__float128>(o.ihi[jj]));
+      conj.SetFromComplex(jj, {fwd.real(), -fwd.imag()});
+      widest = std::max(widest, RelativeRadius(o, jj));
+    }
+  }
+  EXPECT_EQ(checked, kM * kN * 5);
+  EnclosureVerdict v = Judge(e, e.oracle);
+  EXPECT_EQ(v.outputs[0].fail, 0) << v.Summary();
+  EXPECT_GE(Judge(e, {conj}).outputs[0].fail, kM * kN - 1);
+  std::printf("complex dot: largest relative radius %.3g, %d pass\n", widest,
+              static_cast<int>(v.outputs[0].pass));
+
+  // Why model (B): a = {(1, 0), 20 x (15/16 2^-12, 15/16 2^-12)}, b =
+  // {(1, 0), 20 x (2^-12, -2^-12)}. Each small product's real part is
+  // ar br - ai bi = 2 x 15/16 2^-24 (the imaginary part 0); as a real dot
+  // with FMAs every piece (15/16 2^-24, below half an ulp of 1) is lost and
+  // the real part stays 1, while the exact one is 1 + 37.5 2^-24. Model
+  // (A) alone allows 4u for the first product and about 20u of sums:
+  // [1 + 13 2^-24, ...] rounded down is above 1, so 1 would fail; (B)'s
+  // gamma_42(2^-24) S' covers it (dropping (B), checked, fails this).
+  auto flat = [](const std::vector<C>& v) {
+    std::vector<std::string> el;
+    for (const C& z : v) {
+      el.push_back(absl::StrFormat("(%.9g, %.9g)", z.real(), z.imag()));
+    }
+    return absl::StrCat("{", absl::StrJoin(el, ", "), "}");
+  };
+  std::vector<C> fa = {{1, 0}}, fb = {{1, 0}};
+  const float piece = 0.9375f * std::ldexp(1.0f, -12);
+  const float unit = std::ldexp(1.0f, -12);
+  for (int k = 0; k < 20; ++k) {
+    fa.push_back({piece, piece});
+    fb.push_back({unit, -unit});
+  }
+  Enclosed f = Enclose(
+      R"(
+HloModule m
+ENTRY main {
+  a = c64[21] parameter(0)
+  b = c64[21] parameter(1)
+  ROOT d = c64[] dot(a, b), lhs_contracting_dims={0}, rhs_contracting_dims={0}
+})",
+      {absl::StrCat("c64[21] ", flat(fa)), absl::StrCat("c64[21] ", flat(fb))});
+  ASSERT_EQ(f.enc.outputs.size(), 1u);
+  float fr = 0, fi = 0;
+  for (int k = 0; k < 21; ++k) {
+    fr = std::fma(fa[k].real(), fb[k].real(), fr);
+    fr = std::fma(-fa[k].imag(), fb[k].imag(), fr);
+    fi = std::fma(fa[k].real(), fb[k].imag(), fi);
+    fi = std::fma(fa[k].imag(), fb[k].real(), fi);
+  }
+  EXPECT_EQ(fr, 1.0f);
+  EXPECT_EQ(fi, 0.0f);
+  Literal fv(Shape(PrimitiveType::kC64, {}));
+  fv.SetFromComplex(0, {fr, fi});
+  EXPECT_EQ(Judge(f, {fv}).outputs[0].fail, 0)
+      << f.enc.outputs[0].lo[0] << " " << f.enc.outputs[0].hi[0];
+  EXPECT_EQ(Judge(f, f.oracle).outputs[0].fail, 0);
+
+  // Why model (A): a product by Gauss's three multiplications (im = (ar +
+  // ai)(br + bi) - ar br - ai bi), normwise within 4u but not part by
+  // part: a = b = (1, 2^-30) gives im = -2^-60 for the exact 2^-29 (both
+  // sums round to 1), far outside (B)'s gamma_2 S'_im = 2^-52; (A)'s 4u
+  // (|re| + |im|) holds it (dropping (A), checked, fails this).
+  const float d = std::ldexp(1.0f, -30);
+  Enclosed g = Enclose(R"(
+HloModule m
+ENTRY main {
+  a = c64[1] parameter(0)
+  b = c64[1] parameter(1)
+  ROOT d = c64[] dot(a, b), lhs_contracting_dims={0}, rhs_contracting_dims={0}
+})",
+                       {absl::StrCat("c64[1] ", flat({{1, d}})),
+                        absl::StrCat("c64[1] ", flat({{1, d}}))});
+  ASSERT_EQ(g.enc.outputs.size(), 1u);
+  volatile float s1 = 1.0f + d, s2 = 1.0f + d;
+  const float t1 = s1 * s2, t2 = 1.0f * 1.0f, t3 = d * d;
+  const float gr = t2 - t3, gi = t1 - t2 - t3;
+  EXPECT_EQ(gi, -d * d);
+  Literal gv(Shape(PrimitiveType::kC64, {}));
+  gv.SetFromComplex(0, {gr, gi});
+  EXPECT_EQ(Judge(g, {gv}).outputs[0].fail, 0);
+  EXPECT_EQ(Judge(g, g.oracle).outputs[0].fail, 0);
+}
+
 // ---- triangular-solve (numerics.md FORWARD_ERROR around the exact set).
 
 TEST(Enclosure, TriangularSolveByHand) {
