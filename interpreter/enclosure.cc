@@ -575,7 +575,12 @@ double PartialSums::SumOfNodeBounds() const {
   double sum = 0;
   for (int64_t k = 2; k <= n; ++k) {
     const double kd = static_cast<double>(k);
-    sum += std::max(std::min(pu, MulUp(kd, pm)), std::min(qu, MulUp(kd, qm)));
+    const double kp = MulUp(kd, pm), kq = MulUp(kd, qm);
+    if (kp >= pu && kq >= qu) {  // both capped from here on: max(P, N) each
+      sum += MulUp(static_cast<double>(n - k + 1), std::max(pu, qu));
+      break;
+    }
+    sum += std::max(std::min(pu, kp), std::min(qu, kq));
   }
   return MulUp(sum, up);
 }
