@@ -2765,6 +2765,36 @@ absl::StatusOr<std::optional<ValueEnclosure>> EnclosurePass::Convolution(
   };
   HLOREF_ASSIGN_OR_RETURN(std::vector<double> nonzero,
                           conv(nonzero_indicator(x), nonzero_indicator(w)));
+  // The partial-sum bound's data (PartialSums) per output, from four more
+  // convolutions of the operands' positive and negative parts (x+ =
+  // max(hi, 0), x- = max(-lo, 0)): a product's positive part is at most
+  // x+ w+ + x- w- (a positive product needs equal signs), its negative part
+  // at most x+ w- + x- w+, so P <= conv(x+, w+) + conv(x-, w-) and N <=
+  // conv(x+, w-) + conv(x-, w+), each within 2^-53 relative (non-negative
+  // terms, one rounding). The largest term's parts are bounded over the
+  // whole operands (max x+ max w+ + max x- max w-, and likewise).
+  auto parts = [](const ArrayEnclosure& a, std::vector<double>& pos,
+                  std::vector<double>& neg, double& pos_max, double& neg_max) {
+    pos.resize(a.lo.size());
+    neg.resize(a.lo.size());
+    pos_max = neg_max = 0;
+    for (size_t i = 0; i < pos.size(); ++i) {
+      pos[i] = std::max(a.hi[i], 0.0);
+      neg[i] = std::max(-a.lo[i], 0.0);
+      pos_max = std::max(pos_max, pos[i]);
+      neg_max = std::max(neg_max, neg[i]);
+    }
+  };
+  std::vector<double> xp, xn, wp, wn;
+  double xp_max, xn_max, wp_max, wn_max;
+  parts(x, xp, xn, xp_max, xn_max);
+  parts(w, wp, wn, wp_max, wn_max);
+  HLOREF_ASSIGN_OR_RETURN(std::vector<double> c_pp, conv(xp, wp));
+  HLOREF_ASSIGN_OR_RETURN(std::vector<double> c_nn, conv(xn, wn));
+  HLOREF_ASSIGN_OR_RETURN(std::vector<double> c_pn, conv(xp, wn));
+  HLOREF_ASSIGN_OR_RETURN(std::vector<double> c_np, conv(xn, wp));
+  const double term_p_max = AddUp(MulUp(xp_max, wp_max), MulUp(xn_max, wn_max));
+  const double term_q_max = AddUp(MulUp(xp_max, wn_max), MulUp(xn_max, wp_max));
   // Term count bound: kernel elements / output features (the kernel's
   // window and input features per group).
   const ConvolutionDimensionNumbers& dn =
@@ -2784,8 +2814,15 @@ absl::StatusOr<std::optional<ValueEnclosure>> EnclosurePass::Convolution(
     const double rad = MulUp(AddUp(AddUp(c2[j], c3[j]), c4[j]), up);
     const double s = MulUp(sv[j], up);
     const int64_t steps = RoundingSteps(t, m, static_cast<int64_t>(nonzero[j]));
-    const double e = AddUp(AccumulationBound(t, steps, s, /*dot=*/true, &*alg),
-                           MulUp(std::fabs(c1[j]), kF64Rel));
+    PartialSums partial;
+    partial.n = static_cast<int64_t>(nonzero[j]);
+    partial.p = MulUp(AddUp(c_pp[j], c_nn[j]), up);
+    partial.q = MulUp(AddUp(c_pn[j], c_np[j]), up);
+    partial.p_max = term_p_max;
+    partial.q_max = term_q_max;
+    const double e =
+        AddUp(AccumulationBound(t, steps, s, /*dot=*/true, &*alg, &partial),
+              MulUp(std::fabs(c1[j]), kF64Rel));
     if (AddUp(s, e) > MaxFinite(FormatOf(t))) {
       o.flags[j] = kEnclNumber | kEnclNaN;
       o.lo[j] = -kInf;

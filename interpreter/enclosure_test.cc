@@ -1142,6 +1142,109 @@ ENTRY main {
   EXPECT_EQ(Judge(e, e.oracle).outputs[0].fail, 0);
 }
 
+// Convolution takes the partial-sum bound too (P and N from convolutions
+// of the operands' positive and negative parts): a random f32 1-D
+// convolution of 128 inputs with a 64-tap kernel, both of both signs (65
+// outputs): each output summed in float forward, reversed, with FMAs, and
+// in double rounded once lies inside, and so does the __float128 sum; the
+// radius is below 0.8 of gamma_64(2^-24) S (0.75 at most here: max(P, N)
+// is the larger side of each output's terms). Then an order near the
+// bound, by hand.
+TEST(Enclosure, ConvolutionPartialSumBoundHoldsEveryOrder) {
+  constexpr int kX = 128, kW = 64, kOut = kX - kW + 1;
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<float> uni(-1, 1);
+  std::vector<double> x(kX), w(kW);
+  for (double& v : x) v = uni(rng);
+  for (double& v : w) v = uni(rng);
+  auto nested = [](const std::vector<double>& v, bool kernel) {
+    std::vector<std::string> el;
+    for (double d : v) {
+      el.push_back(absl::StrFormat(kernel ? "{{%.9g}}" : "{%.9g}", d));
+    }
+    return absl::StrCat(kernel ? "{" : "{{", absl::StrJoin(el, ", "),
+                        kernel ? "}" : "}}");
+  };
+  Enclosed e = Enclose(R"(
+HloModule m
+ENTRY main {
+  x = f32[1,128,1] parameter(0)
+  k = f32[64,1,1] parameter(1)
+  ROOT c = f32[1,65,1] convolution(x, k), window={size=64}, dim_labels=b0f_0io->b0f
+})",
+                       {absl::StrCat("f32[1,128,1] ", nested(x, false)),
+                        absl::StrCat("f32[64,1,1] ", nested(w, true))});
+  ASSERT_EQ(e.enc.outputs.size(), 1u);
+  const ArrayEnclosure& o = e.enc.outputs[0];
+  double largest_ratio = 0;
+  for (int j = 0; j < kOut; ++j) {
+    float fwd = 0, rev = 0, fma = 0;
+    double f64 = 0, s = 0;
+    __float128 exact = 0;
+    for (int k = 0; k < kW; ++k) {
+      const float a = x[j + k], b = w[k];
+      fwd += a * b;
+      fma = std::fma(a, b, fma);
+      f64 += double{a} * b;
+      s += std::fabs(double{a} * b);
+      exact += static_cast<__float128>(double{a} * b);
+    }
+    for (int k = kW - 1; k >= 0; --k) {
+      rev += static_cast<float>(x[j + k]) * static_cast<float>(w[k]);
+    }
+    for (double v : {double{fwd}, double{rev}, double{fma},
+                     double{static_cast<float>(f64)}}) {
+      EXPECT_GE(v, o.lo[j]) << j;
+      EXPECT_LE(v, o.hi[j]) << j;
+    }
+    EXPECT_TRUE(static_cast<__float128>(o.lo[j]) <= exact &&
+                exact <= static_cast<__float128>(o.hi[j]));
+    const double u = 0x1p-24;
+    const double ratio = (o.hi[j] - o.lo[j]) / 2 / (kW * u / (1 - kW * u) * s);
+    largest_ratio = std::max(largest_ratio, ratio);
+  }
+  EXPECT_LT(largest_ratio, 0.8);
+  std::printf("convolution: partial-sum radius / gamma radius <= %.3f\n",
+              largest_ratio);
+  EXPECT_EQ(Judge(e, e.oracle).outputs[0].fail, 0);
+  // Near its worst order, by hand (PartialSumBoundByHandNearItsWorstOrder's
+  // data as a bf16 convolution with 22 unit weights): the products are
+  // exact, left to right gives 0 for the exact 19.921875. S = 531.921875,
+  // n = 22, P = 275.921875 (p_max over the operands 256), so (S + 21 P)
+  // 2^-8 256/234 = 27.035: [-7.1135, 46.957], rounded out to bf16
+  // [-7.125, 47] (gamma_22 S = 50.0: [-30.1, 69.9]). 0 is inside (wide:
+  // unjudged); with P and N halved (checked, then restored) 0 fails; 50
+  // fails.
+  std::vector<double> hx = {256};
+  for (int i = 0; i < 20; ++i) hx.push_back(255.0 / 256);
+  hx.push_back(-256);
+  Enclosed h =
+      Enclose(R"(
+HloModule m
+ENTRY main {
+  x = bf16[1,22,1] parameter(0)
+  k = bf16[22,1,1] parameter(1)
+  ROOT c = bf16[1,1,1] convolution(x, k), window={size=22}, dim_labels=b0f_0io->b0f
+})",
+              {absl::StrCat("bf16[1,22,1] ", nested(hx, false)),
+               absl::StrCat("bf16[22,1,1] ",
+                            nested(std::vector<double>(22, 1), true))});
+  ASSERT_EQ(h.enc.outputs.size(), 1u);
+  EXPECT_EQ(h.enc.outputs[0].lo[0], -7.125);
+  EXPECT_EQ(h.enc.outputs[0].hi[0], 47);
+  float acc = 0;
+  for (double v : hx) acc = RoundBf16(acc + static_cast<float>(v));
+  EXPECT_EQ(acc, 0.0f);
+  EXPECT_EQ(Judge(h, {FromDoubles(PrimitiveType::kBF16, {1, 1, 1}, {acc})})
+                .outputs[0]
+                .fail,
+            0);
+  EXPECT_EQ(Judge(h, {FromDoubles(PrimitiveType::kBF16, {1, 1, 1}, {50})})
+                .outputs[0]
+                .fail,
+            1);
+}
+
 // reduce-window add counts exactly zero addends out too: the window of 7
 // holding ZeroAddendsRoundNothing's data (every order of it is 6.25 or
 // 6.28125, brute-forced there) gets the same [6.1875, 6.375] (gamma_3 by
