@@ -3609,6 +3609,25 @@ absl::StatusOr<std::optional<ValueEnclosure>> EnclosurePass::ScatterFloat(
   };
   HLOREF_ASSIGN_OR_RETURN(std::vector<double> nonzero,
                           run(nonzero_indicator(x), nonzero_indicator(upd)));
+  // The partial-sum bound's data (PartialSums): P and N per element from
+  // scatters of the positive parts (max(hi, 0)) and of the negative parts
+  // (max(-lo, 0)) of the operand and the updates (non-negative terms, so
+  // within (m + 2) 2^-52 relative like sv), the largest term's parts over
+  // the whole operands.
+  double pos_max = 0, neg_max = 0;
+  auto part = [&](const ArrayEnclosure& a, bool positive) {
+    std::vector<double> v(a.lo.size());
+    for (size_t i = 0; i < v.size(); ++i) {
+      v[i] = positive ? std::max(a.hi[i], 0.0) : std::max(-a.lo[i], 0.0);
+      (positive ? pos_max : neg_max) =
+          std::max(positive ? pos_max : neg_max, v[i]);
+    }
+    return v;
+  };
+  HLOREF_ASSIGN_OR_RETURN(std::vector<double> pos,
+                          run(part(x, true), part(upd, true)));
+  HLOREF_ASSIGN_OR_RETURN(std::vector<double> neg,
+                          run(part(x, false), part(upd, false)));
   const FloatFormat& f = FormatOf(t);
   for (int64_t j = 0; j < o.size(); ++j) {
     const int64_t m = static_cast<int64_t>(count[j]);
@@ -3622,7 +3641,15 @@ absl::StatusOr<std::optional<ValueEnclosure>> EnclosurePass::ScatterFloat(
     const double f64_err =
         MulUp(MulUp(static_cast<double>(m + 2), 0x1p-52), sv[j]);
     const double s = AddUp(sv[j], f64_err);
-    const double e = AccumulationBound(t, steps, s, /*dot=*/false);
+    const double f64_up = AddUp(1, MulUp(static_cast<double>(m + 2), 0x1p-52));
+    PartialSums partial;
+    partial.n = static_cast<int64_t>(nonzero[j]);
+    partial.p = MulUp(pos[j], f64_up);
+    partial.q = MulUp(neg[j], f64_up);
+    partial.p_max = pos_max;
+    partial.q_max = neg_max;
+    const double e =
+        AccumulationBound(t, steps, s, /*dot=*/false, nullptr, &partial);
     if (AddUp(s, e) > MaxFinite(f)) {
       o.flags[j] = kEnclNumber | kEnclNaN;
       o.lo[j] = -kInf;

@@ -964,6 +964,41 @@ ENTRY main {
       Judge(e, {FromDoubles(PrimitiveType::kBF16, {}, {50})}).outputs[0].fail,
       1);
   EXPECT_EQ(Judge(e, e.oracle).outputs[0].fail, 0);
+
+  // The same addends as a scatter-add of 22 updates into the operand's 0:
+  // the same bound (P and N from scatters of the parts), the same
+  // [-4.84375, 44.75]; 0 inside, 50 fails (with P and N halved in the
+  // scatter rule, checked, then restored, 0 fails).
+  std::vector<std::string> idx(22, "{0}");
+  Enclosed sc =
+      Enclose(R"(
+HloModule m
+add {
+  a = bf16[] parameter(0)
+  b = bf16[] parameter(1)
+  ROOT s = bf16[] add(a, b)
+}
+ENTRY main {
+  op = bf16[1] parameter(0)
+  idx = s32[22,1] parameter(1)
+  upd = bf16[22] parameter(2)
+  ROOT s = bf16[1] scatter(op, idx, upd), update_window_dims={},
+    inserted_window_dims={0}, scatter_dims_to_operand_dims={0},
+    index_vector_dim=1, to_apply=add
+})",
+              {"bf16[1] {0}",
+               absl::StrCat("s32[22,1] {", absl::StrJoin(idx, ", "), "}"),
+               absl::StrCat("bf16[22] ", Braced(x))});
+  ASSERT_EQ(sc.enc.outputs.size(), 1u);
+  EXPECT_EQ(sc.enc.outputs[0].lo[0], -4.84375);
+  EXPECT_EQ(sc.enc.outputs[0].hi[0], 44.75);
+  EXPECT_EQ(Judge(sc, {FromDoubles(PrimitiveType::kBF16, {1}, {acc})})
+                .outputs[0]
+                .fail,
+            0);
+  EXPECT_EQ(
+      Judge(sc, {FromDoubles(PrimitiveType::kBF16, {1}, {50})}).outputs[0].fail,
+      1);
 }
 
 // Random bf16 row sums of both signs (40 rows of 40 terms in [-1, 1)):
