@@ -4109,16 +4109,29 @@ struct SortKey {
   bool total_order;
   bool strict = true;  // LT / GT; false: LE / GE
 };
+// Key arithmetic: both sides may negate the parameter the same number of
+// times. Negation is exact and reverses the order of numbers, and of the
+// TOTALORDER sequence (it flips the sign bit of a sign-magnitude order), so
+// compare(-a, -b, LT) is compare(a, b, GT) under FLOAT and TOTALORDER
+// alike (a NaN compares false either way under FLOAT).
+const HloInstruction* StripNegations(const HloInstruction* h, int* count) {
+  while (h->opcode() == HloOpcode::kNegate && h->operand_count() == 1) {
+    h = h->operand(0);
+    ++*count;
+  }
+  return h;
+}
 std::optional<SortKey> KeyCompare(const HloInstruction* root,
                                   bool non_strict = false) {
   if (root == nullptr || root->opcode() != HloOpcode::kCompare ||
       root->operand_count() != 2) {
     return std::nullopt;
   }
-  const HloInstruction* x = root->operand(0);
-  const HloInstruction* y = root->operand(1);
+  int x_neg = 0, y_neg = 0;
+  const HloInstruction* x = StripNegations(root->operand(0), &x_neg);
+  const HloInstruction* y = StripNegations(root->operand(1), &y_neg);
   if (x->opcode() != HloOpcode::kParameter ||
-      y->opcode() != HloOpcode::kParameter) {
+      y->opcode() != HloOpcode::kParameter || x_neg != y_neg) {
     return std::nullopt;
   }
   const int64_t a = x->parameter_number(), b = y->parameter_number();
@@ -4131,8 +4144,8 @@ std::optional<SortKey> KeyCompare(const HloInstruction* root,
     return std::nullopt;
   }
   const bool swapped = a > b;
-  const bool greater =
-      dir == ComparisonDirection::kGt || dir == ComparisonDirection::kGe;
+  const bool greater = (dir == ComparisonDirection::kGt ||
+                        dir == ComparisonDirection::kGe) != (x_neg % 2 == 1);
   return SortKey{a / 2, greater != swapped,
                  root->attrs().comparison_type == ComparisonType::kTotalOrder,
                  strict};
@@ -4145,10 +4158,11 @@ int64_t KeyEquality(const HloInstruction* inst, ComparisonDirection dir) {
       inst->operand_count() != 2 || inst->attrs().direction != dir) {
     return -1;
   }
-  const HloInstruction* x = inst->operand(0);
-  const HloInstruction* y = inst->operand(1);
+  int x_neg = 0, y_neg = 0;  // -a == -b exactly when a == b
+  const HloInstruction* x = StripNegations(inst->operand(0), &x_neg);
+  const HloInstruction* y = StripNegations(inst->operand(1), &y_neg);
   if (x->opcode() != HloOpcode::kParameter ||
-      y->opcode() != HloOpcode::kParameter) {
+      y->opcode() != HloOpcode::kParameter || x_neg != y_neg) {
     return -1;
   }
   const int64_t a = x->parameter_number(), b = y->parameter_number();

@@ -1546,6 +1546,73 @@ ENTRY main {
   EXPECT_EQ(Judge(e, WithElement(e.oracle, 0, 2, 3)).outputs[0].fail, 1);
 }
 
+// Key arithmetic: compare(negate(a), negate(b)), LT sorts descending (the
+// data of SortOfRoundedKeysPermutesTheEnclosures). By hand: keys [3, 3 +
+// 2^-22], [2, 2], [1, 1 + 2^-23], [1, 1]; payloads 10 and 13 decided, the
+// two near 1 undecided; the same enclosures as compare(a, b), GT, and in a
+// lexicographic comparator too. Ignoring the negations (checked, then
+// restored) sorts ascending and fails this.
+TEST(Enclosure, SortKeyNegationReversesTheOrder) {
+  constexpr char kSort[] = R"(
+HloModule m
+less {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  c = s32[] parameter(2)
+  d = s32[] parameter(3)
+  %s
+}
+ENTRY main {
+  a = f32[4] parameter(0)
+  b = f32[4] parameter(1)
+  p = s32[4] parameter(2)
+  k = f32[4] add(a, b)
+  ROOT s = (f32[4], s32[4]) sort(k, p), dimensions={0}, is_stable=true,
+    to_apply=less
+})";
+  const std::vector<std::string> args = {
+      "f32[4] {3, 1, 1, 2}",
+      "f32[4] {9.31322574615478515625e-10, 9.31322574615478515625e-10, 0, 0}",
+      "s32[4] {10, 11, 12, 13}"};
+  auto with = [&](const char* body) {
+    return Enclose(absl::StrReplaceAll(kSort, {{"%s", body}}).c_str(), args);
+  };
+  Enclosed neg = with(
+      "na = f32[] negate(a)\n  nb = f32[] negate(b)\n"
+      "  ROOT lt = pred[] compare(na, nb), direction=LT");
+  Enclosed gt = with("ROOT gt = pred[] compare(a, b), direction=GT");
+  Enclosed lex = with(
+      "na = f32[] negate(a)\n  nb = f32[] negate(b)\n"
+      "  lt = pred[] compare(na, nb), direction=LT\n"
+      "  eq = pred[] compare(na, nb), direction=EQ\n"
+      "  lt2 = pred[] compare(c, d), direction=LT\n"
+      "  both = pred[] and(eq, lt2)\n"
+      "  ROOT r = pred[] or(lt, both)");
+  ASSERT_EQ(neg.enc.outputs.size(), 2u);
+  const ArrayEnclosure& k = neg.enc.outputs[0];
+  EXPECT_EQ(k.lo, (std::vector<double>{3, 2, 1, 1}));
+  EXPECT_EQ(k.hi, (std::vector<double>{3 + std::ldexp(1.0, -22), 2,
+                                       1 + std::ldexp(1.0, -23), 1}));
+  const ArrayEnclosure& p = neg.enc.outputs[1];
+  EXPECT_EQ(p.ints[0], 10);
+  EXPECT_EQ(p.ints[1], 13);
+  EXPECT_FALSE(p.Judgeable(2));
+  EXPECT_FALSE(p.Judgeable(3));
+  for (const Enclosed* other : {&gt, &lex}) {
+    ASSERT_EQ(other->enc.outputs.size(), 2u);
+    EXPECT_EQ(other->enc.outputs[0].lo, k.lo);
+    EXPECT_EQ(other->enc.outputs[0].hi, k.hi);
+    EXPECT_EQ(other->enc.outputs[0].flags, k.flags);
+    EXPECT_EQ(other->enc.outputs[1].flags, p.flags);
+  }
+  EXPECT_EQ(lex.enc.outputs[1].ints[0], 10);
+  EXPECT_EQ(lex.enc.outputs[1].ints[1], 13);
+  EnclosureVerdict v = Judge(neg, neg.oracle);
+  EXPECT_EQ(v.outputs[0].fail + v.outputs[1].fail, 0) << v.Summary();
+  EXPECT_EQ(v.outputs[1].pass, 2) << v.Summary();
+  EXPECT_EQ(Judge(neg, WithElement(neg.oracle, 1, 0, 13)).outputs[1].fail, 1);
+}
+
 // A two-key lexicographic sort (primary key x, exact, drawn from four
 // values so that it ties often; secondary key z = bf16 y * 0.296875, an
 // interval of one bf16 ulp; payload the index), in JAX's comparator form
