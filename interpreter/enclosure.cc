@@ -586,10 +586,18 @@ double PartialSums::SumOfNodeBounds() const {
 }
 
 double PartialSums::Bound(double u, double leaf_sum) const {
-  const double nu = MulUp(static_cast<double>(n), u);
+  // A node may round twice: to a wider type W kept as excess precision,
+  // then to T (RN_T(RN_W(x)), x not a sum of two T values, so the double
+  // rounding need not be innocuous): |d| <= u + u_W (1 + u), and u_W <=
+  // u^2 for every wider type with at least twice T's precision (f32 for
+  // bf16 and f16, f64 for f32), so |d| <= u (1 + 2 u). (gamma_m(u) has
+  // room for this in its m^2 u^2 term; this bound's factor has not for
+  // small n, so it uses the larger unit.)
+  const double ue = MulUp(u, AddUp(1, MulUp(2, u)));
+  const double nu = MulUp(static_cast<double>(n), ue);
   if (nu >= 0.5) return kInf;
-  const double factor = DivUp(1, AddDown(1, -nu));  // >= (1 + u)^n
-  return MulUp(MulUp(factor, u), AddUp(leaf_sum, SumOfNodeBounds()));
+  const double factor = DivUp(1, AddDown(1, -nu));  // >= (1 + ue)^n
+  return MulUp(MulUp(factor, ue), AddUp(leaf_sum, SumOfNodeBounds()));
 }
 
 // The transcendental and other unary float functions.

@@ -925,12 +925,14 @@ std::string Braced(const std::vector<double>& v) {
 // the exact sum is 20 x 255/256 = 19.921875: an error of 19.92.
 //   Partial sums: n = 22 terms, P = 275.921875, N = 256, p_max = q_max =
 //   256, so M(k) = 275.921875 for k >= 2 and sum_{k=2..22} M(k) =
-//   5794.359375; (1 + u)^n <= 256 / 234; bound = 256/234 2^-8 5794.36 =
-//   24.762: [-4.8403, 44.684], rounded out to bf16 [-4.84375, 44.75].
+//   5794.359375; the unit u' = 2^-8 (1 + 2^-7) (a node may round twice,
+//   see PartialSums::Bound), (1 + u')^n <= 1 / (1 - 22 u'); bound =
+//   u' / (1 - 22 u') 5794.36 = 24.974: [-5.052, 44.896], rounded out to
+//   bf16 [-5.0625, 45].
 //   gamma_21(2^-8) S (S = 531.921875, the previous rule) = 47.53:
 //   [-27.625, 67.5].
 // The left-to-right 0 is inside (unjudged: too wide); halving the node-sum
-// bound (checked by breaking SumOfNodeBounds, then restored) gives [7.54, 32.3]
+// bound (checked by breaking SumOfNodeBounds, then restored) gives [7.43, 32.4]
 // and fails this test; 50 (inside gamma's bound, outside every order) fails.
 TEST(Enclosure, PartialSumBoundByHandNearItsWorstOrder) {
   std::vector<double> x = {256};
@@ -950,8 +952,8 @@ ENTRY main {
 })",
                        {absl::StrCat("bf16[22] ", Braced(x))});
   ASSERT_EQ(e.enc.outputs.size(), 1u);
-  EXPECT_EQ(e.enc.outputs[0].lo[0], -4.84375);
-  EXPECT_EQ(e.enc.outputs[0].hi[0], 44.75);
+  EXPECT_EQ(e.enc.outputs[0].lo[0], -5.0625);
+  EXPECT_EQ(e.enc.outputs[0].hi[0], 45);
   float acc = 0;  // the init, then left to right in bf16
   for (double v : x) acc = RoundBf16(acc + static_cast<float>(v));
   EXPECT_EQ(acc, 0.0f);
@@ -967,7 +969,7 @@ ENTRY main {
 
   // The same addends as a scatter-add of 22 updates into the operand's 0:
   // the same bound (P and N from scatters of the parts), the same
-  // [-4.84375, 44.75]; 0 inside, 50 fails (with P and N halved in the
+  // [-5.0625, 45]; 0 inside, 50 fails (with P and N halved in the
   // scatter rule, checked, then restored, 0 fails).
   std::vector<std::string> idx(22, "{0}");
   Enclosed sc =
@@ -990,8 +992,8 @@ ENTRY main {
                absl::StrCat("s32[22,1] {", absl::StrJoin(idx, ", "), "}"),
                absl::StrCat("bf16[22] ", Braced(x))});
   ASSERT_EQ(sc.enc.outputs.size(), 1u);
-  EXPECT_EQ(sc.enc.outputs[0].lo[0], -4.84375);
-  EXPECT_EQ(sc.enc.outputs[0].hi[0], 44.75);
+  EXPECT_EQ(sc.enc.outputs[0].lo[0], -5.0625);
+  EXPECT_EQ(sc.enc.outputs[0].hi[0], 45);
   EXPECT_EQ(Judge(sc, {FromDoubles(PrimitiveType::kBF16, {1}, {acc})})
                 .outputs[0]
                 .fail,
@@ -1246,10 +1248,10 @@ ENTRY main {
   // data as a bf16 convolution with 22 unit weights): the products are
   // exact, left to right gives 0 for the exact 19.921875. S = 531.921875,
   // n = 22, P = 275.921875 (p_max over the operands 256), so (S + 21 P)
-  // 2^-8 256/234 = 27.035: [-7.1135, 46.957], rounded out to bf16
-  // [-7.125, 47] (gamma_22 S = 50.0: [-30.1, 69.9]). 0 is inside (wide:
-  // unjudged); with P and N halved (checked, then restored) 0 fails; 50
-  // fails.
+  // u' / (1 - 22 u') = 27.267 (u' = 2^-8 (1 + 2^-7)): [-7.345, 47.189],
+  // rounded out to bf16 [-7.375, 47.25] (gamma_22 S = 50.0: [-30.1, 69.9]). 0
+  // is inside (wide: unjudged); with P and N halved (checked, then restored) 0
+  // fails; 50 fails.
   std::vector<double> hx = {256};
   for (int i = 0; i < 20; ++i) hx.push_back(255.0 / 256);
   hx.push_back(-256);
@@ -1265,8 +1267,8 @@ ENTRY main {
                absl::StrCat("bf16[22,1,1] ",
                             nested(std::vector<double>(22, 1), true))});
   ASSERT_EQ(h.enc.outputs.size(), 1u);
-  EXPECT_EQ(h.enc.outputs[0].lo[0], -7.125);
-  EXPECT_EQ(h.enc.outputs[0].hi[0], 47);
+  EXPECT_EQ(h.enc.outputs[0].lo[0], -7.375);
+  EXPECT_EQ(h.enc.outputs[0].hi[0], 47.25);
   float acc = 0;
   for (double v : hx) acc = RoundBf16(acc + static_cast<float>(v));
   EXPECT_EQ(acc, 0.0f);
