@@ -505,10 +505,99 @@ struct ExactSumCheck {
   }
 };
 
+// The partial-sum bound of an accumulation (docs/enclosures.md, "Partial
+// sums instead of S"). Any summation of the terms t_i in any order and
+// grouping is a binary tree; node v computes (s^_l + s^_r)(1 + d_v), |d_v|
+// <= u (u, or less when a wider type keeps the partial sum; d_v = 0 for an
+// FMA's addend or an exact addition). With e_v = s^_v - s_v (s_v the exact
+// sum of v's leaves), e_v = e_l + e_r + d_v (s_v + e_l + e_r), so |e_v| <=
+// (1 + u)(|e_l| + |e_r|) + u |s_v|, and unrolled over the tree
+//   |e_root| <= (1 + u)^n u (sum_leaves |e_leaf| / u + sum_nodes |s_v|)
+// (a dot's leaves are products rounded once, |e_leaf| <= u |t_i|; a sum's
+// are exact). Only n terms may be nonzero: a node adding an exact zero
+// (a point-zero term, a subtree of them) is exact, so the rounding nodes
+// are the internal nodes of the tree over those n leaves. Each s_v is a
+// sum of a subset of the terms, |s_v| <= M(k) with k the node's leaf count
+// and M(k) the largest |sum| of k terms: M(k) <= max(min(P, k p_max),
+// min(N, k q_max)), P (N) the sum of the positive (negative) parts of the
+// terms' enclosures, p_max (q_max) the largest. The j-th largest internal
+// node of a binary tree with n leaves has at most n - j + 1 leaves (the j
+// largest form an upward-closed fragment with j + 1 disjoint subtrees
+// below it; a lowest node of the fragment has two of them, the other j - 1
+// hold a leaf each), and M is non-decreasing, so sum_nodes |s_v| <=
+// sum_{k=2..n} M(k) for every tree: the bound holds for every order, as
+// gamma_m(u) S does, and never exceeds it by more than the factor
+// (1 - (n - 1) u) / (1 - n u) (M(k) <= S, (1 + u)^n <= 1 / (1 - n u)); the
+// caller takes the smaller of the two. For terms of both signs P and N are
+// about S / 2, and for terms of one sign k p_max caps the small nodes, so
+// it is about half of gamma_n S; terms dominated by one (a softmax row of
+// one peak) gain nothing, as they should (their partial sums do reach S).
+struct PartialSums {
+  int64_t n = 0;                // terms that may be nonzero
+  double p = 0, q = 0;          // sum of max(hi, 0), of max(-lo, 0)
+  double p_max = 0, q_max = 0;  // the largest of each
+  // A term in [lo, hi]; `exact_zero`: the term is exactly zero (a point
+  // zero addend, a product with a point-zero factor), which rounds nothing.
+  void Add(double lo, double hi, bool exact_zero) {
+    if (exact_zero) return;
+    ++n;
+    const double pp = std::max(hi, 0.0), qq = std::max(-lo, 0.0);
+    p += pp;  // round-to-nearest here, bounded in SumOfNodeBounds
+    q += qq;
+    p_max = std::max(p_max, pp);
+    q_max = std::max(q_max, qq);
+  }
+  // sum_{k=2..n} M(k), rounded up. P, N and the sum over k are summed in
+  // round-to-nearest, each within (n + 2) 2^-53 relative of its exact
+  // value while n 2^-53 < 0.1: the factor 1 + (n + 2) 2^-52 on each bounds
+  // them with a margin.
+  double SumOfNodeBounds() const;
+  // (1 + u)^n u (leaf_sum + SumOfNodeBounds()) rounded up, +inf when
+  // n u >= 1/2 (then the caller's gamma bound is the one taken).
+  double Bound(double u, double leaf_sum) const;
+};
+
 double Gamma(int64_t m, double u) {  // gamma_m(u), rounded up
   const double mu = MulUp(static_cast<double>(m), u);
   if (mu >= 1) return kInf;
   return DivUp(mu, AddDown(1.0, -mu));
+}
+
+double PartialSums::SumOfNodeBounds() const {
+  if (n < 2) return 0;
+  const double up = AddUp(1, MulUp(static_cast<double>(n + 2), 0x1p-52));
+  // A dot's terms are round-to-nearest products: also within 2^-53
+  // relative (covered by `up`) plus an underflow quantum 2^-1074 each.
+  const double nq = MulUp(static_cast<double>(n), 0x1p-1073);
+  const double pu = AddUp(MulUp(p, up), nq), qu = AddUp(MulUp(q, up), nq);
+  const double pm = AddUp(MulUp(p_max, up), 0x1p-1073);
+  const double qm = AddUp(MulUp(q_max, up), 0x1p-1073);
+  double sum = 0;
+  for (int64_t k = 2; k <= n; ++k) {
+    const double kd = static_cast<double>(k);
+    const double kp = MulUp(kd, pm), kq = MulUp(kd, qm);
+    if (kp >= pu && kq >= qu) {  // both capped from here on: max(P, N) each
+      sum += MulUp(static_cast<double>(n - k + 1), std::max(pu, qu));
+      break;
+    }
+    sum += std::max(std::min(pu, kp), std::min(qu, kq));
+  }
+  return MulUp(sum, up);
+}
+
+double PartialSums::Bound(double u, double leaf_sum) const {
+  // A node may round twice: to a wider type W kept as excess precision,
+  // then to T (RN_T(RN_W(x)), x not a sum of two T values, so the double
+  // rounding need not be innocuous): |d| <= u + u_W (1 + u), and u_W <=
+  // u^2 for every wider type with at least twice T's precision (f32 for
+  // bf16 and f16, f64 for f32), so |d| <= u (1 + 2 u). (gamma_m(u) has
+  // room for this in its m^2 u^2 term; this bound's factor has not for
+  // small n, so it uses the larger unit.)
+  const double ue = MulUp(u, AddUp(1, MulUp(2, u)));
+  const double nu = MulUp(static_cast<double>(n), ue);
+  if (nu >= 0.5) return kInf;
+  const double factor = DivUp(1, AddDown(1, -nu));  // >= (1 + ue)^n
+  return MulUp(MulUp(factor, ue), AddUp(leaf_sum, SumOfNodeBounds()));
 }
 
 // The transcendental and other unary float functions.
@@ -1038,6 +1127,17 @@ class EnclosurePass {
   std::optional<ValueEnclosure> Dot(
       const HloInstruction& inst,
       const std::vector<const ValueEnclosure*>& ops);
+  void ComplexDot(const ArrayEnclosure& a, const ArrayEnclosure& b,
+                  const std::vector<int64_t>& ab,
+                  const std::vector<int64_t>& bb,
+                  const std::vector<int64_t>& am,
+                  const std::vector<int64_t>& bn,
+                  const std::vector<int64_t>& ak,
+                  const std::vector<int64_t>& bk, const std::string& where,
+                  ArrayEnclosure& o) const;
+  std::optional<ValueEnclosure> ComplexReduceAdd(const HloInstruction& inst,
+                                                 const ArrayEnclosure& a,
+                                                 const ArrayEnclosure& init);
   std::optional<ValueEnclosure> Reduce(
       const HloInstruction& inst,
       const std::vector<const ValueEnclosure*>& ops);
@@ -1118,10 +1218,10 @@ class EnclosurePass {
   // `nonzero` may be nonzero) with magnitude sum `s`, unless the exact-sum
   // check shows no order rounds; overflow of an intermediate allows NaN.
   void FinishFold(bool must_nan, bool unbounded, bool add, int64_t terms,
-                  int64_t nonzero, const ExactSumCheck& exact, double s,
-                  PrimitiveType t, const std::string& where,
-                  std::set<std::string>& reasons, double& lo, double& hi,
-                  uint8_t& fl) const {
+                  int64_t nonzero, const ExactSumCheck& exact,
+                  const PartialSums& partial, double s, PrimitiveType t,
+                  const std::string& where, std::set<std::string>& reasons,
+                  double& lo, double& hi, uint8_t& fl) const {
     if (must_nan) {
       fl = (fl & ~kEnclNumber) | kEnclNaN;
     } else if (unbounded) {
@@ -1132,7 +1232,7 @@ class EnclosurePass {
     } else if (add && terms > 0 && !exact.Exact(s, t)) {
       const double e = AccumulationBound(
           t, RoundingSteps(t, terms, std::max<int64_t>(nonzero - 1, 0)), s,
-          /*dot=*/false);
+          /*dot=*/false, nullptr, &partial);
       if (AddUp(s, e) > MaxFinite(FormatOf(t))) {
         fl |= kEnclNaN;  // some orders overflow an intermediate
         lo = -kInf;
@@ -1150,8 +1250,12 @@ class EnclosurePass {
   // declared input rounding, plus the flush term; E_out when the declared
   // accumulator is wider than t is covered by the final directed rounding.
   // `alg`: the instruction's declared dot algorithm (nullptr: none).
+  // `partial`: the terms' partial-sum data (PartialSums), when the caller
+  // collected it: where no input is rounded and no flush declared, the
+  // smaller of the two bounds (both hold for every order) is taken.
   double AccumulationBound(PrimitiveType t, int64_t m, double s, bool dot,
-                           const DotAlgorithmModel* alg = nullptr) const {
+                           const DotAlgorithmModel* alg = nullptr,
+                           const PartialSums* partial = nullptr) const {
     const EnclosureDeviations& d = options_.deviations;
     double u_a = std::ldexp(1.0, -Precision(FormatOf(t)));
     if (dot && d.dot_accumulation_unit > u_a) u_a = d.dot_accumulation_unit;
@@ -1166,6 +1270,10 @@ class EnclosurePass {
     }
     const double e_in = MulUp(AddUp(MulUp(2, u_w), MulUp(u_w, u_w)), s);
     double e = AddUp(MulUp(Gamma(m, u_a), AddUp(s, e_in)), e_in);
+    if (partial != nullptr && u_w == 0 && d.ftz_types.count(t) == 0 &&
+        (alg == nullptr || alg->products == 1)) {
+      e = std::min(e, partial->Bound(u_a, dot ? s : 0));
+    }
     if (d.ftz_types.count(t) > 0) {
       e = AddUp(e, MulUp(static_cast<double>(m + 1), MinNormal(FormatOf(t))));
     }
@@ -1637,6 +1745,7 @@ std::optional<ValueEnclosure> EnclosurePass::ComplexElementwise(
       if (cls.kind != EnclosureErrorKind::kExact) return std::nullopt;
       break;
     case HloOpcode::kMultiply:
+    case HloOpcode::kDivide:
       if (cls.complex_k <= 0) return std::nullopt;
       break;
     default:
@@ -1707,6 +1816,42 @@ std::optional<ValueEnclosure> EnclosurePass::ComplexElementwise(
         case HloOpcode::kConvert:
           r = a;
           break;
+        case HloOpcode::kDivide: {
+          // The exact quotient a conj(b) / |b|^2 over the boxes:
+          // re = (ar br + ai bi) / |b|^2, im = (ai br - ar bi) / |b|^2,
+          // each sub-expression an outward-rounded interval, so every
+          // point pair of the boxes has its quotient inside. A divisor box
+          // that may hold 0 (|b|^2's lower end not above 0, which also
+          // catches an underflowing |b|^2): undecided.
+          const Iv ac = IvMul(a.re, b.re), bd = IvMul(a.im, b.im);
+          const Iv bc = IvMul(a.im, b.re), ad = IvMul(a.re, b.im);
+          const Iv nr{AddDown(ac.lo, bd.lo), AddUp(ac.hi, bd.hi)};
+          const Iv ni{AddDown(bc.lo, -ad.hi), AddUp(bc.hi, -ad.lo)};
+          auto sq = [](Iv v) {
+            const Iv p = IvMul(v, v);
+            return v.lo <= 0 && v.hi >= 0 ? Iv{0, p.hi} : p;
+          };
+          const Iv br2 = sq(b.re), bi2 = sq(b.im);
+          const Iv d{AddDown(br2.lo, bi2.lo), AddUp(br2.hi, bi2.hi)};
+          if (!(d.lo > 0) || !std::isfinite(d.hi)) {
+            untracked = true;
+            break;
+          }
+          auto div = [&](Iv n) {  // n / d with d > 0
+            return Iv{std::min(DivDown(n.lo, d.lo), DivDown(n.lo, d.hi)),
+                      std::max(DivUp(n.hi, d.lo), DivUp(n.hi, d.hi))};
+          };
+          r.re = div(nr);
+          r.im = div(ni);
+          const double w = AddUp(
+              MulUp(MulUp(cls.complex_k, u),
+                    AddUp(MaxAbs(r.re.lo, r.re.hi), MaxAbs(r.im.lo, r.im.hi))),
+              MinNormal(f));
+          r.re = {AddDown(r.re.lo, -w), AddUp(r.re.hi, w)};
+          r.im = {AddDown(r.im.lo, -w), AddUp(r.im.hi, w)};
+          rounded = true;
+          break;
+        }
         default: {  // multiply
           const Iv ac = IvMul(a.re, b.re), bd = IvMul(a.im, b.im);
           const Iv ad = IvMul(a.re, b.im), bc = IvMul(a.im, b.re);
@@ -1722,11 +1867,13 @@ std::optional<ValueEnclosure> EnclosurePass::ComplexElementwise(
           break;
         }
       }
-      if (rounded) {
+      if (untracked) {
+        // (divide: a divisor box that may hold 0)
+      } else if (rounded) {
         r.re = {RoundDownTo(part, r.re.lo), RoundUpTo(part, r.re.hi)};
         r.im = {RoundDownTo(part, r.im.lo), RoundUpTo(part, r.im.hi)};
       }
-      untracked = !finite(r.re) || !finite(r.im) ||
+      untracked = untracked || !finite(r.re) || !finite(r.im) ||
                   MaxAbs(r.re.lo, r.re.hi) > MaxFinite(f) ||
                   MaxAbs(r.im.lo, r.im.hi) > MaxFinite(f);
     }
@@ -2248,6 +2395,138 @@ std::optional<ValueEnclosure> EnclosurePass::FloatElementwise(
   return out;
 }
 
+// dot of complex values. Two ways an implementation may compute each
+// part, and any mixture of them:
+//   (A) complex products, each within the multiply's normwise class
+//       (|p^ - p| <= k u |p| + min_normal, any multiplication algorithm),
+//       summed per part with correctly rounded adds in any order: the
+//       exact product boxes' sum, plus sum_k w_k (w_k = k u (max|re_k| +
+//       max|im_k|) + min_normal bounds each part's product error), plus
+//       reduce's accumulation bound of the n widened terms per part;
+//   (B) a real dot of 2n real products per part (re: ar br and -ai bi;
+//       im: ar bi and ai br), interleaved with real FMAs in any order:
+//       gamma_2n(u) S' around the exact sum, S'_re = sum max|ar| max|br| +
+//       max|ai| max|bi| (S'_im likewise).
+// Both radii are added (a superset of either and of mixtures), then the
+// ends are rounded outward into the component type. Elements with a
+// non-finite part (not tracked) are undecided.
+void EnclosurePass::ComplexDot(
+    const ArrayEnclosure& a, const ArrayEnclosure& b,
+    const std::vector<int64_t>& ab, const std::vector<int64_t>& bb,
+    const std::vector<int64_t>& am, const std::vector<int64_t>& bn,
+    const std::vector<int64_t>& ak, const std::vector<int64_t>& bk,
+    const std::string& where, ArrayEnclosure& o) const {
+  const PrimitiveType t = o.shape.element_type();
+  const PrimitiveType part = ComplexComponentType(t);
+  const FloatFormat& f = FormatOf(part);
+  const double u = std::ldexp(1.0, -Precision(f));
+  const double k_mul = options_.error_model(HloOpcode::kMultiply, t).complex_k;
+  const int64_t k_count = static_cast<int64_t>(ak.size());
+  int64_t j = 0;
+  for (size_t bi = 0; bi < ab.size(); ++bi) {
+    for (int64_t mo : am) {
+      for (int64_t no : bn) {
+        bool tracked = true;
+        uint8_t inherited = 0;
+        Iv re{0, 0}, im{0, 0};
+        double w_sum = 0, s_re = 0, s_im = 0, sb_re = 0, sb_im = 0;
+        PartialSums p_re, p_im;
+        int64_t nonzero = 0;
+        for (int64_t k = 0; k < k_count && tracked; ++k) {
+          const int64_t ia = ab[bi] + mo + ak[k];
+          const int64_t ib = bb[bi] + no + bk[k];
+          inherited |= (a.flags[ia] | b.flags[ib]) & kUnjudgedFlags;
+          const Iv xr{a.lo[ia], a.hi[ia]}, xi{a.ilo[ia], a.ihi[ia]};
+          const Iv yr{b.lo[ib], b.hi[ib]}, yi{b.ilo[ib], b.ihi[ib]};
+          for (const Iv& v : {xr, xi, yr, yi}) {
+            tracked &= std::isfinite(v.lo) && std::isfinite(v.hi);
+          }
+          tracked &= a.flags[ia] == kEnclNumber && b.flags[ib] == kEnclNumber;
+          if (!tracked) break;
+          const Iv ac = IvMul(xr, yr), bd = IvMul(xi, yi);
+          const Iv ad = IvMul(xr, yi), bc = IvMul(xi, yr);
+          const Iv pr{AddDown(ac.lo, -bd.hi), AddUp(ac.hi, -bd.lo)};
+          const Iv pi{AddDown(ad.lo, bc.lo), AddUp(ad.hi, bc.hi)};
+          const bool zero = IsPointZero(pr) && IsPointZero(pi) &&
+                            ((IsPointZero(xr) && IsPointZero(xi)) ||
+                             (IsPointZero(yr) && IsPointZero(yi)));
+          re = {AddDown(re.lo, pr.lo), AddUp(re.hi, pr.hi)};
+          im = {AddDown(im.lo, pi.lo), AddUp(im.hi, pi.hi)};
+          // (B)'s scales.
+          sb_re =
+              AddUp(sb_re, AddUp(MaxAbs(ac.lo, ac.hi), MaxAbs(bd.lo, bd.hi)));
+          sb_im =
+              AddUp(sb_im, AddUp(MaxAbs(ad.lo, ad.hi), MaxAbs(bc.lo, bc.hi)));
+          if (zero) continue;  // a zero factor: exact in both models
+          ++nonzero;
+          // (A): the product's normwise error, then its widened parts.
+          const double w =
+              AddUp(MulUp(MulUp(k_mul, u),
+                          AddUp(MaxAbs(pr.lo, pr.hi), MaxAbs(pi.lo, pi.hi))),
+                    MinNormal(f));
+          w_sum = AddUp(w_sum, w);
+          const Iv wr{AddDown(pr.lo, -w), AddUp(pr.hi, w)};
+          const Iv wi{AddDown(pi.lo, -w), AddUp(pi.hi, w)};
+          s_re = AddUp(s_re, MaxAbs(wr.lo, wr.hi));
+          s_im = AddUp(s_im, MaxAbs(wi.lo, wi.hi));
+          p_re.Add(wr.lo, wr.hi, false);
+          p_im.Add(wi.lo, wi.hi, false);
+        }
+        if (!tracked) {
+          o.flags[j] = inherited != 0 ? inherited : uint8_t{kEnclUndecided};
+          o.lo[j] = o.ilo[j] = -kInf;
+          o.hi[j] = o.ihi[j] = kInf;
+          if (inherited == 0) {
+            AddReason(o.reasons, where +
+                                     ": a complex part may be non-finite (not "
+                                     "tracked)");
+          }
+          ++j;
+          continue;
+        }
+        const int64_t steps = std::max<int64_t>(nonzero - 1, 0);
+        const double g2n = Gamma(2 * nonzero, u);
+        const double r_re = AddUp(
+            AddUp(w_sum, AccumulationBound(part, steps, s_re,
+                                           /*dot=*/false, nullptr, &p_re)),
+            MulUp(g2n, sb_re));
+        const double r_im = AddUp(
+            AddUp(w_sum, AccumulationBound(part, steps, s_im,
+                                           /*dot=*/false, nullptr, &p_im)),
+            MulUp(g2n, sb_im));
+        Iv fr{RoundDownTo(part, AddDown(re.lo, -r_re)),
+              RoundUpTo(part, AddUp(re.hi, r_re))};
+        Iv fi{RoundDownTo(part, AddDown(im.lo, -r_im)),
+              RoundUpTo(part, AddUp(im.hi, r_im))};
+        if (nonzero == 0) {  // every product exactly zero
+          fr = fi = Iv{0, 0};
+        }
+        const bool finite = std::isfinite(fr.lo) && std::isfinite(fr.hi) &&
+                            std::isfinite(fi.lo) && std::isfinite(fi.hi) &&
+                            std::isfinite(r_re) && std::isfinite(r_im) &&
+                            AddUp(s_re, r_re) <= MaxFinite(f) &&
+                            AddUp(s_im, r_im) <= MaxFinite(f) &&
+                            AddUp(sb_re, r_re) <= MaxFinite(f) &&
+                            AddUp(sb_im, r_im) <= MaxFinite(f);
+        if (!finite) {  // an intermediate may overflow: not tracked
+          o.flags[j] = kEnclUndecided;
+          o.lo[j] = o.ilo[j] = -kInf;
+          o.hi[j] = o.ihi[j] = kInf;
+          AddReason(o.reasons, where + ": an intermediate may overflow");
+          ++j;
+          continue;
+        }
+        o.flags[j] = kEnclNumber;
+        o.lo[j] = fr.lo;
+        o.hi[j] = fr.hi;
+        o.ilo[j] = fi.lo;
+        o.ihi[j] = fi.hi;
+        ++j;
+      }
+    }
+  }
+}
+
 std::optional<ValueEnclosure> EnclosurePass::Dot(
     const HloInstruction& inst, const std::vector<const ValueEnclosure*>& ops) {
   if (ops.size() != 2 || !inst.shape().IsArray()) return std::nullopt;
@@ -2257,11 +2536,25 @@ std::optional<ValueEnclosure> EnclosurePass::Dot(
   const ArrayEnclosure& a = ops[0]->array;
   const ArrayEnclosure& b = ops[1]->array;
   const PrimitiveType t = inst.shape().element_type();
-  if (!a.is_float || !b.is_float || !SupportedFloat(t)) return std::nullopt;
+  const bool complex = a.is_complex && b.is_complex && IsComplex(t);
+  if (complex) {
+    const PrimitiveType part = ComplexComponentType(t);
+    const EnclosureDeviations& d = options_.deviations;
+    if (!SupportedFloat(part) || alg->input_unit > 0 || alg->products != 1 ||
+        alg->accumulation_unit > std::ldexp(1.0, -Precision(FormatOf(part))) ||
+        d.dot_input_unit > 0 || d.dot_accumulation_unit > 0 ||
+        d.truncating_accumulation || d.ftz_types.count(part) > 0 ||
+        options_.error_model(HloOpcode::kMultiply, t).complex_k <= 0) {
+      return std::nullopt;
+    }
+  } else if (!a.is_float || !b.is_float || !SupportedFloat(t)) {
+    return std::nullopt;
+  }
   // Rounded inputs or a narrower accumulator: exact data is no longer
   // exact in every order.
   const bool may_round_inputs =
-      alg->input_unit > 0 || options_.deviations.dot_input_unit > 0 ||
+      complex || alg->input_unit > 0 ||
+      options_.deviations.dot_input_unit > 0 ||
       alg->accumulation_unit > std::ldexp(1.0, -Precision(FormatOf(t))) ||
       options_.deviations.dot_accumulation_unit > 0 ||
       options_.deviations.truncating_accumulation;
@@ -2300,6 +2593,10 @@ std::optional<ValueEnclosure> EnclosurePass::Dot(
   }
   const int64_t k_count = static_cast<int64_t>(ak.size());
   const std::string where = absl::StrCat("dot ", inst.name());
+  if (complex) {
+    ComplexDot(a, b, ab, bb, am, bn, ak, bk, where, o);
+    return out;
+  }
   int64_t j = 0;
   for (size_t bi = 0; bi < ab.size(); ++bi) {
     for (int64_t mo : am) {
@@ -2309,6 +2606,7 @@ std::optional<ValueEnclosure> EnclosurePass::Dot(
         bool must_nan = false, unbounded = false;
         int64_t nonzero = 0;  // products that may be nonzero
         ExactSumCheck exact;
+        PartialSums partial;
         for (int64_t k = 0; k < k_count; ++k) {
           const int64_t ia = ab[bi] + mo + ak[k];
           const int64_t ib = bb[bi] + no + bk[k];
@@ -2346,6 +2644,7 @@ std::optional<ValueEnclosure> EnclosurePass::Dot(
           lo += tl;
           hi += th;
           s += std::max(std::fabs(tl), std::fabs(th));
+          partial.Add(tl, th, IsPointZero(x) || IsPointZero(y));
         }
         // The loop's round-to-nearest error: each product within u |t|
         // (+ an underflow quantum), each sum of k terms within
@@ -2369,8 +2668,9 @@ std::optional<ValueEnclosure> EnclosurePass::Dot(
           lo = -kInf;
           hi = kInf;
         } else if (!rn_exact) {
-          const double e = AccumulationBound(
-              t, RoundingSteps(t, k_count, nonzero), s, /*dot=*/true, &*alg);
+          const double e =
+              AccumulationBound(t, RoundingSteps(t, k_count, nonzero), s,
+                                /*dot=*/true, &*alg, &partial);
           if (AddUp(s, e) > MaxFinite(FormatOf(t))) {
             // Some summation orders overflow an intermediate (inf - inf).
             fl |= kEnclNaN;
@@ -2459,6 +2759,50 @@ absl::StatusOr<std::optional<ValueEnclosure>> EnclosurePass::Convolution(
   HLOREF_ASSIGN_OR_RETURN(std::vector<double> c3, conv(xr, wam));
   HLOREF_ASSIGN_OR_RETURN(std::vector<double> c4, conv(xr, wr));
   HLOREF_ASSIGN_OR_RETURN(std::vector<double> sv, conv(xa, wa));
+  // Products that may be nonzero, per output: the convolution of the
+  // operands' indicators (1 unless the element is exactly zero; exact in
+  // f64). A product with an exactly zero factor (padding, a ReLU zero, a
+  // zero weight) is exact and adding it is exact, so at most that many
+  // roundings lie on any path of any order (as dot).
+  auto nonzero_indicator = [](const ArrayEnclosure& a) {
+    std::vector<double> z(a.lo.size());
+    for (size_t i = 0; i < z.size(); ++i) {
+      z[i] = IsPointZero(Iv{a.lo[i], a.hi[i]}) ? 0 : 1;
+    }
+    return z;
+  };
+  HLOREF_ASSIGN_OR_RETURN(std::vector<double> nonzero,
+                          conv(nonzero_indicator(x), nonzero_indicator(w)));
+  // The partial-sum bound's data (PartialSums) per output, from four more
+  // convolutions of the operands' positive and negative parts (x+ =
+  // max(hi, 0), x- = max(-lo, 0)): a product's positive part is at most
+  // x+ w+ + x- w- (a positive product needs equal signs), its negative part
+  // at most x+ w- + x- w+, so P <= conv(x+, w+) + conv(x-, w-) and N <=
+  // conv(x+, w-) + conv(x-, w+), each within 2^-53 relative (non-negative
+  // terms, one rounding). The largest term's parts are bounded over the
+  // whole operands (max x+ max w+ + max x- max w-, and likewise).
+  auto parts = [](const ArrayEnclosure& a, std::vector<double>& pos,
+                  std::vector<double>& neg, double& pos_max, double& neg_max) {
+    pos.resize(a.lo.size());
+    neg.resize(a.lo.size());
+    pos_max = neg_max = 0;
+    for (size_t i = 0; i < pos.size(); ++i) {
+      pos[i] = std::max(a.hi[i], 0.0);
+      neg[i] = std::max(-a.lo[i], 0.0);
+      pos_max = std::max(pos_max, pos[i]);
+      neg_max = std::max(neg_max, neg[i]);
+    }
+  };
+  std::vector<double> xp, xn, wp, wn;
+  double xp_max, xn_max, wp_max, wn_max;
+  parts(x, xp, xn, xp_max, xn_max);
+  parts(w, wp, wn, wp_max, wn_max);
+  HLOREF_ASSIGN_OR_RETURN(std::vector<double> c_pp, conv(xp, wp));
+  HLOREF_ASSIGN_OR_RETURN(std::vector<double> c_nn, conv(xn, wn));
+  HLOREF_ASSIGN_OR_RETURN(std::vector<double> c_pn, conv(xp, wn));
+  HLOREF_ASSIGN_OR_RETURN(std::vector<double> c_np, conv(xn, wp));
+  const double term_p_max = AddUp(MulUp(xp_max, wp_max), MulUp(xn_max, wn_max));
+  const double term_q_max = AddUp(MulUp(xp_max, wn_max), MulUp(xn_max, wp_max));
   // Term count bound: kernel elements / output features (the kernel's
   // window and input features per group).
   const ConvolutionDimensionNumbers& dn =
@@ -2477,8 +2821,16 @@ absl::StatusOr<std::optional<ValueEnclosure>> EnclosurePass::Convolution(
     const double up = 1 + kF64Rel;
     const double rad = MulUp(AddUp(AddUp(c2[j], c3[j]), c4[j]), up);
     const double s = MulUp(sv[j], up);
-    const double e = AddUp(AccumulationBound(t, m, s, /*dot=*/true, &*alg),
-                           MulUp(std::fabs(c1[j]), kF64Rel));
+    const int64_t steps = RoundingSteps(t, m, static_cast<int64_t>(nonzero[j]));
+    PartialSums partial;
+    partial.n = static_cast<int64_t>(nonzero[j]);
+    partial.p = MulUp(AddUp(c_pp[j], c_nn[j]), up);
+    partial.q = MulUp(AddUp(c_pn[j], c_np[j]), up);
+    partial.p_max = term_p_max;
+    partial.q_max = term_q_max;
+    const double e =
+        AddUp(AccumulationBound(t, steps, s, /*dot=*/true, &*alg, &partial),
+              MulUp(std::fabs(c1[j]), kF64Rel));
     if (AddUp(s, e) > MaxFinite(FormatOf(t))) {
       o.flags[j] = kEnclNumber | kEnclNaN;
       o.lo[j] = -kInf;
@@ -3000,15 +3352,20 @@ absl::StatusOr<std::optional<ValueEnclosure>> EnclosurePass::ReduceWindow(
   for (int64_t j = 0; j < o.size(); ++j) {
     const double s = Up(sv[j]);
     int64_t steps = m;
+    PartialSums partial;
     if (planned) {
       int64_t nonzero = init_nonzero;
+      partial.Add(init.lo[0], init.hi[0], init_nonzero == 0);
       for (int64_t k = plan.start[j]; k < plan.start[j + 1]; ++k) {
         const int64_t i = plan.offsets[k];
-        nonzero += IsPointZero(Iv{x.lo[i], x.hi[i]}) ? 0 : 1;
+        const bool zero = IsPointZero(Iv{x.lo[i], x.hi[i]});
+        nonzero += zero ? 0 : 1;
+        partial.Add(x.lo[i], x.hi[i], zero);
       }
       steps = RoundingSteps(t, m, std::max<int64_t>(nonzero - 1, 0));
     }
-    const double e = AccumulationBound(t, steps, s, /*dot=*/false);
+    const double e = AccumulationBound(t, steps, s, /*dot=*/false, nullptr,
+                                       planned ? &partial : nullptr);
     if (AddUp(s, e) > MaxFinite(f)) {
       o.flags[j] = kEnclNumber | kEnclNaN;
       o.lo[j] = -kInf;
@@ -3247,6 +3604,38 @@ absl::StatusOr<std::optional<ValueEnclosure>> EnclosurePass::ScatterFloat(
   HLOREF_ASSIGN_OR_RETURN(std::vector<double> count,
                           run(std::vector<double>(x.size(), 0),
                               std::vector<double>(upd.size(), 1)));
+  // The addends that may be nonzero (the operand's element and the
+  // updates), counted by a scatter of indicators (exact in f64): an
+  // exactly zero addend rounds nothing, so along every path of every order
+  // at most (that count - 1) additions round (as reduce).
+  auto nonzero_indicator = [](const ArrayEnclosure& a) {
+    std::vector<double> z(a.lo.size());
+    for (size_t i = 0; i < z.size(); ++i) {
+      z[i] = IsPointZero(Iv{a.lo[i], a.hi[i]}) ? 0 : 1;
+    }
+    return z;
+  };
+  HLOREF_ASSIGN_OR_RETURN(std::vector<double> nonzero,
+                          run(nonzero_indicator(x), nonzero_indicator(upd)));
+  // The partial-sum bound's data (PartialSums): P and N per element from
+  // scatters of the positive parts (max(hi, 0)) and of the negative parts
+  // (max(-lo, 0)) of the operand and the updates (non-negative terms, so
+  // within (m + 2) 2^-52 relative like sv), the largest term's parts over
+  // the whole operands.
+  double pos_max = 0, neg_max = 0;
+  auto part = [&](const ArrayEnclosure& a, bool positive) {
+    std::vector<double> v(a.lo.size());
+    for (size_t i = 0; i < v.size(); ++i) {
+      v[i] = positive ? std::max(a.hi[i], 0.0) : std::max(-a.lo[i], 0.0);
+      (positive ? pos_max : neg_max) =
+          std::max(positive ? pos_max : neg_max, v[i]);
+    }
+    return v;
+  };
+  HLOREF_ASSIGN_OR_RETURN(std::vector<double> pos,
+                          run(part(x, true), part(upd, true)));
+  HLOREF_ASSIGN_OR_RETURN(std::vector<double> neg,
+                          run(part(x, false), part(upd, false)));
   const FloatFormat& f = FormatOf(t);
   for (int64_t j = 0; j < o.size(); ++j) {
     const int64_t m = static_cast<int64_t>(count[j]);
@@ -3255,10 +3644,20 @@ absl::StatusOr<std::optional<ValueEnclosure>> EnclosurePass::ScatterFloat(
       o.hi[j] = hi[j];
       continue;
     }
+    const int64_t steps = RoundingSteps(
+        t, m, std::max<int64_t>(static_cast<int64_t>(nonzero[j]) - 1, 0));
     const double f64_err =
         MulUp(MulUp(static_cast<double>(m + 2), 0x1p-52), sv[j]);
     const double s = AddUp(sv[j], f64_err);
-    const double e = AccumulationBound(t, m, s, /*dot=*/false);
+    const double f64_up = AddUp(1, MulUp(static_cast<double>(m + 2), 0x1p-52));
+    PartialSums partial;
+    partial.n = static_cast<int64_t>(nonzero[j]);
+    partial.p = MulUp(pos[j], f64_up);
+    partial.q = MulUp(neg[j], f64_up);
+    partial.p_max = pos_max;
+    partial.q_max = neg_max;
+    const double e =
+        AccumulationBound(t, steps, s, /*dot=*/false, nullptr, &partial);
     if (AddUp(s, e) > MaxFinite(f)) {
       o.flags[j] = kEnclNumber | kEnclNaN;
       o.lo[j] = -kInf;
@@ -3415,7 +3814,13 @@ absl::StatusOr<std::optional<ValueEnclosure>> EnclosurePass::SelectAndScatter(
     double s = must_nan ? 0 : MaxAbs(lo, hi);
     int64_t nonzero = !must_nan && !IsPointZero(Iv{lo, hi}) ? 1 : 0;
     ExactSumCheck exact;
-    if (!must_nan) exact.Add(lo, hi);
+    // Every candidate term: a sum over a subset of them is bounded by the
+    // partial sums of all of them (subsets of a subset are subsets).
+    PartialSums partial;
+    if (!must_nan) {
+      exact.Add(lo, hi);
+      partial.Add(lo, hi, IsPointZero(Iv{lo, hi}));
+    }
     if (add && !must_nan && (!std::isfinite(lo) || !std::isfinite(hi))) {
       unbounded = true;
     }
@@ -3434,6 +3839,7 @@ absl::StatusOr<std::optional<ValueEnclosure>> EnclosurePass::SelectAndScatter(
           continue;
         }
         exact.Add(slo, shi);
+        partial.Add(slo, shi, IsPointZero(Iv{slo, shi}));
         if (!IsPointZero(Iv{slo, shi})) ++nonzero;
         lo = AddDown(lo, sure ? slo : std::min(0.0, slo));
         hi = AddUp(hi, sure ? shi : std::max(0.0, shi));
@@ -3450,8 +3856,8 @@ absl::StatusOr<std::optional<ValueEnclosure>> EnclosurePass::SelectAndScatter(
       AddReason(o.reasons, where + ": selection undecided in some windows");
     }
     const int64_t m = static_cast<int64_t>(into[j].size());
-    FinishFold(must_nan, unbounded, add, m, nonzero, exact, s, t, where,
-               o.reasons, lo, hi, fl);
+    FinishFold(must_nan, unbounded, add, m, nonzero, exact, partial, s, t,
+               where, o.reasons, lo, hi, fl);
     o.lo[j] = lo;
     o.hi[j] = hi;
     o.flags[j] = fl;
@@ -3711,16 +4117,29 @@ struct SortKey {
   bool total_order;
   bool strict = true;  // LT / GT; false: LE / GE
 };
+// Key arithmetic: both sides may negate the parameter the same number of
+// times. Negation is exact and reverses the order of numbers, and of the
+// TOTALORDER sequence (it flips the sign bit of a sign-magnitude order), so
+// compare(-a, -b, LT) is compare(a, b, GT) under FLOAT and TOTALORDER
+// alike (a NaN compares false either way under FLOAT).
+const HloInstruction* StripNegations(const HloInstruction* h, int* count) {
+  while (h->opcode() == HloOpcode::kNegate && h->operand_count() == 1) {
+    h = h->operand(0);
+    ++*count;
+  }
+  return h;
+}
 std::optional<SortKey> KeyCompare(const HloInstruction* root,
                                   bool non_strict = false) {
   if (root == nullptr || root->opcode() != HloOpcode::kCompare ||
       root->operand_count() != 2) {
     return std::nullopt;
   }
-  const HloInstruction* x = root->operand(0);
-  const HloInstruction* y = root->operand(1);
+  int x_neg = 0, y_neg = 0;
+  const HloInstruction* x = StripNegations(root->operand(0), &x_neg);
+  const HloInstruction* y = StripNegations(root->operand(1), &y_neg);
   if (x->opcode() != HloOpcode::kParameter ||
-      y->opcode() != HloOpcode::kParameter) {
+      y->opcode() != HloOpcode::kParameter || x_neg != y_neg) {
     return std::nullopt;
   }
   const int64_t a = x->parameter_number(), b = y->parameter_number();
@@ -3733,8 +4152,8 @@ std::optional<SortKey> KeyCompare(const HloInstruction* root,
     return std::nullopt;
   }
   const bool swapped = a > b;
-  const bool greater =
-      dir == ComparisonDirection::kGt || dir == ComparisonDirection::kGe;
+  const bool greater = (dir == ComparisonDirection::kGt ||
+                        dir == ComparisonDirection::kGe) != (x_neg % 2 == 1);
   return SortKey{a / 2, greater != swapped,
                  root->attrs().comparison_type == ComparisonType::kTotalOrder,
                  strict};
@@ -3747,10 +4166,11 @@ int64_t KeyEquality(const HloInstruction* inst, ComparisonDirection dir) {
       inst->operand_count() != 2 || inst->attrs().direction != dir) {
     return -1;
   }
-  const HloInstruction* x = inst->operand(0);
-  const HloInstruction* y = inst->operand(1);
+  int x_neg = 0, y_neg = 0;  // -a == -b exactly when a == b
+  const HloInstruction* x = StripNegations(inst->operand(0), &x_neg);
+  const HloInstruction* y = StripNegations(inst->operand(1), &y_neg);
   if (x->opcode() != HloOpcode::kParameter ||
-      y->opcode() != HloOpcode::kParameter) {
+      y->opcode() != HloOpcode::kParameter || x_neg != y_neg) {
     return -1;
   }
   const int64_t a = x->parameter_number(), b = y->parameter_number();
@@ -4344,6 +4764,89 @@ bool IsMultiplyReducer(const HloComputation* comp) {
          root->operand(0) != root->operand(1);
 }
 
+// reduce of complex values with an add reducer in the element type: a
+// complex add is one correctly rounded real add per part (class R part by
+// part, as ComplexElementwise), so each part of the result is a real sum
+// of that part of the init and the elements, in any order: reduce's real
+// rule per part (its exact-zero count, partial-sum bound and directed
+// rounding into the component type). An element that is not a finite
+// box (complex NaNs and infinities are not tracked), or a part whose
+// intermediate may overflow, leaves the output undecided.
+std::optional<ValueEnclosure> EnclosurePass::ComplexReduceAdd(
+    const HloInstruction& inst, const ArrayEnclosure& a,
+    const ArrayEnclosure& init) {
+  const PrimitiveType part = ComplexComponentType(inst.shape().element_type());
+  if (!SupportedFloat(part)) return std::nullopt;
+  const auto [ko, ro] = ReduceOffsets(a.shape, inst.attrs().dimensions);
+  ValueEnclosure out;
+  out.shape = inst.shape();
+  out.array = NewArray(inst.shape());
+  ArrayEnclosure& o = out.array;
+  if (static_cast<int64_t>(ko.size()) != o.size() || !o.is_complex) {
+    return std::nullopt;
+  }
+  MergeReasons(o.reasons, a.reasons);
+  MergeReasons(o.reasons, init.reasons);
+  const int64_t n = static_cast<int64_t>(ro.size());
+  const std::string where = absl::StrCat("reduce ", inst.name());
+  auto finite_box = [](const ArrayEnclosure& e, int64_t i) {
+    return e.flags[i] == kEnclNumber && std::isfinite(e.lo[i]) &&
+           std::isfinite(e.hi[i]) && std::isfinite(e.ilo[i]) &&
+           std::isfinite(e.ihi[i]);
+  };
+  for (int64_t j = 0; j < o.size(); ++j) {
+    bool tracked = finite_box(init, 0);
+    uint8_t inherited = init.flags[0] & kUnjudgedFlags;
+    for (int64_t r : ro) {
+      tracked &= finite_box(a, ko[j] + r);
+      inherited |= a.flags[ko[j] + r] & kUnjudgedFlags;
+    }
+    uint8_t fl = kEnclNumber;
+    // One part: the init's [lo, hi], then each element's.
+    auto fold = [&](double init_lo, double init_hi,
+                    const std::vector<double>& vlo,
+                    const std::vector<double>& vhi, double& lo, double& hi) {
+      lo = init_lo;
+      hi = init_hi;
+      double s = std::max(std::fabs(lo), std::fabs(hi));
+      int64_t nonzero = IsPointZero(Iv{lo, hi}) ? 0 : 1;
+      ExactSumCheck exact;
+      PartialSums partial;
+      exact.Add(lo, hi);
+      partial.Add(lo, hi, IsPointZero(Iv{lo, hi}));
+      for (int64_t r : ro) {
+        const int64_t i = ko[j] + r;
+        const bool zero = IsPointZero(Iv{vlo[i], vhi[i]});
+        exact.Add(vlo[i], vhi[i]);
+        partial.Add(vlo[i], vhi[i], zero);
+        nonzero += zero ? 0 : 1;
+        lo = AddDown(lo, vlo[i]);
+        hi = AddUp(hi, vhi[i]);
+        s = AddUp(s, std::max(std::fabs(vlo[i]), std::fabs(vhi[i])));
+      }
+      FinishFold(false, false, true, n, nonzero, exact, partial, s, part, where,
+                 o.reasons, lo, hi, fl);
+    };
+    if (tracked) {
+      fold(init.lo[0], init.hi[0], a.lo, a.hi, o.lo[j], o.hi[j]);
+      fold(init.ilo[0], init.ihi[0], a.ilo, a.ihi, o.ilo[j], o.ihi[j]);
+    }
+    if (!tracked || fl != kEnclNumber) {
+      o.flags[j] = inherited != 0 ? inherited : uint8_t{kEnclUndecided};
+      o.lo[j] = o.ilo[j] = -kInf;
+      o.hi[j] = o.ihi[j] = kInf;
+      if (inherited == 0) {
+        AddReason(o.reasons, where +
+                                 ": a complex part may be non-finite "
+                                 "(not tracked)");
+      }
+      continue;
+    }
+    o.flags[j] = fl;
+  }
+  return out;
+}
+
 std::optional<ValueEnclosure> EnclosurePass::Reduce(
     const HloInstruction& inst, const std::vector<const ValueEnclosure*>& ops) {
   if (ops.size() != 2 || !inst.shape().IsArray()) return std::nullopt;
@@ -4353,6 +4856,10 @@ std::optional<ValueEnclosure> EnclosurePass::Reduce(
   const ArrayEnclosure& a = ops[0]->array;
   const ArrayEnclosure& init = ops[1]->array;
   const PrimitiveType t = inst.shape().element_type();
+  if (a.is_complex && init.is_complex && *reducer == HloOpcode::kAdd &&
+      a.shape.element_type() == t && ReducerType(inst.to_apply()) == t) {
+    return ComplexReduceAdd(inst, a, init);
+  }
   if (!a.is_float || !init.is_float || !SupportedFloat(t) ||
       a.shape.element_type() != t || ReducerType(inst.to_apply()) != t) {
     return std::nullopt;
@@ -4376,7 +4883,11 @@ std::optional<ValueEnclosure> EnclosurePass::Reduce(
     // Addends (the init included) that may be nonzero.
     int64_t nonzero = !must_nan && !IsPointZero(Iv{lo, hi}) ? 1 : 0;
     ExactSumCheck exact;
-    if (!must_nan) exact.Add(lo, hi);
+    PartialSums partial;
+    if (!must_nan) {
+      exact.Add(lo, hi);
+      partial.Add(lo, hi, IsPointZero(Iv{lo, hi}));
+    }
     if (add && !must_nan && (!std::isfinite(lo) || !std::isfinite(hi))) {
       unbounded = true;
     }
@@ -4393,6 +4904,7 @@ std::optional<ValueEnclosure> EnclosurePass::Reduce(
           continue;
         }
         exact.Add(a.lo[i], a.hi[i]);
+        partial.Add(a.lo[i], a.hi[i], IsPointZero(Iv{a.lo[i], a.hi[i]}));
         if (!IsPointZero(Iv{a.lo[i], a.hi[i]})) ++nonzero;
         lo = AddDown(lo, a.lo[i]);
         hi = AddUp(hi, a.hi[i]);
@@ -4405,8 +4917,8 @@ std::optional<ValueEnclosure> EnclosurePass::Reduce(
         hi = std::min(hi, a.hi[i]);
       }
     }
-    FinishFold(must_nan, unbounded, add, n, nonzero, exact, s, t, where,
-               o.reasons, lo, hi, fl);
+    FinishFold(must_nan, unbounded, add, n, nonzero, exact, partial, s, t,
+               where, o.reasons, lo, hi, fl);
     o.lo[j] = lo;
     o.hi[j] = hi;
     o.flags[j] = fl;
@@ -4881,6 +5393,18 @@ absl::StatusOr<EnclosureVerdict> JudgeWithEnclosure(
         o.failures.push_back(f);
       }
     };
+    // An element inside its enclosure (real or complex): a pass when the
+    // enclosure is narrow, unjudged (too wide) otherwise.
+    auto inside = [&](int64_t i) {
+      const double rel = RelativeRadius(e, i);
+      o.max_relative_radius = std::max(o.max_relative_radius, rel);
+      if (rel > options.max_relative_radius) {
+        ++o.unjudged;
+        ++o.wide;
+      } else {
+        ++o.pass;
+      }
+    };
     for (int64_t i = 0; i < e.size(); ++i) {
       const uint8_t fl = e.flags[i];
       if (fl & kEnclDontCare) {
@@ -4909,14 +5433,7 @@ absl::StatusOr<EnclosureVerdict> JudgeWithEnclosure(
           }
           continue;
         }
-        const double rel = RelativeRadius(e, i);
-        o.max_relative_radius = std::max(o.max_relative_radius, rel);
-        if (rel > options.max_relative_radius) {
-          ++o.unjudged;
-          ++o.wide;
-          continue;
-        }
-        ++o.pass;
+        inside(i);
         continue;
       }
       if (!e.is_float) {
@@ -4948,14 +5465,7 @@ absl::StatusOr<EnclosureVerdict> JudgeWithEnclosure(
         ++o.unjudged;
         continue;
       }
-      const double rel = RelativeRadius(e, i);
-      o.max_relative_radius = std::max(o.max_relative_radius, rel);
-      if (rel > options.max_relative_radius) {
-        ++o.unjudged;
-        ++o.wide;
-        continue;
-      }
-      ++o.pass;
+      inside(i);
     }
     if (o.unjudged > 0 || o.dont_care > 0) o.reasons = e.reasons;
     if (o.wide > 0) {

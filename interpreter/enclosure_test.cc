@@ -12,12 +12,14 @@
 #include <complex>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <random>
 #include <string>
 #include <tuple>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
 #include "conformance/compare/enclosure_model.h"
@@ -832,6 +834,454 @@ TEST(Enclosure, ZeroAddendsRoundNothing) {
   EXPECT_EQ(Judge(e, e.oracle).outputs[0].pass, 1);
 }
 
+// Scatter-add and convolution count exactly zero terms out too, as reduce
+// and dot. Both sum the multiset of ZeroAddendsRoundNothing ({3.25,
+// 1.0078125 x 3} and zeros; every order of it is 6.25 or 6.28125,
+// brute-forced there), so:
+//   scatter: the operand's 0 and 7 updates, 4 nonzero addends: gamma_3
+//     (2^-8) S, [6.1875, 6.375] as reduce (gamma_7, counting every update,
+//     gave [6.09375, 6.46875]);
+//   convolution of x = {3.25, 5, 1.0078125, 5, 1.0078125, 5, 1.0078125}
+//     with w = {1, 0, 1, 0, 1, 0, 1}: 4 nonzero products, gamma_4(2^-8) S =
+//     0.0996 by hand: [6.1739, 6.3730] rounded out to bf16 [6.15625,
+//     6.375] (gamma_7 over the window: [6.09375, 6.46875]).
+// 6.4375, inside both old bounds and outside every order, fails; both
+// tests fail on the previous rules (checked by restoring the full counts).
+TEST(Enclosure, ScatterAndConvolutionZeroTermsRoundNothing) {
+  Enclosed sc =
+      Enclose(R"(
+HloModule m
+add {
+  a = bf16[] parameter(0)
+  b = bf16[] parameter(1)
+  ROOT s = bf16[] add(a, b)
+}
+ENTRY main {
+  op = bf16[2] parameter(0)
+  idx = s32[7,1] parameter(1)
+  upd = bf16[7] parameter(2)
+  ROOT s = bf16[2] scatter(op, idx, upd), update_window_dims={},
+    inserted_window_dims={0}, scatter_dims_to_operand_dims={0},
+    index_vector_dim=1, to_apply=add
+})",
+              {"bf16[2] {0, 1}", "s32[7,1] {{0}, {0}, {0}, {0}, {0}, {0}, {0}}",
+               "bf16[7] {3.25, 0, 1.0078125, 0, 1.0078125, 0, "
+               "1.0078125}"});
+  ASSERT_EQ(sc.enc.outputs.size(), 1u);
+  EXPECT_EQ(sc.enc.outputs[0].lo[0], 6.1875);
+  EXPECT_EQ(sc.enc.outputs[0].hi[0], 6.375);
+  EXPECT_EQ(sc.enc.outputs[0].lo[1], 1.0);  // untouched
+  EXPECT_EQ(sc.enc.outputs[0].hi[1], 1.0);
+  EXPECT_EQ(Judge(sc, {FromDoubles(PrimitiveType::kBF16, {2}, {6.4375, 1})})
+                .outputs[0]
+                .fail,
+            1);
+  for (double v : {6.25, 6.28125}) {
+    EXPECT_EQ(Judge(sc, {FromDoubles(PrimitiveType::kBF16, {2}, {v, 1})})
+                  .outputs[0]
+                  .pass,
+              2);
+  }
+  Enclosed cv = Enclose(R"(
+HloModule m
+ENTRY main {
+  x = bf16[1,7,1] parameter(0)
+  k = bf16[7,1,1] parameter(1)
+  ROOT c = bf16[1,1,1] convolution(x, k), window={size=7}, dim_labels=b0f_0io->b0f
+})",
+                        {"bf16[1,7,1] {{{3.25}, {5}, {1.0078125}, {5}, "
+                         "{1.0078125}, {5}, {1.0078125}}}",
+                         "bf16[7,1,1] {{{1}}, {{0}}, {{1}}, {{0}}, {{1}}, "
+                         "{{0}}, {{1}}}"});
+  ASSERT_EQ(cv.enc.outputs.size(), 1u);
+  EXPECT_EQ(cv.enc.outputs[0].lo[0], 6.15625);
+  EXPECT_EQ(cv.enc.outputs[0].hi[0], 6.375);
+  EXPECT_EQ(Judge(cv, {FromDoubles(PrimitiveType::kBF16, {1, 1, 1}, {6.4375})})
+                .outputs[0]
+                .fail,
+            1);
+  for (double v : {6.25, 6.28125}) {
+    EXPECT_EQ(Judge(cv, {FromDoubles(PrimitiveType::kBF16, {1, 1, 1}, {v})})
+                  .outputs[0]
+                  .pass,
+              1);
+  }
+  EXPECT_EQ(Judge(sc, sc.oracle).outputs[0].fail, 0);
+  EXPECT_EQ(Judge(cv, cv.oracle).outputs[0].fail, 0);
+}
+
+// ---- The partial-sum bound (PartialSums in enclosure.cc).
+
+// "{a, b, ...}" of doubles printed exactly enough for their type.
+std::string Braced(const std::vector<double>& v) {
+  std::vector<std::string> s;
+  for (double x : v) s.push_back(absl::StrFormat("%.17g", x));
+  return absl::StrCat("{", absl::StrJoin(s, ", "), "}");
+}
+
+// A summation order near the partial-sum bound, by hand. bf16 reduce of
+// {256, 20 x 255/256, -256} with init 0, left to right: each 255/256 is
+// below half an ulp of 256 (ulp 2) and is lost, then 256 - 256 = 0, while
+// the exact sum is 20 x 255/256 = 19.921875: an error of 19.92.
+//   Partial sums: n = 22 terms, P = 275.921875, N = 256, p_max = q_max =
+//   256, so M(k) = 275.921875 for k >= 2 and sum_{k=2..22} M(k) =
+//   5794.359375; the unit u' = 2^-8 (1 + 2^-7) (a node may round twice,
+//   see PartialSums::Bound), (1 + u')^n <= 1 / (1 - 22 u'); bound =
+//   u' / (1 - 22 u') 5794.36 = 24.974: [-5.052, 44.896], rounded out to
+//   bf16 [-5.0625, 45].
+//   gamma_21(2^-8) S (S = 531.921875, the previous rule) = 47.53:
+//   [-27.625, 67.5].
+// The left-to-right 0 is inside (unjudged: too wide); halving the node-sum
+// bound (checked by breaking SumOfNodeBounds, then restored) gives [7.43, 32.4]
+// and fails this test; 50 (inside gamma's bound, outside every order) fails.
+TEST(Enclosure, PartialSumBoundByHandNearItsWorstOrder) {
+  std::vector<double> x = {256};
+  for (int i = 0; i < 20; ++i) x.push_back(255.0 / 256);
+  x.push_back(-256);
+  Enclosed e = Enclose(R"(
+HloModule m
+add {
+  a = bf16[] parameter(0)
+  b = bf16[] parameter(1)
+  ROOT s = bf16[] add(a, b)
+}
+ENTRY main {
+  x = bf16[22] parameter(0)
+  z = bf16[] constant(0)
+  ROOT r = bf16[] reduce(x, z), dimensions={0}, to_apply=add
+})",
+                       {absl::StrCat("bf16[22] ", Braced(x))});
+  ASSERT_EQ(e.enc.outputs.size(), 1u);
+  EXPECT_EQ(e.enc.outputs[0].lo[0], -5.0625);
+  EXPECT_EQ(e.enc.outputs[0].hi[0], 45);
+  float acc = 0;  // the init, then left to right in bf16
+  for (double v : x) acc = RoundBf16(acc + static_cast<float>(v));
+  EXPECT_EQ(acc, 0.0f);
+  // Inside (not failed); relative radius 0.55, so unjudged, not passed.
+  const EnclosureVerdict v =
+      Judge(e, {FromDoubles(PrimitiveType::kBF16, {}, {acc})});
+  EXPECT_EQ(v.outputs[0].fail, 0);
+  EXPECT_EQ(v.outputs[0].unjudged, 1);
+  EXPECT_EQ(
+      Judge(e, {FromDoubles(PrimitiveType::kBF16, {}, {50})}).outputs[0].fail,
+      1);
+  EXPECT_EQ(Judge(e, e.oracle).outputs[0].fail, 0);
+
+  // The same addends as a scatter-add of 22 updates into the operand's 0:
+  // the same bound (P and N from scatters of the parts), the same
+  // [-5.0625, 45]; 0 inside, 50 fails (with P and N halved in the
+  // scatter rule, checked, then restored, 0 fails).
+  std::vector<std::string> idx(22, "{0}");
+  Enclosed sc =
+      Enclose(R"(
+HloModule m
+add {
+  a = bf16[] parameter(0)
+  b = bf16[] parameter(1)
+  ROOT s = bf16[] add(a, b)
+}
+ENTRY main {
+  op = bf16[1] parameter(0)
+  idx = s32[22,1] parameter(1)
+  upd = bf16[22] parameter(2)
+  ROOT s = bf16[1] scatter(op, idx, upd), update_window_dims={},
+    inserted_window_dims={0}, scatter_dims_to_operand_dims={0},
+    index_vector_dim=1, to_apply=add
+})",
+              {"bf16[1] {0}",
+               absl::StrCat("s32[22,1] {", absl::StrJoin(idx, ", "), "}"),
+               absl::StrCat("bf16[22] ", Braced(x))});
+  ASSERT_EQ(sc.enc.outputs.size(), 1u);
+  EXPECT_EQ(sc.enc.outputs[0].lo[0], -5.0625);
+  EXPECT_EQ(sc.enc.outputs[0].hi[0], 45);
+  EXPECT_EQ(Judge(sc, {FromDoubles(PrimitiveType::kBF16, {1}, {acc})})
+                .outputs[0]
+                .fail,
+            0);
+  EXPECT_EQ(
+      Judge(sc, {FromDoubles(PrimitiveType::kBF16, {1}, {50})}).outputs[0].fail,
+      1);
+}
+
+// Random bf16 row sums of both signs (40 rows of 40 terms in [-1, 1)):
+// every order simulated here in plain C++ (left to right, reversed, a
+// balanced tree, positives first then negatives, 20 random permutations,
+// all rounded to bf16 per addition, and the f32 sum rounded once: excess
+// precision) and the exact sum (exact in double: bf16 terms of exponents
+// -8..0) lie inside, and the enclosure is at most 0.7 of the radius of
+// gamma_39(2^-8) S (computed here from the terms), about half in fact.
+TEST(Enclosure, PartialSumBoundHoldsEveryOrderOfRandomBf16Sums) {
+  constexpr int kRows = 40, kN = 40;
+  std::mt19937 rng(20);
+  std::uniform_real_distribution<float> uni(-1, 1);
+  std::vector<std::vector<double>> rows(kRows);
+  std::vector<std::string> row_text;
+  for (auto& r : rows) {
+    for (int i = 0; i < kN; ++i) {
+      float v = RoundBf16(uni(rng));
+      if (v == 0) v = 0.5f;
+      r.push_back(v);
+    }
+    row_text.push_back(Braced(r));
+  }
+  Enclosed e = Enclose(
+      R"(
+HloModule m
+add {
+  a = bf16[] parameter(0)
+  b = bf16[] parameter(1)
+  ROOT s = bf16[] add(a, b)
+}
+ENTRY main {
+  x = bf16[40,40] parameter(0)
+  z = bf16[] constant(0)
+  ROOT r = bf16[40] reduce(x, z), dimensions={1}, to_apply=add
+})",
+      {absl::StrCat("bf16[40,40] {", absl::StrJoin(row_text, ", "), "}")});
+  ASSERT_EQ(e.enc.outputs.size(), 1u);
+  const ArrayEnclosure& o = e.enc.outputs[0];
+  auto add = [](float a, float b) { return RoundBf16(a + b); };
+  std::function<float(const std::vector<float>&, size_t, size_t)> tree =
+      [&](const std::vector<float>& t, size_t b, size_t n) -> float {
+    if (n == 1) return t[b];
+    return add(tree(t, b, n / 2), tree(t, b + n / 2, n - n / 2));
+  };
+  int checked = 0;
+  double largest_ratio = 0;
+  for (int j = 0; j < kRows; ++j) {
+    std::vector<float> t(rows[j].begin(), rows[j].end());
+    std::vector<std::vector<float>> orders = {t};
+    orders.push_back(std::vector<float>(t.rbegin(), t.rend()));
+    std::vector<float> pos_first = t;
+    std::stable_partition(pos_first.begin(), pos_first.end(),
+                          [](float v) { return v > 0; });
+    orders.push_back(pos_first);
+    for (int p = 0; p < 20; ++p) {
+      std::shuffle(t.begin(), t.end(), rng);
+      orders.push_back(t);
+    }
+    std::vector<double> values;
+    for (const auto& ord : orders) {
+      float acc = 0;
+      for (float v : ord) acc = add(acc, v);
+      values.push_back(acc);
+      values.push_back(tree(ord, 0, ord.size()));
+    }
+    float f32 = 0;
+    double exact = 0, s = 0;
+    for (double v : rows[j]) {
+      f32 += static_cast<float>(v);
+      exact += v;
+      s += std::fabs(v);
+    }
+    values.push_back(RoundBf16(f32));
+    values.push_back(exact);
+    for (double v : values) {
+      EXPECT_GE(v, o.lo[j]) << "row " << j;
+      EXPECT_LE(v, o.hi[j]) << "row " << j;
+      ++checked;
+    }
+    const double u = 0x1p-8, m = kN - 1;
+    const double gamma_s = m * u / (1 - m * u) * s;
+    const double ratio = (o.hi[j] - o.lo[j]) / 2 / gamma_s;
+    largest_ratio = std::max(largest_ratio, ratio);
+    EXPECT_LT(ratio, 0.7) << "row " << j;
+  }
+  EXPECT_EQ(checked, kRows * 48);
+  std::printf("partial-sum bound / gamma bound: largest %.3f\n", largest_ratio);
+  EXPECT_EQ(Judge(e, e.oracle).outputs[0].fail, 0);
+}
+
+// Random f32 dots of 512 terms of both signs (as attention_block's
+// projections): left to right, reversed, a balanced tree, an FMA chain,
+// 10 random permutations (all in float) and the double sum rounded once
+// (excess precision) lie inside, and so does the __float128 sum of the
+// exact products (each exact in double); the radius is at most 0.6 of
+// gamma_512(2^-24) S.
+TEST(Enclosure, PartialSumBoundHoldsEveryOrderOfRandomF32Dots) {
+  constexpr int kM = 4, kK = 512, kN = 4;
+  std::mt19937 rng(21);
+  std::uniform_real_distribution<float> uni(-1, 1);
+  std::vector<double> a(kM * kK), b(kK * kN);
+  for (double& v : a) v = uni(rng);
+  for (double& v : b) v = uni(rng);
+  auto text = [](const std::vector<double>& v, int rows, int cols) {
+    std::vector<std::string> r;
+    for (int i = 0; i < rows; ++i) {
+      r.push_back(Braced(std::vector<double>(v.begin() + i * cols,
+                                             v.begin() + (i + 1) * cols)));
+    }
+    return absl::StrCat("{", absl::StrJoin(r, ", "), "}");
+  };
+  Enclosed e = Enclose(R"(
+HloModule m
+ENTRY main {
+  a = f32[4,512] parameter(0)
+  b = f32[512,4] parameter(1)
+  ROOT d = f32[4,4] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+})",
+                       {absl::StrCat("f32[4,512] ", text(a, kM, kK)),
+                        absl::StrCat("f32[512,4] ", text(b, kK, kN))});
+  ASSERT_EQ(e.enc.outputs.size(), 1u);
+  const ArrayEnclosure& o = e.enc.outputs[0];
+  std::function<float(const std::vector<std::pair<float, float>>&, size_t,
+                      size_t)>
+      tree = [&](const std::vector<std::pair<float, float>>& t, size_t lo,
+                 size_t n) -> float {
+    if (n == 1) return t[lo].first * t[lo].second;
+    return tree(t, lo, n / 2) + tree(t, lo + n / 2, n - n / 2);
+  };
+  int checked = 0;
+  for (int i = 0; i < kM; ++i) {
+    for (int j = 0; j < kN; ++j) {
+      std::vector<std::pair<float, float>> t;
+      __float128 exact = 0;
+      double f64 = 0, s = 0;
+      for (int k = 0; k < kK; ++k) {
+        const float x = a[i * kK + k], y = b[k * kN + j];
+        t.push_back({x, y});
+        exact += static_cast<__float128>(static_cast<double>(x) * y);
+        f64 += static_cast<double>(x) * y;
+        s += std::fabs(static_cast<double>(x) * y);
+      }
+      std::vector<std::vector<std::pair<float, float>>> orders = {t};
+      orders.push_back({t.rbegin(), t.rend()});
+      for (int p = 0; p < 10; ++p) {
+        std::shuffle(t.begin(), t.end(), rng);
+        orders.push_back(t);
+      }
+      std::vector<double> values;
+      for (const auto& ord : orders) {
+        float acc = 0, fma = 0;
+        for (const auto& [x, y] : ord) {
+          acc += x * y;
+          fma = std::fma(x, y, fma);
+        }
+        values.push_back(acc);
+        values.push_back(fma);
+        values.push_back(tree(ord, 0, ord.size()));
+      }
+      values.push_back(static_cast<float>(f64));
+      const int jj = i * kN + j;
+      for (double v : values) {
+        EXPECT_GE(v, o.lo[jj]);
+        EXPECT_LE(v, o.hi[jj]);
+        ++checked;
+      }
+      EXPECT_TRUE(static_cast<__float128>(o.lo[jj]) <= exact &&
+                  exact <= static_cast<__float128>(o.hi[jj]));
+      const double u = 0x1p-24;
+      const double gamma_s = kK * u / (1 - kK * u) * s;
+      EXPECT_LT((o.hi[jj] - o.lo[jj]) / 2, 0.6 * gamma_s) << jj;
+    }
+  }
+  EXPECT_EQ(checked, kM * kN * 37);
+  EXPECT_EQ(Judge(e, e.oracle).outputs[0].fail, 0);
+}
+
+// Convolution takes the partial-sum bound too (P and N from convolutions
+// of the operands' positive and negative parts): a random f32 1-D
+// convolution of 128 inputs with a 64-tap kernel, both of both signs (65
+// outputs): each output summed in float forward, reversed, with FMAs, and
+// in double rounded once lies inside, and so does the __float128 sum; the
+// radius is below 0.8 of gamma_64(2^-24) S (0.75 at most here: max(P, N)
+// is the larger side of each output's terms). Then an order near the
+// bound, by hand.
+TEST(Enclosure, ConvolutionPartialSumBoundHoldsEveryOrder) {
+  constexpr int kX = 128, kW = 64, kOut = kX - kW + 1;
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<float> uni(-1, 1);
+  std::vector<double> x(kX), w(kW);
+  for (double& v : x) v = uni(rng);
+  for (double& v : w) v = uni(rng);
+  auto nested = [](const std::vector<double>& v, bool kernel) {
+    std::vector<std::string> el;
+    for (double d : v) {
+      el.push_back(absl::StrFormat(kernel ? "{{%.9g}}" : "{%.9g}", d));
+    }
+    return absl::StrCat(kernel ? "{" : "{{", absl::StrJoin(el, ", "),
+                        kernel ? "}" : "}}");
+  };
+  Enclosed e = Enclose(R"(
+HloModule m
+ENTRY main {
+  x = f32[1,128,1] parameter(0)
+  k = f32[64,1,1] parameter(1)
+  ROOT c = f32[1,65,1] convolution(x, k), window={size=64}, dim_labels=b0f_0io->b0f
+})",
+                       {absl::StrCat("f32[1,128,1] ", nested(x, false)),
+                        absl::StrCat("f32[64,1,1] ", nested(w, true))});
+  ASSERT_EQ(e.enc.outputs.size(), 1u);
+  const ArrayEnclosure& o = e.enc.outputs[0];
+  double largest_ratio = 0;
+  for (int j = 0; j < kOut; ++j) {
+    float fwd = 0, rev = 0, fma = 0;
+    double f64 = 0, s = 0;
+    __float128 exact = 0;
+    for (int k = 0; k < kW; ++k) {
+      const float a = x[j + k], b = w[k];
+      fwd += a * b;
+      fma = std::fma(a, b, fma);
+      f64 += double{a} * b;
+      s += std::fabs(double{a} * b);
+      exact += static_cast<__float128>(double{a} * b);
+    }
+    for (int k = kW - 1; k >= 0; --k) {
+      rev += static_cast<float>(x[j + k]) * static_cast<float>(w[k]);
+    }
+    for (double v : {double{fwd}, double{rev}, double{fma},
+                     double{static_cast<float>(f64)}}) {
+      EXPECT_GE(v, o.lo[j]) << j;
+      EXPECT_LE(v, o.hi[j]) << j;
+    }
+    EXPECT_TRUE(static_cast<__float128>(o.lo[j]) <= exact &&
+                exact <= static_cast<__float128>(o.hi[j]));
+    const double u = 0x1p-24;
+    const double ratio = (o.hi[j] - o.lo[j]) / 2 / (kW * u / (1 - kW * u) * s);
+    largest_ratio = std::max(largest_ratio, ratio);
+  }
+  EXPECT_LT(largest_ratio, 0.8);
+  std::printf("convolution: partial-sum radius / gamma radius <= %.3f\n",
+              largest_ratio);
+  EXPECT_EQ(Judge(e, e.oracle).outputs[0].fail, 0);
+  // Near its worst order, by hand (PartialSumBoundByHandNearItsWorstOrder's
+  // data as a bf16 convolution with 22 unit weights): the products are
+  // exact, left to right gives 0 for the exact 19.921875. S = 531.921875,
+  // n = 22, P = 275.921875 (p_max over the operands 256), so (S + 21 P)
+  // u' / (1 - 22 u') = 27.267 (u' = 2^-8 (1 + 2^-7)): [-7.345, 47.189],
+  // rounded out to bf16 [-7.375, 47.25] (gamma_22 S = 50.0: [-30.1, 69.9]). 0
+  // is inside (wide: unjudged); with P and N halved (checked, then restored) 0
+  // fails; 50 fails.
+  std::vector<double> hx = {256};
+  for (int i = 0; i < 20; ++i) hx.push_back(255.0 / 256);
+  hx.push_back(-256);
+  Enclosed h =
+      Enclose(R"(
+HloModule m
+ENTRY main {
+  x = bf16[1,22,1] parameter(0)
+  k = bf16[22,1,1] parameter(1)
+  ROOT c = bf16[1,1,1] convolution(x, k), window={size=22}, dim_labels=b0f_0io->b0f
+})",
+              {absl::StrCat("bf16[1,22,1] ", nested(hx, false)),
+               absl::StrCat("bf16[22,1,1] ",
+                            nested(std::vector<double>(22, 1), true))});
+  ASSERT_EQ(h.enc.outputs.size(), 1u);
+  EXPECT_EQ(h.enc.outputs[0].lo[0], -7.375);
+  EXPECT_EQ(h.enc.outputs[0].hi[0], 47.25);
+  float acc = 0;
+  for (double v : hx) acc = RoundBf16(acc + static_cast<float>(v));
+  EXPECT_EQ(acc, 0.0f);
+  EXPECT_EQ(Judge(h, {FromDoubles(PrimitiveType::kBF16, {1, 1, 1}, {acc})})
+                .outputs[0]
+                .fail,
+            0);
+  EXPECT_EQ(Judge(h, {FromDoubles(PrimitiveType::kBF16, {1, 1, 1}, {50})})
+                .outputs[0]
+                .fail,
+            1);
+}
+
 // reduce-window add counts exactly zero addends out too: the window of 7
 // holding ZeroAddendsRoundNothing's data (every order of it is 6.25 or
 // 6.28125, brute-forced there) gets the same [6.1875, 6.375] (gamma_3 by
@@ -1096,6 +1546,73 @@ ENTRY main {
   EXPECT_EQ(v.outputs[1].unjudged, 2) << v.Summary();
   EXPECT_EQ(Judge(e, WithElement(e.oracle, 1, 3, 13)).outputs[1].fail, 1);
   EXPECT_EQ(Judge(e, WithElement(e.oracle, 0, 2, 3)).outputs[0].fail, 1);
+}
+
+// Key arithmetic: compare(negate(a), negate(b)), LT sorts descending (the
+// data of SortOfRoundedKeysPermutesTheEnclosures). By hand: keys [3, 3 +
+// 2^-22], [2, 2], [1, 1 + 2^-23], [1, 1]; payloads 10 and 13 decided, the
+// two near 1 undecided; the same enclosures as compare(a, b), GT, and in a
+// lexicographic comparator too. Ignoring the negations (checked, then
+// restored) sorts ascending and fails this.
+TEST(Enclosure, SortKeyNegationReversesTheOrder) {
+  constexpr char kSort[] = R"(
+HloModule m
+less {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  c = s32[] parameter(2)
+  d = s32[] parameter(3)
+  %s
+}
+ENTRY main {
+  a = f32[4] parameter(0)
+  b = f32[4] parameter(1)
+  p = s32[4] parameter(2)
+  k = f32[4] add(a, b)
+  ROOT s = (f32[4], s32[4]) sort(k, p), dimensions={0}, is_stable=true,
+    to_apply=less
+})";
+  const std::vector<std::string> args = {
+      "f32[4] {3, 1, 1, 2}",
+      "f32[4] {9.31322574615478515625e-10, 9.31322574615478515625e-10, 0, 0}",
+      "s32[4] {10, 11, 12, 13}"};
+  auto with = [&](const char* body) {
+    return Enclose(absl::StrReplaceAll(kSort, {{"%s", body}}).c_str(), args);
+  };
+  Enclosed neg = with(
+      "na = f32[] negate(a)\n  nb = f32[] negate(b)\n"
+      "  ROOT lt = pred[] compare(na, nb), direction=LT");
+  Enclosed gt = with("ROOT gt = pred[] compare(a, b), direction=GT");
+  Enclosed lex = with(
+      "na = f32[] negate(a)\n  nb = f32[] negate(b)\n"
+      "  lt = pred[] compare(na, nb), direction=LT\n"
+      "  eq = pred[] compare(na, nb), direction=EQ\n"
+      "  lt2 = pred[] compare(c, d), direction=LT\n"
+      "  both = pred[] and(eq, lt2)\n"
+      "  ROOT r = pred[] or(lt, both)");
+  ASSERT_EQ(neg.enc.outputs.size(), 2u);
+  const ArrayEnclosure& k = neg.enc.outputs[0];
+  EXPECT_EQ(k.lo, (std::vector<double>{3, 2, 1, 1}));
+  EXPECT_EQ(k.hi, (std::vector<double>{3 + std::ldexp(1.0, -22), 2,
+                                       1 + std::ldexp(1.0, -23), 1}));
+  const ArrayEnclosure& p = neg.enc.outputs[1];
+  EXPECT_EQ(p.ints[0], 10);
+  EXPECT_EQ(p.ints[1], 13);
+  EXPECT_FALSE(p.Judgeable(2));
+  EXPECT_FALSE(p.Judgeable(3));
+  for (const Enclosed* other : {&gt, &lex}) {
+    ASSERT_EQ(other->enc.outputs.size(), 2u);
+    EXPECT_EQ(other->enc.outputs[0].lo, k.lo);
+    EXPECT_EQ(other->enc.outputs[0].hi, k.hi);
+    EXPECT_EQ(other->enc.outputs[0].flags, k.flags);
+    EXPECT_EQ(other->enc.outputs[1].flags, p.flags);
+  }
+  EXPECT_EQ(lex.enc.outputs[1].ints[0], 10);
+  EXPECT_EQ(lex.enc.outputs[1].ints[1], 13);
+  EnclosureVerdict v = Judge(neg, neg.oracle);
+  EXPECT_EQ(v.outputs[0].fail + v.outputs[1].fail, 0) << v.Summary();
+  EXPECT_EQ(v.outputs[1].pass, 2) << v.Summary();
+  EXPECT_EQ(Judge(neg, WithElement(neg.oracle, 1, 0, 13)).outputs[1].fail, 1);
 }
 
 // A two-key lexicographic sort (primary key x, exact, drawn from four
@@ -2274,6 +2791,390 @@ ENTRY main {
       "complex multiply: %d values checked, %d cancelling real "
       "parts, largest relative radius %.3g\n",
       checked, cancelling, widest);
+}
+
+// Complex divide, normwise (numerics.md "Complex ops", k = 8): the exact
+// quotient's box by interval arithmetic on a conj(b) / |b|^2, widened by
+// 8 u (max|re| + max|im|) + min_normal. 640 random c64 quotients (every
+// other one with a cancelling real part, b close to (Im a, -Re a) / 2):
+// the __float128 quotient and four f32 evaluations (textbook per op, with
+// FMA contraction, Smith's algorithm, the double quotient rounded once)
+// lie inside; the oracle passes; the conjugate fails. With the normwise
+// widening dropped (checked, then restored) the f32 evaluations fall
+// outside.
+TEST(Enclosure, ComplexDivideHoldsEveryEvaluationOnRandomData) {
+  constexpr char kDiv[] = R"(
+HloModule m
+ENTRY main {
+  a = c64[64] parameter(0)
+  b = c64[64] parameter(1)
+  ROOT q = c64[64] divide(a, b)
+})";
+  std::mt19937 rng(8);
+  std::uniform_real_distribution<float> uni(-2.0f, 2.0f), tiny(-1e-3f, 1e-3f);
+  int checked = 0, conj_failed = 0, cancelling = 0, passed = 0;
+  double widest = 0;
+  for (int trial = 0; trial < 10; ++trial) {
+    std::vector<std::complex<float>> a(64), b(64);
+    for (int i = 0; i < 64; ++i) {
+      a[i] = {uni(rng), uni(rng)};
+      if (i % 2 == 0) {
+        do {
+          b[i] = {uni(rng), uni(rng)};
+        } while (std::abs(b[i]) < 0.1f);
+      } else {
+        b[i] = {a[i].imag() * (1 + tiny(rng)) / 2, -a[i].real() / 2};
+      }
+    }
+    auto text = [](const std::vector<std::complex<float>>& v) {
+      std::string t = "c64[64] {";
+      for (size_t i = 0; i < v.size(); ++i) {
+        char buf[80];
+        std::snprintf(buf, sizeof(buf), "%s(%.9g, %.9g)", i ? ", " : "",
+                      v[i].real(), v[i].imag());
+        t += buf;
+      }
+      return t + "}";
+    };
+    Enclosed e = Enclose(kDiv, {text(a), text(b)});
+    ASSERT_EQ(e.enc.outputs.size(), 1u);
+    const ArrayEnclosure& o = e.enc.outputs[0];
+    ASSERT_TRUE(o.is_complex);
+    Literal conj(Shape(PrimitiveType::kC64, {64}));
+    for (int i = 0; i < 64; ++i) {
+      const float ar = a[i].real(), ai = a[i].imag();
+      const float br = b[i].real(), bi = b[i].imag();
+      using Q = __float128;
+      const Q d = Q(br) * br + Q(bi) * bi;
+      const Q xr = (Q(ar) * br + Q(ai) * bi) / d;
+      const Q xi = (Q(ai) * br - Q(ar) * bi) / d;
+      cancelling += std::fabs(static_cast<double>(xr)) <
+                    1e-2 * std::fabs(static_cast<double>(xi));
+      volatile float p1 = ar * br, p2 = ai * bi, p3 = ai * br, p4 = ar * bi;
+      volatile float dd = br * br + bi * bi;
+      const float tr = (p1 + p2) / dd, ti = (p3 - p4) / dd;  // textbook
+      const float fd = std::fma(br, br, bi * bi);            // contracted
+      const float fr = std::fma(ar, br, ai * bi) / fd;
+      const float fi = std::fma(ai, br, -(ar * bi)) / fd;
+      float sr, si;  // Smith's algorithm
+      if (std::fabs(br) >= std::fabs(bi)) {
+        const float rr = bi / br, den = br + bi * rr;
+        sr = (ar + ai * rr) / den;
+        si = (ai - ar * rr) / den;
+      } else {
+        const float rr = br / bi, den = br * rr + bi;
+        sr = (ar * rr + ai) / den;
+        si = (ai * rr - ar) / den;
+      }
+      const double wd = double{br} * br + double{bi} * bi;
+      const float wr =
+          static_cast<float>((double{ar} * br + double{ai} * bi) / wd);
+      const float wi =
+          static_cast<float>((double{ai} * br - double{ar} * bi) / wd);
+      const double rs[] = {static_cast<double>(xr), tr, fr, sr, wr};
+      const double is[] = {static_cast<double>(xi), ti, fi, si, wi};
+      for (int k = 0; k < 5; ++k) {
+        EXPECT_LE(o.lo[i], rs[k]) << trial << " " << i << " " << k;
+        EXPECT_GE(o.hi[i], rs[k]) << trial << " " << i << " " << k;
+        EXPECT_LE(o.ilo[i], is[k]) << trial << " " << i << " " << k;
+        EXPECT_GE(o.ihi[i], is[k]) << trial << " " << i << " " << k;
+        ++checked;
+      }
+      conj.SetFromComplex(i, {tr, -ti});
+      widest = std::max(widest, RelativeRadius(o, i));
+    }
+    EnclosureVerdict v = Judge(e, e.oracle);
+    EXPECT_EQ(v.outputs[0].fail, 0) << v.Summary();
+    passed += v.outputs[0].pass;
+    conj_failed += Judge(e, {conj}).outputs[0].fail;
+  }
+  EXPECT_EQ(checked, 10 * 64 * 5);
+  EXPECT_GT(cancelling, 50);
+  EXPECT_EQ(passed, 10 * 64);
+  EXPECT_GE(conj_failed, 10 * 64 - 5);
+  // 8 u (|re| + |im|) plus the point boxes' rounding: about 20 u of the
+  // larger part at most.
+  EXPECT_LT(widest, 24 * std::ldexp(1.0, -24));
+  std::printf(
+      "complex divide: %d values checked, %d cancelling real parts, largest "
+      "relative radius %.3g\n",
+      checked, cancelling, widest);
+  // A divisor box holding 0 is undecided, not judged.
+  Enclosed z = Enclose(R"(
+HloModule m
+ENTRY main {
+  a = c64[] parameter(0)
+  b = c64[] parameter(1)
+  ROOT q = c64[] divide(a, b)
+})",
+                       {"c64[] (1, 2)", "c64[] (0, 0)"});
+  EXPECT_NE(z.enc.outputs[0].flags[0] & kEnclUndecided, 0);
+}
+
+// Complex reduce with an add reducer: each part is a real sum (complex add
+// is one correctly rounded add per part), so reduce's real rule per part.
+// 16 rows of 24 random c64 values: every part summed in float left to
+// right, reversed, as a balanced tree and in 10 shuffled orders, and the
+// double sums rounded once, lie inside, and so does the __float128 sum;
+// the oracle passes; the conjugate sum fails. With the accumulation bound
+// dropped from the fold (checked, then restored) the float orders fall
+// outside.
+TEST(Enclosure, ComplexReduceAddHoldsEveryOrderOnRandomData) {
+  constexpr int kRows = 16, kN = 24;
+  std::mt19937 rng(9);
+  std::uniform_real_distribution<float> uni(-1, 1);
+  std::vector<std::vector<std::complex<float>>> rows(kRows);
+  std::vector<std::string> row_text;
+  for (auto& r : rows) {
+    std::vector<std::string> el;
+    for (int i = 0; i < kN; ++i) {
+      r.push_back({uni(rng), uni(rng)});
+      el.push_back(
+          absl::StrFormat("(%.9g, %.9g)", r.back().real(), r.back().imag()));
+    }
+    row_text.push_back(absl::StrCat("{", absl::StrJoin(el, ", "), "}"));
+  }
+  Enclosed e = Enclose(
+      R"(
+HloModule m
+add {
+  a = c64[] parameter(0)
+  b = c64[] parameter(1)
+  ROOT s = c64[] add(a, b)
+}
+ENTRY main {
+  x = c64[16,24] parameter(0)
+  z = c64[] constant((0, 0))
+  ROOT r = c64[16] reduce(x, z), dimensions={1}, to_apply=add
+})",
+      {absl::StrCat("c64[16,24] {", absl::StrJoin(row_text, ", "), "}")});
+  ASSERT_EQ(e.enc.outputs.size(), 1u);
+  const ArrayEnclosure& o = e.enc.outputs[0];
+  ASSERT_TRUE(o.is_complex);
+  using C = std::complex<float>;
+  std::function<C(const std::vector<C>&, size_t, size_t)> tree =
+      [&](const std::vector<C>& t, size_t b, size_t n) -> C {
+    if (n == 1) return t[b];
+    return tree(t, b, n / 2) + tree(t, b + n / 2, n - n / 2);
+  };
+  int checked = 0;
+  Literal conj(Shape(PrimitiveType::kC64, {kRows}));
+  for (int j = 0; j < kRows; ++j) {
+    std::vector<C> t = rows[j];
+    std::vector<std::vector<C>> orders = {t, {t.rbegin(), t.rend()}};
+    for (int p = 0; p < 10; ++p) {
+      std::shuffle(t.begin(), t.end(), rng);
+      orders.push_back(t);
+    }
+    std::vector<C> values;
+    for (const auto& ord : orders) {
+      C acc = 0;
+      for (const C& v : ord) acc += v;
+      values.push_back(acc);
+      values.push_back(tree(ord, 0, ord.size()));
+    }
+    double wr = 0, wi = 0;
+    __float128 xr = 0, xi = 0;
+    for (const C& v : rows[j]) {
+      wr += v.real();
+      wi += v.imag();
+      xr += v.real();
+      xi += v.imag();
+    }
+    values.push_back(C(static_cast<float>(wr), static_cast<float>(wi)));
+    for (const C& v : values) {
+      EXPECT_LE(o.lo[j], v.real()) << j;
+      EXPECT_GE(o.hi[j], v.real()) << j;
+      EXPECT_LE(o.ilo[j], v.imag()) << j;
+      EXPECT_GE(o.ihi[j], v.imag()) << j;
+      ++checked;
+    }
+    EXPECT_TRUE(static_cast<__float128>(o.lo[j]) <= xr &&
+                xr <= static_cast<__float128>(o.hi[j]) &&
+                static_cast<__float128>(o.ilo[j]) <= xi &&
+                xi <= static_cast<__float128>(o.ihi[j]));
+    conj.SetFromComplex(j, {values[0].real(), -values[0].imag()});
+  }
+  EXPECT_EQ(checked, kRows * 25);
+  EnclosureVerdict v = Judge(e, e.oracle);
+  EXPECT_EQ(v.outputs[0].fail, 0) << v.Summary();
+  EXPECT_GT(v.outputs[0].pass, kRows / 2) << v.Summary();
+  EXPECT_GE(Judge(e, {conj}).outputs[0].fail, kRows - 1);
+}
+
+// Complex dot: 4x64 by 64x4 random c64. Every part computed as complex
+// products summed per part (std::complex<float> left to right, reversed,
+// as a balanced tree), as a real dot of 2n products interleaved with FMAs,
+// and in double rounded once lies inside, and so does the __float128
+// value; the oracle passes; the conjugate fails. Dropping either model's
+// radius (checked, then restored: (A)'s per-product widening and (B)'s
+// gamma_2n S') leaves some evaluations outside.
+TEST(Enclosure, ComplexDotHoldsEveryEvaluationOnRandomData) {
+  constexpr int kM = 4, kK = 64, kN = 4;
+  using C = std::complex<float>;
+  std::mt19937 rng(10);
+  std::uniform_real_distribution<float> uni(-1, 1);
+  std::vector<C> a(kM * kK), b(kK * kN);
+  for (C& v : a) v = {uni(rng), uni(rng)};
+  for (C& v : b) v = {uni(rng), uni(rng)};
+  auto text = [](const std::vector<C>& v, int rows, int cols) {
+    std::vector<std::string> r;
+    for (int i = 0; i < rows; ++i) {
+      std::vector<std::string> el;
+      for (int j = 0; j < cols; ++j) {
+        const C& z = v[i * cols + j];
+        el.push_back(absl::StrFormat("(%.9g, %.9g)", z.real(), z.imag()));
+      }
+      r.push_back(absl::StrCat("{", absl::StrJoin(el, ", "), "}"));
+    }
+    return absl::StrCat("{", absl::StrJoin(r, ", "), "}");
+  };
+  Enclosed e = Enclose(R"(
+HloModule m
+ENTRY main {
+  a = c64[4,64] parameter(0)
+  b = c64[64,4] parameter(1)
+  ROOT d = c64[4,4] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+})",
+                       {absl::StrCat("c64[4,64] ", text(a, kM, kK)),
+                        absl::StrCat("c64[64,4] ", text(b, kK, kN))});
+  ASSERT_EQ(e.enc.outputs.size(), 1u);
+  const ArrayEnclosure& o = e.enc.outputs[0];
+  ASSERT_TRUE(o.is_complex);
+  std::function<C(const std::vector<C>&, const std::vector<C>&, size_t, size_t)>
+      tree = [&](const std::vector<C>& x, const std::vector<C>& y, size_t lo,
+                 size_t n) -> C {
+    if (n == 1) return x[lo] * y[lo];
+    return tree(x, y, lo, n / 2) + tree(x, y, lo + n / 2, n - n / 2);
+  };
+  int checked = 0;
+  double widest = 0;
+  Literal conj(Shape(PrimitiveType::kC64, {kM, kN}));
+  for (int i = 0; i < kM; ++i) {
+    for (int j = 0; j < kN; ++j) {
+      std::vector<C> x, y;
+      for (int k = 0; k < kK; ++k) {
+        x.push_back(a[i * kK + k]);
+        y.push_back(b[k * kN + j]);
+      }
+      std::vector<C> values;
+      C fwd = 0, rev = 0;
+      for (int k = 0; k < kK; ++k) fwd += x[k] * y[k];
+      for (int k = kK - 1; k >= 0; --k) rev += x[k] * y[k];
+      values.push_back(fwd);
+      values.push_back(rev);
+      values.push_back(tree(x, y, 0, kK));
+      float fr = 0, fi = 0;  // a real dot of 2n products with FMAs
+      double dr = 0, di = 0;
+      __float128 qr = 0, qi = 0;
+      for (int k = 0; k < kK; ++k) {
+        const float ar = x[k].real(), ai = x[k].imag();
+        const float br = y[k].real(), bi = y[k].imag();
+        fr = std::fma(ar, br, fr);
+        fr = std::fma(-ai, bi, fr);
+        fi = std::fma(ar, bi, fi);
+        fi = std::fma(ai, br, fi);
+        dr += double{ar} * br - double{ai} * bi;
+        di += double{ar} * bi + double{ai} * br;
+        qr += static_cast<__float128>(double{ar} * br) - double{ai} * bi;
+        qi += static_cast<__float128>(double{ar} * bi) + double{ai} * br;
+      }
+      values.push_back({fr, fi});
+      values.push_back({static_cast<float>(dr), static_cast<float>(di)});
+      const int jj = i * kN + j;
+      for (const C& v : values) {
+        EXPECT_LE(o.lo[jj], v.real()) << jj;
+        EXPECT_GE(o.hi[jj], v.real()) << jj;
+        EXPECT_LE(o.ilo[jj], v.imag()) << jj;
+        EXPECT_GE(o.ihi[jj], v.imag()) << jj;
+        ++checked;
+      }
+      EXPECT_TRUE(static_cast<__float128>(o.lo[jj]) <= qr &&
+                  qr <= static_cast<__float128>(o.hi[jj]) &&
+                  static_cast<__float128>(o.ilo[jj]) <= qi &&
+                  qi <= static_cast<__float128>(o.ihi[jj]));
+      conj.SetFromComplex(jj, {fwd.real(), -fwd.imag()});
+      widest = std::max(widest, RelativeRadius(o, jj));
+    }
+  }
+  EXPECT_EQ(checked, kM * kN * 5);
+  EnclosureVerdict v = Judge(e, e.oracle);
+  EXPECT_EQ(v.outputs[0].fail, 0) << v.Summary();
+  EXPECT_GE(Judge(e, {conj}).outputs[0].fail, kM * kN - 1);
+  std::printf("complex dot: largest relative radius %.3g, %d pass\n", widest,
+              static_cast<int>(v.outputs[0].pass));
+
+  // Why model (B): a = {(1, 0), 20 x (15/16 2^-12, 15/16 2^-12)}, b =
+  // {(1, 0), 20 x (2^-12, -2^-12)}. Each small product's real part is
+  // ar br - ai bi = 2 x 15/16 2^-24 (the imaginary part 0); as a real dot
+  // with FMAs every piece (15/16 2^-24, below half an ulp of 1) is lost and
+  // the real part stays 1, while the exact one is 1 + 37.5 2^-24. Model
+  // (A) alone allows 4u for the first product and about 20u of sums:
+  // [1 + 13 2^-24, ...] rounded down is above 1, so 1 would fail; (B)'s
+  // gamma_42(2^-24) S' covers it (dropping (B), checked, fails this).
+  auto flat = [](const std::vector<C>& v) {
+    std::vector<std::string> el;
+    for (const C& z : v) {
+      el.push_back(absl::StrFormat("(%.9g, %.9g)", z.real(), z.imag()));
+    }
+    return absl::StrCat("{", absl::StrJoin(el, ", "), "}");
+  };
+  std::vector<C> fa = {{1, 0}}, fb = {{1, 0}};
+  const float piece = 0.9375f * std::ldexp(1.0f, -12);
+  const float unit = std::ldexp(1.0f, -12);
+  for (int k = 0; k < 20; ++k) {
+    fa.push_back({piece, piece});
+    fb.push_back({unit, -unit});
+  }
+  Enclosed f = Enclose(
+      R"(
+HloModule m
+ENTRY main {
+  a = c64[21] parameter(0)
+  b = c64[21] parameter(1)
+  ROOT d = c64[] dot(a, b), lhs_contracting_dims={0}, rhs_contracting_dims={0}
+})",
+      {absl::StrCat("c64[21] ", flat(fa)), absl::StrCat("c64[21] ", flat(fb))});
+  ASSERT_EQ(f.enc.outputs.size(), 1u);
+  float fr = 0, fi = 0;
+  for (int k = 0; k < 21; ++k) {
+    fr = std::fma(fa[k].real(), fb[k].real(), fr);
+    fr = std::fma(-fa[k].imag(), fb[k].imag(), fr);
+    fi = std::fma(fa[k].real(), fb[k].imag(), fi);
+    fi = std::fma(fa[k].imag(), fb[k].real(), fi);
+  }
+  EXPECT_EQ(fr, 1.0f);
+  EXPECT_EQ(fi, 0.0f);
+  Literal fv(Shape(PrimitiveType::kC64, {}));
+  fv.SetFromComplex(0, {fr, fi});
+  EXPECT_EQ(Judge(f, {fv}).outputs[0].fail, 0)
+      << f.enc.outputs[0].lo[0] << " " << f.enc.outputs[0].hi[0];
+  EXPECT_EQ(Judge(f, f.oracle).outputs[0].fail, 0);
+
+  // Why model (A): a product by Gauss's three multiplications (im = (ar +
+  // ai)(br + bi) - ar br - ai bi), normwise within 4u but not part by
+  // part: a = b = (1, 2^-30) gives im = -2^-60 for the exact 2^-29 (both
+  // sums round to 1), far outside (B)'s gamma_2 S'_im = 2^-52; (A)'s 4u
+  // (|re| + |im|) holds it (dropping (A), checked, fails this).
+  const float d = std::ldexp(1.0f, -30);
+  Enclosed g = Enclose(R"(
+HloModule m
+ENTRY main {
+  a = c64[1] parameter(0)
+  b = c64[1] parameter(1)
+  ROOT d = c64[] dot(a, b), lhs_contracting_dims={0}, rhs_contracting_dims={0}
+})",
+                       {absl::StrCat("c64[1] ", flat({{1, d}})),
+                        absl::StrCat("c64[1] ", flat({{1, d}}))});
+  ASSERT_EQ(g.enc.outputs.size(), 1u);
+  volatile float s1 = 1.0f + d, s2 = 1.0f + d;
+  const float t1 = s1 * s2, t2 = 1.0f * 1.0f, t3 = d * d;
+  const float gr = t2 - t3, gi = t1 - t2 - t3;
+  EXPECT_EQ(gi, -d * d);
+  Literal gv(Shape(PrimitiveType::kC64, {}));
+  gv.SetFromComplex(0, {gr, gi});
+  EXPECT_EQ(Judge(g, {gv}).outputs[0].fail, 0);
+  EXPECT_EQ(Judge(g, g.oracle).outputs[0].fail, 0);
 }
 
 // ---- triangular-solve (numerics.md FORWARD_ERROR around the exact set).
