@@ -461,6 +461,16 @@ struct Iv {
 // and adding it is exact.
 bool IsPointZero(Iv v) { return v.lo == 0 && v.hi == 0; }
 
+// 0 where an element is exactly zero, 1 elsewhere: convolved or scattered
+// in f64 (exactly), it counts the terms of a sum that may be nonzero.
+std::vector<double> NonzeroIndicator(const ArrayEnclosure& a) {
+  std::vector<double> z(a.lo.size());
+  for (size_t i = 0; i < z.size(); ++i) {
+    z[i] = IsPointZero(Iv{a.lo[i], a.hi[i]}) ? 0 : 1;
+  }
+  return z;
+}
+
 Iv IvMul(Iv a, Iv b) {
   const double c[4][2] = {
       {a.lo, b.lo}, {a.lo, b.hi}, {a.hi, b.lo}, {a.hi, b.hi}};
@@ -2764,15 +2774,8 @@ absl::StatusOr<std::optional<ValueEnclosure>> EnclosurePass::Convolution(
   // f64). A product with an exactly zero factor (padding, a ReLU zero, a
   // zero weight) is exact and adding it is exact, so at most that many
   // roundings lie on any path of any order (as dot).
-  auto nonzero_indicator = [](const ArrayEnclosure& a) {
-    std::vector<double> z(a.lo.size());
-    for (size_t i = 0; i < z.size(); ++i) {
-      z[i] = IsPointZero(Iv{a.lo[i], a.hi[i]}) ? 0 : 1;
-    }
-    return z;
-  };
   HLOREF_ASSIGN_OR_RETURN(std::vector<double> nonzero,
-                          conv(nonzero_indicator(x), nonzero_indicator(w)));
+                          conv(NonzeroIndicator(x), NonzeroIndicator(w)));
   // The partial-sum bound's data (PartialSums) per output, from four more
   // convolutions of the operands' positive and negative parts (x+ =
   // max(hi, 0), x- = max(-lo, 0)): a product's positive part is at most
@@ -3608,15 +3611,8 @@ absl::StatusOr<std::optional<ValueEnclosure>> EnclosurePass::ScatterFloat(
   // updates), counted by a scatter of indicators (exact in f64): an
   // exactly zero addend rounds nothing, so along every path of every order
   // at most (that count - 1) additions round (as reduce).
-  auto nonzero_indicator = [](const ArrayEnclosure& a) {
-    std::vector<double> z(a.lo.size());
-    for (size_t i = 0; i < z.size(); ++i) {
-      z[i] = IsPointZero(Iv{a.lo[i], a.hi[i]}) ? 0 : 1;
-    }
-    return z;
-  };
   HLOREF_ASSIGN_OR_RETURN(std::vector<double> nonzero,
-                          run(nonzero_indicator(x), nonzero_indicator(upd)));
+                          run(NonzeroIndicator(x), NonzeroIndicator(upd)));
   // The partial-sum bound's data (PartialSums): P and N per element from
   // scatters of the positive parts (max(hi, 0)) and of the negative parts
   // (max(-lo, 0)) of the operand and the updates (non-negative terms, so
