@@ -1800,6 +1800,17 @@ std::optional<ValueEnclosure> EnclosurePass::ComplexElementwise(
     if (!untracked) {
       const Box& a = in[0];
       const Box& b = in.size() > 1 ? in[1] : in[0];
+      // Multiply and divide: the normwise class, k u (max|re| + max|im|)
+      // plus one min-normal on each side of both parts.
+      auto widen_normwise = [&] {
+        const double w = AddUp(
+            MulUp(MulUp(cls.complex_k, u),
+                  AddUp(MaxAbs(r.re.lo, r.re.hi), MaxAbs(r.im.lo, r.im.hi))),
+            MinNormal(f));
+        r.re = {AddDown(r.re.lo, -w), AddUp(r.re.hi, w)};
+        r.im = {AddDown(r.im.lo, -w), AddUp(r.im.hi, w)};
+        rounded = true;
+      };
       switch (op) {
         case HloOpcode::kAdd:
           r.re = {AddDown(a.re.lo, b.re.lo), AddUp(a.re.hi, b.re.hi)};
@@ -1853,13 +1864,7 @@ std::optional<ValueEnclosure> EnclosurePass::ComplexElementwise(
           };
           r.re = div(nr);
           r.im = div(ni);
-          const double w = AddUp(
-              MulUp(MulUp(cls.complex_k, u),
-                    AddUp(MaxAbs(r.re.lo, r.re.hi), MaxAbs(r.im.lo, r.im.hi))),
-              MinNormal(f));
-          r.re = {AddDown(r.re.lo, -w), AddUp(r.re.hi, w)};
-          r.im = {AddDown(r.im.lo, -w), AddUp(r.im.hi, w)};
-          rounded = true;
+          widen_normwise();
           break;
         }
         default: {  // multiply
@@ -1867,13 +1872,7 @@ std::optional<ValueEnclosure> EnclosurePass::ComplexElementwise(
           const Iv ad = IvMul(a.re, b.im), bc = IvMul(a.im, b.re);
           r.re = {AddDown(ac.lo, -bd.hi), AddUp(ac.hi, -bd.lo)};
           r.im = {AddDown(ad.lo, bc.lo), AddUp(ad.hi, bc.hi)};
-          const double w = AddUp(
-              MulUp(MulUp(cls.complex_k, u),
-                    AddUp(MaxAbs(r.re.lo, r.re.hi), MaxAbs(r.im.lo, r.im.hi))),
-              MinNormal(f));
-          r.re = {AddDown(r.re.lo, -w), AddUp(r.re.hi, w)};
-          r.im = {AddDown(r.im.lo, -w), AddUp(r.im.hi, w)};
-          rounded = true;
+          widen_normwise();
           break;
         }
       }
