@@ -197,6 +197,7 @@ void Reduce(RunContext* ctx, ReducerFn fn, const ArrayDesc& a,
             const std::vector<const uint8_t*>& xs, uint8_t* out) {
   const int64_t bytes = a.element_bytes();
   const int64_t count = a.elements();
+  if (count == 0) return;  // an empty operand: its pointers may be null
   if (xs.size() == 1 || fn == nullptr) {
     std::memcpy(out, xs[0], static_cast<size_t>(count * bytes));
     return;
@@ -379,7 +380,7 @@ absl::Status RunCollective(RunContext* ctx, const int64_t* raw,
           return absl::InvalidArgumentError(absl::StrCat(
               "%", name, ": all-to-all operands of different shapes"));
         }
-        std::memcpy(out_ptr(k), v.data(), v.size());
+        if (!v.empty()) std::memcpy(out_ptr(k), v.data(), v.size());
       }
       return absl::OkStatus();
     }
