@@ -169,7 +169,8 @@ void CopyWhere(const bool* p, bool scalar_pred, bool pick, const uint8_t* from,
   const S* f = reinterpret_cast<const S*>(from);
   S* t = reinterpret_cast<S*>(to);
   if (scalar_pred) {
-    if (p[0] == pick) std::memcpy(to, from, n * sizeof(S));
+    // n == 0: both pointers may be null, which memcpy may not take.
+    if (p[0] == pick && n > 0) std::memcpy(to, from, n * sizeof(S));
     return;
   }
   for (size_t i = 0; i < n; ++i) {
