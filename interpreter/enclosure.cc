@@ -25,6 +25,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "interpreter/numerics.h"
+#include "interpreter/ops/dot.h"
 #include "interpreter/ops/window_plan.h"
 #include "spec/ir/annotation_custom_calls.h"
 #include "spec/ir/opcode.h"
@@ -1110,6 +1111,9 @@ class EnclosurePass {
       const std::vector<const ValueEnclosure*>& ops);
   absl::StatusOr<ValueEnclosure> While(const HloInstruction& inst,
                                        const ValueEnclosure& init);
+  absl::StatusOr<std::optional<ValueEnclosure>> Async(
+      const HloInstruction& inst,
+      const std::vector<const ValueEnclosure*>& ops);
   absl::StatusOr<ValueEnclosure> Conditional(
       const HloInstruction& inst,
       const std::vector<const ValueEnclosure*>& ops);
@@ -1121,10 +1125,25 @@ class EnclosurePass {
   // RunIsolated's f64 variant on two operands given as doubles: `inst`
   // applied to (a of shape a_shape, b of shape b_shape), its f64 result
   // (result_shape) as doubles.
+  // `fixed` follow a and b as further operands (ragged-dot's group
+  // sizes); `marks`, when given, receives the result's implementation-
+  // defined elements.
   absl::StatusOr<std::vector<double>> RunIsolatedF64(
       const HloInstruction& inst, const Shape& a_shape,
       const std::vector<double>& a, const Shape& b_shape,
-      const std::vector<double>& b, const Shape& result_shape);
+      const std::vector<double>& b, const Shape& result_shape,
+      const std::vector<Literal>& fixed = {}, EvaluatedOutput* marks = nullptr);
+  absl::StatusOr<std::optional<ValueEnclosure>> BilinearSums(
+      const HloInstruction& inst, const ArrayEnclosure& x,
+      const ArrayEnclosure& w, const std::vector<Literal>& fixed,
+      const DotAlgorithmModel& alg, const std::string& where,
+      std::optional<int64_t> max_terms);
+  absl::StatusOr<std::optional<ValueEnclosure>> RaggedDot(
+      const HloInstruction& inst,
+      const std::vector<const ValueEnclosure*>& ops);
+  std::optional<ValueEnclosure> ScaledDot(
+      const HloInstruction& inst,
+      const std::vector<const ValueEnclosure*>& ops);
   absl::StatusOr<std::optional<ValueEnclosure>> DataMovement(
       const HloInstruction& inst,
       const std::vector<const ValueEnclosure*>& ops);
@@ -1438,6 +1457,16 @@ absl::StatusOr<ValueEnclosure> EnclosurePass::Instruction(
       return While(inst, *ops[0]);
     case HloOpcode::kConditional:
       return Conditional(inst, ops);
+    case HloOpcode::kAsyncStart:
+    case HloOpcode::kAsyncUpdate:
+    case HloOpcode::kAsyncDone:
+    case HloOpcode::kCopyStart:
+    case HloOpcode::kCopyDone: {
+      HLOREF_ASSIGN_OR_RETURN(std::optional<ValueEnclosure> v,
+                              Async(inst, ops));
+      if (v) return std::move(*v);
+      break;
+    }
     case HloOpcode::kCustomCall:
       if (IsAnnotationCustomCall(inst) && ops.size() == 1 &&
           ops[0]->shape.Compatible(inst.shape())) {
@@ -1449,6 +1478,76 @@ absl::StatusOr<ValueEnclosure> EnclosurePass::Instruction(
   }
   return Flagged(inst.shape(), kEnclNoRule,
                  absl::StrCat("op ", OpName(inst), " has no enclosure rule"));
+}
+
+// The value of an opaque context element (the async and copy starts'
+// trailing tuple elements): zeros, as the oracle gives them; nothing
+// reads them but the matching update / done.
+absl::StatusOr<ValueEnclosure> ZeroValue(const Shape& shape) {
+  ValueEnclosure v;
+  v.shape = shape;
+  if (shape.IsTuple()) {
+    for (const Shape& s : shape.tuple_shapes()) {
+      HLOREF_ASSIGN_OR_RETURN(ValueEnclosure e, ZeroValue(s));
+      v.tuple.push_back(std::move(e));
+    }
+  } else if (shape.IsArray()) {
+    v.array = NewArray(shape);
+  }
+  return v;
+}
+
+// The kAsync family (text-format 6.13, interpreter/ops/async.cc): the
+// start applies the wrapped computation to its operands, its value is
+// ((operands...), result, context...); update passes it on; done takes the
+// result. copy-start is (destination, source, context), a copy in both.
+// The enclosures follow the same layout, the wrapped computation's
+// enclosure standing for its result. nullopt for a start without the
+// shape it needs (the verifier refuses those).
+absl::StatusOr<std::optional<ValueEnclosure>> EnclosurePass::Async(
+    const HloInstruction& inst, const std::vector<const ValueEnclosure*>& ops) {
+  const Shape& shape = inst.shape();
+  switch (inst.opcode()) {
+    case HloOpcode::kAsyncStart:
+    case HloOpcode::kCopyStart: {
+      const bool copy = inst.opcode() == HloOpcode::kCopyStart;
+      if (!shape.IsTuple() || shape.tuple_size() < 2 ||
+          (copy ? ops.size() != 1 : inst.to_apply() == nullptr)) {
+        return std::nullopt;
+      }
+      ValueEnclosure v;
+      v.shape = shape;
+      if (copy) {
+        v.tuple.push_back(*ops[0]);
+        v.tuple.push_back(*ops[0]);
+      } else {
+        ValueEnclosure operands;
+        operands.shape = shape.tuple_shapes(0);
+        for (const ValueEnclosure* o : ops) operands.tuple.push_back(*o);
+        v.tuple.push_back(std::move(operands));
+        HLOREF_ASSIGN_OR_RETURN(ValueEnclosure result,
+                                Computation(*inst.to_apply(), ops));
+        v.tuple.push_back(std::move(result));
+      }
+      for (int64_t i = 2; i < shape.tuple_size(); ++i) {
+        HLOREF_ASSIGN_OR_RETURN(ValueEnclosure context,
+                                ZeroValue(shape.tuple_shapes(i)));
+        v.tuple.push_back(std::move(context));
+      }
+      return std::optional<ValueEnclosure>(std::move(v));
+    }
+    case HloOpcode::kAsyncUpdate:
+      if (ops.size() != 1) return std::nullopt;
+      return std::optional<ValueEnclosure>(*ops[0]);
+    case HloOpcode::kAsyncDone:
+    case HloOpcode::kCopyDone: {
+      const size_t i = inst.opcode() == HloOpcode::kAsyncDone ? 1 : 0;
+      if (ops.size() != 1 || ops[0]->tuple.size() <= i) return std::nullopt;
+      return std::optional<ValueEnclosure>(ops[0]->tuple[i]);
+    }
+    default:
+      return std::nullopt;
+  }
 }
 
 absl::StatusOr<ValueEnclosure> EnclosurePass::While(
@@ -1505,14 +1604,20 @@ absl::StatusOr<ValueEnclosure> EnclosurePass::Conditional(
 absl::StatusOr<std::vector<double>> EnclosurePass::RunIsolatedF64(
     const HloInstruction& inst, const Shape& a_shape,
     const std::vector<double>& a, const Shape& b_shape,
-    const std::vector<double>& b, const Shape& result_shape) {
+    const std::vector<double>& b, const Shape& result_shape,
+    const std::vector<Literal>& fixed, EvaluatedOutput* marks) {
   std::vector<Literal> args;
   HLOREF_ASSIGN_OR_RETURN(Literal la, StoreDoubles(a_shape, a));
   HLOREF_ASSIGN_OR_RETURN(Literal lb, StoreDoubles(b_shape, b));
   args.push_back(std::move(la));
   args.push_back(std::move(lb));
+  for (const Literal& f : fixed) args.push_back(f);
   HLOREF_ASSIGN_OR_RETURN(EvalResult r,
                           RunIsolated(inst, args, result_shape, /*variant=*/2));
+  if (marks != nullptr && !r.outputs.empty()) {
+    marks->dont_care = std::move(r.outputs[0].dont_care);
+    marks->impl_ids = std::move(r.outputs[0].impl_ids);
+  }
   return LoadDoubles(r.value);
 }
 
@@ -2703,27 +2808,26 @@ std::optional<ValueEnclosure> EnclosurePass::Dot(
   return out;
 }
 
-// Convolution in midpoint-radius form, the oracle doing the sums: with
-// x = xm +- xr and w = wm +- wr elementwise, conv is bilinear, so
-//   |conv(x, w) - conv(xm, wm)| <= conv(|xm|, wr) + conv(xr, |wm|)
-//                                  + conv(xr, wr),
-// and S = conv(|x|max, |w|max) bounds sum |t_i| per output. The oracle
-// evaluates each convolution on f64 operands with exact accumulation
-// rounded once to f64 (numerics.md decision 4), so each value is within
-// 2^-53 relative of the exact sum of non-negative terms (C1: of a signed
-// sum, stepped one ulp). The accumulation bound uses m = window size x
-// input features per group, an upper bound of every output's term count.
-absl::StatusOr<std::optional<ValueEnclosure>> EnclosurePass::Convolution(
-    const HloInstruction& inst, const std::vector<const ValueEnclosure*>& ops) {
-  if (ops.size() != 2 || !inst.shape().IsArray()) return std::nullopt;
-  const std::optional<DotAlgorithmModel> alg =
-      DotAlgorithmOf(inst.attrs().algorithm);
-  if (!alg) return std::nullopt;
-  const ArrayEnclosure& x = ops[0]->array;
-  const ArrayEnclosure& w = ops[1]->array;
+// An op bilinear in its two float operands x and w (the others, `fixed`,
+// held at their exact values), each output a sum of products x_i w_j:
+// convolution, ragged-dot. In midpoint-radius form, the oracle doing the
+// sums: with x = xm +- xr and w = wm +- wr elementwise,
+//   |f(x, w) - f(xm, wm)| <= f(|xm|, wr) + f(xr, |wm|) + f(xr, wr),
+// and S = f(|x|max, |w|max) bounds sum |t_i| per output. The oracle
+// evaluates each f on f64 operands with exact accumulation rounded once
+// to f64 (numerics.md decision 4), so each value is within 2^-53 relative
+// of the exact sum of non-negative terms (C1: of a signed sum, stepped one
+// ulp). The accumulation bound uses m = `max_terms` when given (an upper
+// bound of every output's term count), else each output's own count,
+// f(1, 1) (exact in f64; a term counted as often as it is added).
+// Elements the oracle marks implementation-defined on the midpoints are
+// don't care.
+absl::StatusOr<std::optional<ValueEnclosure>> EnclosurePass::BilinearSums(
+    const HloInstruction& inst, const ArrayEnclosure& x,
+    const ArrayEnclosure& w, const std::vector<Literal>& fixed,
+    const DotAlgorithmModel& alg, const std::string& where,
+    std::optional<int64_t> max_terms) {
   const PrimitiveType t = inst.shape().element_type();
-  if (!x.is_float || !w.is_float || !SupportedFloat(t)) return std::nullopt;
-  const std::string where = absl::StrCat("convolution ", inst.name());
   for (const ArrayEnclosure* a : {&x, &w}) {
     for (int64_t i = 0; i < a->size(); ++i) {
       if (a->flags[i] != kEnclNumber || !std::isfinite(a->lo[i]) ||
@@ -2760,29 +2864,36 @@ absl::StatusOr<std::optional<ValueEnclosure>> EnclosurePass::Convolution(
   xs.set_element_type(PrimitiveType::kF64);
   ws.set_element_type(PrimitiveType::kF64);
   rs.set_element_type(PrimitiveType::kF64);
-  auto conv = [&](const std::vector<double>& a, const std::vector<double>& b) {
-    return RunIsolatedF64(inst, xs, a, ws, b, rs);
+  auto f = [&](const std::vector<double>& a, const std::vector<double>& b,
+               EvaluatedOutput* marks = nullptr) {
+    return RunIsolatedF64(inst, xs, a, ws, b, rs, fixed, marks);
   };
-  HLOREF_ASSIGN_OR_RETURN(std::vector<double> c1, conv(xm, wm));
-  HLOREF_ASSIGN_OR_RETURN(std::vector<double> c2, conv(xam, wr));
-  HLOREF_ASSIGN_OR_RETURN(std::vector<double> c3, conv(xr, wam));
-  HLOREF_ASSIGN_OR_RETURN(std::vector<double> c4, conv(xr, wr));
-  HLOREF_ASSIGN_OR_RETURN(std::vector<double> sv, conv(xa, wa));
-  // Products that may be nonzero, per output: the convolution of the
-  // operands' indicators (1 unless the element is exactly zero; exact in
-  // f64). A product with an exactly zero factor (padding, a ReLU zero, a
-  // zero weight) is exact and adding it is exact, so at most that many
-  // roundings lie on any path of any order (as dot).
+  EvaluatedOutput marks;
+  HLOREF_ASSIGN_OR_RETURN(std::vector<double> c1, f(xm, wm, &marks));
+  HLOREF_ASSIGN_OR_RETURN(std::vector<double> c2, f(xam, wr));
+  HLOREF_ASSIGN_OR_RETURN(std::vector<double> c3, f(xr, wam));
+  HLOREF_ASSIGN_OR_RETURN(std::vector<double> c4, f(xr, wr));
+  HLOREF_ASSIGN_OR_RETURN(std::vector<double> sv, f(xa, wa));
+  // Products that may be nonzero, per output: f of the operands'
+  // indicators (1 unless the element is exactly zero; exact in f64). A
+  // product with an exactly zero factor (padding, a ReLU zero, a zero
+  // weight) is exact and adding it is exact, so at most that many roundings
+  // lie on any path of any order (as dot).
   HLOREF_ASSIGN_OR_RETURN(std::vector<double> nonzero,
-                          conv(NonzeroIndicator(x), NonzeroIndicator(w)));
+                          f(NonzeroIndicator(x), NonzeroIndicator(w)));
+  std::vector<double> terms;
+  if (!max_terms) {
+    HLOREF_ASSIGN_OR_RETURN(terms, f(std::vector<double>(x.lo.size(), 1.0),
+                                     std::vector<double>(w.lo.size(), 1.0)));
+  }
   // The partial-sum bound's data (PartialSums) per output, from four more
-  // convolutions of the operands' positive and negative parts (x+ =
+  // evaluations on the operands' positive and negative parts (x+ =
   // max(hi, 0), x- = max(-lo, 0)): a product's positive part is at most
   // x+ w+ + x- w- (a positive product needs equal signs), its negative part
-  // at most x+ w- + x- w+, so P <= conv(x+, w+) + conv(x-, w-) and N <=
-  // conv(x+, w-) + conv(x-, w+), each within 2^-53 relative (non-negative
-  // terms, one rounding). The largest term's parts are bounded over the
-  // whole operands (max x+ max w+ + max x- max w-, and likewise).
+  // at most x+ w- + x- w+, so P <= f(x+, w+) + f(x-, w-) and N <=
+  // f(x+, w-) + f(x-, w+), each within 2^-53 relative (non-negative terms,
+  // one rounding). The largest term's parts are bounded over the whole
+  // operands (max x+ max w+ + max x- max w-, and likewise).
   auto parts = [](const ArrayEnclosure& a, std::vector<double>& pos,
                   std::vector<double>& neg, double& pos_max, double& neg_max) {
     pos.resize(a.lo.size());
@@ -2799,19 +2910,12 @@ absl::StatusOr<std::optional<ValueEnclosure>> EnclosurePass::Convolution(
   double xp_max, xn_max, wp_max, wn_max;
   parts(x, xp, xn, xp_max, xn_max);
   parts(w, wp, wn, wp_max, wn_max);
-  HLOREF_ASSIGN_OR_RETURN(std::vector<double> c_pp, conv(xp, wp));
-  HLOREF_ASSIGN_OR_RETURN(std::vector<double> c_nn, conv(xn, wn));
-  HLOREF_ASSIGN_OR_RETURN(std::vector<double> c_pn, conv(xp, wn));
-  HLOREF_ASSIGN_OR_RETURN(std::vector<double> c_np, conv(xn, wp));
+  HLOREF_ASSIGN_OR_RETURN(std::vector<double> c_pp, f(xp, wp));
+  HLOREF_ASSIGN_OR_RETURN(std::vector<double> c_nn, f(xn, wn));
+  HLOREF_ASSIGN_OR_RETURN(std::vector<double> c_pn, f(xp, wn));
+  HLOREF_ASSIGN_OR_RETURN(std::vector<double> c_np, f(xn, wp));
   const double term_p_max = AddUp(MulUp(xp_max, wp_max), MulUp(xn_max, wn_max));
   const double term_q_max = AddUp(MulUp(xp_max, wn_max), MulUp(xn_max, wp_max));
-  // Term count bound: kernel elements / output features (the kernel's
-  // window and input features per group).
-  const ConvolutionDimensionNumbers& dn =
-      inst.attrs().convolution_dimension_numbers;
-  const int64_t out_features =
-      w.shape.dimensions(dn.kernel_output_feature_dimension);
-  const int64_t m = out_features == 0 ? 0 : w.size() / out_features;
   constexpr double kF64Rel = 0x1p-52;  // > 2^-53 of a once-rounded sum
   ValueEnclosure out;
   out.shape = inst.shape();
@@ -2823,6 +2927,7 @@ absl::StatusOr<std::optional<ValueEnclosure>> EnclosurePass::Convolution(
     const double up = 1 + kF64Rel;
     const double rad = MulUp(AddUp(AddUp(c2[j], c3[j]), c4[j]), up);
     const double s = MulUp(sv[j], up);
+    const int64_t m = max_terms ? *max_terms : static_cast<int64_t>(terms[j]);
     const int64_t steps = RoundingSteps(t, m, static_cast<int64_t>(nonzero[j]));
     PartialSums partial;
     partial.n = static_cast<int64_t>(nonzero[j]);
@@ -2831,7 +2936,7 @@ absl::StatusOr<std::optional<ValueEnclosure>> EnclosurePass::Convolution(
     partial.p_max = term_p_max;
     partial.q_max = term_q_max;
     const double e =
-        AddUp(AccumulationBound(t, steps, s, /*dot=*/true, &*alg, &partial),
+        AddUp(AccumulationBound(t, steps, s, /*dot=*/true, &alg, &partial),
               MulUp(std::fabs(c1[j]), kF64Rel));
     if (AddUp(s, e) > MaxFinite(FormatOf(t))) {
       o.flags[j] = kEnclNumber | kEnclNaN;
@@ -2849,7 +2954,148 @@ absl::StatusOr<std::optional<ValueEnclosure>> EnclosurePass::Convolution(
     o.hi[j] = hi;
     o.flags[j] = fl;
   }
+  if (marks.dont_care) {
+    for (int64_t j = 0; j < o.size(); ++j) {
+      if (marks.dont_care->GetAsInt64(j) != 0) o.flags[j] |= kEnclDontCare;
+    }
+    for (const std::string& id : marks.impl_ids) {
+      AddReason(o.reasons, absl::StrCat("implementation-defined (", id, ")"));
+    }
+  }
   return std::optional<ValueEnclosure>(std::move(out));
+}
+
+// Convolution: BilinearSums with m = the kernel's window and input
+// features per group (kernel elements / output features), an upper bound
+// of every output's term count.
+absl::StatusOr<std::optional<ValueEnclosure>> EnclosurePass::Convolution(
+    const HloInstruction& inst, const std::vector<const ValueEnclosure*>& ops) {
+  if (ops.size() != 2 || !inst.shape().IsArray()) return std::nullopt;
+  const std::optional<DotAlgorithmModel> alg =
+      DotAlgorithmOf(inst.attrs().algorithm);
+  if (!alg) return std::nullopt;
+  const ArrayEnclosure& x = ops[0]->array;
+  const ArrayEnclosure& w = ops[1]->array;
+  if (!x.is_float || !w.is_float ||
+      !SupportedFloat(inst.shape().element_type())) {
+    return std::nullopt;
+  }
+  const ConvolutionDimensionNumbers& dn =
+      inst.attrs().convolution_dimension_numbers;
+  const int64_t out_features =
+      w.shape.dimensions(dn.kernel_output_feature_dimension);
+  const int64_t m = out_features == 0 ? 0 : w.size() / out_features;
+  return BilinearSums(inst, x, w, {}, *alg,
+                      absl::StrCat("convolution ", inst.name()), m);
+}
+
+// ragged-dot (interpreter/ops/ragged_scaled_dot.cc: semantics and sources):
+// for fixed group sizes each output is a sum of products of lhs and rhs
+// elements (a term twice where overlapping groups add it twice), so
+// BilinearSums applies with each output's own term count. The group sizes
+// must be decided; the oracle's marks (impl.ragged-dot.1 / .2: rows of no
+// group, irregular sizes) carry over as don't care. Integer and complex
+// ragged-dots take the other rules (exact operands) or none.
+absl::StatusOr<std::optional<ValueEnclosure>> EnclosurePass::RaggedDot(
+    const HloInstruction& inst, const std::vector<const ValueEnclosure*>& ops) {
+  if (ops.size() != 3 || !inst.shape().IsArray() || !ops[2]->shape.IsArray()) {
+    return std::nullopt;
+  }
+  const std::optional<DotAlgorithmModel> alg =
+      DotAlgorithmOf(inst.attrs().algorithm);
+  if (!alg) return std::nullopt;
+  const ArrayEnclosure& x = ops[0]->array;
+  const ArrayEnclosure& w = ops[1]->array;
+  if (!x.is_float || !w.is_float ||
+      !SupportedFloat(inst.shape().element_type())) {
+    return std::nullopt;
+  }
+  const std::string where = absl::StrCat("ragged-dot ", inst.name());
+  std::optional<Literal> sizes = PointLiteral(ops[2]->array);
+  if (!sizes) {
+    ValueEnclosure v = Flagged(inst.shape(), kEnclUndecided,
+                               where + ": group sizes undecided");
+    MergeReasons(v.array.reasons, ops[2]->array.reasons);
+    return std::optional<ValueEnclosure>(std::move(v));
+  }
+  std::vector<Literal> fixed;
+  fixed.push_back(*std::move(sizes));
+  return BilinearSums(inst, x, w, fixed, *alg, where, std::nullopt);
+}
+
+// scaled-dot (ragged_scaled_dot.cc): each operand is dequantized, x times
+// its block's scale rounded once to the dequantization type D
+// (impl.scaled-dot.1: bf16 for two sub-16-bit types, else the common or
+// the wider type), and the result is the dot of the dequantized operands.
+// Here the dequantized operands are the interval products widened to D's
+// directed roundings (class R: any type whose values include D's, f32
+// for bf16, is inside too), and the dot rule takes them.
+std::optional<ValueEnclosure> EnclosurePass::ScaledDot(
+    const HloInstruction& inst, const std::vector<const ValueEnclosure*>& ops) {
+  if (ops.size() != 4) return std::nullopt;
+  ValueEnclosure deq[2];
+  for (int side = 0; side < 2; ++side) {
+    const ArrayEnclosure& xv = ops[side]->array;
+    const ArrayEnclosure& sv = ops[side + 2]->array;
+    if (!xv.is_float || !sv.is_float || xv.shape.rank() != sv.shape.rank()) {
+      return std::nullopt;
+    }
+    const PrimitiveType d = ScaledDotDequantizeType(xv.shape.element_type(),
+                                                    sv.shape.element_type());
+    if (!SupportedFloat(d)) return std::nullopt;
+    const int64_t rank = xv.shape.rank();
+    std::vector<int64_t> block(static_cast<size_t>(rank));
+    for (int64_t k = 0; k < rank; ++k) {
+      const int64_t sd = sv.shape.dimensions(k);
+      if (sd == 0 ? xv.shape.dimensions(k) != 0
+                  : xv.shape.dimensions(k) % sd != 0) {
+        return std::nullopt;
+      }
+      block[k] = sd > 0 ? xv.shape.dimensions(k) / sd : 1;
+    }
+    const std::vector<int64_t> xstr = RowMajorStrides(xv.shape.dimensions());
+    const std::vector<int64_t> sstr = RowMajorStrides(sv.shape.dimensions());
+    Shape ds = xv.shape;
+    ds.set_element_type(d);
+    deq[side].shape = ds;
+    ArrayEnclosure& a = deq[side].array = NewArray(ds);
+    MergeReasons(a.reasons, xv.reasons);
+    MergeReasons(a.reasons, sv.reasons);
+    for (int64_t e = 0; e < xv.size(); ++e) {
+      int64_t so = 0, rest = e;
+      for (int64_t k = 0; k < rank; ++k) {
+        const int64_t idx = rest / xstr[k];
+        rest %= xstr[k];
+        so += (idx / block[k]) * sstr[k];
+      }
+      const uint8_t xf = xv.flags[e], sf = sv.flags[so];
+      uint8_t fl = (xf | sf) & (kUnjudgedFlags | kEnclNaN);
+      if (!(xf & kEnclNumber) || !(sf & kEnclNumber)) {
+        a.flags[e] = (fl & ~kEnclNumber) | kEnclNaN;  // NaN times anything
+        a.lo[e] = -kInf;
+        a.hi[e] = kInf;
+        continue;
+      }
+      if (!std::isfinite(xv.lo[e]) || !std::isfinite(xv.hi[e]) ||
+          !std::isfinite(sv.lo[so]) || !std::isfinite(sv.hi[so])) {
+        // inf times 0 is NaN: not tracked here.
+        a.flags[e] = fl | kEnclNumber | kEnclNaN | kEnclUndecided;
+        a.lo[e] = -kInf;
+        a.hi[e] = kInf;
+        AddReason(a.reasons, absl::StrCat("scaled-dot ", inst.name(),
+                                          ": a non-finite operand or scale"));
+        continue;
+      }
+      const Iv p = IvMul(Iv{xv.lo[e], xv.hi[e]}, Iv{sv.lo[so], sv.hi[so]});
+      double lo = p.lo, hi = p.hi;
+      fl |= kEnclNumber;
+      Widen(EnclosureErrorClass{EnclosureErrorKind::kRounded}, d, lo, hi, fl);
+      a.lo[e] = lo;
+      a.hi[e] = hi;
+      a.flags[e] = fl;
+    }
+  }
+  return Dot(inst, {&deq[0], &deq[1]});
 }
 
 // batch-norm-inference: y = (x - mean) * scale / sqrt(var + eps) + offset
@@ -5034,6 +5280,14 @@ absl::StatusOr<ValueEnclosure> EnclosurePass::Op(
   }
   if (op == HloOpcode::kDot) {
     if (std::optional<ValueEnclosure> v = Dot(inst, ops)) return std::move(*v);
+  } else if (op == HloOpcode::kRaggedDot) {
+    absl::StatusOr<std::optional<ValueEnclosure>> v = RaggedDot(inst, ops);
+    if (!v.ok()) return IsolationFailed(inst, v.status());
+    if (*v) return std::move(**v);
+  } else if (op == HloOpcode::kScaledDot) {
+    if (std::optional<ValueEnclosure> v = ScaledDot(inst, ops)) {
+      return std::move(*v);
+    }
   } else if (op == HloOpcode::kConvolution) {
     absl::StatusOr<std::optional<ValueEnclosure>> v = Convolution(inst, ops);
     if (!v.ok()) return IsolationFailed(inst, v.status());

@@ -3483,6 +3483,224 @@ ENTRY main {
       << *o.reasons.begin();
 }
 
+// ---- The dot family's newer members and the async wrappers.
+
+// ragged-dot, mode 1 (lhs rows grouped, rhs [g, k, n]): group sizes
+// {2, 3, 0} put rows 0-1 in group 0, rows 2-4 in group 1 and row 5 in no
+// group (impl.ragged-dot.1: don't care). Every summation order of the
+// products, computed here in plain C++ (forward and reversed in float, an
+// FMA chain, the double sum rounded once), lies inside; a group boundary
+// moved by one (row 2 multiplied by group 0's rhs) fails.
+TEST(Enclosure, RaggedDotEveryOrderInsideAndAMovedGroupBoundaryFails) {
+  constexpr int kRows = 6, kK = 24, kN = 4, kG = 3;
+  std::vector<double> lhs(kRows * kK), rhs(kG * kK * kN);
+  for (int i = 0; i < kRows * kK; ++i) {
+    lhs[i] = static_cast<float>(std::sin(0.37 * i + 0.1) * 3.0);
+  }
+  for (int i = 0; i < kG * kK * kN; ++i) {
+    rhs[i] = static_cast<float>(std::cos(0.21 * i) * 0.7 + 0.01 * (i % 5));
+  }
+  // Nested literal text of row-major `v` with dimensions `dims`.
+  auto to_text = [](const char* shape, std::vector<int> dims,
+                    const std::vector<double>& v) {
+    size_t next = 0;
+    std::function<std::string(size_t)> nest = [&](size_t d) {
+      std::string t = "{";
+      for (int i = 0; i < dims[d]; ++i) {
+        if (i) t += ", ";
+        t += d + 1 == dims.size() ? absl::StrFormat("%.9g", v[next++])
+                                  : nest(d + 1);
+      }
+      return t + "}";
+    };
+    return std::string(shape) + " " + nest(0);
+  };
+  Enclosed e =
+      Enclose(R"(
+HloModule m
+ENTRY main {
+  x = f32[6,24] parameter(0)
+  w = f32[3,24,4] parameter(1)
+  g = s32[3] parameter(2)
+  ROOT r = f32[6,4] ragged-dot(x, w, g), lhs_contracting_dims={1}, rhs_contracting_dims={1}, lhs_ragged_dims={0}, rhs_group_dims={0}
+})",
+              {to_text("f32[6,24]", {kRows, kK}, lhs),
+               to_text("f32[3,24,4]", {kG, kK, kN}, rhs), "s32[3] {2, 3, 0}"});
+  ASSERT_EQ(e.enc.outputs.size(), 1u);
+  auto group_of = [](int row) { return row < 2 ? 0 : row < 5 ? 1 : -1; };
+  auto orders = [&](int moved_row) {
+    std::vector<std::vector<double>> outs(4, std::vector<double>(kRows * kN));
+    for (int i = 0; i < kRows; ++i) {
+      int g = group_of(i);
+      if (i == moved_row) g = 0;
+      for (int n = 0; n < kN; ++n) {
+        float fwd = 0, rev = 0, fma = 0;
+        double d = 0;
+        for (int k = 0; k < kK; ++k) {
+          if (g < 0) break;
+          const float a = static_cast<float>(lhs[i * kK + k]);
+          const float b = static_cast<float>(rhs[(g * kK + k) * kN + n]);
+          fwd += a * b;
+          fma = std::fma(a, b, fma);
+          d += static_cast<double>(a) * b;
+          const int kr = kK - 1 - k;
+          rev += static_cast<float>(lhs[i * kK + kr]) *
+                 static_cast<float>(rhs[(g * kK + kr) * kN + n]);
+        }
+        outs[0][i * kN + n] = fwd;
+        outs[1][i * kN + n] = rev;
+        outs[2][i * kN + n] = fma;
+        outs[3][i * kN + n] = static_cast<float>(d);
+      }
+    }
+    return outs;
+  };
+  for (const auto& v : orders(-1)) {
+    EnclosureVerdict ok =
+        Judge(e, {FromDoubles(PrimitiveType::kF32, {6, 4}, v)});
+    ASSERT_EQ(ok.outputs.size(), 1u);
+    EXPECT_EQ(ok.outputs[0].fail, 0) << ok.Summary();
+    EXPECT_EQ(ok.outputs[0].dont_care, kN) << ok.Summary();  // row 5
+    EXPECT_EQ(ok.outputs[0].pass, 5 * kN) << ok.Summary();
+  }
+  EnclosureVerdict bad =
+      Judge(e, {FromDoubles(PrimitiveType::kF32, {6, 4}, orders(2)[0])});
+  EXPECT_EQ(bad.outputs[0].fail, kN) << bad.Summary();
+  // The oracle's own value passes.
+  EnclosureVerdict own = Judge(e, e.oracle);
+  EXPECT_EQ(own.outputs[0].fail, 0) << own.Summary();
+}
+
+// ragged-dot, mode 2 (the contracting dimension grouped): group sizes
+// {2, 4} split k = 0..5 into {0, 1} and {2..5}; the result [2, 1, 1] holds
+// each group's partial dot. By hand: x = {1, 2^-24, 3, 2^-23, -3, 5},
+// w = {1, 1, 1, 1, 1, 0.5}: group 0 = 1 + 2^-24 (a tie: RN_f32 gives 1,
+// 1 + 2^-23 in another order is not possible with two terms, the exact
+// value kept wider is inside), group 1 = 3 + 2^-23 - 3 + 2.5 = 2.5 + 2^-23
+// (every order: the exact sum, 3 + 2^-23 - 3 first gives 2^-23 exactly).
+// The whole-k sum (group sizes ignored) fails both.
+TEST(Enclosure, RaggedDotContractingGroupsByHand) {
+  Enclosed e =
+      Enclose(R"(
+HloModule m
+ENTRY main {
+  x = f32[1,6] parameter(0)
+  w = f32[6,1] parameter(1)
+  g = s32[2] parameter(2)
+  ROOT r = f32[2,1,1] ragged-dot(x, w, g), lhs_contracting_dims={1}, rhs_contracting_dims={0}, lhs_ragged_dims={1}
+})",
+              {"f32[1,6] {{1, 5.9604644775390625e-08, 3, "
+               "1.1920928955078125e-07, -3, 5}}",
+               "f32[6,1] {{1}, {1}, {1}, {1}, {1}, {0.5}}", "s32[2] {2, 4}"});
+  ASSERT_EQ(e.enc.outputs.size(), 1u);
+  const ArrayEnclosure& o = e.enc.outputs[0];
+  const double g0 = 1 + std::ldexp(1.0, -24), g1 = 2.5 + std::ldexp(1.0, -23);
+  EXPECT_LE(o.lo[0], 1.0);
+  EXPECT_GE(o.hi[0], g0);
+  EXPECT_LE(o.lo[1], g1);
+  EXPECT_GE(o.hi[1], g1);
+  for (double v0 : {1.0, g0}) {
+    EnclosureVerdict ok =
+        Judge(e, {FromDoubles(PrimitiveType::kF32, {2, 1, 1}, {v0, g1})});
+    EXPECT_EQ(ok.outputs[0].fail, 0) << ok.Summary();
+    EXPECT_EQ(ok.outputs[0].pass, 2) << ok.Summary();
+  }
+  const double all = 1 + std::ldexp(1.0, -24) + g1;
+  EnclosureVerdict bad =
+      Judge(e, {FromDoubles(PrimitiveType::kF32, {2, 1, 1}, {all, all})});
+  EXPECT_EQ(bad.outputs[0].fail, 2) << bad.Summary();
+}
+
+// ragged-dot with group sizes the enclosures do not decide: (1 - 2^-24) +
+// 2^-25 is a tie, [1 - 2^-24, 1] in any conforming implementation, so its
+// conversion to s32 is 0 or 1: every element undecided, never a guess.
+TEST(Enclosure, RaggedDotWithUndecidedGroupSizesIsUnjudged) {
+  Enclosed e = Enclose(
+      R"(
+HloModule m
+ENTRY main {
+  x = f32[2,2] parameter(0)
+  w = f32[2,2,1] parameter(1)
+  f = f32[2] parameter(2)
+  tiny = f32[2] constant({2.98023224e-08, 2.98023224e-08})
+  p = f32[2] add(f, tiny)
+  g = s32[2] convert(p)
+  ROOT r = f32[2,1] ragged-dot(x, w, g), lhs_contracting_dims={1}, rhs_contracting_dims={1}, lhs_ragged_dims={0}, rhs_group_dims={0}
+})",
+      {"f32[2,2] {{1, 2}, {3, 4}}", "f32[2,2,1] {{{1}, {1}}, {{2}, {2}}}",
+       "f32[2] {0.99999994, 0.99999994}"});
+  ASSERT_EQ(e.enc.outputs.size(), 1u);
+  for (int i = 0; i < 2; ++i) EXPECT_FALSE(e.enc.outputs[0].Judgeable(i));
+}
+
+// scaled-dot: lhs bf16 {1 + 2^-7, 1} scaled by 1 + 2^-7 (one block), rhs
+// {1, 1} scaled by 1. Dequantized in bf16 (impl.scaled-dot.1), lhs[0] =
+// RN_bf16(1 + 2^-6 + 2^-14) = 1 + 2^-6 and the dot is 2 + 2^-6 + 2^-7; an
+// implementation dequantizing in f32 keeps 1 + 2^-6 + 2^-14 and gives
+// 2 + 2^-6 + 2^-7 + 2^-14. Both pass; the dot without the scales
+// (2 + 2^-7) and with the scale applied twice fail.
+TEST(Enclosure, ScaledDotDequantizationInAnyWiderTypeIsInside) {
+  Enclosed e = Enclose(R"(
+HloModule m
+ENTRY main {
+  x = bf16[1,2] parameter(0)
+  w = bf16[2,1] parameter(1)
+  xs = bf16[1,1] parameter(2)
+  ws = bf16[1,1] parameter(3)
+  ROOT r = f32[1,1] scaled-dot(x, w, xs, ws), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+})",
+                       {"bf16[1,2] {{1.0078125, 1}}", "bf16[2,1] {{1}, {1}}",
+                        "bf16[1,1] {{1.0078125}}", "bf16[1,1] {{1}}"});
+  ASSERT_EQ(e.enc.outputs.size(), 1u);
+  const double bf = 2 + std::ldexp(1.0, -6) + std::ldexp(1.0, -7);
+  const double f32 = bf + std::ldexp(1.0, -14);
+  for (double v : {bf, f32}) {
+    EnclosureVerdict ok =
+        Judge(e, {FromDoubles(PrimitiveType::kF32, {1, 1}, {v})});
+    EXPECT_EQ(ok.outputs[0].pass, 1) << ok.Summary() << " value " << v;
+  }
+  const double unscaled = 2 + std::ldexp(1.0, -7);
+  const double twice = (1 + std::ldexp(1.0, -7)) * (1 + std::ldexp(1.0, -7)) *
+                           (1 + std::ldexp(1.0, -7)) +
+                       (1 + std::ldexp(1.0, -7));
+  for (double v : {unscaled, twice}) {
+    EnclosureVerdict bad =
+        Judge(e, {FromDoubles(PrimitiveType::kF32, {1, 1}, {v})});
+    EXPECT_EQ(bad.outputs[0].fail, 1) << bad.Summary() << " value " << v;
+  }
+  EnclosureVerdict own = Judge(e, e.oracle);
+  EXPECT_EQ(own.outputs[0].pass, 1) << own.Summary();
+}
+
+// async-start / update / done around a float add, and copy-start /
+// copy-done: the wrapped computation's enclosure, as the plain add's
+// ([1, 1 + 2^-23] for 1 + 2^-30, CorrectlyRoundedAdd... above).
+TEST(Enclosure, AsyncWrappersCarryTheWrappedComputationsEnclosure) {
+  Enclosed e = Enclose(R"(
+HloModule m
+wrapped {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY main {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  s = ((f32[], f32[]), f32[], s32[]) async-start(x, y), calls=wrapped
+  u = ((f32[], f32[]), f32[], s32[]) async-update(s)
+  d = f32[] async-done(u)
+  c = (f32[], f32[], u32[]) copy-start(d)
+  ROOT r = f32[] copy-done(c)
+})",
+                       {"f32[] 1", "f32[] 9.31322574615478515625e-10"});
+  ASSERT_EQ(e.enc.outputs.size(), 1u);
+  ASSERT_TRUE(e.enc.outputs[0].Judgeable(0));
+  EXPECT_EQ(e.enc.outputs[0].lo[0], 1.0);
+  EXPECT_EQ(e.enc.outputs[0].hi[0], 1.0 + std::ldexp(1.0, -23));
+  EnclosureVerdict bad = Judge(e, {FromDoubles(PrimitiveType::kF32, {}, {2})});
+  EXPECT_EQ(bad.outputs[0].fail, 1) << bad.Summary();
+}
+
 TEST(Enclosure, MissingErrorModelIsAnError) {
   auto m =
       ParseHloModule("HloModule m\nENTRY e {\n ROOT x = f32[] parameter(0)\n}");

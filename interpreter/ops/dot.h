@@ -104,6 +104,12 @@ class EvalContext;
 absl::StatusOr<Literal> EvalRaggedDot(const HloInstruction& inst,
                                       absl::Span<const Literal* const> operands,
                                       EvalContext& ctx);
+// scaled-dot's dequantization type D for an operand of type `operand`
+// scaled by `scale` (XLA's ScaledDotRewriter; impl.scaled-dot.1): bf16
+// when both are narrower than 16 bits, else their common type when equal,
+// else f32 when of equal width, else the wider.
+PrimitiveType ScaledDotDequantizeType(PrimitiveType operand,
+                                      PrimitiveType scale);
 absl::StatusOr<Literal> EvalScaledDot(const HloInstruction& inst,
                                       absl::Span<const Literal* const> operands,
                                       EvalContext& ctx);

@@ -542,17 +542,15 @@ absl::StatusOr<Literal> EvalRaggedDot(const HloInstruction& inst,
   return result;
 }
 
-namespace {
-
-// XLA ScaledDotRewriter's dequantization type for an operand and its scale
-// (header comment).
-PrimitiveType DequantizeType(PrimitiveType a, PrimitiveType b) {
+PrimitiveType ScaledDotDequantizeType(PrimitiveType a, PrimitiveType b) {
   const int wa = BitWidth(a), wb = BitWidth(b);
   if (wa < 16 && wb < 16) return PrimitiveType::kBF16;
   if (a == b) return a;
   if (wa == wb) return PrimitiveType::kF32;
   return wa > wb ? a : b;
 }
+
+namespace {
 
 // operand * broadcast(scale), each product rounded once to `type`
 // (impl.scaled-dot.1).
@@ -629,8 +627,8 @@ absl::StatusOr<Literal> EvalScaledDot(const HloInstruction& inst,
     }
   }
   Values v;
-  v.lt = DequantizeType(lhs.element_type(), lhs_scale.element_type());
-  v.rt = DequantizeType(rhs.element_type(), rhs_scale.element_type());
+  v.lt = ScaledDotDequantizeType(lhs.element_type(), lhs_scale.element_type());
+  v.rt = ScaledDotDequantizeType(rhs.element_type(), rhs_scale.element_type());
   {
     HLOREF_ASSIGN_OR_RETURN(std::vector<double> l, LoadDoubles(lhs));
     HLOREF_ASSIGN_OR_RETURN(std::vector<double> ls, LoadDoubles(lhs_scale));
