@@ -916,6 +916,11 @@ absl::Status Parser::ParseLiteralValue(const Shape& shape, Literal* out) {
                        "shape ",
                        shape.ToString()));
     }
+    if (shape.dimensions(d) < 0) {
+      return ErrorHere(absl::StrCat("dimension ", d, " of the literal's shape ",
+                                    shape.ToString(), " has negative size ",
+                                    shape.dimensions(d)));
+    }
   }
   HLOREF_RETURN_IF_ERROR(CheckLiteralSize(shape));
   const bool elided = shape.rank() != 0 && Is(TokKind::kLbrace) &&
@@ -2891,7 +2896,13 @@ absl::StatusOr<Literal> Parser::ParseLiteralAttempt() {
     while (true) {
       int64_t size = 0;
       if (!Is(TokKind::kInt)) return ErrorHere("expected a runtime size");
+      const Token at = tok_;
       HLOREF_RETURN_IF_ERROR(ParseInt64(&size));
+      if (size < 0) {
+        return Error(at, absl::StrCat("runtime size ", size,
+                                      " is negative (a dimension's size is 0 "
+                                      "or more)"));
+      }
       sizes.push_back(size);
       if (Is(TokKind::kComma)) {
         Next();

@@ -1401,6 +1401,17 @@ TEST(ParseLiteralTest, DynamicLiteralRoundTrips) {
   // Sizes beyond a bound, or not one per dimension, are located errors.
   EXPECT_FALSE(ParseLiteral("s32[<=3](4) {1, 2, 3, 4}").ok());
   EXPECT_FALSE(ParseLiteral("s32[<=3,2](2) {{1, 2}, {3, 4}}").ok());
+  // A negative runtime size is refused where it is written, before any
+  // storage is sized from it (literal_fuzz finding 18: `f32[?]{0}(-5)`
+  // asked the allocator for -20 bytes and aborted).
+  for (const char* text : {"f32[?]{0}(-5)+e32}", "f32[<=3](-1) {}",
+                           "f32[?](-5) {1}"}) {
+    auto bad = ParseLiteral(text);
+    ASSERT_FALSE(bad.ok()) << text;
+    EXPECT_THAT(std::string(bad.status().message()),
+                testing::HasSubstr("is negative"))
+        << text << ": " << bad.status();
+  }
 }
 
 }  // namespace
