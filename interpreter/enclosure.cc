@@ -26,6 +26,7 @@
 #include "absl/strings/str_join.h"
 #include "interpreter/numerics.h"
 #include "interpreter/ops/dot.h"
+#include "interpreter/ops/families.h"
 #include "interpreter/ops/window_plan.h"
 #include "spec/ir/annotation_custom_calls.h"
 #include "spec/ir/opcode.h"
@@ -1138,6 +1139,9 @@ class EnclosurePass {
       const ArrayEnclosure& w, const std::vector<Literal>& fixed,
       const DotAlgorithmModel& alg, const std::string& where,
       std::optional<int64_t> max_terms);
+  absl::StatusOr<std::optional<ValueEnclosure>> Scan(
+      const HloInstruction& inst,
+      const std::vector<const ValueEnclosure*>& ops);
   absl::StatusOr<std::optional<ValueEnclosure>> RaggedDot(
       const HloInstruction& inst,
       const std::vector<const ValueEnclosure*>& ops);
@@ -2806,6 +2810,246 @@ std::optional<ValueEnclosure> EnclosurePass::Dot(
     }
   }
   return out;
+}
+
+// Element i along dimension d of `a`, with d removed (a scan step's slice),
+// and its inverse, writing `v` there.
+ArrayEnclosure SliceEnclosureAt(const ArrayEnclosure& a, int64_t d,
+                                int64_t i) {
+  Shape s = a.shape;
+  s.ClearLayoutsRecursive();
+  s.delete_dimension(d);
+  ArrayEnclosure out = NewArray(s);
+  out.reasons = a.reasons;
+  const auto dims = a.shape.dimensions();
+  int64_t outer = 1, inner = 1;
+  for (int64_t k = 0; k < d; ++k) outer *= dims[k];
+  for (int64_t k = d + 1; k < a.shape.rank(); ++k) inner *= dims[k];
+  const int64_t n = dims[d];
+  for (int64_t o = 0; o < outer; ++o) {
+    for (int64_t in = 0; in < inner; ++in) {
+      const int64_t src = (o * n + i) * inner + in, dst = o * inner + in;
+      out.flags[dst] = a.flags[src];
+      if (!a.lo.empty()) {
+        out.lo[dst] = a.lo[src];
+        out.hi[dst] = a.hi[src];
+      }
+      if (!a.ilo.empty()) {
+        out.ilo[dst] = a.ilo[src];
+        out.ihi[dst] = a.ihi[src];
+      }
+      if (!a.ints.empty()) out.ints[dst] = a.ints[src];
+    }
+  }
+  return out;
+}
+
+void WriteEnclosureAt(ArrayEnclosure& y, int64_t d, int64_t i,
+                      const ArrayEnclosure& v) {
+  const auto dims = y.shape.dimensions();
+  int64_t outer = 1, inner = 1;
+  for (int64_t k = 0; k < d; ++k) outer *= dims[k];
+  for (int64_t k = d + 1; k < y.shape.rank(); ++k) inner *= dims[k];
+  const int64_t n = dims[d];
+  for (int64_t o = 0; o < outer; ++o) {
+    for (int64_t in = 0; in < inner; ++in) {
+      const int64_t dst = (o * n + i) * inner + in, src = o * inner + in;
+      y.flags[dst] = v.flags[src];
+      if (!y.lo.empty()) {
+        y.lo[dst] = v.lo[src];
+        y.hi[dst] = v.hi[src];
+      }
+      if (!y.ilo.empty()) {
+        y.ilo[dst] = v.ilo[src];
+        y.ihi[dst] = v.ihi[src];
+      }
+      if (!y.ints.empty()) y.ints[dst] = v.ints[src];
+    }
+  }
+  MergeReasons(y.reasons, v.reasons);
+}
+
+// scan (interpreter/ops/scan.cc: semantics from XLA's ScanExpander). Without
+// is_associative the steps are a sequential chain: the enclosures run it
+// step by step, to_apply's enclosure on the slices and the carries, so
+// every op of the step is judged by its own rule. With is_associative a
+// backend may reassociate (impl.scan.1), so the chain's enclosure is not
+// enough for rounding ops: a real cumulative add (IsScanCumulativeAdd)
+// takes the fold rule of reduce on every prefix (init + x_0 + ... + x_t in
+// any association: the accumulation bound of t + 1 terms), integer data
+// takes the chain (exact in any order), and other associative float scans
+// have no rule. nullopt for shapes the verifier refuses.
+absl::StatusOr<std::optional<ValueEnclosure>> EnclosurePass::Scan(
+    const HloInstruction& inst, const std::vector<const ValueEnclosure*>& ops) {
+  const HloComputation* f = inst.to_apply();
+  const int64_t carries = inst.attrs().num_carries;
+  const int64_t count = static_cast<int64_t>(ops.size());
+  const auto& dims = inst.attrs().dimensions;
+  if (f == nullptr || carries < 0 || carries >= count || dims.size() != 1) {
+    return std::nullopt;
+  }
+  for (const ValueEnclosure* o : ops) {
+    if (!o->shape.IsArray()) return std::nullopt;
+  }
+  const int64_t inputs = count - carries;
+  const int64_t d = dims[0];
+  const Shape& x0 = ops[0]->array.shape;
+  if (d < 0 || d >= x0.rank()) return std::nullopt;
+  const int64_t n = x0.dimensions(d);
+  for (int64_t j = 1; j < inputs; ++j) {
+    const Shape& s = ops[j]->array.shape;
+    if (d >= s.rank() || s.dimensions(d) != n) return std::nullopt;
+  }
+  const Shape& shape = inst.shape();
+  const int64_t parts = shape.IsTuple() ? shape.tuple_size() : 1;
+  const int64_t outputs = parts - carries;
+  if (outputs < 0) return std::nullopt;
+  std::vector<ValueEnclosure> ys(static_cast<size_t>(outputs));
+  for (int64_t k = 0; k < outputs; ++k) {
+    const Shape& y = shape.IsTuple() ? shape.tuple_shapes(k) : shape;
+    if (!y.IsArray() || y.rank() <= d || y.dimensions(d) != n) {
+      return std::nullopt;
+    }
+    ys[k].shape = y;
+    ys[k].array = NewArray(y);
+  }
+  const bool reverse = inst.attrs().is_reverse;
+  const std::string where = absl::StrCat("scan ", inst.name());
+  auto finish = [&](std::vector<ValueEnclosure> carry) {
+    std::vector<ValueEnclosure> parts_out = std::move(ys);
+    for (ValueEnclosure& c : carry) parts_out.push_back(std::move(c));
+    if (!shape.IsTuple()) return std::optional<ValueEnclosure>(parts_out[0]);
+    ValueEnclosure v;
+    v.shape = shape;
+    v.tuple = std::move(parts_out);
+    return std::optional<ValueEnclosure>(std::move(v));
+  };
+
+  bool rounding = false;
+  for (const ValueEnclosure* o : ops) rounding |= HasFloat(o->shape);
+  rounding |= HasFloat(shape);
+  if (inst.attrs().is_associative && rounding) {
+    const ArrayEnclosure& x = ops[0]->array;
+    const ArrayEnclosure& init = ops[1]->array;
+    const PrimitiveType t = x.shape.element_type();
+    if (inputs != 1 || carries != 1 || !IsScanCumulativeAdd(*f, outputs) ||
+        !x.is_float || !init.is_float || !SupportedFloat(t) ||
+        init.shape.element_type() != t ||
+        f->parameter(0)->shape().element_type() != t ||
+        f->parameter(1)->shape().element_type() != t) {
+      return std::nullopt;
+    }
+    // Per slice element: fold init, then x along d in scan order; each
+    // prefix's state, finished, is that step's output.
+    std::vector<ArrayEnclosure> steps;
+    for (int64_t step = 0; step < n; ++step) {
+      steps.push_back(
+          SliceEnclosureAt(x, d, reverse ? n - 1 - step : step));
+    }
+    std::vector<ValueEnclosure> carry(1);
+    carry[0].shape = init.shape;
+    carry[0].array = init;
+    const int64_t m = init.size();
+    for (int64_t p = 0; p < m; ++p) {
+      uint8_t fl = init.flags[p];
+      bool must_nan = !(fl & kEnclNumber), unbounded = false;
+      double lo = init.lo[p], hi = init.hi[p];
+      double s = must_nan ? 0 : std::max(std::fabs(lo), std::fabs(hi));
+      int64_t nonzero = !must_nan && !IsPointZero(Iv{lo, hi}) ? 1 : 0;
+      ExactSumCheck exact;
+      PartialSums partial;
+      if (!must_nan) {
+        exact.Add(lo, hi);
+        partial.Add(lo, hi, IsPointZero(Iv{lo, hi}));
+        unbounded = !std::isfinite(lo) || !std::isfinite(hi);
+      }
+      for (int64_t step = 0; step < n; ++step) {
+        const ArrayEnclosure& xs = steps[step];
+        fl |= xs.flags[p] & (kUnjudgedFlags | kEnclNaN);
+        if (!(xs.flags[p] & kEnclNumber)) {
+          must_nan = true;
+        } else if (!std::isfinite(xs.lo[p]) || !std::isfinite(xs.hi[p])) {
+          unbounded = true;
+        } else {
+          const Iv v{xs.lo[p], xs.hi[p]};
+          exact.Add(v.lo, v.hi);
+          partial.Add(v.lo, v.hi, IsPointZero(v));
+          if (!IsPointZero(v)) ++nonzero;
+          lo = AddDown(lo, v.lo);
+          hi = AddUp(hi, v.hi);
+          s = AddUp(s, std::max(std::fabs(v.lo), std::fabs(v.hi)));
+        }
+        double rlo = lo, rhi = hi;
+        uint8_t rfl = fl;
+        std::set<std::string> reasons;
+        FinishFold(must_nan, unbounded, /*add=*/true, step + 1, nonzero, exact,
+                   partial, s, t, where, reasons, rlo, rhi, rfl);
+        const int64_t i = reverse ? n - 1 - step : step;
+        // The output element at position i along d of slice element p.
+        if (outputs == 1) {
+          ArrayEnclosure& y = ys[0].array;
+          const auto yd = y.shape.dimensions();
+          int64_t inner = 1;
+          for (int64_t k = d + 1; k < y.shape.rank(); ++k) inner *= yd[k];
+          const int64_t yi = ((p / inner) * n + i) * inner + p % inner;
+          y.lo[yi] = rlo;
+          y.hi[yi] = rhi;
+          y.flags[yi] = rfl;
+          MergeReasons(y.reasons, reasons);
+        }
+        if (step + 1 == n) {
+          ArrayEnclosure& c = carry[0].array;
+          c.lo[p] = rlo;
+          c.hi[p] = rhi;
+          c.flags[p] = rfl;
+          MergeReasons(c.reasons, reasons);
+        }
+      }
+    }
+    for (ValueEnclosure& y : ys) {
+      MergeReasons(y.array.reasons, x.reasons);
+      MergeReasons(y.array.reasons, init.reasons);
+    }
+    if (n > 0) MergeReasons(carry[0].array.reasons, x.reasons);
+    return finish(std::move(carry));
+  }
+
+  // The sequential chain.
+  std::vector<ValueEnclosure> carry;
+  for (int64_t j = 0; j < carries; ++j) carry.push_back(*ops[inputs + j]);
+  std::vector<ValueEnclosure> slices(static_cast<size_t>(inputs));
+  for (int64_t step = 0; step < n; ++step) {
+    const int64_t i = reverse ? n - 1 - step : step;
+    std::vector<const ValueEnclosure*> args;
+    for (int64_t j = 0; j < inputs; ++j) {
+      slices[j].array = SliceEnclosureAt(ops[j]->array, d, i);
+      slices[j].shape = slices[j].array.shape;
+      args.push_back(&slices[j]);
+    }
+    for (ValueEnclosure& c : carry) args.push_back(&c);
+    HLOREF_ASSIGN_OR_RETURN(ValueEnclosure r, Computation(*f, args));
+    std::vector<ValueEnclosure> step_parts;
+    if (r.shape.IsTuple()) {
+      step_parts = std::move(r.tuple);
+    } else {
+      step_parts.push_back(std::move(r));
+    }
+    if (static_cast<int64_t>(step_parts.size()) != outputs + carries) {
+      return std::nullopt;
+    }
+    for (int64_t k = 0; k < outputs; ++k) {
+      const ArrayEnclosure& v = step_parts[k].array;
+      if (!step_parts[k].shape.IsArray() ||
+          v.size() * n != ys[k].array.size()) {
+        return std::nullopt;
+      }
+      WriteEnclosureAt(ys[k].array, d, i, v);
+    }
+    for (int64_t j = 0; j < carries; ++j) {
+      carry[j] = std::move(step_parts[outputs + j]);
+    }
+  }
+  return finish(std::move(carry));
 }
 
 // An op bilinear in its two float operands x and w (the others, `fixed`,
@@ -5280,6 +5524,9 @@ absl::StatusOr<ValueEnclosure> EnclosurePass::Op(
   }
   if (op == HloOpcode::kDot) {
     if (std::optional<ValueEnclosure> v = Dot(inst, ops)) return std::move(*v);
+  } else if (op == HloOpcode::kScan) {
+    HLOREF_ASSIGN_OR_RETURN(std::optional<ValueEnclosure> v, Scan(inst, ops));
+    if (v) return std::move(*v);
   } else if (op == HloOpcode::kRaggedDot) {
     absl::StatusOr<std::optional<ValueEnclosure>> v = RaggedDot(inst, ops);
     if (!v.ok()) return IsolationFailed(inst, v.status());

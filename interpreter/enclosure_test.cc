@@ -3672,6 +3672,70 @@ ENTRY main {
   EXPECT_EQ(own.outputs[0].pass, 1) << own.Summary();
 }
 
+// scan of a cumulative add, x = {1, 2^-24 x 7}, init 0. Left to right in
+// f32 every prefix rounds back to 1 (1 + 2^-24 is a tie to even); the
+// small terms summed first give 1 + 2^-23 at the third step and
+// RN(1 + 7 2^-24) = 1 + 2^-21 at the last. With is_associative=true both
+// associations (computed here in float) are inside every prefix's
+// enclosure; without it the sequential chain is the definition and the
+// chain's enclosure holds the left-to-right values. Both fail a prefix
+// that dropped x_0 (3 2^-24 at step 3).
+TEST(Enclosure, ScanCumulativeAddAssociativeAndSequential) {
+  const char* kModule = R"(
+HloModule m
+cum {
+  x = f32[] parameter(0)
+  c = f32[] parameter(1)
+  a = f32[] add(x, c)
+  ROOT t = (f32[], f32[]) tuple(a, a)
+}
+ENTRY main {
+  x = f32[8] parameter(0)
+  z = f32[] parameter(1)
+  ROOT r = (f32[8], f32[]) scan(x, z), dimensions={0}, num_carries=1, is_associative=%s, to_apply=cum
+})";
+  const float tiny = std::ldexp(1.0f, -24);
+  std::vector<double> seq(8), small_first(8);
+  float acc = 0;
+  for (int t = 0; t < 8; ++t) {
+    acc += t == 0 ? 1.0f : tiny;
+    seq[t] = acc;
+    float smalls = 0;
+    for (int k = 1; k <= t; ++k) smalls += tiny;
+    small_first[t] = smalls + 1.0f;
+  }
+  EXPECT_EQ(seq[7], 1.0);
+  EXPECT_EQ(small_first[2], 1.0 + std::ldexp(1.0, -23));
+  EXPECT_EQ(small_first[7], 1.0 + std::ldexp(1.0, -21));
+  const std::string x = "f32[8] {1, 5.96046448e-08, 5.96046448e-08, "
+                        "5.96046448e-08, 5.96046448e-08, 5.96046448e-08, "
+                        "5.96046448e-08, 5.96046448e-08}";
+  for (const char* assoc : {"true", "false"}) {
+    SCOPED_TRACE(assoc);
+    Enclosed e = Enclose(absl::StrFormat(kModule, assoc).c_str(),
+                         {x, "f32[] 0"});
+    ASSERT_EQ(e.enc.outputs.size(), 2u);
+    std::vector<std::vector<double>> ok = {seq};
+    if (std::string(assoc) == "true") ok.push_back(small_first);
+    for (const auto& v : ok) {
+      EnclosureVerdict vd =
+          Judge(e, {FromDoubles(PrimitiveType::kF32, {8}, v),
+                    FromDoubles(PrimitiveType::kF32, {}, {v[7]})});
+      EXPECT_EQ(vd.TotalFail(), 0) << vd.Summary();
+      EXPECT_EQ(vd.outputs[0].pass, 8) << vd.Summary();
+      EXPECT_EQ(vd.outputs[1].pass, 1) << vd.Summary();
+    }
+    std::vector<double> dropped = seq;
+    dropped[3] = 3 * std::ldexp(1.0, -24);
+    EnclosureVerdict bad =
+        Judge(e, {FromDoubles(PrimitiveType::kF32, {8}, dropped),
+                  FromDoubles(PrimitiveType::kF32, {}, {seq[7]})});
+    EXPECT_EQ(bad.outputs[0].fail, 1) << bad.Summary();
+    EnclosureVerdict own = Judge(e, e.oracle);
+    EXPECT_EQ(own.TotalFail(), 0) << own.Summary();
+  }
+}
+
 // async-start / update / done around a float add, and copy-start /
 // copy-done: the wrapped computation's enclosure, as the plain add's
 // ([1, 1 + 2^-23] for 1 + 2^-30, CorrectlyRoundedAdd... above).

@@ -45,6 +45,11 @@ HLOREF_DECLARE_FAMILY(Async)
 absl::StatusOr<Literal> EvalScan(const HloInstruction& inst,
                                  absl::Span<const Literal* const> operands,
                                  EvalContext& ctx);
+// True when `comp` is a scan's cumulative add of one input and one carry:
+// (x, c) -> add(x, c) [carry only, outputs == 0], or (x, c) -> (a, a) with
+// a = add(x, c) [output and carry, outputs == 1], the add's operands in
+// either order (scan.cc; the enclosures' scan rule uses it too).
+bool IsScanCumulativeAdd(const HloComputation& comp, int64_t outputs);
 
 }  // namespace hloref
 

@@ -96,10 +96,9 @@ void WriteAt(Literal& y, int64_t d, int64_t i, const Literal& v) {
               dst_strides);
 }
 
-// True when `comp` is the cumulative add of one input and one carry:
-// (x, c) -> add(x, c) [carry only], or (x, c) -> (a, a) with a = add(x, c)
-// [output and carry], operands of the add in either order.
-bool IsCumulativeAdd(const HloComputation& comp, int64_t outputs) {
+}  // namespace
+
+bool IsScanCumulativeAdd(const HloComputation& comp, int64_t outputs) {
   if (comp.num_parameters() != 2 || comp.root() == nullptr) return false;
   const HloInstruction* root = comp.root();
   const HloInstruction* sum = root;
@@ -120,6 +119,8 @@ bool IsCumulativeAdd(const HloComputation& comp, int64_t outputs) {
   return (sum->operand(0) == p0 && sum->operand(1) == p1) ||
          (sum->operand(0) == p1 && sum->operand(1) == p0);
 }
+
+namespace {
 
 // Error data of a cumulative add (see the file comment): per step
 // position and slice element, S = |init| + sum of |x| over the steps folded
@@ -297,7 +298,7 @@ absl::StatusOr<Literal> EvalScan(const HloInstruction& inst,
   const PrimitiveType t0 = operands[0]->element_type();
   if (ctx.options().compute_error_data && inst.attrs().is_associative &&
       inputs == 1 && carries == 1 && (IsFloat(t0) || IsComplex(t0)) &&
-      IsCumulativeAdd(*f, outputs)) {
+      IsScanCumulativeAdd(*f, outputs)) {
     HLOREF_RETURN_IF_ERROR(SetCumulativeAddErrorData(*operands[0], *operands[1],
                                                      d, reverse, outputs, ctx));
   }
