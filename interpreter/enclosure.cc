@@ -27,6 +27,7 @@
 #include "interpreter/numerics.h"
 #include "interpreter/ops/dot.h"
 #include "interpreter/ops/families.h"
+#include "interpreter/ops/fft.h"
 #include "interpreter/ops/window_plan.h"
 #include "spec/ir/annotation_custom_calls.h"
 #include "spec/ir/opcode.h"
@@ -1142,6 +1143,9 @@ class EnclosurePass {
   absl::StatusOr<std::optional<ValueEnclosure>> Scan(
       const HloInstruction& inst,
       const std::vector<const ValueEnclosure*>& ops);
+  absl::StatusOr<std::optional<ValueEnclosure>> Fft(
+      const HloInstruction& inst,
+      const std::vector<const ValueEnclosure*>& ops);
   absl::StatusOr<std::optional<ValueEnclosure>> RaggedDot(
       const HloInstruction& inst,
       const std::vector<const ValueEnclosure*>& ops);
@@ -1341,6 +1345,7 @@ void EnclosurePass::Widen(const EnclosureErrorClass& c, PrimitiveType t,
     case EnclosureErrorKind::kRounded:
     case EnclosureErrorKind::kAccumulate:
     case EnclosureErrorKind::kReduce:
+    case EnclosureErrorKind::kFft:
       lo = RoundDownTo(t, lo);
       hi = RoundUpTo(t, hi);
       break;
@@ -2814,8 +2819,7 @@ std::optional<ValueEnclosure> EnclosurePass::Dot(
 
 // Element i along dimension d of `a`, with d removed (a scan step's slice),
 // and its inverse, writing `v` there.
-ArrayEnclosure SliceEnclosureAt(const ArrayEnclosure& a, int64_t d,
-                                int64_t i) {
+ArrayEnclosure SliceEnclosureAt(const ArrayEnclosure& a, int64_t d, int64_t i) {
   Shape s = a.shape;
   s.ClearLayoutsRecursive();
   s.delete_dimension(d);
@@ -2943,8 +2947,7 @@ absl::StatusOr<std::optional<ValueEnclosure>> EnclosurePass::Scan(
     // prefix's state, finished, is that step's output.
     std::vector<ArrayEnclosure> steps;
     for (int64_t step = 0; step < n; ++step) {
-      steps.push_back(
-          SliceEnclosureAt(x, d, reverse ? n - 1 - step : step));
+      steps.push_back(SliceEnclosureAt(x, d, reverse ? n - 1 - step : step));
     }
     std::vector<ValueEnclosure> carry(1);
     carry[0].shape = init.shape;
@@ -3050,6 +3053,201 @@ absl::StatusOr<std::optional<ValueEnclosure>> EnclosurePass::Scan(
     }
   }
   return finish(std::move(carry));
+}
+
+// fft (interpreter/ops/fft.h: definitions, the oracle's own error; the
+// class: the comparator's FFT_BOUND, conformance/compare/fft_bound.cc). Per
+// batch item, with the operand enclosed in boxes xm +- xr per component:
+//  - the transform is linear with |twiddle| = 1, so each output moves by
+//    at most R = sum over the item of (xr_re + xr_im), times 1/N for the
+//    scaled inverses, times 2 for IRFFT (the Hermitian extension uses an
+//    input twice);
+//  - the centre is the oracle's transform of xm in f64 / c128: the exact
+//    transform rounded once per component, within 2^-53 |y| plus its
+//    2^-98 P ||x||_1 (P <= N, the sum of the prime factors) before that;
+//  - a conforming implementation is within c u_T L ||Y||_2 (sqrt 2 for
+//    RFFT) + L N_item tiny of the exact transform, ||Y||_2 bounded over the
+//    enclosure by ||y_mid||_2 (1 + 2^-50) + sqrt(N_item) (R + oracle error);
+//  - each component's box, widened by those, is rounded outward to T.
+// Items with a non-finite or NaN-allowing operand element, items whose
+// partial sums may overflow, IRFFT items whose input is not exact (its
+// Hermitian symmetry, impl.fft.1, is then undecided) are undecided;
+// items the oracle marks implementation-defined are don't care.
+absl::StatusOr<std::optional<ValueEnclosure>> EnclosurePass::Fft(
+    const HloInstruction& inst, const std::vector<const ValueEnclosure*>& ops) {
+  if (ops.size() != 1 || !ops[0]->shape.IsArray() || !inst.shape().IsArray()) {
+    return std::nullopt;
+  }
+  const ArrayEnclosure& x = ops[0]->array;
+  const FftType type = inst.attrs().fft_type;
+  const std::vector<int64_t>& len = inst.attrs().fft_length;
+  const Shape& rs = inst.shape();
+  const int64_t k = static_cast<int64_t>(len.size());
+  const PrimitiveType rt = rs.element_type();
+  const PrimitiveType part = IsComplex(rt) ? ComplexComponentType(rt) : rt;
+  if (k < 1 || k > rs.rank() || k > x.shape.rank() || !SupportedFloat(part) ||
+      !(x.is_float || x.is_complex) ||
+      x.is_complex != (type != FftType::kRfft)) {
+    return std::nullopt;
+  }
+  int64_t in_item = 1, out_item = 1;
+  for (int64_t d = x.shape.rank() - k; d < x.shape.rank(); ++d) {
+    in_item *= x.shape.dimensions(d);
+  }
+  for (int64_t d = rs.rank() - k; d < rs.rank(); ++d) {
+    out_item *= rs.dimensions(d);
+  }
+  const std::string where = absl::StrCat("fft ", inst.name());
+  ValueEnclosure out;
+  out.shape = rs;
+  out.array = NewArray(rs);
+  ArrayEnclosure& o = out.array;
+  MergeReasons(o.reasons, x.reasons);
+  if (out_item == 0 || o.size() == 0) return std::optional<ValueEnclosure>(out);
+  const int64_t items = o.size() / out_item;
+  if (in_item * items != x.size()) return std::nullopt;
+
+  // Midpoints and radii, and the f64 / c128 centre.
+  const bool cin = x.is_complex;
+  Shape xs = x.shape, ys = rs;
+  xs.set_element_type(cin ? PrimitiveType::kC128 : PrimitiveType::kF64);
+  ys.set_element_type(IsComplex(rt) ? PrimitiveType::kC128
+                                    : PrimitiveType::kF64);
+  Literal mid(xs);
+  std::vector<double> rad(static_cast<size_t>(x.size()), 0);
+  std::vector<double> mag(static_cast<size_t>(x.size()), 0);
+  std::vector<char> bad_item(static_cast<size_t>(items), 0);
+  std::vector<char> inexact_item(static_cast<size_t>(items), 0);
+  for (int64_t i = 0; i < x.size(); ++i) {
+    const int64_t b = i / in_item;
+    double lo[2] = {x.lo[i], cin ? x.ilo[i] : 0};
+    double hi[2] = {x.hi[i], cin ? x.ihi[i] : 0};
+    double m[2] = {0, 0};
+    bool finite = x.flags[i] == kEnclNumber;
+    for (int c = 0; c < 2; ++c) {
+      finite = finite && std::isfinite(lo[c]) && std::isfinite(hi[c]);
+    }
+    if (!finite) {
+      bad_item[b] = 1;
+      continue;
+    }
+    for (int c = 0; c < 2; ++c) {
+      m[c] = lo[c] + (hi[c] - lo[c]) / 2;
+      const double r = std::max(AddUp(hi[c], -m[c]), AddUp(m[c], -lo[c]));
+      rad[i] = AddUp(rad[i], r);
+      mag[i] = AddUp(mag[i], std::max(std::fabs(lo[c]), std::fabs(hi[c])));
+      if (lo[c] != hi[c]) inexact_item[b] = 1;
+    }
+    if (cin) {
+      mid.SetFromComplex(i, {m[0], m[1]});
+    } else {
+      mid.SetFromDouble(i, m[0]);
+    }
+  }
+  std::vector<Literal> args;
+  args.push_back(std::move(mid));
+  absl::StatusOr<EvalResult> r = RunIsolated(inst, args, ys, /*variant=*/2);
+  if (!r.ok()) return r.status();
+  const Literal& y = r->value;
+  const Literal* dont_care = !r->outputs.empty() && r->outputs[0].dont_care
+                                 ? &*r->outputs[0].dont_care
+                                 : nullptr;
+
+  const FloatFormat& f = FormatOf(part);
+  const double u = std::ldexp(1.0, -Precision(f));
+  const double tiny = options_.deviations.ftz_types.count(part) > 0
+                          ? MinNormal(f)
+                          : MinSubnormal(f);
+  const double stages = FftBoundStages(len, type);
+  const bool inverse = type == FftType::kIfft || type == FftType::kIrfft;
+  double scale_n = 1;
+  for (int64_t n : len) scale_n *= static_cast<double>(n);
+  const double norm_factor = type == FftType::kRfft ? std::sqrt(2.0) : 1;
+  for (int64_t b = 0; b < items; ++b) {
+    const int64_t base = b * out_item;
+    bool marked = false;
+    if (dont_care != nullptr) {
+      for (int64_t j = base; j < base + out_item; ++j) {
+        marked = marked || dont_care->GetAsInt64(j) != 0;
+      }
+    }
+    std::string undecided;
+    if (bad_item[b]) {
+      undecided = where + ": a non-finite or NaN operand element";
+    } else if (type == FftType::kIrfft && inexact_item[b]) {
+      undecided = where +
+                  ": IRFFT input not exact (its Hermitian symmetry, "
+                  "impl.fft.1, is undecided)";
+    }
+    // Perturbation R, ||x||_1 over the enclosure, the centre's norm.
+    double R = 0, x1 = 0;
+    for (int64_t i = b * in_item; i < (b + 1) * in_item; ++i) {
+      R = AddUp(R, rad[i]);
+      x1 = AddUp(x1, mag[i]);
+    }
+    if (inverse) R = DivUp(R, scale_n);
+    if (type == FftType::kIrfft) R = MulUp(R, 2);
+    long double sum2 = 0;
+    double ymax = 0;
+    for (int64_t j = base; j < base + out_item; ++j) {
+      const std::complex<double> v =
+          IsComplex(rt) ? y.GetAsComplex(j)
+                        : std::complex<double>(y.GetAsDouble(j), 0);
+      sum2 += static_cast<long double>(std::norm(v));
+      ymax = std::max({ymax, std::fabs(v.real()), std::fabs(v.imag())});
+    }
+    // The oracle's own error per component (above), rounded up generously.
+    const double oracle_abs = MulUp(x1, 0x1p-90);
+    const double ynorm =
+        AddUp(MulUp(static_cast<double>(std::sqrt(sum2)), 1 + 0x1p-50),
+              MulUp(std::sqrt(static_cast<double>(out_item)) * (1 + 0x1p-50),
+                    AddUp(AddUp(R, oracle_abs), MulUp(ymax, 0x1p-52))));
+    const double allowed =
+        AddUp(MulUp(MulUp(MulUp(kFftBoundConstant, u), stages),
+                    MulUp(ynorm, norm_factor * (1 + 0x1p-50))),
+              MulUp(MulUp(stages, static_cast<double>(out_item)), tiny));
+    // Partial sums of any plan stay within ||x||_1 (an inverse scales by
+    // 1/N at the end): overflow possible where twice that reaches max_T.
+    const double reach = MulUp(x1, 2);
+    if (undecided.empty() && !marked && !(reach < MaxFinite(f))) {
+      undecided = where + ": an intermediate may overflow";
+    }
+    for (int64_t j = base; j < base + out_item; ++j) {
+      uint8_t fl = kEnclNumber;
+      if (marked) fl |= kEnclDontCare;
+      if (!undecided.empty() && !marked) {
+        o.flags[j] = kEnclUndecided;
+        o.lo[j] = -kInf;
+        o.hi[j] = kInf;
+        if (o.is_complex) {
+          o.ilo[j] = -kInf;
+          o.ihi[j] = kInf;
+        }
+        continue;
+      }
+      const std::complex<double> v =
+          IsComplex(rt) ? y.GetAsComplex(j)
+                        : std::complex<double>(y.GetAsDouble(j), 0);
+      for (int c = 0; c < (o.is_complex ? 2 : 1); ++c) {
+        const double centre = c == 0 ? v.real() : v.imag();
+        const double w = AddUp(AddUp(AddUp(R, allowed), oracle_abs),
+                               MulUp(std::fabs(centre), 0x1p-52));
+        double lo = AddDown(centre, -w), hi = AddUp(centre, w);
+        uint8_t cfl = fl;
+        Widen(EnclosureErrorClass{EnclosureErrorKind::kFft}, part, lo, hi, cfl);
+        (c == 0 ? o.lo : o.ilo)[j] = lo;
+        (c == 0 ? o.hi : o.ihi)[j] = hi;
+      }
+      o.flags[j] = fl;
+    }
+    if (!undecided.empty() && !marked) AddReason(o.reasons, undecided);
+    if (marked) {
+      for (const std::string& id : r->outputs[0].impl_ids) {
+        AddReason(o.reasons, absl::StrCat("implementation-defined (", id, ")"));
+      }
+    }
+  }
+  return std::optional<ValueEnclosure>(std::move(out));
 }
 
 // An op bilinear in its two float operands x and w (the others, `fixed`,
@@ -5524,6 +5722,10 @@ absl::StatusOr<ValueEnclosure> EnclosurePass::Op(
   }
   if (op == HloOpcode::kDot) {
     if (std::optional<ValueEnclosure> v = Dot(inst, ops)) return std::move(*v);
+  } else if (op == HloOpcode::kFft && cls.kind == EnclosureErrorKind::kFft) {
+    absl::StatusOr<std::optional<ValueEnclosure>> v = Fft(inst, ops);
+    if (!v.ok()) return IsolationFailed(inst, v.status());
+    if (*v) return std::move(**v);
   } else if (op == HloOpcode::kScan) {
     HLOREF_ASSIGN_OR_RETURN(std::optional<ValueEnclosure> v, Scan(inst, ops));
     if (v) return std::move(*v);

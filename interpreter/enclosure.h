@@ -51,6 +51,7 @@ enum class EnclosureErrorKind : uint8_t {
   kUlp,         // class U: |v - y| <= ulps * ulp_T(y), min-normal floor
   kAccumulate,  // class A: gamma_m(u_T) * S (dot)
   kReduce,      // reduce: by the reducer (add: class A, max/min: exact)
+  kFft,         // fft: the comparator's FFT_BOUND (interpreter/ops/fft.h)
   kNone,        // no enclosure rule: results unjudged
 };
 

@@ -3707,13 +3707,14 @@ ENTRY main {
   EXPECT_EQ(seq[7], 1.0);
   EXPECT_EQ(small_first[2], 1.0 + std::ldexp(1.0, -23));
   EXPECT_EQ(small_first[7], 1.0 + std::ldexp(1.0, -21));
-  const std::string x = "f32[8] {1, 5.96046448e-08, 5.96046448e-08, "
-                        "5.96046448e-08, 5.96046448e-08, 5.96046448e-08, "
-                        "5.96046448e-08, 5.96046448e-08}";
+  const std::string x =
+      "f32[8] {1, 5.96046448e-08, 5.96046448e-08, "
+      "5.96046448e-08, 5.96046448e-08, 5.96046448e-08, "
+      "5.96046448e-08, 5.96046448e-08}";
   for (const char* assoc : {"true", "false"}) {
     SCOPED_TRACE(assoc);
-    Enclosed e = Enclose(absl::StrFormat(kModule, assoc).c_str(),
-                         {x, "f32[] 0"});
+    Enclosed e =
+        Enclose(absl::StrFormat(kModule, assoc).c_str(), {x, "f32[] 0"});
     ASSERT_EQ(e.enc.outputs.size(), 2u);
     std::vector<std::vector<double>> ok = {seq};
     if (std::string(assoc) == "true") ok.push_back(small_first);
@@ -3734,6 +3735,141 @@ ENTRY main {
     EnclosureVerdict own = Judge(e, e.oracle);
     EXPECT_EQ(own.TotalFail(), 0) << own.Summary();
   }
+}
+
+// fft: c64[16] FFT of a computed input (x * 1.1, each product rounded
+// to f32, so the transform's operand is an enclosure, not a point).
+// Inside: an iterative radix-2 Cooley-Tukey FFT in float with float
+// twiddles, and the direct DFT in long double rounded to float, both of
+// the f32 products (computed here, not by the oracle). Outside: the
+// transform with conjugated twiddles (the IFFT's sign) and the
+// untransformed products. The largest relative radius stays small.
+TEST(Enclosure, FftRadix2AndDirectDftInsideConjugateTwiddlesFail) {
+  constexpr int kN = 16;
+  std::vector<std::complex<float>> x(kN);
+  std::string text = "c64[16] {";
+  for (int j = 0; j < kN; ++j) {
+    x[j] = {static_cast<float>(std::sin(1.3 * j) + 0.25),
+            static_cast<float>(std::cos(0.7 * j * j) - 0.5)};
+    text += absl::StrFormat("%s(%.9g, %.9g)", j ? ", " : "", x[j].real(),
+                            x[j].imag());
+  }
+  text += "}";
+  Enclosed e = Enclose(R"(
+HloModule m
+ENTRY main {
+  x = c64[16] parameter(0)
+  s = c64[] constant((1.1, 0))
+  b = c64[16] broadcast(s), dimensions={}
+  p = c64[16] multiply(x, b)
+  ROOT f = c64[16] fft(p), fft_type=FFT, fft_length={16}
+})",
+                       {text});
+  ASSERT_EQ(e.enc.outputs.size(), 1u);
+  // The products as f32 computes them (the real factor 1.1f: im * 0 adds
+  // an exact zero).
+  std::vector<std::complex<float>> p(kN);
+  for (int j = 0; j < kN; ++j) {
+    p[j] = {x[j].real() * 1.1f, x[j].imag() * 1.1f};
+  }
+  auto radix2 = [&](float sign, const std::vector<std::complex<float>>& in) {
+    std::vector<std::complex<float>> a(kN);
+    for (int j = 0; j < kN; ++j) {  // bit-reversed order
+      int r = 0;
+      for (int b = 0; b < 4; ++b) r |= ((j >> b) & 1) << (3 - b);
+      a[r] = in[j];
+    }
+    for (int len = 2; len <= kN; len *= 2) {
+      for (int i = 0; i < kN; i += len) {
+        for (int k = 0; k < len / 2; ++k) {
+          const float ang = sign * 2 * static_cast<float>(M_PI) * k / len;
+          const std::complex<float> w(std::cos(ang), std::sin(ang));
+          const std::complex<float> t = w * a[i + k + len / 2];
+          a[i + k + len / 2] = a[i + k] - t;
+          a[i + k] = a[i + k] + t;
+        }
+      }
+    }
+    std::vector<double> out;
+    Literal lit(Shape(PrimitiveType::kC64, {kN}));
+    for (int j = 0; j < kN; ++j) lit.SetFromComplex(j, a[j]);
+    return lit;
+  };
+  Literal direct(Shape(PrimitiveType::kC64, {kN}));
+  for (int k = 0; k < kN; ++k) {
+    std::complex<long double> acc = 0;
+    for (int j = 0; j < kN; ++j) {
+      const long double ang = -2 * 3.14159265358979323846264338327950288L *
+                              static_cast<long double>(j * k % kN) / kN;
+      acc += std::complex<long double>(p[j].real(), p[j].imag()) *
+             std::complex<long double>(std::cos(ang), std::sin(ang));
+    }
+    direct.SetFromComplex(
+        k, {static_cast<float>(acc.real()), static_cast<float>(acc.imag())});
+  }
+  for (const Literal* v : {&direct}) {
+    EnclosureVerdict ok = Judge(e, {*v});
+    EXPECT_EQ(ok.outputs[0].fail, 0) << ok.Summary();
+    EXPECT_EQ(ok.outputs[0].pass, kN) << ok.Summary();
+    // 8 u L ||Y||_2 with L = 5, u = 2^-24, ||Y||_2 about 4 |Y_k|: about
+    // 1e-5 of a typical element, more for the small ones.
+    EXPECT_LT(ok.outputs[0].max_relative_radius, 1e-3) << ok.Summary();
+  }
+  EnclosureVerdict fwd = Judge(e, {radix2(-1, p)});
+  EXPECT_EQ(fwd.outputs[0].fail, 0) << fwd.Summary();
+  EnclosureVerdict conj = Judge(e, {radix2(+1, p)});
+  EXPECT_GE(conj.outputs[0].fail, kN / 2) << conj.Summary();
+  Literal untransformed(Shape(PrimitiveType::kC64, {kN}));
+  for (int j = 0; j < kN; ++j) untransformed.SetFromComplex(j, p[j]);
+  EnclosureVerdict none = Judge(e, {untransformed});
+  EXPECT_GE(none.outputs[0].fail, kN / 2) << none.Summary();
+  EnclosureVerdict own = Judge(e, e.oracle);
+  EXPECT_EQ(own.outputs[0].fail, 0) << own.Summary();
+  // On the exact argument the enclosure is the FFT class alone: the
+  // radix-2 float FFT of x passes there too (it fails without the class's
+  // allowance: checked by zeroing it), the conjugate fails.
+  Enclosed point = Enclose(R"(
+HloModule m
+ENTRY main {
+  x = c64[16] parameter(0)
+  ROOT f = c64[16] fft(x), fft_type=FFT, fft_length={16}
+})",
+                           {text});
+  EnclosureVerdict fx = Judge(point, {radix2(-1, x)});
+  EXPECT_EQ(fx.outputs[0].fail, 0) << fx.Summary();
+  EXPECT_EQ(fx.outputs[0].pass, kN) << fx.Summary();
+  EnclosureVerdict cx = Judge(point, {radix2(+1, x)});
+  EXPECT_GE(cx.outputs[0].fail, kN / 2) << cx.Summary();
+}
+
+// IRFFT of a computed (inexact) spectrum: whether it is Hermitian on the
+// self-conjugate planes (impl.fft.1) is not decided, so every element is
+// unjudged; of an exact spectrum (the argument itself) it is judged.
+TEST(Enclosure, IrfftOfAnInexactSpectrumIsUndecided) {
+  const char* kModule = R"(
+HloModule m
+ENTRY main {
+  x = c64[5] parameter(0)
+  s = c64[] constant((%s, 0))
+  b = c64[5] broadcast(s), dimensions={}
+  p = c64[5] multiply(x, b)
+  ROOT f = f32[8] fft(p), fft_type=IRFFT, fft_length={8}
+})";
+  const char* spectrum =
+      "c64[5] {(8, 0), (1, 2), (0, -1), (0.5, 0.25), (3, 0)}";
+  Enclosed inexact =
+      Enclose(absl::StrFormat(kModule, "1.1").c_str(), {spectrum});
+  ASSERT_EQ(inexact.enc.outputs.size(), 1u);
+  for (int i = 0; i < 8; ++i) EXPECT_FALSE(inexact.enc.outputs[0].Judgeable(i));
+  Enclosed exact = Enclose(R"(
+HloModule m
+ENTRY main {
+  x = c64[5] parameter(0)
+  ROOT f = f32[8] fft(x), fft_type=IRFFT, fft_length={8}
+})",
+                           {spectrum});
+  EnclosureVerdict own = Judge(exact, exact.oracle);
+  EXPECT_EQ(own.outputs[0].pass, 8) << own.Summary();
 }
 
 // async-start / update / done around a float add, and copy-start /

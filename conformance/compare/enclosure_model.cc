@@ -34,6 +34,9 @@ EnclosureErrorModel PolicyEnclosureModel() {
       case CompareClass::kReduce:
         c.kind = EnclosureErrorKind::kReduce;
         break;
+      case CompareClass::kFft:
+        c.kind = EnclosureErrorKind::kFft;
+        break;
       default:
         c.kind = EnclosureErrorKind::kNone;
         break;

@@ -56,30 +56,10 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "conformance/compare/op_bounds.h"
+#include "interpreter/ops/fft.h"
 #include "spec/types/minifloat.h"
 
 namespace hloref::conformance {
-namespace {
-
-constexpr double kFftConstant = 8;
-
-bool IsPowerOfTwo(int64_t n) { return n > 0 && (n & (n - 1)) == 0; }
-
-int64_t CeilLog2(int64_t n) {
-  int64_t t = 0;
-  while ((int64_t{1} << t) < n) ++t;
-  return t;
-}
-
-double AxisStages(int64_t n) {
-  if (n <= 1) return 0;
-  double l = IsPowerOfTwo(n) ? static_cast<double>(CeilLog2(n) + 1)
-                             : static_cast<double>(3 * CeilLog2(2 * n) + 4);
-  if (n <= 64) l = std::max(l, static_cast<double>(n) / 4);
-  return l;
-}
-
-}  // namespace
 
 double TinyOf(PrimitiveType type, const Deviations& deviations) {
   const PrimitiveType part =
@@ -110,9 +90,7 @@ OpBounds FftBounds(const OpBoundContext& ctx) {
     return r;
   }
   const double u = std::ldexp(1.0, -Precision(FormatOf(part)));
-  double stages = 0;
-  for (int64_t n : len) stages += AxisStages(n);
-  if (fft_type == FftType::kIfft || fft_type == FftType::kIrfft) stages += 1;
+  const double stages = FftBoundStages(len, fft_type);
   int64_t item = 1;
   for (int64_t d = rank - k; d < rank; ++d) item *= shape.dimensions(d);
   const int64_t n_total = y.element_count();
@@ -124,7 +102,7 @@ OpBounds FftBounds(const OpBoundContext& ctx) {
   r.rule =
       absl::StrCat("FFT_BOUND (fft ", kTypeNames[static_cast<int>(fft_type)],
                    ", fft_length [", absl::StrJoin(len, ","),
-                   "]): |v - y| <= ", kFftConstant, " u L ||Y_item||_2",
+                   "]): |v - y| <= ", kFftBoundConstant, " u L ||Y_item||_2",
                    fft_type == FftType::kRfft ? " sqrt2" : "",
                    " + L N tiny, L = ", stages, ", u = 2^", std::log2(u));
   r.bound.assign(static_cast<size_t>(n_total), 0);
@@ -143,7 +121,7 @@ OpBounds FftBounds(const OpBoundContext& ctx) {
         marked = true;
       }
     }
-    double b = kFftConstant * u * stages * norm_factor *
+    double b = kFftBoundConstant * u * stages * norm_factor *
                    static_cast<double>(std::sqrt(sum2)) +
                stages * static_cast<double>(item) * tiny;
     // Partial sums of any plan are bounded by ||x||_1 <= sqrt(N) ||x||_2,

@@ -503,5 +503,100 @@ expect: f32[] 3
   EXPECT_EQ(none.outcome, Outcome::kUnsupported) << none.message;
 }
 
+// --- Program cases: whole-program enclosures first, the hand budget as the
+// cross-check.
+
+// Returns one fixed value for every run.
+class FixedValueBackend : public backends::Backend {
+ public:
+  explicit FixedValueBackend(Literal value) : value_(std::move(value)) {}
+  std::string name() const override { return "fixed"; }
+  absl::Status Supports(const HloInstruction&) const override {
+    return absl::OkStatus();
+  }
+  absl::StatusOr<std::unique_ptr<backends::Executable>> Compile(
+      const HloModule&, const backends::CompileOptions&) override {
+    class Exe : public backends::Executable {
+     public:
+      explicit Exe(Literal v) : v_(std::move(v)) {}
+      absl::StatusOr<std::vector<Literal>> Run(
+          absl::Span<const Literal>) override {
+        std::vector<Literal> out;
+        out.push_back(v_);
+        return out;
+      }
+
+     private:
+      Literal v_;
+    };
+    return std::unique_ptr<backends::Executable>(new Exe(value_));
+  }
+
+ private:
+  Literal value_;
+};
+
+// x = {1, 2^-24, 2^-24} . {1, 1, 1}: the exact sum 1 + 2^-23 is an f32, so
+// the expected value (numpy in f64, rounded once) is 1 + 2^-23 and the
+// budget is `exact`; a backend adding left to right in f32 gets 1 (each
+// 1 + 2^-24 is a tie to even), a legitimate order the hand budget fails
+// and the enclosure [1, 1 + 2^-23] (by hand: gamma_2 S around the exact
+// sum, rounded outward) passes. 1.5 is outside both.
+TEST(RunGoldenCase, ProgramCasesAreJudgedByTheirEnclosuresFirst) {
+  constexpr char kProgram[] = R"(case dot_order
+op: dot
+provenance: hand-derived: 1 + 2^-24 + 2^-24 = 1 + 2^-23 exactly
+compare: exact
+module:
+  HloModule m
+  ENTRY e {
+    x = f32[1,3] parameter(0)
+    w = f32[3,1] parameter(1)
+    ROOT d = f32[1,1] dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  }
+arg: f32[1,3] {{1, 5.96046448e-08, 5.96046448e-08}}
+arg: f32[3,1] {{1}, {1}, {1}}
+expect: f32[1,1] {{1.00000012}}
+)";
+  auto cases =
+      ParseGoldenFile(kProgram, "programs/x.golden", CaseKind::kProgram, "x");
+  ASSERT_TRUE(cases.ok()) << cases.status();
+  const GoldenCase& c = (*cases)[0];
+  // The oracle itself: inside, and the budget holds.
+  CaseResult oracle = RunGoldenCase(c);
+  EXPECT_EQ(oracle.outcome, Outcome::kPass) << oracle.message;
+  EXPECT_NE(oracle.message.find("whole-program enclosures: result 0: 1 pass"),
+            std::string::npos)
+      << oracle.message;
+  auto value = [](double v) {
+    Literal l(Shape(PrimitiveType::kF32, {1, 1}));
+    l.SetFromDouble(0, v);
+    return l;
+  };
+  RunOptions options;
+  FixedValueBackend left_to_right(value(1.0));
+  options.backend = &left_to_right;
+  CaseResult order = RunGoldenCase(c, options);
+  EXPECT_EQ(order.outcome, Outcome::kPass) << order.message;
+  EXPECT_NE(order.message.find("not the case's hand budget"), std::string::npos)
+      << order.message;
+  FixedValueBackend wrong(value(1.5));
+  options.backend = &wrong;
+  CaseResult bad = RunGoldenCase(c, options);
+  EXPECT_EQ(bad.outcome, Outcome::kFail) << bad.message;
+  EXPECT_NE(bad.message.find("outside its whole-program enclosures"),
+            std::string::npos)
+      << bad.message;
+  // The same module as an op case keeps the per-op budget alone.
+  std::string as_op = kProgram;
+  as_op.erase(as_op.find("op: dot\n"), 8);
+  auto op_cases =
+      ParseGoldenFile(as_op, "ops/dot.golden", CaseKind::kOp, "dot");
+  ASSERT_TRUE(op_cases.ok()) << op_cases.status();
+  options.backend = &left_to_right;
+  CaseResult op = RunGoldenCase((*op_cases)[0], options);
+  EXPECT_EQ(op.outcome, Outcome::kFail) << op.message;
+}
+
 }  // namespace
 }  // namespace hloref::conformance

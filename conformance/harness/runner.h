@@ -13,6 +13,7 @@
 
 #include "absl/strings/string_view.h"
 #include "backends/backend.h"
+#include "conformance/compare/deviations.h"
 #include "conformance/harness/golden_case.h"
 #include "interpreter/evaluator.h"
 #include "spec/ir/hlo_module.h"
@@ -43,6 +44,10 @@ struct RunOptions {
   // portable profile the interpreter still runs, for its don't-care masks.
   backends::Backend* backend = nullptr;
   backends::CompileOptions compile_options;
+  // Program cases (golden/programs/) are judged by their whole-program
+  // enclosures first (docs/enclosures.md), with these declared
+  // deviations; their `compare:` budgets are the cross-check.
+  Deviations deviations;
 };
 
 CaseResult RunGoldenCase(const GoldenCase& c, const RunOptions& options = {});

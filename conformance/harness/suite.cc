@@ -147,6 +147,7 @@ CaseRecord RunGolden(const GoldenCase& c, backends::Backend& backend,
   // compiled and run (error cases are then skipped).
   run.backend = options.backend_name == "interpreter" ? nullptr : &backend;
   run.compile_options = options.compile_options;
+  run.deviations = options.deviations;
   if (options.profile.has_value()) {
     run.profile = *options.profile;
   } else {

@@ -5,6 +5,7 @@
 
 #include <mpfr.h>
 
+#include <algorithm>
 #include <complex>
 #include <cstdint>
 #include <functional>
@@ -382,6 +383,22 @@ absl::StatusOr<Literal> EvalFft(const HloInstruction& inst,
   }
   if (real_out) return StoreDoubles(out_shape, rout);
   return StoreComplex(out_shape, cout);
+}
+
+double FftBoundStages(absl::Span<const int64_t> fft_length, FftType type) {
+  double stages = 0;
+  for (int64_t n : fft_length) {
+    if (n <= 1) continue;
+    int64_t log2 = 0, log2_2n = 0;
+    while ((int64_t{1} << log2) < n) ++log2;
+    while ((int64_t{1} << log2_2n) < 2 * n) ++log2_2n;
+    double l = (n & (n - 1)) == 0 ? static_cast<double>(log2 + 1)
+                                  : static_cast<double>(3 * log2_2n + 4);
+    if (n <= 64) l = std::max(l, static_cast<double>(n) / 4);
+    stages += l;
+  }
+  if (type == FftType::kIfft || type == FftType::kIrfft) stages += 1;
+  return stages;
 }
 
 }  // namespace hloref

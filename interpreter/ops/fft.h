@@ -42,6 +42,19 @@
 #include "spec/ir/hlo_module.h"
 #include "spec/types/literal.h"
 
-namespace hloref {}  // namespace hloref
+namespace hloref {
+
+// The comparator's FFT_BOUND (conformance/compare/fft_bound.cc, which
+// derives it) allows |v - y| <= kFftBoundConstant u L ||Y_item||_2 (times
+// sqrt 2 for RFFT) + L N_item tiny per element; the whole-program
+// enclosures (interpreter/enclosure.cc) use the same class. L, the
+// butterfly stage count: per axis of length n, ceil(log2 n) + 1 for a
+// power of two, else 3 ceil(log2 2n) + 4 (Bluestein), at least n / 4 for
+// n <= 64 (a direct DFT); summed over the axes, plus 1 for the 1/N of IFFT
+// and IRFFT.
+inline constexpr double kFftBoundConstant = 8;
+double FftBoundStages(absl::Span<const int64_t> fft_length, FftType type);
+
+}  // namespace hloref
 
 #endif  // HLOREF_INTERPRETER_OPS_FFT_H_
