@@ -194,6 +194,10 @@ TEST(BufferCacheEvaluation, TheByteLimitCountsTheCache) {
       lo = mid + 1;
     }
   }
+  // The run reports that smallest limit itself (EvalResult::limit_bytes),
+  // above its peak.
+  EXPECT_EQ(plain->limit_bytes, lo);
+  EXPECT_GT(plain->limit_bytes, plain->peak_bytes);
   absl::StatusOr<EvalResult> r = run(int64_t{64} << 20, lo);
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(r->value, plain->value);

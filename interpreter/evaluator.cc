@@ -305,6 +305,7 @@ class EvaluatorImpl final : public EvalContext {
   int64_t cache_hits() const { return cache_.hits(); }
 
   int64_t peak_bytes() const { return peak_bytes_; }
+  int64_t limit_bytes() const { return limit_bytes_; }
   int64_t evaluated() const { return evaluated_; }
   // Progress reports come from participant 0 only.
   int64_t participant_index_ = 0;
@@ -489,6 +490,8 @@ class EvaluatorImpl final : public EvalContext {
   int64_t max_bytes_;
   int64_t live_bytes_ = 0;
   int64_t peak_bytes_ = 0;
+  // The most bytes the limit check counted (held + the next result).
+  int64_t limit_bytes_ = 0;
   int64_t evaluated_ = 0;
   int64_t entry_done_ = 0;
   int64_t entry_total_ = 0;
@@ -908,6 +911,7 @@ void EvaluatorImpl::MaybeReportProgress() {
   p.elapsed = now - start_;
   p.live_bytes = live_bytes_;
   p.peak_bytes = peak_bytes_;
+  p.limit_bytes = limit_bytes_;
   options_.progress(p);
 }
 
@@ -1118,6 +1122,7 @@ absl::StatusOr<std::pair<Literal, Marks>> EvaluatorImpl::EvalComputation(
         need + cache_.bytes() > max_bytes_ - live_bytes_) {
       cache_.TrimTo(std::max<int64_t>(0, max_bytes_ - live_bytes_ - need));
     }
+    limit_bytes_ = std::max(limit_bytes_, live_bytes_ + need);
     if (need > max_bytes_ - live_bytes_) {
       return absl::ResourceExhaustedError(absl::StrCat(
           "%", inst.name(), ": its result (", inst.shape().ToString(false),
@@ -1356,6 +1361,7 @@ absl::StatusOr<EvalResult> Evaluator::RunParticipant(
   EvalResult result;
   result.value = std::move(root.first);
   result.peak_bytes = impl.peak_bytes();
+  result.limit_bytes = impl.limit_bytes();
   result.instructions_evaluated = impl.evaluated();
   result.reused_buffers = impl.cache_hits();
   const Marks& marks = root.second;

@@ -75,6 +75,7 @@ struct EvaluatorOptions {
     absl::Duration elapsed;
     int64_t live_bytes = 0;
     int64_t peak_bytes = 0;
+    int64_t limit_bytes = 0;  // EvalResult::limit_bytes so far
   };
   std::function<void(const Progress&)> progress;
   absl::Duration progress_interval = absl::Seconds(3);
@@ -162,6 +163,12 @@ struct EvalResult {
   // instructions evaluated at every depth (while bodies once per
   // iteration, reducers per call).
   int64_t peak_bytes = 0;
+  // The smallest EvaluatorOptions::max_bytes the run is accepted with: the
+  // most bytes the limit check counted (the values held plus the next
+  // result, counted before the op runs, also when the op then writes it
+  // over an operand read for the last time). At least peak_bytes in runs
+  // where every value passes the check; `hloref run` prints it.
+  int64_t limit_bytes = 0;
   int64_t instructions_evaluated = 0;
   // Results written into the storage of a value freed earlier in the run
   // (EvaluatorOptions::buffer_cache_bytes) instead of new storage.

@@ -217,6 +217,10 @@ hloref_cli_test(run_npy_truncated 1 "argument 5 \\(parameter 4 [^\n]*truncated_b
 # instructions) runs, so 4 are done.
 hloref_cli_test(run_progress_line 0 "hloref run: progress: 4 of 5 entry instructions, [0-9]+ evaluated in all, [0-9]+\\.[0-9] s, [0-9]+\\.[0-9] MiB held \\(peak [0-9]+\\.[0-9] MiB\\)"
   run --progress-interval=0.01 --print=summary ${DUMPS}/scan_sharding.hlo "{1,2,3,4}" "100000")
+# A run that reported progress ends with its totals, naming the smallest
+# --max-bytes it is accepted with (EvalResult::limit_bytes).
+hloref_cli_test(run_progress_done_line 0 "hloref run: done: [0-9]+ instructions evaluated in [0-9]+\\.[0-9] s, peak [0-9]+\\.[0-9] MiB held; the run fits --max-bytes=[0-9]+"
+  run --progress-interval=0.01 --print=summary ${DUMPS}/scan_sharding.hlo "{1,2,3,4}" "100000")
 hloref_cli_test(run_progress_interval_bad 2 "--progress-interval must be a positive number of seconds, got '0'"
   run --progress-interval=0 ${EX}/while_loop.hlo "{1,2,3,4}")
 # diff and reduce read dumps as run does: elided constants refused unless

@@ -4,6 +4,7 @@
 #include <fstream>
 #include <limits>
 #include <map>
+#include <memory>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -13,6 +14,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "conformance/compare/enclosure_model.h"
 #include "interpreter/custom_call_registry.h"
@@ -380,18 +382,24 @@ int RunRun(int argc, char** argv) {
     return 2;
   }
   options.progress_interval = absl::Seconds(*progress_interval);
+  // Set once a progress line was printed: the run then ends with a line
+  // of its totals.
+  auto progress_reported = std::make_shared<bool>(false);
   if (!cl->Has("no-progress")) {
-    options.progress = [](const EvaluatorOptions::Progress& p) {
-      std::fprintf(stderr,
-                   "hloref run: progress: %lld of %lld entry instructions, "
-                   "%lld evaluated in all, %.1f s, %.1f MiB held (peak "
-                   "%.1f MiB)\n",
-                   static_cast<long long>(p.entry_done),
-                   static_cast<long long>(p.entry_total),
-                   static_cast<long long>(p.evaluated),
-                   absl::ToDoubleSeconds(p.elapsed), p.live_bytes / 1048576.0,
-                   p.peak_bytes / 1048576.0);
-    };
+    options.progress =
+        [progress_reported](const EvaluatorOptions::Progress& p) {
+          *progress_reported = true;
+          std::fprintf(stderr,
+                       "hloref run: progress: %lld of %lld entry instructions, "
+                       "%lld evaluated in all, %.1f s, %.1f MiB held (peak "
+                       "%.1f MiB), --max-bytes=%lld needed so far\n",
+                       static_cast<long long>(p.entry_done),
+                       static_cast<long long>(p.entry_total),
+                       static_cast<long long>(p.evaluated),
+                       absl::ToDoubleSeconds(p.elapsed),
+                       p.live_bytes / 1048576.0, p.peak_bytes / 1048576.0,
+                       static_cast<long long>(p.limit_bytes));
+        };
   }
   options.max_call_depth = static_cast<int>(*max_call_depth);
   PrintMode print_mode = PrintMode::kFull;
@@ -657,8 +665,21 @@ int RunRun(int argc, char** argv) {
   }
   // The arguments are not needed afterwards: the evaluator may move them
   // (into a while loop's carried tuple) instead of copying.
+  const absl::Time run_start = absl::Now();
   auto result = evaluator.RunConsuming(**module, std::move(args));
   if (!result.ok()) return Fail(result.status());
+  if (*progress_reported) {
+    // The peak held and the smallest --max-bytes this run is accepted with
+    // (EvalResult::limit_bytes: the limit is checked before an op that may
+    // write its result over a dying operand, so it can exceed the peak).
+    std::fprintf(stderr,
+                 "hloref run: done: %lld instructions evaluated in %.1f s, "
+                 "peak %.1f MiB held; the run fits --max-bytes=%lld\n",
+                 static_cast<long long>(result->instructions_evaluated),
+                 absl::ToDoubleSeconds(absl::Now() - run_start),
+                 result->peak_bytes / 1048576.0,
+                 static_cast<long long>(result->limit_bytes));
+  }
 
   if (print_mode == PrintMode::kFull) {
     std::fputs(result->value.ToString().c_str(), stdout);
