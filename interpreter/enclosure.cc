@@ -2817,59 +2817,56 @@ std::optional<ValueEnclosure> EnclosurePass::Dot(
   return out;
 }
 
-// Element i along dimension d of `a`, with d removed (a scan step's slice),
-// and its inverse, writing `v` there.
+// Element `fi` of `from` copied to element `ti` of `to` (same kind).
+void CopyElement(const ArrayEnclosure& from, int64_t fi, ArrayEnclosure& to,
+                 int64_t ti) {
+  to.flags[ti] = from.flags[fi];
+  if (!to.lo.empty()) {
+    to.lo[ti] = from.lo[fi];
+    to.hi[ti] = from.hi[fi];
+  }
+  if (!to.ilo.empty()) {
+    to.ilo[ti] = from.ilo[fi];
+    to.ihi[ti] = from.ihi[fi];
+  }
+  if (!to.ints.empty()) to.ints[ti] = from.ints[fi];
+}
+
+// Calls f(full index, slice index) for every element of position i along
+// dimension d of a row-major array of shape `full` (the slice: d removed).
+template <typename F>
+void ForSliceAt(const Shape& full, int64_t d, int64_t i, F f) {
+  const auto dims = full.dimensions();
+  int64_t outer = 1, inner = 1;
+  for (int64_t k = 0; k < d; ++k) outer *= dims[k];
+  for (int64_t k = d + 1; k < full.rank(); ++k) inner *= dims[k];
+  const int64_t n = dims[d];
+  for (int64_t o = 0; o < outer; ++o) {
+    for (int64_t in = 0; in < inner; ++in) {
+      f((o * n + i) * inner + in, o * inner + in);
+    }
+  }
+}
+
+// Position i along dimension d of `a`, with d removed (a scan step's
+// slice), and its inverse, writing `v` there.
 ArrayEnclosure SliceEnclosureAt(const ArrayEnclosure& a, int64_t d, int64_t i) {
   Shape s = a.shape;
   s.ClearLayoutsRecursive();
   s.delete_dimension(d);
   ArrayEnclosure out = NewArray(s);
   out.reasons = a.reasons;
-  const auto dims = a.shape.dimensions();
-  int64_t outer = 1, inner = 1;
-  for (int64_t k = 0; k < d; ++k) outer *= dims[k];
-  for (int64_t k = d + 1; k < a.shape.rank(); ++k) inner *= dims[k];
-  const int64_t n = dims[d];
-  for (int64_t o = 0; o < outer; ++o) {
-    for (int64_t in = 0; in < inner; ++in) {
-      const int64_t src = (o * n + i) * inner + in, dst = o * inner + in;
-      out.flags[dst] = a.flags[src];
-      if (!a.lo.empty()) {
-        out.lo[dst] = a.lo[src];
-        out.hi[dst] = a.hi[src];
-      }
-      if (!a.ilo.empty()) {
-        out.ilo[dst] = a.ilo[src];
-        out.ihi[dst] = a.ihi[src];
-      }
-      if (!a.ints.empty()) out.ints[dst] = a.ints[src];
-    }
-  }
+  ForSliceAt(a.shape, d, i, [&](int64_t full, int64_t slice) {
+    CopyElement(a, full, out, slice);
+  });
   return out;
 }
 
 void WriteEnclosureAt(ArrayEnclosure& y, int64_t d, int64_t i,
                       const ArrayEnclosure& v) {
-  const auto dims = y.shape.dimensions();
-  int64_t outer = 1, inner = 1;
-  for (int64_t k = 0; k < d; ++k) outer *= dims[k];
-  for (int64_t k = d + 1; k < y.shape.rank(); ++k) inner *= dims[k];
-  const int64_t n = dims[d];
-  for (int64_t o = 0; o < outer; ++o) {
-    for (int64_t in = 0; in < inner; ++in) {
-      const int64_t dst = (o * n + i) * inner + in, src = o * inner + in;
-      y.flags[dst] = v.flags[src];
-      if (!y.lo.empty()) {
-        y.lo[dst] = v.lo[src];
-        y.hi[dst] = v.hi[src];
-      }
-      if (!y.ilo.empty()) {
-        y.ilo[dst] = v.ilo[src];
-        y.ihi[dst] = v.ihi[src];
-      }
-      if (!y.ints.empty()) y.ints[dst] = v.ints[src];
-    }
-  }
+  ForSliceAt(y.shape, d, i, [&](int64_t full, int64_t slice) {
+    CopyElement(v, slice, y, full);
+  });
   MergeReasons(y.reasons, v.reasons);
 }
 

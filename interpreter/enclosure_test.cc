@@ -3681,7 +3681,7 @@ ENTRY main {
 // chain's enclosure holds the left-to-right values. Both fail a prefix
 // that dropped x_0 (3 2^-24 at step 3).
 TEST(Enclosure, ScanCumulativeAddAssociativeAndSequential) {
-  const char* kModule = R"(
+  static constexpr char kModule[] = R"(
 HloModule m
 cum {
   x = f32[] parameter(0)
@@ -3846,7 +3846,7 @@ ENTRY main {
 // self-conjugate planes (impl.fft.1) is not decided, so every element is
 // unjudged; of an exact spectrum (the argument itself) it is judged.
 TEST(Enclosure, IrfftOfAnInexactSpectrumIsUndecided) {
-  const char* kModule = R"(
+  static constexpr char kModule[] = R"(
 HloModule m
 ENTRY main {
   x = c64[5] parameter(0)
