@@ -1404,14 +1404,27 @@ TEST(ParseLiteralTest, DynamicLiteralRoundTrips) {
   // A negative runtime size is refused where it is written, before any
   // storage is sized from it (literal_fuzz finding 18: `f32[?]{0}(-5)`
   // asked the allocator for -20 bytes and aborted).
-  for (const char* text : {"f32[?]{0}(-5)+e32}", "f32[<=3](-1) {}",
-                           "f32[?](-5) {1}"}) {
+  for (const char* text :
+       {"f32[?]{0}(-5)+e32}", "f32[<=3](-1) {}", "f32[?](-5) {1}"}) {
     auto bad = ParseLiteral(text);
     ASSERT_FALSE(bad.ok()) << text;
     EXPECT_THAT(std::string(bad.status().message()),
                 testing::HasSubstr("is negative"))
         << text << ": " << bad.status();
   }
+  // An elided tuple constant gets storage for every element: an unbounded
+  // element, nested or not, is refused the same way (literal_fuzz finding
+  // 20: `(..., f32[?]){...}` aborted in Shape::num_elements).
+  for (const char* text : {"(s4[2], f32[1], f32[?]){...}",
+                           "((f32[], (s32[<=2], f32[2,?]))){...}"}) {
+    auto bad = ParseLiteral(text);
+    ASSERT_FALSE(bad.ok()) << text;
+    EXPECT_THAT(std::string(bad.status().message()),
+                testing::HasSubstr("cannot have the unbounded shape"))
+        << text << ": " << bad.status();
+  }
+  // Bounded elements of an elided tuple still parse.
+  EXPECT_TRUE(ParseLiteral("(s32[<=2], f32[2]){...}").ok());
 }
 
 }  // namespace
