@@ -27,12 +27,26 @@ std::vector<std::pair<std::string, std::string>> SplitOtherFields(
     const size_t start = i;
     while (i < text.size() && text[i] != '(') ++i;
     std::string tag = text.substr(start, i - start);
-    // Consume every directly following parenthesised group.
+    // Consume every directly following parenthesised group, scanned as
+    // the parser scans it (HloLexer::ScanBalanced): brackets of every kind
+    // nest, and a quoted string's brackets do not count (literal_fuzz
+    // finding 21: a ')' inside quotes split a field differently here than
+    // in the parser, and the printed layout did not parse).
     while (i < text.size() && text[i] == '(') {
       int depth = 0;
       do {
-        if (text[i] == '(') ++depth;
-        if (text[i] == ')') --depth;
+        const char c = text[i];
+        if (c == '"') {
+          ++i;
+          while (i < text.size() && text[i] != '"') {
+            if (text[i] == '\\') ++i;
+            ++i;
+          }
+        } else if (c == '(' || c == '{' || c == '[') {
+          ++depth;
+        } else if (c == ')' || c == '}' || c == ']') {
+          --depth;
+        }
         ++i;
       } while (i < text.size() && depth > 0);
     }
