@@ -2,6 +2,7 @@
 #include "conformance/diff/diff.h"
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -122,24 +123,61 @@ void JudgeWithEnclosures(const HloModule& module,
   result.enclosure = *std::move(verdict);
 }
 
-// The module computing every array-valued instruction of the entry: a
-// clone whose entry root is a tuple of them (`kept` gets them in order).
+// Whether every leaf of `shape` is an array (no token, no opaque).
+bool AllLeavesArrays(const Shape& shape) {
+  if (!shape.IsTuple()) return shape.IsArray();
+  for (const Shape& s : shape.tuple_shapes()) {
+    if (!AllLeavesArrays(s)) return false;
+  }
+  return true;
+}
+
+int64_t LeafCount(const Shape& shape) {
+  if (!shape.IsTuple()) return 1;
+  int64_t n = 0;
+  for (const Shape& s : shape.tuple_shapes()) n += LeafCount(s);
+  return n;
+}
+
+// The module computing every value of the entry but the parameters: a
+// clone whose entry root is a flat tuple of every array-valued
+// instruction and of every array leaf of each tuple-valued one (reached by
+// get-tuple-element chains, so any backend that returns a tuple of arrays
+// can run it). `kept` gets the instructions in entry order; each takes
+// LeafCount(shape) outputs in turn. Values holding a token are left out.
 absl::StatusOr<std::unique_ptr<HloModule>> AllValuesModule(
     const HloModule& module, std::vector<const HloInstruction*>& kept) {
   std::unique_ptr<HloModule> clone = module.Clone();
   HloComputation* entry = clone->entry();
   std::vector<HloInstruction*> values;
   std::vector<Shape> shapes;
+  int64_t leaf_names = 0;
+  // Appends the array leaves of `v` to `values`, in flattening order.
+  std::function<void(HloInstruction*)> add_leaves = [&](HloInstruction* v) {
+    if (!v->shape().IsTuple()) {
+      values.push_back(v);
+      shapes.push_back(v->shape());
+      return;
+    }
+    for (int64_t i = 0; i < v->shape().tuple_size(); ++i) {
+      auto gte = std::make_unique<HloInstruction>(
+          HloOpcode::kGetTupleElement, v->shape().tuple_shapes(i),
+          absl::StrCat("enclosure_leaf.", leaf_names++));
+      gte->AppendOperand(v);
+      gte->mutable_attrs()->index = i;
+      add_leaves(entry->AddInstruction(std::move(gte)));
+    }
+  };
   for (const auto& owned : module.entry()->instructions()) {
     const HloInstruction& inst = *owned;
-    if (inst.opcode() == HloOpcode::kParameter || !inst.shape().IsArray()) {
+    if (inst.opcode() == HloOpcode::kParameter ||
+        !AllLeavesArrays(inst.shape()) || LeafCount(inst.shape()) == 0) {
       continue;
     }
     HloInstruction* c = entry->FindInstruction(inst.name());
     if (c == nullptr) continue;
     kept.push_back(&inst);
-    values.push_back(c);
-    shapes.push_back(c->shape());
+    add_leaves(c);
   }
   auto tuple = std::make_unique<HloInstruction>(
       HloOpcode::kTuple, Shape::Tuple(shapes), "enclosure_all_values");
@@ -155,43 +193,77 @@ absl::StatusOr<std::unique_ptr<HloModule>> AllValuesModule(
   return parsed;
 }
 
-// DiffResult::enclosure_departure (see diff.h).
-void LocaliseWithEnclosures(const HloModule& module,
-                            absl::Span<const Literal> args,
-                            backends::Backend& backend,
-                            const DiffOptions& options, DiffResult& result) {
+// The value of shape `shape` rebuilt from `leaves` (consumed from `next`).
+Literal Assemble(const Shape& shape, std::vector<Literal>& leaves,
+                 size_t& next) {
+  if (!shape.IsTuple()) return std::move(leaves[next++]);
+  std::vector<Literal> elements;
+  for (const Shape& s : shape.tuple_shapes()) {
+    elements.push_back(Assemble(s, leaves, next));
+  }
+  return Literal::MakeTuple(std::move(elements));
+}
+
+void FlattenInto(const Literal& value, std::vector<Literal>& leaves) {
+  if (!value.shape().IsTuple()) {
+    leaves.push_back(value);
+    return;
+  }
+  for (const Literal& e : value.tuple_elements()) FlattenInto(e, leaves);
+}
+
+// One level of the localisation (DiffResult::enclosure_departure):
+// `module`'s entry on `args`, where the parameters in `rounded_params`
+// hold values a backend computed (an entered fusion's operands). `path`
+// names the fusions entered; `original` is the user's computation the
+// entry was printed from (for locations). Sets result.enclosure_departure
+// and returns true on a departure; adds the instructions found inside to
+// `judged`; `note` says why a level could not be searched.
+bool LocaliseAt(const HloModule& module, absl::Span<const Literal> args,
+                const std::set<int64_t>& rounded_params,
+                const std::vector<std::string>& path,
+                const HloComputation& original, backends::Backend& backend,
+                const DiffOptions& options, int64_t& judged, std::string& note,
+                DiffResult& result) {
+  const std::string where =
+      path.empty() ? "" : absl::StrCat(" inside %", absl::StrJoin(path, "/%"));
   std::vector<const HloInstruction*> kept;
   absl::StatusOr<std::unique_ptr<HloModule>> all =
       AllValuesModule(module, kept);
   if (!all.ok()) {
-    result.localisation_note = absl::StrCat(
-        "no module of every intermediate value: ", all.status().message());
-    return;
+    note = absl::StrCat("no module of every intermediate value", where, ": ",
+                        all.status().message());
+    return false;
   }
   absl::StatusOr<std::unique_ptr<backends::Executable>> exe =
       backend.Compile(**all, options.compile_options);
   if (!exe.ok()) {
-    result.localisation_note = absl::StrCat(
+    note = absl::StrCat(
         "the backend cannot compile the module of every "
-        "intermediate value: ",
-        exe.status().message());
-    return;
+        "intermediate value",
+        where, ": ", exe.status().message());
+    return false;
   }
   absl::StatusOr<std::vector<Literal>> got = (*exe)->Run(args);
-  if (!got.ok() || got->size() != kept.size()) {
-    result.localisation_note = absl::StrCat(
-        "the backend cannot run the module of every intermediate value",
+  int64_t leaves = 0;
+  for (const HloInstruction* inst : kept) leaves += LeafCount(inst->shape());
+  if (!got.ok() || static_cast<int64_t>(got->size()) != leaves) {
+    note = absl::StrCat(
+        "the backend cannot run the module of every intermediate value", where,
         got.ok() ? "" : ": ", got.ok() ? "" : got.status().message());
-    return;
+    return false;
   }
-  std::map<const HloInstruction*, const Literal*> backend_value;
-  for (size_t i = 0; i < kept.size(); ++i) {
-    backend_value[kept[i]] = &(*got)[i];
+  std::map<const HloInstruction*, Literal> backend_value;
+  {
+    size_t next = 0;
+    for (const HloInstruction* inst : kept) {
+      backend_value[inst] = Assemble(inst->shape(), *got, next);
+    }
+    got->clear();
   }
   EvaluatorOptions eval_options;
   eval_options.profile = options.profile;
   eval_options.max_bytes = options.max_bytes;
-  int64_t judged = 0;
   for (const HloInstruction* inst : kept) {
     // The operands' values: the arguments, or the backend's.
     std::vector<const HloInstruction*> operands;
@@ -201,8 +273,10 @@ void LocaliseWithEnclosures(const HloModule& module,
       }
     }
     std::vector<Literal> values;
+    std::set<int64_t> rounded;
     bool available = true;
     for (const HloInstruction* o : operands) {
+      const int64_t slot = static_cast<int64_t>(values.size());
       if (o->opcode() == HloOpcode::kParameter) {
         const int64_t n = o->parameter_number();
         if (n < 0 || n >= static_cast<int64_t>(args.size())) {
@@ -210,14 +284,16 @@ void LocaliseWithEnclosures(const HloModule& module,
           break;
         }
         values.push_back(args[n]);
+        if (rounded_params.count(n) > 0) rounded.insert(slot);
         continue;
       }
       auto it = backend_value.find(o);
       if (it == backend_value.end()) {
-        available = false;  // a tuple-valued operand
+        available = false;  // a value holding a token
         break;
       }
-      values.push_back(*it->second);
+      values.push_back(it->second);
+      rounded.insert(slot);
     }
     if (!available) continue;
     absl::StatusOr<std::unique_ptr<HloModule>> isolated =
@@ -225,35 +301,99 @@ void LocaliseWithEnclosures(const HloModule& module,
     if (!isolated.ok()) continue;
     EnclosureOptions enc_options =
         PolicyEnclosureOptions(eval_options, options.deviations);
-    for (size_t i = 0; i < operands.size(); ++i) {
-      if (operands[i]->opcode() != HloOpcode::kParameter) {
-        enc_options.rounded_arguments.insert(static_cast<int64_t>(i));
-      }
-    }
+    enc_options.rounded_arguments.insert(rounded.begin(), rounded.end());
     absl::StatusOr<ModuleEnclosure> enc =
         ComputeEnclosure(**isolated, values, enc_options);
     if (!enc.ok()) continue;
-    const Literal& value = *backend_value[inst];
-    absl::StatusOr<EnclosureVerdict> verdict =
-        JudgeWithEnclosure(*enc, absl::MakeConstSpan(&value, 1));
+    std::vector<Literal> flat;
+    FlattenInto(backend_value[inst], flat);
+    absl::StatusOr<EnclosureVerdict> verdict = JudgeWithEnclosure(*enc, flat);
     if (!verdict.ok()) continue;
-    if (verdict->TotalFail() > 0) {
-      EnclosureDeparture d;
-      d.name = inst->name();
-      d.location = LocationOf(*inst);
-      d.opcode = inst->opcode();
-      d.verdict = *std::move(verdict);
-      d.judged_before = judged;
-      result.enclosure_departure = std::move(d);
-      return;
+    if (verdict->TotalFail() == 0) {
+      ++judged;
+      continue;
     }
-    ++judged;
+    EnclosureDeparture d;
+    d.path = path;
+    d.name = inst->name();
+    const HloInstruction* source = original.FindInstruction(inst->name());
+    d.location = LocationOf(source != nullptr ? *source : *inst);
+    d.opcode = inst->opcode();
+    d.verdict = *std::move(verdict);
+    d.judged_before = judged;
+    result.enclosure_departure = std::move(d);
+    // A fusion or call: search its computation, run on its own on the
+    // backend's values of the operands (every one of them rounded).
+    const bool enterable = inst->opcode() == HloOpcode::kFusion ||
+                           inst->opcode() == HloOpcode::kCall;
+    if (!options.descend || !enterable || inst->to_apply() == nullptr ||
+        static_cast<int>(path.size()) >= options.max_depth) {
+      return true;
+    }
+    absl::StatusOr<std::unique_ptr<HloModule>> inner =
+        EnterComputation(module, *inst->to_apply());
+    if (!inner.ok()) return true;
+    std::vector<Literal> inner_args;
+    std::set<int64_t> inner_rounded;
+    for (const HloInstruction* o : inst->operands()) {
+      const int64_t slot = static_cast<int64_t>(inner_args.size());
+      if (o->opcode() == HloOpcode::kParameter) {
+        inner_args.push_back(args[o->parameter_number()]);
+        if (rounded_params.count(o->parameter_number()) > 0) {
+          inner_rounded.insert(slot);
+        }
+      } else {
+        inner_args.push_back(backend_value[o]);
+        inner_rounded.insert(slot);
+      }
+    }
+    std::vector<std::string> inner_path = path;
+    inner_path.push_back(inst->name());
+    const HloComputation* source_callee =
+        source != nullptr ? source->to_apply() : nullptr;
+    const EnclosureDeparture outer = *result.enclosure_departure;
+    int64_t inner_judged = judged;
+    std::string inner_note;
+    if (LocaliseAt(
+            **inner, inner_args, inner_rounded, inner_path,
+            source_callee != nullptr ? *source_callee : *inner->get()->entry(),
+            backend, options, inner_judged, inner_note, result)) {
+      return true;
+    }
+    result.enclosure_departure = outer;
+    note =
+        inner_note.empty()
+            ? absl::StrCat("inside %", outer.QualifiedName(),
+                           ", run on its own on the backend's operand values, "
+                           "every instruction lies inside its enclosure: the "
+                           "departure needs its instructions together")
+            : inner_note;
+    return true;
   }
-  result.localisation_note = absl::StrCat(
-      "every one of the ", judged,
-      " instructions judged on the backend's own operand values lies inside "
-      "its enclosure (the departure is in an instruction whose operands or "
-      "value are tuples, or outside what the enclosures judge)");
+  return false;
+}
+
+// DiffResult::enclosure_departure (see diff.h).
+void LocaliseWithEnclosures(const HloModule& module,
+                            absl::Span<const Literal> args,
+                            backends::Backend& backend,
+                            const DiffOptions& options, DiffResult& result) {
+  int64_t judged = 0;
+  std::string note;
+  if (LocaliseAt(module, args, /*rounded_params=*/{}, /*path=*/{},
+                 *module.entry(), backend, options, judged, note, result)) {
+    result.localisation_note = note;
+    return;
+  }
+  result.localisation_note =
+      !note.empty()
+          ? note
+          : absl::StrCat(
+                "every one of the ", judged,
+                " instructions judged on the backend's own operand values "
+                "lies inside its enclosure (the departure is in an "
+                "instruction whose operands or value hold tokens, or outside "
+                "what the enclosures judge)");
 }
 
 std::string EnclosureText(const DiffResult& r) {
@@ -432,6 +572,11 @@ std::string InstructionVerdict::QualifiedName() const {
   return absl::StrCat(absl::StrJoin(path, "/"), "/", name);
 }
 
+std::string EnclosureDeparture::QualifiedName() const {
+  if (path.empty()) return name;
+  return absl::StrCat(absl::StrJoin(path, "/"), "/", name);
+}
+
 std::string DiffResult::Conclusion() const {
   std::string text = ConclusionWithoutEnclosure();
   if (enclosure_departure.has_value()) {
@@ -444,11 +589,21 @@ std::string DiffResult::Conclusion() const {
       }
     }
     absl::StrAppend(
-        &text, " %", d.name, d.location.empty() ? "" : " (", d.location,
-        d.location.empty() ? "" : ")",
+        &text, " %", d.QualifiedName(), d.location.empty() ? "" : " (",
+        d.location, d.location.empty() ? "" : ")",
         " is the first instruction whose backend value leaves its enclosure "
         "computed from the backend's own operand values (",
         d.verdict.TotalFail(), " elements, first ", first, ").");
+    // A fusion whose inside did not show the departure says why.
+    if (!localisation_note.empty()) {
+      absl::StrAppend(&text, " ", localisation_note, ".");
+    }
+  } else if (enclosure.has_value() && enclosure->TotalFail() > 0 &&
+             !localisation_note.empty()) {
+    absl::StrAppend(&text,
+                    " No single instruction was named by the "
+                    "enclosures: ",
+                    localisation_note, ".");
   }
   const std::string enc = EnclosureText(*this);
   if (!enc.empty()) absl::StrAppend(&text, " [", enc, "]");

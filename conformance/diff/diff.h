@@ -87,15 +87,27 @@ struct InstructionVerdict {
 
 // The first instruction (in the entry's order) whose backend value leaves
 // the enclosure computed from its operands' backend values
-// (DiffResult::enclosure_departure).
+// (DiffResult::enclosure_departure). Tuple-valued instructions (while,
+// sort, variadic reduce, multi-output fusions) are judged leaf by leaf.
+// A departing fusion or call is entered (DiffOptions::descend): its
+// computation runs on the backend as a module of its own, fed the
+// backend's values of the fusion's operands, and the search goes on
+// inside, so the departure names the fused instruction when the backend
+// reproduces it there.
 struct EnclosureDeparture {
+  // The fusions / calls entered to reach it, outermost first (empty: the
+  // entry).
+  std::vector<std::string> path;
   std::string name;      // without `%`
   std::string location;  // "file:12:5" when known
   HloOpcode opcode = HloOpcode::kParameter;
   // The instruction's own verdict: its failures and unjudged reasons.
   EnclosureVerdict verdict;
-  // Instructions judged this way before it (all inside or unjudged).
+  // Instructions judged this way before it (all inside or unjudged), at
+  // every level searched.
   int64_t judged_before = 0;
+  // "fusion.3/multiply.2" (the path, then the name).
+  std::string QualifiedName() const;
 };
 
 struct DiffResult {

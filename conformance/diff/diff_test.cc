@@ -582,5 +582,114 @@ ENTRY main {
   EXPECT_EQ(result->enclosure_departure->judged_before, 3);  // m, a, e
 }
 
+// A departing multi-output fusion (tuple-valued, judged leaf by leaf) is
+// entered: its computation runs on its own on the backend, fed the
+// backend's operand values, and the fused multiply is named with its
+// path and its line in the user's file. Before tuple-valued instructions
+// were judged, the search ended on the add after the get-tuple-elements
+// and found nothing.
+TEST(DiffModule, EnclosureLocalisationEntersAMultiOutputFusion) {
+  auto module = Parse(R"(
+HloModule mof
+fc {
+  p = f32[3] parameter(0)
+  q = f32[3] parameter(1)
+  n = f32[3] negate(p)
+  m = f32[3] multiply(n, q)
+  t = f32[3] tanh(p)
+  ROOT o = (f32[3], f32[3]) tuple(m, t)
+}
+ENTRY main {
+  x = f32[3] parameter(0)
+  y = f32[3] parameter(1)
+  f = (f32[3], f32[3]) fusion(x, y), kind=kLoop, calls=fc
+  g0 = f32[3] get-tuple-element(f), index=0
+  g1 = f32[3] get-tuple-element(f), index=1
+  ROOT r = f32[3] add(g0, g1)
+}
+)");
+  ASSERT_NE(module, nullptr);
+  ExcessPrecisionBackend backend(
+      std::vector<std::pair<std::string, std::string>>{
+          {" multiply(", " subtract("}});
+  auto result = DiffModule(*module, Args(), backend, DiffOptions{});
+  ASSERT_TRUE(result.ok()) << result.status();
+  ASSERT_TRUE(result->enclosure.has_value()) << result->enclosure_note;
+  EXPECT_GT(result->enclosure->TotalFail(), 0);
+  ASSERT_TRUE(result->enclosure_departure.has_value())
+      << result->localisation_note;
+  EXPECT_EQ(result->enclosure_departure->QualifiedName(), "f/m")
+      << result->Conclusion();
+  EXPECT_EQ(result->enclosure_departure->location, "7:3");
+  // Judged inside before it: the fusion's negate.
+  EXPECT_EQ(result->enclosure_departure->judged_before, 1);
+  EXPECT_NE(result->Conclusion().find("%f/m (7:3) is the first instruction "
+                                      "whose backend value leaves its "
+                                      "enclosure"),
+            std::string::npos)
+      << result->Conclusion();
+  // With descent off, the fusion itself is named.
+  DiffOptions flat;
+  flat.descend = false;
+  auto outer = DiffModule(*module, Args(), backend, flat);
+  ASSERT_TRUE(outer.ok()) << outer.status();
+  ASSERT_TRUE(outer->enclosure_departure.has_value())
+      << outer->localisation_note;
+  EXPECT_EQ(outer->enclosure_departure->QualifiedName(), "f");
+}
+
+// A tuple-valued instruction that is not entered (a while loop whose body
+// the backend miscompiles) is named itself, judged on every leaf of its
+// result; the get-tuple-element and the add after it are not.
+TEST(DiffModule, EnclosureLocalisationJudgesATupleValuedWhile) {
+  auto module = Parse(R"(
+HloModule loop
+cond {
+  c = (s32[], f32[3]) parameter(0)
+  i = s32[] get-tuple-element(c), index=0
+  k = s32[] constant(3)
+  ROOT lt = pred[] compare(i, k), direction=LT
+}
+body {
+  b = (s32[], f32[3]) parameter(0)
+  i = s32[] get-tuple-element(b), index=0
+  v = f32[3] get-tuple-element(b), index=1
+  one = s32[] constant(1)
+  i1 = s32[] add(i, one)
+  h = f32[3] constant({0.5, 0.25, 2})
+  v1 = f32[3] multiply(v, h)
+  ROOT nb = (s32[], f32[3]) tuple(i1, v1)
+}
+ENTRY main {
+  x = f32[3] parameter(0)
+  y = f32[3] parameter(1)
+  z = s32[] constant(0)
+  s = f32[3] add(x, y)
+  init = (s32[], f32[3]) tuple(z, s)
+  w = (s32[], f32[3]) while(init), condition=cond, body=body
+  g = f32[3] get-tuple-element(w), index=1
+  ROOT r = f32[3] add(g, x)
+}
+)");
+  ASSERT_NE(module, nullptr);
+  ExcessPrecisionBackend backend(
+      std::vector<std::pair<std::string, std::string>>{
+          {" multiply(", " add("}});
+  auto result = DiffModule(*module, Args(), backend, DiffOptions{});
+  ASSERT_TRUE(result.ok()) << result.status();
+  ASSERT_TRUE(result->enclosure.has_value()) << result->enclosure_note;
+  EXPECT_GT(result->enclosure->TotalFail(), 0);
+  ASSERT_TRUE(result->enclosure_departure.has_value())
+      << result->localisation_note;
+  EXPECT_EQ(result->enclosure_departure->QualifiedName(), "w")
+      << result->Conclusion();
+  // s and init were judged inside first (z is a constant: judged too).
+  EXPECT_EQ(result->enclosure_departure->judged_before, 3);
+  // Two leaves judged: the counter (inside) and the vector (outside).
+  ASSERT_EQ(result->enclosure_departure->verdict.outputs.size(), 2u);
+  EXPECT_EQ(result->enclosure_departure->verdict.outputs[0].fail, 0);
+  EXPECT_EQ(result->enclosure_departure->verdict.outputs[1].fail, 3);
+}
+
 }  // namespace
 }  // namespace hloref::conformance
