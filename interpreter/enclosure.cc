@@ -1161,6 +1161,9 @@ class EnclosurePass {
   std::optional<ValueEnclosure> ComplexElementwise(
       const HloInstruction& inst,
       const std::vector<const ValueEnclosure*>& ops);
+  absl::StatusOr<std::optional<ValueEnclosure>> ComplexFunctionOnPoints(
+      const HloInstruction& inst,
+      const std::vector<const ValueEnclosure*>& ops);
   std::optional<ValueEnclosure> Dot(
       const HloInstruction& inst,
       const std::vector<const ValueEnclosure*>& ops);
@@ -1840,6 +1843,66 @@ int DecideCompare(ComparisonDirection dir, bool total_order, double alo,
 // result past max are undecided (complex infinities and NaNs are not
 // tracked). Other ops (divide, the functions, compare of intervals): no
 // rule.
+// Complex functions of class U (exp, log, sqrt, sin, tan, tanh, sinh,
+// power, ...) on exact operands: the oracle's value y, widened to the box
+// around the disc the comparator accepts, |v - y| <= k u |y| + min_normal
+// + (ulp(re y) + ulp(im y)) / 2 (conformance/compare/ulp.cc,
+// JudgeComplexNormwise), each bound rounded up. A y with an infinite part
+// is a point (the comparator wants it exactly); a NaN part is undecided
+// (ArrayFromLiteral). Real results of complex operands (abs): the real
+// class's widening of the oracle's value. Operands that are not points (a
+// rounded value before): no rule, as there are no complex interval
+// versions of these functions here.
+absl::StatusOr<std::optional<ValueEnclosure>>
+EnclosurePass::ComplexFunctionOnPoints(
+    const HloInstruction& inst, const std::vector<const ValueEnclosure*>& ops) {
+  if (!inst.shape().IsArray()) return std::nullopt;
+  const EnclosureErrorClass cls = ClassOf(inst);
+  if (cls.kind != EnclosureErrorKind::kUlp) return std::nullopt;
+  bool any_complex = IsComplex(inst.shape().element_type());
+  std::vector<Literal> args;
+  for (const ValueEnclosure* o : ops) {
+    if (!o->shape.IsArray()) return std::nullopt;
+    any_complex |= o->array.is_complex;
+    std::optional<Literal> l = PointValue(*o);
+    if (!l) return std::nullopt;
+    args.push_back(std::move(*l));
+  }
+  if (!any_complex) return std::nullopt;
+  const PrimitiveType t = inst.shape().element_type();
+  const bool complex_result = IsComplex(t);
+  if (complex_result && cls.complex_k <= 0) return std::nullopt;
+  const PrimitiveType part = complex_result ? ComplexComponentType(t) : t;
+  if (!IsFloat(part) || !SupportedFloat(part)) return std::nullopt;
+  HLOREF_ASSIGN_OR_RETURN(EvalResult r, RunIsolated(inst, args, inst.shape(),
+                                                    /*variant=*/0));
+  size_t next = 0;
+  HLOREF_ASSIGN_OR_RETURN(ValueEnclosure v,
+                          ValueFromLiteral(r.value, Marks(r), &next));
+  ArrayEnclosure& a = v.array;
+  const FloatFormat& f = FormatOf(part);
+  const double u = std::ldexp(1.0, -Precision(f));
+  for (int64_t i = 0; i < a.size(); ++i) {
+    if (!complex_result) {
+      Widen(cls, part, a.lo[i], a.hi[i], a.flags[i]);
+      continue;
+    }
+    if (a.flags[i] != kEnclNumber) continue;  // NaN parts, marks
+    const double re = a.lo[i], im = a.ilo[i];
+    if (!std::isfinite(re) || !std::isfinite(im)) continue;  // a point
+    // |y| rounded up: hypot is within an ulp; one more double ulp covers it.
+    const double abs_y = Up(Up(std::hypot(re, im)));
+    double w = MulUp(MulUp(cls.complex_k, u), abs_y);
+    w = AddUp(w, MinNormal(f));
+    w = AddUp(w, MulUp(0.5, AddUp(UlpOf(f, re), UlpOf(f, im))));
+    a.lo[i] = AddDown(re, -w);
+    a.hi[i] = AddUp(re, w);
+    a.ilo[i] = AddDown(im, -w);
+    a.ihi[i] = AddUp(im, w);
+  }
+  return v;
+}
+
 std::optional<ValueEnclosure> EnclosurePass::ComplexElementwise(
     const HloInstruction& inst, const std::vector<const ValueEnclosure*>& ops) {
   const HloOpcode op = inst.opcode();
@@ -5689,11 +5752,19 @@ absl::StatusOr<ValueEnclosure> EnclosurePass::Op(
   // an isolated oracle run does not have.
   const bool stateful =
       op == HloOpcode::kRng || op == HloOpcode::kRngGetAndUpdateState;
+  if (stateful) {
+    // Every element is implementation-defined (the oracle marks them all:
+    // impl.rng.1, impl.rng-get-and-update-state.1), as the comparator's
+    // ANY: don't care, never a guess from an isolated generator.
+    return Flagged(inst.shape(), kEnclDontCare,
+                   op == HloOpcode::kRng ? "implementation-defined (impl.rng.1)"
+                                         : "implementation-defined "
+                                           "(impl.rng-get-and-update-state.1)");
+  }
   const bool exact_sort =
       op == HloOpcode::kSort && IsExactComparator(inst.to_apply());
-  if (!stateful &&
-      ((exact_class && (inst.called_computations().empty() || exact_sort)) ||
-       (all_int && !IsControlFlow(op)))) {
+  if ((exact_class && (inst.called_computations().empty() || exact_sort)) ||
+      (all_int && !IsControlFlow(op))) {
     std::vector<Literal> args;
     bool points = true;
     for (const ValueEnclosure* o : ops) {
@@ -5792,6 +5863,10 @@ absl::StatusOr<ValueEnclosure> EnclosurePass::Op(
     if (std::optional<ValueEnclosure> v = ComplexElementwise(inst, ops)) {
       return std::move(*v);
     }
+    absl::StatusOr<std::optional<ValueEnclosure>> c =
+        ComplexFunctionOnPoints(inst, ops);
+    if (!c.ok()) return IsolationFailed(inst, c.status());
+    if (*c) return std::move(**c);
     if (std::optional<ValueEnclosure> v = FloatElementwise(inst, ops)) {
       return std::move(*v);
     }

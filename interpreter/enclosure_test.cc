@@ -3483,6 +3483,95 @@ ENTRY main {
       << *o.reasons.begin();
 }
 
+// rng and rng-get-and-update-state: every element is implementation-
+// defined (the oracle marks them all, the comparator judges them ANY), so
+// every element is don't care, whatever a backend returns, and the values
+// computed from them are don't care too (an add of a constant keeps the
+// mark); a value not computed from them is still judged.
+TEST(Enclosure, RngElementsAreDontCareAndPropagate) {
+  Enclosed e = Enclose(R"(
+HloModule r
+ENTRY main {
+  x = f32[3] parameter(0)
+  a = f32[] constant(0)
+  b = f32[] constant(1)
+  u = f32[3] rng(a, b), distribution=rng_uniform
+  s = u64[2] rng-get-and-update-state(), delta=16
+  y = f32[3] add(u, x)
+  z = f32[3] multiply(x, x)
+  ROOT t = (f32[3], u64[2], f32[3]) tuple(y, s, z)
+})",
+                       {"f32[3] {1, 2, 3}"});
+  ASSERT_EQ(e.enc.outputs.size(), 3u);
+  // Values no generator could give in [0, 1) + x: don't care all the same.
+  std::vector<Literal> values;
+  values.push_back(FromDoubles(PrimitiveType::kF32, {3}, {-7, 1e30, 0}));
+  values.push_back(*ParseLiteral("u64[2] {5, 6}"));
+  values.push_back(FromDoubles(PrimitiveType::kF32, {3}, {1, 4, 9}));
+  EnclosureVerdict v = Judge(e, values);
+  ASSERT_EQ(v.outputs.size(), 3u);
+  EXPECT_EQ(v.outputs[0].dont_care, 3);
+  EXPECT_EQ(v.outputs[0].fail, 0);
+  EXPECT_EQ(v.outputs[1].dont_care, 2);
+  EXPECT_EQ(v.outputs[2].pass, 3);
+  // The multiply is still judged: a wrong square fails.
+  values[2] = FromDoubles(PrimitiveType::kF32, {3}, {1, 4, 10});
+  EXPECT_EQ(Judge(e, values).outputs[2].fail, 1);
+}
+
+// Complex functions on exact operands: a box around the oracle's value as
+// wide as the comparator's normwise budget (k = 16 for exp and tan). The
+// values judged are computed here independently, with std::exp / std::tan
+// on std::complex<double> rounded to float per part: inside. One moved by
+// 1e-4 relative (far beyond 16 u = 9.5e-7) fails. The same function of a
+// rounded value (a square before it) has no rule: unjudged, never a pass.
+TEST(Enclosure, ComplexFunctionsOfExactOperandsGetTheNormwiseBox) {
+  Enclosed e = Enclose(R"(
+HloModule cf
+ENTRY main {
+  z = c64[3] parameter(0)
+  x = f32[3] parameter(1)
+  ex = c64[3] exponential(z)
+  tn = c64[3] tan(z)
+  zero = f32[3] constant({0, 0, 0})
+  s = f32[3] multiply(x, x)
+  c = c64[3] complex(s, zero)
+  w = c64[3] exponential(c)
+  ROOT t = (c64[3], c64[3], c64[3]) tuple(ex, tn, w)
+})",
+                       {"c64[3] {(0.5, 1.25), (-2, 0.75), (0.1, -3)}",
+                        "f32[3] {0.3, 1.7, -0.9}"});
+  ASSERT_EQ(e.enc.outputs.size(), 3u);
+  const std::complex<double> z[3] = {{0.5, 1.25}, {-2, 0.75}, {0.1, -3}};
+  auto image = [&](auto fn, double scale) {
+    Literal lit(Shape(PrimitiveType::kC64, {3}));
+    for (int i = 0; i < 3; ++i) {
+      const std::complex<double> y = fn(z[i]) * scale;
+      lit.SetFromComplex(
+          i, {static_cast<float>(y.real()), static_cast<float>(y.imag())});
+    }
+    return lit;
+  };
+  auto exp_fn = [](std::complex<double> v) { return std::exp(v); };
+  auto tan_fn = [](std::complex<double> v) { return std::tan(v); };
+  std::vector<Literal> values;
+  values.push_back(image(exp_fn, 1.0));
+  values.push_back(image(tan_fn, 1.0));
+  values.push_back(e.oracle[2]);
+  EnclosureVerdict v = Judge(e, values);
+  ASSERT_EQ(v.outputs.size(), 3u);
+  EXPECT_EQ(v.outputs[0].pass, 3) << v.Summary();
+  EXPECT_EQ(v.outputs[1].pass, 3) << v.Summary();
+  EXPECT_EQ(v.outputs[2].unjudged, 3) << v.Summary();
+  EXPECT_EQ(v.outputs[2].pass, 0);
+  EXPECT_LT(v.outputs[0].max_relative_radius, 2e-6);
+  values[0] = image(exp_fn, 1 + 1e-4);
+  values[1] = image(tan_fn, 1 - 1e-4);
+  v = Judge(e, values);
+  EXPECT_EQ(v.outputs[0].fail, 3) << v.Summary();
+  EXPECT_EQ(v.outputs[1].fail, 3) << v.Summary();
+}
+
 // ---- The dot family's newer members and the async wrappers.
 
 // ragged-dot, mode 1 (lhs rows grouped, rhs [g, k, n]): group sizes
