@@ -1090,6 +1090,8 @@ struct FeatureSlice {
   }
 };
 
+absl::StatusOr<ValueEnclosure> ZeroValue(const Shape& shape);
+
 class EnclosurePass {
  public:
   explicit EnclosurePass(const EnclosureOptions& options) : options_(options) {
@@ -1103,6 +1105,13 @@ class EnclosurePass {
 
   absl::StatusOr<ValueEnclosure> Computation(
       const HloComputation& comp, std::vector<const ValueEnclosure*> args);
+
+  // Device channels (send / recv without is_host_transfer) with exactly
+  // one send and one recv-done in the whole module, both in the same
+  // computation: the recv-done receives what that send sent in the same
+  // invocation of the computation (interpreter/ops/host_io.h), whatever
+  // order the oracle's schedule picks. Others have no rule.
+  void FindPairedChannels(const HloModule& module);
 
  private:
   absl::StatusOr<ValueEnclosure> Instruction(
@@ -1331,6 +1340,7 @@ class EnclosurePass {
   }
 
   EnclosureOptions options_;
+  std::set<int64_t> paired_channels_;
   // Isolated modules by instruction and variant (0: its own types, 1:
   // element ids, 2: f64).
   std::map<std::pair<const HloInstruction*, int>, std::unique_ptr<HloModule>>
@@ -1381,6 +1391,8 @@ absl::StatusOr<ValueEnclosure> EnclosurePass::Computation(
       last_reader[o] = owned.get();
     }
   }
+  // What this invocation's paired sends sent, by channel.
+  std::map<int64_t, ValueEnclosure> sent;
   for (const auto& owned : comp.instructions()) {
     const HloInstruction& inst = *owned;
     if (inst.opcode() == HloOpcode::kParameter) {
@@ -1407,7 +1419,28 @@ absl::StatusOr<ValueEnclosure> EnclosurePass::Computation(
       }
       ops.push_back(&it->second);
     }
-    HLOREF_ASSIGN_OR_RETURN(ValueEnclosure v, Instruction(inst, ops));
+    const bool device_channel =
+        (inst.opcode() == HloOpcode::kSend ||
+         inst.opcode() == HloOpcode::kRecvDone) &&
+        !inst.attrs().is_host_transfer &&
+        paired_channels_.count(inst.attrs().channel_id) > 0;
+    ValueEnclosure v;
+    if (device_channel && inst.opcode() == HloOpcode::kRecvDone &&
+        sent.count(inst.attrs().channel_id) > 0 && inst.shape().IsTuple() &&
+        inst.shape().tuple_size() == 2) {
+      // (data received, token): the paired send's operand, unchanged.
+      v.shape = inst.shape();
+      v.tuple.push_back(std::move(sent[inst.attrs().channel_id]));
+      sent.erase(inst.attrs().channel_id);
+      HLOREF_ASSIGN_OR_RETURN(ValueEnclosure token,
+                              ZeroValue(inst.shape().tuple_shapes(1)));
+      v.tuple.push_back(std::move(token));
+    } else {
+      HLOREF_ASSIGN_OR_RETURN(v, Instruction(inst, ops));
+      if (device_channel && inst.opcode() == HloOpcode::kSend && !ops.empty()) {
+        sent[inst.attrs().channel_id] = *ops[0];
+      }
+    }
     AdoptShape(v, inst.shape());
     if (!options_.deviations.ftz_types.empty()) {
       ApplyFtz(v, options_.deviations.ftz_types);
@@ -1423,6 +1456,27 @@ absl::StatusOr<ValueEnclosure> EnclosurePass::Computation(
         absl::StrCat("enclosure: computation ", comp.name(), " has no root"));
   }
   return std::move(it->second);
+}
+
+void EnclosurePass::FindPairedChannels(const HloModule& module) {
+  std::map<int64_t, std::vector<const HloComputation*>> sends, receives;
+  for (const auto& comp : module.computations()) {
+    for (const auto& inst : comp->instructions()) {
+      if (inst->attrs().is_host_transfer) continue;
+      if (inst->opcode() == HloOpcode::kSend) {
+        sends[inst->attrs().channel_id].push_back(comp.get());
+      } else if (inst->opcode() == HloOpcode::kRecvDone) {
+        receives[inst->attrs().channel_id].push_back(comp.get());
+      }
+    }
+  }
+  for (const auto& [channel, in] : sends) {
+    auto r = receives.find(channel);
+    if (in.size() == 1 && r != receives.end() && r->second.size() == 1 &&
+        r->second[0] == in[0]) {
+      paired_channels_.insert(channel);
+    }
+  }
 }
 
 absl::StatusOr<ValueEnclosure> EnclosurePass::Instruction(
@@ -6050,6 +6104,7 @@ absl::StatusOr<ModuleEnclosure> ComputeEnclosure(
   std::vector<const ValueEnclosure*> ptrs;
   for (const ValueEnclosure& v : arg_values) ptrs.push_back(&v);
   EnclosurePass pass(options);
+  pass.FindPairedChannels(module);
   ModuleEnclosure result;
   HLOREF_ASSIGN_OR_RETURN(result.root, pass.Computation(*entry, ptrs));
   Flatten(result.root, result.outputs);

@@ -3572,6 +3572,61 @@ ENTRY main {
   EXPECT_EQ(v.outputs[1].fail, 3) << v.Summary();
 }
 
+// A device send / recv-done pair (no is_host_transfer) in one computation:
+// the recv-done's data is the sent value's enclosure, unchanged, so a
+// rounded value sent and used after the receive is judged like the value
+// itself: x * y is enclosed in [RD(x*y), RU(x*y)], the two floats around
+// the exact product (computed here in double: 0.3f * 0.7f and -1.5 * 0.1f
+// need 46 and 26 bits, so neither is a float),
+// the oracle's value passes and one a float ulp off fails. A channel with
+// two sends has no rule (which send a receive gets depends on the
+// schedule): unjudged.
+TEST(Enclosure, DeviceSendRecvPairCarriesTheSentEnclosure) {
+  Enclosed e = Enclose(R"(
+HloModule sr
+ENTRY main {
+  x = f32[2] parameter(0)
+  y = f32[2] parameter(1)
+  m = f32[2] multiply(x, y)
+  tok = token[] after-all()
+  s = (f32[2], u32[], token[]) send(m, tok), channel_id=5
+  sd = token[] send-done(s), channel_id=5
+  r = (f32[2], u32[], token[]) recv(tok), channel_id=5
+  rd = (f32[2], token[]) recv-done(r), channel_id=5
+  d = f32[2] get-tuple-element(rd), index=0
+  s2 = (f32[2], u32[], token[]) send(x, tok), channel_id=6
+  sd2 = token[] send-done(s2), channel_id=6
+  s3 = (f32[2], u32[], token[]) send(y, tok), channel_id=6
+  sd3 = token[] send-done(s3), channel_id=6
+  r2 = (f32[2], u32[], token[]) recv(tok), channel_id=6
+  rd2 = (f32[2], token[]) recv-done(r2), channel_id=6
+  d2 = f32[2] get-tuple-element(rd2), index=0
+  ROOT t = (f32[2], f32[2]) tuple(d, d2)
+})",
+                       {"f32[2] {0.3, -1.5}", "f32[2] {0.7, 0.1}"});
+  ASSERT_EQ(e.enc.outputs.size(), 2u);
+  const ArrayEnclosure& o = e.enc.outputs[0];
+  ASSERT_TRUE(o.Judgeable(0) && o.Judgeable(1));
+  const double exact0 = static_cast<double>(0.3f) * static_cast<double>(0.7f);
+  const double exact1 = -1.5 * static_cast<double>(0.1f);
+  EXPECT_LT(o.lo[0], exact0);
+  EXPECT_GT(o.hi[0], exact0);
+  EXPECT_LT(o.lo[1], exact1);
+  EXPECT_GT(o.hi[1], exact1);
+  // One float ulp wide: the two floats around the exact product.
+  EXPECT_EQ(static_cast<float>(o.hi[0]),
+            std::nextafter(static_cast<float>(o.lo[0]), 10.0f));
+  EXPECT_FALSE(e.enc.outputs[1].Judgeable(0));
+  std::vector<Literal> values = {e.oracle[0], e.oracle[1]};
+  EnclosureVerdict v = Judge(e, values);
+  EXPECT_EQ(v.outputs[0].pass, 2) << v.Summary();
+  EXPECT_EQ(v.outputs[1].unjudged, 2) << v.Summary();
+  values[0] = FromDoubles(
+      PrimitiveType::kF32, {2},
+      {std::nextafter(static_cast<float>(o.hi[0]), 10.0f), o.lo[1]});
+  EXPECT_EQ(Judge(e, values).outputs[0].fail, 1);
+}
+
 // ---- The dot family's newer members and the async wrappers.
 
 // ragged-dot, mode 1 (lhs rows grouped, rhs [g, k, n]): group sizes
