@@ -8,6 +8,7 @@
 // printed (docs/enclosures.md quotes them).
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <string>
 #include <utility>
@@ -134,8 +135,15 @@ int JudgeEveryCase(const std::string& backend_name, int64_t* fails) {
       pass += o.pass;
       unjudged += o.unjudged + o.dont_care;
       if (o.unjudged + o.dont_care > 0) {
-        by_reason[o.reasons.empty() ? "(wide)" : *o.reasons.begin()] +=
-            o.unjudged + o.dont_care;
+        const std::string reason =
+            o.reasons.empty() ? "(wide)" : *o.reasons.begin();
+        by_reason[reason] += o.unjudged + o.dont_care;
+        // HLOREF_ENCLOSURE_UNJUDGED=1 lists the cases behind each reason.
+        if (std::getenv("HLOREF_ENCLOSURE_UNJUDGED") != nullptr) {
+          std::printf("  %s: %lld unjudged: %s\n", c.Id().c_str(),
+                      static_cast<long long>(o.unjudged + o.dont_care),
+                      reason.c_str());
+        }
       }
     }
   }

@@ -6111,6 +6111,22 @@ absl::StatusOr<ModuleEnclosure> ComputeEnclosure(
   return result;
 }
 
+bool WithinSubnormalFloor(const ArrayEnclosure& e, int64_t i) {
+  if (!e.Judgeable(i) || !(e.flags[i] & kEnclNumber)) return false;
+  if (!e.is_float && !e.is_complex) return false;
+  const PrimitiveType part = e.is_complex
+                                 ? ComplexComponentType(e.shape.element_type())
+                                 : e.shape.element_type();
+  if (!SupportedFloat(part)) return false;
+  const double floor = 2 * MinNormal(FormatOf(part));
+  auto small = [&](double lo, double hi) {
+    return std::isfinite(lo) && std::isfinite(hi) && std::fabs(lo) <= floor &&
+           std::fabs(hi) <= floor;
+  };
+  return small(e.lo[i], e.hi[i]) &&
+         (!e.is_complex || small(e.ilo[i], e.ihi[i]));
+}
+
 double RelativeRadius(const ArrayEnclosure& e, int64_t i) {
   if (e.is_complex && e.Judgeable(i) && (e.flags[i] & kEnclNumber)) {
     // Normwise, as complex results are judged (numerics.md): the larger
@@ -6128,11 +6144,20 @@ double RelativeRadius(const ArrayEnclosure& e, int64_t i) {
   if (!e.is_float || !e.Judgeable(i) || !(e.flags[i] & kEnclNumber)) {
     return std::numeric_limits<double>::quiet_NaN();
   }
-  const double lo = e.lo[i], hi = e.hi[i];
+  double lo = e.lo[i], hi = e.hi[i];
   if (lo == hi) return 0;
+  const FloatFormat& f = FormatOf(e.shape.element_type());
+  // Past max_T a type has only its infinity: an infinite end counts as the
+  // rounding boundary one ulp past max (f64: no double beyond it), so an
+  // overflowing result's [x, inf] is as narrow as the floats it holds.
+  if (f.has_infinity && e.shape.element_type() != PrimitiveType::kF64 &&
+      std::isinf(lo) != std::isinf(hi)) {
+    const double top = AddUp(MaxFinite(f), UlpOf(f, MaxFinite(f)));
+    if (hi == kInf) hi = std::max(top, lo);
+    if (lo == -kInf) lo = std::min(-top, hi);
+  }
   if (!std::isfinite(lo) || !std::isfinite(hi)) return kInf;
-  const double scale = std::max({std::fabs(lo), std::fabs(hi),
-                                 MinNormal(FormatOf(e.shape.element_type()))});
+  const double scale = std::max({std::fabs(lo), std::fabs(hi), MinNormal(f)});
   return DivUp(MulUp(0.5, AddUp(hi, -lo)), scale);
 }
 
@@ -6221,6 +6246,15 @@ absl::StatusOr<EnclosureVerdict> JudgeWithEnclosure(
     // An element inside its enclosure (real or complex): a pass when the
     // enclosure is narrow, unjudged (too wide) otherwise.
     auto inside = [&](int64_t i) {
+      // An enclosure within two min-normals of zero's neighbourhood (a
+      // result at or near zero, bounded by the class's subnormal floor) is
+      // narrow in absolute terms, whatever its relative radius: judged,
+      // and left out of the largest relative radius, which reports
+      // conditioning.
+      if (WithinSubnormalFloor(e, i)) {
+        ++o.pass;
+        return;
+      }
       const double rel = RelativeRadius(e, i);
       o.max_relative_radius = std::max(o.max_relative_radius, rel);
       if (rel > options.max_relative_radius) {

@@ -164,6 +164,12 @@ absl::StatusOr<ModuleEnclosure> ComputeEnclosure(
 // NaN-only.
 double RelativeRadius(const ArrayEnclosure& e, int64_t i);
 
+// Whether element i's enclosure lies within two min-normals of zero (per
+// part for complex types): a result at or near zero that the op's
+// subnormal floor bounds. JudgeWithEnclosure judges such elements whatever
+// their relative radius (and leaves them out of max_relative_radius).
+bool WithinSubnormalFloor(const ArrayEnclosure& e, int64_t i);
+
 struct EnclosureJudgeOptions {
   // Inside an enclosure wider than this relative radius: unjudged.
   double max_relative_radius = 1.0 / 16;

@@ -14,6 +14,7 @@
 #include <cstring>
 #include <functional>
 #include <iterator>
+#include <limits>
 #include <random>
 #include <string>
 #include <tuple>
@@ -3625,6 +3626,50 @@ ENTRY main {
       PrimitiveType::kF32, {2},
       {std::nextafter(static_cast<float>(o.hi[0]), 10.0f), o.lo[1]});
   EXPECT_EQ(Judge(e, values).outputs[0].fail, 1);
+}
+
+// Results at zero and past max are narrow in the type's own terms: exp of
+// -inf and of -200 is +0, enclosed in [-mn, mn] by the class's subnormal
+// floor (relative radius 1 against min normal mn), and exp(x) for the
+// float x = 88.72283935546875, 2.4e-7 above ln(max_f32), is max_f32 (1 +
+// 2.4e-7): inf when correctly rounded, max_f32 within the 8-ulp budget,
+// so the enclosure is [x', inf] with x' a few ulps below max.
+// Both are judged (they used to be unjudged as "too wide"); a value past
+// the floor fails, and the largest relative radius reported leaves the
+// floor-bounded zeros out. A genuinely wide enclosure (x * 2^-40 - 1 + 1:
+// cancellation) stays unjudged.
+TEST(Enclosure, ZerosAtTheFloorAndOverflowsAreJudged) {
+  Enclosed e = Enclose(R"(
+HloModule z
+ENTRY main {
+  x = f32[4] parameter(0)
+  r = f32[4] exponential(x)
+  c = f32[4] constant({9.094947017729282e-13, 9.094947017729282e-13, 9.094947017729282e-13, 9.094947017729282e-13})
+  m = f32[4] multiply(x, c)
+  one = f32[4] constant({1, 1, 1, 1})
+  a = f32[4] add(m, one)
+  d = f32[4] subtract(a, one)
+  ROOT t = (f32[4], f32[4]) tuple(r, d)
+})",
+                       {"f32[4] {-inf, -200, 88.72283935546875, 1}"});
+  ASSERT_EQ(e.enc.outputs.size(), 2u);
+  const ArrayEnclosure& o = e.enc.outputs[0];
+  EXPECT_TRUE(WithinSubnormalFloor(o, 0));
+  EXPECT_TRUE(WithinSubnormalFloor(o, 1));
+  EXPECT_FALSE(WithinSubnormalFloor(o, 2));
+  EXPECT_EQ(o.hi[2], std::numeric_limits<double>::infinity());
+  EXPECT_LT(RelativeRadius(o, 2), 1e-5);
+  std::vector<Literal> values = {e.oracle[0], e.oracle[1]};
+  EnclosureVerdict v = Judge(e, values);
+  EXPECT_EQ(v.outputs[0].pass, 4) << v.Summary();
+  EXPECT_LT(v.outputs[0].max_relative_radius, 1e-5);
+  // Cancellation: x * 2^-40 + 1 rounds to 1 or a neighbour; minus 1 is a
+  // few ulps of 1 wide around a value of 2^-40 x.
+  EXPECT_EQ(v.outputs[1].unjudged, 3) << v.Summary();
+  values[0] = FromDoubles(PrimitiveType::kF32, {4},
+                          {0x1p-124, 0, 3.4028234663852886e38, std::exp(1.0)});
+  v = Judge(e, values);
+  EXPECT_EQ(v.outputs[0].fail, 1) << v.Summary();
 }
 
 // ---- The dot family's newer members and the async wrappers.
