@@ -110,6 +110,16 @@ std::atomic<int64_t> column_outputs_decided{0};
 std::atomic<int64_t> column_outputs_undecided{0};
 }  // namespace
 
+std::atomic<int64_t> column_minmax_decided{0};
+std::atomic<int64_t> column_minmax_undecided{0};
+
+int64_t ReduceColumnMinMaxDecided() {
+  return column_minmax_decided.load(std::memory_order_relaxed);
+}
+int64_t ReduceColumnMinMaxUndecided() {
+  return column_minmax_undecided.load(std::memory_order_relaxed);
+}
+
 int64_t ReduceColumnOutputsDecided() {
   return column_outputs_decided.load(std::memory_order_relaxed);
 }
@@ -217,6 +227,92 @@ __attribute__((target_clones("avx2", "default"))) void ColumnSumF64(
       rows, n, width, s, a,
       [x](int64_t o, TwoSumV4* v) { __builtin_memcpy(v, x + o, sizeof *v); },
       [x](int64_t o) { return x[o]; });
+}
+
+// Column maxima (kMax) or minima of a reducer whose reduced dimensions are
+// not the innermost: for j in [0, width), m[j] = the extreme of x[rows[r] +
+// j] over r in [0, n), n >= 1 (comparisons only, so one of the elements),
+// and flags[j] = 1 if a NaN, | 2 if a +0, | 4 if a -0 is among them (the
+// caller decides the zero's sign and leaves NaN columns to the in-order
+// fold, as MinMaxF32). Eight columns per vector, every row read
+// contiguously; compiled for AVX2 and the baseline.
+typedef uint16_t ColumnH8 __attribute__((vector_size(16)));
+typedef uint32_t ColumnU8 __attribute__((vector_size(32)));
+
+template <bool kMax, typename Load8, typename Load1>
+__attribute__((always_inline)) inline void ColumnMinMaxLoop(
+    const int64_t* rows, int64_t n, int64_t width, float* m, int32_t* flags,
+    Load8 load8, Load1 load1) {
+  const float start = kMax ? -INFINITY : INFINITY;
+  for (int64_t j = 0; j < width; ++j) {
+    m[j] = start;
+    flags[j] = 0;
+  }
+  const MinMaxI8 one = {1, 1, 1, 1, 1, 1, 1, 1};
+  const MinMaxI8 two = one + one, four = two + two;
+  const MinMaxI8 zero_bits = {0, 0, 0, 0, 0, 0, 0, 0};
+  const MinMaxI8 sign_bits = {INT32_MIN, INT32_MIN, INT32_MIN, INT32_MIN,
+                              INT32_MIN, INT32_MIN, INT32_MIN, INT32_MIN};
+  for (int64_t r = 0; r < n; ++r) {
+    const int64_t o = rows[r];
+    int64_t j = 0;
+    for (; j + 8 <= width; j += 8) {
+      MinMaxF8 v, mv;
+      MinMaxI8 fv;
+      load8(o + j, &v);
+      __builtin_memcpy(&mv, m + j, sizeof mv);
+      __builtin_memcpy(&fv, flags + j, sizeof fv);
+      mv = kMax ? (v > mv ? v : mv) : (v < mv ? v : mv);
+      const MinMaxI8 bits = (MinMaxI8)v;
+      fv |= ((v != v) & one) | ((bits == zero_bits) & two) |
+            ((bits == sign_bits) & four);
+      __builtin_memcpy(m + j, &mv, sizeof mv);
+      __builtin_memcpy(flags + j, &fv, sizeof fv);
+    }
+    for (; j < width; ++j) {
+      const float v = load1(o + j);
+      m[j] = kMax ? (v > m[j] ? v : m[j]) : (v < m[j] ? v : m[j]);
+      uint32_t bits;
+      std::memcpy(&bits, &v, 4);
+      flags[j] |= (v != v ? 1 : 0) | (bits == 0 ? 2 : 0) |
+                  (bits == 0x80000000u ? 4 : 0);
+    }
+  }
+}
+
+__attribute__((target_clones("avx2", "default"))) void ColumnMinMaxF32(
+    const float* x, const int64_t* rows, int64_t n, int64_t width, bool is_max,
+    float* m, int32_t* flags) {
+  auto load8 = [x](int64_t o, MinMaxF8* v) {
+    __builtin_memcpy(v, x + o, sizeof *v);
+  };
+  auto load1 = [x](int64_t o) { return x[o]; };
+  if (is_max) {
+    ColumnMinMaxLoop<true>(rows, n, width, m, flags, load8, load1);
+  } else {
+    ColumnMinMaxLoop<false>(rows, n, width, m, flags, load8, load1);
+  }
+}
+
+__attribute__((target_clones("avx2", "default"))) void ColumnMinMaxBf16(
+    const uint16_t* x, const int64_t* rows, int64_t n, int64_t width,
+    bool is_max, float* m, int32_t* flags) {
+  auto load8 = [x](int64_t o, MinMaxF8* v) {
+    ColumnH8 h;
+    __builtin_memcpy(&h, x + o, sizeof h);
+    *v = (MinMaxF8)(__builtin_convertvector(h, ColumnU8) << 16);
+  };
+  auto load1 = [x](int64_t o) {
+    const uint32_t bits = static_cast<uint32_t>(x[o]) << 16;
+    float f;
+    std::memcpy(&f, &bits, 4);
+    return f;
+  };
+  if (is_max) {
+    ColumnMinMaxLoop<true>(rows, n, width, m, flags, load8, load1);
+  } else {
+    ColumnMinMaxLoop<false>(rows, n, width, m, flags, load8, load1);
+  }
 }
 
 namespace {
@@ -404,16 +500,49 @@ class Folder {
                    &m)) {
       return false;
     }
-    double v = is_max ? std::max<double>(m.value, finit_)
-                      : std::min<double>(m.value, finit_);
-    if (v == 0) {
-      const bool pos =
-          m.positive_zero || (finit_ == 0 && !std::signbit(finit_));
-      const bool neg = m.negative_zero || (finit_ == 0 && std::signbit(finit_));
-      v = is_max ? (pos ? 0.0 : -0.0) : (neg ? -0.0 : 0.0);
-    }
-    fout_[out] = v;
+    fout_[out] = WithInit(is_max, m.value, m.positive_zero, m.negative_zero);
     return true;
+  }
+
+  // Whether FoldColumnsMinMax applies: a maximum / minimum reducer on f32
+  // or bf16 read in place, without error data, and an init that is not
+  // NaN.
+  bool ColumnsMinMax() const {
+    return mode_ == Mode::kFloat && !error_data_ &&
+           (load_ == Load::kF32 || load_ == Load::kBF16) &&
+           (kind_ == ReducerKind::kMax || kind_ == ReducerKind::kMin) &&
+           finit_ == finit_;
+  }
+
+  // A maximum / minimum reducer's outputs [out, out + width) laid out as
+  // FoldColumnsPlain's: column extremes (ColumnMinMax*), combined with the
+  // init value as FoldContiguousMinMax does. Columns holding a NaN are
+  // appended to `undecided` (which NaN comes first decides the bits: the
+  // caller folds them in order). `m` and `flags` hold width elements.
+  void FoldColumnsMinMax(int64_t out, int64_t base, int64_t width,
+                         absl::Span<const int64_t> rows, float* m,
+                         int32_t* flags, std::vector<int64_t>& undecided) {
+    const int64_t n = static_cast<int64_t>(rows.size());
+    const bool is_max = kind_ == ReducerKind::kMax;
+    if (load_ == Load::kF32) {
+      ColumnMinMaxF32(reinterpret_cast<const float*>(raw_) + base, rows.data(),
+                      n, width, is_max, m, flags);
+    } else {
+      ColumnMinMaxBf16(reinterpret_cast<const uint16_t*>(raw_) + base,
+                       rows.data(), n, width, is_max, m, flags);
+    }
+    const size_t before = undecided.size();
+    for (int64_t j = 0; j < width; ++j) {
+      if (flags[j] & 1) {
+        undecided.push_back(j);
+      } else {
+        fout_[out + j] =
+            WithInit(is_max, m[j], (flags[j] & 2) != 0, (flags[j] & 4) != 0);
+      }
+    }
+    const int64_t left = static_cast<int64_t>(undecided.size() - before);
+    column_minmax_decided.fetch_add(width - left, std::memory_order_relaxed);
+    column_minmax_undecided.fetch_add(left, std::memory_order_relaxed);
   }
 
   // An add reducer's output over `count` consecutive operand elements from
@@ -451,6 +580,22 @@ class Folder {
     if (std::isnan(r)) return false;
     fout_[out] = r;
     return true;
+  }
+
+  // The extreme of NaN-free elements (`value`, with whether a +0 and a -0
+  // occur among them) and the init value: at zero, +0 for maximum when any
+  // zero operand is +0, -0 for minimum when any is -0 (XlaMax / XlaMin
+  // folded in any order).
+  double WithInit(bool is_max, double value, bool positive_zero,
+                  bool negative_zero) const {
+    double v = is_max ? std::max<double>(value, finit_)
+                      : std::min<double>(value, finit_);
+    if (v == 0) {
+      const bool pos = positive_zero || (finit_ == 0 && !std::signbit(finit_));
+      const bool neg = negative_zero || (finit_ == 0 && std::signbit(finit_));
+      v = is_max ? (pos ? 0.0 : -0.0) : (neg ? -0.0 : 0.0);
+    }
+    return v;
   }
 
   // Whether FoldColumnsPlain applies to outputs of `per_output` terms.
@@ -945,8 +1090,10 @@ absl::StatusOr<Literal> EvalReduceOp(const HloInstruction& inst,
        d < shape.rank(); ++d) {
     inner *= shape.dimensions(d);
   }
+  const bool min_max_columns = folder.ColumnsMinMax();
   const bool columns = !contiguous && !padded && per_output > 0 && inner >= 2 &&
-                       outputs % inner == 0 && folder.ColumnsPlain(per_output);
+                       outputs % inner == 0 &&
+                       (folder.ColumnsPlain(per_output) || min_max_columns);
   if (columns) {
     const bool parallel =
         ctx.options().threads != 1 &&
@@ -974,7 +1121,9 @@ absl::StatusOr<Literal> EvalReduceOp(const HloInstruction& inst,
                               ? (groups + groups_per_task - 1) / groups_per_task
                               : groups * tiles;
     struct ColumnWorker {
-      std::vector<double> s, a;
+      std::vector<double> s, a;    // sums
+      std::vector<float> m;        // maxima / minima
+      std::vector<int32_t> flags;  // their NaN and zero flags
       std::vector<int64_t> undecided, offsets;
       ExactSum sum;
     };
@@ -982,15 +1131,26 @@ absl::StatusOr<Literal> EvalReduceOp(const HloInstruction& inst,
         std::max<int64_t>(1, std::min<int64_t>(threads, tasks)));
     std::vector<ColumnWorker> state(static_cast<size_t>(workers));
     for (ColumnWorker& w : state) {
-      w.s.resize(static_cast<size_t>(tile));
-      w.a.resize(static_cast<size_t>(tile));
+      if (min_max_columns) {
+        w.m.resize(static_cast<size_t>(tile));
+        w.flags.resize(static_cast<size_t>(tile));
+      } else {
+        w.s.resize(static_cast<size_t>(tile));
+        w.a.resize(static_cast<size_t>(tile));
+      }
       w.offsets.resize(red_off.size());
     }
     // Outputs [out, out + width) of one group.
     auto fold = [&](ColumnWorker& w, int64_t out, int64_t width) {
       w.undecided.clear();
-      folder.FoldColumnsPlain(out, kept_off[static_cast<size_t>(out)], width,
-                              red_off, w.s.data(), w.a.data(), w.undecided);
+      if (min_max_columns) {
+        folder.FoldColumnsMinMax(out, kept_off[static_cast<size_t>(out)], width,
+                                 red_off, w.m.data(), w.flags.data(),
+                                 w.undecided);
+      } else {
+        folder.FoldColumnsPlain(out, kept_off[static_cast<size_t>(out)], width,
+                                red_off, w.s.data(), w.a.data(), w.undecided);
+      }
       for (int64_t j : w.undecided) {
         const int64_t base = kept_off[static_cast<size_t>(out + j)];
         for (size_t r = 0; r < red_off.size(); ++r) {

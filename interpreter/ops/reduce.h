@@ -15,6 +15,12 @@ namespace hloref {
 int64_t ReduceColumnOutputsDecided();
 int64_t ReduceColumnOutputsUndecided();
 
+// Outputs of maximum / minimum reductions over columns decided by the
+// column extremes (FoldColumnsMinMax), and those left to the in-order
+// fold (a NaN in the column).
+int64_t ReduceColumnMinMaxDecided();
+int64_t ReduceColumnMinMaxUndecided();
+
 }  // namespace hloref
 
 #endif  // HLOREF_INTERPRETER_OPS_REDUCE_H_

@@ -551,6 +551,144 @@ TEST(ReduceFastPath, MaxMinRowsFollowTheSeedSemantics) {
   }
 }
 
+// Maximum and minimum over columns (the reduced dimension not innermost:
+// the eight-column ColumnMinMax path for f32 and bf16, NaN columns folded
+// in order) against the seed's semantics folded in the test: 2-D [rows,
+// cols] over dimension 0 with 2..40 columns (the vector loop and its
+// tail), a 3-D [2, rows, cols] over dimension 1 (two groups), and a
+// [1100, 1001] f32 column max large enough to be split across threads
+// (1 and 3 threads: same bits). Elements and inits as the row test.
+TEST(ReduceFastPath, MaxMinColumnsFollowTheSeedSemantics) {
+  const float specials[] = {0.0f,       -0.0f,   INFINITY, -INFINITY,
+                            NAN,        1.0f,    -1.0f,    0x1p-126f,
+                            -0x1p-126f, 3.0e38f, -3.0e38f, 0.5f};
+  const int64_t decided_before = ReduceColumnMinMaxDecided();
+  const int64_t undecided_before = ReduceColumnMinMaxUndecided();
+  uint64_t seed = 29;
+  auto next = [&seed] {
+    seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+    return static_cast<uint32_t>(seed >> 33);
+  };
+  // The seed's fold of one column (terms a stride apart from `first`).
+  auto fold = [](const Literal& x, bool is_max, double init, int64_t first,
+                 int64_t stride, int64_t count) {
+    double want = init;
+    for (int64_t r = 0; r < count; ++r) {
+      const double v = x.GetAsDouble(first + r * stride);
+      if (std::isnan(want)) break;
+      if (std::isnan(v)) {
+        want = v;
+      } else if (want == 0 && v == 0) {
+        want = (std::signbit(want) == is_max) ? v : want;
+      } else if (is_max ? v > want : v < want) {
+        want = v;
+      }
+    }
+    return want;
+  };
+  auto check = [](double g, double want, const std::string& what) {
+    if (std::isnan(want)) {
+      EXPECT_TRUE(std::isnan(g)) << what;
+      return;
+    }
+    EXPECT_EQ(g, want) << what;
+    EXPECT_EQ(std::signbit(g), std::signbit(want)) << what;
+  };
+  for (const char* type : {"f32", "bf16"}) {
+    const PrimitiveType t =
+        std::string(type) == "f32" ? PrimitiveType::kF32 : PrimitiveType::kBF16;
+    for (const char* op : {"maximum", "minimum"}) {
+      const bool is_max = std::string(op) == "maximum";
+      for (int64_t cols = 2; cols <= 40; cols += (cols < 18 ? 1 : 7)) {
+        for (int64_t groups : {1, 2}) {
+          const int64_t rows = 7;
+          std::vector<int64_t> dims = {rows, cols};
+          if (groups == 2) dims.insert(dims.begin(), 2);
+          Literal x(Shape::Array(t, dims));
+          for (int64_t i = 0; i < groups * rows * cols; ++i) {
+            const uint32_t r = next();
+            // Row 0 zeros of both signs only; row 1 specials (NaN now
+            // and then); the others mostly finite values.
+            const int64_t row = (i / cols) % rows;
+            double v;
+            if (row == 0) {
+              v = (r & 1) ? 0.0 : -0.0;
+            } else if (row == 1 || r % 5 == 0) {
+              v = specials[r % 12];
+            } else {
+              v = static_cast<double>(static_cast<int32_t>(r)) * 0x1p-20;
+            }
+            x.SetFromDouble(i, v);
+          }
+          for (const char* init : {"-inf", "inf", "0", "-0", "0.5", "nan"}) {
+            const std::string shape =
+                groups == 2 ? absl::StrCat("[2,", rows, ",", cols, "]")
+                            : absl::StrCat("[", rows, ",", cols, "]");
+            const std::string out = groups == 2 ? absl::StrCat("[2,", cols, "]")
+                                                : absl::StrCat("[", cols, "]");
+            const std::string text = absl::StrCat(
+                "HloModule m\nf {\n  a = ", type,
+                "[] parameter(0)\n  b = ", type,
+                "[] parameter(1)\n  ROOT s = ", type, "[] ", op,
+                "(a, b)\n}\nENTRY e {\n  x = ", type, shape,
+                " parameter(0)\n  z = ", type, "[] constant(", init,
+                ")\n  ROOT r = ", type, out, " reduce(x, z), dimensions={",
+                groups == 2 ? 1 : 0, "}, to_apply=f\n}\n");
+            const Literal got = RunHlo(text, {x});
+            const double z = std::string(init) == "nan"    ? NAN
+                             : std::string(init) == "inf"  ? INFINITY
+                             : std::string(init) == "-inf" ? -INFINITY
+                             : std::string(init) == "-0"   ? -0.0
+                             : std::string(init) == "0.5"  ? 0.5
+                                                           : 0.0;
+            for (int64_t g = 0; g < groups; ++g) {
+              for (int64_t c = 0; c < cols; ++c) {
+                check(got.GetAsDouble(g * cols + c),
+                      fold(x, is_max, z, g * rows * cols + c, cols, rows),
+                      absl::StrCat(type, " ", op, " cols ", cols, " groups ",
+                                   groups, " init ", init, " column ", c));
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+  // Large: split across threads; 1 and 3 threads give the same bits.
+  const int64_t rows = 1100, cols = 1001;
+  Literal x(Shape::Array(PrimitiveType::kF32, {rows, cols}));
+  for (int64_t i = 0; i < rows * cols; ++i) {
+    const uint32_t r = next();
+    x.SetFromDouble(
+        i, r % 997 == 0
+               ? specials[r % 12]
+               : static_cast<double>(static_cast<int32_t>(r)) * 0x1p-20);
+  }
+  const std::string text =
+      "HloModule m\nf {\n  a = f32[] parameter(0)\n  b = f32[] "
+      "parameter(1)\n  ROOT s = f32[] maximum(a, b)\n}\nENTRY e {\n  x = "
+      "f32[1100,1001] parameter(0)\n  z = f32[] constant(-inf)\n  ROOT r = "
+      "f32[1001] reduce(x, z), dimensions={0}, to_apply=f\n}\n";
+  EvaluatorOptions one, three;
+  one.threads = 1;
+  three.threads = 3;
+  const Literal a = RunHlo(text, {x}, one);
+  const Literal b = RunHlo(text, {x}, three);
+  ASSERT_EQ(a.raw(), b.raw());
+  int64_t nan_columns = 0;
+  for (int64_t c = 0; c < cols; ++c) {
+    const double want = fold(x, true, -INFINITY, c, cols, rows);
+    nan_columns += std::isnan(want);
+    check(a.GetAsDouble(c), want, absl::StrCat("large column ", c));
+  }
+  EXPECT_GT(nan_columns, 0);
+  EXPECT_LT(nan_columns, cols);
+  // The column path took every output above: NaN-free columns decided,
+  // the others folded in order.
+  EXPECT_GT(ReduceColumnMinMaxDecided() - decided_before, 10000);
+  EXPECT_GT(ReduceColumnMinMaxUndecided() - undecided_before, 1000);
+}
+
 TEST(ReduceFastPath, AgreesWithTheExactSum) {
   const float specials[] = {0.0f,   -0.0f,   1.0f,     -1.0f,   0.5f,
                             3.0f,   257.0f,  1e30f,    -1e30f,  1e-30f,
