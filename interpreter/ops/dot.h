@@ -98,6 +98,15 @@ bool DotFastPathDisabledForTesting();
 void SetDotRhsCodesDisabledForTesting(bool disabled);
 bool DotRhsCodesDisabledForTesting();
 
+// Outputs of vector-matrix products streamed over a row-major rhs
+// (dot.cc, StreamBlock) since the process started, by the step that
+// decided them: the plain sums, the two-sum, ExactSum. For tests that must
+// know the path and its fallbacks were taken.
+struct DotStreamCounts {
+  int64_t plain = 0, two_sum = 0, exact = 0;
+};
+DotStreamCounts GetDotStreamCounts();
+
 // ragged-dot and scaled-dot (ragged_scaled_dot.cc; semantics and sources
 // in its header comment). EvalDot dispatches to them.
 class EvalContext;

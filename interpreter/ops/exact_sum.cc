@@ -494,6 +494,83 @@ __attribute__((always_inline)) inline void WidenF32(TwoSumF4 f, TwoSumV4* out) {
 
 enum class Codes { kBf16, kF16, kF32 };
 
+// One bf16 / f32 code as a double (the scalar tails of StreamSums*).
+inline double CodeToDouble(uint16_t bf16) {
+  const uint32_t bits = static_cast<uint32_t>(bf16) << 16;
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+inline double CodeToDouble(float f) { return f; }
+
+// The loop of StreamSums* (fast_round.h): rows two at a time, the sums of
+// the block's columns kept in s[] and a[] (L1) between rows.
+template <Codes kCodes, typename T, typename Raw>
+__attribute__((always_inline)) inline void StreamSumsTyped(
+    const double* x, const T* w, const int64_t* rows, int64_t k, int64_t cols,
+    double* s, double* a) {
+  const TwoSumI4 abs_mask = {INT64_MAX, INT64_MAX, INT64_MAX, INT64_MAX};
+  constexpr int64_t kAhead = 16;  // rows prefetched ahead
+  for (int64_t j = 0; j < cols; ++j) {
+    s[j] = kTwoSumStart;
+    a[j] = 0;
+  }
+  auto widen = [](const T* from, TwoSumV4* v) {
+    Raw raw;
+    __builtin_memcpy(&raw, from, sizeof raw);
+    if constexpr (kCodes == Codes::kBf16) {
+      WidenBf16(raw, v);
+    } else {
+      WidenF32(raw, v);
+    }
+  };
+  int64_t c = 0;
+  for (; c + 2 <= k; c += 2) {
+    const T* r0 = w + rows[c];
+    const T* r1 = w + rows[c + 1];
+    if (c + kAhead + 1 < k) {
+      const char* p0 = reinterpret_cast<const char*>(w + rows[c + kAhead]);
+      const char* p1 = reinterpret_cast<const char*>(w + rows[c + kAhead + 1]);
+      for (int64_t byte = 0; byte < cols * static_cast<int64_t>(sizeof(T));
+           byte += 64) {
+        __builtin_prefetch(p0 + byte);
+        __builtin_prefetch(p1 + byte);
+      }
+    }
+    const TwoSumV4 x0 = {x[c], x[c], x[c], x[c]};
+    const TwoSumV4 x1 = {x[c + 1], x[c + 1], x[c + 1], x[c + 1]};
+    int64_t j = 0;
+    for (; j + 4 <= cols; j += 4) {
+      TwoSumV4 b0, b1, sv, av;
+      widen(r0 + j, &b0);
+      widen(r1 + j, &b1);
+      const TwoSumV4 p0 = x0 * b0;
+      const TwoSumV4 p1 = x1 * b1;
+      __builtin_memcpy(&sv, s + j, sizeof sv);
+      __builtin_memcpy(&av, a + j, sizeof av);
+      sv += p0 + p1;
+      av += (TwoSumV4)((TwoSumI4)p0 & abs_mask) +
+            (TwoSumV4)((TwoSumI4)p1 & abs_mask);
+      __builtin_memcpy(s + j, &sv, sizeof sv);
+      __builtin_memcpy(a + j, &av, sizeof av);
+    }
+    for (; j < cols; ++j) {
+      const double p0 = x[c] * CodeToDouble(r0[j]);
+      const double p1 = x[c + 1] * CodeToDouble(r1[j]);
+      s[j] += p0 + p1;
+      a[j] += std::fabs(p0) + std::fabs(p1);
+    }
+  }
+  if (c < k) {
+    const T* r0 = w + rows[c];
+    for (int64_t j = 0; j < cols; ++j) {
+      const double p0 = x[c] * CodeToDouble(r0[j]);
+      s[j] += p0;
+      a[j] += std::fabs(p0);
+    }
+  }
+}
+
 // The loop of TwoSum4Segment with b read as four codes (Raw) and widened
 // to doubles.
 template <Codes kCodes, typename T, typename Raw>
@@ -742,6 +819,114 @@ bool HasAvx2() {
   return has;
 }
 
+// Eight codes from p as two vectors of four doubles (exact conversions).
+template <Codes kCodes, typename T>
+__attribute__((target("avx2"), always_inline)) inline void Widen8Avx2(
+    const T* p, __m256d* lo, __m256d* hi) {
+  __m256 f;
+  if constexpr (kCodes == Codes::kF32) {
+    f = _mm256_loadu_ps(p);
+  } else {
+    const __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    f = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16));
+  }
+  *lo = _mm256_cvtps_pd(_mm256_castps256_ps128(f));
+  *hi = _mm256_cvtps_pd(_mm256_extractf128_ps(f, 1));
+}
+
+// StreamSumsTyped's sums with eight columns per step (one 16- or 32-byte
+// load and two conversions per row), AVX2 only; the tail as there.
+template <Codes kCodes, typename T>
+__attribute__((target("avx2"))) void StreamSumsAvx2(const double* x, const T* w,
+                                                    const int64_t* rows,
+                                                    int64_t k, int64_t cols,
+                                                    double* s, double* a) {
+  constexpr int64_t kAhead = 16;  // rows prefetched ahead
+  const __m256d abs_mask =
+      _mm256_castsi256_pd(_mm256_set1_epi64x(0x7fffffffffffffff));
+  for (int64_t j = 0; j < cols; ++j) {
+    s[j] = kTwoSumStart;
+    a[j] = 0;
+  }
+  auto prefetch = [&](int64_t row) {
+    const char* p = reinterpret_cast<const char*>(w + rows[row]);
+    for (int64_t byte = 0; byte < cols * static_cast<int64_t>(sizeof(T));
+         byte += 64) {
+      __builtin_prefetch(p + byte);
+    }
+  };
+  // Four rows per step: ((p0 + p1) + (p2 + p3)) into the chain, so s and A
+  // are loaded and stored once per four products.
+  int64_t c = 0;
+  for (; c + 4 <= k; c += 4) {
+    const T* r0 = w + rows[c];
+    const T* r1 = w + rows[c + 1];
+    const T* r2 = w + rows[c + 2];
+    const T* r3 = w + rows[c + 3];
+    if (cols <= 1024) {  // short pieces: the prefetchers do not follow
+      for (int64_t d = 0; d < 4 && c + kAhead + d < k; ++d) {
+        prefetch(c + kAhead + d);
+      }
+    }
+    const __m256d x0 = _mm256_set1_pd(x[c]);
+    const __m256d x1 = _mm256_set1_pd(x[c + 1]);
+    const __m256d x2 = _mm256_set1_pd(x[c + 2]);
+    const __m256d x3 = _mm256_set1_pd(x[c + 3]);
+    int64_t j = 0;
+    for (; j + 8 <= cols; j += 8) {
+      __m256d b0l, b0h, b1l, b1h, b2l, b2h, b3l, b3h;
+      Widen8Avx2<kCodes>(r0 + j, &b0l, &b0h);
+      Widen8Avx2<kCodes>(r1 + j, &b1l, &b1h);
+      Widen8Avx2<kCodes>(r2 + j, &b2l, &b2h);
+      Widen8Avx2<kCodes>(r3 + j, &b3l, &b3h);
+      const __m256d p0l = _mm256_mul_pd(x0, b0l);
+      const __m256d p0h = _mm256_mul_pd(x0, b0h);
+      const __m256d p1l = _mm256_mul_pd(x1, b1l);
+      const __m256d p1h = _mm256_mul_pd(x1, b1h);
+      const __m256d p2l = _mm256_mul_pd(x2, b2l);
+      const __m256d p2h = _mm256_mul_pd(x2, b2h);
+      const __m256d p3l = _mm256_mul_pd(x3, b3l);
+      const __m256d p3h = _mm256_mul_pd(x3, b3h);
+      const __m256d sl =
+          _mm256_add_pd(_mm256_add_pd(p0l, p1l), _mm256_add_pd(p2l, p3l));
+      const __m256d sh =
+          _mm256_add_pd(_mm256_add_pd(p0h, p1h), _mm256_add_pd(p2h, p3h));
+      const __m256d al =
+          _mm256_add_pd(_mm256_add_pd(_mm256_and_pd(p0l, abs_mask),
+                                      _mm256_and_pd(p1l, abs_mask)),
+                        _mm256_add_pd(_mm256_and_pd(p2l, abs_mask),
+                                      _mm256_and_pd(p3l, abs_mask)));
+      const __m256d ah =
+          _mm256_add_pd(_mm256_add_pd(_mm256_and_pd(p0h, abs_mask),
+                                      _mm256_and_pd(p1h, abs_mask)),
+                        _mm256_add_pd(_mm256_and_pd(p2h, abs_mask),
+                                      _mm256_and_pd(p3h, abs_mask)));
+      _mm256_storeu_pd(s + j, _mm256_add_pd(_mm256_loadu_pd(s + j), sl));
+      _mm256_storeu_pd(s + j + 4,
+                       _mm256_add_pd(_mm256_loadu_pd(s + j + 4), sh));
+      _mm256_storeu_pd(a + j, _mm256_add_pd(_mm256_loadu_pd(a + j), al));
+      _mm256_storeu_pd(a + j + 4,
+                       _mm256_add_pd(_mm256_loadu_pd(a + j + 4), ah));
+    }
+    for (; j < cols; ++j) {
+      const double p0 = x[c] * CodeToDouble(r0[j]);
+      const double p1 = x[c + 1] * CodeToDouble(r1[j]);
+      const double p2 = x[c + 2] * CodeToDouble(r2[j]);
+      const double p3 = x[c + 3] * CodeToDouble(r3[j]);
+      s[j] += (p0 + p1) + (p2 + p3);
+      a[j] += (std::fabs(p0) + std::fabs(p1)) + (std::fabs(p2) + std::fabs(p3));
+    }
+  }
+  for (; c < k; ++c) {
+    const T* r0 = w + rows[c];
+    for (int64_t j = 0; j < cols; ++j) {
+      const double p0 = x[c] * CodeToDouble(r0[j]);
+      s[j] += p0;
+      a[j] += std::fabs(p0);
+    }
+  }
+}
+
 // TwoSum4PairDispatch on AVX2 machines, with TwoSum4PairAvx2.
 template <Codes kCodes, typename T, typename Raw>
 void TwoSum4PairSelect(TwoSum4& st0, TwoSum4& st1, const double* x0,
@@ -796,6 +981,25 @@ __attribute__((target_clones("avx2", "default"))) void TwoSum4SegmentF16(
     TwoSum4& st, const double* x, const uint16_t* b, int64_t len,
     int64_t stride) {
   TwoSum4Typed<Codes::kF16, uint16_t, TwoSumH4>(st, x, b, len, stride);
+}
+
+void StreamSumsBf16(const double* x, const uint16_t* w, const int64_t* rows,
+                    int64_t k, int64_t cols, double* s, double* a) {
+  if (HasAvx2()) {
+    StreamSumsAvx2<Codes::kBf16>(x, w, rows, k, cols, s, a);
+  } else {
+    StreamSumsTyped<Codes::kBf16, uint16_t, TwoSumH4>(x, w, rows, k, cols, s,
+                                                      a);
+  }
+}
+
+void StreamSumsF32(const double* x, const float* w, const int64_t* rows,
+                   int64_t k, int64_t cols, double* s, double* a) {
+  if (HasAvx2()) {
+    StreamSumsAvx2<Codes::kF32>(x, w, rows, k, cols, s, a);
+  } else {
+    StreamSumsTyped<Codes::kF32, float, TwoSumF4>(x, w, rows, k, cols, s, a);
+  }
 }
 
 __attribute__((target_clones("avx2", "default"))) void TwoSum4SegmentF32(

@@ -314,6 +314,21 @@ void SumAndAbsSumF64(const double* x, int64_t n, double* s, double* a);
 // n elements, the init value, eight starts.
 inline int64_t SumAndAbsSumLeaves(int64_t n) { return n + 9; }
 
+// Vector-matrix products streamed over a row-major rhs (issue 16): for j
+// in [0, cols), s[j] = fl(-0 + sum_c x[c] * w[rows[c] + j]) and a[j] =
+// fl(sum_c |x[c] * w[rows[c] + j]|), the rhs read as its codes (bf16 or
+// f32: exact as doubles), two rhs rows per step, four columns per vector,
+// every row segment read contiguously (no packing). The products must be
+// exact in double (the caller's kExactInDouble). Each term passes through
+// fewer additions than StreamSumsLeaves(k) leaves (the -0 start and the k
+// terms), so VerifiedRound(s, 0, a, StreamSumsLeaves(k)) is the correctly
+// rounded sum or NaN (the bound of Sum4 above). AVX2 and baseline clones.
+void StreamSumsBf16(const double* x, const uint16_t* w, const int64_t* rows,
+                    int64_t k, int64_t cols, double* s, double* a);
+void StreamSumsF32(const double* x, const float* w, const int64_t* rows,
+                   int64_t k, int64_t cols, double* s, double* a);
+inline int64_t StreamSumsLeaves(int64_t k) { return k + 1; }
+
 // Writes lanes [0, n) of a chain state to s[], c[], a[].
 inline void TwoSum4Store(const TwoSum4& st, int64_t n, double* s, double* c,
                          double* a) {
