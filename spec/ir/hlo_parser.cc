@@ -2929,12 +2929,38 @@ absl::StatusOr<Literal> Parser::ParseLiteralAttempt() {
           open, absl::StrCat(sizes.size(), " runtime sizes for the ", s.rank(),
                              "-dimensional shape ", s.ToString()));
     }
+    // The storage is at the bounds: their size is checked as any
+    // literal's.
+    HLOREF_RETURN_IF_ERROR(CheckLiteralSize(s));
     Literal valid;
     HLOREF_RETURN_IF_ERROR(
         ParseLiteralValue(Shape::Array(s.element_type(), sizes), &valid));
-    auto bounded = Literal::ToBoundedDynamic(valid, s);
-    if (!bounded.ok()) return Error(open, bounded.status().message());
-    lit = *std::move(bounded);
+    if (valid.is_elided()) {
+      // `f32[<=4]{0}(2) {...}`: an elided dynamic constant, as the printer
+      // writes one. It stays elided, with its runtime sizes (it used to
+      // come back as a literal of unread storage, not elided: literal_fuzz
+      // finding 22), and its storage is never read, so never written.
+      for (int64_t d = 0; d < s.rank(); ++d) {
+        const bool fits = s.is_dynamic_dimension(d)
+                              ? sizes[d] <= s.dimensions(d)
+                              : sizes[d] == s.dimensions(d);
+        if (!fits) {
+          return Error(
+              open, absl::StrCat("runtime size ", sizes[d], " of dimension ", d,
+                                 " does not fit ", s.ToString(false),
+                                 s.is_dynamic_dimension(d)
+                                     ? " (above its bound)"
+                                     : " (a static dimension's size)"));
+        }
+      }
+      lit = Literal::Uninitialized(s);
+      for (int64_t d = 0; d < s.rank(); ++d) lit.SetDynamicSize(d, sizes[d]);
+      lit.set_elided(true);
+    } else {
+      auto bounded = Literal::ToBoundedDynamic(valid, s);
+      if (!bounded.ok()) return Error(open, bounded.status().message());
+      lit = *std::move(bounded);
+    }
   } else {
     HLOREF_RETURN_IF_ERROR(ParseLiteralValue(s, &lit));
   }

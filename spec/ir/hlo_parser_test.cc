@@ -1440,5 +1440,38 @@ TEST(ParseLiteralTest, DynamicLiteralRoundTrips) {
   EXPECT_TRUE(ParseLiteral("(s32[<=2], f32[2]){...}").ok());
 }
 
+// An elided dynamic literal prints with its runtime sizes and parses back
+// elided, with the same sizes (literal_fuzz finding 22: the runtime-size
+// path dropped the elided mark, so the printed `(2) {...}` came back as an
+// ordinary literal of unread storage). Sizes that do not fit the bounds
+// are refused for elided literals too, and the bounded storage's size is
+// checked.
+TEST(ParseLiteralTest, ElidedDynamicLiteralRoundTrips) {
+  auto lit = ParseLiteral("f32[<=4,3]{1,0}(2,3) {...}");
+  ASSERT_TRUE(lit.ok()) << lit.status();
+  EXPECT_TRUE(lit->is_elided());
+  EXPECT_EQ(lit->GetDynamicSize(0), 2);
+  EXPECT_EQ(lit->ToString(), "f32[<=4,3]{1,0}(2,3) {...}");
+  auto again = ParseLiteral(lit->ToString());
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_TRUE(again->is_elided());
+  EXPECT_TRUE(again->BitwiseEquals(*lit));
+  // Elided with other runtime sizes: not equal.
+  auto other = ParseLiteral("f32[<=4,3]{1,0}(3,3) {...}");
+  ASSERT_TRUE(other.ok()) << other.status();
+  EXPECT_FALSE(other->BitwiseEquals(*lit));
+  for (const char* text : {"f32[<=4,3](5,3) {...}", "f32[<=4,3](2,2) {...}"}) {
+    auto bad = ParseLiteral(text);
+    ASSERT_FALSE(bad.ok()) << text;
+    EXPECT_THAT(std::string(bad.status().message()),
+                testing::HasSubstr("does not fit"))
+        << text << ": " << bad.status();
+  }
+  ParseOptions small;
+  small.max_literal_bytes = 1024;
+  EXPECT_FALSE(ParseLiteral("f32[<=100000](1) {...}", small).ok());
+  EXPECT_FALSE(ParseLiteral("f32[<=100000](1) {7}", small).ok());
+}
+
 }  // namespace
 }  // namespace hloref

@@ -600,7 +600,12 @@ absl::StatusOr<Literal> Literal::ToBoundedDynamic(const Literal& value,
 
 bool Literal::BitwiseEquals(const Literal& other) const {
   if (!shape_.SameDimensions(other.shape_)) return false;
-  if (elided_ || other.elided_) return elided_ == other.elided_;
+  if (elided_ || other.elided_) {
+    // Values unknown: equal when both are elided with the same runtime
+    // sizes.
+    return elided_ == other.elided_ &&
+           (!shape_.IsArray() || dynamic_sizes() == other.dynamic_sizes());
+  }
   if (shape_.IsTuple()) {
     for (int64_t i = 0; i < tuple_size(); ++i) {
       if (!elements_[i].BitwiseEquals(other.elements_[i])) return false;
