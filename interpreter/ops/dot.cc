@@ -527,71 +527,91 @@ struct CacheAligned {
 };
 using AlignedDoubles = std::vector<double, CacheAligned<double>>;
 
-// One lhs row `x` (k elements) times the `cols` columns from j0 of batch
-// b's row-major rhs codes, into r[0, cols): the plain sums streamed over
-// the rhs rows (StreamSums*), verified; the columns they leave undecided
-// gathered (packer) four at a time for the two-sum (TwoSum4Segment,
-// VerifiedRound), then ExactSum. Every output is the correctly rounded
-// exact sum whichever step decides it. The vectors are the worker's
-// scratch.
+// The m lhs rows `x` (m rows of k) times the `cols` columns from j0 of
+// batch b's row-major rhs codes, row i's outputs into r[i * n, + cols):
+// the plain sums streamed over the rhs rows (StreamSums* for one row,
+// StreamSumsRows* for several, sharing each rhs row's conversion),
+// verified; the columns a row leaves undecided gathered (packer) four at a
+// time for the two-sum with that row (TwoSum4Segment, VerifiedRound),
+// then ExactSum. Every output is the correctly rounded exact sum whichever
+// step decides it. The vectors are the worker's scratch.
 void StreamBlock(const RhsCodes& codes, const PackPlan& rplan,
-                 const RhsPacker& packer, const double* x, int64_t k, int64_t b,
-                 int64_t j0, int64_t cols, const FastRounding& rounding,
-                 double* r, AlignedDoubles& sums, AlignedDoubles& abss,
-                 AlignedDoubles& comps, AlignedDoubles& bt,
+                 const RhsPacker& packer, const double* x, int64_t m, int64_t k,
+                 int64_t b, int64_t j0, int64_t cols, int64_t n,
+                 const FastRounding& rounding, double* r, AlignedDoubles& sums,
+                 AlignedDoubles& abss, AlignedDoubles& bt,
                  AlignedDoubles& gathered, std::vector<int64_t>& undecided,
                  ExactSum& acc) {
-  sums.resize(static_cast<size_t>(std::max<int64_t>(cols, 4)));
+  sums.resize(static_cast<size_t>(std::max<int64_t>(m * cols, 4)));
   abss.resize(sums.size());
-  comps.resize(sums.size());
   const int64_t start = rplan.batch[b] + j0;
-  if (codes.bytes == 2) {
+  const int64_t* rows = rplan.contracting.data();
+  if (m == 1 && codes.bytes == 2) {
     StreamSumsBf16(x, reinterpret_cast<const uint16_t*>(codes.data) + start,
-                   rplan.contracting.data(), k, cols, sums.data(), abss.data());
+                   rows, k, cols, sums.data(), abss.data());
+  } else if (m == 1) {
+    StreamSumsF32(x, reinterpret_cast<const float*>(codes.data) + start, rows,
+                  k, cols, sums.data(), abss.data());
   } else {
-    StreamSumsF32(x, reinterpret_cast<const float*>(codes.data) + start,
-                  rplan.contracting.data(), k, cols, sums.data(), abss.data());
+    bt.resize(static_cast<size_t>(4 * cols));
+    if (codes.bytes == 2) {
+      StreamSumsRowsBf16(x, m, k,
+                         reinterpret_cast<const uint16_t*>(codes.data) + start,
+                         rows, cols, sums.data(), abss.data(), bt.data());
+    } else {
+      StreamSumsRowsF32(x, m, k,
+                        reinterpret_cast<const float*>(codes.data) + start,
+                        rows, cols, sums.data(), abss.data(), bt.data());
+    }
   }
-  undecided.clear();
   const int64_t leaves = StreamSumsLeaves(k);
-  for (int64_t j = 0; j < cols; ++j) {
-    r[j] = VerifiedRound(sums[static_cast<size_t>(j)], 0.0,
-                         abss[static_cast<size_t>(j)], leaves, rounding);
-    if (std::isnan(r[j])) undecided.push_back(j);
-  }
-  int64_t two_sum = 0, exact = 0;
+  int64_t plain = 0, two_sum = 0, exact = 0;
   gathered.resize(static_cast<size_t>(4 * k));
-  bt.resize(static_cast<size_t>(4 * k));
-  for (size_t u = 0; u < undecided.size(); u += 4) {
-    const int64_t lanes =
-        std::min<int64_t>(4, static_cast<int64_t>(undecided.size() - u));
-    std::fill(bt.begin(), bt.end(), 0.0);
-    for (int64_t lane = 0; lane < lanes; ++lane) {
-      double* col = gathered.data() + lane * k;
-      packer(b, j0 + undecided[u + lane], 1, col, /*kmajor=*/false, 1);
-      for (int64_t c = 0; c < k; ++c)
-        bt[static_cast<size_t>(4 * c + lane)] = col[c];
+  for (int64_t i = 0; i < m; ++i) {
+    const double* xi = x + i * k;
+    double* ri = r + i * n;
+    const double* si = sums.data() + i * cols;
+    const double* ai = abss.data() + i * cols;
+    undecided.clear();
+    for (int64_t j = 0; j < cols; ++j) {
+      ri[j] = VerifiedRound(si[j], 0.0, ai[j], leaves, rounding);
+      if (std::isnan(ri[j])) undecided.push_back(j);
     }
-    TwoSum4 st;
-    TwoSum4Segment(st, x, bt.data(), k, 4);
-    TwoSum4Store(st, lanes, sums.data(), comps.data(), abss.data());
-    for (int64_t lane = 0; lane < lanes; ++lane) {
-      double& out = r[undecided[u + lane]];
-      out = VerifiedRound(sums[static_cast<size_t>(lane)],
-                          comps[static_cast<size_t>(lane)],
-                          abss[static_cast<size_t>(lane)], k, rounding);
-      if (!std::isnan(out)) {
-        ++two_sum;
-        continue;
+    plain += cols - static_cast<int64_t>(undecided.size());
+    if (undecided.empty()) continue;
+    if (bt.size() < static_cast<size_t>(4 * k)) {
+      bt.resize(static_cast<size_t>(4 * k));
+    }
+    for (size_t u = 0; u < undecided.size(); u += 4) {
+      const int64_t lanes =
+          std::min<int64_t>(4, static_cast<int64_t>(undecided.size() - u));
+      std::fill(bt.begin(), bt.begin() + 4 * k, 0.0);
+      for (int64_t lane = 0; lane < lanes; ++lane) {
+        double* col = gathered.data() + lane * k;
+        packer(b, j0 + undecided[u + lane], 1, col, /*kmajor=*/false, 1);
+        for (int64_t c = 0; c < k; ++c) {
+          bt[static_cast<size_t>(4 * c + lane)] = col[c];
+        }
       }
-      acc.Clear();
-      acc.AddExactProducts(x, gathered.data() + lane * k, k);
-      out = acc.Round(rounding.precision, rounding.emin);
-      ++exact;
+      TwoSum4 st;
+      TwoSum4Segment(st, xi, bt.data(), k, 4);
+      double ts[4], tc[4], ta[4];
+      TwoSum4Store(st, lanes, ts, tc, ta);
+      for (int64_t lane = 0; lane < lanes; ++lane) {
+        double& out = ri[undecided[u + lane]];
+        out = VerifiedRound(ts[lane], tc[lane], ta[lane], k, rounding);
+        if (!std::isnan(out)) {
+          ++two_sum;
+          continue;
+        }
+        acc.Clear();
+        acc.AddExactProducts(xi, gathered.data() + lane * k, k);
+        out = acc.Round(rounding.precision, rounding.emin);
+        ++exact;
+      }
     }
   }
-  stream_plain.fetch_add(cols - static_cast<int64_t>(undecided.size()),
-                         std::memory_order_relaxed);
+  stream_plain.fetch_add(plain, std::memory_order_relaxed);
   stream_two_sum.fetch_add(two_sum, std::memory_order_relaxed);
   stream_exact.fetch_add(exact, std::memory_order_relaxed);
 }
@@ -621,8 +641,9 @@ absl::Status RealKernel(const HloInstruction& inst, EvalContext& ctx,
   // Blocks of codes: at most 1 MiB (L2), up to 256 columns, so that each
   // pass reads long pieces of the rhs rows (k = 2048 bf16: 256 columns,
   // 512 bytes per row; 4 MiB blocks were slower).
-  // One lhs row over a row-major rhs of bf16 / f32 codes: the rhs rows
-  // streamed with plain sums (StreamSums*, no packing). A block is as many
+  // Up to 16 lhs rows over a row-major rhs of bf16 / f32 codes: the rhs
+  // rows streamed with plain sums (StreamSums*, no packing). For one row,
+  // a block is as many
   // columns as one thread's share of a batch (up to 32768: their s and A,
   // 512 KiB, stay in L2), so that each rhs row is read in one long
   // contiguous piece (column blocks of 1024 read 2 KiB pieces 32 KiB
@@ -630,7 +651,7 @@ absl::Status RealKernel(const HloInstruction& inst, EvalContext& ctx,
   // outputs the plain sums leave undecided (ties, near ties) take the
   // two-sum on their gathered columns, then ExactSum.
   const bool stream =
-      use_codes && s.m == 1 && codes->free_unit && !codes->contracting_inner &&
+      use_codes && codes->free_unit && !codes->contracting_inner &&
       codes->type != PrimitiveType::kF16 && !DotFastPathDisabledForTesting();
   const double work = static_cast<double>(s.batch) * s.m * s.n *
                       static_cast<double>(std::max<int64_t>(s.k, 1));
@@ -642,7 +663,10 @@ absl::Status RealKernel(const HloInstruction& inst, EvalContext& ctx,
         s.batch >= ResolveThreads(threads)
             ? s.n
             : (s.n + ResolveThreads(threads) - 1) / ResolveThreads(threads);
-    nb = 4 * std::clamp<int64_t>((share + 3) / 4, 1, 8192);
+    // Several lhs rows: blocks of up to 1024 columns, so that a chunk of
+    // four rhs rows widened to doubles (32 KiB) stays in L1 while every
+    // lhs row reads it, and the rows' s and A (up to 256 KiB) in L2.
+    nb = 4 * std::clamp<int64_t>((share + 3) / 4, 1, s.m == 1 ? 8192 : 256);
   } else if (use_codes) {
     nb = 4 * std::clamp<int64_t>(262144 / (kk * codes->bytes), 1, 64);
   } else {
@@ -668,9 +692,9 @@ absl::Status RealKernel(const HloInstruction& inst, EvalContext& ctx,
         const int64_t j0 = (task % blocks) * nb;
         const int64_t cols = std::min(nb, s.n - j0);
         if (stream) {
-          StreamBlock(*codes, rplan, packer, l + b * s.k, s.k, b, j0, cols,
-                      rounding, values + b * s.n + j0, me.sums, me.abss,
-                      me.comps, me.bt, me.block, me.undecided, me.acc);
+          StreamBlock(*codes, rplan, packer, l + b * s.m * s.k, s.m, s.k, b, j0,
+                      cols, s.n, rounding, values + b * s.m * s.n + j0, me.sums,
+                      me.abss, me.bt, me.block, me.undecided, me.acc);
           return true;
         }
         me.block.resize(static_cast<size_t>(nb * s.k));

@@ -1002,6 +1002,97 @@ void StreamSumsF32(const double* x, const float* w, const int64_t* rows,
   }
 }
 
+// The loop of StreamSumsRows* (fast_round.h).
+template <Codes kCodes, typename T, typename Raw>
+__attribute__((always_inline)) inline void StreamSumsRowsTyped(
+    const double* x, int64_t m, int64_t k, const T* w, const int64_t* rows,
+    int64_t cols, double* s, double* a, double* wd) {
+  const TwoSumI4 abs_mask = {INT64_MAX, INT64_MAX, INT64_MAX, INT64_MAX};
+  for (int64_t i = 0; i < m * cols; ++i) {
+    s[i] = kTwoSumStart;
+    a[i] = 0;
+  }
+  for (int64_t c = 0; c < k; c += 4) {
+    const int64_t q = std::min<int64_t>(4, k - c);
+    for (int64_t t = 0; t < q; ++t) {
+      const T* r = w + rows[c + t];
+      double* d = wd + t * cols;
+      int64_t j = 0;
+      for (; j + 4 <= cols; j += 4) {
+        Raw raw;
+        __builtin_memcpy(&raw, r + j, sizeof raw);
+        TwoSumV4 v;
+        if constexpr (kCodes == Codes::kBf16) {
+          WidenBf16(raw, &v);
+        } else {
+          WidenF32(raw, &v);
+        }
+        __builtin_memcpy(d + j, &v, sizeof v);
+      }
+      for (; j < cols; ++j) d[j] = CodeToDouble(r[j]);
+    }
+    for (int64_t i = 0; i < m; ++i) {
+      const double* xi = x + i * k + c;
+      double* si = s + i * cols;
+      double* ai = a + i * cols;
+      if (q < 4) {
+        for (int64_t t = 0; t < q; ++t) {
+          for (int64_t j = 0; j < cols; ++j) {
+            const double p = xi[t] * wd[t * cols + j];
+            si[j] += p;
+            ai[j] += std::fabs(p);
+          }
+        }
+        continue;
+      }
+      const TwoSumV4 x0 = {xi[0], xi[0], xi[0], xi[0]};
+      const TwoSumV4 x1 = {xi[1], xi[1], xi[1], xi[1]};
+      const TwoSumV4 x2 = {xi[2], xi[2], xi[2], xi[2]};
+      const TwoSumV4 x3 = {xi[3], xi[3], xi[3], xi[3]};
+      int64_t j = 0;
+      for (; j + 4 <= cols; j += 4) {
+        TwoSumV4 d0, d1, d2, d3, sv, av;
+        __builtin_memcpy(&d0, wd + j, sizeof d0);
+        __builtin_memcpy(&d1, wd + cols + j, sizeof d1);
+        __builtin_memcpy(&d2, wd + 2 * cols + j, sizeof d2);
+        __builtin_memcpy(&d3, wd + 3 * cols + j, sizeof d3);
+        const TwoSumV4 p0 = x0 * d0, p1 = x1 * d1, p2 = x2 * d2, p3 = x3 * d3;
+        __builtin_memcpy(&sv, si + j, sizeof sv);
+        __builtin_memcpy(&av, ai + j, sizeof av);
+        sv += (p0 + p1) + (p2 + p3);
+        av += ((TwoSumV4)((TwoSumI4)p0 & abs_mask) +
+               (TwoSumV4)((TwoSumI4)p1 & abs_mask)) +
+              ((TwoSumV4)((TwoSumI4)p2 & abs_mask) +
+               (TwoSumV4)((TwoSumI4)p3 & abs_mask));
+        __builtin_memcpy(si + j, &sv, sizeof sv);
+        __builtin_memcpy(ai + j, &av, sizeof av);
+      }
+      for (; j < cols; ++j) {
+        const double p0 = xi[0] * wd[j], p1 = xi[1] * wd[cols + j];
+        const double p2 = xi[2] * wd[2 * cols + j];
+        const double p3 = xi[3] * wd[3 * cols + j];
+        si[j] += (p0 + p1) + (p2 + p3);
+        ai[j] +=
+            (std::fabs(p0) + std::fabs(p1)) + (std::fabs(p2) + std::fabs(p3));
+      }
+    }
+  }
+}
+
+__attribute__((target_clones("avx2", "default"))) void StreamSumsRowsBf16(
+    const double* x, int64_t m, int64_t k, const uint16_t* w,
+    const int64_t* rows, int64_t cols, double* s, double* a, double* wd) {
+  StreamSumsRowsTyped<Codes::kBf16, uint16_t, TwoSumH4>(x, m, k, w, rows, cols,
+                                                        s, a, wd);
+}
+
+__attribute__((target_clones("avx2", "default"))) void StreamSumsRowsF32(
+    const double* x, int64_t m, int64_t k, const float* w, const int64_t* rows,
+    int64_t cols, double* s, double* a, double* wd) {
+  StreamSumsRowsTyped<Codes::kF32, float, TwoSumF4>(x, m, k, w, rows, cols, s,
+                                                    a, wd);
+}
+
 __attribute__((target_clones("avx2", "default"))) void TwoSum4SegmentF32(
     TwoSum4& st, const double* x, const float* b, int64_t len, int64_t stride) {
   TwoSum4Typed<Codes::kF32, float, TwoSumF4>(st, x, b, len, stride);

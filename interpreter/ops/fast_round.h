@@ -329,6 +329,18 @@ void StreamSumsF32(const double* x, const float* w, const int64_t* rows,
                    int64_t k, int64_t cols, double* s, double* a);
 inline int64_t StreamSumsLeaves(int64_t k) { return k + 1; }
 
+// StreamSums* for m lhs rows at once (x: m rows of k): s[i * cols + j] and
+// a[i * cols + j] for row i. Each chunk of four rhs rows is widened to
+// doubles once (into wd, 4 * cols doubles of scratch) and used by every
+// lhs row, so the conversion is shared; the same bound
+// (StreamSumsLeaves(k)). AVX2 and baseline clones.
+void StreamSumsRowsBf16(const double* x, int64_t m, int64_t k,
+                        const uint16_t* w, const int64_t* rows, int64_t cols,
+                        double* s, double* a, double* wd);
+void StreamSumsRowsF32(const double* x, int64_t m, int64_t k, const float* w,
+                       const int64_t* rows, int64_t cols, double* s, double* a,
+                       double* wd);
+
 // Writes lanes [0, n) of a chain state to s[], c[], a[].
 inline void TwoSum4Store(const TwoSum4& st, int64_t n, double* s, double* c,
                          double* a) {
