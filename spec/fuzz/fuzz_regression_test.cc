@@ -12,7 +12,7 @@ namespace hloref {
 namespace {
 
 TEST(FuzzRegression, HloModuleReproducers) {
-  ReplayFuzzReproducers("hlo_module", FuzzHloModuleText, 0);
+  ReplayFuzzReproducers("hlo_module", FuzzHloModuleText, 1);
 }
 
 TEST(FuzzRegression, LiteralReproducers) {

@@ -231,6 +231,12 @@ class Parser {
   // Raw value starting at the current token; advances past it.
   absl::StatusOr<std::string> TakeRawValue() {
     if (Is(TokKind::kEof)) return ErrorHere("expected a value");
+    // `name= =x`: printed back as `name==x`, which the lexer reads as a
+    // comparison, not `name=` (hlo_module_fuzz finding 23). XLA never
+    // writes a value starting with '='.
+    if (lex_.text()[tok_.start] == '=') {
+      return ErrorHere("a value cannot start with '=' (a stray '='?)");
+    }
     std::string error;
     size_t end = lex_.ScanRawValue(tok_.start, &error);
     if (end == absl::string_view::npos) return ErrorHere(error);

@@ -891,6 +891,27 @@ TEST(HloParserFormsTest, UnknownHeaderAttributeWarns) {
   EXPECT_THAT(warnings[0], HasSubstr("origin_recovery_table"));
 }
 
+// A raw attribute value starting with '=' is refused where it is written:
+// printed back as `name==x` it would read as a comparison (hlo_module_fuzz
+// finding 23: `buffer_donor= =.` made a printed module unparsable).
+TEST(HloParserFormsTest, RawValueStartingWithEqualsIsRefused) {
+  for (const char* text :
+       {"HloModule m, buffer_donor= =.\nENTRY e { ROOT p = f32[] "
+        "parameter(0) }",
+        "HloModule m\nENTRY e { ROOT p = f32[] parameter(0), "
+        "new_attribute= =1 }"}) {
+    auto m = ParseHloModule(text);
+    ASSERT_FALSE(m.ok()) << text;
+    EXPECT_THAT(std::string(m.status().message()),
+                HasSubstr("cannot start with '='"))
+        << m.status();
+  }
+  // `name=value` with the value right after '=' still parses.
+  EXPECT_TRUE(ParseHloModule("HloModule m, buffer_donor={}\nENTRY e { ROOT p "
+                             "= f32[] parameter(0) }")
+                  .ok());
+}
+
 // Older and newer syntax XLA prints (issue 14): `HloModule name:` with a
 // colon (older dumps) and buffer shapes `b(f32[2,4])` on custom-calls
 // (newer XLA), read as the array shape with a warning.
