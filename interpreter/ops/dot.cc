@@ -535,18 +535,39 @@ using AlignedDoubles = std::vector<double, CacheAligned<double>>;
 // time for the two-sum with that row (TwoSum4Segment, VerifiedRound),
 // then ExactSum. Every output is the correctly rounded exact sum whichever
 // step decides it. The vectors are the worker's scratch.
+//
+// A transposed rhs (`transposed`: each output's terms contiguous, rhs
+// [n][k]) takes DotRowSums* instead, row by row of the lhs; its columns'
+// offsets go through `offsets`.
 void StreamBlock(const RhsCodes& codes, const PackPlan& rplan,
-                 const RhsPacker& packer, const double* x, int64_t m, int64_t k,
-                 int64_t b, int64_t j0, int64_t cols, int64_t n,
-                 const FastRounding& rounding, double* r, AlignedDoubles& sums,
-                 AlignedDoubles& abss, AlignedDoubles& bt,
+                 const RhsPacker& packer, bool transposed, const double* x,
+                 int64_t m, int64_t k, int64_t b, int64_t j0, int64_t cols,
+                 int64_t n, const FastRounding& rounding, double* r,
+                 AlignedDoubles& sums, AlignedDoubles& abss, AlignedDoubles& bt,
                  AlignedDoubles& gathered, std::vector<int64_t>& undecided,
-                 ExactSum& acc) {
+                 std::vector<int64_t>& offsets, ExactSum& acc) {
   sums.resize(static_cast<size_t>(std::max<int64_t>(m * cols, 4)));
   abss.resize(sums.size());
   const int64_t start = rplan.batch[b] + j0;
   const int64_t* rows = rplan.contracting.data();
-  if (m == 1 && codes.bytes == 2) {
+  if (transposed) {
+    offsets.resize(static_cast<size_t>(cols));
+    for (int64_t j = 0; j < cols; ++j) {
+      offsets[static_cast<size_t>(j)] =
+          rplan.batch[b] + rplan.free[j0 + j] + rplan.contracting[0];
+    }
+    for (int64_t i = 0; i < m; ++i) {
+      if (codes.bytes == 2) {
+        DotRowSumsBf16(x + i * k, reinterpret_cast<const uint16_t*>(codes.data),
+                       offsets.data(), k, cols, sums.data() + i * cols,
+                       abss.data() + i * cols);
+      } else {
+        DotRowSumsF32(x + i * k, reinterpret_cast<const float*>(codes.data),
+                      offsets.data(), k, cols, sums.data() + i * cols,
+                      abss.data() + i * cols);
+      }
+    }
+  } else if (m == 1 && codes.bytes == 2) {
     StreamSumsBf16(x, reinterpret_cast<const uint16_t*>(codes.data) + start,
                    rows, k, cols, sums.data(), abss.data());
   } else if (m == 1) {
@@ -564,7 +585,7 @@ void StreamBlock(const RhsCodes& codes, const PackPlan& rplan,
                         rows, cols, sums.data(), abss.data(), bt.data());
     }
   }
-  const int64_t leaves = StreamSumsLeaves(k);
+  const int64_t leaves = transposed ? DotRowSumsLeaves(k) : StreamSumsLeaves(k);
   int64_t plain = 0, two_sum = 0, exact = 0;
   gathered.resize(static_cast<size_t>(4 * k));
   for (int64_t i = 0; i < m; ++i) {
@@ -650,9 +671,21 @@ absl::Status RealKernel(const HloInstruction& inst, EvalContext& ctx,
   // apart: 1.8 G terms/s against 2.1 with whole rows, k = 2048 bf16). The
   // outputs the plain sums leave undecided (ties, near ties) take the
   // two-sum on their gathered columns, then ExactSum.
+  // The same for a transposed rhs ([n][k]: each output's k terms
+  // contiguous, the logits dot of a tied embedding): one dot of
+  // contiguous rows per output (DotRowSums*), blocks as for the packed
+  // codes below when several lhs rows re-read them, a thread's share for
+  // one row.
+  bool contiguous_k = use_codes && codes->contracting_inner;
+  for (int64_t c = 1; contiguous_k && c < s.k; ++c) {
+    contiguous_k = rplan.contracting[c] == rplan.contracting[0] + c;
+  }
+  const bool transposed = contiguous_k && codes->type != PrimitiveType::kF16 &&
+                          !DotFastPathDisabledForTesting();
   const bool stream =
-      use_codes && codes->free_unit && !codes->contracting_inner &&
-      codes->type != PrimitiveType::kF16 && !DotFastPathDisabledForTesting();
+      transposed ||
+      (use_codes && codes->free_unit && !codes->contracting_inner &&
+       codes->type != PrimitiveType::kF16 && !DotFastPathDisabledForTesting());
   const double work = static_cast<double>(s.batch) * s.m * s.n *
                       static_cast<double>(std::max<int64_t>(s.k, 1));
   const int threads = work >= (1 << 22) ? ctx.options().threads : 1;
@@ -666,7 +699,12 @@ absl::Status RealKernel(const HloInstruction& inst, EvalContext& ctx,
     // Several lhs rows: blocks of up to 1024 columns, so that a chunk of
     // four rhs rows widened to doubles (32 KiB) stays in L1 while every
     // lhs row reads it, and the rows' s and A (up to 256 KiB) in L2.
-    nb = 4 * std::clamp<int64_t>((share + 3) / 4, 1, s.m == 1 ? 8192 : 256);
+    nb = 4 * std::clamp<int64_t>(
+                 (share + 3) / 4, 1,
+                 s.m == 1 ? 8192
+                 : transposed
+                     ? std::clamp<int64_t>(262144 / (kk * codes->bytes), 1, 64)
+                     : 256);
   } else if (use_codes) {
     nb = 4 * std::clamp<int64_t>(262144 / (kk * codes->bytes), 1, 64);
   } else {
@@ -680,7 +718,7 @@ absl::Status RealKernel(const HloInstruction& inst, EvalContext& ctx,
     ExactSum acc, abs_acc;
     AlignedDoubles block, bt, sums, comps, abss, rounded;
     std::vector<uint8_t, CacheAligned<uint8_t>> code_block;
-    std::vector<int64_t> undecided;
+    std::vector<int64_t> undecided, offsets;
   };
   const FastRounding rounding{precision, emin, MaxFinite(format)};
   std::vector<Worker> state(static_cast<size_t>(workers));
@@ -692,9 +730,10 @@ absl::Status RealKernel(const HloInstruction& inst, EvalContext& ctx,
         const int64_t j0 = (task % blocks) * nb;
         const int64_t cols = std::min(nb, s.n - j0);
         if (stream) {
-          StreamBlock(*codes, rplan, packer, l + b * s.m * s.k, s.m, s.k, b, j0,
-                      cols, s.n, rounding, values + b * s.m * s.n + j0, me.sums,
-                      me.abss, me.bt, me.block, me.undecided, me.acc);
+          StreamBlock(*codes, rplan, packer, transposed, l + b * s.m * s.k, s.m,
+                      s.k, b, j0, cols, s.n, rounding,
+                      values + b * s.m * s.n + j0, me.sums, me.abss, me.bt,
+                      me.block, me.undecided, me.offsets, me.acc);
           return true;
         }
         me.block.resize(static_cast<size_t>(nb * s.k));

@@ -856,7 +856,8 @@ namespace {
 
 // The streamed skinny path (m <= 16 lhs rows over a row-major bf16 / f32
 // rhs: whole rows split into one block per thread for m = 1, blocks of
-// up to 1024 columns sharing each widened rhs chunk for m > 1) on
+// up to 1024 columns sharing each widened rhs chunk for m > 1; or over
+// the transposed rhs [n][k], one contiguous dot per output) on
 // products large enough to be split (m x 1024 by 1024 x 4099, m = 1 and
 // 3: 4.2 M and 12.6 M terms, an odd column count): the same bits at 1, 2
 // and 3 threads and with the fast path off (the exact accumulator alone),
@@ -867,49 +868,58 @@ TEST(DotFastPath, StreamedSkinnyDotsSameBitsForAnyThreadCount) {
   testing_acc::Lcg rng(7);
   int64_t two_sums = 0;
   for (int64_t m : {1, 3}) {
-    for (const char* wt : {"bf16", "f32"}) {
-      for (const char* ot : {"f32", "bf16"}) {
-        const PrimitiveType wtype = std::string(wt) == "bf16"
-                                        ? PrimitiveType::kBF16
-                                        : PrimitiveType::kF32;
-        std::vector<double> xv(static_cast<size_t>(m * 1024)), wv(1024 * 4099);
-        for (double& v : xv) {
-          v = static_cast<double>(static_cast<int>(rng.Next() % 17) - 8) / 4;
+    for (bool transposed : {false, true}) {
+      for (const char* wt : {"bf16", "f32"}) {
+        for (const char* ot : {"f32", "bf16"}) {
+          const PrimitiveType wtype = std::string(wt) == "bf16"
+                                          ? PrimitiveType::kBF16
+                                          : PrimitiveType::kF32;
+          std::vector<double> xv(static_cast<size_t>(m * 1024)),
+              wv(1024 * 4099);
+          for (double& v : xv) {
+            v = static_cast<double>(static_cast<int>(rng.Next() % 17) - 8) / 4;
+          }
+          for (double& v : wv) {
+            const uint32_t r = rng.Next();
+            v = r % 4 == 0
+                    ? static_cast<double>(static_cast<int>(r % 9) - 4)
+                    : static_cast<double>(static_cast<int32_t>(r)) * 0x1p-37;
+          }
+          std::vector<Literal> args;
+          args.push_back(
+              *StoreDoubles(Shape::Array(PrimitiveType::kBF16, {m, 1024}), xv));
+          args.push_back(*StoreDoubles(
+              Shape::Array(wtype, transposed
+                                      ? std::vector<int64_t>{4099, 1024}
+                                      : std::vector<int64_t>{1024, 4099}),
+              wv));
+          const std::string text =
+              absl::StrCat("HloModule m\nENTRY e {\n  a = bf16[", m,
+                           ",1024] parameter(0)\n  b = ", wt,
+                           transposed ? "[4099,1024]" : "[1024,4099]",
+                           " parameter(1)\n  ROOT d = ", ot, "[", m,
+                           ",4099] dot(a, b), lhs_contracting_dims={1}, "
+                           "rhs_contracting_dims={",
+                           transposed ? 1 : 0, "}\n}\n");
+          SetDotFastPathDisabledForTesting(true);
+          const Literal exact = RunHlo(text, args);
+          SetDotFastPathDisabledForTesting(false);
+          const DotStreamCounts before = GetDotStreamCounts();
+          for (int threads : {1, 2, 3}) {
+            EvaluatorOptions options;
+            options.threads = threads;
+            const Literal got = RunHlo(text, args, options);
+            EXPECT_TRUE(got.BitwiseEquals(exact))
+                << "m " << m << (transposed ? " [n][k] " : " [k][n] ") << wt
+                << " -> " << ot << " at " << threads << " threads";
+          }
+          const DotStreamCounts after = GetDotStreamCounts();
+          EXPECT_EQ(after.plain + after.two_sum + after.exact -
+                        (before.plain + before.two_sum + before.exact),
+                    3 * m * 4099)
+              << "m " << m << " " << wt << " -> " << ot;
+          two_sums += after.two_sum - before.two_sum;
         }
-        for (double& v : wv) {
-          const uint32_t r = rng.Next();
-          v = r % 4 == 0
-                  ? static_cast<double>(static_cast<int>(r % 9) - 4)
-                  : static_cast<double>(static_cast<int32_t>(r)) * 0x1p-37;
-        }
-        std::vector<Literal> args;
-        args.push_back(
-            *StoreDoubles(Shape::Array(PrimitiveType::kBF16, {m, 1024}), xv));
-        args.push_back(*StoreDoubles(Shape::Array(wtype, {1024, 4099}), wv));
-        const std::string text =
-            absl::StrCat("HloModule m\nENTRY e {\n  a = bf16[", m,
-                         ",1024] parameter(0)\n  b = ", wt,
-                         "[1024,4099] parameter(1)\n  ROOT d = ", ot, "[", m,
-                         ",4099] dot(a, b), lhs_contracting_dims={1}, "
-                         "rhs_contracting_dims={0}\n}\n");
-        SetDotFastPathDisabledForTesting(true);
-        const Literal exact = RunHlo(text, args);
-        SetDotFastPathDisabledForTesting(false);
-        const DotStreamCounts before = GetDotStreamCounts();
-        for (int threads : {1, 2, 3}) {
-          EvaluatorOptions options;
-          options.threads = threads;
-          const Literal got = RunHlo(text, args, options);
-          EXPECT_TRUE(got.BitwiseEquals(exact))
-              << "m " << m << " " << wt << " -> " << ot << " at " << threads
-              << " threads";
-        }
-        const DotStreamCounts after = GetDotStreamCounts();
-        EXPECT_EQ(after.plain + after.two_sum + after.exact -
-                      (before.plain + before.two_sum + before.exact),
-                  3 * m * 4099)
-            << "m " << m << " " << wt << " -> " << ot;
-        two_sums += after.two_sum - before.two_sum;
       }
     }
   }

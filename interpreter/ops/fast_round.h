@@ -329,6 +329,20 @@ void StreamSumsF32(const double* x, const float* w, const int64_t* rows,
                    int64_t k, int64_t cols, double* s, double* a);
 inline int64_t StreamSumsLeaves(int64_t k) { return k + 1; }
 
+// The same sums when the rhs is stored transposed (each output's k terms
+// contiguous: rhs [n][k], as the logits dot with a tied embedding): for
+// j in [0, cols), s[j] = fl(sum_c x[c] * w[cols_at[j] + c]) and a[j] the
+// sum of magnitudes, two columns at a time, eight terms per AVX2 step in
+// sixteen chains per column. VerifiedRound(s, 0, a,
+// DotRowSumsLeaves(k)) is the correctly rounded sum or NaN (every term
+// passes through fewer additions than the k terms and the chains' -0
+// starts). AVX2 and baseline clones.
+void DotRowSumsBf16(const double* x, const uint16_t* w, const int64_t* cols_at,
+                    int64_t k, int64_t cols, double* s, double* a);
+void DotRowSumsF32(const double* x, const float* w, const int64_t* cols_at,
+                   int64_t k, int64_t cols, double* s, double* a);
+inline int64_t DotRowSumsLeaves(int64_t k) { return k + 17; }
+
 // StreamSums* for m lhs rows at once (x: m rows of k): s[i * cols + j] and
 // a[i * cols + j] for row i. Each chunk of four rhs rows is widened to
 // doubles once (into wd, 4 * cols doubles of scratch) and used by every
