@@ -503,6 +503,22 @@ inline double CodeToDouble(uint16_t bf16) {
 }
 inline double CodeToDouble(float f) { return f; }
 
+// Four codes from `from` (bf16, f16 or f32, read as Raw) widened to
+// doubles.
+template <Codes kCodes, typename T, typename Raw>
+__attribute__((always_inline)) inline void WidenCodes(const T* from,
+                                                      TwoSumV4* v) {
+  Raw raw;
+  __builtin_memcpy(&raw, from, sizeof raw);
+  if constexpr (kCodes == Codes::kBf16) {
+    WidenBf16(raw, v);
+  } else if constexpr (kCodes == Codes::kF16) {
+    WidenF16(raw, v);
+  } else {
+    WidenF32(raw, v);
+  }
+}
+
 // The loop of StreamSums* (fast_round.h): rows two at a time, the sums of
 // the block's columns kept in s[] and a[] (L1) between rows.
 template <Codes kCodes, typename T, typename Raw>
@@ -515,15 +531,6 @@ __attribute__((always_inline)) inline void StreamSumsTyped(
     s[j] = kTwoSumStart;
     a[j] = 0;
   }
-  auto widen = [](const T* from, TwoSumV4* v) {
-    Raw raw;
-    __builtin_memcpy(&raw, from, sizeof raw);
-    if constexpr (kCodes == Codes::kBf16) {
-      WidenBf16(raw, v);
-    } else {
-      WidenF32(raw, v);
-    }
-  };
   int64_t c = 0;
   for (; c + 2 <= k; c += 2) {
     const T* r0 = w + rows[c];
@@ -542,8 +549,8 @@ __attribute__((always_inline)) inline void StreamSumsTyped(
     int64_t j = 0;
     for (; j + 4 <= cols; j += 4) {
       TwoSumV4 b0, b1, sv, av;
-      widen(r0 + j, &b0);
-      widen(r1 + j, &b1);
+      WidenCodes<kCodes, T, Raw>(r0 + j, &b0);
+      WidenCodes<kCodes, T, Raw>(r1 + j, &b1);
       const TwoSumV4 p0 = x0 * b0;
       const TwoSumV4 p1 = x1 * b1;
       __builtin_memcpy(&sv, s + j, sizeof sv);
@@ -581,16 +588,8 @@ __attribute__((always_inline)) inline void TwoSum4Typed(TwoSum4& st,
   const TwoSumI4 abs_mask = {INT64_MAX, INT64_MAX, INT64_MAX, INT64_MAX};
   TwoSumV4 s = st.s, c = st.c, a = st.a;
   for (int64_t t = 0; t < len; ++t) {
-    Raw raw;
-    __builtin_memcpy(&raw, b + t * stride, sizeof(raw));
     TwoSumV4 bv;
-    if constexpr (kCodes == Codes::kBf16) {
-      WidenBf16(raw, &bv);
-    } else if constexpr (kCodes == Codes::kF16) {
-      WidenF16(raw, &bv);
-    } else {
-      WidenF32(raw, &bv);
-    }
+    WidenCodes<kCodes, T, Raw>(b + t * stride, &bv);
     const double xt = x[t];
     const TwoSumV4 xv = {xt, xt, xt, xt};
     const TwoSumV4 p = xv * bv;
@@ -697,24 +696,13 @@ __attribute__((always_inline)) inline void TwoSum4PairTyped(
   const TwoSumI4 abs_mask = {INT64_MAX, INT64_MAX, INT64_MAX, INT64_MAX};
   TwoSumV4 s0 = st0.s, c0 = st0.c, a0 = st0.a;
   TwoSumV4 s1 = st1.s, c1 = st1.c, a1 = st1.a;
-  auto widen = [](const T* p, TwoSumV4* out) {
-    Raw raw;
-    __builtin_memcpy(&raw, p, sizeof(raw));
-    if constexpr (kCodes == Codes::kBf16) {
-      WidenBf16(raw, out);
-    } else if constexpr (kCodes == Codes::kF16) {
-      WidenF16(raw, out);
-    } else {
-      WidenF32(raw, out);
-    }
-  };
   for (int64_t t = 0; t < len; ++t) {
     TwoSumV4 bv0, bv1;
-    widen(b0 + t * stride, &bv0);
+    WidenCodes<kCodes, T, Raw>(b0 + t * stride, &bv0);
     if constexpr (kSameB) {
       bv1 = bv0;
     } else {
-      widen(b1 + t * stride, &bv1);
+      WidenCodes<kCodes, T, Raw>(b1 + t * stride, &bv1);
     }
     const double xt0 = x0[t];
     const double xt1 = kSameX ? xt0 : x1[t];
@@ -1093,15 +1081,6 @@ __attribute__((always_inline)) inline void DotRowSumsTyped(
   const TwoSumV4 start = {kTwoSumStart, kTwoSumStart, kTwoSumStart,
                           kTwoSumStart};
   const TwoSumV4 zero = {0, 0, 0, 0};
-  auto widen = [](const T* from, TwoSumV4* v) {
-    Raw raw;
-    __builtin_memcpy(&raw, from, sizeof raw);
-    if constexpr (kCodes == Codes::kBf16) {
-      WidenBf16(raw, v);
-    } else {
-      WidenF32(raw, v);
-    }
-  };
   for (int64_t j = 0; j < cols; ++j) {
     const T* r = w + cols_at[j];
     TwoSumV4 s0 = start, s1 = start, a0 = zero, a1 = zero;
@@ -1110,8 +1089,8 @@ __attribute__((always_inline)) inline void DotRowSumsTyped(
       TwoSumV4 x0, x1, b0, b1;
       __builtin_memcpy(&x0, x + c, sizeof x0);
       __builtin_memcpy(&x1, x + c + 4, sizeof x1);
-      widen(r + c, &b0);
-      widen(r + c + 4, &b1);
+      WidenCodes<kCodes, T, Raw>(r + c, &b0);
+      WidenCodes<kCodes, T, Raw>(r + c + 4, &b1);
       const TwoSumV4 p0 = x0 * b0, p1 = x1 * b1;
       s0 += p0;
       s1 += p1;
@@ -1181,14 +1160,8 @@ __attribute__((always_inline)) inline void StreamSumsRowsTyped(
       double* d = wd + t * cols;
       int64_t j = 0;
       for (; j + 4 <= cols; j += 4) {
-        Raw raw;
-        __builtin_memcpy(&raw, r + j, sizeof raw);
         TwoSumV4 v;
-        if constexpr (kCodes == Codes::kBf16) {
-          WidenBf16(raw, &v);
-        } else {
-          WidenF32(raw, &v);
-        }
+        WidenCodes<kCodes, T, Raw>(r + j, &v);
         __builtin_memcpy(d + j, &v, sizeof v);
       }
       for (; j < cols; ++j) d[j] = CodeToDouble(r[j]);

@@ -464,6 +464,25 @@ ENTRY e {
 namespace hloref {
 namespace {
 
+// The max / min tests' data: row 0 zeros of both signs only, row 1 the
+// specials (NaN now and then), the other rows mostly finite values (a
+// special one time in five), from the random word r.
+double MaxMinTestValue(uint32_t r, int64_t row, const float (&specials)[12]) {
+  if (row == 0) return (r & 1) ? 0.0 : -0.0;
+  if (row == 1 || r % 5 == 0) return specials[r % 12];
+  return static_cast<double>(static_cast<int32_t>(r)) * 0x1p-20;
+}
+
+// The init values the max / min tests write as constants.
+double MaxMinInit(const std::string& init) {
+  return init == "nan"    ? NAN
+         : init == "inf"  ? INFINITY
+         : init == "-inf" ? -INFINITY
+         : init == "-0"   ? -0.0
+         : init == "0.5"  ? 0.5
+                          : 0.0;
+}
+
 // reduce-add's verified two-sum path (fast_round.h) against ExactSum
 // applied in the test to the same terms (init first, then the elements in
 // index order; the exact sum does not depend on the order): same bits on
@@ -494,18 +513,7 @@ TEST(ReduceFastPath, MaxMinRowsFollowTheSeedSemantics) {
       Literal x(Shape::Array(PrimitiveType::kF32, {rows, cols}));
       for (int64_t i = 0; i < rows * cols; ++i) {
         const uint32_t r = next();
-        // Row 0 zeros of both signs only; row 1 with a NaN now and then;
-        // the others mostly finite values.
-        const int64_t row = i / cols;
-        double v;
-        if (row == 0) {
-          v = (r & 1) ? 0.0 : -0.0;
-        } else if (row == 1 || r % 5 == 0) {
-          v = specials[r % 12];
-        } else {
-          v = static_cast<double>(static_cast<int32_t>(r)) * 0x1p-20;
-        }
-        x.SetFromDouble(i, v);
+        x.SetFromDouble(i, MaxMinTestValue(r, i / cols, specials));
       }
       for (const char* init : {"-inf", "inf", "0", "-0", "0.5", "nan"}) {
         const std::string text = absl::StrCat(
@@ -515,12 +523,7 @@ TEST(ReduceFastPath, MaxMinRowsFollowTheSeedSemantics) {
             "] parameter(0)\n  z = f32[] constant(", init, ")\n  ROOT r = f32[",
             rows, "] reduce(x, z), dimensions={1}, to_apply=f\n}\n");
         const Literal got = RunHlo(text, {x});
-        const double z = std::string(init) == "nan"    ? NAN
-                         : std::string(init) == "inf"  ? INFINITY
-                         : std::string(init) == "-inf" ? -INFINITY
-                         : std::string(init) == "-0"   ? -0.0
-                         : std::string(init) == "0.5"  ? 0.5
-                                                       : 0.0;
+        const double z = MaxMinInit(init);
         for (int64_t o = 0; o < rows; ++o) {
           double want = z;
           for (int64_t j = 0; j < cols; ++j) {
@@ -607,18 +610,7 @@ TEST(ReduceFastPath, MaxMinColumnsFollowTheSeedSemantics) {
           Literal x(Shape::Array(t, dims));
           for (int64_t i = 0; i < groups * rows * cols; ++i) {
             const uint32_t r = next();
-            // Row 0 zeros of both signs only; row 1 specials (NaN now
-            // and then); the others mostly finite values.
-            const int64_t row = (i / cols) % rows;
-            double v;
-            if (row == 0) {
-              v = (r & 1) ? 0.0 : -0.0;
-            } else if (row == 1 || r % 5 == 0) {
-              v = specials[r % 12];
-            } else {
-              v = static_cast<double>(static_cast<int32_t>(r)) * 0x1p-20;
-            }
-            x.SetFromDouble(i, v);
+            x.SetFromDouble(i, MaxMinTestValue(r, (i / cols) % rows, specials));
           }
           for (const char* init : {"-inf", "inf", "0", "-0", "0.5", "nan"}) {
             const std::string shape =
@@ -635,12 +627,7 @@ TEST(ReduceFastPath, MaxMinColumnsFollowTheSeedSemantics) {
                 ")\n  ROOT r = ", type, out, " reduce(x, z), dimensions={",
                 groups == 2 ? 1 : 0, "}, to_apply=f\n}\n");
             const Literal got = RunHlo(text, {x});
-            const double z = std::string(init) == "nan"    ? NAN
-                             : std::string(init) == "inf"  ? INFINITY
-                             : std::string(init) == "-inf" ? -INFINITY
-                             : std::string(init) == "-0"   ? -0.0
-                             : std::string(init) == "0.5"  ? 0.5
-                                                           : 0.0;
+            const double z = MaxMinInit(init);
             for (int64_t g = 0; g < groups; ++g) {
               for (int64_t c = 0; c < cols; ++c) {
                 check(got.GetAsDouble(g * cols + c),
