@@ -371,9 +371,12 @@ namespace {
 // compute something else.
 class ExcessPrecisionBackend : public backends::Backend {
  public:
+  // `only_with`: the rewrites apply only to modules whose text holds it
+  // (a compiler that miscompiles a pattern only in some contexts).
   explicit ExcessPrecisionBackend(
-      std::vector<std::pair<std::string, std::string>> rewrites = {})
-      : rewrites_(std::move(rewrites)) {}
+      std::vector<std::pair<std::string, std::string>> rewrites = {},
+      std::string only_with = "")
+      : rewrites_(std::move(rewrites)), only_with_(std::move(only_with)) {}
   std::string name() const override { return "excess-precision"; }
   absl::Status Supports(const HloInstruction&) const override {
     return absl::OkStatus();
@@ -383,8 +386,10 @@ class ExcessPrecisionBackend : public backends::Backend {
       const backends::CompileOptions& options) override {
     std::string text =
         absl::StrReplaceAll(PrintModule(module), {{"bf16", "f32"}});
+    const bool rewrite =
+        only_with_.empty() || text.find(only_with_) != std::string::npos;
     for (const auto& [from, to] : rewrites_) {
-      text = absl::StrReplaceAll(text, {{from, to}});
+      if (rewrite) text = absl::StrReplaceAll(text, {{from, to}});
     }
     // The outputs that were bf16 (rounded back once, at the end).
     std::vector<bool> narrow;
@@ -409,6 +414,7 @@ class ExcessPrecisionBackend : public backends::Backend {
 
  private:
   std::vector<std::pair<std::string, std::string>> rewrites_;
+  std::string only_with_;
   class Exe : public backends::Executable {
    public:
     Exe(std::unique_ptr<backends::Executable> inner,
@@ -636,6 +642,44 @@ ENTRY main {
   ASSERT_TRUE(outer->enclosure_departure.has_value())
       << outer->localisation_note;
   EXPECT_EQ(outer->enclosure_departure->QualifiedName(), "f");
+}
+
+// A fusion that departs only as a fusion (the backend miscompiles the
+// multiply only inside modules that hold a fusion): run on its own, its
+// computation has no fusion and every instruction lies inside, so the
+// fusion is named and the conclusion says the departure needs its
+// instructions together.
+TEST(DiffModule, EnclosureLocalisationSaysWhenAFusionDepartsOnlyAsAWhole) {
+  auto module = Parse(R"(
+HloModule mof2
+fc {
+  p = f32[3] parameter(0)
+  q = f32[3] parameter(1)
+  n = f32[3] negate(p)
+  ROOT m = f32[3] multiply(n, q)
+}
+ENTRY main {
+  x = f32[3] parameter(0)
+  y = f32[3] parameter(1)
+  f = f32[3] fusion(x, y), kind=kLoop, calls=fc
+  ROOT r = f32[3] add(f, x)
+}
+)");
+  ASSERT_NE(module, nullptr);
+  ExcessPrecisionBackend backend(
+      std::vector<std::pair<std::string, std::string>>{
+          {" multiply(", " subtract("}},
+      " fusion(");
+  auto result = DiffModule(*module, Args(), backend, DiffOptions{});
+  ASSERT_TRUE(result.ok()) << result.status();
+  ASSERT_TRUE(result->enclosure_departure.has_value())
+      << result->localisation_note;
+  EXPECT_EQ(result->enclosure_departure->QualifiedName(), "f")
+      << result->Conclusion();
+  EXPECT_NE(result->Conclusion().find("the departure needs its instructions "
+                                      "together"),
+            std::string::npos)
+      << result->Conclusion();
 }
 
 // A tuple-valued instruction that is not entered (a while loop whose body
