@@ -148,8 +148,21 @@ bool IsElementwiseFamily(HloOpcode op) {
 // BroadcastView (EvalContext::OperandView): the real-float element-wise
 // ops that EvalElementwiseBinary's fused loop evaluates, with a result of
 // the operands' type (elementwise_binary.cc reads views there and
-// materialises them on every other path).
+// materialises them on every other path), and select's on_true /
+// on_false of any type of 1, 2, 4 or 8 bytes.
 bool ReadsViews(const HloInstruction& user, PrimitiveType t) {
+  const Shape& out = user.shape();
+  if (user.opcode() == HloOpcode::kSelect) {
+    // on_true / on_false (the operands of the result's type; the
+    // predicate is pred, which this excludes): copied block by block
+    // from the view (compare_select.cc, EvalSelectWithViews).
+    const int bytes = out.IsArray() ? StorageBytes(t) : 0;
+    return out.IsArray() && out.is_static() && t == out.element_type() &&
+           t != PrimitiveType::kPred &&
+           (bytes == 1 || bytes == 2 || bytes == 4 || bytes == 8) &&
+           user.operands().size() == 3 && user.operand(0)->shape().IsArray() &&
+           user.operand(0)->shape().element_type() == PrimitiveType::kPred;
+  }
   switch (user.opcode()) {
     case HloOpcode::kAdd:
     case HloOpcode::kSubtract:

@@ -11,6 +11,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "interpreter/numerics.h"
+#include "interpreter/ops/broadcast_view.h"
 #include "interpreter/ops/families.h"
 #include "spec/util/status_macros.h"
 
@@ -325,6 +326,94 @@ absl::StatusOr<Literal> EvalClamp(const HloInstruction& inst,
   }
 }
 
+// The picked elements of a broadcast read in place (`view`) copied into
+// `to` (n elements of S codes), block by block through a
+// BroadcastView::Reader: the broadcast is never materialised.
+template <typename S>
+void CopyWhereFromView(const BroadcastView& view, const bool* p,
+                       bool scalar_pred, bool pick, S* to, int64_t n) {
+  constexpr int64_t kBlock = 2048;
+  S block[kBlock];
+  BroadcastView::Reader<S> reader{&view, block};
+  int64_t len = 0;
+  for (int64_t i = 0; i < n; i += len) {
+    len = view.BlockLength(i, std::min(kBlock, n - i));
+    const S* from = reader.Read(i, len);
+    CopyWhere<S>(scalar_pred ? p : p + i, scalar_pred, pick,
+                 reinterpret_cast<const uint8_t*>(from),
+                 reinterpret_cast<uint8_t*>(to + i), static_cast<size_t>(len));
+  }
+}
+
+void CopyWhereFromView(size_t bytes, const BroadcastView& view, const bool* p,
+                       bool scalar_pred, bool pick, uint8_t* to, int64_t n) {
+  switch (bytes) {
+    case 1:
+      return CopyWhereFromView<uint8_t>(view, p, scalar_pred, pick, to, n);
+    case 2:
+      return CopyWhereFromView<uint16_t>(view, p, scalar_pred, pick,
+                                         reinterpret_cast<uint16_t*>(to), n);
+    case 4:
+      return CopyWhereFromView<uint32_t>(view, p, scalar_pred, pick,
+                                         reinterpret_cast<uint32_t*>(to), n);
+    default:
+      return CopyWhereFromView<uint64_t>(view, p, scalar_pred, pick,
+                                         reinterpret_cast<uint64_t*>(to), n);
+  }
+}
+
+// select with on_true and / or on_false given as broadcasts read in place
+// (EvalContext::OperandView, issue 16: a masked fill such as
+// select(mask, scores, broadcast(-inf)) no longer materialises the
+// broadcast). The operand that is not a view is taken for the result when
+// it dies here; the view's picked elements are read block by block.
+absl::StatusOr<Literal> EvalSelectWithViews(
+    const HloInstruction& inst, const Literal& pred,
+    absl::Span<const Literal* const> operands, const BroadcastView* vt,
+    const BroadcastView* vf, EvalContext& ctx) {
+  const Shape& st = vt != nullptr ? vt->shape : operands[1]->shape();
+  const Shape& sf = vf != nullptr ? vf->shape : operands[2]->shape();
+  if (pred.element_type() != PrimitiveType::kPred || !st.IsArray() ||
+      !sf.IsArray() || st.element_type() != sf.element_type() ||
+      !SameDims(st, sf) ||
+      (pred.shape().rank() != 0 && !SameDims(pred.shape(), st))) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("%", inst.name(),
+                     ": select needs a pred predicate and on_true / "
+                     "on_false of one shape and element type"));
+  }
+  const bool scalar_pred = pred.shape().rank() == 0;
+  const bool* p = pred.data<bool>().data();
+  const size_t bytes = static_cast<size_t>(StorageBytes(st.element_type()));
+  const int64_t n = st.num_elements();
+  // Take the operand that is not a view when it dies here.
+  const int64_t plain = vt == nullptr ? 1 : (vf == nullptr ? 2 : 0);
+  if (plain != 0 && operands[plain]->shape().is_static() &&
+      operands[plain]->CheckReinterpretAs(inst.shape()).ok()) {
+    std::optional<Literal> taken = ctx.TakeOperand(plain);
+    if (taken.has_value()) {
+      Literal out = *std::move(taken);
+      HLOREF_CHECK(out.ReinterpretAs(inst.shape()).ok());
+      const BroadcastView& other = plain == 1 ? *vf : *vt;
+      CopyWhereFromView(bytes, other, p, scalar_pred, /*pick=*/plain == 2,
+                        out.mutable_raw().data(), n);
+      return out;
+    }
+  }
+  Literal out = ctx.NewUninitialized(inst.shape());
+  uint8_t* o = out.mutable_raw().data();
+  for (int64_t k = 1; k <= 2; ++k) {
+    const BroadcastView* v = k == 1 ? vt : vf;
+    if (v != nullptr) {
+      CopyWhereFromView(bytes, *v, p, scalar_pred, /*pick=*/k == 1, o, n);
+    } else {
+      CopyWhere(bytes, p, scalar_pred, /*pick=*/k == 1,
+                operands[k]->raw().data(), o, static_cast<size_t>(n));
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 absl::StatusOr<Literal> EvalCompareSelect(
@@ -341,9 +430,15 @@ absl::StatusOr<Literal> EvalCompareSelect(
       }
       return EvalCompare(inst, *operands[0], *operands[1], ctx);
     }
-    case HloOpcode::kSelect:
+    case HloOpcode::kSelect: {
       if (operands.size() != 3) break;
+      const BroadcastView* vt = ctx.OperandView(1);
+      const BroadcastView* vf = ctx.OperandView(2);
+      if (vt != nullptr || vf != nullptr) {
+        return EvalSelectWithViews(inst, *operands[0], operands, vt, vf, ctx);
+      }
       return EvalSelect(inst, *operands[0], *operands[1], *operands[2], ctx);
+    }
     case HloOpcode::kClamp:
       if (operands.size() != 3 || !operands[1]->shape().IsArray() ||
           operands[0]->element_type() != operands[1]->element_type() ||
