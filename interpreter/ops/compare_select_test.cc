@@ -189,6 +189,54 @@ TEST(Select, ArrayScalarAndZeroSize) {
   EXPECT_EQ(z->element_count(), 0);
 }
 
+// clamp of narrow floats in their own storage: every f8e4m3fn and
+// f8e5m2 code as the operand, with scalar bounds (-2, 3) and with array
+// bounds drawn from every code, and random bf16 / f16 codes, against
+// min(max(lo, x), hi) of the doubles computed here: NaN when any of the
+// three is NaN, else the value (the sign of a zero tie is implementation-
+// defined, impl.clamp.1, so zeros compare by value).
+TEST(Clamp, NarrowFloatsAgainstDoubles) {
+  uint64_t seed = 5;
+  auto next = [&seed] {
+    seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+    return static_cast<uint32_t>(seed >> 33);
+  };
+  for (PT t : {PT::kF8E4M3FN, PT::kF8E5M2, PT::kBF16, PT::kF16}) {
+    const bool wide = StorageBytes(t) == 2;
+    const int64_t n = wide ? 20000 : 256;
+    const uint32_t mask = wide ? 0xffff : 0xff;
+    Literal x(Shape::Array(t, {n})), lo(Shape::Array(t, {n})),
+        hi(Shape::Array(t, {n}));
+    for (int64_t i = 0; i < n; ++i) {
+      x.SetRawBits(i, wide ? next() & mask : static_cast<uint64_t>(i));
+      lo.SetRawBits(i, next() & mask);
+      hi.SetRawBits(i, next() & mask);
+    }
+    Literal slo(Shape::Array(t, {})), shi(Shape::Array(t, {}));
+    slo.SetFromDouble(0, -2);
+    shi.SetFromDouble(0, 3);
+    for (bool scalar : {true, false}) {
+      const Literal& a = scalar ? slo : lo;
+      const Literal& b = scalar ? shi : hi;
+      auto r = EvalOp(HO::kClamp, x.shape(), {a, x, b});
+      ASSERT_TRUE(r.ok()) << r.status();
+      for (int64_t i = 0; i < n; ++i) {
+        const double av = a.GetAsDouble(scalar ? 0 : i);
+        const double bv = b.GetAsDouble(scalar ? 0 : i);
+        const double xv = x.GetAsDouble(i);
+        const double got = r->GetAsDouble(i);
+        if (std::isnan(av) || std::isnan(bv) || std::isnan(xv)) {
+          EXPECT_TRUE(std::isnan(got)) << PrimitiveTypeName(t) << " " << i;
+          continue;
+        }
+        EXPECT_EQ(got, std::min(std::max(av, xv), bv))
+            << PrimitiveTypeName(t) << " lo " << av << " x " << xv << " hi "
+            << bv;
+      }
+    }
+  }
+}
+
 TEST(Clamp, ScalarBoundsAndNan) {
   // The seed's example: clamp(0, {-1, 5, 9}, 6) = {0, 5, 6}.
   auto r = EvalOp(
