@@ -237,10 +237,10 @@ class GemmKernelWorkload : public Workload {
     if (threads > 1) pool_ = std::make_unique<ThreadPool>(threads);
   }
   void Run() override {
-    if (fast_) SetFastBf16AmxAllowed(amx_);
+    if (fast_) SetBf16AmxAllowed(amx_);
     absl::Status st = RunDot(dims_, lhs_.data(), rhs_.data(), out_.data(),
                              pool_.get(), gemm::HostGemmKernels(), fast_);
-    if (fast_) SetFastBf16AmxAllowed(true);
+    if (fast_) SetBf16AmxAllowed(true);
     if (!st.ok()) std::abort();
     benchmark::DoNotOptimize(out_.data());
   }

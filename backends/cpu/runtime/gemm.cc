@@ -36,6 +36,7 @@ namespace {
 
 using gemm::GemmKernels;
 using gemm::kGemmMr;
+using kernel_support::Bf16ProductsStayNormal;
 using kernel_support::Bits;
 using kernel_support::CacheBytes;
 using kernel_support::CeilDiv;
@@ -65,6 +66,14 @@ std::atomic<bool> amx_allowed{[] {
   return v == nullptr || std::strcmp(v, "0") != 0;
 }()};
 thread_local int64_t last_small_recomputed = -1;
+thread_local bool last_used_bf16_dp = false;
+thread_local bool last_discarded_bf16_dp = false;
+// HLOREF_CPU_BF16_DP=0 keeps the conformant mode's bf16 x bf16 dots on the
+// f32 kernel (widened while packing) instead of vdpbf16ps / tdpbf16ps.
+std::atomic<bool> conformant_bf16_dp_allowed{[] {
+  const char* v = std::getenv("HLOREF_CPU_BF16_DP");
+  return v == nullptr || std::strcmp(v, "0") != 0;
+}()};
 
 // ---- the problem: offset tables and the blocking
 
@@ -1354,6 +1363,8 @@ absl::Status RunDotIn(RunContext* ctx, const DotDims& dims, const void* lhs,
   last_used_fast = false;
   last_used_amx = false;
   last_small_recomputed = -1;
+  last_used_bf16_dp = false;
+  last_discarded_bf16_dp = false;
   const int threads = ctx->pool != nullptr ? ctx->pool->threads() : 1;
   absl::StatusOr<Problem> problem = MakeProblem(dims, threads);
   if (!problem.ok()) return problem.status();
@@ -1386,15 +1397,26 @@ absl::Status RunDotIn(RunContext* ctx, const DotDims& dims, const void* lhs,
   sh.flush_a = small_ok;
   switch (p.path) {
     case GemmPath::kF32: {
-      const gemm::Bf16DotKernels* bf16 = fast && p.lt == PrimitiveType::kBF16 &&
-                                                 p.rt == PrimitiveType::kBF16 &&
-                                                 !p.gemv
-                                             ? gemm::HostBf16DotKernels()
-                                             : nullptr;
+      // bf16 x bf16 runs on the hardware dot products (tdpbf16ps where the
+      // host has AMX, else vdpbf16ps) in the fast mode, and in the
+      // conformant mode too when the operands turn out to keep every
+      // product and sum normal (kernel_support::Bf16ProductsStayNormal);
+      // when they do not, that run is discarded and the dot runs again on
+      // the f32 kernel. The statistics come from the packing, so a
+      // conformant dot pays nothing for the check, and the decision depends
+      // on the data only (the same for every thread count).
+      const bool bf16_operands = p.lt == PrimitiveType::kBF16 &&
+                                 p.rt == PrimitiveType::kBF16 && !p.gemv;
+      const gemm::Bf16DotKernels* bf16 =
+          bf16_operands && (fast || conformant_bf16_dp_allowed.load(
+                                        std::memory_order_relaxed))
+              ? gemm::HostBf16DotKernels()
+              : nullptr;
       const gemm::Bf16AmxKernels* amx =
           bf16 != nullptr && amx_allowed.load(std::memory_order_relaxed)
               ? gemm::HostBf16AmxKernel()
               : nullptr;
+      bool done = false;
       if (bf16 != nullptr) {
         auto body = [&](int64_t b, int64_t e) {
           if (amx != nullptr) {
@@ -1404,19 +1426,29 @@ absl::Status RunDotIn(RunContext* ctx, const DotDims& dims, const void* lhs,
           }
         };
         Parallel(ctx, p.items(), body);
-        last_used_amx = amx != nullptr;
-        // Overflow and non-finite operands still take the wide fallback;
-        // tiny products do not (flushing them is the declared deviation).
         const Stats<float>& a = sh.sa32;
         const Stats<float>& b = sh.sb32;
-        const bool safe =
-            a.Finite() && b.Finite() &&
-            (!a.HasNonzero() || !b.HasNonzero() ||
-             static_cast<long double>(p.k) * a.MaxAbs() * b.MaxAbs() <
-                 static_cast<long double>(FLT_MAX) / 2);
-        guard = safe ? RangeGuard::kFast : RangeGuard::kWide;
-        last_used_fast = true;
-      } else {
+        if (fast || sh.failed_alloc || Bf16ProductsStayNormal(a, b)) {
+          // Overflow and non-finite operands still take the wide fallback;
+          // tiny products do not in the fast mode (flushing them is its
+          // declared deviation) and cannot occur here in the conformant one.
+          const bool safe =
+              a.Finite() && b.Finite() &&
+              (!a.HasNonzero() || !b.HasNonzero() ||
+               static_cast<long double>(p.k) * a.MaxAbs() * b.MaxAbs() <
+                   static_cast<long double>(FLT_MAX) / 2);
+          guard = safe ? RangeGuard::kFast : RangeGuard::kWide;
+          last_used_amx = amx != nullptr;
+          last_used_fast = fast;
+          last_used_bf16_dp = true;
+          done = true;
+        } else {
+          last_discarded_bf16_dp = true;
+          sh.sa32 = Stats<float>();
+          sh.sb32 = Stats<float>();
+        }
+      }
+      if (!done) {
         auto body = [&](int64_t b, int64_t e) {
           RunFloatItems<float>(sh, b, e);
         };
@@ -1573,7 +1605,12 @@ absl::Status RunDot(const DotDims& dims, const void* lhs, const void* rhs,
 bool LastDotUsedWideFallback() { return last_used_fallback; }
 bool LastDotUsedFastPath() { return last_used_fast; }
 bool LastDotUsedAmx() { return last_used_amx; }
-void SetFastBf16AmxAllowed(bool allowed) {
+bool LastDotUsedBf16DotProducts() { return last_used_bf16_dp; }
+bool LastDotDiscardedBf16DotProducts() { return last_discarded_bf16_dp; }
+void SetConformantBf16DotProductsAllowed(bool allowed) {
+  conformant_bf16_dp_allowed.store(allowed, std::memory_order_relaxed);
+}
+void SetBf16AmxAllowed(bool allowed) {
   amx_allowed.store(allowed, std::memory_order_relaxed);
 }
 int64_t LastDotSmallResultsRecomputed() { return last_small_recomputed; }

@@ -78,13 +78,17 @@ std::vector<int64_t> EncodeDotDims(const DotDims& dims);
 absl::StatusOr<DotDims> DecodeDotDims(const int64_t* desc);
 
 // Runs the dot on `threads` (null: the calling thread) with `kernels`.
-// fast (the CPU backend's --cpu-fast, RunContext::fast_math): bf16 x bf16
-// dots run on AMX tdpbf16ps where the host has AMX (cpuid and the OS's
-// arch_prctl grant, checked at run time), else on AVX512_BF16 vdpbf16ps
-// where the host has it; both flush
-// subnormal inputs, products and sums to zero: not conformant without the
-// declared deviation ftz=f32+bf16 (docs/cpu-kernels.md). Everything else
-// is the same as without it.
+// bf16 x bf16 dots (not the skinny path) run on AMX tdpbf16ps where the
+// host has AMX (cpuid and the OS's arch_prctl grant, checked at run time),
+// else on AVX512_BF16 vdpbf16ps where the host has it. Both flush
+// subnormal inputs, products and sums to zero. Without `fast` that result
+// is kept only when the operands make a subnormal impossible (their
+// smallest nonzero magnitudes: kernel_support::Bf16ProductsStayNormal),
+// else the dot runs again on the f32 kernel: conformant with no declared
+// deviation. fast (the CPU backend's --cpu-fast, RunContext::fast_math)
+// keeps it always: not conformant without the declared deviation
+// ftz=f32+bf16 (docs/cpu-kernels.md). Everything else is the same either
+// way.
 // Errors: an unsupported type combination or malformed dims.
 absl::Status RunDot(const DotDims& dims, const void* lhs, const void* rhs,
                     void* out, ThreadPool* threads,
@@ -94,11 +98,21 @@ absl::Status RunDot(const DotDims& dims, const void* lhs, const void* rhs,
 // fast mode's vdpbf16ps path (tests).
 bool LastDotUsedWideFallback();
 bool LastDotUsedFastPath();
-// Whether that fast path ran on AMX tdpbf16ps.
+// Whether the last RunDot's result came from the bf16 dot-product
+// instructions (either mode), from AMX tdpbf16ps among them, and whether a
+// conformant run on them was discarded (the operands could meet a
+// subnormal) and redone on the f32 kernel.
+bool LastDotUsedBf16DotProducts();
 bool LastDotUsedAmx();
-// Whether the fast mode may use AMX (default: yes, unless HLOREF_CPU_AMX=0
-// in the environment); false keeps it on vdpbf16ps (tests, benchmarks).
-void SetFastBf16AmxAllowed(bool allowed);
+bool LastDotDiscardedBf16DotProducts();
+// Whether the conformant mode may use the bf16 dot-product instructions
+// (default: yes, unless HLOREF_CPU_BF16_DP=0); false keeps its bf16 x bf16
+// dots on the f32 kernel (tests, benchmarks).
+void SetConformantBf16DotProductsAllowed(bool allowed);
+// Whether bf16 x bf16 dots may use AMX (default: yes, unless
+// HLOREF_CPU_AMX=0 in the environment); false keeps them on vdpbf16ps
+// (tests, benchmarks).
+void SetBf16AmxAllowed(bool allowed);
 // -1 when the last RunDot on this thread did not run the range guard's
 // small-result check (RangeGuard::kCheckSmall), else how many elements it
 // recomputed with the wide accumulator.

@@ -519,6 +519,9 @@ HLOREF_AVX512_BF16 void Avx512Bf16DpTile(int64_t kp, const uint16_t* a,
                       : _mm512_setzero_ps();
     }
   }
+  // Unrolled by two, as the f32 tile (the loop's increment and branch
+  // per k pair).
+#pragma GCC unroll 2
   for (int64_t p = 0; p < kp; ++p) {
     const uint16_t* brow = b + p * ldb;
     __m512bh bv[4];

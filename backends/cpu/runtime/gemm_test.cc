@@ -14,6 +14,7 @@
 #include <tuple>
 #include <vector>
 
+#include "backends/cpu/runtime/kernel_support.h"
 #include "backends/cpu/runtime/thread_pool.h"
 #include "gtest/gtest.h"
 #include "spec/types/minifloat.h"
@@ -1213,10 +1214,10 @@ template <typename Body>
 void ForEachFastBf16Path(Body body) {
   for (bool amx : {false, true}) {
     if (amx && gemm::HostBf16AmxKernel() == nullptr) continue;
-    SetFastBf16AmxAllowed(amx);
+    SetBf16AmxAllowed(amx);
     body(amx);
   }
-  SetFastBf16AmxAllowed(true);
+  SetBf16AmxAllowed(true);
 }
 
 TEST(GemmTest, FastBf16MatchesLongDoubleReference) {
@@ -1277,7 +1278,7 @@ TEST(GemmTest, AmxBf16MatchesLongDoubleReferenceOnEdgeShapes) {
       {1, 1, 1},    {1, 17, 3},     {15, 16, 31},  {16, 33, 32},
       {17, 47, 33}, {31, 65, 63},   {33, 95, 65},  {32, 64, 1},
       {47, 1, 97},  {65, 130, 515}, {3, 200, 1201}};
-  SetFastBf16AmxAllowed(true);
+  SetBf16AmxAllowed(true);
   for (const auto& [m, n, k] : shapes) {
     for (int lay : {0, 1, 6}) {
       const Layout layout{(lay & 1) != 0, (lay & 2) == 0, (lay & 4) == 0};
@@ -1350,6 +1351,201 @@ TEST(GemmTest, FastBf16FlushesSubnormals) {
     EXPECT_TRUE(std::isinf(c[0]));
     EXPECT_EQ(c[n], 4.0f);
   });
+}
+
+// The conformant mode's guard for the bf16 dot-product instructions
+// (kernel_support::Bf16ProductsStayNormal), on statistics written by hand:
+// it holds exactly when both operands' smallest nonzero magnitudes are
+// normal and their exponents sum to -112 or more (the products' common
+// quantum 2^(Ea + Eb - 14) is then at least 2^-126).
+TEST(GemmTest, Bf16GuardNeedsNormalOperandsAndAQuantumAboveTheSubnormals) {
+  auto stats = [](float min_nz) {
+    kernel_support::Stats<float> st;
+    const uint32_t bits = std::bit_cast<uint32_t>(std::fabs(min_nz));
+    st.max_abs = std::bit_cast<uint32_t>(1.0f);
+    st.min_nz_minus1 = bits - 1;
+    return st;
+  };
+  using kernel_support::Bf16ProductsStayNormal;
+  EXPECT_TRUE(Bf16ProductsStayNormal(stats(0x1p-56f), stats(0x1p-56f)));
+  EXPECT_TRUE(Bf16ProductsStayNormal(stats(0x1.fep-57f), stats(0x1p-55f)));
+  EXPECT_FALSE(Bf16ProductsStayNormal(stats(0x1p-56f), stats(0x1.fep-57f)));
+  EXPECT_TRUE(Bf16ProductsStayNormal(stats(0x1p-126f), stats(0x1p14f)));
+  // A subnormal input, even with a normal product (2^-127 * 2^20).
+  EXPECT_FALSE(Bf16ProductsStayNormal(stats(0x1p-127f), stats(0x1p20f)));
+  EXPECT_FALSE(Bf16ProductsStayNormal(stats(0x1p20f), stats(0x1p-133f)));
+  // An operand without a nonzero entry: every product is 0.
+  EXPECT_TRUE(
+      Bf16ProductsStayNormal(kernel_support::Stats<float>(), stats(0x1p-133f)));
+}
+
+// Sets conformant_bf16_dp for the scope of one test and restores it.
+struct ConformantBf16DotProducts {
+  explicit ConformantBf16DotProducts(bool on) {
+    SetConformantBf16DotProductsAllowed(on);
+  }
+  ~ConformantBf16DotProducts() { SetConformantBf16DotProductsAllowed(true); }
+};
+
+// The conformant mode (fast = false) on normal data runs bf16 x bf16 on the
+// hardware dot products (vdpbf16ps, or tdpbf16ps where the host has AMX)
+// and meets the class-A bound against the long-double reference, on every
+// layout and edge shape; the results do not depend on the thread count.
+TEST(GemmTest, ConformantBf16RunsOnDotProductsWithinTheBound) {
+  if (gemm::HostBf16DotKernels() == nullptr) {
+    GTEST_SKIP() << "no AVX512_BF16 on this host: bf16 runs on the f32 kernel";
+  }
+  const FloatFormat& bf16 = FormatOf(PrimitiveType::kBF16);
+  ForEachFastBf16Path([&](bool amx) {
+    for (const auto& [m, n, k] : kShapes) {
+      for (int lay : {0, 1, 2, 5, 6}) {
+        const Layout layout{(lay & 1) != 0, (lay & 2) == 0, (lay & 4) == 0};
+        const int64_t batch = lay == 5 ? 3 : 1;
+        const DotDims d = MakeDims(PrimitiveType::kBF16, PrimitiveType::kBF16,
+                                   PrimitiveType::kF32, batch, m, n, k, layout);
+        const std::vector<float> af = RandomF32(batch * m * k, 41 + m);
+        const std::vector<float> bf = RandomF32(batch * k * n, 42 + n);
+        std::vector<uint16_t> a(af.size()), b(bf.size());
+        for (size_t i = 0; i < a.size(); ++i) a[i] = EncodeFloat(bf16, af[i]);
+        for (size_t i = 0; i < b.size(); ++i) b[i] = EncodeFloat(bf16, bf[i]);
+        std::vector<float> c1(batch * m * n, NAN), c2(batch * m * n, NAN);
+        ASSERT_TRUE(RunDot(d, a.data(), b.data(), c1.data(), nullptr,
+                           gemm::HostGemmKernels())
+                        .ok());
+        ASSERT_TRUE(LastDotUsedBf16DotProducts())
+            << "m=" << m << " n=" << n << " k=" << k;
+        EXPECT_FALSE(LastDotUsedFastPath());
+        EXPECT_FALSE(LastDotDiscardedBf16DotProducts());
+        EXPECT_EQ(LastDotUsedAmx(), amx);
+        ThreadPool two(2);
+        ASSERT_TRUE(RunDot(d, a.data(), b.data(), c2.data(), &two,
+                           gemm::HostGemmKernels())
+                        .ok());
+        const Ref r = Reference(d, a, b, FromBf16, FromBf16);
+        for (size_t i = 0; i < c1.size(); ++i) {
+          ASSERT_LE(std::fabs(c1[i] - r.y[i]),
+                    Bound(r.s[i], k, 0x1p-24, HalfUlpF32(r.y[i])))
+              << "m=" << m << " n=" << n << " k=" << k << " layout=" << lay
+              << " amx=" << amx << " element " << i;
+          ASSERT_EQ(std::bit_cast<uint32_t>(c1[i]),
+                    std::bit_cast<uint32_t>(c2[i]))
+              << "1 vs 2 threads, element " << i;
+        }
+      }
+    }
+  });
+}
+
+// The instructions round to nearest: 1 + 3 * 2^-25 (0.75 of an ulp above
+// 1) must give 1 + 2^-23 and 1 + 2^-25 must give 1, which truncation or
+// rounding up would not (a rounding that errs by more than half an ulp
+// could break the class-A bound, which only allows u per step).
+TEST(GemmTest, ConformantBf16DotProductsRoundToNearest) {
+  if (gemm::HostBf16DotKernels() == nullptr) {
+    GTEST_SKIP() << "no AVX512_BF16 on this host";
+  }
+  const FloatFormat& bf16 = FormatOf(PrimitiveType::kBF16);
+  ForEachFastBf16Path([&](bool amx) {
+    SCOPED_TRACE(amx ? "tdpbf16ps (AMX)" : "vdpbf16ps");
+    const int64_t m = 6, n = 64, k = 2;
+    const DotDims d = MakeDims(PrimitiveType::kBF16, PrimitiveType::kBF16,
+                               PrimitiveType::kF32, 1, m, n, k, Layout{});
+    struct Case {
+      float small_a, small_b, want;
+    };
+    for (const Case& cs : {Case{0x1.8p-12f, 0x1p-12f, 1.0f + 0x1p-23f},
+                           Case{0x1p-12f, 0x1p-13f, 1.0f}}) {
+      std::vector<uint16_t> a(m * k), b(k * n);
+      for (int64_t i = 0; i < m; ++i) {
+        // Row i: [1, small] or [small, 1], so both pair orders are seen.
+        a[i * k + (i % 2)] = EncodeFloat(bf16, 1.0f);
+        a[i * k + 1 - (i % 2)] = EncodeFloat(bf16, cs.small_a);
+      }
+      for (int64_t j = 0; j < n; ++j) {
+        b[j] = EncodeFloat(bf16, (j % 2) == 0 ? 1.0f : cs.small_b);
+        b[n + j] = EncodeFloat(bf16, (j % 2) == 0 ? cs.small_b : 1.0f);
+      }
+      std::vector<float> c(m * n, NAN);
+      ASSERT_TRUE(RunDot(d, a.data(), b.data(), c.data(), nullptr,
+                         gemm::HostGemmKernels())
+                      .ok());
+      ASSERT_TRUE(LastDotUsedBf16DotProducts());
+      for (int64_t i = 0; i < m; ++i) {
+        for (int64_t j = 0; j < n; ++j) {
+          // Rows and columns of the same parity meet 1 * 1 + small * small.
+          if ((i % 2) != (j % 2)) continue;
+          ASSERT_EQ(c[i * n + j], cs.want) << "i=" << i << " j=" << j;
+        }
+      }
+    }
+  });
+}
+
+// Operands that could meet a subnormal on the instructions: the
+// conformant run on them is discarded and the dot runs again on the f32
+// kernel, which gives the exact values. Each case's exact value is worked
+// out by hand; the first three are flushed to 0 by the instructions
+// (GemmTest.FastBf16FlushesSubnormals), the last is not but its exponents
+// are below the guard. The hand boundary case (Ea + Eb = -112) keeps the
+// instructions' result.
+TEST(GemmTest, ConformantBf16RedoesDotsThatCouldMeetSubnormals) {
+  if (gemm::HostBf16DotKernels() == nullptr) {
+    GTEST_SKIP() << "no AVX512_BF16 on this host";
+  }
+  const FloatFormat& bf16 = FormatOf(PrimitiveType::kBF16);
+  ForEachFastBf16Path([&](bool amx) {
+    SCOPED_TRACE(amx ? "tdpbf16ps (AMX)" : "vdpbf16ps");
+    const int64_t m = 6, n = 64, k = 2;
+    const DotDims d = MakeDims(PrimitiveType::kBF16, PrimitiveType::kBF16,
+                               PrimitiveType::kF32, 1, m, n, k, Layout{});
+    struct Case {
+      float a0, a1, b0, b1, exact;
+      bool redone;
+    };
+    // a0 b0 + a1 b1, every row of A the same, every column of B the same.
+    for (const Case& cs :
+         {// A product below f32's normal range: 2 * 2^-140.
+          Case{0x1p-70f, 0x1p-70f, 0x1p-70f, 0x1p-70f, 0x1p-139f, true},
+          // A subnormal input with a normal product: 2 * 2^-120.
+          Case{0x1p-130f, 0x1p-130f, 0x1p10f, 0x1p10f, 0x1p-119f, true},
+          // Normal products cancelling into the subnormals:
+          // (1 + 2^-7) 2^-120 - 2^-120 = 2^-127.
+          Case{0x1.02p-60f, -0x1p-60f, 0x1p-60f, 0x1p-60f, 0x1p-127f, true},
+          // Ea + Eb = -113: normal throughout, but below the guard.
+          Case{0x1p-56f, 0x1p-56f, 0x1p-57f, 0x1p-57f, 0x1p-112f, true},
+          // Ea + Eb = -112: kept.
+          Case{0x1p-56f, 0x1p-56f, 0x1p-56f, 0x1p-56f, 0x1p-111f, false}}) {
+      std::vector<uint16_t> a(m * k), b(k * n);
+      for (int64_t i = 0; i < m; ++i) {
+        a[i * k] = EncodeFloat(bf16, cs.a0);
+        a[i * k + 1] = EncodeFloat(bf16, cs.a1);
+      }
+      for (int64_t j = 0; j < n; ++j) {
+        b[j] = EncodeFloat(bf16, cs.b0);
+        b[n + j] = EncodeFloat(bf16, cs.b1);
+      }
+      std::vector<float> c(m * n, NAN);
+      ASSERT_TRUE(RunDot(d, a.data(), b.data(), c.data(), nullptr,
+                         gemm::HostGemmKernels())
+                      .ok());
+      EXPECT_EQ(LastDotDiscardedBf16DotProducts(), cs.redone) << cs.exact;
+      EXPECT_EQ(LastDotUsedBf16DotProducts(), !cs.redone) << cs.exact;
+      for (float v : c) ASSERT_EQ(v, cs.exact);
+    }
+  });
+  // With the instructions not allowed, nothing is run on them.
+  ConformantBf16DotProducts off(false);
+  const DotDims d = MakeDims(PrimitiveType::kBF16, PrimitiveType::kBF16,
+                             PrimitiveType::kF32, 1, 6, 64, 2, Layout{});
+  std::vector<uint16_t> a(12, EncodeFloat(bf16, 1.0f)),
+      b(128, EncodeFloat(bf16, 2.0f));
+  std::vector<float> c(6 * 64, NAN);
+  ASSERT_TRUE(
+      RunDot(d, a.data(), b.data(), c.data(), nullptr, gemm::HostGemmKernels())
+          .ok());
+  EXPECT_FALSE(LastDotUsedBf16DotProducts());
+  EXPECT_FALSE(LastDotDiscardedBf16DotProducts());
+  for (float v : c) ASSERT_EQ(v, 4.0f);
 }
 
 TEST(GemmTest, ZeroKGivesZeros) {

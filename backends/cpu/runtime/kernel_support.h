@@ -167,6 +167,43 @@ bool FastPathSafe(const Stats<T>& a, const Stats<T>& b, int64_t k) {
   return a.MinNonzero() * b.MinNonzero() >= min_t;
 }
 
+// Whether a bf16 x bf16 dot over operands with these statistics (bf16
+// values widened to f32 bits) never meets a subnormal on the hardware
+// dot-product instructions (vdpbf16ps, tdpbf16ps), which treat subnormal
+// inputs as zero and flush subnormal products, sums and results to zero
+// whatever MXCSR says. Then they are conformant without a declared
+// deviation: every product of two bf16 values is exact in f32, every
+// addition is rounded to nearest, and no flush can happen (below).
+//
+// Proof. A normal bf16 value is m 2^(E - 7) with an integer m in
+// [128, 255], E its exponent; so a product of two nonzero normal operands
+// is an integer multiple of q = 2^(Ea + Eb - 14), where Ea, Eb are the
+// smallest exponents among the nonzero entries of A and of B (the
+// exponent of the smallest nonzero |x|). Every exact sum of such products
+// is a multiple of q too, and so is its rounding to f32 (q is a power of
+// two: where the f32 spacing around a multiple s of q is at least q, the
+// candidates are multiples of the spacing, hence of q; where it is below
+// q, it divides q, so s is representable and rounds to itself). The f32
+// accumulator only
+// ever holds such roundings (K blocks are joined by f32 additions of
+// values of the same kind), so each partial sum, product and result is 0
+// or at least q in magnitude. With q >= 2^-126 (f32's and bf16's
+// smallest normal), i.e. Ea + Eb >= -112, nothing is ever subnormal, no
+// input is subnormal (Ea, Eb >= -126), and each rounding errs by at most
+// u |partial sum| with u = 2^-24: the class-A bound of numerics.md 7.3
+// (m = K - 1, products exact) holds for any association, and so for the
+// instructions' pair order. Overflow and non-finite operands are the
+// caller's (FastPathSafe's maximum test, or the wide fallback). An
+// operand without a nonzero entry makes every product 0.
+inline bool Bf16ProductsStayNormal(const Stats<float>& a,
+                                   const Stats<float>& b) {
+  if (!a.HasNonzero() || !b.HasNonzero()) return true;
+  const int ea = static_cast<int>((a.min_nz_minus1 + 1) >> 23);  // biased
+  const int eb = static_cast<int>((b.min_nz_minus1 + 1) >> 23);
+  if (ea == 0 || eb == 0) return false;  // a subnormal input
+  return (ea - 127) + (eb - 127) >= -112;
+}
+
 // The range guard's three outcomes for a float dot run as FMA chains.
 enum class RangeGuard {
   kFast,        // the fast path's result stands
