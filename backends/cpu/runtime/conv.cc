@@ -38,6 +38,7 @@ namespace {
 
 using conv::ConvKernels;
 using conv::kConvMr;
+using kernel_support::BalancedBlocks;
 using kernel_support::Bits;
 using kernel_support::CacheBytes;
 using kernel_support::CeilDiv;
@@ -176,7 +177,7 @@ absl::StatusOr<Problem> MakeProblem(const ConvDims& d, int threads) {
   if (threads > 1 && base < 2 * threads) {
     m_blocks = std::max(m_blocks, CeilDiv(2 * threads, base));
   }
-  m_blocks = std::clamp<int64_t>(m_blocks, 1, std::max<int64_t>(1, p.m / 48));
+  m_blocks = BalancedBlocks(m_blocks, base, threads, p.m / 48);
   p.m_chunk = RoundUp(CeilDiv(std::max<int64_t>(p.m, 1), m_blocks), kConvMr);
   p.m_blocks = std::max<int64_t>(1, CeilDiv(p.m, p.m_chunk));
   return p;

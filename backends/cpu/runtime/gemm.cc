@@ -36,6 +36,7 @@ namespace {
 
 using gemm::GemmKernels;
 using gemm::kGemmMr;
+using kernel_support::BalancedBlocks;
 using kernel_support::Bf16ProductsStayNormal;
 using kernel_support::Bits;
 using kernel_support::CacheBytes;
@@ -226,7 +227,7 @@ absl::StatusOr<Problem> MakeProblem(const DotDims& d, int threads) {
   if (threads > 1 && base < 2 * threads) {
     m_blocks = std::max(m_blocks, CeilDiv(2 * threads, base));
   }
-  m_blocks = std::clamp<int64_t>(m_blocks, 1, std::max<int64_t>(1, p.m / 48));
+  m_blocks = BalancedBlocks(m_blocks, base, threads, p.m / 48);
   p.m_chunk = RoundUp(CeilDiv(std::max<int64_t>(p.m, 1), m_blocks), kGemmMr);
   p.m_blocks = std::max<int64_t>(1, CeilDiv(p.m, p.m_chunk));
   // Skinny M over a row-major B of the accumulation type: the row-streaming

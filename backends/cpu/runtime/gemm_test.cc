@@ -1379,6 +1379,22 @@ TEST(GemmTest, Bf16GuardNeedsNormalOperandsAndAQuantumAboveTheSubnormals) {
       Bf16ProductsStayNormal(kernel_support::Stats<float>(), stats(0x1p-133f)));
 }
 
+// BalancedBlocks (kernel_support.h) by hand: the item count (base x
+// blocks) becomes a multiple of the thread count where the block limit
+// allows, else the count is kept.
+TEST(GemmTest, BalancedBlocksMakeTheItemsAMultipleOfTheThreads) {
+  using kernel_support::BalancedBlocks;
+  EXPECT_EQ(BalancedBlocks(5, 1, 2, 65), 6);  // 3136 rows of 768: 5 -> 6
+  EXPECT_EQ(BalancedBlocks(5, 1, 1, 65), 5);  // one thread: unchanged
+  EXPECT_EQ(BalancedBlocks(4, 1, 2, 65), 4);  // already even
+  EXPECT_EQ(BalancedBlocks(1, 5, 2, 10), 2);  // 5 x 2 = 10 items
+  EXPECT_EQ(BalancedBlocks(2, 3, 3, 10), 2);  // 6 items over 3 threads
+  EXPECT_EQ(BalancedBlocks(4, 1, 3, 65), 6);  // 4 -> 6 over 3 threads
+  EXPECT_EQ(BalancedBlocks(5, 1, 2, 5), 5);   // at the limit: kept
+  EXPECT_EQ(BalancedBlocks(9, 1, 2, 5), 5);   // clamped to the limit
+  EXPECT_EQ(BalancedBlocks(3, 1, 2, 0), 1);   // no room: one block
+}
+
 // Sets conformant_bf16_dp for the scope of one test and restores it.
 struct ConformantBf16DotProducts {
   explicit ConformantBf16DotProducts(bool on) {
