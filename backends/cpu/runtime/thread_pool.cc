@@ -1,12 +1,32 @@
 #include "backends/cpu/runtime/thread_pool.h"
 
 #include <algorithm>
+#include <chrono>
+#include <cstdlib>
 
 #include "backends/cpu/runtime/run_context.h"
 
 namespace hloref::cpu {
 
-ThreadPool::ThreadPool(int threads) {
+namespace {
+
+int SpinFromEnvironment() {
+  const char* v = std::getenv("HLOREF_CPU_SPIN_US");
+  if (v == nullptr || *v == 0) return ThreadPool::kDefaultSpinUs;
+  const long us = std::strtol(v, nullptr, 10);
+  return static_cast<int>(std::clamp<long>(us, 0, 100000));
+}
+
+inline void CpuRelax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#endif
+}
+
+}  // namespace
+
+ThreadPool::ThreadPool(int threads, int spin_us)
+    : spin_us_(spin_us < 0 ? SpinFromEnvironment() : spin_us) {
   for (int i = 1; i < threads; ++i)
     workers_.emplace_back([this] { WorkerLoop(); });
 }
@@ -14,10 +34,24 @@ ThreadPool::ThreadPool(int threads) {
 ThreadPool::~ThreadPool() {
   {
     std::lock_guard<std::mutex> lock(mu_);
-    stop_ = true;
+    stop_.store(true);
   }
   cv_.notify_all();
   for (std::thread& t : workers_) t.join();
+}
+
+template <typename Pred>
+bool ThreadPool::Spin(Pred done) const {
+  if (spin_us_ <= 0) return done();
+  const auto until =
+      std::chrono::steady_clock::now() + std::chrono::microseconds(spin_us_);
+  for (;;) {
+    for (int i = 0; i < 64; ++i) {
+      if (done()) return true;
+      CpuRelax();
+    }
+    if (std::chrono::steady_clock::now() >= until) return done();
+  }
 }
 
 void ThreadPool::ParallelFor(int64_t n,
@@ -38,9 +72,10 @@ void ThreadPool::ParallelFor(int64_t n,
     job_n_ = n;
     next_chunk_ = 0;
     chunks_ = chunks;
-    finished_ = 0;
-    ++generation_;
+    finished_.store(0);
+    generation_.fetch_add(1);
   }
+  // Cheap when every worker is still polling (no waiter: no system call).
   cv_.notify_all();
   // The calling thread works too.
   for (;;) {
@@ -52,21 +87,29 @@ void ThreadPool::ParallelFor(int64_t n,
     }
     run_chunk(c);
     std::lock_guard<std::mutex> lock(mu_);
-    ++finished_;
+    finished_.fetch_add(1);
   }
+  Spin([&] { return finished_.load(std::memory_order_acquire) == chunks; });
   std::unique_lock<std::mutex> lock(mu_);
-  done_cv_.wait(lock, [&] { return finished_ == chunks_; });
+  done_cv_.wait(lock, [&] { return finished_.load() == chunks_; });
   job_ = nullptr;
 }
 
 void ThreadPool::WorkerLoop() {
   uint64_t seen = 0;
   for (;;) {
+    // Poll first: a job posted within the spin time starts without a
+    // wake-up. The job itself is read under the lock below.
+    Spin([&] {
+      return stop_.load(std::memory_order_relaxed) ||
+             generation_.load(std::memory_order_acquire) != seen;
+    });
     std::unique_lock<std::mutex> lock(mu_);
-    cv_.wait(lock,
-             [&] { return stop_ || (job_ != nullptr && generation_ != seen); });
-    if (stop_) return;
-    seen = generation_;
+    cv_.wait(lock, [&] {
+      return stop_.load() || (job_ != nullptr && generation_.load() != seen);
+    });
+    if (stop_.load()) return;
+    seen = generation_.load();
     while (job_ != nullptr && next_chunk_ < chunks_) {
       int64_t c = next_chunk_++;
       const auto* fn = job_;
@@ -74,7 +117,7 @@ void ThreadPool::WorkerLoop() {
       lock.unlock();
       (*fn)(n * c / chunks, n * (c + 1) / chunks);
       lock.lock();
-      if (++finished_ == chunks_) done_cv_.notify_all();
+      if (finished_.fetch_add(1) + 1 == chunks_) done_cv_.notify_all();
     }
   }
 }

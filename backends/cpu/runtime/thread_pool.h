@@ -5,6 +5,7 @@
 #ifndef HLOREF_BACKENDS_CPU_RUNTIME_THREAD_POOL_H_
 #define HLOREF_BACKENDS_CPU_RUNTIME_THREAD_POOL_H_
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
@@ -16,8 +17,15 @@ namespace hloref::cpu {
 
 class ThreadPool {
  public:
-  // `threads` >= 1 (the calling thread counts as one of them).
-  explicit ThreadPool(int threads);
+  // `threads` >= 1 (the calling thread counts as one of them). Idle
+  // workers poll for the next job for `spin_us` microseconds before they
+  // block (and the caller polls for the end of a job as long before it
+  // blocks): waking a blocked thread costs tens of microseconds on a VM,
+  // which a model's short back-to-back parallel loops pay on every loop.
+  // A negative spin_us takes HLOREF_CPU_SPIN_US from the environment, else
+  // kDefaultSpinUs; 0 blocks at once.
+  static constexpr int kDefaultSpinUs = 200;
+  explicit ThreadPool(int threads, int spin_us = -1);
   ~ThreadPool();
   int threads() const { return static_cast<int>(workers_.size()) + 1; }
 
@@ -27,13 +35,19 @@ class ThreadPool {
 
  private:
   void WorkerLoop();
+  // Polls `done` for up to spin_us_; true when it held.
+  template <typename Pred>
+  bool Spin(Pred done) const;
   std::vector<std::thread> workers_;
   std::mutex mu_;
   std::condition_variable cv_, done_cv_;
   const std::function<void(int64_t, int64_t)>* job_ = nullptr;
-  int64_t job_n_ = 0, next_chunk_ = 0, chunks_ = 0, finished_ = 0;
-  uint64_t generation_ = 0;
-  bool stop_ = false;
+  int64_t job_n_ = 0, next_chunk_ = 0, chunks_ = 0;
+  // Written under mu_; also read without it while polling.
+  std::atomic<int64_t> finished_{0};
+  std::atomic<uint64_t> generation_{0};
+  std::atomic<bool> stop_{false};
+  int spin_us_ = 0;
 };
 
 }  // namespace hloref::cpu
