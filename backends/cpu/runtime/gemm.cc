@@ -219,13 +219,15 @@ absl::StatusOr<Problem> MakeProblem(const DotDims& d, int threads) {
   p.n_blocks = std::max<int64_t>(1, CeilDiv(p.n, nc_max));
   p.nc = RoundUp(CeilDiv(std::max<int64_t>(p.n, 1), p.n_blocks), nr);
   p.n_blocks = std::max<int64_t>(1, CeilDiv(p.n, p.nc));
-  // M chunks: at most 1536 rows (bounds the C scratch), and enough items
-  // for the threads (>= 2 per thread when M allows chunks of >= 48 rows,
-  // each chunk packing its own B blocks).
+  // M chunks: at most 1536 rows (bounds the C scratch), and at least one
+  // item per thread when M allows chunks of >= 48 rows. Each chunk packs
+  // its own B blocks, so more chunks than threads repack B for nothing:
+  // two per thread ran 256^3 at 192 GFLOP/s and bf16 256^3 at 290 on 2
+  // threads, one per thread 201 and 321 (docs/performance.md).
   int64_t m_blocks = CeilDiv(p.m, 1536);
   const int64_t base = p.batch * p.n_blocks;
-  if (threads > 1 && base < 2 * threads) {
-    m_blocks = std::max(m_blocks, CeilDiv(2 * threads, base));
+  if (threads > 1 && base < threads) {
+    m_blocks = std::max(m_blocks, CeilDiv(threads, base));
   }
   m_blocks = BalancedBlocks(m_blocks, base, threads, p.m / 48);
   p.m_chunk = RoundUp(CeilDiv(std::max<int64_t>(p.m, 1), m_blocks), kGemmMr);
