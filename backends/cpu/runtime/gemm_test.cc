@@ -1452,6 +1452,31 @@ TEST(GemmTest, ConformantBf16RunsOnDotProductsWithinTheBound) {
   });
 }
 
+// A 6 x 64 x 2 bf16 x bf16 -> f32 dot in the conformant mode, A row-major
+// [6][2] and B row-major [2][64] given by value(i, k) and value(k, j)
+// (encoded to bf16); returns C row-major.
+template <typename AOf, typename BOf>
+std::vector<float> ConformantBf16Dot6x64x2(AOf a_of, BOf b_of) {
+  const FloatFormat& bf16 = FormatOf(PrimitiveType::kBF16);
+  const int64_t m = 6, n = 64, k = 2;
+  const DotDims d = MakeDims(PrimitiveType::kBF16, PrimitiveType::kBF16,
+                             PrimitiveType::kF32, 1, m, n, k, Layout{});
+  std::vector<uint16_t> a(m * k), b(k * n);
+  for (int64_t i = 0; i < m; ++i) {
+    for (int64_t q = 0; q < k; ++q)
+      a[i * k + q] = EncodeFloat(bf16, a_of(i, q));
+  }
+  for (int64_t q = 0; q < k; ++q) {
+    for (int64_t j = 0; j < n; ++j)
+      b[q * n + j] = EncodeFloat(bf16, b_of(q, j));
+  }
+  std::vector<float> c(m * n, NAN);
+  EXPECT_TRUE(
+      RunDot(d, a.data(), b.data(), c.data(), nullptr, gemm::HostGemmKernels())
+          .ok());
+  return c;
+}
+
 // The instructions round to nearest: 1 + 3 * 2^-25 (0.75 of an ulp above
 // 1) must give 1 + 2^-23 and 1 + 2^-25 must give 1, which truncation or
 // rounding up would not (a rounding that errs by more than half an ulp
@@ -1460,37 +1485,24 @@ TEST(GemmTest, ConformantBf16DotProductsRoundToNearest) {
   if (gemm::HostBf16DotKernels() == nullptr) {
     GTEST_SKIP() << "no AVX512_BF16 on this host";
   }
-  const FloatFormat& bf16 = FormatOf(PrimitiveType::kBF16);
   ForEachFastBf16Path([&](bool amx) {
     SCOPED_TRACE(amx ? "tdpbf16ps (AMX)" : "vdpbf16ps");
-    const int64_t m = 6, n = 64, k = 2;
-    const DotDims d = MakeDims(PrimitiveType::kBF16, PrimitiveType::kBF16,
-                               PrimitiveType::kF32, 1, m, n, k, Layout{});
     struct Case {
       float small_a, small_b, want;
     };
     for (const Case& cs : {Case{0x1.8p-12f, 0x1p-12f, 1.0f + 0x1p-23f},
                            Case{0x1p-12f, 0x1p-13f, 1.0f}}) {
-      std::vector<uint16_t> a(m * k), b(k * n);
-      for (int64_t i = 0; i < m; ++i) {
-        // Row i: [1, small] or [small, 1], so both pair orders are seen.
-        a[i * k + (i % 2)] = EncodeFloat(bf16, 1.0f);
-        a[i * k + 1 - (i % 2)] = EncodeFloat(bf16, cs.small_a);
-      }
-      for (int64_t j = 0; j < n; ++j) {
-        b[j] = EncodeFloat(bf16, (j % 2) == 0 ? 1.0f : cs.small_b);
-        b[n + j] = EncodeFloat(bf16, (j % 2) == 0 ? cs.small_b : 1.0f);
-      }
-      std::vector<float> c(m * n, NAN);
-      ASSERT_TRUE(RunDot(d, a.data(), b.data(), c.data(), nullptr,
-                         gemm::HostGemmKernels())
-                      .ok());
+      // Row i of A: [1, small] or [small, 1], so both pair orders are seen;
+      // column j of B likewise.
+      const std::vector<float> c = ConformantBf16Dot6x64x2(
+          [&](int64_t i, int64_t q) { return q == i % 2 ? 1.0f : cs.small_a; },
+          [&](int64_t q, int64_t j) { return q == j % 2 ? 1.0f : cs.small_b; });
       ASSERT_TRUE(LastDotUsedBf16DotProducts());
-      for (int64_t i = 0; i < m; ++i) {
-        for (int64_t j = 0; j < n; ++j) {
+      for (int64_t i = 0; i < 6; ++i) {
+        for (int64_t j = 0; j < 64; ++j) {
           // Rows and columns of the same parity meet 1 * 1 + small * small.
           if ((i % 2) != (j % 2)) continue;
-          ASSERT_EQ(c[i * n + j], cs.want) << "i=" << i << " j=" << j;
+          ASSERT_EQ(c[i * 64 + j], cs.want) << "i=" << i << " j=" << j;
         }
       }
     }
@@ -1508,12 +1520,8 @@ TEST(GemmTest, ConformantBf16RedoesDotsThatCouldMeetSubnormals) {
   if (gemm::HostBf16DotKernels() == nullptr) {
     GTEST_SKIP() << "no AVX512_BF16 on this host";
   }
-  const FloatFormat& bf16 = FormatOf(PrimitiveType::kBF16);
   ForEachFastBf16Path([&](bool amx) {
     SCOPED_TRACE(amx ? "tdpbf16ps (AMX)" : "vdpbf16ps");
-    const int64_t m = 6, n = 64, k = 2;
-    const DotDims d = MakeDims(PrimitiveType::kBF16, PrimitiveType::kBF16,
-                               PrimitiveType::kF32, 1, m, n, k, Layout{});
     struct Case {
       float a0, a1, b0, b1, exact;
       bool redone;
@@ -1531,19 +1539,9 @@ TEST(GemmTest, ConformantBf16RedoesDotsThatCouldMeetSubnormals) {
           Case{0x1p-56f, 0x1p-56f, 0x1p-57f, 0x1p-57f, 0x1p-112f, true},
           // Ea + Eb = -112: kept.
           Case{0x1p-56f, 0x1p-56f, 0x1p-56f, 0x1p-56f, 0x1p-111f, false}}) {
-      std::vector<uint16_t> a(m * k), b(k * n);
-      for (int64_t i = 0; i < m; ++i) {
-        a[i * k] = EncodeFloat(bf16, cs.a0);
-        a[i * k + 1] = EncodeFloat(bf16, cs.a1);
-      }
-      for (int64_t j = 0; j < n; ++j) {
-        b[j] = EncodeFloat(bf16, cs.b0);
-        b[n + j] = EncodeFloat(bf16, cs.b1);
-      }
-      std::vector<float> c(m * n, NAN);
-      ASSERT_TRUE(RunDot(d, a.data(), b.data(), c.data(), nullptr,
-                         gemm::HostGemmKernels())
-                      .ok());
+      const std::vector<float> c = ConformantBf16Dot6x64x2(
+          [&](int64_t, int64_t q) { return q == 0 ? cs.a0 : cs.a1; },
+          [&](int64_t q, int64_t) { return q == 0 ? cs.b0 : cs.b1; });
       EXPECT_EQ(LastDotDiscardedBf16DotProducts(), cs.redone) << cs.exact;
       EXPECT_EQ(LastDotUsedBf16DotProducts(), !cs.redone) << cs.exact;
       for (float v : c) ASSERT_EQ(v, cs.exact);
@@ -1551,14 +1549,9 @@ TEST(GemmTest, ConformantBf16RedoesDotsThatCouldMeetSubnormals) {
   });
   // With the instructions not allowed, nothing is run on them.
   ConformantBf16DotProducts off(false);
-  const DotDims d = MakeDims(PrimitiveType::kBF16, PrimitiveType::kBF16,
-                             PrimitiveType::kF32, 1, 6, 64, 2, Layout{});
-  std::vector<uint16_t> a(12, EncodeFloat(bf16, 1.0f)),
-      b(128, EncodeFloat(bf16, 2.0f));
-  std::vector<float> c(6 * 64, NAN);
-  ASSERT_TRUE(
-      RunDot(d, a.data(), b.data(), c.data(), nullptr, gemm::HostGemmKernels())
-          .ok());
+  const std::vector<float> c =
+      ConformantBf16Dot6x64x2([](int64_t, int64_t) { return 1.0f; },
+                              [](int64_t, int64_t) { return 2.0f; });
   EXPECT_FALSE(LastDotUsedBf16DotProducts());
   EXPECT_FALSE(LastDotDiscardedBf16DotProducts());
   for (float v : c) ASSERT_EQ(v, 4.0f);
