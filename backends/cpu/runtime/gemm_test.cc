@@ -1220,38 +1220,57 @@ void ForEachFastBf16Path(Body body) {
   SetBf16AmxAllowed(true);
 }
 
-TEST(GemmTest, FastBf16MatchesLongDoubleReference) {
+// Both modes on the hardware dot products: the fast mode always, the
+// conformant mode (fast = false) because random data keeps every product
+// and sum normal, so its result is kept (LastDotUsedBf16DotProducts) and
+// never redone. Every layout; results bit-identical on 1 and 2 threads.
+TEST(GemmTest, Bf16DotProductsMatchLongDoubleReference) {
   const FloatFormat& bf16 = FormatOf(PrimitiveType::kBF16);
   if (gemm::HostBf16DotKernels() == nullptr) {
-    GTEST_SKIP() << "no AVX512_BF16 on this host";
+    GTEST_SKIP() << "no AVX512_BF16 on this host: bf16 runs on the f32 kernel";
   }
   ForEachFastBf16Path([&](bool amx) {
-    for (const auto& [m, n, k] : kShapes) {
-      for (int lay = 0; lay < 8; ++lay) {
-        const Layout layout{(lay & 1) != 0, (lay & 2) == 0, (lay & 4) == 0};
-        const int64_t batch = lay == 5 ? 3 : 1;
-        const DotDims d = MakeDims(PrimitiveType::kBF16, PrimitiveType::kBF16,
-                                   PrimitiveType::kF32, batch, m, n, k, layout);
-        const std::vector<float> af = RandomF32(batch * m * k, 31 + m);
-        const std::vector<float> bf = RandomF32(batch * k * n, 32 + n);
-        std::vector<uint16_t> a(af.size()), b(bf.size());
-        for (size_t i = 0; i < a.size(); ++i) a[i] = EncodeFloat(bf16, af[i]);
-        for (size_t i = 0; i < b.size(); ++i) b[i] = EncodeFloat(bf16, bf[i]);
-        std::vector<float> c(batch * m * n, NAN);
-        ThreadPool two(2);
-        ASSERT_TRUE(RunDot(d, a.data(), b.data(), c.data(),
-                           lay == 2 ? &two : nullptr, gemm::HostGemmKernels(),
-                           /*fast=*/true)
-                        .ok());
-        EXPECT_TRUE(LastDotUsedFastPath());
-        EXPECT_EQ(LastDotUsedAmx(), amx);
-        EXPECT_FALSE(LastDotUsedWideFallback());
-        const Ref r = Reference(d, a, b, FromBf16, FromBf16);
-        for (size_t i = 0; i < c.size(); ++i) {
-          ASSERT_LE(std::fabs(c[i] - r.y[i]),
-                    Bound(r.s[i], k, 0x1p-24, HalfUlpF32(r.y[i])))
-              << "m=" << m << " n=" << n << " k=" << k << " layout=" << lay
-              << " amx=" << amx << " element " << i;
+    for (bool fast : {true, false}) {
+      for (const auto& [m, n, k] : kShapes) {
+        for (int lay = 0; lay < 8; ++lay) {
+          const Layout layout{(lay & 1) != 0, (lay & 2) == 0, (lay & 4) == 0};
+          const int64_t batch = lay == 5 ? 3 : 1;
+          const DotDims d =
+              MakeDims(PrimitiveType::kBF16, PrimitiveType::kBF16,
+                       PrimitiveType::kF32, batch, m, n, k, layout);
+          const std::vector<float> af = RandomF32(batch * m * k, 31 + m);
+          const std::vector<float> bf = RandomF32(batch * k * n, 32 + n);
+          std::vector<uint16_t> a(af.size()), b(bf.size());
+          for (size_t i = 0; i < a.size(); ++i) {
+            a[i] = EncodeFloat(bf16, af[i]);
+          }
+          for (size_t i = 0; i < b.size(); ++i) {
+            b[i] = EncodeFloat(bf16, bf[i]);
+          }
+          std::vector<float> c1(batch * m * n, NAN), c2(batch * m * n, NAN);
+          ThreadPool two(2);
+          ASSERT_TRUE(RunDot(d, a.data(), b.data(), c1.data(), nullptr,
+                             gemm::HostGemmKernels(), fast)
+                          .ok());
+          ASSERT_TRUE(LastDotUsedBf16DotProducts())
+              << "m=" << m << " n=" << n << " k=" << k << " fast=" << fast;
+          EXPECT_EQ(LastDotUsedFastPath(), fast);
+          EXPECT_FALSE(LastDotDiscardedBf16DotProducts());
+          EXPECT_EQ(LastDotUsedAmx(), amx);
+          EXPECT_FALSE(LastDotUsedWideFallback());
+          ASSERT_TRUE(RunDot(d, a.data(), b.data(), c2.data(), &two,
+                             gemm::HostGemmKernels(), fast)
+                          .ok());
+          const Ref r = Reference(d, a, b, FromBf16, FromBf16);
+          for (size_t i = 0; i < c1.size(); ++i) {
+            ASSERT_LE(std::fabs(c1[i] - r.y[i]),
+                      Bound(r.s[i], k, 0x1p-24, HalfUlpF32(r.y[i])))
+                << "m=" << m << " n=" << n << " k=" << k << " layout=" << lay
+                << " amx=" << amx << " fast=" << fast << " element " << i;
+            ASSERT_EQ(std::bit_cast<uint32_t>(c1[i]),
+                      std::bit_cast<uint32_t>(c2[i]))
+                << "1 vs 2 threads, element " << i;
+          }
         }
       }
     }
@@ -1402,55 +1421,6 @@ struct ConformantBf16DotProducts {
   }
   ~ConformantBf16DotProducts() { SetConformantBf16DotProductsAllowed(true); }
 };
-
-// The conformant mode (fast = false) on normal data runs bf16 x bf16 on the
-// hardware dot products (vdpbf16ps, or tdpbf16ps where the host has AMX)
-// and meets the class-A bound against the long-double reference, on every
-// layout and edge shape; the results do not depend on the thread count.
-TEST(GemmTest, ConformantBf16RunsOnDotProductsWithinTheBound) {
-  if (gemm::HostBf16DotKernels() == nullptr) {
-    GTEST_SKIP() << "no AVX512_BF16 on this host: bf16 runs on the f32 kernel";
-  }
-  const FloatFormat& bf16 = FormatOf(PrimitiveType::kBF16);
-  ForEachFastBf16Path([&](bool amx) {
-    for (const auto& [m, n, k] : kShapes) {
-      for (int lay : {0, 1, 2, 5, 6}) {
-        const Layout layout{(lay & 1) != 0, (lay & 2) == 0, (lay & 4) == 0};
-        const int64_t batch = lay == 5 ? 3 : 1;
-        const DotDims d = MakeDims(PrimitiveType::kBF16, PrimitiveType::kBF16,
-                                   PrimitiveType::kF32, batch, m, n, k, layout);
-        const std::vector<float> af = RandomF32(batch * m * k, 41 + m);
-        const std::vector<float> bf = RandomF32(batch * k * n, 42 + n);
-        std::vector<uint16_t> a(af.size()), b(bf.size());
-        for (size_t i = 0; i < a.size(); ++i) a[i] = EncodeFloat(bf16, af[i]);
-        for (size_t i = 0; i < b.size(); ++i) b[i] = EncodeFloat(bf16, bf[i]);
-        std::vector<float> c1(batch * m * n, NAN), c2(batch * m * n, NAN);
-        ASSERT_TRUE(RunDot(d, a.data(), b.data(), c1.data(), nullptr,
-                           gemm::HostGemmKernels())
-                        .ok());
-        ASSERT_TRUE(LastDotUsedBf16DotProducts())
-            << "m=" << m << " n=" << n << " k=" << k;
-        EXPECT_FALSE(LastDotUsedFastPath());
-        EXPECT_FALSE(LastDotDiscardedBf16DotProducts());
-        EXPECT_EQ(LastDotUsedAmx(), amx);
-        ThreadPool two(2);
-        ASSERT_TRUE(RunDot(d, a.data(), b.data(), c2.data(), &two,
-                           gemm::HostGemmKernels())
-                        .ok());
-        const Ref r = Reference(d, a, b, FromBf16, FromBf16);
-        for (size_t i = 0; i < c1.size(); ++i) {
-          ASSERT_LE(std::fabs(c1[i] - r.y[i]),
-                    Bound(r.s[i], k, 0x1p-24, HalfUlpF32(r.y[i])))
-              << "m=" << m << " n=" << n << " k=" << k << " layout=" << lay
-              << " amx=" << amx << " element " << i;
-          ASSERT_EQ(std::bit_cast<uint32_t>(c1[i]),
-                    std::bit_cast<uint32_t>(c2[i]))
-              << "1 vs 2 threads, element " << i;
-        }
-      }
-    }
-  });
-}
 
 // A 6 x 64 x 2 bf16 x bf16 -> f32 dot in the conformant mode, A row-major
 // [6][2] and B row-major [2][64] given by value(i, k) and value(k, j)
