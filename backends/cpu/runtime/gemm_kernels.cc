@@ -1109,9 +1109,12 @@ HLOREF_AVX512 void Avx512GemvRows(int64_t kc, const typename X::T* a,
                                   int64_t ldc, bool accumulate,
                                   typename X::U* max_abs,
                                   typename X::U* min_nz_m1) {
-  // More rows of B per C round trip as M grows (C traffic per FMA falls);
-  // every row of B is a sequential stream.
-  constexpr int kKk = kMr <= 8 ? 4 : 8;
+  // Eight rows of B per C round trip for every M (C traffic per FMA falls
+  // with more rows; every row of B is a sequential stream). Four rows for
+  // M <= 8 (before 2026-11-29) read 1 x 4096 x 4096 at 84-89 % of the
+  // sum bandwidth and 8 x 4096 x 4096 at 58 %; eight rows at 100-110 %
+  // and 70-72 % (Zen 4, docs/performance.md); sixteen at 47 % and 29 %.
+  constexpr int kKk = 8;
   __m512i mx = X::Init(*max_abs), mn = X::Init(*min_nz_m1);
   int64_t k = 0;
   for (; k + kKk <= kc; k += kKk) {
