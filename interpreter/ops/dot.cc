@@ -42,12 +42,14 @@ bool DotRhsCodesDisabledForTesting() {
   return dot_rhs_codes_disabled.load(std::memory_order_relaxed);
 }
 
-std::atomic<int64_t> stream_plain{0}, stream_two_sum{0}, stream_exact{0};
+std::atomic<int64_t> stream_plain{0}, stream_two_sum{0}, stream_exact{0},
+    stream_enclosed{0};
 
 DotStreamCounts GetDotStreamCounts() {
   return {stream_plain.load(std::memory_order_relaxed),
           stream_two_sum.load(std::memory_order_relaxed),
-          stream_exact.load(std::memory_order_relaxed)};
+          stream_exact.load(std::memory_order_relaxed),
+          stream_enclosed.load(std::memory_order_relaxed)};
 }
 
 void SetDotFastPathDisabledForTesting(bool disabled) {
@@ -531,7 +533,10 @@ using AlignedDoubles = std::vector<double, CacheAligned<double>>;
 // batch b's row-major rhs codes, row i's outputs into r[i * n, + cols):
 // the plain sums streamed over the rhs rows (StreamSums* for one row,
 // StreamSumsRows* for several, sharing each rhs row's conversion),
-// verified; the columns a row leaves undecided gathered (packer) four at a
+// verified (on AVX-512 instead: each output enclosed by a chain rounded
+// down and one rounded up, StreamEnclosureAvx512*, and decided by
+// DecideEnclosure, ties and other exact sums included); the columns a row
+// leaves undecided gathered (packer) four at a
 // time for the two-sum with that row (TwoSum4Segment, VerifiedRound),
 // then ExactSum. Every output is the correctly rounded exact sum whichever
 // step decides it. The vectors are the worker's scratch.
@@ -550,6 +555,7 @@ void StreamBlock(const RhsCodes& codes, const PackPlan& rplan,
   abss.resize(sums.size());
   const int64_t start = rplan.batch[b] + j0;
   const int64_t* rows = rplan.contracting.data();
+  bool enclosed = false;
   if (transposed) {
     offsets.resize(static_cast<size_t>(cols));
     for (int64_t j = 0; j < cols; ++j) {
@@ -567,6 +573,18 @@ void StreamBlock(const RhsCodes& codes, const PackPlan& rplan,
                       abss.data() + i * cols);
       }
     }
+  } else if ((enclosed =
+                  codes.bytes == 2
+                      ? StreamEnclosureAvx512Bf16(
+                            x, m, k,
+                            reinterpret_cast<const uint16_t*>(codes.data) +
+                                start,
+                            rows, cols, sums.data(), abss.data())
+                      : StreamEnclosureAvx512F32(
+                            x, m, k,
+                            reinterpret_cast<const float*>(codes.data) + start,
+                            rows, cols, sums.data(), abss.data()))) {
+    // sums / abss hold each output's enclosure [lo, hi].
   } else if (m == 1 && codes.bytes == 2) {
     StreamSumsBf16(x, reinterpret_cast<const uint16_t*>(codes.data) + start,
                    rows, k, cols, sums.data(), abss.data());
@@ -595,7 +613,8 @@ void StreamBlock(const RhsCodes& codes, const PackPlan& rplan,
     const double* ai = abss.data() + i * cols;
     undecided.clear();
     for (int64_t j = 0; j < cols; ++j) {
-      ri[j] = VerifiedRound(si[j], 0.0, ai[j], leaves, rounding);
+      ri[j] = enclosed ? DecideEnclosure(si[j], ai[j], rounding)
+                       : VerifiedRound(si[j], 0.0, ai[j], leaves, rounding);
       if (std::isnan(ri[j])) undecided.push_back(j);
     }
     plain += cols - static_cast<int64_t>(undecided.size());
@@ -635,6 +654,7 @@ void StreamBlock(const RhsCodes& codes, const PackPlan& rplan,
   stream_plain.fetch_add(plain, std::memory_order_relaxed);
   stream_two_sum.fetch_add(two_sum, std::memory_order_relaxed);
   stream_exact.fetch_add(exact, std::memory_order_relaxed);
+  if (enclosed) stream_enclosed.fetch_add(plain, std::memory_order_relaxed);
 }
 
 // Real result: out[b][i][j] = RN(sum_k L[b][i][k] * R[b][j][k]).

@@ -100,10 +100,12 @@ bool DotRhsCodesDisabledForTesting();
 
 // Outputs of vector-matrix products streamed over a row-major rhs
 // (dot.cc, StreamBlock) since the process started, by the step that
-// decided them: the plain sums, the two-sum, ExactSum. For tests that must
-// know the path and its fallbacks were taken.
+// decided them: the plain sums (their a priori bound, or on AVX-512 the
+// directed-rounding enclosure: `enclosed` counts those of them), the
+// two-sum, ExactSum. For tests that must know the path and its fallbacks
+// were taken.
 struct DotStreamCounts {
-  int64_t plain = 0, two_sum = 0, exact = 0;
+  int64_t plain = 0, two_sum = 0, exact = 0, enclosed = 0;
 };
 DotStreamCounts GetDotStreamCounts();
 

@@ -861,12 +861,15 @@ namespace {
 // products large enough to be split (m x 1024 by 1024 x 4099, m = 1 and
 // 3: 4.2 M and 12.6 M terms, an odd column count): the same bits at 1, 2
 // and 3 threads and with the fast path off (the exact accumulator alone),
-// for bf16 and f32 weights and bf16 / f32 results. Weights are small
-// integers now and then, so that some sums are ties the plain sums leave
-// to the two-sum.
+// for bf16 and f32 weights and bf16 / f32 results, with the AVX-512
+// directed-rounding enclosure (where the host has it) and with the AVX2
+// loops' a priori bound. Weights are small integers now and then, so that
+// some sums are ties: the bound leaves them to the two-sum, the enclosure
+// (exact sums are points) decides every output of the row-major rhs.
 TEST(DotFastPath, StreamedSkinnyDotsSameBitsForAnyThreadCount) {
   testing_acc::Lcg rng(7);
-  int64_t two_sums = 0;
+  int64_t two_sums = 0, bound_undecided = 0, enclosure_undecided = 0,
+          enclosed = 0;
   for (int64_t m : {1, 3}) {
     for (bool transposed : {false, true}) {
       for (const char* wt : {"bf16", "f32"}) {
@@ -904,27 +907,48 @@ TEST(DotFastPath, StreamedSkinnyDotsSameBitsForAnyThreadCount) {
           SetDotFastPathDisabledForTesting(true);
           const Literal exact = RunHlo(text, args);
           SetDotFastPathDisabledForTesting(false);
-          const DotStreamCounts before = GetDotStreamCounts();
-          for (int threads : {1, 2, 3}) {
-            EvaluatorOptions options;
-            options.threads = threads;
-            const Literal got = RunHlo(text, args, options);
-            EXPECT_TRUE(got.BitwiseEquals(exact))
-                << "m " << m << (transposed ? " [n][k] " : " [k][n] ") << wt
-                << " -> " << ot << " at " << threads << " threads";
+          // With the AVX-512 enclosure (where the host has it) and with
+          // the AVX2 loops' a priori bound.
+          for (bool enclosure : {true, false}) {
+            if (enclosure && !StreamEnclosureAvx512Available()) continue;
+            SetStreamEnclosureAvx512DisabledForTesting(!enclosure);
+            const DotStreamCounts before = GetDotStreamCounts();
+            for (int threads : {1, 2, 3}) {
+              EvaluatorOptions options;
+              options.threads = threads;
+              const Literal got = RunHlo(text, args, options);
+              EXPECT_TRUE(got.BitwiseEquals(exact))
+                  << "m " << m << (transposed ? " [n][k] " : " [k][n] ") << wt
+                  << " -> " << ot << " at " << threads << " threads"
+                  << (enclosure ? ", enclosure" : "");
+            }
+            SetStreamEnclosureAvx512DisabledForTesting(false);
+            const DotStreamCounts after = GetDotStreamCounts();
+            EXPECT_EQ(after.plain + after.two_sum + after.exact -
+                          (before.plain + before.two_sum + before.exact),
+                      3 * m * 4099)
+                << "m " << m << " " << wt << " -> " << ot;
+            const int64_t ties = after.two_sum - before.two_sum;
+            two_sums += ties;
+            if (!transposed) {
+              (enclosure ? enclosure_undecided : bound_undecided) +=
+                  ties + after.exact - before.exact;
+              enclosed += after.enclosed - before.enclosed;
+            }
           }
-          const DotStreamCounts after = GetDotStreamCounts();
-          EXPECT_EQ(after.plain + after.two_sum + after.exact -
-                        (before.plain + before.two_sum + before.exact),
-                    3 * m * 4099)
-              << "m " << m << " " << wt << " -> " << ot;
-          two_sums += after.two_sum - before.two_sum;
         }
       }
     }
   }
   // The ties of the bf16 results reached the two-sum.
   EXPECT_GT(two_sums, 0);
+  // Over the row-major rhs the a priori bound left ties undecided; the
+  // enclosure decided them (exact sums are points).
+  EXPECT_GT(bound_undecided, 100);
+  if (StreamEnclosureAvx512Available()) {
+    EXPECT_EQ(enclosure_undecided, 0);
+    EXPECT_EQ(enclosed, 3 * 4 * (1 + 3) * 4099);
+  }
 }
 
 // Sum4Segment's plain sums with VerifiedRoundPlain's a priori bound

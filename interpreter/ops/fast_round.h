@@ -355,6 +355,58 @@ void StreamSumsRowsF32(const double* x, int64_t m, int64_t k, const float* w,
                        const int64_t* rows, int64_t cols, double* s, double* a,
                        double* wd);
 
+// StreamSums* and StreamSumsRows* (s and a for m lhs rows at once, row i
+// at i * cols) on AVX-512 with FMA (stream_sums_avx512.cc): the same s
+// bits (one chain per output in c order from -0), and for a an upper bound
+// of sum |x w| at most 1 + k 2^-23 times its value, zero exactly when every
+// product is, so VerifiedRound(s, 0, a, StreamSumsLeaves(k)) decides as
+// with the AVX2 loops. Returns false, writing nothing, where it does not
+// apply (no AVX-512 or FMA on the host, fewer than 32 columns, k above
+// 2^20, a non-finite x, nonzero |x| spanning more than 2^64, or switched
+// off for testing); the caller then takes StreamSums* / StreamSumsRows*.
+bool StreamSumsAvx512Bf16(const double* x, int64_t m, int64_t k,
+                          const uint16_t* w, const int64_t* rows, int64_t cols,
+                          double* s, double* a);
+bool StreamSumsAvx512F32(const double* x, int64_t m, int64_t k, const float* w,
+                         const int64_t* rows, int64_t cols, double* s,
+                         double* a);
+bool StreamSumsAvx512Available();
+void SetStreamSumsAvx512DisabledForTesting(bool disabled);
+
+// Rigorous enclosures lo <= S <= hi of the vector-matrix products that
+// StreamSums* / StreamSumsRows* sum (m lhs rows, row i's outputs at
+// i * cols), on AVX-512: one chain per output rounded down and one up
+// (stream_sums_avx512.cc, which argues the bounds and the sign of an exact
+// zero). The products must be exact in double. DecideEnclosure then gives
+// the correctly rounded S or NaN. Returns false, writing nothing, when the
+// host has no AVX-512 (F, BW, DQ, VL) or tests switched it off; the caller
+// then takes StreamSums* / StreamSumsRows*.
+bool StreamEnclosureAvx512Bf16(const double* x, int64_t m, int64_t k,
+                               const uint16_t* w, const int64_t* rows,
+                               int64_t cols, double* lo, double* hi);
+bool StreamEnclosureAvx512F32(const double* x, int64_t m, int64_t k,
+                              const float* w, const int64_t* rows, int64_t cols,
+                              double* lo, double* hi);
+bool StreamEnclosureAvx512Available();
+void SetStreamEnclosureAvx512DisabledForTesting(bool disabled);
+
+// The correctly rounded value of a real S known only to lie in [lo, hi]
+// (doubles), or NaN when the enclosure cannot decide it: RN is monotone,
+// so when lo and hi round to the same non-zero finite value r, so does S.
+// lo == hi is S itself, rounded once (ties included); an exact zero is
+// returned as hi (its sign, see StreamEnclosureAvx512*). Zero and overflow
+// results, and non-finite ends, are left to the caller, as VerifiedRound
+// leaves them.
+inline double DecideEnclosure(double lo, double hi, const FastRounding& f) {
+  constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+  if (!std::isfinite(lo) || !std::isfinite(hi) || !(lo <= hi)) return kNaN;
+  if (lo == hi && hi == 0) return hi;
+  const double r = RoundToFormat(lo, f);
+  if (r == 0 || !(std::fabs(r) <= f.max_finite)) return kNaN;
+  if (lo != hi && RoundToFormat(hi, f) != r) return kNaN;
+  return r;
+}
+
 // Writes lanes [0, n) of a chain state to s[], c[], a[].
 inline void TwoSum4Store(const TwoSum4& st, int64_t n, double* s, double* c,
                          double* a) {

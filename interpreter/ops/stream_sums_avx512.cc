@@ -1,0 +1,249 @@
+// Enclosures of vector-matrix products over a row-major rhs on AVX-512
+// (StreamEnclosureAvx512*, fast_round.h; issue 16).
+//
+// Every output is summed twice over its terms in c order, once rounding
+// each step down and once up (the instructions' own rounding control,
+// {rd-sae} / {ru-sae}: the MXCSR stays as it is). The products are exact
+// in double (the callers' kExactInDouble), so fma(x, w, s) rounds the
+// exact s + x w once, and rounding is monotone: by induction every
+// partial sum of the downward chain is at most the exact one and every
+// partial sum of the upward chain at least. So lo <= S <= hi, with no a
+// priori bound to argue and no sum of magnitudes to keep, and when the
+// chain never rounds (sums of short products often do not) lo == hi == S:
+// DecideEnclosure then rounds S itself, ties included, which no interval
+// test around an inexact estimate could do (with the AVX2 loops' bound,
+// bf16 1 x 2048 by 2048 x 16384 left 1.2 % of the outputs, all exact
+// sums on or next to a tie, to a gather of their column and the two-sum:
+// 30 % of the run).
+//
+// Cost per term: one conversion to double and two FMAs, 32 columns per
+// group (one 64-byte load of bf16 codes, two of f32), four rhs rows per
+// chunk converted once for every lhs row; the chains of a block of
+// columns stay in L1 over all k rows.
+//
+// Zero: an exact zero sum gives lo == hi == 0; the upward chain's zero
+// has the sign the round-to-nearest chain (and ExactSum) gives: x + (-x)
+// is +0 in every rounding mode but toward -inf, and -0 + -0 is -0, so it
+// is -0 exactly when every term is -0 (the chain starts at -0).
+//
+// GCC 12 reports its own AVX-512 intrinsics' undefined-vector idiom
+// (_mm512_undefined_*) as maybe-uninitialized at their header lines.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+#include <immintrin.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+
+#include "interpreter/ops/fast_round.h"
+
+namespace hloref {
+namespace {
+
+#define HLOREF_AVX512 \
+  __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl")))
+
+constexpr int64_t kGroup = 32;  // columns per group: 4 x 8 doubles
+// Bytes of chains (lo and hi: 16 per column and lhs row) per block of
+// columns, of L1's 32 KiB or more.
+constexpr int64_t kL1ChainBytes = 20 * 1024;
+// The narrowest block (m = 16): rows read in pieces of 64 columns or more.
+constexpr int64_t kMinBlock = 64;
+constexpr int kDown = _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC;
+constexpr int kUp = _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC;
+
+bool HasAvx512() {
+  static const bool has =
+      __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+      __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl");
+  return has;
+}
+
+std::atomic<bool> disabled_for_testing{false};
+
+// The column (within its group) of position p of a group's chains, as
+// LoadGroup converts them: bf16 codes are widened by interleaving zero
+// words within each 128-bit lane, so position and column differ there;
+// f32 keeps the columns in order.
+int Column(bool bf16, int p) {
+  if (!bf16) return p;
+  static constexpr int kBase[4] = {0, 16, 4, 20};
+  const int q = p % 8;
+  return kBase[p / 8] + (q < 4 ? q : q + 4);
+}
+
+// Columns [j, j + 32) of one rhs row from p (only the first `valid`
+// read; the others are zero) as doubles, exactly, in the positions above.
+template <bool kBf16, typename T>
+HLOREF_AVX512 __attribute__((always_inline)) inline void LoadGroup(
+    const T* p, int64_t valid, __m512d (&d)[4]) {
+  __m512 lo, hi;
+  if constexpr (kBf16) {
+    const __mmask32 mask =
+        valid >= kGroup ? ~__mmask32{0} : (__mmask32{1} << valid) - 1;
+    const __m512i v = _mm512_maskz_loadu_epi16(mask, p);
+    const __m512i zero = _mm512_setzero_si512();
+    lo = _mm512_castsi512_ps(_mm512_unpacklo_epi16(zero, v));
+    hi = _mm512_castsi512_ps(_mm512_unpackhi_epi16(zero, v));
+  } else {
+    const int64_t v0 = std::min<int64_t>(valid, 16);
+    const int64_t v1 = std::max<int64_t>(valid - 16, 0);
+    lo = _mm512_maskz_loadu_ps(
+        static_cast<__mmask16>(v0 >= 16 ? 0xffff : (1u << v0) - 1), p);
+    hi = _mm512_maskz_loadu_ps(
+        static_cast<__mmask16>(v1 >= 16 ? 0xffff : (1u << v1) - 1), p + 16);
+  }
+  d[0] = _mm512_cvtps_pd(_mm512_castps512_ps256(lo));
+  d[1] = _mm512_cvtps_pd(_mm512_extractf32x8_ps(lo, 1));
+  d[2] = _mm512_cvtps_pd(_mm512_castps512_ps256(hi));
+  d[3] = _mm512_cvtps_pd(_mm512_extractf32x8_ps(hi, 1));
+}
+
+// Rows [c, c + R) of the rhs into every lhs row's two chains, for the
+// groups of columns from j0 to j1 (cols: the rhs block's width; the last
+// group may be partial). down / up: the chains, row i's group g at
+// i * cg + g * 32 (cg: the groups' columns).
+template <bool kBf16, int R, typename T>
+HLOREF_AVX512 void Chunk(const double* x, int64_t m, int64_t k, const T* w,
+                         const int64_t* rows, int64_t c, int64_t j0, int64_t j1,
+                         int64_t cols, int64_t cg, bool prefetch, double* down,
+                         double* up) {
+  constexpr int64_t kAhead = 16;  // rows prefetched ahead
+  for (int64_t j = j0; j < j1; j += kGroup) {
+    __m512d d[R][4];
+#pragma GCC unroll 4
+    for (int t = 0; t < R; ++t) {
+      if (prefetch && c + t + kAhead < k) {
+        const char* q =
+            reinterpret_cast<const char*>(w + rows[c + t + kAhead] + j);
+        _mm_prefetch(q, _MM_HINT_T0);
+        if constexpr (sizeof(T) == 4) _mm_prefetch(q + 64, _MM_HINT_T0);
+      }
+      LoadGroup<kBf16>(w + rows[c + t] + j, cols - j, d[t]);
+    }
+    for (int64_t i = 0; i < m; ++i) {
+      double* dp = down + i * cg + j;
+      double* up_p = up + i * cg + j;
+      __m512d l0 = _mm512_load_pd(dp), l1 = _mm512_load_pd(dp + 8);
+      __m512d l2 = _mm512_load_pd(dp + 16), l3 = _mm512_load_pd(dp + 24);
+      __m512d h0 = _mm512_load_pd(up_p), h1 = _mm512_load_pd(up_p + 8);
+      __m512d h2 = _mm512_load_pd(up_p + 16), h3 = _mm512_load_pd(up_p + 24);
+      const double* xi = x + i * k + c;
+#pragma GCC unroll 4
+      for (int t = 0; t < R; ++t) {
+        const __m512d xv = _mm512_set1_pd(xi[t]);
+        l0 = _mm512_fmadd_round_pd(xv, d[t][0], l0, kDown);
+        l1 = _mm512_fmadd_round_pd(xv, d[t][1], l1, kDown);
+        l2 = _mm512_fmadd_round_pd(xv, d[t][2], l2, kDown);
+        l3 = _mm512_fmadd_round_pd(xv, d[t][3], l3, kDown);
+        h0 = _mm512_fmadd_round_pd(xv, d[t][0], h0, kUp);
+        h1 = _mm512_fmadd_round_pd(xv, d[t][1], h1, kUp);
+        h2 = _mm512_fmadd_round_pd(xv, d[t][2], h2, kUp);
+        h3 = _mm512_fmadd_round_pd(xv, d[t][3], h3, kUp);
+      }
+      _mm512_store_pd(dp, l0);
+      _mm512_store_pd(dp + 8, l1);
+      _mm512_store_pd(dp + 16, l2);
+      _mm512_store_pd(dp + 24, l3);
+      _mm512_store_pd(up_p, h0);
+      _mm512_store_pd(up_p + 8, h1);
+      _mm512_store_pd(up_p + 16, h2);
+      _mm512_store_pd(up_p + 24, h3);
+    }
+  }
+}
+
+// 64-byte aligned scratch that grows and is kept per thread.
+struct Scratch {
+  double* data = nullptr;
+  size_t size = 0;
+  ~Scratch() { std::free(data); }
+  double* Get(size_t n) {
+    if (n > size) {
+      std::free(data);
+      const size_t bytes = (n * sizeof(double) + 63) / 64 * 64;
+      data = static_cast<double*>(std::aligned_alloc(64, bytes));
+      if (data == nullptr) std::abort();
+      size = n;
+    }
+    return data;
+  }
+};
+
+template <bool kBf16, typename T>
+bool EnclosureImpl(const double* x, int64_t m, int64_t k, const T* w,
+                   const int64_t* rows, int64_t cols, double* lo, double* hi) {
+  if (disabled_for_testing.load(std::memory_order_relaxed) || !HasAvx512() ||
+      m < 1 || k < 1 || cols < 1) {
+    return false;
+  }
+  const int64_t cg = (cols + kGroup - 1) / kGroup * kGroup;
+  thread_local Scratch store;
+  double* down = store.Get(static_cast<size_t>(2 * m * cg));
+  double* up = down + m * cg;
+  std::fill(down, down + 2 * m * cg, kTwoSumStart);
+  // Blocks of columns whose chains stay in L1 over all k rows; every rhs
+  // row is then read in pieces of a block's width, which the loop
+  // prefetches kAhead rows ahead (the hardware prefetchers do not follow
+  // short pieces).
+  const int64_t block = std::min<int64_t>(
+      cg,
+      std::max<int64_t>(kMinBlock, kL1ChainBytes / (16 * m)) / kGroup * kGroup);
+  const bool prefetch =
+      block < cg || cols * static_cast<int64_t>(sizeof(T)) <= 4096;
+  for (int64_t j0 = 0; j0 < cg; j0 += block) {
+    const int64_t j1 = std::min(cg, j0 + block);
+    int64_t c = 0;
+    for (; c + 4 <= k; c += 4) {
+      Chunk<kBf16, 4>(x, m, k, w, rows, c, j0, j1, cols, cg, prefetch, down,
+                      up);
+    }
+    for (; c < k; ++c) {
+      Chunk<kBf16, 1>(x, m, k, w, rows, c, j0, j1, cols, cg, prefetch, down,
+                      up);
+    }
+  }
+  int column[kGroup];
+  for (int p = 0; p < kGroup; ++p) column[p] = Column(kBf16, p);
+  for (int64_t i = 0; i < m; ++i) {
+    for (int64_t j0 = 0; j0 < cg; j0 += kGroup) {
+      const double* dg = down + i * cg + j0;
+      const double* ug = up + i * cg + j0;
+      for (int p = 0; p < kGroup; ++p) {
+        const int64_t j = j0 + column[p];
+        if (j < cols) {
+          lo[i * cols + j] = dg[p];
+          hi[i * cols + j] = ug[p];
+        }
+      }
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+// Declared in fast_round.h.
+bool StreamEnclosureAvx512Bf16(const double* x, int64_t m, int64_t k,
+                               const uint16_t* w, const int64_t* rows,
+                               int64_t cols, double* lo, double* hi) {
+  return EnclosureImpl<true>(x, m, k, w, rows, cols, lo, hi);
+}
+
+bool StreamEnclosureAvx512F32(const double* x, int64_t m, int64_t k,
+                              const float* w, const int64_t* rows, int64_t cols,
+                              double* lo, double* hi) {
+  return EnclosureImpl<false>(x, m, k, w, rows, cols, lo, hi);
+}
+
+bool StreamEnclosureAvx512Available() { return HasAvx512(); }
+
+void SetStreamEnclosureAvx512DisabledForTesting(bool disabled) {
+  disabled_for_testing.store(disabled, std::memory_order_relaxed);
+}
+
+}  // namespace hloref

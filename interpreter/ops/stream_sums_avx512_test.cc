@@ -1,0 +1,231 @@
+// StreamEnclosureAvx512* and DecideEnclosure (fast_round.h).
+// References, independent of the code under test:
+//  - the same chains one term at a time with std::fma under
+//    fesetround(FE_DOWNWARD) / fesetround(FE_UPWARD) (this file is
+//    compiled with -frounding-math, so the compiler keeps the mode
+//    changes in place);
+//  - the exact sum from ExactSum: lo <= S <= hi checked by the sign of
+//    S - lo and of hi - S, both computed exactly;
+//  - hand-derived roundings for DecideEnclosure.
+#include <cfenv>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "interpreter/ops/accumulate_test_util.h"
+#include "interpreter/ops/exact_sum.h"
+#include "interpreter/ops/fast_round.h"
+
+namespace hloref {
+namespace {
+
+constexpr FastRounding kF32{24, -126, 0x1.fffffep127};
+
+TEST(DecideEnclosure, RoundsWhatTheEnclosureDecides) {
+  // A point: S itself, ties to even.
+  EXPECT_EQ(DecideEnclosure(1 + 0x1p-24, 1 + 0x1p-24, kF32), 1.0);
+  EXPECT_EQ(DecideEnclosure(1 + 0x3p-24, 1 + 0x3p-24, kF32), 1 + 0x1p-22);
+  EXPECT_EQ(DecideEnclosure(-3.0, -3.0, kF32), -3.0);
+  // Both ends in one rounding cell.
+  EXPECT_EQ(DecideEnclosure(1.0, 1 + 0x1p-30, kF32), 1.0);
+  EXPECT_EQ(DecideEnclosure(1 + 0x1p-24 + 0x1p-40, 1 + 0x1p-23, kF32),
+            1 + 0x1p-23);
+  // Straddling a midpoint, or zero: undecided.
+  EXPECT_TRUE(std::isnan(
+      DecideEnclosure(1 + 0x1p-24 - 0x1p-40, 1 + 0x1p-24 + 0x1p-40, kF32)));
+  EXPECT_TRUE(std::isnan(DecideEnclosure(-0x1p-140, 0x1p-140, kF32)));
+  // An exact zero keeps hi's sign.
+  EXPECT_TRUE(std::signbit(DecideEnclosure(-0.0, -0.0, kF32)));
+  const double z = DecideEnclosure(-0.0, 0.0, kF32);
+  EXPECT_EQ(z, 0.0);
+  EXPECT_FALSE(std::signbit(z));
+  // Results that round to zero or overflow, non-finite or reversed ends.
+  EXPECT_TRUE(std::isnan(DecideEnclosure(0x1p-160, 0x1p-160, kF32)));
+  EXPECT_TRUE(std::isnan(DecideEnclosure(0x1p128, 0x1p128, kF32)));
+  EXPECT_TRUE(std::isnan(
+      DecideEnclosure(1.0, std::numeric_limits<double>::infinity(), kF32)));
+  EXPECT_TRUE(std::isnan(
+      DecideEnclosure(std::numeric_limits<double>::quiet_NaN(), 1.0, kF32)));
+  EXPECT_TRUE(std::isnan(DecideEnclosure(2.0, 1.0, kF32)));
+}
+
+uint16_t Bf16Code(double v) {  // v must be a bf16 value
+  const float f = static_cast<float>(v);
+  uint32_t bits;
+  __builtin_memcpy(&bits, &f, 4);
+  return static_cast<uint16_t>(bits >> 16);
+}
+
+// One chain in c order from -0 in the given rounding mode.
+double DirectedChain(const double* x, const std::vector<double>& w,
+                     const std::vector<int64_t>& rows, int64_t k, int64_t j,
+                     int mode) {
+  std::fesetround(mode);
+  volatile double s = -0.0;
+  for (int64_t c = 0; c < k; ++c) {
+    s = std::fma(x[c], w[static_cast<size_t>(rows[c] + j)], s);
+  }
+  std::fesetround(FE_TONEAREST);
+  return s;
+}
+
+// Sign of sum_c x[c] w[c][j] - v, exactly: -1, 0 or 1.
+int CompareExact(const double* x, const std::vector<double>& w,
+                 const std::vector<int64_t>& rows, int64_t k, int64_t j,
+                 double v) {
+  ExactSum acc;
+  for (int64_t c = 0; c < k; ++c) {
+    acc.Add(x[c] * w[static_cast<size_t>(rows[c] + j)]);
+  }
+  acc.Add(-v);
+  const double r = acc.Round(53, -1022);
+  return r > 0 ? 1 : (r < 0 ? -1 : 0);
+}
+
+bool SameBits(double a, double b) {
+  return __builtin_memcmp(&a, &b, sizeof a) == 0;
+}
+
+// Data kinds: 0 bf16 values of mixed scale (most sums inexact); 1 small
+// integers (every sum exact, many on f32 midpoints); 2 signed zeros and
+// ones (exact zeros of both signs); 3 as 0 with an infinity and a NaN.
+double Value(testing_acc::Lcg& rng, int kind) {
+  const uint32_t r = rng.Next();
+  switch (kind) {
+    case 1:
+      return static_cast<double>(static_cast<int>(r % 9) - 4);
+    case 2:
+      return r % 3 == 0 ? -0.0 : (r % 3 == 1 ? 0.0 : (r & 8 ? 1.0 : -1.0));
+    default: {
+      const float f = static_cast<float>(static_cast<int32_t>(r)) *
+                      std::ldexp(1.0f, static_cast<int>(r % 40) - 50);
+      uint32_t bits;
+      __builtin_memcpy(&bits, &f, 4);
+      bits &= 0xffff0000u;
+      float g;
+      __builtin_memcpy(&g, &bits, 4);
+      return g;
+    }
+  }
+}
+
+// Every shape class the kernel has: m = 1, 3 and 16 lhs rows; k with and
+// without a partial chunk of four rows; column counts below, at and past
+// a group of 32 and past a block (m = 16: blocks of 64 columns); rhs rows
+// further apart than the columns read, from an offset. bf16 and f32
+// weights; the chains bit for bit as the scalar directed chains, and the
+// exact sum inside [lo, hi].
+TEST(StreamEnclosureAvx512, DirectedChainsBitForBitAndEncloseTheExactSum) {
+  if (!StreamEnclosureAvx512Available()) {
+    GTEST_SKIP() << "no AVX-512 (F, BW, DQ, VL) on this host: the kernel "
+                    "declines and dot takes the AVX2 loops";
+  }
+  testing_acc::Lcg rng(99);
+  int64_t outputs = 0, points = 0;
+  for (bool bf16 : {true, false}) {
+    for (int64_t m : {1, 3, 16}) {
+      for (int64_t k : {1, 3, 4, 9, 130}) {
+        for (int64_t cols : {1, 31, 32, 33, 95, 300}) {
+          const int kind = static_cast<int>(rng.Next() % 4);
+          const int64_t stride = cols + 7, offset = 5;
+          std::vector<int64_t> rows(static_cast<size_t>(k));
+          for (int64_t c = 0; c < k; ++c) rows[c] = c * stride;
+          std::vector<double> x(static_cast<size_t>(m * k));
+          for (double& v : x) v = Value(rng, kind == 3 ? 0 : kind);
+          std::vector<double> w(static_cast<size_t>(k * stride + offset));
+          for (double& v : w) v = Value(rng, kind == 3 ? 0 : kind);
+          if (kind == 3) {
+            w[static_cast<size_t>(offset + rows[k - 1])] =
+                std::numeric_limits<double>::infinity();
+            w[static_cast<size_t>(offset + cols - 1)] =
+                std::numeric_limits<double>::quiet_NaN();
+          }
+          std::vector<double> lo(static_cast<size_t>(m * cols)), hi(lo.size());
+          bool ran;
+          if (bf16) {
+            std::vector<uint16_t> codes(w.size());
+            for (size_t t = 0; t < w.size(); ++t) codes[t] = Bf16Code(w[t]);
+            ran = StreamEnclosureAvx512Bf16(x.data(), m, k,
+                                            codes.data() + offset, rows.data(),
+                                            cols, lo.data(), hi.data());
+          } else {
+            std::vector<float> f(w.begin(), w.end());
+            ran = StreamEnclosureAvx512F32(x.data(), m, k, f.data() + offset,
+                                           rows.data(), cols, lo.data(),
+                                           hi.data());
+          }
+          ASSERT_TRUE(ran);
+          std::vector<int64_t> shifted(rows);
+          for (int64_t& r : shifted) r += offset;
+          for (int64_t i = 0; i < m; ++i) {
+            const double* xi = x.data() + i * k;
+            for (int64_t j = 0; j < cols; ++j) {
+              const double l = lo[static_cast<size_t>(i * cols + j)];
+              const double h = hi[static_cast<size_t>(i * cols + j)];
+              const double want_l =
+                  DirectedChain(xi, w, shifted, k, j, FE_DOWNWARD);
+              const double want_h =
+                  DirectedChain(xi, w, shifted, k, j, FE_UPWARD);
+              SCOPED_TRACE(testing::Message()
+                           << (bf16 ? "bf16" : "f32") << " m " << m << " k "
+                           << k << " cols " << cols << " kind " << kind
+                           << " output (" << i << ", " << j << ")");
+              ASSERT_TRUE(SameBits(l, want_l)) << l << " vs " << want_l;
+              ASSERT_TRUE(SameBits(h, want_h)) << h << " vs " << want_h;
+              ++outputs;
+              if (!std::isfinite(l) || !std::isfinite(h)) continue;
+              EXPECT_GE(CompareExact(xi, w, shifted, k, j, l), 0);
+              EXPECT_LE(CompareExact(xi, w, shifted, k, j, h), 0);
+              if (kind == 1 || kind == 2) {
+                // Sums of small integers never round: a point (a zero
+                // may be -0 in the downward chain, +0 in the upward).
+                EXPECT_EQ(l, h);
+                ++points;
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+  EXPECT_GT(outputs, 10000);
+  EXPECT_GT(points, 1000);
+}
+
+// An exact zero sum: -0 when every term is -0, else +0 (hi, as ExactSum
+// and the round-to-nearest chain give it).
+TEST(StreamEnclosureAvx512, ExactZeroSumsHaveTheRoundToNearestSign) {
+  if (!StreamEnclosureAvx512Available()) {
+    GTEST_SKIP() << "no AVX-512 (F, BW, DQ, VL) on this host";
+  }
+  const int64_t k = 6, cols = 40;
+  std::vector<int64_t> rows(k);
+  for (int64_t c = 0; c < k; ++c) rows[c] = c * cols;
+  // x: -1 everywhere. Column 0: +0 weights (products -0): -0. Column 1:
+  // -0 weights (products +0): +0. Column 2: 1, -1, 1, -1, 0, 0: +0.
+  // Other columns: 1 in row 0 only: -1.
+  std::vector<double> x(k, -1.0);
+  std::vector<float> w(static_cast<size_t>(k * cols), 0.0f);
+  for (int64_t c = 0; c < k; ++c) {
+    w[static_cast<size_t>(c * cols + 1)] = -0.0f;
+    w[static_cast<size_t>(c * cols + 2)] = c < 4 ? (c % 2 ? -1.0f : 1.0f) : 0;
+  }
+  for (int64_t j = 3; j < cols; ++j) w[static_cast<size_t>(j)] = 1.0f;
+  std::vector<double> lo(cols), hi(cols);
+  ASSERT_TRUE(StreamEnclosureAvx512F32(x.data(), 1, k, w.data(), rows.data(),
+                                       cols, lo.data(), hi.data()));
+  const double r0 = DecideEnclosure(lo[0], hi[0], kF32);
+  const double r1 = DecideEnclosure(lo[1], hi[1], kF32);
+  const double r2 = DecideEnclosure(lo[2], hi[2], kF32);
+  EXPECT_TRUE(r0 == 0 && std::signbit(r0));
+  EXPECT_TRUE(r1 == 0 && !std::signbit(r1));
+  EXPECT_TRUE(r2 == 0 && !std::signbit(r2));
+  for (int64_t j = 3; j < cols; ++j) {
+    EXPECT_EQ(DecideEnclosure(lo[j], hi[j], kF32), -1.0) << j;
+  }
+}
+
+}  // namespace
+}  // namespace hloref
