@@ -542,8 +542,8 @@ using AlignedDoubles = std::vector<double, CacheAligned<double>>;
 // step decides it. The vectors are the worker's scratch.
 //
 // A transposed rhs (`transposed`: each output's terms contiguous, rhs
-// [n][k]) takes DotRowSums* instead, row by row of the lhs; its columns'
-// offsets go through `offsets`.
+// [n][k]) takes TransposedEnclosureAvx512* on AVX-512, DotRowSums* row by
+// row of the lhs elsewhere; its columns' offsets go through `offsets`.
 void StreamBlock(const RhsCodes& codes, const PackPlan& rplan,
                  const RhsPacker& packer, bool transposed, const double* x,
                  int64_t m, int64_t k, int64_t b, int64_t j0, int64_t cols,
@@ -562,7 +562,14 @@ void StreamBlock(const RhsCodes& codes, const PackPlan& rplan,
       offsets[static_cast<size_t>(j)] =
           rplan.batch[b] + rplan.free[j0 + j] + rplan.contracting[0];
     }
-    for (int64_t i = 0; i < m; ++i) {
+    enclosed = codes.bytes == 2
+                   ? TransposedEnclosureAvx512Bf16(
+                         x, m, k, reinterpret_cast<const uint16_t*>(codes.data),
+                         offsets.data(), cols, sums.data(), abss.data())
+                   : TransposedEnclosureAvx512F32(
+                         x, m, k, reinterpret_cast<const float*>(codes.data),
+                         offsets.data(), cols, sums.data(), abss.data());
+    for (int64_t i = 0; i < m && !enclosed; ++i) {
       if (codes.bytes == 2) {
         DotRowSumsBf16(x + i * k, reinterpret_cast<const uint16_t*>(codes.data),
                        offsets.data(), k, cols, sums.data() + i * cols,

@@ -865,7 +865,7 @@ namespace {
 // directed-rounding enclosure (where the host has it) and with the AVX2
 // loops' a priori bound. Weights are small integers now and then, so that
 // some sums are ties: the bound leaves them to the two-sum, the enclosure
-// (exact sums are points) decides every output of the row-major rhs.
+// (exact sums are points) decides every output.
 TEST(DotFastPath, StreamedSkinnyDotsSameBitsForAnyThreadCount) {
   testing_acc::Lcg rng(7);
   int64_t two_sums = 0, bound_undecided = 0, enclosure_undecided = 0,
@@ -930,11 +930,9 @@ TEST(DotFastPath, StreamedSkinnyDotsSameBitsForAnyThreadCount) {
                 << "m " << m << " " << wt << " -> " << ot;
             const int64_t ties = after.two_sum - before.two_sum;
             two_sums += ties;
-            if (!transposed) {
-              (enclosure ? enclosure_undecided : bound_undecided) +=
-                  ties + after.exact - before.exact;
-              enclosed += after.enclosed - before.enclosed;
-            }
+            (enclosure ? enclosure_undecided : bound_undecided) +=
+                ties + after.exact - before.exact;
+            enclosed += after.enclosed - before.enclosed;
           }
         }
       }
@@ -942,12 +940,12 @@ TEST(DotFastPath, StreamedSkinnyDotsSameBitsForAnyThreadCount) {
   }
   // The ties of the bf16 results reached the two-sum.
   EXPECT_GT(two_sums, 0);
-  // Over the row-major rhs the a priori bound left ties undecided; the
-  // enclosure decided them (exact sums are points).
+  // The a priori bounds left ties undecided; the enclosure decided them
+  // (exact sums are points), over both rhs layouts.
   EXPECT_GT(bound_undecided, 100);
   if (StreamEnclosureAvx512Available()) {
     EXPECT_EQ(enclosure_undecided, 0);
-    EXPECT_EQ(enclosed, 3 * 4 * (1 + 3) * 4099);
+    EXPECT_EQ(enclosed, 2 * 3 * 4 * (1 + 3) * 4099);
   }
 }
 

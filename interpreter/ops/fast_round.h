@@ -387,6 +387,14 @@ bool StreamEnclosureAvx512Bf16(const double* x, int64_t m, int64_t k,
 bool StreamEnclosureAvx512F32(const double* x, int64_t m, int64_t k,
                               const float* w, const int64_t* rows, int64_t cols,
                               double* lo, double* hi);
+// The same for a transposed rhs ([n][k]: output j's terms contiguous from
+// w + cols_at[j], as DotRowSums* read them).
+bool TransposedEnclosureAvx512Bf16(const double* x, int64_t m, int64_t k,
+                                   const uint16_t* w, const int64_t* cols_at,
+                                   int64_t cols, double* lo, double* hi);
+bool TransposedEnclosureAvx512F32(const double* x, int64_t m, int64_t k,
+                                  const float* w, const int64_t* cols_at,
+                                  int64_t cols, double* lo, double* hi);
 bool StreamEnclosureAvx512Available();
 void SetStreamEnclosureAvx512DisabledForTesting(bool disabled);
 

@@ -1,5 +1,6 @@
-// Enclosures of vector-matrix products over a row-major rhs on AVX-512
-// (StreamEnclosureAvx512*, fast_round.h; issue 16).
+// Enclosures of vector-matrix products on AVX-512 (issue 16): over a
+// row-major rhs (StreamEnclosureAvx512*) and a transposed one
+// (TransposedEnclosureAvx512*; declared in fast_round.h).
 //
 // Every output is summed twice over its terms in c order, once rounding
 // each step down and once up (the instructions' own rounding control,
@@ -225,6 +226,103 @@ bool EnclosureImpl(const double* x, int64_t m, int64_t k, const T* w,
   return true;
 }
 
+// The transposed rhs ([n][k]: each output's k terms contiguous from
+// w + cols_at[j]): per output, eight lanes of each chain, then the lanes
+// summed in order, each addition rounded the chain's way (a lower bound
+// of lower bounds is a lower bound), so the enclosure and its points are
+// as above. kRows lhs rows times kCols columns per pass: each group of 32
+// codes is converted once for all rows, each 32 lhs values loaded once for
+// all columns. xp: the lhs rows (kp values each, kp = k rounded up to 32)
+// in LoadGroup's order of positions, -0 past k; past k the codes read as
+// +0, so the padding products are -0, which change no chain (nor the sign
+// of a zero one).
+template <bool kBf16, int kRows, int kCols, typename T>
+HLOREF_AVX512 void TransposedPass(const double* xp, int64_t kp, int64_t k,
+                                  const T* w, const int64_t* cols_at, int64_t j,
+                                  int ncols, double* lo, double* hi,
+                                  int64_t cols) {
+  __m512d l[kRows][kCols], h[kRows][kCols];
+  const __m512d start = _mm512_set1_pd(kTwoSumStart);
+  for (int r = 0; r < kRows; ++r) {
+    for (int q = 0; q < kCols; ++q) l[r][q] = h[r][q] = start;
+  }
+  const T* col[kCols];
+  for (int q = 0; q < kCols; ++q)
+    col[q] = w + cols_at[j + std::min(q, ncols - 1)];
+  for (int64_t c = 0; c < kp; c += kGroup) {
+    const int64_t valid = std::min<int64_t>(kGroup, k - c);
+    __m512d d[kCols][4];
+#pragma GCC unroll 4
+    for (int q = 0; q < kCols; ++q) LoadGroup<kBf16>(col[q] + c, valid, d[q]);
+#pragma GCC unroll 2
+    for (int r = 0; r < kRows; ++r) {
+      const double* xr = xp + r * kp + c;
+#pragma GCC unroll 4
+      for (int v = 0; v < 4; ++v) {
+        const __m512d xv = _mm512_load_pd(xr + 8 * v);
+#pragma GCC unroll 4
+        for (int q = 0; q < kCols; ++q) {
+          l[r][q] = _mm512_fmadd_round_pd(xv, d[q][v], l[r][q], kDown);
+          h[r][q] = _mm512_fmadd_round_pd(xv, d[q][v], h[r][q], kUp);
+        }
+      }
+    }
+  }
+  for (int r = 0; r < kRows; ++r) {
+    for (int q = 0; q < ncols; ++q) {
+      alignas(64) double ld[8], hd[8];
+      _mm512_store_pd(ld, l[r][q]);
+      _mm512_store_pd(hd, h[r][q]);
+      __m128d sl = _mm_set_sd(ld[0]), sh = _mm_set_sd(hd[0]);
+      for (int lane = 1; lane < 8; ++lane) {
+        sl = _mm_add_round_sd(sl, _mm_set_sd(ld[lane]), kDown);
+        sh = _mm_add_round_sd(sh, _mm_set_sd(hd[lane]), kUp);
+      }
+      lo[r * cols + j + q] = _mm_cvtsd_f64(sl);
+      hi[r * cols + j + q] = _mm_cvtsd_f64(sh);
+    }
+  }
+}
+
+template <bool kBf16, typename T>
+HLOREF_AVX512 void TransposedImpl(const double* x, int64_t m, int64_t k,
+                                  const T* w, const int64_t* cols_at,
+                                  int64_t cols, double* lo, double* hi) {
+  const int64_t kp = (k + kGroup - 1) / kGroup * kGroup;
+  thread_local Scratch store;
+  double* xp = store.Get(static_cast<size_t>(m * kp));
+  for (int64_t i = 0; i < m; ++i) {
+    for (int64_t c = 0; c < kp; c += kGroup) {
+      for (int p = 0; p < kGroup; ++p) {
+        const int64_t term = c + Column(kBf16, p);
+        xp[i * kp + c + p] = term < k ? x[i * k + term] : -0.0;
+      }
+    }
+  }
+  int64_t i = 0;
+  for (; i + 2 <= m; i += 2) {
+    for (int64_t j = 0; j < cols; j += 2) {
+      TransposedPass<kBf16, 2, 2>(
+          xp + i * kp, kp, k, w, cols_at, j,
+          static_cast<int>(std::min<int64_t>(2, cols - j)), lo + i * cols,
+          hi + i * cols, cols);
+    }
+  }
+  for (; i < m; ++i) {
+    for (int64_t j = 0; j < cols; j += 4) {
+      TransposedPass<kBf16, 1, 4>(
+          xp + i * kp, kp, k, w, cols_at, j,
+          static_cast<int>(std::min<int64_t>(4, cols - j)), lo + i * cols,
+          hi + i * cols, cols);
+    }
+  }
+}
+
+bool TransposedAllowed(int64_t m, int64_t k, int64_t cols) {
+  return !disabled_for_testing.load(std::memory_order_relaxed) && HasAvx512() &&
+         m >= 1 && k >= 1 && cols >= 1;
+}
+
 }  // namespace
 
 // Declared in fast_round.h.
@@ -238,6 +336,22 @@ bool StreamEnclosureAvx512F32(const double* x, int64_t m, int64_t k,
                               const float* w, const int64_t* rows, int64_t cols,
                               double* lo, double* hi) {
   return EnclosureImpl<false>(x, m, k, w, rows, cols, lo, hi);
+}
+
+bool TransposedEnclosureAvx512Bf16(const double* x, int64_t m, int64_t k,
+                                   const uint16_t* w, const int64_t* cols_at,
+                                   int64_t cols, double* lo, double* hi) {
+  if (!TransposedAllowed(m, k, cols)) return false;
+  TransposedImpl<true>(x, m, k, w, cols_at, cols, lo, hi);
+  return true;
+}
+
+bool TransposedEnclosureAvx512F32(const double* x, int64_t m, int64_t k,
+                                  const float* w, const int64_t* cols_at,
+                                  int64_t cols, double* lo, double* hi) {
+  if (!TransposedAllowed(m, k, cols)) return false;
+  TransposedImpl<false>(x, m, k, w, cols_at, cols, lo, hi);
+  return true;
 }
 
 bool StreamEnclosureAvx512Available() { return HasAvx512(); }

@@ -194,6 +194,99 @@ TEST(StreamEnclosureAvx512, DirectedChainsBitForBitAndEncloseTheExactSum) {
   EXPECT_GT(points, 1000);
 }
 
+// The transposed rhs ([n][k]: output j's terms contiguous from
+// cols_at[j]): the chains run in eight lanes and are summed at the end,
+// so they are not the scalar chains; the exact sum must lie inside
+// [lo, hi], exact sums must be points, and the enclosure must be narrow
+// (hi - lo at most 2 (k + 8) 2^-52 sum |p|, the sum of the two chains'
+// error bounds). m = 1, 2, 3 (the passes of two rows and of one), k below,
+// at and past a group of 32 (every padding case of the lanes), column
+// counts odd and even, columns in shuffled order.
+TEST(StreamEnclosureAvx512, TransposedEnclosesTheExactSum) {
+  if (!StreamEnclosureAvx512Available()) {
+    GTEST_SKIP() << "no AVX-512 (F, BW, DQ, VL) on this host";
+  }
+  testing_acc::Lcg rng(123);
+  int64_t outputs = 0, points = 0, inexact = 0;
+  for (bool bf16 : {true, false}) {
+    for (int64_t m : {1, 2, 3}) {
+      for (int64_t k : {1, 7, 31, 32, 33, 100, 257}) {
+        for (int64_t cols : {1, 2, 5, 8}) {
+          for (int kind : {0, 1, 2, 3}) {
+            const int64_t stride = k + 3, offset = 2;
+            std::vector<int64_t> cols_at(static_cast<size_t>(cols));
+            for (int64_t j = 0; j < cols; ++j) {
+              cols_at[j] = offset + ((j * 3) % cols) * stride;
+            }
+            std::vector<double> x(static_cast<size_t>(m * k));
+            for (double& v : x) v = Value(rng, kind == 3 ? 0 : kind);
+            std::vector<double> w(static_cast<size_t>(cols * stride + offset));
+            for (double& v : w) v = Value(rng, kind == 3 ? 0 : kind);
+            if (kind == 3) {
+              w[static_cast<size_t>(cols_at[0] + k - 1)] =
+                  std::numeric_limits<double>::infinity();
+            }
+            std::vector<double> lo(static_cast<size_t>(m * cols)),
+                hi(lo.size());
+            bool ran;
+            if (bf16) {
+              std::vector<uint16_t> codes(w.size());
+              for (size_t t = 0; t < w.size(); ++t) codes[t] = Bf16Code(w[t]);
+              ran = TransposedEnclosureAvx512Bf16(x.data(), m, k, codes.data(),
+                                                  cols_at.data(), cols,
+                                                  lo.data(), hi.data());
+            } else {
+              std::vector<float> f(w.begin(), w.end());
+              ran = TransposedEnclosureAvx512F32(x.data(), m, k, f.data(),
+                                                 cols_at.data(), cols,
+                                                 lo.data(), hi.data());
+            }
+            ASSERT_TRUE(ran);
+            for (int64_t i = 0; i < m; ++i) {
+              const double* xi = x.data() + i * k;
+              for (int64_t j = 0; j < cols; ++j) {
+                const double l = lo[static_cast<size_t>(i * cols + j)];
+                const double h = hi[static_cast<size_t>(i * cols + j)];
+                SCOPED_TRACE(testing::Message()
+                             << (bf16 ? "bf16" : "f32") << " m " << m << " k "
+                             << k << " cols " << cols << " kind " << kind
+                             << " output (" << i << ", " << j << ")");
+                ++outputs;
+                // Terms of output j: w[cols_at[j] + c], as rows c of
+                // stride 1 from cols_at[j].
+                std::vector<int64_t> rows(static_cast<size_t>(k));
+                for (int64_t c = 0; c < k; ++c) rows[c] = cols_at[j] + c;
+                if (kind == 3 && j == 0) {
+                  EXPECT_FALSE(std::isfinite(l) && std::isfinite(h));
+                  continue;
+                }
+                ASSERT_TRUE(std::isfinite(l) && std::isfinite(h));
+                EXPECT_GE(CompareExact(xi, w, rows, k, 0, l), 0);
+                EXPECT_LE(CompareExact(xi, w, rows, k, 0, h), 0);
+                double abs_sum = 0;
+                for (int64_t c = 0; c < k; ++c) {
+                  abs_sum += std::fabs(xi[c] * w[static_cast<size_t>(rows[c])]);
+                }
+                EXPECT_LE(h - l, 2.0 * static_cast<double>(k + 8) * 0x1p-52 *
+                                     abs_sum * (1 + 0x1p-20));
+                if (kind == 1 || kind == 2) {
+                  EXPECT_EQ(l, h);
+                  ++points;
+                } else if (l != h) {
+                  ++inexact;
+                }
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+  EXPECT_GT(outputs, 2000);
+  EXPECT_GT(points, 1000);
+  EXPECT_GT(inexact, 100);  // the data did make the chains round
+}
+
 // An exact zero sum: -0 when every term is -0, else +0 (hi, as ExactSum
 // and the round-to-nearest chain give it).
 TEST(StreamEnclosureAvx512, ExactZeroSumsHaveTheRoundToNearestSign) {
