@@ -84,12 +84,15 @@ HLOREF_AVX512 __attribute__((always_inline)) inline void LoadGroup(
     const T* p, int64_t valid, __m512d (&d)[4]) {
   __m512 lo, hi;
   if constexpr (kBf16) {
-    const __mmask32 mask =
-        valid >= kGroup ? ~__mmask32{0} : (__mmask32{1} << valid) - 1;
-    const __m512i v = _mm512_maskz_loadu_epi16(mask, p);
+    const __m512i v = valid >= kGroup ? _mm512_loadu_si512(p)
+                                      : _mm512_maskz_loadu_epi16(
+                                            (__mmask32{1} << valid) - 1, p);
     const __m512i zero = _mm512_setzero_si512();
     lo = _mm512_castsi512_ps(_mm512_unpacklo_epi16(zero, v));
     hi = _mm512_castsi512_ps(_mm512_unpackhi_epi16(zero, v));
+  } else if (valid >= kGroup) {
+    lo = _mm512_loadu_ps(p);
+    hi = _mm512_loadu_ps(p + 16);
   } else {
     const int64_t v0 = std::min<int64_t>(valid, 16);
     const int64_t v1 = std::max<int64_t>(valid - 16, 0);
@@ -114,17 +117,24 @@ HLOREF_AVX512 void Chunk(const double* x, int64_t m, int64_t k, const T* w,
                          int64_t cols, int64_t rs, bool prefetch,
                          double* chains) {
   constexpr int64_t kAhead = 16;  // rows prefetched ahead
+  // The rows' pointers, and those prefetched (the row itself when none).
+  const T* row[R];
+  const char* ahead[R];
+  for (int t = 0; t < R; ++t) {
+    row[t] = w + rows[c + t];
+    ahead[t] = reinterpret_cast<const char*>(
+        prefetch && c + t + kAhead < k ? w + rows[c + t + kAhead] : row[t]);
+  }
+  constexpr int64_t kLine = 64 / static_cast<int64_t>(sizeof(T));
   for (int64_t j = j0; j < j1; j += kGroup) {
     __m512d d[R][4];
 #pragma GCC unroll 4
     for (int t = 0; t < R; ++t) {
-      if (prefetch && c + t + kAhead < k) {
-        const char* q =
-            reinterpret_cast<const char*>(w + rows[c + t + kAhead] + j);
-        _mm_prefetch(q, _MM_HINT_T0);
-        if constexpr (sizeof(T) == 4) _mm_prefetch(q + 64, _MM_HINT_T0);
+      _mm_prefetch(ahead[t] + j * sizeof(T), _MM_HINT_T0);
+      if constexpr (kLine < kGroup) {
+        _mm_prefetch(ahead[t] + (j + kLine) * sizeof(T), _MM_HINT_T0);
       }
-      LoadGroup<kBf16>(w + rows[c + t] + j, cols - j, d[t]);
+      LoadGroup<kBf16>(row[t] + j, cols - j, d[t]);
     }
     for (int64_t i = 0; i < m; ++i) {
       double* dp = chains + i * rs + 2 * j;
