@@ -39,6 +39,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
+#include <string_view>
 
 #include "interpreter/ops/fast_round.h"
 
@@ -57,10 +58,17 @@ constexpr int64_t kMinBlock = 64;
 constexpr int kDown = _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC;
 constexpr int kUp = _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC;
 
+// The host's AVX-512, unless HLOREF_ORACLE_DOT_AVX512=0 (for measuring
+// the AVX2 loops against these on the same binary).
 bool HasAvx512() {
-  static const bool has =
-      __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-      __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl");
+  static const bool has = [] {
+    const char* env = std::getenv("HLOREF_ORACLE_DOT_AVX512");
+    if (env != nullptr && std::string_view(env) == "0") return false;
+    return __builtin_cpu_supports("avx512f") &&
+           __builtin_cpu_supports("avx512bw") &&
+           __builtin_cpu_supports("avx512dq") &&
+           __builtin_cpu_supports("avx512vl");
+  }();
   return has;
 }
 
