@@ -379,8 +379,9 @@ void SetStreamSumsAvx512DisabledForTesting(bool disabled);
 // (stream_sums_avx512.cc, which argues the bounds and the sign of an exact
 // zero). The products must be exact in double. DecideEnclosure then gives
 // the correctly rounded S or NaN. Returns false, writing nothing, when the
-// host has no AVX-512 (F, BW, DQ, VL) or tests switched it off; the caller
-// then takes StreamSums* / StreamSumsRows*.
+// host has no AVX-512 (F, BW, DQ, VL), HLOREF_ORACLE_DOT_AVX512=0, tests
+// switched it off, or its scratch (up to 64 MiB per thread) is not to be
+// had; the caller then takes StreamSums* / StreamSumsRows*.
 bool StreamEnclosureAvx512Bf16(const double* x, int64_t m, int64_t k,
                                const uint16_t* w, const int64_t* rows,
                                int64_t cols, double* lo, double* hi);

@@ -176,18 +176,26 @@ HLOREF_AVX512 void Chunk(const double* x, int64_t m, int64_t k, const T* w,
   }
 }
 
-// 64-byte aligned scratch that grows and is kept per thread.
+// The most scratch either kernel takes per thread (64 MiB of doubles);
+// above it, or when the allocation fails, it declines.
+constexpr int64_t kMaxScratch = int64_t{1} << 23;
+
+// 64-byte aligned scratch that grows and is kept per thread; nullptr when
+// n is above kMaxScratch or the allocation fails.
 struct Scratch {
   double* data = nullptr;
   size_t size = 0;
   ~Scratch() { std::free(data); }
-  double* Get(size_t n) {
-    if (n > size) {
+  double* Get(int64_t n) {
+    if (n > kMaxScratch) return nullptr;
+    if (static_cast<size_t>(n) > size) {
       std::free(data);
-      const size_t bytes = (n * sizeof(double) + 63) / 64 * 64;
+      size = 0;
+      const size_t bytes =
+          (static_cast<size_t>(n) * sizeof(double) + 63) / 64 * 64;
       data = static_cast<double*>(std::aligned_alloc(64, bytes));
-      if (data == nullptr) std::abort();
-      size = n;
+      if (data == nullptr) return nullptr;
+      size = static_cast<size_t>(n);
     }
     return data;
   }
@@ -207,7 +215,8 @@ bool EnclosureImpl(const double* x, int64_t m, int64_t k, const T* w,
   // address modulo 4 KiB (4K aliasing: with 8 KiB rows, m = 8 spent 43 %
   // of its samples on one chain load).
   const int64_t rs = 2 * cg + 64;
-  double* chains = store.Get(static_cast<size_t>(m * rs));
+  double* chains = store.Get(m * rs);
+  if (chains == nullptr) return false;
   std::fill(chains, chains + m * rs, kTwoSumStart);
   // Blocks of columns whose chains stay in L1 over all k rows; every rhs
   // row is then read in pieces of a block's width, which the loop
@@ -305,12 +314,13 @@ HLOREF_AVX512 void TransposedPass(const double* xp, int64_t kp, int64_t k,
 }
 
 template <bool kBf16, typename T>
-HLOREF_AVX512 void TransposedImpl(const double* x, int64_t m, int64_t k,
+HLOREF_AVX512 bool TransposedImpl(const double* x, int64_t m, int64_t k,
                                   const T* w, const int64_t* cols_at,
                                   int64_t cols, double* lo, double* hi) {
   const int64_t kp = (k + kGroup - 1) / kGroup * kGroup;
   thread_local Scratch store;
-  double* xp = store.Get(static_cast<size_t>(m * kp));
+  double* xp = store.Get(m * kp);
+  if (xp == nullptr) return false;
   for (int64_t i = 0; i < m; ++i) {
     for (int64_t c = 0; c < kp; c += kGroup) {
       for (int p = 0; p < kGroup; ++p) {
@@ -336,6 +346,7 @@ HLOREF_AVX512 void TransposedImpl(const double* x, int64_t m, int64_t k,
           hi + i * cols, cols);
     }
   }
+  return true;
 }
 
 bool TransposedAllowed(int64_t m, int64_t k, int64_t cols) {
@@ -361,17 +372,15 @@ bool StreamEnclosureAvx512F32(const double* x, int64_t m, int64_t k,
 bool TransposedEnclosureAvx512Bf16(const double* x, int64_t m, int64_t k,
                                    const uint16_t* w, const int64_t* cols_at,
                                    int64_t cols, double* lo, double* hi) {
-  if (!TransposedAllowed(m, k, cols)) return false;
-  TransposedImpl<true>(x, m, k, w, cols_at, cols, lo, hi);
-  return true;
+  return TransposedAllowed(m, k, cols) &&
+         TransposedImpl<true>(x, m, k, w, cols_at, cols, lo, hi);
 }
 
 bool TransposedEnclosureAvx512F32(const double* x, int64_t m, int64_t k,
                                   const float* w, const int64_t* cols_at,
                                   int64_t cols, double* lo, double* hi) {
-  if (!TransposedAllowed(m, k, cols)) return false;
-  TransposedImpl<false>(x, m, k, w, cols_at, cols, lo, hi);
-  return true;
+  return TransposedAllowed(m, k, cols) &&
+         TransposedImpl<false>(x, m, k, w, cols_at, cols, lo, hi);
 }
 
 bool StreamEnclosureAvx512Available() { return HasAvx512(); }
