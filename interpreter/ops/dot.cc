@@ -536,10 +536,10 @@ using AlignedDoubles = std::vector<double, CacheAligned<double>>;
 // verified (on AVX-512 instead: each output enclosed by a chain rounded
 // down and one rounded up, StreamEnclosureAvx512*, and decided by
 // DecideEnclosure, ties and other exact sums included); the columns a row
-// leaves undecided gathered (packer) four at a
-// time for the two-sum with that row (TwoSum4Segment, VerifiedRound),
-// then ExactSum. Every output is the correctly rounded exact sum whichever
-// step decides it. The vectors are the worker's scratch.
+// leaves undecided gathered (packer) four at a time for the two-sum with
+// that row (TwoSum4Segment, VerifiedRound), then ExactSum. Every output is the
+// correctly rounded exact sum whichever step decides it. The vectors are the
+// worker's scratch.
 //
 // A transposed rhs (`transposed`: each output's terms contiguous, rhs
 // [n][k]) takes TransposedEnclosureAvx512* on AVX-512, DotRowSums* row by

@@ -355,24 +355,6 @@ void StreamSumsRowsF32(const double* x, int64_t m, int64_t k, const float* w,
                        const int64_t* rows, int64_t cols, double* s, double* a,
                        double* wd);
 
-// StreamSums* and StreamSumsRows* (s and a for m lhs rows at once, row i
-// at i * cols) on AVX-512 with FMA (stream_sums_avx512.cc): the same s
-// bits (one chain per output in c order from -0), and for a an upper bound
-// of sum |x w| at most 1 + k 2^-23 times its value, zero exactly when every
-// product is, so VerifiedRound(s, 0, a, StreamSumsLeaves(k)) decides as
-// with the AVX2 loops. Returns false, writing nothing, where it does not
-// apply (no AVX-512 or FMA on the host, fewer than 32 columns, k above
-// 2^20, a non-finite x, nonzero |x| spanning more than 2^64, or switched
-// off for testing); the caller then takes StreamSums* / StreamSumsRows*.
-bool StreamSumsAvx512Bf16(const double* x, int64_t m, int64_t k,
-                          const uint16_t* w, const int64_t* rows, int64_t cols,
-                          double* s, double* a);
-bool StreamSumsAvx512F32(const double* x, int64_t m, int64_t k, const float* w,
-                         const int64_t* rows, int64_t cols, double* s,
-                         double* a);
-bool StreamSumsAvx512Available();
-void SetStreamSumsAvx512DisabledForTesting(bool disabled);
-
 // Rigorous enclosures lo <= S <= hi of the vector-matrix products that
 // StreamSums* / StreamSumsRows* sum (m lhs rows, row i's outputs at
 // i * cols), on AVX-512: one chain per output rounded down and one up
