@@ -93,8 +93,10 @@ std::string DescribeExit(int wait_status) {
 class Host {
  public:
   ~Host() {
-    if (fd_ >= 0) ::close(fd_);  // the host sees EOF and exits
-    if (pid_ > 0) Reap(absl::Seconds(2));
+    // Reap closes the socket (the host sees EOF and exits) exactly once: a
+    // second close here could close a descriptor another thread has just
+    // been given for its own host.
+    Reap(absl::Seconds(2));
   }
 
   static absl::StatusOr<std::unique_ptr<Host>> Start(

@@ -164,27 +164,37 @@ ENTRY e {
 
 TEST(PluginBackendTest, BackendsPerThreadShareOneLibrary) {
   // The conformance runner creates one backend per worker; each runs its
-  // own executable concurrently and gets its own right answers.
+  // own executable concurrently and gets its own right answers. Backends
+  // are created and destroyed while others run, as the runner does, so a
+  // descriptor closed twice would break another thread's host.
+  constexpr int kThreads = 4;
   std::vector<std::thread> threads;
-  std::vector<float> got(4, 0);
-  for (int t = 0; t < 4; ++t) {
-    threads.emplace_back([t, &got] {
-      auto backend = CreatePluginBackend(HLOREF_SAMPLE_PLUGIN);
-      if (!backend.ok()) return;
-      auto m = ParseHloModule(kAddMulNeg);
-      if (!m.ok()) return;
-      auto exe = (*backend)->Compile(**m, {});
-      if (!exe.ok()) return;
-      for (int i = 0; i < 50; ++i) {
-        const float x = static_cast<float>(t);
-        auto out =
-            (*exe)->Run({F32({2, 2}, {x, x, x, x}), F32({2, 2}, {1, 1, 1, 1})});
-        if (!out.ok()) return;
-        got[t] = (*out)[0].data<float>()[0];
+  std::vector<float> got(kThreads, 0);
+  std::vector<std::string> errors(kThreads);
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([t, &got, &errors] {
+      auto fail = [&](const absl::Status& s, absl::string_view step) {
+        errors[t] = absl::StrCat(step, ": ", s.ToString());
+      };
+      for (int round = 0; round < 3; ++round) {
+        auto backend = CreatePluginBackend(HLOREF_SAMPLE_PLUGIN);
+        if (!backend.ok()) return fail(backend.status(), "create");
+        auto m = ParseHloModule(kAddMulNeg);
+        if (!m.ok()) return fail(m.status(), "parse");
+        auto exe = (*backend)->Compile(**m, {});
+        if (!exe.ok()) return fail(exe.status(), "compile");
+        for (int i = 0; i < 20; ++i) {
+          const float x = static_cast<float>(t);
+          auto out = (*exe)->Run(
+              {F32({2, 2}, {x, x, x, x}), F32({2, 2}, {1, 1, 1, 1})});
+          if (!out.ok()) return fail(out.status(), "run");
+          got[t] = (*out)[0].data<float>()[0];
+        }
       }
     });
   }
   for (std::thread& th : threads) th.join();
+  EXPECT_THAT(errors, ::testing::Each(""));
   // -((t + 1) * 1)
   EXPECT_EQ(got, (std::vector<float>{-1, -2, -3, -4}));
 }
