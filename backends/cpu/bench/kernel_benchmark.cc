@@ -755,6 +755,7 @@ void RegisterAll() {
     RegisterGemm({1, 1, 4096, 4096, DType::kF32});
     RegisterGemm({1, 8, 4096, 4096, DType::kF32}, 0.01);
     if (g_flags.big) RegisterGemm({1, 16, 4096, 11008, DType::kF32}, 0.01);
+    if (g_flags.big) RegisterGemm({1, 32, 4096, 4096, DType::kF32}, 0.01);
     // mlp_block's two GEMMs (32 tokens, width 512, hidden 2048).
     RegisterGemm({1, 32, 512, 2048, DType::kF32});
     RegisterGemm({1, 32, 2048, 512, DType::kF32});

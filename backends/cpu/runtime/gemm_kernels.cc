@@ -13,6 +13,7 @@
 #include "backends/cpu/runtime/gemm_kernels.h"
 
 #include <algorithm>
+#include <atomic>
 #include <bit>
 #include <cmath>
 #include <cstdlib>
@@ -1133,6 +1134,190 @@ HLOREF_AVX512 void Avx512GemvRows(int64_t kc, const typename X::T* a,
   X::Reduce(mx, mn, max_abs, min_nz_m1);
 }
 
+// Rows of C held in registers: kR rows (1..8) x kV vectors of columns
+// (1..3), summed over B rows [0, kb) read in place (ldb apart). The same
+// FMA chain per element as Avx512GemvStep (k in order), so both kernels
+// give the same bits. kScan: this pass also scans B for the range guard
+// (the first row group of a strip does; the others read the same B
+// elements again).
+template <typename X, int kR, int kV, bool kScan>
+HLOREF_AVX512 void Avx512GemvTile(int64_t kb, const typename X::T* a,
+                                  int64_t lda, const typename X::T* b,
+                                  int64_t ldb, const typename X::M* mask_in,
+                                  typename X::T* c, int64_t ldc, bool load_c,
+                                  __m512i& mx_io, __m512i& mn_io) {
+  using V = typename X::V;
+  using M = typename X::M;
+  constexpr int kL = X::kLanes;
+  // Locals, not the references and the mask array: the compiler cannot
+  // prove that the C stores leave them alone, and kept them in memory (a
+  // store-forwarded round trip per scanned vector: 89 GFLOP/s against 105
+  // without the scan at M = 32).
+  __m512i mx = mx_io, mn = mn_io;
+  M mask[kV];
+  for (int v = 0; v < kV; ++v) mask[v] = mask_in[v];
+  const int64_t pd = 8 * ldb;  // the prefetch distance: 8 B rows
+  V acc[kR][kV];
+#pragma GCC unroll 8
+  for (int r = 0; r < kR; ++r) {
+#pragma GCC unroll 3
+    for (int v = 0; v < kV; ++v) {
+      acc[r][v] = load_c ? X::Load(mask[v], c + r * ldc + v * kL) : X::Zero();
+    }
+  }
+  for (int64_t k = 0; k < kb; ++k) {
+    const typename X::T* bk = b + k * ldb;
+    if constexpr (kScan) {
+      // Eight rows ahead of the first pass's stream (the later passes find
+      // the strip in L1 / L2).
+#pragma GCC unroll 3
+      for (int v = 0; v < kV; ++v) {
+        _mm_prefetch(reinterpret_cast<const char*>(bk + pd + v * kL),
+                     _MM_HINT_T0);
+      }
+    }
+    V bv[kV];
+#pragma GCC unroll 3
+    for (int v = 0; v < kV; ++v) {
+      bv[v] = X::Load(mask[v], bk + v * kL);
+      if constexpr (kScan) X::Scan(bv[v], mx, mn);
+    }
+#pragma GCC unroll 8
+    for (int r = 0; r < kR; ++r) {
+      const V ar = X::Set1(a[r * lda + k]);
+#pragma GCC unroll 3
+      for (int v = 0; v < kV; ++v) acc[r][v] = X::Fma(ar, bv[v], acc[r][v]);
+    }
+  }
+#pragma GCC unroll 8
+  for (int r = 0; r < kR; ++r) {
+#pragma GCC unroll 3
+    for (int v = 0; v < kV; ++v)
+      X::Store(mask[v], c + r * ldc + v * kL, acc[r][v]);
+  }
+  if constexpr (kScan) {
+    mx_io = mx;
+    mn_io = mn;
+  }
+}
+
+template <typename X, int kV, bool kScan>
+HLOREF_AVX512 void Avx512GemvTileRows(int rows, int64_t kb,
+                                      const typename X::T* a, int64_t lda,
+                                      const typename X::T* b, int64_t ldb,
+                                      const typename X::M* mask,
+                                      typename X::T* c, int64_t ldc,
+                                      bool load_c, __m512i& mx, __m512i& mn) {
+#define HLOREF_GEMV_TILE_CASE(R)                                             \
+  case R:                                                                    \
+    return Avx512GemvTile<X, R, kV, kScan>(kb, a, lda, b, ldb, mask, c, ldc, \
+                                           load_c, mx, mn);
+  switch (rows) {
+    HLOREF_GEMV_TILE_CASE(1)
+    HLOREF_GEMV_TILE_CASE(2)
+    HLOREF_GEMV_TILE_CASE(3)
+    HLOREF_GEMV_TILE_CASE(4)
+    HLOREF_GEMV_TILE_CASE(5)
+    HLOREF_GEMV_TILE_CASE(6)
+    HLOREF_GEMV_TILE_CASE(7)
+    default:
+      HLOREF_GEMV_TILE_CASE(8)
+  }
+#undef HLOREF_GEMV_TILE_CASE
+}
+
+std::atomic<int64_t> g_gemv_tile_budget_for_testing{-1};
+
+// The largest B block (kc x n) the register-tiled GEMV takes: a quarter of
+// the last-level cache. Its strips read B 3 vectors wide, one B row after
+// another, which the caches serve at the FMA rate but DRAM does not: B of
+// 64 MiB and more ran at 0.55-0.85x the row-streaming kernel (8, 16 and 32
+// rows; docs/performance.md).
+int64_t GemvTileBudgetBytes() {
+  const int64_t testing =
+      g_gemv_tile_budget_for_testing.load(std::memory_order_relaxed);
+  if (testing >= 0) return testing;
+  static const int64_t budget = [] {
+    const long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
+    return (l3 > 0 ? int64_t{l3} : int64_t{8} << 20) / 4;
+  }();
+  return budget;
+}
+
+// The register-tiled form for mr >= kGemvTileMinRows: B rows in blocks of
+// kKb, each block in strips of three vectors of columns, each strip run by
+// every row group (at most 8 rows, balanced: 12 rows are 6 + 6) with its C
+// tile in registers. One B vector now feeds up to 8 FMAs from registers
+// where Avx512GemvStep reloads and stores C every eight rows of B.
+template <typename X>
+HLOREF_AVX512 void Avx512GemvTiled(int mr, int64_t kc, const typename X::T* a,
+                                   int64_t lda, const typename X::T* b,
+                                   int64_t ldb, int64_t n, typename X::T* c,
+                                   int64_t ldc, bool accumulate,
+                                   typename X::U* max_abs,
+                                   typename X::U* min_nz_m1) {
+  using M = typename X::M;
+  constexpr int kL = X::kLanes;
+  constexpr int64_t kW = 3 * kL;
+  // 256 B rows per C round trip: 32 x 512 x 2048 ran at 103 GFLOP/s, 94
+  // with 64 rows, 77 with 16 (Zen 4, 1 thread).
+  constexpr int64_t kKb = 256;
+  __m512i mx = X::Init(*max_abs), mn = X::Init(*min_nz_m1);
+  const int groups = (mr + 7) / 8;
+  if (kc == 0) {
+    if (!accumulate) {
+      for (int m = 0; m < mr; ++m) {
+        for (int64_t j = 0; j < n; ++j) c[m * ldc + j] = 0;
+      }
+    }
+    return;
+  }
+  auto CeilDivV = [](int64_t cols) { return (cols + kL - 1) / kL; };
+  for (int64_t k0 = 0; k0 < kc; k0 += kKb) {
+    const int64_t kb = std::min(kKb, kc - k0);
+    const bool load_c = accumulate || k0 > 0;
+    for (int64_t j = 0; j < n; j += kW) {
+      M mask[3];
+      for (int v = 0; v < 3; ++v) {
+        const int64_t rem = n - j - v * kL;
+        mask[v] = rem >= kL ? M(~M(0))
+                            : (rem <= 0 ? M(0) : M((uint64_t{1} << rem) - 1));
+      }
+      int row = 0;
+      for (int g = 0; g < groups; ++g) {
+        const int rows = (mr - row + (groups - g) - 1) / (groups - g);
+        const typename X::T* ag = a + row * lda + k0;
+        typename X::T* cg = c + row * ldc + j;
+        const typename X::T* bj = b + k0 * ldb + j;
+        // The last strip has as many vectors as columns remain (256
+        // columns are 5 strips of 3 and one of 1, not 6 of 3).
+        const int nv = static_cast<int>(std::min<int64_t>(3, CeilDivV(n - j)));
+#define HLOREF_GEMV_STRIP(V, S)                                          \
+  Avx512GemvTileRows<X, V, S>(rows, kb, ag, lda, bj, ldb, mask, cg, ldc, \
+                              load_c, mx, mn)
+        if (g == 0) {
+          if (nv == 3)
+            HLOREF_GEMV_STRIP(3, true);
+          else if (nv == 2)
+            HLOREF_GEMV_STRIP(2, true);
+          else
+            HLOREF_GEMV_STRIP(1, true);
+        } else {
+          if (nv == 3)
+            HLOREF_GEMV_STRIP(3, false);
+          else if (nv == 2)
+            HLOREF_GEMV_STRIP(2, false);
+          else
+            HLOREF_GEMV_STRIP(1, false);
+        }
+#undef HLOREF_GEMV_STRIP
+        row += rows;
+      }
+    }
+  }
+  X::Reduce(mx, mn, max_abs, min_nz_m1);
+}
+
 template <typename X>
 void Avx512Gemv(int mr, int64_t kc, const typename X::T* a, int64_t lda,
                 const typename X::T* b, int64_t ldb, int64_t n,
@@ -1142,6 +1327,12 @@ void Avx512Gemv(int mr, int64_t kc, const typename X::T* a, int64_t lda,
   case R:                                                                      \
     return Avx512GemvRows<X, R>(kc, a, lda, b, ldb, n, c, ldc, accumulate, mx, \
                                 mn);
+  if (mr >= kGemvTileMinRows &&
+      kc * n * static_cast<int64_t>(sizeof(typename X::T)) <=
+          GemvTileBudgetBytes()) {
+    return Avx512GemvTiled<X>(mr, kc, a, lda, b, ldb, n, c, ldc, accumulate, mx,
+                              mn);
+  }
   switch (mr) {
     HLOREF_GEMV_CASE(1)
     HLOREF_GEMV_CASE(2)
@@ -1277,6 +1468,10 @@ const GemmKernels kAvx512Vnni = {
 }  // namespace
 
 const GemmKernels& PortableGemmKernels() { return kPortable; }
+
+void SetGemvTileBudgetForTesting(int64_t bytes) {
+  g_gemv_tile_budget_for_testing.store(bytes, std::memory_order_relaxed);
+}
 
 const GemmKernels* Avx512GemmKernels() {
 #ifdef HLOREF_GEMM_X86

@@ -74,7 +74,11 @@ using GemmCopyScanF64 = void (*)(const double* src, double* dst, int64_t n,
 // accumulate), the same order as the tile kernels. The kernel also
 // updates the range guard's statistics of every B value it reads
 // (*max_abs, *min_nz_m1 as in GemmCopyScanF*), so B is read once.
+// From kGemvTileMinRows rows on, when the B block fits a quarter of the
+// last-level cache, the AVX-512 kernel keeps C in registers (row groups of
+// at most 8 x 3 vectors) instead: the same chains, the same bits.
 constexpr int kGemvMaxRows = 32;
+constexpr int kGemvTileMinRows = 9;
 using GemvKernelF32 = void (*)(int mr, int64_t kc, const float* a, int64_t lda,
                                const float* b, int64_t ldb, int64_t n, float* c,
                                int64_t ldc, bool accumulate, uint32_t* max_abs,
@@ -224,6 +228,10 @@ const Bf16AmxKernels* HostBf16AmxKernel();
 
 // The portable kernels (plain C++, any x86-64 or other host).
 const GemmKernels& PortableGemmKernels();
+// Tests: the largest B block (bytes) the register-tiled GEMV takes (0: the
+// row-streaming kernel always; -1: back to a quarter of the host's
+// last-level cache).
+void SetGemvTileBudgetForTesting(int64_t bytes);
 // AVX-512 kernels (f32/f64 need avx512f; the integer kernel needs
 // avx512_vnni and is the portable one otherwise); null when the host lacks
 // avx512f (or the OS does not save zmm state).

@@ -1000,52 +1000,60 @@ TEST(GemmKernelTest, Transpose32CopiesExactlyTheBlock) {
 // chain instead), nothing written past n or mr, and B's statistics equal
 // to the copy-and-scan kernel's over the same values (B rows have NaN
 // past n: the kernel must neither read them nor count them).
+// Rows from kGemvTileMinRows on run the register-tiled form (C in
+// registers, B in blocks of 256 rows: kc = 300 crosses one) and, with its
+// budget set to 0, the row-streaming one; both must give these bits.
 TEST(GemmKernelTest, GemvMatchesAnFmaChainAndScansB) {
-  const int64_t ldb = 80, ldc = 72, lda = 40;
-  for (const GemmKernels* kernels : KernelSets()) {
-    const bool fma = std::string(kernels->name) != "portable";
-    for (int mr = 1; mr <= gemm::kGemvMaxRows; ++mr) {
-      for (int64_t n : {1, 15, 16, 17, 70}) {
-        for (int64_t kc : {0, 1, 5, 9, 37}) {
-          for (bool accumulate : {false, true}) {
-            const std::vector<float> a = RandomF32(mr * lda, 11 + mr);
-            std::vector<float> b = RandomF32(std::max<int64_t>(kc, 1) * ldb,
-                                             12 + static_cast<uint32_t>(n));
-            for (int64_t k = 0; k < kc; ++k) {
-              for (int64_t j = n; j < ldb; ++j) b[k * ldb + j] = NAN;
-            }
-            if (kc > 3) b[3 * ldb] = 0x1p-130f;  // a subnormal in B
-            std::vector<float> c(gemm::kGemvMaxRows * ldc, 0.25f);
-            uint32_t mx = 0, mn = ~0u;
-            kernels->gemv_f32(mr, kc, a.data(), lda, b.data(), ldb, n, c.data(),
-                              ldc, accumulate, &mx, &mn);
-            uint32_t want_mx = 0, want_mn = ~0u;
-            for (int64_t k = 0; k < kc; ++k) {
-              gemm::PortableGemmKernels().scan_f32(b.data() + k * ldb, nullptr,
-                                                   n, n, n, &want_mx, &want_mn);
-            }
-            ASSERT_EQ(mx, want_mx) << kernels->name << " mr=" << mr;
-            ASSERT_EQ(mn, want_mn) << kernels->name << " mr=" << mr;
-            for (int r = 0; r < gemm::kGemvMaxRows; ++r) {
-              for (int64_t j = 0; j < ldc; ++j) {
-                const float got = c[r * ldc + j];
-                if (r >= mr || j >= n) {
-                  ASSERT_EQ(got, 0.25f) << "wrote outside the block";
-                  continue;
-                }
-                float want = accumulate ? 0.25f : 0.0f;
-                for (int64_t k = 0; k < kc; ++k) {
-                  const float x = a[r * lda + k], y = b[k * ldb + j];
-                  if (fma) {
-                    want = std::fma(x, y, want);
-                  } else {
-                    const float p = x * y;
-                    want = want + p;
+  const int64_t ldb = 120, ldc = 112, lda = 304;
+  for (const int64_t budget : {int64_t{-1}, int64_t{0}}) {
+    gemm::SetGemvTileBudgetForTesting(budget);
+    for (const GemmKernels* kernels : KernelSets()) {
+      const bool fma = std::string(kernels->name) != "portable";
+      for (int mr = 1; mr <= gemm::kGemvMaxRows; ++mr) {
+        if (budget == 0 && mr < gemm::kGemvTileMinRows) continue;
+        for (int64_t n : {1, 15, 16, 17, 70, 111}) {
+          for (int64_t kc : {0, 1, 5, 9, 37, 300}) {
+            for (bool accumulate : {false, true}) {
+              const std::vector<float> a = RandomF32(mr * lda, 11 + mr);
+              std::vector<float> b = RandomF32(std::max<int64_t>(kc, 1) * ldb,
+                                               12 + static_cast<uint32_t>(n));
+              for (int64_t k = 0; k < kc; ++k) {
+                for (int64_t j = n; j < ldb; ++j) b[k * ldb + j] = NAN;
+              }
+              if (kc > 3) b[3 * ldb] = 0x1p-130f;  // a subnormal in B
+              std::vector<float> c(gemm::kGemvMaxRows * ldc, 0.25f);
+              uint32_t mx = 0, mn = ~0u;
+              kernels->gemv_f32(mr, kc, a.data(), lda, b.data(), ldb, n,
+                                c.data(), ldc, accumulate, &mx, &mn);
+              uint32_t want_mx = 0, want_mn = ~0u;
+              for (int64_t k = 0; k < kc; ++k) {
+                gemm::PortableGemmKernels().scan_f32(
+                    b.data() + k * ldb, nullptr, n, n, n, &want_mx, &want_mn);
+              }
+              ASSERT_EQ(mx, want_mx) << kernels->name << " mr=" << mr;
+              ASSERT_EQ(mn, want_mn) << kernels->name << " mr=" << mr;
+              for (int r = 0; r < gemm::kGemvMaxRows; ++r) {
+                for (int64_t j = 0; j < ldc; ++j) {
+                  const float got = c[r * ldc + j];
+                  if (r >= mr || j >= n) {
+                    ASSERT_EQ(got, 0.25f) << "wrote outside the block";
+                    continue;
                   }
+                  float want = accumulate ? 0.25f : 0.0f;
+                  for (int64_t k = 0; k < kc; ++k) {
+                    const float x = a[r * lda + k], y = b[k * ldb + j];
+                    if (fma) {
+                      want = std::fma(x, y, want);
+                    } else {
+                      const float p = x * y;
+                      want = want + p;
+                    }
+                  }
+                  ASSERT_EQ(got, want)
+                      << kernels->name << " mr=" << mr << " n=" << n
+                      << " kc=" << kc << " row " << r << " col " << j
+                      << " budget " << budget;
                 }
-                ASSERT_EQ(got, want)
-                    << kernels->name << " mr=" << mr << " n=" << n
-                    << " kc=" << kc << " row " << r << " col " << j;
               }
             }
           }
@@ -1053,6 +1061,7 @@ TEST(GemmKernelTest, GemvMatchesAnFmaChainAndScansB) {
       }
     }
   }
+  gemm::SetGemvTileBudgetForTesting(-1);
 }
 
 // Skinny shapes through RunDot: every M of the row-streaming path and
