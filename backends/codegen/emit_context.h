@@ -55,7 +55,17 @@ struct CodegenOptions {
   // Producer-consumer fusion of element-wise chains in unfused modules
   // (fusion.h). Off: every instruction gets its own buffer and loop nest.
   bool fuse_elementwise = true;
+  // Entry results of at least this many bytes are marked for streaming
+  // (non-temporal) stores: the pointer loaded for such a result inside a
+  // parallel loop body carries !align 64 and kStreamMetadata, and the
+  // target may turn the body's vector stores through it into
+  // non-temporal ones (cpu/jit.cc). Only for callers whose result buffers
+  // are 64-byte aligned. 0: never.
+  int64_t stream_result_min_bytes = 0;
 };
+
+// The metadata kind that marks a streamed result's base pointer.
+inline constexpr char kStreamMetadata[] = "hloref.stream";
 
 class EmitContext {
  public:

@@ -23,6 +23,7 @@
 #include "backends/cpu/module_emitter.h"
 #include "backends/cpu/runtime/collectives.h"
 #include "backends/cpu/runtime/custom_call.h"
+#include "backends/cpu/runtime/gemm_kernels.h"
 #include "backends/cpu/runtime/host.h"
 #include "backends/cpu/runtime/run_context.h"
 #include "backends/cpu/runtime/thread_pool.h"
@@ -95,10 +96,25 @@ void DefaultLayouts(Shape* shape) {
   }
 }
 
+// CpuBackendOptions::stream_result_min_bytes resolved: the environment,
+// else the option, else a quarter of the last-level cache (8 MiB when
+// unknown). Results are 64-byte aligned here (UsesStorageDirectly).
+int64_t StreamResultMinBytes(const CpuBackendOptions& options) {
+  if (const char* env = std::getenv("HLOREF_CPU_STREAM_BYTES");
+      env != nullptr && *env != 0) {
+    return std::max<int64_t>(0, std::atoll(env));
+  }
+  if (options.stream_result_min_bytes >= 0) {
+    return options.stream_result_min_bytes;
+  }
+  return gemm::HostLastLevelCacheBytes() / 4;
+}
+
 absl::StatusOr<std::shared_ptr<CompiledModule>> CompileModule(
     const HloModule& module, const CpuBackendOptions& options) {
   ModuleEmitOptions emit_options;
   emit_options.fuse_elementwise = options.fuse_elementwise;
+  emit_options.stream_result_min_bytes = StreamResultMinBytes(options);
   HLOREF_ASSIGN_OR_RETURN(EmittedModule emitted,
                           EmitModuleForCpu(module, emit_options));
   JitOptions jit_options;
@@ -155,13 +171,14 @@ struct AlignedBuffer {
 // compiled code expects for an array leaf: a Literal holds its elements
 // row-major over the bounds, StorageBytes each (spec/types/literal.h),
 // which is the buffer when the layout lists the dimensions major to minor
-// (codegen/ir_value.h); the address must be aligned for any element
-// type's loads (16 bytes, what malloc gives a Literal) and the array
-// non-empty (an empty vector may have no address).
+// (codegen/ir_value.h); the address must be 64-byte aligned (what a
+// Literal's storage is: streamed results are compiled as 64-byte aligned,
+// CpuBackendOptions::stream_result_min_bytes) and the array non-empty (an
+// empty vector may have no address).
 bool UsesStorageDirectly(const LeafPlan& leaf, const uint8_t* data,
                          size_t bytes) {
   return leaf.row_major && data != nullptr && bytes != 0 &&
-         reinterpret_cast<uintptr_t>(data) % 16 == 0 &&
+         reinterpret_cast<uintptr_t>(data) % 64 == 0 &&
          static_cast<int64_t>(bytes) == leaf.bytes;
 }
 

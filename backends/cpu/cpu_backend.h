@@ -25,6 +25,13 @@ struct CpuBackendOptions {
   std::string dump_dir;
   // Producer-consumer fusion of element-wise chains.
   bool fuse_elementwise = true;
+  // Entry results of at least this many bytes are written with
+  // non-temporal stores where the compiled loops' vector stores are
+  // provably 64-byte aligned (they skip the read for ownership of each
+  // line: layer norm over 4096 x 768 f32 ran 1.6x faster, docs/
+  // performance.md). -1: a quarter of the last-level cache; 0: never.
+  // HLOREF_CPU_STREAM_BYTES overrides.
+  int64_t stream_result_min_bytes = -1;
   // Reuse compiled code for modules with identical canonical text; the
   // cache keeps the most recently used `compile_cache_entries` modules.
   bool compile_cache = true;

@@ -7,11 +7,15 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "backends/codegen/emit_context.h"
 #include "backends/cpu/runtime/run_context.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/Analysis/ValueTracking.h"
 #include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
 #include "llvm/ExecutionEngine/Orc/LLJIT.h"
 #include "llvm/ExecutionEngine/Orc/ThreadSafeModule.h"
+#include "llvm/IR/Instructions.h"
+#include "llvm/IR/IntrinsicsX86.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
 #include "llvm/IR/Verifier.h"
@@ -24,6 +28,7 @@
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/TargetParser/Host.h"
 #include "llvm/Transforms/Utils/Cloning.h"
+#include "llvm/Transforms/Utils/Local.h"
 #include "spec/util/status_macros.h"
 
 namespace hloref::cpu {
@@ -96,6 +101,65 @@ absl::StatusOr<std::unique_ptr<llvm::TargetMachine>> CreateHostTargetMachine(
   return tm;
 }
 
+// Streaming stores (codegen::CodegenOptions::stream_result_min_bytes):
+// after the vectoriser, every plain vector store of at least 16 bytes whose
+// address is based on a pointer loaded with kStreamMetadata, and is
+// provably aligned to its size (the load's !align 64 and the offsets'
+// known bits: rows whose length is not a multiple of the vector stay
+// ordinary), becomes non-temporal; a function that has one ends each
+// return with an sfence, so that the stores are globally visible before
+// the thread pool (or the caller) sees the function finish: they are
+// weakly ordered, and the release that ends a parallel chunk does not
+// order them. Returns how many stores were marked.
+int64_t MarkStreamingStores(llvm::Module& module) {
+  const llvm::Triple triple(module.getTargetTriple());
+  if (!triple.isX86()) return 0;
+  llvm::LLVMContext& c = module.getContext();
+  const unsigned kind = c.getMDKindID(codegen::kStreamMetadata);
+  const llvm::DataLayout& dl = module.getDataLayout();
+  llvm::MDNode* nontemporal =
+      llvm::MDNode::get(c, llvm::ConstantAsMetadata::get(llvm::ConstantInt::get(
+                               llvm::Type::getInt32Ty(c), 1)));
+  int64_t marked = 0;
+  for (llvm::Function& f : module) {
+    if (f.isDeclaration()) continue;
+    std::vector<llvm::ReturnInst*> returns;
+    bool any = false;
+    for (llvm::BasicBlock& bb : f) {
+      for (llvm::Instruction& inst : bb) {
+        if (auto* ret = llvm::dyn_cast<llvm::ReturnInst>(&inst)) {
+          returns.push_back(ret);
+          continue;
+        }
+        auto* store = llvm::dyn_cast<llvm::StoreInst>(&inst);
+        if (store == nullptr || !store->isSimple()) continue;
+        llvm::Type* t = store->getValueOperand()->getType();
+        if (!t->isVectorTy()) continue;
+        const uint64_t bytes = dl.getTypeStoreSize(t).getFixedValue();
+        if (bytes < 16 || !llvm::isPowerOf2_64(bytes)) continue;
+        const auto* base = llvm::dyn_cast<llvm::LoadInst>(
+            llvm::getUnderlyingObject(store->getPointerOperand(), 32));
+        if (base == nullptr || base->getMetadata(kind) == nullptr) continue;
+        if (llvm::getKnownAlignment(store->getPointerOperand(), dl) <
+            llvm::Align(bytes)) {
+          continue;
+        }
+        store->setAlignment(llvm::Align(bytes));
+        store->setMetadata(llvm::LLVMContext::MD_nontemporal, nontemporal);
+        any = true;
+        ++marked;
+      }
+    }
+    if (!any) continue;
+    llvm::Function* sfence = llvm::Intrinsic::getDeclaration(
+        &module, llvm::Intrinsic::x86_sse_sfence);
+    for (llvm::ReturnInst* ret : returns) {
+      llvm::CallInst::Create(sfence, {}, "", ret->getIterator());
+    }
+  }
+  return marked;
+}
+
 absl::Status Optimize(llvm::Module& module, llvm::TargetMachine& tm,
                       int opt_level) {
   llvm::LoopAnalysisManager lam;
@@ -120,6 +184,7 @@ absl::Status Optimize(llvm::Module& module, llvm::TargetMachine& tm,
                                     ? pb.buildO0DefaultPipeline(level)
                                     : pb.buildPerModuleDefaultPipeline(level);
   mpm.run(module, mam);
+  MarkStreamingStores(module);
   return absl::OkStatus();
 }
 

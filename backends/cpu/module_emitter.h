@@ -40,6 +40,9 @@ inline constexpr int64_t kMaxElementsPerValue = int64_t{1} << 32;
 struct ModuleEmitOptions {
   std::string entry_name = "hloref_entry";
   bool fuse_elementwise = true;
+  // codegen::CodegenOptions::stream_result_min_bytes (0: never; the
+  // caller's result buffers must be 64-byte aligned otherwise).
+  int64_t stream_result_min_bytes = 0;
 };
 
 absl::StatusOr<EmittedModule> EmitModuleForCpu(

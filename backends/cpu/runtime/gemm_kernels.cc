@@ -18,6 +18,8 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <string>
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <cpuid.h>
@@ -1240,10 +1242,7 @@ int64_t GemvTileBudgetBytes() {
   const int64_t testing =
       g_gemv_tile_budget_for_testing.load(std::memory_order_relaxed);
   if (testing >= 0) return testing;
-  static const int64_t budget = [] {
-    const long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
-    return (l3 > 0 ? int64_t{l3} : int64_t{8} << 20) / 4;
-  }();
+  static const int64_t budget = HostLastLevelCacheBytes() / 4;
   return budget;
 }
 
@@ -1471,6 +1470,35 @@ const GemmKernels kAvx512Vnni = {
 }  // namespace
 
 const GemmKernels& PortableGemmKernels() { return kPortable; }
+
+int64_t HostLastLevelCacheBytes() {
+  static const int64_t bytes = [] {
+    int best_level = 0;
+    int64_t best = 0;
+    for (int i = 0; i < 8; ++i) {
+      const std::string dir =
+          "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(i);
+      std::ifstream level_file(dir + "/level"), size_file(dir + "/size");
+      int level = 0;
+      std::string size;
+      if (!(level_file >> level) || !(size_file >> size) || size.empty()) {
+        continue;
+      }
+      int64_t value = std::atoll(size.c_str());
+      const char unit = size.back();
+      if (unit == 'K') value <<= 10;
+      if (unit == 'M') value <<= 20;
+      if (value > 0 && level >= best_level) {
+        best_level = level;
+        best = value;
+      }
+    }
+    if (best > 0) return best;
+    const long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
+    return l3 > 0 ? int64_t{l3} : int64_t{32} << 20;
+  }();
+  return bytes;
+}
 
 void SetGemvTileBudgetForTesting(int64_t bytes) {
   g_gemv_tile_budget_for_testing.store(bytes, std::memory_order_relaxed);

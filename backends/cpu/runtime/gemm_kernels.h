@@ -232,6 +232,11 @@ const GemmKernels& PortableGemmKernels();
 // row-streaming kernel always; -1: back to a quarter of the host's
 // last-level cache).
 void SetGemvTileBudgetForTesting(int64_t bytes);
+// The size of the last-level cache one core sees, in bytes, from sysfs
+// (cpu0's highest cache level): glibc's sysconf(_SC_LEVEL3_CACHE_SIZE)
+// said 320 MiB for the 32 MiB L3 of the Zen 4 virtual machine this was
+// tuned on. sysconf when sysfs is missing, 32 MiB when neither answers.
+int64_t HostLastLevelCacheBytes();
 // AVX-512 kernels (f32/f64 need avx512f; the integer kernel needs
 // avx512_vnni and is the portable one otherwise); null when the host lacks
 // avx512f (or the OS does not save zmm state).
