@@ -13,7 +13,7 @@ void BufferCache::Put(Literal value) {
   }
   const int64_t size = static_cast<int64_t>(value.raw().size());
   if (!value.shape().IsArray() || size < kMinBytes || size > capacity_ ||
-      value.HasPadding()) {
+      value.HasPadding() || value.storage_adopted()) {
     return;
   }
   bytes_ += size;

@@ -35,7 +35,9 @@ class BufferCache {
 
   // Keeps the storage of `value`'s array leaves (a tuple is taken apart)
   // of at least kMinBytes without padding, dropping the oldest entries
-  // while more than the capacity is held; everything else is freed.
+  // while more than the capacity is held; everything else is freed, and so
+  // is adopted storage (a mapped file: its first write to a page copies
+  // the page, no cheaper than new memory).
   void Put(Literal value);
   // An array literal of `shape` over a cached storage of exactly its size,
   // holding stale bytes; nullopt when no entry fits (tuples, tokens, sizes

@@ -835,6 +835,11 @@ std::optional<Literal> EvaluatorImpl::TakeOperand(int64_t k) {
     return std::nullopt;
   }
   Slot& slot = (*f.slots)[f.plan->operands[f.index][k]];
+  // Not adopted storage (a mapped argument): written over, each page would
+  // be copied on its first write, no cheaper than new or cached storage,
+  // and the mapping would grow private pages. (Relabelling it in place, a
+  // reshape, writes nothing and is kept.)
+  if (slot.value->storage_adopted()) return std::nullopt;
   Literal out = std::move(const_cast<Literal&>(*slot.value));
   slot = Slot();
   return out;
@@ -1383,7 +1388,8 @@ absl::StatusOr<EvalResult> Evaluator::RunParticipant(
   CollectLeafLiterals(result.value, &leaves);
   for (size_t i = 0; i < leaves.size(); ++i) {
     EvaluatedOutput out;
-    out.value = *leaves[i];
+    // A consuming run holds the leaves once, in result.value.
+    if (owned == nullptr) out.value = *leaves[i];
     // Padding beyond runtime sizes is don't-care (impl.dynamic.1), added
     // here only: it is not part of the value, so it never propagates.
     std::vector<bool> padding = PaddingFlags(*leaves[i]);

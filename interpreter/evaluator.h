@@ -198,7 +198,10 @@ class Evaluator {
   // Run on arguments the evaluator may consume: an argument read for the
   // last time (put into a while loop's carried tuple, updated in place) is
   // moved instead of copied, so a module carrying its weights through a
-  // loop does not hold them twice. Same results as Run.
+  // loop does not hold them twice. Same results as Run, except that each
+  // outputs[i].value is left empty: the result's leaves are held once, in
+  // EvalResult::value (Run copies each leaf into its output, a second
+  // buffer as large as the result).
   absl::StatusOr<EvalResult> RunConsuming(const HloModule& module,
                                           std::vector<Literal> args);
   // Run refuses a module that needs more than one participant

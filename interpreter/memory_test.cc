@@ -202,6 +202,81 @@ TEST(Memory, RunConsumingMatchesRun) {
   ASSERT_TRUE(consumed.ok()) << consumed.status();
   ExpectRowsAreIndexPlusOne(consumed->value, rows, cols);
   EXPECT_TRUE(consumed->value.BitwiseEquals(run->value));
+  // RunConsuming holds the result once: its outputs carry no copy of it.
+  ASSERT_EQ(run->outputs.size(), 1u);
+  ASSERT_EQ(consumed->outputs.size(), 1u);
+  EXPECT_TRUE(run->outputs[0].value.BitwiseEquals(run->value));
+  EXPECT_TRUE(consumed->outputs[0].value.raw().empty());
+  EXPECT_FALSE(consumed->outputs[0].value.shape().IsArray());
+}
+
+// Storage adopted from an owner (a mapped .npy argument) is never written
+// over by an element-wise result, even when the run owns the argument and
+// reads it for the last time: each page would be copied on its first
+// write. a = p + broadcast(1): an ordinary consumed p becomes the result's
+// storage; an adopted one stays as it was, and the result is new storage.
+class RecordingOwner final : public LiteralBytes::Owner {
+ public:
+  RecordingOwner(float* data, int64_t n, bool* unchanged)
+      : data_(data), n_(n), unchanged_(unchanged) {}
+  ~RecordingOwner() override {
+    bool same = true;
+    for (int64_t i = 0; i < n_; ++i) same = same && data_[i] == Value(i);
+    *unchanged_ = same;
+    ::operator delete(data_, LiteralBytes::kAlignment);
+  }
+  static float Value(int64_t i) { return static_cast<float>(i % 1000); }
+
+ private:
+  float* data_;
+  int64_t n_;
+  bool* unchanged_;
+};
+
+TEST(Memory, AdoptedArgumentStorageIsNotWrittenOver) {
+  const std::string v = absl::StrCat("f32[", kN, "]");
+  const std::string text = absl::StrCat(
+      "HloModule m\nENTRY e {\n  p = ", v,
+      " parameter(0)\n  one = f32[] constant(1)\n  b = ", v,
+      " broadcast(one), dimensions={}\n  ROOT a = ", v, " add(p, b)\n}\n");
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);
+  ASSERT_TRUE(module.ok()) << module.status();
+  ASSERT_TRUE(VerifyModule(**module).ok());
+  const Shape shape = Shape::Array(PrimitiveType::kF32, {kN});
+  Evaluator evaluator;
+  for (bool adopted : {false, true}) {
+    bool unchanged = false;
+    std::vector<Literal> args;
+    const void* storage = nullptr;
+    if (adopted) {
+      auto* data =
+          static_cast<float*>(::operator new(kBytes, LiteralBytes::kAlignment));
+      for (int64_t i = 0; i < kN; ++i) data[i] = RecordingOwner::Value(i);
+      storage = data;
+      args.push_back(Literal::AdoptStorage(
+          shape, LiteralBytes::Adopt(
+                     reinterpret_cast<unsigned char*>(data), kBytes,
+                     std::make_unique<RecordingOwner>(data, kN, &unchanged))));
+      ASSERT_TRUE(args.back().storage_adopted());
+    } else {
+      args.emplace_back(shape);
+      auto d = args.back().mutable_data<float>();
+      for (int64_t i = 0; i < kN; ++i) d[i] = RecordingOwner::Value(i);
+      storage = args.back().raw().data();
+    }
+    absl::StatusOr<EvalResult> r =
+        evaluator.RunConsuming(**module, std::move(args));
+    ASSERT_TRUE(r.ok()) << r.status();
+    auto a = r->value.data<float>();
+    for (int64_t i = 0; i < kN; ++i) {
+      ASSERT_EQ(a[i], RecordingOwner::Value(i) + 1) << i;
+    }
+    EXPECT_EQ(r->value.raw().data() == storage, !adopted);
+    EXPECT_FALSE(r->value.storage_adopted());
+    if (adopted) {
+      EXPECT_TRUE(unchanged);  // the owner was deleted after its last use
+    }
+  }
 }
 
 // reshape and bitcast of a value read for the last time keep its storage

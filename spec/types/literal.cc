@@ -151,6 +151,16 @@ Literal Literal::Uninitialized(const Shape& shape) {
   return lit;
 }
 
+Literal Literal::AdoptStorage(const Shape& shape, LiteralBytes bytes) {
+  HLOREF_CHECK(shape.IsArray() && shape.is_static());
+  HLOREF_CHECK(bytes.size() == static_cast<size_t>(shape.num_elements()) *
+                                   StorageBytes(shape.element_type()));
+  Literal lit;
+  lit.shape_ = shape;
+  lit.data_ = std::move(bytes);
+  return lit;
+}
+
 absl::Status Literal::CheckReinterpretAs(const Shape& shape) const {
   auto refuse = [&](absl::string_view why) {
     return absl::InvalidArgumentError(absl::StrCat(

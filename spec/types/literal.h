@@ -95,14 +95,35 @@ using StorageType = typename StorageTypeOf<T>::type;
 // Blocks are 64-byte aligned (a cache line, and a whole zmm vector, so
 // compiled kernels reading a literal in place start on a line). Copies are
 // one memcpy.
+//
+// A block may also be adopted from an Owner that keeps it alive (a .npy
+// file mapped copy-on-write, see ReadNpyFile): its bytes were written
+// before the literal got them, as by a read, and the literal may write
+// them (the owner's source never sees the writes). Freeing it deletes the
+// owner; a copy of it is an ordinary block.
 class LiteralBytes {
  public:
   static constexpr std::align_val_t kAlignment{64};
+  class Owner {
+   public:
+    virtual ~Owner() = default;
+  };
   LiteralBytes() = default;
+  // `size` bytes at `bytes` (64-byte aligned, readable and writable), valid
+  // until `owner` is deleted.
+  static LiteralBytes Adopt(unsigned char* bytes, size_t size,
+                            std::unique_ptr<Owner> owner) {
+    LiteralBytes b;
+    b.bytes_ = bytes;
+    b.size_ = size;
+    b.owner_ = owner.release();
+    return b;
+  }
   LiteralBytes(const LiteralBytes& other) { CopyFrom(other); }
   LiteralBytes(LiteralBytes&& other) noexcept
       : bytes_(std::exchange(other.bytes_, nullptr)),
-        size_(std::exchange(other.size_, 0)) {}
+        size_(std::exchange(other.size_, 0)),
+        owner_(std::exchange(other.owner_, nullptr)) {}
   LiteralBytes& operator=(const LiteralBytes& other) {
     if (this != &other) CopyFrom(other);
     return *this;
@@ -112,10 +133,13 @@ class LiteralBytes {
       Free();
       bytes_ = std::exchange(other.bytes_, nullptr);
       size_ = std::exchange(other.size_, 0);
+      owner_ = std::exchange(other.owner_, nullptr);
     }
     return *this;
   }
   ~LiteralBytes() { Free(); }
+  // Whether the block is adopted (kept alive by an Owner).
+  bool adopted() const { return owner_ != nullptr; }
 
   unsigned char* data() { return bytes_; }
   const unsigned char* data() const { return bytes_; }
@@ -167,9 +191,14 @@ class LiteralBytes {
 
  private:
   void Free() {
-    if (bytes_ != nullptr) ::operator delete(bytes_, size_, kAlignment);
+    if (owner_ != nullptr) {
+      delete owner_;
+    } else if (bytes_ != nullptr) {
+      ::operator delete(bytes_, size_, kAlignment);
+    }
     bytes_ = nullptr;
     size_ = 0;
+    owner_ = nullptr;
   }
   void CopyFrom(const LiteralBytes& other) {
     AssignUninitialized(other.size_);
@@ -177,6 +206,7 @@ class LiteralBytes {
   }
   unsigned char* bytes_ = nullptr;
   size_t size_ = 0;
+  Owner* owner_ = nullptr;  // owns the block when set (Adopt)
 };
 
 // The C++ types that may access elements of a storage type under the
@@ -240,6 +270,10 @@ class Literal {
   // only for a caller that writes every byte before anything reads them
   // (the CPU backend's static results, written by the compiled code).
   static Literal Uninitialized(const Shape& shape);
+  // An array literal over storage written elsewhere (LiteralBytes::Adopt):
+  // `shape` is an array of static dimensions whose storage size is
+  // bytes.size() (checked), and the bytes are its row-major storage.
+  static Literal AdoptStorage(const Shape& shape, LiteralBytes bytes);
   static Literal MakeTuple(std::vector<Literal> elements);
   static Literal Token() { return Literal(Shape::Token()); }
   // Scalars holding 0 and 1 of an array type (false/true for pred, (0, 0)
@@ -280,6 +314,10 @@ class Literal {
   int64_t element_count() const {
     return shape_.IsArray() ? shape_.num_elements() : 0;
   }
+
+  // Whether the storage is adopted (LiteralBytes::Adopt: a mapped file,
+  // whose pages cost a copy each when first written).
+  bool storage_adopted() const { return data_.adopted(); }
 
   // Raw bytes of an array literal.
   absl::Span<const uint8_t> raw() const {

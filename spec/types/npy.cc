@@ -6,15 +6,19 @@
 #include "spec/types/npy.h"
 
 #include <fcntl.h>
+#include <signal.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
 #include <limits>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -801,13 +805,151 @@ absl::StatusOr<OpenNpy> OpenNpyFile(const std::string& path) {
   return f;
 }
 
+// Mapped data and the SIGBUS guard.
+//
+// A file mapped MAP_PRIVATE is copy-on-write: the literal may write its
+// storage, the file never changes. But a page of the file that another
+// process truncates away raises SIGBUS when read. The guard keeps the
+// mapped ranges in a fixed table the handler can read without locks; a
+// fault inside one maps zero pages over the rest of that range, so the
+// access completes, and marks it: CheckMappedNpyFiles then names the file,
+// and the caller refuses the run's results. A fault outside every range
+// goes to the previous disposition.
+constexpr int kGuardSlots = 1024;
+struct GuardSlot {
+  std::atomic<uintptr_t> begin{0};  // 0: free
+  std::atomic<uintptr_t> end{0};
+  std::atomic<bool> faulted{false};
+};
+GuardSlot g_guard[kGuardSlots];
+// Under g_guard_mutex: each slot's path, and the files found shrunk whose
+// mappings are gone.
+std::mutex g_guard_mutex;
+std::string g_guard_path[kGuardSlots];
+std::vector<std::string> g_shrunk;
+struct sigaction g_previous_sigbus;
+std::atomic<uintptr_t> g_page_size{4096};
+
+void OnSigbus(int sig, siginfo_t* info, void* context) {
+  const uintptr_t address = reinterpret_cast<uintptr_t>(info->si_addr);
+  for (GuardSlot& slot : g_guard) {
+    const uintptr_t begin = slot.begin.load(std::memory_order_acquire);
+    const uintptr_t end = slot.end.load(std::memory_order_acquire);
+    if (begin == 0 || address < begin || address >= end) continue;
+    const uintptr_t page =
+        address & ~(g_page_size.load(std::memory_order_relaxed) - 1);
+    // mmap is a system call: safe in a handler in practice, though POSIX
+    // does not list it.
+    void* zeros = ::mmap(reinterpret_cast<void*>(page), end - page,
+                         PROT_READ | PROT_WRITE,
+                         MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+    if (zeros == MAP_FAILED) break;
+    slot.faulted.store(true, std::memory_order_release);
+    return;
+  }
+  const struct sigaction& previous = g_previous_sigbus;
+  if ((previous.sa_flags & SA_SIGINFO) != 0 &&
+      previous.sa_sigaction != nullptr) {
+    previous.sa_sigaction(sig, info, context);
+    return;
+  }
+  if (previous.sa_handler != SIG_DFL && previous.sa_handler != SIG_IGN) {
+    previous.sa_handler(sig);
+    return;
+  }
+  // The default action: returning re-runs the access, which faults again.
+  struct sigaction fallback = {};
+  fallback.sa_handler = SIG_DFL;
+  ::sigaction(SIGBUS, &fallback, nullptr);
+}
+
+bool InstallGuard() {
+  static const bool installed = [] {
+    const long page = ::sysconf(_SC_PAGESIZE);
+    if (page > 0) g_page_size.store(static_cast<uintptr_t>(page));
+    struct sigaction action = {};
+    action.sa_sigaction = OnSigbus;
+    action.sa_flags = SA_SIGINFO | SA_ONSTACK;
+    sigemptyset(&action.sa_mask);
+    return ::sigaction(SIGBUS, &action, &g_previous_sigbus) == 0;
+  }();
+  return installed;
+}
+
+// A mapping of one .npy file, guarded while it lives.
+class MappedNpy final : public LiteralBytes::Owner {
+ public:
+  // Maps `length` bytes of `fd` from offset 0; null when the mapping or a
+  // guard slot is not to be had (the caller reads the file instead).
+  static std::unique_ptr<MappedNpy> Map(int fd, size_t length,
+                                        const std::string& path) {
+    if (length == 0 || !InstallGuard()) return nullptr;
+    void* base =
+        ::mmap(nullptr, length, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+    if (base == MAP_FAILED) return nullptr;
+    std::unique_ptr<MappedNpy> m(new MappedNpy(base, length));
+    const uintptr_t begin = reinterpret_cast<uintptr_t>(base);
+    std::lock_guard<std::mutex> lock(g_guard_mutex);
+    for (int i = 0; i < kGuardSlots; ++i) {
+      if (g_guard[i].begin.load(std::memory_order_relaxed) != 0) continue;
+      g_guard_path[i] = path;
+      g_guard[i].faulted.store(false, std::memory_order_relaxed);
+      g_guard[i].end.store(begin + length, std::memory_order_release);
+      g_guard[i].begin.store(begin, std::memory_order_release);
+      m->slot_ = i;
+      return m;
+    }
+    return nullptr;  // every slot taken: unmapped by the destructor
+  }
+  ~MappedNpy() override {
+    if (slot_ >= 0) {
+      std::lock_guard<std::mutex> lock(g_guard_mutex);
+      GuardSlot& slot = g_guard[slot_];
+      slot.begin.store(0, std::memory_order_release);
+      slot.end.store(0, std::memory_order_release);
+      if (slot.faulted.load(std::memory_order_acquire)) {
+        g_shrunk.push_back(g_guard_path[slot_]);
+      }
+      g_guard_path[slot_].clear();
+    }
+    ::munmap(base_, length_);
+  }
+  unsigned char* bytes(int64_t offset) const {
+    return static_cast<unsigned char*>(base_) + offset;
+  }
+
+ private:
+  MappedNpy(void* base, size_t length) : base_(base), length_(length) {}
+  void* base_;
+  size_t length_;
+  int slot_ = -1;
+};
+
 absl::Status WithPath(const std::string& path, const absl::Status& s) {
   return absl::Status(s.code(), absl::StrCat(path, ": ", s.message()));
 }
 
-absl::StatusOr<Literal> ReadOpenNpy(OpenNpy& f) {
+absl::StatusOr<Literal> ReadOpenNpy(OpenNpy& f, const std::string& path,
+                                    const NpyReadOptions& options) {
   const ArrayHeader& a = f.array;
   if (a.h.dtype.type == PrimitiveType::kToken) return Literal::Token();
+  // Mapped when the file's bytes are the storage as they are (C order,
+  // little-endian) and start on a 64-byte boundary, as NumPy pads them.
+  if (options.map && a.data_bytes >= options.min_map_bytes &&
+      !NeedsStaging(a) && !a.h.dtype.big_endian && f.data_offset % 64 == 0) {
+    const size_t length = static_cast<size_t>(f.data_offset + a.data_bytes);
+    if (std::unique_ptr<MappedNpy> m =
+            MappedNpy::Map(f.fd->get(), length, path)) {
+      unsigned char* data = m->bytes(f.data_offset);
+      ::madvise(m->bytes(0), length, MADV_WILLNEED);
+      Literal lit = Literal::AdoptStorage(
+          Shape::Array(a.h.dtype.type, a.h.dims),
+          LiteralBytes::Adopt(data, static_cast<size_t>(a.data_bytes),
+                              std::move(m)));
+      HLOREF_RETURN_IF_ERROR(PlaceData(a, data, lit));  // checks only
+      return lit;
+    }
+  }
   // The storage is written by the read below: no zero fill first.
   Literal lit = Literal::Uninitialized(Shape::Array(a.h.dtype.type, a.h.dims));
   const size_t bytes = static_cast<size_t>(a.data_bytes);
@@ -835,12 +977,34 @@ absl::StatusOr<NpyArrayInfo> ReadNpyHeader(const std::string& path) {
   return InfoOf(f->array);
 }
 
-absl::StatusOr<Literal> ReadNpyFile(const std::string& path) {
+absl::StatusOr<Literal> ReadNpyFile(const std::string& path,
+                                    const NpyReadOptions& options) {
   absl::StatusOr<OpenNpy> f = OpenNpyFile(path);
   if (!f.ok()) return WithPath(path, f.status());
-  absl::StatusOr<Literal> lit = ReadOpenNpy(*f);
+  absl::StatusOr<Literal> lit = ReadOpenNpy(*f, path, options);
   if (!lit.ok()) return WithPath(path, lit.status());
   return lit;
+}
+
+absl::Status CheckMappedNpyFiles() {
+  std::vector<std::string> shrunk;
+  {
+    std::lock_guard<std::mutex> lock(g_guard_mutex);
+    shrunk = std::exchange(g_shrunk, {});
+    for (int i = 0; i < kGuardSlots; ++i) {
+      if (g_guard[i].begin.load(std::memory_order_acquire) != 0 &&
+          g_guard[i].faulted.exchange(false, std::memory_order_acq_rel)) {
+        shrunk.push_back(g_guard_path[i]);
+      }
+    }
+  }
+  if (shrunk.empty()) return absl::OkStatus();
+  return absl::DataLossError(absl::StrCat(
+      absl::StrJoin(shrunk, ", "),
+      ": shrank while mapped as an argument (another process truncated or "
+      "rewrote it during the run), so part of its data was read as zeros "
+      "and the results are void; keep argument files unchanged while a run "
+      "reads them"));
 }
 
 }  // namespace hloref

@@ -48,7 +48,26 @@ absl::Status WriteNpyFile(const Literal& literal, const std::string& path);
 // data goes through one staging buffer of the array's size and is
 // scattered into row-major order; pred and sub-byte types are checked
 // element by element. Errors start with the path.
-absl::StatusOr<Literal> ReadNpyFile(const std::string& path);
+//
+// With NpyReadOptions::map, a large C-ordered little-endian array whose
+// data starts at a multiple of 64 bytes (as NumPy and WriteNpyFile write
+// it) is mapped instead (mmap, MAP_PRIVATE): no copy and no fresh memory;
+// pages are read from the page cache when first touched, and the
+// literal's writes, if any, go to private copies of the pages, never to
+// the file. The file must then not shrink while the literal lives: a
+// SIGBUS handler (installed once, chaining to the previous one for any
+// other fault) maps zeros over the part cut off, and CheckMappedNpyFiles
+// reports the file. Anything else, or a failed mapping, is read.
+struct NpyReadOptions {
+  bool map = false;
+  int64_t min_map_bytes = int64_t{1} << 20;  // smaller arrays are read
+};
+absl::StatusOr<Literal> ReadNpyFile(const std::string& path,
+                                    const NpyReadOptions& options = {});
+// OK unless a file mapped by ReadNpyFile shrank while mapped (DataLoss,
+// naming the files; each shrinking is reported by one call): whoever
+// evaluated on mapped arguments checks this before trusting the results.
+absl::Status CheckMappedNpyFiles();
 
 // What a .npy file's header says, read without its data (the file's size
 // is checked against the header too), so that a caller can refuse a file

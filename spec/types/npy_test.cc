@@ -4,6 +4,8 @@
 // spaces and ended by '\n' so that the data starts at a multiple of 64.
 #include "spec/types/npy.h"
 
+#include <unistd.h>
+
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -405,6 +407,152 @@ TEST(NpyFileTest, LargeLittleEndianDataIsReadExactly) {
   for (int64_t i = 0; i < n; ++i) {
     ASSERT_EQ(got[i], static_cast<uint32_t>(i * 2654435761u)) << i;
   }
+}
+
+// Mapped reads (NpyReadOptions::map). Values u32 i * 2654435761 (mod 2^32)
+// written by hand as little-endian bytes, as in the test above.
+std::string HashedU32Bytes(int64_t n, bool big_endian = false) {
+  std::string data;
+  data.reserve(static_cast<size_t>(n) * 4);
+  for (int64_t i = 0; i < n; ++i) {
+    const uint32_t v = static_cast<uint32_t>(i * 2654435761u);
+    for (int b = 0; b < 4; ++b) {
+      data.push_back(static_cast<char>(v >> (8 * (big_endian ? 3 - b : b))));
+    }
+  }
+  return data;
+}
+
+void ExpectHashedU32(const Literal& lit, int64_t n) {
+  ASSERT_EQ(lit.element_count(), n);
+  absl::Span<const uint32_t> got = lit.data<uint32_t>();
+  for (int64_t i = 0; i < n; ++i) {
+    ASSERT_EQ(got[i], static_cast<uint32_t>(i * 2654435761u)) << i;
+  }
+}
+
+TEST(NpyMapTest, LargeArraysAreMappedWithTheSameValues) {
+  const int64_t n = 300000;  // 1.2 MB, over the 1 MiB default
+  const std::string path = TempPath("mapped");
+  WriteBytes(path, MakeNpy("{'descr': '<u4', 'fortran_order': False, "
+                           "'shape': (300000,), }",
+                           HashedU32Bytes(n)));
+  NpyReadOptions map;
+  map.map = true;
+  absl::StatusOr<Literal> mapped = ReadNpyFile(path, map);
+  ASSERT_TRUE(mapped.ok()) << mapped.status();
+  EXPECT_TRUE(mapped->storage_adopted());
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(mapped->raw().data()) % 64, 0u);
+  ExpectHashedU32(*mapped, n);
+  absl::StatusOr<Literal> read = ReadNpyFile(path);
+  ASSERT_TRUE(read.ok()) << read.status();
+  EXPECT_FALSE(read->storage_adopted());
+  EXPECT_TRUE(read->BitwiseEquals(*mapped));
+  // A copy is ordinary storage; writes to the mapped literal stay private
+  // (the file, read again, is unchanged).
+  Literal copy = *mapped;
+  EXPECT_FALSE(copy.storage_adopted());
+  mapped->mutable_data<uint32_t>()[1] = 7;
+  mapped->mutable_data<uint32_t>()[n - 1] = 9;
+  EXPECT_EQ(mapped->data<uint32_t>()[1], 7u);
+  absl::StatusOr<Literal> again = ReadNpyFile(path, map);
+  ASSERT_TRUE(again.ok()) << again.status();
+  ExpectHashedU32(*again, n);
+  ExpectHashedU32(copy, n);
+  // Below min_map_bytes the file is read.
+  map.min_map_bytes = n * 4 + 1;
+  absl::StatusOr<Literal> small = ReadNpyFile(path, map);
+  ASSERT_TRUE(small.ok()) << small.status();
+  EXPECT_FALSE(small->storage_adopted());
+  ExpectHashedU32(*small, n);
+  EXPECT_TRUE(CheckMappedNpyFiles().ok());
+  std::remove(path.c_str());
+}
+
+TEST(NpyMapTest, DataThatIsNotTheStorageAsItIsIsRead) {
+  const int64_t n = 300000;
+  NpyReadOptions map;
+  map.map = true;
+  const std::string path = TempPath("not_mapped");
+  // Big-endian: swapped while read.
+  WriteBytes(path, MakeNpy("{'descr': '>u4', 'fortran_order': False, "
+                           "'shape': (300000,), }",
+                           HashedU32Bytes(n, /*big_endian=*/true)));
+  absl::StatusOr<Literal> big = ReadNpyFile(path, map);
+  ASSERT_TRUE(big.ok()) << big.status();
+  EXPECT_FALSE(big->storage_adopted());
+  ExpectHashedU32(*big, n);
+  // Fortran order at rank 2 goes through the staging buffer (transposed;
+  // [1, 300000] has the same order either way, which the values show).
+  WriteBytes(path, MakeNpy("{'descr': '<u4', 'fortran_order': True, "
+                           "'shape': (1, 300000), }",
+                           HashedU32Bytes(n)));
+  absl::StatusOr<Literal> fortran = ReadNpyFile(path, map);
+  ASSERT_TRUE(fortran.ok()) << fortran.status();
+  EXPECT_FALSE(fortran->storage_adopted());
+  ExpectHashedU32(*fortran, n);
+  // Data at byte 80 (a header padded to 16 bytes, as NumPy before 1.14
+  // wrote it): not 64-byte aligned, so read.
+  std::string dict =
+      "{'descr': '<u4', 'fortran_order': False, "
+      "'shape': (300000,), }";
+  while ((10 + dict.size() + 1) % 16 != 0 || (10 + dict.size() + 1) % 64 == 0) {
+    dict.push_back(' ');
+  }
+  dict.push_back('\n');
+  std::string npy("\x93NUMPY\x01\x00", 8);
+  npy.push_back(static_cast<char>(dict.size() & 0xFF));
+  npy.push_back(static_cast<char>(dict.size() >> 8));
+  npy += dict;
+  ASSERT_NE(npy.size() % 64, 0u);
+  WriteBytes(path, npy + HashedU32Bytes(n));
+  absl::StatusOr<Literal> unaligned = ReadNpyFile(path, map);
+  ASSERT_TRUE(unaligned.ok()) << unaligned.status();
+  EXPECT_FALSE(unaligned->storage_adopted());
+  ExpectHashedU32(*unaligned, n);
+  EXPECT_TRUE(CheckMappedNpyFiles().ok());
+  std::remove(path.c_str());
+}
+
+TEST(NpyMapTest, AFileThatShrinksWhileMappedIsReportedNotACrash) {
+  // 2 MiB of 0x01 bytes mapped, then cut to its first data page by
+  // "another process" (truncate): reading past the cut raises SIGBUS, which
+  // the guard turns into zeros and a report naming the file.
+  const int64_t n = 512 * 1024;
+  const std::string path = TempPath("shrinks");
+  const std::string dict =
+      "{'descr': '<u4', 'fortran_order': False, 'shape': (524288,), }";
+  const int64_t offset = static_cast<int64_t>(MakeNpy(dict, "").size());
+  WriteBytes(path,
+             MakeNpy(dict, std::string(static_cast<size_t>(n) * 4, '\x01')));
+  NpyReadOptions map;
+  map.map = true;
+  absl::StatusOr<Literal> lit = ReadNpyFile(path, map);
+  ASSERT_TRUE(lit.ok()) << lit.status();
+  ASSERT_TRUE(lit->storage_adopted());
+  const long page = ::sysconf(_SC_PAGESIZE);
+  ASSERT_GT(page, 64);
+  // The file's first page holds page - offset bytes of the data.
+  ASSERT_EQ(::truncate(path.c_str(), page), 0);
+  const int64_t kept = (page - offset) / 4;
+  absl::Span<const uint32_t> data = lit->data<uint32_t>();
+  int64_t ones = 0, zeros = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    ones += data[i] == 0x01010101u;
+    zeros += data[i] == 0;
+  }
+  EXPECT_EQ(ones, kept);
+  EXPECT_EQ(zeros, n - kept);
+  absl::Status status = CheckMappedNpyFiles();
+  EXPECT_EQ(status.code(), absl::StatusCode::kDataLoss);
+  EXPECT_THAT(status.message(), HasSubstr(path));
+  EXPECT_THAT(status.message(), HasSubstr("shrank while mapped"));
+  // Reported once; the literal stays readable and is freed normally.
+  EXPECT_TRUE(CheckMappedNpyFiles().ok());
+  EXPECT_EQ(lit->data<uint32_t>()[n - 1], 0u);
+  lit = Literal();
+  EXPECT_TRUE(CheckMappedNpyFiles().ok());
+  std::remove(path.c_str());
 }
 
 TEST(NpyFileTest, BigEndianEveryWidth) {

@@ -54,7 +54,8 @@ absl::Status CheckNpyAgainstParameter(const std::string& path,
 }  // namespace
 
 absl::StatusOr<Literal> ReadArgument(const std::string& arg,
-                                     const HloInstruction* param) {
+                                     const HloInstruction* param,
+                                     bool map_npy) {
   std::error_code ec;
   bool is_file = std::filesystem::is_regular_file(arg, ec);
   if (absl::EndsWith(arg, ".npy")) {
@@ -67,7 +68,9 @@ absl::StatusOr<Literal> ReadArgument(const std::string& arg,
       HLOREF_ASSIGN_OR_RETURN(NpyArrayInfo info, ReadNpyHeader(arg));
       HLOREF_RETURN_IF_ERROR(CheckNpyAgainstParameter(arg, info, *param));
     }
-    return ReadNpyFile(arg);
+    NpyReadOptions options;
+    options.map = map_npy;
+    return ReadNpyFile(arg, options);
   }
   std::string text = arg;
   if (is_file) {

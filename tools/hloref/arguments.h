@@ -19,8 +19,12 @@ absl::StatusOr<std::string> ReadFile(const std::string& path);
 // Reads one ARG for parameter `param` (which may be null when there are
 // more ARGs than parameters; the evaluator reports the count mismatch). A
 // literal without a shape prefix is read with the parameter's shape.
+// With map_npy a large .npy file is mapped rather than read
+// (NpyReadOptions::map): the caller checks CheckMappedNpyFiles before
+// trusting results computed from it.
 absl::StatusOr<Literal> ReadArgument(const std::string& arg,
-                                     const HloInstruction* param);
+                                     const HloInstruction* param,
+                                     bool map_npy = false);
 
 // Per-participant arguments of a replicated module (`participants` of
 // them): DIR/p<i>/arg_<k>.npy for participant i and parameter k, as a

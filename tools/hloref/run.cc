@@ -94,6 +94,11 @@ Options:
                           without it a module with elided constants is
                           refused before anything is evaluated, naming
                           them. What was filled is said on stderr
+  --copy-args             read .npy ARGs into memory; by default the
+                          oracle maps large ones (copy-on-write: the files
+                          never change), which must then stay unchanged
+                          during the run (one that shrinks is reported
+                          and the run fails)
   --print=full|summary|none
                           full (default): every element; summary: per
                           result its shape, min, max, mean and NaN / inf
@@ -217,6 +222,7 @@ int RunReplicas(Evaluator& evaluator, const HloModule& module,
   }
   auto results = evaluator.RunReplicated(module, all);
   if (!results.ok()) return Fail(results.status());
+  if (absl::Status s = CheckMappedNpyFiles(); !s.ok()) return Fail(s);
   if (out_dir.has_value()) {
     std::error_code ec;
     std::filesystem::create_directories(*out_dir, ec);
@@ -273,6 +279,7 @@ int RunRun(int argc, char** argv) {
       {"partitions", true},
       {"random-args", true, /*repeatable=*/false, /*optional_value=*/true},
       {"fill-elided", true},
+      {"copy-args", false},
       {"print", true},
       {"max-bytes", true},
       {"no-progress", false},
@@ -586,7 +593,10 @@ int RunRun(int argc, char** argv) {
     int64_t p = static_cast<int64_t>(i) - 1;
     const HloInstruction* param =
         p < entry.num_parameters() ? entry.parameter(p) : nullptr;
-    auto lit = ReadArgument(cl->positional()[i], param);
+    // Only the oracle's runs map: they check the files afterwards.
+    auto lit =
+        ReadArgument(cl->positional()[i], param,
+                     backend_name == "interpreter" && !cl->Has("copy-args"));
     if (!lit.ok()) {
       return Fail(absl::InvalidArgumentError(absl::StrCat(
           "argument ", i, " (parameter ", p,
@@ -668,6 +678,7 @@ int RunRun(int argc, char** argv) {
   const absl::Time run_start = absl::Now();
   auto result = evaluator.RunConsuming(**module, std::move(args));
   if (!result.ok()) return Fail(result.status());
+  if (absl::Status s = CheckMappedNpyFiles(); !s.ok()) return Fail(s);
   if (*progress_reported) {
     // The peak held and the smallest --max-bytes this run is accepted with
     // (EvalResult::limit_bytes: the limit is checked before an op that may
@@ -721,10 +732,11 @@ int RunRun(int argc, char** argv) {
 
   int exit_code = 0;
   if (enclosure.has_value()) {
+    // RunConsuming leaves outputs[i].value empty: the leaves are in value.
+    std::vector<const Literal*> leaves;
+    Flatten(result->value, &leaves);
     std::vector<Literal> values;
-    for (const EvaluatedOutput& out : result->outputs) {
-      values.push_back(out.value);
-    }
+    for (const Literal* leaf : leaves) values.push_back(*leaf);
     auto verdict = JudgeWithEnclosure(*enclosure, values, judge_options);
     if (!verdict.ok()) return Fail(verdict.status());
     for (size_t i = 0; i < verdict->outputs.size(); ++i) {
