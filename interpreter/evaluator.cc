@@ -300,6 +300,7 @@ class EvaluatorImpl final : public EvalContext {
   }
 
   std::optional<Literal> TakeOperand(int64_t k) override;
+  std::optional<Literal> TakeOperandToOverwrite(int64_t k) override;
   const BroadcastView* OperandView(int64_t k) const override;
 
   Literal NewUninitialized(const Shape& shape) override {
@@ -835,14 +836,25 @@ std::optional<Literal> EvaluatorImpl::TakeOperand(int64_t k) {
     return std::nullopt;
   }
   Slot& slot = (*f.slots)[f.plan->operands[f.index][k]];
-  // Not adopted storage (a mapped argument): written over, each page would
-  // be copied on its first write, no cheaper than new or cached storage,
-  // and the mapping would grow private pages. (Relabelling it in place, a
-  // reshape, writes nothing and is kept.)
-  if (slot.value->storage_adopted()) return std::nullopt;
   Literal out = std::move(const_cast<Literal&>(*slot.value));
   slot = Slot();
   return out;
+}
+
+std::optional<Literal> EvaluatorImpl::TakeOperandToOverwrite(int64_t k) {
+  if (frames_.empty()) return std::nullopt;
+  const Frame& f = frames_.back();
+  if (f.index < 0) return std::nullopt;
+  const std::vector<int32_t>& ops = f.plan->operands[f.index];
+  // Not adopted storage (a mapped argument): written over, each page would
+  // be copied on its first write, no cheaper than new or cached storage.
+  if (k >= 0 && k < static_cast<int64_t>(ops.size()) && ops[k] >= 0) {
+    const Slot& slot = (*f.slots)[ops[k]];
+    if (slot.value != nullptr && slot.value->storage_adopted()) {
+      return std::nullopt;
+    }
+  }
+  return TakeOperand(k);
 }
 
 const BroadcastView* EvaluatorImpl::OperandView(int64_t k) const {

@@ -279,6 +279,55 @@ TEST(Memory, AdoptedArgumentStorageIsNotWrittenOver) {
   }
 }
 
+// Moves and partial updates do take adopted storage: a dynamic-update-slice
+// of a consumed, adopted argument writes its one element in place (a
+// mapped KV cache is updated, not copied), and a tuple moves it. The
+// result {d, p2}: d = p with element 3 set to 5; p2 another argument.
+TEST(Memory, AdoptedArgumentStorageIsMovedAndUpdatedInPlace) {
+  const std::string v = absl::StrCat("f32[", kN, "]");
+  const std::string text = absl::StrCat(
+      "HloModule m\nENTRY e {\n  p = ", v, " parameter(0)\n  q = ", v,
+      " parameter(1)\n  u = f32[1] constant({5})\n  i = s32[] constant(3)\n"
+      "  d = ",
+      v, " dynamic-update-slice(p, u, i)\n  ROOT t = (", v, ", ", v,
+      ") tuple(d, q)\n}\n");
+  absl::StatusOr<std::unique_ptr<HloModule>> module = ParseHloModule(text);
+  ASSERT_TRUE(module.ok()) << module.status();
+  ASSERT_TRUE(VerifyModule(**module).ok());
+  const Shape shape = Shape::Array(PrimitiveType::kF32, {kN});
+  std::vector<Literal> args;
+  std::vector<const void*> storage;
+  bool unchanged[2] = {false, false};
+  for (int a = 0; a < 2; ++a) {
+    auto* data =
+        static_cast<float*>(::operator new(kBytes, LiteralBytes::kAlignment));
+    for (int64_t i = 0; i < kN; ++i) data[i] = RecordingOwner::Value(i);
+    storage.push_back(data);
+    args.push_back(Literal::AdoptStorage(
+        shape, LiteralBytes::Adopt(
+                   reinterpret_cast<unsigned char*>(data), kBytes,
+                   std::make_unique<RecordingOwner>(data, kN, &unchanged[a]))));
+  }
+  Evaluator evaluator;
+  absl::StatusOr<EvalResult> r =
+      evaluator.RunConsuming(**module, std::move(args));
+  ASSERT_TRUE(r.ok()) << r.status();
+  const Literal& d = r->value.tuple_element(0);
+  const Literal& q = r->value.tuple_element(1);
+  EXPECT_TRUE(d.storage_adopted());
+  EXPECT_TRUE(q.storage_adopted());
+  EXPECT_EQ(d.raw().data(), storage[0]);
+  EXPECT_EQ(q.raw().data(), storage[1]);
+  auto dv = d.data<float>();
+  for (int64_t i = 0; i < kN; ++i) {
+    ASSERT_EQ(dv[i], i == 3 ? 5.0f : RecordingOwner::Value(i)) << i;
+  }
+  EXPECT_LT(r->peak_bytes, 2 * kBytes + 4096);
+  r = absl::InternalError("released");  // frees the result: the owners go
+  EXPECT_FALSE(unchanged[0]);  // element 3 was written in place
+  EXPECT_TRUE(unchanged[1]);
+}
+
 // reshape and bitcast of a value read for the last time keep its storage
 // (Literal::ReinterpretAs): iota s32[kN] (values 0..kN-1), reshaped to
 // [1024,1024] and bitcast to u32[1024,1024] (the same bits, both laid out
@@ -460,7 +509,7 @@ Literal Cycle(int64_t n, int64_t m) {
 }
 
 // Element-wise results written over an operand read for the last time
-// (FusedBinaryFloat taking it: EvalContext::TakeOperand). a = p * p is new
+// (FusedBinaryFloat taking it: EvalContext::TakeOperandToOverwrite). a = p * p is new
 // storage (p is the caller's), b, c and d each overwrite their dying
 // operand: one f32[kN] held at the peak instead of two. With p = i % 1000
 // + 1 every value is an exact small integer: a = p^2, b = p^2 + p, c =

@@ -263,7 +263,7 @@ void CopyWhere(size_t bytes, const bool* p, bool scalar_pred, bool pick,
 
 // Select: element bytes are copied, so no type dispatch is needed. The
 // result is written over on_true or on_false when this is its last reader
-// (EvalContext::TakeOperand: only the other operand's elements are then
+// (EvalContext::TakeOperandToOverwrite: only the other operand's elements are then
 // copied), else into storage every element of which is written
 // (EvalContext::NewUninitialized: possibly a freed value's).
 absl::StatusOr<Literal> EvalSelect(const HloInstruction& inst,
@@ -306,7 +306,7 @@ absl::StatusOr<Literal> EvalSelect(const HloInstruction& inst,
     // it; k = 2 the other way round. After the take the operand taken is
     // gone: only `out` and the other one are read.
     for (int64_t k = 1; k <= 2; ++k) {
-      std::optional<Literal> taken = ctx.TakeOperand(k);
+      std::optional<Literal> taken = ctx.TakeOperandToOverwrite(k);
       if (!taken.has_value()) continue;
       Literal out = *std::move(taken);
       HLOREF_CHECK(out.ReinterpretAs(inst.shape()).ok());
@@ -469,7 +469,7 @@ absl::StatusOr<Literal> EvalSelectWithViews(
   const int64_t plain = vt == nullptr ? 1 : (vf == nullptr ? 2 : 0);
   if (plain != 0 && operands[plain]->shape().is_static() &&
       operands[plain]->CheckReinterpretAs(inst.shape()).ok()) {
-    std::optional<Literal> taken = ctx.TakeOperand(plain);
+    std::optional<Literal> taken = ctx.TakeOperandToOverwrite(plain);
     if (taken.has_value()) {
       Literal out = *std::move(taken);
       HLOREF_CHECK(out.ReinterpretAs(inst.shape()).ok());

@@ -333,7 +333,7 @@ absl::StatusOr<Literal> FusedBinaryFloat(
   const int threads = ctx.options().threads;
   const bool min_max = op == HloOpcode::kMaximum || op == HloOpcode::kMinimum;
   // The result over an operand the evaluator gives away (this is its last
-  // reader: EvalContext::TakeOperand), else new storage. After a take that
+  // reader: EvalContext::TakeOperandToOverwrite), else new storage. After a take that
   // operand's reference is gone: `lhs` / `rhs` point at `out` instead.
   const Literal* lhs = &lhs_lit;
   const Literal* rhs = &rhs_lit;
@@ -343,7 +343,7 @@ absl::StatusOr<Literal> FusedBinaryFloat(
     const Literal& operand = k == 0 ? lhs_lit : rhs_lit;
     if ((k == 0 ? va : vb) != nullptr) continue;  // a view's source
     if (!operand.CheckReinterpretAs(inst.shape()).ok()) continue;
-    std::optional<Literal> taken = ctx.TakeOperand(k);
+    std::optional<Literal> taken = ctx.TakeOperandToOverwrite(k);
     if (!taken.has_value()) continue;
     out = *std::move(taken);
     HLOREF_CHECK(out.ReinterpretAs(inst.shape()).ok());

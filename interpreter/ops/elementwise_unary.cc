@@ -323,7 +323,7 @@ bool FusesFloat(HloOpcode op) {
 
 //
 // In place (issue 16): when this is the operand's last reader
-// (EvalContext::TakeOperand) the result is written over it. The rounding
+// (EvalContext::TakeOperandToOverwrite) the result is written over it. The rounding
 // ops then compute each block of kInPlaceBlock elements into a buffer on
 // the stack (recomputed there by the general path when a result is NaN,
 // the operand block still intact) and copy it over the block; the
@@ -343,7 +343,7 @@ absl::StatusOr<Literal> FusedUnaryFloat(const HloInstruction& inst,
   Literal out;
   bool in_place = false;
   if (operand_lit.CheckReinterpretAs(inst.shape()).ok()) {
-    std::optional<Literal> taken = ctx.TakeOperand(0);
+    std::optional<Literal> taken = ctx.TakeOperandToOverwrite(0);
     if (taken.has_value()) {
       out = *std::move(taken);
       HLOREF_CHECK(out.ReinterpretAs(inst.shape()).ok());

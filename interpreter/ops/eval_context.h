@@ -54,6 +54,15 @@ class EvalContext {
   // result: in-place updates); nullopt otherwise (the caller copies). After
   // a successful take, operands[k] must not be read again.
   virtual std::optional<Literal> TakeOperand(int64_t k) { return std::nullopt; }
+  // As TakeOperand, for a caller that writes the result over every element
+  // of the storage (element-wise ops): also nullopt when the storage is
+  // adopted (Literal::storage_adopted: a mapped argument), whose pages
+  // would each be copied on their first write, no cheaper than new
+  // storage. Moves and partial updates (tuple, dynamic-update-slice) use
+  // TakeOperand.
+  virtual std::optional<Literal> TakeOperandToOverwrite(int64_t k) {
+    return std::nullopt;
+  }
 
   // Operand `k` of the current instruction as a broadcast read in place,
   // or null when operands[k] is the operand's value. When it is not null,
