@@ -543,8 +543,17 @@ class ComputationEmitter : public DynamicShapeHost {
         std::function<absl::Status(int64_t)> nest =
             [&](int64_t level) -> absl::Status {
           if (level < 0) {
-            HLOREF_ASSIGN_OR_RETURN(llvm::Value * v, gen(index));
-            o.EmitWrite(ctx_, index, v);
+            // The chunk of the outermost loop, for the generator (see
+            // EmitContext::ParallelChunk).
+            const EmitContext::ParallelChunk saved = ctx_.parallel_chunk;
+            if (rank > 0) {
+              ctx_.parallel_chunk = {index[m2m[rank - 1]], body->getArg(1),
+                                     body->getArg(2)};
+            }
+            absl::StatusOr<llvm::Value*> v = gen(index);
+            ctx_.parallel_chunk = saved;
+            HLOREF_RETURN_IF_ERROR(v.status());
+            o.EmitWrite(ctx_, index, *v);
             return absl::OkStatus();
           }
           const int64_t dim = m2m[level];

@@ -184,6 +184,18 @@ class EmitContext {
   // A loop nest is split across threads when the instruction's work
   // (result elements, or operand elements when larger) reaches this.
   int64_t parallel_min_work = 1 << 16;
+  // While a parallel loop nest's body is emitted: its outermost loop's
+  // induction variable and the chunk's bounds on it (the body's
+  // arguments), so that a generator whose index component is that
+  // variable can size per-chunk work (a column reduction's block) to the
+  // chunk. A hint only: generators stay correct for any index. index
+  // null: none.
+  struct ParallelChunk {
+    llvm::Value* index = nullptr;
+    llvm::Value* begin = nullptr;
+    llvm::Value* end = nullptr;
+  };
+  ParallelChunk parallel_chunk;
 
   // State of the bounded-dynamic-shape rules for this module
   // (dynamic_shapes.cc: a static twin of the module whose instructions the

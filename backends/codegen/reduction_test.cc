@@ -729,6 +729,70 @@ ENTRY e {
   }
 }
 
+TEST(VectorReduce, ColumnBlocksFollowTheThreadsChunks) {
+  // f32 [300, 1001] (large enough for a parallel loop nest; 1001 columns:
+  // chunks of 1001 / 3 are not lane-aligned and the row ends in a partial
+  // vector). x(i, j) = (i * 7 + j * 13) % 23 - 11: small integers, so
+  // sums are exact in any order. Column max and sum (roots: the blocks
+  // follow the chunk), the sum squared (a fused consumer at the same
+  // index) and the max broadcast to [5, 1001] (the reduce's index is not
+  // the parallel loop's: blocks ignore the chunk). Expected from plain
+  // loops, at 1, 2 and 3 threads.
+  const int64_t rows = 300, cols = 1001;
+  std::vector<float> x(rows * cols);
+  for (int64_t i = 0; i < rows; ++i) {
+    for (int64_t j = 0; j < cols; ++j) {
+      x[i * cols + j] = static_cast<float>((i * 7 + j * 13) % 23) - 11;
+    }
+  }
+  std::vector<float> mx(cols, -INFINITY), sum(cols, 0.0f);
+  for (int64_t i = 0; i < rows; ++i) {
+    for (int64_t j = 0; j < cols; ++j) {
+      mx[j] = std::max(mx[j], x[i * cols + j]);
+      sum[j] += x[i * cols + j];
+    }
+  }
+  const std::string text = R"(
+HloModule m
+max {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] maximum(a, b)
+}
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY e {
+  x = f32[300,1001] parameter(0)
+  lo = f32[] constant(-inf)
+  z = f32[] constant(0)
+  c = f32[1001] reduce(x, lo), dimensions={0}, to_apply=max
+  s = f32[1001] reduce(x, z), dimensions={0}, to_apply=add
+  sq = f32[1001] multiply(s, s)
+  cb = f32[5,1001] broadcast(c), dimensions={1}
+  ROOT t = (f32[1001], f32[1001], f32[1001], f32[5,1001]) tuple(c, s, sq, cb)
+})";
+  for (int threads : {1, 2, 3}) {
+    CpuBackendOptions options;
+    options.threads = threads;
+    auto out = CompileAndRun(text, {F32({rows, cols}, x)}, options);
+    ASSERT_TRUE(out.ok()) << out.status();
+    ASSERT_EQ(out->size(), 4u);
+    for (int64_t j = 0; j < cols; ++j) {
+      ASSERT_EQ((*out)[0].data<float>()[j], mx[j]) << threads << " " << j;
+      ASSERT_EQ((*out)[1].data<float>()[j], sum[j]) << threads << " " << j;
+      ASSERT_EQ((*out)[2].data<float>()[j], sum[j] * sum[j])
+          << threads << " " << j;
+      for (int64_t r = 0; r < 5; ++r) {
+        ASSERT_EQ((*out)[3].data<float>()[r * cols + j], mx[j])
+            << threads << " " << r << " " << j;
+      }
+    }
+  }
+}
+
 TEST(Fusion, SoftmaxRecomputesScaledAndExpForTwoUsers) {
   // softmax(x * 0.5) over rows of f32 [3, 70] with x(i, j) = (i + j) % 7:
   // `scaled` and `e` have two users each (recomputed in both). Expected
