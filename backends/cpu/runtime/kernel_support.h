@@ -16,6 +16,7 @@
 #include <memory>
 #include <mutex>
 #include <type_traits>
+#include <utility>
 
 #include "backends/cpu/runtime/gemm_kernels.h"
 #include "backends/cpu/runtime/run_context.h"
@@ -284,13 +285,82 @@ inline int64_t BalancedBlocks(int64_t blocks, int64_t base, int threads,
 
 // ---- aligned scratch
 
+// Blocks of 64 KiB and more that Scratch freed, kept per thread for the
+// next Scratch they fit. glibc gives blocks of this size back to the
+// kernel when the top of the heap grows past its trim threshold, so a
+// kernel run repeatedly (a 256^3 GEMM packs 256 KiB of B per call) could
+// fault every page of its packing buffer in on every call. Measured on
+// the f32 256^3 GEMM benchmark (kernel_benchmark, 1 thread, one process
+// per run): 6 of 36 processes ran at 51-66 instead of 105-110 GFLOP/s,
+// with page faults in the packing and the tile in their profiles; with
+// the cache, 0 of 27. At most kSlots blocks and kMaxBytes per thread are
+// kept; they are freed when the thread ends.
+class ScratchCache {
+ public:
+  static constexpr size_t kMinBytes = size_t{64} << 10;
+  static constexpr size_t kMaxBytes = size_t{64} << 20;
+  static constexpr int kSlots = 8;
+  ~ScratchCache() {
+    for (Block& b : blocks_) std::free(b.p);
+  }
+  // The smallest kept block of at least `bytes`, or null.
+  void* Take(size_t bytes, size_t* size) {
+    Block* best = nullptr;
+    for (Block& b : blocks_) {
+      if (b.p != nullptr && b.size >= bytes &&
+          (best == nullptr || b.size < best->size)) {
+        best = &b;
+      }
+    }
+    if (best == nullptr) return nullptr;
+    void* p = std::exchange(best->p, nullptr);
+    *size = best->size;
+    total_ -= best->size;
+    return p;
+  }
+  // Keeps `p` (of `size` bytes) or frees it.
+  void Give(void* p, size_t size) {
+    if (size >= kMinBytes && total_ + size <= kMaxBytes) {
+      for (Block& b : blocks_) {
+        if (b.p == nullptr) {
+          b = {p, size};
+          total_ += size;
+          return;
+        }
+      }
+    }
+    std::free(p);
+  }
+  static ScratchCache& ForThisThread() {
+    static thread_local ScratchCache cache;
+    return cache;
+  }
+
+ private:
+  struct Block {
+    void* p = nullptr;
+    size_t size = 0;
+  };
+  Block blocks_[kSlots];
+  size_t total_ = 0;
+};
+
 struct Scratch {
   void* p = nullptr;
+  size_t size = 0;
   explicit Scratch(int64_t bytes) {
-    p = std::aligned_alloc(
-        64, static_cast<size_t>(RoundUp(std::max<int64_t>(bytes, 64), 64)));
+    const size_t need =
+        static_cast<size_t>(RoundUp(std::max<int64_t>(bytes, 64), 64));
+    if (need >= ScratchCache::kMinBytes) {
+      p = ScratchCache::ForThisThread().Take(need, &size);
+      if (p != nullptr) return;
+    }
+    p = std::aligned_alloc(64, need);
+    size = need;
   }
-  ~Scratch() { std::free(p); }
+  ~Scratch() {
+    if (p != nullptr) ScratchCache::ForThisThread().Give(p, size);
+  }
   Scratch(const Scratch&) = delete;
   Scratch& operator=(const Scratch&) = delete;
 };
