@@ -324,7 +324,7 @@ TEST(Memory, AdoptedArgumentStorageIsMovedAndUpdatedInPlace) {
   }
   EXPECT_LT(r->peak_bytes, 2 * kBytes + 4096);
   r = absl::InternalError("released");  // frees the result: the owners go
-  EXPECT_FALSE(unchanged[0]);  // element 3 was written in place
+  EXPECT_FALSE(unchanged[0]);           // element 3 was written in place
   EXPECT_TRUE(unchanged[1]);
 }
 
@@ -509,8 +509,8 @@ Literal Cycle(int64_t n, int64_t m) {
 }
 
 // Element-wise results written over an operand read for the last time
-// (FusedBinaryFloat taking it: EvalContext::TakeOperandToOverwrite). a = p * p is new
-// storage (p is the caller's), b, c and d each overwrite their dying
+// (FusedBinaryFloat taking it: EvalContext::TakeOperandToOverwrite). a = p * p
+// is new storage (p is the caller's), b, c and d each overwrite their dying
 // operand: one f32[kN] held at the peak instead of two. With p = i % 1000
 // + 1 every value is an exact small integer: a = p^2, b = p^2 + p, c =
 // p^2, d = p. 1, 2 and 3 threads (kN is 32 chunks of the fused loop).

@@ -263,8 +263,8 @@ void CopyWhere(size_t bytes, const bool* p, bool scalar_pred, bool pick,
 
 // Select: element bytes are copied, so no type dispatch is needed. The
 // result is written over on_true or on_false when this is its last reader
-// (EvalContext::TakeOperandToOverwrite: only the other operand's elements are then
-// copied), else into storage every element of which is written
+// (EvalContext::TakeOperandToOverwrite: only the other operand's elements are
+// then copied), else into storage every element of which is written
 // (EvalContext::NewUninitialized: possibly a freed value's).
 absl::StatusOr<Literal> EvalSelect(const HloInstruction& inst,
                                    const Literal& pred, const Literal& on_true,

@@ -333,8 +333,9 @@ absl::StatusOr<Literal> FusedBinaryFloat(
   const int threads = ctx.options().threads;
   const bool min_max = op == HloOpcode::kMaximum || op == HloOpcode::kMinimum;
   // The result over an operand the evaluator gives away (this is its last
-  // reader: EvalContext::TakeOperandToOverwrite), else new storage. After a take that
-  // operand's reference is gone: `lhs` / `rhs` point at `out` instead.
+  // reader: EvalContext::TakeOperandToOverwrite), else new storage. After a
+  // take that operand's reference is gone: `lhs` / `rhs` point at `out`
+  // instead.
   const Literal* lhs = &lhs_lit;
   const Literal* rhs = &rhs_lit;
   Literal out;

@@ -323,14 +323,14 @@ bool FusesFloat(HloOpcode op) {
 
 //
 // In place (issue 16): when this is the operand's last reader
-// (EvalContext::TakeOperandToOverwrite) the result is written over it. The rounding
-// ops then compute each block of kInPlaceBlock elements into a buffer on
-// the stack (recomputed there by the general path when a result is NaN,
-// the operand block still intact) and copy it over the block; the
-// transcendentals read each element before writing it, and a chunk that
-// leaves elements to MPFR keeps a copy of its operand codes, made before
-// it was overwritten, for the pass afterwards. The same computations on
-// the same values as into new storage, so the same bits.
+// (EvalContext::TakeOperandToOverwrite) the result is written over it. The
+// rounding ops then compute each block of kInPlaceBlock elements into a buffer
+// on the stack (recomputed there by the general path when a result is NaN, the
+// operand block still intact) and copy it over the block; the transcendentals
+// read each element before writing it, and a chunk that leaves elements to MPFR
+// keeps a copy of its operand codes, made before it was overwritten, for the
+// pass afterwards. The same computations on the same values as into new
+// storage, so the same bits.
 constexpr int64_t kInPlaceBlock = 1024;
 
 absl::StatusOr<Literal> FusedUnaryFloat(const HloInstruction& inst,
