@@ -49,6 +49,18 @@ std::string Module(absl::string_view body) {
   return absl::StrCat("HloModule m\n", kAdd, body);
 }
 
+// f32 `max` (maximum) and `add` reducers, then `body`.
+std::string MaxAddModule(absl::string_view body) {
+  return absl::StrCat(R"(HloModule m
+max {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] maximum(a, b)
+}
+)",
+                      kAdd, body);
+}
+
 TEST(Reduce, RowsColumnsAndAllWithColumnMajorOperand) {
   // x = [[1,2,3],[4,5,6]] (column-major buffer), init 10:
   // rows 10+1+2+3 = 16, 10+4+5+6 = 25; columns 10+1+4 = 15, 17, 19;
@@ -685,27 +697,17 @@ TEST(VectorReduce, ColumnMaxSumUnrolledRowsWithNaNInEachRowPhase) {
                             : static_cast<float>((i * 13 + j * 7) % 29) - 14;
       }
     }
-    auto out = CompileAndRun(absl::StrCat(R"(
-HloModule m
-max {
-  a = f32[] parameter(0)
-  b = f32[] parameter(1)
-  ROOT s = f32[] maximum(a, b)
-}
-add {
-  a = f32[] parameter(0)
-  b = f32[] parameter(1)
-  ROOT s = f32[] add(a, b)
-}
+    auto out = CompileAndRun(MaxAddModule(absl::StrCat(R"(
 ENTRY e {
   x = f32[)",
-                                          rows, R"(,40] parameter(0)
+                                                       rows,
+                                                       R"(,40] parameter(0)
   lo = f32[] constant(-inf)
   z = f32[] constant(0)
   c = f32[40] reduce(x, lo), dimensions={0}, to_apply=max
   s = f32[40] reduce(x, z), dimensions={0}, to_apply=add
   ROOT t = (f32[40], f32[40]) tuple(c, s)
-})"),
+})")),
                              {F32({rows, 40}, x)});
     ASSERT_TRUE(out.ok()) << out.status();
     for (int64_t j = 0; j < 40; ++j) {
@@ -752,18 +754,7 @@ TEST(VectorReduce, ColumnBlocksFollowTheThreadsChunks) {
       sum[j] += x[i * cols + j];
     }
   }
-  const std::string text = R"(
-HloModule m
-max {
-  a = f32[] parameter(0)
-  b = f32[] parameter(1)
-  ROOT s = f32[] maximum(a, b)
-}
-add {
-  a = f32[] parameter(0)
-  b = f32[] parameter(1)
-  ROOT s = f32[] add(a, b)
-}
+  const std::string text = MaxAddModule(R"(
 ENTRY e {
   x = f32[300,1001] parameter(0)
   lo = f32[] constant(-inf)
@@ -773,7 +764,7 @@ ENTRY e {
   sq = f32[1001] multiply(s, s)
   cb = f32[5,1001] broadcast(c), dimensions={1}
   ROOT t = (f32[1001], f32[1001], f32[1001], f32[5,1001]) tuple(c, s, sq, cb)
-})";
+})");
   for (int threads : {1, 2, 3}) {
     CpuBackendOptions options;
     options.threads = threads;
