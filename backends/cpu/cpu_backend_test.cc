@@ -319,6 +319,15 @@ ENTRY e {
   ROOT p = f32[96,1024] divide(ex, sb)
 })";
 
+// `n` values uniform in [-bound, bound) from std::mt19937(seed).
+std::vector<float> UniformFloats(int64_t n, unsigned seed, float bound) {
+  std::vector<float> x(static_cast<size_t>(n));
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> u(-bound, bound);
+  for (float& v : x) v = u(rng);
+  return x;
+}
+
 // Softmax rows: rowmax, exp, rowsum and divide read each other only at
 // their own row, so the loop nests run as one group, block of rows by
 // block of rows (computation_emitter.cc ScheduleParallel); the dump shows
@@ -326,10 +335,7 @@ ENTRY e {
 // (f32 exp is within 1 ulp, a row sum of 1024 terms within 1024 u).
 TEST(CpuBackend, RowLocalLoopNestsRunAsOneGroup) {
   constexpr int64_t kRows = 96, kCols = 1024;
-  std::vector<float> x(kRows * kCols);
-  std::mt19937 rng(3);
-  std::uniform_real_distribution<float> u(-4.0f, 4.0f);
-  for (float& v : x) v = u(rng);
+  const std::vector<float> x = UniformFloats(kRows * kCols, 3, 4.0f);
   const int64_t dims[] = {kRows, kCols};
   std::vector<uint64_t> first;
   for (int threads : {1, 2, 3}) {
@@ -490,10 +496,7 @@ ENTRY e {
 // relative of |y| + 1e-6).
 TEST(CpuBackend, LayerNormPerRowScalarsJoinTheGroup) {
   constexpr int64_t kRows = 96, kCols = 768;
-  std::vector<float> x(kRows * kCols);
-  std::mt19937 rng(5);
-  std::uniform_real_distribution<float> u(-3.0f, 3.0f);
-  for (float& v : x) v = u(rng);
+  const std::vector<float> x = UniformFloats(kRows * kCols, 5, 3.0f);
   const int64_t dims[] = {kRows, kCols};
   const char* kText = R"(
 HloModule layer_norm_rows
@@ -769,10 +772,7 @@ ENTRY e {
 // reference in long double in this test.
 TEST(CpuBackend, LoopNestsReadingOtherRowsDoNotJoinAGroup) {
   constexpr int64_t kRows = 96, kCols = 1024;
-  std::vector<float> x(kRows * kCols);
-  std::mt19937 rng(4);
-  std::uniform_real_distribution<float> u(-2.0f, 2.0f);
-  for (float& v : x) v = u(rng);
+  const std::vector<float> x = UniformFloats(kRows * kCols, 4, 2.0f);
   const int64_t dims[] = {kRows, kCols};
   const char* kText = R"(
 HloModule other_rows

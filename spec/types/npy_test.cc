@@ -431,6 +431,16 @@ void ExpectHashedU32(const Literal& lit, int64_t n) {
   }
 }
 
+// The file at `path` read (not mapped) under `map`, holding the n hashed
+// values.
+void ExpectReadNotMapped(const std::string& path, const NpyReadOptions& map,
+                         int64_t n) {
+  absl::StatusOr<Literal> lit = ReadNpyFile(path, map);
+  ASSERT_TRUE(lit.ok()) << lit.status();
+  EXPECT_FALSE(lit->storage_adopted());
+  ExpectHashedU32(*lit, n);
+}
+
 TEST(NpyMapTest, LargeArraysAreMappedWithTheSameValues) {
   const int64_t n = 300000;  // 1.2 MB, over the 1 MiB default
   const std::string path = TempPath("mapped");
@@ -461,10 +471,7 @@ TEST(NpyMapTest, LargeArraysAreMappedWithTheSameValues) {
   ExpectHashedU32(copy, n);
   // Below min_map_bytes the file is read.
   map.min_map_bytes = n * 4 + 1;
-  absl::StatusOr<Literal> small = ReadNpyFile(path, map);
-  ASSERT_TRUE(small.ok()) << small.status();
-  EXPECT_FALSE(small->storage_adopted());
-  ExpectHashedU32(*small, n);
+  ExpectReadNotMapped(path, map, n);
   EXPECT_TRUE(CheckMappedNpyFiles().ok());
   std::remove(path.c_str());
 }
@@ -478,19 +485,13 @@ TEST(NpyMapTest, DataThatIsNotTheStorageAsItIsIsRead) {
   WriteBytes(path, MakeNpy("{'descr': '>u4', 'fortran_order': False, "
                            "'shape': (300000,), }",
                            HashedU32Bytes(n, /*big_endian=*/true)));
-  absl::StatusOr<Literal> big = ReadNpyFile(path, map);
-  ASSERT_TRUE(big.ok()) << big.status();
-  EXPECT_FALSE(big->storage_adopted());
-  ExpectHashedU32(*big, n);
+  ExpectReadNotMapped(path, map, n);
   // Fortran order at rank 2 goes through the staging buffer (transposed;
   // [1, 300000] has the same order either way, which the values show).
   WriteBytes(path, MakeNpy("{'descr': '<u4', 'fortran_order': True, "
                            "'shape': (1, 300000), }",
                            HashedU32Bytes(n)));
-  absl::StatusOr<Literal> fortran = ReadNpyFile(path, map);
-  ASSERT_TRUE(fortran.ok()) << fortran.status();
-  EXPECT_FALSE(fortran->storage_adopted());
-  ExpectHashedU32(*fortran, n);
+  ExpectReadNotMapped(path, map, n);
   // Data at byte 80 (a header padded to 16 bytes, as NumPy before 1.14
   // wrote it): not 64-byte aligned, so read.
   std::string dict =
@@ -506,10 +507,7 @@ TEST(NpyMapTest, DataThatIsNotTheStorageAsItIsIsRead) {
   npy += dict;
   ASSERT_NE(npy.size() % 64, 0u);
   WriteBytes(path, npy + HashedU32Bytes(n));
-  absl::StatusOr<Literal> unaligned = ReadNpyFile(path, map);
-  ASSERT_TRUE(unaligned.ok()) << unaligned.status();
-  EXPECT_FALSE(unaligned->storage_adopted());
-  ExpectHashedU32(*unaligned, n);
+  ExpectReadNotMapped(path, map, n);
   EXPECT_TRUE(CheckMappedNpyFiles().ok());
   std::remove(path.c_str());
 }
