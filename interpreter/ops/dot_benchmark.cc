@@ -112,8 +112,9 @@ BENCHMARK(BM_DotF64)->Arg(128)->Arg(256)->Unit(benchmark::kMillisecond);
 
 // Vector-matrix and skinny dots as a decoding step has them (issue 16):
 // bf16[m,k] x bf16[k,n] -> f32, m = 1 or 8, k = 2048, n = 16384. terms/s is
-// comparable with BM_DotF32's square products; the issue's target is at least
-// as many. bf16 values: the f32 random values with their low 16 bits cleared.
+// comparable with the square products of the same types (BM_DotBf16Square)
+// and with BM_DotF32's; the issue's target is at least as many. bf16 values:
+// the f32 random values with their low 16 bits cleared.
 Literal RandomBf16(std::vector<int64_t> dims, uint64_t seed) {
   const Literal f = RandomF32(dims, seed);
   Literal lit(Shape::Array(PrimitiveType::kBF16, dims));
@@ -148,6 +149,21 @@ BENCHMARK(BM_DotSkinnyBf16)
     ->ArgNames({"m", "codes"})
     ->ArgsProduct({{1, 8, 16}, {0, 1}})
     ->Unit(benchmark::kMillisecond);
+
+// The square product of the skinny dots' types (bf16 x bf16 -> f32), for
+// comparing them like with like.
+void BM_DotBf16Square(benchmark::State& state) {
+  const int64_t n = state.range(0);
+  const std::string text = absl::StrCat(
+      "HloModule m\nENTRY e {\n  a = bf16[", n, ",", n, "] parameter(0)\n",
+      "  b = bf16[", n, ",", n, "] parameter(1)\n  ROOT d = f32[", n, ",", n,
+      "] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n}\n");
+  std::vector<Literal> args;
+  args.push_back(RandomBf16({n, n}, 7));
+  args.push_back(RandomBf16({n, n}, 8));
+  RunModule(state, text, args, static_cast<double>(n) * n * n);
+}
+BENCHMARK(BM_DotBf16Square)->Arg(512)->Unit(benchmark::kMillisecond);
 
 // The same product with the rhs stored transposed ([n][k]: each output's
 // terms contiguous, as the logits dot of a tied embedding).
