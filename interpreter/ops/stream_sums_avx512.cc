@@ -303,11 +303,26 @@ HLOREF_AVX512 void TransposedPass(const double* xp, int64_t kp, int64_t k,
   const T* col[kCols];
   for (int q = 0; q < kCols; ++q)
     col[q] = w + cols_at[j + std::min(q, ncols - 1)];
+  // The next pass's columns, prefetched into L2 a whole pass ahead: each
+  // column is its own short stream (4 KiB for k = 2048 bf16, a page),
+  // which the hardware prefetchers do not run ahead of.
+  const char* next[kCols];
+  for (int q = 0; q < kCols; ++q) {
+    const int64_t nj = std::min(j + kCols + q, cols - 1);
+    next[q] = reinterpret_cast<const char*>(w + cols_at[nj]);
+  }
+  constexpr int64_t kLine = 64 / static_cast<int64_t>(sizeof(T));
   for (int64_t c = 0; c < kp; c += kGroup) {
     const int64_t valid = std::min<int64_t>(kGroup, k - c);
     __m512d d[kCols][4];
 #pragma GCC unroll 4
-    for (int q = 0; q < kCols; ++q) LoadGroup<kBf16>(col[q] + c, valid, d[q]);
+    for (int q = 0; q < kCols; ++q) {
+      _mm_prefetch(next[q] + c * sizeof(T), _MM_HINT_T1);
+      if constexpr (kLine < kGroup) {
+        _mm_prefetch(next[q] + (c + kLine) * sizeof(T), _MM_HINT_T1);
+      }
+      LoadGroup<kBf16>(col[q] + c, valid, d[q]);
+    }
 #pragma GCC unroll 2
     for (int r = 0; r < kRows; ++r) {
       const double* xr = xp + r * kp + c;
