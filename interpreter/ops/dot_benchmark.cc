@@ -52,15 +52,28 @@ std::optional<std::pair<Literal, double>> RunModule(
   return std::make_pair(*std::move(result), seconds);
 }
 
+// `in`[m,k] x `in`[k,n] -> f32[m,n] (`in`[n,k] for the rhs when
+// `rhs_transposed`).
+std::string DotText(const std::string& in, int64_t m, int64_t k, int64_t n,
+                    bool rhs_transposed = false) {
+  const std::string rhs_dims =
+      rhs_transposed ? absl::StrCat(n, ",", k) : absl::StrCat(k, ",", n);
+  const std::string shapes =
+      absl::StrCat("  a = ", in, "[", m, ",", k, "] parameter(0)\n  b = ", in,
+                   "[", rhs_dims, "] parameter(1)\n");
+  return absl::StrCat("HloModule m\nENTRY e {\n", shapes, "  ROOT d = f32[", m,
+                      ",", n,
+                      "] dot(a, b), lhs_contracting_dims={1}, "
+                      "rhs_contracting_dims={",
+                      rhs_transposed ? 1 : 0, "}\n}\n");
+}
+
 using RowMajorF32 =
     Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 
 void BM_DotF32(benchmark::State& state) {
   const int64_t n = state.range(0);
-  const std::string text = absl::StrCat(
-      "HloModule m\nENTRY e {\n  a = f32[", n, ",", n, "] parameter(0)\n",
-      "  b = f32[", n, ",", n, "] parameter(1)\n  ROOT d = f32[", n, ",", n,
-      "] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n}\n");
+  const std::string text = DotText("f32", n, n, n);
   std::vector<Literal> args;
   args.push_back(RandomF32({n, n}, 1));
   args.push_back(RandomF32({n, n}, 2));
@@ -135,10 +148,7 @@ Literal RandomBf16(std::vector<int64_t> dims, uint64_t seed) {
 void BM_DotSkinnyBf16(benchmark::State& state) {
   const int64_t m = state.range(0), k = 2048, n = 16384;
   SetDotRhsCodesDisabledForTesting(state.range(1) == 0);
-  const std::string text = absl::StrCat(
-      "HloModule m\nENTRY e {\n  a = bf16[", m, ",", k, "] parameter(0)\n",
-      "  b = bf16[", k, ",", n, "] parameter(1)\n  ROOT d = f32[", m, ",", n,
-      "] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n}\n");
+  const std::string text = DotText("bf16", m, k, n);
   std::vector<Literal> args;
   args.push_back(RandomBf16({m, k}, 5));
   args.push_back(RandomBf16({k, n}, 6));
@@ -154,10 +164,7 @@ BENCHMARK(BM_DotSkinnyBf16)
 // comparing them like with like.
 void BM_DotBf16Square(benchmark::State& state) {
   const int64_t n = state.range(0);
-  const std::string text = absl::StrCat(
-      "HloModule m\nENTRY e {\n  a = bf16[", n, ",", n, "] parameter(0)\n",
-      "  b = bf16[", n, ",", n, "] parameter(1)\n  ROOT d = f32[", n, ",", n,
-      "] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n}\n");
+  const std::string text = DotText("bf16", n, n, n);
   std::vector<Literal> args;
   args.push_back(RandomBf16({n, n}, 7));
   args.push_back(RandomBf16({n, n}, 8));
@@ -169,10 +176,7 @@ BENCHMARK(BM_DotBf16Square)->Arg(512)->Unit(benchmark::kMillisecond);
 // terms contiguous, as the logits dot of a tied embedding).
 void BM_DotSkinnyBf16Transposed(benchmark::State& state) {
   const int64_t m = state.range(0), k = 2048, n = 16384;
-  const std::string text = absl::StrCat(
-      "HloModule m\nENTRY e {\n  a = bf16[", m, ",", k, "] parameter(0)\n",
-      "  b = bf16[", n, ",", k, "] parameter(1)\n  ROOT d = f32[", m, ",", n,
-      "] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={1}\n}\n");
+  const std::string text = DotText("bf16", m, k, n, /*rhs_transposed=*/true);
   std::vector<Literal> args;
   args.push_back(RandomBf16({m, k}, 5));
   args.push_back(RandomBf16({n, k}, 6));
