@@ -170,7 +170,7 @@ void BM_DotBf16Square(benchmark::State& state) {
   args.push_back(RandomBf16({n, n}, 8));
   RunModule(state, text, args, static_cast<double>(n) * n * n);
 }
-BENCHMARK(BM_DotBf16Square)->Arg(512)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_DotBf16Square)->Arg(32)->Arg(64)->Arg(128)->Arg(256)->Arg(512)->Unit(benchmark::kMillisecond);
 
 // The same product with the rhs stored transposed ([n][k]: each output's
 // terms contiguous, as the logits dot of a tied embedding).

@@ -768,7 +768,7 @@ TEST(DotFastPath, RhsInItsOwnTypeAgreesBitForBit) {
                              1e-40, -1e-39, 65504.0, 0x1p-14, -0x1p-20};
   int combo = 0;
   const DotStreamCounts before = GetDotStreamCounts();
-  for (int64_t m : {1, 2, 7, 8, 16}) {
+  for (int64_t m : {1, 2, 7, 8, 16, 17, 37}) {
     for (const Layout& layout : layouts(m)) {
       for (const Types& t : types) {
         for (const char* out_type : {"f32", "bf16", "f16"}) {
@@ -946,6 +946,69 @@ TEST(DotFastPath, StreamedSkinnyDotsSameBitsForAnyThreadCount) {
   if (StreamEnclosureAvx512Available()) {
     EXPECT_EQ(enclosure_undecided, 0);
     EXPECT_EQ(enclosed, 2 * 3 * 4 * (1 + 3) * 4099);
+  }
+}
+
+// More than 16 lhs rows over bf16 weights stream too when the AVX-512
+// enclosures decide the outputs: 16 rows at a time (m = 17: one group and
+// one row; m = 37: two groups and five rows), both rhs layouts, f32 and
+// bf16 results, at 1, 2 and 3 threads (37 x 512 by 512 x 259 is 4.9 M
+// terms, enough to split). The same bits as the exact accumulator alone,
+// and where the host has AVX-512 every output counted by the stream and
+// decided by its enclosure (ties of the small integers included).
+TEST(DotFastPath, WideBf16DotsStreamSixteenRowsAtATime) {
+  testing_acc::Lcg rng(11);
+  constexpr int64_t k = 512, n = 259;
+  for (int64_t m : {17, 37}) {
+    for (bool transposed : {false, true}) {
+      for (const char* ot : {"f32", "bf16"}) {
+        std::vector<double> xv(static_cast<size_t>(m * k)),
+            wv(static_cast<size_t>(k * n));
+        for (double& v : xv) {
+          v = static_cast<double>(static_cast<int>(rng.Next() % 17) - 8) / 4;
+        }
+        for (double& v : wv) {
+          const uint32_t r = rng.Next();
+          v = r % 4 == 0
+                  ? static_cast<double>(static_cast<int>(r % 9) - 4)
+                  : static_cast<double>(static_cast<int32_t>(r)) * 0x1p-37;
+        }
+        std::vector<Literal> args;
+        args.push_back(
+            *StoreDoubles(Shape::Array(PrimitiveType::kBF16, {m, k}), xv));
+        args.push_back(
+            *StoreDoubles(Shape::Array(PrimitiveType::kBF16,
+                                       transposed ? std::vector<int64_t>{n, k}
+                                                  : std::vector<int64_t>{k, n}),
+                          wv));
+        const std::string rhs_dims =
+            transposed ? absl::StrCat(n, ",", k) : absl::StrCat(k, ",", n);
+        const std::string text = absl::StrCat(
+            "HloModule m\nENTRY e {\n  a = bf16[", m, ",", k,
+            "] parameter(0)\n  b = bf16[", rhs_dims, "] parameter(1)\n",
+            "  ROOT d = ", ot, "[", m, ",", n,
+            "] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={",
+            transposed ? 1 : 0, "}\n}\n");
+        SetDotFastPathDisabledForTesting(true);
+        const Literal exact = RunHlo(text, args);
+        SetDotFastPathDisabledForTesting(false);
+        const DotStreamCounts before = GetDotStreamCounts();
+        for (int threads : {1, 2, 3}) {
+          EvaluatorOptions options;
+          options.threads = threads;
+          const Literal got = RunHlo(text, args, options);
+          EXPECT_TRUE(got.BitwiseEquals(exact))
+              << "m " << m << (transposed ? " [n][k] " : " [k][n] ") << "-> "
+              << ot << " at " << threads << " threads";
+        }
+        const DotStreamCounts after = GetDotStreamCounts();
+        if (StreamEnclosureAvx512Available()) {
+          EXPECT_EQ(after.enclosed - before.enclosed, 3 * m * n)
+              << "m " << m << (transposed ? " [n][k] " : " [k][n] ") << ot;
+          EXPECT_EQ(after.plain - before.plain, 3 * m * n);
+        }
+      }
+    }
   }
 }
 
