@@ -55,7 +55,8 @@ std::vector<OptionSpec> BackendJobOptionSpecs() {
           {"random-args", true, /*repeatable=*/false, /*optional_value=*/true},
           {"fill-elided", true},
           {"max-bytes", true},
-          {"participant-args", true}};
+          {"participant-args", true},
+          {"copy-args", false}};
 }
 
 const char kBackendJobInputsHelp[] =
@@ -72,6 +73,10 @@ const char kBackendJobInputsHelp[] =
   --max-bytes=BYTES   the most one literal written in the module may take
                       and the most bytes of values the oracle may hold at
                       once (default: the machine's available memory)
+  --copy-args         read .npy ARGs into memory; by default large ones are
+                      mapped (copy-on-write: the files never change), which
+                      must then stay unchanged until the command ends (one
+                      that shrinks is reported and the command fails)
 )";
 
 absl::StatusOr<BackendJob> ReadBackendJob(const CommandLine& cl,
@@ -183,7 +188,10 @@ absl::StatusOr<BackendJob> ReadBackendJob(const CommandLine& cl,
             : ""));
   }
   for (int64_t i = 0; i < given; ++i) {
-    auto arg = ReadArgument(cl.positional()[i + 1], entry.parameter(i));
+    // Mapped unless --copy-args: the command checks the files at its end
+    // (CheckMappedNpyFiles).
+    auto arg = ReadArgument(cl.positional()[i + 1], entry.parameter(i),
+                            /*map_npy=*/!cl.Has("copy-args"));
     if (!arg.ok()) {
       return absl::Status(
           arg.status().code(),

@@ -251,9 +251,11 @@ hloref_cli_test(reduce_max_bytes 1 "needs 64 bytes, more than the limit of 63 by
   reduce --backend=interpreter --max-bytes=63 ${DUMPS}/elided_constant.hlo)
 hloref_cli_test(reduce_participant_args 2 "--participant-args is for diff"
   reduce --backend=interpreter --participant-args=${EX}/data/participants ${EX}/participants.hlo)
-# Large .npy arguments are mapped (spec/types/npy.h): same bytes as read.
+# Large .npy arguments are mapped (spec/types/npy.h) by run, diff and
+# reduce: the same results as read.
 add_test(NAME cli.run_mapped_npy_args
   COMMAND ${CMAKE_COMMAND} -DHLOREF=$<TARGET_FILE:hloref>
+          -DPLUGIN=$<TARGET_FILE:hloref_sample_plugin_ftz>
           -DDIR=${CMAKE_CURRENT_BINARY_DIR}/mapped_args_test
           -P ${CMAKE_CURRENT_SOURCE_DIR}/hloref/mapped_args_test.cmake)
 set_tests_properties(cli.run_mapped_npy_args PROPERTIES LABELS cli)

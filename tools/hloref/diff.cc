@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "conformance/generators/generator.h"
+#include "spec/types/npy.h"
 #include "tools/hloref/backend_job.h"
 #include "tools/hloref/command_line.h"
 #include "tools/hloref/cpu_flags.h"
@@ -122,6 +123,10 @@ int RunDiff(int argc, char** argv) {
   auto result =
       conformance::DiffModule(*job->module, job->args, *job->backend, options);
   if (!result.ok()) return Fail(std::string(result.status().message()));
+  // A mapped argument file that shrank read as zeros past its new end.
+  if (absl::Status s = CheckMappedNpyFiles(); !s.ok()) {
+    return Fail(std::string(s.message()));
+  }
 
   std::printf("whole module on %s: %s%s%s\n", backend_name.c_str(),
               std::string(conformance::OutcomeName(result->whole)).c_str(),

@@ -8,6 +8,7 @@
 
 #include "absl/time/time.h"
 #include "conformance/generators/generator.h"
+#include "spec/types/npy.h"
 #include "tools/hloref/backend_job.h"
 #include "tools/hloref/command_line.h"
 #include "tools/hloref/cpu_flags.h"
@@ -135,6 +136,10 @@ int RunReduce(int argc, char** argv) {
                                  cl->Get("match").value_or(""), job->max_bytes),
       options);
   if (!result.ok()) return Fail(std::string(result.status().message()));
+  // A mapped argument file that shrank read as zeros past its new end.
+  if (absl::Status s = CheckMappedNpyFiles(); !s.ok()) {
+    return Fail(std::string(s.message()));
+  }
   std::fprintf(stderr,
                "hloref reduce: %lld -> %lld entry instructions in %lld steps "
                "(%lld candidates judged%s); still fails: %s\n",
