@@ -74,6 +74,50 @@ ENTRY e {
   ROOT r = f32[3] add(a, b)
 })";
 
+// Bit-identical outputs under an exact rule take a whole-array comparison
+// instead of the per-element loop; the counts must be the loop's. negate
+// (BITS: payload-preserving), integer add (EXACT) and a NaN with its
+// payload: all 4 elements EXACT when identical; one element changed (the
+// loop judges every element) gives the same 4 EXACT verdicts and 1
+// mismatch.
+TEST(Comparator, IdenticalOutputsCountAsThePerElementLoopDoes) {
+  const std::string negate = R"(
+HloModule m
+ENTRY e {
+  p = f32[4] parameter(0)
+  ROOT n = f32[4] negate(p)
+}
+)";
+  Fixture f = Make(negate, {"f32[4] {1, -0, inf, nan}"});
+  ComparisonResult same = Compare(f, "f32[4] {-1, 0, -inf, -nan}");
+  EXPECT_TRUE(same.ok) << same.Summary();
+  EXPECT_EQ(same.elements, 4);
+  EXPECT_EQ(same.verdict_counts["EXACT"], 4);
+  EXPECT_EQ(same.verdict_counts.size(), 1u);
+  ComparisonResult one_off = Compare(f, "f32[4] {-1, 0, -inf, 1}");
+  EXPECT_FALSE(one_off.ok);
+  EXPECT_EQ(one_off.mismatches, 1);
+  EXPECT_EQ(one_off.elements, 4);
+  EXPECT_EQ(one_off.verdict_counts["EXACT"], 4);
+  const std::string add = R"(
+HloModule m
+ENTRY e {
+  a = s32[3] parameter(0)
+  b = s32[3] parameter(1)
+  ROOT s = s32[3] add(a, b)
+}
+)";
+  Fixture g = Make(add, {"s32[3] {1, 2, 3}", "s32[3] {4, 5, 2147483647}"});
+  ComparisonResult ints = Compare(g, "s32[3] {5, 7, -2147483646}");
+  EXPECT_TRUE(ints.ok) << ints.Summary();
+  EXPECT_EQ(ints.elements, 3);
+  EXPECT_EQ(ints.verdict_counts["EXACT"], 3);
+  ComparisonResult wrong = Compare(g, "s32[3] {5, 8, -2147483646}");
+  EXPECT_FALSE(wrong.ok);
+  EXPECT_EQ(wrong.mismatches, 1);
+  EXPECT_EQ(wrong.verdict_counts["EXACT"], 3);
+}
+
 TEST(Comparator, RoundedAddOneUlpOffFails) {
   // 1 + 2^-24 is a tie between 1 and 1 + 2^-23: RNE gives 1. An answer of
   // 1 + 2^-23 (0x3F800001) is one ulp off the correctly rounded result.

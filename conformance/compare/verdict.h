@@ -25,6 +25,7 @@ enum class VerdictKind : uint8_t {
   kClass,    // only NaN / +inf / -inf / zero / sign of finite checked
   kAny,      // masked: implementation-defined, reported as masked
 };
+inline constexpr int kVerdictKinds = 6;  // the kinds above
 absl::string_view VerdictKindName(VerdictKind kind);
 
 // One real element's verdict. Complex elements are judged as two real
