@@ -11,6 +11,7 @@
 #include <cstring>
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -854,6 +855,52 @@ TEST(DotFastPath, RhsInItsOwnTypeAgreesBitForBit) {
 namespace hloref {
 namespace {
 
+// bf16[m,k] x wt[k,n] (wt[n,k] when `transposed`) -> ot[m,n]: lhs values
+// quarter integers in [-2, 2], weights small integers one time in four
+// (so that some sums are ties) and scaled random values otherwise.
+std::pair<std::string, std::vector<Literal>> TieProneSkinnyDot(
+    testing_acc::Lcg& rng, int64_t m, int64_t k, int64_t n, const char* wt,
+    const char* ot, bool transposed) {
+  std::vector<double> xv(static_cast<size_t>(m * k)),
+      wv(static_cast<size_t>(k * n));
+  for (double& v : xv) {
+    v = static_cast<double>(static_cast<int>(rng.Next() % 17) - 8) / 4;
+  }
+  for (double& v : wv) {
+    const uint32_t r = rng.Next();
+    v = r % 4 == 0 ? static_cast<double>(static_cast<int>(r % 9) - 4)
+                   : static_cast<double>(static_cast<int32_t>(r)) * 0x1p-37;
+  }
+  const PrimitiveType wtype =
+      std::string(wt) == "bf16" ? PrimitiveType::kBF16 : PrimitiveType::kF32;
+  const std::vector<int64_t> rhs_dims =
+      transposed ? std::vector<int64_t>{n, k} : std::vector<int64_t>{k, n};
+  std::vector<Literal> args;
+  args.push_back(*StoreDoubles(Shape::Array(PrimitiveType::kBF16, {m, k}), xv));
+  args.push_back(*StoreDoubles(Shape::Array(wtype, rhs_dims), wv));
+  const std::string text = absl::StrCat(
+      "HloModule m\nENTRY e {\n  a = bf16[", m, ",", k,
+      "] parameter(0)\n  b = ", wt, "[", absl::StrJoin(rhs_dims, ","),
+      "] parameter(1)\n  ROOT d = ", ot, "[", m, ",", n,
+      "] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={",
+      transposed ? 1 : 0, "}\n}\n");
+  return {text, std::move(args)};
+}
+
+// Runs `text` at 1, 2 and 3 threads: each result must have `want`'s bits.
+void ExpectSameBitsAtOneToThreeThreads(const std::string& text,
+                                       const std::vector<Literal>& args,
+                                       const Literal& want,
+                                       const std::string& where) {
+  for (int threads : {1, 2, 3}) {
+    EvaluatorOptions options;
+    options.threads = threads;
+    const Literal got = RunHlo(text, args, options);
+    EXPECT_TRUE(got.BitwiseEquals(want))
+        << where << " at " << threads << " threads";
+  }
+}
+
 // The streamed skinny path (m <= 16 lhs rows over a row-major bf16 / f32
 // rhs: whole rows split into one block per thread for m = 1, blocks of
 // up to 1024 columns sharing each widened rhs chunk for m > 1; or over
@@ -874,36 +921,8 @@ TEST(DotFastPath, StreamedSkinnyDotsSameBitsForAnyThreadCount) {
     for (bool transposed : {false, true}) {
       for (const char* wt : {"bf16", "f32"}) {
         for (const char* ot : {"f32", "bf16"}) {
-          const PrimitiveType wtype = std::string(wt) == "bf16"
-                                          ? PrimitiveType::kBF16
-                                          : PrimitiveType::kF32;
-          std::vector<double> xv(static_cast<size_t>(m * 1024)),
-              wv(1024 * 4099);
-          for (double& v : xv) {
-            v = static_cast<double>(static_cast<int>(rng.Next() % 17) - 8) / 4;
-          }
-          for (double& v : wv) {
-            const uint32_t r = rng.Next();
-            v = r % 4 == 0
-                    ? static_cast<double>(static_cast<int>(r % 9) - 4)
-                    : static_cast<double>(static_cast<int32_t>(r)) * 0x1p-37;
-          }
-          std::vector<Literal> args;
-          args.push_back(
-              *StoreDoubles(Shape::Array(PrimitiveType::kBF16, {m, 1024}), xv));
-          args.push_back(*StoreDoubles(
-              Shape::Array(wtype, transposed
-                                      ? std::vector<int64_t>{4099, 1024}
-                                      : std::vector<int64_t>{1024, 4099}),
-              wv));
-          const std::string text =
-              absl::StrCat("HloModule m\nENTRY e {\n  a = bf16[", m,
-                           ",1024] parameter(0)\n  b = ", wt,
-                           transposed ? "[4099,1024]" : "[1024,4099]",
-                           " parameter(1)\n  ROOT d = ", ot, "[", m,
-                           ",4099] dot(a, b), lhs_contracting_dims={1}, "
-                           "rhs_contracting_dims={",
-                           transposed ? 1 : 0, "}\n}\n");
+          auto [text, args] =
+              TieProneSkinnyDot(rng, m, 1024, 4099, wt, ot, transposed);
           SetDotFastPathDisabledForTesting(true);
           const Literal exact = RunHlo(text, args);
           SetDotFastPathDisabledForTesting(false);
@@ -913,15 +932,10 @@ TEST(DotFastPath, StreamedSkinnyDotsSameBitsForAnyThreadCount) {
             if (enclosure && !StreamEnclosureAvx512Available()) continue;
             SetStreamEnclosureAvx512DisabledForTesting(!enclosure);
             const DotStreamCounts before = GetDotStreamCounts();
-            for (int threads : {1, 2, 3}) {
-              EvaluatorOptions options;
-              options.threads = threads;
-              const Literal got = RunHlo(text, args, options);
-              EXPECT_TRUE(got.BitwiseEquals(exact))
-                  << "m " << m << (transposed ? " [n][k] " : " [k][n] ") << wt
-                  << " -> " << ot << " at " << threads << " threads"
-                  << (enclosure ? ", enclosure" : "");
-            }
+            ExpectSameBitsAtOneToThreeThreads(
+                text, args, exact,
+                absl::StrCat("m ", m, transposed ? " [n][k] " : " [k][n] ", wt,
+                             " -> ", ot, enclosure ? ", enclosure" : ""));
             SetStreamEnclosureAvx512DisabledForTesting(false);
             const DotStreamCounts after = GetDotStreamCounts();
             EXPECT_EQ(after.plain + after.two_sum + after.exact -
@@ -962,45 +976,16 @@ TEST(DotFastPath, WideBf16DotsStreamSixteenRowsAtATime) {
   for (int64_t m : {17, 37}) {
     for (bool transposed : {false, true}) {
       for (const char* ot : {"f32", "bf16"}) {
-        std::vector<double> xv(static_cast<size_t>(m * k)),
-            wv(static_cast<size_t>(k * n));
-        for (double& v : xv) {
-          v = static_cast<double>(static_cast<int>(rng.Next() % 17) - 8) / 4;
-        }
-        for (double& v : wv) {
-          const uint32_t r = rng.Next();
-          v = r % 4 == 0
-                  ? static_cast<double>(static_cast<int>(r % 9) - 4)
-                  : static_cast<double>(static_cast<int32_t>(r)) * 0x1p-37;
-        }
-        std::vector<Literal> args;
-        args.push_back(
-            *StoreDoubles(Shape::Array(PrimitiveType::kBF16, {m, k}), xv));
-        args.push_back(
-            *StoreDoubles(Shape::Array(PrimitiveType::kBF16,
-                                       transposed ? std::vector<int64_t>{n, k}
-                                                  : std::vector<int64_t>{k, n}),
-                          wv));
-        const std::string rhs_dims =
-            transposed ? absl::StrCat(n, ",", k) : absl::StrCat(k, ",", n);
-        const std::string text = absl::StrCat(
-            "HloModule m\nENTRY e {\n  a = bf16[", m, ",", k,
-            "] parameter(0)\n  b = bf16[", rhs_dims, "] parameter(1)\n",
-            "  ROOT d = ", ot, "[", m, ",", n,
-            "] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={",
-            transposed ? 1 : 0, "}\n}\n");
+        auto [text, args] =
+            TieProneSkinnyDot(rng, m, k, n, "bf16", ot, transposed);
         SetDotFastPathDisabledForTesting(true);
         const Literal exact = RunHlo(text, args);
         SetDotFastPathDisabledForTesting(false);
         const DotStreamCounts before = GetDotStreamCounts();
-        for (int threads : {1, 2, 3}) {
-          EvaluatorOptions options;
-          options.threads = threads;
-          const Literal got = RunHlo(text, args, options);
-          EXPECT_TRUE(got.BitwiseEquals(exact))
-              << "m " << m << (transposed ? " [n][k] " : " [k][n] ") << "-> "
-              << ot << " at " << threads << " threads";
-        }
+        ExpectSameBitsAtOneToThreeThreads(
+            text, args, exact,
+            absl::StrCat("m ", m, transposed ? " [n][k] " : " [k][n] ", "-> ",
+                         ot));
         const DotStreamCounts after = GetDotStreamCounts();
         if (StreamEnclosureAvx512Available()) {
           EXPECT_EQ(after.enclosed - before.enclosed, 3 * m * n)
