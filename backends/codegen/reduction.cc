@@ -1301,18 +1301,33 @@ absl::StatusOr<std::vector<llvm::Value*>> EmitVariadicRowReduce(
   IrIndex pos(p.in_dims.size(), nullptr);
   for (size_t k = 0; k < p.kept.size(); ++k) pos[p.kept[k]] = out[k];
   for (int64_t d : p.reduced) pos[d] = ctx.I64(0);
+  // The positions first, first + 1, ... of an iota operand j; with
+  // `chunk_base` (the positions of the chunk's first vector, formed once
+  // per chunk) and `offset` (first minus the chunk's start) one add of a
+  // constant instead of a broadcast per vector.
+  auto positions = [&](int64_t j, llvm::Value* first) {
+    llvm::Type* et = vts[j]->getScalarType();
+    std::vector<llvm::Constant*> steps;
+    for (int64_t l = 0; l < lanes; ++l) {
+      steps.push_back(llvm::ConstantInt::get(et, l));
+    }
+    return b.CreateAdd(b.CreateVectorSplat(lanes, b.CreateTrunc(first, et)),
+                       llvm::ConstantVector::get(steps));
+  };
+  std::vector<llvm::Value*> chunk_base(n, nullptr);
+  int64_t offset = 0;
   auto gather =
       [&](llvm::Value* first) -> absl::StatusOr<std::vector<llvm::Value*>> {
     std::vector<llvm::Value*> x(n);
     for (int64_t j = 0; j < n; ++j) {
       if (iota[j]) {
-        llvm::Type* et = vts[j]->getScalarType();
-        std::vector<llvm::Constant*> steps;
-        for (int64_t l = 0; l < lanes; ++l) {
-          steps.push_back(llvm::ConstantInt::get(et, l));
-        }
-        x[j] = b.CreateAdd(b.CreateVectorSplat(lanes, b.CreateTrunc(first, et)),
-                           llvm::ConstantVector::get(steps));
+        x[j] =
+            chunk_base[j] == nullptr
+                ? positions(j, first)
+                : b.CreateAdd(chunk_base[j],
+                              b.CreateVectorSplat(
+                                  lanes, llvm::ConstantInt::get(
+                                             vts[j]->getScalarType(), offset)));
         continue;
       }
       HLOREF_ASSIGN_OR_RETURN(
@@ -1343,16 +1358,21 @@ absl::StatusOr<std::vector<llvm::Value*>> EmitVariadicRowReduce(
   const int64_t chunk = lanes * kRowAccumulators;
   const int64_t chunks = rlen / chunk;
   if (chunks > 1) {
-    HLOREF_RETURN_IF_ERROR(
-        ctx.EmitForLoop("vrow.chunk", ctx.I64(1), ctx.I64(chunks), ctx.I64(1),
-                        [&](llvm::Value* c) -> absl::Status {
-                          llvm::Value* first = b.CreateMul(c, ctx.I64(chunk));
-                          for (int64_t k = 0; k < kRowAccumulators; ++k) {
-                            HLOREF_RETURN_IF_ERROR(fold(
-                                k, b.CreateAdd(first, ctx.I64(k * lanes))));
-                          }
-                          return absl::OkStatus();
-                        }));
+    HLOREF_RETURN_IF_ERROR(ctx.EmitForLoop(
+        "vrow.chunk", ctx.I64(1), ctx.I64(chunks), ctx.I64(1),
+        [&](llvm::Value* c) -> absl::Status {
+          llvm::Value* first = b.CreateMul(c, ctx.I64(chunk));
+          for (int64_t j = 0; j < n; ++j) {
+            if (iota[j]) chunk_base[j] = positions(j, first);
+          }
+          for (int64_t k = 0; k < kRowAccumulators; ++k) {
+            offset = k * lanes;
+            HLOREF_RETURN_IF_ERROR(
+                fold(k, b.CreateAdd(first, ctx.I64(k * lanes))));
+          }
+          std::fill(chunk_base.begin(), chunk_base.end(), nullptr);
+          return absl::OkStatus();
+        }));
   }
   int64_t done = chunks * chunk;
   for (int64_t k = 0; done + lanes <= rlen; ++k, done += lanes) {
