@@ -1155,7 +1155,20 @@ class ComputationEmitter : public DynamicShapeHost {
       }
     }
     if (has_inlined_operand) {
-      // Fusion only inlines into consumers with an elemental emitter.
+      // Fusion only inlines into consumers with an elemental emitter, and
+      // into a variadic reduce's inputs (fusion.h).
+      if (inst.opcode() == HloOpcode::kReduce && inst.shape().IsTuple()) {
+        const int64_t n = inst.operand_count() / 2;
+        std::vector<ElementGenerator> inputs;
+        for (int64_t j = 0; j < n; ++j) {
+          HLOREF_ASSIGN_OR_RETURN(ElementGenerator g,
+                                  GeneratorOf(*inst.operand(j)));
+          inputs.push_back(std::move(g));
+        }
+        return EmitVariadicReduce(
+            ctx_, inst, inputs,
+            absl::MakeConstSpan(operands).subspan(static_cast<size_t>(n)), out);
+      }
       return EmitElemental(inst, out.array);
     }
     switch (inst.opcode()) {

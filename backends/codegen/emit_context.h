@@ -55,6 +55,11 @@ struct CodegenOptions {
   // Producer-consumer fusion of element-wise chains in unfused modules
   // (fusion.h). Off: every instruction gets its own buffer and loop nest.
   bool fuse_elementwise = true;
+  // With fuse_elementwise: also inline producers into a variadic reduce's
+  // inputs (fusion.h); the computation emitter then calls
+  // EmitVariadicReduce with their generators. The GPU emitter, which runs
+  // buffer emitters in serial kernels over buffers, leaves it off.
+  bool fuse_into_variadic_reduce = false;
   // Entry results of at least this many bytes are marked for streaming
   // (non-temporal) stores: the pointer loaded for such a result inside a
   // parallel loop body carries !align 64 and kStreamMetadata, and the

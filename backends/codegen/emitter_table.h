@@ -77,6 +77,14 @@ void RegisterGatherScatterEmitters(EmitterTable& table);
 // reduction.cc: reduce (variadic), reduce-window, select-and-scatter, map,
 // scan.
 void RegisterReductionEmitters(EmitterTable& table);
+// reduction.cc: a variadic (tuple-shaped) reduce whose inputs are read
+// through element generators (an inlined producer's or a buffer's reader:
+// fusion.h), its init values from their buffers `inits` (one per input).
+// kReduce's buffer emitter is this with a reader per input.
+absl::Status EmitVariadicReduce(EmitContext& ctx, const HloInstruction& inst,
+                                absl::Span<const ElementGenerator> inputs,
+                                absl::Span<const IrValue> inits,
+                                const IrValue& output);
 // contraction.cc: dot, ragged-dot, scaled-dot, convolution.
 void RegisterContractionEmitters(EmitterTable& table);
 // batch_norm.cc: batch-norm-training / -inference / -grad.

@@ -63,6 +63,21 @@ bool ReadsOperandOnce(const HloInstruction& consumer,
   return true;
 }
 
+// Whether `consumer` is a static variadic reduce reading `operand` only
+// as one of its inputs (EmitVariadicReduce takes generators for those).
+bool IsVariadicReduceInput(const HloInstruction& consumer,
+                           const HloInstruction* operand) {
+  if (consumer.opcode() != HloOpcode::kReduce || !consumer.shape().IsTuple() ||
+      !consumer.shape().is_static()) {
+    return false;
+  }
+  const int64_t n = consumer.operand_count() / 2;
+  for (int64_t j = n; j < consumer.operand_count(); ++j) {
+    if (consumer.operand(j) == operand) return false;
+  }
+  return true;
+}
+
 // Arithmetic cheap enough to recompute per user: a few vector
 // instructions per element (no division, transcendental or root).
 bool IsCheapArithmetic(HloOpcode op) {
@@ -151,7 +166,11 @@ absl::flat_hash_set<const HloInstruction*> ChooseInlinedInstructions(
     if (!p->shape().is_static() || !can(p)) continue;
     bool ok = true;
     for (const HloInstruction* consumer : consumers) {
-      if (!consumer->shape().is_static() || !can(consumer)) ok = false;
+      if (!consumer->shape().is_static() ||
+          (!can(consumer) && !(ctx.options().fuse_into_variadic_reduce &&
+                               IsVariadicReduceInput(*consumer, p)))) {
+        ok = false;
+      }
     }
     if (!ok) continue;
     // Whether arithmetic is inlined somewhere beneath p (p included).

@@ -18,7 +18,12 @@
 //     root), so a softmax's scaled scores and a layer norm's centred rows
 //     are not written and read back (recomputation is the same code on
 //     the same inputs: same bits);
-//   - the consumer has an elemental emitter that accepts it;
+//   - the consumer has an elemental emitter that accepts it, or (with
+//     CodegenOptions::fuse_into_variadic_reduce, the CPU backend) is a
+//     variadic (tuple-shaped) reduce and the producer one of its inputs
+//     (not an init value): that reduce reads its inputs through element
+//     generators (EmitVariadicReduce), so an argmax's iota is never
+//     written;
 //   - an arithmetic producer (anything but the cheap index-only ops below)
 //     is inlined only into consumers that read each operand element at
 //     most once (element-wise ops, convert, and the data-movement ops that

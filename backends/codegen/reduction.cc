@@ -1479,42 +1479,12 @@ ElementGenerator Reader(EmitContext& ctx, const IrArray& a) {
 absl::Status EmitReduceBuffers(EmitContext& ctx, const HloInstruction& inst,
                                absl::Span<const IrValue> operands,
                                const IrValue& output) {
-  HLOREF_ASSIGN_OR_RETURN(ReducePlan plan, PlanReduce(inst));
-  std::vector<IrArray> outs;
-  output.CollectArrays(&outs);
+  const int64_t n = inst.operand_count() / 2;
   std::vector<ElementGenerator> inputs;
-  for (int64_t j = 0; j < plan.n; ++j) {
+  for (int64_t j = 0; j < n; ++j) {
     inputs.push_back(Reader(ctx, operands[j].array));
   }
-  const std::optional<int64_t> minor =
-      VectorKernelsEnabled() ? VariadicRowMinor(inst, plan) : std::nullopt;
-  const std::vector<bool> iota_flags =
-      minor ? IotaIndexOperands(inst, plan, *minor)
-            : std::vector<bool>(plan.n, false);
-  // (std::vector<bool> has no span.)
-  const std::unique_ptr<bool[]> iota(new bool[plan.n]);
-  for (int64_t j = 0; j < plan.n; ++j) iota[j] = iota_flags[j];
-  return ctx.EmitLoopNest(
-      outs[0].shape(), "reduce", [&](const IrIndex& index) -> absl::Status {
-        std::vector<llvm::Value*> inits;
-        for (int64_t j = 0; j < plan.n; ++j) {
-          inits.push_back(operands[plan.n + j].array.EmitRead(ctx, {}));
-        }
-        std::vector<llvm::Value*> r;
-        if (minor) {
-          HLOREF_ASSIGN_OR_RETURN(
-              r, EmitVariadicRowReduce(
-                     ctx, plan, *inst.to_apply(), *minor, inputs, inits,
-                     absl::MakeConstSpan(iota.get(), plan.n), index));
-        } else {
-          HLOREF_ASSIGN_OR_RETURN(
-              r, EmitFold(ctx, *inst.to_apply(), plan.types, inits, inputs,
-                          ReduceVisitor(ctx, plan, index)));
-        }
-        for (int64_t j = 0; j < plan.n; ++j)
-          outs[j].EmitWrite(ctx, index, r[j]);
-        return absl::OkStatus();
-      });
+  return EmitVariadicReduce(ctx, inst, inputs, operands.subspan(n), output);
 }
 
 // ---- windows (reduce-window, select-and-scatter)
@@ -2036,6 +2006,44 @@ absl::Status EmitScan(EmitContext& ctx, const HloInstruction& inst,
 }
 
 }  // namespace
+
+absl::Status EmitVariadicReduce(EmitContext& ctx, const HloInstruction& inst,
+                                absl::Span<const ElementGenerator> inputs,
+                                absl::Span<const IrValue> init_values,
+                                const IrValue& output) {
+  HLOREF_ASSIGN_OR_RETURN(ReducePlan plan, PlanReduce(inst));
+  std::vector<IrArray> outs;
+  output.CollectArrays(&outs);
+  const std::optional<int64_t> minor =
+      VectorKernelsEnabled() ? VariadicRowMinor(inst, plan) : std::nullopt;
+  const std::vector<bool> iota_flags =
+      minor ? IotaIndexOperands(inst, plan, *minor)
+            : std::vector<bool>(plan.n, false);
+  // (std::vector<bool> has no span.)
+  const std::unique_ptr<bool[]> iota(new bool[plan.n]);
+  for (int64_t j = 0; j < plan.n; ++j) iota[j] = iota_flags[j];
+  return ctx.EmitLoopNest(
+      outs[0].shape(), "reduce", [&](const IrIndex& index) -> absl::Status {
+        std::vector<llvm::Value*> inits;
+        for (int64_t j = 0; j < plan.n; ++j) {
+          inits.push_back(init_values[j].array.EmitRead(ctx, {}));
+        }
+        std::vector<llvm::Value*> r;
+        if (minor) {
+          HLOREF_ASSIGN_OR_RETURN(
+              r, EmitVariadicRowReduce(
+                     ctx, plan, *inst.to_apply(), *minor, inputs, inits,
+                     absl::MakeConstSpan(iota.get(), plan.n), index));
+        } else {
+          HLOREF_ASSIGN_OR_RETURN(
+              r, EmitFold(ctx, *inst.to_apply(), plan.types, inits, inputs,
+                          ReduceVisitor(ctx, plan, index)));
+        }
+        for (int64_t j = 0; j < plan.n; ++j)
+          outs[j].EmitWrite(ctx, index, r[j]);
+        return absl::OkStatus();
+      });
+}
 
 void RegisterReductionEmitters(EmitterTable& table) {
   table.SetElemental(HloOpcode::kReduce, EmitReduceElemental);

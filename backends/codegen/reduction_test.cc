@@ -9,9 +9,13 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "backends/cpu/cpu_backend.h"
 #include "backends/cpu/cpu_test_util.h"
@@ -954,6 +958,130 @@ ENTRY e {
   auto im = (*out)[2].data<int32_t>();
   EXPECT_EQ(best_m[1], 10);
   for (int64_t i = 0; i < 3; ++i) EXPECT_EQ(im[i], best_m[i]) << i;
+}
+
+// A variadic reduce reads its inputs through element generators, so its
+// element-wise producers are inlined into it (fusion.h) and no buffer is
+// written for them: an argmax's iota, a convert from bf16 and a negate.
+// Checked on the whole-row kernel (argmin of -x over [3, 517]: whole
+// chunks, whole vectors and a tail of 5), the fold over a major dimension
+// (argmax over dimension 0 of [37, 5]), an iota also read by an
+// element-wise consumer (the root's convert) and a negated input read by
+// two reduces. Expected by plain loops over the same values (bf16 values
+// v / 8 for small integers v: exact, so the loops' order cannot matter);
+// the dump shows no loop nest but the reduces' (a materialised producer
+// is a "loop" nest of its own).
+TEST(VectorReduce, VariadicReduceInlinesItsInputs) {
+  const int64_t rows = 3, cols = 517;
+  std::vector<float> x(rows * cols);
+  for (int64_t i = 0; i < rows; ++i) {
+    for (int64_t j = 0; j < cols; ++j) {
+      x[i * cols + j] = static_cast<float>((j * 37 + i * 11) % 101) / 8.0f;
+    }
+  }
+  x[1 * cols + 516] = -20.0f;  // row 1's minimum of x in the tail
+  x[2 * cols + 3] = -20.0f;    // row 2's: twice, index 3 wins
+  x[2 * cols + 400] = -20.0f;
+  std::vector<int32_t> want_rows(rows, 0);
+  for (int64_t i = 0; i < rows; ++i) {
+    for (int64_t j = 1; j < cols; ++j) {
+      if (-x[i * cols + j] > -x[i * cols + want_rows[i]]) want_rows[i] = j;
+    }
+  }
+  std::vector<float> c(37 * 5);
+  for (int64_t i = 0; i < 37; ++i) {
+    for (int64_t j = 0; j < 5; ++j) c[i * 5 + j] = (i * 13 + j * 7) % 29;
+  }
+  std::vector<int32_t> want_cols(5, 0);
+  for (int64_t j = 0; j < 5; ++j) {
+    for (int64_t i = 1; i < 37; ++i) {
+      if (-c[i * 5 + j] > -c[want_cols[j] * 5 + j]) want_cols[j] = i;
+    }
+  }
+  std::vector<uint16_t> xb(x.size());
+  for (size_t k = 0; k < x.size(); ++k) {
+    uint32_t u;
+    std::memcpy(&u, &x[k], 4);
+    xb[k] = static_cast<uint16_t>(u >> 16);  // exact: x has <= 8 bits
+  }
+  const std::string dir = ::testing::TempDir() + "/hloref_variadic_inline";
+  std::filesystem::remove_all(dir);
+  CpuBackendOptions options;
+  options.compile_cache = false;
+  options.dump_dir = dir;
+  auto out = CompileAndRun(
+      R"(
+HloModule m
+argmax {
+  av = f32[] parameter(0)
+  ai = s32[] parameter(1)
+  bv = f32[] parameter(2)
+  bi = s32[] parameter(3)
+  gt = pred[] compare(av, bv), direction=GT
+  eq = pred[] compare(av, bv), direction=EQ
+  lt = pred[] compare(ai, bi), direction=LT
+  tie = pred[] and(eq, lt)
+  pick = pred[] or(gt, tie)
+  v = f32[] select(pick, av, bv)
+  i = s32[] select(pick, ai, bi)
+  ROOT t = (f32[], s32[]) tuple(v, i)
+}
+ENTRY e {
+  xb = bf16[3,517] parameter(0)
+  c = f32[37,5] parameter(1)
+  xf = f32[3,517] convert(xb)
+  nx = f32[3,517] negate(xf)
+  k = s32[3,517] iota(), iota_dimension=1
+  nc = f32[37,5] negate(c)
+  kc = s32[37,5] iota(), iota_dimension=0
+  lo = f32[] constant(-inf)
+  z = s32[] constant(0)
+  r = (f32[3], s32[3]) reduce(nx, k, lo, z), dimensions={1}, to_apply=argmax
+  r2 = (f32[3], s32[3]) reduce(nx, k, lo, z), dimensions={1}, to_apply=argmax
+  q = (f32[5], s32[5]) reduce(nc, kc, lo, z), dimensions={0}, to_apply=argmax
+  ri = s32[3] get-tuple-element(r), index=1
+  r2v = f32[3] get-tuple-element(r2), index=0
+  qi = s32[5] get-tuple-element(q), index=1
+  kf = f32[37,5] convert(kc)
+  ROOT t = (s32[3], f32[3], s32[5], f32[37,5]) tuple(ri, r2v, qi, kf)
+})",
+      {Literal::CreateFromValues<uint16_t>(PrimitiveType::kBF16, {rows, cols},
+                                           xb),
+       F32({37, 5}, c)},
+      options);
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ(want_rows[1], 516);
+  EXPECT_EQ(want_rows[2], 3);
+  auto ri = (*out)[0].data<int32_t>();
+  auto rv = (*out)[1].data<float>();
+  auto qi = (*out)[2].data<int32_t>();
+  auto kf = (*out)[3].data<float>();
+  for (int64_t i = 0; i < rows; ++i) {
+    EXPECT_EQ(ri[i], want_rows[i]) << i;
+    EXPECT_EQ(rv[i], -x[i * cols + want_rows[i]]) << i;
+  }
+  for (int64_t j = 0; j < 5; ++j) EXPECT_EQ(qi[j], want_cols[j]) << j;
+  for (int64_t i = 0; i < 37; ++i) {
+    for (int64_t j = 0; j < 5; ++j) EXPECT_EQ(kf[i * 5 + j], i);
+  }
+  std::string ir;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    const std::string name = entry.path().filename().string();
+    if (absl::EndsWith(name, ".ll") && !absl::EndsWith(name, ".opt.ll")) {
+      std::ifstream in(entry.path());
+      std::stringstream ss;
+      ss << in.rdbuf();
+      ir += ss.str();
+    }
+  }
+  ASSERT_THAT(ir, ::testing::HasSubstr("vrow.chunk"));
+  // The root's convert of kc is the one loop nest besides the reduces'.
+  size_t nests = 0;
+  for (size_t at = ir.find("\nloop.d0.header"); at != std::string::npos;
+       at = ir.find("\nloop.d0.header", at + 1)) {
+    ++nests;
+  }
+  EXPECT_EQ(nests, 1u);
 }
 
 TEST(VectorReduce, EveryLaneAndTailElementIsCountedOnce) {
