@@ -380,6 +380,11 @@ bool TransposedEnclosureAvx512F32(const double* x, int64_t m, int64_t k,
                                   int64_t cols, double* lo, double* hi);
 bool StreamEnclosureAvx512Available();
 void SetStreamEnclosureAvx512DisabledForTesting(bool disabled);
+// One lhs row takes one chain per column while its sums are exact (the
+// MXCSR's inexact flag), the two directed chains from where they round:
+// the same bits either way. Off: always the two chains (for tests and
+// measurements; also HLOREF_ORACLE_DOT_ONE_CHAIN=0).
+void SetStreamOneChainDisabledForTesting(bool disabled);
 
 // The correctly rounded value of a real S known only to lie in [lo, hi]
 // (doubles), or NaN when the enclosure cannot decide it: RN is monotone,

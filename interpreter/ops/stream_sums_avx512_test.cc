@@ -194,6 +194,166 @@ TEST(StreamEnclosureAvx512, DirectedChainsBitForBitAndEncloseTheExactSum) {
   EXPECT_GT(points, 1000);
 }
 
+// One lhs row over whole rows takes one chain per column while its sums
+// are exact (RunOneRow), checked a segment of 1024 columns at a time, and
+// redoes a chunk as the two directed chains from the first chunk that
+// rounds. Three segments (2100 columns, the last group partial), k = 130
+// (chunks of four rows and a tail of two):
+//  - segment 0 stays exact: small integers, with columns that cancel to
+//    zero, columns of -0 products only, and of +0 and -0 products;
+//  - segment 1 rounds first at row 61 (inside the chunk of rows 60-63),
+//    and only in column 1500, after which the whole segment is two chains;
+//  - segment 2 rounds first at row 129, in the tail;
+// every output bit for bit as the scalar directed chains (so the zeros'
+// signs too), and the caller's MXCSR (rounding mode, flags) unchanged.
+TEST(StreamEnclosureAvx512, OneRowTakesOneChainWhileItsSumsAreExact) {
+  if (!StreamEnclosureAvx512Available()) {
+    GTEST_SKIP() << "no AVX-512 (F, BW, DQ, VL) on this host";
+  }
+  const int64_t k = 130, cols = 2100, stride = 2112;
+  std::vector<int64_t> rows(static_cast<size_t>(k));
+  for (int64_t c = 0; c < k; ++c) rows[c] = c * stride;
+  testing_acc::Lcg rng(7);
+  std::vector<double> x(static_cast<size_t>(k));
+  for (double& v : x) v = static_cast<double>(rng.Next() % 7) - 3.0;
+  x[61] = 0x1p-60;
+  x[129] = 0x1p-60;
+  std::vector<double> w(static_cast<size_t>(k * stride));
+  for (int64_t c = 0; c < k; ++c) {
+    for (int64_t j = 0; j < cols; ++j) {
+      double v = static_cast<double>(rng.Next() % 9) - 4.0;
+      if (c == 61 || c == 129) v = 0.0;       // tiny x: only the columns below
+      if (j == 5) v = x[c] < 0 ? 0.0 : -0.0;  // products all -0 (or +0 * 0)
+      if (j == 6) v = c % 2 ? -0.0 : 0.0;     // products of both signs
+      if (j == 7) v = c < 2 ? (c == 0 ? 3.0 : -3.0) * x[1 - c] : 0.0;
+      w[static_cast<size_t>(rows[c] + j)] = v;
+    }
+  }
+  // Row 61 (x = 2^-60) times 1 + 2^-7 (a bf16 value) in column 1500: the
+  // running sum (integers up to a few hundred) then needs more than 53
+  // bits. Row 129 (x = 2^-60) the same in column 2090.
+  w[static_cast<size_t>(rows[61] + 1500)] = 1 + 0x1p-7;
+  w[static_cast<size_t>(rows[129] + 2090)] = 1 + 0x1p-7;
+  for (int64_t c = 0; c < k; ++c) {
+    if (c != 61) w[static_cast<size_t>(rows[c] + 1500)] = 3.0;
+    if (c != 129) w[static_cast<size_t>(rows[c] + 2090)] = 3.0;
+  }
+  std::vector<uint16_t> codes(w.size());
+  for (size_t t = 0; t < w.size(); ++t) codes[t] = Bf16Code(w[t]);
+  std::vector<double> lo(cols), hi(cols);
+  const unsigned before = __builtin_ia32_stmxcsr();
+  ASSERT_TRUE(StreamEnclosureAvx512Bf16(
+      x.data(), 1, k, codes.data(), rows.data(), cols, lo.data(), hi.data()));
+  EXPECT_EQ(__builtin_ia32_stmxcsr(), before);
+  int64_t points = 0, rounded = 0;
+  for (int64_t j = 0; j < cols; ++j) {
+    const double want_l = DirectedChain(x.data(), w, rows, k, j, FE_DOWNWARD);
+    const double want_h = DirectedChain(x.data(), w, rows, k, j, FE_UPWARD);
+    ASSERT_TRUE(SameBits(lo[j], want_l))
+        << j << ": " << lo[j] << " vs " << want_l;
+    ASSERT_TRUE(SameBits(hi[j], want_h))
+        << j << ": " << hi[j] << " vs " << want_h;
+    (lo[j] == hi[j] ? points : rounded) += 1;
+  }
+  EXPECT_EQ(rounded, 2);  // columns 1500 and 2090
+  EXPECT_NE(lo[1500], hi[1500]);
+  EXPECT_NE(lo[2090], hi[2090]);
+  EXPECT_TRUE(lo[5] == 0 && std::signbit(lo[5]) && std::signbit(hi[5]));
+  EXPECT_TRUE(hi[6] == 0 && std::signbit(lo[6]) && !std::signbit(hi[6]));
+  EXPECT_TRUE(hi[7] == 0 && std::signbit(lo[7]) && !std::signbit(hi[7]));
+  EXPECT_EQ(points, cols - 2);
+}
+
+// One lhs row gives the same bits with and without the one-chain passes
+// (SetStreamOneChainDisabledForTesting: the two directed chains
+// throughout, checked against the scalar chains above), row-major and
+// transposed, bf16 and f32 weights, over the data kinds: sums that round
+// from the start, exact ones (small integers, signed zeros) and ones with
+// an infinity and a NaN; 130 rows, 2100 columns (three segments of the
+// row-major kernel, 525 passes of the transposed one, with the redos'
+// back-off), and the caller's MXCSR unchanged.
+TEST(StreamEnclosureAvx512, OneChainGivesTheTwoChainsBits) {
+  if (!StreamEnclosureAvx512Available()) {
+    GTEST_SKIP() << "no AVX-512 (F, BW, DQ, VL) on this host";
+  }
+  testing_acc::Lcg rng(31);
+  const int64_t k = 130, cols = 2100;
+  int64_t compared = 0;
+  for (bool transposed : {false, true}) {
+    for (bool bf16 : {true, false}) {
+      for (int kind : {0, 1, 2, 3}) {
+        const int64_t stride = transposed ? k + 3 : cols + 5;
+        std::vector<int64_t> at(static_cast<size_t>(transposed ? cols : k));
+        for (size_t t = 0; t < at.size(); ++t) {
+          at[t] = static_cast<int64_t>(t) * stride;
+        }
+        std::vector<double> x(static_cast<size_t>(k));
+        for (double& v : x) v = Value(rng, kind == 3 ? 0 : kind);
+        std::vector<double> w(
+            static_cast<size_t>((transposed ? cols : k) * stride));
+        for (double& v : w) v = Value(rng, kind == 3 ? 0 : kind);
+        // Some columns exact in the mixed data too, some rounding late in
+        // the exact data: small integers in a band of columns, and one
+        // tiny lhs value.
+        for (int64_t c = 0; c < k; ++c) {
+          for (int64_t j = 700; j < 760; ++j) {
+            w[static_cast<size_t>(transposed ? j * stride + c
+                                             : c * stride + j)] =
+                static_cast<double>(rng.Next() % 5) - 2.0;
+          }
+        }
+        if (kind == 1) x[100] = 0x1p-60;
+        if (kind == 3) {
+          w[5] = std::numeric_limits<double>::infinity();
+          w[static_cast<size_t>(3 * stride + 9)] =
+              std::numeric_limits<double>::quiet_NaN();
+        }
+        std::vector<uint16_t> codes(w.size());
+        for (size_t t = 0; t < w.size(); ++t) codes[t] = Bf16Code(w[t]);
+        const std::vector<float> f(w.begin(), w.end());
+        auto run = [&](bool one_chain, std::vector<double>& lo,
+                       std::vector<double>& hi) {
+          lo.assign(cols, 0.0);
+          hi.assign(cols, 0.0);
+          SetStreamOneChainDisabledForTesting(!one_chain);
+          const unsigned before = __builtin_ia32_stmxcsr();
+          bool ran;
+          if (transposed) {
+            ran = bf16 ? TransposedEnclosureAvx512Bf16(
+                             x.data(), 1, k, codes.data(), at.data(), cols,
+                             lo.data(), hi.data())
+                       : TransposedEnclosureAvx512F32(x.data(), 1, k, f.data(),
+                                                      at.data(), cols,
+                                                      lo.data(), hi.data());
+          } else {
+            ran = bf16 ? StreamEnclosureAvx512Bf16(x.data(), 1, k, codes.data(),
+                                                   at.data(), cols, lo.data(),
+                                                   hi.data())
+                       : StreamEnclosureAvx512F32(x.data(), 1, k, f.data(),
+                                                  at.data(), cols, lo.data(),
+                                                  hi.data());
+          }
+          EXPECT_EQ(__builtin_ia32_stmxcsr(), before);
+          SetStreamOneChainDisabledForTesting(false);
+          return ran;
+        };
+        std::vector<double> lo1, hi1, lo2, hi2;
+        ASSERT_TRUE(run(true, lo1, hi1));
+        ASSERT_TRUE(run(false, lo2, hi2));
+        for (int64_t j = 0; j < cols; ++j) {
+          ASSERT_TRUE(SameBits(lo1[j], lo2[j]) && SameBits(hi1[j], hi2[j]))
+              << (transposed ? "transposed " : "row-major ")
+              << (bf16 ? "bf16" : "f32") << " kind " << kind << " column " << j
+              << ": [" << lo1[j] << ", " << hi1[j] << "] vs [" << lo2[j] << ", "
+              << hi2[j] << "]";
+          ++compared;
+        }
+      }
+    }
+  }
+  EXPECT_EQ(compared, 16 * cols);
+}
+
 // The transposed rhs ([n][k]: output j's terms contiguous from
 // cols_at[j]): the chains run in eight lanes and are summed at the end,
 // so they are not the scalar chains; the exact sum must lie inside
