@@ -170,7 +170,13 @@ void BM_DotBf16Square(benchmark::State& state) {
   args.push_back(RandomBf16({n, n}, 8));
   RunModule(state, text, args, static_cast<double>(n) * n * n);
 }
-BENCHMARK(BM_DotBf16Square)->Arg(32)->Arg(64)->Arg(128)->Arg(256)->Arg(512)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_DotBf16Square)
+    ->Arg(32)
+    ->Arg(64)
+    ->Arg(128)
+    ->Arg(256)
+    ->Arg(512)
+    ->Unit(benchmark::kMillisecond);
 
 // The same product with the rhs stored transposed ([n][k]: each output's
 // terms contiguous, as the logits dot of a tied embedding).
@@ -186,6 +192,68 @@ BENCHMARK(BM_DotSkinnyBf16Transposed)
     ->ArgNames({"m"})
     ->Arg(1)
     ->Arg(8)
+    ->Unit(benchmark::kMillisecond);
+
+// The memory roofline of the vector-matrix dots above, in the same run:
+// the rhs literal (bf16 2048 x 16384, 64 MiB, the same bytes) read once
+// per iteration as 64-bit words into four independent sums. terms/s counts
+// its bf16 elements, so BM_DotSkinnyBf16/m:1 over this is the fraction of
+// the single-thread memory stream the dot reaches.
+void BM_StreamBf16Rhs(benchmark::State& state) {
+  const int64_t k = 2048, n = 16384;
+  const Literal rhs = RandomBf16({k, n}, 6);
+  const absl::Span<const uint8_t> bytes = rhs.raw();
+  const size_t words = bytes.size() / 8;
+  std::vector<uint64_t> scratch(1);
+  for (auto _ : state) {
+    uint64_t s[4] = {0, 0, 0, 0};
+    const uint8_t* p = bytes.data();
+    for (size_t i = 0; i + 4 <= words; i += 4) {
+      for (int q = 0; q < 4; ++q) {
+        uint64_t v;
+        std::memcpy(&v, p + 8 * (i + q), 8);
+        s[q] += v;
+      }
+    }
+    scratch[0] = s[0] + s[1] + s[2] + s[3];
+    benchmark::DoNotOptimize(scratch);
+  }
+  state.counters["terms/s"] =
+      benchmark::Counter(static_cast<double>(k * n),
+                         benchmark::Counter::kIsIterationInvariantRate);
+}
+BENCHMARK(BM_StreamBf16Rhs)->Unit(benchmark::kMillisecond);
+
+// The vector-matrix product with values over a wide range of scales
+// (|v| from 2^-40 to 1, both operands), so that most sums round and the
+// one-chain passes fall back to the two directed chains: the cost of the
+// fallback. Second argument: 1 the rhs transposed.
+void BM_DotVectorMatrixWideRange(benchmark::State& state) {
+  const int64_t k = 2048, n = 16384;
+  const bool transposed = state.range(0) == 1;
+  auto wide = [](std::vector<int64_t> dims, uint64_t seed) {
+    Literal lit = RandomBf16(dims, seed);
+    absl::Span<uint8_t> raw = lit.mutable_raw();
+    uint64_t z = seed * 0x9e3779b97f4a7c15ull;
+    for (size_t i = 0; i + 1 < raw.size(); i += 2) {
+      z = z * 6364136223846793005ull + 1442695040888963407ull;
+      // Sign and 7 fraction bits at random, exponent 87..127 (2^-40..1).
+      const uint16_t code = static_cast<uint16_t>(((z >> 33) & 0x807f) |
+                                                  ((87 + (z >> 40) % 41) << 7));
+      std::memcpy(raw.data() + i, &code, 2);
+    }
+    return lit;
+  };
+  const std::string text = DotText("bf16", 1, k, n, transposed);
+  std::vector<Literal> args;
+  args.push_back(wide({1, k}, 5));
+  args.push_back(transposed ? wide({n, k}, 6) : wide({k, n}, 6));
+  RunModule(state, text, args, static_cast<double>(n) * k);
+}
+BENCHMARK(BM_DotVectorMatrixWideRange)
+    ->ArgNames({"transposed"})
+    ->Arg(0)
+    ->Arg(1)
     ->Unit(benchmark::kMillisecond);
 
 }  // namespace
