@@ -25,7 +25,7 @@
 // (a vector-matrix product, row-major or transposed) first runs one chain
 // per column, rounded upward by the MXCSR, and keeps it while the MXCSR's
 // inexact flag says no step rounded: the exact sum, which both directed
-// chains then hold too (RunOneRow, the transposed passes' kOneChain); from
+// chains then hold too (RunOneRow, OneChainTransposedPass); from
 // the first rounding step on (checked per segment of columns or per pass)
 // the two chains, redone from the last exact point, so the bits are the
 // same either way.
@@ -560,7 +560,7 @@ bool EnclosureImpl(const double* x, int64_t m, int64_t k, const T* w,
 // in LoadGroup's order of positions, -0 past k; past k the codes read as
 // +0, so the padding products are -0, which change no chain (nor the sign
 // of a zero one).
-template <bool kBf16, int kRows, int kCols, bool kOneChain = false, typename T>
+template <bool kBf16, int kRows, int kCols, typename T>
 HLOREF_AVX512 void TransposedPass(const double* xp, int64_t kp, int64_t k,
                                   const T* w, const int64_t* cols_at, int64_t j,
                                   int ncols, double* lo, double* hi,
@@ -601,11 +601,7 @@ HLOREF_AVX512 void TransposedPass(const double* xp, int64_t kp, int64_t k,
         const __m512d xv = _mm512_load_pd(xr + 8 * v);
 #pragma GCC unroll 4
         for (int q = 0; q < kCols; ++q) {
-          if constexpr (kOneChain) {
-            h[r][q] = _mm512_fmadd_pd(xv, d[q][v], h[r][q]);
-          } else {
-            Accumulate<false>(xv, d[q][v], l[r][q], h[r][q]);
-          }
+          Accumulate<false>(xv, d[q][v], l[r][q], h[r][q]);
         }
       }
     }
@@ -613,27 +609,76 @@ HLOREF_AVX512 void TransposedPass(const double* xp, int64_t kp, int64_t k,
   for (int r = 0; r < kRows; ++r) {
     for (int q = 0; q < ncols; ++q) {
       alignas(64) double ld[8], hd[8];
+      _mm512_store_pd(ld, l[r][q]);
       _mm512_store_pd(hd, h[r][q]);
-      __m128d sh = _mm_set_sd(hd[0]);
-      if constexpr (kOneChain) {
-        // The MXCSR's rounding (upward); while exact, the downward chain
-        // is the same sum with a zero as -0 (SplitChains).
-        for (int lane = 1; lane < 8; ++lane) {
-          sh = _mm_add_sd(sh, _mm_set_sd(hd[lane]));
-        }
-        lo[r * cols + j + q] =
-            _mm_cvtsd_f64(_mm_add_round_sd(sh, _mm_set_sd(-0.0), kDown));
-      } else {
-        _mm512_store_pd(ld, l[r][q]);
-        __m128d sl = _mm_set_sd(ld[0]);
-        for (int lane = 1; lane < 8; ++lane) {
-          sl = _mm_add_round_sd(sl, _mm_set_sd(ld[lane]), kDown);
-          sh = _mm_add_round_sd(sh, _mm_set_sd(hd[lane]), kUp);
-        }
-        lo[r * cols + j + q] = _mm_cvtsd_f64(sl);
+      __m128d sl = _mm_set_sd(ld[0]), sh = _mm_set_sd(hd[0]);
+      for (int lane = 1; lane < 8; ++lane) {
+        sl = _mm_add_round_sd(sl, _mm_set_sd(ld[lane]), kDown);
+        sh = _mm_add_round_sd(sh, _mm_set_sd(hd[lane]), kUp);
       }
+      lo[r * cols + j + q] = _mm_cvtsd_f64(sl);
       hi[r * cols + j + q] = _mm_cvtsd_f64(sh);
     }
+  }
+}
+
+// One lhs row times kCols transposed columns as one chain per column
+// (the MXCSR rounding upward; TransposedImpl checks its inexact flag):
+// two accumulators per column (the group's first and last 16 terms), then
+// their sum and the lanes'. While no step rounds every partial sum is
+// exact, so the order is free: the upward chains' bits (a zero is -0 only
+// when every term is -0, in any order of upward additions from -0) and
+// the downward ones' (a zero is -0), as the two-chain pass gives them.
+// Each column converted and added before the next is loaded, the lhs
+// values loaded once per group for all columns.
+template <bool kBf16, int kCols, typename T>
+HLOREF_AVX512 void OneChainTransposedPass(const double* xp, int64_t kp,
+                                          int64_t k, const T* w,
+                                          const int64_t* cols_at, int64_t j,
+                                          int ncols, double* lo, double* hi,
+                                          int64_t cols) {
+  __m512d a[kCols], b[kCols];
+  const __m512d start = _mm512_set1_pd(kTwoSumStart);
+  for (int q = 0; q < kCols; ++q) a[q] = b[q] = start;
+  const T* col[kCols];
+  const char* next[kCols];
+  for (int q = 0; q < kCols; ++q) {
+    col[q] = w + cols_at[j + std::min(q, ncols - 1)];
+    const int64_t nj = std::min(j + kCols + q, cols - 1);
+    next[q] = reinterpret_cast<const char*>(w + cols_at[nj]);
+  }
+  constexpr int64_t kLine = 64 / static_cast<int64_t>(sizeof(T));
+  // Whole groups (a constant width: no masks), then the partial one.
+  auto group = [&](int64_t c, int64_t valid) HLOREF_AVX512
+      __attribute__((always_inline)) {
+    __m512d xv[4];
+    for (int v = 0; v < 4; ++v) xv[v] = _mm512_load_pd(xp + c + 8 * v);
+#pragma GCC unroll 8
+    for (int q = 0; q < kCols; ++q) {
+      Prefetch<true>(next[q] + c * sizeof(T));
+      if constexpr (kLine < kGroup) {
+        Prefetch<true>(next[q] + (c + kLine) * sizeof(T));
+      }
+      __m512d d[4];
+      LoadGroup<kBf16>(col[q] + c, valid, d);
+      a[q] = _mm512_fmadd_pd(xv[0], d[0], a[q]);
+      b[q] = _mm512_fmadd_pd(xv[2], d[2], b[q]);
+      a[q] = _mm512_fmadd_pd(xv[1], d[1], a[q]);
+      b[q] = _mm512_fmadd_pd(xv[3], d[3], b[q]);
+    }
+  };
+  int64_t c = 0;
+  for (; c + kGroup <= k; c += kGroup) group(c, kGroup);
+  if (c < k) group(c, k - c);
+  for (int q = 0; q < ncols; ++q) {
+    alignas(64) double hd[8];
+    _mm512_store_pd(hd, _mm512_add_pd(a[q], b[q]));
+    __m128d sh = _mm_set_sd(hd[0]);
+    for (int lane = 1; lane < 8; ++lane) {
+      sh = _mm_add_sd(sh, _mm_set_sd(hd[lane]));
+    }
+    lo[j + q] = _mm_cvtsd_f64(_mm_add_round_sd(sh, _mm_set_sd(-0.0), kDown));
+    hi[j + q] = _mm_cvtsd_f64(sh);
   }
 }
 
@@ -671,12 +716,13 @@ HLOREF_AVX512 bool TransposedImpl(const double* x, int64_t m, int64_t k,
   for (; i < m; ++i) {
     UpwardMxcsr mxcsr;
     int64_t skip = 0, backoff = 1;
-    for (int64_t j = 0; j < cols; j += 4) {
-      const int ncols = static_cast<int>(std::min<int64_t>(4, cols - j));
+    constexpr int kOneCols = 8;  // columns per one-chain pass
+    for (int64_t j = 0; j < cols; j += kOneCols) {
+      const int64_t width = std::min<int64_t>(kOneCols, cols - j);
       if (skip == 0 && OneChainEnabled()) {
-        TransposedPass<kBf16, 1, 4, true>(xp + i * kp, kp, k, w, cols_at, j,
-                                          ncols, lo + i * cols, hi + i * cols,
-                                          cols);
+        OneChainTransposedPass<kBf16, kOneCols>(
+            xp + i * kp, kp, k, w, cols_at, j, static_cast<int>(width),
+            lo + i * cols, hi + i * cols, cols);
         if (!UpwardMxcsr::Inexact()) {
           backoff = 1;
           continue;
@@ -687,8 +733,12 @@ HLOREF_AVX512 bool TransposedImpl(const double* x, int64_t m, int64_t k,
       } else {
         --skip;
       }
-      TransposedPass<kBf16, 1, 4>(xp + i * kp, kp, k, w, cols_at, j, ncols,
-                                  lo + i * cols, hi + i * cols, cols);
+      for (int64_t jj = j; jj < j + width; jj += 4) {
+        TransposedPass<kBf16, 1, 4>(
+            xp + i * kp, kp, k, w, cols_at, jj,
+            static_cast<int>(std::min<int64_t>(4, cols - jj)), lo + i * cols,
+            hi + i * cols, cols);
+      }
     }
   }
   return true;
