@@ -622,24 +622,48 @@ HLOREF_AVX512 void TransposedPass(const double* xp, int64_t kp, int64_t k,
   }
 }
 
+// One group of 32 terms of OneChainTransposedPass: the lhs values once,
+// then each column's codes converted and added (`valid` terms; kFull: 32,
+// a constant, so no masks).
+template <bool kBf16, int kCols, bool kFull, typename T>
+HLOREF_AVX512 __attribute__((always_inline)) inline void
+OneChainTransposedGroup(const double* xp, const T* const (&col)[kCols],
+                        const char* const (&next)[kCols], int64_t c,
+                        int64_t valid, __m512d (&acc)[kCols]) {
+  constexpr int64_t kLine = 64 / static_cast<int64_t>(sizeof(T));
+  const __m512d x0 = _mm512_load_pd(xp + c), x1 = _mm512_load_pd(xp + c + 8);
+  const __m512d x2 = _mm512_load_pd(xp + c + 16);
+  const __m512d x3 = _mm512_load_pd(xp + c + 24);
+#pragma GCC unroll 8
+  for (int q = 0; q < kCols; ++q) {
+    Prefetch<true>(next[q] + c * sizeof(T));
+    if constexpr (kLine < kGroup) {
+      Prefetch<true>(next[q] + (c + kLine) * sizeof(T));
+    }
+    __m512d d[4];
+    LoadGroup<kBf16>(col[q] + c, kFull ? kGroup : valid, d);
+    acc[q] = _mm512_fmadd_pd(x0, d[0], acc[q]);
+    acc[q] = _mm512_fmadd_pd(x1, d[1], acc[q]);
+    acc[q] = _mm512_fmadd_pd(x2, d[2], acc[q]);
+    acc[q] = _mm512_fmadd_pd(x3, d[3], acc[q]);
+  }
+}
+
 // One lhs row times kCols transposed columns as one chain per column
 // (the MXCSR rounding upward; TransposedImpl checks its inexact flag):
-// two accumulators per column (the group's first and last 16 terms), then
-// their sum and the lanes'. While no step rounds every partial sum is
-// exact, so the order is free: the upward chains' bits (a zero is -0 only
-// when every term is -0, in any order of upward additions from -0) and
-// the downward ones' (a zero is -0), as the two-chain pass gives them.
-// Each column converted and added before the next is loaded, the lhs
-// values loaded once per group for all columns.
+// eight lanes per column, then the lanes' sum. While no step rounds every
+// partial sum is exact, so the order is free: the upward chains' bits (a
+// zero is -0 only when every term is -0, in any order of upward additions
+// from -0) and the downward ones' (a zero is -0), as the two-chain pass
+// gives them. Each column converted and added before the next is loaded,
+// the lhs values loaded once per group for all columns.
 template <bool kBf16, int kCols, typename T>
-HLOREF_AVX512 void OneChainTransposedPass(const double* xp, int64_t kp,
-                                          int64_t k, const T* w,
-                                          const int64_t* cols_at, int64_t j,
-                                          int ncols, double* lo, double* hi,
-                                          int64_t cols) {
-  __m512d a[kCols], b[kCols];
-  const __m512d start = _mm512_set1_pd(kTwoSumStart);
-  for (int q = 0; q < kCols; ++q) a[q] = b[q] = start;
+HLOREF_AVX512 void OneChainTransposedPass(const double* xp, int64_t k,
+                                          const T* w, const int64_t* cols_at,
+                                          int64_t j, int ncols, double* lo,
+                                          double* hi, int64_t cols) {
+  __m512d acc[kCols];
+  for (int q = 0; q < kCols; ++q) acc[q] = _mm512_set1_pd(kTwoSumStart);
   const T* col[kCols];
   const char* next[kCols];
   for (int q = 0; q < kCols; ++q) {
@@ -647,32 +671,16 @@ HLOREF_AVX512 void OneChainTransposedPass(const double* xp, int64_t kp,
     const int64_t nj = std::min(j + kCols + q, cols - 1);
     next[q] = reinterpret_cast<const char*>(w + cols_at[nj]);
   }
-  constexpr int64_t kLine = 64 / static_cast<int64_t>(sizeof(T));
-  // Whole groups (a constant width: no masks), then the partial one.
-  auto group = [&](int64_t c, int64_t valid) HLOREF_AVX512
-      __attribute__((always_inline)) {
-    __m512d xv[4];
-    for (int v = 0; v < 4; ++v) xv[v] = _mm512_load_pd(xp + c + 8 * v);
-#pragma GCC unroll 8
-    for (int q = 0; q < kCols; ++q) {
-      Prefetch<true>(next[q] + c * sizeof(T));
-      if constexpr (kLine < kGroup) {
-        Prefetch<true>(next[q] + (c + kLine) * sizeof(T));
-      }
-      __m512d d[4];
-      LoadGroup<kBf16>(col[q] + c, valid, d);
-      a[q] = _mm512_fmadd_pd(xv[0], d[0], a[q]);
-      b[q] = _mm512_fmadd_pd(xv[2], d[2], b[q]);
-      a[q] = _mm512_fmadd_pd(xv[1], d[1], a[q]);
-      b[q] = _mm512_fmadd_pd(xv[3], d[3], b[q]);
-    }
-  };
   int64_t c = 0;
-  for (; c + kGroup <= k; c += kGroup) group(c, kGroup);
-  if (c < k) group(c, k - c);
+  for (; c + kGroup <= k; c += kGroup) {
+    OneChainTransposedGroup<kBf16, kCols, true>(xp, col, next, c, kGroup, acc);
+  }
+  if (c < k) {
+    OneChainTransposedGroup<kBf16, kCols, false>(xp, col, next, c, k - c, acc);
+  }
   for (int q = 0; q < ncols; ++q) {
     alignas(64) double hd[8];
-    _mm512_store_pd(hd, _mm512_add_pd(a[q], b[q]));
+    _mm512_store_pd(hd, acc[q]);
     __m128d sh = _mm_set_sd(hd[0]);
     for (int lane = 1; lane < 8; ++lane) {
       sh = _mm_add_sd(sh, _mm_set_sd(hd[lane]));
@@ -721,7 +729,7 @@ HLOREF_AVX512 bool TransposedImpl(const double* x, int64_t m, int64_t k,
       const int64_t width = std::min<int64_t>(kOneCols, cols - j);
       if (skip == 0 && OneChainEnabled()) {
         OneChainTransposedPass<kBf16, kOneCols>(
-            xp + i * kp, kp, k, w, cols_at, j, static_cast<int>(width),
+            xp + i * kp, k, w, cols_at, j, static_cast<int>(width),
             lo + i * cols, hi + i * cols, cols);
         if (!UpwardMxcsr::Inexact()) {
           backoff = 1;
