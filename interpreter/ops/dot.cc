@@ -619,9 +619,14 @@ void StreamBlock(const RhsCodes& codes, const PackPlan& rplan,
     const double* si = sums.data() + i * cols;
     const double* ai = abss.data() + i * cols;
     undecided.clear();
+    if (enclosed) {
+      DecideEnclosures(si, ai, cols, rounding, ri);
+    } else {
+      for (int64_t j = 0; j < cols; ++j) {
+        ri[j] = VerifiedRound(si[j], 0.0, ai[j], leaves, rounding);
+      }
+    }
     for (int64_t j = 0; j < cols; ++j) {
-      ri[j] = enclosed ? DecideEnclosure(si[j], ai[j], rounding)
-                       : VerifiedRound(si[j], 0.0, ai[j], leaves, rounding);
       if (std::isnan(ri[j])) undecided.push_back(j);
     }
     plain += cols - static_cast<int64_t>(undecided.size());

@@ -403,6 +403,14 @@ inline double DecideEnclosure(double lo, double hi, const FastRounding& f) {
   return r;
 }
 
+// DecideEnclosure over n outputs: out[j] = DecideEnclosure(lo[j], hi[j],
+// f), the same values. For f32 results on AVX-512 (and the MXCSR rounding
+// to nearest without flush-to-zero or denormals-are-zero) eight at a
+// time, with the hardware's rounding of double to float, which is RN to
+// 24 bits with f32's subnormals, as RoundToFormat computes it.
+void DecideEnclosures(const double* lo, const double* hi, int64_t n,
+                      const FastRounding& f, double* out);
+
 // Writes lanes [0, n) of a chain state to s[], c[], a[].
 inline void TwoSum4Store(const TwoSum4& st, int64_t n, double* s, double* c,
                          double* a) {

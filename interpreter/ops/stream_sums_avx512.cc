@@ -48,6 +48,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
+#include <limits>
 #include <string_view>
 #include <type_traits>
 #include <vector>
@@ -787,6 +788,54 @@ bool TransposedEnclosureAvx512F32(const double* x, int64_t m, int64_t k,
 }
 
 bool StreamEnclosureAvx512Available() { return HasAvx512(); }
+
+namespace {
+
+// Eight outputs of DecideEnclosures for f32 results: r = the double of
+// (float)lo; decided when both ends are finite, lo <= hi, (float)hi is r
+// too (or lo == hi), and r is neither zero nor past f32's largest finite
+// value; an exact zero (lo == hi == 0) is hi.
+HLOREF_AVX512 void DecideF32Avx512(const double* lo, const double* hi,
+                                   int64_t n, double* out) {
+  const __m512d nan = _mm512_set1_pd(std::numeric_limits<double>::quiet_NaN());
+  const __m512d zero = _mm512_setzero_pd();
+  const __m512d max_finite = _mm512_set1_pd(0x1.fffffep127);
+  const __m512d inf = _mm512_set1_pd(std::numeric_limits<double>::infinity());
+  int64_t j = 0;
+  for (; j + 8 <= n; j += 8) {
+    const __m512d l = _mm512_loadu_pd(lo + j), h = _mm512_loadu_pd(hi + j);
+    const __m512d rl = _mm512_cvtps_pd(_mm512_cvtpd_ps(l));
+    const __m512d rh = _mm512_cvtps_pd(_mm512_cvtpd_ps(h));
+    const __m512d al = _mm512_abs_pd(l), ah = _mm512_abs_pd(h);
+    __mmask8 ok = _mm512_cmp_pd_mask(al, inf, _CMP_LT_OQ) &
+                  _mm512_cmp_pd_mask(ah, inf, _CMP_LT_OQ) &
+                  _mm512_cmp_pd_mask(l, h, _CMP_LE_OQ) &
+                  _mm512_cmp_pd_mask(rl, rh, _CMP_EQ_OQ) &
+                  _mm512_cmp_pd_mask(rl, zero, _CMP_NEQ_OQ) &
+                  _mm512_cmp_pd_mask(_mm512_abs_pd(rl), max_finite, _CMP_LE_OQ);
+    const __mmask8 exact_zero = _mm512_cmp_pd_mask(l, zero, _CMP_EQ_OQ) &
+                                _mm512_cmp_pd_mask(h, zero, _CMP_EQ_OQ);
+    __m512d r = _mm512_mask_mov_pd(nan, ok, rl);
+    r = _mm512_mask_mov_pd(r, exact_zero, h);
+    _mm512_storeu_pd(out + j, r);
+  }
+  constexpr FastRounding kF32{24, -126, 0x1.fffffep127};
+  for (; j < n; ++j) out[j] = DecideEnclosure(lo[j], hi[j], kF32);
+}
+
+}  // namespace
+
+void DecideEnclosures(const double* lo, const double* hi, int64_t n,
+                      const FastRounding& f, double* out) {
+  // Round to nearest (RC = 00), no FTZ (bit 15) or DAZ (bit 6).
+  const bool f32 =
+      f.precision == 24 && f.emin == -126 && f.max_finite == 0x1.fffffep127;
+  if (f32 && HasAvx512() && (__builtin_ia32_stmxcsr() & 0xe040) == 0) {
+    DecideF32Avx512(lo, hi, n, out);
+    return;
+  }
+  for (int64_t j = 0; j < n; ++j) out[j] = DecideEnclosure(lo[j], hi[j], f);
+}
 
 void SetStreamEnclosureAvx512DisabledForTesting(bool disabled) {
   disabled_for_testing.store(disabled, std::memory_order_relaxed);

@@ -23,6 +23,10 @@ namespace {
 
 constexpr FastRounding kF32{24, -126, 0x1.fffffep127};
 
+bool SameBitsOf(double a, double b) {
+  return __builtin_memcmp(&a, &b, sizeof a) == 0;
+}
+
 TEST(DecideEnclosure, RoundsWhatTheEnclosureDecides) {
   // A point: S itself, ties to even.
   EXPECT_EQ(DecideEnclosure(1 + 0x1p-24, 1 + 0x1p-24, kF32), 1.0);
@@ -49,6 +53,73 @@ TEST(DecideEnclosure, RoundsWhatTheEnclosureDecides) {
   EXPECT_TRUE(std::isnan(
       DecideEnclosure(std::numeric_limits<double>::quiet_NaN(), 1.0, kF32)));
   EXPECT_TRUE(std::isnan(DecideEnclosure(2.0, 1.0, kF32)));
+}
+
+// DecideEnclosures (eight at a time for f32 on AVX-512) gives
+// DecideEnclosure's bits for every pair: points and intervals around f32
+// ties, at the subnormal, normal and overflow boundaries, zeros of both
+// signs, infinities, NaN and reversed ends, and random doubles; for f32
+// and for bf16 results (the scalar loop), lengths not a multiple of 8.
+TEST(DecideEnclosure, ManyAtOnceAsOneAtATime) {
+  const double inf = std::numeric_limits<double>::infinity();
+  const std::vector<double> special = {0.0,
+                                       -0.0,
+                                       1.0,
+                                       -1.0,
+                                       1 + 0x1p-24,
+                                       1 + 0x3p-24,
+                                       1 + 0x1p-24 + 0x1p-50,
+                                       0x1p-126,
+                                       0x1p-149,
+                                       0x1p-150,
+                                       0x3p-151,
+                                       0x1p-151,
+                                       -0x1p-149,
+                                       0x1.fffffep127,
+                                       0x1.ffffffp127,
+                                       0x1.fffffefffffffp127,
+                                       0x1p128,
+                                       inf,
+                                       -inf,
+                                       std::numeric_limits<double>::quiet_NaN(),
+                                       0x1p-1022,
+                                       0x1p-1074,
+                                       3.0,
+                                       -3.0 - 0x1p-40};
+  testing_acc::Lcg rng(5);
+  std::vector<double> lo, hi;
+  for (double a : special) {
+    for (double b : special) {
+      lo.push_back(a);
+      hi.push_back(b);
+    }
+    lo.push_back(a);
+    hi.push_back(std::nextafter(a, inf));
+  }
+  for (int t = 0; t < 3000; ++t) {
+    const double a = std::ldexp(static_cast<double>(rng.Next()) - 0x1p31,
+                                static_cast<int>(rng.Next() % 300) - 180);
+    const int gap = static_cast<int>(rng.Next() % 4);
+    double b = a;
+    for (int g = 0; g < gap * 1000; ++g) b = std::nextafter(b, inf);
+    lo.push_back(a);
+    hi.push_back(b);
+  }
+  lo.push_back(1.0);  // 1 pair past a multiple of 8
+  hi.push_back(1.0);
+  constexpr FastRounding kBf16{8, -126, 0x1.fep127};
+  for (const FastRounding& f : {kF32, kBf16}) {
+    std::vector<double> out(lo.size());
+    DecideEnclosures(lo.data(), hi.data(), static_cast<int64_t>(lo.size()), f,
+                     out.data());
+    for (size_t j = 0; j < lo.size(); ++j) {
+      const double want = DecideEnclosure(lo[j], hi[j], f);
+      ASSERT_TRUE(std::isnan(want) ? std::isnan(out[j])
+                                   : SameBitsOf(out[j], want))
+          << "precision " << f.precision << " [" << lo[j] << ", " << hi[j]
+          << "]: " << out[j] << " vs " << want;
+    }
+  }
 }
 
 uint16_t Bf16Code(double v) {  // v must be a bf16 value
