@@ -124,10 +124,10 @@ void BM_DotF64(benchmark::State& state) {
 BENCHMARK(BM_DotF64)->Arg(128)->Arg(256)->Unit(benchmark::kMillisecond);
 
 // Vector-matrix and skinny dots as a decoding step has them (issue 16):
-// bf16[m,k] x bf16[k,n] -> f32, m = 1 or 8, k = 2048, n = 16384. terms/s is
-// comparable with the square products of the same types (BM_DotBf16Square)
-// and with BM_DotF32's; the issue's target is at least as many. bf16 values:
-// the f32 random values with their low 16 bits cleared.
+// bf16[m,k] x bf16[k,n] -> f32, m = 1, 2, 4, 8, 16, k = 2048, n = 16384.
+// terms/s is comparable with the square products of the same types
+// (BM_DotBf16Square) and with BM_DotF32's; the issue's target is at least as
+// many. bf16 values: the f32 random values with their low 16 bits cleared.
 Literal RandomBf16(std::vector<int64_t> dims, uint64_t seed) {
   const Literal f = RandomF32(dims, seed);
   Literal lit(Shape::Array(PrimitiveType::kBF16, dims));
@@ -157,7 +157,7 @@ void BM_DotSkinnyBf16(benchmark::State& state) {
 }
 BENCHMARK(BM_DotSkinnyBf16)
     ->ArgNames({"m", "codes"})
-    ->ArgsProduct({{1, 8, 16}, {0, 1}})
+    ->ArgsProduct({{1, 2, 4, 8, 16}, {0, 1}})
     ->Unit(benchmark::kMillisecond);
 
 // The square product of the skinny dots' types (bf16 x bf16 -> f32), for
