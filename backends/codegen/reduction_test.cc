@@ -49,6 +49,25 @@ add {
 }
 )";
 
+// The XLA-style argmax reducer over (f32 value, s32 index): the larger
+// value, ties to the smaller index.
+constexpr char kArgmaxF32[] = R"(
+argmax {
+  av = f32[] parameter(0)
+  ai = s32[] parameter(1)
+  bv = f32[] parameter(2)
+  bi = s32[] parameter(3)
+  gt = pred[] compare(av, bv), direction=GT
+  eq = pred[] compare(av, bv), direction=EQ
+  lt = pred[] compare(ai, bi), direction=LT
+  tie = pred[] and(eq, lt)
+  pick = pred[] or(gt, tie)
+  v = f32[] select(pick, av, bv)
+  i = s32[] select(pick, ai, bi)
+  ROOT t = (f32[], s32[]) tuple(v, i)
+}
+)";
+
 std::string Module(absl::string_view body) {
   return absl::StrCat("HloModule m\n", kAdd, body);
 }
@@ -902,23 +921,10 @@ TEST(VectorReduce, ArgmaxAndArgminWithTies) {
     }
   }
   auto out = CompileAndRun(
-      R"(
+      absl::StrCat(R"(
 HloModule m
-argmax {
-  av = f32[] parameter(0)
-  ai = s32[] parameter(1)
-  bv = f32[] parameter(2)
-  bi = s32[] parameter(3)
-  gt = pred[] compare(av, bv), direction=GT
-  eq = pred[] compare(av, bv), direction=EQ
-  lt = pred[] compare(ai, bi), direction=LT
-  tie = pred[] and(eq, lt)
-  pick = pred[] or(gt, tie)
-  v = f32[] select(pick, av, bv)
-  i = s32[] select(pick, ai, bi)
-  ROOT t = (f32[], s32[]) tuple(v, i)
-}
-argmin {
+)",
+                   kArgmaxF32, R"(argmin {
   av = s32[] parameter(0)
   ai = s32[] parameter(1)
   bv = s32[] parameter(2)
@@ -948,7 +954,7 @@ ENTRY e {
   iy = s32[] get-tuple-element(ay), index=1
   im = s32[3] get-tuple-element(am), index=1
   ROOT t = (s32[], s32[], s32[3]) tuple(ix, iy, im)
-})",
+})"),
       {F32({n}, x),
        Literal::CreateFromValues<int32_t>(PrimitiveType::kS32, {n}, y),
        F32({3, 1000}, m)});
@@ -1009,24 +1015,10 @@ TEST(VectorReduce, VariadicReduceInlinesItsInputs) {
   CpuBackendOptions options;
   options.compile_cache = false;
   options.dump_dir = dir;
-  auto out = CompileAndRun(
-      R"(
+  auto out = CompileAndRun(absl::StrCat(R"(
 HloModule m
-argmax {
-  av = f32[] parameter(0)
-  ai = s32[] parameter(1)
-  bv = f32[] parameter(2)
-  bi = s32[] parameter(3)
-  gt = pred[] compare(av, bv), direction=GT
-  eq = pred[] compare(av, bv), direction=EQ
-  lt = pred[] compare(ai, bi), direction=LT
-  tie = pred[] and(eq, lt)
-  pick = pred[] or(gt, tie)
-  v = f32[] select(pick, av, bv)
-  i = s32[] select(pick, ai, bi)
-  ROOT t = (f32[], s32[]) tuple(v, i)
-}
-ENTRY e {
+)",
+                                        kArgmaxF32, R"(ENTRY e {
   xb = bf16[3,517] parameter(0)
   c = f32[37,5] parameter(1)
   xf = f32[3,517] convert(xb)
@@ -1044,11 +1036,11 @@ ENTRY e {
   qi = s32[5] get-tuple-element(q), index=1
   kf = f32[37,5] convert(kc)
   ROOT t = (s32[3], f32[3], s32[5], f32[37,5]) tuple(ri, r2v, qi, kf)
-})",
-      {Literal::CreateFromValues<uint16_t>(PrimitiveType::kBF16, {rows, cols},
-                                           xb),
-       F32({37, 5}, c)},
-      options);
+})"),
+                           {Literal::CreateFromValues<uint16_t>(
+                                PrimitiveType::kBF16, {rows, cols}, xb),
+                            F32({37, 5}, c)},
+                           options);
   ASSERT_TRUE(out.ok()) << out.status();
   EXPECT_EQ(want_rows[1], 516);
   EXPECT_EQ(want_rows[2], 3);
@@ -1064,16 +1056,7 @@ ENTRY e {
   for (int64_t i = 0; i < 37; ++i) {
     for (int64_t j = 0; j < 5; ++j) EXPECT_EQ(kf[i * 5 + j], i);
   }
-  std::string ir;
-  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
-    const std::string name = entry.path().filename().string();
-    if (absl::EndsWith(name, ".ll") && !absl::EndsWith(name, ".opt.ll")) {
-      std::ifstream in(entry.path());
-      std::stringstream ss;
-      ss << in.rdbuf();
-      ir += ss.str();
-    }
-  }
+  const std::string ir = DumpedText(dir, ".ll");
   ASSERT_THAT(ir, ::testing::HasSubstr("vrow.chunk"));
   // The root's convert of kc is the one loop nest besides the reduces'.
   size_t nests = 0;
@@ -1116,7 +1099,7 @@ TEST(VectorReduce, EveryLaneAndTailElementIsCountedOnce) {
     }
     const std::string n = absl::StrCat(r);
     const std::string text =
-        absl::StrCat(R"(
+        absl::StrCat(absl::StrCat(R"(
 HloModule m
 addf {
   a = f32[] parameter(0)
@@ -1133,22 +1116,9 @@ maxf {
   b = f32[] parameter(1)
   ROOT s = f32[] maximum(a, b)
 }
-argmax {
-  av = f32[] parameter(0)
-  ai = s32[] parameter(1)
-  bv = f32[] parameter(2)
-  bi = s32[] parameter(3)
-  gt = pred[] compare(av, bv), direction=GT
-  eq = pred[] compare(av, bv), direction=EQ
-  lt = pred[] compare(ai, bi), direction=LT
-  tie = pred[] and(eq, lt)
-  pick = pred[] or(gt, tie)
-  v = f32[] select(pick, av, bv)
-  i = s32[] select(pick, ai, bi)
-  ROOT t = (f32[], s32[]) tuple(v, i)
-}
-ENTRY e {
-  x = f32[)",
+)",
+                                  kArgmaxF32, R"(ENTRY e {
+  x = f32[)"),
                      n, ",", n, R"(] parameter(0)
   y = s32[)",
                      n, ",", n, R"(] parameter(1)

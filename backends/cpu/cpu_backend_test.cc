@@ -371,16 +371,7 @@ TEST(CpuBackend, RowLocalLoopNestsRunAsOneGroup) {
     } else {
       EXPECT_EQ(first, Bits((*out)[0])) << "threads " << threads;
     }
-    std::string ir;
-    for (const auto& entry : std::filesystem::directory_iterator(dir)) {
-      const std::string name = entry.path().filename().string();
-      if (absl::EndsWith(name, ".ll") && !absl::EndsWith(name, ".opt.ll")) {
-        std::ifstream in(entry.path());
-        std::stringstream ss;
-        ss << in.rdbuf();
-        ir += ss.str();
-      }
-    }
+    const std::string ir = DumpedText(dir, ".ll");
     EXPECT_THAT(ir, ::testing::HasSubstr(".group(")) << "no group formed";
     // The row sum s joins the group of m and ex although buffer assignment
     // gives it m's bytes (m is dead after ex): the group's wrapper calls
@@ -463,14 +454,8 @@ ENTRY e {
       ASSERT_TRUE(got.ok()) << got.status();
       EXPECT_EQ(Bits((*want)[0]), Bits((*got)[0]))
           << c.rows << "x" << c.cols << " threads " << threads;
-      std::string assembly, ir;
-      for (const auto& entry : std::filesystem::directory_iterator(dir)) {
-        std::ifstream in(entry.path());
-        std::stringstream ss;
-        ss << in.rdbuf();
-        if (entry.path().extension() == ".s") assembly += ss.str();
-        if (absl::EndsWith(entry.path().string(), ".opt.ll")) ir += ss.str();
-      }
+      const std::string assembly = DumpedText(dir, ".s");
+      const std::string ir = DumpedText(dir, ".opt.ll");
       ASSERT_FALSE(assembly.empty()) << "no assembly dumped";
       // The unaligned rows are marked for streaming; the target declines.
       EXPECT_EQ(absl::StrContains(ir, "!hloref.stream"),
@@ -558,16 +543,7 @@ ENTRY e {
     } else {
       EXPECT_EQ(first, Bits((*out)[0])) << "threads " << threads;
     }
-    std::string ir;
-    for (const auto& entry : std::filesystem::directory_iterator(dir)) {
-      const std::string name = entry.path().filename().string();
-      if (absl::EndsWith(name, ".ll") && !absl::EndsWith(name, ".opt.ll")) {
-        std::ifstream in(entry.path());
-        std::stringstream ss;
-        ss << in.rdbuf();
-        ir += ss.str();
-      }
-    }
+    const std::string ir = DumpedText(dir, ".ll");
     for (const char* member : {"mean", "ss", "rs", "y"}) {
       EXPECT_THAT(ir, ::testing::ContainsRegex(absl::StrCat(
                           "call void @[A-Za-z0-9_.]*\\.par\\.", member,

@@ -5,9 +5,14 @@
 #define HLOREF_BACKENDS_CPU_CPU_TEST_UTIL_H_
 
 #include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/match.h"
 #include "absl/strings/string_view.h"
 #include "backends/cpu/cpu_backend.h"
 #include "spec/ir/hlo_parser.h"
@@ -34,6 +39,26 @@ inline std::vector<uint64_t> Bits(const Literal& lit) {
     out.push_back(lit.GetRawBits(i));
   }
   return out;
+}
+
+// The files a compile dumped into `dir` (CpuBackendOptions::dump_dir) whose
+// names end in `suffix`, concatenated; ".ll" means the unoptimised IR
+// only (not the ".opt.ll" files).
+inline std::string DumpedText(const std::string& dir,
+                              absl::string_view suffix) {
+  std::string text;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    const std::string name = entry.path().filename().string();
+    if (!absl::EndsWith(name, suffix) ||
+        (suffix == ".ll" && absl::EndsWith(name, ".opt.ll"))) {
+      continue;
+    }
+    std::ifstream in(entry.path());
+    std::stringstream ss;
+    ss << in.rdbuf();
+    text += ss.str();
+  }
+  return text;
 }
 
 }  // namespace hloref::cpu
