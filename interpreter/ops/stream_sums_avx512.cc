@@ -281,19 +281,6 @@ class UpwardMxcsr {
   unsigned saved_;
 };
 
-// One lhs row, rows [c, c + R) of the rhs, groups from j0 to j1, as one
-// chain per column: plain FMAs, rounded as the MXCSR says (UpwardMxcsr:
-// toward +inf), read from each group's slot `src` (0: the downward
-// chains' place, kGroup: the upward ones') and written to the other. While
-// no step rounds (the MXCSR's inexact flag stays clear) this chain is the
-// exact partial sum, which both directed chains would also hold: the
-// upward chain bit for bit, the downward one but for the sign of a zero,
-// which rounding down makes -0 (SplitChains). Whole rows, prefetched R
-// rows ahead into L2; each row converted and added before the next is
-// loaded (four accumulators and four codes in registers), so R = 8 rows
-// share one load and store of the chains: bf16 1 x 2048 by 2048 x 16384 in
-// a standalone loop, 6.6-7.1 (four rows, all converted first) -> 9.1-9.7 G
-// terms/s.
 // One group of OneChainChunk: columns [j, j + 32) of rows row[t] (`valid`
 // of them read), the chains from sp to dp, the rows `ahead` bytes further
 // prefetched. kFull: all 32 columns (a constant, so no masks).
@@ -391,7 +378,8 @@ constexpr int64_t kSegment = 1024;
 // products are often exact in double (products of 16 bits, 53 in the
 // sum): those columns cost one FMA per term instead of two. The results
 // are the two chains' bits either way (SplitChains): bf16 1 x 2048 by
-// 2048 x 16384, random values: 6.5-6.7 -> 7.5-8.1 G terms/s on Zen 4.
+// 2048 x 16384, random values, 6.7 -> 9.6-10.1 G terms/s on Zen 4 with
+// OneChainChunk's loop and DecideEnclosures (docs/oracle-performance.md).
 template <bool kBf16, typename T>
 void RunOneRow(const double* x, int64_t k, const T* w, const int64_t* rows,
                int64_t cols, int64_t cg, int64_t rs, double* chains) {
