@@ -191,6 +191,8 @@ void BM_DotSkinnyBf16Transposed(benchmark::State& state) {
 BENCHMARK(BM_DotSkinnyBf16Transposed)
     ->ArgNames({"m"})
     ->Arg(1)
+    ->Arg(2)
+    ->Arg(4)
     ->Arg(8)
     ->Unit(benchmark::kMillisecond);
 

@@ -21,11 +21,11 @@
 // columns of several lhs rows, one exact product and two additions:
 // Accumulate), 32 columns per group (one 64-byte load of bf16 codes, two
 // of f32), four rhs rows per chunk converted once for every lhs row; the
-// chains of a block of columns stay in L1 over all k rows. One lhs row
-// (a vector-matrix product, row-major or transposed) first runs one chain
-// per column, rounded upward by the MXCSR, and keeps it while the MXCSR's
-// inexact flag says no step rounded: the exact sum, which both directed
-// chains then hold too (RunOneRow, OneChainTransposedPass); from
+// chains of a block of columns stay in L1 over all k rows. Up to four
+// lhs rows over a row-major rhs, and one over a transposed one, first run
+// one chain per column, rounded upward by the MXCSR, and keep it while the
+// MXCSR's inexact flag says no step rounded: the exact sum, which both
+// directed chains then hold too (RunFewRows, OneChainTransposedPass); from
 // the first rounding step on (checked per segment of columns or per pass)
 // the two chains, redone from the last exact point, so the bits are the
 // same either way.
@@ -88,7 +88,7 @@ bool HasAvx512() {
 
 std::atomic<bool> disabled_for_testing{false};
 std::atomic<bool> one_chain_disabled_for_testing{false};
-// RunOneRow and the one-chain transposed passes, unless turned off
+// RunFewRows and the one-chain transposed passes, unless turned off
 // (SetStreamOneChainDisabledForTesting, or HLOREF_ORACLE_DOT_ONE_CHAIN=0 for
 // measuring them against the two chains on the same binary).
 bool OneChainEnabled() {
@@ -282,15 +282,28 @@ class UpwardMxcsr {
 };
 
 // One group of OneChainChunk: columns [j, j + 32) of rows row[t] (`valid`
-// of them read), the chains from sp to dp, the rows `ahead` bytes further
-// prefetched. kFull: all 32 columns (a constant, so no masks).
-template <bool kBf16, int R, bool kFull, typename T>
+// of them read) into the M lhs rows' chains (row i's from sp + i rs to
+// dp + i rs), the rows `ahead` bytes further prefetched. kFull: all 32
+// columns (a constant, so no masks). Each rhs row is converted once and
+// added to every lhs row's chains before the next is loaded: 4 M
+// accumulators and four codes in registers (M = 4: 20 of the 32).
+template <bool kBf16, int M, int R, bool kFull, typename T>
 HLOREF_AVX512 __attribute__((always_inline)) inline void OneChainGroup(
-    const __m512d (&xv)[R], const T* const (&row)[R], int64_t ahead, int64_t j,
-    int64_t valid, const double* sp, double* dp) {
+    const __m512d (&xv)[M][R], const T* const (&row)[R], int64_t ahead,
+    int64_t j, int64_t valid, int64_t rs, const double* sp, double* dp) {
   constexpr int64_t kLine = 64 / static_cast<int64_t>(sizeof(T));
-  __m512d s0 = _mm512_load_pd(sp), s1 = _mm512_load_pd(sp + 8);
-  __m512d s2 = _mm512_load_pd(sp + 16), s3 = _mm512_load_pd(sp + 24);
+  __m512d s[M][4];
+  // Four statements per row, not a loop over v: GCC 12 then keeps s in
+  // registers (with an inner loop it copied the chains to the stack per
+  // group and added from there).
+#pragma GCC unroll 4
+  for (int i = 0; i < M; ++i) {
+    const double* si = sp + i * rs;
+    s[i][0] = _mm512_load_pd(si);
+    s[i][1] = _mm512_load_pd(si + 8);
+    s[i][2] = _mm512_load_pd(si + 16);
+    s[i][3] = _mm512_load_pd(si + 24);
+  }
 #pragma GCC unroll 8
   for (int t = 0; t < R; ++t) {
     const char* next = reinterpret_cast<const char*>(row[t] + j) + ahead;
@@ -298,95 +311,114 @@ HLOREF_AVX512 __attribute__((always_inline)) inline void OneChainGroup(
     if constexpr (kLine < kGroup) Prefetch<true>(next + 64);
     __m512d d[4];
     LoadGroup<kBf16>(row[t] + j, kFull ? kGroup : valid, d);
-    s0 = _mm512_fmadd_pd(xv[t], d[0], s0);
-    s1 = _mm512_fmadd_pd(xv[t], d[1], s1);
-    s2 = _mm512_fmadd_pd(xv[t], d[2], s2);
-    s3 = _mm512_fmadd_pd(xv[t], d[3], s3);
+#pragma GCC unroll 4
+    for (int i = 0; i < M; ++i) {
+      s[i][0] = _mm512_fmadd_pd(xv[i][t], d[0], s[i][0]);
+      s[i][1] = _mm512_fmadd_pd(xv[i][t], d[1], s[i][1]);
+      s[i][2] = _mm512_fmadd_pd(xv[i][t], d[2], s[i][2]);
+      s[i][3] = _mm512_fmadd_pd(xv[i][t], d[3], s[i][3]);
+    }
   }
-  _mm512_store_pd(dp, s0);
-  _mm512_store_pd(dp + 8, s1);
-  _mm512_store_pd(dp + 16, s2);
-  _mm512_store_pd(dp + 24, s3);
+#pragma GCC unroll 4
+  for (int i = 0; i < M; ++i) {
+    double* di = dp + i * rs;
+    _mm512_store_pd(di, s[i][0]);
+    _mm512_store_pd(di + 8, s[i][1]);
+    _mm512_store_pd(di + 16, s[i][2]);
+    _mm512_store_pd(di + 24, s[i][3]);
+  }
 }
 
-// One lhs row, rows [c, c + R) of the rhs, groups from j0 to j1, as one
-// chain per column: plain FMAs, rounded as the MXCSR says (UpwardMxcsr:
-// toward +inf), read from each group's slot `src` (0: the downward
-// chains' place, kGroup: the upward ones') and written to the other. While
-// no step rounds (the MXCSR's inexact flag stays clear) this chain is the
-// exact partial sum, which both directed chains would also hold: the
-// upward chain bit for bit, the downward one but for the sign of a zero,
-// which rounding down makes -0 (SplitChains). Whole rows; each row
-// converted and added before the next is loaded (four accumulators and
-// four codes in registers), so R = 8 rows share one load and store of the
-// chains; the rows `ahead` bytes further (R rows on, rows evenly spaced:
-// RunOneRow) prefetched into L2. bf16 1 x 2048 by 2048 x 16384 in a
-// standalone loop: 6.6-7.1 (four rows, all converted first) -> 9.1-9.7 G
-// terms/s.
-template <bool kBf16, int R, typename T>
-HLOREF_AVX512 void OneChainChunk(const double* x, const T* w,
+// M lhs rows, rows [c, c + R) of the rhs, groups from j0 to j1, as one
+// chain per column and lhs row: plain FMAs, rounded as the MXCSR says
+// (UpwardMxcsr: toward +inf), read from each group's slot `src` (0: the
+// downward chains' place, kGroup: the upward ones') and written to the
+// other. While no step rounds (the MXCSR's inexact flag stays clear) this
+// chain is the exact partial sum, which both directed chains would also
+// hold: the upward chain bit for bit, the downward one but for the sign
+// of a zero, which rounding down makes -0 (SplitChains). Each row
+// converted and added before the next is loaded, so R = 8 rows share one
+// load and store of the chains; the rows `ahead` bytes further (R rows
+// on, rows evenly spaced: RunFewRows) prefetched into L2. bf16 1 x 2048
+// by 2048 x 16384 in a standalone loop: 6.6-7.1 (four rows, all converted
+// first) -> 9.1-9.7 G terms/s.
+template <bool kBf16, int M, int R, typename T>
+HLOREF_AVX512 void OneChainChunk(const double* x, int64_t k, const T* w,
                                  const int64_t* rows, int64_t ahead, int64_t c,
-                                 int64_t j0, int64_t j1, int64_t cols, int src,
-                                 double* chains) {
+                                 int64_t j0, int64_t j1, int64_t cols,
+                                 int64_t rs, int src, double* chains) {
   const T* row[R];
-  __m512d xv[R];  // the lhs values, broadcast once (the stores to the
-                  // chains would otherwise reload them per group)
-  for (int t = 0; t < R; ++t) {
-    row[t] = w + rows[c + t];
-    xv[t] = _mm512_set1_pd(x[c + t]);
+  // The lhs values, broadcast once (the stores to the chains would
+  // otherwise reload them per group); for M > 1 most stay on the stack,
+  // one load per FMA.
+  __m512d xv[M][R];
+  for (int t = 0; t < R; ++t) row[t] = w + rows[c + t];
+  for (int i = 0; i < M; ++i) {
+    for (int t = 0; t < R; ++t) xv[i][t] = _mm512_set1_pd(x[i * k + c + t]);
   }
   const int64_t full_end = std::min(j1, cols / kGroup * kGroup);
   int64_t j = j0;
   for (; j < full_end; j += kGroup) {
-    OneChainGroup<kBf16, R, true>(xv, row, ahead, j, kGroup,
-                                  chains + 2 * j + src,
-                                  chains + 2 * j + (kGroup - src));
+    OneChainGroup<kBf16, M, R, true>(xv, row, ahead, j, kGroup, rs,
+                                     chains + 2 * j + src,
+                                     chains + 2 * j + (kGroup - src));
   }
   for (; j < j1; j += kGroup) {
-    OneChainGroup<kBf16, R, false>(xv, row, ahead, j, cols - j,
-                                   chains + 2 * j + src,
-                                   chains + 2 * j + (kGroup - src));
+    OneChainGroup<kBf16, M, R, false>(xv, row, ahead, j, cols - j, rs,
+                                      chains + 2 * j + src,
+                                      chains + 2 * j + (kGroup - src));
   }
 }
 
-// The groups from j0 to j1 from one exact chain in slot `src` to the two
-// directed chains in their places: the upward one is the exact sum, the
-// downward one too but a zero is -0 (the downward chain starts at -0, and
-// rounding down gives -0 for every zero sum of a nonzero partial sum and
-// a term, and for -0 + +0): src + (-0) rounded down.
-HLOREF_AVX512 void SplitChains(double* chains, int64_t j0, int64_t j1,
-                               int src) {
+// The groups from j0 to j1 of m lhs rows from one exact chain in slot
+// `src` to the two directed chains in their places: the upward one is the
+// exact sum, the downward one too but a zero is -0 (the downward chain
+// starts at -0, and rounding down gives -0 for every zero sum of a
+// nonzero partial sum and a term, and for -0 + +0): src + (-0) rounded
+// down.
+HLOREF_AVX512 void SplitChains(double* chains, int64_t m, int64_t rs,
+                               int64_t j0, int64_t j1, int src) {
   const __m512d neg_zero = _mm512_set1_pd(-0.0);
-  for (int64_t j = j0; j < j1; j += kGroup) {
-    double* g = chains + 2 * j;
-    for (int v = 0; v < 4; ++v) {
-      const __m512d e = _mm512_load_pd(g + src + 8 * v);
-      _mm512_store_pd(g + kGroup + 8 * v, e);
-      _mm512_store_pd(g + 8 * v, _mm512_add_round_pd(e, neg_zero, kDown));
+  for (int64_t i = 0; i < m; ++i) {
+    for (int64_t j = j0; j < j1; j += kGroup) {
+      double* g = chains + i * rs + 2 * j;
+      for (int v = 0; v < 4; ++v) {
+        const __m512d e = _mm512_load_pd(g + src + 8 * v);
+        _mm512_store_pd(g + kGroup + 8 * v, e);
+        _mm512_store_pd(g + 8 * v, _mm512_add_round_pd(e, neg_zero, kDown));
+      }
     }
   }
 }
 
-// Columns per check of the inexact flag in RunOneRow.
+// Columns per check of the inexact flag in RunFewRows.
 constexpr int64_t kSegment = 1024;
+// The most lhs rows RunFewRows takes (its accumulators: 4 M registers).
+constexpr int64_t kMaxFewRows = 4;
 
-// One lhs row over whole rhs rows (its chains in L2), one chain per column
-// while that is exact: each segment of kSegment columns runs OneChainChunk
-// per chunk of rows, and the first chunk whose steps round (the MXCSR's
-// inexact flag) is redone from the chunk's start as the two directed
-// chains (Chunk), which the segment keeps from then on. Sums of bf16
-// products are often exact in double (products of 16 bits, 53 in the
-// sum): those columns cost one FMA per term instead of two. The results
-// are the two chains' bits either way (SplitChains): bf16 1 x 2048 by
-// 2048 x 16384, random values, 6.7 -> 9.6-10.1 G terms/s on Zen 4 with
-// OneChainChunk's loop and DecideEnclosures (docs/oracle-performance.md).
-template <bool kBf16, typename T>
-void RunOneRow(const double* x, int64_t k, const T* w, const int64_t* rows,
-               int64_t cols, int64_t cg, int64_t rs, double* chains) {
+// M lhs rows (1 to kMaxFewRows), one chain per column and row while that
+// is exact. The columns are split into spans whose chains fit in L2
+// (kL2ChainBytes: whole rows for M = 1 up to 32768 columns, spans of
+// 8192 columns for M = 4), each span read over all k rows, front to back
+// per row; each segment of kSegment columns runs OneChainChunk per chunk
+// of rows, and the first chunk whose steps round (the MXCSR's inexact
+// flag, for all M rows at once) is redone from the chunk's start as the
+// two directed chains (Chunk), which the segment keeps from then on. Sums
+// of bf16 products are often exact in double (products of 16 bits, 53 in
+// the sum): those columns cost one FMA per term instead of two. The
+// results are the two chains' bits either way (SplitChains): bf16 1 x
+// 2048 by 2048 x 16384, random values, 6.7 -> 9.6-10.1 G terms/s on Zen 4
+// with OneChainChunk's loop and DecideEnclosures; with 2 and 4 rows
+// (dot_benchmark's BM_DotSkinnyBf16, k = 2048, n = 16384) 9.2-9.6 ->
+// 11.7-12.8 and 11.1-11.9 -> 17.0-17.2 (docs/oracle-performance.md).
+template <bool kBf16, int M, typename T>
+void RunFewRows(const double* x, int64_t k, const T* w, const int64_t* rows,
+                int64_t cols, int64_t cg, int64_t rs, double* chains) {
   const int64_t segments = (cg + kSegment - 1) / kSegment;
+  const int64_t span = std::max<int64_t>(
+      kSegment, kL2ChainBytes / (16 * M) / kSegment * kSegment);
   thread_local std::vector<char> dual;
   dual.assign(static_cast<size_t>(segments), 0);
-  int src = 0;
   // Rows evenly spaced (a row-major rhs): each is prefetched R rows ahead;
   // otherwise (and near the end) the prefetches fall on the rows read.
   bool even = true;
@@ -396,35 +428,39 @@ void RunOneRow(const double* x, int64_t k, const T* w, const int64_t* rows,
   const int64_t step =
       k > 1 ? (rows[1] - rows[0]) * static_cast<int64_t>(sizeof(T)) : 0;
   UpwardMxcsr mxcsr;
-  // Rows [c, c + R) (R = 8 or 1); the two chains take them four rows, or
-  // one, at a time.
-  auto chunk = [&](auto rows_per_chunk, int64_t c) {
-    constexpr int R = decltype(rows_per_chunk)::value;
-    for (int64_t s = 0; s < segments; ++s) {
-      const int64_t j0 = s * kSegment, j1 = std::min(cg, j0 + kSegment);
-      if (!dual[s]) {
-        const int64_t ahead = even && c + 2 * R <= k ? R * step : 0;
-        OneChainChunk<kBf16, R>(x, w, rows, ahead, c, j0, j1, cols, src,
-                                chains);
-        if (!UpwardMxcsr::Inexact()) continue;
-        SplitChains(chains, j0, j1, src);
-        UpwardMxcsr::ClearInexact();
-        dual[s] = 1;
+  for (int64_t b0 = 0; b0 < cg; b0 += span) {
+    const int64_t b1 = std::min(cg, b0 + span);
+    int src = 0;
+    // Rows [c, c + R) (R = 8 or 1) over the span's segments; the two
+    // chains take them four rows, or one, at a time.
+    auto chunk = [&](auto rows_per_chunk, int64_t c) {
+      constexpr int R = decltype(rows_per_chunk)::value;
+      for (int64_t j0 = b0; j0 < b1; j0 += kSegment) {
+        const int64_t s = j0 / kSegment, j1 = std::min(b1, j0 + kSegment);
+        if (!dual[s]) {
+          const int64_t ahead = even && c + 2 * R <= k ? R * step : 0;
+          OneChainChunk<kBf16, M, R>(x, k, w, rows, ahead, c, j0, j1, cols, rs,
+                                     src, chains);
+          if (!UpwardMxcsr::Inexact()) continue;
+          SplitChains(chains, M, rs, j0, j1, src);
+          UpwardMxcsr::ClearInexact();
+          dual[s] = 1;
+        }
+        constexpr int kDualRows = R >= 4 ? 4 : 1;
+        for (int t = 0; t < R; t += kDualRows) {
+          Chunk<kBf16, kDualRows, true, (M > 1)>(x, M, k, w, rows, c + t, j0,
+                                                 j1, cols, rs, true, chains);
+        }
       }
-      constexpr int kDualRows = R >= 4 ? 4 : 1;
-      for (int t = 0; t < R; t += kDualRows) {
-        Chunk<kBf16, kDualRows, true, false>(x, 1, k, w, rows, c + t, j0, j1,
-                                             cols, rs, true, chains);
+      src = static_cast<int>(kGroup) - src;
+    };
+    int64_t c = 0;
+    for (; c + 8 <= k; c += 8) chunk(std::integral_constant<int, 8>{}, c);
+    for (; c < k; ++c) chunk(std::integral_constant<int, 1>{}, c);
+    for (int64_t j0 = b0; j0 < b1; j0 += kSegment) {
+      if (!dual[j0 / kSegment]) {
+        SplitChains(chains, M, rs, j0, std::min(b1, j0 + kSegment), src);
       }
-    }
-    src = static_cast<int>(kGroup) - src;
-  };
-  int64_t c = 0;
-  for (; c + 8 <= k; c += 8) chunk(std::integral_constant<int, 8>{}, c);
-  for (; c < k; ++c) chunk(std::integral_constant<int, 1>{}, c);
-  for (int64_t s = 0; s < segments; ++s) {
-    if (!dual[s]) {
-      SplitChains(chains, s * kSegment, std::min(cg, (s + 1) * kSegment), src);
     }
   }
 }
@@ -460,9 +496,19 @@ template <bool kBf16, typename T>
 void RunChunks(const double* x, int64_t m, int64_t k, const T* w,
                const int64_t* rows, int64_t cols, int64_t cg, int64_t rs,
                double* chains) {
-  if (m == 1 && 16 * cg <= kL2ChainBytes && OneChainEnabled()) {
-    RunOneRow<kBf16>(x, k, w, rows, cols, cg, rs, chains);
-  } else if (m == 1 && 16 * cg <= kL2ChainBytes) {
+  if (m <= kMaxFewRows && OneChainEnabled()) {
+    switch (m) {
+      case 1:
+        return RunFewRows<kBf16, 1>(x, k, w, rows, cols, cg, rs, chains);
+      case 2:
+        return RunFewRows<kBf16, 2>(x, k, w, rows, cols, cg, rs, chains);
+      case 3:
+        return RunFewRows<kBf16, 3>(x, k, w, rows, cols, cg, rs, chains);
+      default:
+        return RunFewRows<kBf16, 4>(x, k, w, rows, cols, cg, rs, chains);
+    }
+  }
+  if (m == 1 && 16 * cg <= kL2ChainBytes) {
     int64_t c = 0;
     for (; c + 4 <= k; c += 4) {
       Chunk<kBf16, 4, true, false>(x, m, k, w, rows, c, 0, cg, cols, rs, true,
@@ -706,7 +752,7 @@ HLOREF_AVX512 bool TransposedImpl(const double* x, int64_t m, int64_t k,
   }
   // One row: each pass first as one chain per column (the MXCSR rounding
   // upward), redone as the two directed chains when a step rounded (the
-  // inexact flag), as RunOneRow. After a redo the next passes go straight
+  // inexact flag), as RunFewRows. After a redo the next passes go straight
   // to the two chains, 1, 2, 4 ... 64 of them while redos repeat (sums of
   // f32 weights, or of bf16 ones over a wide range of scales, round), so
   // such data pays at most a few percent for the attempts.

@@ -266,7 +266,7 @@ TEST(StreamEnclosureAvx512, DirectedChainsBitForBitAndEncloseTheExactSum) {
 }
 
 // One lhs row over whole rows takes one chain per column while its sums
-// are exact (RunOneRow), checked a segment of 1024 columns at a time, and
+// are exact (RunFewRows), checked a segment of 1024 columns at a time, and
 // redoes a chunk as the two directed chains from the first chunk that
 // rounds. Three segments (2100 columns, the last group partial), k = 130
 // (chunks of four rows and a tail of two):
@@ -335,94 +335,106 @@ TEST(StreamEnclosureAvx512, OneRowTakesOneChainWhileItsSumsAreExact) {
   EXPECT_EQ(points, cols - 2);
 }
 
-// One lhs row gives the same bits with and without the one-chain passes
-// (SetStreamOneChainDisabledForTesting: the two directed chains
+// Up to four lhs rows give the same bits with and without the one-chain
+// passes (SetStreamOneChainDisabledForTesting: the two directed chains
 // throughout, checked against the scalar chains above), row-major and
 // transposed, bf16 and f32 weights, over the data kinds: sums that round
 // from the start, exact ones (small integers, signed zeros) and ones with
-// an infinity and a NaN; 130 rows, 2100 columns (three segments of the
-// row-major kernel, 525 passes of the transposed one, with the redos'
-// back-off), and the caller's MXCSR unchanged.
+// an infinity and a NaN; 130 rows. Shapes: one row over 2100 columns
+// (three segments of the row-major kernel, 525 passes of the transposed
+// one, with the redos' back-off), two and three rows over 2100, four rows
+// over 8300 (row-major: two spans of columns, 8192 and 108); the caller's
+// MXCSR unchanged.
 TEST(StreamEnclosureAvx512, OneChainGivesTheTwoChainsBits) {
   if (!StreamEnclosureAvx512Available()) {
     GTEST_SKIP() << "no AVX-512 (F, BW, DQ, VL) on this host";
   }
   testing_acc::Lcg rng(31);
-  const int64_t k = 130, cols = 2100;
-  int64_t compared = 0;
+  const int64_t k = 130;
+  struct Shape {
+    int64_t m, cols;
+  };
+  int64_t compared = 0, expected = 0;
   for (bool transposed : {false, true}) {
-    for (bool bf16 : {true, false}) {
-      for (int kind : {0, 1, 2, 3}) {
-        const int64_t stride = transposed ? k + 3 : cols + 5;
-        std::vector<int64_t> at(static_cast<size_t>(transposed ? cols : k));
-        for (size_t t = 0; t < at.size(); ++t) {
-          at[t] = static_cast<int64_t>(t) * stride;
-        }
-        std::vector<double> x(static_cast<size_t>(k));
-        for (double& v : x) v = Value(rng, kind == 3 ? 0 : kind);
-        std::vector<double> w(
-            static_cast<size_t>((transposed ? cols : k) * stride));
-        for (double& v : w) v = Value(rng, kind == 3 ? 0 : kind);
-        // Some columns exact in the mixed data too, some rounding late in
-        // the exact data: small integers in a band of columns, and one
-        // tiny lhs value.
-        for (int64_t c = 0; c < k; ++c) {
-          for (int64_t j = 700; j < 760; ++j) {
-            w[static_cast<size_t>(transposed ? j * stride + c
-                                             : c * stride + j)] =
-                static_cast<double>(rng.Next() % 5) - 2.0;
+    for (const Shape shape :
+         {Shape{1, 2100}, Shape{2, 2100}, Shape{3, 2100}, Shape{4, 8300}}) {
+      const int64_t m = shape.m, cols = shape.cols;
+      if (transposed && m == 4) continue;  // the passes of two rows and one
+      for (bool bf16 : {true, false}) {
+        for (int kind : {0, 1, 2, 3}) {
+          const int64_t stride = transposed ? k + 3 : cols + 5;
+          std::vector<int64_t> at(static_cast<size_t>(transposed ? cols : k));
+          for (size_t t = 0; t < at.size(); ++t) {
+            at[t] = static_cast<int64_t>(t) * stride;
           }
-        }
-        if (kind == 1) x[100] = 0x1p-60;
-        if (kind == 3) {
-          w[5] = std::numeric_limits<double>::infinity();
-          w[static_cast<size_t>(3 * stride + 9)] =
-              std::numeric_limits<double>::quiet_NaN();
-        }
-        std::vector<uint16_t> codes(w.size());
-        for (size_t t = 0; t < w.size(); ++t) codes[t] = Bf16Code(w[t]);
-        const std::vector<float> f(w.begin(), w.end());
-        auto run = [&](bool one_chain, std::vector<double>& lo,
-                       std::vector<double>& hi) {
-          lo.assign(cols, 0.0);
-          hi.assign(cols, 0.0);
-          SetStreamOneChainDisabledForTesting(!one_chain);
-          const unsigned before = __builtin_ia32_stmxcsr();
-          bool ran;
-          if (transposed) {
-            ran = bf16 ? TransposedEnclosureAvx512Bf16(
-                             x.data(), 1, k, codes.data(), at.data(), cols,
-                             lo.data(), hi.data())
-                       : TransposedEnclosureAvx512F32(x.data(), 1, k, f.data(),
-                                                      at.data(), cols,
-                                                      lo.data(), hi.data());
-          } else {
-            ran = bf16 ? StreamEnclosureAvx512Bf16(x.data(), 1, k, codes.data(),
-                                                   at.data(), cols, lo.data(),
-                                                   hi.data())
-                       : StreamEnclosureAvx512F32(x.data(), 1, k, f.data(),
-                                                  at.data(), cols, lo.data(),
-                                                  hi.data());
+          std::vector<double> x(static_cast<size_t>(m * k));
+          for (double& v : x) v = Value(rng, kind == 3 ? 0 : kind);
+          std::vector<double> w(
+              static_cast<size_t>((transposed ? cols : k) * stride));
+          for (double& v : w) v = Value(rng, kind == 3 ? 0 : kind);
+          // Some columns exact in the mixed data too, some rounding late
+          // in the exact data: small integers in a band of columns, and
+          // one tiny lhs value (in the last row).
+          for (int64_t c = 0; c < k; ++c) {
+            for (int64_t j = 700; j < 760; ++j) {
+              w[static_cast<size_t>(transposed ? j * stride + c
+                                               : c * stride + j)] =
+                  static_cast<double>(rng.Next() % 5) - 2.0;
+            }
           }
-          EXPECT_EQ(__builtin_ia32_stmxcsr(), before);
-          SetStreamOneChainDisabledForTesting(false);
-          return ran;
-        };
-        std::vector<double> lo1, hi1, lo2, hi2;
-        ASSERT_TRUE(run(true, lo1, hi1));
-        ASSERT_TRUE(run(false, lo2, hi2));
-        for (int64_t j = 0; j < cols; ++j) {
-          ASSERT_TRUE(SameBits(lo1[j], lo2[j]) && SameBits(hi1[j], hi2[j]))
-              << (transposed ? "transposed " : "row-major ")
-              << (bf16 ? "bf16" : "f32") << " kind " << kind << " column " << j
-              << ": [" << lo1[j] << ", " << hi1[j] << "] vs [" << lo2[j] << ", "
-              << hi2[j] << "]";
-          ++compared;
+          if (kind == 1) x[static_cast<size_t>((m - 1) * k + 100)] = 0x1p-60;
+          if (kind == 3) {
+            w[5] = std::numeric_limits<double>::infinity();
+            w[static_cast<size_t>(3 * stride + 9)] =
+                std::numeric_limits<double>::quiet_NaN();
+          }
+          std::vector<uint16_t> codes(w.size());
+          for (size_t t = 0; t < w.size(); ++t) codes[t] = Bf16Code(w[t]);
+          const std::vector<float> f(w.begin(), w.end());
+          auto run = [&](bool one_chain, std::vector<double>& lo,
+                         std::vector<double>& hi) {
+            lo.assign(static_cast<size_t>(m * cols), 0.0);
+            hi.assign(static_cast<size_t>(m * cols), 0.0);
+            SetStreamOneChainDisabledForTesting(!one_chain);
+            const unsigned before = __builtin_ia32_stmxcsr();
+            bool ran;
+            if (transposed) {
+              ran = bf16 ? TransposedEnclosureAvx512Bf16(
+                               x.data(), m, k, codes.data(), at.data(), cols,
+                               lo.data(), hi.data())
+                         : TransposedEnclosureAvx512F32(
+                               x.data(), m, k, f.data(), at.data(), cols,
+                               lo.data(), hi.data());
+            } else {
+              ran = bf16 ? StreamEnclosureAvx512Bf16(x.data(), m, k,
+                                                     codes.data(), at.data(),
+                                                     cols, lo.data(), hi.data())
+                         : StreamEnclosureAvx512F32(x.data(), m, k, f.data(),
+                                                    at.data(), cols, lo.data(),
+                                                    hi.data());
+            }
+            EXPECT_EQ(__builtin_ia32_stmxcsr(), before);
+            SetStreamOneChainDisabledForTesting(false);
+            return ran;
+          };
+          std::vector<double> lo1, hi1, lo2, hi2;
+          ASSERT_TRUE(run(true, lo1, hi1));
+          ASSERT_TRUE(run(false, lo2, hi2));
+          for (int64_t j = 0; j < m * cols; ++j) {
+            ASSERT_TRUE(SameBits(lo1[j], lo2[j]) && SameBits(hi1[j], hi2[j]))
+                << (transposed ? "transposed " : "row-major ")
+                << (bf16 ? "bf16" : "f32") << " m " << m << " kind " << kind
+                << " output " << j << ": [" << lo1[j] << ", " << hi1[j]
+                << "] vs [" << lo2[j] << ", " << hi2[j] << "]";
+            ++compared;
+          }
+          expected += m * cols;
         }
       }
     }
   }
-  EXPECT_EQ(compared, 16 * cols);
+  EXPECT_EQ(compared, expected);
+  EXPECT_GT(compared, 200000);
 }
 
 // The transposed rhs ([n][k]: output j's terms contiguous from
