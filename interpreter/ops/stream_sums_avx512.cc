@@ -657,18 +657,17 @@ HLOREF_AVX512 void TransposedPass(const double* xp, int64_t kp, int64_t k,
   }
 }
 
-// One group of 32 terms of OneChainTransposedPass: the lhs values once,
-// then each column's codes converted and added (`valid` terms; kFull: 32,
-// a constant, so no masks).
-template <bool kBf16, int kCols, bool kFull, typename T>
+// One group of 32 terms of OneChainTransposedPass: each column's codes
+// converted once and added to every row's chain (`valid` terms; kFull:
+// 32, a constant, so no masks). One row keeps its 32 lhs values in
+// registers; more rows read theirs from L1 per FMA.
+template <bool kBf16, int kRows, int kCols, bool kFull, typename T>
 HLOREF_AVX512 __attribute__((always_inline)) inline void
-OneChainTransposedGroup(const double* xp, const T* const (&col)[kCols],
+OneChainTransposedGroup(const double* xp, int64_t kp,
+                        const T* const (&col)[kCols],
                         const char* const (&next)[kCols], int64_t c,
-                        int64_t valid, __m512d (&acc)[kCols]) {
+                        int64_t valid, __m512d (&acc)[kRows][kCols]) {
   constexpr int64_t kLine = 64 / static_cast<int64_t>(sizeof(T));
-  const __m512d x0 = _mm512_load_pd(xp + c), x1 = _mm512_load_pd(xp + c + 8);
-  const __m512d x2 = _mm512_load_pd(xp + c + 16);
-  const __m512d x3 = _mm512_load_pd(xp + c + 24);
 #pragma GCC unroll 8
   for (int q = 0; q < kCols; ++q) {
     Prefetch<true>(next[q] + c * sizeof(T));
@@ -677,28 +676,36 @@ OneChainTransposedGroup(const double* xp, const T* const (&col)[kCols],
     }
     __m512d d[4];
     LoadGroup<kBf16>(col[q] + c, kFull ? kGroup : valid, d);
-    acc[q] = _mm512_fmadd_pd(x0, d[0], acc[q]);
-    acc[q] = _mm512_fmadd_pd(x1, d[1], acc[q]);
-    acc[q] = _mm512_fmadd_pd(x2, d[2], acc[q]);
-    acc[q] = _mm512_fmadd_pd(x3, d[3], acc[q]);
+#pragma GCC unroll 4
+    for (int r = 0; r < kRows; ++r) {
+      const double* xr = xp + r * kp + c;
+      acc[r][q] = _mm512_fmadd_pd(_mm512_load_pd(xr), d[0], acc[r][q]);
+      acc[r][q] = _mm512_fmadd_pd(_mm512_load_pd(xr + 8), d[1], acc[r][q]);
+      acc[r][q] = _mm512_fmadd_pd(_mm512_load_pd(xr + 16), d[2], acc[r][q]);
+      acc[r][q] = _mm512_fmadd_pd(_mm512_load_pd(xr + 24), d[3], acc[r][q]);
+    }
   }
 }
 
-// One lhs row times kCols transposed columns as one chain per column
-// (the MXCSR rounding upward; TransposedImpl checks its inexact flag):
-// eight lanes per column, then the lanes' sum. While no step rounds every
+// kRows lhs rows times kCols transposed columns as one chain per output
+// (the MXCSR rounding upward; OneChainTransposedRows checks its inexact
+// flag):
+// eight lanes per output, then the lanes' sum. While no step rounds every
 // partial sum is exact, so the order is free: the upward chains' bits (a
 // zero is -0 only when every term is -0, in any order of upward additions
 // from -0) and the downward ones' (a zero is -0), as the two-chain pass
-// gives them. Each column converted and added before the next is loaded,
-// the lhs values loaded once per group for all columns.
-template <bool kBf16, int kCols, typename T>
-HLOREF_AVX512 void OneChainTransposedPass(const double* xp, int64_t k,
-                                          const T* w, const int64_t* cols_at,
-                                          int64_t j, int ncols, double* lo,
-                                          double* hi, int64_t cols) {
-  __m512d acc[kCols];
-  for (int q = 0; q < kCols; ++q) acc[q] = _mm512_set1_pd(kTwoSumStart);
+// gives them. Each column converted and added to every row before the
+// next is loaded.
+template <bool kBf16, int kRows, int kCols, typename T>
+HLOREF_AVX512 void OneChainTransposedPass(const double* xp, int64_t kp,
+                                          int64_t k, const T* w,
+                                          const int64_t* cols_at, int64_t j,
+                                          int ncols, double* lo, double* hi,
+                                          int64_t cols) {
+  __m512d acc[kRows][kCols];
+  for (int r = 0; r < kRows; ++r) {
+    for (int q = 0; q < kCols; ++q) acc[r][q] = _mm512_set1_pd(kTwoSumStart);
+  }
   const T* col[kCols];
   const char* next[kCols];
   for (int q = 0; q < kCols; ++q) {
@@ -708,20 +715,69 @@ HLOREF_AVX512 void OneChainTransposedPass(const double* xp, int64_t k,
   }
   int64_t c = 0;
   for (; c + kGroup <= k; c += kGroup) {
-    OneChainTransposedGroup<kBf16, kCols, true>(xp, col, next, c, kGroup, acc);
+    OneChainTransposedGroup<kBf16, kRows, kCols, true>(xp, kp, col, next, c,
+                                                       kGroup, acc);
   }
   if (c < k) {
-    OneChainTransposedGroup<kBf16, kCols, false>(xp, col, next, c, k - c, acc);
+    OneChainTransposedGroup<kBf16, kRows, kCols, false>(xp, kp, col, next, c,
+                                                        k - c, acc);
   }
-  for (int q = 0; q < ncols; ++q) {
-    alignas(64) double hd[8];
-    _mm512_store_pd(hd, acc[q]);
-    __m128d sh = _mm_set_sd(hd[0]);
-    for (int lane = 1; lane < 8; ++lane) {
-      sh = _mm_add_sd(sh, _mm_set_sd(hd[lane]));
+  for (int r = 0; r < kRows; ++r) {
+    for (int q = 0; q < ncols; ++q) {
+      alignas(64) double hd[8];
+      _mm512_store_pd(hd, acc[r][q]);
+      __m128d sh = _mm_set_sd(hd[0]);
+      for (int lane = 1; lane < 8; ++lane) {
+        sh = _mm_add_sd(sh, _mm_set_sd(hd[lane]));
+      }
+      lo[r * cols + j + q] =
+          _mm_cvtsd_f64(_mm_add_round_sd(sh, _mm_set_sd(-0.0), kDown));
+      hi[r * cols + j + q] = _mm_cvtsd_f64(sh);
     }
-    lo[j + q] = _mm_cvtsd_f64(_mm_add_round_sd(sh, _mm_set_sd(-0.0), kDown));
-    hi[j + q] = _mm_cvtsd_f64(sh);
+  }
+}
+
+// Rows [i, i + kRows) of TransposedImpl as one chain per output: each pass
+// of kCols columns first as OneChainTransposedPass (the MXCSR rounding
+// upward), redone as the two directed chains when a step rounded (the
+// inexact flag, for all kRows rows), as RunFewRows. After a redo the next
+// passes go straight to the two chains, 1, 2, 4 ... 64 of them while
+// redos repeat (sums of f32 weights, or of bf16 ones over a wide range of
+// scales, round), so such data pays at most a few percent for the
+// attempts.
+template <bool kBf16, int kRows, int kCols, typename T>
+void OneChainTransposedRows(const double* xp, int64_t kp, int64_t k, const T* w,
+                            const int64_t* cols_at, int64_t cols, double* lo,
+                            double* hi) {
+  UpwardMxcsr mxcsr;
+  int64_t skip = 0, backoff = 1;
+  for (int64_t j = 0; j < cols; j += kCols) {
+    const int64_t width = std::min<int64_t>(kCols, cols - j);
+    if (skip == 0) {
+      OneChainTransposedPass<kBf16, kRows, kCols>(
+          xp, kp, k, w, cols_at, j, static_cast<int>(width), lo, hi, cols);
+      if (!UpwardMxcsr::Inexact()) {
+        backoff = 1;
+        continue;
+      }
+      UpwardMxcsr::ClearInexact();
+      skip = backoff;
+      backoff = std::min<int64_t>(2 * backoff, 64);
+    } else {
+      --skip;
+    }
+    for (int r = 0; r < kRows; r += 2) {
+      for (int64_t jj = j; jj < j + width; jj += 2) {
+        const int ncols = static_cast<int>(std::min<int64_t>(2, cols - jj));
+        if (r + 2 <= kRows) {
+          TransposedPass<kBf16, 2, 2>(xp + r * kp, kp, k, w, cols_at, jj, ncols,
+                                      lo + r * cols, hi + r * cols, cols);
+        } else {
+          TransposedPass<kBf16, 1, 2>(xp + r * kp, kp, k, w, cols_at, jj, ncols,
+                                      lo + r * cols, hi + r * cols, cols);
+        }
+      }
+    }
   }
 }
 
@@ -742,6 +798,24 @@ HLOREF_AVX512 bool TransposedImpl(const double* x, int64_t m, int64_t k,
     }
   }
   int64_t i = 0;
+  if (OneChainEnabled()) {
+    // Four rows per pass over the rhs (their 16 chains per column in
+    // registers), then two, then one.
+    for (; i + 4 <= m; i += 4) {
+      OneChainTransposedRows<kBf16, 4, 4>(xp + i * kp, kp, k, w, cols_at, cols,
+                                          lo + i * cols, hi + i * cols);
+    }
+    if (i + 2 <= m) {
+      OneChainTransposedRows<kBf16, 2, 8>(xp + i * kp, kp, k, w, cols_at, cols,
+                                          lo + i * cols, hi + i * cols);
+      i += 2;
+    }
+    if (i < m) {
+      OneChainTransposedRows<kBf16, 1, 8>(xp + i * kp, kp, k, w, cols_at, cols,
+                                          lo + i * cols, hi + i * cols);
+    }
+    return true;
+  }
   for (; i + 2 <= m; i += 2) {
     for (int64_t j = 0; j < cols; j += 2) {
       TransposedPass<kBf16, 2, 2>(
@@ -750,38 +824,12 @@ HLOREF_AVX512 bool TransposedImpl(const double* x, int64_t m, int64_t k,
           hi + i * cols, cols);
     }
   }
-  // One row: each pass first as one chain per column (the MXCSR rounding
-  // upward), redone as the two directed chains when a step rounded (the
-  // inexact flag), as RunFewRows. After a redo the next passes go straight
-  // to the two chains, 1, 2, 4 ... 64 of them while redos repeat (sums of
-  // f32 weights, or of bf16 ones over a wide range of scales, round), so
-  // such data pays at most a few percent for the attempts.
   for (; i < m; ++i) {
-    UpwardMxcsr mxcsr;
-    int64_t skip = 0, backoff = 1;
-    constexpr int kOneCols = 8;  // columns per one-chain pass
-    for (int64_t j = 0; j < cols; j += kOneCols) {
-      const int64_t width = std::min<int64_t>(kOneCols, cols - j);
-      if (skip == 0 && OneChainEnabled()) {
-        OneChainTransposedPass<kBf16, kOneCols>(
-            xp + i * kp, k, w, cols_at, j, static_cast<int>(width),
-            lo + i * cols, hi + i * cols, cols);
-        if (!UpwardMxcsr::Inexact()) {
-          backoff = 1;
-          continue;
-        }
-        UpwardMxcsr::ClearInexact();
-        skip = backoff;
-        backoff = std::min<int64_t>(2 * backoff, 64);
-      } else {
-        --skip;
-      }
-      for (int64_t jj = j; jj < j + width; jj += 4) {
-        TransposedPass<kBf16, 1, 4>(
-            xp + i * kp, kp, k, w, cols_at, jj,
-            static_cast<int>(std::min<int64_t>(4, cols - jj)), lo + i * cols,
-            hi + i * cols, cols);
-      }
+    for (int64_t j = 0; j < cols; j += 4) {
+      TransposedPass<kBf16, 1, 4>(
+          xp + i * kp, kp, k, w, cols_at, j,
+          static_cast<int>(std::min<int64_t>(4, cols - j)), lo + i * cols,
+          hi + i * cols, cols);
     }
   }
   return true;
