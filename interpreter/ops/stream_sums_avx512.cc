@@ -496,17 +496,27 @@ template <bool kBf16, typename T>
 void RunChunks(const double* x, int64_t m, int64_t k, const T* w,
                const int64_t* rows, int64_t cols, int64_t cg, int64_t rs,
                double* chains) {
-  if (m <= kMaxFewRows && OneChainEnabled()) {
-    switch (m) {
-      case 1:
-        return RunFewRows<kBf16, 1>(x, k, w, rows, cols, cg, rs, chains);
-      case 2:
-        return RunFewRows<kBf16, 2>(x, k, w, rows, cols, cg, rs, chains);
-      case 3:
-        return RunFewRows<kBf16, 3>(x, k, w, rows, cols, cg, rs, chains);
-      default:
-        return RunFewRows<kBf16, 4>(x, k, w, rows, cols, cg, rs, chains);
+  if (OneChainEnabled()) {
+    // Groups of up to kMaxFewRows lhs rows, each a pass over the rhs
+    // block.
+    for (int64_t i = 0; i < m; i += kMaxFewRows) {
+      const double* xi = x + i * k;
+      double* ci = chains + i * rs;
+      switch (std::min(m - i, kMaxFewRows)) {
+        case 1:
+          RunFewRows<kBf16, 1>(xi, k, w, rows, cols, cg, rs, ci);
+          break;
+        case 2:
+          RunFewRows<kBf16, 2>(xi, k, w, rows, cols, cg, rs, ci);
+          break;
+        case 3:
+          RunFewRows<kBf16, 3>(xi, k, w, rows, cols, cg, rs, ci);
+          break;
+        default:
+          RunFewRows<kBf16, 4>(xi, k, w, rows, cols, cg, rs, ci);
+      }
     }
+    return;
   }
   if (m == 1 && 16 * cg <= kL2ChainBytes) {
     int64_t c = 0;

@@ -345,7 +345,8 @@ TEST(StreamEnclosureAvx512, OneRowTakesOneChainWhileItsSumsAreExact) {
 // one, with the redos' back-off), two and three rows over 2100 (the
 // transposed passes of two rows and of one), four rows over 8300
 // (row-major: two spans of columns, 8192 and 108; transposed: the passes
-// of four rows); the caller's MXCSR unchanged.
+// of four rows), six rows over 800 (groups of four rows and two); the
+// caller's MXCSR unchanged.
 TEST(StreamEnclosureAvx512, OneChainGivesTheTwoChainsBits) {
   if (!StreamEnclosureAvx512Available()) {
     GTEST_SKIP() << "no AVX-512 (F, BW, DQ, VL) on this host";
@@ -357,8 +358,8 @@ TEST(StreamEnclosureAvx512, OneChainGivesTheTwoChainsBits) {
   };
   int64_t compared = 0, expected = 0;
   for (bool transposed : {false, true}) {
-    for (const Shape shape :
-         {Shape{1, 2100}, Shape{2, 2100}, Shape{3, 2100}, Shape{4, 8300}}) {
+    for (const Shape shape : {Shape{1, 2100}, Shape{2, 2100}, Shape{3, 2100},
+                              Shape{4, 8300}, Shape{6, 800}}) {
       const int64_t m = shape.m, cols = shape.cols;
       for (bool bf16 : {true, false}) {
         for (int kind : {0, 1, 2, 3}) {
