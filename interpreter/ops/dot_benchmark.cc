@@ -226,13 +226,14 @@ void BM_StreamBf16Rhs(benchmark::State& state) {
 }
 BENCHMARK(BM_StreamBf16Rhs)->Unit(benchmark::kMillisecond);
 
-// The vector-matrix product with values over a wide range of scales
-// (|v| from 2^-40 to 1, both operands), so that most sums round and the
-// one-chain passes fall back to the two directed chains: the cost of the
-// fallback. Second argument: 1 the rhs transposed.
+// The vector-matrix product (m = 1) and a skinny one (m = 8) with values
+// over a wide range of scales (|v| from 2^-40 to 1, both operands), so
+// that most sums round and the one-chain passes fall back to the two
+// directed chains: the cost of the fallback. Second argument: 1 the rhs
+// transposed.
 void BM_DotVectorMatrixWideRange(benchmark::State& state) {
-  const int64_t k = 2048, n = 16384;
-  const bool transposed = state.range(0) == 1;
+  const int64_t m = state.range(0), k = 2048, n = 16384;
+  const bool transposed = state.range(1) == 1;
   auto wide = [](std::vector<int64_t> dims, uint64_t seed) {
     Literal lit = RandomBf16(dims, seed);
     absl::Span<uint8_t> raw = lit.mutable_raw();
@@ -246,16 +247,15 @@ void BM_DotVectorMatrixWideRange(benchmark::State& state) {
     }
     return lit;
   };
-  const std::string text = DotText("bf16", 1, k, n, transposed);
+  const std::string text = DotText("bf16", m, k, n, transposed);
   std::vector<Literal> args;
-  args.push_back(wide({1, k}, 5));
+  args.push_back(wide({m, k}, 5));
   args.push_back(transposed ? wide({n, k}, 6) : wide({k, n}, 6));
-  RunModule(state, text, args, static_cast<double>(n) * k);
+  RunModule(state, text, args, static_cast<double>(m) * n * k);
 }
 BENCHMARK(BM_DotVectorMatrixWideRange)
-    ->ArgNames({"transposed"})
-    ->Arg(0)
-    ->Arg(1)
+    ->ArgNames({"m", "transposed"})
+    ->ArgsProduct({{1, 8}, {0, 1}})
     ->Unit(benchmark::kMillisecond);
 
 }  // namespace

@@ -776,15 +776,19 @@ void OneChainTransposedRows(const double* xp, int64_t kp, int64_t k, const T* w,
     } else {
       --skip;
     }
+    // The two chains: rows in pairs, two columns per pass (one row: four).
     for (int r = 0; r < kRows; r += 2) {
-      for (int64_t jj = j; jj < j + width; jj += 2) {
-        const int ncols = static_cast<int>(std::min<int64_t>(2, cols - jj));
-        if (r + 2 <= kRows) {
-          TransposedPass<kBf16, 2, 2>(xp + r * kp, kp, k, w, cols_at, jj, ncols,
-                                      lo + r * cols, hi + r * cols, cols);
+      for (int64_t jj = j; jj < j + width; jj += kRows == 1 ? 4 : 2) {
+        const int64_t rest = cols - jj;
+        if constexpr (kRows == 1) {
+          TransposedPass<kBf16, 1, 4>(
+              xp, kp, k, w, cols_at, jj,
+              static_cast<int>(std::min<int64_t>(4, rest)), lo, hi, cols);
         } else {
-          TransposedPass<kBf16, 1, 2>(xp + r * kp, kp, k, w, cols_at, jj, ncols,
-                                      lo + r * cols, hi + r * cols, cols);
+          TransposedPass<kBf16, 2, 2>(
+              xp + r * kp, kp, k, w, cols_at, jj,
+              static_cast<int>(std::min<int64_t>(2, rest)), lo + r * cols,
+              hi + r * cols, cols);
         }
       }
     }
