@@ -150,9 +150,9 @@ llvm::Value* EmitEncodeMinifloat(EmitContext& ctx, PrimitiveType type,
     llvm::Value* rounded = b.CreateLShr(
         b.CreateAdd(b.CreateAdd(u, c32(0x7fff)), b.CreateAnd(high, c32(1))),
         c32(16));
-    llvm::Value* nan = b.CreateSelect(
-        b.CreateICmpEQ(b.CreateAnd(high, c32(0x7f)), c32(0)),
-        b.CreateOr(high, c32(0x40)), high);
+    llvm::Value* nan =
+        b.CreateSelect(b.CreateICmpEQ(b.CreateAnd(high, c32(0x7f)), c32(0)),
+                       b.CreateOr(high, c32(0x40)), high);
     llvm::Value* is_nan =
         b.CreateICmpUGT(b.CreateAnd(u, c32(0x7fffffff)), c32(0x7f800000));
     return b.CreateTrunc(b.CreateSelect(is_nan, nan, rounded), storage);
