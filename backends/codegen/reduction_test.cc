@@ -17,6 +17,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
 #include "backends/cpu/cpu_backend.h"
 #include "backends/cpu/cpu_test_util.h"
 #include "spec/ir/hlo_parser.h"
@@ -704,6 +705,111 @@ ENTRY e {
   EXPECT_EQ((*out)[0].GetRawBits(4), 0x0001u);
   EXPECT_EQ((*out)[1].GetRawBits(4), 0x8001u);
   EXPECT_EQ((*out)[1].GetRawBits(5), 0xff7fu);
+}
+
+TEST(VectorReduce, Bf16ColumnMaxMinFoldPatternsWithNaNsZerosAndExtremes) {
+  // bf16 column max / min fold the 16-bit patterns as integer keys
+  // (reduction.cc, ColumnKeys). [13, 75]: 13 rows (one group of the 8-row
+  // unroll and 5 more), 75 columns (two 32-lane groups and an 11-column
+  // tail). Column j's class is j % 8 (below): orders where the patterns'
+  // order differs from the values', NaNs of both signs in various rows,
+  // zeros of both signs, subnormals and the finite extremes. Max with init
+  // -inf and with init 2 (not the identity), min with init +inf; expected
+  // by plain loops over the decoded floats, a NaN when any element is one;
+  // a zero result may have either sign (numerics.md), so zeros compare as
+  // values. Then [300, 3001] (two column blocks of 2048, a partial last
+  // vector) of patterns spread over the whole encoding, a few NaNs, at 1,
+  // 2 and 3 threads (blocks cut to the threads' chunks).
+  auto pattern = [](int64_t i, int64_t j) -> uint32_t {
+    switch (j % 8) {
+      case 0:  // negatives only
+        return Bf16Bits(-static_cast<float>(i + 1 + j));
+      case 1:  // -inf only
+        return 0xff80;
+      case 2:  // -0, +0 and negatives: the maximum is a zero
+        return i % 3 == 0 ? 0x8000 : (i % 3 == 1 ? 0x0000 : Bf16Bits(-2.5f));
+      case 3:  // the largest finite in row 12 (after the unrolled rows)
+        return i == 12 ? 0x7f7f : Bf16Bits(static_cast<float>(i % 7));
+      case 4:  // subnormals of both signs and -0
+        return i % 4 == 0 ? 0x0001 : (i % 4 == 1 ? 0x8001 : 0x8000);
+      case 5:  // the most negative finite in row 3, else 1
+        return i == 3 ? 0xff7f : Bf16Bits(1.0f);
+      case 6:  // a positive NaN in row j % 13
+        return i == j % 13 ? 0x7fc1 : Bf16Bits(static_cast<float>(i) - 6);
+      default:  // a negative NaN in row 3 j % 13
+        return i == (3 * j) % 13 ? 0xffc0 : Bf16Bits(-static_cast<float>(i));
+    }
+  };
+  constexpr char kMaxMin[] = R"(
+HloModule m
+maxb {
+  a = bf16[] parameter(0)
+  b = bf16[] parameter(1)
+  ROOT s = bf16[] maximum(a, b)
+}
+minb {
+  a = bf16[] parameter(0)
+  b = bf16[] parameter(1)
+  ROOT s = bf16[] minimum(a, b)
+}
+ENTRY e {
+  x = bf16[ROWS,COLS] parameter(0)
+  lo = bf16[] constant(-inf)
+  hi = bf16[] constant(inf)
+  two = bf16[] constant(2)
+  mx = bf16[COLS] reduce(x, lo), dimensions={0}, to_apply=maxb
+  m2 = bf16[COLS] reduce(x, two), dimensions={0}, to_apply=maxb
+  mn = bf16[COLS] reduce(x, hi), dimensions={0}, to_apply=minb
+  ROOT t = (bf16[COLS], bf16[COLS], bf16[COLS]) tuple(mx, m2, mn)
+})";
+  auto check = [&](int64_t rows, int64_t cols, auto&& bits, int threads) {
+    Literal x(Shape(PrimitiveType::kBF16, {rows, cols}));
+    for (int64_t i = 0; i < rows; ++i) {
+      for (int64_t j = 0; j < cols; ++j) x.SetRawBits(i * cols + j, bits(i, j));
+    }
+    CpuBackendOptions options;
+    options.threads = threads;
+    auto out = CompileAndRun(
+        absl::StrReplaceAll(kMaxMin, {{"ROWS", absl::StrCat(rows)},
+                                      {"COLS", absl::StrCat(cols)}}),
+        {std::move(x)}, options);
+    ASSERT_TRUE(out.ok()) << out.status();
+    for (int64_t j = 0; j < cols; ++j) {
+      float mx = -INFINITY, m2 = 2.0f, mn = INFINITY;
+      bool nan = false;
+      for (int64_t i = 0; i < rows; ++i) {
+        const float v = FromBf16Bits(bits(i, j));
+        nan |= std::isnan(v);
+        mx = std::max(mx, v);
+        m2 = std::max(m2, v);
+        mn = std::min(mn, v);
+      }
+      const float got[3] = {FromBf16Bits((*out)[0].GetRawBits(j)),
+                            FromBf16Bits((*out)[1].GetRawBits(j)),
+                            FromBf16Bits((*out)[2].GetRawBits(j))};
+      const float want[3] = {mx, m2, mn};
+      for (int r = 0; r < 3; ++r) {
+        if (nan) {
+          ASSERT_TRUE(std::isnan(got[r])) << r << " column " << j;
+        } else {
+          ASSERT_EQ(got[r], want[r])
+              << r << " column " << j << " threads " << threads;
+        }
+      }
+    }
+  };
+  check(13, 75, pattern, 1);
+  // Spread patterns: every 16-bit value reachable; NaNs (0x7f81..0x7fff,
+  // 0xff81..0xffff) kept one time in five (the others made finite), so
+  // about a fifth of the columns hold one.
+  auto spread = [](int64_t i, int64_t j) -> uint32_t {
+    uint32_t h = static_cast<uint32_t>(i * 3001 + j) * 2654435761u;
+    h ^= h >> 15;
+    uint32_t p = h & 0xffff;
+    if ((p & 0x7fff) > 0x7f80 && (h >> 16) % 5 != 0) p &= 0xbfff;
+    return p;
+  };
+  for (int threads : {1, 2, 3}) check(300, 3001, spread, threads);
 }
 
 TEST(VectorReduce, ColumnMaxSumUnrolledRowsWithNaNInEachRowPhase) {
