@@ -69,6 +69,20 @@ argmax {
 }
 )";
 
+// The bf16 maximum / minimum reducers (maxb, minb) of the bf16 tests.
+constexpr char kBf16MaxMin[] = R"(
+maxb {
+  a = bf16[] parameter(0)
+  b = bf16[] parameter(1)
+  ROOT s = bf16[] maximum(a, b)
+}
+minb {
+  a = bf16[] parameter(0)
+  b = bf16[] parameter(1)
+  ROOT s = bf16[] minimum(a, b)
+}
+)";
+
 std::string Module(absl::string_view body) {
   return absl::StrCat("HloModule m\n", kAdd, body);
 }
@@ -576,18 +590,7 @@ TEST(VectorReduce, Bf16PairsMaxMinSumAndNaNAtEvenOddAndTail) {
   x.SetRawBits(2 * cols + 197, 0x7f81);  // a signalling-pattern NaN
   x.SetRawBits(3 * cols + 63, 0xffc1);
   const std::vector<bool> has_nan = {false, true, true, true, false, false};
-  auto out = CompileAndRun(R"(
-HloModule m
-maxb {
-  a = bf16[] parameter(0)
-  b = bf16[] parameter(1)
-  ROOT s = bf16[] maximum(a, b)
-}
-minb {
-  a = bf16[] parameter(0)
-  b = bf16[] parameter(1)
-  ROOT s = bf16[] minimum(a, b)
-}
+  auto out = CompileAndRun(absl::StrCat("HloModule m\n", kBf16MaxMin, R"(
 add {
   a = f32[] parameter(0)
   b = f32[] parameter(1)
@@ -603,7 +606,7 @@ ENTRY e {
   xf = f32[6,203] convert(x)
   s = f32[6] reduce(xf, z), dimensions={1}, to_apply=add
   ROOT t = (bf16[6], bf16[6], f32[6]) tuple(mx, mn, s)
-})",
+})"),
                            {std::move(x)});
   ASSERT_TRUE(out.ok()) << out.status();
   for (int64_t i = 0; i < rows; ++i) {
@@ -663,18 +666,7 @@ TEST(VectorReduce, Bf16PairsMaxMinOrderNegativesZerosAndExtremes) {
     for (int64_t j = 0; j < cols; ++j)
       x.SetRawBits(i * cols + j, pattern(i, j));
   }
-  auto out = CompileAndRun(R"(
-HloModule m
-maxb {
-  a = bf16[] parameter(0)
-  b = bf16[] parameter(1)
-  ROOT s = bf16[] maximum(a, b)
-}
-minb {
-  a = bf16[] parameter(0)
-  b = bf16[] parameter(1)
-  ROOT s = bf16[] minimum(a, b)
-}
+  auto out = CompileAndRun(absl::StrCat("HloModule m\n", kBf16MaxMin, R"(
 ENTRY e {
   x = bf16[6,75] parameter(0)
   lo = bf16[] constant(-inf)
@@ -682,7 +674,7 @@ ENTRY e {
   mx = bf16[6] reduce(x, lo), dimensions={1}, to_apply=maxb
   mn = bf16[6] reduce(x, hi), dimensions={1}, to_apply=minb
   ROOT t = (bf16[6], bf16[6]) tuple(mx, mn)
-})",
+})"),
                            {std::move(x)});
   ASSERT_TRUE(out.ok()) << out.status();
   for (int64_t i = 0; i < rows; ++i) {
@@ -740,18 +732,7 @@ TEST(VectorReduce, Bf16ColumnMaxMinFoldPatternsWithNaNsZerosAndExtremes) {
         return i == (3 * j) % 13 ? 0xffc0 : Bf16Bits(-static_cast<float>(i));
     }
   };
-  constexpr char kMaxMin[] = R"(
-HloModule m
-maxb {
-  a = bf16[] parameter(0)
-  b = bf16[] parameter(1)
-  ROOT s = bf16[] maximum(a, b)
-}
-minb {
-  a = bf16[] parameter(0)
-  b = bf16[] parameter(1)
-  ROOT s = bf16[] minimum(a, b)
-}
+  constexpr char kEntry[] = R"(
 ENTRY e {
   x = bf16[ROWS,COLS] parameter(0)
   lo = bf16[] constant(-inf)
@@ -770,8 +751,10 @@ ENTRY e {
     CpuBackendOptions options;
     options.threads = threads;
     auto out = CompileAndRun(
-        absl::StrReplaceAll(kMaxMin, {{"ROWS", absl::StrCat(rows)},
-                                      {"COLS", absl::StrCat(cols)}}),
+        absl::StrCat(
+            "HloModule m\n", kBf16MaxMin,
+            absl::StrReplaceAll(kEntry, {{"ROWS", absl::StrCat(rows)},
+                                         {"COLS", absl::StrCat(cols)}})),
         {std::move(x)}, options);
     ASSERT_TRUE(out.ok()) << out.status();
     for (int64_t j = 0; j < cols; ++j) {
