@@ -902,8 +902,9 @@ void ExpectSameBitsAtOneToThreeThreads(const std::string& text,
 }
 
 // The streamed skinny path (m <= 16 lhs rows over a row-major bf16 / f32
-// rhs: whole rows split into one block per thread for m = 1, blocks of
-// up to 1024 columns sharing each widened rhs chunk for m > 1; or over
+// rhs: whole rows split into one block per thread for m = 1, and for m <=
+// 4 on AVX-512 (the one-chain passes' spans), blocks of up to 1024 columns
+// sharing each widened rhs chunk otherwise; or over
 // the transposed rhs [n][k], one contiguous dot per output) on
 // products large enough to be split (m x 1024 by 1024 x 4099, m = 1 and
 // 3: 4.2 M and 12.6 M terms, an odd column count): the same bits at 1, 2
