@@ -345,8 +345,8 @@ TEST(StreamEnclosureAvx512, OneRowTakesOneChainWhileItsSumsAreExact) {
 // one, with the redos' back-off), two and three rows over 2100 (the
 // transposed passes of two rows and of one), four rows over 8300
 // (row-major: two spans of columns, 8192 and 108; transposed: the passes
-// of four rows), six rows over 800 (groups of four rows and two); the
-// caller's MXCSR unchanged.
+// of four rows), six rows over 800 (groups of four rows, sixteen rhs rows
+// per chunk, and two); the caller's MXCSR unchanged.
 TEST(StreamEnclosureAvx512, OneChainGivesTheTwoChainsBits) {
   if (!StreamEnclosureAvx512Available()) {
     GTEST_SKIP() << "no AVX-512 (F, BW, DQ, VL) on this host";
