@@ -180,6 +180,15 @@ class EmitContext {
   std::function<std::pair<llvm::Value*, llvm::Value*>(
       EmitContext&, int32_t fn, absl::Span<llvm::Value* const> parts)>
       complex_math;
+  // p * 2^k rounded once to float (IEEE ldexp under the current rounding
+  // mode: overflow to inf, subnormal results rounded once, NaN kept) for
+  // float p, a scalar or a vector, and k of p's type holding integers of
+  // magnitude at most 300 (or NaN where p is NaN), where the target has an
+  // instruction for it (AVX-512's vscalefps: cpu/scalef.h) that its loop
+  // vectoriser can widen. Unset: kernels build the power of two in the
+  // exponent field instead.
+  std::function<llvm::Value*(EmitContext&, llvm::Value* p, llvm::Value* k)>
+      scale_by_power_of_two;
   // Runs `body` (void body(ptr env, i64 begin, i64 end)) over [0, n) split
   // into chunks, possibly on several threads, and returns when all chunks
   // are done. Unset: loop nests are never split.

@@ -405,6 +405,9 @@ llvm::Value* EmitExpKernelF32(EmitContext& ctx, llvm::Value* x) {
   static const std::vector<double> kCoeffs = Taylor(0, 7, 1, false);
   llvm::Value* p = c(kCoeffs.back());
   for (size_t i = kCoeffs.size() - 1; i-- > 0;) p = fma(p, r, c(kCoeffs[i]));
+  // k in [-150, 128]; the target's ldexp where it has one (one
+  // instruction), rounding once as below.
+  if (ctx.scale_by_power_of_two) return ctx.scale_by_power_of_two(ctx, p, k);
   // 2^k as two powers of two in the exponent field (k in [-150, 128]:
   // both halves in [-75, 64]); the second product rounds once (to a
   // subnormal, 0 or inf where the exact value does). NaN: k = 0 keeps

@@ -15,6 +15,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <limits>
@@ -245,6 +246,60 @@ TEST(MathKernels, F32ExpDenseWithinOneUlp) {
   EXPECT_LE(s.max_ulp, 1.0) << "worst at x = " << s.worst_x;
   std::printf("f32 exponential (dense)   max %.6f ulp (x = %.9g), %zu args\n",
               s.max_ulp, s.worst_x, xs.size());
+}
+
+// Where the host has AVX-512, the f32 exp kernel scales by 2^k with
+// vscalefps (cpu/scalef.h) instead of two powers of two built in the
+// exponent field; both round p * 2^k once, so the bits must agree: every
+// 127th f32 in [-104, 89] (the subnormal, normal and overflow boundaries
+// among them) and the special values, at 16 lanes and in the scalar
+// remainder.
+TEST(MathKernels, F32ExpSameBitsWithAndWithoutScalef) {
+  const float inf = std::numeric_limits<float>::infinity();
+  std::vector<float> xs = {
+      0.0f,         -0.0f,        inf,     -inf,         std::nanf(""),
+      88.7228394f,  88.7228317f,  89.0f,   -87.3365479f, -87.3365402f,
+      -103.972076f, -103.972084f, -104.0f, 1000.0f,      -1000.0f};
+  for (float x : {-104.0f, 0.0f}) {
+    const float end = x < 0 ? 0.0f : 89.0f;
+    uint32_t u;
+    std::memcpy(&u, &x, 4);
+    for (;; u += x < 0 ? -127 : 127) {
+      float v;
+      std::memcpy(&v, &u, 4);
+      if (x < 0 ? !(v < end) || v < -104.0f : v > end) break;
+      xs.push_back(v);
+    }
+  }
+  xs.push_back(1.5f);  // a count that leaves a scalar remainder
+  Literal in(
+      Shape::Array(PrimitiveType::kF32, {static_cast<int64_t>(xs.size())}));
+  for (size_t i = 0; i < xs.size(); ++i) in.SetFromDouble(i, xs[i]);
+  const std::string hlo = UnaryModule("exponential", "f32", xs.size());
+  const char* saved = std::getenv("HLOREF_CPU_SCALEF");
+  const std::string saved_value = saved ? saved : "";
+  setenv("HLOREF_CPU_SCALEF", "0", 1);
+  auto field = CompileAndRun(hlo, {in});
+  unsetenv("HLOREF_CPU_SCALEF");
+  auto scalef = CompileAndRun(hlo, {in});
+  if (saved) setenv("HLOREF_CPU_SCALEF", saved_value.c_str(), 1);
+  ASSERT_TRUE(field.ok()) << field.status();
+  ASSERT_TRUE(scalef.ok()) << scalef.status();
+  EXPECT_GT(xs.size(), 8000000u);
+  int64_t differ = 0;
+  for (size_t i = 0; i < xs.size(); ++i) {
+    const uint64_t a = (*field)[0].GetRawBits(i);
+    const uint64_t b = (*scalef)[0].GetRawBits(i);
+    const bool nan = std::isnan(xs[i]);
+    if ((nan ? !(std::isnan((*scalef)[0].GetAsDouble(i))) : a != b) &&
+        ++differ <= 5) {
+      ADD_FAILURE() << "exp(" << std::hexfloat << xs[i]
+                    << "): " << (*field)[0].GetAsDouble(i)
+                    << " in the exponent field, " << (*scalef)[0].GetAsDouble(i)
+                    << " with vscalefps";
+    }
+  }
+  EXPECT_EQ(differ, 0);
 }
 
 TEST(MathKernels, F16UnaryExhaustive) {

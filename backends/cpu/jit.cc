@@ -9,6 +9,7 @@
 #include "absl/strings/str_join.h"
 #include "backends/codegen/emit_context.h"
 #include "backends/cpu/runtime/run_context.h"
+#include "backends/cpu/scalef.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Analysis/ValueTracking.h"
 #include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
@@ -184,6 +185,7 @@ absl::Status Optimize(llvm::Module& module, llvm::TargetMachine& tm,
                                     ? pb.buildO0DefaultPipeline(level)
                                     : pb.buildPerModuleDefaultPipeline(level);
   mpm.run(module, mam);
+  LowerScalefCalls(module);
   MarkStreamingStores(module);
   return absl::OkStatus();
 }

@@ -10,6 +10,7 @@
 #include "backends/codegen/emit_context.h"
 #include "backends/codegen/emitter_table.h"
 #include "backends/cpu/cpu_emitters.h"
+#include "backends/cpu/scalef.h"
 #include "llvm/IR/Function.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/LLVMContext.h"
@@ -166,6 +167,12 @@ absl::StatusOr<EmittedModule> EmitModuleForCpu(
         b.CreateLoad(dbl, b.CreateConstInBoundsGEP1_64(dbl, out, 1));
     return std::make_pair(re, im);
   };
+  if (UseScalefForHost()) {
+    ctx.scale_by_power_of_two = [](codegen::EmitContext& c, llvm::Value* p,
+                                   llvm::Value* k) {
+      return EmitScalefCall(c.b(), p, k);
+    };
+  }
   ctx.parallel_for = [](codegen::EmitContext& c, llvm::Value* n,
                         llvm::Function* body, llvm::Value* env) {
     llvm::Type* ptr = c.PtrType();
