@@ -1103,8 +1103,12 @@ class EnclosurePass {
     }
   }
 
+  // `owned_args` (the entry's, or null): the arguments themselves, which
+  // the parameters take over instead of copying (each is then dropped
+  // after its last reader, as every value); `args` points into it.
   absl::StatusOr<ValueEnclosure> Computation(
-      const HloComputation& comp, std::vector<const ValueEnclosure*> args);
+      const HloComputation& comp, std::vector<const ValueEnclosure*> args,
+      std::vector<ValueEnclosure>* owned_args = nullptr);
 
   // Device channels (send / recv without is_host_transfer) with exactly
   // one send and one recv-done in the whole module, both in the same
@@ -1382,7 +1386,8 @@ void EnclosurePass::Widen(const EnclosureErrorClass& c, PrimitiveType t,
 }
 
 absl::StatusOr<ValueEnclosure> EnclosurePass::Computation(
-    const HloComputation& comp, std::vector<const ValueEnclosure*> args) {
+    const HloComputation& comp, std::vector<const ValueEnclosure*> args,
+    std::vector<ValueEnclosure>* owned_args) {
   std::map<const HloInstruction*, ValueEnclosure> values;
   // Each value is dropped after its last reader (the root is kept).
   std::map<const HloInstruction*, const HloInstruction*> last_reader;
@@ -1402,7 +1407,15 @@ absl::StatusOr<ValueEnclosure> EnclosurePass::Computation(
             absl::StrCat("enclosure: ", inst.ShortDescription(),
                          ": no argument for parameter ", n));
       }
-      values[&inst] = *args[n];
+      if (owned_args != nullptr &&
+          n < static_cast<int64_t>(owned_args->size()) &&
+          &(*owned_args)[static_cast<size_t>(n)] == args[n]) {
+        // Taken over: an argument of two parameters is not possible (one
+        // argument per parameter number).
+        values[&inst] = std::move((*owned_args)[static_cast<size_t>(n)]);
+      } else {
+        values[&inst] = *args[n];
+      }
       AdoptShape(values[&inst], inst.shape());
       if (!options_.deviations.ftz_types.empty()) {
         ApplyFtz(values[&inst], options_.deviations.ftz_types);
@@ -6001,12 +6014,13 @@ absl::StatusOr<ValueEnclosure> EnclosurePass::Op(
           cls.kind == EnclosureErrorKind::kNone ? "" : " for these operands"));
 }
 
-void Flatten(const ValueEnclosure& v, std::vector<ArrayEnclosure>& out) {
+// Moves v's array leaves into `out`, in order.
+void Flatten(ValueEnclosure&& v, std::vector<ArrayEnclosure>& out) {
   if (v.shape.IsTuple()) {
-    for (const ValueEnclosure& t : v.tuple) Flatten(t, out);
+    for (ValueEnclosure& t : v.tuple) Flatten(std::move(t), out);
     return;
   }
-  if (v.shape.IsArray()) out.push_back(v.array);
+  if (v.shape.IsArray()) out.push_back(std::move(v.array));
 }
 
 std::string IndexText(const Shape& shape, int64_t linear) {
@@ -6106,8 +6120,9 @@ absl::StatusOr<ModuleEnclosure> ComputeEnclosure(
   EnclosurePass pass(options);
   pass.FindPairedChannels(module);
   ModuleEnclosure result;
-  HLOREF_ASSIGN_OR_RETURN(result.root, pass.Computation(*entry, ptrs));
-  Flatten(result.root, result.outputs);
+  HLOREF_ASSIGN_OR_RETURN(ValueEnclosure root,
+                          pass.Computation(*entry, ptrs, &arg_values));
+  Flatten(std::move(root), result.outputs);
   return result;
 }
 

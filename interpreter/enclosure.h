@@ -144,7 +144,6 @@ struct EnclosureOptions {
 };
 
 struct ModuleEnclosure {
-  ValueEnclosure root;
   // The root flattened: one entry per array leaf in order.
   std::vector<ArrayEnclosure> outputs;
 };

@@ -39,8 +39,10 @@ int64_t Participants(const HloModule& module) {
 
 // Judges `module` on `backend` with `args` the way the conformance suite
 // judges a generated case (oracle, backend, comparator); replicated
-// modules run replicated on both sides, every participant judged.
-CaseRecord Judge(const HloModule& module, const ParticipantArgs& args,
+// modules run replicated on both sides, every participant judged. One
+// participant's list moves into the case and back, so a large argument
+// is not copied (`args` is unchanged on return).
+CaseRecord Judge(const HloModule& module, ParticipantArgs& args,
                  HloOpcode opcode, PrimitiveType type, const std::string& id,
                  backends::Backend& backend, const DiffOptions& options) {
   GeneratedCase c;
@@ -51,13 +53,20 @@ CaseRecord Judge(const HloModule& module, const ParticipantArgs& args,
   c.module = module.Clone();
   c.replica_count = module.config().replica_count;
   c.partition_count = module.config().num_partitions;
-  c.args = args.front();
-  if (args.size() > 1) c.participant_args = args;
+  const bool one_list = args.size() == 1;
+  if (one_list) {
+    c.args = std::move(args.front());
+  } else {
+    c.args = args.front();
+    c.participant_args = args;
+  }
   SuiteOptions suite;
   suite.deviations = options.deviations;
   suite.profile = options.profile;
   suite.compile_options = options.compile_options;
-  return RunGeneratedCase(c, backend, suite);
+  CaseRecord record = RunGeneratedCase(c, backend, suite);
+  if (one_list) args.front() = std::move(c.args);
+  return record;
 }
 
 // Host transfers need the host queues of a run: not judged by enclosures.
@@ -439,12 +448,30 @@ class Differ {
     const int64_t participants = Participants(module);
     std::vector<std::map<const HloInstruction*, Literal>> values(
         static_cast<size_t>(participants));
+    // Each entry instruction's last user (its index in the entry's order):
+    // only values some instruction reads are kept, each until its last
+    // user has been judged, and the parameters are read from `args`
+    // (diffing a dump with gigabytes of weights kept a copy of every value
+    // and every argument for the whole search).
+    const HloComputation& entry = *module.entry();
+    std::map<const HloInstruction*, int64_t> last_use;
+    {
+      int64_t index = 0;
+      for (const auto& owned : entry.instructions()) {
+        for (const HloInstruction* o : owned->operands()) last_use[o] = index;
+        ++index;
+      }
+    }
     EvaluatorOptions eval_options;
     eval_options.profile = options_.profile;
     eval_options.max_bytes = options_.max_bytes;
-    eval_options.entry_value_observer = [&values](int64_t participant,
-                                                  const HloInstruction& inst,
-                                                  const Literal& value) {
+    eval_options.entry_value_observer = [&values, &last_use](
+                                            int64_t participant,
+                                            const HloInstruction& inst,
+                                            const Literal& value) {
+      if (inst.opcode() == HloOpcode::kParameter || !last_use.contains(&inst)) {
+        return;
+      }
       values[static_cast<size_t>(participant)].insert_or_assign(&inst, value);
     };
     Evaluator oracle(eval_options);
@@ -462,11 +489,21 @@ class Differ {
     auto values_of = [&](const std::vector<const HloInstruction*>& sources)
         -> std::optional<ParticipantArgs> {
       ParticipantArgs out;
-      for (const auto& participant : values) {
+      for (size_t p = 0; p < values.size(); ++p) {
         std::vector<Literal> own;
         for (const HloInstruction* source : sources) {
-          auto it = participant.find(source);
-          if (it == participant.end()) return std::nullopt;
+          if (source->opcode() == HloOpcode::kParameter) {
+            const std::vector<Literal>& list =
+                args[std::min(p, args.size() - 1)];
+            const int64_t number = source->parameter_number();
+            if (number < 0 || number >= static_cast<int64_t>(list.size())) {
+              return std::nullopt;
+            }
+            own.push_back(list[static_cast<size_t>(number)]);
+            continue;
+          }
+          auto it = values[p].find(source);
+          if (it == values[p].end()) return std::nullopt;
           own.push_back(it->second);
         }
         out.push_back(std::move(own));
@@ -474,8 +511,19 @@ class Differ {
       return out;
     };
     int first = -1;
-    for (const auto& owned : module.entry()->instructions()) {
+    int64_t index = -1;
+    for (const auto& owned : entry.instructions()) {
       const HloInstruction& inst = *owned;
+      ++index;
+      // The values whose last user was the previous instruction.
+      if (index > 0) {
+        for (auto& participant : values) {
+          for (auto it = participant.begin(); it != participant.end();) {
+            it = last_use.at(it->first) < index ? participant.erase(it)
+                                                : std::next(it);
+          }
+        }
+      }
       if (inst.opcode() == HloOpcode::kParameter) continue;
       if (first >= 0 && !options_.all) break;
       InstructionVerdict verdict;
@@ -667,6 +715,14 @@ absl::StatusOr<DiffResult> DiffModule(const HloModule& module,
                                       absl::Span<const Literal> args,
                                       backends::Backend& backend,
                                       const DiffOptions& options) {
+  return DiffModuleTakingArgs(
+      module, std::vector<Literal>(args.begin(), args.end()), backend, options);
+}
+
+absl::StatusOr<DiffResult> DiffModuleTakingArgs(const HloModule& module,
+                                                std::vector<Literal> owned_args,
+                                                backends::Backend& backend,
+                                                const DiffOptions& options) {
   HLOREF_RETURN_IF_ERROR(VerifyModule(module));
   const int64_t participants = Participants(module);
   ParticipantArgs all_args;
@@ -678,10 +734,11 @@ absl::StatusOr<DiffResult> DiffModule(const HloModule& module,
                        participants, " participants"));
     }
     all_args = options.participant_args;
+  } else if (participants == 1) {
+    all_args.push_back(std::move(owned_args));
   } else {
     // One list for every participant.
-    all_args.assign(static_cast<size_t>(participants),
-                    std::vector<Literal>(args.begin(), args.end()));
+    all_args.assign(static_cast<size_t>(participants), owned_args);
   }
   DiffResult result;
   CaseRecord whole = Judge(module, all_args, module.entry()->root()->opcode(),
@@ -689,6 +746,8 @@ absl::StatusOr<DiffResult> DiffModule(const HloModule& module,
                            module.name(), backend, options);
   result.whole = whole.outcome;
   result.whole_message = whole.message;
+  // Without per-participant lists every participant has the same list.
+  const absl::Span<const Literal> args = all_args.front();
   if (options.enclosure && options.participant_args.empty() &&
       !UsesHost(module)) {
     JudgeWithEnclosures(module, args, backend, options, result);

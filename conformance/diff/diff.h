@@ -158,6 +158,13 @@ absl::StatusOr<DiffResult> DiffModule(const HloModule& module,
                                       absl::Span<const Literal> args,
                                       backends::Backend& backend,
                                       const DiffOptions& options);
+// The same, taking the arguments over: nothing copies them (the search
+// lends them to each judged run and takes them back), so a module with
+// gigabytes of weights holds them once.
+absl::StatusOr<DiffResult> DiffModuleTakingArgs(const HloModule& module,
+                                                std::vector<Literal> args,
+                                                backends::Backend& backend,
+                                                const DiffOptions& options);
 
 // The module that computes `instruction` (of `module`'s entry) alone: one
 // parameter per distinct operand (in operand order), named and shaped as

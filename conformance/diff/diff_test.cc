@@ -213,6 +213,92 @@ TEST(DiffModule, InterpreterAgreesWithItself) {
   EXPECT_NE(result->Conclusion().find("no departure"), std::string::npos);
 }
 
+// The interpreter, recording where each run's arguments live.
+class RecordingBackend : public backends::Backend {
+ public:
+  RecordingBackend() : inner_(*backends::CreateInterpreterBackend()) {}
+  std::string name() const override { return "recording"; }
+  absl::Status Supports(const HloInstruction&) const override {
+    return absl::OkStatus();
+  }
+  absl::StatusOr<std::unique_ptr<backends::Executable>> Compile(
+      const HloModule& module,
+      const backends::CompileOptions& options) override {
+    auto exe = inner_->Compile(module, options);
+    if (!exe.ok()) return exe.status();
+    return std::unique_ptr<backends::Executable>(
+        std::make_unique<Exe>(*std::move(exe), runs));
+  }
+  // Per run, the address of each argument's first element.
+  std::vector<std::vector<const float*>> runs;
+
+ private:
+  class Exe : public backends::Executable {
+   public:
+    Exe(std::unique_ptr<backends::Executable> inner,
+        std::vector<std::vector<const float*>>& runs)
+        : inner_(std::move(inner)), runs_(runs) {}
+    absl::StatusOr<std::vector<Literal>> Run(
+        absl::Span<const Literal> args) override {
+      std::vector<const float*> at;
+      for (const Literal& a : args) at.push_back(a.data<float>().data());
+      runs_.push_back(std::move(at));
+      return inner_->Run(args);
+    }
+
+   private:
+    std::unique_ptr<backends::Executable> inner_;
+    std::vector<std::vector<const float*>>& runs_;
+  };
+  std::unique_ptr<backends::Backend> inner_;
+};
+
+// A value read again four instructions after it was computed (n, by r)
+// and parameters read by several instructions: the search keeps each
+// value until its last reader, reads the parameters from the arguments
+// it took over, and never copies those for the whole module's run.
+constexpr char kLongLived[] = R"(
+HloModule long_lived
+
+ENTRY main {
+  x = f32[3] parameter(0)
+  y = f32[3] parameter(1)
+  n = f32[3] negate(x)
+  m = f32[3] multiply(n, y)
+  a = f32[3] add(m, x)
+  s = f32[3] subtract(a, y)
+  ROOT r = f32[3] multiply(s, n)
+}
+)";
+
+TEST(DiffModule, TakenArgumentsAreNotCopiedAndValuesLiveToTheirLastReader) {
+  auto module = Parse(kLongLived);
+  ASSERT_NE(module, nullptr);
+  RecordingBackend backend;
+  std::vector<Literal> args = Args();
+  const float* x_at = args[0].data<float>().data();
+  const float* y_at = args[1].data<float>().data();
+  DiffOptions options;
+  options.all = true;
+  options.enclosure = false;
+  auto result =
+      DiffModuleTakingArgs(*module, std::move(args), backend, options);
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(result->whole, Outcome::kPass) << result->whole_message;
+  // n, m, a, s, r: every one judged (an operand dropped too early would
+  // leave its reader skipped: "an operand was not evaluated").
+  ASSERT_EQ(result->instructions.size(), 5u);
+  for (const auto& v : result->instructions) {
+    EXPECT_EQ(v.outcome, Outcome::kPass) << v.QualifiedName() << v.message;
+  }
+  // The whole module's run got the caller's buffers, then one run per
+  // isolated instruction.
+  ASSERT_EQ(backend.runs.size(), 6u);
+  ASSERT_EQ(backend.runs[0].size(), 2u);
+  EXPECT_EQ(backend.runs[0][0], x_at);
+  EXPECT_EQ(backend.runs[0][1], y_at);
+}
+
 TEST(DiffModule, FirstDepartingInstructionIsNamed) {
   auto module = Parse(kChain);
   ASSERT_NE(module, nullptr);

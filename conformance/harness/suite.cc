@@ -21,6 +21,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/time/time.h"
+#include "absl/types/span.h"
 #include "conformance/compare/enclosure_model.h"
 #include "conformance/generators/random_programs.h"
 #include "conformance/harness/golden_case.h"
@@ -246,9 +247,12 @@ std::string ParticipantLabel(const GeneratedCase& c, size_t participant) {
 
 // The argument list of each participant (one shared list when the case has
 // no per-participant arguments).
-std::vector<std::vector<Literal>> ParticipantArgs(const GeneratedCase& c) {
+// The per-participant argument lists, or c.args as the one list every
+// participant gets: views of the case's own lists (a copy would double
+// the memory of large arguments: hloref diff on dumps).
+absl::Span<const std::vector<Literal>> ParticipantArgs(const GeneratedCase& c) {
   if (!c.participant_args.empty()) return c.participant_args;
-  return {c.args};
+  return absl::MakeConstSpan(&c.args, 1);
 }
 
 const std::vector<Literal>& ArgsOf(const GeneratedCase& c, size_t i) {
@@ -265,7 +269,7 @@ struct OracleRun {
 
 absl::StatusOr<OracleRun> RunOracle(
     const GeneratedCase& c, const EvaluatorOptions& base,
-    const std::vector<std::vector<Literal>>& participant_args,
+    absl::Span<const std::vector<Literal>> participant_args,
     const backends::HostTransfers& host_inputs) {
   OracleRun run;
   if (c.replicated()) {
@@ -420,7 +424,8 @@ CaseRecord RunGeneratedCase(const GeneratedCase& c, backends::Backend& backend,
   }
   const size_t participants =
       static_cast<size_t>(c.replica_count * c.partition_count);
-  const std::vector<std::vector<Literal>> participant_args = ParticipantArgs(c);
+  const absl::Span<const std::vector<Literal>> participant_args =
+      ParticipantArgs(c);
   // The oracle: XLA-profile values always (the portable profile masks the
   // don't-care elements it reports under both), with S and m.
   EvaluatorOptions eval_options;

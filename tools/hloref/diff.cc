@@ -120,8 +120,9 @@ int RunDiff(int argc, char** argv) {
   options.max_bytes = job->max_bytes;
   const std::string& backend_name = job->backend_name;
 
-  auto result =
-      conformance::DiffModule(*job->module, job->args, *job->backend, options);
+  // The arguments move into the search (nothing reads them here after).
+  auto result = conformance::DiffModuleTakingArgs(
+      *job->module, std::move(job->args), *job->backend, options);
   if (!result.ok()) return Fail(std::string(result.status().message()));
   // A mapped argument file that shrank read as zeros past its new end.
   if (absl::Status s = CheckMappedNpyFiles(); !s.ok()) {
