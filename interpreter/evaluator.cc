@@ -203,6 +203,16 @@ void CollectLeafLiterals(const Literal& lit, std::vector<const Literal*>* out) {
   }
 }
 
+void CollectMutableLeafLiterals(Literal& lit, std::vector<Literal*>* out) {
+  if (lit.shape().IsTuple()) {
+    for (int64_t i = 0; i < lit.shape().tuple_size(); ++i) {
+      CollectMutableLeafLiterals(lit.mutable_tuple_element(i), out);
+    }
+  } else {
+    out->push_back(&lit);
+  }
+}
+
 // Don't-care marks of one value: per leaf either empty (nothing marked) or
 // one flag per element (row-major).
 struct Marks {
@@ -1400,8 +1410,11 @@ absl::StatusOr<EvalResult> Evaluator::RunParticipant(
   CollectLeafLiterals(result.value, &leaves);
   for (size_t i = 0; i < leaves.size(); ++i) {
     EvaluatedOutput out;
-    // A consuming run holds the leaves once, in result.value.
-    if (owned == nullptr) out.value = *leaves[i];
+    // A consuming run holds the leaves once, in result.value; with
+    // outputs_take_the_result the outputs take them below.
+    if (owned == nullptr && !options_.outputs_take_the_result) {
+      out.value = *leaves[i];
+    }
     // Padding beyond runtime sizes is don't-care (impl.dynamic.1), added
     // here only: it is not part of the value, so it never propagates.
     std::vector<bool> padding = PaddingFlags(*leaves[i]);
@@ -1443,6 +1456,13 @@ absl::StatusOr<EvalResult> Evaluator::RunParticipant(
       out.term_count = std::move(term_count);
     }
     result.outputs.push_back(std::move(out));
+  }
+  if (owned == nullptr && options_.outputs_take_the_result) {
+    std::vector<Literal*> mutable_leaves;
+    CollectMutableLeafLiterals(result.value, &mutable_leaves);
+    for (size_t i = 0; i < mutable_leaves.size(); ++i) {
+      result.outputs[i].value = std::move(*mutable_leaves[i]);
+    }
   }
   return result;
 }

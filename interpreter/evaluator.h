@@ -82,6 +82,12 @@ struct EvaluatorOptions {
   // Compute the per-element error data (S and m) of accumulating ops
   // (numerics.md 7.3, 7.6); see EvalResult.
   bool compute_error_data = false;
+  // Run / RunReplicated: each EvalResult::outputs[i].value takes its leaf
+  // out of EvalResult::value instead of copying it, so the result is held
+  // once (value keeps its shape with empty leaves). For callers that read
+  // only the outputs (the conformance harness: a large result was held
+  // twice by every judged case of hloref diff and reduce).
+  bool outputs_take_the_result = false;
 
   // Replicated runs (RunReplicated; interpreter/replicas.h): the number of
   // replicas and partitions; 0 takes the module header's replica_count /

@@ -80,6 +80,45 @@ TEST(Evaluator, RunsInPostOrder) {
   EXPECT_FALSE(r->outputs[0].dont_care.has_value());
 }
 
+// outputs_take_the_result: the same outputs as a plain Run, each one the
+// result's own leaf moved out (the result's leaves are left without
+// bytes), for an array root and for a tuple root.
+TEST(Evaluator, OutputsTakeTheResultWithoutACopy) {
+  auto m = ParseHloModule(R"(
+HloModule pair
+ENTRY main {
+  x = f32[4] parameter(0)
+  n = f32[4] negate(x)
+  e = f32[4] exponential(x)
+  ROOT t = (f32[4], f32[4]) tuple(n, e)
+}
+)");
+  ASSERT_TRUE(m.ok()) << m.status();
+  const std::vector<Literal> args = {
+      Literal::CreateR1<float>(PT::kF32, {0.5f, -1.0f, 2.0f, 0.0f})};
+  auto plain = Evaluator().Run(**m, args);
+  ASSERT_TRUE(plain.ok()) << plain.status();
+  EvaluatorOptions options;
+  options.outputs_take_the_result = true;
+  auto taken = Evaluator(options).Run(**m, args);
+  ASSERT_TRUE(taken.ok()) << taken.status();
+  ASSERT_EQ(taken->outputs.size(), 2u);
+  for (size_t i = 0; i < 2; ++i) {
+    EXPECT_EQ(taken->outputs[i].value, plain->outputs[i].value) << i;
+    EXPECT_TRUE(
+        taken->value.tuple_element(static_cast<int64_t>(i)).raw().empty())
+        << i;
+  }
+  auto array_root = AddMul();
+  auto one = Evaluator(options).Run(
+      *array_root,
+      {FromInts(PT::kS32, {1, 2, 3}), FromInts(PT::kS32, {10, 20, 30})});
+  ASSERT_TRUE(one.ok()) << one.status();
+  ASSERT_EQ(one->outputs.size(), 1u);
+  EXPECT_EQ(one->outputs[0].value, FromInts(PT::kS32, {22, 44, 66}));
+  EXPECT_TRUE(one->value.raw().empty());
+}
+
 TEST(Evaluator, ArgumentErrorsNameTheParameter) {
   auto m = AddMul();
   Evaluator ev;

@@ -440,7 +440,7 @@ class Differ {
   //
   // `original` is the computation of the user's module that `module`'s
   // entry was printed from: locations are reported in the user's file.
-  absl::StatusOr<int> Run(const HloModule& module, const ParticipantArgs& args,
+  absl::StatusOr<int> Run(const HloModule& module, ParticipantArgs& args,
                           const std::vector<std::string>& path,
                           const HloComputation& original) {
     // The oracle's value of every entry instruction, per participant (each
@@ -485,30 +485,61 @@ class Differ {
               path.empty() ? "" : absl::StrCat(absl::StrJoin(path, "/"), ": "),
               "the oracle cannot evaluate the module: ", run.message()));
     }
-    // The oracle's values of `sources` for every participant.
-    auto values_of = [&](const std::vector<const HloInstruction*>& sources)
-        -> std::optional<ParticipantArgs> {
-      ParticipantArgs out;
+    // The oracle's values of `sources` for every participant, or nullopt
+    // when one is missing. With `loans`, `sources` are distinct and the
+    // parameters' arguments are moved out of `args` (a weight of gigabytes
+    // is not copied for the one instruction that reads it), recorded in
+    // `loans` for give_back; otherwise they are copied.
+    struct Loan {
+      size_t participant, number, position;
+    };
+    auto values_of =
+        [&](const std::vector<const HloInstruction*>& sources,
+            std::vector<Loan>* loans) -> std::optional<ParticipantArgs> {
       for (size_t p = 0; p < values.size(); ++p) {
-        std::vector<Literal> own;
+        const std::vector<Literal>& list = args[std::min(p, args.size() - 1)];
         for (const HloInstruction* source : sources) {
           if (source->opcode() == HloOpcode::kParameter) {
-            const std::vector<Literal>& list =
-                args[std::min(p, args.size() - 1)];
             const int64_t number = source->parameter_number();
             if (number < 0 || number >= static_cast<int64_t>(list.size())) {
               return std::nullopt;
             }
-            own.push_back(list[static_cast<size_t>(number)]);
+          } else if (!values[p].contains(source)) {
+            return std::nullopt;
+          }
+        }
+      }
+      // One list per participant: each list's entries lent at most once.
+      const bool lend = loans != nullptr && args.size() == values.size();
+      ParticipantArgs out;
+      for (size_t p = 0; p < values.size(); ++p) {
+        std::vector<Literal>& list = args[std::min(p, args.size() - 1)];
+        std::vector<Literal> own;
+        for (const HloInstruction* source : sources) {
+          if (source->opcode() == HloOpcode::kParameter) {
+            const size_t number =
+                static_cast<size_t>(source->parameter_number());
+            if (lend) {
+              loans->push_back({p, number, own.size()});
+              own.push_back(std::move(list[number]));
+            } else {
+              own.push_back(list[number]);
+            }
             continue;
           }
-          auto it = values[p].find(source);
-          if (it == values[p].end()) return std::nullopt;
-          own.push_back(it->second);
+          own.push_back(values[p].at(source));
         }
         out.push_back(std::move(own));
       }
       return out;
+    };
+    // The lent arguments back into `args`.
+    auto give_back = [&](ParticipantArgs& from,
+                         const std::vector<Loan>& loans) {
+      for (const Loan& l : loans) {
+        args[l.participant][l.number] =
+            std::move(from[l.participant][l.position]);
+      }
     };
     int first = -1;
     int64_t index = -1;
@@ -549,8 +580,9 @@ class Differ {
         continue;
       }
       // The oracle's values of the operands, in parameter order.
+      std::vector<Loan> loans;
       std::optional<ParticipantArgs> isolated_args =
-          values_of(isolated->sources);
+          values_of(isolated->sources, &loans);
       if (!isolated_args.has_value()) {
         verdict.outcome = Outcome::kSkipped;
         verdict.message = "an operand was not evaluated by the oracle";
@@ -570,6 +602,7 @@ class Differ {
           verdict.isolated_participant_args = *isolated_args;
         }
       }
+      give_back(*isolated_args, loans);
       const int index = static_cast<int>(result_.instructions.size());
       result_.instructions.push_back(std::move(verdict));
       // Enter a failing fusion or call: its computation runs once on the
@@ -587,7 +620,8 @@ class Differ {
         if (inner.ok()) {
           std::vector<const HloInstruction*> operands(inst.operands().begin(),
                                                       inst.operands().end());
-          std::optional<ParticipantArgs> inner_args = values_of(operands);
+          std::optional<ParticipantArgs> inner_args =
+              values_of(operands, nullptr);
           if (!inner_args.has_value()) continue;
           std::vector<std::string> inner_path = path;
           inner_path.push_back(inst.name());

@@ -255,8 +255,9 @@ class RecordingBackend : public backends::Backend {
 
 // A value read again four instructions after it was computed (n, by r)
 // and parameters read by several instructions: the search keeps each
-// value until its last reader, reads the parameters from the arguments
-// it took over, and never copies those for the whole module's run.
+// value until its last reader, and lends the arguments it took over to
+// each run that reads them (the whole module's, each isolated one's)
+// instead of copying them.
 constexpr char kLongLived[] = R"(
 HloModule long_lived
 
@@ -292,11 +293,19 @@ TEST(DiffModule, TakenArgumentsAreNotCopiedAndValuesLiveToTheirLastReader) {
     EXPECT_EQ(v.outcome, Outcome::kPass) << v.QualifiedName() << v.message;
   }
   // The whole module's run got the caller's buffers, then one run per
-  // isolated instruction.
+  // isolated instruction (n, m, a, s, r), whose parameter operands are the
+  // caller's buffers too: lent to each run and given back for the next.
   ASSERT_EQ(backend.runs.size(), 6u);
-  ASSERT_EQ(backend.runs[0].size(), 2u);
+  const std::vector<size_t> operands = {2, 1, 2, 2, 2, 2};
+  for (size_t r = 0; r < operands.size(); ++r) {
+    ASSERT_EQ(backend.runs[r].size(), operands[r]) << r;
+  }
   EXPECT_EQ(backend.runs[0][0], x_at);
   EXPECT_EQ(backend.runs[0][1], y_at);
+  EXPECT_EQ(backend.runs[1][0], x_at);  // n = negate(x)
+  EXPECT_EQ(backend.runs[2][1], y_at);  // m = multiply(n, y)
+  EXPECT_EQ(backend.runs[3][1], x_at);  // a = add(m, x)
+  EXPECT_EQ(backend.runs[4][1], y_at);  // s = subtract(a, y)
 }
 
 TEST(DiffModule, FirstDepartingInstructionIsNamed) {
