@@ -2,7 +2,9 @@
 // accumulation (ExactSum), through the whole evaluator (parse once, run).
 // BM_DotF32 also measures a named peer in the same run: Eigen 3.4's float
 // GEMM, single-threaded; its row reports x_peer = oracle time / Eigen time.
+#include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <optional>
 #include <string>
@@ -35,7 +37,14 @@ std::optional<std::pair<Literal, double>> RunModule(
     state.SkipWithError("module does not parse or verify");
     return std::nullopt;
   }
-  Evaluator evaluator;
+  // HLOREF_DOT_BENCH_THREADS: the evaluator's threads (default 1; with
+  // more, read the real time, not terms/s, which divides by this thread's
+  // CPU time).
+  EvaluatorOptions options;
+  if (const char* t = std::getenv("HLOREF_DOT_BENCH_THREADS")) {
+    options.threads = std::max(1, std::atoi(t));
+  }
+  Evaluator evaluator(options);
   absl::StatusOr<Literal> result;
   const double start = bench::ThreadCpuSeconds();
   for (auto _ : state) {
