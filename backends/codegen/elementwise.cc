@@ -232,10 +232,23 @@ absl::StatusOr<Fn> UnaryFloatFn(HloOpcode op, PrimitiveType t,
   auto round = [out](EmitContext& ctx, llvm::Value* v) {
     return EmitRoundToFloat(ctx, out, v);
   };
-  if (op == HloOpcode::kExp && t == PrimitiveType::kF32 &&
-      out == PrimitiveType::kF32) {
-    return Fn(
-        [](EmitContext& ctx, Args a) { return EmitExpKernelF32(ctx, a[0]); });
+  if (t == PrimitiveType::kF32 && out == PrimitiveType::kF32) {
+    switch (op) {
+      case HloOpcode::kExp:
+        return Fn([](EmitContext& ctx, Args a) {
+          return EmitExpKernelF32(ctx, a[0]);
+        });
+      case HloOpcode::kTanh:
+        return Fn([](EmitContext& ctx, Args a) {
+          return EmitTanhKernelF32(ctx, a[0]);
+        });
+      case HloOpcode::kLogistic:
+        return Fn([](EmitContext& ctx, Args a) {
+          return EmitLogisticKernelF32(ctx, a[0]);
+        });
+      default:
+        break;
+    }
   }
   if (std::optional<KernelFn> kernel = KernelOf(op);
       kernel && t != PrimitiveType::kF64) {

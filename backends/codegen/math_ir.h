@@ -101,6 +101,13 @@ llvm::Value* EmitExpm1Kernel(EmitContext& ctx, llvm::Value* x);
 // for f32 exp is 8 ulp), IEEE special values, overflow to inf, subnormal
 // results rounded once.
 llvm::Value* EmitExpKernelF32(EmitContext& ctx, llvm::Value* x);
+// tanh and the logistic function of an f32 value evaluated in f32 on top
+// of EmitExpKernelF32 (tanh: an odd polynomial below |x| = 0.5625, 1 -
+// 2e / (1 + e) with e = exp(-2|x|) above; logistic: exp(-|x|) and one
+// division). Within a few ulp of f32 (math_kernels_test measures them; the
+// suite's budgets are 4 and 20 ulp), IEEE special values, signed zeros.
+llvm::Value* EmitTanhKernelF32(EmitContext& ctx, llvm::Value* x);
+llvm::Value* EmitLogisticKernelF32(EmitContext& ctx, llvm::Value* x);
 llvm::Value* EmitLogKernel(EmitContext& ctx, llvm::Value* x);
 llvm::Value* EmitLog1pKernel(EmitContext& ctx, llvm::Value* x);
 // 1 / (1 + exp(-x)).

@@ -179,9 +179,11 @@ struct UnaryCase {
   const char* op;
   Ref1 ref;
   double grid;  // the uniform grid covers [-grid, grid]
-  // The f32 bound in ulps: kBound for the double kernels; exp of f32 is
-  // evaluated in f32 (math_ir.h EmitExpKernelF32: measured 0.862 ulp at
-  // x = -71.0325 on this sample, 1 ulp asserted; the suite's budget is 8).
+  // The f32 bound in ulps: kBound for the double kernels; exp, tanh and
+  // logistic of f32 are evaluated in f32 (math_ir.h EmitExpKernelF32: 0.862
+  // ulp at x = -71.0325 on this sample, 1 asserted, the suite's budget 8;
+  // tanh 1.33 ulp, 2 asserted, budget 4; logistic 1.88, 3 asserted, budget
+  // 20; F32TanhAndLogisticDense samples them more densely).
   double f32_bound = kBound;
 };
 
@@ -191,8 +193,9 @@ std::vector<UnaryCase> UnaryCases() {
       {"exponential-minus-one", [](long double x) { return expm1l(x); }, 110},
       {"log", [](long double x) { return logl(x); }, 1e6},
       {"log-plus-one", [](long double x) { return log1pl(x); }, 4},
-      {"logistic", [](long double x) { return 1.0L / (1.0L + expl(-x)); }, 110},
-      {"tanh", [](long double x) { return tanhl(x); }, 12},
+      {"logistic", [](long double x) { return 1.0L / (1.0L + expl(-x)); }, 110,
+       3.0},
+      {"tanh", [](long double x) { return tanhl(x); }, 12, 2.0},
       {"sine", [](long double x) { return sinl(x); }, 1e4},
       {"cosine", [](long double x) { return cosl(x); }, 1e4},
       {"tan", [](long double x) { return tanl(x); }, 1e4},
@@ -254,6 +257,53 @@ TEST(MathKernels, F32ExpDenseWithinOneUlp) {
 // 127th f32 in [-104, 89] (the subnormal, normal and overflow boundaries
 // among them) and the special values, at 16 lanes and in the scalar
 // remainder.
+// The f32 tanh and logistic kernels (evaluated in f32 on the exp kernel)
+// on a denser sample: every 509th f32 of [-12, 12] for tanh (both
+// branches, the switch at 0.5625, and where tanh rounds to +-1) and of
+// [-104, 20] for the logistic function (subnormal results from -87.3 on,
+// results that round to 1), plus the specials, against glibc's long
+// double tanhl / expl.
+TEST(MathKernels, F32TanhAndLogisticDense) {
+  struct Case {
+    const char* op;
+    Ref1 ref;
+    float lo, hi;
+    double bound;
+  };
+  const std::vector<Case> cases = {
+      {"tanh", [](long double x) { return tanhl(x); }, -12.0f, 12.0f, 2.0},
+      {"logistic", [](long double x) { return 1.0L / (1.0L + expl(-x)); },
+       -104.0f, 20.0f, 3.0},
+  };
+  for (const Case& c : cases) {
+    std::vector<float> xs = F32Sample(110);
+    for (float x : {c.lo, 0.0f}) {
+      const float end = x < 0 ? 0.0f : c.hi;
+      uint32_t u;
+      std::memcpy(&u, &x, 4);
+      for (;; u += x < 0 ? -509 : 509) {
+        float v;
+        std::memcpy(&v, &u, 4);
+        if (x < 0 ? !(v < end) || v < c.lo : v > end) break;
+        xs.push_back(v);
+      }
+    }
+    Literal in(
+        Shape::Array(PrimitiveType::kF32, {static_cast<int64_t>(xs.size())}));
+    for (size_t i = 0; i < xs.size(); ++i) in.SetFromDouble(i, xs[i]);
+    auto out = CompileAndRun(UnaryModule(c.op, "f32", xs.size()), {in});
+    ASSERT_TRUE(out.ok()) << out.status();
+    Stats s;
+    for (size_t i = 0; i < xs.size(); ++i) {
+      Judge(kF32, (*out)[0].GetAsDouble(i), c.ref(xs[i]), xs[i], 0, s);
+    }
+    EXPECT_EQ(s.special_mismatches, 0) << c.op << ": " << s.first_mismatch;
+    EXPECT_LE(s.max_ulp, c.bound) << c.op << " worst at x = " << s.worst_x;
+    std::printf("f32 %-9s (dense) max %.6f ulp (x = %.9g), %zu args\n", c.op,
+                s.max_ulp, s.worst_x, xs.size());
+  }
+}
+
 TEST(MathKernels, F32ExpSameBitsWithAndWithoutScalef) {
   const float inf = std::numeric_limits<float>::infinity();
   std::vector<float> xs = {
