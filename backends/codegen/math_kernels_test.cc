@@ -175,6 +175,24 @@ Stats RunF16Unary(const char* op, const Ref1& ref) {
   return s;
 }
 
+// Every `step`-th f32 by bit pattern: from lo (< 0) toward zero, then from
+// +0 up to hi.
+std::vector<float> EveryNthF32(float lo, float hi, uint32_t step) {
+  std::vector<float> xs;
+  for (float x : {lo, 0.0f}) {
+    const float end = x < 0 ? 0.0f : hi;
+    uint32_t u;
+    std::memcpy(&u, &x, 4);
+    for (;; u += x < 0 ? -step : step) {
+      float v;
+      std::memcpy(&v, &u, 4);
+      if (x < 0 ? !(v < end) || v < lo : v > end) break;
+      xs.push_back(v);
+    }
+  }
+  return xs;
+}
+
 struct UnaryCase {
   const char* op;
   Ref1 ref;
@@ -223,18 +241,7 @@ TEST(MathKernels, F32UnaryWithinHalfUlpPlus) {
 // binade of the results down to the subnormal ones) against glibc's
 // long double expl, within 1 ulp, and the specials of F32Sample.
 TEST(MathKernels, F32ExpDenseWithinOneUlp) {
-  std::vector<float> xs;
-  for (float x : {-104.0f, 0.0f}) {
-    const float end = x < 0 ? 0.0f : 89.0f;
-    uint32_t u;
-    std::memcpy(&u, &x, 4);
-    for (;; u += x < 0 ? -509 : 509) {
-      float v;
-      std::memcpy(&v, &u, 4);
-      if (x < 0 ? !(v < end) || v < -104.0f : v > end) break;
-      xs.push_back(v);
-    }
-  }
+  const std::vector<float> xs = EveryNthF32(-104.0f, 89.0f, 509);
   Literal in(
       Shape::Array(PrimitiveType::kF32, {static_cast<int64_t>(xs.size())}));
   for (size_t i = 0; i < xs.size(); ++i) in.SetFromDouble(i, xs[i]);
@@ -277,17 +284,8 @@ TEST(MathKernels, F32TanhAndLogisticDense) {
   };
   for (const Case& c : cases) {
     std::vector<float> xs = F32Sample(110);
-    for (float x : {c.lo, 0.0f}) {
-      const float end = x < 0 ? 0.0f : c.hi;
-      uint32_t u;
-      std::memcpy(&u, &x, 4);
-      for (;; u += x < 0 ? -509 : 509) {
-        float v;
-        std::memcpy(&v, &u, 4);
-        if (x < 0 ? !(v < end) || v < c.lo : v > end) break;
-        xs.push_back(v);
-      }
-    }
+    const std::vector<float> dense = EveryNthF32(c.lo, c.hi, 509);
+    xs.insert(xs.end(), dense.begin(), dense.end());
     Literal in(
         Shape::Array(PrimitiveType::kF32, {static_cast<int64_t>(xs.size())}));
     for (size_t i = 0; i < xs.size(); ++i) in.SetFromDouble(i, xs[i]);
@@ -310,17 +308,8 @@ TEST(MathKernels, F32ExpSameBitsWithAndWithoutScalef) {
       0.0f,         -0.0f,        inf,     -inf,         std::nanf(""),
       88.7228394f,  88.7228317f,  89.0f,   -87.3365479f, -87.3365402f,
       -103.972076f, -103.972084f, -104.0f, 1000.0f,      -1000.0f};
-  for (float x : {-104.0f, 0.0f}) {
-    const float end = x < 0 ? 0.0f : 89.0f;
-    uint32_t u;
-    std::memcpy(&u, &x, 4);
-    for (;; u += x < 0 ? -127 : 127) {
-      float v;
-      std::memcpy(&v, &u, 4);
-      if (x < 0 ? !(v < end) || v < -104.0f : v > end) break;
-      xs.push_back(v);
-    }
-  }
+  const std::vector<float> dense = EveryNthF32(-104.0f, 89.0f, 127);
+  xs.insert(xs.end(), dense.begin(), dense.end());
   xs.push_back(1.5f);  // a count that leaves a scalar remainder
   Literal in(
       Shape::Array(PrimitiveType::kF32, {static_cast<int64_t>(xs.size())}));
