@@ -937,7 +937,19 @@ absl::Status RunFloat(Shared& sh) {
           "convolution runtime: cannot allocate the packed filter");
     }
     T* w = static_cast<T*>(w_buf.p) + lead;
+    const bool same_type =
+        d.kernel_type ==
+        (std::is_same_v<T, float> ? PrimitiveType::kF32 : PrimitiveType::kF64);
     for (int64_t t = 0; t < p.ntaps; ++t) {
+      if (same_type && (d.kernel_output_stride == 1 || channels == 1)) {
+        // A tap's features are contiguous (HWIO): one copy per tap. The
+        // element-wise loader costs more than the convolution's first
+        // rows at two threads, where the other thread waits for it.
+        std::memcpy(w + t * channels,
+                    static_cast<const T*>(sh.kernel) + p.tap_kernel[t],
+                    static_cast<size_t>(channels) * sizeof(T));
+        continue;
+      }
       for (int64_t c = 0; c < channels; ++c) {
         w[t * channels + c] = lk(c * d.kernel_output_stride + p.tap_kernel[t]);
       }

@@ -671,17 +671,62 @@ HLOREF_CONV_AVX512 void DwRowTilesAny(const DwRowArgs<typename X::T>& a) {
 }
 
 // Two output rows (conv_kernels.h DwRow2Args), kw = 3, stride 1,
-// dilation 1: per input row u, the span's 10 input vectors are loaded
-// once and feed the 8 outputs of each output row that reads u (16
-// accumulators + 10 inputs + 3 filter vectors: 29 registers).
+// dilation 1. Per input row u, the span's 10 input vectors stream through
+// one register each: input i feeds output i - kx of each output row that
+// reads u, with that row's filter vector kx (16 accumulators, 6 filter
+// vectors and the input in flight). Keeping all 10 inputs live instead
+// (29 registers) made GCC spill and copy registers in the FMA stream.
+// An accumulator sums its taps in the order of u, then kx, as DwRowTile.
+template <typename X, bool kChecked, bool kFull, bool kY0, bool kY1, bool kScan>
+HLOREF_CONV_AVX512 inline void DwRow2Pass(const DwRow2Args<typename X::T>& a,
+                                          const typename X::T* row, int64_t c0,
+                                          typename X::M m, int64_t first,
+                                          int o0, int o1, int scan_lim,
+                                          typename X::V (&acc)[2][kDwNx],
+                                          __m512i* stat) {
+  using T = typename X::T;
+  using V = typename X::V;
+  constexpr int kKw = 3;
+  constexpr int kSpan = kDwNx + kKw - 1;
+  V w[2][kKw];
+#pragma GCC unroll 3
+  for (int kx = 0; kx < kKw; ++kx) {
+    if (kY0) {
+      const T* p = a.w + (o0 * kKw + kx) * a.channels + c0;
+      w[0][kx] = kFull ? X::LoadFull(p) : X::Load(m, p);
+    }
+    if (kY1) {
+      const T* p = a.w + (o1 * kKw + kx) * a.channels + c0;
+      w[1][kx] = kFull ? X::LoadFull(p) : X::Load(m, p);
+    }
+  }
+  const int64_t sx = a.in_sx;
+#pragma GCC unroll 16
+  for (int i = 0; i < kSpan; ++i) {
+    const T* src = row + c0 + (first + i) * sx;
+    V v;
+    if (kChecked && (first + i < 0 || first + i >= a.in_x)) {
+      v = X::Zero();
+    } else {
+      v = kFull ? X::LoadFull(src) : X::Load(m, src);
+      if (kScan && i < scan_lim) X::Stat(v, stat[0], stat[1]);
+    }
+#pragma GCC unroll 3
+    for (int kx = 0; kx < kKw; ++kx) {
+      const int j = i - kx;
+      if (j < 0 || j >= kDwNx) continue;
+      if (kY0) acc[0][j] = X::Fma(v, w[0][kx], acc[0][j]);
+      if (kY1) acc[1][j] = X::Fma(v, w[1][kx], acc[1][j]);
+    }
+  }
+}
+
 template <typename X, bool kChecked, bool kFull>
 HLOREF_CONV_AVX512 void DwRow2Tile(const DwRow2Args<typename X::T>& a,
                                    int64_t c0, typename X::M m, int64_t xb,
                                    int nstore, __m512i* stat) {
   using T = typename X::T;
   using V = typename X::V;
-  constexpr int kKw = 3;
-  constexpr int kSpan = kDwNx + kKw - 1;
   V acc[2][kDwNx];
 #pragma GCC unroll 2
   for (int y = 0; y < 2; ++y) {
@@ -689,45 +734,41 @@ HLOREF_CONV_AVX512 void DwRow2Tile(const DwRow2Args<typename X::T>& a,
     for (int j = 0; j < kDwNx; ++j) acc[y][j] = X::Zero();
   }
   const int64_t first = xb - a.pad;
-  const int64_t sx = a.in_sx;
+  // Each input position is scanned once: a tile scans the 8 positions
+  // its first output starts at, the row's last tile also the ones past
+  // them that it reads.
+  const int scan_lim = xb + kDwNx >= a.x0 + a.nx ? nstore + 2 : kDwNx;
   for (int64_t u = 0; u < a.n_in; ++u) {
     const T* row = a.in_rows[u];
-    V v[kSpan];
-#pragma GCC unroll 16
-    for (int i = 0; i < kSpan; ++i) {
-      const T* src = row + c0 + (first + i) * sx;
-      if (kChecked && (first + i < 0 || first + i >= a.in_x)) {
-        v[i] = X::Zero();
-      } else {
-        v[i] = kFull ? X::LoadFull(src) : X::Load(m, src);
-      }
-      asm("" : "+v"(v[i]));  // one load per vector (see DwRowTile)
+    const int o0 = a.tap[0][u], o1 = a.tap[1][u];
+    const int pattern = (o0 >= 0 ? 1 : 0) | (o1 >= 0 ? 2 : 0) |
+                        (a.scan != nullptr && a.scan[u] ? 4 : 0);
+#define HLOREF_DW2_PASS(y0, y1, sc)                                        \
+  DwRow2Pass<X, kChecked, kFull, y0, y1, sc>(a, row, c0, m, first, o0, o1, \
+                                             scan_lim, acc, stat)
+    switch (pattern) {
+      case 1:
+        HLOREF_DW2_PASS(true, false, false);
+        break;
+      case 2:
+        HLOREF_DW2_PASS(false, true, false);
+        break;
+      case 3:
+        HLOREF_DW2_PASS(true, true, false);
+        break;
+      case 5:
+        HLOREF_DW2_PASS(true, false, true);
+        break;
+      case 6:
+        HLOREF_DW2_PASS(false, true, true);
+        break;
+      case 7:
+        HLOREF_DW2_PASS(true, true, true);
+        break;
+      default:  // no output row reads u
+        break;
     }
-    if (a.scan != nullptr && a.scan[u]) {
-      const int lim = nstore - 1 + kKw;
-      __m512i mx = stat[0], mn = stat[1];
-#pragma GCC unroll 16
-      for (int i = 0; i < kSpan; ++i) {
-        if (i < lim) X::Stat(v[i], mx, mn);
-      }
-      stat[0] = mx;
-      stat[1] = mn;
-    }
-#pragma GCC unroll 2
-    for (int y = 0; y < 2; ++y) {
-      const int o = a.tap[y][u];
-      if (o < 0) continue;
-      const T* wt = a.w + o * kKw * a.channels + c0;
-#pragma GCC unroll 3
-      for (int kx = 0; kx < kKw; ++kx) {
-        const V wv = kFull ? X::LoadFull(wt + kx * a.channels)
-                           : X::Load(m, wt + kx * a.channels);
-#pragma GCC unroll 8
-        for (int j = 0; j < kDwNx; ++j) {
-          acc[y][j] = X::Fma(v[j + kx], wv, acc[y][j]);
-        }
-      }
-    }
+#undef HLOREF_DW2_PASS
   }
 #pragma GCC unroll 2
   for (int y = 0; y < 2; ++y) {

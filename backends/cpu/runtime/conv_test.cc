@@ -579,6 +579,37 @@ TEST(ConvTest, DepthwiseTwoRowKernelRangeGuard) {
   }
 }
 
+// Each tile of the two-row kernel scans the input positions its first
+// outputs start at, the row's last tile also the ones past them: an
+// infinity at any position of any input row, in images whose last tile is
+// partial (13 wide), full (16) or preceded by full tiles (24, 6 rows: three
+// pairs), still takes the wide path.
+TEST(ConvTest, DepthwiseTwoRowKernelScansEveryPosition) {
+  const ConvKernels* avx = conv::Avx512ConvKernels();
+  if (avx == nullptr) GTEST_SKIP() << "no AVX-512 on this host";
+  for (int64_t width : {13, 16, 24}) {
+    Spec s;
+    s.in_f = s.fgc = s.out_f = 40;
+    s.win = {W(6, 3, 1, 1), W(width, 3, 1, 1)};
+    const Problem p = Make(s);
+    std::mt19937_64 rng(44 + width);
+    const auto k = Store(s.kt, Values(s.kt, Product(p.k_dims), rng));
+    const std::vector<double> x0 = Values(s.it, Product(p.in_dims), rng);
+    std::string path;
+    RunSpec(p, Store(s.it, x0), k, *avx, 1, &path);
+    EXPECT_EQ(path, "depthwise");
+    for (int64_t y = 0; y < 6; ++y) {
+      for (int64_t pos = 0; pos < width; ++pos) {
+        std::vector<double> x = x0;
+        x[(y * width + pos) * 40 + (pos * 7 + y) % 40] = INFINITY;
+        RunSpec(p, Store(s.it, x), k, *avx, 1, &path);
+        EXPECT_EQ(path, "wide")
+            << "width " << width << " y " << y << " x " << pos;
+      }
+    }
+  }
+}
+
 TEST(ConvTest, ThreeSpatialDimensionsAndF64) {
   Spec s;
   s.in_f = 3;
