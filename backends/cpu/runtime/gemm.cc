@@ -611,6 +611,8 @@ void RunFloatItems(Shared& sh, int64_t item_begin, int64_t item_end) {
       std::is_same_v<T, float> ? gemm::kGemmNrF32 : gemm::kGemmNrF64;
   const Loader<T> la = MakeLoader<T>(p.lt, sh.lhs);
   const Loader<T> lb = MakeLoader<T>(p.rt, sh.rhs);
+  const bool same_b = p.rt == (std::is_same_v<T, float> ? PrimitiveType::kF32
+                                                        : PrimitiveType::kF64);
   if (p.gemv) {
     Stats<T> sa, sb;
     RunGemvItems<T>(sh, la, sa, sb, item_begin, item_end);
@@ -664,11 +666,29 @@ void RunFloatItems(Shared& sh, int64_t item_begin, int64_t item_end) {
       // packs too: reading a row-major B in place was slower here, its
       // 64-column panels strided by N rows conflicting in L1 and L2.)
       Stats<T> bstats;
-      PackB<T, kNr>(p, lb, sh.rhs, b_off, n0, ncols, k0, kc, bblock,
-                    *sh.kernels, bstats);
-      sb.Merge(bstats);
+      // One panel whose kc rows are already contiguous in B (N = kNr, row
+      // stride kNr: attention's [tokens x 64] values) is the packed layout
+      // itself: the kernel reads it in place, and only its statistics are
+      // taken (multi_head_attention's second product packed 32 KiB per
+      // head for nothing).
+      const T* bpanels = bblock;
+      const bool b_in_place =
+          same_b && ncols == kNr && p.b_ns == 1 && p.b_ks == kNr;
+      if (b_in_place) {
+        bpanels = static_cast<const T*>(sh.rhs) + b_off + p.b_k[k0] + p.b_n[n0];
+        bstats.Scan(*sh.kernels, bpanels, kc * kNr);
+      }
       // Subnormal entries of B zeroed as A's (FlushSubnormalsInPanel; the
-      // zero padding past ncols is unchanged).
+      // zero padding past ncols is unchanged): in the packed copy.
+      const bool flush_b = sh.flush_a && bstats.HasNonzero() &&
+                           bstats.MinNonzero() < std::numeric_limits<T>::min();
+      if (!b_in_place || flush_b) {
+        bstats = Stats<T>();
+        PackB<T, kNr>(p, lb, sh.rhs, b_off, n0, ncols, k0, kc, bblock,
+                      *sh.kernels, bstats);
+        bpanels = bblock;
+      }
+      sb.Merge(bstats);
       if (sh.flush_a && bstats.HasNonzero() &&
           bstats.MinNonzero() < std::numeric_limits<T>::min() &&
           FlushSubnormalsInPanel(bblock, CeilDiv(ncols, kNr) * kc * kNr)) {
@@ -737,8 +757,9 @@ void RunFloatItems(Shared& sh, int64_t item_begin, int64_t item_end) {
             for (int64_t j0 = 0; j0 < ncols; j0 += kNr) {
               const int nr =
                   static_cast<int>(std::min<int64_t>(kNr, ncols - j0));
-              sh.kernels->f32_rows_a(kc, ap, ld, bblock + (j0 / kNr) * kc * kNr,
-                                     kNr, crow + j0, ldc, mr, nr, k0 > 0, true);
+              sh.kernels->f32_rows_a(kc, ap, ld,
+                                     bpanels + (j0 / kNr) * kc * kNr, kNr,
+                                     crow + j0, ldc, mr, nr, k0 > 0, true);
             }
           }
           continue;
@@ -759,7 +780,7 @@ void RunFloatItems(Shared& sh, int64_t item_begin, int64_t item_end) {
         T* crow = c + (i0 - m0) * ldc;
         for (int64_t j0 = 0; j0 < ncols; j0 += kNr) {
           const int nr = static_cast<int>(std::min<int64_t>(kNr, ncols - j0));
-          const T* bp = bblock + (j0 / kNr) * kc * kNr;
+          const T* bp = bpanels + (j0 / kNr) * kc * kNr;
           if constexpr (std::is_same_v<T, float>) {
             sh.kernels->f32(kc, apanel, bp, kNr, crow + j0, ldc, mr, nr, k0 > 0,
                             true);

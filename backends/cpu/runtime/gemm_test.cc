@@ -188,6 +188,46 @@ TEST(GemmTest, ThreadCountDoesNotChangeResults) {
   }
 }
 
+// A B of one 64-wide panel with contiguous rows ([batch][k][64]: the
+// packed layout itself) is read in place; the same values with rows 80
+// floats apart are packed. Both must give the same bits: K of 1000 (three
+// K blocks, so each block's rows start at its own offset), batch 3, 1 and
+// 2 threads, and a second B whose column 5 is all subnormal (fast-path
+// blocks with subnormal entries are repacked and flushed).
+TEST(GemmTest, OnePanelBInPlaceMatchesThePackedBitForBit) {
+  const GemmKernels& kern = gemm::HostGemmKernels();
+  ThreadPool two(2);
+  const int64_t batch = 3, m = 40, n = gemm::kGemmNrF32, k = 1000;
+  const int64_t padded = n + 16;
+  const std::vector<float> a = RandomF32(batch * m * k, 31);
+  for (int variant = 0; variant < 2; ++variant) {
+    std::vector<float> b = RandomF32(batch * k * n, 32 + variant);
+    if (variant == 1) {
+      for (int64_t i = 0; i < batch * k; ++i) b[i * n + 5] = 0x1p-130f;
+    }
+    std::vector<float> bp(batch * k * padded, 7.0f);
+    for (int64_t i = 0; i < batch * k; ++i) {
+      std::copy(b.begin() + i * n, b.begin() + (i + 1) * n,
+                bp.begin() + i * padded);
+    }
+    const DotDims in_place =
+        MakeDims(PrimitiveType::kF32, PrimitiveType::kF32, PrimitiveType::kF32,
+                 batch, m, n, k, Layout{});
+    DotDims packed = in_place;
+    packed.k[0].rhs = padded;
+    packed.batch[0].rhs = k * padded;
+    for (ThreadPool* pool : {static_cast<ThreadPool*>(nullptr), &two}) {
+      std::vector<float> c1(batch * m * n), c2(batch * m * n);
+      ASSERT_TRUE(
+          RunDot(in_place, a.data(), b.data(), c1.data(), pool, kern).ok());
+      ASSERT_TRUE(
+          RunDot(packed, a.data(), bp.data(), c2.data(), pool, kern).ok());
+      EXPECT_EQ(0, std::memcmp(c1.data(), c2.data(), c1.size() * sizeof(float)))
+          << "variant " << variant << " threads " << (pool ? 2 : 1);
+    }
+  }
+}
+
 TEST(GemmTest, F64MatchesLongDoubleReference) {
   for (const GemmKernels* kernels : KernelSets()) {
     for (const auto& [m, n, k] : kShapes) {
