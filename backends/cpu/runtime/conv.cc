@@ -49,6 +49,7 @@ using kernel_support::Loader;
 using kernel_support::MakeLoader;
 using kernel_support::NarrowTable;
 using kernel_support::Parallel;
+using kernel_support::PrimitiveTypeOf;
 using kernel_support::RoundUp;
 using kernel_support::Scratch;
 using kernel_support::Stats;
@@ -838,8 +839,7 @@ bool PrepareInput(Shared& sh, Input<T>* in, std::unique_ptr<Scratch>* copy,
                   Stats<T>* stats) {
   const Problem& p = *sh.p;
   const ConvDims& d = p.d;
-  const PrimitiveType acc_type =
-      std::is_same_v<T, float> ? PrimitiveType::kF32 : PrimitiveType::kF64;
+  const PrimitiveType acc_type = PrimitiveTypeOf<T>();
   int64_t in_spatial = 1;
   for (const ConvDims::Spatial& s : d.spatial) in_spatial *= s.input_size;
   const int64_t positions = d.input_batch * in_spatial;
@@ -922,6 +922,7 @@ absl::Status RunFloat(Shared& sh) {
       static_cast<size_t>(std::max<int64_t>(d.input_feature, 1)) * sizeof(T));
   const T* zero = static_cast<const T*>(zero_buf.p);
   const Loader<T> lk = MakeLoader<T>(d.kernel_type, sh.kernel);
+  const bool same_type = d.kernel_type == PrimitiveTypeOf<T>();
   if (p.depthwise) {
     // Filter as w[tap][feature].
     const int64_t channels = d.output_feature;
@@ -937,9 +938,6 @@ absl::Status RunFloat(Shared& sh) {
           "convolution runtime: cannot allocate the packed filter");
     }
     T* w = static_cast<T*>(w_buf.p) + lead;
-    const bool same_type =
-        d.kernel_type ==
-        (std::is_same_v<T, float> ? PrimitiveType::kF32 : PrimitiveType::kF64);
     for (int64_t t = 0; t < p.ntaps; ++t) {
       if (same_type && (d.kernel_output_stride == 1 || channels == 1)) {
         // A tap's features are contiguous (HWIO): one copy per tap. The
@@ -988,9 +986,6 @@ absl::Status RunFloat(Shared& sh) {
           "convolution runtime: cannot allocate the packed filter");
     }
     T* bpack = static_cast<T*>(b_buf.p);
-    const bool same_type =
-        d.kernel_type ==
-        (std::is_same_v<T, float> ? PrimitiveType::kF32 : PrimitiveType::kF64);
     auto pack = [&](int64_t b, int64_t e) {
       Stats<T> s;
       for (int64_t gp = b; gp < e; ++gp) {

@@ -48,6 +48,7 @@ using kernel_support::LoadSmallInt;
 using kernel_support::MakeLoader;
 using kernel_support::NarrowTable;
 using kernel_support::Parallel;
+using kernel_support::PrimitiveTypeOf;
 using kernel_support::RangeGuard;
 using kernel_support::RangeGuardFor;
 using kernel_support::RoundUp;
@@ -324,8 +325,7 @@ template <typename T>
 void PackA(const Problem& p, const Loader<T>& la, const void* lhs,
            int64_t a_off, int64_t i0, int mr, int64_t k0, int64_t kc, T* apanel,
            const GemmKernels& kernels) {
-  const bool same = p.lt == (std::is_same_v<T, float> ? PrimitiveType::kF32
-                                                      : PrimitiveType::kF64);
+  const bool same = p.lt == PrimitiveTypeOf<T>();
   const T* src = static_cast<const T*>(lhs) + a_off;
   const int64_t* am = p.a_m.data() + i0;
   const int64_t* ak = p.a_k.data() + k0;
@@ -402,8 +402,7 @@ template <typename T, int64_t kNr>
 void PackB(const Problem& p, const Loader<T>& lb, const void* rhs,
            int64_t b_off, int64_t n0, int64_t ncols, int64_t k0, int64_t kc,
            T* bblock, const GemmKernels& kernels, Stats<T>& stats) {
-  const bool same = p.rt == (std::is_same_v<T, float> ? PrimitiveType::kF32
-                                                      : PrimitiveType::kF64);
+  const bool same = p.rt == PrimitiveTypeOf<T>();
   const T* src = static_cast<const T*>(rhs) + b_off;
   const int64_t* bn = p.b_n.data() + n0;
   const int64_t* bk = p.b_k.data() + k0;
@@ -504,8 +503,7 @@ void RunGemvItems(Shared& sh, const Loader<T>& la, Stats<T>& sa, Stats<T>& sb,
                   int64_t item_begin, int64_t item_end) {
   const Problem& p = *sh.p;
   const bool direct = GemvDirect(p);
-  const bool same_a = p.lt == (std::is_same_v<T, float> ? PrimitiveType::kF32
-                                                        : PrimitiveType::kF64);
+  const bool same_a = p.lt == PrimitiveTypeOf<T>();
   const int64_t scratch_ld = GemvScratchLd(p.nc, sizeof(T));
   // A's rows likewise an odd number of lines apart: each step of the
   // kernel reads a few values of every row.
@@ -611,8 +609,7 @@ void RunFloatItems(Shared& sh, int64_t item_begin, int64_t item_end) {
       std::is_same_v<T, float> ? gemm::kGemmNrF32 : gemm::kGemmNrF64;
   const Loader<T> la = MakeLoader<T>(p.lt, sh.lhs);
   const Loader<T> lb = MakeLoader<T>(p.rt, sh.rhs);
-  const bool same_b = p.rt == (std::is_same_v<T, float> ? PrimitiveType::kF32
-                                                        : PrimitiveType::kF64);
+  const bool same_b = p.rt == PrimitiveTypeOf<T>();
   if (p.gemv) {
     Stats<T> sa, sb;
     RunGemvItems<T>(sh, la, sa, sb, item_begin, item_end);

@@ -31,6 +31,13 @@ inline bool IsNarrowFloat(PrimitiveType t) {
          (StorageBytes(t) == 1 || StorageBytes(t) == 2);
 }
 
+// The primitive type of an accumulation type (float or double).
+template <typename T>
+constexpr PrimitiveType PrimitiveTypeOf() {
+  static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>);
+  return std::is_same_v<T, float> ? PrimitiveType::kF32 : PrimitiveType::kF64;
+}
+
 // ---- element loads (the operand's storage -> the accumulation type)
 
 // The f32 value of every encoding of a float type of 1 or 2 bytes, built
