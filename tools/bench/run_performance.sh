@@ -52,8 +52,14 @@ LOAD_BEFORE="$(cut -d' ' -f1-3 /proc/loadavg)"
 # beside it), so that a crash of the backend on one family loses only that
 # family's rows, which the table then says.
 echo "run_performance: kernels (threads $THREADS, $REPS repetitions, cores $CORES)"
+# Repetitions run in a random order across the family's benchmarks
+# (Google Benchmark's random interleaving): on a shared host whose speed
+# drifts over seconds (the Xeon of 2026-11-30: the same oneDNN convolution
+# 114-172 GFLOP/s between runs a minute apart), each implementation's
+# median then comes from the same stretch of time as its peers'.
 KERNEL_CMD=(taskset -c "$CORES" "$BENCH" "${QUICK_FLAG[@]}" --threads="$THREADS"
-  --benchmark_repetitions="$REPS" --benchmark_min_time="$MIN_TIME")
+  --benchmark_repetitions="$REPS" --benchmark_min_time="$MIN_TIME"
+  --benchmark_enable_random_interleaving=true)
 : >"$TMP/kernels.md"
 : >"$TMP/kernels_cpu.md"
 : >"$TMP/kernels.log"

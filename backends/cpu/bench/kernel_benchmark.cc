@@ -38,9 +38,13 @@
 // hloref's figures include what Executable::Run costs a user: arguments are
 // copied into the compiled module's buffers and results out of them on
 // every call.
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <map>
@@ -1081,6 +1085,25 @@ bool ParseFlags(int* argc, char** argv) {
 
 int main(int argc, char** argv) {
   using namespace hloref::cpu::bench;
+  // A peer on kernels below the host's ISA measures nothing worth a ratio:
+  // run again with OpenBLAS told the core (set only when the user did not
+  // set OPENBLAS_CORETYPE; the variable stops a second re-execution).
+  if (std::getenv("OPENBLAS_CORETYPE") == nullptr) {
+    const std::string core = OpenBlasCoreTypeForHost();
+    if (!core.empty()) {
+      std::fprintf(stderr,
+                   "kernel_benchmark: OpenBLAS chose kernels without the "
+                   "host's vector ISA; running again with "
+                   "OPENBLAS_CORETYPE=%s\n",
+                   core.c_str());
+      setenv("OPENBLAS_CORETYPE", core.c_str(), 1);
+      execv("/proc/self/exe", argv);
+      std::fprintf(stderr,
+                   "kernel_benchmark: re-executing failed (%s); OpenBLAS "
+                   "keeps its generic kernels\n",
+                   std::strerror(errno));
+    }
+  }
   if (!ParseFlags(&argc, argv)) return 2;
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 2;

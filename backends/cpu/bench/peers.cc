@@ -1,6 +1,7 @@
 #include "backends/cpu/bench/peers.h"
 
 #include <immintrin.h>
+#include <strings.h>
 
 #include <algorithm>
 #include <cstring>
@@ -83,6 +84,34 @@ std::string PeerVersions() {
        std::to_string(EIGEN_MAJOR_VERSION) + "." +
        std::to_string(EIGEN_MINOR_VERSION);
   return s;
+}
+
+std::string OpenBlasCoreTypeForHost() {
+#if HLOREF_HAVE_OPENBLAS
+  const std::string config = openblas_get_config();
+  if (config.find("DYNAMIC_ARCH") == std::string::npos) return "";
+  const std::string core = openblas_get_corename();
+  // OpenBLAS 0.3.21's x86-64 cores with AVX-512, and those with AVX2.
+  static const char* const kAvx512[] = {"SkylakeX", "Cooperlake",
+                                        "SapphireRapids"};
+  static const char* const kAvx2[] = {"Haswell", "Zen"};
+  const auto among = [&](const auto& names) {
+    for (const char* n : names) {
+      if (strcasecmp(core.c_str(), n) == 0) return true;
+    }
+    return false;
+  };
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx512f")) {
+    if (among(kAvx512)) return "";
+    return __builtin_cpu_supports("avx512bf16") ? "Cooperlake" : "SkylakeX";
+  }
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
+    if (among(kAvx2) || among(kAvx512)) return "";
+    return "Haswell";
+  }
+#endif
+  return "";
 }
 
 // ---------------------------------------------------------------- oneDNN

@@ -53,6 +53,14 @@ struct PoolShape {
 bool HaveOneDnn();
 bool HaveOpenBlas();
 std::string PeerVersions();  // "oneDNN 2.6.3, OpenBLAS 0.3.21 ..., Eigen 3.4.0"
+// OpenBLAS (DYNAMIC_ARCH) picks its kernels from the CPU model once, when
+// the library loads; a model newer than its table gets the generic x86-64
+// kernels (0.3.21 on the Xeon of family 6 model 207: "Prescott", SSE3, a
+// tenth of its AVX-512 rate). Returns the OPENBLAS_CORETYPE value that
+// matches the host's vector ISA when the core it chose lacks that ISA
+// (main re-executes the benchmark with it set), or "" when its choice is
+// right, it has no DYNAMIC_ARCH, or OpenBLAS is absent.
+std::string OpenBlasCoreTypeForHost();
 
 // Returns null when the peer does not take this shape/type (the caller
 // leaves the row out). `threads` is the peer's own thread setting.
