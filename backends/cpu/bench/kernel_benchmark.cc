@@ -207,8 +207,9 @@ struct Aligned64 {
 // The summary prints it as the "[kernel]" row under the module's row.
 class GemmKernelWorkload : public Workload {
  public:
-  // amx: whether the fast mode may run on AMX tdpbf16ps (where the host
-  // has it) or stays on vdpbf16ps.
+  // amx: whether the dot may run on AMX (where the host has it: bf16 on
+  // tdpbf16ps, 8-bit integers on the int8 tile products) or stays on
+  // vdpbf16ps / VNNI.
   GemmKernelWorkload(const GemmShape& s, int threads, bool fast = false,
                      bool amx = true)
       : fast_(fast), amx_(amx) {
@@ -258,10 +259,10 @@ class GemmKernelWorkload : public Workload {
     if (threads > 1) pool_ = std::make_unique<ThreadPool>(threads);
   }
   void Run() override {
-    if (fast_) SetBf16AmxAllowed(amx_);
+    if (!amx_) SetAmxAllowed(false);
     absl::Status st = RunDot(dims_, lhs_.data(), rhs_.data(), out_.data(),
                              pool_.get(), gemm::HostGemmKernels(), fast_);
-    if (fast_) SetBf16AmxAllowed(true);
+    if (!amx_) SetAmxAllowed(true);
     if (!st.ok()) std::abort();
     benchmark::DoNotOptimize(out_.data());
   }
@@ -615,6 +616,15 @@ void RegisterGemm(const GemmShape& s, double hloref_min_time = 0) {
             });
       }
     }
+    if (s.type == DType::kS8 && gemm::HostI8AmxKernel() != nullptr) {
+      // 8-bit integers run on AMX in both modes (exact); the VNNI kernel
+      // beside it.
+      Add(info, "kernel_vnni",
+          [s](int t, std::string*) -> std::unique_ptr<Workload> {
+            return std::make_unique<GemmKernelWorkload>(s, t, /*fast=*/false,
+                                                        /*amx=*/false);
+          });
+    }
   }
   if (HaveOneDnn() && s.type != DType::kF64) {
     Add(info, "onednn",
@@ -964,8 +974,8 @@ std::string Summary(const CollectingReporter& rep, bool markdown,
       if (cpu_clock && t != 1) continue;
       bool any = false;
       for (const char* impl :
-           {"hloref", "kernel", "kernel_fast", "kernel_fast_vdp", "onednn",
-            "openblas", "eigen", "machine"}) {
+           {"hloref", "kernel", "kernel_fast", "kernel_fast_vdp", "kernel_vnni",
+            "onednn", "openblas", "eigen", "machine"}) {
         any = any || rate(w, t, impl) > 0;
       }
       if (!any) continue;
@@ -975,8 +985,8 @@ std::string Summary(const CollectingReporter& rep, bool markdown,
              fmt(rate(w, t, "machine"), "%.1f"), "", "", "", "", "", "", ""});
         continue;
       }
-      for (const char* impl :
-           {"hloref", "kernel", "kernel_fast", "kernel_fast_vdp"}) {
+      for (const char* impl : {"hloref", "kernel", "kernel_fast",
+                               "kernel_fast_vdp", "kernel_vnni"}) {
         const std::string im = impl;
         const double ours = rate(w, t, impl);
         if (im != "hloref" && ours <= 0) continue;
@@ -986,7 +996,8 @@ std::string Summary(const CollectingReporter& rep, bool markdown,
                          : im == "kernel_fast" ? " [kernel, fast]"
                          : im == "kernel_fast_vdp"
                              ? " [kernel, fast, vdpbf16ps]"
-                             : "",
+                         : im == "kernel_vnni" ? " [kernel, VNNI]"
+                                               : "",
                          " (", unit, ")"),
             absl::StrCat(t), fmt(ours, "%.2f")};
         std::vector<std::string> ratios;

@@ -62,7 +62,8 @@ constexpr int64_t kNotAffine = std::numeric_limits<int64_t>::min();
 thread_local bool last_used_fallback = false;
 thread_local bool last_used_fast = false;
 thread_local bool last_used_amx = false;
-// HLOREF_CPU_AMX=0 in the environment keeps the fast mode on vdpbf16ps.
+// HLOREF_CPU_AMX=0 in the environment keeps bf16 dots on vdpbf16ps and
+// 8-bit integer dots on VNNI.
 std::atomic<bool> amx_allowed{[] {
   const char* v = std::getenv("HLOREF_CPU_AMX");
   return v == nullptr || std::strcmp(v, "0") != 0;
@@ -121,6 +122,7 @@ struct Problem {
   // Blocking.
   int64_t kc = 256, nc = 512, m_chunk = 1, n_blocks = 1, m_blocks = 1;
   bool direct_c = false;  // the kernel writes the output in place
+  bool int8_amx = false;  // 8-bit integers on AMX (RunI8AmxItems)
   bool gemv = false;      // skinny M: RunGemvItems
   bool swapped = false;   // lhs and rhs exchanged (C^T = B^T A^T)
   int64_t items() const { return batch * m_blocks * n_blocks; }
@@ -133,7 +135,10 @@ int64_t Nr(GemmPath p) {
 }
 int64_t ElemBytes(GemmPath p) { return p == GemmPath::kF64 ? 8 : 4; }
 
-absl::StatusOr<Problem> MakeProblem(const DotDims& d, int threads) {
+// int8_amx: 8-bit integer dots will run on AMX (RunI8AmxItems), which
+// takes its own blocking.
+absl::StatusOr<Problem> MakeProblem(const DotDims& d, int threads,
+                                    bool int8_amx) {
   Problem p;
   p.path = GemmPathFor(d.lhs_type, d.rhs_type, d.out_type);
   if (p.path == GemmPath::kNone) {
@@ -208,15 +213,25 @@ absl::StatusOr<Problem> MakeProblem(const DotDims& d, int threads) {
   const bool big_l2 = l2 >= (int64_t{2} << 20) && p.path != GemmPath::kInt;
   int64_t kc_max = std::clamp<int64_t>(l1 / 3 / (kGemmMr * eb) / 16 * 16, 64,
                                        big_l2 ? 256 : 512);
+  // AMX int8: K blocks of up to 1024 (whole 64-byte tile rows) and a B
+  // block of half the L2 in bytes. 1024^3 s8 on the Xeon (Emerald Rapids,
+  // 2 MiB L2): 790-1340 GOPS with the VNNI rule's KC = 512 (two K blocks,
+  // the 4 MiB s32 C read back from L3 between them), 1540-1750 with 1024;
+  // 256 and 512 KC measured no better at 512^3.
+  const bool amx8 = int8_amx && p.path == GemmPath::kInt;
+  if (amx8) kc_max = 1024;
   kc_max = EnvInt("HLOREF_CPU_GEMM_KC", kc_max);
-  const int64_t b_block = big_l2 ? l2 / 2 : 2 * l2;
-  int64_t nc_max = std::max<int64_t>(nr, b_block / (kc_max * eb) / nr * nr);
+  const int64_t b_block = big_l2 || amx8 ? l2 / 2 : 2 * l2;
+  int64_t nc_max =
+      std::max<int64_t>(nr, b_block / (kc_max * (amx8 ? 1 : eb)) / nr * nr);
   nc_max = RoundUp(EnvInt("HLOREF_CPU_GEMM_NC", nc_max), nr);
   // Balanced blocks (no tiny last block); integer K blocks are even (pairs).
   const int64_t kb = std::max<int64_t>(1, CeilDiv(p.k, kc_max));
   p.kc = std::max<int64_t>(1, CeilDiv(p.k, kb));
-  // Integer K blocks are whole quads (the VNNI byte kernel; pairs for s16).
-  if (p.path == GemmPath::kInt) p.kc = RoundUp(p.kc, 4);
+  // Integer K blocks are whole quads (the VNNI byte kernel; pairs for s16),
+  // on AMX whole 64-byte tile rows.
+  if (p.path == GemmPath::kInt) p.kc = RoundUp(p.kc, amx8 ? 64 : 4);
+  p.int8_amx = amx8;
   p.n_blocks = std::max<int64_t>(1, CeilDiv(p.n, nc_max));
   p.nc = RoundUp(CeilDiv(std::max<int64_t>(p.n, 1), p.n_blocks), nr);
   p.n_blocks = std::max<int64_t>(1, CeilDiv(p.n, p.nc));
@@ -925,6 +940,18 @@ bool SmallCheckAllowed(const Problem& p, const GemmKernels& kernels) {
 
 // ---- the integer path: operands widened to s16 pairs along K.
 
+// A tile's s32 sums from the scratch C (ldc apart) into the output.
+void StoreIntTile(const Problem& p, const Tile& t, const int32_t* c,
+                  int64_t ldc, void* out) {
+  const int64_t cb = p.c_b[t.bi];
+  for (int64_t i = t.m0; i < t.m1; ++i) {
+    for (int64_t j = t.n0; j < t.n1; ++j) {
+      StoreInt(p.ot, out, cb + p.c_m[i] + p.c_n[j],
+               c[(i - t.m0) * ldc + (j - t.n0)]);
+    }
+  }
+}
+
 void RunIntItems(Shared& sh, int64_t item_begin, int64_t item_end) {
   const Problem& p = *sh.p;
   constexpr int64_t kNr = gemm::kGemmNrInt;
@@ -944,7 +971,7 @@ void RunIntItems(Shared& sh, int64_t item_begin, int64_t item_end) {
   for (int64_t item = item_begin; item < item_end; ++item) {
     Tile t;
     if (!TileOf(p, item, &t)) continue;
-    const int64_t bi = t.bi, m0 = t.m0, m1 = t.m1, n0 = t.n0, n1 = t.n1;
+    const int64_t bi = t.bi, m0 = t.m0, m1 = t.m1, n0 = t.n0;
     const int64_t ncols = t.cols();
     int64_t ldc;
     int32_t* c = TileTarget<int32_t>(p, sh.out, c_buf.p, t, &ldc);
@@ -994,12 +1021,53 @@ void RunIntItems(Shared& sh, int64_t item_begin, int64_t item_end) {
         }
       }
     }
-    if (!p.direct_c) {
-      const int64_t cb = p.c_b[bi];
-      for (int64_t i = m0; i < m1; ++i) {
-        for (int64_t j = n0; j < n1; ++j) {
-          StoreInt(p.ot, sh.out, cb + p.c_m[i] + p.c_n[j],
-                   c[(i - m0) * ldc + (j - n0)]);
+    if (!p.direct_c) StoreIntTile(p, t, c, ldc, sh.out);
+  }
+}
+
+// Packs B [kc x ncols] (rows k0.., columns n0.. of batch offset b_off)
+// into the GemmKernelI8 B layout: 64-column panels panel_stride bytes
+// apart, ceil(kc / 4) quad rows each, zero past kc in the last quad and
+// past ncols in the last panel. With colsum, adds each column's byte sum
+// (as s8 for an s8 B, else u8) to colsum[j].
+void PackI8B(const Problem& p, const GemmKernels& kernels, const uint8_t* rhs,
+             int64_t b_off, int64_t k0, int64_t kc, int64_t n0, int64_t ncols,
+             int64_t panel_stride, uint8_t* bblock, int32_t* colsum) {
+  constexpr int64_t kNr = gemm::kGemmNrInt;
+  const bool b_signed = p.rt != PrimitiveType::kU8;
+  const int64_t kq = CeilDiv(kc, 4);
+  const int64_t* bn = p.b_n.data() + n0;
+  if (p.b_ns == 1 && p.b_ks != kNotAffine) {
+    // Row-major B: each quad of rows in one vector pass.
+    const uint8_t* src = rhs + b_off + p.b_k[k0] + bn[0];
+    for (int64_t q = 0; q < kq; ++q) {
+      const int rows = static_cast<int>(std::min<int64_t>(4, kc - 4 * q));
+      kernels.pack_i8b(src + 4 * q * p.b_ks, p.b_ks, rows, ncols,
+                       bblock + q * 4 * kNr, panel_stride, colsum, b_signed);
+    }
+    return;
+  }
+  for (int64_t j0 = 0; j0 < ncols; j0 += kNr) {
+    const int64_t nr = std::min<int64_t>(kNr, ncols - j0);
+    uint8_t* panel = bblock + (j0 / kNr) * panel_stride;
+    for (int64_t q = 0; q < kq; ++q) {
+      uint8_t* dst = panel + q * 4 * kNr;
+      if (nr < kNr || 4 * q + 4 > kc) std::memset(dst, 0, 4 * kNr);
+      for (int h = 0; h < 4 && 4 * q + h < kc; ++h) {
+        const int64_t row = b_off + p.b_k[k0 + 4 * q + h];
+        for (int64_t j = 0; j < nr; ++j) {
+          dst[4 * j + h] = rhs[row + bn[j0 + j]];
+        }
+      }
+      if (colsum != nullptr) {
+        int32_t* cs = colsum + j0;
+        for (int64_t j = 0; j < nr; ++j) {
+          const uint8_t* v = dst + 4 * j;
+          cs[j] += b_signed ? int32_t{static_cast<int8_t>(v[0])} +
+                                  static_cast<int8_t>(v[1]) +
+                                  static_cast<int8_t>(v[2]) +
+                                  static_cast<int8_t>(v[3])
+                            : int32_t{v[0]} + v[1] + v[2] + v[3];
         }
       }
     }
@@ -1030,7 +1098,6 @@ void RunI8Items(Shared& sh, int64_t item_begin, int64_t item_end) {
   }
   const bool same = p.lt == p.rt;
   const bool b_unsigned = p.rt == PrimitiveType::kU8;
-  const bool b_signed = !b_unsigned;
   const uint8_t a_xor = same ? 0x80 : 0;
   const uint32_t corr_scale = same ? (b_unsigned ? 128u : 0u - 128u) : 0u;
   uint8_t* apanel = static_cast<uint8_t*>(a_buf.p);
@@ -1041,7 +1108,7 @@ void RunI8Items(Shared& sh, int64_t item_begin, int64_t item_end) {
   for (int64_t item = item_begin; item < item_end; ++item) {
     Tile t;
     if (!TileOf(p, item, &t)) continue;
-    const int64_t bi = t.bi, m0 = t.m0, m1 = t.m1, n0 = t.n0, n1 = t.n1;
+    const int64_t bi = t.bi, m0 = t.m0, m1 = t.m1, n0 = t.n0;
     const int64_t ncols = t.cols();
     int64_t ldc;
     int32_t* c = TileTarget<int32_t>(p, sh.out, c_buf.p, t, &ldc);
@@ -1052,44 +1119,9 @@ void RunI8Items(Shared& sh, int64_t item_begin, int64_t item_end) {
       // Pack B [kc x ncols] into 64-column panels of quads, zero-padded in
       // K and N, summing each column for the correction.
       if (same) std::fill(corr, corr + ncols, 0);
-      const int64_t* bn = p.b_n.data() + n0;
       const int64_t panel_stride = kq * 4 * kNr;
-      if (p.b_ns == 1 && p.b_ks != kNotAffine) {
-        // Row-major B: each quad of rows in one vector pass.
-        const uint8_t* src = rhs + b_off + p.b_k[k0] + bn[0];
-        for (int64_t q = 0; q < kq; ++q) {
-          const int rows = static_cast<int>(std::min<int64_t>(4, kc - 4 * q));
-          sh.kernels->pack_i8b(src + 4 * q * p.b_ks, p.b_ks, rows, ncols,
-                               bblock + q * 4 * kNr, panel_stride,
-                               same ? corr : nullptr, b_signed);
-        }
-      } else {
-        for (int64_t j0 = 0; j0 < ncols; j0 += kNr) {
-          const int64_t nr = std::min<int64_t>(kNr, ncols - j0);
-          uint8_t* panel = bblock + (j0 / kNr) * panel_stride;
-          for (int64_t q = 0; q < kq; ++q) {
-            uint8_t* dst = panel + q * 4 * kNr;
-            if (nr < kNr || 4 * q + 4 > kc) std::memset(dst, 0, 4 * kNr);
-            for (int h = 0; h < 4 && 4 * q + h < kc; ++h) {
-              const int64_t row = b_off + p.b_k[k0 + 4 * q + h];
-              for (int64_t j = 0; j < nr; ++j) {
-                dst[4 * j + h] = rhs[row + bn[j0 + j]];
-              }
-            }
-            if (same) {
-              int32_t* cs = corr + j0;
-              for (int64_t j = 0; j < nr; ++j) {
-                const uint8_t* v = dst + 4 * j;
-                cs[j] += b_signed ? int32_t{static_cast<int8_t>(v[0])} +
-                                        static_cast<int8_t>(v[1]) +
-                                        static_cast<int8_t>(v[2]) +
-                                        static_cast<int8_t>(v[3])
-                                  : int32_t{v[0]} + v[1] + v[2] + v[3];
-              }
-            }
-          }
-        }
-      }
+      PackI8B(p, *sh.kernels, rhs, b_off, k0, kc, n0, ncols, panel_stride,
+              bblock, same ? corr : nullptr);
       if (same) {
         for (int64_t j = 0; j < ncols; ++j) {
           corr[j] =
@@ -1133,16 +1165,89 @@ void RunI8Items(Shared& sh, int64_t item_begin, int64_t item_end) {
         }
       }
     }
-    if (!p.direct_c) {
-      const int64_t cb = p.c_b[bi];
-      for (int64_t i = m0; i < m1; ++i) {
-        for (int64_t j = n0; j < n1; ++j) {
-          StoreInt(p.ot, sh.out, cb + p.c_m[i] + p.c_n[j],
-                   c[(i - m0) * ldc + (j - n0)]);
+    if (!p.direct_c) StoreIntTile(p, t, c, ldc, sh.out);
+  }
+}
+
+// ---- the integer path on AMX (gemm_kernels.h GemmKernelI8Amx): both
+// operands' bytes as they are (the four instructions cover the s8 / u8
+// combinations, so no offset and no correction), 32-row A panels with K
+// contiguous, B in the VNNI kernel's quad panels with K padded to whole
+// tiles (16 quads). The sums wrap modulo 2^32 like the oracle's.
+void RunI8AmxItems(Shared& sh, const gemm::I8AmxKernels& amx,
+                   int64_t item_begin, int64_t item_end) {
+  const Problem& p = *sh.p;
+  constexpr int64_t kNr = gemm::kGemmNrInt;
+  constexpr int64_t kMr = gemm::kGemmAmxMr;
+  const int64_t kq_max = RoundUp(CeilDiv(p.kc, 4), gemm::kGemmAmxKqStep);
+  Scratch a_buf(kq_max * 4 * kMr);
+  Scratch b_buf(kq_max * 4 * RoundUp(p.nc, kNr));
+  Scratch c_buf(p.direct_c
+                    ? 64
+                    : p.m_chunk * p.nc * static_cast<int64_t>(sizeof(int32_t)));
+  if (a_buf.p == nullptr || b_buf.p == nullptr || c_buf.p == nullptr) {
+    std::lock_guard<std::mutex> lock(sh.mu);
+    sh.failed_alloc = true;
+    return;
+  }
+  const gemm::GemmKernelI8Amx kernel =
+      amx.kernel[p.lt == PrimitiveType::kU8][p.rt == PrimitiveType::kU8];
+  uint8_t* apanel = static_cast<uint8_t*>(a_buf.p);
+  uint8_t* bblock = static_cast<uint8_t*>(b_buf.p);
+  const uint8_t* lhs = static_cast<const uint8_t*>(sh.lhs);
+  const uint8_t* rhs = static_cast<const uint8_t*>(sh.rhs);
+  amx.begin();
+  for (int64_t item = item_begin; item < item_end; ++item) {
+    Tile t;
+    if (!TileOf(p, item, &t)) continue;
+    const int64_t bi = t.bi, m0 = t.m0, m1 = t.m1, n0 = t.n0;
+    const int64_t ncols = t.cols();
+    int64_t ldc;
+    int32_t* c = TileTarget<int32_t>(p, sh.out, c_buf.p, t, &ldc);
+    const int64_t a_off = p.a_b[bi], b_off = p.b_b[bi];
+    for (int64_t k0 = 0; k0 < p.k; k0 += p.kc) {
+      const int64_t kc = std::min(p.kc, p.k - k0);
+      const int64_t kq0 = CeilDiv(kc, 4);
+      const int64_t kq = RoundUp(kq0, gemm::kGemmAmxKqStep);
+      const int64_t panel_stride = kq * 4 * kNr;
+      PackI8B(p, *sh.kernels, rhs, b_off, k0, kc, n0, ncols, panel_stride,
+              bblock, nullptr);
+      // The quad rows past K up to the tile depth: zero in every panel.
+      for (int64_t pn = 0; pn < CeilDiv(ncols, kNr); ++pn) {
+        uint8_t* pad = bblock + pn * panel_stride + kq0 * 4 * kNr;
+        std::memset(pad, 0, static_cast<size_t>((kq - kq0) * 4 * kNr));
+      }
+      const int64_t lda = 4 * kq;
+      for (int64_t i0 = m0; i0 < m1; i0 += kMr) {
+        const int mr = static_cast<int>(std::min<int64_t>(kMr, m1 - i0));
+        for (int r = 0; r < mr; ++r) {
+          uint8_t* dst = apanel + r * lda;
+          const int64_t row = a_off + p.a_m[i0 + r];
+          if (p.a_ks == 1) {
+            std::memcpy(dst, lhs + row + p.a_k[k0], static_cast<size_t>(kc));
+          } else {
+            for (int64_t k = 0; k < kc; ++k) dst[k] = lhs[row + p.a_k[k0 + k]];
+          }
+          std::memset(dst + kc, 0, static_cast<size_t>(lda - kc));
+        }
+        // Rows past mr are read by the second row tile only when mr > 16
+        // (the first tile's extra rows only reach rows that are not
+        // stored).
+        if (mr > 16 && mr < kMr) {
+          std::memset(apanel + mr * lda, 0,
+                      static_cast<size_t>((kMr - mr) * lda));
+        }
+        int32_t* crow = c + (i0 - m0) * ldc;
+        for (int64_t j0 = 0; j0 < ncols; j0 += kNr) {
+          const int nr = static_cast<int>(std::min<int64_t>(kNr, ncols - j0));
+          kernel(kq, apanel, bblock + (j0 / kNr) * panel_stride, 4 * kNr,
+                 crow + j0, ldc, mr, nr, k0 > 0);
         }
       }
     }
+    if (!p.direct_c) StoreIntTile(p, t, c, ldc, sh.out);
   }
+  amx.end();
 }
 
 // The bf16 fast paths' range-guard statistics of one value (as f32 bits).
@@ -1387,7 +1492,11 @@ absl::Status RunDotIn(RunContext* ctx, const DotDims& dims, const void* lhs,
   last_used_bf16_dp = false;
   last_discarded_bf16_dp = false;
   const int threads = ctx->pool != nullptr ? ctx->pool->threads() : 1;
-  absl::StatusOr<Problem> problem = MakeProblem(dims, threads);
+  const gemm::I8AmxKernels* amx8 =
+      kernels.i8 != nullptr && amx_allowed.load(std::memory_order_relaxed)
+          ? gemm::HostI8AmxKernel()
+          : nullptr;
+  absl::StatusOr<Problem> problem = MakeProblem(dims, threads, amx8 != nullptr);
   if (!problem.ok()) return problem.status();
   const Problem& p = *problem;
   if (p.batch == 0 || p.m == 0 || p.n == 0) return absl::OkStatus();
@@ -1491,7 +1600,13 @@ absl::Status RunDotIn(RunContext* ctx, const DotDims& dims, const void* lhs,
       break;
     }
     case GemmPath::kInt: {
-      if (kernels.i8 != nullptr) {
+      last_used_amx = p.int8_amx;
+      if (p.int8_amx) {
+        auto body = [&](int64_t b, int64_t e) {
+          RunI8AmxItems(sh, *amx8, b, e);
+        };
+        Parallel(ctx, p.items(), body);
+      } else if (kernels.i8 != nullptr) {
         auto body = [&](int64_t b, int64_t e) { RunI8Items(sh, b, e); };
         Parallel(ctx, p.items(), body);
       } else {
@@ -1631,7 +1746,7 @@ bool LastDotDiscardedBf16DotProducts() { return last_discarded_bf16_dp; }
 void SetConformantBf16DotProductsAllowed(bool allowed) {
   conformant_bf16_dp_allowed.store(allowed, std::memory_order_relaxed);
 }
-void SetBf16AmxAllowed(bool allowed) {
+void SetAmxAllowed(bool allowed) {
   amx_allowed.store(allowed, std::memory_order_relaxed);
 }
 int64_t LastDotSmallResultsRecomputed() { return last_small_recomputed; }

@@ -99,8 +99,9 @@ absl::Status RunDot(const DotDims& dims, const void* lhs, const void* rhs,
 bool LastDotUsedWideFallback();
 bool LastDotUsedFastPath();
 // Whether the last RunDot's result came from the bf16 dot-product
-// instructions (either mode), from AMX tdpbf16ps among them, and whether a
-// conformant run on them was discarded (the operands could meet a
+// instructions (either mode); whether it ran on AMX (tdpbf16ps for bf16,
+// the tdpb*d int8 products for 8-bit integers); and whether a conformant
+// run on the bf16 instructions was discarded (the operands could meet a
 // subnormal) and redone on the f32 kernel.
 bool LastDotUsedBf16DotProducts();
 bool LastDotUsedAmx();
@@ -109,10 +110,11 @@ bool LastDotDiscardedBf16DotProducts();
 // (default: yes, unless HLOREF_CPU_BF16_DP=0); false keeps its bf16 x bf16
 // dots on the f32 kernel (tests, benchmarks).
 void SetConformantBf16DotProductsAllowed(bool allowed);
-// Whether bf16 x bf16 dots may use AMX (default: yes, unless
-// HLOREF_CPU_AMX=0 in the environment); false keeps them on vdpbf16ps
-// (tests, benchmarks).
-void SetBf16AmxAllowed(bool allowed);
+// Whether dots may use AMX where the host has it (default: yes, unless
+// HLOREF_CPU_AMX=0 in the environment): bf16 x bf16 on tdpbf16ps (false:
+// vdpbf16ps) and 8-bit integers on the int8 tile products (false: VNNI
+// vpdpbusd). Tests and benchmarks.
+void SetAmxAllowed(bool allowed);
 // -1 when the last RunDot on this thread did not run the range guard's
 // small-result check (RangeGuard::kCheckSmall), else how many elements it
 // recomputed with the wide accumulator.

@@ -20,6 +20,7 @@
 #include <cstring>
 #include <fstream>
 #include <string>
+#include <type_traits>
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <cpuid.h>
@@ -626,20 +627,44 @@ struct alignas(64) AmxTileConfig {
 };
 static_assert(sizeof(AmxTileConfig) == 64);
 
-// Adds (or copies) a 16-column stripe of the scratch tile into C, masked to
-// the first `cols` columns, for rows [r0, r1).
-HLOREF_AMX_BF16 inline void AmxStoreStripe(const float* acc, float* c,
-                                           int64_t ldc, int r0, int r1,
-                                           int cols, bool accumulate) {
+// Adds (or copies) a 16-column stripe of the scratch tile (rows 32
+// elements apart) into C, masked to the first `cols` columns, for rows
+// [r0, r1): f32 (tdpbf16ps) or s32 with wraparound (the int8 products).
+template <typename T>
+HLOREF_AVX512 inline void AmxStoreStripe(const T* acc, T* c, int64_t ldc,
+                                         int r0, int r1, int cols,
+                                         bool accumulate) {
   if (cols <= 0) return;
   const __mmask16 m =
       cols >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << cols) - 1u);
   for (int r = r0; r < r1; ++r) {
-    __m512 v = _mm512_load_ps(acc + r * 32);
-    if (accumulate) {
-      v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(m, c + r * ldc));
+    if constexpr (std::is_same_v<T, float>) {
+      __m512 v = _mm512_load_ps(acc + r * 32);
+      if (accumulate) {
+        v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(m, c + r * ldc));
+      }
+      _mm512_mask_storeu_ps(c + r * ldc, m, v);
+    } else {
+      __m512i v = _mm512_load_si512(acc + r * 32);
+      if (accumulate) {
+        v = _mm512_add_epi32(v, _mm512_maskz_loadu_epi32(m, c + r * ldc));
+      }
+      _mm512_mask_storeu_epi32(c + r * ldc, m, v);
     }
-    _mm512_mask_storeu_ps(c + r * ldc, m, v);
+  }
+}
+
+// The four 16 x 16 scratch tiles of one 32-column stripe (tmm0..3, see the
+// kernels) into C.
+template <typename T>
+HLOREF_AVX512 inline void AmxStoreTiles(const T* acc, T* c, int64_t ldc, int mr,
+                                        int cols, bool accumulate) {
+  const int r_lo = mr < 16 ? mr : 16;
+  AmxStoreStripe(acc, c, ldc, 0, r_lo, cols, accumulate);
+  AmxStoreStripe(acc + 16, c + 16, ldc, 0, r_lo, cols - 16, accumulate);
+  if (mr > 16) {
+    AmxStoreStripe(acc, c, ldc, 16, mr, cols, accumulate);
+    AmxStoreStripe(acc + 16, c + 16, ldc, 16, mr, cols - 16, accumulate);
   }
 }
 
@@ -653,9 +678,12 @@ alignas(64) const AmxTileConfig kAmxTileConfig = {
     {64, 64, 64, 64, 64, 64, 64, 64},
     {16, 16, 16, 16, 16, 16, 16, 16}};
 
-HLOREF_AMX_BF16 void AmxBf16Begin() { _tile_loadconfig(&kAmxTileConfig); }
+#define HLOREF_AMX_TILE \
+  __attribute__((target("avx512f,avx512vl,avx512bw,avx512dq,amx-tile")))
 
-HLOREF_AMX_BF16 void AmxBf16End() { _tile_release(); }
+HLOREF_AMX_TILE void AmxBegin() { _tile_loadconfig(&kAmxTileConfig); }
+
+HLOREF_AMX_TILE void AmxEnd() { _tile_release(); }
 
 HLOREF_AMX_BF16 void AmxBf16Dp(int64_t kp, const uint16_t* a, const uint16_t* b,
                                int64_t ldb, float* c, int64_t ldc, int mr,
@@ -692,30 +720,94 @@ HLOREF_AMX_BF16 void AmxBf16Dp(int64_t kp, const uint16_t* a, const uint16_t* b,
     _tile_stored(1, acc + 16, 32 * sizeof(float));
     _tile_stored(2, acc + 16 * 32, 32 * sizeof(float));
     _tile_stored(3, acc + 16 * 32 + 16, 32 * sizeof(float));
-    const int cols = nr - j0;
-    const int r_lo = mr < 16 ? mr : 16;
-    AmxStoreStripe(acc, c + j0, ldc, 0, r_lo, cols, accumulate);
-    AmxStoreStripe(acc + 16, c + j0 + 16, ldc, 0, r_lo, cols - 16, accumulate);
-    if (two_rows) {
-      AmxStoreStripe(acc, c + j0, ldc, 16, mr, cols, accumulate);
-      AmxStoreStripe(acc + 16, c + j0 + 16, ldc, 16, mr, cols - 16, accumulate);
-    }
+    AmxStoreTiles(acc, c + j0, ldc, mr, nr - j0, accumulate);
   }
 }
 
-const Bf16AmxKernels kAmxBf16 = {AmxBf16Dp, AmxBf16Begin, AmxBf16End};
+const Bf16AmxKernels kAmxBf16 = {AmxBf16Dp, AmxBegin, AmxEnd};
 
-// cpuid leaf 7: EDX bit 22 AMX-BF16, bit 24 AMX-TILE; then the Linux
-// permission for XTILEDATA (state component 18), without which the first
-// tile instruction faults.
-bool HostHasAmxBf16() {
+#define HLOREF_AMX_INT8                                     \
+  __attribute__((                                           \
+      target("avx512f,avx512vl,avx512bw,avx512dq,amx-tile," \
+             "amx-int8")))
+
+// One tile product C[dst] += A[a] . B[b] with the operands' signedness
+// kAU / kBU (GCC's intrinsics paste the tile numbers into the assembly, so
+// they must be literals: a macro, not a template).
+#define HLOREF_AMX_I8_DP(DST, A, B) \
+  do {                              \
+    if constexpr (!kAU && !kBU) {   \
+      _tile_dpbssd(DST, A, B);      \
+    } else if constexpr (!kAU) {    \
+      _tile_dpbsud(DST, A, B);      \
+    } else if constexpr (!kBU) {    \
+      _tile_dpbusd(DST, A, B);      \
+    } else {                        \
+      _tile_dpbuud(DST, A, B);      \
+    }                               \
+  } while (0)
+
+// tmm0..3: C (rows 0-15 / 16-31 x columns j0 / j0 + 16); tmm4, 5: A rows
+// 0-15 / 16-31 (16 x 64 bytes); tmm6, 7: B quads for columns j0 / j0 + 16
+// (16 quad rows x 16 columns x 4 bytes).
+template <bool kAU, bool kBU>
+HLOREF_AMX_INT8 void AmxI8Tile(int64_t kq, const uint8_t* a, const uint8_t* b,
+                               int64_t ldb, int32_t* c, int64_t ldc, int mr,
+                               int nr, bool accumulate) {
+  alignas(64) int32_t acc[kGemmAmxMr * 32];
+  const int64_t lda = 4 * kq;
+  const uint8_t* a_hi = a + 16 * lda;
+  const bool two_rows = mr > 16;
+  for (int j0 = 0; j0 < nr; j0 += 32) {
+    const bool two_cols = nr - j0 > 16;
+    _tile_zero(0);
+    _tile_zero(1);
+    _tile_zero(2);
+    _tile_zero(3);
+    for (int64_t q = 0; q < kq; q += kGemmAmxKqStep) {
+      const uint8_t* bq = b + q * ldb + 4 * j0;
+      _tile_loadd(4, a + 4 * q, lda);
+      _tile_loadd(6, bq, ldb);
+      HLOREF_AMX_I8_DP(0, 4, 6);
+      if (two_cols) {
+        _tile_loadd(7, bq + 64, ldb);
+        HLOREF_AMX_I8_DP(1, 4, 7);
+      }
+      if (two_rows) {
+        _tile_loadd(5, a_hi + 4 * q, lda);
+        HLOREF_AMX_I8_DP(2, 5, 6);
+        if (two_cols) HLOREF_AMX_I8_DP(3, 5, 7);
+      }
+    }
+    _tile_stored(0, acc, 32 * sizeof(int32_t));
+    _tile_stored(1, acc + 16, 32 * sizeof(int32_t));
+    _tile_stored(2, acc + 16 * 32, 32 * sizeof(int32_t));
+    _tile_stored(3, acc + 16 * 32 + 16, 32 * sizeof(int32_t));
+    AmxStoreTiles(acc, c + j0, ldc, mr, nr - j0, accumulate);
+  }
+}
+
+#undef HLOREF_AMX_I8_DP
+
+const I8AmxKernels kAmxI8 = {{{AmxI8Tile<false, false>, AmxI8Tile<false, true>},
+                              {AmxI8Tile<true, false>, AmxI8Tile<true, true>}},
+                             AmxBegin,
+                             AmxEnd};
+
+// cpuid leaf 7: EDX bit 24 AMX-TILE and `bit` (22 AMX-BF16, 25 AMX-INT8);
+// then the Linux permission for XTILEDATA (state component 18), without
+// which the first tile instruction faults, requested once per process.
+bool HostHasAmx(unsigned bit) {
   unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
   if (__get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx) == 0) return false;
-  if ((edx & (1u << 22)) == 0 || (edx & (1u << 24)) == 0) return false;
+  if ((edx & (1u << bit)) == 0 || (edx & (1u << 24)) == 0) return false;
 #if defined(__linux__) && defined(SYS_arch_prctl)
-  constexpr long kArchReqXcompPerm = 0x1023;
-  constexpr long kXfeatureXtiledata = 18;
-  return syscall(SYS_arch_prctl, kArchReqXcompPerm, kXfeatureXtiledata) == 0;
+  static const bool granted = [] {
+    constexpr long kArchReqXcompPerm = 0x1023;
+    constexpr long kXfeatureXtiledata = 18;
+    return syscall(SYS_arch_prctl, kArchReqXcompPerm, kXfeatureXtiledata) == 0;
+  }();
+  return granted;
 #else
   return false;
 #endif
@@ -1532,8 +1624,20 @@ const Bf16DotKernels* HostBf16DotKernels() {
 
 const Bf16AmxKernels* HostBf16AmxKernel() {
 #ifdef HLOREF_GEMM_X86
-  static const bool ok = Avx512GemmKernels() != nullptr && HostHasAmxBf16();
+  static const bool ok = Avx512GemmKernels() != nullptr && HostHasAmx(22);
   return ok ? &kAmxBf16 : nullptr;
+#else
+  return nullptr;
+#endif
+}
+
+const I8AmxKernels* HostI8AmxKernel() {
+#ifdef HLOREF_GEMM_X86
+  // The B packing is the VNNI kernel set's (pack_i8b).
+  static const bool ok = Avx512GemmKernels() != nullptr &&
+                         Avx512GemmKernels()->pack_i8b != nullptr &&
+                         HostHasAmx(25);
+  return ok ? &kAmxI8 : nullptr;
 #else
   return nullptr;
 #endif

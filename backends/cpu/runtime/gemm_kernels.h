@@ -226,6 +226,35 @@ struct Bf16AmxKernels {
 // process (once); the answer is cached.
 const Bf16AmxKernels* HostBf16AmxKernel();
 
+// 8-bit integers on AMX-INT8 (tdpbssd, tdpbsud, tdpbusd, tdpbuud: s8 or
+// u8 A times s8 or u8 B, each a tile product of 16 x 64 bytes by 16 x 16
+// quads), in both modes: every product of two bytes and every sum of
+// them is exact in s32 and the sums wrap modulo 2^32 as the oracle's (no
+// saturation, no rounding), so the results are the VNNI kernel's bits.
+// C[r][j] (+)= sum over k of A[r][k] * B[k][j] for r < mr <= kGemmAmxMr,
+// j < nr <= kGemmNrInt:
+//   a: kGemmAmxMr rows of 4 * kq bytes, row r at a + r * 4 * kq (K
+//      contiguous; rows past mr and bytes past K zero);
+//   b: GemmKernelI8's B layout, b[q * ldb + 4 j + t] = B[4q + t][j], kq
+//      quad rows, zero past K and past nr;
+//   kq: quads of k, a positive multiple of kGemmAmxKqStep (one tile's
+//      depth of 64 bytes).
+// Same 2 x 2 tiles per 32 columns, scratch tile and masked edge stores as
+// the bf16 kernel; `accumulate` adds C's previous value (s32 wraparound).
+inline constexpr int kGemmAmxKqStep = 16;
+using GemmKernelI8Amx = void (*)(int64_t kq, const uint8_t* a, const uint8_t* b,
+                                 int64_t ldb, int32_t* c, int64_t ldc, int mr,
+                                 int nr, bool accumulate);
+struct I8AmxKernels {
+  // [A is u8][B is u8]
+  GemmKernelI8Amx kernel[2][2];
+  void (*begin)();  // as Bf16AmxKernels (the same tile configuration)
+  void (*end)();
+};
+// Null when the host lacks AMX-INT8 (cpuid), AVX-512, or the OS refuses
+// the tile state (the same request as HostBf16AmxKernel's).
+const I8AmxKernels* HostI8AmxKernel();
+
 // The portable kernels (plain C++, any x86-64 or other host).
 const GemmKernels& PortableGemmKernels();
 // Tests: the largest B block (bytes) the register-tiled GEMV takes (0: the

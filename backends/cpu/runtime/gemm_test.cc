@@ -394,6 +394,107 @@ TEST(GemmTest, IntegersWrapExactly) {
   }
 }
 
+// 8-bit integers on AMX (tdpbssd / tdpbsud / tdpbusd / tdpbuud), where the
+// host has it: every signedness pair, every edge of the 32-row panels
+// (mr = 1, 16, 17, 31, 32, 33 and a 70-row chunk), of the 16-column tiles
+// and 64-column panels (n = 1 .. 130), of the 16-quad tile depth (k not a
+// multiple of 4 or of 64) and several K blocks (k = 1100 > KC, the C
+// accumulation between blocks); transposed A and B (the element-by-element
+// packing), a column-major C (the scratch), a batch, 1 and 2 threads. The
+// expected values are int64 sums of the byte products reduced modulo 2^32
+// (computed here); k = 160001 with bytes near 255 (u8) or -128 (s8) makes
+// the s32 sums wrap. The run must say it used AMX.
+TEST(GemmTest, IntegersOnAmxMatchTheWrappedReference) {
+  const GemmKernels* kernels = gemm::Avx512GemmKernels();
+  if (kernels == nullptr || gemm::HostI8AmxKernel() == nullptr) {
+    GTEST_SKIP() << "no AMX-INT8 on this host (or the OS refuses the tile "
+                    "state)";
+  }
+  SetAmxAllowed(true);
+  ThreadPool two(2);
+  struct Case {
+    int64_t batch, m, n, k;
+    Layout layout;
+  };
+  std::vector<Case> cases;
+  for (int64_t m : {1, 16, 17, 31, 32, 33, 70}) {
+    for (int64_t n : {1, 15, 17, 33, 64, 65, 130}) {
+      for (int64_t k : {1, 3, 64, 65, 1100}) {
+        if (m * n * k > 2000000) continue;
+        cases.push_back({1, m, n, k, Layout{}});
+      }
+    }
+  }
+  cases.push_back({2, 33, 65, 130, Layout{true, true, true}});
+  cases.push_back({2, 17, 70, 301, Layout{false, false, false}});
+  cases.push_back({1, 40, 20, 99, Layout{true, false, true}});
+  cases.push_back({1, 3, 17, 160001, Layout{}});
+  for (PrimitiveType lt : {PrimitiveType::kS8, PrimitiveType::kU8}) {
+    for (PrimitiveType rt : {PrimitiveType::kS8, PrimitiveType::kU8}) {
+      for (const Case& cs : cases) {
+        const DotDims d = MakeDims(lt, rt, PrimitiveType::kS32, cs.batch, cs.m,
+                                   cs.n, cs.k, cs.layout);
+        std::mt19937 rng(static_cast<uint32_t>(cs.m * 131 + cs.n * 7 + cs.k));
+        const bool wrap = cs.k == 160001;
+        auto byte = [&](PrimitiveType t) -> uint8_t {
+          if (!wrap) return static_cast<uint8_t>(rng() & 0xff);
+          // Operands in 200..255 (u8) or -128..-118 (s8): every product
+          // is at least 118^2, so 160001 of them pass 2^31 in magnitude
+          // whatever the signedness pair.
+          return t == PrimitiveType::kU8
+                     ? static_cast<uint8_t>(200 + rng() % 56)
+                     : static_cast<uint8_t>(static_cast<int8_t>(
+                           -128 + static_cast<int>(rng() % 11)));
+        };
+        std::vector<uint8_t> a(cs.batch * cs.m * cs.k),
+            b(cs.batch * cs.k * cs.n);
+        for (auto& x : a) x = byte(lt);
+        for (auto& x : b) x = byte(rt);
+        std::vector<int32_t> want(cs.batch * cs.m * cs.n);
+        bool wrapped = false;
+        for (int64_t bi = 0; bi < cs.batch; ++bi) {
+          for (int64_t i = 0; i < cs.m; ++i) {
+            for (int64_t j = 0; j < cs.n; ++j) {
+              int64_t sum = 0;
+              for (int64_t q = 0; q < cs.k; ++q) {
+                const uint8_t x = a[Offset(d.batch, bi, &DotDims::Dim::lhs) +
+                                    i * d.m[0].lhs + q * d.k[0].lhs];
+                const uint8_t y = b[Offset(d.batch, bi, &DotDims::Dim::rhs) +
+                                    j * d.n[0].rhs + q * d.k[0].rhs];
+                sum +=
+                    (lt == PrimitiveType::kS8 ? int64_t{static_cast<int8_t>(x)}
+                                              : int64_t{x}) *
+                    (rt == PrimitiveType::kS8 ? int64_t{static_cast<int8_t>(y)}
+                                              : int64_t{y});
+              }
+              wrapped |= sum > INT32_MAX || sum < INT32_MIN;
+              want[Offset(d.batch, bi, &DotDims::Dim::out) + i * d.m[0].out +
+                   j * d.n[0].out] =
+                  static_cast<int32_t>(static_cast<uint32_t>(sum));
+            }
+          }
+        }
+        if (wrap) {
+          ASSERT_TRUE(wrapped) << "the wrap case does not wrap";
+        }
+        for (ThreadPool* pool : {static_cast<ThreadPool*>(nullptr), &two}) {
+          std::vector<int32_t> c(want.size(), 0x5a5a5a5a);
+          ASSERT_TRUE(
+              RunDot(d, a.data(), b.data(), c.data(), pool, *kernels).ok());
+          EXPECT_TRUE(LastDotUsedAmx());
+          for (size_t i = 0; i < c.size(); ++i) {
+            ASSERT_EQ(c[i], want[i])
+                << PrimitiveTypeName(lt) << " x " << PrimitiveTypeName(rt)
+                << " batch=" << cs.batch << " m=" << cs.m << " n=" << cs.n
+                << " k=" << cs.k << " threads=" << (pool ? 2 : 1) << " element "
+                << i;
+          }
+        }
+      }
+    }
+  }
+}
+
 // Every product below f32's smallest normal (S < 2^-126 in every
 // element): an FMA chain could lose more than the bound allows. The
 // portable kernels (no FMA chain) take the whole-dot wide fallback; the
@@ -1265,10 +1366,10 @@ template <typename Body>
 void ForEachFastBf16Path(Body body) {
   for (bool amx : {false, true}) {
     if (amx && gemm::HostBf16AmxKernel() == nullptr) continue;
-    SetBf16AmxAllowed(amx);
+    SetAmxAllowed(amx);
     body(amx);
   }
-  SetBf16AmxAllowed(true);
+  SetAmxAllowed(true);
 }
 
 // Both modes on the hardware dot products: the fast mode always, the
@@ -1348,7 +1449,7 @@ TEST(GemmTest, AmxBf16MatchesLongDoubleReferenceOnEdgeShapes) {
       {1, 1, 1},    {1, 17, 3},     {15, 16, 31},  {16, 33, 32},
       {17, 47, 33}, {31, 65, 63},   {33, 95, 65},  {32, 64, 1},
       {47, 1, 97},  {65, 130, 515}, {3, 200, 1201}};
-  SetBf16AmxAllowed(true);
+  SetAmxAllowed(true);
   for (const auto& [m, n, k] : shapes) {
     for (int lay : {0, 1, 6}) {
       const Layout layout{(lay & 1) != 0, (lay & 2) == 0, (lay & 4) == 0};
