@@ -1313,13 +1313,6 @@ void RunBf16FastItems(Shared& sh, const gemm::Bf16DotKernels& bk,
     sh.failed_alloc = true;
     return;
   }
-  Scratch scan_buf(p.kc * int64_t{sizeof(float)});
-  if (scan_buf.p == nullptr) {
-    std::lock_guard<std::mutex> lock(sh.mu);
-    sh.failed_alloc = true;
-    return;
-  }
-  float* a_scan = static_cast<float*>(scan_buf.p);
   uint16_t* apanel = static_cast<uint16_t*>(a_buf.p);
   uint16_t* bblock = static_cast<uint16_t*>(b_buf.p);
   const uint16_t* lhs = static_cast<const uint16_t*>(sh.lhs);
@@ -1348,7 +1341,7 @@ void RunBf16FastItems(Shared& sh, const gemm::Bf16DotKernels& bk,
           const int64_t row = a_off + p.a_m[i0 + r];
           if (p.a_ks == 1) {
             // Pairs are consecutive values: copied as 32-bit words; the
-            // statistics from a vector widening pass into scratch.
+            // statistics from a vector pass on the bit patterns.
             const uint16_t* src = lhs + row + p.a_k[k0];
             for (int64_t q = 0; q < kc / 2; ++q) {
               std::memcpy(apanel + (q * kGemmMr + r) * 2, src + 2 * q, 4);
@@ -1356,8 +1349,7 @@ void RunBf16FastItems(Shared& sh, const gemm::Bf16DotKernels& bk,
             if (kc % 2 != 0) {
               apanel[((kc / 2) * kGemmMr + r) * 2] = src[kc - 1];
             }
-            sh.kernels->cvt_bf16(src, a_scan, kc, kc, kc, &sa.max_abs,
-                                 &sa.min_nz_minus1);
+            bk.scan(src, kc, &sa.max_abs, &sa.min_nz_minus1);
             continue;
           }
           for (int64_t k = 0; k < kc; ++k) {
@@ -1402,14 +1394,11 @@ void RunBf16AmxItems(Shared& sh, const gemm::Bf16DotKernels& bk,
                 static_cast<int64_t>(sizeof(uint16_t)));
   Scratch c_buf(
       p.direct_c ? 64 : p.m_chunk * p.nc * static_cast<int64_t>(sizeof(float)));
-  Scratch scan_buf(p.kc * int64_t{sizeof(float)});
-  if (a_buf.p == nullptr || b_buf.p == nullptr || c_buf.p == nullptr ||
-      scan_buf.p == nullptr) {
+  if (a_buf.p == nullptr || b_buf.p == nullptr || c_buf.p == nullptr) {
     std::lock_guard<std::mutex> lock(sh.mu);
     sh.failed_alloc = true;
     return;
   }
-  float* a_scan = static_cast<float*>(scan_buf.p);
   uint16_t* apanel = static_cast<uint16_t*>(a_buf.p);
   uint16_t* bblock = static_cast<uint16_t*>(b_buf.p);
   const uint16_t* lhs = static_cast<const uint16_t*>(sh.lhs);
@@ -1444,18 +1433,15 @@ void RunBf16AmxItems(Shared& sh, const gemm::Bf16DotKernels& bk,
           uint16_t* dst = apanel + r * lda;
           const int64_t row = a_off + p.a_m[i0 + r];
           if (p.a_ks == 1) {
-            const uint16_t* src = lhs + row + p.a_k[k0];
-            std::memcpy(dst, src, kc * sizeof(uint16_t));
-            sh.kernels->cvt_bf16(src, a_scan, kc, kc, kc, &sa.max_abs,
-                                 &sa.min_nz_minus1);
+            std::memcpy(dst, lhs + row + p.a_k[k0], kc * sizeof(uint16_t));
           } else {
-            for (int64_t k = 0; k < kc; ++k) {
-              dst[k] = lhs[row + p.a_k[k0 + k]];
-              ScanBf16(sa, dst[k]);
-            }
+            for (int64_t k = 0; k < kc; ++k) dst[k] = lhs[row + p.a_k[k0 + k]];
           }
           std::fill(dst + kc, dst + lda, uint16_t{0});
         }
+        // The panel's statistics in one pass over its mr rows (the zero
+        // padding changes nothing): one reduction per panel, not per row.
+        bk.scan(apanel, mr * lda, &sa.max_abs, &sa.min_nz_minus1);
         // Rows past mr are read by the second row tile only when mr > 16.
         if (mr > 16 && mr < kMr) {
           std::fill(apanel + mr * lda, apanel + kMr * lda, uint16_t{0});

@@ -616,6 +616,50 @@ void Avx512Bf16Dp(int64_t kp, const uint16_t* a, const uint16_t* b, int64_t ldb,
   }
 }
 
+// The range guard's f32-bit statistics from 16-bit ones taken on bf16
+// patterns: per 32-bit lane, the two 16-bit maxima of |x| bits and minima
+// of |x| bits - 1 (0xFFFF where no nonzero value was seen) become f32
+// bits, m << 16 and ((t + 1) << 16) - 1 (t = 0xFFFF wraps to 0xFFFFFFFF,
+// the identity), folded into 32-bit accumulators. (Mask forms with a full
+// mask: GCC 12 warns on some unmasked ones.)
+HLOREF_AVX512 inline void FoldBf16Stats(__m512i mx16, __m512i mn16, __m512i& mx,
+                                        __m512i& mn) {
+  const __mmask16 all = 0xFFFF;
+  const __m512i hi = _mm512_set1_epi32(static_cast<int>(0xFFFF0000u));
+  const __m512i lo = _mm512_set1_epi32(0xFFFF);
+  const __m512i one = _mm512_set1_epi32(1);
+  const __m512i m_lo = _mm512_maskz_slli_epi32(all, mx16, 16);
+  const __m512i m_hi = _mm512_and_si512(mx16, hi);
+  mx = _mm512_mask_max_epu32(mx, all, mx, m_lo);
+  mx = _mm512_mask_max_epu32(mx, all, mx, m_hi);
+  const __m512i t_lo = _mm512_add_epi32(_mm512_and_si512(mn16, lo), one);
+  const __m512i t_hi =
+      _mm512_add_epi32(_mm512_maskz_srli_epi32(all, mn16, 16), one);
+  mn = _mm512_mask_min_epu32(
+      mn, all, mn,
+      _mm512_sub_epi32(_mm512_maskz_slli_epi32(all, t_lo, 16), one));
+  mn = _mm512_mask_min_epu32(
+      mn, all, mn,
+      _mm512_sub_epi32(_mm512_maskz_slli_epi32(all, t_hi, 16), one));
+}
+
+// Horizontal max / min of 16 unsigned 32-bit lanes (by hand: GCC 12's
+// _mm512_reduce_* and 256-bit casts trip -Wuninitialized).
+HLOREF_AVX512 inline uint32_t ReduceMaxU32(__m512i v) {
+  alignas(64) uint32_t h[16];
+  _mm512_store_si512(h, v);
+  uint32_t r = h[0];
+  for (int i = 1; i < 16; ++i) r = std::max(r, h[i]);
+  return r;
+}
+HLOREF_AVX512 inline uint32_t ReduceMinU32(__m512i v) {
+  alignas(64) uint32_t h[16];
+  _mm512_store_si512(h, v);
+  uint32_t r = h[0];
+  for (int i = 1; i < 16; ++i) r = std::min(r, h[i]);
+  return r;
+}
+
 HLOREF_AVX512 void Avx512PackBf16Pairs(const uint16_t* src, int64_t ld,
                                        int rows, int64_t n, uint16_t* dst,
                                        int64_t panel_stride, uint32_t* max_abs,
@@ -625,7 +669,46 @@ HLOREF_AVX512 void Avx512PackBf16Pairs(const uint16_t* src, int64_t ld,
   __m512i mx = _mm512_set1_epi32(static_cast<int>(*max_abs));
   __m512i mn = _mm512_set1_epi32(static_cast<int>(*min_nz_m1));
   const int64_t end = (n + 63) / 64 * 64;
-  for (int64_t j = 0; j < end; j += 16) {
+  int64_t j = 0;
+  if (rows == 2 && n >= 64) {
+    // Whole 64-column panels: the two rows' values interleaved into pairs
+    // within each 128-bit lane, then the lanes put in column order by one
+    // two-source qword permute per output vector; the statistics on the
+    // 16-bit patterns (as Avx512ScanBf16Bits). 16 operations per 256 bytes
+    // where the 16-column loop below takes ~50 (it was a quarter of a 256^3
+    // AMX bf16 dot, perf record).
+    const __m512i abs16 = _mm512_set1_epi16(0x7fff);
+    const __m512i one16 = _mm512_set1_epi16(1);
+    const __m512i lo_half = _mm512_set_epi64(11, 10, 3, 2, 9, 8, 1, 0);
+    const __m512i hi_half = _mm512_set_epi64(15, 14, 7, 6, 13, 12, 5, 4);
+    __m512i mx16 = _mm512_setzero_si512();
+    __m512i mn16 = _mm512_set1_epi16(-1);
+    for (; j + 64 <= n; j += 64) {
+      __m512i r[4] = {_mm512_loadu_si512(src + j),
+                      _mm512_loadu_si512(src + j + 32),
+                      _mm512_loadu_si512(src + ld + j),
+                      _mm512_loadu_si512(src + ld + j + 32)};
+      const __m512i lo0 = _mm512_unpacklo_epi16(r[0], r[2]);
+      const __m512i hi0 = _mm512_unpackhi_epi16(r[0], r[2]);
+      const __m512i lo1 = _mm512_unpacklo_epi16(r[1], r[3]);
+      const __m512i hi1 = _mm512_unpackhi_epi16(r[1], r[3]);
+      uint16_t* panel = dst + (j / 64) * panel_stride;
+      _mm512_storeu_si512(panel, _mm512_permutex2var_epi64(lo0, lo_half, hi0));
+      _mm512_storeu_si512(panel + 32,
+                          _mm512_permutex2var_epi64(lo0, hi_half, hi0));
+      _mm512_storeu_si512(panel + 64,
+                          _mm512_permutex2var_epi64(lo1, lo_half, hi1));
+      _mm512_storeu_si512(panel + 96,
+                          _mm512_permutex2var_epi64(lo1, hi_half, hi1));
+      for (__m512i& v : r) {
+        const __m512i h = _mm512_and_si512(v, abs16);
+        mx16 = _mm512_max_epu16(mx16, h);
+        mn16 = _mm512_min_epu16(mn16, _mm512_sub_epi16(h, one16));
+      }
+    }
+    FoldBf16Stats(mx16, mn16, mx, mn);
+  }
+  for (; j < end; j += 16) {
     const int64_t rem = n - j;
     const __mmask16 m = rem >= 16  ? __mmask16(0xFFFF)
                         : rem <= 0 ? __mmask16(0)
@@ -643,16 +726,39 @@ HLOREF_AVX512 void Avx512PackBf16Pairs(const uint16_t* src, int64_t ld,
     }
     _mm512_storeu_si512(dst + (j / 64) * panel_stride + 2 * (j % 64), v);
   }
-  alignas(64) uint32_t hx[16], hn[16];
-  _mm512_store_si512(hx, mx);
-  _mm512_store_si512(hn, mn);
-  for (int i = 0; i < 16; ++i) {
-    *max_abs = std::max(*max_abs, hx[i]);
-    *min_nz_m1 = std::min(*min_nz_m1, hn[i]);
-  }
+  *max_abs = ReduceMaxU32(mx);
+  *min_nz_m1 = ReduceMinU32(mn);
 }
 
-const Bf16DotKernels kAvx512Bf16Dot = {Avx512Bf16Dp, Avx512PackBf16Pairs};
+// On the 16-bit patterns: the max of |x|'s bits, and the min of |x|'s bits
+// minus one (wrapping to 0xFFFF for zeros), widened to the f32 statistics
+// at the end (|x| bits << 16; min nonzero m gives (m << 16) - 1). 32
+// values per three operations; the widening pass it replaces converted
+// each row to f32 in scratch (13-15 % of a 256^3 AMX bf16 dot, perf
+// record).
+HLOREF_AVX512 void Avx512ScanBf16Bits(const uint16_t* src, int64_t n,
+                                      uint32_t* max_abs, uint32_t* min_nz_m1) {
+  const __m512i abs = _mm512_set1_epi16(0x7fff);
+  const __m512i one = _mm512_set1_epi16(1);
+  __m512i mx = _mm512_setzero_si512();
+  __m512i mn = _mm512_set1_epi16(-1);
+  for (int64_t i = 0; i < n; i += 32) {
+    const __mmask32 m =
+        n - i >= 32 ? ~__mmask32{0} : (__mmask32{1} << (n - i)) - 1;
+    const __m512i h =
+        _mm512_and_si512(_mm512_maskz_loadu_epi16(m, src + i), abs);
+    mx = _mm512_mask_max_epu16(mx, m, mx, h);
+    mn = _mm512_mask_min_epu16(mn, m, mn, _mm512_sub_epi16(h, one));
+  }
+  __m512i mx32 = _mm512_set1_epi32(static_cast<int>(*max_abs));
+  __m512i mn32 = _mm512_set1_epi32(static_cast<int>(*min_nz_m1));
+  FoldBf16Stats(mx, mn, mx32, mn32);
+  *max_abs = ReduceMaxU32(mx32);
+  *min_nz_m1 = ReduceMinU32(mn32);
+}
+
+const Bf16DotKernels kAvx512Bf16Dot = {Avx512Bf16Dp, Avx512PackBf16Pairs,
+                                       Avx512ScanBf16Bits};
 
 #define HLOREF_AMX_BF16                                     \
   __attribute__((                                           \
@@ -670,44 +776,47 @@ struct alignas(64) AmxTileConfig {
 };
 static_assert(sizeof(AmxTileConfig) == 64);
 
-// Adds (or copies) a 16-column stripe of the scratch tile (rows 32
-// elements apart) into C, masked to the first `cols` columns, for rows
-// [r0, r1): f32 (tdpbf16ps) or s32 with wraparound (the int8 products).
+// Copies a 16-column stripe of the scratch tile (rows 32 elements apart)
+// into C, masked to the first `cols` columns, for rows [r0, r1): f32
+// (tdpbf16ps) or s32 (the int8 products).
 template <typename T>
 HLOREF_AVX512 inline void AmxStoreStripe(const T* acc, T* c, int64_t ldc,
-                                         int r0, int r1, int cols,
-                                         bool accumulate) {
+                                         int r0, int r1, int cols) {
   if (cols <= 0) return;
   const __mmask16 m =
       cols >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << cols) - 1u);
   for (int r = r0; r < r1; ++r) {
-    if constexpr (std::is_same_v<T, float>) {
-      __m512 v = _mm512_load_ps(acc + r * 32);
-      if (accumulate) {
-        v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(m, c + r * ldc));
-      }
-      _mm512_mask_storeu_ps(c + r * ldc, m, v);
-    } else {
-      __m512i v = _mm512_load_si512(acc + r * 32);
-      if (accumulate) {
-        v = _mm512_add_epi32(v, _mm512_maskz_loadu_epi32(m, c + r * ldc));
-      }
-      _mm512_mask_storeu_epi32(c + r * ldc, m, v);
-    }
+    _mm512_mask_storeu_epi32(c + r * ldc, m, _mm512_load_si512(acc + r * 32));
   }
 }
 
 // The four 16 x 16 scratch tiles of one 32-column stripe (tmm0..3, see the
-// kernels) into C.
+// kernels) into C's rows < mr and first `cols` columns.
 template <typename T>
 HLOREF_AVX512 inline void AmxStoreTiles(const T* acc, T* c, int64_t ldc, int mr,
-                                        int cols, bool accumulate) {
-  const int r_lo = mr < 16 ? mr : 16;
-  AmxStoreStripe(acc, c, ldc, 0, r_lo, cols, accumulate);
-  AmxStoreStripe(acc + 16, c + 16, ldc, 0, r_lo, cols - 16, accumulate);
-  if (mr > 16) {
-    AmxStoreStripe(acc, c, ldc, 16, mr, cols, accumulate);
-    AmxStoreStripe(acc + 16, c + 16, ldc, 16, mr, cols - 16, accumulate);
+                                        int cols) {
+  AmxStoreStripe(acc, c, ldc, 0, mr, cols);
+  AmxStoreStripe(acc + 16, c + 16, ldc, 0, mr, cols - 16);
+}
+
+// The scratch tiles (rows 32 elements apart) from an edge stripe of C:
+// rows < mr and the first `cols` columns (<= 32), zero elsewhere, so that
+// an edge stripe's elements continue their chains from C exactly as a
+// whole stripe's do (the same bits whatever the M split of the threads).
+template <typename T>
+HLOREF_AVX512 inline void AmxLoadScratch(const T* c, int64_t ldc, int mr,
+                                         int cols, T* acc) {
+  for (int h = 0; h < 2; ++h) {
+    const int n = cols - 16 * h;
+    const __mmask16 m = n >= 16  ? __mmask16(0xFFFF)
+                        : n <= 0 ? __mmask16(0)
+                                 : __mmask16((1u << n) - 1u);
+    for (int r = 0; r < kGemmAmxMr; ++r) {
+      const __m512i v = r < mr
+                            ? _mm512_maskz_loadu_epi32(m, c + r * ldc + 16 * h)
+                            : _mm512_setzero_si512();
+      _mm512_store_si512(acc + r * 32 + 16 * h, v);
+    }
   }
 }
 
@@ -738,12 +847,34 @@ HLOREF_AMX_BF16 void AmxBf16Dp(int64_t kp, const uint16_t* a, const uint16_t* b,
   const int64_t ldb_bytes = ldb * int64_t{sizeof(uint16_t)};
   const uint16_t* a_hi = a + 16 * 2 * kp;
   const bool two_rows = mr > 16;
+  const int64_t ldc_bytes = ldc * int64_t{sizeof(float)};
   for (int j0 = 0; j0 < nr; j0 += 32) {
     const bool two_cols = nr - j0 > 16;
-    _tile_zero(0);
-    _tile_zero(1);
-    _tile_zero(2);
-    _tile_zero(3);
+    // Each element's chain continues from C's value across K blocks (no
+    // block sum added afterwards: no more roundings than that). A whole
+    // 32 x 32 stripe is loaded into the tiles and stored back in place;
+    // an edge stripe goes through the scratch (masked loads and stores),
+    // with the same arithmetic. At 1024^3 the scratch pass that added
+    // block sums was a fifth of the samples (perf record).
+    const bool direct = mr == kGemmAmxMr && nr - j0 >= 32;
+    float* cj = c + j0;
+    if (direct && accumulate) {
+      _tile_loadd(0, cj, ldc_bytes);
+      _tile_loadd(1, cj + 16, ldc_bytes);
+      _tile_loadd(2, cj + 16 * ldc, ldc_bytes);
+      _tile_loadd(3, cj + 16 * ldc + 16, ldc_bytes);
+    } else if (accumulate) {
+      AmxLoadScratch(cj, ldc, mr, nr - j0, acc);
+      _tile_loadd(0, acc, 32 * sizeof(acc[0]));
+      _tile_loadd(1, acc + 16, 32 * sizeof(acc[0]));
+      _tile_loadd(2, acc + 16 * 32, 32 * sizeof(acc[0]));
+      _tile_loadd(3, acc + 16 * 32 + 16, 32 * sizeof(acc[0]));
+    } else {
+      _tile_zero(0);
+      _tile_zero(1);
+      _tile_zero(2);
+      _tile_zero(3);
+    }
     for (int64_t q = 0; q < kp; q += kGemmAmxKpStep) {
       const uint16_t* bq = b + q * ldb + 2 * j0;
       _tile_loadd(4, a + 2 * q, lda_bytes);
@@ -759,11 +890,18 @@ HLOREF_AMX_BF16 void AmxBf16Dp(int64_t kp, const uint16_t* a, const uint16_t* b,
         if (two_cols) _tile_dpbf16ps(3, 5, 7);
       }
     }
+    if (direct) {
+      _tile_stored(0, cj, ldc_bytes);
+      _tile_stored(1, cj + 16, ldc_bytes);
+      _tile_stored(2, cj + 16 * ldc, ldc_bytes);
+      _tile_stored(3, cj + 16 * ldc + 16, ldc_bytes);
+      continue;
+    }
     _tile_stored(0, acc, 32 * sizeof(float));
     _tile_stored(1, acc + 16, 32 * sizeof(float));
     _tile_stored(2, acc + 16 * 32, 32 * sizeof(float));
     _tile_stored(3, acc + 16 * 32 + 16, 32 * sizeof(float));
-    AmxStoreTiles(acc, c + j0, ldc, mr, nr - j0, accumulate);
+    AmxStoreTiles(acc, cj, ldc, mr, nr - j0);
   }
 }
 
@@ -806,8 +944,8 @@ HLOREF_AMX_INT8 void AmxI8Tile(int64_t kq, const uint8_t* a, const uint8_t* b,
     const bool two_cols = nr - j0 > 16;
     // A whole 32 x 32 stripe of C is the accumulators themselves: loaded
     // (or zeroed), accumulated onto and stored back in place, with no
-    // scratch pass (the s32 sums wrap the same whichever way they are
-    // grouped). Edge stripes go through the scratch and masked stores.
+    // scratch pass; an edge stripe goes through the scratch (masked loads
+    // and stores). The s32 sums wrap the same either way.
     const bool direct = mr == kGemmAmxMr && nr - j0 >= 32;
     int32_t* cj = c + j0;
     if (direct && accumulate) {
@@ -815,6 +953,12 @@ HLOREF_AMX_INT8 void AmxI8Tile(int64_t kq, const uint8_t* a, const uint8_t* b,
       _tile_loadd(1, cj + 16, ldc_bytes);
       _tile_loadd(2, cj + 16 * ldc, ldc_bytes);
       _tile_loadd(3, cj + 16 * ldc + 16, ldc_bytes);
+    } else if (accumulate) {
+      AmxLoadScratch(cj, ldc, mr, nr - j0, acc);
+      _tile_loadd(0, acc, 32 * sizeof(acc[0]));
+      _tile_loadd(1, acc + 16, 32 * sizeof(acc[0]));
+      _tile_loadd(2, acc + 16 * 32, 32 * sizeof(acc[0]));
+      _tile_loadd(3, acc + 16 * 32 + 16, 32 * sizeof(acc[0]));
     } else {
       _tile_zero(0);
       _tile_zero(1);
@@ -847,7 +991,7 @@ HLOREF_AMX_INT8 void AmxI8Tile(int64_t kq, const uint8_t* a, const uint8_t* b,
     _tile_stored(1, acc + 16, 32 * sizeof(int32_t));
     _tile_stored(2, acc + 16 * 32, 32 * sizeof(int32_t));
     _tile_stored(3, acc + 16 * 32 + 16, 32 * sizeof(int32_t));
-    AmxStoreTiles(acc, cj, ldc, mr, nr - j0, accumulate);
+    AmxStoreTiles(acc, cj, ldc, mr, nr - j0);
   }
 }
 

@@ -183,9 +183,15 @@ using GemmPackBf16Pairs = void (*)(const uint16_t* src, int64_t ld, int rows,
                                    int64_t n, uint16_t* dst,
                                    int64_t panel_stride, uint32_t* max_abs,
                                    uint32_t* min_nz_m1);
+// The range guard's statistics of n bf16 values (their bit patterns) as
+// f32 bits (GemmCopyScanF32's *max_abs, *min_nz_m1), without widening
+// them: every bf16 value is the f32 value of its bits shifted up 16.
+using GemmScanBf16 = void (*)(const uint16_t* src, int64_t n, uint32_t* max_abs,
+                              uint32_t* min_nz_m1);
 struct Bf16DotKernels {
   GemmKernelBf16Dp kernel;
   GemmPackBf16Pairs pack_b;
+  GemmScanBf16 scan;
 };
 // Null when the host lacks AVX512_BF16 (or AVX-512).
 const Bf16DotKernels* HostBf16DotKernels();

@@ -394,6 +394,55 @@ TEST(GemmTest, IntegersWrapExactly) {
   }
 }
 
+// The bf16 paths' statistics of A rows taken on the bit patterns
+// (Bf16DotKernels::scan) against a plain loop over the f32 values' bits
+// (each bf16 value is its bits shifted up 16): lengths around the 32-lane
+// step (masked tails), all zeros (the min stays at its identity), both
+// zero signs, subnormals, the extremes, infinities and NaNs, and starting
+// statistics that the data must not lower or raise.
+TEST(GemmTest, Bf16ScanOnBitPatternsMatchesTheF32Statistics) {
+  const gemm::Bf16DotKernels* bk = gemm::HostBf16DotKernels();
+  if (bk == nullptr) GTEST_SKIP() << "no AVX512_BF16 on this host";
+  std::mt19937 rng(99);
+  const std::vector<uint16_t> specials = {0x0000, 0x8000, 0x0001, 0x8001,
+                                          0x007f, 0x0080, 0x7f7f, 0xff7f,
+                                          0x7f80, 0xff80, 0x7fc1, 0xffc0};
+  for (int64_t n : {0, 1, 31, 32, 33, 64, 95, 1000}) {
+    for (int kind = 0; kind < 4; ++kind) {
+      std::vector<uint16_t> v(n);
+      for (auto& x : v) {
+        switch (kind) {
+          case 0:  // zeros of both signs only
+            x = rng() % 2 ? 0x8000 : 0x0000;
+            break;
+          case 1:  // anything
+            x = static_cast<uint16_t>(rng());
+            break;
+          case 2:  // finite normals and subnormals, some zeros
+            x = static_cast<uint16_t>(rng() % 5 == 0 ? 0 : rng() % 0x7f80) |
+                (rng() % 2 ? 0x8000 : 0);
+            break;
+          default:
+            x = specials[rng() % specials.size()];
+        }
+      }
+      for (const auto& [mx0, mn0] : std::vector<std::pair<uint32_t, uint32_t>>{
+               {0u, 0xFFFFFFFFu}, {0x3f800000u, 0x3f7fffffu}}) {
+        uint32_t want_mx = mx0, want_mn = mn0;
+        for (uint16_t x : v) {
+          const uint32_t u = uint32_t{static_cast<uint16_t>(x & 0x7fff)} << 16;
+          want_mx = std::max(want_mx, u);
+          want_mn = std::min(want_mn, u - 1);
+        }
+        uint32_t mx = mx0, mn = mn0;
+        bk->scan(v.data(), n, &mx, &mn);
+        EXPECT_EQ(mx, want_mx) << "n=" << n << " kind=" << kind;
+        EXPECT_EQ(mn, want_mn) << "n=" << n << " kind=" << kind;
+      }
+    }
+  }
+}
+
 // 8-bit integers on AMX (tdpbssd / tdpbsud / tdpbusd / tdpbuud), where the
 // host has it: every signedness pair, every edge of the 32-row panels
 // (mr = 1, 16, 17, 31, 32, 33 and a 70-row chunk), of the 16-column tiles
