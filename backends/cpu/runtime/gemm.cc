@@ -1169,6 +1169,46 @@ void RunI8Items(Shared& sh, int64_t item_begin, int64_t item_end) {
   }
 }
 
+// ---- shared by the AMX paths (bf16 pairs, int8 quads; T is the element)
+
+// Zeroes the rows [from, to) of K groups (pairs or quads, `group` elements
+// each) in every one of `panels` B panels of kNr columns: the padding up
+// to the tile depth.
+template <typename T>
+void ZeroAmxBPadding(T* bblock, int64_t panels, int64_t panel_stride,
+                     int64_t group, int64_t from, int64_t to) {
+  constexpr int64_t kNr = gemm::kGemmNrF32;
+  static_assert(gemm::kGemmNrInt == gemm::kGemmNrF32,
+                "both AMX paths use 64-column B panels");
+  for (int64_t pn = 0; pn < panels; ++pn) {
+    T* pad = bblock + pn * panel_stride + from * group * kNr;
+    std::fill(pad, pad + (to - from) * group * kNr, T{0});
+  }
+}
+
+// Copies rows [i0, i0 + mr) of A's K block [k0, k0 + kc) into an AMX A
+// panel: row r at apanel + r * lda, K contiguous, zero from kc to lda;
+// when mr > 16 also rows mr .. kGemmAmxMr - 1 zero (the second row tile
+// reads them; the first tile's extra rows only reach rows not stored).
+template <typename T>
+void CopyAmxAPanel(const Problem& p, const T* lhs, int64_t a_off, int64_t i0,
+                   int mr, int64_t k0, int64_t kc, int64_t lda, T* apanel) {
+  for (int r = 0; r < mr; ++r) {
+    T* dst = apanel + r * lda;
+    const int64_t row = a_off + p.a_m[i0 + r];
+    if (p.a_ks == 1) {
+      std::memcpy(dst, lhs + row + p.a_k[k0],
+                  static_cast<size_t>(kc) * sizeof(T));
+    } else {
+      for (int64_t k = 0; k < kc; ++k) dst[k] = lhs[row + p.a_k[k0 + k]];
+    }
+    std::fill(dst + kc, dst + lda, T{0});
+  }
+  if (mr > 16 && mr < gemm::kGemmAmxMr) {
+    std::fill(apanel + mr * lda, apanel + gemm::kGemmAmxMr * lda, T{0});
+  }
+}
+
 // ---- the integer path on AMX (gemm_kernels.h GemmKernelI8Amx): both
 // operands' bytes as they are (the four instructions cover the s8 / u8
 // combinations, so no offset and no correction), 32-row A panels with K
@@ -1213,30 +1253,11 @@ void RunI8AmxItems(Shared& sh, const gemm::I8AmxKernels& amx,
       PackI8B(p, *sh.kernels, rhs, b_off, k0, kc, n0, ncols, panel_stride,
               bblock, nullptr);
       // The quad rows past K up to the tile depth: zero in every panel.
-      for (int64_t pn = 0; pn < CeilDiv(ncols, kNr); ++pn) {
-        uint8_t* pad = bblock + pn * panel_stride + kq0 * 4 * kNr;
-        std::memset(pad, 0, static_cast<size_t>((kq - kq0) * 4 * kNr));
-      }
+      ZeroAmxBPadding(bblock, CeilDiv(ncols, kNr), panel_stride, 4, kq0, kq);
       const int64_t lda = 4 * kq;
       for (int64_t i0 = m0; i0 < m1; i0 += kMr) {
         const int mr = static_cast<int>(std::min<int64_t>(kMr, m1 - i0));
-        for (int r = 0; r < mr; ++r) {
-          uint8_t* dst = apanel + r * lda;
-          const int64_t row = a_off + p.a_m[i0 + r];
-          if (p.a_ks == 1) {
-            std::memcpy(dst, lhs + row + p.a_k[k0], static_cast<size_t>(kc));
-          } else {
-            for (int64_t k = 0; k < kc; ++k) dst[k] = lhs[row + p.a_k[k0 + k]];
-          }
-          std::memset(dst + kc, 0, static_cast<size_t>(lda - kc));
-        }
-        // Rows past mr are read by the second row tile only when mr > 16
-        // (the first tile's extra rows only reach rows that are not
-        // stored).
-        if (mr > 16 && mr < kMr) {
-          std::memset(apanel + mr * lda, 0,
-                      static_cast<size_t>((kMr - mr) * lda));
-        }
+        CopyAmxAPanel(p, lhs, a_off, i0, mr, k0, kc, lda, apanel);
         int32_t* crow = c + (i0 - m0) * ldc;
         for (int64_t j0 = 0; j0 < ncols; j0 += kNr) {
           const int nr = static_cast<int>(std::min<int64_t>(kNr, ncols - j0));
@@ -1422,30 +1443,14 @@ void RunBf16AmxItems(Shared& sh, const gemm::Bf16DotKernels& bk,
       PackBf16PairsB(p, bk, rhs, b_off, k0, kc, n0, ncols, panel_stride, bblock,
                      &sb);
       // The pair rows past K up to the tile depth: zero in every panel.
-      for (int64_t pn = 0; pn < panels; ++pn) {
-        uint16_t* pad = bblock + pn * panel_stride + kp0 * 2 * kNr;
-        std::fill(pad, pad + (kp - kp0) * 2 * kNr, uint16_t{0});
-      }
+      ZeroAmxBPadding(bblock, panels, panel_stride, 2, kp0, kp);
       const int64_t lda = 2 * kp;
       for (int64_t i0 = m0; i0 < m1; i0 += kMr) {
         const int mr = static_cast<int>(std::min<int64_t>(kMr, m1 - i0));
-        for (int r = 0; r < mr; ++r) {
-          uint16_t* dst = apanel + r * lda;
-          const int64_t row = a_off + p.a_m[i0 + r];
-          if (p.a_ks == 1) {
-            std::memcpy(dst, lhs + row + p.a_k[k0], kc * sizeof(uint16_t));
-          } else {
-            for (int64_t k = 0; k < kc; ++k) dst[k] = lhs[row + p.a_k[k0 + k]];
-          }
-          std::fill(dst + kc, dst + lda, uint16_t{0});
-        }
+        CopyAmxAPanel(p, lhs, a_off, i0, mr, k0, kc, lda, apanel);
         // The panel's statistics in one pass over its mr rows (the zero
         // padding changes nothing): one reduction per panel, not per row.
         bk.scan(apanel, mr * lda, &sa.max_abs, &sa.min_nz_minus1);
-        // Rows past mr are read by the second row tile only when mr > 16.
-        if (mr > 16 && mr < kMr) {
-          std::fill(apanel + mr * lda, apanel + kMr * lda, uint16_t{0});
-        }
         float* crow = c + (i0 - m0) * ldc;
         for (int64_t j0 = 0; j0 < ncols; j0 += kNr) {
           const int nr = static_cast<int>(std::min<int64_t>(kNr, ncols - j0));

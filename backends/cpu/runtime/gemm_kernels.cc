@@ -837,6 +837,58 @@ HLOREF_AMX_TILE void AmxBegin() { _tile_loadconfig(&kAmxTileConfig); }
 
 HLOREF_AMX_TILE void AmxEnd() { _tile_release(); }
 
+// The C tiles (tmm0..3) of one 32-column stripe at cj before its K loop:
+// loaded from C in place for a whole 32 x 32 stripe (`direct`), through
+// the scratch `acc` (masked loads) for an edge stripe, zero for the first
+// K block. Each element's chain thus continues from C's value, the same
+// arithmetic for whole and edge stripes (shared by the bf16 and the int8
+// kernels).
+template <typename T>
+HLOREF_AMX_TILE inline void AmxStartStripe(const T* cj, int64_t ldc, int mr,
+                                           int cols, bool direct,
+                                           bool accumulate, T* acc) {
+  const int64_t ldc_bytes = ldc * int64_t{sizeof(T)};
+  constexpr int64_t kScratch = 32 * sizeof(T);
+  if (direct && accumulate) {
+    _tile_loadd(0, cj, ldc_bytes);
+    _tile_loadd(1, cj + 16, ldc_bytes);
+    _tile_loadd(2, cj + 16 * ldc, ldc_bytes);
+    _tile_loadd(3, cj + 16 * ldc + 16, ldc_bytes);
+  } else if (accumulate) {
+    AmxLoadScratch(cj, ldc, mr, cols, acc);
+    _tile_loadd(0, acc, kScratch);
+    _tile_loadd(1, acc + 16, kScratch);
+    _tile_loadd(2, acc + 16 * 32, kScratch);
+    _tile_loadd(3, acc + 16 * 32 + 16, kScratch);
+  } else {
+    _tile_zero(0);
+    _tile_zero(1);
+    _tile_zero(2);
+    _tile_zero(3);
+  }
+}
+
+// The C tiles back into the stripe: in place, or through the scratch and
+// masked stores (rows < mr, the first `cols` columns).
+template <typename T>
+HLOREF_AMX_TILE inline void AmxFinishStripe(T* cj, int64_t ldc, int mr,
+                                            int cols, bool direct, T* acc) {
+  const int64_t ldc_bytes = ldc * int64_t{sizeof(T)};
+  constexpr int64_t kScratch = 32 * sizeof(T);
+  if (direct) {
+    _tile_stored(0, cj, ldc_bytes);
+    _tile_stored(1, cj + 16, ldc_bytes);
+    _tile_stored(2, cj + 16 * ldc, ldc_bytes);
+    _tile_stored(3, cj + 16 * ldc + 16, ldc_bytes);
+    return;
+  }
+  _tile_stored(0, acc, kScratch);
+  _tile_stored(1, acc + 16, kScratch);
+  _tile_stored(2, acc + 16 * 32, kScratch);
+  _tile_stored(3, acc + 16 * 32 + 16, kScratch);
+  AmxStoreTiles(acc, cj, ldc, mr, cols);
+}
+
 HLOREF_AMX_BF16 void AmxBf16Dp(int64_t kp, const uint16_t* a, const uint16_t* b,
                                int64_t ldb, float* c, int64_t ldc, int mr,
                                int nr, bool accumulate) {
@@ -847,34 +899,15 @@ HLOREF_AMX_BF16 void AmxBf16Dp(int64_t kp, const uint16_t* a, const uint16_t* b,
   const int64_t ldb_bytes = ldb * int64_t{sizeof(uint16_t)};
   const uint16_t* a_hi = a + 16 * 2 * kp;
   const bool two_rows = mr > 16;
-  const int64_t ldc_bytes = ldc * int64_t{sizeof(float)};
   for (int j0 = 0; j0 < nr; j0 += 32) {
     const bool two_cols = nr - j0 > 16;
     // Each element's chain continues from C's value across K blocks (no
-    // block sum added afterwards: no more roundings than that). A whole
-    // 32 x 32 stripe is loaded into the tiles and stored back in place;
-    // an edge stripe goes through the scratch (masked loads and stores),
-    // with the same arithmetic. At 1024^3 the scratch pass that added
-    // block sums was a fifth of the samples (perf record).
+    // block sum added afterwards: no more roundings than that), whole
+    // stripes in place (AmxStartStripe). At 1024^3 the scratch pass that
+    // added block sums was a fifth of the samples (perf record).
     const bool direct = mr == kGemmAmxMr && nr - j0 >= 32;
     float* cj = c + j0;
-    if (direct && accumulate) {
-      _tile_loadd(0, cj, ldc_bytes);
-      _tile_loadd(1, cj + 16, ldc_bytes);
-      _tile_loadd(2, cj + 16 * ldc, ldc_bytes);
-      _tile_loadd(3, cj + 16 * ldc + 16, ldc_bytes);
-    } else if (accumulate) {
-      AmxLoadScratch(cj, ldc, mr, nr - j0, acc);
-      _tile_loadd(0, acc, 32 * sizeof(acc[0]));
-      _tile_loadd(1, acc + 16, 32 * sizeof(acc[0]));
-      _tile_loadd(2, acc + 16 * 32, 32 * sizeof(acc[0]));
-      _tile_loadd(3, acc + 16 * 32 + 16, 32 * sizeof(acc[0]));
-    } else {
-      _tile_zero(0);
-      _tile_zero(1);
-      _tile_zero(2);
-      _tile_zero(3);
-    }
+    AmxStartStripe(cj, ldc, mr, nr - j0, direct, accumulate, acc);
     for (int64_t q = 0; q < kp; q += kGemmAmxKpStep) {
       const uint16_t* bq = b + q * ldb + 2 * j0;
       _tile_loadd(4, a + 2 * q, lda_bytes);
@@ -890,18 +923,7 @@ HLOREF_AMX_BF16 void AmxBf16Dp(int64_t kp, const uint16_t* a, const uint16_t* b,
         if (two_cols) _tile_dpbf16ps(3, 5, 7);
       }
     }
-    if (direct) {
-      _tile_stored(0, cj, ldc_bytes);
-      _tile_stored(1, cj + 16, ldc_bytes);
-      _tile_stored(2, cj + 16 * ldc, ldc_bytes);
-      _tile_stored(3, cj + 16 * ldc + 16, ldc_bytes);
-      continue;
-    }
-    _tile_stored(0, acc, 32 * sizeof(float));
-    _tile_stored(1, acc + 16, 32 * sizeof(float));
-    _tile_stored(2, acc + 16 * 32, 32 * sizeof(float));
-    _tile_stored(3, acc + 16 * 32 + 16, 32 * sizeof(float));
-    AmxStoreTiles(acc, cj, ldc, mr, nr - j0);
+    AmxFinishStripe(cj, ldc, mr, nr - j0, direct, acc);
   }
 }
 
@@ -939,7 +961,6 @@ HLOREF_AMX_INT8 void AmxI8Tile(int64_t kq, const uint8_t* a, const uint8_t* b,
   const int64_t lda = 4 * kq;
   const uint8_t* a_hi = a + 16 * lda;
   const bool two_rows = mr > 16;
-  const int64_t ldc_bytes = ldc * int64_t{sizeof(int32_t)};
   for (int j0 = 0; j0 < nr; j0 += 32) {
     const bool two_cols = nr - j0 > 16;
     // A whole 32 x 32 stripe of C is the accumulators themselves: loaded
@@ -948,23 +969,7 @@ HLOREF_AMX_INT8 void AmxI8Tile(int64_t kq, const uint8_t* a, const uint8_t* b,
     // and stores). The s32 sums wrap the same either way.
     const bool direct = mr == kGemmAmxMr && nr - j0 >= 32;
     int32_t* cj = c + j0;
-    if (direct && accumulate) {
-      _tile_loadd(0, cj, ldc_bytes);
-      _tile_loadd(1, cj + 16, ldc_bytes);
-      _tile_loadd(2, cj + 16 * ldc, ldc_bytes);
-      _tile_loadd(3, cj + 16 * ldc + 16, ldc_bytes);
-    } else if (accumulate) {
-      AmxLoadScratch(cj, ldc, mr, nr - j0, acc);
-      _tile_loadd(0, acc, 32 * sizeof(acc[0]));
-      _tile_loadd(1, acc + 16, 32 * sizeof(acc[0]));
-      _tile_loadd(2, acc + 16 * 32, 32 * sizeof(acc[0]));
-      _tile_loadd(3, acc + 16 * 32 + 16, 32 * sizeof(acc[0]));
-    } else {
-      _tile_zero(0);
-      _tile_zero(1);
-      _tile_zero(2);
-      _tile_zero(3);
-    }
+    AmxStartStripe(cj, ldc, mr, nr - j0, direct, accumulate, acc);
     for (int64_t q = 0; q < kq; q += kGemmAmxKqStep) {
       const uint8_t* bq = b + q * ldb + 4 * j0;
       _tile_loadd(4, a + 4 * q, lda);
@@ -980,18 +985,7 @@ HLOREF_AMX_INT8 void AmxI8Tile(int64_t kq, const uint8_t* a, const uint8_t* b,
         if (two_cols) HLOREF_AMX_I8_DP(3, 5, 7);
       }
     }
-    if (direct) {
-      _tile_stored(0, cj, ldc_bytes);
-      _tile_stored(1, cj + 16, ldc_bytes);
-      _tile_stored(2, cj + 16 * ldc, ldc_bytes);
-      _tile_stored(3, cj + 16 * ldc + 16, ldc_bytes);
-      continue;
-    }
-    _tile_stored(0, acc, 32 * sizeof(int32_t));
-    _tile_stored(1, acc + 16, 32 * sizeof(int32_t));
-    _tile_stored(2, acc + 16 * 32, 32 * sizeof(int32_t));
-    _tile_stored(3, acc + 16 * 32 + 16, 32 * sizeof(int32_t));
-    AmxStoreTiles(acc, cj, ldc, mr, nr - j0);
+    AmxFinishStripe(cj, ldc, mr, nr - j0, direct, acc);
   }
 }
 
