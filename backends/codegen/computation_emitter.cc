@@ -840,18 +840,18 @@ class ComputationEmitter : public DynamicShapeHost {
   }
 
   // Outer indices per block of the open group: at least min(outer, 16)
-  // blocks (threads), and at most kGroupBlockBytes of the longest rows any
-  // member reads or writes at its own outer index, so that the rows a
-  // member reads from memory are still in L1 / L2 when the next members
-  // of the block read them again (softmax: x for the row max, then for
-  // exp; exp for the row sum, then for the divide).
-  static constexpr int64_t kGroupBlockBytes = 64 << 10;
+  // blocks (threads), and at most CodegenOptions::row_group_block_bytes of
+  // the longest rows any member reads or writes at its own outer index, so
+  // that the rows a member reads from memory are still in cache when the
+  // next members of the block read them again (softmax: x for the row max,
+  // then for exp; exp for the row sum, then for the divide).
   int64_t GroupBlock() const {
     const Group& g = *group_;
+    const int64_t block_bytes =
+        std::max<int64_t>(1, ctx_.options().row_group_block_bytes);
     return std::max<int64_t>(
-        1, std::min<int64_t>(
-               g.outer / std::min<int64_t>(g.outer, 16),
-               kGroupBlockBytes / std::max<int64_t>(1, g.row_bytes)));
+        1, std::min<int64_t>(g.outer / std::min<int64_t>(g.outer, 16),
+                             block_bytes / std::max<int64_t>(1, g.row_bytes)));
   }
 
   // After a member joined: the wrapper's block size and the parallel

@@ -67,6 +67,12 @@ struct CodegenOptions {
   // non-temporal ones (cpu/jit.cc). Only for callers whose result buffers
   // are 64-byte aligned. 0: never.
   int64_t stream_result_min_bytes = 0;
+  // Row-local loop nests grouped into one parallel loop (softmax, layer
+  // norm: computation_emitter.cc GroupBlock) run block by block; a block
+  // holds at most this many bytes of the longest rows any member reads or
+  // writes, so that the rows a member reads again are still in cache. The
+  // CPU backend sets it from the host's L1d (module_emitter.cc).
+  int64_t row_group_block_bytes = 64 << 10;
 };
 
 // The metadata kind that marks a streamed result's base pointer.

@@ -32,6 +32,11 @@ struct CpuBackendOptions {
   // performance.md). -1: a quarter of the last-level cache; 0: never.
   // HLOREF_CPU_STREAM_BYTES overrides.
   int64_t stream_result_min_bytes = -1;
+  // Bytes of rows per block of a grouped row kernel (softmax, layer norm:
+  // codegen::CodegenOptions::row_group_block_bytes). -1: from the host's
+  // L1d (module_emitter.cc; HLOREF_CPU_ROW_BLOCK_BYTES overrides). The
+  // results are the same bits for any value.
+  int64_t row_group_block_bytes = -1;
   // Reuse compiled code for modules with identical canonical text; the
   // cache keeps the most recently used `compile_cache_entries` modules.
   bool compile_cache = true;

@@ -632,7 +632,8 @@ std::string RowKernelHlo(bool softmax, int64_t r, int64_t c, bool tuple_root) {
 // order LLVM picks, and numerics.md never compares NaN sign or payload, so
 // any NaN matches any NaN): on row lengths that are not multiples of the
 // 16-lane vector, one row, one column, rows holding NaN or infinities,
-// with 1, 2 and 3 threads. Rows
+// with 1, 2 and 3 threads, and with row blocks of one row and of 1 MiB
+// (CpuBackendOptions::row_group_block_bytes). Rows
 // whose value follows by hand are checked against it too:
 //   * softmax of one column: x - x = 0, exp(0) = 1, 1 / 1 = 1 exactly;
 //   * softmax of a row with a NaN, or with +inf (inf - inf = NaN), or all
@@ -676,13 +677,18 @@ TEST(CpuBackend, FusedRowKernelsMatchTheUnfusedBits) {
       auto want = CompileAndRun(RowKernelHlo(softmax, r, c, true), args, plain);
       ASSERT_TRUE(want.ok()) << want.status();
       const std::vector<uint64_t> want_bits = BitsAnyNaN((*want)[0]);
-      for (int threads : {1, 2, 3}) {
+      // Threads, and bytes per row block (-1: the host's; 1: one row per
+      // block; 1 MiB: blocks as long as the thread split allows).
+      const std::pair<int, int64_t> runs[] = {
+          {1, -1}, {2, -1}, {3, -1}, {2, 1}, {2, int64_t{1} << 20}};
+      for (auto [threads, block_bytes] : runs) {
         const std::string what =
             absl::StrCat(softmax ? "softmax " : "layer norm ", r, "x", c,
-                         " threads ", threads);
+                         " threads ", threads, " block bytes ", block_bytes);
         CpuBackendOptions options;
         options.compile_cache = false;
         options.threads = threads;
+        options.row_group_block_bytes = block_bytes;
         auto got =
             CompileAndRun(RowKernelHlo(softmax, r, c, false), args, options);
         ASSERT_TRUE(got.ok()) << what << ": " << got.status();

@@ -43,7 +43,14 @@ struct ModuleEmitOptions {
   // codegen::CodegenOptions::stream_result_min_bytes (0: never; the
   // caller's result buffers must be 64-byte aligned otherwise).
   int64_t stream_result_min_bytes = 0;
+  // codegen::CodegenOptions::row_group_block_bytes; -1: HostRowBlockBytes().
+  int64_t row_group_block_bytes = -1;
 };
+
+// A third of the host's L1d, between 4 and 64 KiB (HLOREF_CPU_ROW_BLOCK_BYTES
+// overrides): the rows of a grouped row kernel's block stay in L1 between
+// its passes.
+int64_t HostRowBlockBytes();
 
 absl::StatusOr<EmittedModule> EmitModuleForCpu(
     const HloModule& module, const ModuleEmitOptions& options);
