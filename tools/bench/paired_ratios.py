@@ -18,7 +18,9 @@ against every peer row of the same workload and thread count (oneDNN,
 OpenBLAS, Eigen); with --limit WORKLOAD, also against that limit row's
 machine figure at the same thread count (e.g. limit_fma_peak_f32 for a
 GEMM's share of the FMA peak, limit_bw_sum_16MiB for a reduction's share
-of the sum bandwidth; add the limit to --filter).
+of the sum bandwidth; add the limit to --filter); with --threads=1,2, each
+of ours at 2 threads against itself at 1 thread in the same run (the
+scaling target).
 
 Usage:
   tools/bench/paired_ratios.py --filter '^(conv_1x1|conv_3x3)' --rounds 15
@@ -145,6 +147,13 @@ def main():
                     if other:
                         ratios.setdefault((w, t, impl, PEERS[peer]),
                                           []).append(rate / other)
+                # Scaling: ours at t threads against ours at 1 thread in
+                # the same run (with --threads=1,2).
+                if t > 1:
+                    one = rates.get((w, 1, impl))
+                    if one:
+                        ratios.setdefault((w, t, impl, "own 1 thread"),
+                                          []).append(rate / one)
                 for lim in args.limit:
                     other = rates.get((lim, t, "machine"))
                     if other:
