@@ -156,7 +156,9 @@ def main():
                                           []).append(rate / one)
                 for lim in args.limit:
                     other = rates.get((lim, t, "machine"))
-                    if other:
+                    # (Only a limit in the same unit: a GEMM against the
+                    # FMA loop, a reduction against a bandwidth.)
+                    if other and u.get(lim) == u.get(w):
                         ratios.setdefault((w, t, impl, lim),
                                           []).append(rate / other)
             print(f"paired_ratios: round {r + 1} of {args.rounds}",
