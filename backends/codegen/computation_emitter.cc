@@ -20,8 +20,10 @@
 #include "llvm/IR/GlobalVariable.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Instructions.h"
+#include "llvm/IR/MDBuilder.h"
 #include "llvm/IR/Metadata.h"
 #include "llvm/IR/Module.h"
+#include "llvm/IR/Operator.h"
 #include "spec/ir/opcode.h"
 #include "spec/util/status_macros.h"
 
@@ -149,7 +151,8 @@ class ComputationEmitter : public DynamicShapeHost {
   // outlined into a parallel body can re-derive it there.
   struct Origin {
     enum Kind { kParam, kResult, kScratch } kind;
-    int64_t index;  // leaf slot, or offset in the scratch block
+    int64_t index;      // leaf slot, or offset in the scratch block
+    int64_t bytes = 0;  // kScratch: the value's bytes from `index`
   };
 
   IrValue LoadLeaves(const Shape& shape, llvm::Value* array, int64_t* leaf,
@@ -294,7 +297,7 @@ class ComputationEmitter : public DynamicShapeHost {
         const int64_t offset = offsets[leaf++];
         llvm::Value* p =
             b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), scratch_, offset);
-        origins_[p] = {Origin::kScratch, offset};
+        origins_[p] = {Origin::kScratch, offset, ArrayBytes(s)};
         v.array = IrArray(p, s);
         if (!s.is_static()) v.sizes = ctx_.AllocateSizes(s);
       }
@@ -932,6 +935,11 @@ class ComputationEmitter : public DynamicShapeHost {
   // from a constant global join one access group that the loop's metadata
   // declares parallel; anything else (allocas and heap caches of the
   // generators, the run context) is left to LLVM's own analysis.
+  //
+  // The same accesses also get alias scopes (MarkBufferScopes), so that
+  // LICM may hoist a load the loop never overwrites: softmax's row sum,
+  // loaded for every element's divide, leaves the loop and the divide
+  // becomes one by a loop-invariant divisor (cpu/invariant_divide.h).
   void MarkParallelAccesses(
       llvm::Function& f, size_t first,
       const absl::flat_hash_map<llvm::Value*, llvm::Value*>& map) {
@@ -947,6 +955,7 @@ class ComputationEmitter : public DynamicShapeHost {
     llvm::MDNode* group = llvm::MDNode::getDistinct(c, {});
     llvm::BranchInst* latch = nullptr;
     bool tagged = false;
+    std::vector<llvm::Instruction*> accesses;
     for (size_t i = first; i < blocks.size(); ++i) {
       for (llvm::Instruction& inst : *blocks[i]) {
         if (auto* br = llvm::dyn_cast<llvm::BranchInst>(&inst)) {
@@ -971,8 +980,10 @@ class ComputationEmitter : public DynamicShapeHost {
           inst.setMetadata(llvm::LLVMContext::MD_access_group, group);
           tagged = true;
         }
+        accesses.push_back(&inst);
       }
     }
+    MarkBufferScopes(accesses, map);
     if (latch == nullptr || !tagged) return;
     std::vector<llvm::Metadata*> ops = {nullptr};
     if (llvm::MDNode* old = latch->getMetadata(llvm::LLVMContext::MD_loop)) {
@@ -986,6 +997,100 @@ class ComputationEmitter : public DynamicShapeHost {
     llvm::MDNode* loop = llvm::MDNode::getDistinct(c, ops);
     loop->replaceOperandWith(0, loop);
     latch->setMetadata(llvm::LLVMContext::MD_loop, loop);
+  }
+
+  // Alias scopes for the loads and stores `accesses` whose address is a
+  // GEP chain from a buffer base of `map`. One scope holds every parameter
+  // and result (they may be one buffer: input-output aliasing, an argument
+  // passed twice); each set of overlapping byte ranges of the scratch
+  // block is another. The scratch block is this computation's own memory
+  // (EmitContext::EmitScratch), never a parameter or a result, and every
+  // access through a scratch value stays within that value's bytes, so
+  // accesses in different scopes never touch the same byte.
+  void MarkBufferScopes(
+      const std::vector<llvm::Instruction*>& accesses,
+      const absl::flat_hash_map<llvm::Value*, llvm::Value*>& map) {
+    // The byte range of each re-derived base (-1: a parameter or result).
+    absl::flat_hash_map<const llvm::Value*, std::pair<int64_t, int64_t>> range;
+    for (const auto& [old, now] : map) {
+      auto o = origins_.find(old);
+      if (o == origins_.end()) continue;
+      std::pair<int64_t, int64_t> r = {-1, -1};
+      if (o->second.kind == Origin::kScratch) {
+        if (o->second.bytes <= 0) continue;  // unknown extent: no scope
+        r = {o->second.index, o->second.index + o->second.bytes};
+      }
+      auto [it, inserted] = range.try_emplace(now, r);
+      if (!inserted) {
+        if ((it->second.first < 0) != (r.first < 0)) {
+          range.erase(it);  // both kinds at one value: leave it alone
+          continue;
+        }
+        if (r.first >= 0) {
+          it->second = {std::min(it->second.first, r.first),
+                        std::max(it->second.second, r.second)};
+        }
+      }
+    }
+    auto base_of = [&](llvm::Value* ptr) -> const llvm::Value* {
+      for (int depth = 0; ptr != nullptr && depth < 16; ++depth) {
+        if (range.contains(ptr)) return ptr;
+        auto* gep = llvm::dyn_cast<llvm::GEPOperator>(ptr);
+        ptr = gep != nullptr ? gep->getPointerOperand() : nullptr;
+      }
+      return nullptr;
+    };
+    std::vector<std::pair<llvm::Instruction*, const llvm::Value*>> tagged;
+    std::vector<std::pair<int64_t, int64_t>> scratch;
+    for (llvm::Instruction* inst : accesses) {
+      llvm::Value* ptr =
+          llvm::isa<llvm::LoadInst>(inst)
+              ? llvm::cast<llvm::LoadInst>(inst)->getPointerOperand()
+              : llvm::cast<llvm::StoreInst>(inst)->getPointerOperand();
+      const llvm::Value* base = base_of(ptr);
+      if (base == nullptr) continue;
+      tagged.push_back({inst, base});
+      if (range.at(base).first >= 0) scratch.push_back(range.at(base));
+    }
+    // Scope 0: parameters and results; then one per component of
+    // overlapping scratch ranges.
+    std::sort(scratch.begin(), scratch.end());
+    std::vector<std::pair<int64_t, int64_t>> components;
+    for (const auto& r : scratch) {
+      if (!components.empty() && r.first < components.back().second) {
+        components.back().second = std::max(components.back().second, r.second);
+      } else {
+        components.push_back(r);
+      }
+    }
+    const size_t scopes = 1 + components.size();
+    if (scopes < 2) return;
+    llvm::MDBuilder mdb(ctx_.context());
+    llvm::MDNode* domain = mdb.createAnonymousAliasScopeDomain("buffers");
+    std::vector<llvm::MDNode*> scope(scopes);
+    for (size_t i = 0; i < scopes; ++i) {
+      scope[i] = mdb.createAnonymousAliasScope(domain);
+    }
+    for (const auto& [inst, base] : tagged) {
+      const std::pair<int64_t, int64_t> r = range.at(base);
+      size_t k = 0;
+      if (r.first >= 0) {
+        k = 1 + static_cast<size_t>(
+                    std::upper_bound(
+                        components.begin(), components.end(),
+                        std::make_pair(r.first,
+                                       std::numeric_limits<int64_t>::max())) -
+                    components.begin() - 1);
+      }
+      std::vector<llvm::Metadata*> others;
+      for (size_t i = 0; i < scopes; ++i) {
+        if (i != k) others.push_back(scope[i]);
+      }
+      inst->setMetadata(llvm::LLVMContext::MD_alias_scope,
+                        llvm::MDNode::get(ctx_.context(), {scope[k]}));
+      inst->setMetadata(llvm::LLVMContext::MD_noalias,
+                        llvm::MDNode::get(ctx_.context(), others));
+    }
   }
 
   absl::Status Materialize(const ElementGenerator& gen, const IrArray& out) {

@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "backends/codegen/emit_context.h"
+#include "backends/cpu/invariant_divide.h"
 #include "backends/cpu/runtime/run_context.h"
 #include "backends/cpu/scalef.h"
 #include "llvm/ADT/StringMap.h"
@@ -185,6 +186,9 @@ absl::Status Optimize(llvm::Module& module, llvm::TargetMachine& tm,
                                     ? pb.buildO0DefaultPipeline(level)
                                     : pb.buildPerModuleDefaultPipeline(level);
   mpm.run(module, mam);
+  if (opt_level >= 2 && UseInvariantDivideRewrite()) {
+    RewriteInvariantDivides(module);
+  }
   LowerScalefCalls(module);
   MarkStreamingStores(module);
   return absl::OkStatus();
