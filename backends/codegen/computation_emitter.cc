@@ -501,6 +501,7 @@ class ComputationEmitter : public DynamicShapeHost {
         }
         map[old] = v;
       }
+      last_body_map_ = map;
       absl::flat_hash_map<const HloInstruction*, IrValue> rebased;
       for (const auto& [i, v] : values_) {
         IrValue nv;
@@ -636,6 +637,10 @@ class ComputationEmitter : public DynamicShapeHost {
     // Members and their outermost (physical) logical dimension.
     absl::flat_hash_map<const HloInstruction*, int64_t> members;
     std::vector<Span> writes, reads;
+    // Parameter base pointers that members after the first read at their
+    // own outer index, with the parameter's bytes per outer index
+    // (MarkGroupPrefetch).
+    std::vector<std::pair<llvm::LoadInst*, int64_t>> prefetch;
   };
 
   std::optional<Span> SpanOf(llvm::Value* base, const Shape& shape) const {
@@ -657,9 +662,10 @@ class ComputationEmitter : public DynamicShapeHost {
   // other than at its own outermost index (a column reduction): such a
   // nest keeps one loop over the whole range (cutting it into blocks of
   // columns measured 3x slower on sum_mean).
-  bool ReadsRowLocal(const HloInstruction* x, int64_t dim,
-                     std::vector<Span>* reads, bool* row_like,
-                     int64_t* row_bytes = nullptr) {
+  bool ReadsRowLocal(
+      const HloInstruction* x, int64_t dim, std::vector<Span>* reads,
+      bool* row_like, int64_t* row_bytes = nullptr,
+      std::vector<std::pair<llvm::Value*, int64_t>>* param_rows = nullptr) {
     const auto& ops = x->operands();
     for (size_t i = 0; i < ops.size(); ++i) {
       const HloInstruction* op = ops[i];
@@ -685,7 +691,9 @@ class ComputationEmitter : public DynamicShapeHost {
         }
       }
       if (inlined_.contains(op)) {
-        if (!ReadsRowLocal(op, od, reads, row_like, row_bytes)) return false;
+        if (!ReadsRowLocal(op, od, reads, row_like, row_bytes, param_rows)) {
+          return false;
+        }
         continue;
       }
       auto it = values_.find(op);
@@ -706,6 +714,11 @@ class ComputationEmitter : public DynamicShapeHost {
           op->shape().dimensions(od) > 0) {
         *row_bytes = std::max(
             *row_bytes, ArrayBytes(op->shape()) / op->shape().dimensions(od));
+      }
+      if (param_rows != nullptr && at_own_outer &&
+          span->kind == Origin::kParam && op->shape().dimensions(od) > 0) {
+        param_rows->push_back(
+            {base, ArrayBytes(op->shape()) / op->shape().dimensions(od)});
       }
       if (group_) {
         auto m = group_->members.find(op);
@@ -731,11 +744,12 @@ class ComputationEmitter : public DynamicShapeHost {
     if (group_ && group_->row_like && group_->outer == outer && out_span &&
         out_span->kind != Origin::kParam) {
       std::vector<Span> reads;
+      std::vector<std::pair<llvm::Value*, int64_t>> param_rows;
       bool row_like = true;
       int64_t row_bytes = own_row_bytes;
-      bool ok =
-          ReadsRowLocal(&inst, outer_dim, &reads, &row_like, &row_bytes) &&
-          row_like;
+      bool ok = ReadsRowLocal(&inst, outer_dim, &reads, &row_like, &row_bytes,
+                              &param_rows) &&
+                row_like;
       // Buffer assignment may give this nest the bytes of a member:
       //   * one that is dead here (softmax's row maxima, then its row
       //     sums), in the scratch block;
@@ -782,6 +796,16 @@ class ComputationEmitter : public DynamicShapeHost {
         group_->members[&inst] = outer_dim;
         group_->writes.push_back(*out_span);
         group_->reads.insert(group_->reads.end(), reads.begin(), reads.end());
+        if (ctx_.options().group_prefetch) {
+          for (const auto& [old, bytes] : param_rows) {
+            auto it = last_body_map_.find(old);
+            if (it == last_body_map_.end()) continue;
+            if (auto* load = llvm::dyn_cast<llvm::LoadInst>(it->second)) {
+              group_->prefetch.push_back({load, bytes});
+            }
+          }
+          MarkGroupPrefetch();
+        }
         return;
       }
     }
@@ -855,6 +879,28 @@ class ComputationEmitter : public DynamicShapeHost {
     return std::max<int64_t>(
         1, std::min<int64_t>(g.outer / std::min<int64_t>(g.outer, 16),
                              block_bytes / std::max<int64_t>(1, g.row_bytes)));
+  }
+
+  // CodegenOptions::group_prefetch: marks the parameter base pointers of
+  // the group's later members with kPrefetchMetadata, the bytes of one
+  // block of that parameter's rows. Their loads then prefetch the next
+  // block's rows (cpu/jit.cc InsertGroupPrefetches) while the block's
+  // compute runs: softmax's exp reads x from cache and fetches the next
+  // block of x, which the next block's row max would otherwise wait for.
+  void MarkGroupPrefetch() {
+    Group& g = *group_;
+    const int64_t block = GroupBlock();
+    llvm::LLVMContext& c = ctx_.context();
+    for (const auto& [load, bytes] : g.prefetch) {
+      // Volatile: after the members are inlined into the group's wrapper,
+      // GVN would merge this load with the first member's load of the same
+      // pointer and drop the (to it unknown) metadata kind. One load per
+      // member call.
+      load->setVolatile(true);
+      load->setMetadata(kPrefetchMetadata,
+                        llvm::MDNode::get(c, llvm::ConstantAsMetadata::get(
+                                                 b_.getInt64(block * bytes))));
+    }
   }
 
   // After a member joined: the wrapper's block size and the parallel
@@ -1476,6 +1522,8 @@ class ComputationEmitter : public DynamicShapeHost {
   // the instruction being emitted joined or started it.
   std::optional<Group> group_;
   bool group_touched_ = false;
+  // TryEmitParallel's map of buffer bases for the body it built last.
+  absl::flat_hash_map<llvm::Value*, llvm::Value*> last_body_map_;
 };
 
 }  // namespace

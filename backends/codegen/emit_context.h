@@ -73,10 +73,19 @@ struct CodegenOptions {
   // writes, so that the rows a member reads again are still in cache. The
   // CPU backend sets it from the host's L1d (module_emitter.cc).
   int64_t row_group_block_bytes = 64 << 10;
+  // In such a group, the pointer loaded for a parameter that a member
+  // after the first reads at its own outer index carries
+  // kPrefetchMetadata: the bytes of one block of that parameter's rows
+  // (computation_emitter.cc MarkGroupPrefetch). The target may prefetch
+  // that far ahead of the member's loads (cpu/jit.cc). Off: no metadata.
+  bool group_prefetch = false;
 };
 
 // The metadata kind that marks a streamed result's base pointer.
 inline constexpr char kStreamMetadata[] = "hloref.stream";
+// The metadata kind that marks a group parameter's base pointer with the
+// bytes of one block of its rows (CodegenOptions::group_prefetch).
+inline constexpr char kPrefetchMetadata[] = "hloref.prefetch_ahead";
 
 class EmitContext {
  public:

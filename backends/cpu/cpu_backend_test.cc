@@ -713,6 +713,63 @@ TEST(CpuBackend, FusedRowKernelsMatchTheUnfusedBits) {
   }
 }
 
+// Row groups prefetch the next block of the parameters their later
+// members read (codegen::CodegenOptions::group_prefetch, cpu/jit.cc
+// InsertGroupPrefetches): softmax's exp and divide, layer norm's
+// variance and output read x, so their vector loads of x are followed by
+// a prefetch one block of rows ahead. Blocks of 16 KiB over 64 rows
+// (GroupBlock: min(64 / 16 threads' worth, 16384 / row bytes) = 4 rows):
+// softmax rows of 1024 f32 are 4096 bytes, so 4 rows are 16384 bytes
+// ahead; layer norm rows of 768 f32 are 3072 bytes, 4 rows 12288. With
+// HLOREF_CPU_GROUP_PREFETCH=0 the code has no prefetch. The bits are the
+// same either way.
+TEST(CpuBackend, RowGroupsPrefetchTheNextBlockOfTheirParameters) {
+  for (bool softmax : {true, false}) {
+    const int64_t r = 64, c = softmax ? 1024 : 768;
+    std::vector<float> x(r * c), g(c, 1.5f), b(c, 0.25f);
+    std::mt19937 rng(5);
+    std::uniform_real_distribution<float> u(-3.0f, 3.0f);
+    for (float& v : x) v = u(rng);
+    const int64_t dims[] = {r, c};
+    std::vector<Literal> args;
+    args.push_back(
+        Literal::CreateFromValues<float>(PrimitiveType::kF32, dims, x));
+    if (!softmax) {
+      args.push_back(Literal::CreateR1<float>(PrimitiveType::kF32, g));
+      args.push_back(Literal::CreateR1<float>(PrimitiveType::kF32, b));
+    }
+    std::vector<uint64_t> bits[2];
+    for (bool prefetch : {true, false}) {
+      const std::string dir = absl::StrCat(
+          ::testing::TempDir(), "/hloref_cpu_prefetch_", softmax, prefetch);
+      std::filesystem::remove_all(dir);
+      CpuBackendOptions options;
+      options.compile_cache = false;
+      options.threads = 1;
+      options.row_group_block_bytes = 16384;
+      options.dump_dir = dir;
+      if (!prefetch) setenv("HLOREF_CPU_GROUP_PREFETCH", "0", 1);
+      auto got =
+          CompileAndRun(RowKernelHlo(softmax, r, c, false), args, options);
+      unsetenv("HLOREF_CPU_GROUP_PREFETCH");
+      ASSERT_TRUE(got.ok()) << got.status();
+      bits[prefetch] = BitsAnyNaN((*got)[0]);
+      const std::string ir = DumpedText(dir, ".opt.ll");
+      const std::string assembly = DumpedText(dir, ".s");
+      ASSERT_FALSE(assembly.empty());
+      const std::string ahead = softmax ? "i64 16384" : "i64 12288";
+      EXPECT_TRUE(
+          absl::StrContains(
+              ir, absl::StrCat("!hloref.prefetch_ahead !{", ahead, "}")) ||
+          absl::StrContains(ir, ahead))
+          << (softmax ? "softmax" : "layer norm");
+      EXPECT_EQ(absl::StrContains(assembly, "prefetcht1"), prefetch)
+          << (softmax ? "softmax" : "layer norm") << " prefetch " << prefetch;
+    }
+    EXPECT_EQ(bits[0], bits[1]);
+  }
+}
+
 // The root reads e = exp(x) at its own index AND, through an inlined
 // reverse, at the mirrored one: e must not live in the result buffer (the
 // root's early writes would overwrite elements it reads later), so

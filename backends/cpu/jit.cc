@@ -16,6 +16,7 @@
 #include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
 #include "llvm/ExecutionEngine/Orc/LLJIT.h"
 #include "llvm/ExecutionEngine/Orc/ThreadSafeModule.h"
+#include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/IntrinsicsX86.h"
 #include "llvm/IR/LegacyPassManager.h"
@@ -162,6 +163,62 @@ int64_t MarkStreamingStores(llvm::Module& module) {
   return marked;
 }
 
+// Row-group prefetch (codegen::CodegenOptions::group_prefetch): after
+// the vectoriser, every vector load of at least 32 bytes whose address is
+// based on a pointer loaded with kPrefetchMetadata (a parameter that a
+// later member of a row group reads at its own rows) is followed by a
+// prefetch of the same offset one block of rows ahead, into L2
+// (prefetcht1): the next block's rows arrive while this block computes.
+// A prefetch past the buffer's end does not fault. HLOREF_CPU_GROUP_
+// PREFETCH: "0" turns it off, "1".."3" set the locality (default 2).
+// Returns how many prefetches were inserted.
+int64_t InsertGroupPrefetches(llvm::Module& module) {
+  const llvm::Triple triple(module.getTargetTriple());
+  if (!triple.isX86()) return 0;
+  int locality = 2;
+  if (const char* env = std::getenv("HLOREF_CPU_GROUP_PREFETCH")) {
+    const std::string v = env;
+    if (v == "0") return 0;
+    if (v == "1" || v == "2" || v == "3") locality = v[0] - '0';
+  }
+  llvm::LLVMContext& c = module.getContext();
+  const unsigned kind = c.getMDKindID(codegen::kPrefetchMetadata);
+  const llvm::DataLayout& dl = module.getDataLayout();
+  int64_t inserted = 0;
+  for (llvm::Function& f : module) {
+    if (f.isDeclaration()) continue;
+    std::vector<std::pair<llvm::LoadInst*, int64_t>> loads;
+    for (llvm::BasicBlock& bb : f) {
+      for (llvm::Instruction& inst : bb) {
+        auto* load = llvm::dyn_cast<llvm::LoadInst>(&inst);
+        if (load == nullptr || !load->getType()->isVectorTy() ||
+            dl.getTypeStoreSize(load->getType()).getFixedValue() < 32) {
+          continue;
+        }
+        const auto* base = llvm::dyn_cast<llvm::LoadInst>(
+            llvm::getUnderlyingObject(load->getPointerOperand(), 32));
+        if (base == nullptr) continue;
+        const llvm::MDNode* md = base->getMetadata(kind);
+        if (md == nullptr || md->getNumOperands() != 1) continue;
+        const auto* ahead =
+            llvm::mdconst::dyn_extract<llvm::ConstantInt>(md->getOperand(0));
+        if (ahead == nullptr || ahead->getSExtValue() <= 0) continue;
+        loads.push_back({load, ahead->getSExtValue()});
+      }
+    }
+    for (const auto& [load, ahead] : loads) {
+      llvm::IRBuilder<> b(load->getNextNode());
+      llvm::Value* p = b.CreateGEP(b.getInt8Ty(), load->getPointerOperand(),
+                                   b.getInt64(ahead));
+      b.CreateIntrinsic(
+          llvm::Intrinsic::prefetch, {p->getType()},
+          {p, b.getInt32(0), b.getInt32(locality), b.getInt32(1)});
+      ++inserted;
+    }
+  }
+  return inserted;
+}
+
 absl::Status Optimize(llvm::Module& module, llvm::TargetMachine& tm,
                       int opt_level) {
   llvm::LoopAnalysisManager lam;
@@ -191,6 +248,7 @@ absl::Status Optimize(llvm::Module& module, llvm::TargetMachine& tm,
   }
   LowerScalefCalls(module);
   MarkStreamingStores(module);
+  if (opt_level >= 2) InsertGroupPrefetches(module);
   return absl::OkStatus();
 }
 

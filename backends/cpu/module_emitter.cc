@@ -138,6 +138,7 @@ absl::StatusOr<EmittedModule> EmitModuleForCpu(
   cg.fuse_elementwise = options.fuse_elementwise;
   cg.fuse_into_variadic_reduce = true;
   cg.stream_result_min_bytes = options.stream_result_min_bytes;
+  cg.group_prefetch = true;
   codegen::EmitContext ctx(*llvm_module, builder, *table, cg);
   ctx.heap_alloc = [](codegen::EmitContext& c, llvm::Value* bytes) {
     llvm::Type* ptr = c.PtrType();
