@@ -644,6 +644,22 @@ std::string RowKernelHlo(bool softmax, int64_t r, int64_t c, bool tuple_root) {
 //     exactly (b != 0); a NaN or an infinity in a row makes the mean NaN
 //     or infinite, so some xc is NaN (inf - inf) and with it the sum of
 //     squares, rs and the whole row.
+// The arguments of RowKernelHlo: x (r x c), then for layer norm g and b.
+std::vector<Literal> RowKernelArgs(bool softmax, int64_t r, int64_t c,
+                                   const std::vector<float>& x,
+                                   const std::vector<float>& g,
+                                   const std::vector<float>& b) {
+  const int64_t dims[] = {r, c};
+  std::vector<Literal> args;
+  args.push_back(
+      Literal::CreateFromValues<float>(PrimitiveType::kF32, dims, x));
+  if (!softmax) {
+    args.push_back(Literal::CreateR1<float>(PrimitiveType::kF32, g));
+    args.push_back(Literal::CreateR1<float>(PrimitiveType::kF32, b));
+  }
+  return args;
+}
+
 TEST(CpuBackend, FusedRowKernelsMatchTheUnfusedBits) {
   const std::pair<int64_t, int64_t> shapes[] = {
       {1, 1}, {1, 17}, {5, 1}, {7, 33}, {37, 100}, {6, 1000}, {64, 1024}};
@@ -663,14 +679,7 @@ TEST(CpuBackend, FusedRowKernelsMatchTheUnfusedBits) {
       if (r > 2) x[2 * c] = inf;
       if (r > 3) std::fill(x.begin() + 3 * c, x.begin() + 4 * c, -inf);
       if (r > 4 && c > 1) x[4 * c + c - 1] = -inf;
-      const int64_t dims[] = {r, c};
-      std::vector<Literal> args;
-      args.push_back(
-          Literal::CreateFromValues<float>(PrimitiveType::kF32, dims, x));
-      if (!softmax) {
-        args.push_back(Literal::CreateR1<float>(PrimitiveType::kF32, g));
-        args.push_back(Literal::CreateR1<float>(PrimitiveType::kF32, b));
-      }
+      std::vector<Literal> args = RowKernelArgs(softmax, r, c, x, g, b);
       CpuBackendOptions plain;
       plain.compile_cache = false;
       plain.fuse_elementwise = false;
@@ -730,14 +739,7 @@ TEST(CpuBackend, RowGroupsPrefetchTheNextBlockOfTheirParameters) {
     std::mt19937 rng(5);
     std::uniform_real_distribution<float> u(-3.0f, 3.0f);
     for (float& v : x) v = u(rng);
-    const int64_t dims[] = {r, c};
-    std::vector<Literal> args;
-    args.push_back(
-        Literal::CreateFromValues<float>(PrimitiveType::kF32, dims, x));
-    if (!softmax) {
-      args.push_back(Literal::CreateR1<float>(PrimitiveType::kF32, g));
-      args.push_back(Literal::CreateR1<float>(PrimitiveType::kF32, b));
-    }
+    std::vector<Literal> args = RowKernelArgs(softmax, r, c, x, g, b);
     std::vector<uint64_t> bits[2];
     for (bool prefetch : {true, false}) {
       const std::string dir = absl::StrCat(
