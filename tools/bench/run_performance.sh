@@ -64,7 +64,7 @@ KERNEL_CMD=(taskset -c "$CORES" "$BENCH" "${QUICK_FLAG[@]}" --threads="$THREADS"
 : >"$TMP/kernels_cpu.md"
 : >"$TMP/kernels.log"
 first=1
-for family in gemm conv "reduce|argmax|layernorm"; do
+for family in gemm conv "reduce|argmax|layernorm|softmax|maxpool"; do
   rc=0
   "${KERNEL_CMD[@]}" "--benchmark_filter=^(limit|$family)" \
     --summary_md="$TMP/family.md" --summary_cpu_md="$TMP/family_cpu.md" \
@@ -140,7 +140,7 @@ DIRTY="$(git -C "$ROOT" status --porcelain -- backends spec | awk '{print $2}' |
   echo "tools/bench/run_performance.sh   # REPS=$REPS BIG=$BIG"
   # (paths shown relative to the checkout; the run used copies of build/.)
   shown() { sed "s|$TMP/build|build|g; s|$TMP/|/tmp/|g; s|$ROOT/||g"; }
-  echo "${KERNEL_CMD[*]} --benchmark_filter='^(limit|FAMILY)' --summary_md=/tmp/family.md   # FAMILY = gemm, conv, reduce|argmax|layernorm" | shown
+  echo "${KERNEL_CMD[*]} --benchmark_filter='^(limit|FAMILY)' --summary_md=/tmp/family.md   # FAMILY = gemm, conv, reduce|argmax|layernorm|softmax|maxpool" | shown
   if [ "$BIG" != "0" ]; then echo "${BIG_CMD[*]}" | shown; fi
   if [ -n "${MOD_CMD+x}" ]; then echo "${MOD_CMD[*]}" | shown; fi
   echo '```'
