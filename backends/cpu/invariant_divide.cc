@@ -108,8 +108,8 @@ int64_t RewriteInvariantDivides(llvm::Module& module) {
         llvm::Loop* loop = li.getLoopFor(&bb);
         llvm::BasicBlock* preheader =
             loop != nullptr ? loop->getLoopPreheader() : nullptr;
-        // Divides of this block by a divisor defined in the loop, by
-        // divisor, in program order.
+        // The other divides of this block (no preheader, or a divisor
+        // that varies in the loop), by divisor, in program order.
         std::vector<std::pair<llvm::Value*, std::vector<llvm::BinaryOperator*>>>
             by_divisor;
         for (llvm::Instruction& inst : bb) {
