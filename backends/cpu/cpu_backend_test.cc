@@ -759,12 +759,23 @@ TEST(CpuBackend, RowGroupsPrefetchTheNextBlockOfTheirParameters) {
       const std::string ir = DumpedText(dir, ".opt.ll");
       const std::string assembly = DumpedText(dir, ".s");
       ASSERT_FALSE(assembly.empty());
+      // Every "!hloref.prefetch_ahead !N" names a node "!N = !{i64 D}"
+      // with the block's bytes D; there is at least one.
       const std::string ahead = softmax ? "i64 16384" : "i64 12288";
-      EXPECT_TRUE(
-          absl::StrContains(
-              ir, absl::StrCat("!hloref.prefetch_ahead !{", ahead, "}")) ||
-          absl::StrContains(ir, ahead))
-          << (softmax ? "softmax" : "layer norm");
+      const std::string tag = "!hloref.prefetch_ahead !";
+      int marked = 0;
+      for (size_t at = ir.find(tag); at != std::string::npos;
+           at = ir.find(tag, at + 1)) {
+        const size_t id = at + tag.size();
+        const size_t end = ir.find_first_not_of("0123456789", id);
+        const std::string node = ir.substr(id - 1, end - (id - 1));
+        EXPECT_TRUE(absl::StrContains(
+            ir, absl::StrCat("\n", node, " = !{", ahead, "}")))
+            << (softmax ? "softmax " : "layer norm ") << node << " is not {"
+            << ahead << "}";
+        ++marked;
+      }
+      EXPECT_GT(marked, 0) << (softmax ? "softmax" : "layer norm");
       EXPECT_EQ(absl::StrContains(assembly, "prefetcht1"), prefetch)
           << (softmax ? "softmax" : "layer norm") << " prefetch " << prefetch;
     }
