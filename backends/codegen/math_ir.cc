@@ -191,13 +191,14 @@ std::vector<double> Taylor(int first, int last, int step, bool alternate) {
   return c;
 }
 
-// exp(x) for any double x, as double's exp: x is clamped to [-746, 710]
-// (beyond double's underflow and overflow thresholds), x = k ln2 + r with
+// exp(x) for any double x, as double's exp down to e^-708 and 0 below
+// (every caller rounds to f32 or narrower): x is clamped to [-708, 710]
+// (the overflow threshold beyond 710), x = k ln2 + r with
 // |r| <= ln2/2 (Cody-Waite: k * kLn2Hi is exact for |k| < 2^20, and
 // x - k * kLn2Hi is exact by Sterbenz), exp(r) by its Taylor polynomial of
 // degree 13 (truncation < 0.35^14 / 14! < 2^-57), times 2^k as two powers
-// of two built in the exponent field (the second product rounds once, to a
-// subnormal, 0 or inf where double's exp does). Relative error a few
+// of two built in the exponent field (the second product rounds once, to
+// inf where double's exp does). Relative error a few
 // 2^-53 where the result is normal.
 llvm::Value* ExpD(D& d, llvm::Value* x) {
   IRBuilder& b = d.b();
@@ -205,12 +206,18 @@ llvm::Value* ExpD(D& d, llvm::Value* x) {
   constexpr double kLn2Hi = 6.93147180369123816490e-01;
   constexpr double kLn2Lo = 1.90821492927058770002e-10;
   constexpr double kInvLn2 = 1.44269504088896338700e+00;
-  llvm::Value* xc = d.Sel(d.Lt(x, d.C(-746)), d.C(-746), d.Min(x, 710));
+  // Below -708 exp is under 2^-1021 and p 2^k would underflow to a
+  // subnormal or 0, with a microcode assist per operation on x86 (an
+  // attention mask's -inf in bf16 or f16); these kernels round every
+  // result to f32 or narrower, where it is 0 either way, and no caller
+  // scales it up (sinh and cosh pass |x|), so it is +0 from there on.
+  llvm::Value* below = d.Lt(x, d.C(-708));
+  llvm::Value* xc = d.Sel(below, d.C(-708), d.Min(x, 710));
   llvm::Value* k = d.Unary(llvm::Intrinsic::roundeven, d.Mul(xc, d.C(kInvLn2)));
   llvm::Value* r =
       d.Sub(d.Sub(xc, d.Mul(k, d.C(kLn2Hi))), d.Mul(k, d.C(kLn2Lo)));
   static const std::vector<double> kExpCoeffs = Taylor(0, 13, 1, false);
-  llvm::Value* p = d.Horner(r, kExpCoeffs);
+  llvm::Value* p = d.Sel(below, d.C(0), d.Horner(r, kExpCoeffs));
   // NaN: k = 0 keeps the conversion defined; p is NaN already.
   llvm::Value* ks = d.Sel(EmitIsNan(d.ctx(), k), d.C(0), k);
   llvm::Value* ki = b.CreateFPToSI(ks, b.getInt64Ty());
@@ -394,7 +401,8 @@ llvm::Value* EmitExpKernelF32(EmitContext& ctx, llvm::Value* x) {
   // Clamped beyond f32's overflow (88.73) and underflow (-103.97)
   // thresholds, keeping NaN (ordered compares).
   llvm::Value* xc = b.CreateSelect(b.CreateFCmpOGT(x, c(89)), c(89), x);
-  xc = b.CreateSelect(b.CreateFCmpOLT(xc, c(-104)), c(-104), xc);
+  llvm::Value* below = b.CreateFCmpOLT(xc, c(-104));
+  xc = b.CreateSelect(below, c(-104), xc);
   llvm::Value* k = b.CreateUnaryIntrinsic(llvm::Intrinsic::roundeven,
                                           b.CreateFMul(xc, c(kInvLn2)));
   // r = x - k ln2 (|r| <= 0.3466 + 2^-20), each step one fused rounding.
@@ -416,6 +424,12 @@ llvm::Value* EmitExpKernelF32(EmitContext& ctx, llvm::Value* x) {
                                   0.0013814590638503432};
   llvm::Value* p = c(kP[6]);
   for (int i = 5; i >= 0; --i) p = fma(p, r, c(kP[i]));
+  // Below -104 the result is +0 (e^-104 < 2^-150). Scaling p = 0 gives it
+  // exactly, where scaling p by 2^-150 would underflow, and an underflow
+  // costs a microcode assist on x86: an attention mask's -inf or -1e9 made
+  // exp 15x slower (measured, docs/performance.md). AVX-512 folds the
+  // select into the last FMA's zero-masking.
+  p = b.CreateSelect(below, c(0), p);
   // k in [-150, 128]; the target's ldexp where it has one (one
   // instruction), rounding once as below.
   if (ctx.scale_by_power_of_two) return ctx.scale_by_power_of_two(ctx, p, k);

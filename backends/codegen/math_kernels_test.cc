@@ -12,6 +12,9 @@
 // 0.5 + 2^-20 ulp of f32 or f16: the tests assert 0.5 + 2^-12; f32 exp,
 // evaluated in f32, is held to 1 ulp.
 #include <gtest/gtest.h>
+#if defined(__x86_64__)
+#include <xmmintrin.h>
+#endif
 
 #include <cmath>
 #include <cstdint>
@@ -340,6 +343,84 @@ TEST(MathKernels, F32ExpSameBitsWithAndWithoutScalef) {
   }
   EXPECT_EQ(differ, 0);
 }
+
+#if defined(__x86_64__)
+// Where exp's result is 0 (x < -104 in f32; an attention mask's -inf or
+// -1e9) and where tanh's is +-1 (|x| >= 10), the kernels must get there
+// without an underflow: on x86 every instruction that underflows costs a
+// microcode assist (exp of -150 ran 15x slower than exp of -1 before the
+// kernels avoided it). MXCSR's underflow flag (bit 4) records any
+// underflow of the SSE / AVX instructions on this thread (the module runs
+// on the calling thread with threads = 1), so it must stay clear. The
+// expected values are by hand: e^-104 < 2^-150 rounds to +0 in f32, bf16
+// and f16, and tanh x > 1 - 2^-25 for x > 9.02 rounds to 1 in f32. Both
+// ways of scaling by 2^k (vscalefps, the exponent field) are checked.
+TEST(MathKernels, ZeroAndSaturatedResultsRaiseNoUnderflow) {
+  constexpr unsigned kUnderflow = 0x10;
+  const float inf = std::numeric_limits<float>::infinity();
+  struct Case {
+    const char* op;
+    const char* type;
+    std::vector<float> xs;
+    double expect;  // times the sign of x for tanh
+  };
+  const std::vector<Case> cases = {
+      {"exponential",
+       "f32",
+       {-inf, -3.4e38f, -1e30f, -1e9f, -1e4f, -200.0f, -105.0f, -104.5f},
+       0.0},
+      {"exponential", "bf16", {-inf, -1e30f, -1e9f, -1e4f, -800.0f}, 0.0},
+      {"exponential", "f16", {-inf, -60000.0f, -1e4f, -800.0f}, 0.0},
+      {"tanh",
+       "f32",
+       {inf, -inf, 3.4e38f, -1e30f, 1e9f, -100.0f, 50.0f, -44.0f, 10.0f,
+        -10.5f},
+       1.0},
+  };
+  CpuBackendOptions options;
+  options.threads = 1;
+  const char* saved = std::getenv("HLOREF_CPU_SCALEF");
+  const std::string saved_value = saved ? saved : "";
+  for (const char* scalef : {"1", "0"}) {
+    setenv("HLOREF_CPU_SCALEF", scalef, 1);
+    for (const Case& c : cases) {
+      // 64 elements: whole vectors and a remainder of each input.
+      std::vector<float> xs;
+      for (int i = 0; i < 67; ++i) xs.push_back(c.xs[i % c.xs.size()]);
+      const PrimitiveType t = std::string(c.type) == "f32" ? PrimitiveType::kF32
+                              : std::string(c.type) == "bf16"
+                                  ? PrimitiveType::kBF16
+                                  : PrimitiveType::kF16;
+      Literal in(Shape::Array(t, {static_cast<int64_t>(xs.size())}));
+      for (size_t i = 0; i < xs.size(); ++i) in.SetFromDouble(i, xs[i]);
+      auto module = ParseHloModule(UnaryModule(c.op, c.type, xs.size()));
+      ASSERT_TRUE(module.ok()) << module.status();
+      auto backend = CreateCpuBackend(options);
+      ASSERT_TRUE(backend.ok()) << backend.status();
+      auto exe = (*backend)->Compile(**module, {});
+      ASSERT_TRUE(exe.ok()) << exe.status();
+      _mm_setcsr(_mm_getcsr() & ~kUnderflow);
+      auto out = (*exe)->Run({in});
+      const unsigned flags = _mm_getcsr();
+      ASSERT_TRUE(out.ok()) << out.status();
+      EXPECT_EQ(flags & kUnderflow, 0u)
+          << c.op << " " << c.type << " (scalef " << scalef
+          << ") underflowed on the way to its saturated results";
+      for (size_t i = 0; i < xs.size(); ++i) {
+        const double want = c.expect == 0 ? 0.0 : std::copysign(1.0, xs[i]);
+        const double got = (*out)[0].GetAsDouble(i);
+        EXPECT_EQ(got, want) << c.op << " " << c.type << "(" << xs[i] << ")";
+        EXPECT_FALSE(std::signbit(got) != std::signbit(want));
+      }
+    }
+  }
+  if (saved) {
+    setenv("HLOREF_CPU_SCALEF", saved_value.c_str(), 1);
+  } else {
+    unsetenv("HLOREF_CPU_SCALEF");
+  }
+}
+#endif
 
 TEST(MathKernels, F16UnaryExhaustive) {
   for (const UnaryCase& c : UnaryCases()) {
