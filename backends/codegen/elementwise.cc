@@ -246,6 +246,10 @@ absl::StatusOr<Fn> UnaryFloatFn(HloOpcode op, PrimitiveType t,
         return Fn([](EmitContext& ctx, Args a) {
           return EmitLogisticKernelF32(ctx, a[0]);
         });
+      case HloOpcode::kErf:
+        return Fn([](EmitContext& ctx, Args a) {
+          return EmitErfKernelF32(ctx, a[0]);
+        });
       default:
         break;
     }

@@ -200,11 +200,12 @@ struct UnaryCase {
   const char* op;
   Ref1 ref;
   double grid;  // the uniform grid covers [-grid, grid]
-  // The f32 bound in ulps: kBound for the double kernels; exp, tanh and
-  // logistic of f32 are evaluated in f32 (math_ir.h EmitExpKernelF32: 0.812
-  // ulp at x = 5.8575 on this sample, 1 asserted, the suite's budget 8;
-  // tanh 1.33 ulp, 2 asserted, budget 4; logistic 1.88, 3 asserted, budget
-  // 20; F32TanhAndLogisticDense samples them more densely).
+  // The f32 bound in ulps: kBound for the double kernels; exp, tanh,
+  // logistic and erf of f32 are evaluated in f32 (math_ir.h
+  // EmitExpKernelF32: 0.812 ulp at x = 5.8575 on this sample, 1 asserted,
+  // the suite's budget 8; tanh 1.33 ulp, 2 asserted, budget 4; logistic
+  // 1.88, 3 asserted, budget 20; erf 1.5 asserted, budget 4;
+  // F32TanhAndLogisticDense samples them more densely).
   double f32_bound = kBound;
 };
 
@@ -220,7 +221,7 @@ std::vector<UnaryCase> UnaryCases() {
       {"sine", [](long double x) { return sinl(x); }, 1e4},
       {"cosine", [](long double x) { return cosl(x); }, 1e4},
       {"tan", [](long double x) { return tanl(x); }, 1e4},
-      {"erf", [](long double x) { return erfl(x); }, 6},
+      {"erf", [](long double x) { return erfl(x); }, 6, 1.5},
       {"sinh", [](long double x) { return sinhl(x); }, 95},
       {"cosh", [](long double x) { return coshl(x); }, 95},
       {"asinh", [](long double x) { return asinhl(x); }, 1e4},
@@ -267,12 +268,13 @@ TEST(MathKernels, F32ExpDenseWithinOneUlp) {
 // 127th f32 in [-104, 89] (the subnormal, normal and overflow boundaries
 // among them) and the special values, at 16 lanes and in the scalar
 // remainder.
-// The f32 tanh and logistic kernels (evaluated in f32 on the exp kernel)
-// on a denser sample: every 509th f32 of [-12, 12] for tanh (both
-// branches, the switch at 0.5625, and where tanh rounds to +-1) and of
+// The f32 tanh, logistic and erf kernels (evaluated in f32 on the exp
+// kernel) on a denser sample: every 509th f32 of [-12, 12] for tanh (both
+// branches, the switch at 0.5625, and where tanh rounds to +-1), of
 // [-104, 20] for the logistic function (subnormal results from -87.3 on,
-// results that round to 1), plus the specials, against glibc's long
-// double tanhl / expl.
+// results that round to 1) and of [-5, 5] for erf (both pieces, the
+// switch at 1, where erf rounds to +-1), plus the specials, against
+// glibc's long double tanhl / expl / erfl.
 TEST(MathKernels, F32TanhAndLogisticDense) {
   struct Case {
     const char* op;
@@ -284,6 +286,7 @@ TEST(MathKernels, F32TanhAndLogisticDense) {
       {"tanh", [](long double x) { return tanhl(x); }, -12.0f, 12.0f, 2.0},
       {"logistic", [](long double x) { return 1.0L / (1.0L + expl(-x)); },
        -104.0f, 20.0f, 3.0},
+      {"erf", [](long double x) { return erfl(x); }, -5.0f, 5.0f, 1.5},
   };
   for (const Case& c : cases) {
     std::vector<float> xs = F32Sample(110);
@@ -375,6 +378,11 @@ TEST(MathKernels, ZeroAndSaturatedResultsRaiseNoUnderflow) {
        "f32",
        {inf, -inf, 3.4e38f, -1e30f, 1e9f, -100.0f, 50.0f, -44.0f, 10.0f,
         -10.5f},
+       1.0},
+      // erfc 4 = 1.5e-8 < 2^-25: erf rounds to +-1 from 4 on.
+      {"erf",
+       "f32",
+       {inf, -inf, 3.4e38f, -1e30f, 1e9f, -100.0f, 10.0f, -4.0f},
        1.0},
   };
   CpuBackendOptions options;
