@@ -11,12 +11,14 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "backends/cpu/cpu_backend.h"
 #include "backends/cpu/cpu_test_util.h"
 #include "spec/ir/hlo_parser.h"
+#include "spec/types/minifloat.h"
 
 namespace hloref::cpu {
 namespace {
@@ -344,6 +346,49 @@ TEST(Elementwise, NarrowFloatAddRoundsOnce) {
                             FromBits(PrimitiveType::kBF16, {0x3B80, 0x3C40})});
   ASSERT_TRUE(out.ok()) << out.status();
   EXPECT_EQ(Bits((*out)[0]), (std::vector<uint64_t>{0x3F80, 0x3F82}));
+}
+
+// bf16 add, subtract and multiply compute in f32 and round to bf16
+// (elementwise.cc says why that is one correct rounding): every bf16
+// against 40 partners (zeros, subnormals, the smallest normal, values that
+// make ties and carries, the largest finite, infinities, NaN) against the
+// spec's rounding of the double result (exact sums and products of bf16
+// values, or rounded at 53 >= 2 * 8 + 2 bits: one correct rounding).
+TEST(Elementwise, Bf16ArithmeticRoundsOnceOverEveryEncoding) {
+  const std::vector<uint64_t> partners = {
+      0x0000, 0x8000, 0x0001, 0x8001, 0x0003, 0x007F, 0x0080, 0x8080,
+      0x0081, 0x00FF, 0x0100, 0x3B80, 0x3C40, 0x3F80, 0xBF80, 0x3F81,
+      0x3FFF, 0x4000, 0xC040, 0x3E80, 0x4780, 0x3A80, 0x2D80, 0x1F80,
+      0x4F80, 0x5F80, 0x7F00, 0x7F7F, 0xFF7F, 0x7F80, 0xFF80, 0x7FC0,
+      0x4049, 0xBEAB, 0x3DCD, 0x0C00, 0x0040, 0x3400, 0x4B00, 0xCB01};
+  const int64_t n = 65536 * static_cast<int64_t>(partners.size());
+  std::vector<uint64_t> xs(n), ys(n);
+  for (int64_t i = 0; i < n; ++i) {
+    xs[i] = static_cast<uint64_t>(i % 65536);
+    ys[i] = partners[i / 65536];
+  }
+  for (const char* op : {"add", "subtract", "multiply"}) {
+    auto out = CompileAndRun(Module(op, "bf16", n, "bf16", 2),
+                             {FromBits(PrimitiveType::kBF16, xs),
+                              FromBits(PrimitiveType::kBF16, ys)});
+    ASSERT_TRUE(out.ok()) << out.status();
+    int64_t wrong = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      const double x = MinifloatToDouble(PrimitiveType::kBF16, xs[i]);
+      const double y = MinifloatToDouble(PrimitiveType::kBF16, ys[i]);
+      const double exact = std::string(op) == "add"        ? x + y
+                           : std::string(op) == "subtract" ? x - y
+                                                           : x * y;
+      const uint64_t got = (*out)[0].GetRawBits(i);
+      const uint64_t want = MinifloatFromDouble(PrimitiveType::kBF16, exact);
+      const bool ok = std::isnan(exact) ? (got & 0x7FFF) > 0x7F80 : got == want;
+      if (!ok && ++wrong <= 5) {
+        ADD_FAILURE() << op << "(0x" << std::hex << xs[i] << ", 0x" << ys[i]
+                      << ") = 0x" << got << ", want 0x" << want;
+      }
+    }
+    EXPECT_EQ(wrong, 0) << op;
+  }
 }
 
 TEST(Elementwise, SelectOfTuplesAndScalarClampBounds) {

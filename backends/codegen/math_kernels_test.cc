@@ -47,6 +47,7 @@ struct Format {
 };
 constexpr Format kF32 = {PrimitiveType::kF32, "f32", 24, -126, 0x1.fffffep127};
 constexpr Format kF16 = {PrimitiveType::kF16, "f16", 11, -14, 65504.0};
+constexpr Format kBF16 = {PrimitiveType::kBF16, "bf16", 8, -126, 0x1.fep127};
 
 // numerics.md: ulp_T(y) = 2^(max(floor(log2|y|), emin) - p + 1).
 long double Ulp(const Format& f, long double y) {
@@ -160,20 +161,19 @@ Stats RunF32Unary(const char* op, const Ref1& ref, double lo) {
   return s;
 }
 
-// Every f16 encoding.
-Stats RunF16Unary(const char* op, const Ref1& ref) {
+// Every encoding of a 16-bit format (f16 or bf16).
+Stats Run16Unary(const Format& f, const char* op, const Ref1& ref) {
   const size_t n = 65536;
-  Literal in(Shape::Array(PrimitiveType::kF16, {static_cast<int64_t>(n)}));
+  Literal in(Shape::Array(f.type, {static_cast<int64_t>(n)}));
   for (size_t i = 0; i < n; ++i) in.SetRawBits(i, i);
-  auto out = CompileAndRun(UnaryModule(op, "f16", n), {in});
+  auto out = CompileAndRun(UnaryModule(op, f.name, n), {in});
   Stats s;
   EXPECT_TRUE(out.ok()) << out.status();
   if (!out.ok()) return s;
   for (size_t i = 0; i < n; ++i) {
-    const double x = MinifloatToDouble(PrimitiveType::kF16, i);
-    const double got =
-        MinifloatToDouble(PrimitiveType::kF16, (*out)[0].GetRawBits(i));
-    Judge(kF16, got, ref(x), x, 0, s);
+    const double x = MinifloatToDouble(f.type, i);
+    const double got = MinifloatToDouble(f.type, (*out)[0].GetRawBits(i));
+    Judge(f, got, ref(x), x, 0, s);
   }
   return s;
 }
@@ -432,10 +432,24 @@ TEST(MathKernels, ZeroAndSaturatedResultsRaiseNoUnderflow) {
 
 TEST(MathKernels, F16UnaryExhaustive) {
   for (const UnaryCase& c : UnaryCases()) {
-    const Stats s = RunF16Unary(c.op, c.ref);
+    const Stats s = Run16Unary(kF16, c.op, c.ref);
     EXPECT_EQ(s.special_mismatches, 0) << c.op << ": " << s.first_mismatch;
     EXPECT_LE(s.max_ulp, kBound) << c.op << " worst at x = " << s.worst_x;
     std::printf("f16 %-22s max %.6f ulp (x = %.9g)\n", c.op, s.max_ulp,
+                s.worst_x);
+  }
+}
+
+// Every bf16 encoding for the functions whose bf16 results come from the
+// f32 kernels (elementwise.cc), within the double kernels' bound.
+TEST(MathKernels, BF16ExpTanhErfExhaustive) {
+  for (const UnaryCase& c : UnaryCases()) {
+    const std::string op = c.op;
+    if (op != "exponential" && op != "tanh" && op != "erf") continue;
+    const Stats s = Run16Unary(kBF16, c.op, c.ref);
+    EXPECT_EQ(s.special_mismatches, 0) << c.op << ": " << s.first_mismatch;
+    EXPECT_LE(s.max_ulp, kBound) << c.op << " worst at x = " << s.worst_x;
+    std::printf("bf16 %-21s max %.6f ulp (x = %.9g)\n", c.op, s.max_ulp,
                 s.worst_x);
   }
 }
