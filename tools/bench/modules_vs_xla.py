@@ -59,8 +59,12 @@ def random_args(shapes_dtypes, seed=12345):
     for dims, dtype in shapes_dtypes:
         if np.issubdtype(dtype, np.floating):
             args.append(rng.uniform(-1, 1, size=dims).astype(dtype))
+        elif dtype == np.bool_:
+            args.append(rng.integers(0, 2, size=dims).astype(dtype))
         else:
-            args.append(np.zeros(dims, dtype=dtype))
+            # Indices and positions in [0, 64), as kernel_benchmark
+            # --module gives hloref.
+            args.append(rng.integers(0, 64, size=dims).astype(dtype))
     return args
 
 

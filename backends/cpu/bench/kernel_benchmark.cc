@@ -153,8 +153,15 @@ class HlorefWorkload : public Workload {
           const double v = static_cast<double>(
                                static_cast<int64_t>(seed >> 40) - (1 << 23)) /
                            (1 << 23);
-          if (lit.element_type() == PrimitiveType::kS8) {
+          const PrimitiveType et = lit.element_type();
+          if (et == PrimitiveType::kS8) {
             lit.SetFromInt64(j, static_cast<int64_t>(v * 100));
+          } else if (et == PrimitiveType::kPred) {
+            lit.SetFromInt64(j, (seed >> 40) & 1);
+          } else if (IsInteger(et)) {
+            // Indices and positions: in [0, 64), as modules_vs_xla.py
+            // gives XLA (a gather's or dynamic slice's start in range).
+            lit.SetFromInt64(j, static_cast<int64_t>((seed >> 40) % 64));
           } else {
             lit.SetFromDouble(j, v);
           }
