@@ -442,8 +442,66 @@ class ComputationEmitter : public DynamicShapeHost {
   // Outlines the loop nest into `void body(ptr env, i64 begin, i64 end)`
   // over the outermost dimension and hands it to the target's parallel_for.
   // Returns false (nothing emitted) when some buffer cannot be re-derived.
+  // The strip of the innermost dimension in a nest that reads an operand
+  // transposed (TryEmitParallel): 32 elements, 32 lines of that operand
+  // (2 KiB) live in L1 at a time.
+  static constexpr int64_t kTransposeStrip = 32;
+
+  // (other, inner) when the nest for `inst` into `out` reads a
+  // materialized operand through a transpose or a layout-changing copy
+  // (reached from `inst` through inlined element-wise instructions of its
+  // dimensions) whose contiguous dimension is the result's dimension
+  // `other` rather than its innermost one, `inner`; both long enough for
+  // strips to pay.
+  std::optional<std::pair<int64_t, int64_t>> TransposedRead(
+      const HloInstruction& inst, const IrArray& out) const {
+    const Shape& s = out.shape();
+    if (s.rank() < 2 || !s.is_static()) return std::nullopt;
+    const int64_t inner = out.minor_to_major()[0];
+    if (s.dimensions(inner) < 2 * kTransposeStrip) return std::nullopt;
+    std::vector<const HloInstruction*> stack = {&inst};
+    absl::flat_hash_set<const HloInstruction*> seen;
+    while (!stack.empty()) {
+      const HloInstruction* c = stack.back();
+      stack.pop_back();
+      if (!seen.insert(c).second) continue;
+      if (c != &inst && !inlined_.contains(c)) continue;
+      if (!c->shape().IsArray() || !c->shape().SameDimensions(s)) continue;
+      if (c->opcode() == HloOpcode::kTranspose ||
+          c->opcode() == HloOpcode::kCopy) {
+        const HloInstruction* x = c->operand(0);
+        if (inlined_.contains(x)) continue;
+        auto it = values_.find(x);
+        if (it == values_.end() || !it->second.IsArray() ||
+            it->second.array.base() == out.base() ||
+            it->second.array.shape().rank() != s.rank()) {
+          continue;
+        }
+        const int64_t x_minor = it->second.array.minor_to_major()[0];
+        int64_t other = x_minor;
+        if (c->opcode() == HloOpcode::kTranspose) {
+          const std::vector<int64_t>& perm = c->attrs().dimensions;
+          if (static_cast<int64_t>(perm.size()) != s.rank()) continue;
+          for (int64_t j = 0; j < s.rank(); ++j) {
+            if (perm[j] == x_minor) other = j;
+          }
+        }
+        if (other != inner && s.dimensions(other) >= kTransposeStrip / 2) {
+          return std::make_pair(other, inner);
+        }
+        continue;
+      }
+      if (ReadsAtOwnIndex(*c)) {
+        for (const HloInstruction* op : c->operands()) stack.push_back(op);
+      }
+    }
+    return std::nullopt;
+  }
+
   absl::StatusOr<bool> TryEmitParallel(const HloInstruction& inst,
                                        const IrArray& out) {
+    const std::optional<std::pair<int64_t, int64_t>> transposed =
+        TransposedRead(inst, out);
     llvm::LLVMContext& c = ctx_.context();
     llvm::Type* ptr = ctx_.PtrType();
     llvm::Function* parent = state_.function;
@@ -543,10 +601,42 @@ class ComputationEmitter : public DynamicShapeHost {
         const int64_t rank = o.shape().rank();
         std::vector<int64_t> m2m(o.minor_to_major().begin(),
                                  o.minor_to_major().end());
+        // The loops, outermost first: every dimension, most major first
+        // (the outermost over the chunk [begin, end)), unless the nest
+        // reads an operand transposed (TransposedRead): then the innermost
+        // dimension is cut into strips of kTransposeStrip, and the loop
+        // over the strips runs just outside the loop of the dimension that
+        // is contiguous in that operand. For one strip that operand's rows
+        // are then kTransposeStrip cache lines, each read element after
+        // element on consecutive iterations of that loop, where the plain
+        // order read each element from a new line and a new page: a
+        // 1024 x 1024 f32 transpose ran 6.2 ms, 0.19x XLA:CPU.
+        struct Loop {
+          int64_t dim;
+          enum Kind { kFull, kStrips, kInStrip } kind;
+        };
+        std::vector<Loop> loops;
+        for (int64_t level = rank - 1; level >= 0; --level) {
+          loops.push_back({m2m[level], Loop::kFull});
+        }
+        if (transposed) {
+          const auto [other, inner] = *transposed;
+          for (size_t i = 0; i < loops.size(); ++i) {
+            if (loops[i].dim == inner) loops[i].kind = Loop::kInStrip;
+          }
+          for (size_t i = 0; i < loops.size(); ++i) {
+            if (loops[i].dim == other) {
+              loops.insert(loops.begin() + static_cast<int64_t>(i),
+                           {inner, Loop::kStrips});
+              break;
+            }
+          }
+        }
         IrIndex index(rank, nullptr);
-        std::function<absl::Status(int64_t)> nest =
-            [&](int64_t level) -> absl::Status {
-          if (level < 0) {
+        llvm::Value* strip = nullptr;
+        std::function<absl::Status(size_t)> nest =
+            [&](size_t level) -> absl::Status {
+          if (level == loops.size()) {
             // The chunk of the outermost loop, for the generator (see
             // EmitContext::ParallelChunk).
             const EmitContext::ParallelChunk saved = ctx_.parallel_chunk;
@@ -560,22 +650,45 @@ class ComputationEmitter : public DynamicShapeHost {
             o.EmitWrite(ctx_, index, *v);
             return absl::OkStatus();
           }
-          const int64_t dim = m2m[level];
-          const bool outer = level == rank - 1;
+          const Loop loop = loops[level];
+          const int64_t extent = o.shape().dimensions(loop.dim);
+          const bool outer =
+              loop.dim == m2m[rank - 1] && loop.kind != Loop::kInStrip;
+          const bool innermost = level + 1 == loops.size();
+          llvm::Value* start = outer ? body->getArg(1) : ctx_.I64(0);
+          llvm::Value* end = outer ? body->getArg(2) : ctx_.I64(extent);
+          llvm::Value* step = ctx_.I64(1);
+          if (loop.kind == Loop::kStrips) {
+            start = ctx_.I64(0);
+            end = ctx_.I64(extent);
+            step = ctx_.I64(kTransposeStrip);
+          } else if (loop.kind == Loop::kInStrip) {
+            start = strip;
+            llvm::Value* stop = b_.CreateAdd(strip, ctx_.I64(kTransposeStrip));
+            end = b_.CreateSelect(b_.CreateICmpSLT(stop, ctx_.I64(extent)),
+                                  stop, ctx_.I64(extent));
+          }
           const size_t blocks_before = body->size();
+          // Interleaved only over a whole dimension (a strip is short:
+          // see EmitContext::EmitLoopNest on short interleaved loops).
+          const int interleave = innermost && loop.kind == Loop::kFull ? 4 : 0;
           HLOREF_RETURN_IF_ERROR(ctx_.EmitForLoop(
-              absl::StrCat("par.d", dim), outer ? body->getArg(1) : ctx_.I64(0),
-              outer ? body->getArg(2) : ctx_.I64(o.shape().dimensions(dim)),
-              ctx_.I64(1),
+              absl::StrCat("par.d", loop.dim,
+                           loop.kind == Loop::kStrips ? ".strips" : ""),
+              start, end, step,
               [&](llvm::Value* iv) -> absl::Status {
-                index[dim] = iv;
-                return nest(level - 1);
+                if (loop.kind == Loop::kStrips) {
+                  strip = iv;
+                } else {
+                  index[loop.dim] = iv;
+                }
+                return nest(level + 1);
               },
-              level == 0 ? 4 : 0));
-          if (level == 0) MarkParallelAccesses(*body, blocks_before, map);
+              interleave));
+          if (innermost) MarkParallelAccesses(*body, blocks_before, map);
           return absl::OkStatus();
         };
-        return nest(rank - 1);
+        return nest(0);
       }();
       std::swap(values_, rebased);
       ctx_.set_function_state(saved_state);

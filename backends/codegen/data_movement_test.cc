@@ -7,9 +7,14 @@
 
 #include <cstdint>
 #include <cstring>
+#include <filesystem>
+#include <functional>
+#include <string>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "backends/cpu/cpu_backend.h"
+#include "backends/cpu/cpu_test_util.h"
 #include "spec/ir/hlo_parser.h"
 
 namespace hloref::cpu {
@@ -224,6 +229,127 @@ ENTRY e {
       }
     }
     EXPECT_EQ(bad, 0);
+  }
+}
+
+// Nests that read an operand transposed run the innermost dimension in
+// strips, outside the loop of the operand's contiguous dimension
+// (computation_emitter.cc TransposedRead): the same elements, in another
+// order. Each case fills its input with a[i][j]... = a code of its index
+// and checks every output element against the index formula of the
+// transpose (or copy), at 1 and 3 threads, with extents that leave a
+// partial strip (260, 90, 250 against strips of 32).
+TEST(DataMovement, TransposedReadsInStripsKeepEveryElement) {
+  struct Case {
+    const char* text;
+    std::vector<int64_t> in_dims;
+    std::vector<int64_t> in_minor_to_major;
+    // The input element code (row-major logical index) that out[o] reads,
+    // for the output's row-major logical index o.
+    std::function<int64_t(int64_t)> source;
+    int64_t out_elements;
+    bool add_one;  // the case adds 1 to every element
+  };
+  const std::vector<Case> cases = {
+      {R"(
+HloModule m
+ENTRY e {
+  a = s32[260,300]{1,0} parameter(0)
+  ROOT t = s32[300,260]{1,0} transpose(a), dimensions={1,0}
+})",
+       {260, 300},
+       {1, 0},
+       [](int64_t o) { return (o % 260) * 300 + o / 260; },
+       300 * 260,
+       false},
+      {R"(
+HloModule m
+ENTRY e {
+  a = s32[90,8,100]{2,1,0} parameter(0)
+  ROOT t = s32[100,8,90]{2,1,0} transpose(a), dimensions={2,1,0}
+})",
+       {90, 8, 100},
+       {2, 1, 0},
+       [](int64_t o) {
+         const int64_t i = o / (8 * 90), j = o / 90 % 8, k = o % 90;
+         return (k * 8 + j) * 100 + i;
+       },
+       100 * 8 * 90,
+       false},
+      {R"(
+HloModule m
+ENTRY e {
+  a = s32[260,300]{1,0} parameter(0)
+  t = s32[300,260]{1,0} transpose(a), dimensions={1,0}
+  one = s32[] constant(1)
+  ones = s32[300,260]{1,0} broadcast(one), dimensions={}
+  ROOT r = s32[300,260]{1,0} add(t, ones)
+})",
+       {260, 300},
+       {1, 0},
+       [](int64_t o) { return (o % 260) * 300 + o / 260; },
+       300 * 260,
+       true},
+      {R"(
+HloModule m
+ENTRY e {
+  a = s32[280,250]{0,1} parameter(0)
+  ROOT c = s32[280,250]{1,0} copy(a)
+})",
+       {280, 250},
+       {0, 1},
+       [](int64_t o) { return o; },
+       280 * 250,
+       false},
+  };
+  for (const Case& c : cases) {
+    int64_t n = 1;
+    for (int64_t d : c.in_dims) n *= d;
+    std::vector<int32_t> values(n);
+    for (int64_t i = 0; i < n; ++i) values[i] = static_cast<int32_t>(7 * i + 3);
+    Literal a = Literal::CreateFromValues<int32_t>(PrimitiveType::kS32,
+                                                   c.in_dims, values);
+    Layout layout;
+    layout.minor_to_major = c.in_minor_to_major;
+    a.set_layout(layout);
+    for (int threads : {1, 3}) {
+      auto out = RunModule(c.text, {a}, true, threads);
+      ASSERT_TRUE(out.ok()) << out.status();
+      const Literal& r = (*out)[0];
+      ASSERT_EQ(r.element_count(), c.out_elements);
+      int bad = 0;
+      for (int64_t o = 0; o < c.out_elements; ++o) {
+        const int64_t want = 7 * c.source(o) + 3 + (c.add_one ? 1 : 0);
+        if (r.GetAsInt64(o) != want && ++bad < 5) {
+          ADD_FAILURE() << c.text << "\nthreads " << threads << " element " << o
+                        << " = " << r.GetAsInt64(o) << ", want " << want;
+        }
+      }
+      EXPECT_EQ(bad, 0);
+    }
+  }
+  // The strips are there: the outlined nest of the first case has a loop
+  // over strips, an element-wise add of the same size has none.
+  for (const bool transposed : {true, false}) {
+    const std::string dir =
+        ::testing::TempDir() + (transposed ? "strips_t" : "strips_n");
+    std::filesystem::create_directories(dir);
+    CpuBackendOptions options;
+    options.threads = 2;
+    options.compile_cache = false;
+    options.dump_dir = dir;
+    auto backend = CreateCpuBackend(options);
+    ASSERT_TRUE(backend.ok()) << backend.status();
+    auto module = ParseHloModule(transposed ? cases[0].text : R"(
+HloModule m
+ENTRY e {
+  a = s32[300,260]{1,0} parameter(0)
+  ROOT r = s32[300,260]{1,0} add(a, a)
+})");
+    ASSERT_TRUE(module.ok()) << module.status();
+    auto exe = (*backend)->Compile(**module, {});
+    ASSERT_TRUE(exe.ok()) << exe.status();
+    EXPECT_EQ(absl::StrContains(DumpedText(dir, ".ll"), ".strips"), transposed);
   }
 }
 
