@@ -273,6 +273,29 @@ absl::StatusOr<Problem> MakeProblem(const DotDims& d, int threads,
   return p;
 }
 
+// Columns [n0, n1) of one row of a C tile (`src`, the accumulation type)
+// into the result at `offset` (its batch and row offset): a bf16 result
+// with unit stride along N in one loop of the inline rounding
+// (kernel_support.h F32BitsToBf16), any other element by element.
+template <typename T>
+void StoreRow(const Problem& p, void* out, int64_t offset, int64_t n0,
+              int64_t n1, const T* src) {
+  if constexpr (std::is_same_v<T, float>) {
+    if (p.ot == PrimitiveType::kBF16 && p.c_ns == 1) {
+      uint16_t* dst = static_cast<uint16_t*>(out) + offset + p.c_n[n0];
+      for (int64_t j = 0; j < n1 - n0; ++j) {
+        uint32_t u;
+        std::memcpy(&u, &src[j], sizeof(u));
+        dst[j] = kernel_support::F32BitsToBf16(u);
+      }
+      return;
+    }
+  }
+  for (int64_t j = n0; j < n1; ++j) {
+    StoreOut<T>(p.ot, out, offset + p.c_n[j], src[j - n0]);
+  }
+}
+
 void StoreInt(PrimitiveType ot, void* out, int64_t i, int32_t v) {
   static_cast<int32_t*>(out)[i] = v;  // s32 and u32 share the bits
 }
@@ -581,10 +604,7 @@ void RunGemvItems(Shared& sh, const Loader<T>& la, Stats<T>& sa, Stats<T>& sb,
     } else if (!direct) {
       const int64_t cb = p.c_b[bi];
       for (int64_t i = 0; i < p.m; ++i) {
-        for (int64_t j = n0; j < n1; ++j) {
-          StoreOut<T>(p.ot, sh.out, cb + p.c_m[i] + p.c_n[j],
-                      c[i * ldc + (j - n0)]);
-        }
+        StoreRow<T>(p, sh.out, cb + p.c_m[i], n0, n1, c + i * ldc);
       }
     }
   }
@@ -806,10 +826,7 @@ void RunFloatItems(Shared& sh, int64_t item_begin, int64_t item_end) {
     if (!p.direct_c) {
       const int64_t cb = p.c_b[bi];
       for (int64_t i = m0; i < m1; ++i) {
-        const T* src = c + (i - m0) * ldc;
-        for (int64_t j = n0; j < n1; ++j) {
-          StoreOut<T>(p.ot, sh.out, cb + p.c_m[i] + p.c_n[j], src[j - n0]);
-        }
+        StoreRow<T>(p, sh.out, cb + p.c_m[i], n0, n1, c + (i - m0) * ldc);
       }
     }
   }
@@ -1390,10 +1407,7 @@ void RunBf16FastItems(Shared& sh, const gemm::Bf16DotKernels& bk,
     if (!p.direct_c) {
       const int64_t cb = p.c_b[bi];
       for (int64_t i = m0; i < m1; ++i) {
-        for (int64_t j = n0; j < n1; ++j) {
-          StoreOut<float>(p.ot, sh.out, cb + p.c_m[i] + p.c_n[j],
-                          c[(i - m0) * ldc + (j - n0)]);
-        }
+        StoreRow<float>(p, sh.out, cb + p.c_m[i], n0, n1, c + (i - m0) * ldc);
       }
     }
   }
@@ -1462,10 +1476,7 @@ void RunBf16AmxItems(Shared& sh, const gemm::Bf16DotKernels& bk,
     if (!p.direct_c) {
       const int64_t cb = p.c_b[bi];
       for (int64_t i = m0; i < m1; ++i) {
-        for (int64_t j = n0; j < t.n1; ++j) {
-          StoreOut<float>(p.ot, sh.out, cb + p.c_m[i] + p.c_n[j],
-                          c[(i - m0) * ldc + (j - n0)]);
-        }
+        StoreRow<float>(p, sh.out, cb + p.c_m[i], n0, t.n1, c + (i - m0) * ldc);
       }
     }
   }

@@ -142,6 +142,33 @@ const std::vector<std::tuple<int64_t, int64_t, int64_t>> kShapes = {
     {7, 65, 9},    {13, 129, 33}, {37, 200, 300}, {64, 64, 64},
     {100, 3, 257}, {2, 500, 600}, {130, 70, 513}, {16, 1000, 100}};
 
+// The results' bf16 rounding (kernel_support.h F32BitsToBf16) against the
+// spec's encoder: every 257th f32 bit pattern (both signs, subnormals,
+// every binade, ties to even at many offsets, NaN payloads) and the
+// boundaries by hand: the largest finite f32 and bf16's overflow
+// threshold (0x7F7F8000 rounds to inf, 0x7F7F7FFF to bf16's largest),
+// infinities, a quiet and a signalling NaN whose kept payload bits are 0.
+TEST(KernelSupport, F32ToBf16MatchesTheSpecEncoder) {
+  const FloatFormat& bf16 = FormatOf(PrimitiveType::kBF16);
+  std::vector<uint32_t> bits = {0x00000000, 0x80000000, 0x00000001, 0x00007FFF,
+                                0x00008000, 0x00018000, 0x7F7FFFFF, 0x7F7F8000,
+                                0x7F7F7FFF, 0x7F800000, 0xFF800000, 0x7FC00000,
+                                0x7F800001, 0xFF80FFFF, 0x3F808000, 0x3F818000};
+  for (uint64_t u = 0; u <= 0xFFFFFFFFull; u += 257) {
+    bits.push_back(static_cast<uint32_t>(u));
+  }
+  int64_t wrong = 0;
+  for (uint32_t u : bits) {
+    const uint64_t want = EncodeFloatFromF32Bits(bf16, u);
+    const uint16_t got = kernel_support::F32BitsToBf16(u);
+    if (got != want && ++wrong <= 5) {
+      ADD_FAILURE() << std::hex << "0x" << u << " -> 0x" << got << ", want 0x"
+                    << want;
+    }
+  }
+  EXPECT_EQ(wrong, 0);
+}
+
 TEST(GemmTest, F32MatchesLongDoubleReference) {
   for (const GemmKernels* kernels : KernelSets()) {
     for (const auto& [m, n, k] : kShapes) {
