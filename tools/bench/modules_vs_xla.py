@@ -189,7 +189,10 @@ def run_oracle(build, core, path, timeout):
                               capture_output=True, text=True).stdout
     except (OSError, subprocess.CalledProcessError) as e:
         return None, str(e)[:120]
-    shapes = parse_entry_params(text)
+    try:
+        shapes = parse_entry_params(text)
+    except KeyError as e:
+        return None, f"no .npy argument of type {e} for the oracle run"
     with tempfile.TemporaryDirectory() as tmp:
         files = []
         for i, a in enumerate(random_args(shapes)):
