@@ -276,18 +276,15 @@ absl::StatusOr<Problem> MakeProblem(const DotDims& d, int threads,
 // Columns [n0, n1) of one row of a C tile (`src`, the accumulation type)
 // into the result at `offset` (its batch and row offset): a bf16 result
 // with unit stride along N in one loop of the inline rounding
-// (kernel_support.h F32BitsToBf16), any other element by element.
+// (GemmKernels::f32_to_bf16), any other element by element.
 template <typename T>
-void StoreRow(const Problem& p, void* out, int64_t offset, int64_t n0,
-              int64_t n1, const T* src) {
+void StoreRow(const Problem& p, const GemmKernels& kernels, void* out,
+              int64_t offset, int64_t n0, int64_t n1, const T* src) {
   if constexpr (std::is_same_v<T, float>) {
-    if (p.ot == PrimitiveType::kBF16 && p.c_ns == 1) {
-      uint16_t* dst = static_cast<uint16_t*>(out) + offset + p.c_n[n0];
-      for (int64_t j = 0; j < n1 - n0; ++j) {
-        uint32_t u;
-        std::memcpy(&u, &src[j], sizeof(u));
-        dst[j] = kernel_support::F32BitsToBf16(u);
-      }
+    if (p.ot == PrimitiveType::kBF16 && p.c_ns == 1 &&
+        kernels.f32_to_bf16 != nullptr) {
+      kernels.f32_to_bf16(src, static_cast<uint16_t*>(out) + offset + p.c_n[n0],
+                          n1 - n0);
       return;
     }
   }
@@ -604,7 +601,7 @@ void RunGemvItems(Shared& sh, const Loader<T>& la, Stats<T>& sa, Stats<T>& sb,
     } else if (!direct) {
       const int64_t cb = p.c_b[bi];
       for (int64_t i = 0; i < p.m; ++i) {
-        StoreRow<T>(p, sh.out, cb + p.c_m[i], n0, n1, c + i * ldc);
+        StoreRow<T>(p, *sh.kernels, sh.out, cb + p.c_m[i], n0, n1, c + i * ldc);
       }
     }
   }
@@ -826,7 +823,8 @@ void RunFloatItems(Shared& sh, int64_t item_begin, int64_t item_end) {
     if (!p.direct_c) {
       const int64_t cb = p.c_b[bi];
       for (int64_t i = m0; i < m1; ++i) {
-        StoreRow<T>(p, sh.out, cb + p.c_m[i], n0, n1, c + (i - m0) * ldc);
+        StoreRow<T>(p, *sh.kernels, sh.out, cb + p.c_m[i], n0, n1,
+                    c + (i - m0) * ldc);
       }
     }
   }
@@ -1407,7 +1405,8 @@ void RunBf16FastItems(Shared& sh, const gemm::Bf16DotKernels& bk,
     if (!p.direct_c) {
       const int64_t cb = p.c_b[bi];
       for (int64_t i = m0; i < m1; ++i) {
-        StoreRow<float>(p, sh.out, cb + p.c_m[i], n0, n1, c + (i - m0) * ldc);
+        StoreRow<float>(p, *sh.kernels, sh.out, cb + p.c_m[i], n0, n1,
+                        c + (i - m0) * ldc);
       }
     }
   }
@@ -1476,7 +1475,8 @@ void RunBf16AmxItems(Shared& sh, const gemm::Bf16DotKernels& bk,
     if (!p.direct_c) {
       const int64_t cb = p.c_b[bi];
       for (int64_t i = m0; i < m1; ++i) {
-        StoreRow<float>(p, sh.out, cb + p.c_m[i], n0, t.n1, c + (i - m0) * ldc);
+        StoreRow<float>(p, *sh.kernels, sh.out, cb + p.c_m[i], n0, t.n1,
+                        c + (i - m0) * ldc);
       }
     }
   }

@@ -22,6 +22,8 @@
 #include <string>
 #include <type_traits>
 
+#include "backends/cpu/runtime/kernel_support.h"
+
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <cpuid.h>
 #include <immintrin.h>
@@ -211,6 +213,12 @@ void PortableTranspose32(const float* src, int64_t lds, int64_t rows,
   }
 }
 
+void PortableF32ToBf16(const float* src, uint16_t* dst, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) {
+    dst[i] = kernel_support::F32BitsToBf16(std::bit_cast<uint32_t>(src[i]));
+  }
+}
+
 const GemmKernels kPortable = {"portable",
                                PortableF32,
                                PortableF64,
@@ -225,7 +233,8 @@ const GemmKernels kPortable = {"portable",
                                PortableTranspose32,
                                false,
                                nullptr,
-                               PortableCvtF16};
+                               PortableCvtF16,
+                               PortableF32ToBf16};
 
 #ifdef HLOREF_GEMM_X86
 
@@ -1747,17 +1756,50 @@ HLOREF_AVX512 void Avx512Transpose32(const float* src, int64_t lds,
   }
 }
 
-const GemmKernels kAvx512 = {"avx512",      Avx512F32,        Avx512F64,
-                             PortableInt,   Avx512CopyScan32, Avx512CopyScan64,
-                             Avx512GemvF32, Avx512GemvF64,    Avx512CvtBf16,
-                             nullptr,       nullptr,          Avx512Transpose32,
-                             true,          Avx512F32RowsA,   Avx512CvtF16};
+// F32BitsToBf16 on 16 lanes: (u + 0x7fff + bit 16 of u) >> 16, a NaN
+// its top 16 bits with the quiet bit set when the kept fraction is zero.
+HLOREF_AVX512 void Avx512F32ToBf16(const float* src, uint16_t* dst, int64_t n) {
+  const __m512i abs = _mm512_set1_epi32(0x7fffffff);
+  const __m512i inf = _mm512_set1_epi32(0x7f800000);
+  const __m512i bias = _mm512_set1_epi32(0x7fff);
+  const __m512i one = _mm512_set1_epi32(1);
+  const __m512i quiet = _mm512_set1_epi32(0x40);
+  const __m512i low7 = _mm512_set1_epi32(0x7f);
+  // (Mask forms with a full mask: GCC 12 warns on the unmasked shifts.)
+  const __mmask16 all = 0xFFFF;
+  for (int64_t i = 0; i < n; i += 16) {
+    const __mmask16 m =
+        n - i >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << (n - i)) - 1);
+    const __m512i u = _mm512_maskz_loadu_epi32(m, src + i);
+    const __m512i high = _mm512_maskz_srli_epi32(all, u, 16);
+    const __m512i sum =
+        _mm512_maskz_add_epi32(all, _mm512_maskz_add_epi32(all, u, bias),
+                               _mm512_maskz_and_epi32(all, high, one));
+    __m512i r = _mm512_maskz_srli_epi32(all, sum, 16);
+    const __mmask16 nan =
+        _mm512_cmpgt_epu32_mask(_mm512_maskz_and_epi32(all, u, abs), inf);
+    const __mmask16 no_payload = _mm512_testn_epi32_mask(high, low7);
+    const __m512i nan_bits =
+        _mm512_mask_or_epi32(high, no_payload, high, quiet);
+    r = _mm512_mask_mov_epi32(r, nan, nan_bits);
+    _mm512_mask_cvtepi32_storeu_epi16(dst + i, m, r);
+  }
+}
+
+const GemmKernels kAvx512 = {
+    "avx512",       Avx512F32,        Avx512F64,
+    PortableInt,    Avx512CopyScan32, Avx512CopyScan64,
+    Avx512GemvF32,  Avx512GemvF64,    Avx512CvtBf16,
+    nullptr,        nullptr,          Avx512Transpose32,
+    true,           Avx512F32RowsA,   Avx512CvtF16,
+    Avx512F32ToBf16};
 const GemmKernels kAvx512Vnni = {
-    "avx512-vnni", Avx512F32,        Avx512F64,
-    Avx512Int,     Avx512CopyScan32, Avx512CopyScan64,
-    Avx512GemvF32, Avx512GemvF64,    Avx512CvtBf16,
-    Avx512I8,      Avx512PackI8B,    Avx512Transpose32,
-    true,          Avx512F32RowsA,   Avx512CvtF16};
+    "avx512-vnni",  Avx512F32,        Avx512F64,
+    Avx512Int,      Avx512CopyScan32, Avx512CopyScan64,
+    Avx512GemvF32,  Avx512GemvF64,    Avx512CvtBf16,
+    Avx512I8,       Avx512PackI8B,    Avx512Transpose32,
+    true,           Avx512F32RowsA,   Avx512CvtF16,
+    Avx512F32ToBf16};
 
 #endif  // HLOREF_GEMM_X86
 

@@ -133,6 +133,8 @@ using GemmPackI8B = void (*)(const uint8_t* src, int64_t ld, int rows,
 using GemmTransposeF32 = void (*)(const float* src, int64_t lds, int64_t rows,
                                   int64_t cols, float* dst, int64_t ldd);
 
+using GemmF32ToBf16 = void (*)(const float* src, uint16_t* dst, int64_t n);
+
 struct GemmKernels {
   const char* name;  // "avx512", "avx512-vnni", "portable"
   GemmKernelF32 f32;
@@ -162,6 +164,10 @@ struct GemmKernels {
   // f16 -> f32 (vcvtph2ps on AVX-512; the bit conversion in the portable
   // set), the same contract as cvt_bf16.
   GemmCvtScanBf16 cvt_f16 = nullptr;
+  // n f32 values to bf16 bits, rounded to nearest even exactly as
+  // kernel_support.h F32BitsToBf16 (the results of bf16 dots: 16 lanes on
+  // AVX-512, the scalar function in the portable set).
+  GemmF32ToBf16 f32_to_bf16 = nullptr;
 };
 
 // Fast mode only (CpuBackendOptions::fast, --cpu-fast): bf16 x bf16 on
