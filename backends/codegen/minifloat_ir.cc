@@ -136,6 +136,48 @@ llvm::Value* EmitEncodeMinifloat(EmitContext& ctx, PrimitiveType type,
     return b.CreateTrunc(r, storage);
   }
 
+  if (type == PrimitiveType::kBF16 && is_double) {
+    // bf16 from f64: first to f32 rounding to odd (truncate toward zero,
+    // then set the last bit when anything was cut off), then the f32 path
+    // below. Rounding to odd at 24 bits keeps every bf16 tie where it is
+    // (the intermediate has more than p + 1 = 9 bits, in f32's subnormal
+    // range too: 2^-149 is 2^16 below bf16's 2^-133), so the result is
+    // the one correct rounding; about ten vector operations where the
+    // general path takes forty in 64-bit lanes (bf16 divides, square roots
+    // and conversions from f64 compute in double). NaN: fptrunc keeps the
+    // sign and the payload's top bits, which is all the f32 path keeps
+    // (with the quiet bit as below).
+    llvm::Type* f32t = b.getFloatTy();
+    llvm::Type* i32 = b.getInt32Ty();
+    llvm::Value* f = b.CreateFPTrunc(value, f32t);
+    llvm::Value* back = b.CreateFPExt(f, value->getType());
+    llvm::Value* fb = b.CreateBitCast(f, i32);
+    // Rounded away from zero (inf included): one step back toward zero.
+    llvm::Value* away =
+        b.CreateFCmpOGT(b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, back),
+                        b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, value));
+    fb = b.CreateSelect(away, b.CreateSub(fb, llvm::ConstantInt::get(i32, 1)),
+                        fb);
+    llvm::Value* inexact = b.CreateFCmpONE(back, value);
+    fb = b.CreateSelect(inexact, b.CreateOr(fb, llvm::ConstantInt::get(i32, 1)),
+                        fb);
+    // fptrunc quiets a signalling NaN; the f32 path keeps the payload's top
+    // seven bits as they are (the quiet bit set only when all are zero),
+    // so f32's quiet bit goes back to f64's, and the last bit (which that
+    // path drops) keeps the pattern a NaN.
+    llvm::Value* f64_quiet = b.CreateTrunc(
+        b.CreateAnd(b.CreateLShr(b.CreateBitCast(value, b.getInt64Ty()), 51),
+                    b.getInt64(1)),
+        i32);
+    fb = b.CreateSelect(
+        b.CreateFCmpUNO(value, value),
+        b.CreateOr(b.CreateAnd(fb, llvm::ConstantInt::get(i32, ~0x400000u)),
+                   b.CreateOr(b.CreateShl(f64_quiet, 22),
+                              llvm::ConstantInt::get(i32, 1))),
+        fb);
+    return EmitEncodeMinifloat(ctx, type, b.CreateBitCast(fb, f32t));
+  }
+
   if (type == PrimitiveType::kBF16 && !is_double) {
     // bf16 from f32: the same exponent field, so rounding the pattern's low
     // 16 bits to nearest even is rounding the value (subnormals, the carry
