@@ -439,9 +439,6 @@ class ComputationEmitter : public DynamicShapeHost {
     return false;
   }
 
-  // Outlines the loop nest into `void body(ptr env, i64 begin, i64 end)`
-  // over the outermost dimension and hands it to the target's parallel_for.
-  // Returns false (nothing emitted) when some buffer cannot be re-derived.
   // The strip of the innermost dimension in a nest that reads an operand
   // transposed (TryEmitParallel): 32 elements, 32 lines of that operand
   // (2 KiB) live in L1 at a time.
@@ -498,6 +495,9 @@ class ComputationEmitter : public DynamicShapeHost {
     return std::nullopt;
   }
 
+  // Outlines the loop nest into `void body(ptr env, i64 begin, i64 end)`
+  // over the outermost dimension and hands it to the target's parallel_for.
+  // Returns false (nothing emitted) when some buffer cannot be re-derived.
   absl::StatusOr<bool> TryEmitParallel(const HloInstruction& inst,
                                        const IrArray& out) {
     const std::optional<std::pair<int64_t, int64_t>> transposed =
