@@ -442,10 +442,13 @@ TEST(MathKernels, F16UnaryExhaustive) {
 
 // Every bf16 encoding for the functions whose bf16 results come from the
 // f32 kernels (elementwise.cc), within the double kernels' bound.
-TEST(MathKernels, BF16ExpTanhErfExhaustive) {
+TEST(MathKernels, BF16OnTheF32KernelsExhaustive) {
   for (const UnaryCase& c : UnaryCases()) {
     const std::string op = c.op;
-    if (op != "exponential" && op != "tanh" && op != "erf") continue;
+    if (op != "exponential" && op != "tanh" && op != "erf" &&
+        op != "logistic") {
+      continue;
+    }
     const Stats s = Run16Unary(kBF16, c.op, c.ref);
     EXPECT_EQ(s.special_mismatches, 0) << c.op << ": " << s.first_mismatch;
     EXPECT_LE(s.max_ulp, kBound) << c.op << " worst at x = " << s.worst_x;
