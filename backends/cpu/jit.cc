@@ -1,8 +1,11 @@
 #include "backends/cpu/jit.h"
 
+#include <unistd.h>
+
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <mutex>
 
 #include "absl/strings/str_cat.h"
@@ -13,8 +16,10 @@
 #include "backends/cpu/scalef.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Analysis/ValueTracking.h"
+#include "llvm/ExecutionEngine/JITLink/JITLink.h"
 #include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
 #include "llvm/ExecutionEngine/Orc/LLJIT.h"
+#include "llvm/ExecutionEngine/Orc/ObjectLinkingLayer.h"
 #include "llvm/ExecutionEngine/Orc/ThreadSafeModule.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Instructions.h"
@@ -23,6 +28,8 @@
 #include "llvm/IR/Module.h"
 #include "llvm/IR/Verifier.h"
 #include "llvm/MC/TargetRegistry.h"
+#include "llvm/Object/ELFObjectFile.h"
+#include "llvm/Object/ObjectFile.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/CrashRecoveryContext.h"
 #include "llvm/Support/ErrorHandling.h"
@@ -37,6 +44,110 @@
 namespace hloref::cpu {
 
 namespace {
+
+// Appends every function the JIT links to a perf map (JitOptions::
+// perf_map_path); internal functions (the outlined loop nests) included.
+class PerfMapPlugin : public llvm::orc::ObjectLinkingLayer::Plugin {
+ public:
+  explicit PerfMapPlugin(std::string path) : path_(std::move(path)) {}
+
+  // The function symbols of the object, read before the link: the linked
+  // graph keeps no names for internal functions, but the object's symbol
+  // table has them, as section offsets.
+  void notifyMaterializing(llvm::orc::MaterializationResponsibility&,
+                           llvm::jitlink::LinkGraph& graph,
+                           llvm::jitlink::JITLinkContext&,
+                           llvm::MemoryBufferRef object) override {
+    auto file = llvm::object::ObjectFile::createObjectFile(object);
+    if (!file) {
+      llvm::consumeError(file.takeError());
+      return;
+    }
+    std::vector<Function> functions;
+    for (const llvm::object::SymbolRef& sym : (*file)->symbols()) {
+      auto type = sym.getType();
+      auto name = sym.getName();
+      auto section = sym.getSection();
+      auto value = sym.getValue();
+      if (!type || !name || !section || !value) {
+        if (!type) llvm::consumeError(type.takeError());
+        if (!name) llvm::consumeError(name.takeError());
+        if (!section) llvm::consumeError(section.takeError());
+        if (!value) llvm::consumeError(value.takeError());
+        continue;
+      }
+      if (*type != llvm::object::SymbolRef::ST_Function ||
+          *section == (*file)->section_end()) {
+        continue;
+      }
+      auto section_name = (*section)->getName();
+      if (!section_name) {
+        llvm::consumeError(section_name.takeError());
+        continue;
+      }
+      functions.push_back({name->str(), section_name->str(), *value,
+                           llvm::object::ELFSymbolRef(sym).getSize()});
+    }
+    std::lock_guard<std::mutex> lock(mu_);
+    pending_[&graph] = std::move(functions);
+  }
+
+  // After the fix-ups every block has its final address: a function is at
+  // its section's (single) block plus its offset.
+  // (GCC 12 reports the small-buffer storage of the llvm::unique_function
+  // built from the lambda as maybe uninitialized: a false positive.)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+  void modifyPassConfig(llvm::orc::MaterializationResponsibility&,
+                        llvm::jitlink::LinkGraph&,
+                        llvm::jitlink::PassConfiguration& config) override {
+    config.PostFixupPasses.push_back([this](llvm::jitlink::LinkGraph& graph) {
+      std::lock_guard<std::mutex> lock(mu_);
+      auto it = pending_.find(&graph);
+      if (it == pending_.end()) return llvm::Error::success();
+      std::ofstream out(path_, std::ios::app);
+      for (const Function& f : it->second) {
+        llvm::jitlink::Section* section = graph.findSectionByName(f.section);
+        if (section == nullptr || section->blocks_size() != 1) continue;
+        const uint64_t base =
+            (*section->blocks().begin())->getAddress().getValue();
+        out << std::hex << base + f.offset << " " << f.size << std::dec << " "
+            << f.name << "\n";
+      }
+      pending_.erase(it);
+      return llvm::Error::success();
+    });
+  }
+#pragma GCC diagnostic pop
+
+  llvm::Error notifyFailed(llvm::orc::MaterializationResponsibility&) override {
+    return llvm::Error::success();
+  }
+  llvm::Error notifyRemovingResources(llvm::orc::JITDylib&,
+                                      llvm::orc::ResourceKey) override {
+    return llvm::Error::success();
+  }
+  void notifyTransferringResources(llvm::orc::JITDylib&, llvm::orc::ResourceKey,
+                                   llvm::orc::ResourceKey) override {}
+
+ private:
+  struct Function {
+    std::string name;
+    std::string section;
+    uint64_t offset;
+    uint64_t size;
+  };
+  const std::string path_;
+  std::mutex mu_;
+  std::map<const llvm::jitlink::LinkGraph*, std::vector<Function>> pending_;
+};
+
+std::string PerfMapPath(const JitOptions& options) {
+  if (!options.perf_map_path.empty()) return options.perf_map_path;
+  const char* env = std::getenv("HLOREF_CPU_PERF_MAP");
+  if (env == nullptr || env[0] == '\0' || std::string(env) == "0") return "";
+  return absl::StrCat("/tmp/perf-", getpid(), ".map");
+}
 
 // The message of the last fatal LLVM error on this thread.
 thread_local std::string fatal_message;
@@ -384,6 +495,17 @@ absl::StatusOr<std::unique_ptr<JitModule>> JitModule::Compile(
   if (!jit) return absl::InternalError(ErrorToString(jit.takeError()));
   result->jit_ = std::move(*jit);
   llvm::orc::LLJIT& j = *result->jit_;
+  if (std::string path = PerfMapPath(options); !path.empty()) {
+    auto* linking =
+        llvm::dyn_cast<llvm::orc::ObjectLinkingLayer>(&j.getObjLinkingLayer());
+    if (linking == nullptr) {
+      return absl::FailedPreconditionError(
+          "a perf map was asked for (HLOREF_CPU_PERF_MAP or "
+          "JitOptions::perf_map_path), but this JIT does not link with "
+          "JITLink");
+    }
+    linking->addPlugin(std::make_unique<PerfMapPlugin>(std::move(path)));
+  }
   auto generator =
       llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(
           j.getDataLayout().getGlobalPrefix());

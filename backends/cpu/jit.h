@@ -27,6 +27,11 @@ struct JitOptions {
   // <name>.opt.ll (after) and <name>.s (assembly).
   std::string dump_dir;
   std::string dump_name = "module";
+  // When non-empty: append every function the JIT links to this file as
+  // `ADDRESS SIZE NAME` lines (hex), the perf map format that `perf report`
+  // reads from /tmp/perf-PID.map to name samples in JIT code. Empty here
+  // and HLOREF_CPU_PERF_MAP set (not "0"): /tmp/perf-PID.map.
+  std::string perf_map_path;
 };
 
 // The host's target triple, CPU name and features as LLVM spells them.
