@@ -335,10 +335,14 @@ class ComputationEmitter : public DynamicShapeHost {
   }
 
   // An elemental instruction into `out`: one loop nest, split across
-  // threads when the work is large and the target can.
+  // threads when the work is large and the target can; outlined but run
+  // on the calling thread when it is smaller
+  // (CodegenOptions::serial_outline_min_work).
   absl::Status EmitElemental(const HloInstruction& inst, const IrArray& out) {
-    if (ShouldParallelize(inst, out) || MayJoinOpenGroup(out)) {
-      absl::StatusOr<bool> done = TryEmitParallel(inst, out);
+    const NestMode mode = ModeOf(inst, out);
+    if (mode != NestMode::kInline || MayJoinOpenGroup(out)) {
+      absl::StatusOr<bool> done =
+          TryEmitParallel(inst, out, mode != NestMode::kParallel);
       if (!done.ok()) return done.status();
       if (*done) return absl::OkStatus();
     }
@@ -356,18 +360,37 @@ class ComputationEmitter : public DynamicShapeHost {
         out.shape().rank() == 0 || !out.shape().is_static()) {
       return false;
     }
-    const int64_t outer = out.shape().dimensions(out.minor_to_major().back());
+    const int64_t outer = out.shape().dimensions(OuterDim(out));
     std::optional<Span> span = SpanOf(out.base(), out.shape());
     return outer == group_->outer && span && span->kind != Origin::kParam;
   }
 
-  bool ShouldParallelize(const HloInstruction& inst, const IrArray& out) {
+  // The dimension an outlined nest's outermost loop runs over, which
+  // threads split and row groups block by: the most major one whose extent
+  // is not 1 (the most major when all are 1). Leading dimensions of extent
+  // 1, as in the [1, heads, tokens, tokens] values of a one-sequence
+  // attention, would leave a single outer index: one chunk, one block.
+  static int64_t OuterDim(const IrArray& a) {
+    const auto& m2m = a.minor_to_major();
+    for (int64_t level = static_cast<int64_t>(m2m.size()) - 1; level >= 0;
+         --level) {
+      if (a.shape().dimensions(m2m[level]) != 1) return m2m[level];
+    }
+    return m2m.empty() ? 0 : m2m.back();
+  }
+
+  // How a loop nest runs: in line in the computation's function, outlined
+  // and called on this thread (serial), or outlined and split across
+  // threads (parallel_for).
+  enum class NestMode { kInline, kSerial, kParallel };
+
+  NestMode ModeOf(const HloInstruction& inst, const IrArray& out) {
     if (!ctx_.parallel_for || out.shape().rank() == 0 ||
         !out.shape().is_static()) {
-      return false;
+      return NestMode::kInline;
     }
-    const int64_t outer = out.shape().dimensions(out.minor_to_major().back());
-    if (outer < 2) return false;
+    const int64_t outer = out.shape().dimensions(OuterDim(out));
+    if (outer < 1) return NestMode::kInline;
     // Work: the larger of the result and the operands, times the number of
     // instructions fused into this loop nest (a long element-wise chain is
     // worth splitting even over few elements).
@@ -387,7 +410,13 @@ class ComputationEmitter : public DynamicShapeHost {
       ++fused;
       stack.insert(stack.end(), op->operands().begin(), op->operands().end());
     }
-    return work * fused >= ctx_.parallel_min_work;
+    const int64_t total = work * fused;
+    if (total >= ctx_.parallel_min_work && outer >= 2) {
+      return NestMode::kParallel;
+    }
+    const int64_t serial_min = ctx_.options().serial_outline_min_work;
+    return serial_min > 0 && total >= serial_min ? NestMode::kSerial
+                                                 : NestMode::kInline;
   }
 
   // Rebuilds `v` with every buffer pointer re-derived in the outlined
@@ -499,7 +528,7 @@ class ComputationEmitter : public DynamicShapeHost {
   // over the outermost dimension and hands it to the target's parallel_for.
   // Returns false (nothing emitted) when some buffer cannot be re-derived.
   absl::StatusOr<bool> TryEmitParallel(const HloInstruction& inst,
-                                       const IrArray& out) {
+                                       const IrArray& out, bool serial) {
     const std::optional<std::pair<int64_t, int64_t>> transposed =
         TransposedRead(inst, out);
     llvm::LLVMContext& c = ctx_.context();
@@ -634,6 +663,7 @@ class ComputationEmitter : public DynamicShapeHost {
         }
         IrIndex index(rank, nullptr);
         llvm::Value* strip = nullptr;
+        const int64_t outer_dim = OuterDim(o);
         std::function<absl::Status(size_t)> nest =
             [&](size_t level) -> absl::Status {
           if (level == loops.size()) {
@@ -641,7 +671,7 @@ class ComputationEmitter : public DynamicShapeHost {
             // EmitContext::ParallelChunk).
             const EmitContext::ParallelChunk saved = ctx_.parallel_chunk;
             if (rank > 0) {
-              ctx_.parallel_chunk = {index[m2m[rank - 1]], body->getArg(1),
+              ctx_.parallel_chunk = {index[outer_dim], body->getArg(1),
                                      body->getArg(2)};
             }
             absl::StatusOr<llvm::Value*> v = gen(index);
@@ -653,7 +683,7 @@ class ComputationEmitter : public DynamicShapeHost {
           const Loop loop = loops[level];
           const int64_t extent = o.shape().dimensions(loop.dim);
           const bool outer =
-              loop.dim == m2m[rank - 1] && loop.kind != Loop::kInStrip;
+              loop.dim == outer_dim && loop.kind != Loop::kInStrip;
           const bool innermost = level + 1 == loops.size();
           llvm::Value* start = outer ? body->getArg(1) : ctx_.I64(0);
           llvm::Value* end = outer ? body->getArg(2) : ctx_.I64(extent);
@@ -706,8 +736,36 @@ class ComputationEmitter : public DynamicShapeHost {
       body->eraseFromParent();
       return built;
     }
-    ScheduleParallel(inst, out, body);
+    ScheduleParallel(inst, out, body, serial);
     return true;
+  }
+
+  // void hloref.serial_for(ptr ctx, i64 n, ptr body, ptr env):
+  // body(env, 0, n) on the calling thread. It has parallel_for's
+  // parameters, so that a group's call is patched the same way whichever
+  // it is (MakeGroupWrapper); always inlined, the body's call becomes a
+  // direct one.
+  llvm::Function* SerialFor() {
+    llvm::Module& m = ctx_.module();
+    constexpr char kName[] = "hloref.serial_for";
+    if (llvm::Function* f = m.getFunction(kName)) return f;
+    llvm::LLVMContext& c = ctx_.context();
+    llvm::Type* ptr = ctx_.PtrType();
+    llvm::Type* i64 = b_.getInt64Ty();
+    auto* fty =
+        llvm::FunctionType::get(b_.getVoidTy(), {ptr, i64, ptr, ptr}, false);
+    auto* body_ty =
+        llvm::FunctionType::get(b_.getVoidTy(), {ptr, i64, i64}, false);
+    llvm::Function* f = llvm::Function::Create(
+        fty, llvm::GlobalValue::InternalLinkage, kName, m);
+    f->addFnAttr(llvm::Attribute::AlwaysInline);
+    f->addFnAttr(llvm::Attribute::NoUnwind);
+    llvm::IRBuilderBase::InsertPointGuard guard(b_);
+    b_.SetInsertPoint(llvm::BasicBlock::Create(c, "entry", f));
+    b_.CreateCall(body_ty, f->getArg(2),
+                  {f->getArg(3), b_.getInt64(0), f->getArg(1)});
+    b_.CreateRetVoid();
+    return f;
   }
 
   // ---- groups of outlined loop nests run block by block
@@ -736,8 +794,11 @@ class ComputationEmitter : public DynamicShapeHost {
     int64_t outer = 0;
     // Every member reads its large operands at their own outer index.
     bool row_like = false;
-    // The first member's call of parallel_for, until a second one joins.
+    // The first member's call of parallel_for (or SerialFor), until a
+    // second one joins.
     llvm::CallInst* call = nullptr;
+    // Called through SerialFor: members that want threads do not join.
+    bool serial = false;
     int count_arg = -1, body_arg = -1;
     llvm::Function* first = nullptr;
     // The most bytes per outer index a member writes or reads at its own
@@ -818,8 +879,7 @@ class ComputationEmitter : public DynamicShapeHost {
       }
       std::optional<Span> span = SpanOf(base, op->shape());
       if (!span) return false;
-      const bool at_own_outer =
-          od >= 0 && od == it->second.array.minor_to_major().back();
+      const bool at_own_outer = od >= 0 && od == OuterDim(it->second.array);
       if (ArrayBytes(op->shape()) > (64 << 10) && !at_own_outer) {
         *row_like = false;
       }
@@ -847,15 +907,15 @@ class ComputationEmitter : public DynamicShapeHost {
   }
 
   void ScheduleParallel(const HloInstruction& inst, const IrArray& out,
-                        llvm::Function* body) {
+                        llvm::Function* body, bool serial) {
     group_touched_ = true;
-    const int64_t outer_dim = out.minor_to_major().back();
+    const int64_t outer_dim = OuterDim(out);
     const int64_t outer = out.shape().dimensions(outer_dim);
     std::optional<Span> out_span = SpanOf(out.base(), out.shape());
     const int64_t own_row_bytes =
         outer > 0 ? ArrayBytes(out.shape()) / outer : 1;
     if (group_ && group_->row_like && group_->outer == outer && out_span &&
-        out_span->kind != Origin::kParam) {
+        out_span->kind != Origin::kParam && (serial || !group_->serial)) {
       std::vector<Span> reads;
       std::vector<std::pair<llvm::Value*, int64_t>> param_rows;
       bool row_like = true;
@@ -940,7 +1000,11 @@ class ComputationEmitter : public DynamicShapeHost {
                      b_.CreateConstInBoundsGEP1_64(ptr, env_array, i));
     }
     llvm::Value* count = ctx_.I64(outer);
-    ctx_.parallel_for(ctx_, count, body, env_array);
+    if (serial) {
+      b_.CreateCall(SerialFor(), {ctx_.run_context(), count, body, env_array});
+    } else {
+      ctx_.parallel_for(ctx_, count, body, env_array);
+    }
     // The call just emitted, and where its count and body are.
     llvm::CallInst* call = nullptr;
     int count_arg = -1, body_arg = -1;
@@ -966,6 +1030,7 @@ class ComputationEmitter : public DynamicShapeHost {
     int64_t row_bytes = own_row_bytes;
     ReadsRowLocal(&inst, outer_dim, &unused, &row_like, &row_bytes);
     Group g;
+    g.serial = serial;
     g.outer = outer;
     g.row_like = row_like;
     g.call = call;

@@ -79,6 +79,16 @@ struct CodegenOptions {
   // (computation_emitter.cc MarkGroupPrefetch). The target may prefetch
   // that far ahead of the member's loads (cpu/jit.cc). Off: no metadata.
   bool group_prefetch = false;
+  // Loop nests with less work than EmitContext::parallel_min_work but at
+  // least this much (the same measure: elements times fused instructions)
+  // are outlined like a parallel nest and run on the calling thread
+  // (computation_emitter.cc SerialFor): their body gets the alias scopes,
+  // row groups and vector code of a parallel nest, where a nest emitted in
+  // line shares the computation's function with every other access of the
+  // same buffers and often stays scalar (a one-head attention's exp and
+  // divide did). Needs EmitContext::parallel_for (the CPU target). 0:
+  // small nests stay in line.
+  int64_t serial_outline_min_work = 0;
 };
 
 // The metadata kind that marks a streamed result's base pointer.

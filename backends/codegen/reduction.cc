@@ -1569,16 +1569,25 @@ absl::StatusOr<ElementGenerator> EmitReduceElemental(
   bool row = false;
   const std::optional<int64_t> minor = VectorKernelMinor(inst, plan, &row);
   const LaneOp op = SimpleReducer(*comp, plan.types[0]);
-  // Whether the output's most major dimension (the one parallel loop nests
-  // split) is the operand's minor one.
+  // Whether the output's most major dimension of extent other than 1 (the
+  // one parallel loop nests split: computation_emitter.cc OuterDim) is the
+  // operand's minor one.
   bool split_on_minor = false;
   if (minor && !row) {
     const Shape& out = inst.shape();
     const Layout layout = out.LayoutOrDefault();
-    const int64_t major =
-        static_cast<int64_t>(layout.minor_to_major.size()) == out.rank()
-            ? layout.minor_to_major.back()
-            : 0;
+    int64_t major = 0;
+    if (static_cast<int64_t>(layout.minor_to_major.size()) == out.rank() &&
+        out.rank() > 0) {
+      major = layout.minor_to_major.back();
+      for (auto it = layout.minor_to_major.rbegin();
+           it != layout.minor_to_major.rend(); ++it) {
+        if (out.dimensions(*it) != 1) {
+          major = *it;
+          break;
+        }
+      }
+    }
     split_on_minor = major < static_cast<int64_t>(plan.kept.size()) &&
                      plan.kept[major] == *minor;
   }

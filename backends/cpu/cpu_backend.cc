@@ -116,6 +116,7 @@ absl::StatusOr<std::shared_ptr<CompiledModule>> CompileModule(
   emit_options.fuse_elementwise = options.fuse_elementwise;
   emit_options.stream_result_min_bytes = StreamResultMinBytes(options);
   emit_options.row_group_block_bytes = options.row_group_block_bytes;
+  emit_options.serial_outline_min_work = options.serial_outline_min_work;
   HLOREF_ASSIGN_OR_RETURN(EmittedModule emitted,
                           EmitModuleForCpu(module, emit_options));
   JitOptions jit_options;

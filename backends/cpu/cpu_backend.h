@@ -37,6 +37,12 @@ struct CpuBackendOptions {
   // L1d (module_emitter.cc; HLOREF_CPU_ROW_BLOCK_BYTES overrides). The
   // results are the same bits for any value.
   int64_t row_group_block_bytes = -1;
+  // Loop nests too small for threads but with at least this much work
+  // (elements times fused instructions) are outlined and run on the
+  // calling thread, with the vector code of a parallel nest
+  // (codegen::CodegenOptions::serial_outline_min_work). -1: 1024
+  // (HLOREF_CPU_SERIAL_OUTLINE overrides); 0: never.
+  int64_t serial_outline_min_work = -1;
   // Reuse compiled code for modules with identical canonical text; the
   // cache keeps the most recently used `compile_cache_entries` modules.
   bool compile_cache = true;

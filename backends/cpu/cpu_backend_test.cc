@@ -14,9 +14,12 @@
 #include <utility>
 
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
 #include "backends/cpu/cpu_test_util.h"
+#include "backends/cpu/jit.h"
 #include "backends/cpu/module_emitter.h"
 #include "spec/ir/hlo_parser.h"
 #include "spec/ir/test_modules.h"
@@ -386,6 +389,131 @@ TEST(CpuBackend, RowLocalLoopNestsRunAsOneGroup) {
           << member << " did not join the group";
     }
     EXPECT_EQ(CountParallelLoops(ir), 1) << "threads " << threads;
+  }
+}
+
+// Two softmaxes that used to compile to scalar loops in line in the
+// computation's function: one over f32[1,1,96,1024] (its leading
+// dimensions of extent 1 left a single outer index, so the nests were
+// neither split nor grouped) and one over f32[8,128] (below the parallel
+// threshold). Now the first is one parallel row group over the 96 rows,
+// and the second one row group outlined and called on this thread
+// (hloref.serial_for, CpuBackendOptions::serial_outline_min_work) whose
+// exp is vector code. Reference: softmax in long double (as in
+// RowLocalLoopNestsRunAsOneGroup); the bits are the same for 1-3 threads
+// and with the outlining off.
+TEST(CpuBackend, UnitLeadingAndSmallNestsAreGroupedAndVectorized) {
+  struct Case {
+    const char* shape;  // the HLO dimensions of x
+    int64_t rows, cols;
+    bool serial;  // expected: called through hloref.serial_for
+  };
+  for (const Case& c :
+       {Case{"1,1,96,1024", 96, 1024, false}, Case{"8,128", 8, 128, true}}) {
+    const std::string rows_shape = c.serial ? "8" : "1,1,96";
+    const std::string keep = c.serial ? "0" : "0,1,2";
+    const std::string red = c.serial ? "1" : "3";
+    const std::string text =
+        absl::StrCat(R"(
+HloModule softmax
+max_f32 {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT m = f32[] maximum(a, b)
+}
+add_f32 {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ENTRY e {
+  x = f32[)",
+                     c.shape, R"(] parameter(0)
+  ninf = f32[] constant(-inf)
+  m = f32[)",
+                     rows_shape, R"(] reduce(x, ninf), dimensions={)", red,
+                     R"(}, to_apply=max_f32
+  mb = f32[)",
+                     c.shape, R"(] broadcast(m), dimensions={)", keep, R"(}
+  d = f32[)",
+                     c.shape, R"(] subtract(x, mb)
+  ex = f32[)",
+                     c.shape, R"(] exponential(d)
+  zero = f32[] constant(0)
+  s = f32[)",
+                     rows_shape, R"(] reduce(ex, zero), dimensions={)", red,
+                     R"(}, to_apply=add_f32
+  sb = f32[)",
+                     c.shape, R"(] broadcast(s), dimensions={)", keep, R"(}
+  ROOT p = f32[)",
+                     c.shape, R"(] divide(ex, sb)
+})");
+    const std::vector<float> x = UniformFloats(c.rows * c.cols, 11, 4.0f);
+    std::vector<int64_t> dims;
+    for (absl::string_view d : absl::StrSplit(c.shape, ',')) {
+      int64_t v = 0;
+      ASSERT_TRUE(absl::SimpleAtoi(d, &v));
+      dims.push_back(v);
+    }
+    std::vector<uint64_t> first;
+    for (int outline : {-1, 0}) {
+      for (int threads : {1, 2, 3}) {
+        const std::string dir =
+            absl::StrCat(::testing::TempDir(), "/hloref_cpu_small_", c.rows,
+                         "_", outline, "_", threads);
+        std::filesystem::remove_all(dir);
+        CpuBackendOptions options;
+        options.threads = threads;
+        options.compile_cache = false;
+        options.dump_dir = dir;
+        options.serial_outline_min_work = outline;
+        auto out = CompileAndRun(
+            text,
+            {Literal::CreateFromValues<float>(PrimitiveType::kF32, dims, x)},
+            options);
+        ASSERT_TRUE(out.ok()) << out.status();
+        absl::Span<const float> got = (*out)[0].data<float>();
+        for (int64_t i = 0; i < c.rows; ++i) {
+          long double mx = -INFINITY, sum = 0;
+          for (int64_t j = 0; j < c.cols; ++j)
+            mx = std::max<long double>(mx, x[i * c.cols + j]);
+          for (int64_t j = 0; j < c.cols; ++j)
+            sum += std::exp(x[i * c.cols + j] - mx);
+          for (int64_t j = 0; j < c.cols; ++j) {
+            const long double want = std::exp(x[i * c.cols + j] - mx) / sum;
+            ASSERT_NEAR(got[i * c.cols + j], static_cast<double>(want),
+                        static_cast<double>(want) * 1e-4)
+                << c.shape << " row " << i << ", " << j;
+          }
+        }
+        if (first.empty()) {
+          first = Bits((*out)[0]);
+        } else {
+          EXPECT_EQ(first, Bits((*out)[0]))
+              << c.shape << " threads " << threads << " outline " << outline;
+        }
+        const std::string ir = DumpedText(dir, ".ll");
+        const bool serial_call =
+            ir.find("call void @hloref.serial_for(") != std::string::npos;
+        if (c.serial && outline != 0) {
+          EXPECT_TRUE(serial_call) << c.shape;
+          EXPECT_EQ(CountParallelLoops(ir), 0) << c.shape;
+          EXPECT_THAT(ir, ::testing::HasSubstr(".group(")) << c.shape;
+          // exp's scaling on whole vectors: 16 lanes (AVX-512) or 8.
+          const std::string assembly = DumpedText(dir, ".s");
+          if (GetHostTarget().features.find("+avx512f") != std::string::npos) {
+            EXPECT_THAT(assembly, ::testing::HasSubstr("vscalefps\t%zmm"))
+                << c.shape;
+          }
+        } else if (c.serial) {
+          EXPECT_FALSE(serial_call) << c.shape << " outlined with outline 0";
+        } else {
+          EXPECT_FALSE(serial_call) << c.shape;
+          EXPECT_EQ(CountParallelLoops(ir), 1) << c.shape;
+          EXPECT_THAT(ir, ::testing::HasSubstr(".group(")) << c.shape;
+        }
+      }
+    }
   }
 }
 

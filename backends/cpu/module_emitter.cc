@@ -96,6 +96,14 @@ int64_t HostRowBlockBytes() {
   return bytes;
 }
 
+int64_t SerialOutlineMinWork() {
+  if (const char* env = std::getenv("HLOREF_CPU_SERIAL_OUTLINE");
+      env != nullptr && *env != 0) {
+    return std::max<int64_t>(0, std::atoll(env));
+  }
+  return 1024;
+}
+
 absl::StatusOr<EmittedModule> EmitModuleForCpu(
     const HloModule& module, const ModuleEmitOptions& options) {
   // The code generator emits a computation's callees while emitting it:
@@ -139,6 +147,9 @@ absl::StatusOr<EmittedModule> EmitModuleForCpu(
   cg.fuse_into_variadic_reduce = true;
   cg.stream_result_min_bytes = options.stream_result_min_bytes;
   cg.group_prefetch = true;
+  cg.serial_outline_min_work = options.serial_outline_min_work >= 0
+                                   ? options.serial_outline_min_work
+                                   : SerialOutlineMinWork();
   codegen::EmitContext ctx(*llvm_module, builder, *table, cg);
   ctx.heap_alloc = [](codegen::EmitContext& c, llvm::Value* bytes) {
     llvm::Type* ptr = c.PtrType();

@@ -45,7 +45,16 @@ struct ModuleEmitOptions {
   int64_t stream_result_min_bytes = 0;
   // codegen::CodegenOptions::row_group_block_bytes; -1: HostRowBlockBytes().
   int64_t row_group_block_bytes = -1;
+  // codegen::CodegenOptions::serial_outline_min_work; -1:
+  // SerialOutlineMinWork().
+  int64_t serial_outline_min_work = -1;
 };
+
+// The work (elements times fused instructions) from which a loop nest too
+// small for threads is still outlined and run on the calling thread
+// (codegen::CodegenOptions::serial_outline_min_work): 1024, or
+// HLOREF_CPU_SERIAL_OUTLINE (0: never; tuning and A/B runs).
+int64_t SerialOutlineMinWork();
 
 // A third of the host's L1d, between 4 and 64 KiB (HLOREF_CPU_ROW_BLOCK_BYTES
 // overrides): the rows of a grouped row kernel's block stay in L1 between
