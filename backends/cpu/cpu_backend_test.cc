@@ -295,9 +295,14 @@ ENTRY e {
   }
 }
 
-// Softmax over rows of 1024, as jax.nn.softmax lowers it (row max,
-// exp(x - max), row sum, divide); its result buffer holds exp(x - max).
-constexpr char kSoftmaxRows[] = R"(
+// Softmax over the minor dimension of x (shape `x`, e.g. "96,1024"), as
+// jax.nn.softmax lowers it (row max, exp(x - max), row sum, divide); its
+// result buffer holds exp(x - max). `rows` is the shape of the row
+// scalars, `keep` the broadcast dimensions that map them back into x and
+// `minor` the reduced dimension.
+std::string SoftmaxModule(absl::string_view x, absl::string_view rows,
+                          absl::string_view keep, absl::string_view minor) {
+  return absl::StrFormat(R"(
 HloModule softmax_rows
 max_f32 {
   a = f32[] parameter(0)
@@ -310,17 +315,22 @@ add_f32 {
   ROOT s = f32[] add(a, b)
 }
 ENTRY e {
-  x = f32[96,1024] parameter(0)
+  x = f32[%1$s] parameter(0)
   ninf = f32[] constant(-inf)
-  m = f32[96] reduce(x, ninf), dimensions={1}, to_apply=max_f32
-  mb = f32[96,1024] broadcast(m), dimensions={0}
-  d = f32[96,1024] subtract(x, mb)
-  ex = f32[96,1024] exponential(d)
+  m = f32[%2$s] reduce(x, ninf), dimensions={%4$s}, to_apply=max_f32
+  mb = f32[%1$s] broadcast(m), dimensions={%3$s}
+  d = f32[%1$s] subtract(x, mb)
+  ex = f32[%1$s] exponential(d)
   zero = f32[] constant(0)
-  s = f32[96] reduce(ex, zero), dimensions={1}, to_apply=add_f32
-  sb = f32[96,1024] broadcast(s), dimensions={0}
-  ROOT p = f32[96,1024] divide(ex, sb)
-})";
+  s = f32[%2$s] reduce(ex, zero), dimensions={%4$s}, to_apply=add_f32
+  sb = f32[%1$s] broadcast(s), dimensions={%3$s}
+  ROOT p = f32[%1$s] divide(ex, sb)
+})",
+                         x, rows, keep, minor);
+}
+
+// Rows of 1024.
+const std::string kSoftmaxRows = SoftmaxModule("96,1024", "96", "0", "1");
 
 // `n` values uniform in [-bound, bound) from std::mt19937(seed).
 std::vector<float> UniformFloats(int64_t n, unsigned seed, float bound) {
@@ -329,6 +339,26 @@ std::vector<float> UniformFloats(int64_t n, unsigned seed, float bound) {
   std::uniform_real_distribution<float> u(-bound, bound);
   for (float& v : x) v = u(rng);
   return x;
+}
+
+// `got` against softmax of each row of x ([rows x cols], row-major) in
+// long double (f32 exp is within 1 ulp, a row sum of cols terms within
+// cols u: 1e-4 relative covers rows up to 1024).
+void ExpectSoftmaxOfRows(absl::Span<const float> got,
+                         const std::vector<float>& x, int64_t rows,
+                         int64_t cols, const std::string& what) {
+  for (int64_t i = 0; i < rows; ++i) {
+    long double mx = -INFINITY, sum = 0;
+    for (int64_t j = 0; j < cols; ++j)
+      mx = std::max<long double>(mx, x[i * cols + j]);
+    for (int64_t j = 0; j < cols; ++j) sum += std::exp(x[i * cols + j] - mx);
+    for (int64_t j = 0; j < cols; ++j) {
+      const long double want = std::exp(x[i * cols + j] - mx) / sum;
+      ASSERT_NEAR(got[i * cols + j], static_cast<double>(want),
+                  static_cast<double>(want) * 1e-4)
+          << what << ": row " << i << ", " << j;
+    }
+  }
 }
 
 // Softmax rows: rowmax, exp, rowsum and divide read each other only at
@@ -354,20 +384,8 @@ TEST(CpuBackend, RowLocalLoopNestsRunAsOneGroup) {
         {Literal::CreateFromValues<float>(PrimitiveType::kF32, dims, x)},
         options);
     ASSERT_TRUE(out.ok()) << out.status();
-    absl::Span<const float> got = (*out)[0].data<float>();
-    for (int64_t i = 0; i < kRows; ++i) {
-      long double mx = -INFINITY, sum = 0;
-      for (int64_t j = 0; j < kCols; ++j)
-        mx = std::max<long double>(mx, x[i * kCols + j]);
-      for (int64_t j = 0; j < kCols; ++j)
-        sum += std::exp(x[i * kCols + j] - mx);
-      for (int64_t j = 0; j < kCols; ++j) {
-        const long double want = std::exp(x[i * kCols + j] - mx) / sum;
-        ASSERT_NEAR(got[i * kCols + j], static_cast<double>(want),
-                    static_cast<double>(want) * 1e-4)
-            << i << ", " << j << " threads " << threads;
-      }
-    }
+    ExpectSoftmaxOfRows((*out)[0].data<float>(), x, kRows, kCols,
+                        absl::StrCat("threads ", threads));
     // The same bits for every thread count.
     if (first.empty()) {
       first = Bits((*out)[0]);
@@ -410,44 +428,9 @@ TEST(CpuBackend, UnitLeadingAndSmallNestsAreGroupedAndVectorized) {
   };
   for (const Case& c :
        {Case{"1,1,96,1024", 96, 1024, false}, Case{"8,128", 8, 128, true}}) {
-    const std::string rows_shape = c.serial ? "8" : "1,1,96";
-    const std::string keep = c.serial ? "0" : "0,1,2";
-    const std::string red = c.serial ? "1" : "3";
     const std::string text =
-        absl::StrCat(R"(
-HloModule softmax
-max_f32 {
-  a = f32[] parameter(0)
-  b = f32[] parameter(1)
-  ROOT m = f32[] maximum(a, b)
-}
-add_f32 {
-  a = f32[] parameter(0)
-  b = f32[] parameter(1)
-  ROOT s = f32[] add(a, b)
-}
-ENTRY e {
-  x = f32[)",
-                     c.shape, R"(] parameter(0)
-  ninf = f32[] constant(-inf)
-  m = f32[)",
-                     rows_shape, R"(] reduce(x, ninf), dimensions={)", red,
-                     R"(}, to_apply=max_f32
-  mb = f32[)",
-                     c.shape, R"(] broadcast(m), dimensions={)", keep, R"(}
-  d = f32[)",
-                     c.shape, R"(] subtract(x, mb)
-  ex = f32[)",
-                     c.shape, R"(] exponential(d)
-  zero = f32[] constant(0)
-  s = f32[)",
-                     rows_shape, R"(] reduce(ex, zero), dimensions={)", red,
-                     R"(}, to_apply=add_f32
-  sb = f32[)",
-                     c.shape, R"(] broadcast(s), dimensions={)", keep, R"(}
-  ROOT p = f32[)",
-                     c.shape, R"(] divide(ex, sb)
-})");
+        c.serial ? SoftmaxModule(c.shape, "8", "0", "1")
+                 : SoftmaxModule(c.shape, "1,1,96", "0,1,2", "3");
     const std::vector<float> x = UniformFloats(c.rows * c.cols, 11, 4.0f);
     std::vector<int64_t> dims;
     for (absl::string_view d : absl::StrSplit(c.shape, ',')) {
@@ -472,20 +455,9 @@ ENTRY e {
             {Literal::CreateFromValues<float>(PrimitiveType::kF32, dims, x)},
             options);
         ASSERT_TRUE(out.ok()) << out.status();
-        absl::Span<const float> got = (*out)[0].data<float>();
-        for (int64_t i = 0; i < c.rows; ++i) {
-          long double mx = -INFINITY, sum = 0;
-          for (int64_t j = 0; j < c.cols; ++j)
-            mx = std::max<long double>(mx, x[i * c.cols + j]);
-          for (int64_t j = 0; j < c.cols; ++j)
-            sum += std::exp(x[i * c.cols + j] - mx);
-          for (int64_t j = 0; j < c.cols; ++j) {
-            const long double want = std::exp(x[i * c.cols + j] - mx) / sum;
-            ASSERT_NEAR(got[i * c.cols + j], static_cast<double>(want),
-                        static_cast<double>(want) * 1e-4)
-                << c.shape << " row " << i << ", " << j;
-          }
-        }
+        ExpectSoftmaxOfRows(
+            (*out)[0].data<float>(), x, c.rows, c.cols,
+            absl::StrCat(c.shape, " threads ", threads, " outline ", outline));
         if (first.empty()) {
           first = Bits((*out)[0]);
         } else {
