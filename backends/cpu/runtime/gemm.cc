@@ -124,6 +124,7 @@ struct Problem {
   bool direct_c = false;  // the kernel writes the output in place
   bool int8_amx = false;  // 8-bit integers on AMX (RunI8AmxItems)
   bool gemv = false;      // skinny M: RunGemvItems
+  bool gemv_kt = false;   // ... over a K-contiguous B (GemvKtKernelF32)
   bool swapped = false;   // lhs and rhs exchanged (C^T = B^T A^T)
   int64_t items() const { return batch * m_blocks * n_blocks; }
 };
@@ -134,6 +135,13 @@ int64_t Nr(GemmPath p) {
              : (p == GemmPath::kF32 ? gemm::kGemmNrF32 : gemm::kGemmNrInt);
 }
 int64_t ElemBytes(GemmPath p) { return p == GemmPath::kF64 ? 8 : 4; }
+
+// HLOREF_CPU_GEMV_KT=0 turns the K-contiguous GEMV off (EnvInt reads 0 as
+// unset).
+bool GemvKtEnabled() {
+  const char* s = std::getenv("HLOREF_CPU_GEMV_KT");
+  return s == nullptr || s[0] != '0';
+}
 
 // int8_amx: 8-bit integer dots will run on AMX (RunI8AmxItems), which
 // takes its own blocking.
@@ -259,6 +267,15 @@ absl::StatusOr<Problem> MakeProblem(const DotDims& d, int threads,
                       gemm::kGemvMaxRows,
                       EnvInt("HLOREF_CPU_GEMV_ROWS", gemm::kGemvMaxRows)) &&
            p.b_ns == 1 && p.b_ks != kNotAffine;
+  // At most kGemvKtMaxRows rows over an f32 B with K contiguous (a decoding
+  // step's q . k^T against a key cache): the GEMV kernel that transposes
+  // 16 x 16 blocks of B in registers, where packing B (a transposing copy
+  // and a scan of it) was 55 % of decode_attention's time for one FMA per
+  // packed element. HLOREF_CPU_GEMV_KT=0 turns it off (A/B runs).
+  p.gemv_kt = !p.gemv && same_b && p.path == GemmPath::kF32 &&
+              p.m <= gemm::kGemvKtMaxRows && p.b_ks == 1 &&
+              p.b_ns != kNotAffine && GemvKtEnabled();
+  p.gemv = p.gemv || p.gemv_kt;
   if (p.gemv) {
     p.m_blocks = 1;
     p.m_chunk = p.m;
@@ -585,8 +602,14 @@ void RunGemvItems(Shared& sh, const Loader<T>& la, Stats<T>& sa, Stats<T>& sb,
     const T* b =
         static_cast<const T*>(sh.rhs) + p.b_b[bi] + p.b_n[n0] + p.b_k[0];
     if constexpr (std::is_same_v<T, float>) {
-      sh.kernels->gemv_f32(static_cast<int>(p.m), p.k, a, lda, b, p.b_ks, ncols,
-                           c, ldc, false, &sb.max_abs, &sb.min_nz_minus1);
+      if (p.gemv_kt) {
+        sh.kernels->gemv_kt_f32(static_cast<int>(p.m), p.k, a, lda, b, p.b_ns,
+                                ncols, c, ldc, &sb.max_abs, &sb.min_nz_minus1);
+      } else {
+        sh.kernels->gemv_f32(static_cast<int>(p.m), p.k, a, lda, b, p.b_ks,
+                             ncols, c, ldc, false, &sb.max_abs,
+                             &sb.min_nz_minus1);
+      }
     } else {
       sh.kernels->gemv_f64(static_cast<int>(p.m), p.k, a, lda, b, p.b_ks, ncols,
                            c, ldc, false, &sb.max_abs, &sb.min_nz_minus1);

@@ -83,6 +83,18 @@ using GemvKernelF32 = void (*)(int mr, int64_t kc, const float* a, int64_t lda,
                                const float* b, int64_t ldb, int64_t n, float* c,
                                int64_t ldc, bool accumulate, uint32_t* max_abs,
                                uint32_t* min_nz_m1);
+// Skinny M over a B whose K dimension is contiguous (row j of B^T at
+// b + j * ldb, as the keys of attention's q . k^T): c[m * ldc + j] = sum
+// over k < kc of a[m * lda + k] * b[j * ldb + k], for m < mr <=
+// kGemvKtMaxRows and j < n, without packing B. Each element is one FMA
+// chain in k order from 0 (the tile kernels' order, so the same bits) on
+// AVX-512; the range guard's statistics of every B value read are updated
+// as in GemvKernelF32.
+constexpr int kGemvKtMaxRows = 4;
+using GemvKtKernelF32 = void (*)(int mr, int64_t kc, const float* a,
+                                 int64_t lda, const float* b, int64_t ldb,
+                                 int64_t n, float* c, int64_t ldc,
+                                 uint32_t* max_abs, uint32_t* min_nz_m1);
 using GemvKernelF64 = void (*)(int mr, int64_t kc, const double* a, int64_t lda,
                                const double* b, int64_t ldb, int64_t n,
                                double* c, int64_t ldc, bool accumulate,
@@ -168,6 +180,8 @@ struct GemmKernels {
   // kernel_support.h F32BitsToBf16 (the results of bf16 dots: 16 lanes on
   // AVX-512, the scalar function in the portable set).
   GemmF32ToBf16 f32_to_bf16 = nullptr;
+  // Skinny M over a K-contiguous f32 B (GemvKtKernelF32).
+  GemvKtKernelF32 gemv_kt_f32 = nullptr;
 };
 
 // Fast mode only (CpuBackendOptions::fast, --cpu-fast): bf16 x bf16 on

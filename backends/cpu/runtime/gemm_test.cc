@@ -1306,6 +1306,123 @@ TEST(GemmKernelTest, GemvMatchesAnFmaChainAndScansB) {
   gemm::SetGemvTileBudgetForTesting(-1);
 }
 
+// The skinny-M kernel over a K-contiguous B (GemvKtKernelF32) alone:
+// every row count 1..kGemvKtMaxRows, N and K on both sides of its 16 x 16
+// blocks: each element against an FMA chain in k order from 0 computed
+// here with std::fma (bit for bit on the AVX-512 kernel; the portable one
+// against a multiply-then-add chain), nothing written past n or mr, and
+// B's statistics equal to the copy-and-scan kernel's over the same values
+// (B rows have NaN past kc: the kernel must neither read them nor count
+// them).
+TEST(GemmKernelTest, GemvKtMatchesAnFmaChainAndScansB) {
+  const int64_t ldb = 131, ldc = 120, lda = 140;
+  for (const GemmKernels* kernels : KernelSets()) {
+    ASSERT_NE(kernels->gemv_kt_f32, nullptr) << kernels->name;
+    const bool fma = std::string(kernels->name) != "portable";
+    for (int mr = 1; mr <= gemm::kGemvKtMaxRows; ++mr) {
+      for (int64_t n : {1, 15, 16, 17, 70, 111}) {
+        for (int64_t kc : {0, 1, 15, 16, 17, 37, 64, 100}) {
+          const std::vector<float> a = RandomF32(mr * lda, 31 + mr);
+          std::vector<float> b =
+              RandomF32(n * ldb, 32 + static_cast<uint32_t>(kc));
+          for (int64_t j = 0; j < n; ++j) {
+            for (int64_t k = kc; k < ldb; ++k) b[j * ldb + k] = NAN;
+          }
+          if (kc > 3 && n > 2) b[2 * ldb + 3] = 0x1p-130f;  // a subnormal
+          std::vector<float> c(gemm::kGemvKtMaxRows * ldc, 0.25f);
+          uint32_t mx = 0, mn = ~0u;
+          kernels->gemv_kt_f32(mr, kc, a.data(), lda, b.data(), ldb, n,
+                               c.data(), ldc, &mx, &mn);
+          uint32_t want_mx = 0, want_mn = ~0u;
+          for (int64_t j = 0; j < n; ++j) {
+            gemm::PortableGemmKernels().scan_f32(b.data() + j * ldb, nullptr,
+                                                 kc, std::max<int64_t>(kc, 1),
+                                                 kc, &want_mx, &want_mn);
+          }
+          ASSERT_EQ(mx, want_mx)
+              << kernels->name << " mr=" << mr << " n=" << n << " kc=" << kc;
+          ASSERT_EQ(mn, want_mn)
+              << kernels->name << " mr=" << mr << " n=" << n << " kc=" << kc;
+          for (int r = 0; r < gemm::kGemvKtMaxRows; ++r) {
+            for (int64_t j = 0; j < ldc; ++j) {
+              const float got = c[r * ldc + j];
+              if (r >= mr || j >= n) {
+                ASSERT_EQ(got, 0.25f) << "wrote outside the block";
+                continue;
+              }
+              float want = 0.0f;
+              for (int64_t k = 0; k < kc; ++k) {
+                const float x = a[r * lda + k], y = b[j * ldb + k];
+                if (fma) {
+                  want = std::fma(x, y, want);
+                } else {
+                  const float prod = x * y;
+                  want = want + prod;
+                }
+              }
+              ASSERT_EQ(got, want)
+                  << kernels->name << " mr=" << mr << " n=" << n << " kc=" << kc
+                  << " row " << r << " col " << j;
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+// M <= kGemvKtMaxRows over a K-contiguous B through RunDot (attention's
+// q . k^T at decoding), with batches and 2 threads: on the FMA-chain
+// kernels each element equals a std::fma chain in k order (the bits of
+// the packed path, which HLOREF_CPU_GEMV_KT=0 would take), on the portable
+// ones the class-A bound of the long-double reference; an infinity in B,
+// seen only by the kernel's own scan, still takes the wide fallback.
+TEST(GemmTest, SkinnyShapesOverAKContiguousB) {
+  const bool fma = gemm::HostGemmKernels().fma_chain;
+  ThreadPool two(2);
+  for (int64_t m = 1; m <= gemm::kGemvKtMaxRows + 1; ++m) {
+    const int64_t batch = 3, n = 300, k = 77;
+    Layout layout;
+    layout.rhs_nminor = false;  // rhs [batch][n][k]
+    const DotDims d = MakeDims(PrimitiveType::kF32, PrimitiveType::kF32,
+                               PrimitiveType::kF32, batch, m, n, k, layout);
+    const std::vector<float> a = RandomF32(batch * m * k, 41);
+    std::vector<float> b = RandomF32(batch * k * n, 42);
+    std::vector<float> c(batch * m * n, NAN);
+    ASSERT_TRUE(
+        RunDot(d, a.data(), b.data(), c.data(), &two, gemm::HostGemmKernels())
+            .ok());
+    EXPECT_FALSE(LastDotUsedWideFallback()) << "m=" << m;
+    const Ref r = Reference(d, a, b, FromF32, FromF32);
+    for (int64_t bi = 0; bi < batch; ++bi) {
+      for (int64_t i = 0; i < m; ++i) {
+        for (int64_t j = 0; j < n; ++j) {
+          const int64_t o = (bi * m + i) * n + j;
+          if (fma) {
+            float want = 0.0f;
+            for (int64_t kk = 0; kk < k; ++kk) {
+              want = std::fma(a[(bi * m + i) * k + kk],
+                              b[(bi * n + j) * k + kk], want);
+            }
+            ASSERT_EQ(c[o], want) << "m=" << m << " element " << o;
+          } else {
+            ASSERT_LE(std::fabs(c[o] - r.y[o]),
+                      Bound(r.s[o], k, 0x1p-24, HalfUlpF32(r.y[o])))
+                << "m=" << m << " element " << o;
+          }
+        }
+      }
+    }
+    b[(batch * n - 1) * k + k - 1] = INFINITY;  // B's last value
+    ASSERT_TRUE(RunDot(d, a.data(), b.data(), c.data(), nullptr,
+                       gemm::HostGemmKernels())
+                    .ok());
+    EXPECT_TRUE(LastDotUsedWideFallback()) << "m=" << m;
+    EXPECT_TRUE(std::isinf(c[batch * m * n - 1]) ||
+                std::isnan(c[batch * m * n - 1]));
+  }
+}
+
 // Skinny shapes through RunDot: every M of the row-streaming path and
 // the first above it, against the long-double reference; a non-finite or
 // tiny value in B (seen only by the kernel's own scan) still takes the
