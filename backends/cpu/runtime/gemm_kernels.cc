@@ -1121,6 +1121,24 @@ HLOREF_GEMM_DISPATCH(Avx512F64, Avx512F64Tile, double, double)
 HLOREF_GEMM_DISPATCH(Avx512Int, Avx512IntTile, int16_t, int32_t)
 #undef HLOREF_GEMM_DISPATCH
 
+// The range guard's statistics of 16 lanes folded into *max_abs (the
+// largest) and *min_nz_m1 (the smallest). (GCC 12's _mm512_reduce_* trip
+// -Wuninitialized: reduced by hand.)
+HLOREF_AVX512 inline void StoreScanStats32(__m512i mx, __m512i mn,
+                                           uint32_t* max_abs,
+                                           uint32_t* min_nz_m1) {
+  alignas(64) uint32_t hx[16], hn[16];
+  _mm512_store_si512(hx, mx);
+  _mm512_store_si512(hn, mn);
+  uint32_t rx = hx[0], rn = hn[0];
+  for (int i = 1; i < 16; ++i) {
+    rx = std::max(rx, hx[i]);
+    rn = std::min(rn, hn[i]);
+  }
+  *max_abs = rx;
+  *min_nz_m1 = rn;
+}
+
 // The vectors are loaded and stored through the intrinsics' void pointers
 // (their vector types may alias any object), so the f32 / f64 buffers are
 // never read through an integer lvalue.
@@ -1168,17 +1186,7 @@ HLOREF_AVX512 void Avx512CopyScan32(const float* src, float* dst, int64_t n,
   }
   mx = _mm512_mask_max_epu32(mx, all, mx, mx2);
   mn = _mm512_mask_min_epu32(mn, all, mn, mn2);
-  // (GCC 12's _mm512_reduce_* trip -Wuninitialized: reduce by hand.)
-  alignas(64) uint32_t hx[16], hn[16];
-  _mm512_store_si512(hx, mx);
-  _mm512_store_si512(hn, mn);
-  uint32_t rx = hx[0], rn = hn[0];
-  for (int i = 1; i < 16; ++i) {
-    rx = std::max(rx, hx[i]);
-    rn = std::min(rn, hn[i]);
-  }
-  *max_abs = rx;
-  *min_nz_m1 = rn;
+  StoreScanStats32(mx, mn, max_abs, min_nz_m1);
 }
 
 HLOREF_AVX512 void Avx512CopyScan64(const double* src, double* dst, int64_t n,
@@ -1238,16 +1246,7 @@ HLOREF_AVX512 void Avx512CvtBf16(const uint16_t* src, float* dst, int64_t n,
       mn = _mm512_mask_min_epu32(mn, m, mn, _mm512_sub_epi32(u, one));
     }
   }
-  alignas(64) uint32_t hx[16], hn[16];
-  _mm512_store_si512(hx, mx);
-  _mm512_store_si512(hn, mn);
-  uint32_t rx = hx[0], rn = hn[0];
-  for (int i = 1; i < 16; ++i) {
-    rx = std::max(rx, hx[i]);
-    rn = std::min(rn, hn[i]);
-  }
-  *max_abs = rx;
-  *min_nz_m1 = rn;
+  StoreScanStats32(mx, mn, max_abs, min_nz_m1);
 }
 
 // f16 -> f32 with vcvtph2ps (AVX512F; exact for every f16 value, and
@@ -1274,16 +1273,7 @@ HLOREF_AVX512 void Avx512CvtF16(const uint16_t* src, float* dst, int64_t n,
       mn = _mm512_mask_min_epu32(mn, m, mn, _mm512_sub_epi32(u, one));
     }
   }
-  alignas(64) uint32_t hx[16], hn[16];
-  _mm512_store_si512(hx, mx);
-  _mm512_store_si512(hn, mn);
-  uint32_t rx = hx[0], rn = hn[0];
-  for (int i = 1; i < 16; ++i) {
-    rx = std::max(rx, hx[i]);
-    rn = std::min(rn, hn[i]);
-  }
-  *max_abs = rx;
-  *min_nz_m1 = rn;
+  StoreScanStats32(mx, mn, max_abs, min_nz_m1);
 }
 
 // Vector traits for the GEMV template. Scan: the range guard's statistics
@@ -1848,16 +1838,7 @@ HLOREF_AVX512 void Avx512GemvKtRows(int64_t kc, const float* a, int64_t lda,
       _mm512_mask_storeu_ps(c + m * ldc + j0, row_mask, acc[m]);
     }
   }
-  alignas(64) uint32_t hx[16], hn[16];
-  _mm512_store_si512(hx, mx);
-  _mm512_store_si512(hn, mn);
-  uint32_t rx = hx[0], rn = hn[0];
-  for (int i = 1; i < 16; ++i) {
-    rx = std::max(rx, hx[i]);
-    rn = std::min(rn, hn[i]);
-  }
-  *max_abs = rx;
-  *min_nz_m1 = rn;
+  StoreScanStats32(mx, mn, max_abs, min_nz_m1);
 }
 
 HLOREF_AVX512 void Avx512GemvKtF32(int mr, int64_t kc, const float* a,
