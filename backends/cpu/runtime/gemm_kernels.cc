@@ -1121,17 +1121,19 @@ HLOREF_GEMM_DISPATCH(Avx512F64, Avx512F64Tile, double, double)
 HLOREF_GEMM_DISPATCH(Avx512Int, Avx512IntTile, int16_t, int32_t)
 #undef HLOREF_GEMM_DISPATCH
 
-// The range guard's statistics of 16 lanes folded into *max_abs (the
-// largest) and *min_nz_m1 (the smallest). (GCC 12's _mm512_reduce_* trip
-// -Wuninitialized: reduced by hand.)
-HLOREF_AVX512 inline void StoreScanStats32(__m512i mx, __m512i mn,
-                                           uint32_t* max_abs,
-                                           uint32_t* min_nz_m1) {
-  alignas(64) uint32_t hx[16], hn[16];
+// The range guard's statistics of a vector of lanes (uint32_t: f32 bits,
+// uint64_t: f64 bits) folded into *max_abs (the largest) and *min_nz_m1
+// (the smallest). (GCC 12's _mm512_reduce_* trip -Wuninitialized: reduced
+// by hand.)
+template <typename U>
+HLOREF_AVX512 inline void StoreScanStats(__m512i mx, __m512i mn, U* max_abs,
+                                         U* min_nz_m1) {
+  constexpr int kLanes = 64 / sizeof(U);
+  alignas(64) U hx[kLanes], hn[kLanes];
   _mm512_store_si512(hx, mx);
   _mm512_store_si512(hn, mn);
-  uint32_t rx = hx[0], rn = hn[0];
-  for (int i = 1; i < 16; ++i) {
+  U rx = hx[0], rn = hn[0];
+  for (int i = 1; i < kLanes; ++i) {
     rx = std::max(rx, hx[i]);
     rn = std::min(rn, hn[i]);
   }
@@ -1186,7 +1188,7 @@ HLOREF_AVX512 void Avx512CopyScan32(const float* src, float* dst, int64_t n,
   }
   mx = _mm512_mask_max_epu32(mx, all, mx, mx2);
   mn = _mm512_mask_min_epu32(mn, all, mn, mn2);
-  StoreScanStats32(mx, mn, max_abs, min_nz_m1);
+  StoreScanStats(mx, mn, max_abs, min_nz_m1);
 }
 
 HLOREF_AVX512 void Avx512CopyScan64(const double* src, double* dst, int64_t n,
@@ -1210,16 +1212,7 @@ HLOREF_AVX512 void Avx512CopyScan64(const double* src, double* dst, int64_t n,
       mn = _mm512_mask_min_epu64(mn, m, mn, _mm512_sub_epi64(u, one));
     }
   }
-  alignas(64) uint64_t hx[8], hn[8];
-  _mm512_store_si512(hx, mx);
-  _mm512_store_si512(hn, mn);
-  uint64_t rx = hx[0], rn = hn[0];
-  for (int i = 1; i < 8; ++i) {
-    rx = std::max(rx, hx[i]);
-    rn = std::min(rn, hn[i]);
-  }
-  *max_abs = rx;
-  *min_nz_m1 = rn;
+  StoreScanStats(mx, mn, max_abs, min_nz_m1);
 }
 
 HLOREF_AVX512 void Avx512CvtBf16(const uint16_t* src, float* dst, int64_t n,
@@ -1246,7 +1239,7 @@ HLOREF_AVX512 void Avx512CvtBf16(const uint16_t* src, float* dst, int64_t n,
       mn = _mm512_mask_min_epu32(mn, m, mn, _mm512_sub_epi32(u, one));
     }
   }
-  StoreScanStats32(mx, mn, max_abs, min_nz_m1);
+  StoreScanStats(mx, mn, max_abs, min_nz_m1);
 }
 
 // f16 -> f32 with vcvtph2ps (AVX512F; exact for every f16 value, and
@@ -1273,7 +1266,7 @@ HLOREF_AVX512 void Avx512CvtF16(const uint16_t* src, float* dst, int64_t n,
       mn = _mm512_mask_min_epu32(mn, m, mn, _mm512_sub_epi32(u, one));
     }
   }
-  StoreScanStats32(mx, mn, max_abs, min_nz_m1);
+  StoreScanStats(mx, mn, max_abs, min_nz_m1);
 }
 
 // Vector traits for the GEMV template. Scan: the range guard's statistics
@@ -1838,7 +1831,7 @@ HLOREF_AVX512 void Avx512GemvKtRows(int64_t kc, const float* a, int64_t lda,
       _mm512_mask_storeu_ps(c + m * ldc + j0, row_mask, acc[m]);
     }
   }
-  StoreScanStats32(mx, mn, max_abs, min_nz_m1);
+  StoreScanStats(mx, mn, max_abs, min_nz_m1);
 }
 
 HLOREF_AVX512 void Avx512GemvKtF32(int mr, int64_t kc, const float* a,
