@@ -403,9 +403,17 @@ llvm::Value* EmitExpKernelF32(EmitContext& ctx, llvm::Value* x) {
   llvm::Value* xc = b.CreateSelect(b.CreateFCmpOGT(x, c(89)), c(89), x);
   llvm::Value* below = b.CreateFCmpOLT(xc, c(-104));
   xc = b.CreateSelect(below, c(-104), xc);
-  llvm::Value* k = b.CreateUnaryIntrinsic(llvm::Intrinsic::roundeven,
-                                          b.CreateFMul(xc, c(kInvLn2)));
-  // r = x - k ln2 (|r| <= 0.3466 + 2^-20), each step one fused rounding.
+  // k = x / ln 2 rounded to an integer (ties to even) by the shifter
+  // 1.5 * 2^23: |x / ln 2| < 2^22, so the fused sum's ulp is 1 and
+  // subtracting the shifter again is exact. One rounding of the exact
+  // product, where roundeven(x * c) rounded twice, and two p0/p5
+  // operations on x86 where vrndscaleps is two port-0 micro-ops (exp's
+  // loop is port-bound in softmax).
+  constexpr double kShifter = 0x1.8p23;
+  llvm::Value* k = b.CreateFSub(fma(xc, c(kInvLn2), c(kShifter)), c(kShifter));
+  // r = x - k ln2, each step one fused rounding. abs(k - x / ln 2) <=
+  // 1/2 + 104 abs(c - 1 / ln 2) < 1/2 + 2^-18 for the f32 constant c, so
+  // abs(r) < ln2 / 2 + 2^-19 < 0.3466.
   llvm::Value* r = fma(k, c(-kLn2Hi), xc);
   r = fma(k, c(-kLn2Lo), r);
   // 1 + r + r^2 Q(r), Q of degree 4: fitted to (e^r - 1 - r) / r^2 on
