@@ -1439,18 +1439,43 @@ HLOREF_AVX512 void Avx512GemvRows(int64_t kc, const typename X::T* a,
   X::Reduce(mx, mn, max_abs, min_nz_m1);
 }
 
+// The register-tiled GEMV's packed strip: three vectors of columns per B
+// row (the C tile's width), for kGemvTiledKb rows (24 KiB of f32 or f64:
+// half of a 48 KiB L1).
+template <typename X>
+constexpr int64_t GemvPackRow() {
+  return 3 * X::kLanes;
+}
+constexpr int64_t kGemvTiledKb = 128;
+
+// The strip after this one, which the later row groups prefetch into L2
+// (its three lines of each B row) while they compute on the packed copy,
+// so that the next strip's first group, which reads B in place, finds it
+// there: without it that group waited on L3 for every row. At step k a
+// group prefetches row `first + k * step` (the groups interleave).
+struct GemvNextStrip {
+  const char* b = nullptr;
+  int64_t ldb_bytes = 0;
+  int64_t rows = 0;
+  int64_t first = 0;
+  int64_t step = 1;
+};
+
 // Rows of C held in registers: kR rows (1..8) x kV vectors of columns
 // (1..3), summed over B rows [0, kb) read in place (ldb apart). The same
 // FMA chain per element as Avx512GemvStep (k in order), so both kernels
 // give the same bits. kScan: this pass also scans B for the range guard
-// (the first row group of a strip does; the others read the same B
-// elements again).
+// and copies the strip it reads, kV vectors per B row, to `pack` (rows
+// GemvPackRow<X>() elements apart), where the strip's other row groups
+// read it (the first row group of a strip does this).
 template <typename X, int kR, int kV, bool kScan>
 HLOREF_AVX512 void Avx512GemvTile(int64_t kb, const typename X::T* a,
                                   int64_t lda, const typename X::T* b,
                                   int64_t ldb, const typename X::M* mask_in,
                                   typename X::T* c, int64_t ldc, bool load_c,
-                                  __m512i& mx_io, __m512i& mn_io) {
+                                  __m512i& mx_io, __m512i& mn_io,
+                                  typename X::T* pack,
+                                  const GemvNextStrip& next_in) {
   using V = typename X::V;
   using M = typename X::M;
   constexpr int kL = X::kLanes;
@@ -1465,6 +1490,7 @@ HLOREF_AVX512 void Avx512GemvTile(int64_t kb, const typename X::T* a,
   // behind other buffers) ran 1.47-1.50 ms a step with 16 (and 24), 1.51-
   // 1.80 with 8, 1.73-1.76 without; the GEMM alone is the same with each.
   const int64_t pd = 16 * ldb;
+  const GemvNextStrip next = next_in;
   V acc[kR][kV];
 #pragma GCC unroll 8
   for (int r = 0; r < kR; ++r) {
@@ -1484,11 +1510,23 @@ HLOREF_AVX512 void Avx512GemvTile(int64_t kb, const typename X::T* a,
                      _MM_HINT_T0);
       }
     }
+    if constexpr (!kScan) {
+      const int64_t p = next.first + k * next.step;
+      if (p < next.rows) {
+        const char* row = next.b + p * next.ldb_bytes;
+        _mm_prefetch(row, _MM_HINT_T1);
+        _mm_prefetch(row + 64, _MM_HINT_T1);
+        _mm_prefetch(row + 128, _MM_HINT_T1);
+      }
+    }
     V bv[kV];
 #pragma GCC unroll 3
     for (int v = 0; v < kV; ++v) {
       bv[v] = X::Load(mask[v], bk + v * kL);
-      if constexpr (kScan) X::Scan(bv[v], mx, mn);
+      if constexpr (kScan) {
+        X::Scan(bv[v], mx, mn);
+        X::Store(M(~M(0)), pack + k * GemvPackRow<X>() + v * kL, bv[v]);
+      }
     }
 #pragma GCC unroll 8
     for (int r = 0; r < kR; ++r) {
@@ -1510,16 +1548,15 @@ HLOREF_AVX512 void Avx512GemvTile(int64_t kb, const typename X::T* a,
 }
 
 template <typename X, int kV, bool kScan>
-HLOREF_AVX512 void Avx512GemvTileRows(int rows, int64_t kb,
-                                      const typename X::T* a, int64_t lda,
-                                      const typename X::T* b, int64_t ldb,
-                                      const typename X::M* mask,
-                                      typename X::T* c, int64_t ldc,
-                                      bool load_c, __m512i& mx, __m512i& mn) {
+HLOREF_AVX512 void Avx512GemvTileRows(
+    int rows, int64_t kb, const typename X::T* a, int64_t lda,
+    const typename X::T* b, int64_t ldb, const typename X::M* mask,
+    typename X::T* c, int64_t ldc, bool load_c, __m512i& mx, __m512i& mn,
+    typename X::T* pack, const GemvNextStrip& next) {
 #define HLOREF_GEMV_TILE_CASE(R)                                             \
   case R:                                                                    \
     return Avx512GemvTile<X, R, kV, kScan>(kb, a, lda, b, ldb, mask, c, ldc, \
-                                           load_c, mx, mn);
+                                           load_c, mx, mn, pack, next);
   switch (rows) {
     HLOREF_GEMV_TILE_CASE(1)
     HLOREF_GEMV_TILE_CASE(2)
@@ -1563,10 +1600,13 @@ HLOREF_AVX512 void Avx512GemvTiled(int mr, int64_t kc, const typename X::T* a,
                                    typename X::U* min_nz_m1) {
   using M = typename X::M;
   constexpr int kL = X::kLanes;
-  constexpr int64_t kW = 3 * kL;
-  // 256 B rows per C round trip: 32 x 512 x 2048 ran at 103 GFLOP/s, 94
-  // with 64 rows, 77 with 16 (Zen 4, 1 thread).
-  constexpr int64_t kKb = 256;
+  constexpr int64_t kW = GemvPackRow<X>();
+  constexpr int64_t kKb = kGemvTiledKb;
+  // B's rows are often a multiple of 4 KiB apart (a 512 x 2048 f32 weight:
+  // 8 KiB), so a strip read in place sits in one or two of L1's 64 sets
+  // and every later row group read it from L2 or beyond. The first row
+  // group copies the strip here as it reads it; the others read the copy.
+  alignas(64) typename X::T pack[kKb * kW];
   __m512i mx = X::Init(*max_abs), mn = X::Init(*min_nz_m1);
   const int groups = (mr + 7) / 8;
   if (kc == 0) {
@@ -1594,12 +1634,27 @@ HLOREF_AVX512 void Avx512GemvTiled(int mr, int64_t kc, const typename X::T* a,
         const typename X::T* ag = a + row * lda + k0;
         typename X::T* cg = c + row * ldc + j;
         const typename X::T* bj = b + k0 * ldb + j;
+        // The next strip in this loop's order, its rows shared among the
+        // groups after the first.
+        GemvNextStrip next;
+        if (g > 0) {
+          const bool last = j + kW >= n;
+          const int64_t nk0 = last ? k0 + kKb : k0;
+          if (nk0 < kc) {
+            next.b = reinterpret_cast<const char*>(b + nk0 * ldb +
+                                                   (last ? 0 : j + kW));
+            next.ldb_bytes = ldb * static_cast<int64_t>(sizeof(*b));
+            next.rows = std::min(kKb, kc - nk0);
+            next.first = g - 1;
+            next.step = groups - 1;
+          }
+        }
         // The last strip has as many vectors as columns remain (256
         // columns are 5 strips of 3 and one of 1, not 6 of 3).
         const int nv = static_cast<int>(std::min<int64_t>(3, CeilDivV(n - j)));
-#define HLOREF_GEMV_STRIP(V, S)                                          \
-  Avx512GemvTileRows<X, V, S>(rows, kb, ag, lda, bj, ldb, mask, cg, ldc, \
-                              load_c, mx, mn)
+#define HLOREF_GEMV_STRIP(V, S)                                               \
+  Avx512GemvTileRows<X, V, S>(rows, kb, ag, lda, S ? bj : pack, S ? ldb : kW, \
+                              mask, cg, ldc, load_c, mx, mn, pack, next)
         if (g == 0) {
           if (nv == 3)
             HLOREF_GEMV_STRIP(3, true);

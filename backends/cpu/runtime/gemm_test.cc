@@ -1537,34 +1537,36 @@ TEST(GemmTest, F64SkinnyShapesUpTo32Rows) {
   const bool fma = gemm::HostGemmKernels().fma_chain;
   for (int64_t m : {17, 32}) {
     for (int64_t n : {256, 300}) {
-      const int64_t k = 61;
-      const DotDims d = MakeDims(PrimitiveType::kF64, PrimitiveType::kF64,
-                                 PrimitiveType::kF64, 1, m, n, k, Layout{});
-      std::mt19937 rng(static_cast<uint32_t>(m * n));
-      std::uniform_real_distribution<double> u(-1.0, 1.0);
-      std::vector<double> a(m * k), b(k * n), c(m * n, NAN);
-      for (auto& x : a) x = u(rng);
-      for (auto& x : b) x = u(rng);
-      ASSERT_TRUE(RunDot(d, a.data(), b.data(), c.data(), nullptr,
-                         gemm::HostGemmKernels())
-                      .ok());
-      const Ref r = Reference(d, a, b, FromF64, FromF64);
-      for (int64_t i = 0; i < m; ++i) {
-        for (int64_t j = 0; j < n; ++j) {
-          const double got = c[i * n + j];
-          if (fma) {
-            double want = 0.0;
-            for (int64_t q = 0; q < k; ++q) {
-              want = std::fma(a[i * k + q], b[q * n + j], want);
+      // k = 300: three of the register-tiled form's 128-row blocks.
+      for (const int64_t k : {int64_t{61}, int64_t{300}}) {
+        const DotDims d = MakeDims(PrimitiveType::kF64, PrimitiveType::kF64,
+                                   PrimitiveType::kF64, 1, m, n, k, Layout{});
+        std::mt19937 rng(static_cast<uint32_t>(m * n));
+        std::uniform_real_distribution<double> u(-1.0, 1.0);
+        std::vector<double> a(m * k), b(k * n), c(m * n, NAN);
+        for (auto& x : a) x = u(rng);
+        for (auto& x : b) x = u(rng);
+        ASSERT_TRUE(RunDot(d, a.data(), b.data(), c.data(), nullptr,
+                           gemm::HostGemmKernels())
+                        .ok());
+        const Ref r = Reference(d, a, b, FromF64, FromF64);
+        for (int64_t i = 0; i < m; ++i) {
+          for (int64_t j = 0; j < n; ++j) {
+            const double got = c[i * n + j];
+            if (fma) {
+              double want = 0.0;
+              for (int64_t q = 0; q < k; ++q) {
+                want = std::fma(a[i * k + q], b[q * n + j], want);
+              }
+              ASSERT_EQ(got, want)
+                  << "m=" << m << " n=" << n << " at " << i << "," << j;
+            } else {
+              const long double ref_err = k * 0x1p-64L * r.s[i * n + j];
+              ASSERT_LE(std::fabs(got - r.y[i * n + j]),
+                        Bound(r.s[i * n + j], k, 0x1p-53,
+                              HalfUlpF64(r.y[i * n + j])) +
+                            ref_err);
             }
-            ASSERT_EQ(got, want)
-                << "m=" << m << " n=" << n << " at " << i << "," << j;
-          } else {
-            const long double ref_err = k * 0x1p-64L * r.s[i * n + j];
-            ASSERT_LE(
-                std::fabs(got - r.y[i * n + j]),
-                Bound(r.s[i * n + j], k, 0x1p-53, HalfUlpF64(r.y[i * n + j])) +
-                    ref_err);
           }
         }
       }
