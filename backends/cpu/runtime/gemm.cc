@@ -69,6 +69,11 @@ std::atomic<bool> amx_allowed{[] {
   return v == nullptr || std::strcmp(v, "0") != 0;
 }()};
 thread_local int64_t last_small_recomputed = -1;
+// HLOREF_CPU_GEMV_BF16=0: skinny bf16 B's take the packed paths.
+std::atomic<bool> bf16_gemv_allowed{[] {
+  const char* v = std::getenv("HLOREF_CPU_GEMV_BF16");
+  return v == nullptr || std::strcmp(v, "0") != 0;
+}()};
 thread_local bool last_used_bf16_dp = false;
 thread_local bool last_discarded_bf16_dp = false;
 // HLOREF_CPU_BF16_DP=0 keeps the conformant mode's bf16 x bf16 dots on the
@@ -121,11 +126,12 @@ struct Problem {
           b_ns = kNotAffine, a_ks = kNotAffine, a_ms = kNotAffine;
   // Blocking.
   int64_t kc = 256, nc = 512, m_chunk = 1, n_blocks = 1, m_blocks = 1;
-  bool direct_c = false;  // the kernel writes the output in place
-  bool int8_amx = false;  // 8-bit integers on AMX (RunI8AmxItems)
-  bool gemv = false;      // skinny M: RunGemvItems
-  bool gemv_kt = false;   // ... over a K-contiguous B (GemvKtKernelF32)
-  bool swapped = false;   // lhs and rhs exchanged (C^T = B^T A^T)
+  bool direct_c = false;    // the kernel writes the output in place
+  bool int8_amx = false;    // 8-bit integers on AMX (RunI8AmxItems)
+  bool gemv = false;        // skinny M: RunGemvItems
+  bool gemv_kt = false;     // ... over a K-contiguous B (GemvKtKernelF32)
+  bool gemv_bf16b = false;  // ... over a row-major bf16 B (GemvKernelBf16B)
+  bool swapped = false;     // lhs and rhs exchanged (C^T = B^T A^T)
   int64_t items() const { return batch * m_blocks * n_blocks; }
 };
 
@@ -275,7 +281,17 @@ absl::StatusOr<Problem> MakeProblem(const DotDims& d, int threads,
   p.gemv_kt = !p.gemv && same_b && p.path == GemmPath::kF32 &&
               p.m <= gemm::kGemvKtMaxRows && p.b_ks == 1 &&
               p.b_ns != kNotAffine && GemvKtEnabled();
-  p.gemv = p.gemv || p.gemv_kt;
+  // At most kGemvBf16MaxRows rows over a row-major bf16 B (a decoding
+  // step against bf16 weights): the row-streaming kernel widens B as it
+  // reads it, where the packed path copied and widened (or paired) all of
+  // B for one to eight rows. HLOREF_CPU_GEMV_BF16=0 / SetBf16GemvAllowed
+  // turn it off.
+  p.gemv_bf16b = !p.gemv && !p.gemv_kt && p.path == GemmPath::kF32 &&
+                 p.rt == PrimitiveType::kBF16 &&
+                 p.m <= gemm::kGemvBf16MaxRows && p.b_ns == 1 &&
+                 p.b_ks != kNotAffine &&
+                 bf16_gemv_allowed.load(std::memory_order_relaxed);
+  p.gemv = p.gemv || p.gemv_kt || p.gemv_bf16b;
   if (p.gemv) {
     p.m_blocks = 1;
     p.m_chunk = p.m;
@@ -602,7 +618,13 @@ void RunGemvItems(Shared& sh, const Loader<T>& la, Stats<T>& sa, Stats<T>& sb,
     const T* b =
         static_cast<const T*>(sh.rhs) + p.b_b[bi] + p.b_n[n0] + p.b_k[0];
     if constexpr (std::is_same_v<T, float>) {
-      if (p.gemv_kt) {
+      if (p.gemv_bf16b) {
+        const uint16_t* b16 = static_cast<const uint16_t*>(sh.rhs) + p.b_b[bi] +
+                              p.b_n[n0] + p.b_k[0];
+        sh.kernels->gemv_bf16b_f32(static_cast<int>(p.m), p.k, a, lda, b16,
+                                   p.b_ks, ncols, c, ldc, false, &sb.max_abs,
+                                   &sb.min_nz_minus1);
+      } else if (p.gemv_kt) {
         sh.kernels->gemv_kt_f32(static_cast<int>(p.m), p.k, a, lda, b, p.b_ns,
                                 ncols, c, ldc, &sb.max_abs, &sb.min_nz_minus1);
       } else {
@@ -1773,6 +1795,9 @@ void SetConformantBf16DotProductsAllowed(bool allowed) {
 }
 void SetAmxAllowed(bool allowed) {
   amx_allowed.store(allowed, std::memory_order_relaxed);
+}
+void SetBf16GemvAllowed(bool allowed) {
+  bf16_gemv_allowed.store(allowed, std::memory_order_relaxed);
 }
 int64_t LastDotSmallResultsRecomputed() { return last_small_recomputed; }
 

@@ -115,6 +115,10 @@ void SetConformantBf16DotProductsAllowed(bool allowed);
 // vdpbf16ps) and 8-bit integers on the int8 tile products (false: VNNI
 // vpdpbusd). Tests and benchmarks.
 void SetAmxAllowed(bool allowed);
+// Whether bf16 B's with at most gemm::kGemvBf16MaxRows rows may take the
+// bf16 GEMV (default: yes, unless HLOREF_CPU_GEMV_BF16=0); false sends
+// them to the packed paths (tests of those paths on skinny shapes).
+void SetBf16GemvAllowed(bool allowed);
 // -1 when the last RunDot on this thread did not run the range guard's
 // small-result check (RangeGuard::kCheckSmall), else how many elements it
 // recomputed with the wide accumulator.

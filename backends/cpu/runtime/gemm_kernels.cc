@@ -169,6 +169,27 @@ void PortableGemvF64(int mr, int64_t kc, const double* a, int64_t lda,
                                  mx, mn);
 }
 
+// GemvKernelBf16B in ISO C++: each B row widened into a local row, then
+// as PortableGemv.
+void PortableGemvBf16B(int mr, int64_t kc, const float* a, int64_t lda,
+                       const uint16_t* b, int64_t ldb, int64_t n, float* c,
+                       int64_t ldc, bool accumulate, uint32_t* mx,
+                       uint32_t* mn) {
+  std::vector<float> row(static_cast<size_t>(std::max<int64_t>(n, 1)));
+  if (!accumulate) {
+    for (int m = 0; m < mr; ++m) {
+      for (int64_t j = 0; j < n; ++j) c[m * ldc + j] = 0.0f;
+    }
+  }
+  for (int64_t k = 0; k < kc; ++k) {
+    for (int64_t j = 0; j < n; ++j) {
+      row[j] = std::bit_cast<float>(uint32_t{b[k * ldb + j]} << 16);
+    }
+    PortableGemv<float, uint32_t>(mr, 1, a + k, lda, row.data(), n, n, c, ldc,
+                                  true, mx, mn);
+  }
+}
+
 // GemvKtKernelF32 in ISO C++: each element a sum in k order (products
 // rounded separately: no contraction), rows of B scanned as they are read.
 void PortableGemvKtF32(int mr, int64_t kc, const float* a, int64_t lda,
@@ -251,7 +272,8 @@ const GemmKernels kPortable = {"portable",
                                nullptr,
                                PortableCvtF16,
                                PortableF32ToBf16,
-                               PortableGemvKtF32};
+                               PortableGemvKtF32,
+                               PortableGemvBf16B};
 
 #ifdef HLOREF_GEMM_X86
 
@@ -1273,6 +1295,7 @@ HLOREF_AVX512 void Avx512CvtF16(const uint16_t* src, float* dst, int64_t n,
 // of one vector of B (zero lanes, as masked loads give, change neither).
 struct F32Vec {
   using T = float;
+  using BT = float;  // B's elements (LoadB)
   using U = uint32_t;
   using V = __m512;
   using M = __mmask16;
@@ -1280,6 +1303,7 @@ struct F32Vec {
   HLOREF_AVX512 static V Load(M m, const T* p) {
     return _mm512_maskz_loadu_ps(m, p);
   }
+  HLOREF_AVX512 static V LoadB(M m, const BT* p) { return Load(m, p); }
   HLOREF_AVX512 static void Store(M m, T* p, V v) {
     _mm512_mask_storeu_ps(p, m, v);
   }
@@ -1310,6 +1334,7 @@ struct F32Vec {
 };
 struct F64Vec {
   using T = double;
+  using BT = double;
   using U = uint64_t;
   using V = __m512d;
   using M = __mmask8;
@@ -1317,6 +1342,7 @@ struct F64Vec {
   HLOREF_AVX512 static V Load(M m, const T* p) {
     return _mm512_maskz_loadu_pd(m, p);
   }
+  HLOREF_AVX512 static V LoadB(M m, const BT* p) { return Load(m, p); }
   HLOREF_AVX512 static void Store(M m, T* p, V v) {
     _mm512_mask_storeu_pd(p, m, v);
   }
@@ -1344,6 +1370,17 @@ struct F64Vec {
     }
   }
 };
+// f32 A and C over a bf16 B: 16 bit patterns widened to f32 exactly (the
+// pattern in the upper half of each lane) as they are loaded.
+struct Bf16BVec : F32Vec {
+  using BT = uint16_t;
+  HLOREF_AVX512 static V LoadB(M m, const BT* p) {
+    const __m256i h = _mm256_maskz_loadu_epi16(m, p);
+    // (The mask forms: GCC 12 warns on the unmasked ones' undefined src.)
+    return _mm512_castsi512_ps(_mm512_maskz_slli_epi32(
+        0xFFFF, _mm512_maskz_cvtepu16_epi32(0xFFFF, h), 16));
+  }
+};
 
 // kKk rows of B (k0 .. k0 + kKk - 1) into kMr rows of C, one vector of
 // columns per step (C round-trips through L1/L2 once per kKk rows of B);
@@ -1353,7 +1390,7 @@ struct F64Vec {
 // broadcast memory operands.
 template <typename X, int kMr, int kKk>
 HLOREF_AVX512 void Avx512GemvStep(const typename X::T* a, int64_t lda,
-                                  const typename X::T* b, int64_t ldb,
+                                  const typename X::BT* b, int64_t ldb,
                                   int64_t n, typename X::T* c, int64_t ldc,
                                   bool first, __m512i& mx, __m512i& mn) {
   using T = typename X::T;
@@ -1389,7 +1426,7 @@ HLOREF_AVX512 void Avx512GemvStep(const typename X::T* a, int64_t lda,
     V bv[kKk];
 #pragma GCC unroll 8
     for (int q = 0; q < kKk; ++q) {
-      bv[q] = X::Load(mask, b + q * ldb + j);
+      bv[q] = X::LoadB(mask, b + q * ldb + j);
       X::Scan(bv[q], mx, mn);
     }
 #pragma GCC unroll 16
@@ -1410,7 +1447,7 @@ HLOREF_AVX512 void Avx512GemvStep(const typename X::T* a, int64_t lda,
 
 template <typename X, int kMr>
 HLOREF_AVX512 void Avx512GemvRows(int64_t kc, const typename X::T* a,
-                                  int64_t lda, const typename X::T* b,
+                                  int64_t lda, const typename X::BT* b,
                                   int64_t ldb, int64_t n, typename X::T* c,
                                   int64_t ldc, bool accumulate,
                                   typename X::U* max_abs,
@@ -1680,7 +1717,7 @@ HLOREF_AVX512 void Avx512GemvTiled(int mr, int64_t kc, const typename X::T* a,
 
 template <typename X>
 void Avx512Gemv(int mr, int64_t kc, const typename X::T* a, int64_t lda,
-                const typename X::T* b, int64_t ldb, int64_t n,
+                const typename X::BT* b, int64_t ldb, int64_t n,
                 typename X::T* c, int64_t ldc, bool accumulate,
                 typename X::U* mx, typename X::U* mn) {
 #define HLOREF_GEMV_CASE(R)                                                    \
@@ -1740,6 +1777,26 @@ void Avx512GemvF64(int mr, int64_t kc, const double* a, int64_t lda,
                    const double* b, int64_t ldb, int64_t n, double* c,
                    int64_t ldc, bool accumulate, uint64_t* mx, uint64_t* mn) {
   Avx512Gemv<F64Vec>(mr, kc, a, lda, b, ldb, n, c, ldc, accumulate, mx, mn);
+}
+void Avx512GemvBf16B(int mr, int64_t kc, const float* a, int64_t lda,
+                     const uint16_t* b, int64_t ldb, int64_t n, float* c,
+                     int64_t ldc, bool accumulate, uint32_t* mx, uint32_t* mn) {
+#define HLOREF_GEMV_CASE(R)                                           \
+  case R:                                                             \
+    return Avx512GemvRows<Bf16BVec, R>(kc, a, lda, b, ldb, n, c, ldc, \
+                                       accumulate, mx, mn);
+  switch (mr) {
+    HLOREF_GEMV_CASE(1)
+    HLOREF_GEMV_CASE(2)
+    HLOREF_GEMV_CASE(3)
+    HLOREF_GEMV_CASE(4)
+    HLOREF_GEMV_CASE(5)
+    HLOREF_GEMV_CASE(6)
+    HLOREF_GEMV_CASE(7)
+    default:
+      HLOREF_GEMV_CASE(8)
+  }
+#undef HLOREF_GEMV_CASE
 }
 
 // A 16 x 16 block of 32-bit values transposed in registers: col[j] lane i
@@ -1951,7 +2008,8 @@ const GemmKernels kAvx512 = {"avx512",
                              Avx512F32RowsA,
                              Avx512CvtF16,
                              Avx512F32ToBf16,
-                             Avx512GemvKtF32};
+                             Avx512GemvKtF32,
+                             Avx512GemvBf16B};
 const GemmKernels kAvx512Vnni = {"avx512-vnni",
                                  Avx512F32,
                                  Avx512F64,
@@ -1968,7 +2026,8 @@ const GemmKernels kAvx512Vnni = {"avx512-vnni",
                                  Avx512F32RowsA,
                                  Avx512CvtF16,
                                  Avx512F32ToBf16,
-                                 Avx512GemvKtF32};
+                                 Avx512GemvKtF32,
+                                 Avx512GemvBf16B};
 
 #endif  // HLOREF_GEMM_X86
 

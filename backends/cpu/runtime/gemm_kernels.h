@@ -95,6 +95,18 @@ using GemvKtKernelF32 = void (*)(int mr, int64_t kc, const float* a,
                                  int64_t lda, const float* b, int64_t ldb,
                                  int64_t n, float* c, int64_t ldc,
                                  uint32_t* max_abs, uint32_t* min_nz_m1);
+// Skinny M over a bf16 B (its bit patterns, row-major as GemvKernelF32's
+// B): each value widened to f32 as it is read (exact), then as
+// GemvKernelF32 over the widened B, with the same chains (the same bits)
+// and the statistics of the widened values. A bf16 weight read in place
+// at decoding, where the packed path copied and widened all of it for one
+// or a few rows. At most kGemvBf16MaxRows rows (the row-streaming kernel).
+constexpr int kGemvBf16MaxRows = 8;
+using GemvKernelBf16B = void (*)(int mr, int64_t kc, const float* a,
+                                 int64_t lda, const uint16_t* b, int64_t ldb,
+                                 int64_t n, float* c, int64_t ldc,
+                                 bool accumulate, uint32_t* max_abs,
+                                 uint32_t* min_nz_m1);
 using GemvKernelF64 = void (*)(int mr, int64_t kc, const double* a, int64_t lda,
                                const double* b, int64_t ldb, int64_t n,
                                double* c, int64_t ldc, bool accumulate,
@@ -182,6 +194,8 @@ struct GemmKernels {
   GemmF32ToBf16 f32_to_bf16 = nullptr;
   // Skinny M over a K-contiguous f32 B (GemvKtKernelF32).
   GemvKtKernelF32 gemv_kt_f32 = nullptr;
+  // Skinny M over a row-major bf16 B (GemvKernelBf16B).
+  GemvKernelBf16B gemv_bf16b_f32 = nullptr;
 };
 
 // Fast mode only (CpuBackendOptions::fast, --cpu-fast): bf16 x bf16 on

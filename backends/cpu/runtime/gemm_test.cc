@@ -1306,6 +1306,136 @@ TEST(GemmKernelTest, GemvMatchesAnFmaChainAndScansB) {
   gemm::SetGemvTileBudgetForTesting(-1);
 }
 
+// The skinny-M kernel over a row-major bf16 B (GemvKernelBf16B) alone,
+// both kernel sets: every row count, N and K across the 16-lane and
+// 8-row edges, accumulate or not. B's values are bf16 patterns (a
+// subnormal one among them) widened by hand (the pattern in the upper
+// half of an f32); the AVX-512 bits must equal a std::fma chain over the
+// widened values, the portable ones a multiply-then-add chain; nothing may
+// be written outside the block, and the statistics must equal the
+// copy-and-scan kernel's over the widened rows (B's rows hold NaN patterns
+// past n: the kernel must neither read nor count them).
+TEST(GemmKernelTest, GemvBf16BMatchesAnFmaChainOverTheWidenedB) {
+  const int64_t ldb = 120, ldc = 112, lda = 104;
+  auto widen = [](uint16_t h) {
+    return std::bit_cast<float>(uint32_t{h} << 16);
+  };
+  for (const GemmKernels* kernels : KernelSets()) {
+    const bool fma = std::string(kernels->name) != "portable";
+    for (int mr = 1; mr <= gemm::kGemvBf16MaxRows; ++mr) {
+      for (int64_t n : {1, 15, 16, 17, 70, 111}) {
+        for (int64_t kc : {0, 1, 5, 9, 37, 100}) {
+          for (bool accumulate : {false, true}) {
+            const std::vector<float> a = RandomF32(mr * lda, 31 + mr);
+            const std::vector<float> bf = RandomF32(
+                std::max<int64_t>(kc, 1) * ldb, 32 + static_cast<uint32_t>(n));
+            std::vector<uint16_t> b(bf.size());
+            for (size_t i = 0; i < b.size(); ++i) {
+              b[i] =
+                  static_cast<uint16_t>(std::bit_cast<uint32_t>(bf[i]) >> 16);
+            }
+            for (int64_t k = 0; k < kc; ++k) {
+              for (int64_t j = n; j < ldb; ++j) b[k * ldb + j] = 0x7fc1;
+            }
+            if (kc > 3) b[3 * ldb] = 0x0003;  // a subnormal bf16 (and f32)
+            std::vector<float> c(gemm::kGemvBf16MaxRows * ldc, 0.25f);
+            uint32_t mx = 0, mn = ~0u;
+            kernels->gemv_bf16b_f32(mr, kc, a.data(), lda, b.data(), ldb, n,
+                                    c.data(), ldc, accumulate, &mx, &mn);
+            uint32_t want_mx = 0, want_mn = ~0u;
+            std::vector<float> row(n);
+            for (int64_t k = 0; k < kc; ++k) {
+              for (int64_t j = 0; j < n; ++j) row[j] = widen(b[k * ldb + j]);
+              gemm::PortableGemmKernels().scan_f32(row.data(), nullptr, n, n, n,
+                                                   &want_mx, &want_mn);
+            }
+            ASSERT_EQ(mx, want_mx) << kernels->name << " mr=" << mr;
+            ASSERT_EQ(mn, want_mn) << kernels->name << " mr=" << mr;
+            for (int r = 0; r < gemm::kGemvBf16MaxRows; ++r) {
+              for (int64_t j = 0; j < ldc; ++j) {
+                const float got = c[r * ldc + j];
+                if (r >= mr || j >= n) {
+                  ASSERT_EQ(got, 0.25f) << "wrote outside the block";
+                  continue;
+                }
+                float want = accumulate ? 0.25f : 0.0f;
+                for (int64_t k = 0; k < kc; ++k) {
+                  const float x = a[r * lda + k], y = widen(b[k * ldb + j]);
+                  if (fma) {
+                    want = std::fma(x, y, want);
+                  } else {
+                    const float p = x * y;
+                    want = want + p;
+                  }
+                }
+                ASSERT_EQ(got, want)
+                    << kernels->name << " mr=" << mr << " n=" << n
+                    << " kc=" << kc << " row " << r << " col " << j;
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+// A bf16 x bf16 dot into f32 with 1 .. kGemvBf16MaxRows rows (and the first
+// row count above, the packed path) through RunDot, batched, on 2 threads:
+// with the FMA kernels each element must be the std::fma chain in k order
+// over the widened values (the bf16 GEMV's bits; the hardware dot products
+// of the packed path pair the terms and are held to the class-A bound
+// instead), and an infinity in B, seen only by the GEMV's own scan, must
+// still take the wide fallback.
+TEST(GemmTest, SkinnyShapesOverABf16B) {
+  const bool fma = gemm::HostGemmKernels().fma_chain;
+  const FloatFormat& bf16 = FormatOf(PrimitiveType::kBF16);
+  ThreadPool two(2);
+  for (int64_t m = 1; m <= gemm::kGemvBf16MaxRows + 1; ++m) {
+    const int64_t batch = 2, n = 300, k = 77;
+    const DotDims d = MakeDims(PrimitiveType::kBF16, PrimitiveType::kBF16,
+                               PrimitiveType::kF32, batch, m, n, k, Layout{});
+    const std::vector<float> af = RandomF32(batch * m * k, 51),
+                             bf = RandomF32(batch * k * n, 52);
+    std::vector<uint16_t> a(af.size()), b(bf.size());
+    for (size_t i = 0; i < a.size(); ++i) a[i] = EncodeFloat(bf16, af[i]);
+    for (size_t i = 0; i < b.size(); ++i) b[i] = EncodeFloat(bf16, bf[i]);
+    std::vector<float> c(batch * m * n, NAN);
+    ASSERT_TRUE(
+        RunDot(d, a.data(), b.data(), c.data(), &two, gemm::HostGemmKernels())
+            .ok());
+    EXPECT_FALSE(LastDotUsedWideFallback()) << "m=" << m;
+    const Ref r = Reference(d, a, b, FromBf16, FromBf16);
+    for (int64_t bi = 0; bi < batch; ++bi) {
+      for (int64_t i = 0; i < m; ++i) {
+        for (int64_t j = 0; j < n; ++j) {
+          const int64_t o = (bi * m + i) * n + j;
+          if (fma && m <= gemm::kGemvBf16MaxRows) {
+            float want = 0.0f;
+            for (int64_t kk = 0; kk < k; ++kk) {
+              want = std::fma(
+                  static_cast<float>(FromBf16(a[(bi * m + i) * k + kk])),
+                  static_cast<float>(FromBf16(b[(bi * k + kk) * n + j])), want);
+            }
+            ASSERT_EQ(c[o], want) << "m=" << m << " element " << o;
+          } else {
+            ASSERT_LE(std::fabs(c[o] - r.y[o]),
+                      Bound(r.s[o], k, 0x1p-24, HalfUlpF32(r.y[o])))
+                << "m=" << m << " element " << o;
+          }
+        }
+      }
+    }
+    b[batch * k * n - 1] = 0x7f80;  // +inf, B's last value
+    ASSERT_TRUE(RunDot(d, a.data(), b.data(), c.data(), nullptr,
+                       gemm::HostGemmKernels())
+                    .ok());
+    EXPECT_TRUE(LastDotUsedWideFallback()) << "m=" << m;
+    EXPECT_TRUE(std::isinf(c[batch * m * n - 1]) ||
+                std::isnan(c[batch * m * n - 1]));
+  }
+}
+
 // The skinny-M kernel over a K-contiguous B (GemvKtKernelF32) alone:
 // every row count 1..kGemvKtMaxRows, N and K on both sides of its 16 x 16
 // blocks: each element against an FMA chain in k order from 0 computed
@@ -1578,6 +1708,13 @@ TEST(GemmTest, F64SkinnyShapesUpTo32Rows) {
 // has AVX512_BF16. On normal data it meets the class-A bound (products of
 // bf16 values are exact in f32; each pair adds two roundings, within
 // gamma_K(u) S); every layout and the edge shapes, K odd (a padded pair).
+// The bf16 dot-product paths' tests run skinny shapes (m = 1 edges) on
+// those paths: the bf16 GEMV, which would take them, is off in their scope.
+struct Bf16GemvOff {
+  Bf16GemvOff() { SetBf16GemvAllowed(false); }
+  ~Bf16GemvOff() { SetBf16GemvAllowed(true); }
+};
+
 // Runs body(amx) with the fast mode on vdpbf16ps (amx = false) and, where
 // the host has AMX, on tdpbf16ps (amx = true); restores the default.
 template <typename Body>
@@ -1595,6 +1732,7 @@ void ForEachFastBf16Path(Body body) {
 // and sum normal, so its result is kept (LastDotUsedBf16DotProducts) and
 // never redone. Every layout; results bit-identical on 1 and 2 threads.
 TEST(GemmTest, Bf16DotProductsMatchLongDoubleReference) {
+  const Bf16GemvOff no_gemv;
   const FloatFormat& bf16 = FormatOf(PrimitiveType::kBF16);
   if (gemm::HostBf16DotKernels() == nullptr) {
     GTEST_SKIP() << "no AVX512_BF16 on this host: bf16 runs on the f32 kernel";
@@ -1657,6 +1795,7 @@ TEST(GemmTest, Bf16DotProductsMatchLongDoubleReference) {
 // kernel; the bound is the class-A bound with m = K in f32's unit (every
 // product is exact in f32, each pair adds at most two roundings).
 TEST(GemmTest, AmxBf16MatchesLongDoubleReferenceOnEdgeShapes) {
+  const Bf16GemvOff no_gemv;
   if (gemm::HostBf16AmxKernel() == nullptr ||
       gemm::HostBf16DotKernels() == nullptr) {
     GTEST_SKIP() << "no AMX-BF16 on this host (cpuid, or arch_prctl "
@@ -1702,6 +1841,7 @@ TEST(GemmTest, AmxBf16MatchesLongDoubleReferenceOnEdgeShapes) {
 // products to the wide fallback) gives them exactly. Inf and NaN inputs
 // still take the wide fallback in fast mode.
 TEST(GemmTest, FastBf16FlushesSubnormals) {
+  const Bf16GemvOff no_gemv;
   if (gemm::HostBf16DotKernels() == nullptr) {
     GTEST_SKIP() << "no AVX512_BF16 on this host";
   }
@@ -1822,6 +1962,7 @@ std::vector<float> ConformantBf16Dot6x64x2(AOf a_of, BOf b_of) {
 // rounding up would not (a rounding that errs by more than half an ulp
 // could break the class-A bound, which only allows u per step).
 TEST(GemmTest, ConformantBf16DotProductsRoundToNearest) {
+  const Bf16GemvOff no_gemv;
   if (gemm::HostBf16DotKernels() == nullptr) {
     GTEST_SKIP() << "no AVX512_BF16 on this host";
   }
@@ -1857,6 +1998,7 @@ TEST(GemmTest, ConformantBf16DotProductsRoundToNearest) {
 // are below the guard. The hand boundary case (Ea + Eb = -112) keeps the
 // instructions' result.
 TEST(GemmTest, ConformantBf16RedoesDotsThatCouldMeetSubnormals) {
+  const Bf16GemvOff no_gemv;
   if (gemm::HostBf16DotKernels() == nullptr) {
     GTEST_SKIP() << "no AVX512_BF16 on this host";
   }
