@@ -1715,58 +1715,34 @@ HLOREF_AVX512 void Avx512GemvTiled(int mr, int64_t kc, const typename X::T* a,
   X::Reduce(mx, mn, max_abs, min_nz_m1);
 }
 
+// Avx512GemvRows<X, R> for R = mr (R = kMax for mr >= kMax).
+template <typename X, int kMax, int R = 1>
+void Avx512GemvRowsOf(int mr, int64_t kc, const typename X::T* a, int64_t lda,
+                      const typename X::BT* b, int64_t ldb, int64_t n,
+                      typename X::T* c, int64_t ldc, bool accumulate,
+                      typename X::U* mx, typename X::U* mn) {
+  if constexpr (R < kMax) {
+    if (mr > R) {
+      return Avx512GemvRowsOf<X, kMax, R + 1>(mr, kc, a, lda, b, ldb, n, c, ldc,
+                                              accumulate, mx, mn);
+    }
+  }
+  Avx512GemvRows<X, R>(kc, a, lda, b, ldb, n, c, ldc, accumulate, mx, mn);
+}
+
 template <typename X>
 void Avx512Gemv(int mr, int64_t kc, const typename X::T* a, int64_t lda,
                 const typename X::BT* b, int64_t ldb, int64_t n,
                 typename X::T* c, int64_t ldc, bool accumulate,
                 typename X::U* mx, typename X::U* mn) {
-#define HLOREF_GEMV_CASE(R)                                                    \
-  case R:                                                                      \
-    return Avx512GemvRows<X, R>(kc, a, lda, b, ldb, n, c, ldc, accumulate, mx, \
-                                mn);
   if (mr >= kGemvTileMinRows &&
       kc * n * static_cast<int64_t>(sizeof(typename X::T)) <=
           GemvTileBudgetBytes()) {
     return Avx512GemvTiled<X>(mr, kc, a, lda, b, ldb, n, c, ldc, accumulate, mx,
                               mn);
   }
-  switch (mr) {
-    HLOREF_GEMV_CASE(1)
-    HLOREF_GEMV_CASE(2)
-    HLOREF_GEMV_CASE(3)
-    HLOREF_GEMV_CASE(4)
-    HLOREF_GEMV_CASE(5)
-    HLOREF_GEMV_CASE(6)
-    HLOREF_GEMV_CASE(7)
-    HLOREF_GEMV_CASE(8)
-    HLOREF_GEMV_CASE(9)
-    HLOREF_GEMV_CASE(10)
-    HLOREF_GEMV_CASE(11)
-    HLOREF_GEMV_CASE(12)
-    HLOREF_GEMV_CASE(13)
-    HLOREF_GEMV_CASE(14)
-    HLOREF_GEMV_CASE(15)
-    HLOREF_GEMV_CASE(16)
-    HLOREF_GEMV_CASE(17)
-    HLOREF_GEMV_CASE(18)
-    HLOREF_GEMV_CASE(19)
-    HLOREF_GEMV_CASE(20)
-    HLOREF_GEMV_CASE(21)
-    HLOREF_GEMV_CASE(22)
-    HLOREF_GEMV_CASE(23)
-    HLOREF_GEMV_CASE(24)
-    HLOREF_GEMV_CASE(25)
-    HLOREF_GEMV_CASE(26)
-    HLOREF_GEMV_CASE(27)
-    HLOREF_GEMV_CASE(28)
-    HLOREF_GEMV_CASE(29)
-    HLOREF_GEMV_CASE(30)
-    HLOREF_GEMV_CASE(31)
-    default:
-      return Avx512GemvRows<X, 32>(kc, a, lda, b, ldb, n, c, ldc, accumulate,
-                                   mx, mn);
-  }
-#undef HLOREF_GEMV_CASE
+  Avx512GemvRowsOf<X, kGemvMaxRows>(mr, kc, a, lda, b, ldb, n, c, ldc,
+                                    accumulate, mx, mn);
 }
 void Avx512GemvF32(int mr, int64_t kc, const float* a, int64_t lda,
                    const float* b, int64_t ldb, int64_t n, float* c,
@@ -1781,22 +1757,8 @@ void Avx512GemvF64(int mr, int64_t kc, const double* a, int64_t lda,
 void Avx512GemvBf16B(int mr, int64_t kc, const float* a, int64_t lda,
                      const uint16_t* b, int64_t ldb, int64_t n, float* c,
                      int64_t ldc, bool accumulate, uint32_t* mx, uint32_t* mn) {
-#define HLOREF_GEMV_CASE(R)                                           \
-  case R:                                                             \
-    return Avx512GemvRows<Bf16BVec, R>(kc, a, lda, b, ldb, n, c, ldc, \
-                                       accumulate, mx, mn);
-  switch (mr) {
-    HLOREF_GEMV_CASE(1)
-    HLOREF_GEMV_CASE(2)
-    HLOREF_GEMV_CASE(3)
-    HLOREF_GEMV_CASE(4)
-    HLOREF_GEMV_CASE(5)
-    HLOREF_GEMV_CASE(6)
-    HLOREF_GEMV_CASE(7)
-    default:
-      HLOREF_GEMV_CASE(8)
-  }
-#undef HLOREF_GEMV_CASE
+  Avx512GemvRowsOf<Bf16BVec, kGemvBf16MaxRows>(mr, kc, a, lda, b, ldb, n, c,
+                                               ldc, accumulate, mx, mn);
 }
 
 // A 16 x 16 block of 32-bit values transposed in registers: col[j] lane i

@@ -1234,6 +1234,46 @@ TEST(GemmKernelTest, Transpose32CopiesExactlyTheBlock) {
   }
 }
 
+// A GEMV kernel's C block (rows x ldc, filled with 0.25 before the call):
+// rows < mr and columns < n must hold the k-order chain of A's row against
+// b_at(k, j) after 0.25 (accumulate) or 0, fused (fma) or a multiply then
+// an add; every other element must still be 0.25.
+template <typename BAt>
+::testing::AssertionResult GemvBlockIsTheChain(const std::vector<float>& c,
+                                               int rows, int64_t ldc, int mr,
+                                               int64_t n, int64_t kc,
+                                               bool accumulate, bool fma,
+                                               const std::vector<float>& a,
+                                               int64_t lda, BAt b_at) {
+  for (int r = 0; r < rows; ++r) {
+    for (int64_t j = 0; j < ldc; ++j) {
+      const float got = c[r * ldc + j];
+      if (r >= mr || j >= n) {
+        if (got != 0.25f) {
+          return ::testing::AssertionFailure()
+                 << "wrote outside the block at row " << r << " col " << j;
+        }
+        continue;
+      }
+      float want = accumulate ? 0.25f : 0.0f;
+      for (int64_t k = 0; k < kc; ++k) {
+        const float x = a[r * lda + k], y = b_at(k, j);
+        if (fma) {
+          want = std::fma(x, y, want);
+        } else {
+          const float p = x * y;
+          want = want + p;
+        }
+      }
+      if (std::bit_cast<uint32_t>(got) != std::bit_cast<uint32_t>(want)) {
+        return ::testing::AssertionFailure() << "row " << r << " col " << j
+                                             << ": " << got << " want " << want;
+      }
+    }
+  }
+  return ::testing::AssertionSuccess();
+}
+
 // The skinny-M kernel alone, every row count 1..kGemvMaxRows, N edges of
 // the vector width, K not a multiple of the kernel's row groups: each
 // element against an FMA chain in k order computed here with std::fma
@@ -1274,29 +1314,11 @@ TEST(GemmKernelTest, GemvMatchesAnFmaChainAndScansB) {
               }
               ASSERT_EQ(mx, want_mx) << kernels->name << " mr=" << mr;
               ASSERT_EQ(mn, want_mn) << kernels->name << " mr=" << mr;
-              for (int r = 0; r < gemm::kGemvMaxRows; ++r) {
-                for (int64_t j = 0; j < ldc; ++j) {
-                  const float got = c[r * ldc + j];
-                  if (r >= mr || j >= n) {
-                    ASSERT_EQ(got, 0.25f) << "wrote outside the block";
-                    continue;
-                  }
-                  float want = accumulate ? 0.25f : 0.0f;
-                  for (int64_t k = 0; k < kc; ++k) {
-                    const float x = a[r * lda + k], y = b[k * ldb + j];
-                    if (fma) {
-                      want = std::fma(x, y, want);
-                    } else {
-                      const float p = x * y;
-                      want = want + p;
-                    }
-                  }
-                  ASSERT_EQ(got, want)
-                      << kernels->name << " mr=" << mr << " n=" << n
-                      << " kc=" << kc << " row " << r << " col " << j
-                      << " budget " << budget;
-                }
-              }
+              ASSERT_TRUE(GemvBlockIsTheChain(
+                  c, gemm::kGemvMaxRows, ldc, mr, n, kc, accumulate, fma, a,
+                  lda, [&](int64_t k, int64_t j) { return b[k * ldb + j]; }))
+                  << kernels->name << " mr=" << mr << " n=" << n << " kc=" << kc
+                  << " budget " << budget;
             }
           }
         }
@@ -1351,28 +1373,11 @@ TEST(GemmKernelTest, GemvBf16BMatchesAnFmaChainOverTheWidenedB) {
             }
             ASSERT_EQ(mx, want_mx) << kernels->name << " mr=" << mr;
             ASSERT_EQ(mn, want_mn) << kernels->name << " mr=" << mr;
-            for (int r = 0; r < gemm::kGemvBf16MaxRows; ++r) {
-              for (int64_t j = 0; j < ldc; ++j) {
-                const float got = c[r * ldc + j];
-                if (r >= mr || j >= n) {
-                  ASSERT_EQ(got, 0.25f) << "wrote outside the block";
-                  continue;
-                }
-                float want = accumulate ? 0.25f : 0.0f;
-                for (int64_t k = 0; k < kc; ++k) {
-                  const float x = a[r * lda + k], y = widen(b[k * ldb + j]);
-                  if (fma) {
-                    want = std::fma(x, y, want);
-                  } else {
-                    const float p = x * y;
-                    want = want + p;
-                  }
-                }
-                ASSERT_EQ(got, want)
-                    << kernels->name << " mr=" << mr << " n=" << n
-                    << " kc=" << kc << " row " << r << " col " << j;
-              }
-            }
+            ASSERT_TRUE(GemvBlockIsTheChain(
+                c, gemm::kGemvBf16MaxRows, ldc, mr, n, kc, accumulate, fma, a,
+                lda,
+                [&](int64_t k, int64_t j) { return widen(b[k * ldb + j]); }))
+                << kernels->name << " mr=" << mr << " n=" << n << " kc=" << kc;
           }
         }
       }
