@@ -278,7 +278,12 @@ absl::StatusOr<Problem> MakeProblem(const DotDims& d, int threads,
   // 16 x 16 blocks of B in registers, where packing B (a transposing copy
   // and a scan of it) was 55 % of decode_attention's time for one FMA per
   // packed element. HLOREF_CPU_GEMV_KT=0 turns it off (A/B runs).
-  p.gemv_kt = !p.gemv && same_b && p.path == GemmPath::kF32 &&
+  // The same over a bf16 B (a bf16 key cache), widened as it is read,
+  // unless SetBf16GemvAllowed(false).
+  const bool bf16_b = p.path == GemmPath::kF32 &&
+                      p.rt == PrimitiveType::kBF16 &&
+                      bf16_gemv_allowed.load(std::memory_order_relaxed);
+  p.gemv_kt = !p.gemv && (same_b || bf16_b) && p.path == GemmPath::kF32 &&
               p.m <= gemm::kGemvKtMaxRows && p.b_ks == 1 &&
               p.b_ns != kNotAffine && GemvKtEnabled();
   // At most kGemvBf16MaxRows rows over a row-major bf16 B (a decoding
@@ -286,11 +291,9 @@ absl::StatusOr<Problem> MakeProblem(const DotDims& d, int threads,
   // reads it, where the packed path copied and widened (or paired) all of
   // B for one to eight rows. HLOREF_CPU_GEMV_BF16=0 / SetBf16GemvAllowed
   // turn it off.
-  p.gemv_bf16b = !p.gemv && !p.gemv_kt && p.path == GemmPath::kF32 &&
-                 p.rt == PrimitiveType::kBF16 &&
+  p.gemv_bf16b = !p.gemv && !p.gemv_kt && bf16_b &&
                  p.m <= gemm::kGemvBf16MaxRows && p.b_ns == 1 &&
-                 p.b_ks != kNotAffine &&
-                 bf16_gemv_allowed.load(std::memory_order_relaxed);
+                 p.b_ks != kNotAffine;
   p.gemv = p.gemv || p.gemv_kt || p.gemv_bf16b;
   if (p.gemv) {
     p.m_blocks = 1;
@@ -614,26 +617,35 @@ void RunGemvItems(Shared& sh, const Loader<T>& la, Stats<T>& sa, Stats<T>& sb,
       ldc = scratch_ld;
     }
     // One call over all of K: B streams through once, scanned by the
-    // kernel itself for the range guard.
-    const T* b =
-        static_cast<const T*>(sh.rhs) + p.b_b[bi] + p.b_n[n0] + p.b_k[0];
+    // kernel itself for the range guard. B's element offset (a bf16 B is
+    // read as its bit patterns).
+    const int64_t b_off = p.b_b[bi] + p.b_n[n0] + p.b_k[0];
+    const int m = static_cast<int>(p.m);
     if constexpr (std::is_same_v<T, float>) {
-      if (p.gemv_bf16b) {
-        const uint16_t* b16 = static_cast<const uint16_t*>(sh.rhs) + p.b_b[bi] +
-                              p.b_n[n0] + p.b_k[0];
-        sh.kernels->gemv_bf16b_f32(static_cast<int>(p.m), p.k, a, lda, b16,
-                                   p.b_ks, ncols, c, ldc, false, &sb.max_abs,
-                                   &sb.min_nz_minus1);
+      // (Each pointer only for its own type: an offset in the other type's
+      // elements could point past the buffer.)
+      const uint16_t* b16 = p.rt == PrimitiveType::kBF16
+                                ? static_cast<const uint16_t*>(sh.rhs) + b_off
+                                : nullptr;
+      const float* b32 = p.rt == PrimitiveType::kBF16
+                             ? nullptr
+                             : static_cast<const float*>(sh.rhs) + b_off;
+      if (p.rt == PrimitiveType::kBF16 && p.gemv_kt) {
+        sh.kernels->gemv_kt_bf16b_f32(m, p.k, a, lda, b16, p.b_ns, ncols, c,
+                                      ldc, &sb.max_abs, &sb.min_nz_minus1);
+      } else if (p.rt == PrimitiveType::kBF16) {
+        sh.kernels->gemv_bf16b_f32(m, p.k, a, lda, b16, p.b_ks, ncols, c, ldc,
+                                   false, &sb.max_abs, &sb.min_nz_minus1);
       } else if (p.gemv_kt) {
-        sh.kernels->gemv_kt_f32(static_cast<int>(p.m), p.k, a, lda, b, p.b_ns,
-                                ncols, c, ldc, &sb.max_abs, &sb.min_nz_minus1);
+        sh.kernels->gemv_kt_f32(m, p.k, a, lda, b32, p.b_ns, ncols, c, ldc,
+                                &sb.max_abs, &sb.min_nz_minus1);
       } else {
-        sh.kernels->gemv_f32(static_cast<int>(p.m), p.k, a, lda, b, p.b_ks,
-                             ncols, c, ldc, false, &sb.max_abs,
-                             &sb.min_nz_minus1);
+        sh.kernels->gemv_f32(m, p.k, a, lda, b32, p.b_ks, ncols, c, ldc, false,
+                             &sb.max_abs, &sb.min_nz_minus1);
       }
     } else {
-      sh.kernels->gemv_f64(static_cast<int>(p.m), p.k, a, lda, b, p.b_ks, ncols,
+      sh.kernels->gemv_f64(m, p.k, a, lda,
+                           static_cast<const T*>(sh.rhs) + b_off, p.b_ks, ncols,
                            c, ldc, false, &sb.max_abs, &sb.min_nz_minus1);
     }
     if (p.direct_c && !direct) {

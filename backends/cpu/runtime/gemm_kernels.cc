@@ -206,6 +206,20 @@ void PortableGemvKtF32(int mr, int64_t kc, const float* a, int64_t lda,
   }
 }
 
+// GemvKtKernelBf16B in ISO C++: each B row widened into a local row, then
+// as PortableGemvKtF32.
+void PortableGemvKtBf16B(int mr, int64_t kc, const float* a, int64_t lda,
+                         const uint16_t* b, int64_t ldb, int64_t n, float* c,
+                         int64_t ldc, uint32_t* mx, uint32_t* mn) {
+  std::vector<float> row(static_cast<size_t>(std::max<int64_t>(kc, 1)));
+  for (int64_t j = 0; j < n; ++j) {
+    for (int64_t k = 0; k < kc; ++k) {
+      row[k] = std::bit_cast<float>(uint32_t{b[j * ldb + k]} << 16);
+    }
+    PortableGemvKtF32(mr, kc, a, lda, row.data(), kc, 1, c + j, ldc, mx, mn);
+  }
+}
+
 void PortableCvtBf16(const uint16_t* src, float* dst, int64_t n, int64_t chunk,
                      int64_t dst_stride, uint32_t* mx, uint32_t* mn) {
   for (int64_t c0 = 0; c0 < n; c0 += chunk) {
@@ -273,7 +287,8 @@ const GemmKernels kPortable = {"portable",
                                PortableCvtF16,
                                PortableF32ToBf16,
                                PortableGemvKtF32,
-                               PortableGemvBf16B};
+                               PortableGemvBf16B,
+                               PortableGemvKtBf16B};
 
 #ifdef HLOREF_GEMM_X86
 
@@ -1845,9 +1860,9 @@ HLOREF_AVX512 void Avx512Transpose32(const float* src, int64_t lds,
 // and fed to the FMA chains in k order. No packed copy of B.
 constexpr int64_t kGemvKtPrefetchRows = 32;
 
-template <int kMr>
+template <int kMr, typename BT>
 HLOREF_AVX512 void Avx512GemvKtRows(int64_t kc, const float* a, int64_t lda,
-                                    const float* b, int64_t ldb, int64_t n,
+                                    const BT* b, int64_t ldb, int64_t n,
                                     float* c, int64_t ldc, uint32_t* max_abs,
                                     uint32_t* min_nz_m1) {
   const __m512i abs = _mm512_set1_epi32(0x7fffffff);
@@ -1879,7 +1894,17 @@ HLOREF_AVX512 void Avx512GemvKtRows(int64_t kc, const float* a, int64_t lda,
                              b + (j0 + kGemvKtPrefetchRows + i) * ldb + k0),
                          _MM_HINT_T0);
           }
-          r[i] = _mm512_maskz_loadu_epi32(k_mask, b + (j0 + i) * ldb + k0);
+          if constexpr (std::is_same_v<BT, uint16_t>) {
+            // bf16 patterns widened to f32 (exact).
+            r[i] = _mm512_maskz_slli_epi32(
+                all,
+                _mm512_maskz_cvtepu16_epi32(
+                    all,
+                    _mm256_maskz_loadu_epi16(k_mask, b + (j0 + i) * ldb + k0)),
+                16);
+          } else {
+            r[i] = _mm512_maskz_loadu_epi32(k_mask, b + (j0 + i) * ldb + k0);
+          }
           const __m512i u = _mm512_and_si512(r[i], abs);
           mx = _mm512_mask_max_epu32(mx, all, mx, u);
           mn = _mm512_mask_min_epu32(mn, k_mask, mn, _mm512_sub_epi32(u, one));
@@ -1908,10 +1933,10 @@ HLOREF_AVX512 void Avx512GemvKtRows(int64_t kc, const float* a, int64_t lda,
   StoreScanStats(mx, mn, max_abs, min_nz_m1);
 }
 
-HLOREF_AVX512 void Avx512GemvKtF32(int mr, int64_t kc, const float* a,
-                                   int64_t lda, const float* b, int64_t ldb,
-                                   int64_t n, float* c, int64_t ldc,
-                                   uint32_t* mx, uint32_t* mn) {
+template <typename BT>
+HLOREF_AVX512 void Avx512GemvKt(int mr, int64_t kc, const float* a, int64_t lda,
+                                const BT* b, int64_t ldb, int64_t n, float* c,
+                                int64_t ldc, uint32_t* mx, uint32_t* mn) {
   switch (mr) {
     case 1:
       return Avx512GemvKtRows<1>(kc, a, lda, b, ldb, n, c, ldc, mx, mn);
@@ -1922,6 +1947,18 @@ HLOREF_AVX512 void Avx512GemvKtF32(int mr, int64_t kc, const float* a,
     default:
       return Avx512GemvKtRows<4>(kc, a, lda, b, ldb, n, c, ldc, mx, mn);
   }
+}
+HLOREF_AVX512 void Avx512GemvKtF32(int mr, int64_t kc, const float* a,
+                                   int64_t lda, const float* b, int64_t ldb,
+                                   int64_t n, float* c, int64_t ldc,
+                                   uint32_t* mx, uint32_t* mn) {
+  Avx512GemvKt(mr, kc, a, lda, b, ldb, n, c, ldc, mx, mn);
+}
+HLOREF_AVX512 void Avx512GemvKtBf16B(int mr, int64_t kc, const float* a,
+                                     int64_t lda, const uint16_t* b,
+                                     int64_t ldb, int64_t n, float* c,
+                                     int64_t ldc, uint32_t* mx, uint32_t* mn) {
+  Avx512GemvKt(mr, kc, a, lda, b, ldb, n, c, ldc, mx, mn);
 }
 
 // F32BitsToBf16 on 16 lanes: (u + 0x7fff + bit 16 of u) >> 16, a NaN
@@ -1971,7 +2008,8 @@ const GemmKernels kAvx512 = {"avx512",
                              Avx512CvtF16,
                              Avx512F32ToBf16,
                              Avx512GemvKtF32,
-                             Avx512GemvBf16B};
+                             Avx512GemvBf16B,
+                             Avx512GemvKtBf16B};
 const GemmKernels kAvx512Vnni = {"avx512-vnni",
                                  Avx512F32,
                                  Avx512F64,
@@ -1989,7 +2027,8 @@ const GemmKernels kAvx512Vnni = {"avx512-vnni",
                                  Avx512CvtF16,
                                  Avx512F32ToBf16,
                                  Avx512GemvKtF32,
-                                 Avx512GemvBf16B};
+                                 Avx512GemvBf16B,
+                                 Avx512GemvKtBf16B};
 
 #endif  // HLOREF_GEMM_X86
 

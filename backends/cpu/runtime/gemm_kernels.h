@@ -107,6 +107,14 @@ using GemvKernelBf16B = void (*)(int mr, int64_t kc, const float* a,
                                  int64_t n, float* c, int64_t ldc,
                                  bool accumulate, uint32_t* max_abs,
                                  uint32_t* min_nz_m1);
+// GemvKtKernelF32 over a bf16 B (its bit patterns, K contiguous), each
+// value widened to f32 as it is read: the bits and statistics of the f32
+// kernel over the widened B (a decoding step's q . k^T against a bf16 key
+// cache).
+using GemvKtKernelBf16B = void (*)(int mr, int64_t kc, const float* a,
+                                   int64_t lda, const uint16_t* b, int64_t ldb,
+                                   int64_t n, float* c, int64_t ldc,
+                                   uint32_t* max_abs, uint32_t* min_nz_m1);
 using GemvKernelF64 = void (*)(int mr, int64_t kc, const double* a, int64_t lda,
                                const double* b, int64_t ldb, int64_t n,
                                double* c, int64_t ldc, bool accumulate,
@@ -196,6 +204,8 @@ struct GemmKernels {
   GemvKtKernelF32 gemv_kt_f32 = nullptr;
   // Skinny M over a row-major bf16 B (GemvKernelBf16B).
   GemvKernelBf16B gemv_bf16b_f32 = nullptr;
+  // Skinny M over a K-contiguous bf16 B (GemvKtKernelBf16B).
+  GemvKtKernelBf16B gemv_kt_bf16b_f32 = nullptr;
 };
 
 // Fast mode only (CpuBackendOptions::fast, --cpu-fast): bf16 x bf16 on

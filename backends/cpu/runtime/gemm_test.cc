@@ -1385,59 +1385,71 @@ TEST(GemmKernelTest, GemvBf16BMatchesAnFmaChainOverTheWidenedB) {
   }
 }
 
-// A bf16 x bf16 dot into f32 with 1 .. kGemvBf16MaxRows rows (and the first
-// row count above, the packed path) through RunDot, batched, on 2 threads:
-// with the FMA kernels each element must be the std::fma chain in k order
-// over the widened values (the bf16 GEMV's bits; the hardware dot products
-// of the packed path pair the terms and are held to the class-A bound
-// instead), and an infinity in B, seen only by the GEMV's own scan, must
-// still take the wide fallback.
+// A bf16 x bf16 dot into f32 through RunDot, batched, on 2 threads, B
+// row-major (the bf16 GEMV, 1 .. kGemvBf16MaxRows rows) and K-contiguous
+// (a bf16 key cache: the K-contiguous GEMV, 1 .. kGemvKtMaxRows rows), and
+// the first row count above each: with the FMA kernels each element of
+// the GEMVs must be the std::fma chain in k order over the widened values
+// (the hardware dot products of the packed path pair the terms and are
+// held to the class-A bound instead), and an infinity in B, seen only by
+// the GEMV's own scan, must still take the wide fallback.
 TEST(GemmTest, SkinnyShapesOverABf16B) {
   const bool fma = gemm::HostGemmKernels().fma_chain;
   const FloatFormat& bf16 = FormatOf(PrimitiveType::kBF16);
   ThreadPool two(2);
-  for (int64_t m = 1; m <= gemm::kGemvBf16MaxRows + 1; ++m) {
-    const int64_t batch = 2, n = 300, k = 77;
-    const DotDims d = MakeDims(PrimitiveType::kBF16, PrimitiveType::kBF16,
-                               PrimitiveType::kF32, batch, m, n, k, Layout{});
-    const std::vector<float> af = RandomF32(batch * m * k, 51),
-                             bf = RandomF32(batch * k * n, 52);
-    std::vector<uint16_t> a(af.size()), b(bf.size());
-    for (size_t i = 0; i < a.size(); ++i) a[i] = EncodeFloat(bf16, af[i]);
-    for (size_t i = 0; i < b.size(); ++i) b[i] = EncodeFloat(bf16, bf[i]);
-    std::vector<float> c(batch * m * n, NAN);
-    ASSERT_TRUE(
-        RunDot(d, a.data(), b.data(), c.data(), &two, gemm::HostGemmKernels())
-            .ok());
-    EXPECT_FALSE(LastDotUsedWideFallback()) << "m=" << m;
-    const Ref r = Reference(d, a, b, FromBf16, FromBf16);
-    for (int64_t bi = 0; bi < batch; ++bi) {
-      for (int64_t i = 0; i < m; ++i) {
-        for (int64_t j = 0; j < n; ++j) {
-          const int64_t o = (bi * m + i) * n + j;
-          if (fma && m <= gemm::kGemvBf16MaxRows) {
-            float want = 0.0f;
-            for (int64_t kk = 0; kk < k; ++kk) {
-              want = std::fma(
-                  static_cast<float>(FromBf16(a[(bi * m + i) * k + kk])),
-                  static_cast<float>(FromBf16(b[(bi * k + kk) * n + j])), want);
+  for (const bool k_contiguous : {false, true}) {
+    const int64_t gemv_rows =
+        k_contiguous ? gemm::kGemvKtMaxRows : gemm::kGemvBf16MaxRows;
+    for (int64_t m = 1; m <= gemv_rows + 1; ++m) {
+      const int64_t batch = 2, n = 300, k = 77;
+      Layout layout;
+      layout.rhs_nminor = !k_contiguous;  // else rhs [batch][n][k]
+      const DotDims d = MakeDims(PrimitiveType::kBF16, PrimitiveType::kBF16,
+                                 PrimitiveType::kF32, batch, m, n, k, layout);
+      const std::vector<float> af = RandomF32(batch * m * k, 51),
+                               bf = RandomF32(batch * k * n, 52);
+      std::vector<uint16_t> a(af.size()), b(bf.size());
+      for (size_t i = 0; i < a.size(); ++i) a[i] = EncodeFloat(bf16, af[i]);
+      for (size_t i = 0; i < b.size(); ++i) b[i] = EncodeFloat(bf16, bf[i]);
+      auto b_at = [&](int64_t bi, int64_t kk, int64_t j) {
+        return b[k_contiguous ? (bi * n + j) * k + kk : (bi * k + kk) * n + j];
+      };
+      std::vector<float> c(batch * m * n, NAN);
+      ASSERT_TRUE(
+          RunDot(d, a.data(), b.data(), c.data(), &two, gemm::HostGemmKernels())
+              .ok());
+      EXPECT_FALSE(LastDotUsedWideFallback()) << "m=" << m;
+      const Ref r = Reference(d, a, b, FromBf16, FromBf16);
+      for (int64_t bi = 0; bi < batch; ++bi) {
+        for (int64_t i = 0; i < m; ++i) {
+          for (int64_t j = 0; j < n; ++j) {
+            const int64_t o = (bi * m + i) * n + j;
+            if (fma && m <= gemv_rows) {
+              float want = 0.0f;
+              for (int64_t kk = 0; kk < k; ++kk) {
+                want = std::fma(
+                    static_cast<float>(FromBf16(a[(bi * m + i) * k + kk])),
+                    static_cast<float>(FromBf16(b_at(bi, kk, j))), want);
+              }
+              ASSERT_EQ(c[o], want) << "k contiguous " << k_contiguous
+                                    << " m=" << m << " element " << o;
+            } else {
+              ASSERT_LE(std::fabs(c[o] - r.y[o]),
+                        Bound(r.s[o], k, 0x1p-24, HalfUlpF32(r.y[o])))
+                  << "k contiguous " << k_contiguous << " m=" << m
+                  << " element " << o;
             }
-            ASSERT_EQ(c[o], want) << "m=" << m << " element " << o;
-          } else {
-            ASSERT_LE(std::fabs(c[o] - r.y[o]),
-                      Bound(r.s[o], k, 0x1p-24, HalfUlpF32(r.y[o])))
-                << "m=" << m << " element " << o;
           }
         }
       }
+      b[batch * k * n - 1] = 0x7f80;  // +inf, B's last value (column n - 1)
+      ASSERT_TRUE(RunDot(d, a.data(), b.data(), c.data(), nullptr,
+                         gemm::HostGemmKernels())
+                      .ok());
+      EXPECT_TRUE(LastDotUsedWideFallback()) << "m=" << m;
+      EXPECT_TRUE(std::isinf(c[batch * m * n - 1]) ||
+                  std::isnan(c[batch * m * n - 1]));
     }
-    b[batch * k * n - 1] = 0x7f80;  // +inf, B's last value
-    ASSERT_TRUE(RunDot(d, a.data(), b.data(), c.data(), nullptr,
-                       gemm::HostGemmKernels())
-                    .ok());
-    EXPECT_TRUE(LastDotUsedWideFallback()) << "m=" << m;
-    EXPECT_TRUE(std::isinf(c[batch * m * n - 1]) ||
-                std::isnan(c[batch * m * n - 1]));
   }
 }
 
@@ -1453,52 +1465,59 @@ TEST(GemmKernelTest, GemvKtMatchesAnFmaChainAndScansB) {
   const int64_t ldb = 131, ldc = 120, lda = 140;
   for (const GemmKernels* kernels : KernelSets()) {
     ASSERT_NE(kernels->gemv_kt_f32, nullptr) << kernels->name;
+    ASSERT_NE(kernels->gemv_kt_bf16b_f32, nullptr) << kernels->name;
     const bool fma = std::string(kernels->name) != "portable";
-    for (int mr = 1; mr <= gemm::kGemvKtMaxRows; ++mr) {
-      for (int64_t n : {1, 15, 16, 17, 70, 111}) {
-        for (int64_t kc : {0, 1, 15, 16, 17, 37, 64, 100}) {
-          const std::vector<float> a = RandomF32(mr * lda, 31 + mr);
-          std::vector<float> b =
-              RandomF32(n * ldb, 32 + static_cast<uint32_t>(kc));
-          for (int64_t j = 0; j < n; ++j) {
-            for (int64_t k = kc; k < ldb; ++k) b[j * ldb + k] = NAN;
-          }
-          if (kc > 3 && n > 2) b[2 * ldb + 3] = 0x1p-130f;  // a subnormal
-          std::vector<float> c(gemm::kGemvKtMaxRows * ldc, 0.25f);
-          uint32_t mx = 0, mn = ~0u;
-          kernels->gemv_kt_f32(mr, kc, a.data(), lda, b.data(), ldb, n,
-                               c.data(), ldc, &mx, &mn);
-          uint32_t want_mx = 0, want_mn = ~0u;
-          for (int64_t j = 0; j < n; ++j) {
-            gemm::PortableGemmKernels().scan_f32(b.data() + j * ldb, nullptr,
-                                                 kc, std::max<int64_t>(kc, 1),
-                                                 kc, &want_mx, &want_mn);
-          }
-          ASSERT_EQ(mx, want_mx)
-              << kernels->name << " mr=" << mr << " n=" << n << " kc=" << kc;
-          ASSERT_EQ(mn, want_mn)
-              << kernels->name << " mr=" << mr << " n=" << n << " kc=" << kc;
-          for (int r = 0; r < gemm::kGemvKtMaxRows; ++r) {
-            for (int64_t j = 0; j < ldc; ++j) {
-              const float got = c[r * ldc + j];
-              if (r >= mr || j >= n) {
-                ASSERT_EQ(got, 0.25f) << "wrote outside the block";
-                continue;
-              }
-              float want = 0.0f;
-              for (int64_t k = 0; k < kc; ++k) {
-                const float x = a[r * lda + k], y = b[j * ldb + k];
-                if (fma) {
-                  want = std::fma(x, y, want);
-                } else {
-                  const float prod = x * y;
-                  want = want + prod;
-                }
-              }
-              ASSERT_EQ(got, want)
-                  << kernels->name << " mr=" << mr << " n=" << n << " kc=" << kc
-                  << " row " << r << " col " << j;
+    // B as f32, and as bf16 patterns (gemv_kt_bf16b_f32): `b` then holds
+    // the widened values, the pattern's upper half of an f32 (by hand).
+    for (const bool bf16 : {false, true}) {
+      for (int mr = 1; mr <= gemm::kGemvKtMaxRows; ++mr) {
+        for (int64_t n : {1, 15, 16, 17, 70, 111}) {
+          for (int64_t kc : {0, 1, 15, 16, 17, 37, 64, 100}) {
+            const std::vector<float> a = RandomF32(mr * lda, 31 + mr);
+            std::vector<float> b =
+                RandomF32(n * ldb, 32 + static_cast<uint32_t>(kc));
+            std::vector<uint16_t> b16(b.size());
+            for (size_t i = 0; i < b.size(); ++i) {
+              b16[i] =
+                  static_cast<uint16_t>(std::bit_cast<uint32_t>(b[i]) >> 16);
+              if (bf16) b[i] = std::bit_cast<float>(uint32_t{b16[i]} << 16);
             }
+            for (int64_t j = 0; j < n; ++j) {
+              for (int64_t k = kc; k < ldb; ++k) {
+                b[j * ldb + k] = NAN;
+                b16[j * ldb + k] = 0x7fc1;
+              }
+            }
+            if (kc > 3 && n > 2) {  // a subnormal
+              b[2 * ldb + 3] = 0x1p-130f;
+              b16[2 * ldb + 3] = 0x0008;  // 2^-130 as bf16
+            }
+            std::vector<float> c(gemm::kGemvKtMaxRows * ldc, 0.25f);
+            uint32_t mx = 0, mn = ~0u;
+            if (bf16) {
+              kernels->gemv_kt_bf16b_f32(mr, kc, a.data(), lda, b16.data(), ldb,
+                                         n, c.data(), ldc, &mx, &mn);
+            } else {
+              kernels->gemv_kt_f32(mr, kc, a.data(), lda, b.data(), ldb, n,
+                                   c.data(), ldc, &mx, &mn);
+            }
+            uint32_t want_mx = 0, want_mn = ~0u;
+            for (int64_t j = 0; j < n; ++j) {
+              gemm::PortableGemmKernels().scan_f32(b.data() + j * ldb, nullptr,
+                                                   kc, std::max<int64_t>(kc, 1),
+                                                   kc, &want_mx, &want_mn);
+            }
+            ASSERT_EQ(mx, want_mx)
+                << kernels->name << " bf16 " << bf16 << " mr=" << mr
+                << " n=" << n << " kc=" << kc;
+            ASSERT_EQ(mn, want_mn)
+                << kernels->name << " bf16 " << bf16 << " mr=" << mr
+                << " n=" << n << " kc=" << kc;
+            ASSERT_TRUE(GemvBlockIsTheChain(
+                c, gemm::kGemvKtMaxRows, ldc, mr, n, kc, false, fma, a, lda,
+                [&](int64_t k, int64_t j) { return b[j * ldb + k]; }))
+                << kernels->name << " bf16 " << bf16 << " mr=" << mr
+                << " n=" << n << " kc=" << kc;
           }
         }
       }
