@@ -1385,16 +1385,10 @@ struct F64Vec {
     }
   }
 };
-// f32 A and C over a bf16 B: 16 bit patterns widened to f32 exactly (the
-// pattern in the upper half of each lane) as they are loaded.
+// f32 A and C over a bf16 B (its bit patterns): Avx512GemvRows runs
+// Avx512GemvStepBf16 for it.
 struct Bf16BVec : F32Vec {
   using BT = uint16_t;
-  HLOREF_AVX512 static V LoadB(M m, const BT* p) {
-    const __m256i h = _mm256_maskz_loadu_epi16(m, p);
-    // (The mask forms: GCC 12 warns on the unmasked ones' undefined src.)
-    return _mm512_castsi512_ps(_mm512_maskz_slli_epi32(
-        0xFFFF, _mm512_maskz_cvtepu16_epi32(0xFFFF, h), 16));
-  }
 };
 
 // kKk rows of B (k0 .. k0 + kKk - 1) into kMr rows of C, one vector of
@@ -1460,6 +1454,105 @@ HLOREF_AVX512 void Avx512GemvStep(const typename X::T* a, int64_t lda,
   }
 }
 
+// Avx512GemvStep over a bf16 B (Bf16BVec), 32 columns per iteration: their
+// 64 bytes of patterns are scanned as 32 16-bit lanes (mx16: the largest
+// magnitude pattern, mn16: the smallest nonzero one minus 1, 0xffff for
+// none; half the operations of scanning the widened values) and widened
+// to two f32 vectors by one word permutation each (pattern i into the
+// upper half of lane i, the lower half zeroed). The same FMA chains as
+// Avx512GemvStep over the widened B.
+template <int kMr, int kKk>
+HLOREF_AVX512 void Avx512GemvStepBf16(const float* a, int64_t lda,
+                                      const uint16_t* b, int64_t ldb, int64_t n,
+                                      float* c, int64_t ldc, bool first,
+                                      __m512i& mx16, __m512i& mn16) {
+  constexpr bool kHoist = kMr * kKk <= 16;
+  __m512 av[kHoist ? kMr : 1][kHoist ? kKk : 1];
+  alignas(64) float at[kHoist ? 1 : kMr * kKk];
+  if constexpr (!kHoist) {
+    for (int m = 0; m < kMr; ++m) {
+      for (int q = 0; q < kKk; ++q) at[m * kKk + q] = a[m * lda + q];
+    }
+  } else {
+#pragma GCC unroll 16
+    for (int m = 0; m < kMr; ++m) {
+#pragma GCC unroll 8
+      for (int q = 0; q < kKk; ++q) av[m][q] = _mm512_set1_ps(a[m * lda + q]);
+    }
+  }
+  // Word 2i + 1 of the result takes word i (lo) or 16 + i (hi).
+  alignas(64) static constexpr uint16_t kWiden[2][32] = {
+      {0, 0, 0, 1, 0, 2,  0, 3,  0, 4,  0, 5,  0, 6,  0, 7,
+       0, 8, 0, 9, 0, 10, 0, 11, 0, 12, 0, 13, 0, 14, 0, 15},
+      {0, 16, 0, 17, 0, 18, 0, 19, 0, 20, 0, 21, 0, 22, 0, 23,
+       0, 24, 0, 25, 0, 26, 0, 27, 0, 28, 0, 29, 0, 30, 0, 31}};
+  const __m512i widen_lo = _mm512_load_si512(kWiden[0]);
+  const __m512i widen_hi = _mm512_load_si512(kWiden[1]);
+  const __mmask32 odd = 0xAAAAAAAAu;
+  const __m512i abs16 = _mm512_set1_epi16(0x7fff);
+  const __m512i one16 = _mm512_set1_epi16(1);
+  const __mmask32 all = ~__mmask32(0);
+  for (int64_t j = 0; j < n; j += 32) {
+    const int64_t rem = n - j;
+    const __mmask32 mask32 =
+        rem >= 32 ? ~__mmask32(0) : __mmask32((uint64_t{1} << rem) - 1u);
+    const __mmask16 mask_lo = static_cast<__mmask16>(mask32);
+    const __mmask16 mask_hi = static_cast<__mmask16>(mask32 >> 16);
+    const float* ap = at;
+    asm("" : "+r"(ap));
+    __m512 lo[kKk], hi[kKk];
+#pragma GCC unroll 8
+    for (int q = 0; q < kKk; ++q) {
+      const __m512i h = _mm512_maskz_loadu_epi16(mask32, b + q * ldb + j);
+      const __m512i u = _mm512_maskz_and_epi32(0xFFFF, h, abs16);
+      mx16 = _mm512_mask_max_epu16(mx16, all, mx16, u);
+      // Masked-off lanes are 0, whose u - 1 (0xffff) changes nothing.
+      mn16 = _mm512_mask_min_epu16(mn16, all, mn16,
+                                   _mm512_mask_sub_epi16(u, all, u, one16));
+      lo[q] =
+          _mm512_castsi512_ps(_mm512_maskz_permutexvar_epi16(odd, widen_lo, h));
+      hi[q] =
+          _mm512_castsi512_ps(_mm512_maskz_permutexvar_epi16(odd, widen_hi, h));
+    }
+#pragma GCC unroll 8
+    for (int m = 0; m < kMr; ++m) {
+      float* cm = c + m * ldc + j;
+      __m512 acc_lo =
+          first ? _mm512_setzero_ps() : _mm512_maskz_loadu_ps(mask_lo, cm);
+      __m512 acc_hi =
+          first ? _mm512_setzero_ps() : _mm512_maskz_loadu_ps(mask_hi, cm + 16);
+#pragma GCC unroll 8
+      for (int q = 0; q < kKk; ++q) {
+        __m512 am;
+        if constexpr (kHoist) {
+          am = av[m][q];
+        } else {
+          am = _mm512_set1_ps(ap[m * kKk + q]);
+        }
+        acc_lo = _mm512_fmadd_ps(am, lo[q], acc_lo);
+        acc_hi = _mm512_fmadd_ps(am, hi[q], acc_hi);
+      }
+      _mm512_mask_storeu_ps(cm, mask_lo, acc_lo);
+      if (mask_hi != 0) _mm512_mask_storeu_ps(cm + 16, mask_hi, acc_hi);
+    }
+  }
+}
+
+// The 16-bit statistics of Avx512GemvStepBf16 as the f32 ones of the
+// widened values (pattern p is the f32 pattern p << 16).
+HLOREF_AVX512 void FoldBf16Stats(__m512i mx16, __m512i mn16, uint32_t* max_abs,
+                                 uint32_t* min_nz_m1) {
+  alignas(64) uint16_t hx[32], hn[32];
+  _mm512_store_si512(hx, mx16);
+  _mm512_store_si512(hn, mn16);
+  for (int i = 0; i < 32; ++i) {
+    *max_abs = std::max(*max_abs, uint32_t{hx[i]} << 16);
+    if (hn[i] != 0xffff) {
+      *min_nz_m1 = std::min(*min_nz_m1, ((uint32_t{hn[i]} + 1) << 16) - 1);
+    }
+  }
+}
+
 template <typename X, int kMr>
 HLOREF_AVX512 void Avx512GemvRows(int64_t kc, const typename X::T* a,
                                   int64_t lda, const typename X::BT* b,
@@ -1473,22 +1566,37 @@ HLOREF_AVX512 void Avx512GemvRows(int64_t kc, const typename X::T* a,
   // sum bandwidth and 8 x 4096 x 4096 at 58 %; eight rows at 100-110 %
   // and 70-72 % (Zen 4, docs/performance.md); sixteen at 47 % and 29 %.
   constexpr int kKk = 8;
-  __m512i mx = X::Init(*max_abs), mn = X::Init(*min_nz_m1);
-  int64_t k = 0;
-  for (; k + kKk <= kc; k += kKk) {
-    Avx512GemvStep<X, kMr, kKk>(a + k, lda, b + k * ldb, ldb, n, c, ldc,
+  if constexpr (std::is_same_v<X, Bf16BVec>) {
+    __m512i mx16 = _mm512_setzero_si512();
+    __m512i mn16 = _mm512_set1_epi16(-1);
+    int64_t k = 0;
+    for (; k + kKk <= kc; k += kKk) {
+      Avx512GemvStepBf16<kMr, kKk>(a + k, lda, b + k * ldb, ldb, n, c, ldc,
+                                   k == 0 && !accumulate, mx16, mn16);
+    }
+    for (; k < kc; ++k) {
+      Avx512GemvStepBf16<kMr, 1>(a + k, lda, b + k * ldb, ldb, n, c, ldc,
+                                 k == 0 && !accumulate, mx16, mn16);
+    }
+    FoldBf16Stats(mx16, mn16, max_abs, min_nz_m1);
+  } else {
+    __m512i mx = X::Init(*max_abs), mn = X::Init(*min_nz_m1);
+    int64_t k = 0;
+    for (; k + kKk <= kc; k += kKk) {
+      Avx512GemvStep<X, kMr, kKk>(a + k, lda, b + k * ldb, ldb, n, c, ldc,
+                                  k == 0 && !accumulate, mx, mn);
+    }
+    for (; k < kc; ++k) {
+      Avx512GemvStep<X, kMr, 1>(a + k, lda, b + k * ldb, ldb, n, c, ldc,
                                 k == 0 && !accumulate, mx, mn);
-  }
-  for (; k < kc; ++k) {
-    Avx512GemvStep<X, kMr, 1>(a + k, lda, b + k * ldb, ldb, n, c, ldc,
-                              k == 0 && !accumulate, mx, mn);
+    }
+    X::Reduce(mx, mn, max_abs, min_nz_m1);
   }
   if (kc == 0 && !accumulate) {
     for (int m = 0; m < kMr; ++m) {
       for (int64_t j = 0; j < n; ++j) c[m * ldc + j] = 0;
     }
   }
-  X::Reduce(mx, mn, max_abs, min_nz_m1);
 }
 
 // The register-tiled GEMV's packed strip: three vectors of columns per B
