@@ -1385,74 +1385,6 @@ TEST(GemmKernelTest, GemvBf16BMatchesAnFmaChainOverTheWidenedB) {
   }
 }
 
-// A bf16 x bf16 dot into f32 through RunDot, batched, on 2 threads, B
-// row-major (the bf16 GEMV, 1 .. kGemvBf16MaxRows rows) and K-contiguous
-// (a bf16 key cache: the K-contiguous GEMV, 1 .. kGemvKtMaxRows rows), and
-// the first row count above each: with the FMA kernels each element of
-// the GEMVs must be the std::fma chain in k order over the widened values
-// (the hardware dot products of the packed path pair the terms and are
-// held to the class-A bound instead), and an infinity in B, seen only by
-// the GEMV's own scan, must still take the wide fallback.
-TEST(GemmTest, SkinnyShapesOverABf16B) {
-  const bool fma = gemm::HostGemmKernels().fma_chain;
-  const FloatFormat& bf16 = FormatOf(PrimitiveType::kBF16);
-  ThreadPool two(2);
-  for (const bool k_contiguous : {false, true}) {
-    const int64_t gemv_rows =
-        k_contiguous ? gemm::kGemvKtMaxRows : gemm::kGemvBf16MaxRows;
-    for (int64_t m = 1; m <= gemv_rows + 1; ++m) {
-      const int64_t batch = 2, n = 300, k = 77;
-      Layout layout;
-      layout.rhs_nminor = !k_contiguous;  // else rhs [batch][n][k]
-      const DotDims d = MakeDims(PrimitiveType::kBF16, PrimitiveType::kBF16,
-                                 PrimitiveType::kF32, batch, m, n, k, layout);
-      const std::vector<float> af = RandomF32(batch * m * k, 51),
-                               bf = RandomF32(batch * k * n, 52);
-      std::vector<uint16_t> a(af.size()), b(bf.size());
-      for (size_t i = 0; i < a.size(); ++i) a[i] = EncodeFloat(bf16, af[i]);
-      for (size_t i = 0; i < b.size(); ++i) b[i] = EncodeFloat(bf16, bf[i]);
-      auto b_at = [&](int64_t bi, int64_t kk, int64_t j) {
-        return b[k_contiguous ? (bi * n + j) * k + kk : (bi * k + kk) * n + j];
-      };
-      std::vector<float> c(batch * m * n, NAN);
-      ASSERT_TRUE(
-          RunDot(d, a.data(), b.data(), c.data(), &two, gemm::HostGemmKernels())
-              .ok());
-      EXPECT_FALSE(LastDotUsedWideFallback()) << "m=" << m;
-      const Ref r = Reference(d, a, b, FromBf16, FromBf16);
-      for (int64_t bi = 0; bi < batch; ++bi) {
-        for (int64_t i = 0; i < m; ++i) {
-          for (int64_t j = 0; j < n; ++j) {
-            const int64_t o = (bi * m + i) * n + j;
-            if (fma && m <= gemv_rows) {
-              float want = 0.0f;
-              for (int64_t kk = 0; kk < k; ++kk) {
-                want = std::fma(
-                    static_cast<float>(FromBf16(a[(bi * m + i) * k + kk])),
-                    static_cast<float>(FromBf16(b_at(bi, kk, j))), want);
-              }
-              ASSERT_EQ(c[o], want) << "k contiguous " << k_contiguous
-                                    << " m=" << m << " element " << o;
-            } else {
-              ASSERT_LE(std::fabs(c[o] - r.y[o]),
-                        Bound(r.s[o], k, 0x1p-24, HalfUlpF32(r.y[o])))
-                  << "k contiguous " << k_contiguous << " m=" << m
-                  << " element " << o;
-            }
-          }
-        }
-      }
-      b[batch * k * n - 1] = 0x7f80;  // +inf, B's last value (column n - 1)
-      ASSERT_TRUE(RunDot(d, a.data(), b.data(), c.data(), nullptr,
-                         gemm::HostGemmKernels())
-                      .ok());
-      EXPECT_TRUE(LastDotUsedWideFallback()) << "m=" << m;
-      EXPECT_TRUE(std::isinf(c[batch * m * n - 1]) ||
-                  std::isnan(c[batch * m * n - 1]));
-    }
-  }
-}
-
 // The skinny-M kernel over a K-contiguous B (GemvKtKernelF32) alone:
 // every row count 1..kGemvKtMaxRows, N and K on both sides of its 16 x 16
 // blocks: each element against an FMA chain in k order from 0 computed
@@ -1525,55 +1457,93 @@ TEST(GemmKernelTest, GemvKtMatchesAnFmaChainAndScansB) {
   }
 }
 
-// M <= kGemvKtMaxRows over a K-contiguous B through RunDot (attention's
-// q . k^T at decoding), with batches and 2 threads: on the FMA-chain
-// kernels each element equals a std::fma chain in k order (the bits of
-// the packed path, which HLOREF_CPU_GEMV_KT=0 would take), on the portable
-// ones the class-A bound of the long-double reference; an infinity in B,
-// seen only by the kernel's own scan, still takes the wide fallback.
-TEST(GemmTest, SkinnyShapesOverAKContiguousB) {
+// A skinny dot through RunDot, batched, on 2 threads: operands of element
+// type E (f32 values or bf16 patterns, `to` encodes and `from` decodes)
+// into f32, B row-major or K-contiguous. With the FMA-chain kernels and
+// m <= gemv_rows (a GEMV takes it) each element must equal a std::fma
+// chain in k order over the operands' values (the GEMV's bits; the packed
+// f32 path, which turning the GEMV off would take, gives the same);
+// otherwise the class-A bound of the long-double reference. An infinity as
+// B's last value, seen only by the kernel's own scan, must still take the
+// wide fallback.
+template <typename E>
+void CheckSkinnyDot(PrimitiveType type, E (*to)(float), long double (*from)(E),
+                    bool k_contiguous, int64_t m, int64_t gemv_rows) {
   const bool fma = gemm::HostGemmKernels().fma_chain;
   ThreadPool two(2);
-  for (int64_t m = 1; m <= gemm::kGemvKtMaxRows + 1; ++m) {
-    const int64_t batch = 3, n = 300, k = 77;
-    Layout layout;
-    layout.rhs_nminor = false;  // rhs [batch][n][k]
-    const DotDims d = MakeDims(PrimitiveType::kF32, PrimitiveType::kF32,
-                               PrimitiveType::kF32, batch, m, n, k, layout);
-    const std::vector<float> a = RandomF32(batch * m * k, 41);
-    std::vector<float> b = RandomF32(batch * k * n, 42);
-    std::vector<float> c(batch * m * n, NAN);
-    ASSERT_TRUE(
-        RunDot(d, a.data(), b.data(), c.data(), &two, gemm::HostGemmKernels())
-            .ok());
-    EXPECT_FALSE(LastDotUsedWideFallback()) << "m=" << m;
-    const Ref r = Reference(d, a, b, FromF32, FromF32);
-    for (int64_t bi = 0; bi < batch; ++bi) {
-      for (int64_t i = 0; i < m; ++i) {
-        for (int64_t j = 0; j < n; ++j) {
-          const int64_t o = (bi * m + i) * n + j;
-          if (fma) {
-            float want = 0.0f;
-            for (int64_t kk = 0; kk < k; ++kk) {
-              want = std::fma(a[(bi * m + i) * k + kk],
-                              b[(bi * n + j) * k + kk], want);
-            }
-            ASSERT_EQ(c[o], want) << "m=" << m << " element " << o;
-          } else {
-            ASSERT_LE(std::fabs(c[o] - r.y[o]),
-                      Bound(r.s[o], k, 0x1p-24, HalfUlpF32(r.y[o])))
-                << "m=" << m << " element " << o;
+  const int64_t batch = 3, n = 300, k = 77;
+  Layout layout;
+  layout.rhs_nminor = !k_contiguous;  // else rhs [batch][n][k]
+  const DotDims d =
+      MakeDims(type, type, PrimitiveType::kF32, batch, m, n, k, layout);
+  const std::vector<float> af = RandomF32(batch * m * k, 41),
+                           bf = RandomF32(batch * k * n, 42);
+  std::vector<E> a(af.size()), b(bf.size());
+  for (size_t i = 0; i < a.size(); ++i) a[i] = to(af[i]);
+  for (size_t i = 0; i < b.size(); ++i) b[i] = to(bf[i]);
+  auto b_at = [&](int64_t bi, int64_t kk, int64_t j) {
+    return b[k_contiguous ? (bi * n + j) * k + kk : (bi * k + kk) * n + j];
+  };
+  std::vector<float> c(batch * m * n, NAN);
+  ASSERT_TRUE(
+      RunDot(d, a.data(), b.data(), c.data(), &two, gemm::HostGemmKernels())
+          .ok());
+  EXPECT_FALSE(LastDotUsedWideFallback()) << "m=" << m;
+  const Ref r = Reference(d, a, b, from, from);
+  for (int64_t bi = 0; bi < batch; ++bi) {
+    for (int64_t i = 0; i < m; ++i) {
+      for (int64_t j = 0; j < n; ++j) {
+        const int64_t o = (bi * m + i) * n + j;
+        if (fma && m <= gemv_rows) {
+          float want = 0.0f;
+          for (int64_t kk = 0; kk < k; ++kk) {
+            want = std::fma(static_cast<float>(from(a[(bi * m + i) * k + kk])),
+                            static_cast<float>(from(b_at(bi, kk, j))), want);
           }
+          ASSERT_EQ(c[o], want) << "m=" << m << " element " << o;
+        } else {
+          ASSERT_LE(std::fabs(c[o] - r.y[o]),
+                    Bound(r.s[o], k, 0x1p-24, HalfUlpF32(r.y[o])))
+              << "m=" << m << " element " << o;
         }
       }
     }
-    b[(batch * n - 1) * k + k - 1] = INFINITY;  // B's last value
-    ASSERT_TRUE(RunDot(d, a.data(), b.data(), c.data(), nullptr,
-                       gemm::HostGemmKernels())
-                    .ok());
-    EXPECT_TRUE(LastDotUsedWideFallback()) << "m=" << m;
-    EXPECT_TRUE(std::isinf(c[batch * m * n - 1]) ||
-                std::isnan(c[batch * m * n - 1]));
+  }
+  b[batch * k * n - 1] = to(INFINITY);  // B's last value (column n - 1)
+  ASSERT_TRUE(
+      RunDot(d, a.data(), b.data(), c.data(), nullptr, gemm::HostGemmKernels())
+          .ok());
+  EXPECT_TRUE(LastDotUsedWideFallback()) << "m=" << m;
+  EXPECT_TRUE(std::isinf(c[batch * m * n - 1]) ||
+              std::isnan(c[batch * m * n - 1]));
+}
+
+float F32Identity(float v) { return v; }
+uint16_t ToBf16(float v) {
+  return static_cast<uint16_t>(EncodeFloat(FormatOf(PrimitiveType::kBF16), v));
+}
+
+// M <= kGemvKtMaxRows over a K-contiguous f32 B (attention's q . k^T at
+// decoding), and the first M above.
+TEST(GemmTest, SkinnyShapesOverAKContiguousB) {
+  for (int64_t m = 1; m <= gemm::kGemvKtMaxRows + 1; ++m) {
+    CheckSkinnyDot<float>(PrimitiveType::kF32, F32Identity, FromF32, true, m,
+                          gemm::kGemvKtMaxRows);
+  }
+}
+
+// A bf16 x bf16 dot into f32, B row-major (the bf16 GEMV, up to
+// kGemvBf16MaxRows rows) and K-contiguous (a bf16 key cache: up to
+// kGemvKtMaxRows), and the first M above each (the packed paths: the
+// hardware dot products pair the terms, held to the bound).
+TEST(GemmTest, SkinnyShapesOverABf16B) {
+  for (const bool k_contiguous : {false, true}) {
+    const int64_t rows =
+        k_contiguous ? gemm::kGemvKtMaxRows : gemm::kGemvBf16MaxRows;
+    for (int64_t m = 1; m <= rows + 1; ++m) {
+      CheckSkinnyDot<uint16_t>(PrimitiveType::kBF16, ToBf16, FromBf16,
+                               k_contiguous, m, rows);
+    }
   }
 }
 
