@@ -2099,36 +2099,17 @@ HLOREF_AVX512 void Avx512F32ToBf16(const float* src, uint16_t* dst, int64_t n) {
   }
 }
 
-const GemmKernels kAvx512 = {"avx512",
-                             Avx512F32,
-                             Avx512F64,
-                             PortableInt,
-                             Avx512CopyScan32,
-                             Avx512CopyScan64,
-                             Avx512GemvF32,
-                             Avx512GemvF64,
-                             Avx512CvtBf16,
-                             nullptr,
-                             nullptr,
-                             Avx512Transpose32,
-                             true,
-                             Avx512F32RowsA,
-                             Avx512CvtF16,
-                             Avx512F32ToBf16,
-                             Avx512GemvKtF32,
-                             Avx512GemvBf16B,
-                             Avx512GemvKtBf16B};
-const GemmKernels kAvx512Vnni = {"avx512-vnni",
+constexpr GemmKernels kAvx512 = {"avx512",
                                  Avx512F32,
                                  Avx512F64,
-                                 Avx512Int,
+                                 PortableInt,
                                  Avx512CopyScan32,
                                  Avx512CopyScan64,
                                  Avx512GemvF32,
                                  Avx512GemvF64,
                                  Avx512CvtBf16,
-                                 Avx512I8,
-                                 Avx512PackI8B,
+                                 nullptr,
+                                 nullptr,
                                  Avx512Transpose32,
                                  true,
                                  Avx512F32RowsA,
@@ -2137,6 +2118,16 @@ const GemmKernels kAvx512Vnni = {"avx512-vnni",
                                  Avx512GemvKtF32,
                                  Avx512GemvBf16B,
                                  Avx512GemvKtBf16B};
+// kAvx512 with the integer kernels that need AVX512_VNNI (i16, i8 and i8's
+// B packing).
+constexpr GemmKernels WithVnni(GemmKernels k) {
+  k.name = "avx512-vnni";
+  k.i16 = Avx512Int;
+  k.i8 = Avx512I8;
+  k.pack_i8b = Avx512PackI8B;
+  return k;
+}
+constexpr GemmKernels kAvx512Vnni = WithVnni(kAvx512);
 
 #endif  // HLOREF_GEMM_X86
 
