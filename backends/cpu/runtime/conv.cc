@@ -268,43 +268,63 @@ struct Shared {
   bool failed_alloc = false;
 };
 
+// Where the next strip starts: the output index of row `next` (batch b,
+// spatial idx), so that a strip that follows the previous one is found
+// without dividing (StripRows). A fresh cursor, or one left at another
+// row, decomposes its row once.
+struct StripCursor {
+  int64_t next = -1;
+  int64_t b = 0;
+  int64_t idx[kMaxSpatial] = {};
+};
+
 // Row pointers of one strip of output rows [m0, m0 + mr): rows[t * 6 + r]
 // is the input row (channel 0 of the group's batch) of row r under tap t,
-// or `zero` off the input; coff[r] the row's output offset.
+// or `zero` off the input; coff[r] the row's output offset. Leaves `cur`
+// at row m0 + mr. A strip of six interior rows fills its table without a
+// test per entry.
 template <typename T>
 void StripRows(const Problem& p, const Input<T>& in, const T* zero,
                int64_t batch_off, int64_t m0, int mr, const T** rows,
-               int64_t* coff) {
+               int64_t* coff, StripCursor& cur) {
   const ConvDims& d = p.d;
   const int64_t nsp = p.nsp;
+  const T* const ibase = in.base;
+  const int64_t* const tap_off = in.tap_off.data();
+  const int64_t* const tap_shift = p.tap_shift.data();
+  if (cur.next != m0) {
+    int64_t b = m0;
+    for (int64_t dd = nsp - 1; dd >= 0; --dd) {
+      cur.idx[dd] = b % d.spatial[dd].output_size;
+      b /= d.spatial[dd].output_size;
+    }
+    cur.b = b;
+  }
   int64_t boff[kConvMr];
   int64_t base[kConvMr][kMaxSpatial];
-  // The rows' output indices: m0 decomposed once, then an odometer (no
-  // divisions per row).
-  int64_t idx[kMaxSpatial];
-  int64_t b = m0;
-  for (int64_t dd = nsp - 1; dd >= 0; --dd) {
-    idx[dd] = b % d.spatial[dd].output_size;
-    b /= d.spatial[dd].output_size;
-  }
   // Interior rows (every tap inside the input, no lhs dilation) take
   // origin + tap_off[t] without per-dimension tests.
   bool interior[kConvMr];
+  bool all_interior = mr == kConvMr;
   int64_t origin[kConvMr];
+  int64_t* const idx = cur.idx;
+  int64_t b = cur.b;
   for (int r = 0; r < mr; ++r) {
     int64_t co = b * d.output_batch_stride;
-    interior[r] = p.interior_ok;
-    origin[r] = batch_off + b * in.batch_stride;
+    bool in_r = p.interior_ok;
+    boff[r] = batch_off + b * in.batch_stride;
+    int64_t o = boff[r];
     for (int64_t dd = 0; dd < nsp; ++dd) {
       const ConvDims::Spatial& s = d.spatial[dd];
       const int64_t pos = idx[dd] * s.stride - s.padding_low;
       base[r][dd] = pos;
       co += idx[dd] * s.output_stride;
-      interior[r] =
-          interior[r] && pos >= 0 && pos + p.max_shift[dd] < p.dilated[dd];
-      origin[r] += pos * in.sp_stride[dd];
+      in_r = in_r && pos >= 0 && pos + p.max_shift[dd] < p.dilated[dd];
+      o += pos * in.sp_stride[dd];
     }
-    boff[r] = batch_off + b * in.batch_stride;
+    interior[r] = in_r;
+    all_interior = all_interior && in_r;
+    origin[r] = o;
     coff[r] = co;
     int64_t dd = nsp - 1;
     for (; dd >= 0; --dd) {
@@ -313,8 +333,18 @@ void StripRows(const Problem& p, const Input<T>& in, const T* zero,
     }
     if (dd < 0) ++b;
   }
+  cur.b = b;
+  cur.next = m0 + mr;
+  if (all_interior) {
+    for (int64_t t = 0; t < p.ntaps; ++t) {
+      const T* const o = ibase + tap_off[t];
+      const T** trow = rows + t * kConvMr;
+      for (int r = 0; r < kConvMr; ++r) trow[r] = o + origin[r];
+    }
+    return;
+  }
   for (int64_t t = 0; t < p.ntaps; ++t) {
-    const int64_t* shift = p.tap_shift.data() + t * nsp;
+    const int64_t* shift = tap_shift + t * nsp;
     const T** trow = rows + t * kConvMr;
     for (int r = 0; r < kConvMr; ++r) {
       if (r >= mr) {
@@ -322,7 +352,7 @@ void StripRows(const Problem& p, const Input<T>& in, const T* zero,
         continue;
       }
       if (interior[r]) {
-        trow[r] = in.base + origin[r] + in.tap_off[t];
+        trow[r] = ibase + origin[r] + tap_off[t];
         continue;
       }
       int64_t off = boff[r];
@@ -341,7 +371,7 @@ void StripRows(const Problem& p, const Input<T>& in, const T* zero,
         }
         off += pos * in.sp_stride[dd];
       }
-      trow[r] = valid ? in.base + off : zero;
+      trow[r] = valid ? ibase + off : zero;
     }
   }
 }
@@ -411,9 +441,10 @@ void RunGemmItems(Shared& sh, const Input<T>& in, const T* zero, const T* bpack,
     for (int64_t q = 0; q < p.chunks; ++q) {
       const int64_t k0 = q * p.cc;
       const int64_t kc = std::min(p.cc, p.cg - k0);
+      StripCursor cur;
       for (int64_t s0 = m0; s0 < m1; s0 += kConvMr) {
         const int mr = static_cast<int>(std::min<int64_t>(kConvMr, m1 - s0));
-        StripRows<T>(p, in, zero, batch_off, s0, mr, rows, coff);
+        StripRows<T>(p, in, zero, batch_off, s0, mr, rows, coff, cur);
         bool scan_in_tile = false;
         if (q == 0) {
           scan_in_tile =
@@ -441,9 +472,10 @@ void RunGemmItems(Shared& sh, const Input<T>& in, const T* zero, const T* bpack,
     }
     if (!p.direct_c) {
       const int64_t j0 = p0 * nr_full, j1 = std::min(p.ng, p1 * nr_full);
+      StripCursor cur;
       for (int64_t s0 = m0; s0 < m1; s0 += kConvMr) {
         const int mr = static_cast<int>(std::min<int64_t>(kConvMr, m1 - s0));
-        StripRows<T>(p, in, zero, batch_off, s0, mr, rows, coff);
+        StripRows<T>(p, in, zero, batch_off, s0, mr, rows, coff, cur);
         for (int r = 0; r < mr; ++r) {
           const T* src = scratch + (s0 - m0 + r) * ldc;
           for (int64_t j = j0; j < j1; ++j) {
@@ -484,11 +516,12 @@ void RunDepthwiseItems(Shared& sh, const Input<T>& in, const T* zero,
   int64_t coff[kConvMr];
   T* c_rows[kConvMr];
   Stats<T> sa;
+  StripCursor cur;
   for (int64_t item = item_begin; item < item_end; ++item) {
     const int64_t m0 = item * p.m_chunk, m1 = std::min(p.m, m0 + p.m_chunk);
     for (int64_t s0 = m0; s0 < m1; s0 += kConvMr) {
       const int mr = static_cast<int>(std::min<int64_t>(kConvMr, m1 - s0));
-      StripRows<T>(p, in, zero, 0, s0, mr, rows, coff);
+      StripRows<T>(p, in, zero, 0, s0, mr, rows, coff, cur);
       ScanRows<T>(in, rows, p.ntaps * kConvMr, zero, *sh.kernels->gemm, sa);
       for (int r = 0; r < kConvMr; ++r) {
         c_rows[r] = p.direct_c ? (r < mr ? out + coff[r] : nullptr)
@@ -757,11 +790,12 @@ void RunWideRows(Shared& sh, const Input<T>& in, const T* zero,
   const Loader<T> lk = MakeLoader<T>(d.kernel_type, sh.kernel);
   std::vector<const T*> rows(p.ntaps * kConvMr);
   int64_t coff[kConvMr];
+  StripCursor cur;
   for (int64_t row = row_begin; row < row_end; ++row) {
     const int64_t g = row / p.m, m = row % p.m;
     int64_t batch_off, ci0;
     GroupInput(p, in, g, &batch_off, &ci0);
-    StripRows<T>(p, in, zero, batch_off, m, 1, rows.data(), coff);
+    StripRows<T>(p, in, zero, batch_off, m, 1, rows.data(), coff, cur);
     for (int64_t n = 0; n < p.ng; ++n) {
       const int64_t o = g * p.ng + n;
       W acc = 0, abs_sum = 0;
