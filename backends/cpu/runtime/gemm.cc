@@ -1371,6 +1371,12 @@ void PackBf16PairsB(const Problem& p, const gemm::Bf16DotKernels& bk,
     }
     return;
   }
+  if (p.b_ks == 1 && p.b_ns != kNotAffine && bk.pack_b_kt != nullptr) {
+    // K contiguous (attention's keys): a transpose of 32-bit pairs.
+    bk.pack_b_kt(rhs + b_off + p.b_k[k0] + bn[0], p.b_ns, kc, ncols, bblock,
+                 panel_stride, &sb->max_abs, &sb->min_nz_minus1);
+    return;
+  }
   for (int64_t j0 = 0; j0 < ncols; j0 += kNr) {
     const int64_t nr = std::min<int64_t>(kNr, ncols - j0);
     uint16_t* panel = bblock + (j0 / kNr) * panel_stride;

@@ -820,8 +820,15 @@ HLOREF_AVX512 void Avx512ScanBf16Bits(const uint16_t* src, int64_t n,
   *min_nz_m1 = ReduceMinU32(mn32);
 }
 
+HLOREF_AVX512 void Avx512PackBf16PairsKt(const uint16_t* src, int64_t ld,
+                                         int64_t kc, int64_t n, uint16_t* dst,
+                                         int64_t panel_stride,
+                                         uint32_t* max_abs,
+                                         uint32_t* min_nz_m1);
+
 const Bf16DotKernels kAvx512Bf16Dot = {Avx512Bf16Dp, Avx512PackBf16Pairs,
-                                       Avx512ScanBf16Bits};
+                                       Avx512ScanBf16Bits,
+                                       Avx512PackBf16PairsKt};
 
 #define HLOREF_AMX_BF16                                     \
   __attribute__((                                           \
@@ -1929,6 +1936,59 @@ HLOREF_AVX512 __attribute__((always_inline)) inline void Transpose16x16(
     col[8 + c] = _mm512_mask_shuffle_i32x4(kZero, 0xFFFF, u1, v1, 0x88);
     col[12 + c] = _mm512_mask_shuffle_i32x4(kZero, 0xFFFF, u1, v1, 0xDD);
   }
+}
+
+// GemmPackBf16PairsKt: per 16 columns and 16 pairs, the columns' 32 bf16
+// values loaded as one vector each (values past kc masked to zero: the odd
+// row of a last pair, and nothing past the column is read), scanned as
+// 16-bit patterns (as Avx512ScanBf16Bits), transposed as 32-bit words
+// (pair t of the 16 columns in col[t]) and stored whole: columns past n
+// are zero vectors, so the last panel's padding comes out zero. The
+// attention scores' q . k^T packed its K-contiguous keys element by
+// element before (16 % of a bf16 multi-head attention, perf record).
+HLOREF_AVX512 void Avx512PackBf16PairsKt(const uint16_t* src, int64_t ld,
+                                         int64_t kc, int64_t n, uint16_t* dst,
+                                         int64_t panel_stride,
+                                         uint32_t* max_abs,
+                                         uint32_t* min_nz_m1) {
+  const __m512i abs16 = _mm512_set1_epi16(0x7fff);
+  const __m512i one16 = _mm512_set1_epi16(1);
+  __m512i mx16 = _mm512_setzero_si512();
+  __m512i mn16 = _mm512_set1_epi16(-1);
+  const int64_t kp = (kc + 1) / 2;
+  const int64_t end = (n + 63) / 64 * 64;
+  for (int64_t j0 = 0; j0 < end; j0 += 16) {
+    const int64_t nrow = std::clamp<int64_t>(n - j0, 0, 16);
+    uint16_t* panel = dst + (j0 / 64) * panel_stride + 2 * (j0 % 64);
+    for (int64_t q0 = 0; q0 < kp; q0 += 16) {
+      const int64_t vals = std::min<int64_t>(32, kc - 2 * q0);
+      const __mmask32 m =
+          vals == 32 ? ~__mmask32{0} : (__mmask32{1} << vals) - 1;
+      __m512i r[16], col[16];
+#pragma GCC unroll 16
+      for (int i = 0; i < 16; ++i) {
+        if (i < nrow) {
+          r[i] = _mm512_maskz_loadu_epi16(m, src + (j0 + i) * ld + 2 * q0);
+          const __m512i h = _mm512_and_si512(r[i], abs16);
+          mx16 = _mm512_mask_max_epu16(mx16, m, mx16, h);
+          mn16 =
+              _mm512_mask_min_epu16(mn16, m, mn16, _mm512_sub_epi16(h, one16));
+        } else {
+          r[i] = _mm512_setzero_si512();
+        }
+      }
+      Transpose16x16(r, col);
+      const int nq = static_cast<int>(std::min<int64_t>(16, kp - q0));
+      for (int t = 0; t < nq; ++t) {
+        _mm512_storeu_si512(panel + (q0 + t) * 128, col[t]);
+      }
+    }
+  }
+  __m512i mx = _mm512_set1_epi32(static_cast<int>(*max_abs));
+  __m512i mn = _mm512_set1_epi32(static_cast<int>(*min_nz_m1));
+  FoldBf16Stats(mx16, mn16, mx, mn);
+  *max_abs = ReduceMaxU32(mx);
+  *min_nz_m1 = ReduceMinU32(mn);
 }
 
 // 16 x 16 blocks: rows loaded as vectors (columns past cols masked to

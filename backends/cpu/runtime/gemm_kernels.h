@@ -232,10 +232,21 @@ using GemmPackBf16Pairs = void (*)(const uint16_t* src, int64_t ld, int rows,
 // them: every bf16 value is the f32 value of its bits shifted up 16.
 using GemmScanBf16 = void (*)(const uint16_t* src, int64_t n, uint32_t* max_abs,
                               uint32_t* min_nz_m1);
+// Packs a K-contiguous B block (column j's kc values at src + j * ld) into
+// ceil(kc / 2) pair rows of the layout above: pair q of column j at
+// dst + (j / 64) * panel_stride + q * 128 + 2 * (j % 64), the odd row of
+// a last pair and the last panel's columns past n zero. A K pair of a
+// column is one 32-bit word of it, so each 16 x 16 block of words is one
+// register transpose. Statistics as GemmPackBf16Pairs.
+using GemmPackBf16PairsKt = void (*)(const uint16_t* src, int64_t ld,
+                                     int64_t kc, int64_t n, uint16_t* dst,
+                                     int64_t panel_stride, uint32_t* max_abs,
+                                     uint32_t* min_nz_m1);
 struct Bf16DotKernels {
   GemmKernelBf16Dp kernel;
   GemmPackBf16Pairs pack_b;
   GemmScanBf16 scan;
+  GemmPackBf16PairsKt pack_b_kt;
 };
 // Null when the host lacks AVX512_BF16 (or AVX-512).
 const Bf16DotKernels* HostBf16DotKernels();

@@ -493,6 +493,60 @@ TEST(GemmTest, Bf16ScanOnBitPatternsMatchesTheF32Statistics) {
   }
 }
 
+// The K-contiguous pair packer against the layout written out element by
+// element here: pair q of column j at panel j / 64, offset q * 128 +
+// 2 * (j % 64) + h, holding B[k = 2q + h][j] = src[j * ld + 2q + h], zero
+// for 2q + h >= kc and for the last panel's columns past n; the range
+// guard's statistics of the n x kc values (only those) as the scan test
+// computes them. kc odd and even, across the 32-value chunks; n across
+// the 16-column blocks and the 64-column panels; an odd row stride and a
+// source at an odd element offset (unaligned words); NaN, infinity,
+// subnormal and zero patterns. The padding bytes of dst start as 0xAB, so
+// a pair or column left unwritten shows up.
+TEST(GemmKernelTest, Bf16PairsOfAKContiguousBAreTheRowMajorLayout) {
+  const gemm::Bf16DotKernels* bk = gemm::HostBf16DotKernels();
+  if (bk == nullptr) GTEST_SKIP() << "no AVX512_BF16 on this host";
+  std::mt19937 rng(7);
+  const std::vector<uint16_t> specials = {0x0000, 0x8000, 0x0001, 0x8001,
+                                          0x7f80, 0xff80, 0x7fc1, 0x3f80};
+  for (int64_t kc : {1, 2, 31, 32, 33, 64, 65}) {
+    for (int64_t n : {1, 15, 16, 17, 64, 65, 130}) {
+      const int64_t ld = kc + 3;  // odd for even kc, even for odd kc
+      std::vector<uint16_t> buf(1 + n * ld);
+      for (auto& x : buf) {
+        x = rng() % 8 == 0 ? specials[rng() % specials.size()]
+                           : static_cast<uint16_t>(rng());
+      }
+      const uint16_t* src = buf.data() + 1;
+      const int64_t kp = (kc + 1) / 2, panels = (n + 63) / 64;
+      const int64_t panel_stride = kp * 128 + 32;  // a gap between panels
+      std::vector<uint16_t> want(panels * panel_stride, 0xABAB);
+      std::vector<uint16_t> got = want;
+      uint32_t want_mx = 0, want_mn = 0xFFFFFFFFu;
+      for (int64_t j = 0; j < panels * 64; ++j) {
+        for (int64_t q = 0; q < kp; ++q) {
+          for (int h = 0; h < 2; ++h) {
+            const int64_t k = 2 * q + h;
+            const bool in = j < n && k < kc;
+            const uint16_t x = in ? src[j * ld + k] : 0;
+            want[(j / 64) * panel_stride + q * 128 + 2 * (j % 64) + h] = x;
+            if (!in) continue;
+            const uint32_t u = uint32_t{static_cast<uint16_t>(x & 0x7fff)}
+                               << 16;
+            want_mx = std::max(want_mx, u);
+            want_mn = std::min(want_mn, u - 1);
+          }
+        }
+      }
+      uint32_t mx = 0, mn = 0xFFFFFFFFu;
+      bk->pack_b_kt(src, ld, kc, n, got.data(), panel_stride, &mx, &mn);
+      ASSERT_EQ(got, want) << "kc=" << kc << " n=" << n;
+      EXPECT_EQ(mx, want_mx) << "kc=" << kc << " n=" << n;
+      EXPECT_EQ(mn, want_mn) << "kc=" << kc << " n=" << n;
+    }
+  }
+}
+
 // 8-bit integers on AMX (tdpbssd / tdpbsud / tdpbusd / tdpbuud), where the
 // host has it: every signedness pair, every edge of the 32-row panels
 // (mr = 1, 16, 17, 31, 32, 33 and a 70-row chunk), of the 16-column tiles
