@@ -506,10 +506,24 @@ absl::StatusOr<Fn> BinaryFloatFn(HloOpcode op, PrimitiveType t,
       // f32 rounding reaches 2^-134 at most, which ties to 0 as well. The
       // exhaustive test in elementwise_test checks every bf16 against 40
       // partners.
+      //
+      // bf16 quotients likewise (Figueroa's theorem covers division; the
+      // f32 divide is correctly rounded, and the softmax's divide by a row
+      // sum then takes the f32 invariant-divide rewrite instead of f64:
+      // about a quarter of a bf16 multi-head attention). Below 2^-126:
+      // with a = A 2^ea, b = B 2^eb (A, B < 256 integers), q = a / b is
+      // either below 2^-135 (ea - eb < -142), where both roundings give
+      // 0 (f32 cannot round q past 2^-135, which is below bf16's first
+      // midpoint 2^-134), or at distance > 2^-142 / B > 2^-150 from every
+      // bf16 midpoint m = (2k + 1) 2^-134 it is not equal to (q - m has
+      // numerator A 2^ea - (2k + 1) B 2^(eb - 134), a nonzero multiple of
+      // 2^min(ea, eb - 134)); f32's subnormal rounding moves q by at most
+      // 2^-150, so it never lands on a midpoint q is not on, and the bf16
+      // rounding of it is that of q.
       const bool bf16_in_f32 =
           t == PrimitiveType::kBF16 && out == PrimitiveType::kBF16 &&
           (op == HloOpcode::kAdd || op == HloOpcode::kSubtract ||
-           op == HloOpcode::kMultiply);
+           op == HloOpcode::kMultiply || op == HloOpcode::kDivide);
       return Fn([bop, narrow, bf16_in_f32, round](EmitContext& ctx, Args a) {
         IRBuilder& b = ctx.b();
         if (!narrow) return b.CreateBinOp(bop, a[0], a[1]);

@@ -348,12 +348,15 @@ TEST(Elementwise, NarrowFloatAddRoundsOnce) {
   EXPECT_EQ(Bits((*out)[0]), (std::vector<uint64_t>{0x3F80, 0x3F82}));
 }
 
-// bf16 add, subtract and multiply compute in f32 and round to bf16
+// bf16 add, subtract, multiply and divide compute in f32 and round to bf16
 // (elementwise.cc says why that is one correct rounding): every bf16
 // against 40 partners (zeros, subnormals, the smallest normal, values that
 // make ties and carries, the largest finite, infinities, NaN) against the
 // spec's rounding of the double result (exact sums and products of bf16
-// values, or rounded at 53 >= 2 * 8 + 2 bits: one correct rounding).
+// values; quotients rounded at 53 >= 2 * 8 + 2 bits: one correct
+// rounding). As x / y and y / x for divide, so that subnormal and huge
+// dividends meet every divisor: quotients that underflow, overflow or
+// fall near bf16 midpoints below 2^-126.
 TEST(Elementwise, Bf16ArithmeticRoundsOnceOverEveryEncoding) {
   const std::vector<uint64_t> partners = {
       0x0000, 0x8000, 0x0001, 0x8001, 0x0003, 0x007F, 0x0080, 0x8080,
@@ -367,27 +370,34 @@ TEST(Elementwise, Bf16ArithmeticRoundsOnceOverEveryEncoding) {
     xs[i] = static_cast<uint64_t>(i % 65536);
     ys[i] = partners[i / 65536];
   }
-  for (const char* op : {"add", "subtract", "multiply"}) {
-    auto out = CompileAndRun(Module(op, "bf16", n, "bf16", 2),
-                             {FromBits(PrimitiveType::kBF16, xs),
-                              FromBits(PrimitiveType::kBF16, ys)});
-    ASSERT_TRUE(out.ok()) << out.status();
-    int64_t wrong = 0;
-    for (int64_t i = 0; i < n; ++i) {
-      const double x = MinifloatToDouble(PrimitiveType::kBF16, xs[i]);
-      const double y = MinifloatToDouble(PrimitiveType::kBF16, ys[i]);
-      const double exact = std::string(op) == "add"        ? x + y
-                           : std::string(op) == "subtract" ? x - y
-                                                           : x * y;
-      const uint64_t got = (*out)[0].GetRawBits(i);
-      const uint64_t want = MinifloatFromDouble(PrimitiveType::kBF16, exact);
-      const bool ok = std::isnan(exact) ? (got & 0x7FFF) > 0x7F80 : got == want;
-      if (!ok && ++wrong <= 5) {
-        ADD_FAILURE() << op << "(0x" << std::hex << xs[i] << ", 0x" << ys[i]
-                      << ") = 0x" << got << ", want 0x" << want;
+  for (const char* op : {"add", "subtract", "multiply", "divide"}) {
+    for (bool swap : {false, true}) {
+      if (swap && std::string(op) != "divide") continue;
+      const std::vector<uint64_t>& lhs = swap ? ys : xs;
+      const std::vector<uint64_t>& rhs = swap ? xs : ys;
+      auto out = CompileAndRun(Module(op, "bf16", n, "bf16", 2),
+                               {FromBits(PrimitiveType::kBF16, lhs),
+                                FromBits(PrimitiveType::kBF16, rhs)});
+      ASSERT_TRUE(out.ok()) << out.status();
+      int64_t wrong = 0;
+      for (int64_t i = 0; i < n; ++i) {
+        const double x = MinifloatToDouble(PrimitiveType::kBF16, lhs[i]);
+        const double y = MinifloatToDouble(PrimitiveType::kBF16, rhs[i]);
+        const double exact = std::string(op) == "add"        ? x + y
+                             : std::string(op) == "subtract" ? x - y
+                             : std::string(op) == "multiply" ? x * y
+                                                             : x / y;
+        const uint64_t got = (*out)[0].GetRawBits(i);
+        const uint64_t want = MinifloatFromDouble(PrimitiveType::kBF16, exact);
+        const bool ok =
+            std::isnan(exact) ? (got & 0x7FFF) > 0x7F80 : got == want;
+        if (!ok && ++wrong <= 5) {
+          ADD_FAILURE() << op << "(0x" << std::hex << lhs[i] << ", 0x" << rhs[i]
+                        << ") = 0x" << got << ", want 0x" << want;
+        }
       }
+      EXPECT_EQ(wrong, 0) << op << (swap ? " (swapped)" : "");
     }
-    EXPECT_EQ(wrong, 0) << op;
   }
 }
 
