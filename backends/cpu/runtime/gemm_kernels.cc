@@ -2159,6 +2159,38 @@ HLOREF_AVX512 void Avx512F32ToBf16(const float* src, uint16_t* dst, int64_t n) {
   }
 }
 
+// Where the host has AVX512_BF16: 32 values per vcvtne2ps2bf16, which
+// rounds to nearest even as above, when none of them is a NaN or an f32
+// subnormal (the instruction reads subnormal inputs as zero and quiets
+// every NaN, where F32BitsToBf16 keeps the subnormal's top bits and a
+// NaN's payload); such a block, and the tail, take the integer rounding.
+// One conversion and two class tests per 32 values instead of about
+// twenty operations (bf16 dot results: 9 % of a bf16 multi-head
+// attention, perf record).
+HLOREF_AVX512_BF16 void Avx512F32ToBf16Cvt(const float* src, uint16_t* dst,
+                                           int64_t n) {
+  constexpr int kSpecial = 0x01 | 0x20 | 0x80;  // QNaN, denormal, SNaN
+  int64_t i = 0;
+  for (; i + 32 <= n; i += 32) {
+    const __m512 lo = _mm512_loadu_ps(src + i);
+    const __m512 hi = _mm512_loadu_ps(src + i + 16);
+    if ((_mm512_fpclass_ps_mask(lo, kSpecial) |
+         _mm512_fpclass_ps_mask(hi, kSpecial)) == 0) {
+      _mm512_storeu_si512(
+          dst + i, reinterpret_cast<__m512i>(_mm512_cvtne2ps_pbh(hi, lo)));
+    } else {
+      Avx512F32ToBf16(src + i, dst + i, 32);
+    }
+  }
+  if (i < n) Avx512F32ToBf16(src + i, dst + i, n - i);
+}
+
+void Avx512F32ToBf16Host(const float* src, uint16_t* dst, int64_t n) {
+  static const bool cvt = __builtin_cpu_supports("avx512bf16");
+  if (cvt) return Avx512F32ToBf16Cvt(src, dst, n);
+  Avx512F32ToBf16(src, dst, n);
+}
+
 constexpr GemmKernels kAvx512 = {"avx512",
                                  Avx512F32,
                                  Avx512F64,
@@ -2174,7 +2206,7 @@ constexpr GemmKernels kAvx512 = {"avx512",
                                  true,
                                  Avx512F32RowsA,
                                  Avx512CvtF16,
-                                 Avx512F32ToBf16,
+                                 Avx512F32ToBf16Host,
                                  Avx512GemvKtF32,
                                  Avx512GemvBf16B,
                                  Avx512GemvKtBf16B};
