@@ -775,6 +775,50 @@ void CheckTileScan(const char* name, K kernel, int64_t nr_full) {
   }
 }
 
+// The wide fallback over several batches and groups: its rows run group by
+// group, each group's output rows from 0 again, so the strip cursor must
+// start over at every group (and carry across batches within one). Tiny
+// operands force the wide path; its f64 sum of these products is exact,
+// so each output is the f64 reference rounded once to f32 (Reference, an
+// independent loop over the dimensions).
+TEST(ConvTest, WidePathAcrossBatchesAndGroups) {
+  Spec f;
+  f.batch = 2;
+  f.in_f = 6;
+  f.fgc = 3;
+  f.out_f = 9;
+  f.win = {W(5, 3, 1, 1), W(4, 2)};
+  Spec b;
+  b.batch = 4;
+  b.bgc = 2;
+  b.in_f = 3;
+  b.out_f = 4;
+  b.win = {W(4, 3, 1, 1), W(5, 2)};
+  for (const Spec& s : {f, b}) {
+    const Problem p = Make(s);
+    std::mt19937_64 rng(11);
+    std::vector<double> x = Values(s.it, Product(p.in_dims), rng);
+    std::vector<double> w = Values(s.kt, Product(p.k_dims), rng);
+    for (double& v : x) v *= 0x1p-70;
+    for (double& v : w) v *= 0x1p-70;
+    const Ref ref = Reference(p, x, w);
+    for (const ConvKernels* kernels : KernelSets()) {
+      for (int threads : {1, 2}) {
+        std::string path;
+        const auto out = RunSpec(p, Store(s.it, x), Store(s.kt, w), *kernels,
+                                 threads, &path);
+        EXPECT_EQ(path, "wide");
+        for (size_t i = 0; i < ref.y.size(); ++i) {
+          ASSERT_EQ(LoadOut(s.ot, out, i),
+                    static_cast<double>(static_cast<float>(ref.y[i])))
+              << "fgc=" << s.fgc << " bgc=" << s.bgc << " threads=" << threads
+              << " element " << i;
+        }
+      }
+    }
+  }
+}
+
 TEST(ConvTest, TileScanTakesTheRangeStatistics) {
   for (const ConvKernels* kernels : KernelSets()) {
     CheckTileScan<float, uint32_t>(kernels->name, kernels->f32,
