@@ -1560,6 +1560,146 @@ HLOREF_AVX512 void FoldBf16Stats(__m512i mx16, __m512i mn16, uint32_t* max_abs,
   }
 }
 
+// Avx512GemvRows for a narrow B (kV <= kGemvNarrowVectors vectors of
+// columns): C stays in registers over all of K, kMr x kV independent FMA
+// chains, each B row loaded, scanned and used once. The row-streaming
+// step keeps only kV chains of eight FMAs between a load and a store of C,
+// too few to hide the FMA latency: a decoding step's probs . v (1 x 1024
+// by 1024 x 64 per head) ran at 57 GB/s on the Zen 4 host, against the
+// sum's 76. Each element is the same chain in k order (from 0, or from C
+// with `accumulate`), so the same bits.
+constexpr int kGemvNarrowVectors = 4;
+
+template <typename X, int kMr, int kV>
+HLOREF_AVX512 void Avx512GemvNarrow(int64_t kc, const typename X::T* a,
+                                    int64_t lda, const typename X::BT* b,
+                                    int64_t ldb, int64_t n, typename X::T* c,
+                                    int64_t ldc, bool accumulate,
+                                    __m512i& mx_io, __m512i& mn_io) {
+  using V = typename X::V;
+  using M = typename X::M;
+  constexpr int kL = X::kLanes;
+  __m512i mx = mx_io, mn = mn_io;
+  M mask[kV];
+#pragma GCC unroll 4
+  for (int v = 0; v < kV; ++v) {
+    const int64_t rem = n - v * kL;
+    mask[v] = rem >= kL ? M(~M(0)) : M((1u << rem) - 1u);
+  }
+  V acc[kMr][kV];
+#pragma GCC unroll 4
+  for (int m = 0; m < kMr; ++m) {
+#pragma GCC unroll 4
+    for (int v = 0; v < kV; ++v) {
+      acc[m][v] =
+          accumulate ? X::Load(mask[v], c + m * ldc + v * kL) : X::Zero();
+    }
+  }
+  for (int64_t k = 0; k < kc; ++k) {
+    V bv[kV];
+#pragma GCC unroll 4
+    for (int v = 0; v < kV; ++v) {
+      bv[v] = X::LoadB(mask[v], b + k * ldb + v * kL);
+      X::Scan(bv[v], mx, mn);
+    }
+#pragma GCC unroll 4
+    for (int m = 0; m < kMr; ++m) {
+      const V am = X::Set1(a[m * lda + k]);
+#pragma GCC unroll 4
+      for (int v = 0; v < kV; ++v) acc[m][v] = X::Fma(am, bv[v], acc[m][v]);
+    }
+  }
+#pragma GCC unroll 4
+  for (int m = 0; m < kMr; ++m) {
+#pragma GCC unroll 4
+    for (int v = 0; v < kV; ++v)
+      X::Store(mask[v], c + m * ldc + v * kL, acc[m][v]);
+  }
+  mx_io = mx;
+  mn_io = mn;
+}
+
+// Avx512GemvNarrow over a bf16 B: kW <= 2 blocks of 32 columns, scanned
+// and widened as in Avx512GemvStepBf16, C in registers over all of K (the
+// same chains, so the same bits). The bf16 decoding step's probs . v ran
+// its row-streaming step at 18 GB/s of patterns on the Zen 4 host.
+template <int kMr, int kW>
+HLOREF_AVX512 void Avx512GemvNarrowBf16(int64_t kc, const float* a, int64_t lda,
+                                        const uint16_t* b, int64_t ldb,
+                                        int64_t n, float* c, int64_t ldc,
+                                        bool accumulate, __m512i& mx16_io,
+                                        __m512i& mn16_io) {
+  // Word 2i + 1 of the result takes word i (lo) or 16 + i (hi).
+  alignas(64) static constexpr uint16_t kWiden[2][32] = {
+      {0, 0, 0, 1, 0, 2,  0, 3,  0, 4,  0, 5,  0, 6,  0, 7,
+       0, 8, 0, 9, 0, 10, 0, 11, 0, 12, 0, 13, 0, 14, 0, 15},
+      {0, 16, 0, 17, 0, 18, 0, 19, 0, 20, 0, 21, 0, 22, 0, 23,
+       0, 24, 0, 25, 0, 26, 0, 27, 0, 28, 0, 29, 0, 30, 0, 31}};
+  const __m512i widen_lo = _mm512_load_si512(kWiden[0]);
+  const __m512i widen_hi = _mm512_load_si512(kWiden[1]);
+  const __mmask32 odd = 0xAAAAAAAAu;
+  const __m512i abs16 = _mm512_set1_epi16(0x7fff);
+  const __m512i one16 = _mm512_set1_epi16(1);
+  const __mmask32 all = ~__mmask32(0);
+  __m512i mx16 = mx16_io, mn16 = mn16_io;
+  __mmask32 mask32[kW];
+  __mmask16 mask[2 * kW];
+#pragma GCC unroll 2
+  for (int w = 0; w < kW; ++w) {
+    const int64_t rem = n - 32 * w;
+    mask32[w] =
+        rem >= 32 ? ~__mmask32(0) : __mmask32((uint64_t{1} << rem) - 1u);
+    mask[2 * w] = static_cast<__mmask16>(mask32[w]);
+    mask[2 * w + 1] = static_cast<__mmask16>(mask32[w] >> 16);
+  }
+  __m512 acc[kMr][2 * kW];
+#pragma GCC unroll 4
+  for (int m = 0; m < kMr; ++m) {
+#pragma GCC unroll 4
+    for (int v = 0; v < 2 * kW; ++v) {
+      acc[m][v] = accumulate
+                      ? _mm512_maskz_loadu_ps(mask[v], c + m * ldc + 16 * v)
+                      : _mm512_setzero_ps();
+    }
+  }
+  for (int64_t k = 0; k < kc; ++k) {
+    __m512 bv[2 * kW];
+#pragma GCC unroll 2
+    for (int w = 0; w < kW; ++w) {
+      const __m512i h =
+          _mm512_maskz_loadu_epi16(mask32[w], b + k * ldb + 32 * w);
+      const __m512i u = _mm512_maskz_and_epi32(0xFFFF, h, abs16);
+      mx16 = _mm512_mask_max_epu16(mx16, all, mx16, u);
+      // Masked-off lanes are 0, whose u - 1 (0xffff) changes nothing.
+      mn16 = _mm512_mask_min_epu16(mn16, all, mn16,
+                                   _mm512_mask_sub_epi16(u, all, u, one16));
+      bv[2 * w] =
+          _mm512_castsi512_ps(_mm512_maskz_permutexvar_epi16(odd, widen_lo, h));
+      bv[2 * w + 1] =
+          _mm512_castsi512_ps(_mm512_maskz_permutexvar_epi16(odd, widen_hi, h));
+    }
+#pragma GCC unroll 4
+    for (int m = 0; m < kMr; ++m) {
+      const __m512 am = _mm512_set1_ps(a[m * lda + k]);
+#pragma GCC unroll 4
+      for (int v = 0; v < 2 * kW; ++v) {
+        acc[m][v] = _mm512_fmadd_ps(am, bv[v], acc[m][v]);
+      }
+    }
+  }
+#pragma GCC unroll 4
+  for (int m = 0; m < kMr; ++m) {
+#pragma GCC unroll 4
+    for (int v = 0; v < 2 * kW; ++v) {
+      if (mask[v] != 0) {
+        _mm512_mask_storeu_ps(c + m * ldc + 16 * v, mask[v], acc[m][v]);
+      }
+    }
+  }
+  mx16_io = mx16;
+  mn16_io = mn16;
+}
+
 template <typename X, int kMr>
 HLOREF_AVX512 void Avx512GemvRows(int64_t kc, const typename X::T* a,
                                   int64_t lda, const typename X::BT* b,
@@ -1576,6 +1716,19 @@ HLOREF_AVX512 void Avx512GemvRows(int64_t kc, const typename X::T* a,
   if constexpr (std::is_same_v<X, Bf16BVec>) {
     __m512i mx16 = _mm512_setzero_si512();
     __m512i mn16 = _mm512_set1_epi16(-1);
+    if constexpr (kMr <= kGemvNarrowVectors) {
+      if (n > 0 && n <= 64) {
+        if (n <= 32) {
+          Avx512GemvNarrowBf16<kMr, 1>(kc, a, lda, b, ldb, n, c, ldc,
+                                       accumulate, mx16, mn16);
+        } else {
+          Avx512GemvNarrowBf16<kMr, 2>(kc, a, lda, b, ldb, n, c, ldc,
+                                       accumulate, mx16, mn16);
+        }
+        FoldBf16Stats(mx16, mn16, max_abs, min_nz_m1);
+        return;
+      }
+    }
     int64_t k = 0;
     for (; k + kKk <= kc; k += kKk) {
       Avx512GemvStepBf16<kMr, kKk>(a + k, lda, b + k * ldb, ldb, n, c, ldc,
@@ -1588,6 +1741,31 @@ HLOREF_AVX512 void Avx512GemvRows(int64_t kc, const typename X::T* a,
     FoldBf16Stats(mx16, mn16, max_abs, min_nz_m1);
   } else {
     __m512i mx = X::Init(*max_abs), mn = X::Init(*min_nz_m1);
+    if constexpr (kMr <= kGemvNarrowVectors) {
+      constexpr int64_t kL = X::kLanes;
+      if (n > 0 && n <= kGemvNarrowVectors * kL) {
+        switch ((n + kL - 1) / kL) {
+          case 1:
+            Avx512GemvNarrow<X, kMr, 1>(kc, a, lda, b, ldb, n, c, ldc,
+                                        accumulate, mx, mn);
+            break;
+          case 2:
+            Avx512GemvNarrow<X, kMr, 2>(kc, a, lda, b, ldb, n, c, ldc,
+                                        accumulate, mx, mn);
+            break;
+          case 3:
+            Avx512GemvNarrow<X, kMr, 3>(kc, a, lda, b, ldb, n, c, ldc,
+                                        accumulate, mx, mn);
+            break;
+          default:
+            Avx512GemvNarrow<X, kMr, 4>(kc, a, lda, b, ldb, n, c, ldc,
+                                        accumulate, mx, mn);
+            break;
+        }
+        X::Reduce(mx, mn, max_abs, min_nz_m1);
+        return;
+      }
+    }
     int64_t k = 0;
     for (; k + kKk <= kc; k += kKk) {
       Avx512GemvStep<X, kMr, kKk>(a + k, lda, b + k * ldb, ldb, n, c, ldc,

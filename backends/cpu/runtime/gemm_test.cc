@@ -1347,7 +1347,8 @@ TEST(GemmKernelTest, GemvMatchesAnFmaChainAndScansB) {
       const bool fma = std::string(kernels->name) != "portable";
       for (int mr = 1; mr <= gemm::kGemvMaxRows; ++mr) {
         if (budget == 0 && mr < gemm::kGemvTileMinRows) continue;
-        for (int64_t n : {1, 15, 16, 17, 70, 111}) {
+        // (N <= 64 with up to 4 rows: the narrow kernel, C in registers.)
+        for (int64_t n : {1, 15, 16, 17, 40, 50, 64, 70, 111}) {
           for (int64_t kc : {0, 1, 5, 9, 37, 300}) {
             for (bool accumulate : {false, true}) {
               const std::vector<float> a = RandomF32(mr * lda, 11 + mr);
@@ -1399,7 +1400,8 @@ TEST(GemmKernelTest, GemvBf16BMatchesAnFmaChainOverTheWidenedB) {
   for (const GemmKernels* kernels : KernelSets()) {
     const bool fma = std::string(kernels->name) != "portable";
     for (int mr = 1; mr <= gemm::kGemvBf16MaxRows; ++mr) {
-      for (int64_t n : {1, 15, 16, 17, 70, 111}) {
+      // (N <= 64 with up to 4 rows: the narrow kernels, C in registers.)
+      for (int64_t n : {1, 15, 16, 17, 40, 50, 64, 70, 111}) {
         for (int64_t kc : {0, 1, 5, 9, 37, 100}) {
           for (bool accumulate : {false, true}) {
             const std::vector<float> a = RandomF32(mr * lda, 31 + mr);
