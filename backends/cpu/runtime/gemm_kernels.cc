@@ -1562,7 +1562,8 @@ HLOREF_AVX512 void FoldBf16Stats(__m512i mx16, __m512i mn16, uint32_t* max_abs,
 
 // Avx512GemvRows for a narrow B (kV <= kGemvNarrowVectors vectors of
 // columns): C stays in registers over all of K, kMr x kV independent FMA
-// chains, each B row loaded, scanned and used once. The row-streaming
+// chains, each B row loaded, scanned and used once (Avx512GemvTile without
+// its packed copy; defined below it). The row-streaming
 // step keeps only kV chains of eight FMAs between a load and a store of C,
 // too few to hide the FMA latency: a decoding step's probs . v (1 x 1024
 // by 1024 x 64 per head) ran at 57 GB/s on the Zen 4 host, against the
@@ -1572,52 +1573,10 @@ constexpr int kGemvNarrowVectors = 4;
 
 template <typename X, int kMr, int kV>
 HLOREF_AVX512 void Avx512GemvNarrow(int64_t kc, const typename X::T* a,
-                                    int64_t lda, const typename X::BT* b,
+                                    int64_t lda, const typename X::T* b,
                                     int64_t ldb, int64_t n, typename X::T* c,
-                                    int64_t ldc, bool accumulate,
-                                    __m512i& mx_io, __m512i& mn_io) {
-  using V = typename X::V;
-  using M = typename X::M;
-  constexpr int kL = X::kLanes;
-  __m512i mx = mx_io, mn = mn_io;
-  M mask[kV];
-#pragma GCC unroll 4
-  for (int v = 0; v < kV; ++v) {
-    const int64_t rem = n - v * kL;
-    mask[v] = rem >= kL ? M(~M(0)) : M((1u << rem) - 1u);
-  }
-  V acc[kMr][kV];
-#pragma GCC unroll 4
-  for (int m = 0; m < kMr; ++m) {
-#pragma GCC unroll 4
-    for (int v = 0; v < kV; ++v) {
-      acc[m][v] =
-          accumulate ? X::Load(mask[v], c + m * ldc + v * kL) : X::Zero();
-    }
-  }
-  for (int64_t k = 0; k < kc; ++k) {
-    V bv[kV];
-#pragma GCC unroll 4
-    for (int v = 0; v < kV; ++v) {
-      bv[v] = X::LoadB(mask[v], b + k * ldb + v * kL);
-      X::Scan(bv[v], mx, mn);
-    }
-#pragma GCC unroll 4
-    for (int m = 0; m < kMr; ++m) {
-      const V am = X::Set1(a[m * lda + k]);
-#pragma GCC unroll 4
-      for (int v = 0; v < kV; ++v) acc[m][v] = X::Fma(am, bv[v], acc[m][v]);
-    }
-  }
-#pragma GCC unroll 4
-  for (int m = 0; m < kMr; ++m) {
-#pragma GCC unroll 4
-    for (int v = 0; v < kV; ++v)
-      X::Store(mask[v], c + m * ldc + v * kL, acc[m][v]);
-  }
-  mx_io = mx;
-  mn_io = mn;
-}
+                                    int64_t ldc, bool accumulate, __m512i& mx,
+                                    __m512i& mn);
 
 // Avx512GemvNarrow over a bf16 B: kW <= 2 blocks of 32 columns, scanned
 // and widened as in Avx512GemvStepBf16, C in registers over all of K (the
@@ -1807,13 +1766,14 @@ struct GemvNextStrip {
 };
 
 // Rows of C held in registers: kR rows (1..8) x kV vectors of columns
-// (1..3), summed over B rows [0, kb) read in place (ldb apart). The same
+// (1..4), summed over B rows [0, kb) read in place (ldb apart). The same
 // FMA chain per element as Avx512GemvStep (k in order), so both kernels
-// give the same bits. kScan: this pass also scans B for the range guard
-// and copies the strip it reads, kV vectors per B row, to `pack` (rows
-// GemvPackRow<X>() elements apart), where the strip's other row groups
-// read it (the first row group of a strip does this).
-template <typename X, int kR, int kV, bool kScan>
+// give the same bits. kScan: this pass also scans B for the range guard;
+// kPack: and copies the strip it reads, kV vectors per B row, to `pack`
+// (rows GemvPackRow<X>() elements apart), where the strip's other row
+// groups read it (the first row group of a strip does both; the narrow
+// GEMV, Avx512GemvNarrow, only scans).
+template <typename X, int kR, int kV, bool kScan, bool kPack>
 HLOREF_AVX512 void Avx512GemvTile(int64_t kb, const typename X::T* a,
                                   int64_t lda, const typename X::T* b,
                                   int64_t ldb, const typename X::M* mask_in,
@@ -1839,17 +1799,19 @@ HLOREF_AVX512 void Avx512GemvTile(int64_t kb, const typename X::T* a,
   V acc[kR][kV];
 #pragma GCC unroll 8
   for (int r = 0; r < kR; ++r) {
-#pragma GCC unroll 3
+#pragma GCC unroll 4
     for (int v = 0; v < kV; ++v) {
       acc[r][v] = load_c ? X::Load(mask[v], c + r * ldc + v * kL) : X::Zero();
     }
   }
   for (int64_t k = 0; k < kb; ++k) {
     const typename X::T* bk = b + k * ldb;
-    if constexpr (kScan) {
+    if constexpr (kPack) {
       // Ahead of the first pass's stream (the later passes find the strip
-      // in L1 / L2).
-#pragma GCC unroll 3
+      // in L1 / L2). Not for the narrow GEMV, whose B rows are short and
+      // consecutive: the hardware prefetcher follows them, and the four
+      // prefetches per row cost it 3-4 % (decode_attention).
+#pragma GCC unroll 4
       for (int v = 0; v < kV; ++v) {
         _mm_prefetch(reinterpret_cast<const char*>(bk + pd + v * kL),
                      _MM_HINT_T0);
@@ -1865,24 +1827,26 @@ HLOREF_AVX512 void Avx512GemvTile(int64_t kb, const typename X::T* a,
       }
     }
     V bv[kV];
-#pragma GCC unroll 3
+#pragma GCC unroll 4
     for (int v = 0; v < kV; ++v) {
       bv[v] = X::Load(mask[v], bk + v * kL);
       if constexpr (kScan) {
         X::Scan(bv[v], mx, mn);
+      }
+      if constexpr (kPack) {
         X::Store(M(~M(0)), pack + k * GemvPackRow<X>() + v * kL, bv[v]);
       }
     }
 #pragma GCC unroll 8
     for (int r = 0; r < kR; ++r) {
       const V ar = X::Set1(a[r * lda + k]);
-#pragma GCC unroll 3
+#pragma GCC unroll 4
       for (int v = 0; v < kV; ++v) acc[r][v] = X::Fma(ar, bv[v], acc[r][v]);
     }
   }
 #pragma GCC unroll 8
   for (int r = 0; r < kR; ++r) {
-#pragma GCC unroll 3
+#pragma GCC unroll 4
     for (int v = 0; v < kV; ++v)
       X::Store(mask[v], c + r * ldc + v * kL, acc[r][v]);
   }
@@ -1892,16 +1856,36 @@ HLOREF_AVX512 void Avx512GemvTile(int64_t kb, const typename X::T* a,
   }
 }
 
+// (Declared above Avx512GemvRows.) Up to kGemvNarrowVectors vectors, no
+// packed copy, no next strip.
+template <typename X, int kMr, int kV>
+HLOREF_AVX512 void Avx512GemvNarrow(int64_t kc, const typename X::T* a,
+                                    int64_t lda, const typename X::T* b,
+                                    int64_t ldb, int64_t n, typename X::T* c,
+                                    int64_t ldc, bool accumulate, __m512i& mx,
+                                    __m512i& mn) {
+  using M = typename X::M;
+  constexpr int kL = X::kLanes;
+  M mask[kV];
+  for (int v = 0; v < kV; ++v) {
+    const int64_t rem = n - v * kL;
+    mask[v] = rem >= kL ? M(~M(0)) : M((1u << rem) - 1u);
+  }
+  Avx512GemvTile<X, kMr, kV, /*kScan=*/true, /*kPack=*/false>(
+      kc, a, lda, b, ldb, mask, c, ldc, accumulate, mx, mn, nullptr,
+      GemvNextStrip{});
+}
+
 template <typename X, int kV, bool kScan>
 HLOREF_AVX512 void Avx512GemvTileRows(
     int rows, int64_t kb, const typename X::T* a, int64_t lda,
     const typename X::T* b, int64_t ldb, const typename X::M* mask,
     typename X::T* c, int64_t ldc, bool load_c, __m512i& mx, __m512i& mn,
     typename X::T* pack, const GemvNextStrip& next) {
-#define HLOREF_GEMV_TILE_CASE(R)                                             \
-  case R:                                                                    \
-    return Avx512GemvTile<X, R, kV, kScan>(kb, a, lda, b, ldb, mask, c, ldc, \
-                                           load_c, mx, mn, pack, next);
+#define HLOREF_GEMV_TILE_CASE(R)                   \
+  case R:                                          \
+    return Avx512GemvTile<X, R, kV, kScan, kScan>( \
+        kb, a, lda, b, ldb, mask, c, ldc, load_c, mx, mn, pack, next);
   switch (rows) {
     HLOREF_GEMV_TILE_CASE(1)
     HLOREF_GEMV_TILE_CASE(2)
