@@ -2126,37 +2126,44 @@ TEST(GemmTest, DescriptorRoundTripAndErrors) {
 // 64-byte aligned; a thread's blocks are its own.
 TEST(ScratchCacheTest, FreedBlocksAreReusedPerThread) {
   using kernel_support::Scratch;
-  const void* big = nullptr;
-  const void* small = nullptr;
-  {
-    Scratch a(512 << 10);
-    Scratch b(256 << 10);
-    ASSERT_NE(a.p, nullptr);
-    ASSERT_NE(b.p, nullptr);
-    EXPECT_NE(a.p, b.p);
-    EXPECT_EQ(reinterpret_cast<uintptr_t>(a.p) % 64, 0u);
-    EXPECT_EQ(reinterpret_cast<uintptr_t>(b.p) % 64, 0u);
-    big = a.p;
-    small = b.p;
-    std::memset(a.p, 1, 512 << 10);  // the whole block is usable
-  }
-  {
-    Scratch c(200 << 10);  // the smallest kept block that fits
-    EXPECT_EQ(c.p, small);
-    Scratch d(300 << 10);
-    EXPECT_EQ(d.p, big);
-    Scratch e(300 << 10);  // none left: new storage
-    EXPECT_NE(e.p, big);
-    EXPECT_NE(e.p, small);
-  }
-  const void* other = nullptr;
-  std::thread t([&] {
-    Scratch f(256 << 10);
-    other = f.p;
+  // On a thread of its own, whose cache starts empty: the blocks earlier
+  // tests of this process left in the main thread's cache would be
+  // chosen first (the test failed when the whole binary ran in one
+  // process). That thread keeps its blocks while the other one runs.
+  std::thread fresh([] {
+    const void* big = nullptr;
+    const void* small = nullptr;
+    {
+      Scratch a(512 << 10);
+      Scratch b(256 << 10);
+      ASSERT_NE(a.p, nullptr);
+      ASSERT_NE(b.p, nullptr);
+      EXPECT_NE(a.p, b.p);
+      EXPECT_EQ(reinterpret_cast<uintptr_t>(a.p) % 64, 0u);
+      EXPECT_EQ(reinterpret_cast<uintptr_t>(b.p) % 64, 0u);
+      big = a.p;
+      small = b.p;
+      std::memset(a.p, 1, 512 << 10);  // the whole block is usable
+    }
+    {
+      Scratch c(200 << 10);  // the smallest kept block that fits
+      EXPECT_EQ(c.p, small);
+      Scratch d(300 << 10);
+      EXPECT_EQ(d.p, big);
+      Scratch e(300 << 10);  // none left: new storage
+      EXPECT_NE(e.p, big);
+      EXPECT_NE(e.p, small);
+    }
+    const void* other = nullptr;
+    std::thread t([&] {
+      Scratch f(256 << 10);
+      other = f.p;
+    });
+    t.join();
+    EXPECT_NE(other, small);
+    EXPECT_NE(other, big);
   });
-  t.join();
-  EXPECT_NE(other, small);
-  EXPECT_NE(other, big);
+  fresh.join();
 }
 
 }  // namespace
