@@ -1563,12 +1563,12 @@ HLOREF_AVX512 void FoldBf16Stats(__m512i mx16, __m512i mn16, uint32_t* max_abs,
 // Avx512GemvRows for a narrow B (kV <= kGemvNarrowVectors vectors of
 // columns): C stays in registers over all of K, kMr x kV independent FMA
 // chains, each B row loaded, scanned and used once (Avx512GemvTile without
-// its packed copy; defined below it). The row-streaming
-// step keeps only kV chains of eight FMAs between a load and a store of C,
-// too few to hide the FMA latency: a decoding step's probs . v (1 x 1024
-// by 1024 x 64 per head) ran at 57 GB/s on the Zen 4 host, against the
-// sum's 76. Each element is the same chain in k order (from 0, or from C
-// with `accumulate`), so the same bits.
+// its packed copy; defined below it). The row-streaming step keeps only
+// kV chains of eight FMAs between a load and a store of C, too few to
+// hide the FMA latency: a decoding step's probs . v (1 x 1024 by 1024 x
+// 64 per head) ran at 57 GB/s on the Zen 4 host, against the sum's 76.
+// Each element is the same chain in k order (from 0, or from C with
+// `accumulate`), so the same bits.
 constexpr int kGemvNarrowVectors = 4;
 
 template <typename X, int kMr, int kV>

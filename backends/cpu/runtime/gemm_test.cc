@@ -1715,8 +1715,10 @@ TEST(GemmTest, SkinnyShapesThroughTheScratchBlock) {
 // bound (plus the long-double reference's own error) otherwise.
 TEST(GemmTest, F64SkinnyShapesUpTo32Rows) {
   const bool fma = gemm::HostGemmKernels().fma_chain;
-  for (int64_t m : {17, 32}) {
-    for (int64_t n : {256, 300}) {
+  // m <= 4 with n <= 32: the narrow GEMV (C in registers, up to four
+  // vectors of 8).
+  for (int64_t m : {1, 3, 17, 32}) {
+    for (int64_t n : {20, 32, 256, 300}) {
       // k = 300: three of the register-tiled form's 128-row blocks.
       for (const int64_t k : {int64_t{61}, int64_t{300}}) {
         const DotDims d = MakeDims(PrimitiveType::kF64, PrimitiveType::kF64,
