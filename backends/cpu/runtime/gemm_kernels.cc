@@ -1461,6 +1461,35 @@ HLOREF_AVX512 void Avx512GemvStep(const typename X::T* a, int64_t lda,
   }
 }
 
+// 32 bf16 patterns at p (masked past `mask`, read as 0), as the bf16-B
+// GEMV kernels read a block of a B row: scanned as 16-bit lanes into mx16
+// (the largest magnitude pattern) and mn16 (the smallest nonzero one minus
+// 1, 0xffff for none), and widened to two f32 vectors by one word
+// permutation each (pattern i into the upper half of lane i, exact).
+alignas(64) constexpr uint16_t kBf16Widen[2][32] = {
+    // Word 2i + 1 of the result takes word i (lo) or 16 + i (hi).
+    {0, 0, 0, 1, 0, 2,  0, 3,  0, 4,  0, 5,  0, 6,  0, 7,
+     0, 8, 0, 9, 0, 10, 0, 11, 0, 12, 0, 13, 0, 14, 0, 15},
+    {0, 16, 0, 17, 0, 18, 0, 19, 0, 20, 0, 21, 0, 22, 0, 23,
+     0, 24, 0, 25, 0, 26, 0, 27, 0, 28, 0, 29, 0, 30, 0, 31}};
+HLOREF_AVX512 __attribute__((always_inline)) inline void ScanWidenBf16(
+    const uint16_t* p, __mmask32 mask, __m512i& mx16, __m512i& mn16, __m512& lo,
+    __m512& hi) {
+  const __mmask32 all = ~__mmask32(0);
+  const __mmask32 odd = 0xAAAAAAAAu;
+  const __m512i h = _mm512_maskz_loadu_epi16(mask, p);
+  const __m512i u =
+      _mm512_maskz_and_epi32(0xFFFF, h, _mm512_set1_epi16(0x7fff));
+  mx16 = _mm512_mask_max_epu16(mx16, all, mx16, u);
+  // Masked-off lanes are 0, whose u - 1 (0xffff) changes nothing.
+  mn16 = _mm512_mask_min_epu16(
+      mn16, all, mn16, _mm512_mask_sub_epi16(u, all, u, _mm512_set1_epi16(1)));
+  lo = _mm512_castsi512_ps(
+      _mm512_maskz_permutexvar_epi16(odd, _mm512_load_si512(kBf16Widen[0]), h));
+  hi = _mm512_castsi512_ps(
+      _mm512_maskz_permutexvar_epi16(odd, _mm512_load_si512(kBf16Widen[1]), h));
+}
+
 // Avx512GemvStep over a bf16 B (Bf16BVec), 32 columns per iteration: their
 // 64 bytes of patterns are scanned as 32 16-bit lanes (mx16: the largest
 // magnitude pattern, mn16: the smallest nonzero one minus 1, 0xffff for
@@ -1487,18 +1516,6 @@ HLOREF_AVX512 void Avx512GemvStepBf16(const float* a, int64_t lda,
       for (int q = 0; q < kKk; ++q) av[m][q] = _mm512_set1_ps(a[m * lda + q]);
     }
   }
-  // Word 2i + 1 of the result takes word i (lo) or 16 + i (hi).
-  alignas(64) static constexpr uint16_t kWiden[2][32] = {
-      {0, 0, 0, 1, 0, 2,  0, 3,  0, 4,  0, 5,  0, 6,  0, 7,
-       0, 8, 0, 9, 0, 10, 0, 11, 0, 12, 0, 13, 0, 14, 0, 15},
-      {0, 16, 0, 17, 0, 18, 0, 19, 0, 20, 0, 21, 0, 22, 0, 23,
-       0, 24, 0, 25, 0, 26, 0, 27, 0, 28, 0, 29, 0, 30, 0, 31}};
-  const __m512i widen_lo = _mm512_load_si512(kWiden[0]);
-  const __m512i widen_hi = _mm512_load_si512(kWiden[1]);
-  const __mmask32 odd = 0xAAAAAAAAu;
-  const __m512i abs16 = _mm512_set1_epi16(0x7fff);
-  const __m512i one16 = _mm512_set1_epi16(1);
-  const __mmask32 all = ~__mmask32(0);
   for (int64_t j = 0; j < n; j += 32) {
     const int64_t rem = n - j;
     const __mmask32 mask32 =
@@ -1510,16 +1527,7 @@ HLOREF_AVX512 void Avx512GemvStepBf16(const float* a, int64_t lda,
     __m512 lo[kKk], hi[kKk];
 #pragma GCC unroll 8
     for (int q = 0; q < kKk; ++q) {
-      const __m512i h = _mm512_maskz_loadu_epi16(mask32, b + q * ldb + j);
-      const __m512i u = _mm512_maskz_and_epi32(0xFFFF, h, abs16);
-      mx16 = _mm512_mask_max_epu16(mx16, all, mx16, u);
-      // Masked-off lanes are 0, whose u - 1 (0xffff) changes nothing.
-      mn16 = _mm512_mask_min_epu16(mn16, all, mn16,
-                                   _mm512_mask_sub_epi16(u, all, u, one16));
-      lo[q] =
-          _mm512_castsi512_ps(_mm512_maskz_permutexvar_epi16(odd, widen_lo, h));
-      hi[q] =
-          _mm512_castsi512_ps(_mm512_maskz_permutexvar_epi16(odd, widen_hi, h));
+      ScanWidenBf16(b + q * ldb + j, mask32, mx16, mn16, lo[q], hi[q]);
     }
 #pragma GCC unroll 8
     for (int m = 0; m < kMr; ++m) {
@@ -1588,18 +1596,6 @@ HLOREF_AVX512 void Avx512GemvNarrowBf16(int64_t kc, const float* a, int64_t lda,
                                         int64_t n, float* c, int64_t ldc,
                                         bool accumulate, __m512i& mx16_io,
                                         __m512i& mn16_io) {
-  // Word 2i + 1 of the result takes word i (lo) or 16 + i (hi).
-  alignas(64) static constexpr uint16_t kWiden[2][32] = {
-      {0, 0, 0, 1, 0, 2,  0, 3,  0, 4,  0, 5,  0, 6,  0, 7,
-       0, 8, 0, 9, 0, 10, 0, 11, 0, 12, 0, 13, 0, 14, 0, 15},
-      {0, 16, 0, 17, 0, 18, 0, 19, 0, 20, 0, 21, 0, 22, 0, 23,
-       0, 24, 0, 25, 0, 26, 0, 27, 0, 28, 0, 29, 0, 30, 0, 31}};
-  const __m512i widen_lo = _mm512_load_si512(kWiden[0]);
-  const __m512i widen_hi = _mm512_load_si512(kWiden[1]);
-  const __mmask32 odd = 0xAAAAAAAAu;
-  const __m512i abs16 = _mm512_set1_epi16(0x7fff);
-  const __m512i one16 = _mm512_set1_epi16(1);
-  const __mmask32 all = ~__mmask32(0);
   __m512i mx16 = mx16_io, mn16 = mn16_io;
   __mmask32 mask32[kW];
   __mmask16 mask[2 * kW];
@@ -1625,17 +1621,8 @@ HLOREF_AVX512 void Avx512GemvNarrowBf16(int64_t kc, const float* a, int64_t lda,
     __m512 bv[2 * kW];
 #pragma GCC unroll 2
     for (int w = 0; w < kW; ++w) {
-      const __m512i h =
-          _mm512_maskz_loadu_epi16(mask32[w], b + k * ldb + 32 * w);
-      const __m512i u = _mm512_maskz_and_epi32(0xFFFF, h, abs16);
-      mx16 = _mm512_mask_max_epu16(mx16, all, mx16, u);
-      // Masked-off lanes are 0, whose u - 1 (0xffff) changes nothing.
-      mn16 = _mm512_mask_min_epu16(mn16, all, mn16,
-                                   _mm512_mask_sub_epi16(u, all, u, one16));
-      bv[2 * w] =
-          _mm512_castsi512_ps(_mm512_maskz_permutexvar_epi16(odd, widen_lo, h));
-      bv[2 * w + 1] =
-          _mm512_castsi512_ps(_mm512_maskz_permutexvar_epi16(odd, widen_hi, h));
+      ScanWidenBf16(b + k * ldb + 32 * w, mask32[w], mx16, mn16, bv[2 * w],
+                    bv[2 * w + 1]);
     }
 #pragma GCC unroll 4
     for (int m = 0; m < kMr; ++m) {
