@@ -329,6 +329,23 @@ ENTRY e {
                          x, rows, keep, minor);
 }
 
+// An empty directory `name` under the test's temporary directory.
+std::string FreshDumpDir(const std::string& name) {
+  const std::string dir = ::testing::TempDir() + "/" + name;
+  std::filesystem::remove_all(dir);
+  return dir;
+}
+
+// Options that compile afresh (no compile cache) for `threads` threads and
+// dump the module's IR and assembly into `dir` (DumpedText reads them).
+CpuBackendOptions DumpingOptions(const std::string& dir, int threads) {
+  CpuBackendOptions options;
+  options.threads = threads;
+  options.compile_cache = false;
+  options.dump_dir = dir;
+  return options;
+}
+
 // Rows of 1024.
 const std::string kSoftmaxRows = SoftmaxModule("96,1024", "96", "0", "1");
 
@@ -373,12 +390,8 @@ TEST(CpuBackend, RowLocalLoopNestsRunAsOneGroup) {
   std::vector<uint64_t> first;
   for (int threads : {1, 2, 3}) {
     const std::string dir =
-        ::testing::TempDir() + "/hloref_cpu_group_" + std::to_string(threads);
-    std::filesystem::remove_all(dir);
-    CpuBackendOptions options;
-    options.threads = threads;
-    options.compile_cache = false;
-    options.dump_dir = dir;
+        FreshDumpDir(absl::StrCat("hloref_cpu_group_", threads));
+    const CpuBackendOptions options = DumpingOptions(dir, threads);
     auto out = CompileAndRun(
         kSoftmaxRows,
         {Literal::CreateFromValues<float>(PrimitiveType::kF32, dims, x)},
@@ -441,14 +454,9 @@ TEST(CpuBackend, UnitLeadingAndSmallNestsAreGroupedAndVectorized) {
     std::vector<uint64_t> first;
     for (int outline : {-1, 0}) {
       for (int threads : {1, 2, 3}) {
-        const std::string dir =
-            absl::StrCat(::testing::TempDir(), "/hloref_cpu_small_", c.rows,
-                         "_", outline, "_", threads);
-        std::filesystem::remove_all(dir);
-        CpuBackendOptions options;
-        options.threads = threads;
-        options.compile_cache = false;
-        options.dump_dir = dir;
+        const std::string dir = FreshDumpDir(absl::StrCat(
+            "hloref_cpu_small_", c.rows, "_", outline, "_", threads));
+        CpuBackendOptions options = DumpingOptions(dir, threads);
         options.serial_outline_min_work = outline;
         auto out = CompileAndRun(
             text,
@@ -527,13 +535,9 @@ ENTRY e {
   const std::vector<float> s = UniformFloats(kB * kH * kR * kC, 17, 8.0f);
   const int64_t dims[] = {kB, kH, kR, kC};
   for (int threads : {1, 2}) {
-    const std::string dir = absl::StrCat(
-        ::testing::TempDir(), "/hloref_cpu_masked_row_max_", threads);
-    std::filesystem::remove_all(dir);
-    CpuBackendOptions options;
-    options.threads = threads;
-    options.compile_cache = false;
-    options.dump_dir = dir;
+    const std::string dir =
+        FreshDumpDir(absl::StrCat("hloref_cpu_masked_row_max_", threads));
+    const CpuBackendOptions options = DumpingOptions(dir, threads);
     auto out = CompileAndRun(
         text, {Literal::CreateFromValues<float>(PrimitiveType::kF32, dims, s)},
         options);
@@ -610,14 +614,10 @@ ENTRY e {
     auto want = CompileAndRun(c.text, args(), plain);
     ASSERT_TRUE(want.ok()) << want.status();
     for (int threads : {1, 2, 3}) {
-      const std::string dir = ::testing::TempDir() + "/hloref_cpu_stream_" +
-                              std::to_string(threads);
-      std::filesystem::remove_all(dir);
-      CpuBackendOptions options;
-      options.threads = threads;
-      options.compile_cache = false;
+      const std::string dir =
+          FreshDumpDir(absl::StrCat("hloref_cpu_stream_", threads));
+      CpuBackendOptions options = DumpingOptions(dir, threads);
       options.stream_result_min_bytes = c.min_bytes;
-      options.dump_dir = dir;
       auto got = CompileAndRun(c.text, args(), options);
       ASSERT_TRUE(got.ok()) << got.status();
       EXPECT_EQ(Bits((*want)[0]), Bits((*got)[0]))
@@ -679,13 +679,9 @@ ENTRY e {
 })";
   std::vector<uint64_t> first;
   for (int threads : {1, 2}) {
-    const std::string dir = ::testing::TempDir() + "/hloref_cpu_ln_group_" +
-                            std::to_string(threads);
-    std::filesystem::remove_all(dir);
-    CpuBackendOptions options;
-    options.threads = threads;
-    options.compile_cache = false;
-    options.dump_dir = dir;
+    const std::string dir =
+        FreshDumpDir(absl::StrCat("hloref_cpu_ln_group_", threads));
+    const CpuBackendOptions options = DumpingOptions(dir, threads);
     auto out = CompileAndRun(
         kText, {Literal::CreateFromValues<float>(PrimitiveType::kF32, dims, x)},
         options);
@@ -910,14 +906,10 @@ TEST(CpuBackend, RowGroupsPrefetchTheNextBlockOfTheirParameters) {
     std::vector<Literal> args = RowKernelArgs(softmax, r, c, x, g, b);
     std::vector<uint64_t> bits[2];
     for (bool prefetch : {true, false}) {
-      const std::string dir = absl::StrCat(
-          ::testing::TempDir(), "/hloref_cpu_prefetch_", softmax, prefetch);
-      std::filesystem::remove_all(dir);
-      CpuBackendOptions options;
-      options.compile_cache = false;
-      options.threads = 1;
+      const std::string dir =
+          FreshDumpDir(absl::StrCat("hloref_cpu_prefetch_", softmax, prefetch));
+      CpuBackendOptions options = DumpingOptions(dir, 1);
       options.row_group_block_bytes = 16384;
-      options.dump_dir = dir;
       if (!prefetch) setenv("HLOREF_CPU_GROUP_PREFETCH", "0", 1);
       auto got =
           CompileAndRun(RowKernelHlo(softmax, r, c, false), args, options);

@@ -9,8 +9,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <initializer_list>
 #include <random>
 #include <string>
 #include <vector>
@@ -659,37 +661,50 @@ TEST(ConvTest, ThreadCountDoesNotChangeResults) {
   }
 }
 
+// Operands of `s` (f32) scaled by 2^-70: their products lie below f32's
+// smallest normal, where the FMA chain would round in the subnormal range,
+// so the range guard must take the wide path, whose f64 sum of them is
+// exact. With every kernel set at each of `threads`: the path is "wide"
+// and each output the f64 reference (Reference, an independent loop over
+// the dimensions) rounded once to f32.
+void ExpectTinyOperandsTakeTheWidePath(const Spec& s, uint64_t seed,
+                                       std::initializer_list<int> threads) {
+  const Problem p = Make(s);
+  std::mt19937_64 rng(seed);
+  std::vector<double> x = Values(s.it, Product(p.in_dims), rng);
+  std::vector<double> w = Values(s.kt, Product(p.k_dims), rng);
+  for (double& v : x) v *= 0x1p-70;
+  for (double& v : w) v *= 0x1p-70;
+  const Ref ref = Reference(p, x, w);
+  for (const ConvKernels* kernels : KernelSets()) {
+    for (int t : threads) {
+      std::string path;
+      const auto out =
+          RunSpec(p, Store(s.it, x), Store(s.kt, w), *kernels, t, &path);
+      EXPECT_EQ(path, "wide") << kernels->name;
+      for (size_t i = 0; i < ref.y.size(); ++i) {
+        ASSERT_EQ(LoadOut(s.ot, out, i),
+                  static_cast<double>(static_cast<float>(ref.y[i])))
+            << kernels->name << " fgc=" << s.fgc << " bgc=" << s.bgc
+            << " threads=" << t << " element " << i;
+      }
+    }
+  }
+}
+
 TEST(ConvTest, RangeGuardTakesTheWidePath) {
   Spec s;
   s.in_f = 4;
   s.out_f = 10;
   s.win = {W(6, 3, 1, 1), W(5, 3, 1, 1)};
-  const Problem p = Make(s);
-  std::mt19937_64 rng(3);
-  std::vector<double> x = Values(s.it, Product(p.in_dims), rng);
-  std::vector<double> w = Values(s.kt, Product(p.k_dims), rng);
-  // Products below f32's smallest normal: the FMA chain would round in the
-  // subnormal range; the wide path sums them exactly in f64.
-  for (double& v : x) v *= 0x1p-70;
-  for (double& v : w) v *= 0x1p-70;
-  const Ref ref = Reference(p, x, w);
-  for (const ConvKernels* kernels : KernelSets()) {
-    std::string path;
-    const auto out =
-        RunSpec(p, Store(s.it, x), Store(s.kt, w), *kernels, 2, &path);
-    EXPECT_EQ(path, "wide");
-    for (size_t i = 0; i < ref.y.size(); ++i) {
-      // One rounding of the (exact in f64 here) sum to f32.
-      EXPECT_EQ(LoadOut(s.ot, out, i),
-                static_cast<double>(static_cast<float>(ref.y[i])))
-          << i;
-    }
-  }
+  ExpectTinyOperandsTakeTheWidePath(s, 3, {2});
   // An infinity in the input: NaN where it meets a zero product is not
   // possible here, so outputs whose window holds it are +-inf, others
   // finite.
-  x = Values(s.it, Product(p.in_dims), rng);
-  w = Values(s.kt, Product(p.k_dims), rng);
+  const Problem p = Make(s);
+  std::mt19937_64 rng(4);
+  std::vector<double> x = Values(s.it, Product(p.in_dims), rng);
+  std::vector<double> w = Values(s.kt, Product(p.k_dims), rng);
   x[0] = INFINITY;
   const Ref inf_ref = Reference(p, x, w);
   for (const ConvKernels* kernels : KernelSets()) {
@@ -794,29 +809,7 @@ TEST(ConvTest, WidePathAcrossBatchesAndGroups) {
   b.in_f = 3;
   b.out_f = 4;
   b.win = {W(4, 3, 1, 1), W(5, 2)};
-  for (const Spec& s : {f, b}) {
-    const Problem p = Make(s);
-    std::mt19937_64 rng(11);
-    std::vector<double> x = Values(s.it, Product(p.in_dims), rng);
-    std::vector<double> w = Values(s.kt, Product(p.k_dims), rng);
-    for (double& v : x) v *= 0x1p-70;
-    for (double& v : w) v *= 0x1p-70;
-    const Ref ref = Reference(p, x, w);
-    for (const ConvKernels* kernels : KernelSets()) {
-      for (int threads : {1, 2}) {
-        std::string path;
-        const auto out = RunSpec(p, Store(s.it, x), Store(s.kt, w), *kernels,
-                                 threads, &path);
-        EXPECT_EQ(path, "wide");
-        for (size_t i = 0; i < ref.y.size(); ++i) {
-          ASSERT_EQ(LoadOut(s.ot, out, i),
-                    static_cast<double>(static_cast<float>(ref.y[i])))
-              << "fgc=" << s.fgc << " bgc=" << s.bgc << " threads=" << threads
-              << " element " << i;
-        }
-      }
-    }
-  }
+  for (const Spec& s : {f, b}) ExpectTinyOperandsTakeTheWidePath(s, 11, {1, 2});
 }
 
 TEST(ConvTest, TileScanTakesTheRangeStatistics) {
