@@ -39,9 +39,11 @@ using gemm::kGemmMr;
 using kernel_support::BalancedBlocks;
 using kernel_support::Bf16ProductsStayNormal;
 using kernel_support::Bits;
+using kernel_support::CheckEachStands;
 using kernel_support::CacheBytes;
 using kernel_support::CeilDiv;
 using kernel_support::EnvInt;
+using kernel_support::FastPathSafe;
 using kernel_support::IsNarrowFloat;
 using kernel_support::Loader;
 using kernel_support::LoadSmallInt;
@@ -147,6 +149,20 @@ int64_t ElemBytes(GemmPath p) { return p == GemmPath::kF64 ? 8 : 4; }
 bool GemvKtEnabled() {
   const char* s = std::getenv("HLOREF_CPU_GEMV_KT");
   return s == nullptr || s[0] != '0';
+}
+
+// Whether the K-contiguous GEMV scans B for the range guard. It need not
+// where RangeGuard::kCheckEach can judge each element instead: the same
+// preconditions as kCheckSmall (`small_ok`, K u <= 1/4). On the Zen 4
+// host the scan's four integer operations per vector of B made the kernel
+// 1.4x slower than its loads, transposes and FMAs alone (decode_attention:
+// docs/cpu-kernels.md). HLOREF_CPU_GEMV_KT_SCAN=1 keeps the scan (A/B
+// runs); the results are the same bits either way.
+bool GemvKtScansB(const Problem& p, bool small_ok) {
+  if (!p.gemv_kt || !small_ok) return true;
+  if (static_cast<long double>(p.k) * (FLT_EPSILON / 2) > 0.25L) return true;
+  const char* s = std::getenv("HLOREF_CPU_GEMV_KT_SCAN");
+  return s != nullptr && s[0] == '1';
 }
 
 // int8_amx: 8-bit integer dots will run on AMX (RunI8AmxItems), which
@@ -354,6 +370,9 @@ struct Shared {
   bool flush_a = false;
   std::atomic<bool> flushed_a{false};
   std::atomic<bool> flushed_b{false};
+  // False when the K-contiguous GEMV leaves B unscanned and each element
+  // is judged afterwards (RangeGuard::kCheckEach, GemvKtScansB).
+  bool scan_b = true;
 };
 
 // One work item of the packed loops: batch bi, rows [m0, m1), columns
@@ -630,15 +649,18 @@ void RunGemvItems(Shared& sh, const Loader<T>& la, Stats<T>& sa, Stats<T>& sb,
       const float* b32 = p.rt == PrimitiveType::kBF16
                              ? nullptr
                              : static_cast<const float*>(sh.rhs) + b_off;
+      // Null statistics: B not scanned (sh.scan_b).
+      uint32_t* kt_mx = sh.scan_b ? &sb.max_abs : nullptr;
+      uint32_t* kt_mn = sh.scan_b ? &sb.min_nz_minus1 : nullptr;
       if (p.rt == PrimitiveType::kBF16 && p.gemv_kt) {
         sh.kernels->gemv_kt_bf16b_f32(m, p.k, a, lda, b16, p.b_ns, ncols, c,
-                                      ldc, &sb.max_abs, &sb.min_nz_minus1);
+                                      ldc, kt_mx, kt_mn);
       } else if (p.rt == PrimitiveType::kBF16) {
         sh.kernels->gemv_bf16b_f32(m, p.k, a, lda, b16, p.b_ks, ncols, c, ldc,
                                    false, &sb.max_abs, &sb.min_nz_minus1);
       } else if (p.gemv_kt) {
         sh.kernels->gemv_kt_f32(m, p.k, a, lda, b32, p.b_ns, ncols, c, ldc,
-                                &sb.max_abs, &sb.min_nz_minus1);
+                                kt_mx, kt_mn);
       } else {
         sh.kernels->gemv_f32(m, p.k, a, lda, b32, p.b_ks, ncols, c, ldc, false,
                              &sb.max_abs, &sb.min_nz_minus1);
@@ -983,6 +1005,41 @@ void RecheckSmallRows(Shared& sh, T threshold, int64_t row_begin,
       T& v = out[crow + p.c_n[j]];
       if (!(std::fabs(v) < threshold)) continue;
       const int64_t bcol = p.b_b[bi] + p.b_n[j];
+      W acc = 0;
+      for (int64_t k = 0; k < p.k; ++k) {
+        acc += static_cast<W>(la(arow + p.a_k[k])) *
+               static_cast<W>(lb(bcol + p.b_k[k]));
+      }
+      v = static_cast<T>(acc);
+      ++count;
+    }
+  }
+  sh.small_recomputed.fetch_add(count, std::memory_order_relaxed);
+}
+
+// RangeGuard::kCheckEach (kernel_support.h): B was not scanned; every
+// element that CheckEachStands does not keep is judged on its own
+// operands (A's statistics `sa`, its B column's taken here) by
+// FastPathSafe, else recomputed as RunWideRows does. The result type is T.
+template <typename T, typename W>
+void RecheckEachRows(Shared& sh, const Stats<T>& sa, int64_t row_begin,
+                     int64_t row_end) {
+  const Problem& p = *sh.p;
+  const Loader<T> la = MakeLoader<T>(p.lt, sh.lhs);
+  const Loader<T> lb = MakeLoader<T>(p.rt, sh.rhs);
+  T* out = static_cast<T*>(sh.out);
+  int64_t count = 0;
+  for (int64_t row = row_begin; row < row_end; ++row) {
+    const int64_t bi = row / p.m, i = row % p.m;
+    const int64_t arow = p.a_b[bi] + p.a_m[i];
+    const int64_t crow = p.c_b[bi] + p.c_m[i];
+    for (int64_t j = 0; j < p.n; ++j) {
+      T& v = out[crow + p.c_n[j]];
+      if (CheckEachStands(v)) continue;
+      const int64_t bcol = p.b_b[bi] + p.b_n[j];
+      Stats<T> sb;
+      for (int64_t k = 0; k < p.k; ++k) sb.Add(lb(bcol + p.b_k[k]));
+      if (FastPathSafe(sa, sb, p.k)) continue;
       W acc = 0;
       for (int64_t k = 0; k < p.k; ++k) {
         acc += static_cast<W>(la(arow + p.a_k[k])) *
@@ -1590,6 +1647,7 @@ absl::Status RunDotIn(RunContext* ctx, const DotDims& dims, const void* lhs,
   RangeGuard guard = RangeGuard::kFast;
   const bool small_ok = SmallCheckAllowed(p, kernels);
   sh.flush_a = small_ok;
+  sh.scan_b = GemvKtScansB(p, small_ok);
   switch (p.path) {
     case GemmPath::kF32: {
       // bf16 x bf16 runs on the hardware dot products (tdpbf16ps where the
@@ -1648,9 +1706,13 @@ absl::Status RunDotIn(RunContext* ctx, const DotDims& dims, const void* lhs,
           RunFloatItems<float>(sh, b, e);
         };
         Parallel(ctx, p.items(), body);
-        guard = RangeGuardFor(sh.sa32, sh.sb32, p.k, small_ok);
-        guard =
-            AfterFlush(sh, guard, p.k, std::numeric_limits<float>::epsilon());
+        if (sh.scan_b) {
+          guard = RangeGuardFor(sh.sa32, sh.sb32, p.k, small_ok);
+          guard =
+              AfterFlush(sh, guard, p.k, std::numeric_limits<float>::epsilon());
+        } else {
+          guard = RangeGuard::kCheckEach;  // (the GEMV flushes nothing)
+        }
       }
       break;
     }
@@ -1711,6 +1773,13 @@ absl::Status RunDotIn(RunContext* ctx, const DotDims& dims, const void* lhs,
       };
       Parallel(ctx, p.batch * p.m, body);
     }
+    last_small_recomputed = sh.small_recomputed.load();
+  }
+  if (guard == RangeGuard::kCheckEach) {
+    auto body = [&](int64_t b, int64_t e) {
+      RecheckEachRows<float, double>(sh, sh.sa32, b, e);
+    };
+    Parallel(ctx, p.batch * p.m, body);
     last_small_recomputed = sh.small_recomputed.load();
   }
   if (guard == RangeGuard::kWide) {

@@ -33,8 +33,12 @@
 // 2 lambda, which are recomputed with the wide accumulator: every other
 // element provably has S >= lambda (kernel_support.h RangeGuardFor: the
 // proof and its preconditions; otherwise, e.g. bf16 operands with an f32
-// result, the whole dot takes the wide fallback). The decisions depend on
-// the data only, so results never depend on the thread count.
+// result, the whole dot takes the wide fallback). The K-contiguous GEMV
+// (a decoding step's q . k^T) does not scan B where those preconditions
+// hold: each element whose value is finite with |value| >= 2 lambda
+// stands, and the others are judged on their own operands or recomputed
+// (RangeGuard::kCheckEach). The decisions depend on the data only, so
+// results never depend on the thread count.
 #ifndef HLOREF_BACKENDS_CPU_RUNTIME_GEMM_H_
 #define HLOREF_BACKENDS_CPU_RUNTIME_GEMM_H_
 
@@ -120,8 +124,9 @@ void SetAmxAllowed(bool allowed);
 // them to the packed paths (tests of those paths on skinny shapes).
 void SetBf16GemvAllowed(bool allowed);
 // -1 when the last RunDot on this thread did not run the range guard's
-// small-result check (RangeGuard::kCheckSmall), else how many elements it
-// recomputed with the wide accumulator.
+// small-result check (RangeGuard::kCheckSmall) or its per-element check
+// (RangeGuard::kCheckEach: the K-contiguous GEMV, B not scanned), else how
+// many elements it recomputed with the wide accumulator.
 int64_t LastDotSmallResultsRecomputed();
 
 void AddGemmRuntimeSymbols(RuntimeSymbolList& list);

@@ -197,7 +197,9 @@ void PortableGemvKtF32(int mr, int64_t kc, const float* a, int64_t lda,
                        int64_t ldc, uint32_t* mx, uint32_t* mn) {
   for (int64_t j = 0; j < n; ++j) {
     const float* brow = b + j * ldb;
-    PortableCopyScan<float, uint32_t>(brow, nullptr, kc, kc, kc, mx, mn);
+    if (mx != nullptr) {
+      PortableCopyScan<float, uint32_t>(brow, nullptr, kc, kc, kc, mx, mn);
+    }
     for (int m = 0; m < mr; ++m) {
       float s = 0.0f;
       for (int64_t k = 0; k < kc; ++k) s += a[m * lda + k] * brow[k];
@@ -2172,12 +2174,14 @@ HLOREF_AVX512 void Avx512Transpose32(const float* src, int64_t lds,
 
 // GemvKtKernelF32 for kMr rows: 16 columns of C (16 rows of B) at a time;
 // each 16 x 16 block of B (16 rows, 16 consecutive k) is loaded once,
-// scanned for the range guard, transposed in registers (Transpose16x16:
-// vector t then holds the block's B values at k0 + t of the 16 columns)
-// and fed to the FMA chains in k order. No packed copy of B.
+// scanned for the range guard (kScan; the scan's four integer operations
+// per vector cost more than the block's FMAs), transposed in registers
+// (Transpose16x16: vector t then holds the block's B values at k0 + t of
+// the 16 columns) and fed to the FMA chains in k order. No packed copy of
+// B.
 constexpr int64_t kGemvKtPrefetchRows = 32;
 
-template <int kMr, typename BT>
+template <int kMr, bool kScan, typename BT>
 HLOREF_AVX512 void Avx512GemvKtRows(int64_t kc, const float* a, int64_t lda,
                                     const BT* b, int64_t ldb, int64_t n,
                                     float* c, int64_t ldc, uint32_t* max_abs,
@@ -2185,8 +2189,12 @@ HLOREF_AVX512 void Avx512GemvKtRows(int64_t kc, const float* a, int64_t lda,
   const __m512i abs = _mm512_set1_epi32(0x7fffffff);
   const __m512i one = _mm512_set1_epi32(1);
   const __mmask16 all = 0xFFFF;
-  __m512i mx = _mm512_set1_epi32(static_cast<int>(*max_abs));
-  __m512i mn = _mm512_set1_epi32(static_cast<int>(*min_nz_m1));
+  __m512i mx = _mm512_setzero_si512();
+  __m512i mn = _mm512_set1_epi32(-1);
+  if constexpr (kScan) {
+    mx = _mm512_set1_epi32(static_cast<int>(*max_abs));
+    mn = _mm512_set1_epi32(static_cast<int>(*min_nz_m1));
+  }
   for (int64_t j0 = 0; j0 < n; j0 += 16) {
     const int nrow = static_cast<int>(std::min<int64_t>(16, n - j0));
     const __mmask16 row_mask =
@@ -2222,9 +2230,12 @@ HLOREF_AVX512 void Avx512GemvKtRows(int64_t kc, const float* a, int64_t lda,
           } else {
             r[i] = _mm512_maskz_loadu_epi32(k_mask, b + (j0 + i) * ldb + k0);
           }
-          const __m512i u = _mm512_and_si512(r[i], abs);
-          mx = _mm512_mask_max_epu32(mx, all, mx, u);
-          mn = _mm512_mask_min_epu32(mn, k_mask, mn, _mm512_sub_epi32(u, one));
+          if constexpr (kScan) {
+            const __m512i u = _mm512_and_si512(r[i], abs);
+            mx = _mm512_mask_max_epu32(mx, all, mx, u);
+            mn =
+                _mm512_mask_min_epu32(mn, k_mask, mn, _mm512_sub_epi32(u, one));
+          }
         } else {
           r[i] = _mm512_setzero_si512();
         }
@@ -2247,22 +2258,34 @@ HLOREF_AVX512 void Avx512GemvKtRows(int64_t kc, const float* a, int64_t lda,
       _mm512_mask_storeu_ps(c + m * ldc + j0, row_mask, acc[m]);
     }
   }
-  StoreScanStats(mx, mn, max_abs, min_nz_m1);
+  if constexpr (kScan) StoreScanStats(mx, mn, max_abs, min_nz_m1);
 }
 
+template <bool kScan, typename BT>
+HLOREF_AVX512 void Avx512GemvKtScan(int mr, int64_t kc, const float* a,
+                                    int64_t lda, const BT* b, int64_t ldb,
+                                    int64_t n, float* c, int64_t ldc,
+                                    uint32_t* mx, uint32_t* mn) {
+  switch (mr) {
+    case 1:
+      return Avx512GemvKtRows<1, kScan>(kc, a, lda, b, ldb, n, c, ldc, mx, mn);
+    case 2:
+      return Avx512GemvKtRows<2, kScan>(kc, a, lda, b, ldb, n, c, ldc, mx, mn);
+    case 3:
+      return Avx512GemvKtRows<3, kScan>(kc, a, lda, b, ldb, n, c, ldc, mx, mn);
+    default:
+      return Avx512GemvKtRows<4, kScan>(kc, a, lda, b, ldb, n, c, ldc, mx, mn);
+  }
+}
+// Without statistics pointers, B is not scanned (GemvKtKernelF32).
 template <typename BT>
 HLOREF_AVX512 void Avx512GemvKt(int mr, int64_t kc, const float* a, int64_t lda,
                                 const BT* b, int64_t ldb, int64_t n, float* c,
                                 int64_t ldc, uint32_t* mx, uint32_t* mn) {
-  switch (mr) {
-    case 1:
-      return Avx512GemvKtRows<1>(kc, a, lda, b, ldb, n, c, ldc, mx, mn);
-    case 2:
-      return Avx512GemvKtRows<2>(kc, a, lda, b, ldb, n, c, ldc, mx, mn);
-    case 3:
-      return Avx512GemvKtRows<3>(kc, a, lda, b, ldb, n, c, ldc, mx, mn);
-    default:
-      return Avx512GemvKtRows<4>(kc, a, lda, b, ldb, n, c, ldc, mx, mn);
+  if (mx == nullptr) {
+    Avx512GemvKtScan<false>(mr, kc, a, lda, b, ldb, n, c, ldc, mx, mn);
+  } else {
+    Avx512GemvKtScan<true>(mr, kc, a, lda, b, ldb, n, c, ldc, mx, mn);
   }
 }
 HLOREF_AVX512 void Avx512GemvKtF32(int mr, int64_t kc, const float* a,
@@ -2370,6 +2393,554 @@ constexpr GemmKernels WithVnni(GemmKernels k) {
 }
 constexpr GemmKernels kAvx512Vnni = WithVnni(kAvx512);
 
+// ---- AVX2 + FMA (hosts without AVX-512: AMD Zen 2 / Zen 3, Intel
+// Haswell to Comet Lake): every f32 / f64 kernel is an FMA chain in k
+// order, as the AVX-512 set's (fma_chain: the range guard's relaxed rule
+// applies, and a GEMV gives the tile's bits), on 8 f32 / 4 f64 lanes. The
+// tiles run the 64 (f32) / 32 (f64) columns of a panel as strips of two
+// vectors, 6 x 16 f32 with 12 accumulators (BLIS's Haswell kernel), each
+// strip over all of kc while the 6 x kc A panel stays in L1. Entries not
+// written here are the portable ones (the integer kernel, f16 / bf16
+// widening, f64 copy-and-scan), which compute no float chains.
+#define HLOREF_AVX2 __attribute__((target("avx2,fma")))
+#define HLOREF_AVX2_INLINE \
+  __attribute__((target("avx2,fma"), always_inline)) inline
+
+template <typename T>
+struct Avx2Vec;
+template <>
+struct Avx2Vec<float> {
+  using V = __m256;
+  static constexpr int kLanes = 8;
+};
+template <>
+struct Avx2Vec<double> {
+  using V = __m256d;
+  static constexpr int kLanes = 4;
+};
+
+// The first w lanes (0 <= w <= lanes) set.
+HLOREF_AVX2_INLINE __m256i Avx2Mask(float*, int w) {
+  return _mm256_cmpgt_epi32(_mm256_set1_epi32(w),
+                            _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+}
+HLOREF_AVX2_INLINE __m256i Avx2Mask(double*, int w) {
+  return _mm256_cmpgt_epi64(_mm256_set1_epi64x(w),
+                            _mm256_setr_epi64x(0, 1, 2, 3));
+}
+HLOREF_AVX2_INLINE __m256 Avx2Load(const float* p) {
+  return _mm256_loadu_ps(p);
+}
+HLOREF_AVX2_INLINE __m256d Avx2Load(const double* p) {
+  return _mm256_loadu_pd(p);
+}
+HLOREF_AVX2_INLINE __m256 Avx2MaskLoad(const float* p, __m256i m) {
+  return _mm256_maskload_ps(p, m);
+}
+HLOREF_AVX2_INLINE __m256d Avx2MaskLoad(const double* p, __m256i m) {
+  return _mm256_maskload_pd(p, m);
+}
+HLOREF_AVX2_INLINE void Avx2Store(float* p, __m256 v) {
+  _mm256_storeu_ps(p, v);
+}
+HLOREF_AVX2_INLINE void Avx2Store(double* p, __m256d v) {
+  _mm256_storeu_pd(p, v);
+}
+HLOREF_AVX2_INLINE void Avx2MaskStore(float* p, __m256i m, __m256 v) {
+  _mm256_maskstore_ps(p, m, v);
+}
+HLOREF_AVX2_INLINE void Avx2MaskStore(double* p, __m256i m, __m256d v) {
+  _mm256_maskstore_pd(p, m, v);
+}
+HLOREF_AVX2_INLINE __m256 Avx2Splat(const float* p) {
+  return _mm256_broadcast_ss(p);
+}
+HLOREF_AVX2_INLINE __m256d Avx2Splat(const double* p) {
+  return _mm256_broadcast_sd(p);
+}
+HLOREF_AVX2_INLINE __m256 Avx2Zero(float*) { return _mm256_setzero_ps(); }
+HLOREF_AVX2_INLINE __m256d Avx2Zero(double*) { return _mm256_setzero_pd(); }
+HLOREF_AVX2_INLINE __m256 Avx2Fma(__m256 a, __m256 b, __m256 acc) {
+  return _mm256_fmadd_ps(a, b, acc);
+}
+HLOREF_AVX2_INLINE __m256d Avx2Fma(__m256d a, __m256d b, __m256d acc) {
+  return _mm256_fmadd_pd(a, b, acc);
+}
+
+// The range guard's statistics of 8 f32 bit patterns (GemmCopyScanF32's
+// max |bits| and min |bits| - 1). A lane loaded as 0 (masked off) changes
+// neither: 0 - 1 wraps to the largest value.
+struct Avx2Stats {
+  __m256i mx, mn;
+};
+HLOREF_AVX2_INLINE Avx2Stats Avx2StatsFrom(uint32_t max_abs,
+                                           uint32_t min_nz_m1) {
+  return {_mm256_set1_epi32(static_cast<int>(max_abs)),
+          _mm256_set1_epi32(static_cast<int>(min_nz_m1))};
+}
+HLOREF_AVX2_INLINE void Avx2StatsAdd(Avx2Stats& st, __m256i bits) {
+  const __m256i u = _mm256_and_si256(bits, _mm256_set1_epi32(0x7fffffff));
+  st.mx = _mm256_max_epu32(st.mx, u);
+  st.mn = _mm256_min_epu32(st.mn, _mm256_sub_epi32(u, _mm256_set1_epi32(1)));
+}
+HLOREF_AVX2_INLINE void Avx2StatsStore(const Avx2Stats& st, uint32_t* max_abs,
+                                       uint32_t* min_nz_m1) {
+  alignas(32) uint32_t hx[8], hn[8];
+  _mm256_store_si256(reinterpret_cast<__m256i*>(hx), st.mx);
+  _mm256_store_si256(reinterpret_cast<__m256i*>(hn), st.mn);
+  for (int i = 0; i < 8; ++i) {
+    *max_abs = std::max(*max_abs, hx[i]);
+    *min_nz_m1 = std::min(*min_nz_m1, hn[i]);
+  }
+}
+
+// One strip of two vectors of columns [0, 2 lanes) of kMr rows over all
+// of kc: each element one FMA chain in k order from 0 or C's value. kFull:
+// both vectors whole; otherwise lanes at or past w are neither read nor
+// written (masked).
+template <typename T, int kMr, bool kFull>
+HLOREF_AVX2_INLINE void Avx2FloatStrip(int64_t kc, const T* a, const T* b,
+                                       int64_t ldb, T* c, int64_t ldc, int w,
+                                       bool accumulate) {
+  using V = typename Avx2Vec<T>::V;
+  constexpr int kL = Avx2Vec<T>::kLanes;
+  T* tag = nullptr;
+  const __m256i m0 = Avx2Mask(tag, std::min(w, kL));
+  const __m256i m1 = Avx2Mask(tag, std::max(w - kL, 0));
+  V acc0[kMr], acc1[kMr];
+#pragma GCC unroll 6
+  for (int r = 0; r < kMr; ++r) {
+    if (!accumulate) {
+      acc0[r] = acc1[r] = Avx2Zero(tag);
+    } else if constexpr (kFull) {
+      acc0[r] = Avx2Load(c + r * ldc);
+      acc1[r] = Avx2Load(c + r * ldc + kL);
+    } else {
+      acc0[r] = Avx2MaskLoad(c + r * ldc, m0);
+      acc1[r] = Avx2MaskLoad(c + r * ldc + kL, m1);
+    }
+  }
+  for (int64_t k = 0; k < kc; ++k) {
+    const T* brow = b + k * ldb;
+    V b0, b1;
+    if constexpr (kFull) {
+      b0 = Avx2Load(brow);
+      b1 = Avx2Load(brow + kL);
+    } else {
+      b0 = Avx2MaskLoad(brow, m0);
+      b1 = Avx2MaskLoad(brow + kL, m1);
+    }
+    const T* ak = a + k * kGemmMr;
+#pragma GCC unroll 6
+    for (int r = 0; r < kMr; ++r) {
+      const V ar = Avx2Splat(ak + r);
+      acc0[r] = Avx2Fma(ar, b0, acc0[r]);
+      acc1[r] = Avx2Fma(ar, b1, acc1[r]);
+    }
+  }
+#pragma GCC unroll 6
+  for (int r = 0; r < kMr; ++r) {
+    if constexpr (kFull) {
+      Avx2Store(c + r * ldc, acc0[r]);
+      Avx2Store(c + r * ldc + kL, acc1[r]);
+    } else {
+      Avx2MaskStore(c + r * ldc, m0, acc0[r]);
+      Avx2MaskStore(c + r * ldc + kL, m1, acc1[r]);
+    }
+  }
+}
+
+template <typename T, int kMr>
+HLOREF_AVX2 void Avx2FloatRows(int64_t kc, const T* a, const T* b, int64_t ldb,
+                               T* c, int64_t ldc, int nr, bool accumulate) {
+  constexpr int kW = 2 * Avx2Vec<T>::kLanes;
+  int j0 = 0;
+  for (; j0 + kW <= nr; j0 += kW) {
+    Avx2FloatStrip<T, kMr, true>(kc, a, b + j0, ldb, c + j0, ldc, kW,
+                                 accumulate);
+  }
+  if (j0 < nr) {
+    Avx2FloatStrip<T, kMr, false>(kc, a, b + j0, ldb, c + j0, ldc, nr - j0,
+                                  accumulate);
+  }
+}
+
+template <typename T>
+HLOREF_AVX2 void Avx2Float(int64_t kc, const T* a, const T* b, int64_t ldb,
+                           T* c, int64_t ldc, int mr, int nr, bool accumulate) {
+  switch (mr) {
+    case 1:
+      return Avx2FloatRows<T, 1>(kc, a, b, ldb, c, ldc, nr, accumulate);
+    case 2:
+      return Avx2FloatRows<T, 2>(kc, a, b, ldb, c, ldc, nr, accumulate);
+    case 3:
+      return Avx2FloatRows<T, 3>(kc, a, b, ldb, c, ldc, nr, accumulate);
+    case 4:
+      return Avx2FloatRows<T, 4>(kc, a, b, ldb, c, ldc, nr, accumulate);
+    case 5:
+      return Avx2FloatRows<T, 5>(kc, a, b, ldb, c, ldc, nr, accumulate);
+    default:
+      return Avx2FloatRows<T, 6>(kc, a, b, ldb, c, ldc, nr, accumulate);
+  }
+}
+void Avx2F32(int64_t kc, const float* a, const float* b, int64_t ldb, float* c,
+             int64_t ldc, int mr, int nr, bool accumulate, bool /*full*/) {
+  Avx2Float<float>(kc, a, b, ldb, c, ldc, mr, nr, accumulate);
+}
+void Avx2F64(int64_t kc, const double* a, const double* b, int64_t ldb,
+             double* c, int64_t ldc, int mr, int nr, bool accumulate,
+             bool /*full*/) {
+  Avx2Float<double>(kc, a, b, ldb, c, ldc, mr, nr, accumulate);
+}
+
+// GemmCopyScanF32 on 8 lanes.
+HLOREF_AVX2 void Avx2CopyScan32(const float* src, float* dst, int64_t n,
+                                int64_t chunk, int64_t dst_stride,
+                                uint32_t* max_abs, uint32_t* min_nz_m1) {
+  Avx2Stats st = Avx2StatsFrom(*max_abs, *min_nz_m1);
+  float* tag = nullptr;
+  for (int64_t c0 = 0; c0 < n; c0 += chunk) {
+    const int64_t len = std::min(chunk, n - c0);
+    const float* s = src + c0;
+    float* d = dst != nullptr ? dst + (c0 / chunk) * dst_stride : nullptr;
+    int64_t i = 0;
+    for (; i + 8 <= len; i += 8) {
+      const __m256 v = _mm256_loadu_ps(s + i);
+      if (d != nullptr) _mm256_storeu_ps(d + i, v);
+      Avx2StatsAdd(st, _mm256_castps_si256(v));
+    }
+    if (i < len) {
+      const __m256i m = Avx2Mask(tag, static_cast<int>(len - i));
+      const __m256 v = _mm256_maskload_ps(s + i, m);
+      if (d != nullptr) _mm256_maskstore_ps(d + i, m, v);
+      Avx2StatsAdd(st, _mm256_castps_si256(v));
+    }
+  }
+  Avx2StatsStore(st, max_abs, min_nz_m1);
+}
+
+// 8 f32 B values at p widened from bf16 patterns (BT = uint16_t) or
+// loaded (float); the first w lanes only, the others 0.
+HLOREF_AVX2_INLINE __m256 Avx2LoadB(const float* p, int w) {
+  float* tag = nullptr;
+  return w >= 8 ? _mm256_loadu_ps(p) : _mm256_maskload_ps(p, Avx2Mask(tag, w));
+}
+HLOREF_AVX2_INLINE __m256 Avx2LoadB(const uint16_t* p, int w) {
+  __m128i h;
+  if (w >= 8) {
+    h = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+  } else {
+    alignas(16) uint16_t tmp[8] = {};
+    for (int i = 0; i < w; ++i) tmp[i] = p[i];
+    h = _mm_load_si128(reinterpret_cast<const __m128i*>(tmp));
+  }
+  return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16));
+}
+
+// GemvKernelF32 / F64 / Bf16B (row-streaming B, M <= kGemvMaxRows): C in
+// registers over blocks of kAvx2GemvKb k for groups of up to two rows and
+// strips of four vectors (32 f32 / 16 f64 columns, 8 accumulators); a
+// chain continues from C's stored value across the blocks (storing an
+// accumulator in T does not change it), so each element is the tile's
+// FMA chain. B's statistics are taken in the first row group's pass (f32
+// and widened bf16 on 8 lanes; f64 by the portable scan).
+constexpr int64_t kAvx2GemvKb = 256;
+
+template <typename T, typename BT, int kR, bool kFull>
+HLOREF_AVX2_INLINE void Avx2GemvStrip(int64_t k0, int64_t k1, const T* a,
+                                      int64_t lda, const BT* b, int64_t ldb,
+                                      T* c, int64_t ldc, int w, bool zero,
+                                      bool scan, Avx2Stats& st, uint64_t* max64,
+                                      uint64_t* min64) {
+  using V = typename Avx2Vec<T>::V;
+  constexpr int kL = Avx2Vec<T>::kLanes;
+  T* tag = nullptr;
+  __m256i m[4];
+#pragma GCC unroll 4
+  for (int v = 0; v < 4; ++v) {
+    m[v] = Avx2Mask(tag, std::clamp(w - v * kL, 0, kL));
+  }
+  V acc[kR][4];
+#pragma GCC unroll 2
+  for (int r = 0; r < kR; ++r) {
+#pragma GCC unroll 4
+    for (int v = 0; v < 4; ++v) {
+      if (zero) {
+        acc[r][v] = Avx2Zero(tag);
+      } else if constexpr (kFull) {
+        acc[r][v] = Avx2Load(c + r * ldc + v * kL);
+      } else {
+        acc[r][v] = Avx2MaskLoad(c + r * ldc + v * kL, m[v]);
+      }
+    }
+  }
+  for (int64_t k = k0; k < k1; ++k) {
+    const BT* brow = b + k * ldb;
+    V bv[4];
+#pragma GCC unroll 4
+    for (int v = 0; v < 4; ++v) {
+      if constexpr (std::is_same_v<T, double>) {
+        bv[v] =
+            kFull ? Avx2Load(brow + v * kL) : Avx2MaskLoad(brow + v * kL, m[v]);
+      } else {
+        bv[v] = Avx2LoadB(brow + v * kL, kFull ? kL : w - v * kL);
+        if (scan) Avx2StatsAdd(st, _mm256_castps_si256(bv[v]));
+      }
+    }
+    if constexpr (std::is_same_v<T, double>) {
+      if (scan) {
+        PortableCopyScan<double, uint64_t>(brow, nullptr, w, w, w, max64,
+                                           min64);
+      }
+    }
+#pragma GCC unroll 2
+    for (int r = 0; r < kR; ++r) {
+      const V ar = Avx2Splat(a + r * lda + k);
+#pragma GCC unroll 4
+      for (int v = 0; v < 4; ++v) acc[r][v] = Avx2Fma(ar, bv[v], acc[r][v]);
+    }
+  }
+#pragma GCC unroll 2
+  for (int r = 0; r < kR; ++r) {
+#pragma GCC unroll 4
+    for (int v = 0; v < 4; ++v) {
+      if constexpr (kFull) {
+        Avx2Store(c + r * ldc + v * kL, acc[r][v]);
+      } else {
+        Avx2MaskStore(c + r * ldc + v * kL, m[v], acc[r][v]);
+      }
+    }
+  }
+}
+
+template <typename T, typename BT, int kR>
+HLOREF_AVX2 void Avx2GemvRows(int64_t k0, int64_t k1, const T* a, int64_t lda,
+                              const BT* b, int64_t ldb, int64_t n, T* c,
+                              int64_t ldc, bool zero, bool scan, Avx2Stats& st,
+                              uint64_t* max64, uint64_t* min64) {
+  constexpr int64_t kW = 4 * Avx2Vec<T>::kLanes;
+  for (int64_t j0 = 0; j0 < n; j0 += kW) {
+    const int w = static_cast<int>(std::min(kW, n - j0));
+    if (w == kW) {
+      Avx2GemvStrip<T, BT, kR, true>(k0, k1, a, lda, b + j0, ldb, c + j0, ldc,
+                                     w, zero, scan, st, max64, min64);
+    } else {
+      Avx2GemvStrip<T, BT, kR, false>(k0, k1, a, lda, b + j0, ldb, c + j0, ldc,
+                                      w, zero, scan, st, max64, min64);
+    }
+  }
+}
+
+template <typename T, typename BT>
+HLOREF_AVX2 void Avx2Gemv(int mr, int64_t kc, const T* a, int64_t lda,
+                          const BT* b, int64_t ldb, int64_t n, T* c,
+                          int64_t ldc, bool accumulate, Avx2Stats& st,
+                          uint64_t* max64, uint64_t* min64) {
+  if (kc == 0) {
+    if (!accumulate) {
+      for (int m = 0; m < mr; ++m) {
+        std::fill(c + m * ldc, c + m * ldc + n, T(0));
+      }
+    }
+    return;
+  }
+  for (int64_t k0 = 0; k0 < kc; k0 += kAvx2GemvKb) {
+    const int64_t k1 = std::min(kc, k0 + kAvx2GemvKb);
+    const bool zero = k0 == 0 && !accumulate;
+    for (int m0 = 0; m0 < mr; m0 += 2) {
+      const bool scan = m0 == 0;
+      if (mr - m0 == 1) {
+        Avx2GemvRows<T, BT, 1>(k0, k1, a + m0 * lda, lda, b, ldb, n,
+                               c + m0 * ldc, ldc, zero, scan, st, max64, min64);
+      } else {
+        Avx2GemvRows<T, BT, 2>(k0, k1, a + m0 * lda, lda, b, ldb, n,
+                               c + m0 * ldc, ldc, zero, scan, st, max64, min64);
+      }
+    }
+  }
+}
+HLOREF_AVX2 void Avx2GemvF32(int mr, int64_t kc, const float* a, int64_t lda,
+                             const float* b, int64_t ldb, int64_t n, float* c,
+                             int64_t ldc, bool accumulate, uint32_t* mx,
+                             uint32_t* mn) {
+  Avx2Stats st = Avx2StatsFrom(*mx, *mn);
+  Avx2Gemv<float, float>(mr, kc, a, lda, b, ldb, n, c, ldc, accumulate, st,
+                         nullptr, nullptr);
+  Avx2StatsStore(st, mx, mn);
+}
+HLOREF_AVX2 void Avx2GemvBf16B(int mr, int64_t kc, const float* a, int64_t lda,
+                               const uint16_t* b, int64_t ldb, int64_t n,
+                               float* c, int64_t ldc, bool accumulate,
+                               uint32_t* mx, uint32_t* mn) {
+  Avx2Stats st = Avx2StatsFrom(*mx, *mn);
+  Avx2Gemv<float, uint16_t>(mr, kc, a, lda, b, ldb, n, c, ldc, accumulate, st,
+                            nullptr, nullptr);
+  Avx2StatsStore(st, mx, mn);
+}
+HLOREF_AVX2 void Avx2GemvF64(int mr, int64_t kc, const double* a, int64_t lda,
+                             const double* b, int64_t ldb, int64_t n, double* c,
+                             int64_t ldc, bool accumulate, uint64_t* mx,
+                             uint64_t* mn) {
+  Avx2Stats unused = Avx2StatsFrom(0, 0);
+  Avx2Gemv<double, double>(mr, kc, a, lda, b, ldb, n, c, ldc, accumulate,
+                           unused, mx, mn);
+}
+
+// The 8 x 8 transpose of 32-bit lanes: out[t] lane i = in[i] lane t.
+HLOREF_AVX2_INLINE void Avx2Transpose8x8(const __m256 in[8], __m256 out[8]) {
+  __m256 t[8], u[8];
+#pragma GCC unroll 4
+  for (int i = 0; i < 4; ++i) {
+    t[2 * i] = _mm256_unpacklo_ps(in[2 * i], in[2 * i + 1]);
+    t[2 * i + 1] = _mm256_unpackhi_ps(in[2 * i], in[2 * i + 1]);
+  }
+#pragma GCC unroll 2
+  for (int h = 0; h < 2; ++h) {
+    const int o = 4 * h;
+    u[o + 0] = _mm256_shuffle_ps(t[o + 0], t[o + 2], 0x44);
+    u[o + 1] = _mm256_shuffle_ps(t[o + 0], t[o + 2], 0xEE);
+    u[o + 2] = _mm256_shuffle_ps(t[o + 1], t[o + 3], 0x44);
+    u[o + 3] = _mm256_shuffle_ps(t[o + 1], t[o + 3], 0xEE);
+  }
+#pragma GCC unroll 4
+  for (int i = 0; i < 4; ++i) {
+    out[i] = _mm256_permute2f128_ps(u[i], u[i + 4], 0x20);
+    out[i + 4] = _mm256_permute2f128_ps(u[i], u[i + 4], 0x31);
+  }
+}
+
+// GemvKtKernelF32 / Bf16B on 8 lanes: 8 columns of C (8 rows of B) at a
+// time; each 8 x 8 block of B (8 rows, 8 consecutive k) loaded once,
+// scanned unless kScan is false (null statistics), transposed in
+// registers and fed to the FMA chains in k order.
+template <int kMr, bool kScan, typename BT>
+HLOREF_AVX2 void Avx2GemvKtRows(int64_t kc, const float* a, int64_t lda,
+                                const BT* b, int64_t ldb, int64_t n, float* c,
+                                int64_t ldc, uint32_t* max_abs,
+                                uint32_t* min_nz_m1) {
+  float* tag = nullptr;
+  Avx2Stats st = Avx2StatsFrom(0, ~0u);
+  if constexpr (kScan) st = Avx2StatsFrom(*max_abs, *min_nz_m1);
+  for (int64_t j0 = 0; j0 < n; j0 += 8) {
+    const int nrow = static_cast<int>(std::min<int64_t>(8, n - j0));
+    __m256 acc[kMr];
+#pragma GCC unroll 4
+    for (int m = 0; m < kMr; ++m) acc[m] = _mm256_setzero_ps();
+    for (int64_t k0 = 0; k0 < kc; k0 += 8) {
+      const int kk = static_cast<int>(std::min<int64_t>(8, kc - k0));
+      __m256 r[8], col[8];
+#pragma GCC unroll 8
+      for (int i = 0; i < 8; ++i) {
+        if (i < nrow) {
+          r[i] = Avx2LoadB(b + (j0 + i) * ldb + k0, kk);
+          if constexpr (kScan) Avx2StatsAdd(st, _mm256_castps_si256(r[i]));
+        } else {
+          r[i] = _mm256_setzero_ps();
+        }
+      }
+      Avx2Transpose8x8(r, col);
+      const float* ak = a + k0;
+#pragma GCC unroll 8
+      for (int t = 0; t < 8; ++t) {
+        if (t >= kk) break;
+#pragma GCC unroll 4
+        for (int m = 0; m < kMr; ++m) {
+          acc[m] = _mm256_fmadd_ps(_mm256_broadcast_ss(ak + m * lda + t),
+                                   col[t], acc[m]);
+        }
+      }
+    }
+    const __m256i row_mask = Avx2Mask(tag, nrow);
+#pragma GCC unroll 4
+    for (int m = 0; m < kMr; ++m) {
+      _mm256_maskstore_ps(c + m * ldc + j0, row_mask, acc[m]);
+    }
+  }
+  if constexpr (kScan) Avx2StatsStore(st, max_abs, min_nz_m1);
+}
+
+template <bool kScan, typename BT>
+HLOREF_AVX2 void Avx2GemvKtScan(int mr, int64_t kc, const float* a, int64_t lda,
+                                const BT* b, int64_t ldb, int64_t n, float* c,
+                                int64_t ldc, uint32_t* mx, uint32_t* mn) {
+  switch (mr) {
+    case 1:
+      return Avx2GemvKtRows<1, kScan>(kc, a, lda, b, ldb, n, c, ldc, mx, mn);
+    case 2:
+      return Avx2GemvKtRows<2, kScan>(kc, a, lda, b, ldb, n, c, ldc, mx, mn);
+    case 3:
+      return Avx2GemvKtRows<3, kScan>(kc, a, lda, b, ldb, n, c, ldc, mx, mn);
+    default:
+      return Avx2GemvKtRows<4, kScan>(kc, a, lda, b, ldb, n, c, ldc, mx, mn);
+  }
+}
+template <typename BT>
+void Avx2GemvKt(int mr, int64_t kc, const float* a, int64_t lda, const BT* b,
+                int64_t ldb, int64_t n, float* c, int64_t ldc, uint32_t* mx,
+                uint32_t* mn) {
+  if (mx == nullptr) {
+    Avx2GemvKtScan<false>(mr, kc, a, lda, b, ldb, n, c, ldc, mx, mn);
+  } else {
+    Avx2GemvKtScan<true>(mr, kc, a, lda, b, ldb, n, c, ldc, mx, mn);
+  }
+}
+void Avx2GemvKtF32(int mr, int64_t kc, const float* a, int64_t lda,
+                   const float* b, int64_t ldb, int64_t n, float* c,
+                   int64_t ldc, uint32_t* mx, uint32_t* mn) {
+  Avx2GemvKt(mr, kc, a, lda, b, ldb, n, c, ldc, mx, mn);
+}
+void Avx2GemvKtBf16B(int mr, int64_t kc, const float* a, int64_t lda,
+                     const uint16_t* b, int64_t ldb, int64_t n, float* c,
+                     int64_t ldc, uint32_t* mx, uint32_t* mn) {
+  Avx2GemvKt(mr, kc, a, lda, b, ldb, n, c, ldc, mx, mn);
+}
+
+// GemmTransposeF32 in 8 x 8 blocks: rows loaded as vectors (columns past
+// cols masked to zero, rows past `rows` zero), transposed in registers,
+// each output row stored with the rows' lane mask.
+HLOREF_AVX2 void Avx2Transpose32(const float* src, int64_t lds, int64_t rows,
+                                 int64_t cols, float* dst, int64_t ldd) {
+  float* tag = nullptr;
+  for (int64_t r0 = 0; r0 < rows; r0 += 8) {
+    const int nrow = static_cast<int>(std::min<int64_t>(8, rows - r0));
+    const __m256i row_mask = Avx2Mask(tag, nrow);
+    for (int64_t c0 = 0; c0 < cols; c0 += 8) {
+      const int ncol = static_cast<int>(std::min<int64_t>(8, cols - c0));
+      __m256 r[8], col[8];
+#pragma GCC unroll 8
+      for (int i = 0; i < 8; ++i) {
+        r[i] = i < nrow ? Avx2LoadB(src + (r0 + i) * lds + c0, ncol)
+                        : _mm256_setzero_ps();
+      }
+      Avx2Transpose8x8(r, col);
+#pragma GCC unroll 8
+      for (int j = 0; j < ncol; ++j) {
+        _mm256_maskstore_ps(dst + (c0 + j) * ldd + r0, row_mask, col[j]);
+      }
+    }
+  }
+}
+
+constexpr GemmKernels kAvx2 = {"avx2",
+                               Avx2F32,
+                               Avx2F64,
+                               PortableInt,
+                               Avx2CopyScan32,
+                               PortableCopyScan64,
+                               Avx2GemvF32,
+                               Avx2GemvF64,
+                               PortableCvtBf16,
+                               nullptr,
+                               nullptr,
+                               Avx2Transpose32,
+                               true,
+                               nullptr,
+                               PortableCvtF16,
+                               PortableF32ToBf16,
+                               Avx2GemvKtF32,
+                               Avx2GemvBf16B,
+                               Avx2GemvKtBf16B};
+
 #endif  // HLOREF_GEMM_X86
 
 }  // namespace
@@ -2424,6 +2995,15 @@ const GemmKernels* Avx512GemmKernels() {
 #endif
 }
 
+const GemmKernels* Avx2GemmKernels() {
+#ifdef HLOREF_GEMM_X86
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("avx2") ? &kAvx2 : nullptr;
+#else
+  return nullptr;
+#endif
+}
+
 const Bf16DotKernels* HostBf16DotKernels() {
 #ifdef HLOREF_GEMM_X86
   if (Avx512GemmKernels() == nullptr || !__builtin_cpu_supports("avx512bf16")) {
@@ -2462,8 +3042,14 @@ const GemmKernels& HostGemmKernels() {
     if (force != nullptr && std::strcmp(force, "portable") == 0) {
       return &kPortable;
     }
+    const GemmKernels* avx2 = Avx2GemmKernels();
+    if (force != nullptr && std::strcmp(force, "avx2") == 0 &&
+        avx2 != nullptr) {
+      return avx2;
+    }
     const GemmKernels* k = Avx512GemmKernels();
-    return k != nullptr ? k : &kPortable;
+    if (k != nullptr) return k;
+    return avx2 != nullptr ? avx2 : &kPortable;
   }();
   return *chosen;
 }

@@ -89,7 +89,9 @@ using GemvKernelF32 = void (*)(int mr, int64_t kc, const float* a, int64_t lda,
 // kGemvKtMaxRows and j < n, without packing B. Each element is one FMA
 // chain in k order from 0 (the tile kernels' order, so the same bits) on
 // AVX-512; the range guard's statistics of every B value read are updated
-// as in GemvKernelF32.
+// as in GemvKernelF32, unless max_abs and min_nz_m1 are null: then B is
+// not scanned (the driver judges the results instead, RangeGuard::
+// kCheckEach in kernel_support.h).
 constexpr int kGemvKtMaxRows = 4;
 using GemvKtKernelF32 = void (*)(int mr, int64_t kc, const float* a,
                                  int64_t lda, const float* b, int64_t ldb,
@@ -168,7 +170,7 @@ using GemmTransposeF32 = void (*)(const float* src, int64_t lds, int64_t rows,
 using GemmF32ToBf16 = void (*)(const float* src, uint16_t* dst, int64_t n);
 
 struct GemmKernels {
-  const char* name;  // "avx512", "avx512-vnni", "portable"
+  const char* name;  // "avx512", "avx512-vnni", "avx2", "portable"
   GemmKernelF32 f32;
   GemmKernelF64 f64;
   GemmKernelInt i16;
@@ -331,8 +333,15 @@ int64_t HostLastLevelCacheBytes();
 // avx512_vnni and is the portable one otherwise); null when the host lacks
 // avx512f (or the OS does not save zmm state).
 const GemmKernels* Avx512GemmKernels();
-// The best kernels for this host, chosen once. HLOREF_CPU_GEMM_ISA=portable
-// in the environment forces the portable ones (for bisecting).
+// AVX2 kernels for hosts without AVX-512 (AMD Zen 2 / 3, Intel before
+// Skylake-SP): the f32 and f64 tiles, the row-streaming GEMVs and the f32
+// copy-and-scan vectorised by hand, with the portable set's arithmetic
+// (products rounded before the add: the same bits, fma_chain false); the
+// other entries are the portable ones. Null without avx2.
+const GemmKernels* Avx2GemmKernels();
+// The best kernels for this host, chosen once: AVX-512, else AVX2, else
+// portable. HLOREF_CPU_GEMM_ISA=portable or =avx2 in the environment
+// forces those (bisecting; avx2 only where the host has it).
 const GemmKernels& HostGemmKernels();
 
 }  // namespace hloref::cpu::gemm

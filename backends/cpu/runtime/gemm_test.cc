@@ -29,6 +29,7 @@ using gemm::GemmKernels;
 // Kernel sets to test: the portable one and, when the host has it, AVX-512.
 std::vector<const GemmKernels*> KernelSets() {
   std::vector<const GemmKernels*> v = {&gemm::PortableGemmKernels()};
+  if (const GemmKernels* k = gemm::Avx2GemmKernels()) v.push_back(k);
   if (const GemmKernels* k = gemm::Avx512GemmKernels()) v.push_back(k);
   return v;
 }
@@ -1344,7 +1345,7 @@ TEST(GemmKernelTest, GemvMatchesAnFmaChainAndScansB) {
   for (const int64_t budget : {int64_t{-1}, int64_t{0}}) {
     gemm::SetGemvTileBudgetForTesting(budget);
     for (const GemmKernels* kernels : KernelSets()) {
-      const bool fma = std::string(kernels->name) != "portable";
+      const bool fma = kernels->fma_chain;
       for (int mr = 1; mr <= gemm::kGemvMaxRows; ++mr) {
         if (budget == 0 && mr < gemm::kGemvTileMinRows) continue;
         // (N <= 64 with up to 4 rows: the narrow kernel, C in registers.)
@@ -1398,7 +1399,7 @@ TEST(GemmKernelTest, GemvBf16BMatchesAnFmaChainOverTheWidenedB) {
     return std::bit_cast<float>(uint32_t{h} << 16);
   };
   for (const GemmKernels* kernels : KernelSets()) {
-    const bool fma = std::string(kernels->name) != "portable";
+    const bool fma = kernels->fma_chain;
     for (int mr = 1; mr <= gemm::kGemvBf16MaxRows; ++mr) {
       // (N <= 64 with up to 4 rows: the narrow kernels, C in registers.)
       for (int64_t n : {1, 15, 16, 17, 40, 50, 64, 70, 111}) {
@@ -1441,6 +1442,131 @@ TEST(GemmKernelTest, GemvBf16BMatchesAnFmaChainOverTheWidenedB) {
   }
 }
 
+// The AVX2 set's own kernels, bit for bit: the f32 / f64 tiles for every
+// mr, nr around their 16 / 8-column strips and kc, from zero and
+// accumulating, against a std::fma chain in k order computed here; the
+// f64 row-streaming GEMV (1..kGemvMaxRows rows across its two-row groups,
+// four-vector strips and 256-k blocks) likewise, with its statistics
+// against the portable scan's; the f32 copy-and-scan in chunks against the
+// portable one (copies and statistics are exact, so any correct kernel
+// gives the same). Values outside each operand's extent are NaN (must not
+// be read), and C outside the block keeps its sentinel (must not be
+// written). The f32 GEMVs, transposes and K-contiguous GEMVs are checked
+// for every kernel set by the tests around this one.
+TEST(GemmKernelTest, Avx2KernelsAreFmaChains) {
+  const GemmKernels* avx2 = gemm::Avx2GemmKernels();
+  if (avx2 == nullptr) GTEST_SKIP() << "no AVX2 on this host";
+  const GemmKernels& port = gemm::PortableGemmKernels();
+  EXPECT_TRUE(avx2->fma_chain);
+  auto same = [](const auto& x, const auto& y) {
+    return x.size() == y.size() &&
+           std::memcmp(x.data(), y.data(), x.size() * sizeof(x[0])) == 0;
+  };
+  // C (rows ldc apart, sentinel `init`) after a tile or GEMV over
+  // a(r, k) and b(k, j): chains for r < mr, j < nr, the rest unchanged.
+  auto chains = [](auto init, int64_t rows, int64_t ldc, int mr, int64_t nr,
+                   int64_t kc, bool acc, auto a, auto b) {
+    using T = typename decltype(init)::value_type;
+    std::vector<T> c = init;
+    for (int r = 0; r < mr; ++r) {
+      for (int64_t j = 0; j < nr; ++j) {
+        T v = acc ? c[r * ldc + j] : T(0);
+        for (int64_t k = 0; k < kc; ++k) v = std::fma(a(r, k), b(k, j), v);
+        c[r * ldc + j] = v;
+      }
+    }
+    (void)rows;
+    return c;
+  };
+  for (int mr = 1; mr <= gemm::kGemmMr; ++mr) {
+    for (int nr : {1, 7, 8, 9, 15, 16, 17, 33, 63, 64}) {
+      for (int64_t kc : {0, 1, 2, 13, 100}) {
+        for (const bool acc : {false, true}) {
+          const int64_t ldb = 70, ldc = 75;
+          std::vector<float> a = RandomF32(kc * gemm::kGemmMr + 1, 61 + mr);
+          std::vector<float> b = RandomF32(kc * ldb + 1, 62 + nr);
+          for (int64_t k = 0; k < kc; ++k) {
+            for (int64_t j = nr; j < ldb; ++j) b[k * ldb + j] = NAN;
+          }
+          const std::vector<float> c0 = RandomF32(8 * ldc, 63);
+          std::vector<float> c = c0;
+          avx2->f32(kc, a.data(), b.data(), ldb, c.data(), ldc, mr, nr, acc,
+                    false);
+          const std::vector<float> want = chains(
+              c0, 8, ldc, mr, nr, kc, acc,
+              [&](int r, int64_t k) { return a[k * gemm::kGemmMr + r]; },
+              [&](int64_t k, int64_t j) { return b[k * ldb + j]; });
+          ASSERT_TRUE(same(c, want)) << "f32 mr=" << mr << " nr=" << nr
+                                     << " kc=" << kc << " acc=" << acc;
+          if (nr > gemm::kGemmNrF64) continue;
+          const std::vector<double> ad(a.begin(), a.end()),
+              bd(b.begin(), b.end()), d0(c0.begin(), c0.end());
+          std::vector<double> d = d0;
+          avx2->f64(kc, ad.data(), bd.data(), ldb, d.data(), ldc, mr, nr, acc,
+                    false);
+          const std::vector<double> wantd = chains(
+              d0, 8, ldc, mr, nr, kc, acc,
+              [&](int r, int64_t k) { return ad[k * gemm::kGemmMr + r]; },
+              [&](int64_t k, int64_t j) { return bd[k * ldb + j]; });
+          ASSERT_TRUE(same(d, wantd)) << "f64 mr=" << mr << " nr=" << nr
+                                      << " kc=" << kc << " acc=" << acc;
+        }
+      }
+    }
+  }
+  for (int mr : {1, 2, 3, 4, 7, gemm::kGemvMaxRows}) {
+    for (int64_t n : {1, 4, 15, 16, 17, 100}) {
+      for (int64_t kc : {0, 1, 5, 256, 300}) {
+        for (const bool acc : {false, true}) {
+          const int64_t lda = kc + 3, ldb = n + 5, ldc = n + 2;
+          const std::vector<float> af = RandomF32(mr * lda + 1, 64);
+          const std::vector<float> bf = RandomF32(kc * ldb + 1, 65);
+          const std::vector<float> cf = RandomF32(mr * ldc + 1, 66);
+          const std::vector<double> a(af.begin(), af.end()),
+              c0(cf.begin(), cf.end());
+          std::vector<double> b(bf.begin(), bf.end());
+          for (int64_t k = 0; k < kc; ++k) {
+            for (int64_t j = n; j < ldb; ++j) b[k * ldb + j] = NAN;
+          }
+          if (kc > 2 && n > 2) b[2 * ldb + 1] = 0x1p-1030;  // a subnormal
+          std::vector<double> c = c0;
+          uint64_t mx = 0, mn = ~uint64_t{0}, want_mx = 0, want_mn = ~mx;
+          avx2->gemv_f64(mr, kc, a.data(), lda, b.data(), ldb, n, c.data(), ldc,
+                         acc, &mx, &mn);
+          for (int64_t k = 0; k < kc; ++k) {
+            port.scan_f64(b.data() + k * ldb, nullptr, n, n, n, &want_mx,
+                          &want_mn);
+          }
+          const std::vector<double> want = chains(
+              c0, mr, ldc, mr, n, kc, acc,
+              [&](int r, int64_t k) { return a[r * lda + k]; },
+              [&](int64_t k, int64_t j) { return b[k * ldb + j]; });
+          ASSERT_TRUE(same(c, want)) << "gemv f64 mr=" << mr << " n=" << n
+                                     << " kc=" << kc << " acc=" << acc;
+          ASSERT_EQ(mx, want_mx) << "mr=" << mr << " n=" << n << " kc=" << kc;
+          ASSERT_EQ(mn, want_mn) << "mr=" << mr << " n=" << n << " kc=" << kc;
+        }
+      }
+    }
+  }
+  for (int64_t n : {0, 1, 7, 8, 9, 64, 100}) {
+    for (int64_t chunk : {1, 3, 8, 13}) {
+      std::vector<float> src = RandomF32(n + 1, 67);
+      if (n > 3) src[3] = -0x1p-140f;
+      if (n > 5) src[5] = 0.0f;
+      const int64_t stride = chunk + 2;
+      const int64_t chunks = (n + chunk - 1) / chunk;
+      std::vector<float> d0(chunks * stride + 1, 9.0f), d1 = d0;
+      uint32_t mx0 = 5, mn0 = ~0u - 5, mx1 = 5, mn1 = ~0u - 5;
+      port.scan_f32(src.data(), d0.data(), n, chunk, stride, &mx0, &mn0);
+      avx2->scan_f32(src.data(), d1.data(), n, chunk, stride, &mx1, &mn1);
+      ASSERT_TRUE(same(d0, d1)) << "n=" << n << " chunk=" << chunk;
+      ASSERT_EQ(mx0, mx1) << "n=" << n << " chunk=" << chunk;
+      ASSERT_EQ(mn0, mn1) << "n=" << n << " chunk=" << chunk;
+    }
+  }
+}
+
 // The skinny-M kernel over a K-contiguous B (GemvKtKernelF32) alone:
 // every row count 1..kGemvKtMaxRows, N and K on both sides of its 16 x 16
 // blocks: each element against an FMA chain in k order from 0 computed
@@ -1454,7 +1580,7 @@ TEST(GemmKernelTest, GemvKtMatchesAnFmaChainAndScansB) {
   for (const GemmKernels* kernels : KernelSets()) {
     ASSERT_NE(kernels->gemv_kt_f32, nullptr) << kernels->name;
     ASSERT_NE(kernels->gemv_kt_bf16b_f32, nullptr) << kernels->name;
-    const bool fma = std::string(kernels->name) != "portable";
+    const bool fma = kernels->fma_chain;
     // B as f32, and as bf16 patterns (gemv_kt_bf16b_f32): `b` then holds
     // the widened values, the pattern's upper half of an f32 (by hand).
     for (const bool bf16 : {false, true}) {
@@ -1506,6 +1632,19 @@ TEST(GemmKernelTest, GemvKtMatchesAnFmaChainAndScansB) {
                 [&](int64_t k, int64_t j) { return b[j * ldb + k]; }))
                 << kernels->name << " bf16 " << bf16 << " mr=" << mr
                 << " n=" << n << " kc=" << kc;
+            // Without statistics pointers B is not scanned: the same bits.
+            std::vector<float> c2(c.size(), 0.25f);
+            if (bf16) {
+              kernels->gemv_kt_bf16b_f32(mr, kc, a.data(), lda, b16.data(), ldb,
+                                         n, c2.data(), ldc, nullptr, nullptr);
+            } else {
+              kernels->gemv_kt_f32(mr, kc, a.data(), lda, b.data(), ldb, n,
+                                   c2.data(), ldc, nullptr, nullptr);
+            }
+            ASSERT_EQ(
+                std::memcmp(c.data(), c2.data(), c.size() * sizeof(float)), 0)
+                << kernels->name << " unscanned, bf16 " << bf16 << " mr=" << mr
+                << " n=" << n << " kc=" << kc;
           }
         }
       }
@@ -1521,7 +1660,9 @@ TEST(GemmKernelTest, GemvKtMatchesAnFmaChainAndScansB) {
 // f32 path, which turning the GEMV off would take, gives the same);
 // otherwise the class-A bound of the long-double reference. An infinity as
 // B's last value, seen only by the kernel's own scan, must still take the
-// wide fallback.
+// wide fallback; where the K-contiguous GEMV leaves B unscanned (f32
+// operands on the FMA-chain kernels: RangeGuard::kCheckEach), only the m
+// elements of its column are recomputed.
 template <typename E>
 void CheckSkinnyDot(PrimitiveType type, E (*to)(float), long double (*from)(E),
                     bool k_contiguous, int64_t m, int64_t gemv_rows) {
@@ -1569,9 +1710,16 @@ void CheckSkinnyDot(PrimitiveType type, E (*to)(float), long double (*from)(E),
   ASSERT_TRUE(
       RunDot(d, a.data(), b.data(), c.data(), nullptr, gemm::HostGemmKernels())
           .ok());
-  EXPECT_TRUE(LastDotUsedWideFallback()) << "m=" << m;
-  EXPECT_TRUE(std::isinf(c[batch * m * n - 1]) ||
-              std::isnan(c[batch * m * n - 1]));
+  const bool check_each =
+      fma && k_contiguous && m <= gemv_rows && type == PrimitiveType::kF32;
+  EXPECT_EQ(LastDotUsedWideFallback(), !check_each) << "m=" << m;
+  if (check_each) {
+    EXPECT_EQ(LastDotSmallResultsRecomputed(), m);
+  }
+  for (int64_t i = 0; i < m; ++i) {
+    const float v = c[((batch - 1) * m + i) * n + n - 1];
+    EXPECT_TRUE(std::isinf(v) || std::isnan(v)) << "m=" << m << " row " << i;
+  }
 }
 
 float F32Identity(float v) { return v; }
@@ -1585,6 +1733,95 @@ TEST(GemmTest, SkinnyShapesOverAKContiguousB) {
   for (int64_t m = 1; m <= gemm::kGemvKtMaxRows + 1; ++m) {
     CheckSkinnyDot<float>(PrimitiveType::kF32, F32Identity, FromF32, true, m,
                           gemm::kGemvKtMaxRows);
+  }
+}
+
+// The K-contiguous GEMV without B's scan (RangeGuard::kCheckEach), f32,
+// 1..kGemvKtMaxRows rows, batched, on 2 threads. Columns 0-4 of each batch
+// are built so that their values need judging (each expected value by
+// hand); the rest are random and must be the std::fma chain in k order:
+//  0: B all zero: 0, kept (its own operands: every product 0);
+//  1: 3e38 twice, then -3e38: the chain overflows to inf where the exact
+//     sum is 3e38 (f32's 0x7f61c5ba, times the A values of 1 below):
+//     recomputed;
+//  2: one entry 2^-140 (A's values at k are 1): a subnormal result,
+//     recomputed (its product is below the normal range) and exact;
+//  3: a NaN: recomputed, NaN;
+//  4: 1 and -1: an exact 0, kept (its products are normal).
+// So 3 elements per row and batch are recomputed, none through the
+// whole-dot fallback. Then an infinity in A's first row: that row's
+// elements are inf or NaN and all recomputed, every other element keeps
+// its value.
+TEST(GemmTest, KContiguousGemvJudgesEachElementWithoutScanningB) {
+  if (!gemm::HostGemmKernels().fma_chain) GTEST_SKIP() << "no FMA kernels";
+  ThreadPool two(2);
+  const int64_t batch = 2, n = 37, k = 40;
+  const float big = 3e38f;
+  for (int64_t m = 1; m <= gemm::kGemvKtMaxRows; ++m) {
+    Layout layout;
+    layout.rhs_nminor = false;  // rhs [batch][n][k]
+    const DotDims d = MakeDims(PrimitiveType::kF32, PrimitiveType::kF32,
+                               PrimitiveType::kF32, batch, m, n, k, layout);
+    std::vector<float> a = RandomF32(batch * m * k, 51);
+    std::vector<float> b = RandomF32(batch * n * k, 52);
+    for (int64_t bi = 0; bi < batch; ++bi) {
+      for (int64_t i = 0; i < m; ++i) {
+        for (int64_t kk = 0; kk < 3; ++kk) a[(bi * m + i) * k + kk] = 1.0f;
+      }
+      float* col = b.data() + bi * n * k;
+      std::fill(col, col + 5 * k, 0.0f);
+      col[1 * k + 0] = big;
+      col[1 * k + 1] = big;
+      col[1 * k + 2] = -big;
+      col[2 * k + 1] = 0x1p-140f;
+      col[3 * k + 2] = NAN;
+      col[4 * k + 0] = 1.0f;
+      col[4 * k + 1] = -1.0f;
+    }
+    std::vector<float> c(batch * m * n, -7.0f);
+    ASSERT_TRUE(
+        RunDot(d, a.data(), b.data(), c.data(), &two, gemm::HostGemmKernels())
+            .ok());
+    EXPECT_FALSE(LastDotUsedWideFallback()) << "m=" << m;
+    EXPECT_EQ(LastDotSmallResultsRecomputed(), 3 * batch * m) << "m=" << m;
+    for (int64_t bi = 0; bi < batch; ++bi) {
+      for (int64_t i = 0; i < m; ++i) {
+        const float* row = c.data() + (bi * m + i) * n;
+        EXPECT_EQ(std::bit_cast<uint32_t>(row[0]), 0u) << "m=" << m;
+        EXPECT_EQ(row[1], big) << "m=" << m;
+        EXPECT_EQ(row[2], 0x1p-140f) << "m=" << m;
+        EXPECT_TRUE(std::isnan(row[3])) << "m=" << m;
+        EXPECT_EQ(std::bit_cast<uint32_t>(row[4]), 0u) << "m=" << m;
+        for (int64_t j = 5; j < n; ++j) {
+          float want = 0.0f;
+          for (int64_t kk = 0; kk < k; ++kk) {
+            want = std::fma(a[(bi * m + i) * k + kk], b[(bi * n + j) * k + kk],
+                            want);
+          }
+          ASSERT_EQ(row[j], want)
+              << "m=" << m << " b" << bi << " row " << i << " col " << j;
+        }
+      }
+    }
+    const std::vector<float> before = c;
+    a[0] = INFINITY;  // batch 0, row 0, k = 0 (A's value there was 1)
+    ASSERT_TRUE(
+        RunDot(d, a.data(), b.data(), c.data(), &two, gemm::HostGemmKernels())
+            .ok());
+    EXPECT_FALSE(LastDotUsedWideFallback()) << "m=" << m;
+    for (int64_t j = 0; j < n; ++j) {
+      // inf * b[j][0]: NaN where that value is 0 (columns 0, 2, 3), else an
+      // infinity (a NaN in column 1: inf * 3e38 + inf * 3e38 + 1 * -3e38 is
+      // inf; column 3 has its NaN too).
+      EXPECT_FALSE(std::isfinite(c[j])) << "m=" << m << " col " << j;
+    }
+    for (size_t o = n; o < c.size(); ++o) {
+      // Column 0 of every other row: kept before, now judged against A's
+      // statistics (with the infinity) and recomputed: 0 again.
+      ASSERT_EQ(std::bit_cast<uint32_t>(c[o]),
+                std::bit_cast<uint32_t>(before[o]))
+          << "m=" << m << " element " << o;
+    }
   }
 }
 

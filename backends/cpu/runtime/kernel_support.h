@@ -9,6 +9,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <bit>
+#include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -129,12 +131,18 @@ struct Stats {
   U max_abs = 0;
   U min_nz_minus1 = std::numeric_limits<U>::max();  // (|x| bits) - 1
 
-  // n values from src, copied to dst too when it is not null: contiguous,
-  // or in chunks of `chunk` values `dst_stride` apart.
   // n values from src, statistics only.
   void Scan(const gemm::GemmKernels& k, const T* src, int64_t n) {
     if (n > 0) CopyScan(k, src, nullptr, n);
   }
+  // One value.
+  void Add(T v) {
+    const U u = std::bit_cast<U>(v) & Bits<T>::kAbs;
+    max_abs = std::max(max_abs, u);
+    min_nz_minus1 = std::min(min_nz_minus1, static_cast<U>(u - 1));
+  }
+  // n values from src, copied to dst too when it is not null: contiguous,
+  // or in chunks of `chunk` values `dst_stride` apart.
   void CopyScan(const gemm::GemmKernels& k, const T* src, T* dst, int64_t n,
                 int64_t chunk = 0, int64_t dst_stride = 0) {
     if (chunk <= 0) chunk = dst_stride = std::max<int64_t>(n, 1);
@@ -218,6 +226,9 @@ enum class RangeGuard {
   kCheckSmall,  // it stands except where |result| < 2 * min normal: those
                 // elements are recomputed with a wide accumulator
   kWide,        // the whole dot is recomputed with a wide accumulator
+  kCheckEach,   // B's statistics were not taken: each element is judged
+                // on its own value (CheckEachStands), then on its own
+                // operands' statistics, else recomputed wide
 };
 
 // The relaxed rule behind kCheckSmall (FastPathSafe's tiny-product
@@ -255,6 +266,28 @@ RangeGuard RangeGuardFor(const Stats<T>& a, const Stats<T>& b, int64_t k,
   const long double u = std::numeric_limits<T>::epsilon() / 2;
   if (static_cast<long double>(k) * u > 0.25L) return RangeGuard::kWide;
   return RangeGuard::kCheckSmall;
+}
+
+// RangeGuard::kCheckEach, for a dot whose B was not scanned (the
+// K-contiguous GEMV, where the scan cost more than the FMAs). Same
+// preconditions as kCheckSmall (`small_check_ok`, K u <= 1/4), none about
+// the data. An element whose computed value v is finite with |v| >= 2
+// lambda stands:
+//  * finite v means that no operand of its chain is an infinity or a NaN
+//    and that no partial sum overflowed: once an infinity or a NaN enters a
+//    chain of FMAs it never leaves it (inf * 0 and inf - inf are NaN, inf
+//    plus a finite value is inf, NaN propagates). So every step rounded in
+//    T's finite range, which is all RangeGuardFor's proof assumes besides
+//    the preconditions;
+//  * by that proof, |v| >= 2 lambda then gives S >= lambda and the class-A
+//    bound.
+// Every other element (|v| < 2 lambda, inf or NaN) is judged alone: it
+// stands if FastPathSafe holds for its own operands (A's statistics, which
+// cover its row, and its B column's, taken then), else it is recomputed
+// with the wide accumulator, as kWide would have computed it.
+template <typename T>
+bool CheckEachStands(T v) {
+  return std::isfinite(v) && std::fabs(v) >= 2 * std::numeric_limits<T>::min();
 }
 
 inline int64_t CacheBytes(int name, int64_t fallback) {
