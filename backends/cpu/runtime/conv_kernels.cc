@@ -10,6 +10,8 @@
 #include <cstring>
 #include <type_traits>
 
+#include "backends/cpu/runtime/avx2_tile.h"
+
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <immintrin.h>
 #define HLOREF_CONV_X86 1
@@ -847,6 +849,73 @@ void Avx512DwRow(const DwRowArgs<typename X::T>& a) {
 void Avx512DwRowF32(const DwRowArgs<float>& a) { Avx512DwRow<F32Vec>(a); }
 void Avx512DwRowF64(const DwRowArgs<double>& a) { Avx512DwRow<F64Vec>(a); }
 
+// ---- AVX2 + FMA (hosts without AVX-512): the implicit-GEMM tile is the
+// GEMM's AVX2 register tile (avx2_tile.h) reading A through the row
+// pointers; each element one FMA chain over the taps and, within each,
+// k. The flagged rows' statistics are taken by the GEMM set's AVX2
+// copy-and-scan before the strips. The depthwise kernels are the portable
+// ones (each element its own chain; nothing relates their bits to the
+// tile's).
+template <typename T, int kMr>
+HLOREF_AVX2 void Avx2ConvRows(int64_t ntaps, int64_t kc, const T* const* a_rows,
+                              int64_t a_off, const T* b, T* const* c_rows,
+                              int nr, bool accumulate) {
+  constexpr int64_t kNr = sizeof(T) == 4 ? kConvNrF32 : kConvNrF64;
+  const avx2::Avx2ASource<T> src{a_rows, nullptr, a_off, 1};
+  avx2::Avx2Tile<T, kMr>(ntaps, kc, src, b, kNr, c_rows, nr, accumulate);
+}
+
+template <typename T, typename U>
+void Avx2ConvTile(int64_t ntaps, int64_t kc, const T* const* a_rows,
+                  int64_t a_off, const T* b, T* const* c_rows, int mr, int nr,
+                  bool accumulate, const uint8_t* scan, U* stats) {
+  if (scan != nullptr && kc > 0) {
+    const gemm::GemmKernels* g = gemm::Avx2GemmKernels();
+    for (int64_t i = 0; i < ntaps * kConvMr; ++i) {
+      if (!scan[i]) continue;
+      if constexpr (std::is_same_v<T, float>) {
+        g->scan_f32(a_rows[i] + a_off, nullptr, kc, kc, kc, &stats[0],
+                    &stats[1]);
+      } else {
+        g->scan_f64(a_rows[i] + a_off, nullptr, kc, kc, kc, &stats[0],
+                    &stats[1]);
+      }
+    }
+  }
+  switch (mr) {
+    case 1:
+      return Avx2ConvRows<T, 1>(ntaps, kc, a_rows, a_off, b, c_rows, nr,
+                                accumulate);
+    case 2:
+      return Avx2ConvRows<T, 2>(ntaps, kc, a_rows, a_off, b, c_rows, nr,
+                                accumulate);
+    case 3:
+      return Avx2ConvRows<T, 3>(ntaps, kc, a_rows, a_off, b, c_rows, nr,
+                                accumulate);
+    case 4:
+      return Avx2ConvRows<T, 4>(ntaps, kc, a_rows, a_off, b, c_rows, nr,
+                                accumulate);
+    case 5:
+      return Avx2ConvRows<T, 5>(ntaps, kc, a_rows, a_off, b, c_rows, nr,
+                                accumulate);
+    default:
+      return Avx2ConvRows<T, 6>(ntaps, kc, a_rows, a_off, b, c_rows, nr,
+                                accumulate);
+  }
+}
+void Avx2F32(int64_t ntaps, int64_t kc, const float* const* a_rows,
+             int64_t a_off, const float* b, float* const* c_rows, int mr,
+             int nr, bool accumulate, const uint8_t* scan, uint32_t* stats) {
+  Avx2ConvTile<float, uint32_t>(ntaps, kc, a_rows, a_off, b, c_rows, mr, nr,
+                                accumulate, scan, stats);
+}
+void Avx2F64(int64_t ntaps, int64_t kc, const double* const* a_rows,
+             int64_t a_off, const double* b, double* const* c_rows, int mr,
+             int nr, bool accumulate, const uint8_t* scan, uint64_t* stats) {
+  Avx2ConvTile<double, uint64_t>(ntaps, kc, a_rows, a_off, b, c_rows, mr, nr,
+                                 accumulate, scan, stats);
+}
+
 #endif  // HLOREF_CONV_X86
 
 }  // namespace
@@ -875,14 +944,33 @@ const ConvKernels* Avx512ConvKernels() {
 #endif
 }
 
+const ConvKernels* Avx2ConvKernels() {
+#ifdef HLOREF_CONV_X86
+  const gemm::GemmKernels* g = gemm::Avx2GemmKernels();
+  if (g == nullptr) return nullptr;  // same CPUID test as the GEMM's
+  static const ConvKernels k = {
+      "avx2",           Avx2F32,          Avx2F64, PortableDwF32, PortableDwF64,
+      PortableDwRowF32, PortableDwRowF64, nullptr, nullptr,       g};
+  return &k;
+#else
+  return nullptr;
+#endif
+}
+
 const ConvKernels& HostConvKernels() {
   static const ConvKernels* chosen = [] {
     const char* force = std::getenv("HLOREF_CPU_GEMM_ISA");
     if (force != nullptr && std::strcmp(force, "portable") == 0) {
       return &PortableConvKernels();
     }
+    const ConvKernels* avx2 = Avx2ConvKernels();
+    if (force != nullptr && std::strcmp(force, "avx2") == 0 &&
+        avx2 != nullptr) {
+      return avx2;
+    }
     const ConvKernels* k = Avx512ConvKernels();
-    return k != nullptr ? k : &PortableConvKernels();
+    if (k != nullptr) return k;
+    return avx2 != nullptr ? avx2 : &PortableConvKernels();
   }();
   return *chosen;
 }

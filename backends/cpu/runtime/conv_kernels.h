@@ -149,7 +149,7 @@ using DwRow2KernelF32 = void (*)(const DwRow2Args<float>& a);
 using DwRow2KernelF64 = void (*)(const DwRow2Args<double>& a);
 
 struct ConvKernels {
-  const char* name;  // "avx512", "portable"
+  const char* name;  // "avx512", "avx2", "portable"
   ConvKernelF32 f32;
   ConvKernelF64 f64;
   DwKernelF32 dw_f32;
@@ -166,8 +166,12 @@ struct ConvKernels {
 const ConvKernels& PortableConvKernels();
 // AVX-512 kernels; null when the host lacks avx512f/bw/vl/dq.
 const ConvKernels* Avx512ConvKernels();
-// The best kernels for this host, chosen once; HLOREF_CPU_GEMM_ISA=portable
-// forces the portable ones (as for the GEMM).
+// AVX2 + FMA kernels (the implicit-GEMM tiles; depthwise portable); null
+// when the host lacks avx2 or fma.
+const ConvKernels* Avx2ConvKernels();
+// The best kernels for this host, chosen once: AVX-512, else AVX2, else
+// portable; HLOREF_CPU_GEMM_ISA=portable or =avx2 forces those (as for the
+// GEMM).
 const ConvKernels& HostConvKernels();
 
 }  // namespace hloref::cpu::conv

@@ -28,6 +28,7 @@ using conv::ConvKernels;
 
 std::vector<const ConvKernels*> KernelSets() {
   std::vector<const ConvKernels*> v = {&conv::PortableConvKernels()};
+  if (const ConvKernels* k = conv::Avx2ConvKernels()) v.push_back(k);
   if (const ConvKernels* k = conv::Avx512ConvKernels()) v.push_back(k);
   return v;
 }

@@ -22,6 +22,7 @@
 #include <string>
 #include <type_traits>
 
+#include "backends/cpu/runtime/avx2_tile.h"
 #include "backends/cpu/runtime/kernel_support.h"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
@@ -29,6 +30,8 @@
 #include <immintrin.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+
+#include "backends/cpu/runtime/avx2_tile.h"
 #define HLOREF_GEMM_X86 1
 #endif
 
@@ -2402,195 +2405,72 @@ constexpr GemmKernels kAvx512Vnni = WithVnni(kAvx512);
 // strip over all of kc while the 6 x kc A panel stays in L1. Entries not
 // written here are the portable ones (the integer kernel, f16 / bf16
 // widening, f64 copy-and-scan), which compute no float chains.
-#define HLOREF_AVX2 __attribute__((target("avx2,fma")))
-#define HLOREF_AVX2_INLINE \
-  __attribute__((target("avx2,fma"), always_inline)) inline
+using avx2::Avx2ASource;
+using avx2::Avx2Fma;
+using avx2::Avx2Load;
+using avx2::Avx2Mask;
+using avx2::Avx2MaskLoad;
+using avx2::Avx2MaskStore;
+using avx2::Avx2Splat;
+using avx2::Avx2Stats;
+using avx2::Avx2StatsAdd;
+using avx2::Avx2StatsFrom;
+using avx2::Avx2StatsStore;
+using avx2::Avx2Store;
+using avx2::Avx2Tile;
+using avx2::Avx2Vec;
+using avx2::Avx2Zero;
 
-template <typename T>
-struct Avx2Vec;
-template <>
-struct Avx2Vec<float> {
-  using V = __m256;
-  static constexpr int kLanes = 8;
-};
-template <>
-struct Avx2Vec<double> {
-  using V = __m256d;
-  static constexpr int kLanes = 4;
-};
-
-// The first w lanes (0 <= w <= lanes) set.
-HLOREF_AVX2_INLINE __m256i Avx2Mask(float*, int w) {
-  return _mm256_cmpgt_epi32(_mm256_set1_epi32(w),
-                            _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
-}
-HLOREF_AVX2_INLINE __m256i Avx2Mask(double*, int w) {
-  return _mm256_cmpgt_epi64(_mm256_set1_epi64x(w),
-                            _mm256_setr_epi64x(0, 1, 2, 3));
-}
-HLOREF_AVX2_INLINE __m256 Avx2Load(const float* p) {
-  return _mm256_loadu_ps(p);
-}
-HLOREF_AVX2_INLINE __m256d Avx2Load(const double* p) {
-  return _mm256_loadu_pd(p);
-}
-HLOREF_AVX2_INLINE __m256 Avx2MaskLoad(const float* p, __m256i m) {
-  return _mm256_maskload_ps(p, m);
-}
-HLOREF_AVX2_INLINE __m256d Avx2MaskLoad(const double* p, __m256i m) {
-  return _mm256_maskload_pd(p, m);
-}
-HLOREF_AVX2_INLINE void Avx2Store(float* p, __m256 v) {
-  _mm256_storeu_ps(p, v);
-}
-HLOREF_AVX2_INLINE void Avx2Store(double* p, __m256d v) {
-  _mm256_storeu_pd(p, v);
-}
-HLOREF_AVX2_INLINE void Avx2MaskStore(float* p, __m256i m, __m256 v) {
-  _mm256_maskstore_ps(p, m, v);
-}
-HLOREF_AVX2_INLINE void Avx2MaskStore(double* p, __m256i m, __m256d v) {
-  _mm256_maskstore_pd(p, m, v);
-}
-HLOREF_AVX2_INLINE __m256 Avx2Splat(const float* p) {
-  return _mm256_broadcast_ss(p);
-}
-HLOREF_AVX2_INLINE __m256d Avx2Splat(const double* p) {
-  return _mm256_broadcast_sd(p);
-}
-HLOREF_AVX2_INLINE __m256 Avx2Zero(float*) { return _mm256_setzero_ps(); }
-HLOREF_AVX2_INLINE __m256d Avx2Zero(double*) { return _mm256_setzero_pd(); }
-HLOREF_AVX2_INLINE __m256 Avx2Fma(__m256 a, __m256 b, __m256 acc) {
-  return _mm256_fmadd_ps(a, b, acc);
-}
-HLOREF_AVX2_INLINE __m256d Avx2Fma(__m256d a, __m256d b, __m256d acc) {
-  return _mm256_fmadd_pd(a, b, acc);
-}
-
-// The range guard's statistics of 8 f32 bit patterns (GemmCopyScanF32's
-// max |bits| and min |bits| - 1). A lane loaded as 0 (masked off) changes
-// neither: 0 - 1 wraps to the largest value.
-struct Avx2Stats {
-  __m256i mx, mn;
-};
-HLOREF_AVX2_INLINE Avx2Stats Avx2StatsFrom(uint32_t max_abs,
-                                           uint32_t min_nz_m1) {
-  return {_mm256_set1_epi32(static_cast<int>(max_abs)),
-          _mm256_set1_epi32(static_cast<int>(min_nz_m1))};
-}
-HLOREF_AVX2_INLINE void Avx2StatsAdd(Avx2Stats& st, __m256i bits) {
-  const __m256i u = _mm256_and_si256(bits, _mm256_set1_epi32(0x7fffffff));
-  st.mx = _mm256_max_epu32(st.mx, u);
-  st.mn = _mm256_min_epu32(st.mn, _mm256_sub_epi32(u, _mm256_set1_epi32(1)));
-}
-HLOREF_AVX2_INLINE void Avx2StatsStore(const Avx2Stats& st, uint32_t* max_abs,
-                                       uint32_t* min_nz_m1) {
-  alignas(32) uint32_t hx[8], hn[8];
-  _mm256_store_si256(reinterpret_cast<__m256i*>(hx), st.mx);
-  _mm256_store_si256(reinterpret_cast<__m256i*>(hn), st.mn);
-  for (int i = 0; i < 8; ++i) {
-    *max_abs = std::max(*max_abs, hx[i]);
-    *min_nz_m1 = std::min(*min_nz_m1, hn[i]);
-  }
-}
-
-// One strip of two vectors of columns [0, 2 lanes) of kMr rows over all
-// of kc: each element one FMA chain in k order from 0 or C's value. kFull:
-// both vectors whole; otherwise lanes at or past w are neither read nor
-// written (masked).
-template <typename T, int kMr, bool kFull>
-HLOREF_AVX2_INLINE void Avx2FloatStrip(int64_t kc, const T* a, const T* b,
-                                       int64_t ldb, T* c, int64_t ldc, int w,
-                                       bool accumulate) {
-  using V = typename Avx2Vec<T>::V;
-  constexpr int kL = Avx2Vec<T>::kLanes;
-  T* tag = nullptr;
-  const __m256i m0 = Avx2Mask(tag, std::min(w, kL));
-  const __m256i m1 = Avx2Mask(tag, std::max(w - kL, 0));
-  V acc0[kMr], acc1[kMr];
-#pragma GCC unroll 6
-  for (int r = 0; r < kMr; ++r) {
-    if (!accumulate) {
-      acc0[r] = acc1[r] = Avx2Zero(tag);
-    } else if constexpr (kFull) {
-      acc0[r] = Avx2Load(c + r * ldc);
-      acc1[r] = Avx2Load(c + r * ldc + kL);
-    } else {
-      acc0[r] = Avx2MaskLoad(c + r * ldc, m0);
-      acc1[r] = Avx2MaskLoad(c + r * ldc + kL, m1);
-    }
-  }
-  for (int64_t k = 0; k < kc; ++k) {
-    const T* brow = b + k * ldb;
-    V b0, b1;
-    if constexpr (kFull) {
-      b0 = Avx2Load(brow);
-      b1 = Avx2Load(brow + kL);
-    } else {
-      b0 = Avx2MaskLoad(brow, m0);
-      b1 = Avx2MaskLoad(brow + kL, m1);
-    }
-    const T* ak = a + k * kGemmMr;
-#pragma GCC unroll 6
-    for (int r = 0; r < kMr; ++r) {
-      const V ar = Avx2Splat(ak + r);
-      acc0[r] = Avx2Fma(ar, b0, acc0[r]);
-      acc1[r] = Avx2Fma(ar, b1, acc1[r]);
-    }
-  }
-#pragma GCC unroll 6
-  for (int r = 0; r < kMr; ++r) {
-    if constexpr (kFull) {
-      Avx2Store(c + r * ldc, acc0[r]);
-      Avx2Store(c + r * ldc + kL, acc1[r]);
-    } else {
-      Avx2MaskStore(c + r * ldc, m0, acc0[r]);
-      Avx2MaskStore(c + r * ldc + kL, m1, acc1[r]);
-    }
-  }
-}
-
+// The tile: Avx2Strip over the packed panel (a[k * kGemmMr + r]) or A's
+// rows in place (a[r * lda + k], f32_rows_a), one tap.
 template <typename T, int kMr>
-HLOREF_AVX2 void Avx2FloatRows(int64_t kc, const T* a, const T* b, int64_t ldb,
-                               T* c, int64_t ldc, int nr, bool accumulate) {
-  constexpr int kW = 2 * Avx2Vec<T>::kLanes;
-  int j0 = 0;
-  for (; j0 + kW <= nr; j0 += kW) {
-    Avx2FloatStrip<T, kMr, true>(kc, a, b + j0, ldb, c + j0, ldc, kW,
-                                 accumulate);
-  }
-  if (j0 < nr) {
-    Avx2FloatStrip<T, kMr, false>(kc, a, b + j0, ldb, c + j0, ldc, nr - j0,
-                                  accumulate);
-  }
+HLOREF_AVX2 void Avx2FloatRows(int64_t kc, const T* a, int64_t a_rs,
+                               int64_t a_ks, const T* b, int64_t ldb, T* c,
+                               int64_t ldc, int nr, bool accumulate) {
+  Avx2ASource<T> src{nullptr, a, a_rs, a_ks};
+  T* c_rows[kMr];
+  for (int r = 0; r < kMr; ++r) c_rows[r] = c + r * ldc;
+  Avx2Tile<T, kMr>(1, kc, src, b, ldb, c_rows, nr, accumulate);
 }
 
 template <typename T>
-HLOREF_AVX2 void Avx2Float(int64_t kc, const T* a, const T* b, int64_t ldb,
-                           T* c, int64_t ldc, int mr, int nr, bool accumulate) {
+HLOREF_AVX2 void Avx2Float(int64_t kc, const T* a, int64_t a_rs, int64_t a_ks,
+                           const T* b, int64_t ldb, T* c, int64_t ldc, int mr,
+                           int nr, bool accumulate) {
   switch (mr) {
     case 1:
-      return Avx2FloatRows<T, 1>(kc, a, b, ldb, c, ldc, nr, accumulate);
+      return Avx2FloatRows<T, 1>(kc, a, a_rs, a_ks, b, ldb, c, ldc, nr,
+                                 accumulate);
     case 2:
-      return Avx2FloatRows<T, 2>(kc, a, b, ldb, c, ldc, nr, accumulate);
+      return Avx2FloatRows<T, 2>(kc, a, a_rs, a_ks, b, ldb, c, ldc, nr,
+                                 accumulate);
     case 3:
-      return Avx2FloatRows<T, 3>(kc, a, b, ldb, c, ldc, nr, accumulate);
+      return Avx2FloatRows<T, 3>(kc, a, a_rs, a_ks, b, ldb, c, ldc, nr,
+                                 accumulate);
     case 4:
-      return Avx2FloatRows<T, 4>(kc, a, b, ldb, c, ldc, nr, accumulate);
+      return Avx2FloatRows<T, 4>(kc, a, a_rs, a_ks, b, ldb, c, ldc, nr,
+                                 accumulate);
     case 5:
-      return Avx2FloatRows<T, 5>(kc, a, b, ldb, c, ldc, nr, accumulate);
+      return Avx2FloatRows<T, 5>(kc, a, a_rs, a_ks, b, ldb, c, ldc, nr,
+                                 accumulate);
     default:
-      return Avx2FloatRows<T, 6>(kc, a, b, ldb, c, ldc, nr, accumulate);
+      return Avx2FloatRows<T, 6>(kc, a, a_rs, a_ks, b, ldb, c, ldc, nr,
+                                 accumulate);
   }
 }
 void Avx2F32(int64_t kc, const float* a, const float* b, int64_t ldb, float* c,
              int64_t ldc, int mr, int nr, bool accumulate, bool /*full*/) {
-  Avx2Float<float>(kc, a, b, ldb, c, ldc, mr, nr, accumulate);
+  Avx2Float<float>(kc, a, 1, kGemmMr, b, ldb, c, ldc, mr, nr, accumulate);
+}
+void Avx2F32RowsA(int64_t kc, const float* a, int64_t lda, const float* b,
+                  int64_t ldb, float* c, int64_t ldc, int mr, int nr,
+                  bool accumulate, bool /*full*/) {
+  Avx2Float<float>(kc, a, lda, 1, b, ldb, c, ldc, mr, nr, accumulate);
 }
 void Avx2F64(int64_t kc, const double* a, const double* b, int64_t ldb,
              double* c, int64_t ldc, int mr, int nr, bool accumulate,
              bool /*full*/) {
-  Avx2Float<double>(kc, a, b, ldb, c, ldc, mr, nr, accumulate);
+  Avx2Float<double>(kc, a, 1, kGemmMr, b, ldb, c, ldc, mr, nr, accumulate);
 }
 
 // GemmCopyScanF32 on 8 lanes.
@@ -2934,7 +2814,7 @@ constexpr GemmKernels kAvx2 = {"avx2",
                                nullptr,
                                Avx2Transpose32,
                                true,
-                               nullptr,
+                               Avx2F32RowsA,
                                PortableCvtF16,
                                PortableF32ToBf16,
                                Avx2GemvKtF32,
@@ -2998,7 +2878,9 @@ const GemmKernels* Avx512GemmKernels() {
 const GemmKernels* Avx2GemmKernels() {
 #ifdef HLOREF_GEMM_X86
   __builtin_cpu_init();
-  return __builtin_cpu_supports("avx2") ? &kAvx2 : nullptr;
+  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")
+             ? &kAvx2
+             : nullptr;
 #else
   return nullptr;
 #endif

@@ -333,11 +333,12 @@ int64_t HostLastLevelCacheBytes();
 // avx512_vnni and is the portable one otherwise); null when the host lacks
 // avx512f (or the OS does not save zmm state).
 const GemmKernels* Avx512GemmKernels();
-// AVX2 kernels for hosts without AVX-512 (AMD Zen 2 / 3, Intel before
-// Skylake-SP): the f32 and f64 tiles, the row-streaming GEMVs and the f32
-// copy-and-scan vectorised by hand, with the portable set's arithmetic
-// (products rounded before the add: the same bits, fma_chain false); the
-// other entries are the portable ones. Null without avx2.
+// AVX2 + FMA kernels for hosts without AVX-512 (AMD Zen 2 / 3, Intel
+// Haswell to Comet Lake): the f32 / f64 tiles (6 x 16 f32 strips, and the
+// rows-A form), every float GEMV, the f32 copy-and-scan and the transpose
+// on 8 f32 lanes, each element one FMA chain as in the AVX-512 set
+// (fma_chain); the integer kernel, the 16-bit widening and the f64 scan
+// are the portable ones. Null without avx2 and fma.
 const GemmKernels* Avx2GemmKernels();
 // The best kernels for this host, chosen once: AVX-512, else AVX2, else
 // portable. HLOREF_CPU_GEMM_ISA=portable or =avx2 in the environment
