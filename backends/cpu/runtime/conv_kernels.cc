@@ -853,9 +853,9 @@ void Avx512DwRowF64(const DwRowArgs<double>& a) { Avx512DwRow<F64Vec>(a); }
 // GEMM's AVX2 register tile (avx2_tile.h) reading A through the row
 // pointers; each element one FMA chain over the taps and, within each,
 // k. The flagged rows' statistics are taken by the GEMM set's AVX2
-// copy-and-scan before the strips. The depthwise kernels are the portable
-// ones (each element its own chain; nothing relates their bits to the
-// tile's).
+// copy-and-scan before the strips. The f32 depthwise kernels are FMA
+// chains on 8 lanes too; the f64 ones stay portable (AVX2 has no 64-bit
+// unsigned max / min for their statistics).
 template <typename T, int kMr>
 HLOREF_AVX2 void Avx2ConvRows(int64_t ntaps, int64_t kc, const T* const* a_rows,
                               int64_t a_off, const T* b, T* const* c_rows,
@@ -903,6 +903,122 @@ void Avx2ConvTile(int64_t ntaps, int64_t kc, const T* const* a_rows,
                                 accumulate);
   }
 }
+// DwKernelF32 on 8 lanes: per output position and block of up to 32
+// features (4 vectors, masked past nc), the chain over the taps from +0
+// in registers.
+template <bool kFull>
+HLOREF_AVX2_INLINE void Avx2DwBlock(int64_t ntaps, const float* const* a_rows,
+                                    int64_t a_off, const float* w, int64_t ldw,
+                                    int r, float* out, int nc) {
+  float* tag = nullptr;
+  __m256i m[4];
+  __m256 acc[4];
+#pragma GCC unroll 4
+  for (int v = 0; v < 4; ++v) {
+    m[v] = avx2::Avx2Mask(tag, std::clamp(nc - 8 * v, 0, 8));
+    acc[v] = _mm256_setzero_ps();
+  }
+  for (int64_t t = 0; t < ntaps; ++t) {
+    const float* a = a_rows[t * kConvMr + r] + a_off;
+    const float* wt = w + t * ldw;
+#pragma GCC unroll 4
+    for (int v = 0; v < 4; ++v) {
+      const __m256 x = kFull ? _mm256_loadu_ps(a + 8 * v)
+                             : _mm256_maskload_ps(a + 8 * v, m[v]);
+      const __m256 y = kFull ? _mm256_loadu_ps(wt + 8 * v)
+                             : _mm256_maskload_ps(wt + 8 * v, m[v]);
+      acc[v] = _mm256_fmadd_ps(x, y, acc[v]);
+    }
+  }
+#pragma GCC unroll 4
+  for (int v = 0; v < 4; ++v) {
+    if (kFull) {
+      _mm256_storeu_ps(out + 8 * v, acc[v]);
+    } else {
+      _mm256_maskstore_ps(out + 8 * v, m[v], acc[v]);
+    }
+  }
+}
+HLOREF_AVX2 void Avx2DwF32(int64_t ntaps, const float* const* a_rows,
+                           int64_t a_off, const float* w, int64_t ldw,
+                           float* const* c_rows, int64_t c_off, int mr,
+                           int nc) {
+  for (int r = 0; r < mr; ++r) {
+    for (int c0 = 0; c0 < nc; c0 += 32) {
+      float* out = c_rows[r] + c_off + c0;
+      if (nc - c0 >= 32) {
+        Avx2DwBlock<true>(ntaps, a_rows, a_off + c0, w + c0, ldw, r, out, 32);
+      } else {
+        Avx2DwBlock<false>(ntaps, a_rows, a_off + c0, w + c0, ldw, r, out,
+                           nc - c0);
+      }
+    }
+  }
+}
+
+// DwRowKernelF32 on 8 lanes: per output x and block of up to 32 features,
+// the chain over the valid taps in the portable kernel's order (outer taps,
+// then kx) from +0, in registers; the scanned rows' statistics from the
+// same loads (every element a window reads; lanes past the features load
+// as 0, which counts for neither statistic).
+template <bool kFull>
+HLOREF_AVX2_INLINE void Avx2DwRowBlock(const DwRowArgs<float>& a, int64_t x,
+                                       int64_t c0, int nc,
+                                       avx2::Avx2Stats& st) {
+  float* tag = nullptr;
+  __m256i m[4];
+  __m256 acc[4];
+#pragma GCC unroll 4
+  for (int v = 0; v < 4; ++v) {
+    m[v] = avx2::Avx2Mask(tag, std::clamp(nc - 8 * v, 0, 8));
+    acc[v] = _mm256_setzero_ps();
+  }
+  for (int64_t r = 0; r < a.n_outer; ++r) {
+    const float* row = a.rows[r];
+    if (row == nullptr) continue;
+    const bool scan = a.scan != nullptr && a.scan[r];
+    for (int64_t kx = 0; kx < a.kw; ++kx) {
+      const int64_t i = x * a.stride - a.pad + kx * a.dilation;
+      if (i < 0 || i >= a.in_x) continue;
+      const float* in = row + i * a.in_sx + c0;
+      const float* wt = a.w + (r * a.kw + kx) * a.channels + c0;
+#pragma GCC unroll 4
+      for (int v = 0; v < 4; ++v) {
+        const __m256 xv = kFull ? _mm256_loadu_ps(in + 8 * v)
+                                : _mm256_maskload_ps(in + 8 * v, m[v]);
+        const __m256 wv = kFull ? _mm256_loadu_ps(wt + 8 * v)
+                                : _mm256_maskload_ps(wt + 8 * v, m[v]);
+        acc[v] = _mm256_fmadd_ps(xv, wv, acc[v]);
+        if (scan) avx2::Avx2StatsAdd(st, _mm256_castps_si256(xv));
+      }
+    }
+  }
+  float* o = a.out + x * a.out_sx + c0;
+#pragma GCC unroll 4
+  for (int v = 0; v < 4; ++v) {
+    if (kFull) {
+      _mm256_storeu_ps(o + 8 * v, acc[v]);
+    } else {
+      _mm256_maskstore_ps(o + 8 * v, m[v], acc[v]);
+    }
+  }
+}
+HLOREF_AVX2 void Avx2DwRowF32(const DwRowArgs<float>& a) {
+  avx2::Avx2Stats st = avx2::Avx2StatsFrom(0, ~0u);
+  if (a.scan != nullptr) st = avx2::Avx2StatsFrom(a.stats[0], a.stats[1]);
+  for (int64_t x = a.x0; x < a.x0 + a.nx; ++x) {
+    for (int64_t c0 = 0; c0 < a.channels; c0 += 32) {
+      const int nc = static_cast<int>(std::min<int64_t>(32, a.channels - c0));
+      if (nc == 32) {
+        Avx2DwRowBlock<true>(a, x, c0, nc, st);
+      } else {
+        Avx2DwRowBlock<false>(a, x, c0, nc, st);
+      }
+    }
+  }
+  if (a.scan != nullptr) avx2::Avx2StatsStore(st, &a.stats[0], &a.stats[1]);
+}
+
 void Avx2F32(int64_t ntaps, int64_t kc, const float* const* a_rows,
              int64_t a_off, const float* b, float* const* c_rows, int mr,
              int nr, bool accumulate, const uint8_t* scan, uint32_t* stats) {
@@ -949,8 +1065,8 @@ const ConvKernels* Avx2ConvKernels() {
   const gemm::GemmKernels* g = gemm::Avx2GemmKernels();
   if (g == nullptr) return nullptr;  // same CPUID test as the GEMM's
   static const ConvKernels k = {
-      "avx2",           Avx2F32,          Avx2F64, PortableDwF32, PortableDwF64,
-      PortableDwRowF32, PortableDwRowF64, nullptr, nullptr,       g};
+      "avx2",       Avx2F32,          Avx2F64, Avx2DwF32, PortableDwF64,
+      Avx2DwRowF32, PortableDwRowF64, nullptr, nullptr,   g};
   return &k;
 #else
   return nullptr;

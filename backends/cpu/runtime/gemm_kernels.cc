@@ -2517,14 +2517,18 @@ HLOREF_AVX2_INLINE __m256 Avx2LoadB(const uint16_t* p, int w) {
   return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16));
 }
 
-// GemvKernelF32 / F64 / Bf16B (row-streaming B, M <= kGemvMaxRows): C in
-// registers over blocks of kAvx2GemvKb k for groups of up to two rows and
-// strips of four vectors (32 f32 / 16 f64 columns, 8 accumulators); a
-// chain continues from C's stored value across the blocks (storing an
-// accumulator in T does not change it), so each element is the tile's
-// FMA chain. B's statistics are taken in the first row group's pass (f32
-// and widened bf16 on 8 lanes; f64 by the portable scan).
-constexpr int64_t kAvx2GemvKb = 256;
+// GemvKernelF32 / F64 / Bf16B (row-streaming B, M <= kGemvMaxRows): B's
+// rows stream in k order, kAvx2GemvKb at a time (eight sequential streams,
+// as the AVX-512 kernel's step); per step and group of up to two rows, C
+// goes through registers in strips of four vectors (32 f32 / 16 f64
+// columns, 8 accumulators) and stays in L1 / L2 between steps. A chain
+// continues from C's stored value (storing an accumulator in T does not
+// change it), so each element is the tile's FMA chain. (C in registers
+// over 256 k with B read down its columns instead ran 1 x 4096 x 4096 at
+// 1.9 GFLOP/s: each k row of a strip was another page.) B's statistics are
+// taken in the first row group's pass (f32 and widened bf16 on 8 lanes; f64 by
+// the portable scan).
+constexpr int64_t kAvx2GemvKb = 8;
 
 template <typename T, typename BT, int kR, bool kFull>
 HLOREF_AVX2_INLINE void Avx2GemvStrip(int64_t k0, int64_t k1, const T* a,
