@@ -746,7 +746,9 @@ void RunFloatItems(Shared& sh, int64_t item_begin, int64_t item_end) {
   const bool rows_kernel = std::is_same_v<T, float> && !force_pack_a &&
                            sh.kernels->f32_rows_a != nullptr && p.a_ks == 1;
   const bool rows_a_f32 =
-      rows_kernel && p.lt == PrimitiveType::kF32 && p.a_ms != kNotAffine;
+      rows_kernel && p.lt == PrimitiveType::kF32 && p.a_ms != kNotAffine &&
+      (sh.kernels->f32_rows_a_any_ld ||
+       p.a_ms * static_cast<int64_t>(sizeof(float)) % 4096 != 0);
   const gemm::GemmCvtScanBf16 cvt_a =
       rows_kernel ? Cvt16(p.lt, *sh.kernels) : nullptr;
   const int64_t arows_ld = GemvScratchLd(p.kc, sizeof(T));

@@ -2823,7 +2823,8 @@ constexpr GemmKernels kAvx2 = {"avx2",
                                PortableF32ToBf16,
                                Avx2GemvKtF32,
                                Avx2GemvBf16B,
-                               Avx2GemvKtBf16B};
+                               Avx2GemvKtBf16B,
+                               false};
 
 #endif  // HLOREF_GEMM_X86
 

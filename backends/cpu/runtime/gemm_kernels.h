@@ -208,6 +208,12 @@ struct GemmKernels {
   GemvKernelBf16B gemv_bf16b_f32 = nullptr;
   // Skinny M over a K-contiguous bf16 B (GemvKtKernelBf16B).
   GemvKtKernelBf16B gemv_kt_bf16b_f32 = nullptr;
+  // Whether f32_rows_a suits rows whose distance is a multiple of 4 KiB.
+  // False for the AVX2 tile, whose 16-column strips re-read A's six rows
+  // once per strip: six rows 4 KiB apart share one L1 set with the B lines
+  // and thrash (1024^3 f32 on Zen 3: 42-48 GFLOP/s in place against 51-62
+  // with A packed); the driver packs such an A instead.
+  bool f32_rows_a_any_ld = true;
 };
 
 // Fast mode only (CpuBackendOptions::fast, --cpu-fast): bf16 x bf16 on
