@@ -1003,17 +1003,75 @@ HLOREF_AVX2_INLINE void Avx2DwRowBlock(const DwRowArgs<float>& a, int64_t x,
     }
   }
 }
+// Outputs x .. x+7 of one 8-feature block of a 3-tap, stride-1,
+// undilated row whose windows all lie inside [0, in_x): per outer tap, the
+// ten input vectors are loaded once each and every one feeds the (up to
+// three) outputs that read it, with that tap's three weights in registers
+// (24 FMAs per 13 loads, where the block above loads two vectors per FMA).
+// Output q meets its taps in the same order: kx = 0, 1, 2 at input
+// positions q, q + 1, q + 2, outer taps in order, from +0.
+HLOREF_AVX2_INLINE void Avx2DwRow3x8(const DwRowArgs<float>& a, int64_t x,
+                                     int64_t c0, avx2::Avx2Stats& st) {
+  __m256 acc[8];
+#pragma GCC unroll 8
+  for (int q = 0; q < 8; ++q) acc[q] = _mm256_setzero_ps();
+  for (int64_t r = 0; r < a.n_outer; ++r) {
+    const float* row = a.rows[r];
+    if (row == nullptr) continue;
+    const bool scan = a.scan != nullptr && a.scan[r];
+    const float* in = row + (x - a.pad) * a.in_sx + c0;
+    const float* wt = a.w + r * 3 * a.channels + c0;
+    const __m256 w0 = _mm256_loadu_ps(wt);
+    const __m256 w1 = _mm256_loadu_ps(wt + a.channels);
+    const __m256 w2 = _mm256_loadu_ps(wt + 2 * a.channels);
+#pragma GCC unroll 10
+    for (int p = 0; p < 10; ++p) {
+      const __m256 v = _mm256_loadu_ps(in + p * a.in_sx);
+      if (scan) avx2::Avx2StatsAdd(st, _mm256_castps_si256(v));
+      if (p < 8) acc[p] = _mm256_fmadd_ps(v, w0, acc[p]);
+      if (p >= 1 && p <= 8) acc[p - 1] = _mm256_fmadd_ps(v, w1, acc[p - 1]);
+      if (p >= 2) acc[p - 2] = _mm256_fmadd_ps(v, w2, acc[p - 2]);
+    }
+  }
+#pragma GCC unroll 8
+  for (int q = 0; q < 8; ++q) {
+    _mm256_storeu_ps(a.out + (x + q) * a.out_sx + c0, acc[q]);
+  }
+}
+
+// One output position, every feature: blocks of 32 features (4 vectors).
+HLOREF_AVX2_INLINE void Avx2DwRowAt(const DwRowArgs<float>& a, int64_t x,
+                                    int64_t c_begin, avx2::Avx2Stats& st) {
+  for (int64_t c0 = c_begin; c0 < a.channels; c0 += 32) {
+    const int nc = static_cast<int>(std::min<int64_t>(32, a.channels - c0));
+    if (nc == 32) {
+      Avx2DwRowBlock<true>(a, x, c0, nc, st);
+    } else {
+      Avx2DwRowBlock<false>(a, x, c0, nc, st);
+    }
+  }
+}
+
 HLOREF_AVX2 void Avx2DwRowF32(const DwRowArgs<float>& a) {
   avx2::Avx2Stats st = avx2::Avx2StatsFrom(0, ~0u);
   if (a.scan != nullptr) st = avx2::Avx2StatsFrom(a.stats[0], a.stats[1]);
-  for (int64_t x = a.x0; x < a.x0 + a.nx; ++x) {
-    for (int64_t c0 = 0; c0 < a.channels; c0 += 32) {
-      const int nc = static_cast<int>(std::min<int64_t>(32, a.channels - c0));
-      if (nc == 32) {
-        Avx2DwRowBlock<true>(a, x, c0, nc, st);
-      } else {
-        Avx2DwRowBlock<false>(a, x, c0, nc, st);
+  const int64_t x1 = a.x0 + a.nx;
+  const bool slide = a.kw == 3 && a.stride == 1 && a.dilation == 1;
+  const int64_t c_full = a.channels / 8 * 8;
+  for (int64_t x = a.x0; x < x1;) {
+    // Eight outputs at once where all their windows lie inside the row:
+    // every whole 8-feature block slides over them (their ten input
+    // positions, about 30 KiB for 256 features and three outer taps, stay
+    // in L1 across the blocks), the remaining features per output.
+    if (slide && x + 8 <= x1 && x - a.pad >= 0 && x + 9 - a.pad < a.in_x) {
+      for (int64_t c0 = 0; c0 < c_full; c0 += 8) Avx2DwRow3x8(a, x, c0, st);
+      if (c_full < a.channels) {
+        for (int64_t q = 0; q < 8; ++q) Avx2DwRowAt(a, x + q, c_full, st);
       }
+      x += 8;
+    } else {
+      Avx2DwRowAt(a, x, 0, st);
+      ++x;
     }
   }
   if (a.scan != nullptr) avx2::Avx2StatsStore(st, &a.stats[0], &a.stats[1]);

@@ -507,6 +507,49 @@ TEST(ConvTest, DepthwiseRowKernelRangeGuard) {
   }
 }
 
+// The same for a 3-tap, stride-1 row wide enough that the AVX2 kernel
+// slides eight outputs at a time over whole 8-feature blocks (24 features,
+// 20 positions, padding 1: outputs 1..8 and 9..16 inside, the others and
+// nothing else per output): an infinity inside a slid block, at the row's
+// edge, or in the last feature takes the wide path; none keeps the
+// depthwise kernel.
+TEST(ConvTest, DepthwiseSlidingRowRangeGuard) {
+  Spec s;
+  s.in_f = s.fgc = s.out_f = 24;
+  s.win = {W(3, 1), W(20, 3, 1, 1)};
+  const Problem p = Make(s);
+  std::mt19937_64 rng(43);
+  const std::vector<double> w = Values(s.kt, Product(p.k_dims), rng);
+  for (const ConvKernels* kernels : KernelSets()) {
+    for (const auto& [pos, feature, want] :
+         std::vector<std::tuple<int64_t, int64_t, const char*>>{
+             {-1, 0, "depthwise"},
+             {10, 3, "wide"},
+             {0, 0, "wide"},
+             {19, 23, "wide"},
+             {5, 23, "wide"}}) {
+      std::vector<double> x = Values(s.it, Product(p.in_dims), rng);
+      // input [1][24][3][20] NHWC: position (y = 1, x = pos).
+      if (pos >= 0) x[(1 * 20 + pos) * 24 + feature] = INFINITY;
+      const Ref ref = Reference(p, x, w);
+      std::string path;
+      const auto out =
+          RunSpec(p, Store(s.it, x), Store(s.kt, w), *kernels, 1, &path);
+      EXPECT_EQ(path, want) << kernels->name << " pos " << pos;
+      for (size_t i = 0; i < ref.y.size(); ++i) {
+        const double v = LoadOut(s.ot, out, static_cast<int64_t>(i));
+        if (!std::isfinite(static_cast<double>(ref.y[i]))) {
+          EXPECT_FALSE(std::isfinite(v)) << kernels->name << " " << i;
+        } else {
+          EXPECT_NEAR(v, static_cast<double>(ref.y[i]),
+                      1e-4 * (1 + std::fabs(static_cast<double>(ref.y[i]))))
+              << kernels->name << " " << i;
+        }
+      }
+    }
+  }
+}
+
 // The two-row depthwise kernel (conv_kernels.h DwRow2Args) gives every
 // output the same FMA chain as the one-row kernel, so its results must be
 // bit-identical to the AVX-512 table with the two-row kernel removed,

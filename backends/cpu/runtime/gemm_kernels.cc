@@ -2473,6 +2473,101 @@ void Avx2F64(int64_t kc, const double* a, const double* b, int64_t ldb,
   Avx2Float<double>(kc, a, 1, kGemmMr, b, ldb, c, ldc, mr, nr, accumulate);
 }
 
+// GemmKernelInt on 8 s32 lanes: vpmaddwd multiplies the two s16 values of
+// each pair and adds the products into s32 lanes (a0 b0 + a1 b1 modulo 2^32,
+// as the portable kernel computes it: the one sum that does not fit, four
+// -32768s, wraps to -2^31 in both), then a wrapping add. Integer sums are
+// exact modulo 2^32 in any order. Strips of 6 rows x 16 columns (12
+// accumulators) over all pairs, as the float tiles.
+template <int kMr, bool kFull>
+HLOREF_AVX2_INLINE void Avx2IntStrip(int64_t kp, const int16_t* a,
+                                     const int16_t* b, int64_t ldb, int32_t* c,
+                                     int64_t ldc, int w, bool accumulate) {
+  float* tag = nullptr;
+  const __m256i m0 = Avx2Mask(tag, std::min(w, 8));
+  const __m256i m1 = Avx2Mask(tag, std::max(w - 8, 0));
+  __m256i acc0[kMr], acc1[kMr];
+#pragma GCC unroll 6
+  for (int r = 0; r < kMr; ++r) {
+    int32_t* cr = c + r * ldc;
+    if (!accumulate) {
+      acc0[r] = acc1[r] = _mm256_setzero_si256();
+    } else if constexpr (kFull) {
+      acc0[r] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(cr));
+      acc1[r] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(cr + 8));
+    } else {
+      acc0[r] = _mm256_maskload_epi32(cr, m0);
+      acc1[r] = _mm256_maskload_epi32(cr + 8, m1);
+    }
+  }
+  for (int64_t p = 0; p < kp; ++p) {
+    // Column j's pair is one 32-bit lane.
+    const int* brow = reinterpret_cast<const int*>(b + p * ldb);
+    __m256i b0, b1;
+    if constexpr (kFull) {
+      b0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(brow));
+      b1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(brow + 8));
+    } else {
+      b0 = _mm256_maskload_epi32(brow, m0);
+      b1 = _mm256_maskload_epi32(brow + 8, m1);
+    }
+    const int16_t* ap = a + p * kGemmMr * 2;
+#pragma GCC unroll 6
+    for (int r = 0; r < kMr; ++r) {
+      int32_t pair;
+      std::memcpy(&pair, ap + 2 * r, sizeof(pair));
+      const __m256i av = _mm256_set1_epi32(pair);
+      acc0[r] = _mm256_add_epi32(acc0[r], _mm256_madd_epi16(av, b0));
+      acc1[r] = _mm256_add_epi32(acc1[r], _mm256_madd_epi16(av, b1));
+    }
+  }
+#pragma GCC unroll 6
+  for (int r = 0; r < kMr; ++r) {
+    int32_t* cr = c + r * ldc;
+    if constexpr (kFull) {
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(cr), acc0[r]);
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(cr + 8), acc1[r]);
+    } else {
+      _mm256_maskstore_epi32(cr, m0, acc0[r]);
+      _mm256_maskstore_epi32(cr + 8, m1, acc1[r]);
+    }
+  }
+}
+
+template <int kMr>
+HLOREF_AVX2 void Avx2IntRows(int64_t kp, const int16_t* a, const int16_t* b,
+                             int64_t ldb, int32_t* c, int64_t ldc, int nr,
+                             bool accumulate) {
+  int j0 = 0;
+  for (; j0 + 16 <= nr; j0 += 16) {
+    Avx2IntStrip<kMr, true>(kp, a, b + 2 * j0, ldb, c + j0, ldc, 16,
+                            accumulate);
+  }
+  if (j0 < nr) {
+    Avx2IntStrip<kMr, false>(kp, a, b + 2 * j0, ldb, c + j0, ldc, nr - j0,
+                             accumulate);
+  }
+}
+
+void Avx2Int(int64_t kp, const int16_t* a, const int16_t* b, int64_t ldb,
+             int32_t* c, int64_t ldc, int mr, int nr, bool accumulate,
+             bool /*full_b_rows*/) {
+  switch (mr) {
+    case 1:
+      return Avx2IntRows<1>(kp, a, b, ldb, c, ldc, nr, accumulate);
+    case 2:
+      return Avx2IntRows<2>(kp, a, b, ldb, c, ldc, nr, accumulate);
+    case 3:
+      return Avx2IntRows<3>(kp, a, b, ldb, c, ldc, nr, accumulate);
+    case 4:
+      return Avx2IntRows<4>(kp, a, b, ldb, c, ldc, nr, accumulate);
+    case 5:
+      return Avx2IntRows<5>(kp, a, b, ldb, c, ldc, nr, accumulate);
+    default:
+      return Avx2IntRows<6>(kp, a, b, ldb, c, ldc, nr, accumulate);
+  }
+}
+
 // GemmCopyScanF32 on 8 lanes.
 HLOREF_AVX2 void Avx2CopyScan32(const float* src, float* dst, int64_t n,
                                 int64_t chunk, int64_t dst_stride,
@@ -2808,7 +2903,7 @@ HLOREF_AVX2 void Avx2Transpose32(const float* src, int64_t lds, int64_t rows,
 constexpr GemmKernels kAvx2 = {"avx2",
                                Avx2F32,
                                Avx2F64,
-                               PortableInt,
+                               Avx2Int,
                                Avx2CopyScan32,
                                PortableCopyScan64,
                                Avx2GemvF32,

@@ -1451,8 +1451,9 @@ TEST(GemmKernelTest, GemvBf16BMatchesAnFmaChainOverTheWidenedB) {
 // portable one (copies and statistics are exact, so any correct kernel
 // gives the same). Values outside each operand's extent are NaN (must not
 // be read), and C outside the block keeps its sentinel (must not be
-// written). The f32 GEMVs, transposes and K-contiguous GEMVs are checked
-// for every kernel set by the tests around this one.
+// written); the integer tile against the portable one. The f32 GEMVs,
+// transposes and K-contiguous GEMVs are checked for every kernel set by
+// the tests around this one.
 TEST(GemmKernelTest, Avx2KernelsAreFmaChains) {
   const GemmKernels* avx2 = gemm::Avx2GemmKernels();
   if (avx2 == nullptr) GTEST_SKIP() << "no AVX2 on this host";
@@ -1546,6 +1547,30 @@ TEST(GemmKernelTest, Avx2KernelsAreFmaChains) {
           ASSERT_EQ(mx, want_mx) << "mr=" << mr << " n=" << n << " kc=" << kc;
           ASSERT_EQ(mn, want_mn) << "mr=" << mr << " n=" << n << " kc=" << kc;
         }
+      }
+    }
+  }
+  // The integer tile against the portable one (integer sums are exact
+  // modulo 2^32, so any correct kernel gives its bits), s16 pairs over the
+  // whole range: -32768 pairs whose sum is 2^31 wrap alike.
+  for (int mr = 1; mr <= gemm::kGemmMr; ++mr) {
+    for (int nr : {1, 8, 9, 16, 17, 63, 64}) {
+      for (const bool acc : {false, true}) {
+        const int64_t kp = 37, ldb = 2 * gemm::kGemmNrInt, ldc = 70;
+        std::mt19937 rng(71 + mr + nr);
+        std::vector<int16_t> a(kp * gemm::kGemmMr * 2), b(kp * ldb);
+        for (auto& x : a) x = static_cast<int16_t>(rng());
+        for (auto& x : b) x = static_cast<int16_t>(rng());
+        for (int i = 0; i < 8; ++i) a[i] = b[i] = -32768;
+        std::vector<int32_t> c0(8 * ldc);
+        for (auto& x : c0) x = static_cast<int32_t>(rng());
+        std::vector<int32_t> c1 = c0;
+        port.i16(kp, a.data(), b.data(), ldb, c0.data(), ldc, mr, nr, acc,
+                 true);
+        avx2->i16(kp, a.data(), b.data(), ldb, c1.data(), ldc, mr, nr, acc,
+                  true);
+        ASSERT_TRUE(same(c0, c1))
+            << "i16 mr=" << mr << " nr=" << nr << " acc=" << acc;
       }
     }
   }
