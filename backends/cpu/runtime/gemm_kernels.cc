@@ -2612,6 +2612,70 @@ HLOREF_AVX2_INLINE __m256 Avx2LoadB(const uint16_t* p, int w) {
   return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16));
 }
 
+// F32BitsToBf16 on 8 lanes (the result in each lane's low 16 bits).
+HLOREF_AVX2_INLINE __m256i Avx2RoundBf16(__m256i u) {
+  const __m256i high = _mm256_srli_epi32(u, 16);
+  const __m256i rne = _mm256_srli_epi32(
+      _mm256_add_epi32(_mm256_add_epi32(u, _mm256_set1_epi32(0x7fff)),
+                       _mm256_and_si256(high, _mm256_set1_epi32(1))),
+      16);
+  const __m256i nan_high = _mm256_blendv_epi8(
+      high, _mm256_or_si256(high, _mm256_set1_epi32(0x40)),
+      _mm256_cmpeq_epi32(_mm256_and_si256(high, _mm256_set1_epi32(0x7f)),
+                         _mm256_setzero_si256()));
+  const __m256i is_nan =
+      _mm256_cmpgt_epi32(_mm256_and_si256(u, _mm256_set1_epi32(0x7fffffff)),
+                         _mm256_set1_epi32(0x7f800000));
+  return _mm256_blendv_epi8(rne, nan_high, is_nan);
+}
+
+// GemmCvtScanBf16 (bf16) on 8 lanes: each pattern widened exactly (the
+// pattern in an f32's upper half), stored, and counted in the statistics
+// of the widened values.
+HLOREF_AVX2 void Avx2CvtBf16(const uint16_t* src, float* dst, int64_t n,
+                             int64_t chunk, int64_t dst_stride,
+                             uint32_t* max_abs, uint32_t* min_nz_m1) {
+  Avx2Stats st = Avx2StatsFrom(*max_abs, *min_nz_m1);
+  float* tag = nullptr;
+  for (int64_t c0 = 0; c0 < n; c0 += chunk) {
+    const int64_t len = std::min(chunk, n - c0);
+    const uint16_t* s = src + c0;
+    float* d = dst + (c0 / chunk) * dst_stride;
+    for (int64_t i = 0; i < len; i += 8) {
+      const int w = static_cast<int>(std::min<int64_t>(8, len - i));
+      const __m256 v = Avx2LoadB(s + i, w);
+      if (w == 8) {
+        _mm256_storeu_ps(d + i, v);
+      } else {
+        _mm256_maskstore_ps(d + i, Avx2Mask(tag, w), v);
+      }
+      Avx2StatsAdd(st, _mm256_castps_si256(v));
+    }
+  }
+  Avx2StatsStore(st, max_abs, min_nz_m1);
+}
+
+// GemmF32ToBf16 on 16 values at a time: kernel_support.h F32BitsToBf16
+// lane by lane (round to nearest even on the bits; a NaN keeps its upper
+// half, made quiet-looking when that half's payload is zero), the tail
+// by the scalar function.
+HLOREF_AVX2 void Avx2F32ToBf16(const float* src, uint16_t* dst, int64_t n) {
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    const __m256i lo =
+        Avx2RoundBf16(_mm256_castps_si256(_mm256_loadu_ps(src + i)));
+    const __m256i hi =
+        Avx2RoundBf16(_mm256_castps_si256(_mm256_loadu_ps(src + i + 8)));
+    // packus works per 128-bit half: lo0-3 hi0-3 | lo4-7 hi4-7.
+    const __m256i packed =
+        _mm256_permute4x64_epi64(_mm256_packus_epi32(lo, hi), 0xD8);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + i), packed);
+  }
+  for (; i < n; ++i) {
+    dst[i] = kernel_support::F32BitsToBf16(std::bit_cast<uint32_t>(src[i]));
+  }
+}
+
 // GemvKernelF32 / F64 / Bf16B (row-streaming B, M <= kGemvMaxRows): B's
 // rows stream in k order, kAvx2GemvKb at a time (eight sequential streams,
 // as the AVX-512 kernel's step); per step and group of up to two rows, C
@@ -2908,14 +2972,14 @@ constexpr GemmKernels kAvx2 = {"avx2",
                                PortableCopyScan64,
                                Avx2GemvF32,
                                Avx2GemvF64,
-                               PortableCvtBf16,
+                               Avx2CvtBf16,
                                nullptr,
                                nullptr,
                                Avx2Transpose32,
                                true,
                                Avx2F32RowsA,
                                PortableCvtF16,
-                               PortableF32ToBf16,
+                               Avx2F32ToBf16,
                                Avx2GemvKtF32,
                                Avx2GemvBf16B,
                                Avx2GemvKtBf16B,

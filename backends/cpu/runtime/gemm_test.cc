@@ -168,16 +168,15 @@ TEST(KernelSupport, F32ToBf16MatchesTheSpecEncoder) {
     }
   }
   EXPECT_EQ(wrong, 0);
-  // The kernels' row conversion (GemmKernels::f32_to_bf16), portable and
-  // the host's, over the same patterns in one call of an odd length (a
-  // masked last vector), against the spec's encoder.
+  // The kernels' row conversion (GemmKernels::f32_to_bf16) of every kernel
+  // set the host runs, over the same patterns in one call of an odd length
+  // (a masked or scalar last part), against the spec's encoder.
   if (bits.size() % 2 == 0) bits.push_back(0x00000002);  // an odd count
   std::vector<float> src(bits.size());
   for (size_t i = 0; i < bits.size(); ++i) {
     src[i] = std::bit_cast<float>(bits[i]);
   }
-  for (const gemm::GemmKernels* k :
-       {&gemm::PortableGemmKernels(), &gemm::HostGemmKernels()}) {
+  for (const gemm::GemmKernels* k : KernelSets()) {
     ASSERT_NE(k->f32_to_bf16, nullptr) << k->name;
     std::vector<uint16_t> dst(src.size() + 1, 0xABCD);
     k->f32_to_bf16(src.data(), dst.data(), static_cast<int64_t>(src.size()));
