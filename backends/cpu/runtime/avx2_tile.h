@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <type_traits>
 
 namespace hloref::cpu::avx2 {
 
@@ -107,6 +108,26 @@ HLOREF_AVX2_INLINE void Avx2StatsStore(const Avx2Stats& st, uint32_t* max_abs,
   for (int i = 0; i < 8; ++i) {
     *max_abs = std::max(*max_abs, hx[i]);
     *min_nz_m1 = std::min(*min_nz_m1, hn[i]);
+  }
+}
+
+// f(std::integral_constant<int, R>{}) for R = mr in 1..5, else R = 6: the
+// row count of a tile call as a template argument.
+template <typename F>
+decltype(auto) WithRows(int mr, F&& f) {
+  switch (mr) {
+    case 1:
+      return f(std::integral_constant<int, 1>{});
+    case 2:
+      return f(std::integral_constant<int, 2>{});
+    case 3:
+      return f(std::integral_constant<int, 3>{});
+    case 4:
+      return f(std::integral_constant<int, 4>{});
+    case 5:
+      return f(std::integral_constant<int, 5>{});
+    default:
+      return f(std::integral_constant<int, 6>{});
   }
 }
 

@@ -882,27 +882,12 @@ void Avx2ConvTile(int64_t ntaps, int64_t kc, const T* const* a_rows,
       }
     }
   }
-  switch (mr) {
-    case 1:
-      return Avx2ConvRows<T, 1>(ntaps, kc, a_rows, a_off, b, c_rows, nr,
-                                accumulate);
-    case 2:
-      return Avx2ConvRows<T, 2>(ntaps, kc, a_rows, a_off, b, c_rows, nr,
-                                accumulate);
-    case 3:
-      return Avx2ConvRows<T, 3>(ntaps, kc, a_rows, a_off, b, c_rows, nr,
-                                accumulate);
-    case 4:
-      return Avx2ConvRows<T, 4>(ntaps, kc, a_rows, a_off, b, c_rows, nr,
-                                accumulate);
-    case 5:
-      return Avx2ConvRows<T, 5>(ntaps, kc, a_rows, a_off, b, c_rows, nr,
-                                accumulate);
-    default:
-      return Avx2ConvRows<T, 6>(ntaps, kc, a_rows, a_off, b, c_rows, nr,
-                                accumulate);
-  }
+  avx2::WithRows(mr, [&](auto rows) {
+    Avx2ConvRows<T, decltype(rows)::value>(ntaps, kc, a_rows, a_off, b, c_rows,
+                                           nr, accumulate);
+  });
 }
+
 // DwKernelF32 on 8 lanes: per output position and block of up to 32
 // features (4 vectors, masked past nc), the chain over the taps from +0
 // in registers.

@@ -474,6 +474,41 @@ TEST(ConvTest, DepthwiseRowKernelAnyAlignment) {
   }
 }
 
+// Runs the depthwise spec `s` on every kernel set once per case: an
+// infinity at input element `index` (none when negative), expecting the
+// path `want` and the reference's values (infinities exactly, NaN as
+// NaN, finite values within 1e-4 relative).
+void ExpectDepthwiseGuard(
+    const Spec& s, uint64_t seed,
+    const std::vector<std::pair<int64_t, const char*>>& cases) {
+  const Problem p = Make(s);
+  std::mt19937_64 rng(seed);
+  const std::vector<double> w = Values(s.kt, Product(p.k_dims), rng);
+  for (const ConvKernels* kernels : KernelSets()) {
+    for (const auto& [index, want] : cases) {
+      std::vector<double> x = Values(s.it, Product(p.in_dims), rng);
+      if (index >= 0) x[index] = INFINITY;
+      const Ref ref = Reference(p, x, w);
+      std::string path;
+      const auto out =
+          RunSpec(p, Store(s.it, x), Store(s.kt, w), *kernels, 1, &path);
+      EXPECT_EQ(path, want) << kernels->name << " index " << index;
+      for (size_t i = 0; i < ref.y.size(); ++i) {
+        const double r = static_cast<double>(ref.y[i]);
+        const double v = LoadOut(s.ot, out, static_cast<int64_t>(i));
+        if (std::isinf(r)) {
+          EXPECT_EQ(v, r) << kernels->name << " " << i;
+        } else if (std::isnan(r)) {
+          EXPECT_TRUE(std::isnan(v)) << kernels->name << " " << i;
+        } else {
+          EXPECT_NEAR(v, r, 1e-4 * (1 + std::fabs(r)))
+              << kernels->name << " " << i;
+        }
+      }
+    }
+  }
+}
+
 // The row kernel takes the range guard's statistics from its own loads:
 // an infinity at a position some window reads takes the wide path; one at
 // a position no window reads (stride 3 over a 1-tap window) does not.
@@ -481,73 +516,29 @@ TEST(ConvTest, DepthwiseRowKernelRangeGuard) {
   Spec s;
   s.in_f = s.fgc = s.out_f = 70;
   s.win = {W(3, 1), W(13, 1, 3, 0)};  // reads positions 0, 3, 6, 9, 12
-  const Problem p = Make(s);
-  std::mt19937_64 rng(41);
-  const std::vector<double> w = Values(s.kt, Product(p.k_dims), rng);
-  for (const ConvKernels* kernels : KernelSets()) {
-    for (const auto& [pos, want] : std::vector<std::pair<int64_t, const char*>>{
-             {0, "wide"}, {1, "depthwise"}, {12, "wide"}}) {
-      std::vector<double> x = Values(s.it, Product(p.in_dims), rng);
-      // input [1][70][3][13] NHWC: position (y = 2, x = pos), feature 69.
-      x[(2 * 13 + pos) * 70 + 69] = INFINITY;
-      const Ref ref = Reference(p, x, w);
-      std::string path;
-      const auto out =
-          RunSpec(p, Store(s.it, x), Store(s.kt, w), *kernels, 1, &path);
-      EXPECT_EQ(path, want) << kernels->name << " pos " << pos;
-      for (size_t i = 0; i < ref.y.size(); ++i) {
-        const double v = LoadOut(s.ot, out, static_cast<int64_t>(i));
-        if (std::isinf(static_cast<double>(ref.y[i]))) {
-          EXPECT_EQ(v, static_cast<double>(ref.y[i])) << i;
-        } else {
-          EXPECT_TRUE(std::isfinite(v)) << i;
-        }
-      }
-    }
-  }
+  // input [1][70][3][13] NHWC: position (y = 2, x = pos), feature 69.
+  auto at = [](int64_t pos) { return (2 * 13 + pos) * 70 + 69; };
+  ExpectDepthwiseGuard(
+      s, 41, {{at(0), "wide"}, {at(1), "depthwise"}, {at(12), "wide"}});
 }
 
 // The same for a 3-tap, stride-1 row wide enough that the AVX2 kernel
 // slides eight outputs at a time over whole 8-feature blocks (24 features,
-// 20 positions, padding 1: outputs 1..8 and 9..16 inside, the others and
-// nothing else per output): an infinity inside a slid block, at the row's
-// edge, or in the last feature takes the wide path; none keeps the
-// depthwise kernel.
+// 20 positions, padding 1: outputs 1..8 and 9..16 inside, the others per
+// output): an infinity inside a slid block, at the row's edges, or in the
+// last feature takes the wide path; none keeps the depthwise kernel.
 TEST(ConvTest, DepthwiseSlidingRowRangeGuard) {
   Spec s;
   s.in_f = s.fgc = s.out_f = 24;
   s.win = {W(3, 1), W(20, 3, 1, 1)};
-  const Problem p = Make(s);
-  std::mt19937_64 rng(43);
-  const std::vector<double> w = Values(s.kt, Product(p.k_dims), rng);
-  for (const ConvKernels* kernels : KernelSets()) {
-    for (const auto& [pos, feature, want] :
-         std::vector<std::tuple<int64_t, int64_t, const char*>>{
-             {-1, 0, "depthwise"},
-             {10, 3, "wide"},
-             {0, 0, "wide"},
-             {19, 23, "wide"},
-             {5, 23, "wide"}}) {
-      std::vector<double> x = Values(s.it, Product(p.in_dims), rng);
-      // input [1][24][3][20] NHWC: position (y = 1, x = pos).
-      if (pos >= 0) x[(1 * 20 + pos) * 24 + feature] = INFINITY;
-      const Ref ref = Reference(p, x, w);
-      std::string path;
-      const auto out =
-          RunSpec(p, Store(s.it, x), Store(s.kt, w), *kernels, 1, &path);
-      EXPECT_EQ(path, want) << kernels->name << " pos " << pos;
-      for (size_t i = 0; i < ref.y.size(); ++i) {
-        const double v = LoadOut(s.ot, out, static_cast<int64_t>(i));
-        if (!std::isfinite(static_cast<double>(ref.y[i]))) {
-          EXPECT_FALSE(std::isfinite(v)) << kernels->name << " " << i;
-        } else {
-          EXPECT_NEAR(v, static_cast<double>(ref.y[i]),
-                      1e-4 * (1 + std::fabs(static_cast<double>(ref.y[i]))))
-              << kernels->name << " " << i;
-        }
-      }
-    }
-  }
+  // input [1][24][3][20] NHWC: position (y = 1, x = pos).
+  auto at = [](int64_t pos, int64_t f) { return (1 * 20 + pos) * 24 + f; };
+  ExpectDepthwiseGuard(s, 43,
+                       {{-1, "depthwise"},
+                        {at(10, 3), "wide"},
+                        {at(0, 0), "wide"},
+                        {at(19, 23), "wide"},
+                        {at(5, 23), "wide"}});
 }
 
 // The two-row depthwise kernel (conv_kernels.h DwRow2Args) gives every

@@ -718,7 +718,7 @@ void RunGemvItems(Shared& sh, const Loader<T>& la, Stats<T>& sa, Stats<T>& sb,
 // (docs/performance.md). A zeroed entry contributes fma(0, b, s) = s
 // exactly, so each element stays one FMA chain over the kept terms; the
 // dropped terms (|a| < lambda each) are accounted for by the threshold of
-// RecheckSmallRows (DroppedTermsThreshold).
+// RecheckRows (DroppedTermsThreshold).
 template <typename T>
 bool FlushSubnormalsInPanel(T* panel, int64_t n) {
   using U = typename Bits<T>::U;
@@ -937,7 +937,7 @@ void RunFloatItems(Shared& sh, int64_t item_begin, int64_t item_end) {
   MergeStats(sh, sa, sb);
 }
 
-// The threshold below which RecheckSmallRows recomputes an element when A
+// The threshold below which RecheckRows recomputes an element when A
 // panels and / or B blocks had subnormal entries zeroed
 // (FlushSubnormalsInPanel). Let D be the s >= 1 dropped terms of an
 // element, S' the sum of |a b| over the kept ones, y' their exact sum and v
@@ -979,8 +979,21 @@ RangeGuard AfterFlush(const Shared& sh, RangeGuard guard, int64_t k,
              : RangeGuard::kCheckSmall;
 }
 
-// The wide sequential fallback of the float paths: each element one sum in
-// k order in W (double for the f32 path, long double for f64), rounded once.
+// One element's wide sequential sum: in k order in W (double for the f32
+// path, long double for f64), each product exact in W.
+template <typename T, typename W>
+W WideSum(const Problem& p, const Loader<T>& la, const Loader<T>& lb,
+          int64_t arow, int64_t bcol) {
+  W acc = 0;
+  for (int64_t k = 0; k < p.k; ++k) {
+    acc += static_cast<W>(la(arow + p.a_k[k])) *
+           static_cast<W>(lb(bcol + p.b_k[k]));
+  }
+  return acc;
+}
+
+// The wide sequential fallback of the float paths: each element one
+// WideSum, rounded once.
 template <typename T, typename W>
 void RunWideRows(Shared& sh, int64_t row_begin, int64_t row_end) {
   const Problem& p = *sh.p;
@@ -990,12 +1003,7 @@ void RunWideRows(Shared& sh, int64_t row_begin, int64_t row_end) {
     const int64_t bi = row / p.m, i = row % p.m;
     const int64_t arow = p.a_b[bi] + p.a_m[i];
     for (int64_t j = 0; j < p.n; ++j) {
-      const int64_t bcol = p.b_b[bi] + p.b_n[j];
-      W acc = 0;
-      for (int64_t k = 0; k < p.k; ++k) {
-        acc += static_cast<W>(la(arow + p.a_k[k])) *
-               static_cast<W>(lb(bcol + p.b_k[k]));
-      }
+      const W acc = WideSum<T, W>(p, la, lb, arow, p.b_b[bi] + p.b_n[j]);
       const int64_t o = p.c_b[bi] + p.c_m[i] + p.c_n[j];
       if constexpr (std::is_same_v<T, float>) {
         // One rounding from f64 (EncodeFloat is correctly rounded).
@@ -1012,13 +1020,17 @@ void RunWideRows(Shared& sh, int64_t row_begin, int64_t row_end) {
   }
 }
 
-// RangeGuard::kCheckSmall: the elements whose fast-path value is below
-// `threshold` (2 lambda, kernel_support.h RangeGuardFor) recomputed as
-// RunWideRows does; every other element already meets the bound. The
-// result type is T here.
+// The elements of a fast-path result that the range guard does not let
+// stand, recomputed as RunWideRows does (the result type is T):
+//  * RangeGuard::kCheckSmall (each_sa null): those whose value is below
+//    `threshold` (2 lambda, kernel_support.h RangeGuardFor); every other
+//    element already meets the bound;
+//  * RangeGuard::kCheckEach (B was not scanned): those CheckEachStands does
+//    not keep and FastPathSafe does not keep on their own operands (A's
+//    statistics *each_sa, their B column's taken here).
 template <typename T, typename W>
-void RecheckSmallRows(Shared& sh, T threshold, int64_t row_begin,
-                      int64_t row_end) {
+void RecheckRows(Shared& sh, T threshold, const Stats<T>* each_sa,
+                 int64_t row_begin, int64_t row_end) {
   const Problem& p = *sh.p;
   const Loader<T> la = MakeLoader<T>(p.lt, sh.lhs);
   const Loader<T> lb = MakeLoader<T>(p.rt, sh.rhs);
@@ -1030,49 +1042,16 @@ void RecheckSmallRows(Shared& sh, T threshold, int64_t row_begin,
     const int64_t crow = p.c_b[bi] + p.c_m[i];
     for (int64_t j = 0; j < p.n; ++j) {
       T& v = out[crow + p.c_n[j]];
-      if (!(std::fabs(v) < threshold)) continue;
       const int64_t bcol = p.b_b[bi] + p.b_n[j];
-      W acc = 0;
-      for (int64_t k = 0; k < p.k; ++k) {
-        acc += static_cast<W>(la(arow + p.a_k[k])) *
-               static_cast<W>(lb(bcol + p.b_k[k]));
+      if (each_sa == nullptr) {
+        if (!(std::fabs(v) < threshold)) continue;
+      } else {
+        if (CheckEachStands(v)) continue;
+        Stats<T> sb;
+        for (int64_t k = 0; k < p.k; ++k) sb.Add(lb(bcol + p.b_k[k]));
+        if (FastPathSafe(*each_sa, sb, p.k)) continue;
       }
-      v = static_cast<T>(acc);
-      ++count;
-    }
-  }
-  sh.small_recomputed.fetch_add(count, std::memory_order_relaxed);
-}
-
-// RangeGuard::kCheckEach (kernel_support.h): B was not scanned; every
-// element that CheckEachStands does not keep is judged on its own
-// operands (A's statistics `sa`, its B column's taken here) by
-// FastPathSafe, else recomputed as RunWideRows does. The result type is T.
-template <typename T, typename W>
-void RecheckEachRows(Shared& sh, const Stats<T>& sa, int64_t row_begin,
-                     int64_t row_end) {
-  const Problem& p = *sh.p;
-  const Loader<T> la = MakeLoader<T>(p.lt, sh.lhs);
-  const Loader<T> lb = MakeLoader<T>(p.rt, sh.rhs);
-  T* out = static_cast<T*>(sh.out);
-  int64_t count = 0;
-  for (int64_t row = row_begin; row < row_end; ++row) {
-    const int64_t bi = row / p.m, i = row % p.m;
-    const int64_t arow = p.a_b[bi] + p.a_m[i];
-    const int64_t crow = p.c_b[bi] + p.c_m[i];
-    for (int64_t j = 0; j < p.n; ++j) {
-      T& v = out[crow + p.c_n[j]];
-      if (CheckEachStands(v)) continue;
-      const int64_t bcol = p.b_b[bi] + p.b_n[j];
-      Stats<T> sb;
-      for (int64_t k = 0; k < p.k; ++k) sb.Add(lb(bcol + p.b_k[k]));
-      if (FastPathSafe(sa, sb, p.k)) continue;
-      W acc = 0;
-      for (int64_t k = 0; k < p.k; ++k) {
-        acc += static_cast<W>(la(arow + p.a_k[k])) *
-               static_cast<W>(lb(bcol + p.b_k[k]));
-      }
-      v = static_cast<T>(acc);
+      v = static_cast<T>(WideSum<T, W>(p, la, lb, arow, bcol));
       ++count;
     }
   }
@@ -1779,24 +1758,24 @@ absl::Status RunDotIn(RunContext* ctx, const DotDims& dims, const void* lhs,
   if (guard == RangeGuard::kCheckSmall) {
     if (p.path == GemmPath::kF32) {
       auto body = [&](int64_t b, int64_t e) {
-        RecheckSmallRows<float, double>(
+        RecheckRows<float, double>(
             sh,
             sh.flushed_a.load() || sh.flushed_b.load()
                 ? DroppedTermsThreshold(sh.sa32, sh.sb32, sh.flushed_a.load(),
                                         sh.flushed_b.load())
                 : 0x1p-125f,
-            b, e);
+            nullptr, b, e);
       };
       Parallel(ctx, p.batch * p.m, body);
     } else {
       auto body = [&](int64_t b, int64_t e) {
-        RecheckSmallRows<double, long double>(
+        RecheckRows<double, long double>(
             sh,
             sh.flushed_a.load() || sh.flushed_b.load()
                 ? DroppedTermsThreshold(sh.sa64, sh.sb64, sh.flushed_a.load(),
                                         sh.flushed_b.load())
                 : 0x1p-1021,
-            b, e);
+            nullptr, b, e);
       };
       Parallel(ctx, p.batch * p.m, body);
     }
@@ -1804,7 +1783,7 @@ absl::Status RunDotIn(RunContext* ctx, const DotDims& dims, const void* lhs,
   }
   if (guard == RangeGuard::kCheckEach) {
     auto body = [&](int64_t b, int64_t e) {
-      RecheckEachRows<float, double>(sh, sh.sa32, b, e);
+      RecheckRows<float, double>(sh, 0.0f, &sh.sa32, b, e);
     };
     Parallel(ctx, p.batch * p.m, body);
     last_small_recomputed = sh.small_recomputed.load();

@@ -2420,6 +2420,7 @@ using avx2::Avx2Store;
 using avx2::Avx2Tile;
 using avx2::Avx2Vec;
 using avx2::Avx2Zero;
+using avx2::WithRows;
 
 // The tile: Avx2Strip over the packed panel (a[k * kGemmMr + r]) or A's
 // rows in place (a[r * lda + k], f32_rows_a), one tap.
@@ -2434,29 +2435,13 @@ HLOREF_AVX2 void Avx2FloatRows(int64_t kc, const T* a, int64_t a_rs,
 }
 
 template <typename T>
-HLOREF_AVX2 void Avx2Float(int64_t kc, const T* a, int64_t a_rs, int64_t a_ks,
-                           const T* b, int64_t ldb, T* c, int64_t ldc, int mr,
-                           int nr, bool accumulate) {
-  switch (mr) {
-    case 1:
-      return Avx2FloatRows<T, 1>(kc, a, a_rs, a_ks, b, ldb, c, ldc, nr,
-                                 accumulate);
-    case 2:
-      return Avx2FloatRows<T, 2>(kc, a, a_rs, a_ks, b, ldb, c, ldc, nr,
-                                 accumulate);
-    case 3:
-      return Avx2FloatRows<T, 3>(kc, a, a_rs, a_ks, b, ldb, c, ldc, nr,
-                                 accumulate);
-    case 4:
-      return Avx2FloatRows<T, 4>(kc, a, a_rs, a_ks, b, ldb, c, ldc, nr,
-                                 accumulate);
-    case 5:
-      return Avx2FloatRows<T, 5>(kc, a, a_rs, a_ks, b, ldb, c, ldc, nr,
-                                 accumulate);
-    default:
-      return Avx2FloatRows<T, 6>(kc, a, a_rs, a_ks, b, ldb, c, ldc, nr,
-                                 accumulate);
-  }
+void Avx2Float(int64_t kc, const T* a, int64_t a_rs, int64_t a_ks, const T* b,
+               int64_t ldb, T* c, int64_t ldc, int mr, int nr,
+               bool accumulate) {
+  WithRows(mr, [&](auto rows) {
+    Avx2FloatRows<T, decltype(rows)::value>(kc, a, a_rs, a_ks, b, ldb, c, ldc,
+                                            nr, accumulate);
+  });
 }
 void Avx2F32(int64_t kc, const float* a, const float* b, int64_t ldb, float* c,
              int64_t ldc, int mr, int nr, bool accumulate, bool /*full*/) {
@@ -2552,20 +2537,9 @@ HLOREF_AVX2 void Avx2IntRows(int64_t kp, const int16_t* a, const int16_t* b,
 void Avx2Int(int64_t kp, const int16_t* a, const int16_t* b, int64_t ldb,
              int32_t* c, int64_t ldc, int mr, int nr, bool accumulate,
              bool /*full_b_rows*/) {
-  switch (mr) {
-    case 1:
-      return Avx2IntRows<1>(kp, a, b, ldb, c, ldc, nr, accumulate);
-    case 2:
-      return Avx2IntRows<2>(kp, a, b, ldb, c, ldc, nr, accumulate);
-    case 3:
-      return Avx2IntRows<3>(kp, a, b, ldb, c, ldc, nr, accumulate);
-    case 4:
-      return Avx2IntRows<4>(kp, a, b, ldb, c, ldc, nr, accumulate);
-    case 5:
-      return Avx2IntRows<5>(kp, a, b, ldb, c, ldc, nr, accumulate);
-    default:
-      return Avx2IntRows<6>(kp, a, b, ldb, c, ldc, nr, accumulate);
-  }
+  WithRows(mr, [&](auto rows) {
+    Avx2IntRows<decltype(rows)::value>(kp, a, b, ldb, c, ldc, nr, accumulate);
+  });
 }
 
 // GemmCopyScanF32 on 8 lanes.
