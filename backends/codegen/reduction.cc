@@ -87,49 +87,6 @@ absl::Status CheckArrayType(const Shape& shape, absl::string_view what) {
   return absl::OkStatus();
 }
 
-// The fold of N operands into N accumulators (initialised with `inits`)
-// with `comp`, over the positions `visit` produces; returns the final
-// accumulator values.
-absl::StatusOr<std::vector<llvm::Value*>> EmitFold(
-    EmitContext& ctx, const HloComputation& comp,
-    absl::Span<const PrimitiveType> types, absl::Span<llvm::Value* const> inits,
-    absl::Span<const ElementGenerator> inputs, const PositionVisitor& visit) {
-  IRBuilder& b = ctx.b();
-  const size_t n = types.size();
-  std::vector<llvm::Value*> slots(n);
-  std::vector<llvm::Type*> tys(n);
-  for (size_t j = 0; j < n; ++j) {
-    tys[j] = ComputeType(ctx.context(), types[j]);
-    slots[j] = ctx.EntryAlloca(tys[j], 1, "acc");
-    b.CreateStore(inits[j], slots[j]);
-  }
-  HLOREF_RETURN_IF_ERROR(visit([&](const IrIndex& pos) -> absl::Status {
-    std::vector<llvm::Value*> args(2 * n);
-    for (size_t j = 0; j < n; ++j) args[j] = b.CreateLoad(tys[j], slots[j]);
-    for (size_t j = 0; j < n; ++j) {
-      HLOREF_ASSIGN_OR_RETURN(args[n + j], inputs[j](pos));
-    }
-    HLOREF_ASSIGN_OR_RETURN(std::vector<llvm::Value*> r,
-                            ctx.EmitCallScalarComputation(comp, args));
-    if (r.size() != n) {
-      return absl::InvalidArgumentError(absl::StrCat("reducer ", comp.name(),
-                                                     " returns ", r.size(),
-                                                     " values, expected ", n));
-    }
-    for (size_t j = 0; j < n; ++j) {
-      if (r[j]->getType() != tys[j]) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "reducer ", comp.name(), " result ", j, " has the wrong type"));
-      }
-      b.CreateStore(r[j], slots[j]);
-    }
-    return absl::OkStatus();
-  }));
-  std::vector<llvm::Value*> out(n);
-  for (size_t j = 0; j < n; ++j) out[j] = b.CreateLoad(tys[j], slots[j]);
-  return out;
-}
-
 // ---- reduce
 
 // reduce and reduce-window take N inputs, then N init values, and a
@@ -350,6 +307,64 @@ llvm::Value* EmitLaneOp(EmitContext& ctx, LaneOp op, PrimitiveType t,
       break;
   }
   return nullptr;
+}
+
+// The fold of N operands into N accumulators (initialised with `inits`)
+// with `comp`, over the positions `visit` produces; returns the final
+// accumulator values.
+absl::StatusOr<std::vector<llvm::Value*>> EmitFold(
+    EmitContext& ctx, const HloComputation& comp,
+    absl::Span<const PrimitiveType> types, absl::Span<llvm::Value* const> inits,
+    absl::Span<const ElementGenerator> inputs, const PositionVisitor& visit) {
+  IRBuilder& b = ctx.b();
+  const size_t n = types.size();
+  std::vector<llvm::Value*> slots(n);
+  std::vector<llvm::Type*> tys(n);
+  for (size_t j = 0; j < n; ++j) {
+    tys[j] = ComputeType(ctx.context(), types[j]);
+    slots[j] = ctx.EntryAlloca(tys[j], 1, "acc");
+    b.CreateStore(inits[j], slots[j]);
+  }
+  // A float max / min reducer folds as one lane operation: the semantics
+  // leave the zero sign of a reduction's max / min tie free (numerics.md
+  // 7.5; the comparator's kReduce policy), and the lane op's NaN rule is
+  // the reducer's. The full computation (EmitXlaMaximum) orders the zeros
+  // with three extra compares and blends per element, which is most of a
+  // max pool's time.
+  const LaneOp lane = n == 1 ? SimpleReducer(comp, types[0]) : LaneOp::kNone;
+  const bool lane_fold =
+      (lane == LaneOp::kMax || lane == LaneOp::kMin) && IsVectorFloat(types[0]);
+  HLOREF_RETURN_IF_ERROR(visit([&](const IrIndex& pos) -> absl::Status {
+    if (lane_fold) {
+      llvm::Value* acc = b.CreateLoad(tys[0], slots[0]);
+      HLOREF_ASSIGN_OR_RETURN(llvm::Value * x, inputs[0](pos));
+      b.CreateStore(EmitLaneOp(ctx, lane, types[0], acc, x), slots[0]);
+      return absl::OkStatus();
+    }
+    std::vector<llvm::Value*> args(2 * n);
+    for (size_t j = 0; j < n; ++j) args[j] = b.CreateLoad(tys[j], slots[j]);
+    for (size_t j = 0; j < n; ++j) {
+      HLOREF_ASSIGN_OR_RETURN(args[n + j], inputs[j](pos));
+    }
+    HLOREF_ASSIGN_OR_RETURN(std::vector<llvm::Value*> r,
+                            ctx.EmitCallScalarComputation(comp, args));
+    if (r.size() != n) {
+      return absl::InvalidArgumentError(absl::StrCat("reducer ", comp.name(),
+                                                     " returns ", r.size(),
+                                                     " values, expected ", n));
+    }
+    for (size_t j = 0; j < n; ++j) {
+      if (r[j]->getType() != tys[j]) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "reducer ", comp.name(), " result ", j, " has the wrong type"));
+      }
+      b.CreateStore(r[j], slots[j]);
+    }
+    return absl::OkStatus();
+  }));
+  std::vector<llvm::Value*> out(n);
+  for (size_t j = 0; j < n; ++j) out[j] = b.CreateLoad(tys[j], slots[j]);
+  return out;
 }
 
 // The identity of `op` on t's compute type (x op identity == x for every x,
@@ -1641,6 +1656,11 @@ absl::Status EmitReduceBuffers(EmitContext& ctx, const HloInstruction& inst,
 struct WindowPlan {
   std::vector<int64_t> in_dims;
   std::vector<WindowDimension> window;
+  // Per dimension: every window position of every index in the index
+  // space (the output's or the source's extents) lies inside the operand,
+  // so the visitor needs no bounds test there (no padding reached, no base
+  // dilation).
+  std::vector<bool> always_inside;
 };
 
 absl::StatusOr<WindowPlan> PlanWindow(const HloInstruction& inst,
@@ -1658,6 +1678,20 @@ absl::StatusOr<WindowPlan> PlanWindow(const HloInstruction& inst,
         wd.size < 0) {
       return absl::InvalidArgumentError("invalid window dimension");
     }
+  }
+  p.always_inside.resize(rank);
+  for (size_t d = 0; d < rank; ++d) {
+    const WindowDimension& wd = p.window[d];
+    const int64_t extent = out.dimensions()[d];
+    // Positions o * stride + w * window_dilation - padding_low for o in
+    // [0, extent), w in [0, size): the least is -padding_low, the greatest
+    // (extent - 1) * stride + (size - 1) * window_dilation - padding_low.
+    p.always_inside[d] = wd.base_dilation == 1 && extent > 0 && wd.size > 0 &&
+                         wd.padding_low <= 0 &&
+                         (extent - 1) * wd.stride +
+                                 (wd.size - 1) * wd.window_dilation -
+                                 wd.padding_low <
+                             p.in_dims[d];
   }
   return p;
 }
@@ -1702,7 +1736,7 @@ PositionVisitor WindowVisitor(EmitContext& ctx, const WindowPlan& p,
           v = b.CreateSDiv(v, ctx.I64(wd.base_dilation));
         }
         pos[d] = v;
-        valid[d] = ok;
+        valid[d] = p.always_inside[d] ? nullptr : ok;
         return nest(d + 1);
       };
       if (wd.size == 1) return at(ctx.I64(0));
