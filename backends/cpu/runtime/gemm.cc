@@ -1020,6 +1020,39 @@ void RunWideRows(Shared& sh, int64_t row_begin, int64_t row_end) {
   }
 }
 
+// Whether every |v[j]|, j < n, lies in [lo, hi] (0 <= lo <= hi <= inf; a
+// NaN does not). On the bit patterns, which order non-negative floats as
+// their values and put NaN above inf: |v| in [lo, hi] iff abs_bits - lo_bits
+// <= hi_bits - lo_bits unsigned. Chunks of 16 without an early exit, which
+// GCC vectorises at -O2: the element-wise test of RecheckRows, with its
+// index arrays, took 10 % of a decoding step's attention (16 x 1024
+// scores, all standing).
+template <typename T>
+bool AllWithin(const T* v, int64_t n, T lo, T hi) {
+  using U = std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>;
+  constexpr U kAbs = ~U{0} >> 1;
+  U lo_bits, hi_bits;
+  std::memcpy(&lo_bits, &lo, sizeof(T));
+  std::memcpy(&hi_bits, &hi, sizeof(T));
+  const U span = hi_bits - lo_bits;
+  int64_t j = 0;
+  for (; j + 16 <= n; j += 16) {
+    U bits[16];
+    std::memcpy(bits, v + j, sizeof(bits));
+    U out = 0;
+    for (int l = 0; l < 16; ++l) {
+      out |= static_cast<U>((bits[l] & kAbs) - lo_bits > span);
+    }
+    if (out != 0) return false;
+  }
+  for (; j < n; ++j) {
+    U bits;
+    std::memcpy(&bits, v + j, sizeof(T));
+    if ((bits & kAbs) - lo_bits > span) return false;
+  }
+  return true;
+}
+
 // The elements of a fast-path result that the range guard does not let
 // stand, recomputed as RunWideRows does (the result type is T):
 //  * RangeGuard::kCheckSmall (each_sa null): those whose value is below
@@ -1035,11 +1068,21 @@ void RecheckRows(Shared& sh, T threshold, const Stats<T>* each_sa,
   const Loader<T> la = MakeLoader<T>(p.lt, sh.lhs);
   const Loader<T> lb = MakeLoader<T>(p.rt, sh.rhs);
   T* out = static_cast<T*>(sh.out);
+  // Values that stand by their own magnitude alone: below `threshold`
+  // (kCheckSmall) or not CheckEachStands (kCheckEach) is outside.
+  const T lo =
+      each_sa == nullptr ? threshold : 2 * std::numeric_limits<T>::min();
+  const T hi = each_sa == nullptr ? std::numeric_limits<T>::infinity()
+                                  : std::numeric_limits<T>::max();
+  const bool rows_contiguous = p.c_ns == 1 || p.n == 1;
   int64_t count = 0;
   for (int64_t row = row_begin; row < row_end; ++row) {
     const int64_t bi = row / p.m, i = row % p.m;
     const int64_t arow = p.a_b[bi] + p.a_m[i];
     const int64_t crow = p.c_b[bi] + p.c_m[i];
+    if (rows_contiguous && AllWithin(out + crow + p.c_n[0], p.n, lo, hi)) {
+      continue;
+    }
     for (int64_t j = 0; j < p.n; ++j) {
       T& v = out[crow + p.c_n[j]];
       const int64_t bcol = p.b_b[bi] + p.b_n[j];

@@ -16,6 +16,7 @@
 #include <tuple>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "backends/cpu/runtime/kernel_support.h"
 #include "backends/cpu/runtime/thread_pool.h"
 #include "gtest/gtest.h"
@@ -1845,6 +1846,55 @@ TEST(GemmTest, KContiguousGemvJudgesEachElementWithoutScanningB) {
       ASSERT_EQ(std::bit_cast<uint32_t>(c[o]),
                 std::bit_cast<uint32_t>(before[o]))
           << "m=" << m << " element " << o;
+    }
+  }
+}
+
+// The small-result recheck first tests whole output rows at once (chunks
+// of 16, then a tail): one element below 2 lambda anywhere in a row must
+// still be found. A = 0.75 everywhere; B holds small integers (exact sums)
+// but for column p, whose entries are 2^-149: its exact value is
+// 8 * 0.75 * 2^-149 = 6 * 2^-149, which an f32 FMA chain misses (each step
+// rounds 0.75 * 2^-149 up to 2^-149: 8 * 2^-149). Row-streaming GEMV
+// (kCheckSmall) and K-contiguous GEMV (kCheckEach), p in the first chunk,
+// at chunk edges and in the tail.
+TEST(GemmTest, OneSmallResultAnywhereInARowIsRecomputed) {
+  if (!gemm::HostGemmKernels().fma_chain) GTEST_SKIP() << "no FMA kernels";
+  const int64_t m = 2, n = 41, k = 8;
+  for (bool nminor : {true, false}) {
+    for (int64_t p : {0, 7, 15, 16, 31, 32, 40}) {
+      Layout layout;
+      layout.rhs_nminor = nminor;  // rhs [k][n] or [n][k]
+      const DotDims d = MakeDims(PrimitiveType::kF32, PrimitiveType::kF32,
+                                 PrimitiveType::kF32, 1, m, n, k, layout);
+      std::vector<float> a(m * k, 0.75f), b(k * n);
+      for (int64_t kk = 0; kk < k; ++kk) {
+        for (int64_t j = 0; j < n; ++j) {
+          const float v =
+              j == p ? 0x1p-149f : static_cast<float>((kk + j) % 5 + 1);
+          b[nminor ? kk * n + j : j * k + kk] = v;
+        }
+      }
+      std::vector<float> c(m * n, -7.0f);
+      ASSERT_TRUE(RunDot(d, a.data(), b.data(), c.data(), nullptr,
+                         gemm::HostGemmKernels())
+                      .ok());
+      const std::string what =
+          absl::StrCat(nminor ? "rhs [k][n]" : "rhs [n][k]", ", p = ", p);
+      EXPECT_FALSE(LastDotUsedWideFallback()) << what;
+      EXPECT_EQ(LastDotSmallResultsRecomputed(), m) << what;
+      for (int64_t i = 0; i < m; ++i) {
+        for (int64_t j = 0; j < n; ++j) {
+          float want = 0x1.8p-147f;  // 6 * 2^-149
+          if (j != p) {
+            int sum = 0;
+            for (int64_t kk = 0; kk < k; ++kk) sum += (kk + j) % 5 + 1;
+            want = 0.75f * static_cast<float>(sum);
+          }
+          EXPECT_EQ(c[i * n + j], want)
+              << what << ", row " << i << " col " << j;
+        }
+      }
     }
   }
 }
