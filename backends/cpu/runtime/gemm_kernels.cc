@@ -2264,32 +2264,40 @@ HLOREF_AVX512 void Avx512GemvKtRows(int64_t kc, const float* a, int64_t lda,
   if constexpr (kScan) StoreScanStats(mx, mn, max_abs, min_nz_m1);
 }
 
-template <bool kScan, typename BT>
-HLOREF_AVX512 void Avx512GemvKtScan(int mr, int64_t kc, const float* a,
-                                    int64_t lda, const BT* b, int64_t ldb,
-                                    int64_t n, float* c, int64_t ldc,
-                                    uint32_t* mx, uint32_t* mn) {
-  switch (mr) {
-    case 1:
-      return Avx512GemvKtRows<1, kScan>(kc, a, lda, b, ldb, n, c, ldc, mx, mn);
-    case 2:
-      return Avx512GemvKtRows<2, kScan>(kc, a, lda, b, ldb, n, c, ldc, mx, mn);
-    case 3:
-      return Avx512GemvKtRows<3, kScan>(kc, a, lda, b, ldb, n, c, ldc, mx, mn);
-    default:
-      return Avx512GemvKtRows<4, kScan>(kc, a, lda, b, ldb, n, c, ldc, mx, mn);
+// f(rows, scan) for the K-contiguous GEMV kernels, both as template
+// arguments: rows = std::integral_constant<int, R> with R = mr in 1..3,
+// else kGemvKtMaxRows; scan = std::bool_constant: whether B is scanned
+// (statistics pointers given; without them GemvKtKernelF32 does not scan).
+template <typename F>
+void WithGemvKtRows(int mr, bool scan, F&& f) {
+  static_assert(kGemvKtMaxRows == 4);
+  auto rows = [&](auto s) {
+    switch (mr) {
+      case 1:
+        return f(std::integral_constant<int, 1>{}, s);
+      case 2:
+        return f(std::integral_constant<int, 2>{}, s);
+      case 3:
+        return f(std::integral_constant<int, 3>{}, s);
+      default:
+        return f(std::integral_constant<int, 4>{}, s);
+    }
+  };
+  if (scan) {
+    rows(std::true_type{});
+  } else {
+    rows(std::false_type{});
   }
 }
-// Without statistics pointers, B is not scanned (GemvKtKernelF32).
+
 template <typename BT>
 HLOREF_AVX512 void Avx512GemvKt(int mr, int64_t kc, const float* a, int64_t lda,
                                 const BT* b, int64_t ldb, int64_t n, float* c,
                                 int64_t ldc, uint32_t* mx, uint32_t* mn) {
-  if (mx == nullptr) {
-    Avx512GemvKtScan<false>(mr, kc, a, lda, b, ldb, n, c, ldc, mx, mn);
-  } else {
-    Avx512GemvKtScan<true>(mr, kc, a, lda, b, ldb, n, c, ldc, mx, mn);
-  }
+  WithGemvKtRows(mr, mx != nullptr, [&](auto rows, auto scan) {
+    Avx512GemvKtRows<decltype(rows)::value, decltype(scan)::value>(
+        kc, a, lda, b, ldb, n, c, ldc, mx, mn);
+  });
 }
 HLOREF_AVX512 void Avx512GemvKtF32(int mr, int64_t kc, const float* a,
                                    int64_t lda, const float* b, int64_t ldb,
@@ -2876,30 +2884,14 @@ HLOREF_AVX2 void Avx2GemvKtRows(int64_t kc, const float* a, int64_t lda,
   if constexpr (kScan) Avx2StatsStore(st, max_abs, min_nz_m1);
 }
 
-template <bool kScan, typename BT>
-HLOREF_AVX2 void Avx2GemvKtScan(int mr, int64_t kc, const float* a, int64_t lda,
-                                const BT* b, int64_t ldb, int64_t n, float* c,
-                                int64_t ldc, uint32_t* mx, uint32_t* mn) {
-  switch (mr) {
-    case 1:
-      return Avx2GemvKtRows<1, kScan>(kc, a, lda, b, ldb, n, c, ldc, mx, mn);
-    case 2:
-      return Avx2GemvKtRows<2, kScan>(kc, a, lda, b, ldb, n, c, ldc, mx, mn);
-    case 3:
-      return Avx2GemvKtRows<3, kScan>(kc, a, lda, b, ldb, n, c, ldc, mx, mn);
-    default:
-      return Avx2GemvKtRows<4, kScan>(kc, a, lda, b, ldb, n, c, ldc, mx, mn);
-  }
-}
 template <typename BT>
 void Avx2GemvKt(int mr, int64_t kc, const float* a, int64_t lda, const BT* b,
                 int64_t ldb, int64_t n, float* c, int64_t ldc, uint32_t* mx,
                 uint32_t* mn) {
-  if (mx == nullptr) {
-    Avx2GemvKtScan<false>(mr, kc, a, lda, b, ldb, n, c, ldc, mx, mn);
-  } else {
-    Avx2GemvKtScan<true>(mr, kc, a, lda, b, ldb, n, c, ldc, mx, mn);
-  }
+  WithGemvKtRows(mr, mx != nullptr, [&](auto rows, auto scan) {
+    Avx2GemvKtRows<decltype(rows)::value, decltype(scan)::value>(
+        kc, a, lda, b, ldb, n, c, ldc, mx, mn);
+  });
 }
 void Avx2GemvKtF32(int mr, int64_t kc, const float* a, int64_t lda,
                    const float* b, int64_t ldb, int64_t n, float* c,
