@@ -738,6 +738,10 @@ bool FlushSubnormalsInPanel(T* panel, int64_t n) {
   return any != 0;
 }
 
+// The largest distance between B's rows at which RunFloatItems reads a B
+// block in place instead of packing it.
+constexpr int64_t kBInPlaceRowBytes = 512;
+
 template <typename T>
 void RunFloatItems(Shared& sh, int64_t item_begin, int64_t item_end) {
   const Problem& p = *sh.p;
@@ -806,12 +810,32 @@ void RunFloatItems(Shared& sh, int64_t item_begin, int64_t item_end) {
       // itself: the kernel reads it in place, and only its statistics are
       // taken (multi_head_attention's second product packed 32 KiB per
       // head for nothing).
+      // So is a block whose rows are at most kBInPlaceRowBytes apart
+      // (batched 32 x (128 x 64 x 128): 512-byte rows; 12 % of its time
+      // was the copy): the tile reads its panels with that row stride, and
+      // the rows' 64-column slices spread over at least half the L1 sets.
+      // Rows further apart are packed: N rows 4 KiB apart share L1 sets.
+      // b_ld: the distance between B's rows as the kernel reads them;
+      // b_step: between its 64-column panels.
       const T* bpanels = bblock;
+      int64_t b_ld = kNr, b_step = kc * kNr;
       const bool b_in_place =
-          same_b && ncols == kNr && p.b_ns == 1 && p.b_ks == kNr;
+          same_b && p.b_ns == 1 && p.b_ks != kNotAffine &&
+          (p.b_ks == kNr
+               ? ncols == kNr
+               : p.b_ks >= ncols && p.b_ks * static_cast<int64_t>(sizeof(T)) <=
+                                        kBInPlaceRowBytes);
       if (b_in_place) {
         bpanels = static_cast<const T*>(sh.rhs) + b_off + p.b_k[k0] + p.b_n[n0];
-        bstats.Scan(*sh.kernels, bpanels, kc * kNr);
+        if (p.b_ks == ncols) {
+          bstats.Scan(*sh.kernels, bpanels, kc * ncols);
+        } else {
+          for (int64_t k = 0; k < kc; ++k) {
+            bstats.Scan(*sh.kernels, bpanels + k * p.b_ks, ncols);
+          }
+        }
+        b_ld = p.b_ks;
+        b_step = kNr;
       }
       // Subnormal entries of B zeroed as A's (FlushSubnormalsInPanel; the
       // zero padding past ncols is unchanged): in the packed copy.
@@ -822,7 +846,11 @@ void RunFloatItems(Shared& sh, int64_t item_begin, int64_t item_end) {
         PackB<T, kNr>(p, lb, sh.rhs, b_off, n0, ncols, k0, kc, bblock,
                       *sh.kernels, bstats);
         bpanels = bblock;
+        b_ld = kNr;
+        b_step = kc * kNr;
       }
+      // A panel read in place at the N edge has only nr readable columns.
+      const bool b_packed = bpanels == bblock;
       sb.Merge(bstats);
       if (sh.flush_a && bstats.HasNonzero() &&
           bstats.MinNonzero() < std::numeric_limits<T>::min() &&
@@ -892,9 +920,9 @@ void RunFloatItems(Shared& sh, int64_t item_begin, int64_t item_end) {
             for (int64_t j0 = 0; j0 < ncols; j0 += kNr) {
               const int nr =
                   static_cast<int>(std::min<int64_t>(kNr, ncols - j0));
-              sh.kernels->f32_rows_a(kc, ap, ld,
-                                     bpanels + (j0 / kNr) * kc * kNr, kNr,
-                                     crow + j0, ldc, mr, nr, k0 > 0, true);
+              sh.kernels->f32_rows_a(kc, ap, ld, bpanels + (j0 / kNr) * b_step,
+                                     b_ld, crow + j0, ldc, mr, nr, k0 > 0,
+                                     b_packed || nr == kNr);
             }
           }
           continue;
@@ -915,13 +943,14 @@ void RunFloatItems(Shared& sh, int64_t item_begin, int64_t item_end) {
         T* crow = c + (i0 - m0) * ldc;
         for (int64_t j0 = 0; j0 < ncols; j0 += kNr) {
           const int nr = static_cast<int>(std::min<int64_t>(kNr, ncols - j0));
-          const T* bp = bpanels + (j0 / kNr) * kc * kNr;
+          const T* bp = bpanels + (j0 / kNr) * b_step;
+          const bool full_b_rows = b_packed || nr == kNr;
           if constexpr (std::is_same_v<T, float>) {
-            sh.kernels->f32(kc, apanel, bp, kNr, crow + j0, ldc, mr, nr, k0 > 0,
-                            true);
+            sh.kernels->f32(kc, apanel, bp, b_ld, crow + j0, ldc, mr, nr,
+                            k0 > 0, full_b_rows);
           } else {
-            sh.kernels->f64(kc, apanel, bp, kNr, crow + j0, ldc, mr, nr, k0 > 0,
-                            true);
+            sh.kernels->f64(kc, apanel, bp, b_ld, crow + j0, ldc, mr, nr,
+                            k0 > 0, full_b_rows);
           }
         }
       }
