@@ -1340,7 +1340,23 @@ void RunI8Items(Shared& sh, int64_t item_begin, int64_t item_end) {
         if (mr < kGemmMr || kc % 4 != 0) {
           std::memset(apanel, 0, static_cast<size_t>(kq * kGemmMr * 4));
         }
-        for (int r = 0; r < mr; ++r) {
+        // Six rows with K contiguous: the kernel set's panel packer (whole
+        // quads), the tail bytes here; otherwise row by row below.
+        const bool six_rows =
+            p.a_ks == 1 && mr == kGemmMr && sh.kernels->pack_i8a != nullptr;
+        if (six_rows) {
+          const uint8_t* rows[kGemmMr];
+          for (int r = 0; r < kGemmMr; ++r) {
+            rows[r] = lhs + a_off + p.a_m[i0 + r] + p.a_k[k0];
+          }
+          sh.kernels->pack_i8a(rows, kc / 4, a_xor, apanel);
+          for (int r = 0; r < kGemmMr; ++r) {
+            for (int64_t k = kc / 4 * 4; k < kc; ++k) {
+              apanel[((k / 4) * kGemmMr + r) * 4 + k % 4] = rows[r][k] ^ a_xor;
+            }
+          }
+        }
+        for (int r = 0; r < (six_rows ? 0 : mr); ++r) {
           const int64_t row = a_off + p.a_m[i0 + r];
           if (p.a_ks == 1) {
             // Whole quads as 32-bit words, the tail byte by byte.

@@ -2393,13 +2393,61 @@ constexpr GemmKernels kAvx512 = {"avx512",
                                  Avx512GemvKtF32,
                                  Avx512GemvBf16B,
                                  Avx512GemvKtBf16B};
+// GemmPackI8A, four quads of the six rows at a time: 32-bit, then 64-bit
+// interleaves of the rows' 16-byte loads give each quad's 24 bytes as one
+// 16-byte and one 8-byte store. The word-by-word loop it replaces was 15 %
+// of an s8 256^3 GEMM (perf, Zen 5).
+void Sse2PackI8A(const uint8_t* const rows[6], int64_t quads, uint8_t flip,
+                 uint8_t* dst) {
+  const __m128i x = _mm_set1_epi8(static_cast<char>(flip));
+  int64_t q = 0;
+  for (; q + 4 <= quads; q += 4) {
+    __m128i r[6];
+    for (int i = 0; i < 6; ++i) {
+      r[i] = _mm_xor_si128(
+          _mm_loadu_si128(reinterpret_cast<const __m128i*>(rows[i] + 4 * q)),
+          x);
+    }
+    // lo: rows i, i + 1 at quads 0, 1; hi: at quads 2, 3.
+    const __m128i lo01 = _mm_unpacklo_epi32(r[0], r[1]);
+    const __m128i hi01 = _mm_unpackhi_epi32(r[0], r[1]);
+    const __m128i lo23 = _mm_unpacklo_epi32(r[2], r[3]);
+    const __m128i hi23 = _mm_unpackhi_epi32(r[2], r[3]);
+    const __m128i lo45 = _mm_unpacklo_epi32(r[4], r[5]);
+    const __m128i hi45 = _mm_unpackhi_epi32(r[4], r[5]);
+    uint8_t* o = dst + q * 24;
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(o),
+                     _mm_unpacklo_epi64(lo01, lo23));
+    _mm_storel_epi64(reinterpret_cast<__m128i*>(o + 16), lo45);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(o + 24),
+                     _mm_unpackhi_epi64(lo01, lo23));
+    _mm_storeh_pd(reinterpret_cast<double*>(o + 40), _mm_castsi128_pd(lo45));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(o + 48),
+                     _mm_unpacklo_epi64(hi01, hi23));
+    _mm_storel_epi64(reinterpret_cast<__m128i*>(o + 64), hi45);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(o + 72),
+                     _mm_unpackhi_epi64(hi01, hi23));
+    _mm_storeh_pd(reinterpret_cast<double*>(o + 88), _mm_castsi128_pd(hi45));
+  }
+  const uint32_t x4 = flip * 0x01010101u;
+  for (; q < quads; ++q) {
+    for (int i = 0; i < 6; ++i) {
+      uint32_t w;
+      std::memcpy(&w, rows[i] + 4 * q, 4);
+      w ^= x4;
+      std::memcpy(dst + (q * 6 + i) * 4, &w, 4);
+    }
+  }
+}
+
 // kAvx512 with the integer kernels that need AVX512_VNNI (i16, i8 and i8's
-// B packing).
+// A and B packing).
 constexpr GemmKernels WithVnni(GemmKernels k) {
   k.name = "avx512-vnni";
   k.i16 = Avx512Int;
   k.i8 = Avx512I8;
   k.pack_i8b = Avx512PackI8B;
+  k.pack_i8a = Sse2PackI8A;
   return k;
 }
 constexpr GemmKernels kAvx512Vnni = WithVnni(kAvx512);

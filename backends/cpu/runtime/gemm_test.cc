@@ -445,6 +445,47 @@ TEST(GemmTest, IntegersWrapExactly) {
   }
 }
 
+// 8-bit A panels of six rows with K contiguous (GemmKernels::pack_i8a on
+// the VNNI set: four quads at a time, then single quads, then the tail
+// bytes): M = 13 (two six-row panels and one row), every K class against
+// an exact s64 sum wrapped to s32.
+TEST(GemmTest, EightBitRowPanelsMatchTheExactSum) {
+  for (const GemmKernels* kernels : KernelSets()) {
+    for (PrimitiveType lt : {PrimitiveType::kS8, PrimitiveType::kU8}) {
+      for (PrimitiveType rt : {PrimitiveType::kS8, PrimitiveType::kU8}) {
+        for (int64_t k : {16, 20, 37, 70, 515}) {
+          const int64_t m = 13, n = 70;
+          const DotDims d =
+              MakeDims(lt, rt, PrimitiveType::kS32, 1, m, n, k, Layout{});
+          std::mt19937 rng(static_cast<unsigned>(k));
+          std::vector<uint8_t> a(m * k), b(k * n);
+          for (auto& x : a) x = rng() & 0xff;
+          for (auto& x : b) x = rng() & 0xff;
+          std::vector<int32_t> c(m * n);
+          ASSERT_TRUE(
+              RunDot(d, a.data(), b.data(), c.data(), nullptr, *kernels).ok());
+          auto value = [](PrimitiveType t, uint8_t x) {
+            return t == PrimitiveType::kS8 ? int64_t{static_cast<int8_t>(x)}
+                                           : int64_t{x};
+          };
+          for (int64_t i = 0; i < m; ++i) {
+            for (int64_t j = 0; j < n; ++j) {
+              int64_t sum = 0;
+              for (int64_t q = 0; q < k; ++q) {
+                sum += value(lt, a[i * k + q]) * value(rt, b[q * n + j]);
+              }
+              ASSERT_EQ(static_cast<int32_t>(static_cast<uint32_t>(sum)),
+                        c[i * n + j])
+                  << kernels->name << " k = " << k << " row " << i << " col "
+                  << j;
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
 // The bf16 paths' statistics of A rows taken on the bit patterns
 // (Bf16DotKernels::scan) against a plain loop over the f32 values' bits
 // (each bf16 value is its bits shifted up 16): lengths around the 32-lane
