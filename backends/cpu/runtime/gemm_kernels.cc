@@ -275,6 +275,25 @@ void PortableF32ToBf16(const float* src, uint16_t* dst, int64_t n) {
   }
 }
 
+// GemmPackAWords word by word, from word `from` on (the vector versions'
+// tail).
+void PortablePackAWords(const uint8_t* const rows[6], int64_t words,
+                        uint8_t flip, uint8_t* dst, int64_t from) {
+  const uint32_t x4 = flip * 0x01010101u;
+  for (int64_t q = from; q < words; ++q) {
+    for (int i = 0; i < 6; ++i) {
+      uint32_t w;
+      std::memcpy(&w, rows[i] + 4 * q, 4);
+      w ^= x4;
+      std::memcpy(dst + (q * 6 + i) * 4, &w, 4);
+    }
+  }
+}
+void PortablePackAWords(const uint8_t* const rows[6], int64_t words,
+                        uint8_t flip, uint8_t* dst) {
+  PortablePackAWords(rows, words, flip, dst, 0);
+}
+
 const GemmKernels kPortable = {"portable",
                                PortableF32,
                                PortableF64,
@@ -293,7 +312,9 @@ const GemmKernels kPortable = {"portable",
                                PortableF32ToBf16,
                                PortableGemvKtF32,
                                PortableGemvBf16B,
-                               PortableGemvKtBf16B};
+                               PortableGemvKtBf16B,
+                               true,
+                               PortablePackAWords};
 
 #ifdef HLOREF_GEMM_X86
 
@@ -2374,31 +2395,12 @@ void Avx512F32ToBf16Host(const float* src, uint16_t* dst, int64_t n) {
   Avx512F32ToBf16(src, dst, n);
 }
 
-constexpr GemmKernels kAvx512 = {"avx512",
-                                 Avx512F32,
-                                 Avx512F64,
-                                 PortableInt,
-                                 Avx512CopyScan32,
-                                 Avx512CopyScan64,
-                                 Avx512GemvF32,
-                                 Avx512GemvF64,
-                                 Avx512CvtBf16,
-                                 nullptr,
-                                 nullptr,
-                                 Avx512Transpose32,
-                                 true,
-                                 Avx512F32RowsA,
-                                 Avx512CvtF16,
-                                 Avx512F32ToBf16Host,
-                                 Avx512GemvKtF32,
-                                 Avx512GemvBf16B,
-                                 Avx512GemvKtBf16B};
-// GemmPackI8A, four quads of the six rows at a time: 32-bit, then 64-bit
-// interleaves of the rows' 16-byte loads give each quad's 24 bytes as one
-// 16-byte and one 8-byte store. The word-by-word loop it replaces was 15 %
-// of an s8 256^3 GEMM (perf, Zen 5).
-void Sse2PackI8A(const uint8_t* const rows[6], int64_t quads, uint8_t flip,
-                 uint8_t* dst) {
+// GemmPackAWords, four words of the six rows at a time: 32-bit, then
+// 64-bit interleaves of the rows' 16-byte loads give each word column's 24
+// bytes as one 16-byte and one 8-byte store (SSE2: every x86-64 set). The
+// word-by-word loop it replaces was 15 % of an s8 256^3 GEMM (perf, Zen 5).
+void Sse2PackAWords(const uint8_t* const rows[6], int64_t quads, uint8_t flip,
+                    uint8_t* dst) {
   const __m128i x = _mm_set1_epi8(static_cast<char>(flip));
   int64_t q = 0;
   for (; q + 4 <= quads; q += 4) {
@@ -2429,25 +2431,37 @@ void Sse2PackI8A(const uint8_t* const rows[6], int64_t quads, uint8_t flip,
                      _mm_unpackhi_epi64(hi01, hi23));
     _mm_storeh_pd(reinterpret_cast<double*>(o + 88), _mm_castsi128_pd(hi45));
   }
-  const uint32_t x4 = flip * 0x01010101u;
-  for (; q < quads; ++q) {
-    for (int i = 0; i < 6; ++i) {
-      uint32_t w;
-      std::memcpy(&w, rows[i] + 4 * q, 4);
-      w ^= x4;
-      std::memcpy(dst + (q * 6 + i) * 4, &w, 4);
-    }
-  }
+  PortablePackAWords(rows + 0, quads, flip, dst, q);
 }
 
+constexpr GemmKernels kAvx512 = {"avx512",
+                                 Avx512F32,
+                                 Avx512F64,
+                                 PortableInt,
+                                 Avx512CopyScan32,
+                                 Avx512CopyScan64,
+                                 Avx512GemvF32,
+                                 Avx512GemvF64,
+                                 Avx512CvtBf16,
+                                 nullptr,
+                                 nullptr,
+                                 Avx512Transpose32,
+                                 true,
+                                 Avx512F32RowsA,
+                                 Avx512CvtF16,
+                                 Avx512F32ToBf16Host,
+                                 Avx512GemvKtF32,
+                                 Avx512GemvBf16B,
+                                 Avx512GemvKtBf16B,
+                                 true,
+                                 Sse2PackAWords};
 // kAvx512 with the integer kernels that need AVX512_VNNI (i16, i8 and i8's
-// A and B packing).
+// B packing).
 constexpr GemmKernels WithVnni(GemmKernels k) {
   k.name = "avx512-vnni";
   k.i16 = Avx512Int;
   k.i8 = Avx512I8;
   k.pack_i8b = Avx512PackI8B;
-  k.pack_i8a = Sse2PackI8A;
   return k;
 }
 constexpr GemmKernels kAvx512Vnni = WithVnni(kAvx512);
@@ -2997,7 +3011,8 @@ constexpr GemmKernels kAvx2 = {"avx2",
                                Avx2GemvKtF32,
                                Avx2GemvBf16B,
                                Avx2GemvKtBf16B,
-                               false};
+                               false,
+                               Sse2PackAWords};
 
 #endif  // HLOREF_GEMM_X86
 

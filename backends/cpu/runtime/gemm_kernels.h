@@ -158,10 +158,12 @@ using GemmPackI8B = void (*)(const uint8_t* src, int64_t ld, int rows,
                              int64_t n, uint8_t* dst, int64_t panel_stride,
                              int32_t* colsum, bool b_signed);
 
-// Packs `quads` quads of six byte rows as the GemmKernelI8 A panel, each
-// byte xor `flip`: dst[(q * 6 + r) * 4 + b] = rows[r][4 q + b] ^ flip.
-using GemmPackI8A = void (*)(const uint8_t* const rows[6], int64_t quads,
-                             uint8_t flip, uint8_t* dst);
+// Interleaves the first `words` 32-bit words of six rows, each byte xor
+// `flip`: dst[(q * 6 + r) * 4 + b] = rows[r][4 q + b] ^ flip. The A panel
+// of GemmKernelI8 (a word is a quad of bytes) and of the bf16 pair tiles
+// (a word is a pair of bf16 values, flip 0).
+using GemmPackAWords = void (*)(const uint8_t* const rows[6], int64_t words,
+                                uint8_t flip, uint8_t* dst);
 
 // f32 transposing copy, bit for bit: dst[c * ldd + r] = src[r * lds + c]
 // for r < rows and c < cols; nothing else in dst is written. Packs a B whose
@@ -219,9 +221,9 @@ struct GemmKernels {
   // and thrash (1024^3 f32 on Zen 3: 42-48 GFLOP/s in place against 51-62
   // with A packed); the driver packs such an A instead.
   bool f32_rows_a_any_ld = true;
-  // The A panel of `i8` for six rows with K contiguous (with i8; null: the
-  // driver packs word by word).
-  GemmPackI8A pack_i8a = nullptr;
+  // Six-row A panels of 32-bit words (the 8-bit and bf16 tiles' A with K
+  // contiguous; null: the driver packs word by word).
+  GemmPackAWords pack_a_words = nullptr;
 };
 
 // Fast mode only (CpuBackendOptions::fast, --cpu-fast): bf16 x bf16 on

@@ -445,8 +445,8 @@ TEST(GemmTest, IntegersWrapExactly) {
   }
 }
 
-// 8-bit A panels of six rows with K contiguous (GemmKernels::pack_i8a on
-// the VNNI set: four quads at a time, then single quads, then the tail
+// 8-bit A panels of six rows with K contiguous (GemmKernels::pack_a_words
+// on the VNNI set: four quads at a time, then single quads, then the tail
 // bytes): M = 13 (two six-row panels and one row), every K class against
 // an exact s64 sum wrapped to s32.
 TEST(GemmTest, EightBitRowPanelsMatchTheExactSum) {
