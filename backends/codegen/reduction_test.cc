@@ -1394,7 +1394,8 @@ TEST(ReduceWindow, MaxAndMinPoolsPropagateNanInsideAndAcrossPadding) {
       }
     }
   };
-  constexpr char kPools[] = R"(
+  // The reducers: f32 maximum, and minimum with its operands swapped.
+  const std::string reducers = R"(
 HloModule m
 mx {
   a = f32[] parameter(0)
@@ -1406,6 +1407,8 @@ mn {
   b = f32[] parameter(1)
   ROOT m = f32[] minimum(b, a)
 }
+)";
+  const std::string pools = reducers + R"(
 ENTRY e {
   x = f32[1,6,6,3] parameter(0)
   ninf = f32[] constant(-inf)
@@ -1420,7 +1423,7 @@ ENTRY e {
   for (int threads : {1, 2}) {
     CpuBackendOptions options;
     options.threads = threads;
-    auto out = CompileAndRun(kPools, {F32({1, kH, kW, kC}, x)}, options);
+    auto out = CompileAndRun(pools, {F32({1, kH, kW, kC}, x)}, options);
     ASSERT_TRUE(out.ok()) << out.status();
     ASSERT_EQ(out->size(), 4u);
     const std::string t = absl::StrCat(" (threads ", threads, ")");
@@ -1436,13 +1439,7 @@ ENTRY e {
   CpuBackendOptions options;
   options.compile_cache = false;
   options.dump_dir = dir;
-  auto out = CompileAndRun(R"(
-HloModule m
-mx {
-  a = f32[] parameter(0)
-  b = f32[] parameter(1)
-  ROOT m = f32[] maximum(a, b)
-}
+  auto out = CompileAndRun(reducers + R"(
 ENTRY e {
   x = f32[1,6,6,3] parameter(0)
   ninf = f32[] constant(-inf)
